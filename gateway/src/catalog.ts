@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { compileValidator, createAjv, reaches, type CatalogEntry, type Principal } from '@cuadra/shared';
+
+/** The public fields of a catalog entry (GET /v1/tools, CONTRACT.md §2). */
+export type PublicTool = Omit<CatalogEntry, 'subgraph' | 'max_input_bytes'>;
+
+/** The tool catalog of all subgraphs, with validators compiled once at start-up. */
+export class Catalog {
+  readonly entries: readonly CatalogEntry[];
+  readonly #byName: Map<string, CatalogEntry>;
+  readonly #validators: Map<string, (input: unknown) => void>;
+
+  constructor(entries: readonly CatalogEntry[]) {
+    this.entries = entries;
+    this.#byName = new Map(entries.map((e) => [e.name, e]));
+    const ajv = createAjv();
+    this.#validators = new Map(entries.map((e) => [e.name, compileValidator(ajv, e.input_schema)]));
+  }
+
+  /** Reads the catalog the build wrote (gateway/generated/catalog.json). */
+  static fromBuild(file = new URL('../generated/catalog.json', import.meta.url)): Catalog {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new Error('gateway/generated/catalog.json is missing: run `npm run build` first.');
+    }
+    return new Catalog((JSON.parse(text) as { tools: CatalogEntry[] }).tools);
+  }
+
+  get(name: string): CatalogEntry | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** Throws `invalid_input` with the JSON Pointer of the offending argument. */
+  validate(name: string, input: unknown): void {
+    this.#validators.get(name)!(input);
+  }
+
+  /** Exactly the tools this principal reaches (scope, role, key patterns), optionally filtered. */
+  listFor(principal: Principal, filter: { module?: string; search?: string } = {}): PublicTool[] {
+    const search = filter.search?.toLowerCase();
+    return this.entries
+      .filter((e) => reaches(principal, e))
+      .filter((e) => !filter.module || e.module === filter.module)
+      .filter((e) => !search || e.name.includes(search) || e.description.toLowerCase().includes(search))
+      .map(({ subgraph: _s, max_input_bytes: _m, ...pub }) => pub);
+  }
+}

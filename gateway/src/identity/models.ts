@@ -1,0 +1,74 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** A workspace (tenant). Everything any service stores carries its id. */
+export interface WorkspaceDoc {
+  _id: string;
+  name: string;
+  /** ISO 3166-1 alpha-2; drives tax and payroll rules. */
+  country: string;
+  /** Base currency (ISO 4217). */
+  currency: string;
+  owner_email: string;
+  /** Who opened it: an operator (admin command), a person, or an agent (agent sign-up). */
+  opened_by: 'operator' | 'person' | 'agent';
+  created_at: Date;
+}
+
+/** An API key, stored only as the SHA-256 of its value. */
+export interface ApiKeyDoc {
+  _id: string;
+  workspace: string;
+  name: string;
+  role: string;
+  /** Tool patterns narrowing the key (`invoices.%`, `%:read`); empty = the whole role. */
+  patterns: string[];
+  /** Hex SHA-256 of the key; the key itself is never stored. */
+  hash: string;
+  /** First characters of the key, so a person can recognise it in a list. */
+  prefix: string;
+  /** Whether calls made with it are an agent's or a program's (policies select on this). */
+  actor_type: 'api_key' | 'agent';
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const workspaceSchema = new Schema<WorkspaceDoc>(
+  {
+    _id: { type: String, required: true },
+    name: { type: String, required: true },
+    country: { type: String, required: true },
+    currency: { type: String, required: true },
+    owner_email: { type: String, required: true },
+    opened_by: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+
+const apiKeySchema = new Schema<ApiKeyDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    name: { type: String, required: true },
+    role: { type: String, required: true },
+    patterns: { type: [String], default: [] },
+    hash: { type: String, required: true },
+    prefix: { type: String, required: true },
+    actor_type: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    expires_at: { type: Date, default: null },
+    revoked_at: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+apiKeySchema.index({ hash: 1 }, { unique: true });
+apiKeySchema.index({ workspace: 1, created_at: -1 });
+
+/** The identity collections on the gateway's own database. */
+export function identityModels(db: Connection): { workspaces: Model<WorkspaceDoc>; apiKeys: Model<ApiKeyDoc> } {
+  return {
+    workspaces: (db.models.Workspace as Model<WorkspaceDoc> | undefined) ?? db.model<WorkspaceDoc>('Workspace', workspaceSchema, 'workspaces'),
+    apiKeys: (db.models.ApiKey as Model<ApiKeyDoc> | undefined) ?? db.model<ApiKeyDoc>('ApiKey', apiKeySchema, 'api_keys'),
+  };
+}

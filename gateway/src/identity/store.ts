@@ -1,0 +1,105 @@
+import { API_KEY_SHAPE, CuadraError, hashApiKey, newApiKey, newId, sameDigest, type Principal } from '@cuadra/shared';
+import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+import { identityModels, type ApiKeyDoc } from './models.ts';
+
+/** How long a checked key stays in the Redis cache. Revocation overwrites the entry at once. */
+const CACHE_SECONDS = 60;
+const cacheKey = (hash: string) => `cred:${hash}`;
+const REVOKED = 'revoked';
+
+/** Currency of a country when the caller does not say (CONTRACT.md §4: default from country). */
+const COUNTRY_CURRENCY: Record<string, string> = { CO: 'COP', MX: 'MXN', PE: 'PEN', CL: 'CLP', AR: 'ARS', EC: 'USD', US: 'USD', ES: 'EUR', DE: 'EUR', FR: 'EUR', NL: 'EUR', IT: 'EUR', PT: 'EUR', BE: 'EUR' };
+
+/**
+ * Workspaces and API keys: the gateway owns who the caller is (DOMAIN.md). Keys are checked
+ * against MongoDB with a short Redis cache shared by every gateway instance.
+ */
+export class IdentityStore {
+  readonly #models: ReturnType<typeof identityModels>;
+  readonly #redis: Redis;
+
+  constructor(db: Connection, redis: Redis) {
+    this.#models = identityModels(db);
+    this.#redis = redis;
+  }
+
+  /** Makes sure the unique indexes exist before the first key is written. */
+  async init(): Promise<void> {
+    await Promise.all([this.#models.workspaces.init(), this.#models.apiKeys.init()]);
+  }
+
+  /** Opens a workspace and its first (owner) API key. The key is returned once and never stored. */
+  async createWorkspace(input: { name: string; ownerEmail: string; country?: string; currency?: string; openedBy?: 'operator' | 'person' | 'agent' }): Promise<{ workspace_id: string; api_key: string; key_id: string }> {
+    const name = input.name.trim();
+    if (!name || name.length > 200) throw new CuadraError('invalid_input', 'A workspace needs a name of 1 to 200 characters.', { field: '/name' });
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.ownerEmail)) throw new CuadraError('invalid_input', 'The owner e-mail is not valid.', { field: '/owner_email' });
+    const country = (input.country ?? 'CO').toUpperCase();
+    if (!/^[A-Z]{2}$/.test(country)) throw new CuadraError('invalid_input', 'The country must be an ISO 3166-1 alpha-2 code.', { field: '/country' });
+    const currency = (input.currency ?? COUNTRY_CURRENCY[country] ?? 'USD').toUpperCase();
+    if (!/^[A-Z]{3}$/.test(currency)) throw new CuadraError('invalid_input', 'The currency must be an ISO 4217 code.', { field: '/currency' });
+    const workspaceId = newId('ws');
+    await this.#models.workspaces.create({
+      _id: workspaceId, name, country, currency, owner_email: input.ownerEmail.toLowerCase(), opened_by: input.openedBy ?? 'operator', created_at: new Date(),
+    });
+    const key = await this.createApiKey({ workspace: workspaceId, name: 'Owner key', role: input.openedBy === 'agent' ? 'agent' : 'owner', actorType: input.openedBy === 'agent' ? 'agent' : 'api_key' });
+    return { workspace_id: workspaceId, api_key: key.api_key, key_id: key.id };
+  }
+
+  /** Creates an API key; only its hash is stored. */
+  async createApiKey(input: { workspace: string; name: string; role: string; patterns?: string[]; actorType?: 'api_key' | 'agent'; expiresAt?: Date | null }): Promise<{ id: string; api_key: string }> {
+    const apiKey = newApiKey();
+    const id = newId('key');
+    await this.#models.apiKeys.create({
+      _id: id, workspace: input.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, 10), actor_type: input.actorType ?? 'api_key', created_at: new Date(), expires_at: input.expiresAt ?? null, revoked_at: null,
+    });
+    return { id, api_key: apiKey };
+  }
+
+  /** Revokes a key of a workspace; effective at once on every gateway (the cache entry is overwritten). */
+  async revokeApiKey(workspace: string, id: string): Promise<boolean> {
+    const key = await this.#models.apiKeys.findOneAndUpdate({ _id: id, workspace, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' }).lean();
+    if (!key) return false;
+    await this.#redis.set(cacheKey(key.hash), REVOKED, 'EX', CACHE_SECONDS * 2);
+    return true;
+  }
+
+  /** The workspace record, or null. */
+  async workspace(id: string) {
+    return this.#models.workspaces.findById(id).lean();
+  }
+
+  /**
+   * Who an API key is. Throws `unauthenticated` for a malformed, unknown, expired or revoked key.
+   * The lookup is by the key's hash; the stored hash is then compared in constant time.
+   */
+  async authenticateApiKey(apiKey: string): Promise<Principal> {
+    if (!API_KEY_SHAPE.test(apiKey)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
+    const hash = hashApiKey(apiKey);
+    const cached = await this.#redis.get(cacheKey(hash));
+    if (cached === REVOKED) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
+    let key: Pick<ApiKeyDoc, '_id' | 'workspace' | 'role' | 'patterns' | 'hash' | 'actor_type' | 'expires_at' | 'revoked_at'> | null;
+    if (cached) {
+      key = JSON.parse(cached);
+      if (key && key.expires_at) key.expires_at = new Date(key.expires_at);
+    } else {
+      key = await this.#models.apiKeys.findOne({ hash }, { _id: 1, workspace: 1, role: 1, patterns: 1, hash: 1, actor_type: 1, expires_at: 1, revoked_at: 1 }).lean();
+      if (key && !key.revoked_at) {
+        // NX: never overwrite a revocation written meanwhile.
+        await this.#redis.set(cacheKey(hash), JSON.stringify(key), 'EX', CACHE_SECONDS, 'NX');
+      }
+    }
+    if (!key || !sameDigest(key.hash, hash)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
+    if (key.revoked_at) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
+    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
+    return {
+      workspace: key.workspace,
+      role: key.role,
+      actor: { type: key.actor_type, id: key._id },
+      credential_id: key._id,
+      scopes: null,
+      patterns: key.patterns.length > 0 ? key.patterns : null,
+    };
+  }
+}

@@ -1,0 +1,39 @@
+import { connectDatabase, createLogger, quotasFromEnv } from '@cuadra/shared';
+import { Redis } from 'ioredis';
+import { createGateway } from './server.ts';
+import { SUBGRAPHS, subgraphUrl } from './subgraphs.ts';
+
+// The only file with side effects: read the environment, connect, listen.
+const env = process.env;
+const log = createLogger('gateway');
+const mongoUrl = env.MONGO_URL;
+const signingKey = env.CUADRA_SIGNING_KEY?.replace(/\\n/g, '\n');
+if (!mongoUrl || !signingKey) {
+  log.fatal('MONGO_URL and CUADRA_SIGNING_KEY must be set');
+  process.exit(1);
+}
+const port = env.PORT ? Number(env.PORT) : 4000;
+const host = env.HOST ?? '127.0.0.1';
+const db = await connectDatabase(mongoUrl, env.MONGO_DB ?? 'cuadra_gateway');
+const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+const gateway = await createGateway({
+  db,
+  redis,
+  log,
+  publicUrl: (env.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+  signingKey,
+  subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, subgraphUrl(s.name, env)])),
+  quotas: quotasFromEnv(env),
+});
+const { url } = await gateway.listen(port, host);
+log.info({ url }, 'gateway listening');
+
+async function shutdown(signal: string) {
+  log.info({ signal }, 'shutting down');
+  await gateway.stop();
+  redis.disconnect();
+  await db.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

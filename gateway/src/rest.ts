@@ -1,0 +1,45 @@
+import { CuadraError, type Logger } from '@cuadra/shared';
+import { Router } from 'express';
+import type { Catalog } from './catalog.ts';
+import { readJsonBody, sendRefusal } from './http.ts';
+import { InvokePipeline, PipelineRefusal } from './pipeline.ts';
+
+/** The REST surface of the contract: `GET /v1/tools` and `POST /v1/tools/{name}:invoke`. */
+export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; publicUrl: string; log: Logger }): Router {
+  const router = Router();
+  const { pipeline, catalog } = deps;
+
+  router.get('/v1/tools', async (req, res) => {
+    try {
+      const principal = await pipeline.authenticate(req.header('authorization'));
+      InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
+      const module = typeof req.query.module === 'string' ? req.query.module : undefined;
+      const search = typeof req.query.search === 'string' ? req.query.search : undefined;
+      res.json({ tools: catalog.listFor(principal, { module, search }) });
+    } catch (err) {
+      sendRefusal(res, err, deps);
+    }
+  });
+
+  router.post(/^\/v1\/tools\/([^/]+):invoke$/, async (req, res) => {
+    const tool = decodeURIComponent((req.params as Record<string, string>)[0]);
+    try {
+      const result = await pipeline.invoke({
+        authorization: req.header('authorization'),
+        tool,
+        tenant: req.header('x-tenant-id'),
+        body: (limit) => readJsonBody(req, limit),
+      });
+      for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+      res.status(result.status).json(result.body);
+    } catch (err) {
+      if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
+      else sendRefusal(res, err, deps);
+    }
+  });
+
+  router.use('/v1', (_req, res) => {
+    sendRefusal(res, new CuadraError('not_found', 'No such endpoint. See /openapi.json.'), deps);
+  });
+  return router;
+}

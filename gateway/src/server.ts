@@ -1,0 +1,106 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expressMiddleware } from '@as-integrations/express5';
+import { closeServer, CuadraError, RateLimiter, type Logger, type Quota } from '@cuadra/shared';
+import express from 'express';
+import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+import { AssertionSigner } from './assertions.ts';
+import { Catalog } from './catalog.ts';
+import { SubgraphForwarder } from './forward.ts';
+import { createGraph, supergraphFromBuild, type GraphContext } from './graph.ts';
+import { health } from './health.ts';
+import { sendRefusal } from './http.ts';
+import { IdentityStore } from './identity/store.ts';
+import { InvokePipeline } from './pipeline.ts';
+import { restRouter } from './rest.ts';
+
+/** What the gateway needs from outside; `index.ts` reads it from the environment. */
+export interface GatewayDeps {
+  db: Connection;
+  redis: Redis;
+  log: Logger;
+  /** Base URL callers use (`PUBLIC_URL`); the OAuth issuer and challenge URLs derive from it. */
+  publicUrl: string;
+  /** PEM private key (ES256) signing the assertions subgraphs check. */
+  signingKey: string;
+  /** Base URL of each subgraph. */
+  subgraphUrls: Record<string, string>;
+  quotas: { credential: Quota; workspace: Quota };
+  catalog?: Catalog;
+  supergraphSdl?: string;
+}
+
+/** The gateway, ready to listen (never listens on import). */
+export interface Gateway {
+  app: express.Express;
+  identity: IdentityStore;
+  listen(port: number, host?: string): Promise<{ server: Server; url: string }>;
+  stop(): Promise<void>;
+}
+
+/** Builds the gateway: REST `/v1/tools`, `/graphql`, `/healthz`. */
+export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
+  const catalog = deps.catalog ?? Catalog.fromBuild();
+  const identity = new IdentityStore(deps.db, deps.redis);
+  await identity.init();
+  const signer = new AssertionSigner(deps.signingKey);
+  const forwarder = new SubgraphForwarder(deps.subgraphUrls);
+  const limiter = new RateLimiter(deps.redis, deps.quotas);
+  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer });
+  const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
+  const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  app.get('/healthz', async (_req, res) => {
+    const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, redis: deps.redis });
+    res.status(status).json(body);
+  });
+
+  app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
+
+  app.use(
+    '/graphql',
+    async (req, res, next) => {
+      try {
+        const principal = await pipeline.authenticate(req.header('authorization'));
+        InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
+        res.locals.principal = principal;
+        next();
+      } catch (err) {
+        sendRefusal(res, err, refusalCtx);
+      }
+    },
+    express.json({ limit: '1mb' }),
+    expressMiddleware(graph, { context: async ({ res }): Promise<GraphContext> => ({ principal: res.locals.principal }) }),
+  );
+
+  app.use((_req, res) => sendRefusal(res, new CuadraError('not_found', 'No such endpoint.'), refusalCtx));
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = (err as { status?: number }).status;
+    if (status === 413) return sendRefusal(res, new CuadraError('body_too_large', 'The request body is too large.'), refusalCtx);
+    if (status === 400) return sendRefusal(res, new CuadraError('invalid_input', 'The request body is not valid JSON.', { field: '' }), refusalCtx);
+    sendRefusal(res, err, refusalCtx);
+  });
+
+  let httpServer: Server | undefined;
+  return {
+    app,
+    identity,
+    async listen(port, host = '127.0.0.1') {
+      httpServer = await new Promise<Server>((resolve, reject) => {
+        const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+      });
+      httpServer.keepAliveTimeout = 65_000;
+      return { server: httpServer, url: `http://${host}:${(httpServer.address() as AddressInfo).port}` };
+    },
+    async stop() {
+      if (httpServer) await closeServer(httpServer);
+      await graph.stop();
+      await forwarder.close();
+    },
+  };
+}

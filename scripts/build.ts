@@ -1,0 +1,36 @@
+// Build step: composes the supergraph and the tool catalog from the subgraphs' own
+// declarations into gateway/generated/. A composition error fails the build (exit 1).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { composeSupergraph, type SubgraphSource } from '../gateway/src/compose.ts';
+import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
+
+/** Loads every subgraph's SDL and tool declarations. */
+export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
+  return Promise.all(
+    SUBGRAPHS.map(async ({ name }) => {
+      const server = await import(`../subgraphs/${name}/src/server.ts`);
+      const { tools } = await import(`../subgraphs/${name}/src/tools/index.ts`);
+      return { name, typeDefs: server.typeDefs() as string, tools };
+    }),
+  );
+}
+
+/** Writes gateway/generated/{supergraph.graphql,catalog.json}. */
+export async function build(): Promise<{ tools: number }> {
+  const { supergraphSdl, catalog } = composeSupergraph(await loadSubgraphSources());
+  const out = new URL('../gateway/generated/', import.meta.url);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(new URL('supergraph.graphql', out), supergraphSdl);
+  writeFileSync(new URL('catalog.json', out), `${JSON.stringify({ tools: catalog }, null, 2)}\n`);
+  return { tools: catalog.length };
+}
+
+if (import.meta.main) {
+  try {
+    const { tools } = await build();
+    console.log(`composed the supergraph of ${SUBGRAPHS.length} subgraphs; catalog of ${tools} tools in gateway/generated/`);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}

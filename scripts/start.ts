@@ -1,0 +1,82 @@
+// `npm start`: the whole system on its embedded default. Installs what is missing, composes the
+// supergraph, starts the MongoDB-protocol server (H2 file under .data/), Redis, five subgraphs
+// and the gateway on http://127.0.0.1:4000, and stops everything it started on Ctrl-C.
+// A second start reuses the data (and the signing keys) under .data/.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { build } from './build.ts';
+import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
+import { loadOrCreateKeys, startSystem, type RunningSystem } from './system.ts';
+
+const dataDir = path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data');
+const gatewayPort = Number(process.env.PORT ?? 4000);
+const runFile = path.join(dataDir, 'run.json');
+
+function say(text: string): void {
+  process.stdout.write(`[cuadra] ${text}\n`);
+}
+
+/** True when something already listens on the port (another Cuadra, say). */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+let system: RunningSystem | undefined;
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (stopping) process.exit(code);
+  stopping = true;
+  say('stopping…');
+  await system?.stop().catch(() => undefined);
+  await stopAll().catch((err) => say(`while stopping servers: ${err}`));
+  rmSync(runFile, { force: true });
+  say('stopped');
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  for (const port of [gatewayPort, 4101, 4102, 4103, 4104, 4105]) {
+    if (await portTaken(port)) throw new Error(`Port ${port} is already in use (is Cuadra already running?). Stop that first.`);
+  }
+  say('checking Java, Maven and Redis…');
+  await ensureJavaAndMaven();
+  await ensureRedisServer();
+  const { tools } = await build();
+  say(`supergraph composed; ${tools} tools`);
+  await buildMongoServerJar();
+  mkdirSync(path.join(dataDir, 'mongo'), { recursive: true });
+  const logDir = path.join(dataDir, 'logs');
+  const mongo = await startMongo({ backend: 'h2', file: path.join(dataDir, 'mongo', 'cuadra.mv'), logFile: path.join(logDir, 'mongo.log') });
+  const redis = await startRedis({ dir: path.join(dataDir, 'redis') });
+  say(`MongoDB-protocol server ${mongo.url} (data in ${path.relative(repoRoot, dataDir)}/mongo), Redis ${redis.url}`);
+  system = await startSystem({
+    mongoUrl: mongo.url,
+    redisUrl: redis.url,
+    ports: 'default',
+    gatewayPort,
+    logDir,
+    keys: loadOrCreateKeys(path.join(dataDir, 'keys')),
+    env: process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {},
+  });
+  writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, pid: process.pid }, null, 2)}\n`);
+  for (const proc of [system.gateway, ...Object.values(system.subgraphs)]) {
+    proc.child.once('exit', (code, signal) => {
+      if (stopping) return;
+      say(`${proc.name} stopped unexpectedly (${code ?? signal}); see ${path.relative(repoRoot, logDir)}/${proc.name}.log`);
+      void shutdown(1);
+    });
+  }
+  say(`Cuadra is running at ${system.gatewayUrl}  (logs in ${path.relative(repoRoot, logDir)}/; Ctrl-C stops it)`);
+  say(`create a workspace: npm run cuadra -- workspace create --name "Acme" --owner-email you@example.com`);
+} catch (err) {
+  say(`could not start: ${(err as Error).message}`);
+  await shutdown(1);
+}

@@ -1,0 +1,163 @@
+// Starts the whole Cuadra system as separate processes: five subgraphs and the gateway, on a
+// MongoDB-protocol server and Redis given by URL. Used by `npm start`, the end-to-end tests
+// and the bench, so all three run exactly the same thing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { generateSigningKeyPair } from '../shared/src/credentials.ts';
+import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
+import { freePort, repoRoot } from './infra.ts';
+
+/** One service process of the system. */
+export interface ServiceProcess {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+}
+
+/** Options for {@link startSystem}. */
+export interface SystemOptions {
+  mongoUrl: string;
+  redisUrl: string;
+  /** Database names are `<dbPrefix>_<service>`; tests use a fresh prefix per file. */
+  dbPrefix?: string;
+  /** `default`: gateway 4000, subgraphs 4101–4105 (npm start); `free`: any free ports (tests). */
+  ports?: 'default' | 'free';
+  /** Where each service writes its log (`<name>.log`). */
+  logDir: string;
+  /** ES256 key pair; generated when absent. */
+  keys?: { privateKey: string; publicKey: string };
+  /** Extra environment for every service (e.g. rate-limit quotas, LOG_LEVEL). */
+  env?: Record<string, string>;
+  /** Gateway port when `ports` is `default` (default 4000). */
+  gatewayPort?: number;
+}
+
+/** A running system; `stop()` ends only the processes it started. */
+export interface RunningSystem {
+  gatewayUrl: string;
+  subgraphs: Record<string, ServiceProcess>;
+  gateway: ServiceProcess;
+  keys: { privateKey: string; publicKey: string };
+  /** Kills one subgraph (SIGKILL, as a crash would). */
+  killSubgraph(name: string): Promise<void>;
+  /** Starts a killed subgraph again on the same port. */
+  restartSubgraph(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const nodeBin = process.execPath;
+
+/** Waits until `url` answers 200, or the child exits, or the time is up. */
+async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.status === 200 || res.status === 503) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
+  throw new Error(`${name} did not come up (${child.exitCode ?? child.signalCode ?? 'timeout'}). Last log lines:\n${tail}`);
+}
+
+function spawnService(name: string, entry: string, env: Record<string, string>, logDir: string): ChildProcess {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+  const child = spawn(nodeBin, [entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Reads or creates the gateway's signing key pair under `dir` (private key mode 0600). */
+export function loadOrCreateKeys(dir: string): { privateKey: string; publicKey: string } {
+  const priv = path.join(dir, 'signing-key.pem');
+  const pub = path.join(dir, 'signing-key.pub.pem');
+  if (existsSync(priv) && existsSync(pub)) return { privateKey: readFileSync(priv, 'utf8'), publicKey: readFileSync(pub, 'utf8') };
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const keys = generateSigningKeyPair();
+  writeFileSync(priv, keys.privateKey, { mode: 0o600 });
+  writeFileSync(pub, keys.publicKey);
+  return keys;
+}
+
+/** Starts five subgraphs then the gateway, each as its own process, and waits until they answer. */
+export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
+  const keys = opts.keys ?? generateSigningKeyPair();
+  const prefix = opts.dbPrefix ?? 'cuadra';
+  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', ...opts.env };
+  const subgraphs: Record<string, ServiceProcess> = {};
+  const started: ServiceProcess[] = [];
+
+  const launchSubgraph = async (name: string, port: number) => {
+    const env = { ...baseEnv, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey };
+    const child = spawnService(name, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
+    const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
+    await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));
+    return proc;
+  };
+
+  try {
+    const ports = await Promise.all(SUBGRAPHS.map(async (s) => (opts.ports === 'free' ? freePort() : s.port)));
+    const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
+    for (const p of procs) {
+      subgraphs[p.name] = p;
+      started.push(p);
+    }
+    const gatewayPort = opts.ports === 'free' ? await freePort() : (opts.gatewayPort ?? 4000);
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const gatewayEnv: Record<string, string> = {
+      ...baseEnv,
+      PORT: String(gatewayPort),
+      MONGO_DB: `${prefix}_gateway`,
+      PUBLIC_URL: opts.env?.PUBLIC_URL ?? gatewayUrl,
+      CUADRA_SIGNING_KEY: keys.privateKey,
+    };
+    for (const p of procs) gatewayEnv[`SUBGRAPH_${p.name.toUpperCase()}_URL`] = p.url;
+    const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
+    const gateway = { name: 'gateway', port: gatewayPort, url: gatewayUrl, child: gatewayChild };
+    started.push(gateway);
+    await waitHealthy(`${gatewayUrl}/healthz`, gatewayChild, 'gateway', path.join(opts.logDir, 'gateway.log'));
+
+    return {
+      gatewayUrl,
+      subgraphs,
+      gateway,
+      keys,
+      async killSubgraph(name) {
+        const p = subgraphs[name];
+        const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));
+        p.child.kill('SIGKILL');
+        await exited;
+      },
+      async restartSubgraph(name) {
+        const p = await launchSubgraph(name, subgraphs[name].port);
+        subgraphs[name] = p;
+        started.push(p);
+      },
+      async stop() {
+        await stopChild(gatewayChild);
+        await Promise.all(Object.values(subgraphs).map((p) => stopChild(p.child)));
+      },
+    };
+  } catch (err) {
+    await Promise.all(started.map((p) => stopChild(p.child)));
+    throw err;
+  }
+}

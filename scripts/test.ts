@@ -1,0 +1,58 @@
+// `npm test`: composes the supergraph (a composition error fails the tests), starts a throwaway
+// MongoDB-protocol server (memory backend) and Redis, runs vitest against them, stops what it
+// started, and exits with vitest's code. Extra arguments go to vitest (`--project crm`).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { build } from './build.ts';
+import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
+
+const args = process.argv.slice(2);
+// `--project subgraphs/crm` (from a workspace's own `npm test`) names the vitest project `crm`.
+const projectIndex = args.indexOf('--project');
+if (projectIndex >= 0 && args[projectIndex + 1]) args[projectIndex + 1] = path.basename(args[projectIndex + 1]);
+
+const outDir = path.join(repoRoot, 'test-output');
+mkdirSync(outDir, { recursive: true });
+const runDir = path.join(outDir, 'servers');
+rmSync(runDir, { recursive: true, force: true });
+
+let code = 1;
+try {
+  await ensureJavaAndMaven();
+  await ensureRedisServer();
+  const { tools } = await build();
+  console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
+  await buildMongoServerJar();
+  const [mongo, redis] = await Promise.all([
+    startMongo({ backend: 'memory', logFile: path.join(runDir, 'mongo.log') }),
+    startRedis({ dir: runDir }),
+  ]);
+  console.log(`[test] MongoDB-protocol server ${mongo.url}, Redis ${redis.url}`);
+  const reportFile = path.join(outDir, 'vitest-report.json');
+  const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, ...args], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir },
+    });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.once('SIGINT', forward);
+    process.once('SIGTERM', forward);
+    child.on('exit', (exitCode) => resolve(exitCode ?? 1));
+  });
+  try {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
+    // The plain closing line CI reads.
+    console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
+  } catch {
+    // no report: vitest failed before running; its exit code says so
+  }
+} catch (err) {
+  console.error(`[test] ${(err as Error).stack ?? err}`);
+  code = 1;
+} finally {
+  await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
+}
+process.exit(code);

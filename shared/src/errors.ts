@@ -1,0 +1,92 @@
+/**
+ * The contract's refusal codes (CONTRACT.md §3, specification §7) and the one table
+ * from code to HTTP status. Every surface (REST, GraphQL, MCP) reads this table.
+ */
+export const ERROR_STATUS = {
+  unauthenticated: 401,
+  insufficient_scope: 403,
+  approval_required: 403,
+  policy_denied: 403,
+  unknown_tool: 404,
+  not_found: 404,
+  idempotency_conflict: 409,
+  conflict: 409,
+  body_too_large: 413,
+  invalid_input: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+/** A stable machine code of the contract. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The JSON body of a refusal, exactly as callers see it. */
+export interface RefusalBody {
+  error: string;
+  code: ErrorCode;
+  field?: string;
+  approval_id?: string;
+}
+
+/**
+ * The one error class of Cuadra. Recognise it by `code` (see {@link isCuadraError}),
+ * never by `instanceof` across packages.
+ */
+export class CuadraError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: { field?: string; extra?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'CuadraError';
+    this.code = code;
+    this.field = options.field;
+    this.extra = options.extra ?? {};
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): RefusalBody {
+    return refusalBody(this.code, this.message, this.field, this.extra);
+  }
+}
+
+/** True for any object carrying one of the contract's codes (works across package copies). */
+export function isCuadraError(err: unknown): err is CuadraError {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'CuadraError'
+    && typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code in ERROR_STATUS;
+}
+
+/** True when `code` is one of the contract's codes. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
+}
+
+/** HTTP status for a code; unknown codes are `internal`. */
+export function statusOf(code: string): number {
+  return isErrorCode(code) ? ERROR_STATUS[code] : 500;
+}
+
+/** Builds the refusal body; `field` is kept only for `invalid_input`. */
+export function refusalBody(code: ErrorCode, message: string, field?: string, extra: Record<string, unknown> = {}): RefusalBody {
+  const body: RefusalBody = { error: message, code };
+  if (code === 'invalid_input') body.field = field ?? '';
+  if (typeof extra.approval_id === 'string') body.approval_id = extra.approval_id;
+  return body;
+}
+
+/** The generic sentence given for anything unexpected: no stack, no internals. */
+export const INTERNAL_MESSAGE = 'Something went wrong on our side; nothing was changed. Try again later.';
+
+/**
+ * Turns anything thrown into a contract error. Unknown errors become `internal`
+ * with the generic sentence; the caller of this function logs the original.
+ */
+export function toCuadraError(err: unknown): CuadraError {
+  if (isCuadraError(err)) return err;
+  return new CuadraError('internal', INTERNAL_MESSAGE, { cause: err });
+}

@@ -1,0 +1,65 @@
+import { CuadraError, toCuadraError } from './errors.ts';
+import { keyPatternsReach, roleReaches, scopesReach, type Principal } from './principal.ts';
+import type { ToolRegistry } from './registry.ts';
+import { scopeFor, type Risk, type ToolContext } from './tool.ts';
+
+/**
+ * Step 4 of the pipeline (CONTRACT.md §3): scope → `insufficient_scope`; role or key
+ * pattern → `policy_denied`. Run in the gateway and again in the owning subgraph.
+ */
+export function assertReach(principal: Principal, tool: { name: string; risk: Risk; module: string }): void {
+  const scope = scopeFor(tool);
+  if (!scopesReach(principal, scope)) {
+    throw new CuadraError('insufficient_scope', `This credential's scopes do not reach ${tool.name}; it needs the "${scope}" scope.`, { extra: { scope } });
+  }
+  if (!roleReaches(principal, tool)) {
+    throw new CuadraError('policy_denied', `The role "${principal.role}" does not allow ${tool.name}.`);
+  }
+  if (!keyPatternsReach(principal, tool)) {
+    throw new CuadraError('policy_denied', `This API key is narrowed to tool patterns that do not include ${tool.name}.`);
+  }
+}
+
+/** True when the principal may see the tool in a listing (same rules as calling it). */
+export function reaches(principal: Principal, tool: { name: string; risk: Risk; module: string }): boolean {
+  try {
+    assertReach(principal, tool);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer of a tool that ran: `{tool, output}` (specification §2.1). */
+export interface ToolAnswer {
+  tool: string;
+  output: Record<string, unknown>;
+}
+
+/**
+ * The owning subgraph's half of the one invoke pipeline: find → reach (checked again,
+ * never trusting the gateway alone) → validate → run. Database failures become
+ * `unavailable`, duplicate keys `conflict`; anything else unexpected is `internal`.
+ */
+export async function executeTool(registry: ToolRegistry, name: string, input: unknown, ctx: ToolContext): Promise<ToolAnswer> {
+  const tool = registry.get(name);
+  if (!tool) throw new CuadraError('unknown_tool', `No tool is named "${name}".`);
+  assertReach(ctx.principal, tool);
+  registry.validate(name, input);
+  try {
+    const output = await tool.handler(input, ctx);
+    return { tool: name, output };
+  } catch (err) {
+    throw classifyFailure(err);
+  }
+}
+
+/** Maps driver failures to contract codes; passes contract errors through. */
+export function classifyFailure(err: unknown): CuadraError {
+  const e = err as { code?: unknown; name?: unknown };
+  if (e && e.code === 11000) return new CuadraError('conflict', 'A record with the same unique value already exists.', { cause: err });
+  if (e && typeof e.name === 'string' && /^Mongo(Network|ServerSelection|NotConnected|Topology)/.test(e.name)) {
+    return new CuadraError('unavailable', 'The database cannot be reached right now; try again shortly.', { cause: err });
+  }
+  return toCuadraError(err);
+}

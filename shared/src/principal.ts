@@ -1,0 +1,83 @@
+import type { Risk } from './tool.ts';
+
+/** Who is calling, as the gateway established it (CONTRACT.md §4, §6 `actor`). */
+export interface Principal {
+  workspace: string;
+  role: string;
+  actor: { type: 'api_key' | 'member' | 'agent' | 'oauth_app'; id: string };
+  credential_id: string;
+  /** OAuth scopes; `null` for API keys (a key is limited by its role and patterns instead). */
+  scopes: string[] | null;
+  /** API key patterns (`invoices.%`, `%:read`); `null` when the key is not narrowed. */
+  patterns: string[] | null;
+}
+
+/**
+ * Built-in roles as sets of tool patterns (CONTRACT.md §4). `%` matches any run of
+ * characters; a `:<risk>` suffix narrows to a risk class.
+ */
+export const BUILT_IN_ROLES: Record<string, readonly string[]> = {
+  owner: ['%'],
+  admin: ['%'],
+  accountant: [
+    '%:read', 'invoices.%', 'bills.%', 'quotes.%', 'sales_orders.%', 'purchase_orders.%', 'items.%', 'payments.%',
+    'payment_runs.%', 'bank.%', 'accounts.%', 'journal.%', 'assets.%', 'inventory.%', 'documents.%', 'einvoicing.%',
+    'tax.%', 'parties.%', 'payroll.%', 'employees.%', 'dashboards.%',
+  ],
+  member: [
+    '%:read', 'parties.%:write', 'deals.%:write', 'projects.%:write', 'tasks.%:write', 'calendar.%:write',
+    'dashboards.%:write', 'quotes.%:write', 'items.%:write', 'invoices.%:write',
+  ],
+  viewer: ['%:read'],
+  agent: [
+    '%:read', 'invoices.%', 'quotes.%', 'sales_orders.%', 'items.%', 'payments.%', 'bills.%', 'parties.%', 'deals.%',
+    'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%', 'agents.%',
+  ],
+};
+
+const patternCache = new Map<string, { name: RegExp; risk: string | null }>();
+
+function compilePattern(pattern: string): { name: RegExp; risk: string | null } {
+  let compiled = patternCache.get(pattern);
+  if (!compiled) {
+    const colon = pattern.lastIndexOf(':');
+    const namePart = colon >= 0 ? pattern.slice(0, colon) : pattern;
+    const risk = colon >= 0 ? pattern.slice(colon + 1) : null;
+    const source = namePart.split('%').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+    compiled = { name: new RegExp(`^${source}$`), risk };
+    patternCache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** True when `pattern` (`invoices.%`, `%:read`, `invoices.%:read`) selects the tool. */
+export function patternMatches(pattern: string, tool: { name: string; risk: Risk }): boolean {
+  const { name, risk } = compilePattern(pattern);
+  return name.test(tool.name) && (risk === null || risk === tool.risk);
+}
+
+/** True when any of the patterns selects the tool. */
+export function anyPatternMatches(patterns: readonly string[], tool: { name: string; risk: Risk }): boolean {
+  return patterns.some((p) => patternMatches(p, tool));
+}
+
+/** Valid shape of a pattern: name characters and `%`, optionally `:<risk>`. */
+export const TOOL_PATTERN = /^[a-z0-9_.%]+(:(read|write|external|destructive))?$/;
+
+/** Does the principal's role (built-in or custom) reach the tool? */
+export function roleReaches(principal: Principal, tool: { name: string; risk: Risk }, customRoles: Record<string, readonly string[]> = {}): boolean {
+  const patterns = BUILT_IN_ROLES[principal.role] ?? customRoles[principal.role];
+  return patterns !== undefined && anyPatternMatches(patterns, tool);
+}
+
+/** Does the key's own narrowing (its patterns, if any) reach the tool? */
+export function keyPatternsReach(principal: Principal, tool: { name: string; risk: Risk }): boolean {
+  return principal.patterns === null || principal.patterns.length === 0 || anyPatternMatches(principal.patterns, tool);
+}
+
+/** Do the OAuth scopes reach a tool that needs `scope`? (`tools` includes `tools:read`.) */
+export function scopesReach(principal: Principal, scope: string): boolean {
+  if (principal.scopes === null) return true;
+  if (principal.scopes.includes(scope)) return true;
+  return scope === 'tools:read' && principal.scopes.includes('tools');
+}

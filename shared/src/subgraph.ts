@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { expressMiddleware } from '@as-integrations/express5';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import express from 'express';
+import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
+import GraphQLJSON from 'graphql-type-json';
+import type { Connection, Model } from 'mongoose';
+import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
+import { databaseAnswers } from './db.ts';
+import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
+import { executeTool } from './invoke.ts';
+import type { Logger } from './logger.ts';
+import type { Principal } from './principal.ts';
+import { createRegistry, type ToolRegistry } from './registry.ts';
+import type { Tool, ToolContext } from './tool.ts';
+
+/** GraphQL context of every subgraph request: the caller, sealed to one workspace. */
+export interface SubgraphContext {
+  principal: Principal;
+  workspace: string;
+  db: Connection;
+  log: Logger;
+}
+
+/** Name of a subgraph's tool mutation: `invokeCrmTool`, `invokeInvoicesTool`… (unique per subgraph, so they compose). */
+export function toolMutationName(subgraph: string): string {
+  return `invoke${subgraph[0].toUpperCase()}${subgraph.slice(1)}Tool`;
+}
+
+/**
+ * The full SDL of a subgraph: its own `schema.graphql` plus the tool mutation that every
+ * subgraph has (written once, here). The build composes exactly this text.
+ */
+export function subgraphTypeDefs(subgraph: string, schemaFile: URL | string): string {
+  const own = readFileSync(schemaFile, 'utf8');
+  return `${own}
+scalar JSON
+
+type Mutation {
+  """Runs one of this subgraph's tools through the owning half of the invoke pipeline; returns {tool, output}."""
+  ${toolMutationName(subgraph)}(tool: String!, input: JSON!): JSON!
+}
+`;
+}
+
+/** What a subgraph provides to become a service. */
+export interface SubgraphDefinition {
+  name: string;
+  /** Tool modules this subgraph owns (DOMAIN.md); tools of other modules are refused at start-up. */
+  modules: readonly string[];
+  tools: readonly Tool<any, any>[];
+  typeDefs: string;
+  resolvers: GraphQLResolverMap<any>;
+  /** Accessors of this subgraph's collections; their indexes are built before the first request. */
+  models?: readonly ((db: Connection) => Model<any>)[];
+}
+
+/** What a subgraph's server needs from outside. */
+export interface SubgraphDeps {
+  db: Connection;
+  log: Logger;
+  /** PEM public key that checks the gateway's assertions. */
+  assertionPublicKey: string;
+}
+
+/** A subgraph ready to listen (never listens on import). */
+export interface SubgraphServer {
+  app: express.Express;
+  registry: ToolRegistry;
+  listen(port: number, host?: string): Promise<{ server: Server; url: string; close(): Promise<void> }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds a subgraph service: Apollo Federation 2 schema on express, `/graphql` open only to
+ * calls carrying a valid gateway assertion, `/healthz`, and the tool mutation wired to the
+ * owning half of the invoke pipeline.
+ */
+export async function createSubgraphServer(def: SubgraphDefinition, deps: SubgraphDeps): Promise<SubgraphServer> {
+  const registry = createRegistry(def.name, def.modules, def.tools);
+  // Unique indexes carry business rules (one tax id per workspace…): build them before serving.
+  await Promise.all((def.models ?? []).map((model) => model(deps.db).init()));
+  const verifier = new AssertionVerifier(deps.assertionPublicKey);
+  const mutationName = toolMutationName(def.name);
+  const resolvers: GraphQLResolverMap<any> = {
+    ...def.resolvers,
+    JSON: GraphQLJSON,
+    Mutation: {
+      ...(def.resolvers.Mutation as object | undefined),
+      [mutationName]: (_: unknown, args: { tool: string; input: unknown }, ctx: SubgraphContext) => {
+        const toolCtx: ToolContext = { principal: ctx.principal, workspace: ctx.workspace, db: ctx.db, log: ctx.log, now: new Date() };
+        return executeTool(registry, args.tool, args.input, toolCtx);
+      },
+    },
+  } as GraphQLResolverMap<any>;
+
+  const apollo = new ApolloServer<SubgraphContext>({
+    schema: buildSubgraphSchema({ typeDefs: parse(def.typeDefs), resolvers }),
+    includeStacktraceInErrorResponses: false,
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    formatError: (formatted, error) => formatSubgraphError(formatted, error, deps.log),
+  });
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', async (_req, res) => {
+    const ok = await databaseAnswers(deps.db);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', subgraph: def.name, database: ok ? 'ok' : 'unavailable' });
+  });
+  app.use('/graphql', (req, res, next) => {
+    try {
+      const principal = verifier.verify(req.header(ASSERTION_HEADER));
+      res.locals.principal = principal;
+      next();
+    } catch (err) {
+      const e = err as CuadraError;
+      res.status(401).json(e.toBody());
+    }
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: '2mb' }),
+    expressMiddleware(apollo, {
+      context: async ({ res }) => {
+        const principal = res.locals.principal as Principal;
+        return { principal, workspace: principal.workspace, db: deps.db, log: deps.log };
+      },
+    }),
+  );
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = (err as { status?: number }).status;
+    if (status === 413) return res.status(413).json({ error: 'The request body is too large.', code: 'body_too_large' });
+    if (status === 400) return res.status(400).json({ error: 'The request body is not valid JSON.', code: 'invalid_input', field: '' });
+    deps.log.error({ err }, 'unhandled subgraph error');
+    res.status(500).json({ error: INTERNAL_MESSAGE, code: 'internal' });
+  });
+
+  let httpServer: Server | undefined;
+  return {
+    app,
+    registry,
+    async listen(port, host = '127.0.0.1') {
+      const server = await new Promise<Server>((resolve, reject) => {
+        const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+      });
+      server.keepAliveTimeout = 65_000;
+      httpServer = server;
+      const address = server.address() as AddressInfo;
+      return {
+        server,
+        url: `http://${host}:${address.port}`,
+        close: () => closeServer(server),
+      };
+    },
+    async stop() {
+      if (httpServer) await closeServer(httpServer);
+      await apollo.stop();
+    },
+  };
+}
+
+/** Closes an HTTP server, dropping idle kept-alive connections. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  });
+}
+
+/** Contract errors keep their code and field; anything unknown is logged and masked as `internal`. */
+function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isCuadraError(original)) {
+    const extensions: Record<string, unknown> = { code: original.code, status: statusOf(original.code) };
+    if (original.field !== undefined) extensions.field = original.field;
+    if (original.extra && Object.keys(original.extra).length > 0) extensions.extra = original.extra;
+    if (original.code === 'internal') log.error({ err: original.cause ?? original }, 'tool failed');
+    return { message: original.message, path: formatted.path, extensions };
+  }
+  const code = formatted.extensions?.code;
+  if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_USER_INPUT') {
+    return { message: formatted.message, locations: formatted.locations, extensions: { code } };
+  }
+  if (original instanceof GraphQLError && original.extensions?.code === 'UNAUTHENTICATED') return formatted;
+  log.error({ err: original }, 'unexpected subgraph error');
+  return { message: INTERNAL_MESSAGE, path: formatted.path, extensions: { code: 'internal', status: 500 } };
+}

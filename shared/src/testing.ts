@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { generateSigningKeyPair, newId, signAssertion, ASSERTION_HEADER } from './credentials.ts';
+import { connectDatabase } from './db.ts';
+import { createLogger } from './logger.ts';
+import type { Principal } from './principal.ts';
+import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
+import { toolMutationName } from './subgraph.ts';
+import type { Connection } from 'mongoose';
+
+let keys: { privateKey: string; publicKey: string } | undefined;
+
+/** One ES256 key pair per test process, standing in for the gateway's. */
+export function testSigningKeys(): { privateKey: string; publicKey: string } {
+  keys ??= generateSigningKeyPair();
+  return keys;
+}
+
+/** A principal of a fresh workspace (owner API key unless overridden). */
+export function testPrincipal(overrides: Partial<Principal> = {}): Principal {
+  return {
+    workspace: newId('ws'),
+    role: 'owner',
+    actor: { type: 'api_key', id: newId('key') },
+    credential_id: newId('key'),
+    scopes: null,
+    patterns: null,
+    ...overrides,
+  };
+}
+
+/** The result of a tool call made straight at a subgraph. */
+export interface SubgraphCall {
+  ok: boolean;
+  /** The tool's output when `ok`. */
+  output?: any;
+  code?: string;
+  field?: string;
+  message?: string;
+  httpStatus: number;
+}
+
+/** A subgraph started on a throwaway database, listening on a free port. */
+export interface TestSubgraph {
+  url: string;
+  db: Connection;
+  call(tool: string, input: unknown, principal: Principal): Promise<SubgraphCall>;
+  graphql(query: string, variables: Record<string, unknown>, principal: Principal | null): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a subgraph as its own team would test it: real MongoDB-protocol server
+ * (`MONGO_URL`, started by the test runner), a database named after the test, real HTTP.
+ */
+export async function startTestSubgraph(
+  name: string,
+  createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>,
+): Promise<TestSubgraph> {
+  const mongoUrl = process.env.MONGO_URL;
+  if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
+  const db = await connectDatabase(mongoUrl, `test_${name}_${randomBytes(4).toString('hex')}`);
+  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey });
+  const { url } = await server.listen(0);
+
+  async function graphql(query: string, variables: Record<string, unknown>, principal: Principal | null) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (principal) headers[ASSERTION_HEADER] = signAssertion(principal, testSigningKeys().privateKey);
+    const res = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  return {
+    url,
+    db,
+    graphql,
+    async call(tool, input, principal) {
+      const mutation = toolMutationName(name);
+      const { status, body } = await graphql(`mutation($tool: String!, $input: JSON!) { ${mutation}(tool: $tool, input: $input) }`, { tool, input }, principal);
+      if (body.errors?.length) {
+        const e = body.errors[0];
+        return { ok: false, code: e.extensions?.code, field: e.extensions?.field, message: e.message, httpStatus: status };
+      }
+      if (!body.data) return { ok: false, code: body.code, message: body.error, httpStatus: status };
+      return { ok: true, output: body.data[mutation].output, httpStatus: status };
+    },
+    async close() {
+      await server.stop();
+      await db.dropDatabase().catch(() => undefined);
+      await db.close();
+    },
+  };
+}

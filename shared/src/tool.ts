@@ -1,0 +1,98 @@
+import type { Connection } from 'mongoose';
+import type { Logger } from './logger.ts';
+import type { Principal } from './principal.ts';
+
+/** Risk classes of CONTRACT.md §1: what policies and key patterns select on. */
+export const RISKS = ['read', 'write', 'external', 'destructive'] as const;
+export type Risk = (typeof RISKS)[number];
+
+/** Tool names: `<tool module>.<action>`, lower case (CONTRACT.md §1). */
+export const TOOL_NAME = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/;
+
+/** Default largest accepted input, in bytes (CONTRACT.md §3 step 5). */
+export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
+
+/** A JSON Schema 2020-12 object schema, as written in a tool declaration. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a handler receives besides its validated input. */
+export interface ToolContext {
+  /** The caller, as asserted by the gateway and checked again here. */
+  principal: Principal;
+  /** The workspace every read and write of this call is sealed to. */
+  workspace: string;
+  /** This subgraph's own database. */
+  db: Connection;
+  log: Logger;
+  /** The moment the call started; handlers use it instead of `new Date()` so a call has one clock. */
+  now: Date;
+}
+
+/** One tool, declared once: REST, GraphQL, MCP, OpenAPI and the canvas all read this. */
+export interface ToolDeclaration<Input = Record<string, unknown>, Output = Record<string, unknown>> {
+  name: string;
+  description: string;
+  risk: Risk;
+  input: JsonSchema;
+  /** Largest accepted body in bytes; default {@link DEFAULT_MAX_INPUT_BYTES}. */
+  maxInputBytes?: number;
+  handler: (input: Input, ctx: ToolContext) => Promise<Output>;
+}
+
+/** A declared tool, with its module derived from its name. */
+export interface Tool<Input = Record<string, unknown>, Output = Record<string, unknown>> extends ToolDeclaration<Input, Output> {
+  module: string;
+}
+
+/**
+ * Declares a tool. Types of `input` and the handler's result are the tool author's;
+ * the schema is the runtime truth (validated before the handler runs).
+ */
+export function defineTool<Input = Record<string, unknown>, Output = Record<string, unknown>>(decl: ToolDeclaration<Input, Output>): Tool<Input, Output> {
+  return { ...decl, module: decl.name.split('.')[0] };
+}
+
+/** The OAuth scope that reaches a tool of this risk (CONTRACT.md §1). */
+export function scopeFor(tool: Pick<Tool, 'risk' | 'module'>): string {
+  if (tool.module === 'sites') return 'sites.edit';
+  return tool.risk === 'read' ? 'tools:read' : 'tools';
+}
+
+/** MCP tool annotations derived from the risk class (CONTRACT.md §2). */
+export function annotationsFor(risk: Risk): { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean } {
+  return {
+    readOnlyHint: risk === 'read',
+    destructiveHint: risk === 'destructive',
+    idempotentHint: risk === 'read',
+    openWorldHint: risk === 'external',
+  };
+}
+
+/** The public catalog entry of a tool (GET /v1/tools shape, plus routing facts for the gateway). */
+export interface CatalogEntry {
+  name: string;
+  description: string;
+  module: string;
+  risk: Risk;
+  scope: string;
+  input_schema: JsonSchema;
+  annotations: ReturnType<typeof annotationsFor>;
+  /** The subgraph that owns and runs the tool. Not shown to callers. */
+  subgraph: string;
+  max_input_bytes: number;
+}
+
+/** Catalog entry for a declared tool owned by `subgraph`. */
+export function catalogEntry(tool: Tool<any, any>, subgraph: string): CatalogEntry {
+  return {
+    name: tool.name,
+    description: tool.description,
+    module: tool.module,
+    risk: tool.risk,
+    scope: scopeFor(tool),
+    input_schema: tool.input,
+    annotations: annotationsFor(tool.risk),
+    subgraph,
+    max_input_bytes: tool.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+  };
+}

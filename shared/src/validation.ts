@@ -1,0 +1,52 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { CuadraError } from './errors.ts';
+import type { JsonSchema } from './tool.ts';
+
+// ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** One ajv instance per process: schemas are compiled once, at start-up. */
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** JSON Pointer of the argument an ajv error is about (CONTRACT.md §3 step 5). */
+export function pointerOf(error: ErrorObject): string {
+  const base = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') return `${base}/${escape(params.missingProperty)}`;
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') return `${base}/${escape(params.additionalProperty)}`;
+  if (error.keyword === 'dependentRequired' && typeof params.missingProperty === 'string') return `${base}/${escape(params.missingProperty)}`;
+  return base;
+}
+
+/** A person-readable sentence for an ajv error. */
+export function sentenceOf(error: ErrorObject): string {
+  const pointer = pointerOf(error);
+  const where = pointer === '' ? 'The input' : `The argument ${pointer}`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': return `${where} is required.`;
+    case 'additionalProperties': return `${where} is not an argument this tool accepts.`;
+    case 'enum': return `${where} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
+    default: return `${where} ${error.message ?? 'is not valid'}.`;
+  }
+}
+
+/** Compiles a schema into a function that throws `invalid_input` with the offending field. */
+export function compileValidator(ajv: Ajv2020, schema: JsonSchema): (input: unknown) => void {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (input: unknown) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new CuadraError('invalid_input', 'The request body must be a JSON object.', { field: '' });
+    }
+    if (!validate(input)) {
+      const error = validate.errors![0];
+      throw new CuadraError('invalid_input', sentenceOf(error), { field: pointerOf(error) });
+    }
+  };
+}

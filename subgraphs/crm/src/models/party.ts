@@ -1,0 +1,73 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** A party as stored. `_id` is our own prefixed string id (`pty_…`), never a Mongo ObjectId. */
+export interface PartyDoc {
+  _id: string;
+  /** Every read and write filters on this: the workspace seal. */
+  workspace: string;
+  kind: 'customer' | 'vendor' | 'both';
+  name: string;
+  /** Lower-cased name, for case-insensitive search without a collation. */
+  name_lc: string;
+  tax_id: { type: string; number: string; check_digit: number | null } | null;
+  /**
+   * Uniqueness of a tax id within a workspace, enforced by a unique index. Parties without a
+   * tax id get their own id here so they never collide (a partial index would do, but the
+   * MongoDB subset we run on does not promise partial indexes).
+   */
+  tax_key: string;
+  email: string | null;
+  phone: string | null;
+  addresses: { line1: string; city?: string; region?: string; country: string; postal_code?: string }[];
+  contacts: { name: string; email?: string; phone?: string; role?: string }[];
+  tags: string[];
+  status: 'active' | 'archived';
+  created_at: Date;
+  updated_at: Date;
+}
+
+const partySchema = new Schema<PartyDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    kind: { type: String, required: true },
+    name: { type: String, required: true },
+    name_lc: { type: String, required: true },
+    tax_id: { type: Schema.Types.Mixed, default: null },
+    tax_key: { type: String, required: true },
+    email: { type: String, default: null },
+    phone: { type: String, default: null },
+    addresses: { type: Schema.Types.Mixed, default: [] },
+    contacts: { type: Schema.Types.Mixed, default: [] },
+    tags: { type: [String], default: [] },
+    status: { type: String, required: true, default: 'active' },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+partySchema.index({ workspace: 1, created_at: -1 });
+partySchema.index({ tax_key: 1 }, { unique: true });
+
+/** The parties collection on this subgraph's connection. */
+export function parties(db: Connection): Model<PartyDoc> {
+  return (db.models.Party as Model<PartyDoc> | undefined) ?? db.model<PartyDoc>('Party', partySchema, 'parties');
+}
+
+/** The public shape of a party (tool output). */
+export function partyView(p: PartyDoc) {
+  return {
+    id: p._id,
+    kind: p.kind,
+    name: p.name,
+    tax_id: p.tax_id ? { type: p.tax_id.type, number: p.tax_id.number, check_digit: p.tax_id.check_digit } : null,
+    email: p.email,
+    phone: p.phone,
+    addresses: p.addresses,
+    contacts: p.contacts,
+    tags: p.tags,
+    status: p.status,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,54 @@
+import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc } from './models/party.ts';
+import { escapeRegex } from './tools/parties/list.ts';
+import { modules, tools } from './tools/index.ts';
+
+/** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
+export const name = 'crm';
+
+/** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
+export function typeDefs(): string {
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+}
+
+function partyNode(p: PartyDoc) {
+  const v = partyView(p);
+  return { ...v, taxId: p.tax_id ? `${p.tax_id.number}${p.tax_id.check_digit === null ? '' : `-${p.tax_id.check_digit}`}` : null, createdAt: v.created_at };
+}
+
+/** Builds the crm service, ready to listen. */
+export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
+  return createSubgraphServer(
+    {
+      name,
+      modules,
+      tools,
+      models: [parties],
+      typeDefs: typeDefs(),
+      resolvers: {
+        Query: {
+          party: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
+            const p = await parties(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }).lean();
+            return p ? partyNode(p) : null;
+          },
+          parties: async (_: unknown, args: { search?: string; kind?: string; limit?: number }, ctx: SubgraphContext) => {
+            const filter: Record<string, unknown> = { workspace: ctx.workspace };
+            if (args.kind) filter.kind = args.kind;
+            if (args.search) filter.name_lc = { $regex: escapeRegex(args.search.toLowerCase()) };
+            const rows = await parties(ctx.db).find(filter).sort({ created_at: -1 }).limit(Math.min(Math.max(args.limit ?? 20, 1), 100)).lean();
+            return rows.map(partyNode);
+          },
+        },
+        Party: {
+          // Entities are resolved within the caller's workspace only: an id from another
+          // workspace resolves to null, never to that workspace's data.
+          __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) => {
+            const p = await parties(ctx.db).findOne({ _id: ref.id, workspace: ctx.workspace }).lean();
+            return p ? partyNode(p) : null;
+          },
+        },
+      },
+    },
+    deps,
+  );
+}

@@ -1,0 +1,112 @@
+import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { parseNit } from '../../nit.ts';
+
+interface Input {
+  name: string;
+  kind: PartyDoc['kind'];
+  tax_id?: { type: string; number: string };
+  email?: string;
+  phone?: string;
+  addresses?: PartyDoc['addresses'];
+  contacts?: PartyDoc['contacts'];
+  tags?: string[];
+}
+
+/** Creates a customer, vendor or both. A NIT must carry a valid DIAN check digit. */
+export const create = defineTool<Input>({
+  name: 'parties.create',
+  description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses and tags. A Colombian NIT must include its check digit (900123456-8).',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'kind'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      kind: { enum: ['customer', 'vendor', 'both'] },
+      tax_id: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type', 'number'],
+        properties: {
+          type: { enum: ['NIT', 'CC', 'CE', 'PASSPORT', 'FOREIGN'] },
+          number: { type: 'string', minLength: 3, maxLength: 20 },
+        },
+      },
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      phone: { type: 'string', minLength: 3, maxLength: 40 },
+      addresses: {
+        type: 'array',
+        maxItems: 10,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['line1', 'country'],
+          properties: {
+            line1: { type: 'string', minLength: 1, maxLength: 200 },
+            city: { type: 'string', maxLength: 100 },
+            region: { type: 'string', maxLength: 100 },
+            country: { type: 'string', pattern: '^[A-Z]{2}$' },
+            postal_code: { type: 'string', maxLength: 20 },
+          },
+        },
+      },
+      contacts: {
+        type: 'array',
+        maxItems: 20,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+            email: { type: 'string', format: 'email', maxLength: 254 },
+            phone: { type: 'string', maxLength: 40 },
+            role: { type: 'string', maxLength: 100 },
+          },
+        },
+      },
+      tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
+    },
+  },
+  async handler(input, ctx) {
+    let taxId: PartyDoc['tax_id'] = null;
+    if (input.tax_id) {
+      if (input.tax_id.type === 'NIT') {
+        const nit = parseNit(input.tax_id.number);
+        if (!nit) throw new CuadraError('invalid_input', 'The NIT is not valid: it needs its digits and a correct check digit, like 900123456-8.', { field: '/tax_id/number' });
+        taxId = { type: 'NIT', number: nit.number, check_digit: nit.checkDigit };
+      } else {
+        taxId = { type: input.tax_id.type, number: input.tax_id.number.trim(), check_digit: null };
+      }
+    }
+    const id = newId('pty');
+    const doc: PartyDoc = {
+      _id: id,
+      workspace: ctx.workspace,
+      kind: input.kind,
+      name: input.name.trim(),
+      name_lc: input.name.trim().toLowerCase(),
+      tax_id: taxId,
+      tax_key: taxId ? `${ctx.workspace}:${taxId.type}:${taxId.number}` : `none:${id}`,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      addresses: input.addresses ?? [],
+      contacts: input.contacts ?? [],
+      tags: input.tags ?? [],
+      status: 'active',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    try {
+      await parties(ctx.db).create(doc);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) {
+        throw new CuadraError('conflict', `A party with tax id ${taxId!.type} ${taxId!.number} already exists in this workspace.`);
+      }
+      throw err;
+    }
+    return { party: partyView(doc) };
+  },
+});

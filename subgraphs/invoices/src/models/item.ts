@@ -1,0 +1,56 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** A product or service of the workspace's catalog. */
+export interface ItemDoc {
+  _id: string;
+  workspace: string;
+  kind: 'product' | 'service';
+  name: string;
+  name_lc: string;
+  /** Unique per workspace when given; items without a SKU get their own id here (see PartyDoc.tax_key). */
+  sku: string | null;
+  sku_key: string;
+  /** UN/ECE Recommendation 20 unit code (94 = unit, HUR = hour, KGM = kilogram…), as UBL wants it. */
+  unit: string;
+  /** Price per unit in minor units of `currency`, before tax. */
+  price: number;
+  currency: string;
+  tax_rate_bps: number;
+  status: 'active' | 'archived';
+  created_at: Date;
+}
+
+const itemSchema = new Schema<ItemDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    kind: { type: String, required: true },
+    name: { type: String, required: true },
+    name_lc: { type: String, required: true },
+    sku: { type: String, default: null },
+    sku_key: { type: String, required: true },
+    unit: { type: String, required: true },
+    price: { type: Number, required: true },
+    currency: { type: String, required: true },
+    tax_rate_bps: { type: Number, required: true },
+    status: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+itemSchema.index({ workspace: 1, created_at: -1 });
+itemSchema.index({ sku_key: 1 }, { unique: true });
+
+/** The items collection on this subgraph's connection. */
+export function items(db: Connection): Model<ItemDoc> {
+  return (db.models.Item as Model<ItemDoc> | undefined) ?? db.model<ItemDoc>('Item', itemSchema, 'items');
+}
+
+/** Public shape of an item. */
+export function itemView(i: ItemDoc) {
+  return {
+    id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit,
+    price: { amount: i.price, currency: i.currency }, tax_rate_bps: i.tax_rate_bps, status: i.status,
+    created_at: i.created_at.toISOString(),
+  };
+}

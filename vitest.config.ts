@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+// One project per package, so each team runs its own (`npm test -w subgraphs/crm` runs `--project crm`).
+const packages = [
+  { name: 'shared', root: 'shared' },
+  { name: 'gateway', root: 'gateway' },
+  { name: 'crm', root: 'subgraphs/crm' },
+  { name: 'invoices', root: 'subgraphs/invoices' },
+  { name: 'payroll', root: 'subgraphs/payroll' },
+  { name: 'projects', root: 'subgraphs/projects' },
+  { name: 'agents', root: 'subgraphs/agents' },
+];
+
+export default defineConfig({
+  test: {
+    projects: [
+      ...packages.map((p) => ({
+        test: { name: p.name, root: p.root, include: ['test/**/*.test.ts', 'src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 120_000 },
+      })),
+      // Cross-service tests: the whole system over HTTP, one system per file. Files run one at
+      // a time (the machine has 2 cores and each file starts six Node processes).
+      { test: { name: 'system', root: 'test', include: ['**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000, fileParallelism: false } },
+    ],
+  },
+});
