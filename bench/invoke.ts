@@ -1,0 +1,76 @@
+// `npm run bench`: the cost of each layer on the invoke path, measured side by side in one run
+// with autocannon against real servers (memory MongoDB-protocol server, Redis, six processes):
+//   (a) POST /v1/tools/parties.list:invoke through the gateway (auth, rate limit, validation, forward)
+//   (b) the crm tool mutation straight at the subgraph (assertion check, validation, the query)
+//   (c) a bare express handler doing the same mongoose query
+//   (d) the same mutation through the gateway's /graphql (query planner) — what (a) avoids
+// Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
+import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
+import { build } from '../scripts/build.ts';
+import { startSystem } from '../scripts/system.ts';
+import { startTestSystemIdentity } from './identity.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const input = { limit: 8 };
+
+await ensureJavaAndMaven();
+await ensureRedisServer();
+await build();
+await buildMongoServerJar();
+const outDir = path.join(repoRoot, 'test-output', 'bench');
+const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
+const system = await startSystem({
+  mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
+  env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+});
+const barePort = await freePort();
+const bare = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-server.ts')], {
+  env: { ...process.env, MONGO_URL: mongo.url, MONGO_DB: 'bench_crm', PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise<void>((resolve) => bare.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
+
+try {
+  const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');
+  // 200 parties in the workspace; every variant reads the newest 8 and the count.
+  for (let i = 0; i < 200; i++) {
+    const r = await fetch(`${system.gatewayUrl}/v1/tools/parties.create:invoke`, {
+      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Cliente ${i}`, kind: 'customer' }),
+    });
+    if (r.status !== 200) throw new Error(`seeding failed: ${r.status} ${await r.text()}`);
+  }
+  const assertion = signAssertion(principal, system.keys.privateKey);
+  const mutation = JSON.stringify({ query: 'mutation($i: JSON!) { invokeCrmTool(tool: "parties.list", input: $i) }', variables: { i: input } });
+  const variants = [
+    { key: 'a', label: 'gateway REST invoke', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input) },
+    { key: 'b', label: 'subgraph tool mutation', url: `${system.subgraphs.crm.url}/graphql`, headers: { [ASSERTION_HEADER]: assertion }, body: mutation },
+    { key: 'c', label: 'bare express + mongoose', url: `http://127.0.0.1:${barePort}/parties`, headers: { 'x-workspace': workspace }, body: JSON.stringify(input) },
+    { key: 'd', label: 'gateway /graphql (planner)', url: `${system.gatewayUrl}/graphql`, headers: { authorization: `Bearer ${apiKey}` }, body: mutation },
+  ];
+  const results: Record<string, { rps: number; p50: number; p99: number }> = {};
+  for (const v of variants) {
+    // Check the answer first: a bench of errors measures nothing.
+    const probe = await fetch(v.url, { method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body });
+    const probeText = await probe.text();
+    if (probe.status !== 200 || !probeText.includes('Cliente 199')) throw new Error(`${v.label} answered ${probe.status}: ${probeText.slice(0, 200)}`);
+    await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2 }); // warm-up
+    const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+    console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms`);
+  }
+  const ratio = (x: string, y: string) => `${x}/${y}: throughput ${(results[x].rps / results[y].rps).toFixed(2)}×, p50 latency ${(results[x].p50 / Math.max(results[y].p50, 0.5)).toFixed(2)}×`;
+  console.log(`ratios (${connections} connections, ${seconds} s each, 200 parties, newest 8 + count):`);
+  console.log(`  ${ratio('a', 'b')}`);
+  console.log(`  ${ratio('b', 'c')}`);
+  console.log(`  ${ratio('d', 'a')}`);
+} finally {
+  bare.kill('SIGTERM');
+  await system.stop();
+  await stopAll();
+}

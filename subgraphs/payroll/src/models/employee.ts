@@ -1,0 +1,83 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
+export const DOCUMENT_TYPES = ['CC', 'CE', 'PASSPORT', 'NIT'] as const;
+
+/**
+ * Contract types: `service` is a contrato de prestación de servicios (a contractor, not an
+ * employee under the labour code), which is why the minimum wage does not bind it.
+ */
+export const CONTRACT_TYPES = ['indefinite', 'fixed_term', 'apprenticeship', 'service'] as const;
+
+/** An employee as stored. `_id` is our own prefixed string id (`emp_…`), never a Mongo ObjectId. */
+export interface EmployeeDoc {
+  _id: string;
+  /** Every read and write filters on this: the workspace seal. */
+  workspace: string;
+  name: string;
+  /** Lower-cased name, for case-insensitive search without a collation. */
+  name_lc: string;
+  /**
+   * The number is stored normalised (no dots, spaces or dashes; upper case), so
+   * `1.020.304.050` and `1020304050` are the same person for the unique index.
+   */
+  document: { type: (typeof DOCUMENT_TYPES)[number]; number: string };
+  email: string | null;
+  position: string;
+  /** A calendar date (YYYY-MM-DD), not an instant: kept as text so no time zone can move it a day. */
+  hire_date: string;
+  /** Monthly salary in integer minor units of `currency`. */
+  salary: { amount: number; currency: string };
+  contract_type: (typeof CONTRACT_TYPES)[number];
+  /** Occupational-risk class I–V: sets the employer's ARL rate (0.522 %–6.96 %). */
+  arl_class: 1 | 2 | 3 | 4 | 5;
+  status: 'active' | 'terminated';
+  created_at: Date;
+  updated_at: Date;
+}
+
+const employeeSchema = new Schema<EmployeeDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    name: { type: String, required: true },
+    name_lc: { type: String, required: true },
+    document: { type: Schema.Types.Mixed, required: true },
+    email: { type: String, default: null },
+    position: { type: String, required: true },
+    hire_date: { type: String, required: true },
+    salary: { type: Schema.Types.Mixed, required: true },
+    contract_type: { type: String, required: true },
+    arl_class: { type: Number, required: true },
+    status: { type: String, required: true, default: 'active' },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+employeeSchema.index({ workspace: 1, name_lc: 1 });
+// One payroll record per person and workspace: the document number is the person.
+employeeSchema.index({ workspace: 1, 'document.number': 1 }, { unique: true });
+
+/** The employees collection on this subgraph's connection. */
+export function employees(db: Connection): Model<EmployeeDoc> {
+  return (db.models.Employee as Model<EmployeeDoc> | undefined) ?? db.model<EmployeeDoc>('Employee', employeeSchema, 'employees');
+}
+
+/** The public shape of an employee (tool output). */
+export function employeeView(e: EmployeeDoc) {
+  return {
+    id: e._id,
+    name: e.name,
+    document: { type: e.document.type, number: e.document.number },
+    email: e.email,
+    position: e.position,
+    hire_date: e.hire_date,
+    salary: { amount: e.salary.amount, currency: e.salary.currency },
+    contract_type: e.contract_type,
+    arl_class: e.arl_class,
+    status: e.status,
+    created_at: e.created_at.toISOString(),
+    updated_at: e.updated_at.toISOString(),
+  };
+}

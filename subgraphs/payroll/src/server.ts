@@ -1,0 +1,52 @@
+import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { employees, type EmployeeDoc } from './models/employee.ts';
+import { modules, tools } from './tools/index.ts';
+
+/** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
+export const name = 'payroll';
+
+/** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
+export function typeDefs(): string {
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+}
+
+function employeeNode(e: EmployeeDoc) {
+  return { id: e._id, name: e.name, position: e.position, status: e.status, hireDate: e.hire_date };
+}
+
+/** Builds the payroll service, ready to listen. */
+export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
+  // The unique document index must exist before the first hire, or two could slip in together.
+  await employees(deps.db).init();
+  return createSubgraphServer(
+    {
+      name,
+      modules,
+      tools,
+      typeDefs: typeDefs(),
+      resolvers: {
+        Query: {
+          employee: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
+            const e = await employees(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }).lean();
+            return e ? employeeNode(e) : null;
+          },
+          employees: async (_: unknown, args: { limit?: number; status?: string }, ctx: SubgraphContext) => {
+            const filter: Record<string, unknown> = { workspace: ctx.workspace };
+            if (args.status) filter.status = args.status;
+            const rows = await employees(ctx.db).find(filter).sort({ name_lc: 1, _id: 1 }).limit(Math.min(Math.max(args.limit ?? 20, 1), 100)).lean();
+            return rows.map(employeeNode);
+          },
+        },
+        Employee: {
+          // Entities are resolved within the caller's workspace only: an id from another
+          // workspace resolves to null, never to that workspace's data.
+          __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) => {
+            const e = await employees(ctx.db).findOne({ _id: ref.id, workspace: ctx.workspace }).lean();
+            return e ? employeeNode(e) : null;
+          },
+        },
+      },
+    },
+    deps,
+  );
+}

@@ -1,0 +1,74 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** Task priorities, lowest first. */
+export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+/** A task as stored. `_id` is our own prefixed string id (`tsk_…`), never a Mongo ObjectId. */
+export interface TaskDoc {
+  _id: string;
+  /** Every read and write filters on this: the workspace seal. */
+  workspace: string;
+  project_id: string;
+  /** Position in the project's sequence (1, 2, …); unique within the project. */
+  number: number;
+  /**
+   * `KEY-number`, written once at creation so lists need no lookup of the project; a project's
+   * key is therefore fixed once it has tasks.
+   */
+  ref: string;
+  title: string;
+  description: string | null;
+  /** One of the project's columns at the time it was written. */
+  column: string;
+  /** A calendar date (YYYY-MM-DD), not an instant; the agenda's `tasks` lane reads it. */
+  due_date: string | null;
+  assignee_email: string | null;
+  priority: (typeof PRIORITIES)[number];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const taskSchema = new Schema<TaskDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    project_id: { type: String, required: true },
+    number: { type: Number, required: true },
+    ref: { type: String, required: true },
+    title: { type: String, required: true },
+    description: { type: String, default: null },
+    column: { type: String, required: true },
+    due_date: { type: String, default: null },
+    assignee_email: { type: String, default: null },
+    priority: { type: String, required: true, default: 'normal' },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+taskSchema.index({ workspace: 1, project_id: 1, created_at: -1 });
+taskSchema.index({ workspace: 1, due_date: 1 });
+taskSchema.index({ project_id: 1, number: 1 }, { unique: true });
+
+/** The project tasks collection on this subgraph's connection (records source `project_tasks`). */
+export function tasks(db: Connection): Model<TaskDoc> {
+  return (db.models.Task as Model<TaskDoc> | undefined) ?? db.model<TaskDoc>('Task', taskSchema, 'project_tasks');
+}
+
+/** The public shape of a task (tool output). */
+export function taskView(t: TaskDoc) {
+  return {
+    id: t._id,
+    project_id: t.project_id,
+    number: t.number,
+    ref: t.ref,
+    title: t.title,
+    description: t.description,
+    column: t.column,
+    due_date: t.due_date,
+    assignee_email: t.assignee_email,
+    priority: t.priority,
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
+  };
+}

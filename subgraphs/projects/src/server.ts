@@ -1,0 +1,85 @@
+import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { projects, type ProjectDoc } from './models/project.ts';
+import { tasks, type TaskDoc } from './models/task.ts';
+import { modules, tools } from './tools/index.ts';
+
+/** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
+export const name = 'projects';
+
+/** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
+export function typeDefs(): string {
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+}
+
+function projectNode(p: ProjectDoc) {
+  return { id: p._id, key: p.key, name: p.name, description: p.description, columns: p.columns, createdAt: p.created_at.toISOString() };
+}
+
+function taskNode(t: TaskDoc) {
+  return {
+    id: t._id, ref: t.ref, title: t.title, description: t.description, column: t.column, dueDate: t.due_date,
+    assigneeEmail: t.assignee_email, priority: t.priority, createdAt: t.created_at.toISOString(),
+    // Not in the schema: lets Task.project find its parent.
+    projectId: t.project_id,
+  };
+}
+
+/** GraphQL list sizes: 20 unless asked, never more than 100. */
+function clampLimit(limit: number | undefined): number {
+  return Math.min(Math.max(limit ?? 20, 1), 100);
+}
+
+async function findProject(id: string, ctx: SubgraphContext) {
+  const p = await projects(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  return p ? projectNode(p) : null;
+}
+
+async function findTask(id: string, ctx: SubgraphContext) {
+  const t = await tasks(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  return t ? taskNode(t) : null;
+}
+
+/** Builds the projects service, ready to listen. */
+export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
+  // Unique project keys and task numbers rest on these indexes: they must exist before the first write.
+  await Promise.all([projects(deps.db).init(), tasks(deps.db).init()]);
+  return createSubgraphServer(
+    {
+      name,
+      modules,
+      tools,
+      typeDefs: typeDefs(),
+      resolvers: {
+        Query: {
+          project: (_: unknown, args: { id: string }, ctx: SubgraphContext) => findProject(args.id, ctx),
+          projects: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
+            const rows = await projects(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
+            return rows.map(projectNode);
+          },
+          tasks: async (_: unknown, args: { projectId?: string; limit?: number }, ctx: SubgraphContext) => {
+            const filter: Record<string, unknown> = { workspace: ctx.workspace };
+            if (args.projectId) filter.project_id = args.projectId;
+            const rows = await tasks(ctx.db).find(filter).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
+            return rows.map(taskNode);
+          },
+        },
+        Project: {
+          // Entities are resolved within the caller's workspace only: an id from another
+          // workspace resolves to null, never to that workspace's data.
+          __resolveReference: (ref: { id: string }, ctx: SubgraphContext) => findProject(ref.id, ctx),
+          tasks: async (project: { id: string }, args: { column?: string; limit?: number }, ctx: SubgraphContext) => {
+            const filter: Record<string, unknown> = { workspace: ctx.workspace, project_id: project.id };
+            if (args.column) filter.column = args.column;
+            const rows = await tasks(ctx.db).find(filter).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
+            return rows.map(taskNode);
+          },
+        },
+        Task: {
+          __resolveReference: (ref: { id: string }, ctx: SubgraphContext) => findTask(ref.id, ctx),
+          project: (task: { projectId: string }, _: unknown, ctx: SubgraphContext) => findProject(task.projectId, ctx),
+        },
+      },
+    },
+    deps,
+  );
+}
