@@ -30,7 +30,7 @@ const command = positionals.join(' ');
 const usage = 'usage: npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]\n       npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>';
 if (command !== 'workspace create' && command !== 'key revoke') fail(usage);
 
-const runFile = path.join(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data', 'run.json');
+const runFile = path.join(path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data'), 'run.json');
 const run = existsSync(runFile) ? (JSON.parse(readFileSync(runFile, 'utf8')) as { mongo_url: string; redis_url: string }) : undefined;
 const mongoUrl = process.env.MONGO_URL ?? run?.mongo_url;
 const redisUrl = process.env.REDIS_URL ?? run?.redis_url;

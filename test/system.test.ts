@@ -219,6 +219,53 @@ describe('the composed graph', () => {
   });
 });
 
+describe('graph reads follow the credential', () => {
+  it('refuses a narrowed key the data of other modules', async () => {
+    const invoicesOnly = await sys.key(workspaceId, 'owner', ['invoices.%']);
+    const employees = await sys.fetch('/graphql', { key: invoicesOnly.api_key, body: { query: '{ employees { id name } }' } });
+    expect(employees.body.data).toBeNull();
+    expect(employees.body.errors[0].extensions.code).toBe('policy_denied');
+    const invoices = await sys.fetch('/graphql', { key: invoicesOnly.api_key, body: { query: '{ invoices(limit: 1) { id customer { id name } } }' } });
+    expect(invoices.body.data.invoices).toHaveLength(1);
+    // The customer lives in crm (parties): its id is the invoice's own data, its name is not reachable.
+    expect(invoices.body.data.invoices[0].customer?.name ?? null).toBeNull();
+    const viewer = await sys.key(workspaceId, 'viewer');
+    const ok = await sys.fetch('/graphql', { key: viewer.api_key, body: { query: '{ employees { id } parties(limit: 1) { id } }' } });
+    expect(ok.body.errors).toBeUndefined();
+  });
+});
+
+describe('the operator command', () => {
+  it('creates a workspace and prints one JSON line with a working owner key', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync(process.execPath, ['scripts/cuadra.ts', 'workspace', 'create', '--name', 'Operadora SAS', '--owner-email', 'ops@example.com'], {
+      cwd: new URL('..', import.meta.url).pathname,
+      env: { ...process.env, MONGO_DB: sys.gatewayDb },
+      encoding: 'utf8',
+    });
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'workspace_id']);
+    expect(created.api_key).toMatch(/^nk_[0-9A-Za-z]{40}$/);
+    const listed = await sys.fetch('/v1/tools', { key: created.api_key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.tools.length).toBeGreaterThan(10);
+    const bad = (() => {
+      try {
+        execFileSync(process.execPath, ['scripts/cuadra.ts', 'workspace', 'create', '--name', 'X', '--owner-email', 'not-an-email'], {
+          cwd: new URL('..', import.meta.url).pathname, env: { ...process.env, MONGO_DB: sys.gatewayDb }, encoding: 'utf8', stdio: 'pipe',
+        });
+        return null;
+      } catch (err) {
+        return err as { status: number; stderr: string };
+      }
+    })();
+    expect(bad?.status).toBe(1);
+    expect(bad?.stderr).toMatch(/invalid_input/);
+  });
+});
+
 describe('a subgraph going down', () => {
   it('gives unavailable for its tools while the others keep answering, and recovers', async () => {
     await sys.killSubgraph('payroll');

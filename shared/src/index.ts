@@ -22,3 +22,4 @@ export { closeServer, createSubgraphServer, subgraphTypeDefs, toolMutationName }
 export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphServer } from './subgraph.ts';
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
+export { clampLimit, escapeRegex } from './query.ts';

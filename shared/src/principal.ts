@@ -31,7 +31,7 @@ export const BUILT_IN_ROLES: Record<string, readonly string[]> = {
   viewer: ['%:read'],
   agent: [
     '%:read', 'invoices.%', 'quotes.%', 'sales_orders.%', 'items.%', 'payments.%', 'bills.%', 'parties.%', 'deals.%',
-    'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%', 'agents.%',
+    'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%',
   ],
 };
 

@@ -14,7 +14,7 @@ import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
 import { databaseAnswers } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
-import { executeTool } from './invoke.ts';
+import { executeTool, reaches } from './invoke.ts';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
@@ -57,6 +57,13 @@ export interface SubgraphDefinition {
   tools: readonly Tool<any, any>[];
   typeDefs: string;
   resolvers: GraphQLResolverMap<any>;
+  /**
+   * Which tool module each read of the graph belongs to: `Query.<field>` for root fields and
+   * `<Type>` for entities the gateway resolves by reference. A read is allowed when the caller
+   * reaches a read tool of that module (scope, role, key patterns), so a key narrowed to
+   * `invoices.%` cannot read employees through the graph. Every root field and entity must be listed.
+   */
+  readGuards: Record<string, string>;
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
   models?: readonly ((db: Connection) => Model<any>)[];
 }
@@ -88,8 +95,9 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   await Promise.all((def.models ?? []).map((model) => model(deps.db).init()));
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
+  const guarded = guardReads(def, registry);
   const resolvers: GraphQLResolverMap<any> = {
-    ...def.resolvers,
+    ...guarded,
     JSON: GraphQLJSON,
     Mutation: {
       ...(def.resolvers.Mutation as object | undefined),
@@ -164,6 +172,49 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
       await apollo.stop();
     },
   };
+}
+
+/** True when the principal reaches a read tool of `module` (or, lacking one here, `<module>.list`). */
+function readsModule(principal: Principal, module: string, registry: ToolRegistry): boolean {
+  const readTools = [...registry.tools.values()].filter((t) => t.module === module && t.risk === 'read');
+  const candidates = readTools.length > 0 ? readTools : [{ name: `${module}.list`, risk: 'read' as const, module }];
+  return candidates.some((tool) => reaches(principal, tool));
+}
+
+/**
+ * Wraps every root query field and every entity reference resolver with the read check of
+ * its module. A refused root field answers `policy_denied`; a refused entity resolves to null
+ * (the caller sees that it exists through the other subgraph's id, but none of its data).
+ */
+function guardReads(def: SubgraphDefinition, registry: ToolRegistry): GraphQLResolverMap<any> {
+  const out: GraphQLResolverMap<any> = { ...def.resolvers };
+  const moduleFor = (key: string) => {
+    const module = def.readGuards[key];
+    if (!module) throw new Error(`Subgraph ${def.name}: ${key} has no entry in readGuards.`);
+    return module;
+  };
+  const query = def.resolvers.Query as Record<string, (...args: any[]) => unknown> | undefined;
+  if (query) {
+    out.Query = Object.fromEntries(Object.entries(query).map(([field, resolve]) => {
+      const module = moduleFor(`Query.${field}`);
+      return [field, (parent: unknown, args: unknown, ctx: SubgraphContext, info: unknown) => {
+        if (!readsModule(ctx.principal, module, registry)) {
+          throw new CuadraError('policy_denied', `This credential does not reach the ${module} data (${field}).`);
+        }
+        return resolve(parent, args, ctx, info);
+      }];
+    }));
+  }
+  for (const [type, value] of Object.entries(def.resolvers)) {
+    const resolveReference = (value as { __resolveReference?: (...args: any[]) => unknown }).__resolveReference;
+    if (!resolveReference) continue;
+    const module = moduleFor(type);
+    out[type] = {
+      ...(value as object),
+      __resolveReference: (ref: unknown, ctx: SubgraphContext, info: unknown) => (readsModule(ctx.principal, module, registry) ? resolveReference(ref, ctx, info) : null),
+    } as never;
+  }
+  return out;
 }
 
 /** Closes an HTTP server, dropping idle kept-alive connections. */

@@ -9,6 +9,8 @@ import { startSystem, type RunningSystem } from '../../scripts/system.ts';
 /** A whole Cuadra system for one test file, plus a way to open workspaces and keys in it. */
 export interface TestSystem extends RunningSystem {
   identity: IdentityStore;
+  /** Name of the gateway's database in this system. */
+  gatewayDb: string;
   /** Opens a workspace; returns its id and owner key. */
   workspace(name?: string): Promise<{ workspace_id: string; api_key: string; key_id: string }>;
   /** Creates another key in a workspace. */
@@ -63,6 +65,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
   return {
     ...system,
     identity,
+    gatewayDb: `${prefix}_gateway`,
     workspace: (name = 'Test SAS') => identity.createWorkspace({ name, ownerEmail: 'owner@example.com' }),
     key: (workspace, role, patterns) => identity.createApiKey({ workspace, name: `${role} key`, role, patterns }),
     fetch: call,

@@ -1,4 +1,4 @@
-import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { agents, type AgentDoc } from './models/agent.ts';
 import { modules, tools } from './tools/index.ts';
 
@@ -18,15 +18,15 @@ function agentNode(a: AgentDoc) {
 }
 
 /** Builds the agents service, ready to listen. */
-export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
-  // Agent names are unique per workspace by index: it must exist before the first agent is created.
-  await agents(deps.db).init();
+export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
       modules,
       tools,
+      models: [agents],
       typeDefs: typeDefs(),
+      readGuards: { 'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents' },
       resolvers: {
         Query: {
           agent: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -34,7 +34,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
             return a ? agentNode(a) : null;
           },
           agents: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
-            const rows = await agents(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(Math.min(Math.max(args.limit ?? 20, 1), 100)).lean();
+            const rows = await agents(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(agentNode);
           },
         },

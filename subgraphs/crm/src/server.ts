@@ -1,6 +1,5 @@
-import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
-import { escapeRegex } from './tools/parties/list.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -25,6 +24,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       models: [parties],
       typeDefs: typeDefs(),
+      readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', Party: 'parties' },
       resolvers: {
         Query: {
           party: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -35,7 +35,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const filter: Record<string, unknown> = { workspace: ctx.workspace };
             if (args.kind) filter.kind = args.kind;
             if (args.search) filter.name_lc = { $regex: escapeRegex(args.search.toLowerCase()) };
-            const rows = await parties(ctx.db).find(filter).sort({ created_at: -1 }).limit(Math.min(Math.max(args.limit ?? 20, 1), 100)).lean();
+            const rows = await parties(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(partyNode);
           },
         },

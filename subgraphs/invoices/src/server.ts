@@ -1,7 +1,6 @@
-import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
-import { escapeRegex } from './tools/items/list.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -27,8 +26,6 @@ function itemNode(i: ItemDoc) {
   return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRateBps: i.tax_rate_bps };
 }
 
-const clampLimit = (limit: number | undefined) => Math.min(Math.max(limit ?? 20, 1), 100);
-
 /** Builds the invoices service, ready to listen. */
 export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
@@ -38,6 +35,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       models: [invoices, items],
       typeDefs: typeDefs(),
+      readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items' },
       resolvers: {
         Query: {
           invoice: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {

@@ -1,4 +1,4 @@
-import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { employees, type EmployeeDoc } from './models/employee.ts';
 import { modules, tools } from './tools/index.ts';
 
@@ -15,15 +15,15 @@ function employeeNode(e: EmployeeDoc) {
 }
 
 /** Builds the payroll service, ready to listen. */
-export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
-  // The unique document index must exist before the first hire, or two could slip in together.
-  await employees(deps.db).init();
+export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
       modules,
       tools,
+      models: [employees],
       typeDefs: typeDefs(),
+      readGuards: { 'Query.employee': 'employees', 'Query.employees': 'employees', Employee: 'employees' },
       resolvers: {
         Query: {
           employee: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -33,7 +33,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
           employees: async (_: unknown, args: { limit?: number; status?: string }, ctx: SubgraphContext) => {
             const filter: Record<string, unknown> = { workspace: ctx.workspace };
             if (args.status) filter.status = args.status;
-            const rows = await employees(ctx.db).find(filter).sort({ name_lc: 1, _id: 1 }).limit(Math.min(Math.max(args.limit ?? 20, 1), 100)).lean();
+            const rows = await employees(ctx.db).find(filter).sort({ name_lc: 1, _id: 1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(employeeNode);
           },
         },

@@ -1,4 +1,4 @@
-import { createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { projects, type ProjectDoc } from './models/project.ts';
 import { tasks, type TaskDoc } from './models/task.ts';
 import { modules, tools } from './tools/index.ts';
@@ -24,10 +24,6 @@ function taskNode(t: TaskDoc) {
   };
 }
 
-/** GraphQL list sizes: 20 unless asked, never more than 100. */
-function clampLimit(limit: number | undefined): number {
-  return Math.min(Math.max(limit ?? 20, 1), 100);
-}
 
 async function findProject(id: string, ctx: SubgraphContext) {
   const p = await projects(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
@@ -40,15 +36,15 @@ async function findTask(id: string, ctx: SubgraphContext) {
 }
 
 /** Builds the projects service, ready to listen. */
-export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
-  // Unique project keys and task numbers rest on these indexes: they must exist before the first write.
-  await Promise.all([projects(deps.db).init(), tasks(deps.db).init()]);
+export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
       modules,
       tools,
+      models: [projects, tasks],
       typeDefs: typeDefs(),
+      readGuards: { 'Query.project': 'projects', 'Query.projects': 'projects', 'Query.tasks': 'tasks', Project: 'projects', Task: 'tasks' },
       resolvers: {
         Query: {
           project: (_: unknown, args: { id: string }, ctx: SubgraphContext) => findProject(args.id, ctx),

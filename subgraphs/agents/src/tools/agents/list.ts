@@ -1,12 +1,8 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, escapeRegex } from '@cuadra/shared';
 import { agents, agentView, type AgentDoc } from '../../models/agent.ts';
 
 interface Input { status?: AgentDoc['status']; search?: string; limit?: number; offset?: number }
 
-/** Escapes a user's text for use inside a regular expression. */
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Lists the workspace's agents, newest first. */
 export const list = defineTool<Input>({

@@ -1,12 +1,8 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, escapeRegex } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from '../../models/party.ts';
 
 interface Input { search?: string; kind?: PartyDoc['kind']; status?: PartyDoc['status']; limit?: number; offset?: number }
 
-/** Escapes a user's text for use inside a regular expression. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Lists the workspace's parties, newest first. */
 export const list = defineTool<Input>({

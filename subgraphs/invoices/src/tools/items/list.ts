@@ -1,12 +1,8 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, escapeRegex } from '@cuadra/shared';
 import { items, itemView, type ItemDoc } from '../../models/item.ts';
 
 interface Input { search?: string; kind?: ItemDoc['kind']; limit?: number; offset?: number }
 
-/** Escapes a user's text for use inside a regular expression. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Lists catalog items, newest first. */
 export const list = defineTool<Input>({

@@ -1,12 +1,8 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, escapeRegex } from '@cuadra/shared';
 import { employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 
 interface Input { status?: EmployeeDoc['status']; search?: string; limit?: number; offset?: number }
 
-/** Escapes a user's text for use inside a regular expression. */
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Lists the workspace's employees in name order. */
 export const list = defineTool<Input>({

@@ -1,12 +1,7 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, escapeRegex } from '@cuadra/shared';
 import { projects, projectView } from '../../models/project.ts';
 
 interface Input { search?: string; limit?: number; offset?: number }
-
-/** Escapes a user's text for use inside a regular expression. */
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Lists the workspace's projects, newest first. */
 export const list = defineTool<Input>({
