@@ -6,6 +6,7 @@
 //   (d) the same mutation through the gateway's /graphql (query planner) — what (a) avoids
 // Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
@@ -13,6 +14,12 @@ import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, r
 import { build } from '../scripts/build.ts';
 import { startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -52,23 +59,29 @@ try {
     { key: 'c', label: 'bare express + mongoose', url: `http://127.0.0.1:${barePort}/parties`, headers: { 'x-workspace': workspace }, body: JSON.stringify(input) },
     { key: 'd', label: 'gateway /graphql (planner)', url: `${system.gatewayUrl}/graphql`, headers: { authorization: `Bearer ${apiKey}` }, body: mutation },
   ];
-  const results: Record<string, { rps: number; p50: number; p99: number }> = {};
+  const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
+  const gatewayPid = system.gateway.child.pid!;
+  const crmPid = system.subgraphs.crm.child.pid!;
   for (const v of variants) {
     // Check the answer first: a bench of errors measures nothing.
     const probe = await fetch(v.url, { method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body });
     const probeText = await probe.text();
     if (probe.status !== 200 || !probeText.includes('Cliente 199')) throw new Error(`${v.label} answered ${probe.status}: ${probeText.slice(0, 200)}`);
     await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2 }); // warm-up
+    const before = { gateway: cpuMs(gatewayPid), crm: cpuMs(crmPid) };
     const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
-    console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms`);
+    // CPU per request is the cost that does not depend on how the 2 cores are shared out.
+    const gatewayCpu = ((cpuMs(gatewayPid) - before.gateway) / r.requests.total) * 1000;
+    const crmCpu = ((cpuMs(crmPid) - before.crm) / r.requests.total) * 1000;
+    results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, gatewayCpu, crmCpu };
+    console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   CPU/request: gateway ${gatewayCpu.toFixed(0).padStart(4)} µs, crm ${crmCpu.toFixed(0).padStart(4)} µs`);
   }
   const ratio = (x: string, y: string) => `${x}/${y}: throughput ${(results[x].rps / results[y].rps).toFixed(2)}×, p50 latency ${(results[x].p50 / Math.max(results[y].p50, 0.5)).toFixed(2)}×`;
   console.log(`ratios (${connections} connections, ${seconds} s each, 200 parties, newest 8 + count):`);
   console.log(`  ${ratio('a', 'b')}`);
   console.log(`  ${ratio('b', 'c')}`);
-  console.log(`  ${ratio('d', 'a')}`);
+  console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
 } finally {
   bare.kill('SIGTERM');
   await system.stop();

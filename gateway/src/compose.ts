@@ -20,9 +20,14 @@ export interface BuildOutput {
  * composition error, and on a tool name claimed by two subgraphs.
  */
 export function composeSupergraph(sources: readonly SubgraphSource[]): BuildOutput {
-  const result = composeServices(
-    sources.map((s) => ({ name: s.name, typeDefs: parse(s.typeDefs), url: `http://${s.name}:4000/graphql` })),
-  );
+  const services = sources.map((s) => {
+    try {
+      return { name: s.name, typeDefs: parse(s.typeDefs), url: `http://${s.name}:4000/graphql` };
+    } catch (err) {
+      throw new Error(`Supergraph composition failed:\n- subgraph ${s.name}: ${(err as Error).message}`);
+    }
+  });
+  const result = composeServices(services);
   if (result.errors && result.errors.length > 0) {
     throw new Error(`Supergraph composition failed:\n${result.errors.map((e) => `- ${e.message}`).join('\n')}`);
   }

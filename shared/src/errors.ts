@@ -58,7 +58,7 @@ export class CuadraError extends Error {
 /** True for any object carrying one of the contract's codes (works across package copies). */
 export function isCuadraError(err: unknown): err is CuadraError {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'CuadraError'
-    && typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code in ERROR_STATUS;
+    && isErrorCode((err as { code?: unknown }).code);
 }
 
 /** True when `code` is one of the contract's codes. */

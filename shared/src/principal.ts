@@ -66,7 +66,10 @@ export const TOOL_PATTERN = /^[a-z0-9_.%]+(:(read|write|external|destructive))?$
 
 /** Does the principal's role (built-in or custom) reach the tool? */
 export function roleReaches(principal: Principal, tool: { name: string; risk: Risk }, customRoles: Record<string, readonly string[]> = {}): boolean {
-  const patterns = BUILT_IN_ROLES[principal.role] ?? customRoles[principal.role];
+  // Own properties only: a role named `constructor` or `__proto__` must reach nothing.
+  const patterns = Object.hasOwn(BUILT_IN_ROLES, principal.role)
+    ? BUILT_IN_ROLES[principal.role]
+    : Object.hasOwn(customRoles, principal.role) ? customRoles[principal.role] : undefined;
   return patterns !== undefined && anyPatternMatches(patterns, tool);
 }
 

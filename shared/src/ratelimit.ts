@@ -11,7 +11,10 @@ export function parseQuota(text: string | undefined, fallback: Quota): Quota {
   if (!text) return fallback;
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) throw new Error(`A rate-limit quota looks like 600/60 (requests/seconds), not "${text}".`);
-  return { points: Number(match[1]), seconds: Number(match[2]) };
+  const quota = { points: Number(match[1]), seconds: Number(match[2]) };
+  // A window of 0 s never expires in rate-limiter-flexible: a credential would be blocked for good.
+  if (quota.points < 1 || quota.seconds < 1) throw new Error(`A rate-limit quota needs at least 1 request per at least 1 second, not "${text}".`);
+  return quota;
 }
 
 /** Quotas from `RATE_LIMIT_PER_CREDENTIAL` and `RATE_LIMIT_PER_WORKSPACE`. */
