@@ -13,12 +13,18 @@ export interface InvokeRequest {
   tool: string;
   body: BodySource;
   tenant?: string;
+  /** `Idempotency-Key` header (1–255 visible ASCII characters). */
+  idempotencyKey?: string;
+  /** `X-Approval-Id` header: runs an `ask` call its approval allowed. */
+  approvalId?: string;
 }
 
 /** The answer of the pipeline: headers always, and either the tool's answer or a thrown refusal. */
 export interface InvokeResult {
-  status: number;
-  body: ToolAnswer;
+  /** 200 (the tool ran: body `{tool, output}`) or 202 (held: body `{tool, status: "pending_approval", approval_id}`). */
+  status: 200 | 202;
+  body: ToolAnswer | { tool: string; status: 'pending_approval'; approval_id: string };
+  /** RateLimit headers, and `Idempotent-Replayed: true` on a replay. */
   headers: Record<string, string>;
 }
 
