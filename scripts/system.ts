@@ -101,7 +101,7 @@ export function loadOrCreateKeys(dir: string): { privateKey: string; publicKey: 
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const prefix = opts.dbPrefix ?? 'cuadra';
-  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', ...opts.env };
+  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, ...opts.env };
   const subgraphs: Record<string, ServiceProcess> = {};
   const started: ServiceProcess[] = [];
 

@@ -1,4 +1,4 @@
-import { ASSERTION_HEADER, CuadraError, isErrorCode, toolMutationName, type ToolAnswer } from '@cuadra/shared';
+import { ASSERTION_HEADER, CuadraError, isErrorCode, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
 import { Pool } from 'undici';
 
 /**
@@ -23,15 +23,18 @@ export class SubgraphForwarder {
     return pool;
   }
 
-  /** Runs a tool on its subgraph; resolves to `{tool, output}` or throws the subgraph's refusal. */
-  async invoke(subgraph: string, tool: string, input: unknown, assertion: string): Promise<ToolAnswer> {
+  /**
+   * Runs a tool on its subgraph; resolves to the owner's answer (status and body, refusals
+   * included). Throws `unavailable` when the subgraph cannot be reached, `internal` otherwise.
+   */
+  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string } = {}): Promise<OwnedAnswer> {
     const mutation = toolMutationName(subgraph);
     const body = JSON.stringify({
-      query: `mutation Invoke($tool: String!, $input: JSON!) { ${mutation}(tool: $tool, input: $input) }`,
-      variables: { tool, input },
+      query: `mutation Invoke($tool: String!, $input: JSON!, $key: String, $approval: String) { ${mutation}(tool: $tool, input: $input, idempotencyKey: $key, approvalId: $approval) }`,
+      variables: { tool, input, key: options.idempotencyKey ?? null, approval: options.approvalId ?? null },
     });
     let status: number;
-    let payload: { data?: Record<string, ToolAnswer> | null; errors?: { message: string; extensions?: { code?: string; field?: string; extra?: Record<string, unknown> } }[]; code?: string };
+    let payload: { data?: Record<string, OwnedAnswer> | null; errors?: { message: string; extensions?: { code?: string; field?: string; extra?: Record<string, unknown> } }[]; code?: string };
     try {
       const res = await this.#pool(subgraph).request({
         path: '/graphql',

@@ -1,4 +1,4 @@
-import { connectDatabase, createLogger, quotasFromEnv } from '@cuadra/shared';
+import { connectDatabase, createLogger, Governance, quotasFromEnv } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { createGateway } from './server.ts';
 import { SUBGRAPHS, subgraphUrl } from './subgraphs.ts';
@@ -16,14 +16,19 @@ const port = env.PORT ? Number(env.PORT) : 4000;
 const host = env.HOST ?? '127.0.0.1';
 const db = await connectDatabase(mongoUrl, env.MONGO_DB ?? 'cuadra_gateway');
 const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+const governanceDb = await connectDatabase(mongoUrl, env.GOVERNANCE_DB ?? 'cuadra_governance');
+const governance = new Governance(governanceDb, redis);
+await governance.init();
 const gateway = await createGateway({
   db,
   redis,
   log,
   publicUrl: (env.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
   signingKey,
+  tokenSigningKey: env.CUADRA_TOKEN_SIGNING_KEY?.replace(/\\n/g, '\n'),
   subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, subgraphUrl(s.name, env)])),
   quotas: quotasFromEnv(env),
+  governance,
 });
 const { url } = await gateway.listen(port, host);
 log.info({ url }, 'gateway listening');
@@ -32,7 +37,7 @@ async function shutdown(signal: string) {
   log.info({ signal }, 'shutting down');
   await gateway.stop();
   redis.disconnect();
-  await db.close();
+  await Promise.all([db.close(), governanceDb.close()]);
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

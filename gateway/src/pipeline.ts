@@ -1,4 +1,4 @@
-import { assertReach, CuadraError, toCuadraError, type Principal, type RateLimiter, type ToolAnswer } from '@cuadra/shared';
+import { assertReach, CuadraError, inputDigest, isErrorCode, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
 import type { SubgraphForwarder } from './forward.ts';
@@ -50,20 +50,23 @@ export class InvokePipeline {
   readonly #catalog: Catalog;
   readonly #forwarder: SubgraphForwarder;
   readonly #signer: AssertionSigner;
+  readonly #governance: Governance;
 
-  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner }) {
+  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance }) {
     this.#identity = deps.identity;
     this.#limiter = deps.limiter;
     this.#catalog = deps.catalog;
     this.#forwarder = deps.forwarder;
     this.#signer = deps.signer;
+    this.#governance = deps.governance;
   }
 
   /** Step 1: who is calling. */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw new CuadraError('unauthenticated', 'Send a credential: Authorization: Bearer <API key or access token>.');
-    return this.#identity.authenticateApiKey(match[1]);
+    // `nk_…` is an API key; anything else is taken for an OAuth access token (CONTRACT.md §5).
+    return match[1].startsWith('nk_') ? this.#identity.authenticateApiKey(match[1]) : this.#identity.authenticateAccessToken(match[1]);
   }
 
   /** Checks `X-Tenant-Id`: it may only name the credential's own workspace. */
@@ -75,24 +78,60 @@ export class InvokePipeline {
 
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
     const principal = await this.authenticate(req.authorization);
+    const started = Date.now();
     let headers: Record<string, string> = {};
+    let risk: Risk | null = null;
+    let digest: string | null = null;
+    // Refusals decided here get their ledger entry here; what reaches the owner is recorded there.
+    const refuse = async (err: unknown): Promise<never> => {
+      const error = toCuadraError(err);
+      await this.#governance.ledger.append({
+        principal, tool: req.tool, risk, input_digest: digest, outcome: error.code, idempotency_key: req.idempotencyKey,
+        duration_ms: Date.now() - started,
+      }).catch(() => undefined);
+      throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
+    };
     try {
       headers = await this.#limiter.consume(principal);
     } catch (err) {
-      const extra = (err as CuadraError).extra as { headers?: Record<string, string> } | undefined;
-      throw new PipelineRefusal(toCuadraError(err), extra?.headers ?? {});
+      return refuse(err);
     }
+    let input: unknown;
+    let entry;
     try {
-      const entry = this.#catalog.get(req.tool);
+      entry = this.#catalog.get(req.tool);
       if (!entry) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}". GET /v1/tools lists the tools this credential reaches.`);
+      risk = entry.risk;
       InvokePipeline.checkTenant(principal, req.tenant);
       assertReach(principal, entry);
-      const input = await req.body(entry.max_input_bytes);
+      if (req.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(req.idempotencyKey)) {
+        throw new CuadraError('invalid_input', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { field: '' });
+      }
+      input = await req.body(entry.max_input_bytes);
       this.#catalog.validate(entry.name, input);
-      const answer = await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal));
-      return { status: 200, body: answer, headers };
+      digest = inputDigest(input);
     } catch (err) {
-      throw new PipelineRefusal(toCuadraError(err), headers);
+      return refuse(err);
     }
+    let answer;
+    try {
+      answer = await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
+    } catch (err) {
+      const error = toCuadraError(err);
+      // Unreachable owner: nothing was done there, so the entry is written here.
+      if (error.code === 'unavailable') return refuse(error);
+      throw new PipelineRefusal(error, headers);
+    }
+    if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
+    if (answer.status === 200 || answer.status === 202) {
+      return { status: answer.status, body: answer.body as InvokeResult['body'], headers };
+    }
+    const code = isErrorCode(answer.body.code) ? answer.body.code : 'internal';
+    const error = new CuadraError(code, String(answer.body.error ?? ''), {
+      field: answer.body.field as string | undefined,
+      extra: answer.body.approval_id ? { approval_id: answer.body.approval_id } : {},
+    });
+    if (statusOf(code) !== answer.status) throw new PipelineRefusal(toCuadraError(new Error(`owner answered ${answer.status} ${code}`)), headers);
+    throw new PipelineRefusal(error, headers);
   }
 }

@@ -28,6 +28,8 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
         authorization: req.header('authorization'),
         tool,
         tenant: req.header('x-tenant-id'),
+        idempotencyKey: req.header('idempotency-key'),
+        approvalId: req.header('x-approval-id'),
         body: (limit) => readJsonBody(req, limit),
       });
       for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);

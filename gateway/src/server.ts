@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
-import { closeServer, CuadraError, RateLimiter, type Logger, type Quota } from '@cuadra/shared';
+import { closeServer, CuadraError, RateLimiter, type Governance, type Logger, type Quota } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -24,9 +24,13 @@ export interface GatewayDeps {
   publicUrl: string;
   /** PEM private key (ES256) signing the assertions subgraphs check. */
   signingKey: string;
+  /** PEM private key (ES256) signing OAuth access tokens (`CUADRA_TOKEN_SIGNING_KEY`); the assertion key when absent. */
+  tokenSigningKey?: string;
   /** Base URL of each subgraph. */
   subgraphUrls: Record<string, string>;
   quotas: { credential: Quota; workspace: Quota };
+  /** The shared governance stores: the gateway writes the ledger entries of the refusals it decides. */
+  governance: Governance;
   catalog?: Catalog;
   supergraphSdl?: string;
 }
@@ -47,7 +51,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const signer = new AssertionSigner(deps.signingKey);
   const forwarder = new SubgraphForwarder(deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
-  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer });
+  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
   const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
 

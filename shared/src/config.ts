@@ -8,6 +8,8 @@ export interface ServiceConfig {
   dbName: string;
   /** PEM public key checking gateway assertions. */
   assertionPublicKey: string;
+  /** The governance database (ledger, idempotency, policies, approvals) shared by every service. */
+  governanceDb: string;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -25,5 +27,6 @@ export function serviceConfig(service: string, defaultPort: number, env: NodeJS.
     port: env.PORT ? Number(env.PORT) : defaultPort,
     dbName: env.MONGO_DB ?? `cuadra_${service}`,
     assertionPublicKey: required(env, 'CUADRA_ASSERTION_PUBLIC_KEY').replace(/\\n/g, '\n'),
+    governanceDb: env.GOVERNANCE_DB ?? 'cuadra_governance',
   };
 }

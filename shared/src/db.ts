@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model, type Schema } from 'mongoose';
 
 /**
  * Opens one service's own database. Each service has its own connection and database
@@ -9,7 +9,10 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
     dbName,
     serverSelectionTimeoutMS: 5_000,
     maxPoolSize: 20,
-    autoIndex: true,
+    // Collections and indexes are made by ensureModel at start-up, where a race between
+    // services starting together is retried instead of failing one of them.
+    autoIndex: false,
+    autoCreate: false,
   });
   await connection.asPromise();
   return connection;
@@ -23,5 +26,31 @@ export async function databaseAnswers(connection: Connection): Promise<boolean> 
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The model `name` on a connection, registered once (models are per connection, never global). */
+export function modelOn<T>(db: Connection, name: string, schema: Schema<T>, collection: string): Model<T> {
+  return (db.models[name] as Model<T> | undefined) ?? (db.model<T>(name, schema, collection) as unknown as Model<T>);
+}
+
+/**
+ * Creates a model's collection and indexes, retrying when services starting at the same moment
+ * race to create the same collection (mongo-java-server's H2 backend answers that race with a
+ * generic "already existed" error where MongoDB answers NamespaceExists).
+ */
+export async function ensureModel(model: Model<any>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await model.createCollection().catch((err: { code?: number; message?: string }) => {
+        if (err.code === 48 || /already exist/i.test(err.message ?? '')) return;
+        throw err;
+      });
+      await model.createIndexes();
+      return;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1) + Math.random() * 100));
+    }
   }
 }

@@ -1,7 +1,6 @@
 import { CuadraError, toCuadraError } from './errors.ts';
 import { keyPatternsReach, roleReaches, scopesReach, type Principal } from './principal.ts';
-import type { ToolRegistry } from './registry.ts';
-import { scopeFor, type Risk, type ToolContext } from './tool.ts';
+import { scopeFor, type Risk } from './tool.ts';
 
 /**
  * Step 4 of the pipeline (CONTRACT.md §3): scope → `insufficient_scope`; role or key
@@ -34,24 +33,6 @@ export function reaches(principal: Principal, tool: { name: string; risk: Risk; 
 export interface ToolAnswer {
   tool: string;
   output: Record<string, unknown>;
-}
-
-/**
- * The owning subgraph's half of the one invoke pipeline: find → reach (checked again,
- * never trusting the gateway alone) → validate → run. Database failures become
- * `unavailable`, duplicate keys `conflict`; anything else unexpected is `internal`.
- */
-export async function executeTool(registry: ToolRegistry, name: string, input: unknown, ctx: ToolContext): Promise<ToolAnswer> {
-  const tool = registry.get(name);
-  if (!tool) throw new CuadraError('unknown_tool', `No tool is named "${name}".`);
-  assertReach(ctx.principal, tool);
-  registry.validate(name, input);
-  try {
-    const output = await tool.handler(input, ctx);
-    return { tool: name, output };
-  } catch (err) {
-    throw classifyFailure(err);
-  }
 }
 
 /** Maps driver failures to contract codes; passes contract errors through. */

@@ -12,13 +12,15 @@ import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
 import GraphQLJSON from 'graphql-type-json';
 import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
-import { databaseAnswers } from './db.ts';
+import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
-import { executeTool, reaches } from './invoke.ts';
+import { reaches } from './invoke.ts';
+import type { Governance } from './governance/index.ts';
+import { ToolOwner } from './owner.ts';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
-import type { Tool, ToolContext } from './tool.ts';
+import type { Tool } from './tool.ts';
 
 /** GraphQL context of every subgraph request: the caller, sealed to one workspace. */
 export interface SubgraphContext {
@@ -43,8 +45,8 @@ export function subgraphTypeDefs(subgraph: string, schemaFile: URL | string): st
 scalar JSON
 
 type Mutation {
-  """Runs one of this subgraph's tools through the owning half of the invoke pipeline; returns {tool, output}."""
-  ${toolMutationName(subgraph)}(tool: String!, input: JSON!): JSON!
+  """Runs one of this subgraph's tools through the owning half of the invoke pipeline; returns {status, body, replayed?}: the answer exactly as the caller gets it."""
+  ${toolMutationName(subgraph)}(tool: String!, input: JSON!, idempotencyKey: String, approvalId: String): JSON!
 }
 `;
 }
@@ -64,6 +66,8 @@ export interface SubgraphDefinition {
    * `invoices.%` cannot read employees through the graph. Every root field and entity must be listed.
    */
   readGuards: Record<string, string>;
+  /** This service expires pending approvals and old idempotency records for everyone. */
+  maintenance?: boolean;
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
   models?: readonly ((db: Connection) => Model<any>)[];
 }
@@ -74,12 +78,17 @@ export interface SubgraphDeps {
   log: Logger;
   /** PEM public key that checks the gateway's assertions. */
   assertionPublicKey: string;
+  /** The shared governance stores (ledger, idempotency, policies, approvals). */
+  governance: Governance;
+  /** Start the background sweep that runs approved held calls (default true; tests may drive it by hand). */
+  runApprovals?: boolean;
 }
 
 /** A subgraph ready to listen (never listens on import). */
 export interface SubgraphServer {
   app: express.Express;
   registry: ToolRegistry;
+  owner: ToolOwner;
   listen(port: number, host?: string): Promise<{ server: Server; url: string; close(): Promise<void> }>;
   stop(): Promise<void>;
 }
@@ -92,19 +101,18 @@ export interface SubgraphServer {
 export async function createSubgraphServer(def: SubgraphDefinition, deps: SubgraphDeps): Promise<SubgraphServer> {
   const registry = createRegistry(def.name, def.modules, def.tools);
   // Unique indexes carry business rules (one tax id per workspace…): build them before serving.
-  await Promise.all((def.models ?? []).map((model) => model(deps.db).init()));
+  await Promise.all((def.models ?? []).map((model) => ensureModel(model(deps.db))));
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads(def, registry);
+  const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance });
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,
     JSON: GraphQLJSON,
     Mutation: {
       ...(def.resolvers.Mutation as object | undefined),
-      [mutationName]: (_: unknown, args: { tool: string; input: unknown }, ctx: SubgraphContext) => {
-        const toolCtx: ToolContext = { principal: ctx.principal, workspace: ctx.workspace, db: ctx.db, log: ctx.log, now: new Date() };
-        return executeTool(registry, args.tool, args.input, toolCtx);
-      },
+      [mutationName]: (_: unknown, args: { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }, ctx: SubgraphContext) =>
+        owner.call({ tool: args.tool, input: args.input, principal: ctx.principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined }),
     },
   } as GraphQLResolverMap<any>;
 
@@ -115,6 +123,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     formatError: (formatted, error) => formatSubgraphError(formatted, error, deps.log),
   });
   await apollo.start();
+  if (deps.runApprovals !== false) owner.start();
 
   const app = express();
   app.disable('x-powered-by');
@@ -154,6 +163,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   return {
     app,
     registry,
+    owner,
     async listen(port, host = '127.0.0.1') {
       const server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -168,6 +178,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
       };
     },
     async stop() {
+      await owner.stop();
       if (httpServer) await closeServer(httpServer);
       await apollo.stop();
     },

@@ -6,6 +6,7 @@ import type { Principal } from './principal.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 import { toolMutationName } from './subgraph.ts';
 import type { Connection } from 'mongoose';
+import { Governance } from './governance/index.ts';
 
 let keys: { privateKey: string; publicKey: string } | undefined;
 
@@ -37,13 +38,20 @@ export interface SubgraphCall {
   field?: string;
   message?: string;
   httpStatus: number;
+  /** Held for approval (202). */
+  pending?: boolean;
+  approvalId?: string;
+  replayed?: boolean;
 }
 
 /** A subgraph started on a throwaway database, listening on a free port. */
 export interface TestSubgraph {
   url: string;
   db: Connection;
-  call(tool: string, input: unknown, principal: Principal): Promise<SubgraphCall>;
+  governance: Governance;
+  /** Runs the approval sweep once (tests drive it by hand instead of waiting for the timer). */
+  sweep(): Promise<void>;
+  call(tool: string, input: unknown, principal: Principal, options?: { idempotencyKey?: string; approvalId?: string }): Promise<SubgraphCall>;
   graphql(query: string, variables: Record<string, unknown>, principal: Principal | null): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
@@ -58,8 +66,12 @@ export async function startTestSubgraph(
 ): Promise<TestSubgraph> {
   const mongoUrl = process.env.MONGO_URL;
   if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
-  const db = await connectDatabase(mongoUrl, `test_${name}_${randomBytes(4).toString('hex')}`);
-  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey });
+  const suffix = randomBytes(4).toString('hex');
+  const db = await connectDatabase(mongoUrl, `test_${name}_${suffix}`);
+  const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`);
+  const governance = new Governance(governanceDb);
+  await governance.init();
+  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false });
   const { url } = await server.listen(0);
 
   async function graphql(query: string, variables: Record<string, unknown>, principal: Principal | null) {
@@ -72,21 +84,31 @@ export async function startTestSubgraph(
   return {
     url,
     db,
+    governance,
     graphql,
-    async call(tool, input, principal) {
+    sweep: () => server.owner.sweep(),
+    async call(tool, input, principal, options = {}) {
       const mutation = toolMutationName(name);
-      const { status, body } = await graphql(`mutation($tool: String!, $input: JSON!) { ${mutation}(tool: $tool, input: $input) }`, { tool, input }, principal);
+      const { status, body } = await graphql(
+        `mutation($tool: String!, $input: JSON!, $key: String, $approval: String) { ${mutation}(tool: $tool, input: $input, idempotencyKey: $key, approvalId: $approval) }`,
+        { tool, input, key: options.idempotencyKey ?? null, approval: options.approvalId ?? null },
+        principal,
+      );
       if (body.errors?.length) {
         const e = body.errors[0];
         return { ok: false, code: e.extensions?.code, field: e.extensions?.field, message: e.message, httpStatus: status };
       }
       if (!body.data) return { ok: false, code: body.code, message: body.error, httpStatus: status };
-      return { ok: true, output: body.data[mutation].output, httpStatus: status };
+      const answer = body.data[mutation] as { status: number; body: Record<string, any>; replayed?: boolean };
+      if (answer.status === 200) return { ok: true, output: answer.body.output, httpStatus: 200, replayed: answer.replayed };
+      if (answer.status === 202) return { ok: false, pending: true, approvalId: answer.body.approval_id, httpStatus: 202, replayed: answer.replayed };
+      return { ok: false, code: answer.body.code, field: answer.body.field, message: answer.body.error, approvalId: answer.body.approval_id, httpStatus: answer.status, replayed: answer.replayed };
     },
     async close() {
       await server.stop();
       await db.dropDatabase().catch(() => undefined);
-      await db.close();
+      await governanceDb.dropDatabase().catch(() => undefined);
+      await Promise.all([db.close(), governanceDb.close()]);
     },
   };
 }

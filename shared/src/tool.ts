@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
+import type { Governance } from './governance/index.ts';
 
 /** Risk classes of CONTRACT.md §1: what policies and key patterns select on. */
 export const RISKS = ['read', 'write', 'external', 'destructive'] as const;
@@ -26,6 +27,8 @@ export interface ToolContext {
   log: Logger;
   /** The moment the call started; handlers use it instead of `new Date()` so a call has one clock. */
   now: Date;
+  /** The shared governance stores (used by the governance tools: policies, approvals, ledger). */
+  governance: Governance;
 }
 
 /** One tool, declared once: REST, GraphQL, MCP, OpenAPI and the canvas all read this. */
@@ -36,6 +39,11 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
   input: JsonSchema;
   /** Largest accepted body in bytes; default {@link DEFAULT_MAX_INPUT_BYTES}. */
   maxInputBytes?: number;
+  /**
+   * The money this call moves, in minor units, for policies' `amount_over` conditions
+   * (e.g. an invoice's total). Absent or null: amount conditions never match.
+   */
+  amount?: (input: Input) => number | null;
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
 

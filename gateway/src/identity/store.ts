@@ -1,4 +1,4 @@
-import { API_KEY_SHAPE, CuadraError, hashApiKey, newApiKey, newId, sameDigest, type Principal } from '@cuadra/shared';
+import { API_KEY_SHAPE, CuadraError, ensureModel, hashApiKey, newApiKey, newId, sameDigest, type Principal } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
@@ -11,6 +11,11 @@ const REVOKED = 'revoked';
 /** Currency of a country when the caller does not say (CONTRACT.md §4: default from country). */
 const COUNTRY_CURRENCY: Record<string, string> = { CO: 'COP', MX: 'MXN', PE: 'PEN', CL: 'CLP', AR: 'ARS', EC: 'USD', US: 'USD', ES: 'EUR', DE: 'EUR', FR: 'EUR', NL: 'EUR', IT: 'EUR', PT: 'EUR', BE: 'EUR' };
 
+/** Turns an OAuth access token into a principal (the OAuth server's `AccessTokens`). */
+export interface AccessTokenAuthenticator {
+  authenticate(token: string): Promise<Principal>;
+}
+
 /**
  * Workspaces and API keys: the gateway owns who the caller is (DOMAIN.md). Keys are checked
  * against MongoDB with a short Redis cache shared by every gateway instance.
@@ -18,6 +23,7 @@ const COUNTRY_CURRENCY: Record<string, string> = { CO: 'COP', MX: 'MXN', PE: 'PE
 export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
+  #accessTokens: AccessTokenAuthenticator | null = null;
 
   constructor(db: Connection, redis: Redis) {
     this.#models = identityModels(db);
@@ -26,11 +32,11 @@ export class IdentityStore {
 
   /** Makes sure the unique indexes exist before the first key is written. */
   async init(): Promise<void> {
-    await Promise.all([this.#models.workspaces.init(), this.#models.apiKeys.init()]);
+    await Promise.all([ensureModel(this.#models.workspaces), ensureModel(this.#models.apiKeys)]);
   }
 
   /** Opens a workspace and its first (owner) API key. The key is returned once and never stored. */
-  async createWorkspace(input: { name: string; ownerEmail: string; country?: string; currency?: string; openedBy?: 'operator' | 'person' | 'agent' }): Promise<{ workspace_id: string; api_key: string; key_id: string }> {
+  async createWorkspace(input: { name: string; ownerEmail: string; country?: string; currency?: string; openedBy?: 'operator' | 'person' | 'agent'; keyName?: string }): Promise<{ workspace_id: string; api_key: string; key_id: string }> {
     const name = input.name.trim();
     if (!name || name.length > 200) throw new CuadraError('invalid_input', 'A workspace needs a name of 1 to 200 characters.', { field: '/name' });
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.ownerEmail)) throw new CuadraError('invalid_input', 'The owner e-mail is not valid.', { field: '/owner_email' });
@@ -42,7 +48,7 @@ export class IdentityStore {
     await this.#models.workspaces.create({
       _id: workspaceId, name, country, currency, owner_email: input.ownerEmail.toLowerCase(), opened_by: input.openedBy ?? 'operator', created_at: new Date(),
     });
-    const key = await this.createApiKey({ workspace: workspaceId, name: 'Owner key', role: input.openedBy === 'agent' ? 'agent' : 'owner', actorType: input.openedBy === 'agent' ? 'agent' : 'api_key' });
+    const key = await this.createApiKey({ workspace: workspaceId, name: input.keyName ?? 'Owner key', role: input.openedBy === 'agent' ? 'agent' : 'owner', actorType: input.openedBy === 'agent' ? 'agent' : 'api_key' });
     return { workspace_id: workspaceId, api_key: key.api_key, key_id: key.id };
   }
 
@@ -63,6 +69,17 @@ export class IdentityStore {
     if (!key) return false;
     await this.#redis.set(cacheKey(key.hash), REVOKED, 'EX', CACHE_SECONDS * 2);
     return true;
+  }
+
+  /** Lets this store accept OAuth access tokens as well as API keys (set once by the gateway). */
+  acceptAccessTokens(tokens: AccessTokenAuthenticator): void {
+    this.#accessTokens = tokens;
+  }
+
+  /** Who an OAuth access token is; `unauthenticated` when this gateway takes no tokens or the token fails. */
+  async authenticateAccessToken(token: string): Promise<Principal> {
+    if (!this.#accessTokens || token.length > 4096) throw new CuadraError('unauthenticated', 'The credential is neither an API key nor a valid access token.');
+    return this.#accessTokens.authenticate(token);
   }
 
   /** The workspace record, or null. */

@@ -24,6 +24,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       name,
       modules,
       tools,
+      maintenance: true,
       models: [agents],
       typeDefs: typeDefs(),
       readGuards: { 'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents' },

@@ -1,0 +1,160 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { ensureModel, modelOn } from '../db.ts';
+import type { Principal } from '../principal.ts';
+
+/** States of an approval (CONTRACT.md §3). `executing` is the short window while a held call runs. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executing' | 'executed' | 'failed';
+
+/** An approval as callers see it. */
+export interface Approval {
+  id: string;
+  status: ApprovalStatus;
+  /** `hold`: runs by itself once approved; `ask`: the caller repeats the call with X-Approval-Id. */
+  mode: 'hold' | 'ask';
+  tool: string;
+  input: Record<string, unknown>;
+  requested_by: { type: string; id: string; credential_id: string; role: string };
+  requested_at: string;
+  decided_by: { type: string; id: string } | null;
+  decided_at: string | null;
+  reason: string | null;
+  result: { status: number; body: Record<string, unknown> } | null;
+  expires_at: string;
+}
+
+/** Stored form: also who to run it as, which subgraph runs it, and the input digest. */
+export interface ApprovalDoc extends Omit<Approval, 'id'> {
+  _id: string;
+  workspace: string;
+  subgraph: string;
+  input_digest: string;
+  idempotency_key: string | null;
+  principal: Principal;
+  /** While `executing`: until when the claiming process owns it. */
+  lease_until: Date | null;
+  executor: string | null;
+}
+
+const schema = new Schema<ApprovalDoc>(
+  {
+    _id: String, workspace: String, subgraph: String, status: String, mode: String, tool: String, input: Schema.Types.Mixed,
+    input_digest: String, idempotency_key: { type: String, default: null }, principal: Schema.Types.Mixed, requested_by: Schema.Types.Mixed,
+    requested_at: String, decided_by: { type: Schema.Types.Mixed, default: null }, decided_at: { type: String, default: null },
+    reason: { type: String, default: null }, result: { type: Schema.Types.Mixed, default: null }, expires_at: String,
+    lease_until: { type: Date, default: null }, executor: { type: String, default: null },
+  },
+  { versionKey: false, minimize: false },
+);
+schema.index({ workspace: 1, status: 1 });
+schema.index({ subgraph: 1, status: 1 });
+
+/** Pending approvals expire after this long. */
+export const APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Public view of a stored approval. */
+export function approvalView(doc: ApprovalDoc, now = new Date()): Approval {
+  const status = doc.status === 'pending' && doc.expires_at <= now.toISOString() ? 'expired' : doc.status;
+  return {
+    id: doc._id, status, mode: doc.mode, tool: doc.tool, input: doc.input, requested_by: doc.requested_by, requested_at: doc.requested_at,
+    decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result: doc.result, expires_at: doc.expires_at,
+  };
+}
+
+/**
+ * Approvals. Every state change is one conditional update on `{_id, status}`, so two people
+ * approving at once, or two processes picking up the same approved call, change it once.
+ */
+export class ApprovalStore {
+  readonly model: Model<ApprovalDoc>;
+
+  constructor(db: Connection) {
+    this.model = modelOn<ApprovalDoc>(db, 'Approval', schema, 'approvals');
+  }
+
+  async init(): Promise<void> {
+    await ensureModel(this.model);
+  }
+
+  async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal }, now = new Date()): Promise<ApprovalDoc> {
+    const doc: ApprovalDoc = {
+      _id: input.id, workspace: input.workspace, subgraph: input.subgraph, status: 'pending', mode: input.mode, tool: input.tool, input: input.input,
+      input_digest: input.inputDigest, idempotency_key: input.idempotencyKey ?? null, principal: input.principal,
+      requested_by: { type: input.principal.actor.type, id: input.principal.actor.id, credential_id: input.principal.credential_id, role: input.principal.role },
+      requested_at: now.toISOString(), decided_by: null, decided_at: null, reason: null, result: null,
+      expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(), lease_until: null, executor: null,
+    };
+    await this.model.create(doc);
+    return doc;
+  }
+
+  async get(workspace: string, id: string): Promise<ApprovalDoc | null> {
+    return this.model.findOne({ _id: id, workspace }).lean();
+  }
+
+  async list(workspace: string, status: ApprovalStatus | undefined, limit: number, now = new Date()): Promise<ApprovalDoc[]> {
+    const filter: Record<string, unknown> = { workspace };
+    if (status === 'expired') filter.$or = [{ status: 'expired' }, { status: 'pending', expires_at: { $lte: now.toISOString() } }];
+    else if (status === 'pending') Object.assign(filter, { status: 'pending', expires_at: { $gt: now.toISOString() } });
+    else if (status) filter.status = status;
+    const docs = await this.model.find(filter).lean();
+    return docs.sort((a, b) => b.requested_at.localeCompare(a.requested_at)).slice(0, limit);
+  }
+
+  /** pending → approved | rejected, once. Null when it was not pending (decided, expired, unknown). */
+  async decide(workspace: string, id: string, decision: 'approved' | 'rejected', by: { type: string; id: string }, reason: string | null, now = new Date()): Promise<ApprovalDoc | null> {
+    return this.model.findOneAndUpdate(
+      { _id: id, workspace, status: 'pending', expires_at: { $gt: now.toISOString() } },
+      { $set: { status: decision, decided_by: by, decided_at: now.toISOString(), reason } },
+      { returnDocument: 'after' },
+    ).lean();
+  }
+
+  /** approved (hold) → executing, once, with a lease. */
+  async claim(id: string, executor: string, leaseMs: number, now = new Date()): Promise<ApprovalDoc | null> {
+    return this.model.findOneAndUpdate(
+      { _id: id, status: 'approved', mode: 'hold' },
+      { $set: { status: 'executing', executor, lease_until: new Date(now.getTime() + leaseMs) } },
+      { returnDocument: 'after' },
+    ).lean();
+  }
+
+  /** approved (ask) → executed, once: the caller's repeat with X-Approval-Id uses it up. */
+  async useAsk(workspace: string, id: string, credentialId: string, tool: string, digest: string): Promise<ApprovalDoc | null> {
+    return this.model.findOneAndUpdate(
+      { _id: id, workspace, status: 'approved', mode: 'ask', tool, input_digest: digest, 'principal.credential_id': credentialId },
+      { $set: { status: 'executing' } },
+      { returnDocument: 'after' },
+    ).lean();
+  }
+
+  /** executing → executed | failed, keeping the result or the reason. */
+  async finish(id: string, status: 'executed' | 'failed', result: ApprovalDoc['result'], reason: string | null): Promise<void> {
+    const set: Record<string, unknown> = { status, result, lease_until: null };
+    if (reason !== null) set.reason = reason;
+    await this.model.updateOne({ _id: id, status: 'executing' }, { $set: set });
+  }
+
+  /** Approved hold calls of one subgraph waiting to run. */
+  async approvedFor(subgraph: string, limit = 20): Promise<ApprovalDoc[]> {
+    const docs = await this.model.find({ subgraph, status: 'approved', mode: 'hold' }).limit(limit).lean();
+    return docs;
+  }
+
+  /** Executions whose owner died (lease passed). */
+  async abandonedFor(subgraph: string, now = new Date()): Promise<ApprovalDoc[]> {
+    return this.model.find({ subgraph, status: 'executing', lease_until: { $lt: now } }).limit(20).lean();
+  }
+
+  /**
+   * pending → expired for those past their time; approved held calls whose owning service has
+   * not run them within a day → failed, with the reason (an approval never stays in limbo).
+   */
+  async expire(now = new Date()): Promise<number> {
+    const expired = await this.model.updateMany({ status: 'pending', expires_at: { $lte: now.toISOString() } }, { $set: { status: 'expired' } });
+    const stale = await this.model.updateMany(
+      { status: 'approved', mode: 'hold', decided_at: { $lte: new Date(now.getTime() - 24 * 3600 * 1000).toISOString() } },
+      { $set: { status: 'failed', reason: 'The owning service did not run this call within 24 hours of its approval; nothing was done.' } },
+    );
+    return (expired.modifiedCount ?? 0) + (stale.modifiedCount ?? 0);
+  }
+}

@@ -1,0 +1,37 @@
+import type { Redis } from 'ioredis';
+import type { Connection, Model } from 'mongoose';
+import { ensureModel } from '../db.ts';
+import { ApprovalStore } from './approvals.ts';
+import { IdempotencyStore } from './idempotency.ts';
+import { intents, type IntentDoc } from './intents.ts';
+import { Ledger } from './ledger.ts';
+import { PolicyStore } from './policies.ts';
+
+/**
+ * The governance stores every service shares: ledger, idempotency records, autonomy
+ * policies, approvals and action intents, in one database of their own (`GOVERNANCE_DB`,
+ * default `cuadra_governance`). This library owns that database; services reach it only
+ * through these classes.
+ */
+export class Governance {
+  readonly ledger: Ledger;
+  readonly idempotency: IdempotencyStore;
+  readonly policies: PolicyStore;
+  readonly approvals: ApprovalStore;
+  readonly intents: Model<IntentDoc>;
+  readonly db: Connection;
+
+  constructor(db: Connection, redis?: Redis, options: { idempotencyWaitMs?: number } = {}) {
+    this.db = db;
+    this.ledger = new Ledger(db, redis);
+    this.idempotency = new IdempotencyStore(db, { waitMs: options.idempotencyWaitMs });
+    this.policies = new PolicyStore(db);
+    this.approvals = new ApprovalStore(db);
+    this.intents = intents(db);
+  }
+
+  /** Builds the indexes the guarantees rest on (unique ledger positions…). */
+  async init(): Promise<void> {
+    await Promise.all([this.ledger.init(), this.idempotency.init(), this.policies.init(), this.approvals.init(), ensureModel(this.intents)]);
+  }
+}

@@ -1,0 +1,99 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { ensureModel, modelOn } from '../db.ts';
+import { anyPatternMatches, type Principal } from '../principal.ts';
+import type { Risk } from '../tool.ts';
+
+/** An autonomy policy (CONTRACT.md §3). */
+export interface Policy {
+  id: string;
+  workspace: string;
+  name: string;
+  priority: number;
+  match: { tools?: string[]; risk?: Risk[]; actors?: Principal['actor']['type'][]; roles?: string[] };
+  conditions?: { amount_over?: number };
+  effect: PolicyEffect;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PolicyEffect = 'allow' | 'hold' | 'ask' | 'deny';
+
+type PolicyDoc = Omit<Policy, 'id'> & { _id: string };
+
+const schema = new Schema<PolicyDoc>(
+  {
+    _id: String, workspace: String, name: String, priority: Number, match: Schema.Types.Mixed, conditions: Schema.Types.Mixed,
+    effect: String, created_at: String, updated_at: String,
+  },
+  { versionKey: false, minimize: false },
+);
+schema.index({ workspace: 1 });
+
+/** When priorities tie, the more careful effect wins. */
+const CAUTION: Record<PolicyEffect, number> = { allow: 0, hold: 1, ask: 2, deny: 3 };
+
+/** Does the policy select this call? */
+export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call: { tool: string; risk: Risk; principal: Principal; amount: number | null }): boolean {
+  const m = policy.match ?? {};
+  if (m.tools?.length && !anyPatternMatches(m.tools, { name: call.tool, risk: call.risk })) return false;
+  if (m.risk?.length && !m.risk.includes(call.risk)) return false;
+  if (m.actors?.length && !m.actors.includes(call.principal.actor.type)) return false;
+  if (m.roles?.length && !m.roles.includes(call.principal.role)) return false;
+  const over = policy.conditions?.amount_over;
+  if (over !== undefined && !(call.amount !== null && call.amount > over)) return false;
+  return true;
+}
+
+/** The deciding policy of a call: highest priority match; none → `allow` within the role. */
+export function decide(policies: readonly Policy[], call: { tool: string; risk: Risk; principal: Principal; amount: number | null }): { effect: PolicyEffect; policy: Policy | null } {
+  let best: Policy | null = null;
+  for (const p of policies) {
+    if (!policyMatches(p, call)) continue;
+    if (!best || p.priority > best.priority || (p.priority === best.priority && CAUTION[p.effect] > CAUTION[best.effect])) best = p;
+  }
+  return { effect: best?.effect ?? 'allow', policy: best };
+}
+
+function view(doc: PolicyDoc): Policy {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest };
+}
+
+/** The workspace's autonomy policies. Read on every non-trivial call, so kept small and indexed by workspace. */
+export class PolicyStore {
+  readonly #model: Model<PolicyDoc>;
+
+  constructor(db: Connection) {
+    this.#model = modelOn<PolicyDoc>(db, 'Policy', schema, 'policies');
+  }
+
+  async init(): Promise<void> {
+    await ensureModel(this.#model);
+  }
+
+  async list(workspace: string): Promise<Policy[]> {
+    const docs = await this.#model.find({ workspace }).lean();
+    return docs.map(view).sort((a, b) => b.priority - a.priority || a.created_at.localeCompare(b.created_at));
+  }
+
+  async get(workspace: string, id: string): Promise<Policy | null> {
+    const doc = await this.#model.findOne({ _id: id, workspace }).lean();
+    return doc ? view(doc) : null;
+  }
+
+  async create(workspace: string, input: Omit<Policy, 'id' | 'workspace' | 'created_at' | 'updated_at'>, id: string, now = new Date()): Promise<Policy> {
+    const doc: PolicyDoc = { _id: id, workspace, ...input, created_at: now.toISOString(), updated_at: now.toISOString() };
+    await this.#model.create(doc);
+    return view(doc);
+  }
+
+  async update(workspace: string, id: string, changes: Partial<Omit<Policy, 'id' | 'workspace' | 'created_at' | 'updated_at'>>, now = new Date()): Promise<Policy | null> {
+    const doc = await this.#model.findOneAndUpdate({ _id: id, workspace }, { $set: { ...changes, updated_at: now.toISOString() } }, { returnDocument: 'after' }).lean();
+    return doc ? view(doc) : null;
+  }
+
+  async delete(workspace: string, id: string): Promise<boolean> {
+    const res = await this.#model.deleteOne({ _id: id, workspace });
+    return res.deletedCount === 1;
+  }
+}

@@ -1,0 +1,35 @@
+import { Redis } from 'ioredis';
+import { serviceConfig } from './config.ts';
+import { connectDatabase } from './db.ts';
+import { Governance } from './governance/index.ts';
+import { createLogger } from './logger.ts';
+import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
+
+/**
+ * The process entry of a subgraph (its `src/index.ts` calls this and nothing else): read the
+ * environment, connect its database, the governance database and Redis, listen, and shut
+ * down cleanly on SIGTERM/SIGINT.
+ */
+export async function runSubgraph(name: string, defaultPort: number, createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>): Promise<void> {
+  const config = serviceConfig(name, defaultPort);
+  const log = createLogger(name);
+  const db = await connectDatabase(config.mongoUrl, config.dbName);
+  const governanceDb = await connectDatabase(config.mongoUrl, config.governanceDb);
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis'));
+  const governance = new Governance(governanceDb, redis);
+  await governance.init();
+  const server = await createServer({ db, log, assertionPublicKey: config.assertionPublicKey, governance });
+  const { url } = await server.listen(config.port, config.host);
+  log.info({ url }, `${name} subgraph listening`);
+
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    await server.stop();
+    redis.disconnect();
+    await Promise.all([db.close(), governanceDb.close()]);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { newId } from './credentials.ts';
+import { CuadraError, isCuadraError, refusalBody, statusOf, type ErrorCode } from './errors.ts';
+import { decide } from './governance/policies.ts';
+import { inputDigest } from './governance/digest.ts';
+import type { ApprovalDoc } from './governance/approvals.ts';
+import type { Governance } from './governance/index.ts';
+import { assertReach, classifyFailure } from './invoke.ts';
+import type { Logger } from './logger.ts';
+import type { Principal } from './principal.ts';
+import type { ToolRegistry } from './registry.ts';
+import type { Tool } from './tool.ts';
+
+/** One call as it reaches the owning service. */
+export interface OwnedCall {
+  tool: string;
+  input: unknown;
+  principal: Principal;
+  idempotencyKey?: string;
+  approvalId?: string;
+}
+
+/** The owning service's answer: status and body exactly as the caller will get them. */
+export interface OwnedAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  replayed?: boolean;
+}
+
+/** A running handler's lease: after this long its intent is taken for interrupted. */
+const LEASE_MS = 60_000;
+
+function refusal(err: CuadraError): OwnedAnswer {
+  return { status: statusOf(err.code), body: refusalBody(err.code, err.message, err.field, err.extra) as unknown as Record<string, unknown> };
+}
+
+/** The ledger outcome an answer stands for. */
+function outcomeOf(answer: OwnedAnswer): string {
+  if (answer.status === 200) return 'ok';
+  if (answer.status === 202) return 'pending_approval';
+  return String(answer.body.code ?? 'internal');
+}
+
+/**
+ * The owning half of the one invoke pipeline, run in every service that owns tools:
+ * find → reach (again) → validate (again) → idempotency → autonomy policy (allow, hold → 202,
+ * ask → 403 approval_required, deny → 403 policy_denied) → run → ledger. Every attempt gets
+ * exactly one ledger entry; contract refusals are answers, not exceptions, so they can be
+ * replayed under an Idempotency-Key.
+ */
+export class ToolOwner {
+  readonly subgraph: string;
+  readonly #registry: ToolRegistry;
+  readonly #governance: Governance;
+  readonly #db: Connection;
+  readonly #log: Logger;
+  readonly #executor = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping = false;
+  #lastMaintenance = 0;
+  readonly #maintenance: boolean;
+
+  /** `maintenance`: this service also expires approvals and idempotency records (one service is enough; the agents subgraph does it). */
+  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean }) {
+    this.#maintenance = deps.maintenance ?? false;
+    this.subgraph = deps.subgraph;
+    this.#registry = deps.registry;
+    this.#governance = deps.governance;
+    this.#db = deps.db;
+    this.#log = deps.log;
+  }
+
+  /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
+  async call(call: OwnedCall): Promise<OwnedAnswer> {
+    const started = Date.now();
+    const tool = this.#registry.get(call.tool);
+    const ledger = (answer: OwnedAnswer, extra: { approval_id?: string; replayed?: boolean } = {}) =>
+      this.#governance.ledger.append({
+        principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: tool ? inputDigest(call.input) : null,
+        outcome: outcomeOf(answer), approval_id: extra.approval_id ?? (answer.body.approval_id as string | undefined),
+        idempotency_key: call.idempotencyKey, replayed: extra.replayed, duration_ms: Date.now() - started,
+      });
+    if (!tool) {
+      const answer = refusal(new CuadraError('unknown_tool', `No tool is named "${call.tool}".`));
+      await ledger(answer);
+      return answer;
+    }
+    try {
+      assertReach(call.principal, tool);
+      this.#registry.validate(tool.name, call.input);
+    } catch (err) {
+      if (!isCuadraError(err)) throw err;
+      const answer = refusal(err);
+      await ledger(answer);
+      return answer;
+    }
+    const input = call.input as Record<string, unknown>;
+    const digest = inputDigest(input);
+
+    let keyed: Awaited<ReturnType<Governance['idempotency']['begin']>> | undefined;
+    if (call.idempotencyKey) {
+      try {
+        keyed = await this.#governance.idempotency.begin(call.principal.workspace, call.idempotencyKey, tool.name, digest);
+      } catch (err) {
+        if (!isCuadraError(err)) throw err;
+        const answer = refusal(err);
+        await ledger(answer);
+        return answer;
+      }
+      if (keyed.kind === 'replay') {
+        const answer = { ...keyed.answer, replayed: true };
+        await ledger(answer, { replayed: true });
+        return answer;
+      }
+    }
+    try {
+      const answer = await this.#decideAndRun(tool, input, digest, call, started);
+      if (keyed?.kind === 'run') {
+        // Server failures are not kept: nothing was done, so a retry with the same key may run.
+        if (answer.status >= 500) await keyed.release();
+        else await keyed.complete(answer);
+      }
+      return answer;
+    } catch (err) {
+      if (keyed?.kind === 'run') await keyed.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async #decideAndRun(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, call: OwnedCall, started: number): Promise<OwnedAnswer> {
+    const { principal } = call;
+    const record = (answer: OwnedAnswer, approvalId?: string) =>
+      this.#governance.ledger.append({
+        principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: approvalId,
+        idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started,
+      });
+
+    if (call.approvalId) {
+      const approval = await this.#governance.approvals.useAsk(principal.workspace, call.approvalId, principal.credential_id, tool.name, digest);
+      if (!approval) {
+        const answer = refusal(new CuadraError('policy_denied', 'That approval cannot be used: it is unknown, not approved, already used, or for another call or caller.'));
+        await record(answer, call.approvalId);
+        return answer;
+      }
+      const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started });
+      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', answer, answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      return answer;
+    }
+
+    const policies = await this.#governance.policies.list(principal.workspace);
+    const amount = tool.amount ? tool.amount(input) : null;
+    const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount });
+    if (effect === 'deny') {
+      const answer = refusal(new CuadraError('policy_denied', `The workspace policy "${policy!.name}" does not allow ${tool.name}.`));
+      await record(answer);
+      return answer;
+    }
+    if (effect === 'ask' || effect === 'hold') {
+      const approval = await this.#governance.approvals.create({
+        id: newId('apr'), workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name, input, inputDigest: digest,
+        idempotencyKey: call.idempotencyKey, principal,
+      });
+      const answer: OwnedAnswer = effect === 'hold'
+        ? { status: 202, body: { tool: tool.name, status: 'pending_approval', approval_id: approval._id } }
+        : refusal(new CuadraError('approval_required', `The workspace policy "${policy!.name}" asks a person to approve ${tool.name} first; repeat the call with X-Approval-Id: ${approval._id} once it is approved.`, { extra: { approval_id: approval._id } }));
+      await record(answer, approval._id);
+      return answer;
+    }
+    return this.#run(tool, input, digest, principal, { idempotencyKey: call.idempotencyKey, started });
+  }
+
+  /** Runs the handler between an intent and its ledger entry. */
+  async #run(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number }): Promise<OwnedAnswer> {
+    const intentId = newId('int');
+    await this.#governance.intents.create({
+      _id: intentId, workspace: principal.workspace, subgraph: this.subgraph, tool: tool.name, risk: tool.risk, input_digest: digest, principal,
+      approval_id: opts.approvalId ?? null, idempotency_key: opts.idempotencyKey ?? null, started_at: new Date(),
+    });
+    let answer: OwnedAnswer;
+    let failure: CuadraError | undefined;
+    try {
+      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance });
+      answer = { status: 200, body: { tool: tool.name, output } };
+    } catch (err) {
+      const error = classifyFailure(err);
+      if (error.code === 'internal') this.#log.error({ err: error.cause ?? err, tool: tool.name }, 'tool failed');
+      answer = refusal(error);
+      if (error.code === 'internal' || error.code === 'unavailable') failure = error;
+    }
+    await this.#governance.ledger.append({
+      principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: opts.approvalId,
+      idempotency_key: opts.idempotencyKey, duration_ms: Date.now() - opts.started,
+    });
+    await this.#governance.intents.deleteOne({ _id: intentId });
+    if (failure) throw failure;
+    return answer;
+  }
+
+  /** Runs one approved held call, at most once (the claim is a conditional update). */
+  async runApproved(doc: ApprovalDoc): Promise<void> {
+    const claimed = await this.#governance.approvals.claim(doc._id, this.#executor, LEASE_MS);
+    if (!claimed) return;
+    const started = Date.now();
+    const tool = this.#registry.get(claimed.tool);
+    try {
+      if (!tool) throw new CuadraError('unknown_tool', `The tool ${claimed.tool} no longer exists.`);
+      // As the original caller, checked again: a role or key changed since the request counts.
+      assertReach(claimed.principal, tool);
+      this.#registry.validate(tool.name, claimed.input);
+    } catch (err) {
+      const error = isCuadraError(err) ? err : classifyFailure(err);
+      const answer = refusal(error);
+      await this.#governance.ledger.append({ principal: claimed.principal, tool: claimed.tool, risk: tool?.risk ?? null, input_digest: claimed.input_digest, outcome: outcomeOf(answer), approval_id: claimed._id, duration_ms: Date.now() - started });
+      await this.#governance.approvals.finish(claimed._id, 'failed', answer, error.message);
+      return;
+    }
+    try {
+      const answer = await this.#run(tool, claimed.input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
+      await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', answer, answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+    } catch (err) {
+      const error = classifyFailure(err);
+      await this.#governance.approvals.finish(claimed._id, 'failed', refusal(error), error.message).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Settles what a dead process left: intents past their lease get their `interrupted` entry
+   * (and their approval ends `failed`); approvals claimed but never started go back to approved.
+   */
+  async recover(now = new Date()): Promise<void> {
+    const { intents, approvals, ledger } = this.#governance;
+    const stale = await intents.find({ subgraph: this.subgraph, started_at: { $lt: new Date(now.getTime() - LEASE_MS) } }).limit(50).lean();
+    for (const intent of stale) {
+      await ledger.append({ principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted', approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime() });
+      if (intent.approval_id) {
+        await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call; whether it took effect is unknown. Check before asking again.');
+      }
+      await intents.deleteOne({ _id: intent._id });
+    }
+    for (const doc of await approvals.abandonedFor(this.subgraph, now)) {
+      const started = await intents.exists({ approval_id: doc._id });
+      if (started) continue; // its intent settles it above once its lease passes
+      const ran = await ledger.entries.exists({ workspace: doc.workspace, approval_id: doc._id, outcome: { $ne: 'pending_approval' } });
+      if (ran) {
+        await approvals.finish(doc._id, 'executed', null, 'The call ran; its output was not kept because the service stopped right after.');
+      } else {
+        // Claimed, never started: safe to run again.
+        await approvals.model.updateOne({ _id: doc._id, status: 'executing', lease_until: doc.lease_until }, { $set: { status: 'approved', executor: null, lease_until: null } });
+      }
+    }
+  }
+
+  /** One pass of the background work: recovery, then approved held calls. */
+  async sweep(): Promise<void> {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      await this.recover();
+      if (this.#maintenance && Date.now() - this.#lastMaintenance > 60_000) {
+        this.#lastMaintenance = Date.now();
+        await this.#governance.approvals.expire();
+        await this.#governance.idempotency.sweep();
+      }
+      for (const doc of await this.#governance.approvals.approvedFor(this.subgraph)) await this.runApproved(doc);
+    } catch (err) {
+      this.#log.warn({ err }, 'approval sweep failed; will retry');
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  /** Starts the background sweep (approved calls run within about `intervalMs`). */
+  start(intervalMs = 500): void {
+    this.#timer ??= setInterval(() => void this.sweep(), intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    while (this.#sweeping) await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Answers for codes the owner produces, for tests and the gateway. */
+export function isRefusalStatus(status: number): boolean {
+  return status >= 400;
+}
+
+export type { ErrorCode };

@@ -1,0 +1,18 @@
+import { defineTool, newId, type Policy } from '@cuadra/shared';
+import { policyFields } from './schema.ts';
+
+type Input = Pick<Policy, 'name' | 'match' | 'effect'> & { priority?: number; conditions?: Policy['conditions'] };
+
+/** Adds an autonomy policy to the workspace. */
+export const create = defineTool<Input>({
+  name: 'policies.create',
+  description: 'Create an autonomy policy: which calls (tool patterns, risk classes, actor types, roles, amount over a threshold) are allowed, held for approval (hold → 202), need an approval first (ask) or denied. Highest priority wins.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['name', 'match', 'effect'], properties: policyFields },
+  async handler(input, ctx) {
+    const policy = await ctx.governance.policies.create(ctx.workspace, {
+      name: input.name, priority: input.priority ?? 0, match: input.match, conditions: input.conditions ?? {}, effect: input.effect,
+    }, newId('pol'), ctx.now);
+    return { policy };
+  },
+});

@@ -1,0 +1,21 @@
+import { CuadraError, defineTool, type Policy } from '@cuadra/shared';
+import { policyFields } from './schema.ts';
+
+type Input = { id: string } & Partial<Pick<Policy, 'name' | 'priority' | 'match' | 'conditions' | 'effect'>>;
+
+/** Changes the fields of a policy it is given. */
+export const update = defineTool<Input>({
+  name: 'policies.update',
+  description: 'Change an autonomy policy: the fields given replace the stored ones (name, priority, match, conditions, effect).',
+  risk: 'write',
+  input: {
+    type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
+    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...policyFields },
+  },
+  async handler(input, ctx) {
+    const { id, ...changes } = input;
+    const policy = await ctx.governance.policies.update(ctx.workspace, id, changes, ctx.now);
+    if (!policy) throw new CuadraError('not_found', `No policy ${id} exists in this workspace.`);
+    return { policy };
+  },
+});
