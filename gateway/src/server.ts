@@ -12,6 +12,7 @@ import { createGraph, supergraphFromBuild, type GraphContext } from './graph.ts'
 import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
+import { createPeopleAccess } from './oauth/index.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { restRouter } from './rest.ts';
 
@@ -63,6 +64,11 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, redis: deps.redis });
     res.status(status).json(body);
   });
+
+  // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
+  const peopleAccess = await createPeopleAccess({ db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey });
+  identity.acceptAccessTokens(peopleAccess.tokens);
+  app.use(peopleAccess.router);
 
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
 

@@ -1,0 +1,220 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { CuadraError, newId, sameDigest } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** A person who signs in with e-mail and password (pages of /oauth/authorize and /claim). */
+export interface UserDoc {
+  _id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  name: string;
+  /** `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<hash b64url>`: parameters travel with the hash so they can be raised later. */
+  password_hash: string;
+  created_at: Date;
+}
+
+/** A person's place in a workspace: which built-in or custom role they hold there. */
+export interface MembershipDoc {
+  _id: string;
+  workspace: string;
+  user: string;
+  role: string;
+  created_at: Date;
+}
+
+/** A claim link an agent sign-up produced; the token itself is never stored, only its SHA-256. */
+export interface ClaimDoc {
+  _id: string;
+  workspace: string;
+  email: string;
+  created_at: Date;
+  expires_at: Date;
+  /** Set once by a conditional update: a claim token works exactly once. */
+  used_at: Date | null;
+}
+
+const userSchema = new Schema<UserDoc>(
+  {
+    _id: { type: String, required: true },
+    email: { type: String, required: true },
+    name: { type: String, required: true },
+    password_hash: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+userSchema.index({ email: 1 }, { unique: true });
+
+const membershipSchema = new Schema<MembershipDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    user: { type: String, required: true },
+    role: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+membershipSchema.index({ workspace: 1, user: 1 }, { unique: true });
+membershipSchema.index({ user: 1 });
+
+const claimSchema = new Schema<ClaimDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    email: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    expires_at: { type: Date, required: true },
+    used_at: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+
+function model<T>(db: Connection, name: string, schema: Schema<T>, collection: string): Model<T> {
+  return (db.models[name] as Model<T> | undefined) ?? db.model<T>(name, schema, collection);
+}
+
+/** The people collections on the gateway's database. */
+export function peopleModels(db: Connection) {
+  return {
+    users: model(db, 'User', userSchema, 'users'),
+    memberships: model(db, 'Membership', membershipSchema, 'memberships'),
+    claims: model(db, 'Claim', claimSchema, 'claims'),
+  };
+}
+
+// scrypt at N = 2^17, r = 8, p = 1 (128 MiB, ~0.35 s here): OWASP's first-choice parameters for
+// scrypt. Memory-hard, in node:crypto, so no native dependency to build on every machine.
+const SCRYPT = { logN: 17, r: 8, p: 1, keylen: 32 };
+const MAXMEM = 256 * 1024 * 1024;
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** Hashes a password with scrypt and a fresh 16-byte salt. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT.keylen, { N: 2 ** SCRYPT.logN, r: SCRYPT.r, p: SCRYPT.p, maxmem: MAXMEM });
+  return `scrypt$${SCRYPT.logN}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/** Checks a password against a stored hash in constant time. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, logN, r, p, salt, hash] = parts;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { N: 2 ** Number(logN), r: Number(r), p: Number(p), maxmem: MAXMEM });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+// Verified against when the e-mail is unknown, so a wrong e-mail costs as long as a wrong password.
+let dummyHash: Promise<string> | undefined;
+
+/** Minimum password length (CONTRACT.md §4: ≥ 12 characters). */
+export const MIN_PASSWORD_LENGTH = 12;
+/** How long a claim link works (CONTRACT.md §4). */
+export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Users, their memberships in workspaces, and claim links. */
+export class PeopleStore {
+  readonly #models: ReturnType<typeof peopleModels>;
+
+  constructor(db: Connection) {
+    this.#models = peopleModels(db);
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([this.#models.users.init(), this.#models.memberships.init(), this.#models.claims.init()]);
+  }
+
+  /** Creates a person. Refuses a taken e-mail (`conflict`) and a short password. */
+  async createUser(input: { email: string; name: string; password: string }): Promise<UserDoc> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw new CuadraError('invalid_input', 'The e-mail is not valid.', { field: '/email' });
+    if (input.password.length < MIN_PASSWORD_LENGTH) throw new CuadraError('invalid_input', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`, { field: '/password' });
+    const name = input.name.trim().slice(0, 200) || email;
+    const doc: UserDoc = { _id: newId('usr'), email, name, password_hash: await hashPassword(input.password), created_at: new Date() };
+    try {
+      await this.#models.users.create(doc);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', 'A person with this e-mail already has an account.');
+      throw err;
+    }
+    return doc;
+  }
+
+  /** The person with this e-mail and password, or null. Takes as long for an unknown e-mail. */
+  async checkPassword(email: string, password: string): Promise<UserDoc | null> {
+    const user = await this.#models.users.findOne({ email: email.trim().toLowerCase() }).lean();
+    if (!user) {
+      dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+      await verifyPassword(password, await dummyHash);
+      return null;
+    }
+    return (await verifyPassword(password, user.password_hash)) ? user : null;
+  }
+
+  async user(id: string): Promise<UserDoc | null> {
+    return this.#models.users.findById(id).lean();
+  }
+
+  async userByEmail(email: string): Promise<UserDoc | null> {
+    return this.#models.users.findOne({ email: email.trim().toLowerCase() }).lean();
+  }
+
+  /** Gives a person a role in a workspace (replacing the role they had there). */
+  async setMembership(workspace: string, user: string, role: string): Promise<void> {
+    await this.#models.memberships.updateOne(
+      { workspace, user },
+      { $set: { role }, $setOnInsert: { _id: newId('mem'), workspace, user, created_at: new Date() } },
+      { upsert: true },
+    );
+  }
+
+  /** The person's role in the workspace, or null when they are not a member. */
+  async roleIn(workspace: string, user: string): Promise<string | null> {
+    const m = await this.#models.memberships.findOne({ workspace, user }, { role: 1 }).lean();
+    return m?.role ?? null;
+  }
+
+  /** Every workspace the person belongs to, oldest first. */
+  async memberships(user: string): Promise<Pick<MembershipDoc, 'workspace' | 'role'>[]> {
+    return this.#models.memberships.find({ user }, { workspace: 1, role: 1 }).sort({ created_at: 1 }).limit(100).lean();
+  }
+
+  /** A new claim link for a workspace; the token is returned once and stored only as a hash. */
+  async createClaim(workspace: string, email: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await this.#models.claims.create({ _id: sha256(token), workspace, email: email.toLowerCase(), created_at: now, expires_at: new Date(now.getTime() + CLAIM_TTL_MS), used_at: null });
+    return token;
+  }
+
+  /** A claim that can still be used, or null (unknown, used or expired). Does not use it. */
+  async pendingClaim(token: string): Promise<ClaimDoc | null> {
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+    const hash = sha256(token);
+    const claim = await this.#models.claims.findById(hash).lean();
+    if (!claim || !sameDigest(claim._id, hash) || claim.used_at || claim.expires_at.getTime() <= Date.now()) return null;
+    return claim;
+  }
+
+  /** Uses a claim exactly once (a conditional update); null when it was already used or has expired. */
+  async useClaim(token: string): Promise<ClaimDoc | null> {
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+    return this.#models.claims.findOneAndUpdate(
+      { _id: sha256(token), used_at: null, expires_at: { $gt: new Date() } },
+      { $set: { used_at: new Date() } },
+      { returnDocument: 'after' },
+    ).lean();
+  }
+}
+
+/** Hex SHA-256, for high-entropy secrets stored at rest (codes, refresh tokens, claim tokens). */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

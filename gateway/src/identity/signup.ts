@@ -1,0 +1,149 @@
+import { CuadraError, type Logger } from '@cuadra/shared';
+import express, { Router, type Request, type Response } from 'express';
+import type { Connection } from 'mongoose';
+import { sendRefusal } from '../http.ts';
+import type { Throttle } from '../oauth/throttle.ts';
+import { claimDonePage, claimFormPage } from '../pages/claim.ts';
+import { errorPage } from '../pages/authorize.ts';
+import { clientAddress, sendPage, type CsrfGuard } from '../pages/html.ts';
+import { MIN_PASSWORD_LENGTH, verifyPassword, type PeopleStore } from './people.ts';
+import type { IdentityStore } from './store.ts';
+
+/** What exists once an agent has opened a workspace (before the answer is sent). */
+export interface AgentWorkspaceOpened {
+  db: Connection;
+  workspace_id: string;
+  /** The agent's key (role `agent`, actor type `agent`). */
+  key_id: string;
+  agent_name: string;
+  owner_email: string;
+}
+
+/**
+ * HOOK POINT for the autonomy policies (issue 4): runs after an agent sign-up has created the
+ * workspace and the agent's key, before the key is handed out. Here goes "create the default
+ * hold policy": every non-read call made in this workspace by actor type `agent` is held (202)
+ * until the owner relaxes the policies (CONTRACT.md §4). If it throws, the sign-up answers
+ * `internal` and the key is never shown.
+ */
+export async function applyAgentWorkspaceDefaults(_opened: AgentWorkspaceOpened): Promise<void> {
+  // Intentionally empty until the policy store exists.
+}
+
+const SIGNUP_FIELDS = new Set(['email', 'workspace_name', 'agent_name', 'name', 'country', 'currency']);
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function textField(body: Record<string, unknown>, name: string, max: number, required: boolean): string | undefined {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max) {
+    throw new CuadraError('invalid_input', `${name} must be a string of 1 to ${max} characters.`, { field: `/${name}` });
+  }
+  return value.trim();
+}
+
+/**
+ * `POST /v1/auth/agent-signup` and the claim pages `GET/POST /claim` (CONTRACT.md §4): an agent
+ * opens a workspace for the person it works for; the person claims it and becomes its owner.
+ */
+export function signupRouter(deps: {
+  db: Connection; identity: IdentityStore; people: PeopleStore; csrf: CsrfGuard; publicUrl: string; log: Logger;
+  throttles: { signup: Throttle; login: Throttle };
+  onAgentWorkspaceOpened?: (opened: AgentWorkspaceOpened) => Promise<void>;
+}): Router {
+  const router = Router();
+  const { identity, people, csrf } = deps;
+  const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
+  const onOpened = deps.onAgentWorkspaceOpened ?? applyAgentWorkspaceDefaults;
+
+  router.post('/v1/auth/agent-signup', express.json({ limit: '8kb' }), async (req, res) => {
+    try {
+      const wait = await deps.throttles.signup.hit(clientAddress(req));
+      if (wait !== null) {
+        throw new CuadraError('rate_limited', `Too many sign-ups from this address; wait ${wait} s and retry.`, { extra: { headers: { 'Retry-After': String(wait) } } });
+      }
+      const body = req.body as unknown;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new CuadraError('invalid_input', 'Send a JSON object.', { field: '' });
+      const b = body as Record<string, unknown>;
+      for (const key of Object.keys(b)) if (!SIGNUP_FIELDS.has(key)) throw new CuadraError('invalid_input', `Unknown field ${key}.`, { field: `/${key}` });
+      const email = textField(b, 'email', 320, true)!.toLowerCase();
+      if (!EMAIL.test(email)) throw new CuadraError('invalid_input', 'The e-mail is not valid.', { field: '/email' });
+      const workspaceName = textField(b, 'workspace_name', 200, true)!;
+      const agentName = textField(b, 'agent_name', 100, true)!;
+      textField(b, 'name', 200, false);
+      const country = textField(b, 'country', 2, false);
+      if (country !== undefined && !/^[A-Za-z]{2}$/.test(country)) throw new CuadraError('invalid_input', 'country must be an ISO 3166-1 alpha-2 code.', { field: '/country' });
+      const currency = textField(b, 'currency', 3, false);
+      if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) throw new CuadraError('invalid_input', 'currency must be an ISO 4217 code.', { field: '/currency' });
+
+      const opened = await identity.createWorkspace({ name: workspaceName, ownerEmail: email, country, currency, openedBy: 'agent', keyName: agentName });
+      await onOpened({ db: deps.db, workspace_id: opened.workspace_id, key_id: opened.key_id, agent_name: agentName, owner_email: email });
+      const token = await people.createClaim(opened.workspace_id, email);
+      res.status(201).setHeader('Cache-Control', 'no-store');
+      res.json({ workspace_id: opened.workspace_id, api_key: opened.api_key, role: 'agent', claim_url: `${deps.publicUrl}/claim?token=${token}` });
+    } catch (err) {
+      sendRefusal(res, err, refusalCtx);
+    }
+  });
+
+  const invalidLink = (res: Response) =>
+    sendPage(res, { status: 400, title: 'This claim link does not work', body: errorPage('This claim link does not work', 'It was already used, it has expired (links last 7 days), or it was copied incompletely. Ask the agent for a new sign-up.') });
+
+  async function showForm(req: Request, res: Response, token: string, extra: { status?: number; error?: string; name?: string } = {}): Promise<void> {
+    const claim = await people.pendingClaim(token);
+    if (!claim) return invalidLink(res);
+    const workspace = await identity.workspace(claim.workspace);
+    const existing = await people.userByEmail(claim.email);
+    sendPage(res, {
+      status: extra.status,
+      title: 'Claim your workspace',
+      body: claimFormPage({ token, csrf: csrf.issue(req, res, 'claim'), email: claim.email, workspaceName: workspace?.name ?? claim.workspace, hasAccount: existing !== null, error: extra.error, name: extra.name }),
+    });
+  }
+
+  router.get('/claim', async (req, res) => {
+    try {
+      const token = typeof req.query.token === 'string' ? req.query.token : '';
+      await showForm(req, res, token);
+    } catch (err) {
+      deps.log.error({ err }, 'claim page failed');
+      sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });
+    }
+  });
+
+  router.post('/claim', express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }), async (req, res) => {
+    try {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const token = typeof body.token === 'string' ? body.token : '';
+      const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+      const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : '';
+      if (!csrf.check(req, 'claim', body.csrf)) return showForm(req, res, token, { status: 403, name, error: 'This form expired or came from another site. Try again.' });
+      const claim = await people.pendingClaim(token);
+      if (!claim) return invalidLink(res);
+      const wait = await deps.throttles.login.hit(`${clientAddress(req)}|claim|${claim.email}`);
+      if (wait !== null) {
+        res.setHeader('Retry-After', String(wait));
+        return showForm(req, res, token, { status: 429, name, error: `Too many attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.` });
+      }
+      const existing = await people.userByEmail(claim.email);
+      if (existing) {
+        if (!(await verifyPassword(password, existing.password_hash))) return showForm(req, res, token, { status: 401, name, error: 'That is not the password of your Cuadra account.' });
+      } else {
+        if (!name) return showForm(req, res, token, { status: 400, name, error: 'Enter your name.' });
+        if (password.length < MIN_PASSWORD_LENGTH) return showForm(req, res, token, { status: 400, name, error: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.` });
+      }
+      // The claim is used exactly once: a second submit (or a race) finds it used.
+      const used = await people.useClaim(token);
+      if (!used) return invalidLink(res);
+      const user = existing ?? (await people.createUser({ email: used.email, name, password }));
+      await people.setMembership(used.workspace, user._id, 'owner');
+      const workspace = await identity.workspace(used.workspace);
+      sendPage(res, { title: 'Workspace claimed', body: claimDonePage({ workspaceName: workspace?.name ?? used.workspace, email: user.email }) });
+    } catch (err) {
+      deps.log.error({ err }, 'claim failed');
+      sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });
+    }
+  });
+
+  return router;
+}

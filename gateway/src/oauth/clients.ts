@@ -1,0 +1,224 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/** What the authorization server needs to know about a client, however it was registered. */
+export interface ClientInfo {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: 'none' | 'client_secret_basic' | 'client_secret_post';
+  /** `registered` at /oauth/register, or named by a Client ID Metadata Document URL. */
+  kind: 'registered' | 'metadata_document';
+}
+
+/** An OAuth error answer (RFC 6749 §5.2 names). */
+export class OAuthError extends Error {
+  readonly error: string;
+  readonly status: number;
+  constructor(error: string, description: string, status = 400) {
+    super(description);
+    this.error = error;
+    this.status = status;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Is this an acceptable redirect URI? https anywhere; http only on loopback (RFC 8252 §7.3);
+ * a private-use scheme in reverse-domain form (`com.example.app:/cb`, RFC 8252 §7.1). Never a fragment.
+ */
+export function redirectUriProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 2000) return 'is not a string of at most 2000 characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URI';
+  }
+  if (url.hash || value.includes('#')) return 'has a fragment';
+  if (url.username || url.password) return 'carries credentials';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'uses http on a host that is not loopback';
+  if (/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/i.test(url.protocol)) return null;
+  return 'uses a scheme that is not allowed';
+}
+
+/**
+ * Exact redirect URI matching, except that a loopback http redirect may use any port
+ * (RFC 8252 §7.3: native apps get an ephemeral port from the OS).
+ */
+export function redirectUriMatches(registered: readonly string[], given: string): boolean {
+  if (registered.includes(given)) return true;
+  let g: URL;
+  try {
+    g = new URL(given);
+  } catch {
+    return false;
+  }
+  if (g.protocol !== 'http:' || !LOOPBACK_HOSTS.has(g.hostname) || g.hash || given.includes('#')) return false;
+  return registered.some((r) => {
+    let u: URL;
+    try {
+      u = new URL(r);
+    } catch {
+      return false;
+    }
+    return u.protocol === 'http:' && u.hostname === g.hostname && u.pathname === g.pathname && u.search === g.search;
+  });
+}
+
+/** Validated client metadata of a registration request (RFC 7591 §2). */
+export function parseRegistration(body: unknown): { client_name: string; client_uri: string | null; redirect_uris: string[]; token_endpoint_auth_method: ClientInfo['token_endpoint_auth_method']; grant_types: string[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.redirect_uris) || b.redirect_uris.length === 0 || b.redirect_uris.length > 20) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs.');
+  }
+  for (const uri of b.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError('invalid_redirect_uri', `The redirect URI ${JSON.stringify(uri)} ${problem}.`);
+  }
+  const method = b.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (method !== 'none' && method !== 'client_secret_basic' && method !== 'client_secret_post') {
+    throw new OAuthError('invalid_client_metadata', 'token_endpoint_auth_method must be none, client_secret_basic or client_secret_post.');
+  }
+  const grantTypes = b.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grantTypes) || grantTypes.some((g) => g !== 'authorization_code' && g !== 'refresh_token') || !grantTypes.includes('authorization_code')) {
+    throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code and may add refresh_token; nothing else is supported.');
+  }
+  if (b.response_types !== undefined && (!Array.isArray(b.response_types) || b.response_types.some((t) => t !== 'code'))) {
+    throw new OAuthError('invalid_client_metadata', 'response_types may only be ["code"].');
+  }
+  if (b.client_name !== undefined && (typeof b.client_name !== 'string' || b.client_name.trim() === '' || b.client_name.length > 120)) {
+    throw new OAuthError('invalid_client_metadata', 'client_name must be a string of 1 to 120 characters.');
+  }
+  let clientUri: string | null = null;
+  if (b.client_uri !== undefined) {
+    if (typeof b.client_uri !== 'string' || !/^https?:\/\//.test(b.client_uri)) throw new OAuthError('invalid_client_metadata', 'client_uri must be an http(s) URL.');
+    clientUri = b.client_uri;
+  }
+  const firstHost = new URL(b.redirect_uris[0] as string).host || new URL(b.redirect_uris[0] as string).protocol;
+  return {
+    client_name: typeof b.client_name === 'string' ? b.client_name.trim() : `App at ${firstHost}`,
+    client_uri: clientUri,
+    redirect_uris: b.redirect_uris as string[],
+    token_endpoint_auth_method: method,
+    grant_types: [...new Set(grantTypes as string[])],
+  };
+}
+
+/** Is `client_id` a Client ID Metadata Document URL? (https, a path, nothing odd in it.) */
+export function isMetadataDocumentUrl(clientId: string): boolean {
+  if (!clientId.startsWith('https://')) return false;
+  try {
+    const url = new URL(clientId);
+    return url.pathname !== '/' && !url.hash && !url.username && !url.password && !/\/\.\.?(\/|$)/.test(url.pathname) && url.href === clientId;
+  } catch {
+    return false;
+  }
+}
+
+// Addresses a metadata document may never be fetched from: private, loopback, link-local,
+// shared, documentation, multicast and reserved ranges, in both families (SSRF).
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
+  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64], ['2001::', 23], ['2002::', 16],
+] as const) blocked.addSubnet(net, prefix, 'ipv6');
+
+/** True when an address is a public unicast one (IPv4-mapped and NAT64 forms are judged by their IPv4 part). */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !blocked.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const lower = address.toLowerCase();
+  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (mapped) return isPublicAddress(mapped[1]);
+  if (/^(::ffff:|64:ff9b::|::)[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(lower)) return false; // hex-written mapped/compatible forms
+  return !blocked.check(address, 'ipv6');
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** DNS lookup that refuses a name resolving to any non-public address; used at connect time, so a rebinding answer cannot slip past. */
+function publicOnlyLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true }, (err, addresses) => {
+    if (err) return callback(err, '');
+    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
+      const refused = Object.assign(new Error(`${hostname} resolves to an address that is not public`), { code: 'EPRIVATEADDR' });
+      return callback(refused, '');
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+/** Largest metadata document accepted (CONTRACT.md §5: ≤ 5 KB). */
+export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
+
+/**
+ * Fetches and validates a Client ID Metadata Document: https only, no redirects, at most
+ * 5 KB, 5 s, never from a private or loopback address; `client_id` inside must equal the URL;
+ * only public clients (`token_endpoint_auth_method: none`).
+ */
+export class MetadataDocumentClients {
+  readonly #agent = new Agent({ connect: { lookup: publicOnlyLookup as never, timeout: 5_000 }, headersTimeout: 5_000, bodyTimeout: 5_000 });
+
+  async fetch(clientId: string): Promise<ClientInfo> {
+    if (!isMetadataDocumentUrl(clientId)) throw new OAuthError('invalid_client', 'The client_id is not a valid client metadata document URL.');
+    const host = new URL(clientId).hostname.replace(/^\[|\]$/g, '');
+    // Literal addresses skip DNS, so the connect-time check never sees them: judge them here.
+    if (isIP(host) && !isPublicAddress(host)) throw new OAuthError('invalid_client', 'The client metadata document is on an address that is not public.');
+    let text: string;
+    try {
+      const res = await undiciFetch(clientId, { dispatcher: this.#agent, redirect: 'manual', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5_000) });
+      if (res.status !== 200) {
+        await res.body?.cancel();
+        throw new OAuthError('invalid_client', `The client metadata document answered ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}.`);
+      }
+      const declared = Number(res.headers.get('content-length') ?? '0');
+      if (declared > METADATA_DOCUMENT_MAX_BYTES) {
+        await res.body?.cancel();
+        throw new OAuthError('invalid_client', 'The client metadata document is larger than 5 KB.');
+      }
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of res.body ?? []) {
+        size += chunk.byteLength;
+        if (size > METADATA_DOCUMENT_MAX_BYTES) throw new OAuthError('invalid_client', 'The client metadata document is larger than 5 KB.');
+        chunks.push(chunk);
+      }
+      text = Buffer.concat(chunks).toString('utf8');
+    } catch (err) {
+      if (err instanceof OAuthError) throw err;
+      throw new OAuthError('invalid_client', 'The client metadata document could not be fetched from a public address.');
+    }
+    return parseMetadataDocument(clientId, text);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+/** Validates the text of a Client ID Metadata Document fetched from `clientId`. */
+export function parseMetadataDocument(clientId: string, text: string): ClientInfo {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new OAuthError('invalid_client', 'The client metadata document is not JSON.');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new OAuthError('invalid_client', 'The client metadata document is not a JSON object.');
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== clientId) throw new OAuthError('invalid_client', 'The client metadata document names another client_id.');
+  if ((d.token_endpoint_auth_method ?? 'none') !== 'none') throw new OAuthError('invalid_client', 'Only public clients (token_endpoint_auth_method "none") may use a metadata document here.');
+  if (d.client_secret !== undefined) throw new OAuthError('invalid_client', 'A client metadata document must not carry a client_secret.');
+  const parsed = parseRegistration({ ...d, token_endpoint_auth_method: 'none' });
+  return { client_id: clientId, client_name: parsed.client_name, redirect_uris: parsed.redirect_uris, token_endpoint_auth_method: 'none', kind: 'metadata_document' };
+}

@@ -1,0 +1,43 @@
+import { parseQuota, type Quota } from '@cuadra/shared';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+/**
+ * Abuse limits on the unauthenticated endpoints (sign-in, agent sign-up, client registration),
+ * counted in Redis so every gateway shares them. Keys are client addresses (and e-mails for sign-in).
+ */
+export class Throttle {
+  readonly #limiter: RateLimiterRedis;
+
+  constructor(redis: Redis, name: string, quota: Quota) {
+    this.#limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${name}`, points: quota.points, duration: quota.seconds });
+  }
+
+  /** Counts one attempt; resolves to null when allowed, or the seconds to wait. */
+  async hit(key: string): Promise<number | null> {
+    try {
+      await this.#limiter.consume(key);
+      return null;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      throw err;
+    }
+  }
+
+  /** Forgets a key's attempts (a successful sign-in clears that e-mail's failures). */
+  async reset(key: string): Promise<void> {
+    await this.#limiter.delete(key);
+  }
+}
+
+/** The quotas of these throttles, from the environment, with defaults fit for production. */
+export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Quota; loginAddress: Quota; signup: Quota; register: Quota } {
+  return {
+    // Per address and e-mail: 10 failed tries per 15 minutes.
+    login: parseQuota(env.LOGIN_RATE_LIMIT, { points: 10, seconds: 900 }),
+    // Per address, whatever the e-mail: 100 tries per 15 minutes.
+    loginAddress: parseQuota(env.LOGIN_ADDRESS_RATE_LIMIT, { points: 100, seconds: 900 }),
+    signup: parseQuota(env.SIGNUP_RATE_LIMIT, { points: 10, seconds: 3600 }),
+    register: parseQuota(env.REGISTER_RATE_LIMIT, { points: 60, seconds: 3600 }),
+  };
+}

@@ -1,0 +1,129 @@
+import { createHash, createPrivateKey, createPublicKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { CuadraError, type Principal } from '@cuadra/shared';
+import type { Redis } from 'ioredis';
+import jwt from 'jsonwebtoken';
+import type { PeopleStore } from '../identity/people.ts';
+
+/** Access tokens live one hour (CONTRACT.md §5). */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** RFC 9068 header type: an access token can never be taken for an ID token or a gateway assertion. */
+const ACCESS_TOKEN_TYP = 'at+jwt';
+const revokedGrantKey = (grant: string) => `oauth:revoked-grant:${grant}`;
+const revokedTokenKey = (jti: string) => `oauth:revoked-jti:${jti}`;
+
+/** Claims of a Cuadra access token (CONTRACT.md §5), plus `gid`, the grant it came from. */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  ws: string;
+  scope: string;
+  client_id: string;
+  exp: number;
+  iat: number;
+  jti: string;
+  gid: string;
+}
+
+/** RFC 7638 thumbprint of an EC public key: a `kid` every party computes the same way. */
+function thumbprint(jwk: JsonWebKey): string {
+  return createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url');
+}
+
+/**
+ * Signs and checks access tokens: ES256 JWTs with `typ: at+jwt`, published at
+ * `/.well-known/jwks.json`. The audience is one of this server's resources (RFC 8707).
+ */
+export class AccessTokens {
+  readonly issuer: string;
+  /** Resources a token may be minted for: the API base URL and the MCP endpoint. */
+  readonly resources: readonly string[];
+  readonly #privateKey: KeyObject;
+  readonly #publicKey: KeyObject;
+  readonly #jwk: JsonWebKey & { kid: string };
+  readonly #redis: Redis;
+  readonly #people: PeopleStore;
+
+  constructor(deps: { issuer: string; privateKeyPem: string; redis: Redis; people: PeopleStore }) {
+    this.issuer = deps.issuer;
+    this.resources = [deps.issuer, `${deps.issuer}/mcp`];
+    this.#privateKey = createPrivateKey(deps.privateKeyPem);
+    this.#publicKey = createPublicKey(this.#privateKey);
+    const jwk = this.#publicKey.export({ format: 'jwk' });
+    this.#jwk = { ...jwk, kid: thumbprint(jwk), use: 'sig', alg: 'ES256' };
+    this.#redis = deps.redis;
+    this.#people = deps.people;
+  }
+
+  /** The published key set (RFC 7517), for anyone who verifies our access tokens. */
+  jwks(): { keys: JsonWebKey[] } {
+    return { keys: [this.#jwk] };
+  }
+
+  /** Is this a resource tokens may be issued for? (Trailing slashes are ignored.) */
+  resourceOf(value: string | undefined): string | null {
+    if (value === undefined || value === '') return this.issuer;
+    const trimmed = value.replace(/\/+$/, '');
+    return this.resources.includes(trimmed) ? trimmed : null;
+  }
+
+  /** Signs a one-hour access token. */
+  sign(input: { user: string; workspace: string; scope: string; clientId: string; resource: string; grant: string }): { token: string; expiresIn: number } {
+    const token = jwt.sign(
+      { ws: input.workspace, scope: input.scope, client_id: input.clientId, gid: input.grant },
+      this.#privateKey,
+      {
+        algorithm: 'ES256', keyid: this.#jwk.kid, header: { alg: 'ES256', typ: ACCESS_TOKEN_TYP, kid: this.#jwk.kid },
+        issuer: this.issuer, audience: input.resource, subject: input.user, expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+        jwtid: randomBytes(16).toString('base64url'),
+      },
+    );
+    return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  /** Checks signature, `typ`, `kid`, issuer, audience and expiry; null when any fails. */
+  decode(token: string): AccessTokenClaims | null {
+    try {
+      const { header, payload } = jwt.verify(token, this.#publicKey, {
+        algorithms: ['ES256'], issuer: this.issuer, audience: [this.resources[0], ...this.resources.slice(1)], complete: true,
+      }) as unknown as { header: { typ?: string; kid?: string }; payload: AccessTokenClaims };
+      if (header.typ !== ACCESS_TOKEN_TYP || header.kid !== this.#jwk.kid) return null;
+      if (typeof payload.ws !== 'string' || typeof payload.sub !== 'string' || typeof payload.gid !== 'string' || typeof payload.scope !== 'string') return null;
+      return payload;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Who an access token is: the granting person's role in the token's workspace, the app as
+   * actor, the token's scopes. Refused when invalid, expired, revoked, or the person left.
+   */
+  async authenticate(token: string): Promise<Principal> {
+    const claims = this.decode(token);
+    if (!claims) throw new CuadraError('unauthenticated', 'The access token is not valid for this server, or it has expired.');
+    const [grantRevoked, tokenRevoked] = await this.#redis.mget(revokedGrantKey(claims.gid), revokedTokenKey(claims.jti));
+    if (grantRevoked || tokenRevoked) throw new CuadraError('unauthenticated', 'This access token has been revoked.');
+    const role = await this.#people.roleIn(claims.ws, claims.sub);
+    if (!role) throw new CuadraError('unauthenticated', 'The person who granted this token is no longer a member of the workspace.');
+    return {
+      workspace: claims.ws,
+      role,
+      actor: { type: 'oauth_app', id: claims.client_id },
+      credential_id: claims.gid,
+      scopes: claims.scope.split(' ').filter(Boolean),
+      patterns: null,
+    };
+  }
+
+  /** Makes every access token of a grant fail at once on every gateway (they live at most an hour). */
+  async revokeGrantTokens(grant: string): Promise<void> {
+    await this.#redis.set(revokedGrantKey(grant), '1', 'EX', ACCESS_TOKEN_TTL_SECONDS + 60);
+  }
+
+  /** Revokes one access token until it would have expired anyway. */
+  async revokeToken(claims: AccessTokenClaims): Promise<void> {
+    const ttl = Math.max(1, claims.exp - Math.floor(Date.now() / 1000)) + 60;
+    await this.#redis.set(revokedTokenKey(claims.jti), '1', 'EX', ttl);
+  }
+}
