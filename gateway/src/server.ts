@@ -13,6 +13,7 @@ import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { createPeopleAccess } from './oauth/index.ts';
+import { mcpRouter } from './mcp/router.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { restRouter } from './rest.ts';
 
@@ -70,6 +71,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   identity.acceptAccessTokens(peopleAccess.tokens);
   app.use(peopleAccess.router);
 
+  app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
 
   app.use(

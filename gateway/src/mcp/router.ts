@@ -1,0 +1,207 @@
+import {
+  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach, toCuadraError,
+  type Logger, type Principal, type RateLimiter,
+} from '@cuadra/shared';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { Router, type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
+import getRawBody from 'raw-body';
+import type { Catalog } from '../catalog.ts';
+import { readJsonBody, sendRefusal } from '../http.ts';
+import { InvokePipeline, PipelineRefusal } from '../pipeline.ts';
+import { GatewayTools } from './catalogTools.ts';
+import { createMcpServer, type McpCaller } from './server.ts';
+import { McpSessions } from './sessions.ts';
+import { sendWebResponse, toWebRequest } from './web.ts';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * DNS-rebinding guard: a browser page may reach `/mcp` only from the service's own origin or
+ * from loopback. Requests without `Origin` (programs, not browsers) are allowed.
+ */
+export function originAllowed(origin: string | undefined, publicUrl: string): boolean {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // includes the opaque origin "null"
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return url.origin === new URL(publicUrl).origin || LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/** Where the MCP endpoint's protected-resource metadata lives (RFC 9728, path-aware). */
+export function mcpResourceMetadataUrl(publicUrl: string): string {
+  return `${publicUrl}/.well-known/oauth-protected-resource/mcp`;
+}
+
+function jsonRpcError(res: ExpressResponse, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** JSON-RPC requests in a POST body (one, or a batch). */
+function requestsIn(body: unknown): { method?: unknown; params?: { name?: unknown } }[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is { method?: unknown; params?: { name?: unknown } } => typeof m === 'object' && m !== null);
+}
+
+/**
+ * `/mcp`: the one pipeline for AI assistants (CONTRACT.md §7), over Streamable HTTP, for
+ * protocol revision 2026-07-28 (stateless: every request carries its own envelope) and
+ * 2025-11-25 (`initialize`, sessions). Also answers the gateway's own catalog tools
+ * (`tools.search`, `tools.describe`) on REST.
+ *
+ * Every HTTP request is checked here before the SDK sees it: Origin, credential (401 with the
+ * OAuth challenge), `X-Tenant-Id`, the endpoint's scope, the body's size, and — for OAuth
+ * tokens — a `tools/call` whose tool needs a scope the token lacks is answered 403
+ * `insufficient_scope` with a step-up challenge, as the MCP authorization spec asks.
+ */
+export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; limiter: RateLimiter; publicUrl: string; log: Logger }): Router {
+  const { pipeline, catalog, publicUrl, log } = deps;
+  const router = Router();
+  const tools = new GatewayTools(deps);
+  const sessions = new McpSessions();
+  const newServer = () => createMcpServer({ pipeline, tools, log });
+  const modern = createMcpHandler(() => newServer(), {
+    legacy: 'reject',
+    onerror: (err) => log.debug({ err }, 'mcp request refused by the protocol layer'),
+  });
+  const mcpUrl = `${publicUrl}/mcp`;
+  const metadataUrl = mcpResourceMetadataUrl(publicUrl);
+  // The largest tool input, plus room for the JSON-RPC envelope around it.
+  const bodyLimit = Math.max(DEFAULT_MAX_INPUT_BYTES, ...catalog.entries.map((e) => e.max_input_bytes)) + 64 * 1024;
+
+  function refuse(res: ExpressResponse, err: unknown): void {
+    const error = toCuadraError(err);
+    if (error.code === 'internal' || error.code === 'unavailable') log.error({ err: error.cause ?? error }, error.message);
+    if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl}"`);
+    if (error.code === 'insufficient_scope') {
+      const scope = (error.extra as { scope?: string }).scope ?? 'tools:read';
+      res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}", error_description="${error.message.replace(/"/g, "'")}"`);
+    }
+    res.status(error.status).json(error.toBody());
+  }
+
+  /** The scope a `tools/call` in this body needs and the token lacks, if any. */
+  function missingScope(principal: Principal, body: unknown): string | undefined {
+    if (principal.scopes === null) return undefined; // API keys are limited by role and patterns instead
+    for (const message of requestsIn(body)) {
+      if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
+      const entry = catalog.get(message.params.name) ?? (tools.has(message.params.name) ? { module: 'tools', risk: 'read' as const } : undefined);
+      if (entry && !scopesReach(principal, scopeFor(entry))) return scopeFor(entry);
+    }
+    return undefined;
+  }
+
+  async function readBody(req: ExpressRequest): Promise<string> {
+    try {
+      return await getRawBody(req, { limit: bodyLimit, encoding: 'utf8' });
+    } catch (err) {
+      if ((err as { type?: string }).type === 'entity.too.large') throw new CuadraError('body_too_large', `The request is larger than ${bodyLimit} bytes.`);
+      throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
+    }
+  }
+
+  router.all('/mcp', async (req, res) => {
+    if (!['GET', 'POST', 'DELETE'].includes(req.method)) {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return jsonRpcError(res, 405, -32600, 'Method not allowed.');
+    }
+    if (!originAllowed(req.header('origin'), publicUrl)) return jsonRpcError(res, 403, -32600, 'Origin not allowed.');
+
+    const authorization = req.header('authorization');
+    let principal: Principal;
+    try {
+      principal = await pipeline.authenticate(authorization);
+      InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
+      if (!scopesReach(principal, 'tools:read')) {
+        throw new CuadraError('insufficient_scope', 'The MCP endpoint needs the "tools:read" or "tools" scope.', { extra: { scope: 'tools:read' } });
+      }
+    } catch (err) {
+      return refuse(res, err);
+    }
+
+    let raw: string | undefined;
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      try {
+        raw = await readBody(req);
+      } catch (err) {
+        return refuse(res, err);
+      }
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        parsed = undefined; // the SDK answers the JSON-RPC parse error
+      }
+      const scope = missingScope(principal, parsed);
+      if (scope) return refuse(res, new CuadraError('insufficient_scope', `This tool needs the "${scope}" scope.`, { extra: { scope } }));
+    }
+
+    const aborted = new AbortController();
+    res.once('close', () => aborted.abort());
+    const caller: McpCaller = {
+      principal,
+      authorization: authorization!,
+      tenant: req.header('x-tenant-id'),
+      idempotencyKey: req.header('idempotency-key'),
+      approvalId: req.header('x-approval-id'),
+    };
+    const authInfo: AuthInfo = {
+      token: /^Bearer\s+(\S+)/i.exec(authorization!)![1],
+      clientId: principal.actor.id,
+      scopes: principal.scopes ?? [],
+      extra: { caller },
+    };
+    try {
+      const request = toWebRequest(req, mcpUrl, raw, aborted.signal);
+      const options = { authInfo, parsedBody: parsed };
+      let response: Response;
+      if (!(await isLegacyRequest(request, parsed))) {
+        response = await modern.fetch(request, options);
+      } else {
+        const sessionId = req.header('mcp-session-id');
+        if (sessionId !== undefined) {
+          const transport = sessions.find(sessionId, principal.credential_id);
+          if (!transport) return jsonRpcError(res, 404, -32001, 'Session not found: send initialize again.');
+          response = await transport.handleRequest(request, options);
+        } else if (req.method === 'POST' && requestsIn(parsed).some((m) => isInitializeRequest(m))) {
+          const server = newServer();
+          const transport = await sessions.open(principal.credential_id, server);
+          response = await transport.handleRequest(request, options);
+          if (!transport.sessionId) await server.close(); // the handshake failed: no session was opened
+        } else {
+          return jsonRpcError(res, 400, -32600, 'Send initialize first (protocol 2025-11-25), then the Mcp-Session-Id header; or use protocol 2026-07-28, which needs no session.');
+        }
+      }
+      await sendWebResponse(res, response);
+    } catch (err) {
+      log.error({ err }, 'mcp request failed');
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error.');
+      else res.end();
+    }
+  });
+
+  // The gateway's catalog tools on REST, before the REST router (which knows only subgraph tools).
+  router.post(/^\/v1\/tools\/(tools\.[a-z0-9_]+):invoke$/, async (req, res, next) => {
+    const tool = (req.params as Record<string, string>)[0];
+    if (!tools.has(tool)) return next();
+    const ctx = { publicUrl, log };
+    try {
+      const result = await tools.invoke({
+        authorization: req.header('authorization'),
+        tool,
+        tenant: req.header('x-tenant-id'),
+        body: (limit) => readJsonBody(req, limit),
+      });
+      for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+      res.status(result.status).json(result.body);
+    } catch (err) {
+      if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...ctx, headers: err.headers });
+      else sendRefusal(res, err, ctx);
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,108 @@
+import { CuadraError, isCuadraError, type Logger, type Principal } from '@cuadra/shared';
+import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import type { PublicTool } from '../catalog.ts';
+import { PipelineRefusal, type InvokePipeline, type InvokeRequest } from '../pipeline.ts';
+import type { GatewayTools } from './catalogTools.ts';
+import { renderAnswer, renderRefusal } from './render.ts';
+
+/** Version reported in `serverInfo`. */
+export const MCP_SERVER_VERSION = '0.1.0';
+
+/** `_meta` keys a `tools/call` may carry in place of the REST headers of the same meaning. */
+export const META_IDEMPOTENCY_KEY = 'io.cuadra/idempotency-key';
+export const META_APPROVAL_ID = 'io.cuadra/approval-id';
+
+/**
+ * Who sent the HTTP request being served, established by the router before the SDK sees it.
+ * Rides the SDK's `authInfo.extra`, so a 2025 session (one server instance, many requests)
+ * always acts with the credential of the request at hand.
+ */
+export interface McpCaller {
+  principal: Principal;
+  authorization: string;
+  tenant?: string;
+  /** `Idempotency-Key` / `X-Approval-Id` headers of the HTTP request, if any. */
+  idempotencyKey?: string;
+  approvalId?: string;
+}
+
+function callerOf(ctx: ServerContext): McpCaller {
+  const caller = ctx.http?.authInfo?.extra?.caller as McpCaller | undefined;
+  // The router authenticates every request before the SDK runs; reaching here without it is a wiring bug.
+  if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The request was not authenticated.');
+  return caller;
+}
+
+/** A catalog entry as an MCP tool: the schema as is, annotations from the risk class. */
+export function mcpTool(tool: PublicTool): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.input_schema as Tool['inputSchema'],
+    annotations: { ...tool.annotations },
+    _meta: { 'io.cuadra/risk': tool.risk, 'io.cuadra/module': tool.module, 'io.cuadra/scope': tool.scope },
+  };
+}
+
+function stringMeta(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = meta?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * One MCP server instance over the one invoke pipeline (CONTRACT.md §7). Low-level `Server`
+ * rather than `McpServer`: the tools are data (the catalog, per credential), their schemas are
+ * JSON Schema already, and input validation must be the pipeline's so refusals keep their
+ * contract codes and JSON Pointer fields.
+ */
+export function createMcpServer(deps: { pipeline: InvokePipeline; tools: GatewayTools; log: Logger }): Server {
+  const server = new Server(
+    { name: 'cuadra', title: 'Cuadra', version: MCP_SERVER_VERSION },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        'Cuadra business workspace tools (invoicing, customers, payroll, projects, agents). Start with tools.search to find the tool for a task '
+        + 'and tools.describe for its input schema. A call the workspace holds for approval returns structuredContent '
+        + '{"status":"pending_approval","approval_id":…}; a refusal returns isError with {code, error, field?}.',
+    },
+  );
+
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const { principal } = callerOf(ctx);
+    return { tools: deps.tools.listFor(principal).map(mcpTool) };
+  });
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const caller = callerOf(ctx);
+    const { name, arguments: args = {} } = request.params;
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const invoke: InvokeRequest = {
+      authorization: caller.authorization,
+      tool: name,
+      tenant: caller.tenant,
+      idempotencyKey: stringMeta(meta, META_IDEMPOTENCY_KEY) ?? caller.idempotencyKey,
+      approvalId: stringMeta(meta, META_APPROVAL_ID) ?? caller.approvalId,
+      // The arguments are parsed already; the tool's size limit applies to their JSON form.
+      body: async (limit) => {
+        if (Buffer.byteLength(JSON.stringify(args)) > limit) {
+          throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+        }
+        return args;
+      },
+    };
+    try {
+      const result = deps.tools.has(name) ? await deps.tools.invoke(invoke) : await deps.pipeline.invoke(invoke);
+      return renderAnswer(result);
+    } catch (err) {
+      // A credential revoked between the router's check and this call is refused like any other.
+      const error = err instanceof PipelineRefusal ? err.error : isCuadraError(err) ? err : undefined;
+      if (!error) throw err;
+      // CONTRACT.md §7: an unknown tool is a protocol error; every other refusal is a tool result.
+      if (error.code === 'unknown_tool') throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+      if (error.code === 'internal' || error.code === 'unavailable') deps.log.error({ err: error.cause ?? error, tool: name }, error.message);
+      return renderRefusal(error);
+    }
+  });
+
+  return server;
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  /** The credential that opened the session: only it may use the session id. */
+  credentialId: string;
+  lastSeen: number;
+}
+
+/**
+ * Sessions of protocol revision 2025-11-25 (`initialize`, `Mcp-Session-Id`). Kept in this
+ * process: a deployment with several gateways routes a session's requests to the gateway that
+ * opened it (sticky by `Mcp-Session-Id`), or its clients use the stateless 2026-07-28 revision.
+ * A session belongs to the credential that opened it; an idle one is closed after `idleMs`;
+ * one credential keeps at most `perCredential` (the oldest is closed first).
+ */
+export class McpSessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #idleMs: number;
+  readonly #perCredential: number;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(options: { idleMs?: number; perCredential?: number } = {}) {
+    this.#idleMs = options.idleMs ?? 30 * 60_000;
+    this.#perCredential = options.perCredential ?? 16;
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(this.#idleMs, 60_000));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * A transport for an `initialize` request, connected to a fresh server. The session is
+   * registered only once the SDK has accepted the handshake and minted its id.
+   */
+  async open(credentialId: string, server: Server): Promise<WebStandardStreamableHTTPServerTransport> {
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.#evictOldest(credentialId);
+        this.#sessions.set(id, { transport, server, credentialId, lastSeen: Date.now() });
+      },
+      onsessionclosed: (id) => void this.close(id),
+    });
+    await server.connect(transport);
+    return transport;
+  }
+
+  /** The session `id` if it exists and belongs to this credential (else undefined: answered 404). */
+  find(id: string, credentialId: string): WebStandardStreamableHTTPServerTransport | undefined {
+    const session = this.#sessions.get(id);
+    if (!session || session.credentialId !== credentialId) return undefined;
+    session.lastSeen = Date.now();
+    return session.transport;
+  }
+
+  async close(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    this.#sessions.delete(id);
+    await session.server.close().catch(() => {});
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#sessions.keys()].map((id) => this.close(id)));
+  }
+
+  #evictOldest(credentialId: string): void {
+    const own = [...this.#sessions.entries()].filter(([, s]) => s.credentialId === credentialId).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    for (const [id] of own.slice(0, Math.max(0, own.length - this.#perCredential + 1))) void this.close(id);
+  }
+
+  #sweep(): void {
+    const cutoff = Date.now() - this.#idleMs;
+    for (const [id, s] of this.#sessions) if (s.lastSeen < cutoff) void this.close(id);
+  }
+}

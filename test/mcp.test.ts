@@ -1,0 +1,190 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+// /mcp driven by the official MCP client, as an assistant would: both protocol revisions,
+// the same catalog and pipeline as REST (CONTRACT.md §7).
+
+type Revision = '2025-11-25' | '2026-07-28';
+
+let sys: TestSystem;
+let ownerKey: string;
+let workspaceId: string;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  sys = await startTestSystem('mcp');
+  const ws = await sys.workspace('Mcp Andina SAS');
+  ownerKey = ws.api_key;
+  workspaceId = ws.workspace_id;
+});
+afterAll(async () => {
+  await Promise.all(open.map((c) => c.close().catch(() => {})));
+  await sys?.stop();
+});
+
+async function connect(revision: Revision, key: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client(
+    { name: 'cuadra-test', version: '1.0.0' },
+    { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: '2026-07-28' } : 'legacy' } },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), {
+    authProvider: { token: async () => key },
+    requestInit: { headers },
+  });
+  await client.connect(transport);
+  open.push(client);
+  return { client, transport };
+}
+
+/** Raw POST to /mcp, for what the client library would not send. */
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${sys.gatewayUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // SSE or empty
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+describe.each(['2025-11-25', '2026-07-28'] as const)('MCP %s', (revision) => {
+  it('negotiates the revision: initialize and a session for 2025-11-25, server/discover and no session for 2026-07-28', async () => {
+    const { client, transport } = await connect(revision, ownerKey);
+    expect(client.getNegotiatedProtocolVersion()).toBe(revision);
+    expect(client.getServerVersion()?.name).toBe('cuadra');
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    if (revision === '2025-11-25') {
+      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      await expect(client.ping()).resolves.toBeDefined();
+    } else {
+      expect(transport.sessionId).toBeUndefined();
+      const discovered = await client.discover();
+      expect(discovered.supportedVersions).toContain('2026-07-28');
+      expect(discovered.capabilities.tools).toBeDefined();
+    }
+  });
+
+  it('lists exactly what GET /v1/tools lists for the credential, plus the catalog tools, with risk annotations', async () => {
+    const { client } = await connect(revision, ownerKey);
+    const { tools } = await client.listTools();
+    const rest = await sys.fetch('/v1/tools', { key: ownerKey });
+    const restNames: string[] = rest.body.tools.map((t: { name: string }) => t.name);
+    expect(tools.map((t) => t.name).sort()).toEqual([...restNames, 'tools.describe', 'tools.search'].sort());
+    const list = tools.find((t) => t.name === 'invoices.list')!;
+    expect(list.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    const create = tools.find((t) => t.name === 'parties.create')!;
+    expect(create.annotations).toMatchObject({ readOnlyHint: false });
+    expect(create.inputSchema).toEqual(rest.body.tools.find((t: { name: string }) => t.name === 'parties.create').input_schema);
+  });
+
+  it('runs a listed tool through the pipeline: output as structuredContent', async () => {
+    const { client } = await connect(revision, ownerKey);
+    const created = await client.callTool({ name: 'parties.create', arguments: { name: `Cliente MCP ${revision}`, kind: 'customer' } });
+    expect(created.isError).toBeFalsy();
+    const party = (created.structuredContent as { party: { id: string; name: string } }).party;
+    expect(party.name).toBe(`Cliente MCP ${revision}`);
+    expect(JSON.parse((created.content as { text: string }[])[0].text)).toEqual(created.structuredContent);
+    // The same record is there for REST: one pipeline, one workspace.
+    const got = await sys.invoke('parties.get', { id: party.id }, ownerKey);
+    expect(got.body.output.party.name).toBe(party.name);
+  });
+
+  it('renders refusals as tool errors with the contract body, and an unknown tool as -32602', async () => {
+    const { client } = await connect(revision, ownerKey);
+    const invalid = await client.callTool({ name: 'parties.create', arguments: { kind: 'customer' } });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toEqual({ code: 'invalid_input', error: expect.any(String), field: '/name' });
+    const missing = await client.callTool({ name: 'parties.get', arguments: { id: 'pty_doesnotexist' } });
+    expect(missing).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+    await expect(client.callTool({ name: 'parties.teleport', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('applies the key\'s role and patterns to listing and calling', async () => {
+    const narrowed = await sys.key(workspaceId, 'owner', ['parties.%']);
+    const { client } = await connect(revision, narrowed.api_key);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['parties.create', 'parties.get', 'parties.list']);
+    const denied = await client.callTool({ name: 'invoices.list', arguments: {} });
+    expect(denied).toMatchObject({ isError: true, structuredContent: { code: 'policy_denied' } });
+    const viewer = await sys.key(workspaceId, 'viewer');
+    const v = await connect(revision, viewer.api_key);
+    expect((await v.client.listTools()).tools.every((t) => t.annotations?.readOnlyHint)).toBe(true);
+    expect(await v.client.callTool({ name: 'parties.create', arguments: { name: 'V', kind: 'customer' } })).toMatchObject({ isError: true, structuredContent: { code: 'policy_denied' } });
+  });
+
+  it('keeps workspaces apart: another workspace\'s records are not found, its tenant id is refused', async () => {
+    const mine = await sys.invoke('parties.create', { name: `Solo mío ${revision}`, kind: 'vendor' }, ownerKey);
+    const other = await sys.workspace('Otra Mcp SAS');
+    const { client } = await connect(revision, other.api_key);
+    const cross = await client.callTool({ name: 'parties.get', arguments: { id: mine.body.output.party.id } });
+    expect(cross).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+    const listed = await client.callTool({ name: 'parties.list', arguments: {} });
+    expect((listed.structuredContent as { rows: unknown[] }).rows).toEqual([]);
+    // X-Tenant-Id naming the first workspace: refused before any MCP message is read.
+    await expect(connect(revision, other.api_key, { 'x-tenant-id': workspaceId })).rejects.toThrow();
+  });
+
+  it('finds tools with tools.search and describes them with tools.describe', async () => {
+    const { client } = await connect(revision, ownerKey);
+    const found = await client.callTool({ name: 'tools.search', arguments: { query: 'create an invoice' } });
+    const hits = (found.structuredContent as { tools: { name: string; summary: string }[] }).tools;
+    expect(hits[0].name).toBe('invoices.create');
+    expect(Object.keys(hits[0]).sort()).toEqual(['module', 'name', 'risk', 'summary']);
+    const inModule = await client.callTool({ name: 'tools.search', arguments: { query: 'list', module: 'employees' } });
+    expect((inModule.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['employees.list']);
+    const described = await client.callTool({ name: 'tools.describe', arguments: { name: 'invoices.create' } });
+    expect((described.structuredContent as { tool: { input_schema: { required: string[] } } }).tool.input_schema.required).toContain('customer_id');
+    const unknown = await client.callTool({ name: 'tools.describe', arguments: { name: 'invoices.teleport' } });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+    const bad = await client.callTool({ name: 'tools.search', arguments: { query: '' } });
+    expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'invalid_input', field: '/query' } });
+  });
+});
+
+describe('the /mcp endpoint over HTTP', () => {
+  it('answers a missing or bad credential 401 with the resource_metadata challenge', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }] as Record<string, string>[]) {
+      const r = await post(initialize, headers);
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe('unauthenticated');
+      expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${sys.gatewayUrl}/.well-known/oauth-protected-resource/mcp"`);
+    }
+  });
+
+  it('refuses browser origins other than its own and loopback (DNS rebinding)', async () => {
+    const auth = { authorization: `Bearer ${ownerKey}` };
+    expect((await post(initialize, { ...auth, origin: 'http://evil.example.com' })).status).toBe(403);
+    expect((await post(initialize, { ...auth, origin: 'null' })).status).toBe(403);
+    expect((await post(initialize, { ...auth, origin: 'http://localhost:5173' })).status).toBe(200);
+    expect((await post(initialize, { ...auth, origin: new URL(sys.gatewayUrl).origin })).status).toBe(200);
+  });
+
+  it('binds a 2025 session to the credential that opened it', async () => {
+    const { transport } = await connect('2025-11-25', ownerKey);
+    const stranger = await sys.key((await sys.workspace('Ajena SAS')).workspace_id, 'owner');
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const headers = { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(ping, { ...headers, authorization: `Bearer ${stranger.api_key}` })).status).toBe(404);
+    expect((await post(ping, { ...headers, authorization: `Bearer ${ownerKey}` })).status).toBe(200);
+    expect((await post(ping, { authorization: `Bearer ${ownerKey}`, 'mcp-protocol-version': '2025-11-25' })).status).toBe(400);
+  });
+
+  it('answers the catalog tools on REST too', async () => {
+    const r = await sys.invoke('tools.search', { query: 'employees' }, ownerKey);
+    expect(r.status).toBe(200);
+    expect(r.body.tool).toBe('tools.search');
+    expect(r.body.output.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['employees.create', 'employees.get', 'employees.list']));
+    expect(r.headers.get('ratelimit-policy')).toMatch(/"credential"/);
+    expect((await sys.invoke('tools.describe', {}, ownerKey)).body).toMatchObject({ code: 'invalid_input', field: '/name' });
+    expect((await sys.invoke('tools.search', { query: 'x' }, undefined as unknown as string)).status).toBe(401);
+  });
+});
