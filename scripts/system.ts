@@ -44,6 +44,8 @@ export interface RunningSystem {
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. */
   restartSubgraph(name: string): Promise<void>;
+  /** Starts one more gateway instance on the same subgraphs, databases and Redis (for shared-limit tests). */
+  startAnotherGateway(): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -146,13 +148,22 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
         p.child.kill('SIGKILL');
         await exited;
       },
+      async startAnotherGateway() {
+        const port = await freePort();
+        const name = `gateway-${port}`;
+        const child = spawnService(name, path.join(repoRoot, 'gateway', 'src', 'index.ts'), { ...gatewayEnv, PORT: String(port) }, opts.logDir);
+        const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
+        started.push(proc);
+        await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));
+        return proc;
+      },
       async restartSubgraph(name) {
         const p = await launchSubgraph(name, subgraphs[name].port);
         subgraphs[name] = p;
         started.push(p);
       },
       async stop() {
-        await stopChild(gatewayChild);
+        await Promise.all(started.filter((p) => p.name.startsWith('gateway')).map((p) => stopChild(p.child)));
         await Promise.all(Object.values(subgraphs).map((p) => stopChild(p.child)));
       },
     };

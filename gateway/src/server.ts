@@ -9,11 +9,11 @@ import { AssertionSigner } from './assertions.ts';
 import { Catalog } from './catalog.ts';
 import { SubgraphForwarder } from './forward.ts';
 import { createGraph, supergraphFromBuild, type GraphContext } from './graph.ts';
+import { LedgerEvents } from './events.ts';
 import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { createPeopleAccess } from './oauth/index.ts';
-import { mcpRouter } from './mcp/router.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { restRouter } from './rest.ts';
 
@@ -71,7 +71,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   identity.acceptAccessTokens(peopleAccess.tokens);
   app.use(peopleAccess.router);
 
-  app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
+  const events = new LedgerEvents(deps.redis, deps.log);
+  app.get('/v1/events', events.handler(pipeline, refusalCtx));
+
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
 
   app.use(
@@ -110,6 +112,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       return { server: httpServer, url: `http://${host}:${(httpServer.address() as AddressInfo).port}` };
     },
     async stop() {
+      await events.close();
       if (httpServer) await closeServer(httpServer);
       await graph.stop();
       await forwarder.close();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { connectDatabase } from '@cuadra/shared';
+import { connectDatabase, Governance } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { repoRoot } from '../../scripts/infra.ts';
@@ -11,6 +11,8 @@ export interface TestSystem extends RunningSystem {
   identity: IdentityStore;
   /** Name of the gateway's database in this system. */
   gatewayDb: string;
+  /** The governance stores of this system (policies, approvals, ledger), for setting up cases. */
+  governanceFor(): Governance;
   /** Opens a workspace; returns its id and owner key. */
   workspace(name?: string): Promise<{ workspace_id: string; api_key: string; key_id: string }>;
   /** Creates another key in a workspace. */
@@ -42,6 +44,8 @@ export async function startTestSystem(label: string, env: Record<string, string>
   const redis = new Redis(redisUrl);
   const identity = new IdentityStore(db, redis);
   await identity.init();
+  const governanceDb = await connectDatabase(mongoUrl, `${prefix}_governance`);
+  const governance = new Governance(governanceDb);
 
   async function call(pathname: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { ...init.headers };
@@ -66,6 +70,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     ...system,
     identity,
     gatewayDb: `${prefix}_gateway`,
+    governanceFor: () => governance,
     workspace: (name = 'Test SAS') => identity.createWorkspace({ name, ownerEmail: 'owner@example.com' }),
     key: (workspace, role, patterns) => identity.createApiKey({ workspace, name: `${role} key`, role, patterns }),
     fetch: call,
@@ -73,7 +78,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     async stop() {
       await system.stop();
       redis.disconnect();
-      await db.close();
+      await Promise.all([db.close(), governanceDb.close()]);
     },
   };
 }
