@@ -14,6 +14,7 @@ import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { createPeopleAccess } from './oauth/index.ts';
+import { mcpRouter } from './mcp/router.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { restRouter } from './rest.ts';
 
@@ -74,6 +75,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
+  app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
 
   app.use(
