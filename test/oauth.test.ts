@@ -83,7 +83,7 @@ async function expectOAuthError(promise: Promise<unknown>, error: string) {
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
     // A 401 client-authentication failure carries a Basic challenge; oauth4webapi reports the challenge first.
     expect(err.status).toBe(401);
-    expect((await err.response.json()).error).toBe(error);
+    expect(((await err.response.json()) as { error: string }).error).toBe(error);
     return;
   }
   expect(err, `expected ${error}`).toBeInstanceOf(oauth.ResponseBodyError);

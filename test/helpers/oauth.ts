@@ -67,7 +67,9 @@ export class FormAgent {
  * Goes through /oauth/authorize as a person would: opens the login page, signs in, answers
  * the consent screen. Returns the final answer (a 303 to the redirect URI when all went well).
  */
-export async function authorizeThroughForms(base: string, authorizationUrl: URL, person: { email: string; password: string }, decision: 'approve' | 'deny' = 'approve') {
+export async function authorizeThroughForms(
+  base: string, authorizationUrl: URL, person: { email: string; password: string }, decision: 'approve' | 'deny' = 'approve',
+): Promise<{ status: number; headers: Headers; text: string; location: string | null; consentPage?: string }> {
   const agent = new FormAgent(base);
   const login = await agent.get(authorizationUrl.href);
   if (login.status !== 200) return { ...login, location: login.headers.get('location') };

@@ -145,18 +145,18 @@ export function isPublicAddress(address: string): boolean {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** DNS lookup that refuses a name resolving to any non-public address; used at connect time, so a rebinding answer cannot slip past. */
-function publicOnlyLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+/** DNS lookup that refuses a name resolving to any address `allowed` refuses; used at connect time, so a rebinding answer cannot slip past. */
+const checkedLookup = (allowed: (address: string) => boolean) => (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
   dnsLookup(hostname, { all: true }, (err, addresses) => {
     if (err) return callback(err, '');
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
+    if (addresses.length === 0 || addresses.some((a) => !allowed(a.address))) {
       const refused = Object.assign(new Error(`${hostname} resolves to an address that is not public`), { code: 'EPRIVATEADDR' });
       return callback(refused, '');
     }
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0].address, addresses[0].family);
   });
-}
+};
 
 /** Largest metadata document accepted (CONTRACT.md §5: ≤ 5 KB). */
 export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
@@ -167,13 +167,20 @@ export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
  * only public clients (`token_endpoint_auth_method: none`).
  */
 export class MetadataDocumentClients {
-  readonly #agent = new Agent({ connect: { lookup: publicOnlyLookup as never, timeout: 5_000 }, headersTimeout: 5_000, bodyTimeout: 5_000 });
+  readonly #agent: Agent;
+  readonly #allowed: (address: string) => boolean;
+
+  /** `allowAddress` and `ca` exist for tests (a local TLS server); production uses the defaults. */
+  constructor(opts: { allowAddress?: (address: string) => boolean; ca?: string } = {}) {
+    this.#allowed = opts.allowAddress ?? isPublicAddress;
+    this.#agent = new Agent({ connect: { lookup: checkedLookup(this.#allowed) as never, timeout: 5_000, ...(opts.ca ? { ca: opts.ca } : {}) }, headersTimeout: 5_000, bodyTimeout: 5_000 });
+  }
 
   async fetch(clientId: string): Promise<ClientInfo> {
     if (!isMetadataDocumentUrl(clientId)) throw new OAuthError('invalid_client', 'The client_id is not a valid client metadata document URL.');
     const host = new URL(clientId).hostname.replace(/^\[|\]$/g, '');
     // Literal addresses skip DNS, so the connect-time check never sees them: judge them here.
-    if (isIP(host) && !isPublicAddress(host)) throw new OAuthError('invalid_client', 'The client metadata document is on an address that is not public.');
+    if (isIP(host) && !this.#allowed(host)) throw new OAuthError('invalid_client', 'The client metadata document is on an address that is not public.');
     let text: string;
     try {
       const res = await undiciFetch(clientId, { dispatcher: this.#agent, redirect: 'manual', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5_000) });

@@ -22,9 +22,9 @@ ${input.error ? html`<p class="error" role="alert" id="form-error">${input.error
   ${hiddenFields(input.params)}
   <input type="hidden" name="csrf" value="${input.csrf}">
   <label for="email">E-mail</label>
-  <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}" ${input.error ? html`aria-invalid="true"` : ''} autofocus>
+  <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}" ${input.error ? html`aria-invalid="true"` : ''} ${input.email ? '' : html`autofocus`}>
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required ${input.error ? html`aria-invalid="true"` : ''}>
+  <input id="password" name="password" type="password" autocomplete="current-password" required ${input.error ? html`aria-invalid="true"` : ''} ${input.email ? html`autofocus` : ''}>
   <button type="submit" class="primary">Sign in</button>
 </form>`;
 }
