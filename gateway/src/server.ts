@@ -15,6 +15,7 @@ import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { createPeopleAccess } from './oauth/index.ts';
 import { mcpRouter } from './mcp/router.ts';
+import { openApiRouter } from './openapi/router.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { restRouter } from './rest.ts';
 
@@ -76,6 +77,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
   app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
+  app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
 
   app.use(

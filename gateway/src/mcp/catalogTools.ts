@@ -92,10 +92,24 @@ export function searchTools(tools: readonly PublicTool[], query: string, limit: 
   };
 }
 
-function gatewayTool(name: string, description: string, input: JsonSchema, run: GatewayTool['run']): GatewayTool {
+function gatewayTool(name: string, description: string, input: JsonSchema): PublicTool {
   const tool = { name, module: name.split('.')[0], risk: 'read' as const };
-  return { ...tool, description, scope: scopeFor(tool), input_schema: input, annotations: annotationsFor('read'), run };
+  return { ...tool, description, scope: scopeFor(tool), input_schema: input, annotations: annotationsFor('read') };
 }
+
+/** The catalog tools' public entries (what listings and OpenAPI show). */
+export const CATALOG_TOOLS: readonly PublicTool[] = [
+  gatewayTool(
+    'tools.search',
+    'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
+    SEARCH_SCHEMA,
+  ),
+  gatewayTool(
+    'tools.describe',
+    'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
+    DESCRIBE_SCHEMA,
+  ),
+];
 
 /**
  * `tools.search` and `tools.describe`: read tools over the gateway's catalog, so an assistant
@@ -114,27 +128,19 @@ export class GatewayTools {
     this.#catalog = deps.catalog;
     this.#pipeline = deps.pipeline;
     this.#limiter = deps.limiter;
-    const search = gatewayTool(
-      'tools.search',
-      'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
-      SEARCH_SCHEMA,
-      (input, principal) => {
+    const run: Record<string, GatewayTool['run']> = {
+      'tools.search': (input, principal) => {
         const all = this.listFor(principal, { module: input.module as string | undefined });
         const { hits, total } = searchTools(all, input.query as string, (input.limit as number | undefined) ?? 10);
         return { tools: hits, total };
       },
-    );
-    const describe = gatewayTool(
-      'tools.describe',
-      'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
-      DESCRIBE_SCHEMA,
-      (input, principal) => {
+      'tools.describe': (input, principal) => {
         const found = this.listFor(principal).find((t) => t.name === input.name);
         if (!found) throw new CuadraError('not_found', `This credential reaches no tool named "${String(input.name)}". Use tools.search to find one.`);
         return { tool: found };
       },
-    );
-    this.#tools = new Map([search, describe].map((t) => [t.name, t]));
+    };
+    this.#tools = new Map(CATALOG_TOOLS.map((t) => [t.name, { ...t, run: run[t.name] }]));
     const ajv = createAjv();
     this.#validators = new Map([...this.#tools.values()].map((t) => [t.name, compileValidator(ajv, t.input_schema)]));
   }
@@ -143,14 +149,9 @@ export class GatewayTools {
     return this.#tools.has(name);
   }
 
-  /** The gateway tools' public entries (for OpenAPI). */
-  entries(): PublicTool[] {
-    return [...this.#tools.values()].map(({ run: _run, ...pub }) => pub);
-  }
-
   /** Every tool the principal reaches: the subgraphs' catalog and these, in one list. */
   listFor(principal: Principal, filter: { module?: string } = {}): PublicTool[] {
-    const own = this.entries().filter((t) => reaches(principal, t) && (!filter.module || t.module === filter.module));
+    const own = CATALOG_TOOLS.filter((t) => reaches(principal, t) && (!filter.module || t.module === filter.module));
     return [...this.#catalog.listFor(principal, filter), ...own];
   }
 

@@ -1,0 +1,359 @@
+import { ERROR_STATUS, type ErrorCode } from '@cuadra/shared';
+import type { PublicTool } from '../catalog.ts';
+
+type Json = Record<string, unknown>;
+
+const SCOPES = {
+  'tools:read': 'Read tools only. Changes nothing in the workspace.',
+  tools: 'Every tool the granting member\'s role reaches, reads and writes. Calls the workspace holds for approval still wait for a person.',
+  'sites.login': 'Signing a visitor in to a site hosted by the service. Identity only, no tools.',
+  'sites.edit': 'Editing the workspace\'s sites through the sites.* tools.',
+};
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** One reusable response per refusal code, named after it. */
+const REFUSAL_WHEN: Record<ErrorCode, string> = {
+  unauthenticated: 'Credential missing, expired or revoked.',
+  insufficient_scope: 'The credential\'s scopes do not reach this endpoint.',
+  approval_required: 'The call waits for a person\'s approval; repeat it with X-Approval-Id once approved.',
+  policy_denied: 'The credential\'s role, key patterns or the workspace\'s policies do not allow the tool, or X-Tenant-Id names another workspace.',
+  unknown_tool: 'No tool has that name.',
+  not_found: 'A record the input names does not exist.',
+  idempotency_conflict: 'The Idempotency-Key was already used with a different input.',
+  conflict: 'The record\'s state forbids the action.',
+  body_too_large: 'The input exceeds the tool\'s limit.',
+  invalid_input: 'An argument does not fit the schema; `field` is its JSON Pointer.',
+  rate_limited: 'Too many requests; wait Retry-After seconds and retry.',
+  internal: 'Something failed on the service\'s side; nothing was changed.',
+  unavailable: 'An owning service is down; nothing was done.',
+};
+
+/** Responses by status for the refusals a tool invoke can answer (codes sharing a status share one response). */
+function refusalResponses(codes: readonly ErrorCode[]): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const out: Json = {};
+  for (const [status, list] of byStatus) out[String(status)] = ref('responses', `Refusal${status}`);
+  return out;
+}
+
+function refusalComponents(): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const out: Json = {};
+  for (const [status, codes] of byStatus) {
+    const headers: Json = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
+    if (status === 401 || codes.includes('insufficient_scope')) headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
+    if (status === 429) headers['Retry-After'] = ref('headers', 'RetryAfter');
+    out[`Refusal${status}`] = {
+      description: codes.map((c) => `\`${c}\`: ${REFUSAL_WHEN[c]}`).join(' '),
+      headers,
+      content: { 'application/json': { schema: { allOf: [ref('schemas', 'Refusal'), { properties: { code: { enum: codes } } }] } } },
+    };
+  }
+  return out;
+}
+
+/** The invoke refusals, in the contract's order of checks (CONTRACT.md §3), plus the owner's. */
+const INVOKE_REFUSALS: readonly ErrorCode[] = [
+  'unauthenticated', 'rate_limited', 'unknown_tool', 'insufficient_scope', 'policy_denied', 'approval_required', 'body_too_large',
+  'invalid_input', 'idempotency_conflict', 'not_found', 'conflict', 'internal', 'unavailable',
+];
+
+/** OpenAPI security requirements that reach a tool of this scope (`tools` includes `tools:read`). */
+function securityFor(scope: string): Json[] {
+  const oauth = scope === 'tools:read' ? [{ oauth2: ['tools:read'] }, { oauth2: ['tools'] }] : [{ oauth2: [scope] }];
+  return [...oauth, { apiKey: [] }];
+}
+
+function summaryOf(description: string): string {
+  const first = /^.*?[.!?](\s|$)/.exec(description)?.[0]?.trim() ?? description;
+  return first.length <= 120 ? first : `${first.slice(0, 117)}…`;
+}
+
+/** The operation invoking one tool: its input schema as the body, its output and every refusal as responses, its scope in security. */
+function toolOperation(tool: PublicTool): Json {
+  const responses: Json = {
+    200: {
+      description: 'The tool ran.',
+      headers: { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['tool', 'output'],
+            properties: { tool: { const: tool.name }, output: { type: 'object', description: 'The tool\'s result.' } },
+          },
+        },
+      },
+    },
+  };
+  // Reads are never held; any other call may be held for approval by a workspace policy.
+  if (tool.risk !== 'read') responses[202] = ref('responses', 'PendingApproval');
+  Object.assign(responses, refusalResponses(INVOKE_REFUSALS));
+  const parameters = [ref('parameters', 'TenantId'), ref('parameters', 'IdempotencyKey')];
+  if (tool.risk !== 'read') parameters.push(ref('parameters', 'ApprovalId'));
+  return {
+    operationId: tool.name,
+    summary: summaryOf(tool.description),
+    description: tool.description,
+    tags: [tool.module],
+    security: securityFor(tool.scope),
+    parameters,
+    requestBody: { required: true, content: { 'application/json': { schema: tool.input_schema } } },
+    responses,
+    'x-cuadra-risk': tool.risk,
+    'x-cuadra-scope': tool.scope,
+    'x-cuadra-annotations': tool.annotations,
+  };
+}
+
+const oauthError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } } } },
+});
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const anyJson = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+
+/** The contract's endpoints other than the per-tool invokes (CONTRACT.md §2). */
+function otherPaths(): Json {
+  const toolsSecurity = [{ oauth2: ['tools:read'] }, { oauth2: ['tools'] }, { apiKey: [] }];
+  const mcpResponses = {
+    200: { description: 'A JSON-RPC response, as JSON or as a server-sent event stream.', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } },
+    202: { description: 'A notification or response was accepted.' },
+    401: ref('responses', 'Refusal401'),
+    403: ref('responses', 'Refusal403'),
+    404: { description: 'The Mcp-Session-Id is unknown or belongs to another credential (protocol 2025-11-25).' },
+    413: ref('responses', 'Refusal413'),
+  };
+  return {
+    '/v1/tools': {
+      get: {
+        operationId: 'tools.list',
+        summary: 'Lists the tools the credential reaches, with risk class, scope, input schema and MCP annotations.',
+        tags: ['catalog'],
+        security: toolsSecurity,
+        parameters: [
+          ref('parameters', 'TenantId'),
+          { name: 'module', in: 'query', required: false, schema: { type: 'string' }, description: 'Only tools of this module.' },
+          { name: 'search', in: 'query', required: false, schema: { type: 'string' }, description: 'Case-insensitive substring of the name or description.' },
+        ],
+        responses: {
+          200: { description: 'The tools.', content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: ref('schemas', 'Tool') } } } } } },
+          ...refusalResponses(['unauthenticated', 'insufficient_scope', 'policy_denied']),
+        },
+      },
+    },
+    '/v1/auth/agent-signup': {
+      post: {
+        operationId: 'auth.agentSignup',
+        summary: 'An AI agent opens an account and workspace for the person it works for.',
+        tags: ['auth'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['email', 'workspace_name', 'agent_name'],
+                properties: {
+                  email: { type: 'string', format: 'email' },
+                  workspace_name: { type: 'string', minLength: 1 },
+                  agent_name: { type: 'string', minLength: 1 },
+                  name: { type: 'string' },
+                  country: { type: 'string', pattern: '^[A-Z]{2}$', default: 'CO' },
+                  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          201: {
+            description: 'The workspace, its agent key and the URL the person claims it at.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['workspace_id', 'api_key', 'role', 'claim_url'],
+                  properties: { workspace_id: { type: 'string' }, api_key: { type: 'string', pattern: '^nk_' }, role: { const: 'agent' }, claim_url: { type: 'string', format: 'uri' } },
+                },
+              },
+            },
+          },
+          ...refusalResponses(['invalid_input', 'rate_limited']),
+        },
+      },
+    },
+    '/mcp': {
+      post: { operationId: 'mcp.post', summary: 'MCP Streamable HTTP: one JSON-RPC message (protocol 2025-11-25 or 2026-07-28).', tags: ['mcp'], security: toolsSecurity, requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: mcpResponses },
+      get: { operationId: 'mcp.get', summary: 'MCP server-sent event stream of a 2025-11-25 session.', tags: ['mcp'], security: toolsSecurity, responses: mcpResponses },
+      delete: { operationId: 'mcp.delete', summary: 'Ends a 2025-11-25 MCP session.', tags: ['mcp'], security: toolsSecurity, responses: mcpResponses },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        summary: 'Reports whether the API is serving.',
+        tags: ['service'],
+        security: [],
+        responses: { 200: ref('responses', 'Health'), 503: ref('responses', 'Health') },
+      },
+    },
+    '/v1/events': {
+      get: {
+        operationId: 'events.stream',
+        summary: 'Server-sent events of the caller\'s workspace ledger: {module, tool, outcome, at} per entry.',
+        tags: ['events'],
+        security: toolsSecurity,
+        responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...refusalResponses(['unauthenticated', 'insufficient_scope', 'policy_denied']) },
+      },
+    },
+    '/openapi.json': {
+      get: { operationId: 'openapi', summary: 'This document.', tags: ['service'], security: [], responses: { 200: anyJson('OpenAPI 3.1.') } },
+    },
+    '/oauth/authorize': {
+      get: { operationId: 'oauth.authorize', summary: 'Login and consent page (authorization code + PKCE S256).', tags: ['oauth'], security: [], responses: { 200: html('The page.'), 303: { description: 'Back to redirect_uri with code, state and iss.' }, 400: html('A bad request the page explains.') } },
+      post: { operationId: 'oauth.authorizeSubmit', summary: 'Submits the login or consent form.', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } } }, responses: { 200: html('The next page.'), 303: { description: 'Back to redirect_uri with code (or error), state and iss.' }, 400: html('A bad request the page explains.') } },
+    },
+    '/oauth/token': {
+      post: {
+        operationId: 'oauth.token',
+        summary: 'Token endpoint: authorization_code (with code_verifier) and refresh_token grants.',
+        tags: ['oauth'],
+        security: [],
+        requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['grant_type'], properties: { grant_type: { enum: ['authorization_code', 'refresh_token'] } } } } } },
+        responses: { 200: anyJson('Access token (1 h) and refresh token (30 days).'), 400: oauthError('An OAuth error.'), 401: oauthError('Client authentication failed.') },
+      },
+    },
+    '/oauth/revoke': {
+      post: { operationId: 'oauth.revoke', summary: 'Revokes a token (RFC 7009).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } }, responses: { 200: { description: 'Revoked (or unknown).' }, 400: oauthError('An OAuth error.') } },
+    },
+    '/oauth/register': {
+      post: { operationId: 'oauth.register', summary: 'Dynamic client registration (RFC 7591).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 201: anyJson('The registered client.'), 400: oauthError('Invalid client metadata.') } },
+    },
+    '/.well-known/oauth-authorization-server': {
+      get: { operationId: 'oauth.metadata', summary: 'Authorization server metadata (RFC 8414).', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
+    },
+    '/.well-known/oauth-protected-resource': {
+      get: { operationId: 'oauth.protectedResource', summary: 'Protected resource metadata (RFC 9728), with scopes_supported.', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
+    },
+    '/.well-known/oauth-protected-resource/mcp': {
+      get: { operationId: 'oauth.protectedResourceMcp', summary: 'Protected resource metadata of the MCP endpoint (RFC 9728, path-aware).', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
+    },
+    '/claim': {
+      get: { operationId: 'claim.page', summary: 'The person claims a workspace an agent opened.', tags: ['auth'], security: [], parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }], responses: { 200: html('The claim form.'), 400: html('An invalid or used token.') } },
+      post: { operationId: 'claim.submit', summary: 'Claims the workspace: the person becomes its owner.', tags: ['auth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token', 'password', 'name'], properties: { token: { type: 'string' }, password: { type: 'string', minLength: 12 }, name: { type: 'string' } } } } } }, responses: { 200: html('Done.'), 303: { description: 'On to sign-in.' }, 400: html('An invalid or used token, or a short password.') } },
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 description of the service (CONTRACT.md §2): one operation per tool at
+ * `/v1/tools/{tool name}:invoke`, its input schema as the request body, its output, the held
+ * answer and every refusal as responses, the scope that reaches it in `security`; and the
+ * contract's other endpoints. Built from the same catalog as every other surface.
+ */
+export function openApiDocument(tools: readonly PublicTool[], publicUrl: string): Json {
+  const paths: Json = {};
+  for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
+    paths[`/v1/tools/${tool.name}:invoke`] = { post: toolOperation(tool) };
+  }
+  Object.assign(paths, otherPaths());
+  const modules = [...new Set(tools.map((t) => t.module))].sort();
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Cuadra',
+      version: '1',
+      summary: 'A business workspace where every capability is a named tool.',
+      description:
+        'Every capability is a tool, invoked with POST /v1/tools/{name}:invoke through one pipeline: role permissions, '
+        + 'autonomy policies, approvals, an action ledger, idempotency and rate limits. Money is integer minor units with an ISO 4217 currency; '
+        + 'dates are YYYY-MM-DD. The same tools are served to AI assistants over MCP at /mcp.',
+    },
+    servers: [{ url: publicUrl }],
+    tags: [
+      ...modules.map((m) => ({ name: m, description: `Tools of the ${m} module.` })),
+      { name: 'catalog' }, { name: 'mcp' }, { name: 'auth' }, { name: 'oauth' }, { name: 'events' }, { name: 'service' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'OAuth 2.1 for applications acting for a person: authorization code with PKCE (S256). Access tokens last 1 hour, refresh tokens 30 days.',
+          flows: { authorizationCode: { authorizationUrl: `${publicUrl}/oauth/authorize`, tokenUrl: `${publicUrl}/oauth/token`, refreshUrl: `${publicUrl}/oauth/token`, scopes: SCOPES } },
+        },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'nk_…',
+          description: 'An API key (`nk_…`) for programs: it carries the role given at creation and, optionally, tool-name patterns.',
+        },
+      },
+      parameters: {
+        TenantId: { name: 'X-Tenant-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Names the workspace; must be the credential\'s own.' },
+        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' }, description: 'A repeated call with the same key and input replays the first answer.' },
+        ApprovalId: { name: 'X-Approval-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Runs a call an `approval_required` refusal asked a person to approve, once approved.' },
+      },
+      headers: {
+        RateLimit: { schema: { type: 'string' }, description: 'IETF draft-11 RateLimit field: the policy closest to being spent.' },
+        RateLimitPolicy: { schema: { type: 'string' }, description: 'IETF draft-11 RateLimit-Policy field.' },
+        RetryAfter: { schema: { type: 'integer' }, description: 'Seconds to wait.' },
+        IdempotentReplayed: { schema: { const: 'true' }, description: 'This answer replays the first call with the same Idempotency-Key.' },
+        WWWAuthenticate: { schema: { type: 'string' }, description: 'Bearer challenge with resource_metadata (and, for insufficient_scope, the scope needed).' },
+      },
+      schemas: {
+        Refusal: {
+          type: 'object',
+          required: ['error', 'code'],
+          properties: {
+            error: { type: 'string', description: 'A sentence for a person.' },
+            code: { enum: Object.keys(ERROR_STATUS), description: 'Stable machine code.' },
+            field: { type: 'string', description: 'JSON Pointer of the offending argument (invalid_input only).' },
+            approval_id: { type: 'string', description: 'The approval to wait for (approval_required only).' },
+          },
+        },
+        Tool: {
+          type: 'object',
+          required: ['name', 'description', 'module', 'risk', 'scope', 'input_schema', 'annotations'],
+          properties: {
+            name: { type: 'string', pattern: '^[a-z0-9_]+(\\.[a-z0-9_]+)+$' },
+            description: { type: 'string' },
+            module: { type: 'string' },
+            risk: { enum: ['read', 'write', 'external', 'destructive'] },
+            scope: { type: 'string' },
+            input_schema: { type: 'object' },
+            annotations: {
+              type: 'object',
+              properties: { readOnlyHint: { type: 'boolean' }, destructiveHint: { type: 'boolean' }, idempotentHint: { type: 'boolean' }, openWorldHint: { type: 'boolean' } },
+            },
+          },
+        },
+      },
+      responses: {
+        ...refusalComponents(),
+        PendingApproval: {
+          description: 'Held for the workspace owner\'s decision (approvals.decide); it runs once, as the caller, when approved.',
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['tool', 'status', 'approval_id'], properties: { tool: { type: 'string' }, status: { const: 'pending_approval' }, approval_id: { type: 'string' } } },
+            },
+          },
+        },
+        Health: {
+          description: 'Health of the API, each subgraph, the database and Redis.',
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['status', 'subgraphs'], properties: { status: { type: 'string' }, subgraphs: { type: 'object', additionalProperties: { type: 'string' } } } },
+            },
+          },
+        },
+      },
+    },
+  };
+}
