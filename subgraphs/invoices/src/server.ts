@@ -1,6 +1,18 @@
-import { clampLimit, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, CuadraError, escapeRegex, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import express from 'express';
+import { journalEntries } from './accounting/journal.ts';
+import { sandboxDocuments, sandboxReceive } from './einvoicing/sandbox.ts';
+import { customerCredits } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
+import { payments } from './models/payment.ts';
+import { rollups } from './models/rollup.ts';
+import { salesDocuments } from './models/sales-document.ts';
+import { counters, settings } from './models/settings.ts';
+import type { MetricQuery } from './readouts/periods.ts';
+import { receivablesMetric } from './readouts/receivables.ts';
+import { invoicesRecords, receivablesAgenda, type RecordsQuery } from './readouts/records.ts';
+import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -15,6 +27,7 @@ function invoiceNode(i: InvoiceDoc) {
   return {
     id: i._id, kind: i.kind, status: i.status, number: i.number, customer: { id: i.customer_id }, currency: i.currency,
     issueDate: i.issue_date, dueDate: i.due_date, subtotal: i.subtotal, taxTotal: i.tax_total, total: i.total, createdAt: i.created_at.toISOString(),
+    withholdingTotal: i.withholding_total ?? 0, amountDue: i.amount_due ?? i.total, balance: i.balance ?? i.total, cufe: i.cufe ?? null,
     lines: i.lines.map((l) => ({
       itemId: l.item_id, description: l.description, quantity: l.quantity, unitPrice: l.unit_price, taxRateBps: l.tax_rate_bps,
       discountBps: l.discount_bps, subtotal: l.subtotal, tax: l.tax, total: l.total,
@@ -26,16 +39,22 @@ function itemNode(i: ItemDoc) {
   return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRateBps: i.tax_rate_bps };
 }
 
-/** Builds the invoices service, ready to listen. */
-export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
-  return createSubgraphServer(
+/** The tool module whose read tools guard each records source. */
+const SOURCE_MODULE: Record<string, string> = { invoices: 'invoices', payments: 'payments', items: 'items', quotes: 'quotes', sales_orders: 'sales_orders' };
+
+/** Builds the invoices service, ready to listen. Also serves the built-in e-invoicing sandbox at POST /einvoicing/sandbox. */
+export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
+  const server = await createSubgraphServer(
     {
       name,
       modules,
       tools,
-      models: [invoices, items],
+      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments],
       typeDefs: typeDefs(),
-      readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items' },
+      readGuards: {
+        'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items',
+        'Query.receivablesMetric': 'invoices', 'Query.invoicesRecords': 'invoices', 'Query.receivablesAgenda': 'invoices',
+      },
       resolvers: {
         Query: {
           invoice: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -55,6 +74,25 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const rows = await items(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(itemNode);
           },
+          receivablesMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateMetricQuery(args.query);
+            return receivablesMetric(ctx.db, ctx.workspace, args.query as MetricQuery);
+          },
+          invoicesRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateRecordsQuery(args.query);
+            const q = args.query as RecordsQuery;
+            const module = SOURCE_MODULE[q.source];
+            if (module && !reaches(ctx.principal, { name: `${module}.list`, risk: 'read', module })) {
+              throw new CuadraError('policy_denied', `This credential does not reach the ${module} data.`);
+            }
+            return invoicesRecords(ctx.db, ctx.workspace, q);
+          },
+          receivablesAgenda: async (_: unknown, args: { from?: string; to?: string; days?: number; limit?: number; overdue?: boolean }, ctx: SubgraphContext) => {
+            for (const key of ['from', 'to'] as const) {
+              if (args[key] !== undefined && args[key] !== null && !/^\d{4}-\d{2}-\d{2}$/.test(args[key]!)) throw new CuadraError('invalid_input', `${key} is a YYYY-MM-DD date.`, { field: `/${key}` });
+            }
+            return receivablesAgenda(ctx.db, ctx.workspace, { from: args.from ?? undefined, to: args.to ?? undefined, days: args.days ?? undefined, limit: args.limit ?? undefined, overdue: args.overdue ?? undefined });
+          },
         },
         Invoice: {
           __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) => {
@@ -72,4 +110,19 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
     },
     deps,
   );
+  // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
+  // that answers the same way); unset, the service calls the sandbox in-process.
+  const sandbox = express.Router();
+  sandbox.post('/einvoicing/sandbox', express.text({ type: () => true, limit: '5mb' }), async (req, res) => {
+    try {
+      res.json(await sandboxReceive(deps.db, typeof req.body === 'string' ? req.body : ''));
+    } catch (err) {
+      deps.log.error({ err }, 'sandbox failed');
+      res.status(500).json({ is_valid: false, status_code: '99', status_description: 'Error interno del ambiente de pruebas.', errors: [], document_key: null, track_id: null });
+    }
+  });
+  // Before the error handler createSubgraphServer installed: routes registered later still match
+  // (express walks its stack in order and the error handler only sees errors).
+  server.app.use(sandbox);
+  return server;
 }

@@ -1,15 +1,17 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
+import { journalEntries, journalView } from '../../accounting/journal.ts';
 import { invoices, invoiceView } from '../../models/invoice.ts';
 
-/** Reads one invoice of the caller's workspace. */
+/** Reads one invoice of the caller's workspace, with its journal entry. */
 export const get = defineTool<{ id: string }>({
   name: 'invoices.get',
-  description: 'Get one invoice or credit note by id, with its lines, taxes, totals and status.',
+  description: 'Get one invoice or credit note by id: lines, taxes, withholdings, totals, balance, status, CUFE/CUDE, authority state and its journal entry.',
   risk: 'read',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
   async handler(input, ctx) {
     const invoice = await invoices(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!invoice) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
-    return { invoice: invoiceView(invoice) };
+    const entry = invoice.journal_entry_id ? await journalEntries(ctx.db).findOne({ _id: invoice.journal_entry_id, workspace: ctx.workspace }).lean() : null;
+    return { invoice: invoiceView(invoice), journal_entry: entry ? journalView(entry) : null };
   },
 });

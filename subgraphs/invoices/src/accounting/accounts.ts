@@ -1,0 +1,20 @@
+/**
+ * The accounts of the Colombian PUC (Plan Único de Cuentas) the receivables cycle posts to.
+ * Codes are PUC auxiliary accounts; names as the PUC gives them.
+ */
+export const ACCOUNTS = {
+  receivables: { code: '130505', name: 'Clientes nacionales' },
+  withholdingIncomeTax: { code: '135515', name: 'Retención en la fuente por cobrar' },
+  withholdingVat: { code: '135517', name: 'Impuesto a las ventas retenido' },
+  withholdingIca: { code: '135518', name: 'Impuesto de industria y comercio retenido' },
+  bank: { code: '111005', name: 'Bancos — moneda nacional' },
+  customerAdvances: { code: '280505', name: 'Anticipos y avances recibidos de clientes' },
+  revenue: { code: '413595', name: 'Ingresos operacionales — comercio y servicios' },
+  salesReturns: { code: '417505', name: 'Devoluciones en ventas' },
+  vatPayable: { code: '240805', name: 'IVA por pagar (generado)' },
+} as const;
+
+/** The account a withholding the customer made is carried in (an asset: a tax credit). */
+export function withholdingAccount(type: 'retefuente' | 'reteiva' | 'reteica') {
+  return type === 'retefuente' ? ACCOUNTS.withholdingIncomeTax : type === 'reteiva' ? ACCOUNTS.withholdingVat : ACCOUNTS.withholdingIca;
+}

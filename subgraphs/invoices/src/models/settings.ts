@@ -1,0 +1,73 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** A DIAN numbering range (resolución de facturación): prefix and consecutive bounds. */
+export interface NumberingRange {
+  prefix: string;
+  from: number;
+  to: number;
+  resolution: string | null;
+  valid_to: string | null;
+}
+
+/**
+ * A workspace's e-invoicing set-up: who issues (NIT), the software registered with the
+ * authority (id, PIN), the range's technical key (ClTec) and the numbering ranges.
+ * `_id` is the workspace id: one set-up per workspace.
+ */
+export interface SettingsDoc {
+  _id: string;
+  issuer: { nit: string; check_digit: number; name: string };
+  /** TipoAmbiente: `1` production, `2` test (habilitación). */
+  environment: '1' | '2';
+  technical_key: string;
+  software_id: string;
+  software_pin: string;
+  /** The workspace's base currency: metrics are reported in it. */
+  currency: string;
+  numbering: { invoice: NumberingRange; credit_note: NumberingRange };
+  updated_at: Date;
+}
+
+const settingsSchema = new Schema<SettingsDoc>(
+  {
+    _id: { type: String, required: true },
+    issuer: { type: Schema.Types.Mixed, required: true },
+    environment: { type: String, required: true },
+    technical_key: { type: String, required: true },
+    software_id: { type: String, required: true },
+    software_pin: { type: String, required: true },
+    currency: { type: String, required: true },
+    numbering: { type: Schema.Types.Mixed, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+settingsSchema.index({ software_id: 1 });
+
+/** The e-invoicing settings collection. */
+export function settings(db: Connection): Model<SettingsDoc> {
+  return (db.models.EinvoicingSettings as Model<SettingsDoc> | undefined) ?? db.model<SettingsDoc>('EinvoicingSettings', settingsSchema, 'einvoicing_settings');
+}
+
+/** A consecutive counter of one numbering range. `_id` = `<workspace>:<kind>:<prefix>`. */
+export interface CounterDoc {
+  _id: string;
+  workspace: string;
+  /** The next number to hand out. */
+  next: number;
+}
+
+const counterSchema = new Schema<CounterDoc>(
+  { _id: { type: String, required: true }, workspace: { type: String, required: true }, next: { type: Number, required: true } },
+  { versionKey: false },
+);
+
+/** The numbering counters collection. */
+export function counters(db: Connection): Model<CounterDoc> {
+  return (db.models.Counter as Model<CounterDoc> | undefined) ?? db.model<CounterDoc>('Counter', counterSchema, 'counters');
+}
+
+/** Counter id of a range. */
+export function counterId(workspace: string, kind: 'invoice' | 'credit_note', prefix: string): string {
+  return `${workspace}:${kind}:${prefix}`;
+}

@@ -1,0 +1,63 @@
+import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { paymentEntryLines, writeJournalEntry } from './accounting/journal.ts';
+import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
+import { addCustomerCredit } from './models/customer-credit.ts';
+import type { InvoiceDoc, Settlement } from './models/invoice.ts';
+import { payments, type PaymentDoc } from './models/payment.ts';
+import { applyRollupIntent, intentUpdate, rollupIntent, REPAIR_AFTER_MS } from './rollups.ts';
+
+/**
+ * Applies a pending payment to its invoices and completes it. Every step may run again
+ * (a retry, or the repair of a payment whose process died) without effect the second time:
+ * an invoice that already lists the payment in its settlements is left alone, the journal entry's
+ * id is the payment's, customer credit is added once per payment, and completion is a
+ * conditional update on `status: 'pending'`.
+ */
+export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: PaymentDoc): Promise<PaymentDoc> {
+  let left = payment.amount;
+  const allocations = [];
+  for (const a of payment.allocations) {
+    const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
+      if (inv.settlements.some((s) => s.ref === payment._id)) return null;
+      if (inv.status !== 'posted' && inv.status !== 'partially_paid') return null; // settled meanwhile: the rest becomes credit
+      // A race may have lowered the balance since the payment was checked: never apply beyond it.
+      const amount = Math.min(a.requested ?? inv.balance, inv.balance, left);
+      if (amount <= 0) return null;
+      const balance = inv.balance - amount;
+      const paid = inv.paid + amount;
+      const status = settledStatus({ balance, paid, status: inv.status });
+      const settlement: Settlement = { ref: payment._id, kind: 'payment', date: payment.date, amount };
+      return { set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null }, push: { settlements: settlement }, deltas: statusDelta(inv, inv.status, status) };
+    });
+    const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+    left -= applied;
+    allocations.push({ ...a, number: after.number, applied });
+  }
+  const applied = payment.amount - left;
+  const entryId = `je_${payment._id}`;
+  await writeJournalEntry(ctx.db, {
+    _id: entryId, workspace: ctx.workspace, date: payment.date, currency: payment.currency,
+    memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'payment', id: payment._id },
+    lines: paymentEntryLines(payment.amount, applied, payment.customer_id), created_at: ctx.now,
+  });
+  const intent = rollupIntent([{ day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } }], ctx.now);
+  const iu = intentUpdate(intent);
+  const model = payments(ctx.db);
+  const done = await model.findOneAndUpdate(
+    { _id: payment._id, status: 'pending' },
+    { $set: { status: 'completed', allocations, applied, unapplied: left, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  await addCustomerCredit(ctx.db, ctx.workspace, payment.customer_id, payment.currency, payment._id, left);
+  const final = done ?? (await model.findById(payment._id).lean());
+  if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
+  return final;
+}
+
+/** Finishes payments left pending by a process that died (older than a minute). */
+export async function completeStuckPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
+  const stuck = await payments(ctx.db).find({ workspace: ctx.workspace, status: 'pending', created_at: { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }).limit(100).lean();
+  for (const p of stuck) await completePayment(ctx, p);
+  return stuck.length;
+}

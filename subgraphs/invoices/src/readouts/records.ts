@@ -1,0 +1,129 @@
+import { CuadraError, escapeRegex } from '@cuadra/shared';
+import type { Connection, Model } from 'mongoose';
+import { invoices, type InvoiceDoc } from '../models/invoice.ts';
+import { items, type ItemDoc } from '../models/item.ts';
+import { payments, type PaymentDoc } from '../models/payment.ts';
+import { salesDocuments, type SalesDocument } from '../models/sales-document.ts';
+import { addDays, daysBetween, localDate } from '../money.ts';
+
+/** A records source object (specification §2.5). */
+export interface RecordsQuery {
+  source: string;
+  limit?: number;
+  search?: string;
+  kind?: string;
+  status?: string;
+  ref?: string;
+}
+
+/** The sources this subgraph answers for the composite `records.list`, so far. */
+export const INVOICES_SOURCES = ['invoices', 'payments', 'items', 'quotes', 'sales_orders'] as const;
+
+interface SourceSpec {
+  model: (db: Connection) => Model<any>;
+  base: Record<string, unknown>;
+  /** The lower-cased text column searched. */
+  searchField: string;
+  kinds?: Record<string, Record<string, unknown>>;
+  /** Status values of the source's own vocabulary; null = status is ignored. */
+  statuses: readonly string[] | null;
+  row: (doc: any) => Record<string, unknown>;
+}
+
+const invoiceRow = (i: InvoiceDoc) => ({
+  id: i._id, kind: i.kind, number: i.number, status: i.status, customer_id: i.customer_id, customer_name: i.customer.name, currency: i.currency,
+  issue_date: i.issue_date, due_date: i.due_date, total: i.total, amount_due: i.amount_due, balance: i.balance,
+  authority_status: i.authority?.status ?? null,
+});
+const paymentRow = (p: PaymentDoc) => ({
+  id: p._id, direction: p.direction, status: p.status, customer_id: p.customer_id, customer_name: p.customer_name, currency: p.currency,
+  amount: p.amount, applied: p.applied, unapplied: p.unapplied, date: p.date, reference: p.reference,
+});
+const itemRow = (i: ItemDoc) => ({ id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, tax_rate_bps: i.tax_rate_bps, status: i.status });
+const salesRow = (d: SalesDocument) => ({
+  id: d._id, kind: d.kind, status: d.status, customer_id: d.customer_id, customer_name: d.customer.name, currency: d.currency,
+  issue_date: d.issue_date, valid_until: d.valid_until, total: d.total, converted_to: d.converted_to,
+});
+
+const SOURCES: Record<(typeof INVOICES_SOURCES)[number], SourceSpec> = {
+  invoices: {
+    model: invoices, base: {}, searchField: 'search_lc', kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' } },
+    statuses: ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'], row: invoiceRow,
+  },
+  // Payments ignore status (specification §2.5); kind is the direction.
+  payments: { model: payments, base: {}, searchField: 'search_lc', kinds: { incoming: { direction: 'incoming' }, outgoing: { direction: 'outgoing' } }, statuses: null, row: paymentRow },
+  items: { model: items, base: {}, searchField: 'name_lc', kinds: { product: { kind: 'product' }, service: { kind: 'service' } }, statuses: ['active', 'archived'], row: itemRow },
+  quotes: { model: salesDocuments, base: { kind: 'quote' }, searchField: 'search_lc', statuses: ['draft', 'sent', 'accepted', 'declined', 'converted'], row: salesRow },
+  sales_orders: { model: salesDocuments, base: { kind: 'sales_order' }, searchField: 'search_lc', statuses: ['open', 'invoiced'], row: salesRow },
+};
+
+/** Recent-first windows tried in turn, so "latest N" sorts a few recent documents, not the whole history. */
+const RECENT_WINDOWS_DAYS = [7, 31, 366];
+
+/**
+ * Answers `records.list` for one of this subgraph's sources: `{source, rows, total}`, newest
+ * first. `kind` and `status` use the source's vocabulary (an unknown value is `invalid_input`),
+ * `search` is a case-insensitive substring of the source's text columns, `ref` is not used by
+ * these sources. The rows are read from the most recent documents first (a week, a month, a
+ * year, then all), because the MongoDB subset here sorts in memory.
+ */
+export async function invoicesRecords(db: Connection, workspace: string, q: RecordsQuery, now = new Date()): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
+  if (!(INVOICES_SOURCES as readonly string[]).includes(q.source)) {
+    throw new CuadraError('invalid_input', `The invoices subgraph does not answer the source "${q.source}".`, { field: '/source' });
+  }
+  const spec = SOURCES[q.source as (typeof INVOICES_SOURCES)[number]];
+  const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
+  const filter: Record<string, unknown> = { workspace, ...spec.base };
+  if (q.kind) {
+    const k = spec.kinds?.[q.kind];
+    if (!k) throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of ${q.source}.`, { field: '/kind' });
+    Object.assign(filter, k);
+  }
+  if (q.status && spec.statuses) {
+    if (!spec.statuses.includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of ${q.source} (${spec.statuses.join(', ')}).`, { field: '/status' });
+    filter.status = q.status;
+  }
+  if (q.search) filter[spec.searchField] = { $regex: escapeRegex(q.search.toLowerCase()) };
+  const model = spec.model(db);
+  const total = await model.countDocuments(filter);
+  let rows: any[] = [];
+  for (const days of [...RECENT_WINDOWS_DAYS, null]) {
+    const f = days === null ? filter : { ...filter, created_at: { $gte: new Date(now.getTime() - days * 86_400_000) } };
+    rows = await model.find(f).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
+    if (rows.length >= Math.min(limit, total)) break;
+  }
+  return { source: q.source, rows: rows.map(spec.row), total };
+}
+
+/** One entry of the agenda's `receivables` lane: an invoice falling due. */
+export interface AgendaEntry {
+  date: string;
+  kind: 'deadline';
+  source: 'receivables';
+  title: string;
+  status: 'open' | 'overdue';
+  ref: { invoice_id: string; number: string | null; customer_id: string };
+  amount: number;
+  currency: string;
+}
+
+/**
+ * The `receivables` agenda lane (specification §2.6): open invoices falling due in the window,
+ * and (with `overdue`, default true) those that fell due up to 90 days before it and are still open.
+ */
+export async function receivablesAgenda(db: Connection, workspace: string, a: { from?: string; to?: string; days?: number; limit?: number; overdue?: boolean }, now = new Date()): Promise<AgendaEntry[]> {
+  const from = a.from ?? localDate(now);
+  const to = a.to ?? addDays(from, (a.days ?? 30) - 1);
+  if (to < from || daysBetween(from, to) > 400) throw new CuadraError('invalid_input', 'The agenda window runs forwards and is at most 400 days.', { field: '/to' });
+  const limit = Math.min(Math.max(Math.trunc(a.limit ?? 100), 1), 400);
+  const start = a.overdue === false ? from : addDays(from, -90);
+  const open = await invoices(db).find(
+    { workspace, kind: 'invoice', status: { $in: ['posted', 'partially_paid'] }, due_date: { $gte: start, $lte: to } },
+    { number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1 },
+  ).sort({ due_date: 1, _id: 1 }).limit(limit).lean();
+  const today = localDate(now);
+  return open.map((i) => ({
+    date: i.due_date, kind: 'deadline', source: 'receivables', title: `${i.number} — ${i.customer.name}`,
+    status: i.due_date < today ? 'overdue' : 'open', ref: { invoice_id: i._id, number: i.number, customer_id: i.customer_id }, amount: i.balance, currency: i.currency,
+  }));
+}

@@ -1,0 +1,19 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { items, itemView } from '../../models/item.ts';
+
+/** Archives an item: it stays on documents that name it but can no longer be sold. */
+export const archive = defineTool<{ id: string }>({
+  name: 'items.archive',
+  description: 'Archive a catalog item: it stays on the documents that already name it but can no longer be added to new ones.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  async handler(input, ctx) {
+    const after = await items(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: { status: 'archived' } }, { returnDocument: 'after' }).lean();
+    if (!after) {
+      const exists = await items(ctx.db).exists({ _id: input.id, workspace: ctx.workspace });
+      if (!exists) throw new CuadraError('not_found', `No item ${input.id} exists in this workspace.`);
+      throw new CuadraError('conflict', `Item ${input.id} is already archived.`);
+    }
+    return { item: itemView(after) };
+  },
+});

@@ -1,0 +1,14 @@
+import { defineTool } from '@cuadra/shared';
+import { salesDocumentView } from '../../models/sales-document.ts';
+import { createSalesDocument, salesFields, type SalesInput } from '../../sales-ops.ts';
+
+/** Creates a draft quote. */
+export const create = defineTool<SalesInput>({
+  name: 'quotes.create',
+  description: 'Create a draft quote for a customer: lines from the catalog or free text, VAT and withholdings, valid until a date (default 30 days). Send it, record its acceptance, then convert it into an invoice or a sales order.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['customer_id', 'currency', 'lines'], properties: { ...salesFields, valid_until: { type: 'string', format: 'date' } } },
+  async handler(input, ctx) {
+    return { quote: salesDocumentView(await createSalesDocument(ctx, 'quote', input)) };
+  },
+});

@@ -1,0 +1,17 @@
+import { defineTool } from '@cuadra/shared';
+import { salesDocumentView } from '../../models/sales-document.ts';
+import { transition } from '../../sales-ops.ts';
+
+/**
+ * Marks a draft quote as sent to the customer. Risk `write`: this records the sending; the quote
+ * is delivered by the person (or, later, through an e-mail tool whose own risk is `external`).
+ */
+export const send = defineTool<{ id: string }>({
+  name: 'quotes.send',
+  description: 'Mark a draft quote as sent to the customer (it can then be accepted or declined). Refused unless the quote is a draft.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  async handler(input, ctx) {
+    return { quote: salesDocumentView(await transition(ctx, 'quote', input.id, ['draft'], 'sent')) };
+  },
+});

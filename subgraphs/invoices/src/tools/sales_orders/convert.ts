@@ -1,0 +1,17 @@
+import { defineTool } from '@cuadra/shared';
+import { invoices, invoiceView } from '../../models/invoice.ts';
+import { salesDocumentView } from '../../models/sales-document.ts';
+import { convert as convertDocument } from '../../sales-ops.ts';
+
+/** Converts an open sales order into a draft invoice, once. */
+export const convert = defineTool<{ id: string }>({
+  name: 'sales_orders.convert',
+  description: 'Convert an open sales order into a draft invoice with the same customer, lines and withholdings. An order is invoiced once.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  async handler(input, ctx) {
+    const { source, target_id } = await convertDocument(ctx, 'sales_order', input.id, ['open'], 'invoice');
+    const inv = await invoices(ctx.db).findById(target_id).lean();
+    return { sales_order: salesDocumentView(source), invoice: invoiceView(inv!) };
+  },
+});

@@ -1,0 +1,14 @@
+import { defineTool } from '@cuadra/shared';
+import { salesDocumentView } from '../../models/sales-document.ts';
+import { createSalesDocument, salesFields, type SalesInput } from '../../sales-ops.ts';
+
+/** Creates an open sales order. */
+export const create = defineTool<SalesInput>({
+  name: 'sales_orders.create',
+  description: 'Create an open sales order for a customer (lines, VAT, withholdings); convert it into an invoice when it is delivered. Orders from accepted quotes are made with quotes.convert.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['customer_id', 'currency', 'lines'], properties: salesFields },
+  async handler(input, ctx) {
+    return { sales_order: salesDocumentView(await createSalesDocument(ctx, 'sales_order', input)) };
+  },
+});

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../../src/server.ts';
+import { cufe } from '../../src/einvoicing/cufe.ts';
+import { BUYER, configuredWorkspace, draft, PIN, TECH_KEY } from '../setup.ts';
+
+let sg: TestSubgraph;
+
+beforeAll(async () => {
+  sg = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+describe('invoices.create', () => {
+  it('computes lines, VAT and withholdings (rounded half away from zero per line)', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner, {
+      lines: [
+        { description: 'Asesoría', quantity: 3, unit_price: 3333333, tax_rate_bps: 1900 },
+        { description: 'Libro', quantity: 1, unit_price: 5000050, tax_rate_bps: 500, withholdings: [{ type: 'retefuente', rate_bps: 250 }] },
+        { description: 'Exento', quantity: 1, unit_price: 100000, tax_rate_bps: 0 },
+      ],
+      withholdings: [{ type: 'retefuente', rate_bps: 400 }, { type: 'reteiva', rate_bps: 1500 }, { type: 'reteica', rate_bps: 96.6 }],
+    });
+    // line 0: 9,999,999 base; VAT 1,899,999.81 → 1,900,000
+    expect(inv.lines[0]).toMatchObject({ subtotal: 9999999, tax: 1900000, total: 11899999 });
+    // line 1: VAT 5 % of 5,000,050 = 250,002.5 → 250,003 (half away from zero)
+    expect(inv.lines[1]).toMatchObject({ subtotal: 5000050, tax: 250003 });
+    expect(inv.subtotal).toBe(9999999 + 5000050 + 100000);
+    expect(inv.tax_total).toBe(1900000 + 250003);
+    // withholdings: line 0 and 2 take the invoice rates, line 1 its own 2.5 % retefuente only.
+    const w = Object.fromEntries(inv.withholdings.map((x: any) => [`${x.type}:${x.rate_bps}`, x.amount]));
+    expect(w['retefuente:400']).toBe(400000 + 4000); // 4 % of 9,999,999 = 399,999.96 → 400,000; of 100,000 = 4,000
+    expect(w['retefuente:250']).toBe(125001); // 2.5 % of 5,000,050 = 125,001.25
+    expect(w['reteiva:1500']).toBe(285000 + 0); // 15 % of 1,900,000; line 2 has no VAT
+    expect(w['reteica:96.6']).toBe(96600 + 966); // 0.966 % of 9,999,999 = 96,599.99 → 96,600; of 100,000 = 966
+    expect(inv.withholding_total).toBe(404000 + 125001 + 285000 + 97566);
+    expect(inv.amount_due).toBe(inv.total - inv.withholding_total);
+    expect(inv).toMatchObject({ status: 'draft', number: null, balance: inv.amount_due });
+  });
+
+  it('refuses a due date before the issue date, a foreign item and a line without price', async () => {
+    const owner = testPrincipal();
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', issue_date: '2026-11-10', due_date: '2026-11-01', lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/due_date' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/unit_price' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ item_id: 'itm_nope', quantity: 1 }] }, owner))
+      .toMatchObject({ ok: false, code: 'not_found' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate_bps: 1600 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tax_rate_bps' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', withholdings: [{ type: 'retecree', rate_bps: 1 }], lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/withholdings/0/type' });
+  });
+});
+
+describe('invoices.update', () => {
+  it('changes a draft and recomputes, refuses a posted invoice with conflict', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    const r = await sg.call('invoices.update', { id: inv.id, lines: [{ description: 'Otra', quantity: 1, unit_price: 1000, tax_rate_bps: 500 }] }, owner);
+    expect(r.output.invoice).toMatchObject({ subtotal: 1000, tax_total: 50, total: 1050, balance: 1050 });
+    expect(await sg.call('invoices.update', { id: inv.id }, owner)).toMatchObject({ code: 'invalid_input', field: '' });
+    expect(await sg.call('invoices.update', { id: 'inv_nope', notes: 'x' }, owner)).toMatchObject({ code: 'not_found' });
+    expect(await sg.call('invoices.update', { id: inv.id, due_date: '2026-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/due_date' });
+    expect((await sg.call('invoices.post', { id: inv.id }, owner)).ok).toBe(true);
+    expect(await sg.call('invoices.update', { id: inv.id, notes: 'changed' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
+
+describe('invoices.post', () => {
+  it('numbers consecutively, computes the CUFE of DOMAIN.md and writes a balanced entry', async () => {
+    const owner = await configuredWorkspace(sg);
+    const a = await draft(sg, owner, { withholdings: [{ type: 'retefuente', rate_bps: 400 }] });
+    const b = await draft(sg, owner);
+    const pa = (await sg.call('invoices.post', { id: a.id }, owner)).output.invoice;
+    const pb = (await sg.call('invoices.post', { id: b.id }, owner)).output.invoice;
+    expect([pa.number, pb.number]).toEqual(['SETP990000000', 'SETP990000001']);
+    expect(pa.issue_time).toMatch(/^\d{2}:\d{2}:\d{2}-05:00$/);
+    const expected = cufe({
+      number: pa.number, issueDate: '2026-11-02', issueTime: pa.issue_time, subtotal: 30000000, vat: 5700000, inc: 0, ica: 0, total: 35700000,
+      issuerNit: '900373115', buyerId: BUYER.tax_id.number, key: TECH_KEY, environment: '2',
+    });
+    expect(pa.cufe).toBe(expected);
+    expect(pa.cufe).toMatch(/^[0-9a-f]{96}$/);
+    const got = await sg.call('invoices.get', { id: a.id }, owner);
+    const entry = got.output.journal_entry;
+    expect(entry.total_debit).toBe(entry.total_credit);
+    expect(entry.lines).toEqual([
+      { account: '130505', name: expect.any(String), debit: 35700000 - 1200000, credit: 0, party_id: 'pty_andina' },
+      { account: '135515', name: expect.any(String), debit: 1200000, credit: 0, party_id: null },
+      { account: '413595', name: expect.any(String), debit: 0, credit: 30000000, party_id: null },
+      { account: '240805', name: expect.any(String), debit: 0, credit: 5700000, party_id: null },
+    ]);
+  });
+
+  it('posts exactly once under concurrent calls: one number, one entry, the rest conflict', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    const results = await Promise.all(Array.from({ length: 6 }, () => sg.call('invoices.post', { id: inv.id }, owner)));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok).every((r) => r.code === 'conflict')).toBe(true);
+    const again = await sg.call('invoices.post', { id: inv.id }, owner);
+    expect(again).toMatchObject({ ok: false, code: 'conflict' });
+    const next = await draft(sg, owner);
+    expect((await sg.call('invoices.post', { id: next.id }, owner)).output.invoice.number).toBe('SETP990000001');
+    expect(await sg.db.collection('journal_entries').countDocuments({ 'source.id': inv.id })).toBe(1);
+  });
+
+  it('refuses without e-invoicing set up, for unknown ids, and when the range is used up', async () => {
+    const bare = testPrincipal();
+    const d = await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, bare);
+    expect(await sg.call('invoices.post', { id: d.output.invoice.id }, bare)).toMatchObject({ ok: false, code: 'conflict' });
+    const owner = await configuredWorkspace(sg, { numbering: { invoice: { prefix: 'T', from: 1, to: 1 } } });
+    expect(await sg.call('invoices.post', { id: 'inv_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+    const one = await draft(sg, owner);
+    const two = await draft(sg, owner);
+    expect((await sg.call('invoices.post', { id: one.id }, owner)).output.invoice.number).toBe('T1');
+    expect(await sg.call('invoices.post', { id: two.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+
+  it('is refused to a viewer and to a read-only key', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    expect(await sg.call('invoices.post', { id: inv.id }, { ...owner, role: 'viewer' })).toMatchObject({ code: 'policy_denied' });
+    expect(await sg.call('invoices.post', { id: inv.id }, { ...owner, scopes: ['tools:read'] })).toMatchObject({ code: 'insufficient_scope' });
+  });
+});
+
+describe('invoices.credit_note', () => {
+  it('credits part, then the rest, cancelling the invoice; never more than invoiced', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner, { lines: [{ description: 'A', quantity: 10, unit_price: 10000, tax_rate_bps: 1900 }, { description: 'B', quantity: 1, unit_price: 50000, tax_rate_bps: 0 }] });
+    expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'devolución' }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // draft
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    const partial = await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'devolución de 4', lines: [{ line: 0, quantity: 4 }] }, owner);
+    expect(partial.ok).toBe(true);
+    const note = partial.output.credit_note;
+    expect(note).toMatchObject({ kind: 'credit_note', status: 'posted', number: 'NC1', subtotal: 40000, tax_total: 7600, total: 47600, credit_of: inv.id, concept: 1 });
+    expect(note.cude).toBe(cufe({
+      number: 'NC1', issueDate: note.issue_date, issueTime: note.issue_time, subtotal: 40000, vat: 7600, inc: 0, ica: 0, total: 47600,
+      issuerNit: '900373115', buyerId: '800197268', key: PIN, environment: '2',
+    }));
+    expect(partial.output.invoice).toMatchObject({ status: 'posted', balance: 119000 + 50000 - 47600, credited: 47600 });
+    expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'x', lines: [{ line: 0, quantity: 7 }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 2, reason: 'x', lines: [{ line: 0, quantity: 1 }] }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/concept' });
+    expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'x', lines: [{ line: 5, quantity: 1 }] }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/line' });
+    const rest = await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 2, reason: 'anulación' }, owner);
+    expect(rest.output.invoice).toMatchObject({ status: 'cancelled', balance: 0 });
+    expect(rest.output.credit_note.number).toBe('NC2');
+    expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 5, reason: 'x' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('invoices.credit_note', { invoice_id: 'inv_nope', concept: 5, reason: 'x' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+    const entry = (await sg.call('invoices.get', { id: note.id }, owner)).output.journal_entry;
+    expect(entry.total_debit).toBe(entry.total_credit);
+    expect(entry.lines.map((l: any) => l.account)).toEqual(['417505', '240805', '130505']);
+  });
+
+  it('is classed destructive and refused to a member role', async () => {
+    const owner = await configuredWorkspace(sg);
+    expect(await sg.call('invoices.credit_note', { invoice_id: 'inv_x', concept: 5, reason: 'x' }, { ...owner, role: 'member' })).toMatchObject({ code: 'policy_denied' });
+  });
+});
+
+describe('invoices.send', () => {
+  it('submits the UBL to the built-in sandbox, which accepts it once; a second send is a conflict', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner, { withholdings: [{ type: 'reteica', rate_bps: 96.6 }], notes: 'Pedido <urgente> & "especial"' });
+    expect(await sg.call('invoices.send', { id: inv.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // draft
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    const sent = await sg.call('invoices.send', { id: inv.id }, owner);
+    expect(sent.ok).toBe(true);
+    expect(sent.output.authority).toMatchObject({ is_valid: true, status_code: '00', errors: [] });
+    expect(sent.output.authority.track_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent.output.invoice.authority).toMatchObject({ status: 'accepted' });
+    expect(sent.output.authority.document_key).toBe(sent.output.invoice.cufe);
+    expect(await sg.call('invoices.send', { id: inv.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    const ubl = await sg.call('invoices.render', { id: inv.id, format: 'ubl' }, owner);
+    expect(ubl.output.content).toContain('Pedido &lt;urgente&gt; &amp; &quot;especial&quot;');
+    const html = await sg.call('invoices.render', { id: inv.id }, owner);
+    expect(html.output.content).toContain(inv.customer.name);
+    expect(html.output.content).not.toContain('<urgente>');
+  });
+
+  it('is rejected with reasons when the keys do not match what the authority registered', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    // The range's technical key is changed after posting: the CUFE no longer matches the authority's.
+    await sg.db.collection('einvoicing_settings').updateOne({ _id: owner.workspace } as never, { $set: { technical_key: 'ffffffffffffffffffffffff' } });
+    const sent = await sg.call('invoices.send', { id: inv.id }, owner);
+    expect(sent.output.authority.is_valid).toBe(false);
+    expect(sent.output.authority.errors.join(' ')).toMatch(/CUFE/);
+    expect(sent.output.invoice.authority.status).toBe('rejected');
+  });
+});
+
+describe('invoices.list and get', () => {
+  it('filters and searches; never shows another workspace', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner, { customer: { name: 'Ferretería Búho' } });
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    expect((await sg.call('invoices.list', { search: 'BÚHO' }, owner)).output.total).toBe(1);
+    expect((await sg.call('invoices.list', { search: 'SETP990000000' }, owner)).output.total).toBe(1);
+    expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.total).toBe(0);
+    expect(await sg.call('invoices.get', { id: inv.id }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
