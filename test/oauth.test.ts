@@ -4,7 +4,7 @@ import type { Connection } from 'mongoose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKeyPair } from '@cuadra/shared';
-import type { PeopleStore } from '../gateway/src/identity/people.ts';
+import { sha256, type PeopleStore } from '../gateway/src/identity/people.ts';
 import { authorizeThroughForms, peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -271,6 +271,17 @@ describe('refusals', () => {
     const again = await exchange(client, auth);
     await expectOAuthError(again.tokens(), 'invalid_grant');
     expect((await sys.invoke('parties.list', {}, t.access_token)).status).toBe(401);
+    await expectOAuthError(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), t.refresh_token!, insecure)), 'invalid_grant');
+  });
+
+  it('refuses an expired code and an expired refresh token', async () => {
+    const auth = await authorize(client);
+    const code = auth.callback.searchParams.get('code')!;
+    // Codes live 60 s and refresh tokens 30 days; age them in the database instead of waiting.
+    await db.collection('oauth_codes').updateOne({ _id: sha256(code) as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    await expectOAuthError((await exchange(client, auth)).tokens(), 'invalid_grant');
+    const t = await tokensFor(client);
+    await db.collection('oauth_refresh_tokens').updateOne({ _id: sha256(t.refresh_token!) as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     await expectOAuthError(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), t.refresh_token!, insecure)), 'invalid_grant');
   });
 
