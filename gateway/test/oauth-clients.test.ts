@@ -71,9 +71,11 @@ describe('client metadata documents', () => {
     const cert = readFileSync(path.join(fixtures, 'localhost-test-cert.pem'), 'utf8');
     let server: Server;
     let base: string;
+    let fetched = 0;
     beforeAll(async () => {
       server = createServer({ cert, key: readFileSync(path.join(fixtures, 'localhost-test-key.pem'), 'utf8') }, (req, res) => {
         const self = `${base}${req.url}`;
+        fetched++;
         if (req.url === '/ok.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: self, client_name: 'Local App', redirect_uris: ['http://127.0.0.1/cb'] }));
         if (req.url === '/moved.json') return res.writeHead(302, { location: '/ok.json' }).end();
         if (req.url === '/big.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: self, redirect_uris: ['http://127.0.0.1/cb'], pad: 'x'.repeat(6000) }));
@@ -93,6 +95,9 @@ describe('client metadata documents', () => {
     it('fetches a valid document when the address is allowed', async () => {
       const clients = new MetadataDocumentClients({ allowAddress: () => true, ca: cert });
       await expect(clients.fetch(`${base}/ok.json`)).resolves.toMatchObject({ client_name: 'Local App', redirect_uris: ['http://127.0.0.1/cb'] });
+      const before = fetched;
+      await clients.fetch(`${base}/ok.json`);
+      expect(fetched).toBe(before); // served from the 5-minute cache
       await clients.close();
     });
 

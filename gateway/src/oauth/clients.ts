@@ -169,6 +169,8 @@ export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 export class MetadataDocumentClients {
   readonly #agent: Agent;
   readonly #allowed: (address: string) => boolean;
+  // One sign-in asks for the client up to three times (login page, consent, approval): fetch once per 5 minutes.
+  readonly #cache = new Map<string, { client: ClientInfo; until: number }>();
 
   /** `allowAddress` and `ca` exist for tests (a local TLS server); production uses the defaults. */
   constructor(opts: { allowAddress?: (address: string) => boolean; ca?: string } = {}) {
@@ -177,6 +179,15 @@ export class MetadataDocumentClients {
   }
 
   async fetch(clientId: string): Promise<ClientInfo> {
+    const hit = this.#cache.get(clientId);
+    if (hit && hit.until > Date.now()) return hit.client;
+    const client = await this.#fetchNow(clientId);
+    if (this.#cache.size >= 1000) this.#cache.clear();
+    this.#cache.set(clientId, { client, until: Date.now() + 5 * 60_000 });
+    return client;
+  }
+
+  async #fetchNow(clientId: string): Promise<ClientInfo> {
     if (!isMetadataDocumentUrl(clientId)) throw new OAuthError('invalid_client', 'The client_id is not a valid client metadata document URL.');
     const host = new URL(clientId).hostname.replace(/^\[|\]$/g, '');
     // Literal addresses skip DNS, so the connect-time check never sees them: judge them here.
