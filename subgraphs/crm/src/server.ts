@@ -1,6 +1,22 @@
-import { clampLimit, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, compileValidator, createAjv, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
+import { crmRecords, type RecordsQuery } from './readouts/records.ts';
 import { modules, tools } from './tools/index.ts';
+
+/** The records source object of specification §2.5 (shape only; values are checked by crmRecords). */
+const validateRecordsQuery = compileValidator(createAjv(), {
+  type: 'object',
+  additionalProperties: false,
+  required: ['source'],
+  properties: {
+    source: { type: 'string', minLength: 1, maxLength: 64 },
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
+    search: { type: 'string', minLength: 1, maxLength: 200 },
+    kind: { type: 'string', minLength: 1, maxLength: 64 },
+    status: { type: 'string', minLength: 1, maxLength: 64 },
+    ref: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+});
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'crm';
@@ -24,7 +40,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       models: [parties],
       typeDefs: typeDefs(),
-      readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', Party: 'parties' },
+      readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.crmRecords': 'parties', Party: 'parties' },
       resolvers: {
         Query: {
           party: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -37,6 +53,10 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             if (args.search) filter.name_lc = { $regex: escapeRegex(args.search.toLowerCase()) };
             const rows = await parties(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(partyNode);
+          },
+          crmRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateRecordsQuery(args.query);
+            return crmRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
           },
         },
         Party: {

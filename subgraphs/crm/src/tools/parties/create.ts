@@ -13,74 +13,74 @@ interface Input {
   tags?: string[];
 }
 
+/** JSON Schema of a party's fields, shared by parties.create and parties.update. */
+export const partyFields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  kind: { enum: ['customer', 'vendor', 'both'] },
+  tax_id: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', 'number'],
+    properties: {
+      type: { enum: ['NIT', 'CC', 'CE', 'PASSPORT', 'FOREIGN'] },
+      number: { type: 'string', minLength: 3, maxLength: 20 },
+    },
+  },
+  email: { type: 'string', format: 'email', maxLength: 254 },
+  phone: { type: 'string', minLength: 3, maxLength: 40 },
+  addresses: {
+    type: 'array',
+    maxItems: 10,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['line1', 'country'],
+      properties: {
+        line1: { type: 'string', minLength: 1, maxLength: 200 },
+        city: { type: 'string', maxLength: 100 },
+        region: { type: 'string', maxLength: 100 },
+        country: { type: 'string', pattern: '^[A-Z]{2}$' },
+        postal_code: { type: 'string', maxLength: 20 },
+      },
+    },
+  },
+  contacts: {
+    type: 'array',
+    maxItems: 20,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        phone: { type: 'string', maxLength: 40 },
+        role: { type: 'string', maxLength: 100 },
+      },
+    },
+  },
+  tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
+} as const;
+
+/** The stored tax id from input; a NIT must carry a valid check digit (`invalid_input` at /tax_id/number). */
+export function parseTaxId(input: { type: string; number: string } | undefined): PartyDoc['tax_id'] {
+  if (!input) return null;
+  if (input.type === 'NIT') {
+    const nit = parseNit(input.number);
+    if (!nit) throw new CuadraError('invalid_input', 'The NIT is not valid: it needs its digits and a correct check digit, like 900123456-8.', { field: '/tax_id/number' });
+    return { type: 'NIT', number: nit.number, check_digit: nit.checkDigit };
+  }
+  return { type: input.type, number: input.number.trim(), check_digit: null };
+}
+
 /** Creates a customer, vendor or both. A NIT must carry a valid DIAN check digit. */
 export const create = defineTool<Input>({
   name: 'parties.create',
   description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses and tags. A Colombian NIT must include its check digit (900123456-8).',
   risk: 'write',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name', 'kind'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      kind: { enum: ['customer', 'vendor', 'both'] },
-      tax_id: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['type', 'number'],
-        properties: {
-          type: { enum: ['NIT', 'CC', 'CE', 'PASSPORT', 'FOREIGN'] },
-          number: { type: 'string', minLength: 3, maxLength: 20 },
-        },
-      },
-      email: { type: 'string', format: 'email', maxLength: 254 },
-      phone: { type: 'string', minLength: 3, maxLength: 40 },
-      addresses: {
-        type: 'array',
-        maxItems: 10,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['line1', 'country'],
-          properties: {
-            line1: { type: 'string', minLength: 1, maxLength: 200 },
-            city: { type: 'string', maxLength: 100 },
-            region: { type: 'string', maxLength: 100 },
-            country: { type: 'string', pattern: '^[A-Z]{2}$' },
-            postal_code: { type: 'string', maxLength: 20 },
-          },
-        },
-      },
-      contacts: {
-        type: 'array',
-        maxItems: 20,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name'],
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            email: { type: 'string', format: 'email', maxLength: 254 },
-            phone: { type: 'string', maxLength: 40 },
-            role: { type: 'string', maxLength: 100 },
-          },
-        },
-      },
-      tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
-    },
-  },
+  input: { type: 'object', additionalProperties: false, required: ['name', 'kind'], properties: partyFields },
   async handler(input, ctx) {
-    let taxId: PartyDoc['tax_id'] = null;
-    if (input.tax_id) {
-      if (input.tax_id.type === 'NIT') {
-        const nit = parseNit(input.tax_id.number);
-        if (!nit) throw new CuadraError('invalid_input', 'The NIT is not valid: it needs its digits and a correct check digit, like 900123456-8.', { field: '/tax_id/number' });
-        taxId = { type: 'NIT', number: nit.number, check_digit: nit.checkDigit };
-      } else {
-        taxId = { type: input.tax_id.type, number: input.tax_id.number.trim(), check_digit: null };
-      }
-    }
+    const taxId = parseTaxId(input.tax_id);
     const id = newId('pty');
     const doc: PartyDoc = {
       _id: id,

@@ -1,0 +1,57 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { parseTaxId, partyFields } from './create.ts';
+
+interface Input {
+  id: string;
+  name?: string;
+  kind?: PartyDoc['kind'];
+  tax_id?: { type: string; number: string };
+  email?: string;
+  phone?: string;
+  addresses?: PartyDoc['addresses'];
+  contacts?: PartyDoc['contacts'];
+  tags?: string[];
+}
+
+/**
+ * Changes a party: the fields given replace the stored ones (addresses, contacts and tags as
+ * whole lists). Documents already issued keep the buyer as it was then (they hold a snapshot).
+ */
+export const update = defineTool<Input>({
+  name: 'parties.update',
+  description: 'Change a party: name, kind, tax id (a NIT with its check digit), e-mail, phone, addresses, contacts or tags. Lists given replace the stored lists. Archived parties cannot be changed.',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    minProperties: 2,
+    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...partyFields },
+  },
+  async handler(input, ctx) {
+    const set: Partial<PartyDoc> = { updated_at: ctx.now };
+    if (input.name) Object.assign(set, { name: input.name.trim(), name_lc: input.name.trim().toLowerCase() });
+    if (input.kind) set.kind = input.kind;
+    if (input.tax_id) {
+      const taxId = parseTaxId(input.tax_id)!;
+      Object.assign(set, { tax_id: taxId, tax_key: `${ctx.workspace}:${taxId.type}:${taxId.number}` });
+    }
+    for (const key of ['email', 'phone', 'addresses', 'contacts', 'tags'] as const) {
+      if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
+    }
+    let after: PartyDoc | null;
+    try {
+      after = await parties(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: set }, { returnDocument: 'after' }).lean();
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `Another party of this workspace already has tax id ${input.tax_id!.type} ${input.tax_id!.number}.`);
+      throw err;
+    }
+    if (!after) {
+      const exists = await parties(ctx.db).exists({ _id: input.id, workspace: ctx.workspace });
+      if (!exists) throw new CuadraError('not_found', `No party ${input.id} exists in this workspace.`);
+      throw new CuadraError('conflict', `Party ${input.id} is archived; restore it before changing it.`);
+    }
+    return { party: partyView(after) };
+  },
+});
