@@ -1,5 +1,9 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client, InsufficientScopeError, StreamableHTTPClientTransport, UnauthorizedError,
+  type OAuthClientMetadata, type OAuthClientProvider, type StoredOAuthClientInformation, type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeThroughForms, peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // /mcp driven by the official MCP client, as an assistant would: both protocol revisions,
@@ -22,6 +26,52 @@ afterAll(async () => {
   await Promise.all(open.map((c) => c.close().catch(() => {})));
   await sys?.stop();
 });
+
+const person = { email: 'lucia@mcp.example', password: 'una clave larga de verdad' };
+
+/**
+ * An assistant's OAuth client provider: registers itself (RFC 7591), and when sent to the
+ * authorization page answers it as the person would (login, consent) and keeps the callback.
+ */
+class AssistantAuth implements OAuthClientProvider {
+  #client?: StoredOAuthClientInformation;
+  #tokens?: StoredOAuthTokens;
+  #verifier = '';
+  callback?: URL;
+  authorizations = 0;
+
+  get redirectUrl() {
+    return 'http://127.0.0.1:47813/callback';
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'Asistente MCP', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() {
+    return this.#client;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.#client = info;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.#tokens = tokens;
+  }
+  async redirectToAuthorization(url: URL) {
+    this.authorizations++;
+    const answer = await authorizeThroughForms(sys.gatewayUrl, url, person);
+    expect(answer.status, answer.text).toBe(303);
+    this.callback = new URL(answer.location!);
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+  codeVerifier() {
+    return this.#verifier;
+  }
+}
+
 
 async function connect(revision: Revision, key: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client(
@@ -112,7 +162,10 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('MCP %s', (revision) => {
     const narrowed = await sys.key(workspaceId, 'owner', ['parties.%']);
     const { client } = await connect(revision, narrowed.api_key);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['parties.create', 'parties.get', 'parties.list']);
+    const rest = (await sys.fetch('/v1/tools', { key: narrowed.api_key })).body.tools.map((t: { name: string }) => t.name);
+    expect(rest).toContain('parties.create');
+    expect(tools.map((t) => t.name).sort()).toEqual(rest.sort());
+    expect(tools.every((t) => t.name.startsWith('parties.'))).toBe(true);
     const denied = await client.callTool({ name: 'invoices.list', arguments: {} });
     expect(denied).toMatchObject({ isError: true, structuredContent: { code: 'policy_denied' } });
     const viewer = await sys.key(workspaceId, 'viewer');
@@ -156,7 +209,7 @@ describe('the /mcp endpoint over HTTP', () => {
       const r = await post(initialize, headers);
       expect(r.status).toBe(401);
       expect(r.body.code).toBe('unauthenticated');
-      expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${sys.gatewayUrl}/.well-known/oauth-protected-resource/mcp"`);
+      expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${sys.gatewayUrl}/.well-known/oauth-protected-resource/mcp", scope="tools:read"`);
     }
   });
 
@@ -186,5 +239,65 @@ describe('the /mcp endpoint over HTTP', () => {
     expect(r.headers.get('ratelimit-policy')).toMatch(/"credential"/);
     expect((await sys.invoke('tools.describe', {}, ownerKey)).body).toMatchObject({ code: 'invalid_input', field: '/name' });
     expect((await sys.invoke('tools.search', { query: 'x' }, undefined as unknown as string)).status).toBe(401);
+  });
+});
+
+describe('calls held for approval', () => {
+  it('answers a held call as a normal result with pending_approval, on both revisions', async () => {
+    // A workspace opened by an agent holds the agent's non-read calls until its owner decides.
+    const signup = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'duena@mcp.example', workspace_name: 'Abierta Por Agente MCP', agent_name: 'Asistente' } });
+    expect(signup.status, JSON.stringify(signup.body)).toBe(201);
+    // The workspace's default hold policy, as sign-up creates it (idempotent).
+    const { createAgentWorkspaceDefaults } = await import('../gateway/src/governance-defaults.ts');
+    await createAgentWorkspaceDefaults(sys.governanceFor(), signup.body.workspace_id);
+    for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+      const { client } = await connect(revision, signup.body.api_key);
+      const held = await client.callTool({ name: 'parties.create', arguments: { name: `Retenido ${revision}`, kind: 'customer' } });
+      expect(held.isError).toBeFalsy();
+      expect(held.structuredContent).toEqual({ status: 'pending_approval', approval_id: expect.stringMatching(/^apr_/) });
+      // Reads are not held.
+      const read = await client.callTool({ name: 'parties.list', arguments: {} });
+      expect(read.structuredContent).toMatchObject({ rows: [] });
+      // The agent cannot decide its own request: a refusal, rendered as a tool error.
+      const approvalId = (held.structuredContent as { approval_id: string }).approval_id;
+      const decide = await client.callTool({ name: 'approvals.decide', arguments: { id: approvalId, decision: 'approve' } });
+      expect(decide).toMatchObject({ isError: true, structuredContent: { code: 'policy_denied' } });
+    }
+  });
+});
+
+describe('OAuth through the MCP client\'s auth provider', () => {
+  it('discovers the authorization server from the 401, registers, signs the person in, and uses the token', async () => {
+    const { people, db } = await peopleOf(sys);
+    try {
+      const user = await people.createUser({ email: person.email, name: 'Lucía Pérez', password: person.password });
+      await people.setMembership(workspaceId, user._id, 'owner');
+    } finally {
+      await db.close();
+    }
+    const auth = new AssistantAuth();
+    const url = new URL(`${sys.gatewayUrl}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: auth, onInsufficientScope: 'throw' });
+    const client = new Client({ name: 'asistente', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(auth.authorizations).toBe(1);
+    expect(auth.callback!.searchParams.get('iss')).toBe(sys.gatewayUrl);
+    await first.finishAuth(auth.callback!.searchParams);
+    expect(auth.tokens()?.scope).toBe('tools:read');
+
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: auth, onInsufficientScope: 'throw' });
+    const authed = new Client({ name: 'asistente', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await authed.connect(transport);
+    open.push(authed);
+    // tools:read reaches the read tools only, and the listing says so.
+    const { tools } = await authed.listTools();
+    expect(tools.length).toBeGreaterThan(5);
+    expect(tools.every((t) => t.annotations?.readOnlyHint)).toBe(true);
+    const read = await authed.callTool({ name: 'parties.list', arguments: {} });
+    expect(read.isError).toBeFalsy();
+    // A write needs `tools`: 403 insufficient_scope with a step-up challenge, before anything runs.
+    const write = await authed.callTool({ name: 'parties.create', arguments: { name: 'Sin Permiso', kind: 'customer' } }).then(() => null, (e: unknown) => e);
+    expect(write).toBeInstanceOf(InsufficientScopeError);
+    expect((write as InsufficientScopeError).requiredScope).toBe('tools');
   });
 });

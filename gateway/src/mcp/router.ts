@@ -75,7 +75,8 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
   function refuse(res: ExpressResponse, err: unknown): void {
     const error = toCuadraError(err);
     if (error.code === 'internal' || error.code === 'unavailable') log.error({ err: error.cause ?? error }, error.message);
-    if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl}"`);
+    // `scope` names the narrowest scope that serves MCP (listing and reads); writes step up to `tools`.
+    if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl}", scope="tools:read"`);
     if (error.code === 'insufficient_scope') {
       const scope = (error.extra as { scope?: string }).scope ?? 'tools:read';
       res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}", error_description="${error.message.replace(/"/g, "'")}"`);
