@@ -202,6 +202,13 @@ describe('the whole flow, as a third-party app', () => {
     expect((await sys.invoke('parties.list', {}, t.access_token)).status).toBe(200);
   });
 
+  it('issues no refresh token to a client that registered only authorization_code', async () => {
+    const client = await register({ grant_types: ['authorization_code'] });
+    const t = await tokensFor(client, 'tools:read');
+    expect(t.refresh_token).toBeUndefined();
+    expect((await sys.invoke('parties.list', {}, t.access_token)).status).toBe(200);
+  });
+
   it('binds the token audience to the resource: /mcp tokens carry aud …/mcp', async () => {
     const client = await register();
     const t = await tokensFor(client, 'tools:read', `${sys.gatewayUrl}/mcp`);

@@ -317,7 +317,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
 
   // ---------------------------------------------------------------- token endpoint
   /** Authenticates the client at the token and revocation endpoints (RFC 6749 §2.3). */
-  async function authenticateClient(req: Request): Promise<{ client_id: string; kind: ClientInfo['kind'] }> {
+  async function authenticateClient(req: Request): Promise<{ client_id: string; kind: ClientInfo['kind']; refresh: boolean }> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     let clientId: string | undefined;
     let secret: string | undefined;
@@ -341,13 +341,13 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     if (typeof body.client_id === 'string' && body.client_id !== clientId) throw new OAuthError('invalid_client', 'Two different client ids were sent.', 401);
     if (isMetadataDocumentUrl(clientId)) {
       if (method !== 'none') throw new OAuthError('invalid_client', 'A client named by a metadata document is public and sends no secret.', 401);
-      return { client_id: clientId, kind: 'metadata_document' };
+      return { client_id: clientId, kind: 'metadata_document', refresh: true };
     }
     const client = /^cli_[0-9A-Za-z]{24}$/.test(clientId) ? await models.clients.findById(clientId).lean() : null;
     if (!client) throw new OAuthError('invalid_client', 'Unknown client.', 401);
     if (client.token_endpoint_auth_method !== method) throw new OAuthError('invalid_client', `This client authenticates with ${client.token_endpoint_auth_method}.`, 401);
     if (method !== 'none' && !(client.secret_hash && secret && sameDigest(client.secret_hash, sha256(secret)))) throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
-    return { client_id: client._id, kind: 'registered' };
+    return { client_id: client._id, kind: 'registered', refresh: client.grant_types.includes('refresh_token') };
   }
 
   async function revokeGrant(grant: string, reason: string): Promise<void> {
@@ -356,8 +356,10 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     await tokens.revokeGrantTokens(grant);
   }
 
-  async function issueTokens(grant: { _id: string; user: string; workspace: string; scope: string; resource: string; client_id: string }, scope: string) {
+  /** An access token, and a refresh token when the client registered the refresh_token grant. */
+  async function issueTokens(grant: { _id: string; user: string; workspace: string; scope: string; resource: string; client_id: string }, scope: string, withRefresh: boolean) {
     const access = tokens.sign({ user: grant.user, workspace: grant.workspace, scope, clientId: grant.client_id, resource: grant.resource, grant: grant._id });
+    if (!withRefresh) return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope };
     const refresh = `rt_${randomBytes(32).toString('base64url')}`;
     const now = new Date();
     await models.refreshTokens.create({ _id: sha256(refresh), grant: grant._id, client_id: grant.client_id, created_at: now, expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS), used_at: null });
@@ -394,9 +396,10 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
         if (resource !== undefined && tokens.resourceOf(resource) !== used.resource) throw new OAuthError('invalid_target', 'The resource differs from the one authorized.');
         const grant = { _id: used.grant, client_id: used.client_id, user: used.user, workspace: used.workspace, scope: used.scope, resource: used.resource };
         await models.grants.create({ ...grant, created_at: new Date(), revoked_at: null, revoked_reason: null });
-        return res.json(await issueTokens(grant, grant.scope));
+        return res.json(await issueTokens(grant, grant.scope, client.refresh));
       }
       if (body.grant_type === 'refresh_token') {
+        if (!client.refresh) throw new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant.');
         const token = str('refresh_token');
         if (!token) throw new OAuthError('invalid_request', 'Send the refresh_token.');
         const hash = sha256(token);
@@ -417,7 +420,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
         const granted = grant.scope.split(' ');
         const asked = str('scope')?.split(' ').filter(Boolean) ?? granted;
         if (asked.some((s) => !granted.includes(s))) throw new OAuthError('invalid_scope', 'A refresh may only narrow the scopes granted.');
-        return res.json(await issueTokens(grant, asked.join(' ')));
+        return res.json(await issueTokens(grant, asked.join(' '), true));
       }
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
     } catch (err) {
