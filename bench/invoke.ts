@@ -4,6 +4,7 @@
 //   (b) the crm tool mutation straight at the subgraph (assertion check, validation, the query)
 //   (c) a bare express handler doing the same mongoose query
 //   (d) the same mutation through the gateway's /graphql (query planner) — what (a) avoids
+//   (e) (a) with a fresh Idempotency-Key on every request
 // Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -58,18 +59,22 @@ try {
     { key: 'b', label: 'subgraph tool mutation', url: `${system.subgraphs.crm.url}/graphql`, headers: { [ASSERTION_HEADER]: assertion }, body: mutation },
     { key: 'c', label: 'bare express + mongoose', url: `http://127.0.0.1:${barePort}/parties`, headers: { 'x-workspace': workspace }, body: JSON.stringify(input) },
     { key: 'd', label: 'gateway /graphql (planner)', url: `${system.gatewayUrl}/graphql`, headers: { authorization: `Bearer ${apiKey}` }, body: mutation },
+    { key: 'e', label: 'gateway REST + Idempotency-Key', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), idempotent: true },
   ];
   const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
   const gatewayPid = system.gateway.child.pid!;
   const crmPid = system.subgraphs.crm.child.pid!;
   for (const v of variants) {
     // Check the answer first: a bench of errors measures nothing.
+    let counter = 0;
+    // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
+    const requests = v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${counter++}` } }) }] : undefined;
     const probe = await fetch(v.url, { method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body });
     const probeText = await probe.text();
     if (probe.status !== 200 || !probeText.includes('Cliente 199')) throw new Error(`${v.label} answered ${probe.status}: ${probeText.slice(0, 200)}`);
-    await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2 }); // warm-up
+    await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2, requests }); // warm-up
     const before = { gateway: cpuMs(gatewayPid), crm: cpuMs(crmPid) };
-    const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds });
+    const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds, requests });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     // CPU per request is the cost that does not depend on how the 2 cores are shared out.
     const gatewayCpu = ((cpuMs(gatewayPid) - before.gateway) / r.requests.total) * 1000;
@@ -82,6 +87,8 @@ try {
   console.log(`  ${ratio('a', 'b')}`);
   console.log(`  ${ratio('b', 'c')}`);
   console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
+  console.log(`  ${ratio('a', 'c')}  (the whole pipeline — credential, limiter, validation, policy, ledger — against the bare query)`);
+  console.log(`  ${ratio('e', 'a')}  (an Idempotency-Key on every call)`);
 } finally {
   bare.kill('SIGTERM');
   await system.stop();

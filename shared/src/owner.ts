@@ -148,7 +148,7 @@ export class ToolOwner {
       return answer;
     }
 
-    const policies = await this.#governance.policies.list(principal.workspace);
+    const policies = await this.#governance.policies.forEvaluation(principal.workspace);
     const amount = tool.amount ? tool.amount(input) : null;
     const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount });
     if (effect === 'deny') {
@@ -172,8 +172,9 @@ export class ToolOwner {
 
   /** Runs the handler between an intent and its ledger entry. */
   async #run(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number }): Promise<OwnedAnswer> {
-    const intentId = newId('int');
-    await this.#governance.intents.create({
+    // A read changes nothing: there is no action to account for if the process dies mid-way.
+    const intentId = tool.risk === 'read' ? null : newId('int');
+    if (intentId) await this.#governance.intents.create({
       _id: intentId, workspace: principal.workspace, subgraph: this.subgraph, tool: tool.name, risk: tool.risk, input_digest: digest, principal,
       approval_id: opts.approvalId ?? null, idempotency_key: opts.idempotencyKey ?? null, started_at: new Date(),
     });
@@ -192,7 +193,7 @@ export class ToolOwner {
       principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: opts.approvalId,
       idempotency_key: opts.idempotencyKey, duration_ms: Date.now() - opts.started,
     });
-    await this.#governance.intents.deleteOne({ _id: intentId });
+    if (intentId) await this.#governance.intents.deleteOne({ _id: intentId });
     if (failure) throw failure;
     return answer;
   }

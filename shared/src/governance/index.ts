@@ -25,7 +25,7 @@ export class Governance {
     this.db = db;
     this.ledger = new Ledger(db, redis);
     this.idempotency = new IdempotencyStore(db, { waitMs: options.idempotencyWaitMs });
-    this.policies = new PolicyStore(db);
+    this.policies = new PolicyStore(db, redis);
     this.approvals = new ApprovalStore(db);
     this.intents = intents(db);
   }

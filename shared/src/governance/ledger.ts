@@ -48,6 +48,8 @@ export interface LedgerRecord {
 
 interface HeadDoc { _id: string; seq: number; hash: string }
 
+interface PendingAppend { record: LedgerRecord; at: string; id: string; resolve(entry: LedgerEntry): void; reject(err: unknown): void }
+
 const entrySchema = new Schema<LedgerEntry & { _id: string }>(
   {
     _id: { type: String, required: true },
@@ -91,7 +93,10 @@ export class Ledger {
   readonly entries: Model<LedgerEntry & { _id: string }>;
   readonly #heads: Model<HeadDoc>;
   readonly #redis: Redis | undefined;
-  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #pending = new Map<string, PendingAppend[]>();
+  readonly #flushing = new Set<string>();
+  /** The end of each workspace's chain as this process last wrote it (checked by the unique index). */
+  readonly #headCache = new Map<string, HeadDoc>();
 
   constructor(db: Connection, redis?: Redis) {
     this.entries = modelOn<LedgerEntry & { _id: string }>(db, 'LedgerEntry', entrySchema, 'ledger');
@@ -103,51 +108,97 @@ export class Ledger {
     await Promise.all([ensureModel(this.entries), ensureModel(this.#heads)]);
   }
 
-  /** Appends one entry to its workspace's chain and publishes it for `/v1/events`. */
+  /**
+   * Appends one entry to its workspace's chain and publishes it for `/v1/events`. Appends of one
+   * workspace are group-committed: while a batch is being written, new entries queue and go
+   * out together in the next one (one ordered insert and one head update per batch).
+   */
   append(record: LedgerRecord): Promise<LedgerEntry> {
     const workspace = record.principal.workspace;
-    const previous = this.#queues.get(workspace) ?? Promise.resolve();
-    const next = previous.then(() => this.#append(record), () => this.#append(record));
-    this.#queues.set(workspace, next);
-    void next.finally(() => {
-      if (this.#queues.get(workspace) === next) this.#queues.delete(workspace);
-    }).catch(() => undefined);
-    return next;
+    return new Promise<LedgerEntry>((resolve, reject) => {
+      const queue = this.#pending.get(workspace) ?? [];
+      queue.push({ record, at: new Date().toISOString(), id: newId('led'), resolve, reject });
+      this.#pending.set(workspace, queue);
+      if (!this.#flushing.has(workspace)) void this.#flush(workspace);
+    });
   }
 
-  async #append(record: LedgerRecord): Promise<LedgerEntry> {
-    const workspace = record.principal.workspace;
-    const at = new Date().toISOString();
-    const id = newId('led');
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const head = (await this.#heads.findById(workspace).lean()) ?? { _id: workspace, seq: 0, hash: GENESIS_HASH };
-      const body: Omit<LedgerEntry, 'hash'> = {
-        id, seq: head.seq + 1, at, workspace, actor: record.principal.actor, credential_id: record.principal.credential_id,
-        tool: record.tool, module: record.tool.split('.')[0], risk: record.risk, input_digest: record.input_digest, outcome: record.outcome,
-        ...(record.approval_id ? { approval_id: record.approval_id } : {}),
-        ...(record.idempotency_key ? { idempotency_key: record.idempotency_key } : {}),
-        ...(record.replayed ? { replayed: true } : {}),
-        duration_ms: record.duration_ms, prev_hash: head.hash,
-      };
-      const entry: LedgerEntry = { ...body, hash: entryHash(body) };
-      try {
-        await this.entries.create({ _id: id, ...entry });
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
-        // Another process took this position: bring the head up to the real last entry and retry.
-        await this.#repairHead(workspace, head.seq);
-        continue;
+  async #flush(workspace: string): Promise<void> {
+    this.#flushing.add(workspace);
+    try {
+      for (;;) {
+        const queue = this.#pending.get(workspace);
+        if (!queue || queue.length === 0) {
+          this.#pending.delete(workspace);
+          break;
+        }
+        const batch = queue.splice(0, 200);
+        try {
+          await this.#write(workspace, batch);
+        } catch (err) {
+          this.#headCache.delete(workspace);
+          for (const p of batch) p.reject(err);
+        }
       }
-      await this.#heads.updateOne({ _id: workspace, seq: head.seq }, { $set: { seq: entry.seq, hash: entry.hash } }, { upsert: head.seq === 0 }).catch((err: { code?: number }) => {
-        if (err.code !== 11000) throw err;
-      });
-      if (this.#redis) {
-        const event = { module: entry.module, tool: entry.tool, outcome: entry.outcome, at: entry.at };
-        this.#redis.publish(`cuadra:ledger:${workspace}`, JSON.stringify(event)).catch(() => undefined);
-      }
-      return entry;
+    } finally {
+      this.#flushing.delete(workspace);
     }
-    throw new Error(`ledger append for ${workspace} did not settle`);
+  }
+
+  /** Writes a batch at the end of the chain; entries another process got in first push the rest back. */
+  async #write(workspace: string, batch: PendingAppend[]): Promise<void> {
+    let rest = batch;
+    for (let attempt = 0; rest.length > 0; attempt++) {
+      if (attempt > 100) throw new Error(`ledger append for ${workspace} did not settle`);
+      const head = this.#headCache.get(workspace) ?? (await this.#heads.findById(workspace).lean()) ?? { _id: workspace, seq: 0, hash: GENESIS_HASH };
+      const entries: LedgerEntry[] = [];
+      let prev = head.hash;
+      for (const [i, p] of rest.entries()) {
+        const r = p.record;
+        const body: Omit<LedgerEntry, 'hash'> = {
+          id: p.id, seq: head.seq + 1 + i, at: p.at, workspace, actor: r.principal.actor, credential_id: r.principal.credential_id,
+          tool: r.tool, module: r.tool.split('.')[0], risk: r.risk, input_digest: r.input_digest, outcome: r.outcome,
+          ...(r.approval_id ? { approval_id: r.approval_id } : {}),
+          ...(r.idempotency_key ? { idempotency_key: r.idempotency_key } : {}),
+          ...(r.replayed ? { replayed: true } : {}),
+          duration_ms: r.duration_ms, prev_hash: prev,
+        };
+        const entry = { ...body, hash: entryHash(body) };
+        entries.push(entry);
+        prev = entry.hash;
+      }
+      let inserted = entries.length;
+      try {
+        await this.entries.collection.insertMany(entries.map((e) => ({ _id: e.id, ...e })) as never[], { ordered: true });
+      } catch (err) {
+        const e = err as { code?: number; writeErrors?: { index: number; code: number }[] | { index: number; code: number } };
+        const first = Array.isArray(e.writeErrors) ? e.writeErrors[0] : e.writeErrors;
+        if (e.code !== 11000 && first?.code !== 11000) throw err;
+        // Ordered: everything before the first failed position is stored.
+        inserted = first?.index ?? 0;
+      }
+      if (inserted > 0) {
+        const last = entries[inserted - 1];
+        await this.#heads.updateOne({ _id: workspace, seq: { $lt: last.seq } }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true }).catch((err: { code?: number }) => {
+          if (err.code !== 11000) throw err;
+        });
+        this.#headCache.set(workspace, { _id: workspace, seq: last.seq, hash: last.hash });
+        for (let i = 0; i < inserted; i++) {
+          const entry = entries[i];
+          rest[i].resolve(entry);
+          if (this.#redis) {
+            const event = { module: entry.module, tool: entry.tool, outcome: entry.outcome, at: entry.at };
+            this.#redis.publish(`cuadra:ledger:${workspace}`, JSON.stringify(event)).catch(() => undefined);
+          }
+        }
+      }
+      rest = rest.slice(inserted);
+      if (rest.length > 0) {
+        // Another process took the next position: find the real end of the chain and go on from there.
+        this.#headCache.delete(workspace);
+        await this.#repairHead(workspace, inserted > 0 ? entries[inserted - 1].seq : head.seq);
+      }
+    }
   }
 
   /** Moves the head hint forward to the last entry actually stored after `seq`. */
@@ -160,9 +211,10 @@ export class Ledger {
       last = nextEntry.seq;
       hash = nextEntry.hash;
     }
-    if (hash) await this.#heads.updateOne({ _id: workspace, seq: { $lt: last } }, { $set: { seq: last, hash } }, { upsert: false });
-    const exists = await this.#heads.exists({ _id: workspace });
-    if (!exists && hash) await this.#heads.create({ _id: workspace, seq: last, hash }).catch(() => undefined);
+    if (!hash) return;
+    await this.#heads.updateOne({ _id: workspace, seq: { $lt: last } }, { $set: { seq: last, hash } }, { upsert: true }).catch((err: { code?: number }) => {
+      if (err.code !== 11000) throw err; // a head already further on: nothing to do
+    });
   }
 
   /** Newest entries first, filtered (bounded: at most `limit`, 200 max). */

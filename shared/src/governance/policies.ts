@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import { anyPatternMatches, type Principal } from '../principal.ts';
@@ -62,9 +63,34 @@ function view(doc: PolicyDoc): Policy {
 /** The workspace's autonomy policies. Read on every non-trivial call, so kept small and indexed by workspace. */
 export class PolicyStore {
   readonly #model: Model<PolicyDoc>;
+  readonly #redis: Redis | undefined;
+  readonly #cache = new Map<string, { version: string; policies: Policy[] }>();
 
-  constructor(db: Connection) {
+  /**
+   * With Redis, evaluation reads a workspace's policies from a process cache checked against a
+   * version number every change bumps (one Redis GET per call instead of a database query).
+   */
+  constructor(db: Connection, redis?: Redis) {
     this.#model = modelOn<PolicyDoc>(db, 'Policy', schema, 'policies');
+    this.#redis = redis;
+  }
+
+  /** The policies that decide a call right now. */
+  async forEvaluation(workspace: string): Promise<Policy[]> {
+    if (!this.#redis) return this.list(workspace);
+    // The version is read before the policies: a change in between only costs one more fetch.
+    const version = (await this.#redis.get(`cuadra:policies:${workspace}`)) ?? '0';
+    const cached = this.#cache.get(workspace);
+    if (cached && cached.version === version) return cached.policies;
+    const policies = await this.list(workspace);
+    if (this.#cache.size > 10_000) this.#cache.clear();
+    this.#cache.set(workspace, { version, policies });
+    return policies;
+  }
+
+  async #changed(workspace: string): Promise<void> {
+    this.#cache.delete(workspace);
+    if (this.#redis) await this.#redis.incr(`cuadra:policies:${workspace}`);
   }
 
   async init(): Promise<void> {
@@ -84,16 +110,19 @@ export class PolicyStore {
   async create(workspace: string, input: Omit<Policy, 'id' | 'workspace' | 'created_at' | 'updated_at'>, id: string, now = new Date()): Promise<Policy> {
     const doc: PolicyDoc = { _id: id, workspace, ...input, created_at: now.toISOString(), updated_at: now.toISOString() };
     await this.#model.create(doc);
+    await this.#changed(workspace);
     return view(doc);
   }
 
   async update(workspace: string, id: string, changes: Partial<Omit<Policy, 'id' | 'workspace' | 'created_at' | 'updated_at'>>, now = new Date()): Promise<Policy | null> {
     const doc = await this.#model.findOneAndUpdate({ _id: id, workspace }, { $set: { ...changes, updated_at: now.toISOString() } }, { returnDocument: 'after' }).lean();
+    await this.#changed(workspace);
     return doc ? view(doc) : null;
   }
 
   async delete(workspace: string, id: string): Promise<boolean> {
     const res = await this.#model.deleteOne({ _id: id, workspace });
+    await this.#changed(workspace);
     return res.deletedCount === 1;
   }
 }
