@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../../src/server.ts';
+import { BUYER } from '../setup.ts';
+
+let sg: TestSubgraph;
+
+beforeAll(async () => {
+  sg = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+const quoteInput = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_bps: 1900 }], withholdings: [{ type: 'retefuente', rate_bps: 1100 }] };
+
+describe('quotes', () => {
+  it('goes draft → sent → accepted → converted into a draft invoice, once', async () => {
+    const owner = testPrincipal();
+    const q = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    expect(q).toMatchObject({ status: 'draft', subtotal: 2000000, tax_total: 380000, withholding_total: 220000, amount_due: 2160000 });
+    expect(await sg.call('quotes.accept', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // not sent
+    expect(await sg.call('quotes.convert', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // not accepted
+    expect((await sg.call('quotes.send', { id: q.id }, owner)).output.quote.status).toBe('sent');
+    expect(await sg.call('quotes.send', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await sg.call('quotes.accept', { id: q.id }, owner)).output.quote.status).toBe('accepted');
+    const converted = await sg.call('quotes.convert', { id: q.id }, owner);
+    expect(converted.output.quote).toMatchObject({ status: 'converted', converted_to: { kind: 'invoice', id: converted.output.invoice.id } });
+    expect(converted.output.invoice).toMatchObject({ status: 'draft', customer: BUYER.name ? { name: BUYER.name } : {}, amount_due: 2160000, source: { quote_id: q.id } });
+    expect(await sg.call('quotes.convert', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await sg.call('quotes.list', { status: 'converted' }, owner)).output.total).toBe(1);
+    expect(await sg.call('quotes.get', { id: 'quo_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
+  it('a declined quote cannot be converted; a quote can become a sales order and the order an invoice', async () => {
+    const owner = testPrincipal();
+    const declined = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    await sg.call('quotes.send', { id: declined.id }, owner);
+    expect((await sg.call('quotes.accept', { id: declined.id, decision: 'decline' }, owner)).output.quote.status).toBe('declined');
+    expect(await sg.call('quotes.convert', { id: declined.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    const q = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    await sg.call('quotes.send', { id: q.id }, owner);
+    await sg.call('quotes.accept', { id: q.id }, owner);
+    const so = (await sg.call('quotes.convert', { id: q.id, to: 'sales_order' }, owner)).output.sales_order;
+    expect(so).toMatchObject({ kind: 'sales_order', status: 'open', source: { quote_id: q.id } });
+    const inv = await sg.call('sales_orders.convert', { id: so.id }, owner);
+    expect(inv.output.invoice).toMatchObject({ status: 'draft', source: { sales_order_id: so.id, quote_id: q.id } });
+    expect(await sg.call('sales_orders.convert', { id: so.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await sg.call('sales_orders.get', { id: so.id }, owner)).output.sales_order.status).toBe('invoiced');
+  });
+
+  it('converts once under concurrent calls', async () => {
+    const owner = testPrincipal();
+    const so = (await sg.call('sales_orders.create', quoteInput, owner)).output.sales_order;
+    const results = await Promise.all(Array.from({ length: 4 }, () => sg.call('sales_orders.convert', { id: so.id }, owner)));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+
+  it('refuses bad input', async () => {
+    const owner = testPrincipal();
+    expect(await sg.call('quotes.create', { ...quoteInput, valid_until: '2000-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
+    expect(await sg.call('quotes.create', { ...quoteInput, lines: [] }, owner)).toMatchObject({ code: 'invalid_input', field: '/lines' });
+    expect(await sg.call('quotes.convert', { id: 'quo_x', to: 'bill' }, owner)).toMatchObject({ code: 'invalid_input', field: '/to' });
+    expect(await sg.call('sales_orders.create', { ...quoteInput, valid_until: '2027-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
+  });
+});
