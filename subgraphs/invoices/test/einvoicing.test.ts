@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../src/server.ts';
+import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
+import { validateDocument } from '../src/einvoicing/sandbox.ts';
+import { parseXml, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
+import { decimalAmount, lineAmounts, localTime, roundCents } from '../src/money.ts';
+import { configuredWorkspace, draft, PIN, TECH_KEY } from './setup.ts';
+
+describe('CUFE', () => {
+  it('matches the worked example of DIAN’s Anexo Técnico', () => {
+    const input = {
+      number: '323200000129', issueDate: '2019-01-16', issueTime: '10:53:10-05:00', subtotal: 150000000, vat: 28500000, inc: 0, ica: 0, total: 178500000,
+      issuerNit: '700085371', buyerId: '800199436', key: '693ff6f2a553c3646a063436fd4dd9ded0311471', environment: '1' as const,
+    };
+    expect(cufeSource(input)).toBe('3232000001292019-01-1610:53:10-05:001500000.0001285000.00040.00030.001785000.00700085371800199436693ff6f2a553c3646a063436fd4dd9ded03114711');
+    expect(cufe(input)).toBe('8bb918b19ba22a694f1da11c643b5e9de39adf60311cf179179e9b33381030bcd4c3c3f156c506ed5908f9276f5bd9b4');
+  });
+});
+
+describe('money', () => {
+  it('rounds half away from zero, never to even', () => {
+    expect(roundCents(2.5)).toBe(3);
+    expect(roundCents(3.5)).toBe(4);
+    expect(roundCents(-2.5)).toBe(-3);
+    expect(lineAmounts(1, 50, 0, 500)).toEqual({ subtotal: 50, tax: 3, total: 53 }); // 2.5 → 3
+    expect(lineAmounts(3, 1001, 1000, 1900)).toEqual({ subtotal: 2703, tax: 514, total: 3217 }); // 2702.7 → 2703; 513.57 → 514
+    expect(decimalAmount(123456)).toBe('1234.56');
+    expect(decimalAmount(5)).toBe('0.05');
+    expect(localTime(new Date('2026-11-02T15:15:00Z'))).toBe('10:15:00-05:00');
+  });
+});
+
+describe('XML', () => {
+  it('escapes and parses, and refuses what is not well-formed', () => {
+    expect(xmlEscape(`<a & "b" 'c'>`)).toBe('&lt;a &amp; &quot;b&quot; &apos;c&apos;&gt;');
+    const root = parseXml('<?xml version="1.0"?><a x="1 &amp; 2"><b>t&lt;</b><c/><!-- note --><d><![CDATA[<raw>]]></d></a>');
+    expect(root.attrs.x).toBe('1 & 2');
+    expect(root.children.map((c) => [c.name, c.text])).toEqual([['b', 't<'], ['c', ''], ['d', '<raw>']]);
+    for (const bad of ['<a><b></a></b>', '<a>', '<a></a><b></b>', '<a x="1" x="2"/>', '<a>&nope;</a>', '<a>& </a>', '<!DOCTYPE a><a/>', 'text']) {
+      expect(() => parseXml(bad), bad).toThrow(XmlError);
+    }
+  });
+});
+
+describe('the sandbox', () => {
+  let sg: TestSubgraph;
+  beforeAll(async () => {
+    sg = await startTestSubgraph(name, createServer);
+  });
+  afterAll(async () => {
+    await sg?.close();
+  });
+
+  async function postedUbl() {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    const xml = (await sg.call('invoices.render', { id: inv.id, format: 'ubl' }, owner)).output.content as string;
+    const s = await sg.db.collection('einvoicing_settings').findOne({ _id: owner.workspace } as never);
+    const lookup = async () => s as never;
+    return { xml, lookup, owner };
+  }
+
+  it('accepts the UBL the service renders, and answers a resubmission with the same tracking id', async () => {
+    const { xml } = await postedUbl();
+    const post = (body: string) => fetch(`${sg.url}/einvoicing/sandbox`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body }).then((r) => r.json() as Promise<any>);
+    const first = await post(xml);
+    expect(first).toMatchObject({ is_valid: true, status_code: '00', errors: [] });
+    const second = await post(xml);
+    expect(second.track_id).toBe(first.track_id);
+    const broken = await post(xml.slice(0, -20));
+    expect(broken).toMatchObject({ is_valid: false, status_code: '99' });
+    expect(broken.errors[0]).toMatch(/mal formado/);
+  });
+
+  it('rejects tampered amounts, a wrong CUFE, a missing element and an unknown issuer, with reasons', async () => {
+    const { xml, lookup } = await postedUbl();
+    const tampered = xml.replace(/<cbc:PayableAmount currencyID="COP">[^<]+</, '<cbc:PayableAmount currencyID="COP">1.00<');
+    expect((await validateDocument(tampered, lookup)).errors.join(' ')).toMatch(/FAU14.*|CUFE/);
+    const wrongKey = xml.replace(/(<cbc:UUID[^>]*>)[0-9a-f]{96}/, `$1${'0'.repeat(96)}`);
+    expect((await validateDocument(wrongKey, lookup)).errors).toEqual([expect.stringMatching(/CUFE no corresponde/)]);
+    const missing = xml.replace(/<cbc:IssueTime>[^<]+<\/cbc:IssueTime>/, '');
+    expect((await validateDocument(missing, lookup)).errors[0]).toMatch(/IssueTime/);
+    expect((await validateDocument(xml, async () => null)).errors.join(' ')).toMatch(/no están habilitados/);
+    expect((await validateDocument(xml, lookup)).errors).toEqual([]);
+    // The same document checked with the PIN in place of the technical key fails: CUFE uses ClTec.
+    const wrongPin = async () => ({ ...(await lookup() as object), technical_key: PIN } as never);
+    expect((await validateDocument(xml, wrongPin)).errors.join(' ')).toMatch(/CUFE/);
+    expect(TECH_KEY).not.toBe(PIN);
+  });
+});
