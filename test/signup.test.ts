@@ -42,8 +42,20 @@ describe('agent sign-up and claim', () => {
     expect(tools.body.tools.map((t: { name: string }) => t.name)).not.toContain('agents.create');
   });
 
-  // Owned by the autonomy policies (issue 4): applyAgentWorkspaceDefaults in gateway/src/identity/signup.ts.
-  it.todo('holds every non-read call of the agent key (202) until the owner relaxes the policies');
+  it('holds every non-read call of the agent key (202) until the owner relaxes the policies', async () => {
+    const held = await sys.invoke('parties.create', { name: 'Harinas del Valle', kind: 'vendor' }, opened.api_key);
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({ tool: 'parties.create', status: 'pending_approval', approval_id: expect.stringMatching(/^apr_/) });
+    // The agent decides nothing, not even its own request.
+    expect((await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, opened.api_key)).status).toBe(403);
+    // The owner relaxes the policy (here through an owner key of the same workspace): the agent's writes run.
+    const owner = await sys.key(opened.workspace_id, 'owner');
+    const policies = await sys.invoke('policies.list', {}, owner.api_key);
+    expect(policies.body.output.rows).toHaveLength(1);
+    expect(policies.body.output.rows[0]).toMatchObject({ effect: 'hold', match: { actors: ['agent'], risk: ['write', 'external', 'destructive'] } });
+    expect((await sys.invoke('policies.delete', { id: policies.body.output.rows[0].id }, owner.api_key)).status).toBe(200);
+    expect((await sys.invoke('parties.create', { name: 'Harinas del Valle', kind: 'vendor' }, opened.api_key)).status).toBe(200);
+  });
 
   it('refuses malformed sign-ups with the offending field', async () => {
     const cases: [unknown, string][] = [

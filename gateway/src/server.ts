@@ -10,6 +10,7 @@ import { Catalog } from './catalog.ts';
 import { SubgraphForwarder } from './forward.ts';
 import { createGraph, supergraphFromBuild, type GraphContext } from './graph.ts';
 import { LedgerEvents } from './events.ts';
+import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
@@ -69,7 +70,11 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   });
 
   // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
-  const peopleAccess = await createPeopleAccess({ db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey });
+  const peopleAccess = await createPeopleAccess({
+    db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey,
+    // A workspace an agent opens holds the agent's non-read calls for the owner (CONTRACT.md §3).
+    onAgentWorkspaceOpened: (opened) => createAgentWorkspaceDefaults(deps.governance, opened.workspace_id),
+  });
   identity.acceptAccessTokens(peopleAccess.tokens);
   app.use(peopleAccess.router);
 

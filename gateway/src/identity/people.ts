@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { CuadraError, newId, sameDigest } from '@cuadra/shared';
+import { CuadraError, newId, sameDigest, ensureModel } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A person who signs in with e-mail and password (pages of /oauth/authorize and /claim). */
@@ -128,7 +128,7 @@ export class PeopleStore {
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.#models.users.init(), this.#models.memberships.init(), this.#models.claims.init()]);
+    await Promise.all([ensureModel(this.#models.users), ensureModel(this.#models.memberships), ensureModel(this.#models.claims)]);
   }
 
   /** Creates a person. Refuses a taken e-mail (`conflict`) and a short password. */

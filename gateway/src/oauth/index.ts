@@ -1,3 +1,5 @@
+import type { Model } from 'mongoose';
+import { ensureModel } from '@cuadra/shared';
 import { createHmac } from 'node:crypto';
 import type { Logger } from '@cuadra/shared';
 import { Router } from 'express';
@@ -35,7 +37,8 @@ export async function createPeopleAccess(deps: {
 }): Promise<PeopleAccess> {
   const people = new PeopleStore(deps.db);
   await people.init();
-  await Promise.all(Object.values(oauthModels(deps.db)).map((m) => (m as { init(): Promise<unknown> }).init()));
+  // Unique indexes (client ids, code and token hashes) are built before the first request.
+  await Promise.all(Object.values(oauthModels(deps.db)).map((m) => ensureModel(m as Model<any>)));
   const tokens = new AccessTokens({ issuer: deps.publicUrl, privateKeyPem: deps.tokenSigningKey ?? deps.signingKey, redis: deps.redis, people });
   // Form tokens are HMACs under a secret derived from the gateway's key, so every gateway instance agrees.
   const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra sign-in pages csrf').digest(), deps.publicUrl.startsWith('https://'));

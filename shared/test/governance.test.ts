@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../src/db.ts';
+import { canonicalJson, inputDigest } from '../src/governance/digest.ts';
+import { Governance } from '../src/governance/index.ts';
+import { Ledger } from '../src/governance/ledger.ts';
+import { decide, type Policy } from '../src/governance/policies.ts';
+import type { Principal } from '../src/principal.ts';
+
+const dbName = `test_governance_${randomBytes(4).toString('hex')}`;
+let a: Connection;
+let b: Connection;
+
+beforeAll(async () => {
+  // Two connections stand for two processes writing one chain.
+  a = await connectDatabase(process.env.MONGO_URL!, dbName);
+  b = await connectDatabase(process.env.MONGO_URL!, dbName);
+  await new Governance(a).init();
+});
+afterAll(async () => {
+  await a.dropDatabase().catch(() => undefined);
+  await Promise.all([a.close(), b.close()]);
+});
+
+const principal = (workspace: string, overrides: Partial<Principal> = {}): Principal => ({
+  workspace, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null, ...overrides,
+});
+
+describe('canonical JSON and digests', () => {
+  it('ignores key order and undefined, not values', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(inputDigest({ a: 1, b: 2 })).toBe(inputDigest({ b: 2, a: 1 }));
+    expect(inputDigest({ a: 1 })).not.toBe(inputDigest({ a: '1' }));
+  });
+});
+
+describe('the ledger chain under concurrency', () => {
+  it('keeps one unbroken chain when two processes append 150 entries each at once', async () => {
+    const ws = `ws_${randomBytes(4).toString('hex')}`;
+    const la = new Ledger(a);
+    const lb = new Ledger(b);
+    const rec = (i: number) => ({ principal: principal(ws), tool: 'parties.create', risk: 'write' as const, input_digest: String(i), outcome: 'ok', duration_ms: 1 });
+    const entries = await Promise.all([
+      ...Array.from({ length: 150 }, (_, i) => la.append(rec(i))),
+      ...Array.from({ length: 150 }, (_, i) => lb.append(rec(1000 + i))),
+    ]);
+    expect(new Set(entries.map((e) => e.seq)).size).toBe(300);
+    expect(Math.max(...entries.map((e) => e.seq))).toBe(300);
+    const verified = await la.verify(ws);
+    expect(verified).toEqual({ ok: true, entries: 300, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // Another workspace's chain is its own.
+    const other = await la.append({ ...rec(1), principal: principal(`${ws}_other`) });
+    expect(other.seq).toBe(1);
+    const listed = await lb.list(ws, { limit: 5 });
+    expect(listed.map((e) => e.seq)).toEqual([300, 299, 298, 297, 296]);
+  });
+});
+
+describe('idempotency records', () => {
+  it('lets exactly one of 30 concurrent first uses run, and the other 29 replay its answer', async () => {
+    const g = new Governance(a);
+    const g2 = new Governance(b);
+    const begins = Array.from({ length: 30 }, (_, i) => (i % 2 ? g : g2).idempotency.begin('ws_i', 'key-1', 'parties.create', 'd1'));
+    const first = await Promise.race(begins);
+    expect(first.kind).toBe('run');
+    await new Promise((r) => setTimeout(r, 300));
+    if (first.kind === 'run') await first.complete({ status: 200, body: { tool: 'parties.create', output: { n: 1 } } });
+    const all = await Promise.all(begins);
+    expect(all.filter((s) => s.kind === 'run')).toHaveLength(1);
+    const replays = all.filter((s) => s.kind === 'replay');
+    expect(replays).toHaveLength(29);
+    expect(replays[0]).toEqual({ kind: 'replay', answer: { status: 200, body: { tool: 'parties.create', output: { n: 1 } } } });
+    await expect(g2.idempotency.begin('ws_i', 'key-1', 'parties.create', 'other')).rejects.toMatchObject({ code: 'idempotency_conflict' });
+    await expect(g2.idempotency.begin('ws_i', 'key-1', 'parties.update', 'd1')).rejects.toMatchObject({ code: 'idempotency_conflict' });
+  });
+
+  it('lets a key run again when the first run released it (a server failure is not kept)', async () => {
+    const g = new Governance(a);
+    const first = await g.idempotency.begin('ws_i', 'key-2', 'parties.create', 'd');
+    if (first.kind === 'run') await first.release();
+    expect((await g.idempotency.begin('ws_i', 'key-2', 'parties.create', 'd')).kind).toBe('run');
+  });
+});
+
+describe('policy decisions', () => {
+  const base = { workspace: 'w', created_at: '', updated_at: '', conditions: {} };
+  const p = (over: Partial<Policy>): Policy => ({ id: 'p', name: 'n', priority: 0, match: {}, effect: 'allow', ...base, ...over });
+  const call = (over: Partial<Parameters<typeof decide>[1]> = {}) => ({ tool: 'invoices.post', risk: 'write' as const, principal: principal('w'), amount: null, ...over });
+
+  it('allows when nothing matches, and the highest priority wins', () => {
+    expect(decide([], call()).effect).toBe('allow');
+    const policies = [p({ priority: 1, effect: 'hold', match: { tools: ['invoices.%'] } }), p({ priority: 5, effect: 'deny', match: { risk: ['write'] } })];
+    expect(decide(policies, call()).effect).toBe('deny');
+    expect(decide(policies, call({ risk: 'read', tool: 'invoices.list' })).effect).toBe('hold');
+  });
+
+  it('breaks priority ties towards caution', () => {
+    expect(decide([p({ effect: 'allow' }), p({ effect: 'ask' }), p({ effect: 'hold' })], call()).effect).toBe('ask');
+  });
+
+  it('matches actors, roles and amounts over a threshold', () => {
+    const agentHold = p({ effect: 'hold', match: { actors: ['agent'] } });
+    expect(decide([agentHold], call()).effect).toBe('allow');
+    expect(decide([agentHold], call({ principal: principal('w', { actor: { type: 'agent', id: 'a' } }) })).effect).toBe('hold');
+    const big = p({ effect: 'ask', conditions: { amount_over: 1_000_000 } });
+    expect(decide([big], call({ amount: 1_000_000 })).effect).toBe('allow');
+    expect(decide([big], call({ amount: 1_000_001 })).effect).toBe('ask');
+    expect(decide([big], call({ amount: null })).effect).toBe('allow');
+    expect(decide([p({ effect: 'deny', match: { roles: ['viewer'] } })], call()).effect).toBe('allow');
+  });
+});
