@@ -68,16 +68,18 @@ async function addToRollup(db: Connection, workspace: string, intentId: string, 
 /** Adds an intent to the rollups (idempotent), then marks it done on its document. */
 export async function applyRollupIntent(db: Connection, model: Model<any>, docId: string, workspace: string, intent: RollupIntent | null): Promise<void> {
   if (!intent) return;
-  const touched: { grain: 'd' | 'm'; period: string; currency: string; customer: string }[] = [];
-  for (const delta of intent.deltas) {
+  // Each delta has its own mark (`<intent>#<n>`): two deltas of one intent may land on the same rollup.
+  const touched: { grain: 'd' | 'm'; period: string; currency: string; customer: string; mark: string }[] = [];
+  for (const [n, delta] of intent.deltas.entries()) {
+    const mark = `${intent.id}#${n}`;
     for (const [grain, period] of [['d', delta.day], ['m', delta.day.slice(0, 7)]] as const) {
       if (Object.keys(delta.inc).length) {
-        await addToRollup(db, workspace, intent.id, grain, period, delta.currency, '*', null, delta.inc);
-        touched.push({ grain, period, currency: delta.currency, customer: '*' });
+        await addToRollup(db, workspace, mark, grain, period, delta.currency, '*', null, delta.inc);
+        touched.push({ grain, period, currency: delta.currency, customer: '*', mark });
       }
       if (delta.customer) {
-        await addToRollup(db, workspace, intent.id, grain, period, delta.currency, delta.customer.id, delta.customer.name, delta.customer.inc);
-        touched.push({ grain, period, currency: delta.currency, customer: delta.customer.id });
+        await addToRollup(db, workspace, mark, grain, period, delta.currency, delta.customer.id, delta.customer.name, delta.customer.inc);
+        touched.push({ grain, period, currency: delta.currency, customer: delta.customer.id, mark });
       }
     }
   }
@@ -88,7 +90,7 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
   if (done.modifiedCount === 1) {
     // The document no longer lists the intent, so nobody will apply it again: forget its id.
     for (const t of touched) {
-      await rollups(db).collection.updateOne({ _id: rollupId(workspace, t.currency, t.grain, t.period, t.customer) } as never, { $pull: { applied: intent.id } } as never);
+      await rollups(db).collection.updateOne({ _id: rollupId(workspace, t.currency, t.grain, t.period, t.customer) } as never, { $pull: { applied: t.mark } } as never);
     }
   }
 }

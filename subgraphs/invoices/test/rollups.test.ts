@@ -31,7 +31,7 @@ describe('rollup intents', () => {
     expect((await total())!.v.revenue).toBe(before + 1234);
     // Applying the same intent again (a repair racing the handler) changes nothing.
     await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } });
-    await sg.db.collection('rollups').updateOne({ _id: rollupId(owner.workspace, 'COP', 'd', day, '*') } as never, { $addToSet: { applied: intent.id } });
+    await sg.db.collection('rollups').updateOne({ _id: rollupId(owner.workspace, 'COP', 'd', day, '*') } as never, { $addToSet: { applied: `${intent.id}#0` } });
     await applyRollupIntent(sg.db, model, inv.id, owner.workspace, intent);
     expect((await total())!.v.revenue).toBe(before + 1234);
     expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);

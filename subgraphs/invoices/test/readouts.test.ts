@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../src/server.ts';
+import { agingBucket, agingBuckets } from '../src/readouts/aging.ts';
+import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/readouts/periods.ts';
+import { configuredWorkspace, draft } from './setup.ts';
+
+describe('periods', () => {
+  it('builds calendar buckets clipped to the window', () => {
+    expect(buckets({ from: '2026-11-01', to: '2026-11-03' }, 'day').map((b) => b.period)).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
+    // 2026-11-01 is a Sunday: the first ISO week is clipped to that one day.
+    expect(buckets({ from: '2026-11-01', to: '2026-11-15' }, 'week')).toEqual([
+      { period: '2026-11-01', period_end: '2026-11-01' }, { period: '2026-11-02', period_end: '2026-11-08' }, { period: '2026-11-09', period_end: '2026-11-15' },
+    ]);
+    expect(buckets({ from: '2026-10-15', to: '2026-12-02' }, 'month')).toEqual([
+      { period: '2026-10-15', period_end: '2026-10-31' }, { period: '2026-11-01', period_end: '2026-11-30' }, { period: '2026-12-01', period_end: '2026-12-02' },
+    ]);
+    expect(queryWindow({ metric: 'revenue' }, '2026-11-30')).toEqual({ from: '2026-09-02', to: '2026-11-30' });
+    expect(queryWindow({ metric: 'revenue', days: 7 }, '2026-11-30')).toEqual({ from: '2026-11-24', to: '2026-11-30' });
+    expect(previousWindow({ from: '2026-11-01', to: '2026-11-30' }, 'previous_period')).toEqual({ from: '2026-10-02', to: '2026-10-31' });
+    expect(previousWindow({ from: '2024-02-29', to: '2024-03-31' }, 'previous_year')).toEqual({ from: '2023-02-28', to: '2023-03-31' });
+    expect(splitByMonths('2026-10-15', '2027-01-10')).toEqual({ days: [{ from: '2026-10-15', to: '2026-10-31' }, { from: '2027-01-01', to: '2027-01-10' }], months: { from: '2026-11', to: '2026-12' } });
+    expect(splitByMonths('2026-11-03', '2026-11-20')).toEqual({ days: [{ from: '2026-11-03', to: '2026-11-20' }], months: null });
+    expect(changeBps(150, 100)).toBe(5000);
+    expect(changeBps(50, 100)).toBe(-5000);
+    expect(changeBps(50, 0)).toBeUndefined();
+  });
+
+  it('ages by days past due at as_of, counting only what was open then', () => {
+    expect(['2026-11-30', '2026-11-29', '2026-10-31', '2026-10-30', '2026-09-01', '2026-08-31'].map((d) => agingBucket(d, '2026-11-30')))
+      .toEqual(['current', '1_30', '1_30', '31_60', '61_90', 'over_90']);
+    const aging = agingBuckets([
+      { amount_due: 1000, issue_date: '2026-10-01', due_date: '2026-10-15', settlements: [{ date: '2026-11-01', amount: 400 }, { date: '2026-12-01', amount: 600 }] },
+      { amount_due: 500, issue_date: '2026-12-01', due_date: '2026-12-31', settlements: [] },
+    ], '2026-11-30');
+    expect(aging.rows.find((r) => r.bucket === '31_60')).toEqual({ bucket: '31_60', value: 600, count: 1 });
+    expect(aging.total).toBe(600);
+  });
+});
+
+describe('receivablesMetric and invoicesRecords over GraphQL', () => {
+  let sg: TestSubgraph;
+  beforeAll(async () => {
+    sg = await startTestSubgraph(name, createServer);
+  });
+  afterAll(async () => {
+    await sg?.close();
+  });
+  const metric = (owner: any, query: unknown) => sg.graphql('query($q: JSON!) { receivablesMetric(query: $q) }', { q: query }, owner);
+  const records = (owner: any, query: unknown) => sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: query }, owner);
+
+  it('revenue per week with a previous period, equal to the documents', async () => {
+    const owner = await configuredWorkspace(sg);
+    const mk = async (issue: string, price: number) => {
+      const d = await draft(sg, owner, { issue_date: issue, due_date: issue, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_bps: 1900 }] });
+      await sg.call('invoices.post', { id: d.id }, owner);
+    };
+    await mk('2026-10-20', 1000); // previous period
+    await mk('2026-11-03', 2000);
+    await mk('2026-11-10', 3000);
+    await mk('2026-11-11', 500);
+    const r = (await metric(owner, { metric: 'revenue', from: '2026-11-02', to: '2026-11-15', interval: 'week', compare: 'previous_period' })).body.data.receivablesMetric;
+    expect(r).toMatchObject({ metric: 'revenue', unit: 'money', currency: 'COP', summary: { value: 5500, previous: 1000, change_bps: 45000 } });
+    expect(r.series).toEqual([
+      { period: '2026-11-02', period_end: '2026-11-08', value: 2000, previous: 1000 },
+      { period: '2026-11-09', period_end: '2026-11-15', value: 3500, previous: 0 },
+    ]);
+    const status = (await metric(owner, { metric: 'invoices_status', from: '2026-11-01', to: '2026-11-30' })).body.data.receivablesMetric;
+    expect(status.rows).toContainEqual({ status: 'posted', count: 3 });
+    expect(status.summary.value).toBe(3);
+    const out = (await metric(owner, { metric: 'ar_outstanding', from: '2026-11-01', to: '2026-11-30', interval: 'month' })).body.data.receivablesMetric;
+    expect(out.summary.value).toBe((1000 + 2000 + 3000 + 500) * 119 / 100);
+    expect(out.series).toEqual([{ period: '2026-11-01', period_end: '2026-11-30', value: 7735 }]);
+  });
+
+  it('refuses bad queries with invalid_input and a field', async () => {
+    const owner = testPrincipal();
+    const ext = async (q: unknown) => (await metric(owner, q)).body.errors?.[0]?.extensions;
+    expect(await ext({ metric: 'expenses' })).toMatchObject({ code: 'invalid_input', field: '/metric' });
+    expect(await ext({ metric: 'revenue', from: '2026-11-01' })).toMatchObject({ code: 'invalid_input', field: '/to' });
+    expect(await ext({ metric: 'revenue', days: 400 })).toMatchObject({ code: 'invalid_input', field: '/days' });
+    expect(await ext({ metric: 'revenue', interval: 'year' })).toMatchObject({ code: 'invalid_input', field: '/interval' });
+    expect(await ext({ metric: 'revenue', from: '2026-11-02', to: '2026-11-01' })).toMatchObject({ code: 'invalid_input', field: '/from' });
+    expect(await ext({ metric: 'top_customers', limit: 101 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
+    const rext = async (q: unknown) => (await records(owner, q)).body.errors?.[0]?.extensions;
+    expect(await rext({ source: 'bills' })).toMatchObject({ code: 'invalid_input', field: '/source' });
+    expect(await rext({ source: 'invoices', kind: 'receipt' })).toMatchObject({ code: 'invalid_input', field: '/kind' });
+    expect(await rext({ source: 'invoices', status: 'open' })).toMatchObject({ code: 'invalid_input', field: '/status' });
+    expect(await rext({ source: 'invoices', limit: 0 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
+  });
+
+  it('lists records newest first with kind, status and search, sealed per workspace and per module', async () => {
+    const owner = await configuredWorkspace(sg);
+    const a = await draft(sg, owner, { customer: { name: 'Cliente Uno' } });
+    await draft(sg, owner, { customer: { name: 'Cliente Dos' } });
+    await sg.call('invoices.post', { id: a.id }, owner);
+    const all = (await records(owner, { source: 'invoices' })).body.data.invoicesRecords;
+    expect(all).toMatchObject({ source: 'invoices', total: 2 });
+    expect(all.rows.map((r: any) => r.customer_name)).toEqual(['Cliente Dos', 'Cliente Uno']);
+    expect((await records(owner, { source: 'invoices', status: 'posted' })).body.data.invoicesRecords.rows).toHaveLength(1);
+    expect((await records(owner, { source: 'invoices', search: 'dos', kind: 'invoice' })).body.data.invoicesRecords.total).toBe(1);
+    expect((await records(testPrincipal(), { source: 'invoices' })).body.data.invoicesRecords.total).toBe(0);
+    const narrowed = await records({ ...owner, patterns: ['invoices.%'] }, { source: 'payments' });
+    expect(narrowed.body.errors[0].extensions.code).toBe('policy_denied');
+    const agenda = await sg.graphql('query { receivablesAgenda(from: "2026-11-01", to: "2026-12-31") }', {}, owner);
+    expect(agenda.body.data.receivablesAgenda).toEqual([expect.objectContaining({ date: '2026-12-02', source: 'receivables', kind: 'deadline', amount: 35700000 })]);
+  });
+});
