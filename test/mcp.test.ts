@@ -266,6 +266,52 @@ describe('calls held for approval', () => {
   });
 });
 
+describe('the pipeline\'s guarantees over MCP', () => {
+  it('replays a call with the same idempotency key (in _meta) and refuses the key with another input', async () => {
+    const { client } = await connect('2026-07-28', ownerKey);
+    const meta = { 'io.cuadra/idempotency-key': 'mcp-once-1' };
+    const input = { name: 'Una Sola Vez MCP', kind: 'customer' };
+    const first = await client.callTool({ name: 'parties.create', arguments: input, _meta: meta });
+    const again = await client.callTool({ name: 'parties.create', arguments: input, _meta: meta });
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    const other = await client.callTool({ name: 'parties.create', arguments: { ...input, name: 'Otra' }, _meta: meta });
+    expect(other).toMatchObject({ isError: true, structuredContent: { code: 'idempotency_conflict' } });
+    const listed = await sys.invoke('parties.list', { search: 'Una Sola Vez MCP' }, ownerKey);
+    expect(listed.body.output.rows).toHaveLength(1);
+  });
+
+  it('asks for approval (approval_required with its id), then runs once with the approval id in _meta', async () => {
+    const admin = await sys.key(workspaceId, 'admin');
+    const created = await sys.invoke('policies.create', { name: 'Ask before admins open projects', priority: 50, match: { tools: ['projects.create'], roles: ['admin'] }, effect: 'ask' }, ownerKey);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    try {
+      const { client } = await connect('2025-11-25', admin.api_key);
+      const input = { name: 'Proyecto Pedido', key: 'PEDIDO' };
+      const asked = await client.callTool({ name: 'projects.create', arguments: input });
+      expect(asked).toMatchObject({ isError: true, structuredContent: { code: 'approval_required', approval_id: expect.stringMatching(/^apr_/) } });
+      const approvalId = (asked.structuredContent as { approval_id: string }).approval_id;
+      expect((await sys.invoke('approvals.decide', { id: approvalId, decision: 'approve' }, ownerKey)).status).toBe(200);
+      const ran = await client.callTool({ name: 'projects.create', arguments: input, _meta: { 'io.cuadra/approval-id': approvalId } });
+      expect(ran.isError).toBeFalsy();
+      expect((ran.structuredContent as { project: { key: string } }).project.key).toBe('PEDIDO');
+      const reused = await client.callTool({ name: 'projects.create', arguments: input, _meta: { 'io.cuadra/approval-id': approvalId } });
+      expect(reused).toMatchObject({ isError: true, structuredContent: { code: 'policy_denied' } });
+    } finally {
+      await sys.invoke('policies.delete', { id: created.body.output.policy.id }, ownerKey);
+    }
+  });
+
+  it('writes every MCP call to the workspace ledger, as REST calls are', async () => {
+    const ws = await sys.workspace('Ledger Mcp SAS');
+    const { client } = await connect('2026-07-28', ws.api_key);
+    await client.callTool({ name: 'parties.create', arguments: { name: 'Registrada', kind: 'customer' } });
+    await client.callTool({ name: 'parties.create', arguments: { kind: 'customer' } });
+    const ledger = await sys.invoke('ledger.list', {}, ws.api_key);
+    const outcomes = ledger.body.output.rows.map((e: { tool: string; outcome: string }) => `${e.tool}:${e.outcome}`).reverse();
+    expect(outcomes).toEqual(['parties.create:ok', 'parties.create:invalid_input']);
+  });
+});
+
 describe('OAuth through the MCP client\'s auth provider', () => {
   it('discovers the authorization server from the 401, registers, signs the person in, and uses the token', async () => {
     const { people, db } = await peopleOf(sys);

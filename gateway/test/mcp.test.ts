@@ -1,0 +1,71 @@
+import { annotationsFor, type Risk } from '@cuadra/shared';
+import { describe, expect, it } from 'vitest';
+import type { PublicTool } from '../src/catalog.ts';
+import { scoreTool, searchTools } from '../src/mcp/catalogTools.ts';
+import { originAllowed } from '../src/mcp/router.ts';
+
+function tool(name: string, risk: Risk, description: string): PublicTool {
+  return { name, module: name.split('.')[0], risk, scope: risk === 'read' ? 'tools:read' : 'tools', description, input_schema: { type: 'object' }, annotations: annotationsFor(risk) };
+}
+
+const tools = [
+  tool('invoices.create', 'write', 'Create a draft invoice for a customer, with lines priced from items or given by hand. Totals are computed.'),
+  tool('invoices.list', 'read', 'List the invoices of the workspace, newest first.'),
+  tool('invoices.get', 'read', 'One invoice with its lines.'),
+  tool('parties.create', 'write', 'Create a customer or vendor.'),
+  tool('parties.list', 'read', 'List customers and vendors; filter by kind or search by name.'),
+  tool('employees.list', 'read', 'List the employees of the workspace.'),
+  tool('payroll.run', 'write', 'Run the payroll of a period for every active employee.'),
+];
+
+const names = (query: string, limit = 10) => searchTools(tools, query, limit).hits.map((h) => h.name);
+
+describe('tools.search ranking', () => {
+  it('puts the tool whose name says the task first, whatever the word order or plural', () => {
+    expect(names('create invoice')[0]).toBe('invoices.create');
+    expect(names('invoice create')[0]).toBe('invoices.create');
+    expect(names('make an invoice for a customer')[0]).toBe('invoices.create');
+    expect(names('list customers')[0]).toBe('parties.list');
+    expect(names('invoices.get')[0]).toBe('invoices.get');
+  });
+
+  it('finds by description words when the name does not say it', () => {
+    expect(names('vendor')).toEqual(expect.arrayContaining(['parties.create', 'parties.list']));
+    expect(names('payroll employees').slice(0, 2).sort()).toEqual(['employees.list', 'payroll.run']);
+  });
+
+  it('returns nothing for words that match nothing, and honours the limit', () => {
+    expect(names('teleport')).toEqual([]);
+    expect(names('list', 2)).toHaveLength(2);
+    expect(searchTools(tools, 'list', 2).total).toBeGreaterThan(2);
+  });
+
+  it('gives compact entries: name, module, risk and the first sentence', () => {
+    const [hit] = searchTools(tools, 'create invoice', 1).hits;
+    expect(hit).toEqual({ name: 'invoices.create', module: 'invoices', risk: 'write', summary: 'Create a draft invoice for a customer, with lines priced from items or given by hand.' });
+  });
+
+  it('scores an exact name above everything', () => {
+    expect(scoreTool(tools[1], 'invoices.list')).toBeGreaterThan(scoreTool(tools[0], 'invoices.list'));
+  });
+});
+
+describe('originAllowed', () => {
+  const publicUrl = 'https://api.cuadra.example';
+  it('allows no Origin (programs), the service\'s own origin and loopback', () => {
+    expect(originAllowed(undefined, publicUrl)).toBe(true);
+    expect(originAllowed('https://api.cuadra.example', publicUrl)).toBe(true);
+    expect(originAllowed('http://localhost:6274', publicUrl)).toBe(true);
+    expect(originAllowed('http://127.0.0.1:3000', publicUrl)).toBe(true);
+    expect(originAllowed('http://[::1]:3000', publicUrl)).toBe(true);
+  });
+
+  it('refuses other origins, look-alikes, the opaque origin and other schemes', () => {
+    expect(originAllowed('http://api.cuadra.example', publicUrl)).toBe(false);
+    expect(originAllowed('https://api.cuadra.example.evil.com', publicUrl)).toBe(false);
+    expect(originAllowed('https://evil.example', publicUrl)).toBe(false);
+    expect(originAllowed('http://localhost.evil.example', publicUrl)).toBe(false);
+    expect(originAllowed('null', publicUrl)).toBe(false);
+    expect(originAllowed('file://localhost', publicUrl)).toBe(false);
+  });
+});
