@@ -229,6 +229,10 @@ describe('the /mcp endpoint over HTTP', () => {
     expect((await post(ping, { ...headers, authorization: `Bearer ${stranger.api_key}` })).status).toBe(404);
     expect((await post(ping, { ...headers, authorization: `Bearer ${ownerKey}` })).status).toBe(200);
     expect((await post(ping, { authorization: `Bearer ${ownerKey}`, 'mcp-protocol-version': '2025-11-25' })).status).toBe(400);
+    // DELETE ends the session; its id is then unknown.
+    const ended = await fetch(`${sys.gatewayUrl}/mcp`, { method: 'DELETE', headers: { ...headers, authorization: `Bearer ${ownerKey}` } });
+    expect(ended.status).toBe(200);
+    expect((await post(ping, { ...headers, authorization: `Bearer ${ownerKey}` })).status).toBe(404);
   });
 
   it('answers the catalog tools on REST too', async () => {
@@ -345,5 +349,23 @@ describe('OAuth through the MCP client\'s auth provider', () => {
     const write = await authed.callTool({ name: 'parties.create', arguments: { name: 'Sin Permiso', kind: 'customer' } }).then(() => null, (e: unknown) => e);
     expect(write).toBeInstanceOf(InsufficientScopeError);
     expect((write as InsufficientScopeError).requiredScope).toBe('tools');
+
+    // Step-up, as the client does by default: it asks the person again for the wider scope.
+    const stepUp = new StreamableHTTPClientTransport(url, { authProvider: auth });
+    const upgraded = new Client({ name: 'asistente', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await upgraded.connect(stepUp);
+    open.push(upgraded);
+    const asked = await upgraded.callTool({ name: 'parties.create', arguments: { name: 'Con Permiso', kind: 'customer' } }).then(() => null, (e: unknown) => e);
+    expect(asked).toBeInstanceOf(UnauthorizedError);
+    expect(auth.authorizations).toBe(2);
+    await stepUp.finishAuth(auth.callback!.searchParams);
+    expect(auth.tokens()?.scope?.split(' ')).toContain('tools');
+    const done = await upgraded.callTool({ name: 'parties.create', arguments: { name: 'Con Permiso', kind: 'customer' } });
+    expect((done.structuredContent as { party: { name: string } }).party.name).toBe('Con Permiso');
+    // A token for another workspace's resource is no way in: the person's token is sealed to this workspace.
+    const other = await sys.workspace('Ajena Oauth SAS');
+    const crossTenant = await post({ jsonrpc: '2.0', id: 9, method: 'ping' }, { authorization: `Bearer ${auth.tokens()!.access_token}`, 'x-tenant-id': other.workspace_id });
+    expect(crossTenant.status).toBe(403);
+    expect(crossTenant.body.code).toBe('policy_denied');
   });
 });
