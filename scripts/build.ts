@@ -17,7 +17,8 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
 
 /** Writes gateway/generated/{supergraph.graphql,catalog.json}. */
 export async function build(): Promise<{ tools: number }> {
-  const { supergraphSdl, catalog } = composeSupergraph(await loadSubgraphSources());
+  const { gatewayTools } = await import('../gateway/src/local/index.ts');
+  const { supergraphSdl, catalog } = composeSupergraph(await loadSubgraphSources(), gatewayTools);
   const out = new URL('../gateway/generated/', import.meta.url);
   mkdirSync(out, { recursive: true });
   writeFileSync(new URL('supergraph.graphql', out), supergraphSdl);

@@ -19,7 +19,7 @@ export interface BuildOutput {
  * Composes the supergraph (Apollo Federation 2) and the tool catalog. Throws with every
  * composition error, and on a tool name claimed by two subgraphs.
  */
-export function composeSupergraph(sources: readonly SubgraphSource[]): BuildOutput {
+export function composeSupergraph(sources: readonly SubgraphSource[], gatewayTools: readonly Tool<any, any>[] = []): BuildOutput {
   const services = sources.map((s) => {
     try {
       return { name: s.name, typeDefs: parse(s.typeDefs), url: `http://${s.name}:4000/graphql` };
@@ -40,6 +40,12 @@ export function composeSupergraph(sources: readonly SubgraphSource[]): BuildOutp
       owner.set(tool.name, source.name);
       catalog.push(catalogEntry(tool, source.name));
     }
+  }
+  for (const tool of gatewayTools) {
+    const previous = owner.get(tool.name);
+    if (previous) throw new Error(`Tool ${tool.name} is declared by both ${previous} and the gateway.`);
+    owner.set(tool.name, 'gateway');
+    catalog.push(catalogEntry(tool, 'gateway'));
   }
   catalog.sort((a, b) => a.name.localeCompare(b.name));
   return { supergraphSdl: result.supergraphSdl!, catalog };

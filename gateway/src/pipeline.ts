@@ -1,4 +1,4 @@
-import { assertReach, CuadraError, inputDigest, isErrorCode, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer } from '@cuadra/shared';
+import { assertReach, CuadraError, inputDigest, isErrorCode, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
 import type { SubgraphForwarder } from './forward.ts';
@@ -51,8 +51,10 @@ export class InvokePipeline {
   readonly #forwarder: SubgraphForwarder;
   readonly #signer: AssertionSigner;
   readonly #governance: Governance;
+  readonly #local: ToolOwner;
 
-  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance }) {
+  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner }) {
+    this.#local = deps.local;
     this.#identity = deps.identity;
     this.#limiter = deps.limiter;
     this.#catalog = deps.catalog;
@@ -115,7 +117,9 @@ export class InvokePipeline {
     }
     let answer;
     try {
-      answer = await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
+      answer = entry.subgraph === 'gateway'
+        ? await this.#local.call({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId })
+        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
     } catch (err) {
       const error = toCuadraError(err);
       // Unreachable owner: nothing was done there, so the entry is written here.

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
-import { closeServer, CuadraError, RateLimiter, type Governance, type Logger, type Quota } from '@cuadra/shared';
+import { closeServer, createRegistry, CuadraError, RateLimiter, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -10,6 +10,8 @@ import { Catalog } from './catalog.ts';
 import { SubgraphForwarder } from './forward.ts';
 import { createGraph, supergraphFromBuild, type GraphContext } from './graph.ts';
 import { LedgerEvents } from './events.ts';
+import { gatewayModules, gatewayTools, GATEWAY_OWNER } from './local/index.ts';
+import type { GatewayServices } from './local/services.ts';
 import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
@@ -56,7 +58,11 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const signer = new AssertionSigner(deps.signingKey);
   const forwarder = new SubgraphForwarder(deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
-  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance });
+  // The tools the gateway owns itself run through the same owning half as a subgraph's.
+  const services: GatewayServices = { identity };
+  const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
+  local.start();
+  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
   const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
 
@@ -121,6 +127,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       return { server: httpServer, url: `http://${host}:${(httpServer.address() as AddressInfo).port}` };
     },
     async stop() {
+      await local.stop();
       await events.close();
       if (httpServer) await closeServer(httpServer);
       await graph.stop();

@@ -62,8 +62,11 @@ export class ToolOwner {
   readonly #maintenance: boolean;
 
   /** `maintenance`: this service also expires approvals and idempotency records (one service is enough; the agents subgraph does it). */
-  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean }) {
+  readonly #services: unknown;
+
+  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean; services?: unknown }) {
     this.#maintenance = deps.maintenance ?? false;
+    this.#services = deps.services;
     this.subgraph = deps.subgraph;
     this.#registry = deps.registry;
     this.#governance = deps.governance;
@@ -181,7 +184,7 @@ export class ToolOwner {
     let answer: OwnedAnswer;
     let failure: CuadraError | undefined;
     try {
-      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance });
+      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance, services: this.#services });
       answer = { status: 200, body: { tool: tool.name, output } };
     } catch (err) {
       const error = classifyFailure(err);

@@ -29,6 +29,8 @@ export interface ToolContext {
   now: Date;
   /** The shared governance stores (used by the governance tools: policies, approvals, ledger). */
   governance: Governance;
+  /** What the owning service gives its own tools beyond the database (the gateway's identity store, catalog…). */
+  services?: unknown;
 }
 
 /** One tool, declared once: REST, GraphQL, MCP, OpenAPI and the canvas all read this. */

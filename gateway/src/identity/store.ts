@@ -82,6 +82,17 @@ export class IdentityStore {
     return this.#accessTokens.authenticate(token);
   }
 
+  /** The workspace's keys, newest first, without hashes (public shape). */
+  async listApiKeys(workspace: string): Promise<{ id: string; name: string; role: string; patterns: string[]; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null }[]> {
+    const keys = await this.#models.apiKeys.find({ workspace }, { hash: 0 }).lean();
+    return keys
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+      .map((k) => ({
+        id: k._id, name: k.name, role: k.role, patterns: k.patterns, prefix: k.prefix, created_at: k.created_at.toISOString(),
+        expires_at: k.expires_at ? k.expires_at.toISOString() : null, revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+      }));
+  }
+
   /** The workspace record, or null. */
   async workspace(id: string) {
     return this.#models.workspaces.findById(id).lean();

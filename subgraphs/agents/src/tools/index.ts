@@ -19,7 +19,8 @@ export const tools = [
   listLedger, verifyLedger,
 ];
 
-/** Tool modules the agents (AI and governance) subgraph owns (DOMAIN.md). */
-export const modules = [
-  'agents', 'ai_models', 'mcp_servers', 'connections', 'approvals', 'policies', 'members', 'roles', 'api_keys', 'dashboards', 'ledger',
-] as const;
+/**
+ * Tool modules the agents (AI and governance) subgraph owns (DOMAIN.md, less `members`,
+ * `roles` and `api_keys`, which the gateway owns with the identity data: ARCHITECTURE.md).
+ */
+export const modules = ['agents', 'ai_models', 'mcp_servers', 'connections', 'approvals', 'policies', 'dashboards', 'ledger'] as const;

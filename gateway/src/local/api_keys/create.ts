@@ -1,0 +1,39 @@
+import { BUILT_IN_ROLES, CuadraError, defineTool, TOOL_PATTERN } from '@cuadra/shared';
+import { gatewayServices } from '../services.ts';
+
+interface Input { name: string; role: string; patterns?: string[]; expires_at?: string }
+
+/** Rank of the built-in roles: nobody hands out a key more powerful than their own role. */
+const RANK: Record<string, number> = { viewer: 1, agent: 2, member: 2, accountant: 3, admin: 4, owner: 5 };
+
+/** Creates an API key for a program; the key is in the output once and stored only as a hash. */
+export const create = defineTool<Input>({
+  name: 'api_keys.create',
+  description: 'Create an API key (nk_…) for a program, with a role and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'role'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 100 },
+      role: { enum: Object.keys(BUILT_IN_ROLES) },
+      patterns: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: TOOL_PATTERN.source } },
+      expires_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  async handler(input, ctx) {
+    const { identity } = gatewayServices(ctx);
+    if ((RANK[input.role] ?? 0) > (RANK[ctx.principal.role] ?? 0)) {
+      throw new CuadraError('policy_denied', `A ${ctx.principal.role} cannot create a key with the role ${input.role}.`);
+    }
+    let expiresAt: Date | null = null;
+    if (input.expires_at) {
+      expiresAt = new Date(input.expires_at);
+      if (expiresAt.getTime() <= ctx.now.getTime()) throw new CuadraError('invalid_input', 'expires_at must be in the future.', { field: '/expires_at' });
+    }
+    const key = await identity.createApiKey({ workspace: ctx.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], expiresAt });
+    const stored = (await identity.listApiKeys(ctx.workspace)).find((k) => k.id === key.id)!;
+    return { api_key: key.api_key, key: stored };
+  },
+});

@@ -1,0 +1,15 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { gatewayServices } from '../services.ts';
+
+/** Revokes a key: refused at once by every gateway. */
+export const revoke = defineTool<{ id: string }>({
+  name: 'api_keys.revoke',
+  description: 'Revoke an API key of the workspace. Calls with it are refused at once, on every gateway instance.',
+  risk: 'destructive',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^key_[A-Za-z0-9_-]{1,40}$' } } },
+  async handler(input, ctx) {
+    const revoked = await gatewayServices(ctx).identity.revokeApiKey(ctx.workspace, input.id);
+    if (!revoked) throw new CuadraError('not_found', `No active API key ${input.id} exists in this workspace.`);
+    return { revoked: true, id: input.id };
+  },
+});
