@@ -69,3 +69,39 @@ describe('originAllowed', () => {
     expect(originAllowed('file://localhost', publicUrl)).toBe(false);
   });
 });
+
+describe('McpSessions', () => {
+  it('keeps a session to its credential and closes the least recently used beyond the limits', async () => {
+    const { McpSessions } = await import('../src/mcp/sessions.ts');
+    const { Server } = await import('@modelcontextprotocol/server');
+    const sessions = new McpSessions({ perCredential: 2, total: 3 });
+    const ids: string[] = [];
+    async function openOne(credential: string): Promise<string> {
+      const transport = await sessions.open(credential, new Server({ name: 't', version: '1' }, { capabilities: {} }));
+      const res = await transport.handleRequest(new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      }));
+      await res.text();
+      ids.push(transport.sessionId!);
+      return transport.sessionId!;
+    }
+    try {
+      const a1 = await openOne('key_a');
+      expect(sessions.find(a1, 'key_b')).toBeUndefined();
+      expect(sessions.find(a1, 'key_a')).toBeDefined();
+      const a2 = await openOne('key_a');
+      const a3 = await openOne('key_a'); // a1 goes: two per credential
+      expect(sessions.find(a1, 'key_a')).toBeUndefined();
+      expect(sessions.find(a2, 'key_a')).toBeDefined();
+      await openOne('key_b');
+      await openOne('key_c'); // three in all: the least recently used (a3, untouched since opened) goes
+      expect(sessions.size).toBe(3);
+      expect(sessions.find(a3, 'key_a')).toBeUndefined();
+      expect(sessions.find(a2, 'key_a')).toBeDefined();
+    } finally {
+      await sessions.closeAll();
+    }
+  });
+});

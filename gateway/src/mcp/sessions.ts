@@ -14,17 +14,20 @@ interface Session {
  * process: a deployment with several gateways routes a session's requests to the gateway that
  * opened it (sticky by `Mcp-Session-Id`), or its clients use the stateless 2026-07-28 revision.
  * A session belongs to the credential that opened it; an idle one is closed after `idleMs`;
- * one credential keeps at most `perCredential` (the oldest is closed first).
+ * one credential keeps at most `perCredential`, the process at most `total` (the least recently
+ * used is closed first).
  */
 export class McpSessions {
   readonly #sessions = new Map<string, Session>();
   readonly #idleMs: number;
   readonly #perCredential: number;
+  readonly #total: number;
   readonly #sweeper: NodeJS.Timeout;
 
-  constructor(options: { idleMs?: number; perCredential?: number } = {}) {
+  constructor(options: { idleMs?: number; perCredential?: number; total?: number } = {}) {
     this.#idleMs = options.idleMs ?? 30 * 60_000;
     this.#perCredential = options.perCredential ?? 16;
+    this.#total = options.total ?? 10_000;
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(this.#idleMs, 60_000));
     this.#sweeper.unref();
   }
@@ -70,9 +73,16 @@ export class McpSessions {
     await Promise.all([...this.#sessions.keys()].map((id) => this.close(id)));
   }
 
+  /** Makes room for one more session of this credential. */
   #evictOldest(credentialId: string): void {
-    const own = [...this.#sessions.entries()].filter(([, s]) => s.credentialId === credentialId).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
-    for (const [id] of own.slice(0, Math.max(0, own.length - this.#perCredential + 1))) void this.close(id);
+    const byAge = [...this.#sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    const own = byAge.filter(([, s]) => s.credentialId === credentialId);
+    const evict = new Set(own.slice(0, Math.max(0, own.length - this.#perCredential + 1)).map(([id]) => id));
+    for (const [id] of byAge) {
+      if (this.#sessions.size - evict.size < this.#total) break;
+      evict.add(id);
+    }
+    for (const id of evict) void this.close(id);
   }
 
   #sweep(): void {

@@ -33,7 +33,10 @@ export async function sendWebResponse(res: ExpressResponse, response: Response):
   res.once('close', () => stream.destroy());
   await new Promise<void>((resolve) => {
     stream.once('end', resolve);
-    stream.once('error', () => resolve());
+    stream.once('error', () => {
+      res.destroy(); // a stream that failed midway cannot be ended cleanly
+      resolve();
+    });
     stream.once('close', resolve);
     stream.pipe(res);
   });
