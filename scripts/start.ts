@@ -64,6 +64,8 @@ try {
     gatewayPort,
     logDir,
     keys: loadOrCreateKeys(path.join(dataDir, 'keys')),
+    // Kept across restarts so people's sign-ins (access tokens) survive a restart too.
+    tokenKeys: loadOrCreateKeys(path.join(dataDir, 'keys'), 'token-signing-key'),
     env: process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {},
   });
   writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, pid: process.pid }, null, 2)}\n`);

@@ -26,8 +26,10 @@ export interface SystemOptions {
   ports?: 'default' | 'free';
   /** Where each service writes its log (`<name>.log`). */
   logDir: string;
-  /** ES256 key pair; generated when absent. */
+  /** ES256 key pair of the gateway's assertions; generated when absent. */
   keys?: { privateKey: string; publicKey: string };
+  /** ES256 key pair of OAuth access tokens (kept separate from assertions); generated when absent. */
+  tokenKeys?: { privateKey: string; publicKey: string };
   /** Extra environment for every service (e.g. rate-limit quotas, LOG_LEVEL). */
   env?: Record<string, string>;
   /** Gateway port when `ports` is `default` (default 4000). */
@@ -88,9 +90,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Reads or creates the gateway's signing key pair under `dir` (private key mode 0600). */
-export function loadOrCreateKeys(dir: string): { privateKey: string; publicKey: string } {
-  const priv = path.join(dir, 'signing-key.pem');
-  const pub = path.join(dir, 'signing-key.pub.pem');
+export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKey: string; publicKey: string } {
+  const priv = path.join(dir, `${name}.pem`);
+  const pub = path.join(dir, `${name}.pub.pem`);
   if (existsSync(priv) && existsSync(pub)) return { privateKey: readFileSync(priv, 'utf8'), publicKey: readFileSync(pub, 'utf8') };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keys = generateSigningKeyPair();
@@ -130,6 +132,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       MONGO_DB: `${prefix}_gateway`,
       PUBLIC_URL: opts.env?.PUBLIC_URL ?? gatewayUrl,
       CUADRA_SIGNING_KEY: keys.privateKey,
+      CUADRA_TOKEN_SIGNING_KEY: (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
     };
     for (const p of procs) gatewayEnv[`SUBGRAPH_${p.name.toUpperCase()}_URL`] = p.url;
     const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
