@@ -6,6 +6,7 @@ import { customerCredits } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
 import { payments } from './models/payment.ts';
+import { recurringInvoices } from './models/recurring.ts';
 import { rollups } from './models/rollup.ts';
 import { salesDocuments } from './models/sales-document.ts';
 import { counters, settings } from './models/settings.ts';
@@ -49,7 +50,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
       name,
       modules,
       tools,
-      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments],
+      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices],
       typeDefs: typeDefs(),
       readGuards: {
         'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items',

@@ -4,6 +4,10 @@ import { creditNote } from './invoices/credit_note.ts';
 import { get as getInvoice } from './invoices/get.ts';
 import { list as listInvoices } from './invoices/list.ts';
 import { post as postInvoice } from './invoices/post.ts';
+import { recurringCancel } from './invoices/recurring_cancel.ts';
+import { recurringCreate } from './invoices/recurring_create.ts';
+import { recurringList } from './invoices/recurring_list.ts';
+import { recurringRun } from './invoices/recurring_run.ts';
 import { render as renderInvoice } from './invoices/render.ts';
 import { send as sendInvoice } from './invoices/send.ts';
 import { update as updateInvoice } from './invoices/update.ts';
@@ -31,6 +35,7 @@ import { list as listSalesOrders } from './sales_orders/list.ts';
 export const tools = [
   createItem, getItem, listItems, updateItem, archiveItem,
   createInvoice, updateInvoice, postInvoice, creditNote, sendInvoice, getInvoice, listInvoices, renderInvoice,
+  recurringCreate, recurringRun, recurringList, recurringCancel,
   registerPayment, getPayment, listPayments,
   createQuote, sendQuote, acceptQuote, convertQuote, getQuote, listQuotes,
   createSalesOrder, convertSalesOrder, getSalesOrder, listSalesOrders,

@@ -1,0 +1,19 @@
+import { defineTool } from '@cuadra/shared';
+import { recurringInvoices, recurringView } from '../../models/recurring.ts';
+
+/** Lists recurring invoice schedules by their next date. */
+export const recurringList = defineTool<{ status?: 'active' | 'ended' | 'cancelled'; limit?: number }>({
+  name: 'invoices.recurring_list',
+  description: 'List recurring invoice schedules, soonest next date first; filter by status.',
+  risk: 'read',
+  input: {
+    type: 'object', additionalProperties: false,
+    properties: { status: { enum: ['active', 'ended', 'cancelled'] }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
+  },
+  async handler(input, ctx) {
+    const filter: Record<string, unknown> = { workspace: ctx.workspace };
+    if (input.status) filter.status = input.status;
+    const rows = await recurringInvoices(ctx.db).find(filter).sort({ next_date: 1, _id: 1 }).limit(input.limit ?? 20).lean();
+    return { rows: rows.map(recurringView) };
+  },
+});

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../../src/server.ts';
+import { nextPeriod } from '../../src/models/recurring.ts';
+import { BUYER, configuredWorkspace } from '../setup.ts';
+
+let sg: TestSubgraph;
+beforeAll(async () => {
+  sg = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+const schedule = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Arriendo oficina', quantity: 1, unit_price: 250000000, tax_rate_bps: 1900 }], interval: 'month' };
+
+describe('recurring invoices', () => {
+  it('keeps the day of month across short months', () => {
+    expect(nextPeriod('2026-01-31', 'month', 1, 31)).toBe('2026-02-28');
+    expect(nextPeriod('2026-02-28', 'month', 1, 31)).toBe('2026-03-31');
+    expect(nextPeriod('2026-11-30', 'week', 2)).toBe('2026-12-14');
+  });
+
+  it('issues each period once, posted, even when runs overlap, and ends on the end date', async () => {
+    const owner = await configuredWorkspace(sg);
+    const r = (await sg.call('invoices.recurring_create', { ...schedule, start_date: '2026-01-31', end_date: '2026-04-30', post: true, due_days: 10 }, owner)).output.recurring;
+    expect(r).toMatchObject({ status: 'active', next_date: '2026-01-31' });
+    const runs = await Promise.all([sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner), sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner)]);
+    expect(runs.every((x) => x.ok)).toBe(true);
+    const made = await sg.call('invoices.list', { limit: 100 }, owner);
+    expect(made.output.rows.map((i: any) => i.issue_date).sort()).toEqual(['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30']);
+    expect(made.output.rows.every((i: any) => i.status === 'posted' && i.source.recurring_id === r.id)).toBe(true);
+    expect(new Set(made.output.rows.map((i: any) => i.number)).size).toBe(4);
+    expect((await sg.call('invoices.recurring_run', { as_of: '2026-12-31' }, owner)).output.issued).toEqual([]);
+    expect((await sg.call('invoices.recurring_list', {}, owner)).output.rows[0]).toMatchObject({ status: 'ended', issued: 4 });
+  });
+
+  it('leaves drafts when not posting, stops when cancelled, and refuses bad input', async () => {
+    const owner = testPrincipal();
+    const r = (await sg.call('invoices.recurring_create', { ...schedule, interval: 'week', every: 2, start_date: '2026-11-02' }, owner)).output.recurring;
+    const run = await sg.call('invoices.recurring_run', { as_of: '2026-11-20' }, owner);
+    expect(run.output.issued.map((x: any) => x.date)).toEqual(['2026-11-02', '2026-11-16']);
+    expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.total).toBe(2);
+    expect((await sg.call('invoices.recurring_cancel', { id: r.id }, owner)).output.recurring.status).toBe('cancelled');
+    expect(await sg.call('invoices.recurring_cancel', { id: r.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await sg.call('invoices.recurring_run', { as_of: '2027-01-31' }, owner)).output.issued).toEqual([]);
+    expect(await sg.call('invoices.recurring_cancel', { id: 'rec_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await sg.call('invoices.recurring_create', { ...schedule, start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
+    expect(await sg.call('invoices.recurring_create', { ...schedule, interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });
+  });
+});
