@@ -10,6 +10,12 @@ export interface Principal {
   scopes: string[] | null;
   /** API key patterns (`invoices.%`, `%:read`); `null` when the key is not narrowed. */
   patterns: string[] | null;
+  /**
+   * The tool patterns of a custom role (`roles.*`), resolved by the gateway when it authenticated
+   * the credential and carried in the assertion, so subgraphs check custom roles too. `null` or
+   * absent for built-in roles (their patterns are `BUILT_IN_ROLES`, never redefined).
+   */
+  role_patterns?: string[] | null;
 }
 
 /**
@@ -64,13 +70,45 @@ export function anyPatternMatches(patterns: readonly string[], tool: { name: str
 /** Valid shape of a pattern: name characters and `%`, optionally `:<risk>`. */
 export const TOOL_PATTERN = /^[a-z0-9_.%]+(:(read|write|external|destructive))?$/;
 
+/** True when `role` is one of the built-in roles (own properties only). */
+export function isBuiltInRole(role: string): boolean {
+  return Object.hasOwn(BUILT_IN_ROLES, role);
+}
+
+/**
+ * The tool patterns of the principal's role: a built-in role's own (a principal can never
+ * redefine `owner`), else the custom role's `role_patterns` from the gateway, else `customRoles`.
+ * `undefined` when the role is unknown: it reaches nothing.
+ */
+export function rolePatternsOf(principal: Principal, customRoles: Record<string, readonly string[]> = {}): readonly string[] | undefined {
+  // Own properties only: a role named `constructor` or `__proto__` must reach nothing.
+  if (isBuiltInRole(principal.role)) return BUILT_IN_ROLES[principal.role];
+  if (Array.isArray(principal.role_patterns)) return principal.role_patterns;
+  return Object.hasOwn(customRoles, principal.role) ? customRoles[principal.role] : undefined;
+}
+
 /** Does the principal's role (built-in or custom) reach the tool? */
 export function roleReaches(principal: Principal, tool: { name: string; risk: Risk }, customRoles: Record<string, readonly string[]> = {}): boolean {
-  // Own properties only: a role named `constructor` or `__proto__` must reach nothing.
-  const patterns = Object.hasOwn(BUILT_IN_ROLES, principal.role)
-    ? BUILT_IN_ROLES[principal.role]
-    : Object.hasOwn(customRoles, principal.role) ? customRoles[principal.role] : undefined;
+  const patterns = rolePatternsOf(principal, customRoles);
   return patterns !== undefined && anyPatternMatches(patterns, tool);
+}
+
+/**
+ * Does `outer` select every tool `inner` selects? Sound (never says yes wrongly): `outer`'s name
+ * part, as a glob, must match `inner`'s name part read literally (so an `inner` `%` can only be
+ * matched by an `outer` `%`), and `outer` has no risk suffix or the same one.
+ */
+export function patternCovers(outer: string, inner: string): boolean {
+  const o = compilePattern(outer);
+  const colon = inner.lastIndexOf(':');
+  const innerName = colon >= 0 ? inner.slice(0, colon) : inner;
+  const innerRisk = colon >= 0 ? inner.slice(colon + 1) : null;
+  return o.name.test(innerName) && (o.risk === null || o.risk === innerRisk);
+}
+
+/** Is every pattern of `inner` covered by one of `outer`? (`[]` is covered by anything.) */
+export function patternsCover(outer: readonly string[], inner: readonly string[]): boolean {
+  return inner.every((i) => outer.some((o) => patternCovers(o, i)));
 }
 
 /** Does the key's own narrowing (its patterns, if any) reach the tool? */
