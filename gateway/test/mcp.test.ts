@@ -12,6 +12,7 @@ const tools = [
   tool('invoices.create', 'write', 'Create a draft invoice for a customer, with lines priced from items or given by hand. Totals are computed.'),
   tool('invoices.list', 'read', 'List the invoices of the workspace, newest first.'),
   tool('invoices.get', 'read', 'One invoice with its lines.'),
+  tool('invoices.recurring_create', 'write', 'Schedule a recurring invoice for a customer: the lines, every N weeks or months until an optional end date.'),
   tool('parties.create', 'write', 'Create a customer or vendor.'),
   tool('parties.list', 'read', 'List customers and vendors; filter by kind or search by name.'),
   tool('employees.list', 'read', 'List the employees of the workspace.'),
@@ -103,5 +104,24 @@ describe('McpSessions', () => {
     } finally {
       await sessions.closeAll();
     }
+  });
+});
+
+describe('tools.search and tools.describe as declared tools (for the gateway\'s own tool owner)', () => {
+  it('register with the gateway\'s owner and answer from services.catalog, seeing only what the caller reaches', async () => {
+    const { createRegistry, catalogEntry, defineTool } = await import('@cuadra/shared');
+    const { Catalog } = await import('../src/catalog.ts');
+    const { searchTool, describeTool } = await import('../src/mcp/catalogTools.ts');
+    const registry = createRegistry('gateway', ['tools'], [searchTool, describeTool]);
+    expect(registry.get('tools.search')).toBeDefined();
+    const declared = (name: string, risk: Risk, description: string) =>
+      catalogEntry(defineTool({ name, risk, description, input: { type: 'object', additionalProperties: false, properties: {} }, handler: async () => ({}) }), name.split('.')[0]);
+    const catalog = new Catalog([declared('invoices.create', 'write', 'Create a draft invoice.'), declared('invoices.list', 'read', 'List invoices.')]);
+    const viewer = { workspace: 'ws_1', role: 'viewer', actor: { type: 'api_key' as const, id: 'k' }, credential_id: 'k', scopes: null, patterns: null };
+    const ctx = { principal: viewer, workspace: 'ws_1', services: { catalog } } as never;
+    const found = await searchTool.handler({ query: 'invoice' }, ctx);
+    expect((found.tools as { name: string }[]).map((t) => t.name)).toEqual(['invoices.list']);
+    await expect(describeTool.handler({ name: 'invoices.create' }, ctx)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await describeTool.handler({ name: 'invoices.list' }, ctx)).tool).toMatchObject({ name: 'invoices.list', risk: 'read' });
   });
 });

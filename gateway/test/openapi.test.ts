@@ -6,7 +6,7 @@ import { openApiDocument } from '../src/openapi/document.ts';
 
 // The document built from the real catalog the build wrote; the system test fetches it over HTTP.
 const catalog = Catalog.fromBuild();
-const tools = [...catalog.entries, ...CATALOG_TOOLS];
+const tools = [...catalog.entries, ...CATALOG_TOOLS.filter((t) => !catalog.get(t.name))];
 const doc = openApiDocument(tools, 'https://api.cuadra.example') as any;
 
 describe('openApiDocument', () => {

@@ -1,17 +1,9 @@
 import {
-  annotationsFor, assertReach, compileValidator, createAjv, CuadraError, DEFAULT_MAX_INPUT_BYTES, reaches, scopeFor, toCuadraError,
-  type JsonSchema, type Principal, type RateLimiter, type Risk,
+  assertReach, catalogEntry, compileValidator, createAjv, CuadraError, DEFAULT_MAX_INPUT_BYTES, defineTool, reaches, toCuadraError,
+  type JsonSchema, type Principal, type RateLimiter, type Risk, type ToolContext,
 } from '@cuadra/shared';
 import type { Catalog, PublicTool } from '../catalog.ts';
 import { InvokePipeline, PipelineRefusal, type InvokeRequest, type InvokeResult } from '../pipeline.ts';
-
-/**
- * A tool the gateway answers itself: it reads the gateway's own catalog, so no subgraph owns it.
- * Same shape as a subgraph tool's public catalog entry, so every surface lists it the same way.
- */
-interface GatewayTool extends PublicTool {
-  run(input: Record<string, unknown>, principal: Principal): Record<string, unknown>;
-}
 
 /** A compact search hit: enough to choose a tool, not its schema (that is what `tools.describe` is for). */
 export interface ToolHit {
@@ -54,10 +46,18 @@ function summaryOf(description: string): string {
   return first.length <= 160 ? first : `${first.slice(0, 157)}…`;
 }
 
+/** Words that say nothing about a task (English and Spanish, the languages of the catalog's users). */
+const STOP_WORDS = new Set([
+  'a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'and', 'or', 'with', 'by', 'from', 'my', 'our', 'all', 'some', 'i', 'we', 'me',
+  'de', 'del', 'la', 'el', 'lo', 'las', 'los', 'un', 'una', 'uno', 'y', 'o', 'en', 'con', 'por', 'para', 'mi', 'mis',
+]);
+
 /**
  * How well a tool answers a query: name parts weigh most, then the module, then the
  * description. Each query word counts once, at its best match; a word matching nothing
- * costs nothing, so "make an invoice" still finds `invoices.create`.
+ * costs nothing, so "make an invoice" still finds `invoices.create`. Among names matching the
+ * same words, the one the query covers more of ranks first (`invoices.create` before
+ * `invoices.recurring_create` for "create invoice").
  */
 export function scoreTool(tool: Pick<PublicTool, 'name' | 'module' | 'description'>, query: string): number {
   const q = query.trim().toLowerCase();
@@ -67,9 +67,14 @@ export function scoreTool(tool: Pick<PublicTool, 'name' | 'module' | 'descriptio
   const descWords = new Set(words(tool.description));
   let score = tool.name.includes(q) ? 40 : 0;
   let matched = 0;
+  let nameMatched = 0;
   for (const w of new Set(words(q))) {
+    if (STOP_WORDS.has(w)) continue;
     let best = 0;
-    if (nameWords.includes(w)) best = w === moduleWord ? 12 : 10;
+    if (nameWords.includes(w)) {
+      best = w === moduleWord ? 12 : 10;
+      nameMatched++;
+    }
     else if (nameWords.some((n) => n.startsWith(w) && w.length >= 3)) best = 6;
     else if (descWords.has(w)) best = 3;
     else if (w.length >= 4 && [...descWords].some((d) => d.startsWith(w))) best = 1;
@@ -77,7 +82,7 @@ export function scoreTool(tool: Pick<PublicTool, 'name' | 'module' | 'descriptio
     score += best;
   }
   // Tools matching more of the query's words rank above those matching one word strongly.
-  return matched === 0 ? 0 : score + matched * 5;
+  return matched === 0 ? 0 : score + matched * 5 + Math.round((8 * nameMatched) / nameWords.length);
 }
 
 /** Ranks the tools against a query; ties by name, so the order is stable. */
@@ -92,70 +97,93 @@ export function searchTools(tools: readonly PublicTool[], query: string, limit: 
   };
 }
 
-function gatewayTool(name: string, description: string, input: JsonSchema): PublicTool {
-  const tool = { name, module: name.split('.')[0], risk: 'read' as const };
-  return { ...tool, description, scope: scopeFor(tool), input_schema: input, annotations: annotationsFor('read') };
+interface SearchInput {
+  query: string;
+  module?: string;
+  limit?: number;
 }
 
-/** The catalog tools' public entries (what listings and OpenAPI show). */
-export const CATALOG_TOOLS: readonly PublicTool[] = [
-  gatewayTool(
-    'tools.search',
-    'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
-    SEARCH_SCHEMA,
-  ),
-  gatewayTool(
-    'tools.describe',
-    'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
-    DESCRIBE_SCHEMA,
-  ),
-];
+/** `tools.search` over the tools a principal reaches. */
+function searchOutput(reached: readonly PublicTool[], input: SearchInput): Record<string, unknown> {
+  const inModule = input.module ? reached.filter((t) => t.module === input.module) : reached;
+  const { hits, total } = searchTools(inModule, input.query, input.limit ?? 10);
+  return { tools: hits, total };
+}
+
+/** `tools.describe` of one tool a principal reaches. */
+function describeOutput(reached: readonly PublicTool[], input: { name: string }): Record<string, unknown> {
+  const found = reached.find((t) => t.name === input.name);
+  if (!found) throw new CuadraError('not_found', `This credential reaches no tool named "${input.name}". Use tools.search to find one.`);
+  return { tool: found };
+}
+
+/** The catalog a gateway-owned tool reads, from its context (`services.catalog`). */
+function catalogOf(ctx: ToolContext): Catalog {
+  const catalog = (ctx.services as { catalog?: Catalog } | undefined)?.catalog;
+  if (!catalog) throw new CuadraError('internal', 'This tool runs only in the gateway.');
+  return catalog;
+}
 
 /**
- * `tools.search` and `tools.describe`: read tools over the gateway's catalog, so an assistant
- * can find the right tool without loading the whole catalog into its context. They follow the
- * same steps as the invoke pipeline (authenticate → rate limit → tenant → reach → size →
- * validate) and see exactly what the credential reaches.
+ * `tools.search`: declared like any tool, so the gateway's own tool owner can run it (it reads
+ * `services.catalog`). Until it is registered there, {@link GatewayTools} answers it.
+ */
+export const searchTool = defineTool<SearchInput>({
+  name: 'tools.search',
+  description: 'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
+  risk: 'read',
+  input: SEARCH_SCHEMA,
+  handler: async (input, ctx) => searchOutput(catalogOf(ctx).listFor(ctx.principal), input),
+});
+
+/** `tools.describe`: one tool's description, risk, scope, annotations and input schema. */
+export const describeTool = defineTool<{ name: string }>({
+  name: 'tools.describe',
+  description: 'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
+  risk: 'read',
+  input: DESCRIBE_SCHEMA,
+  handler: async (input, ctx) => describeOutput(catalogOf(ctx).listFor(ctx.principal), input),
+});
+
+/** The catalog tools' public entries (what listings and OpenAPI show). */
+export const CATALOG_TOOLS: readonly PublicTool[] = [searchTool, describeTool].map((tool) => {
+  const { subgraph: _s, max_input_bytes: _m, ...pub } = catalogEntry(tool, 'gateway');
+  return pub;
+});
+
+/**
+ * Answers `tools.search` and `tools.describe` while the build's catalog does not carry them
+ * (they are not yet registered with the gateway's own tool owner): the pipeline's steps up to
+ * validation (authenticate → rate limit → tenant → reach → size → validate), then the tool. Once
+ * the catalog carries them, it steps aside and the pipeline runs them like any other tool, with
+ * policies, idempotency and the ledger.
  */
 export class GatewayTools {
   readonly #catalog: Catalog;
   readonly #pipeline: InvokePipeline;
   readonly #limiter: RateLimiter;
-  readonly #tools: Map<string, GatewayTool>;
   readonly #validators: Map<string, (input: unknown) => void>;
 
   constructor(deps: { catalog: Catalog; pipeline: InvokePipeline; limiter: RateLimiter }) {
     this.#catalog = deps.catalog;
     this.#pipeline = deps.pipeline;
     this.#limiter = deps.limiter;
-    const run: Record<string, GatewayTool['run']> = {
-      'tools.search': (input, principal) => {
-        const all = this.listFor(principal, { module: input.module as string | undefined });
-        const { hits, total } = searchTools(all, input.query as string, (input.limit as number | undefined) ?? 10);
-        return { tools: hits, total };
-      },
-      'tools.describe': (input, principal) => {
-        const found = this.listFor(principal).find((t) => t.name === input.name);
-        if (!found) throw new CuadraError('not_found', `This credential reaches no tool named "${String(input.name)}". Use tools.search to find one.`);
-        return { tool: found };
-      },
-    };
-    this.#tools = new Map(CATALOG_TOOLS.map((t) => [t.name, { ...t, run: run[t.name] }]));
     const ajv = createAjv();
-    this.#validators = new Map([...this.#tools.values()].map((t) => [t.name, compileValidator(ajv, t.input_schema)]));
+    this.#validators = new Map(CATALOG_TOOLS.map((t) => [t.name, compileValidator(ajv, t.input_schema)]));
   }
 
+  /** True for a catalog tool this class answers (not one the built catalog already carries). */
   has(name: string): boolean {
-    return this.#tools.has(name);
+    return this.#validators.has(name) && !this.#catalog.get(name);
   }
 
-  /** Every tool the principal reaches: the subgraphs' catalog and these, in one list. */
+  /** Every tool the principal reaches: the built catalog's and, if it lacks them, the catalog tools. */
   listFor(principal: Principal, filter: { module?: string } = {}): PublicTool[] {
-    const own = CATALOG_TOOLS.filter((t) => reaches(principal, t) && (!filter.module || t.module === filter.module));
+    const own = CATALOG_TOOLS.filter((t) => this.has(t.name) && reaches(principal, t) && (!filter.module || t.module === filter.module));
     return [...this.#catalog.listFor(principal, filter), ...own];
   }
 
-  /** Runs a gateway tool with the pipeline's checks; answers and refusals have the pipeline's shapes. */
+  /** Runs a catalog tool with the pipeline's checks; answers and refusals have the pipeline's shapes. */
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
     const principal = await this.#pipeline.authenticate(req.authorization);
     let headers: Record<string, string> = {};
@@ -166,13 +194,14 @@ export class GatewayTools {
       throw new PipelineRefusal(toCuadraError(err), extra?.headers ?? {});
     }
     try {
-      const tool = this.#tools.get(req.tool);
+      const tool = CATALOG_TOOLS.find((t) => t.name === req.tool && this.has(t.name));
       if (!tool) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}".`);
       InvokePipeline.checkTenant(principal, req.tenant);
       assertReach(principal, tool);
       const input = await req.body(DEFAULT_MAX_INPUT_BYTES);
       this.#validators.get(tool.name)!(input);
-      const output = tool.run(input as Record<string, unknown>, principal);
+      const reached = this.listFor(principal);
+      const output = tool.name === 'tools.search' ? searchOutput(reached, input as SearchInput) : describeOutput(reached, input as { name: string });
       return { status: 200, body: { tool: tool.name, output }, headers };
     } catch (err) {
       throw new PipelineRefusal(toCuadraError(err), headers);

@@ -7,6 +7,8 @@ interface Session {
   /** The credential that opened the session: only it may use the session id. */
   credentialId: string;
   lastSeen: number;
+  /** Order of last use (a counter: several uses may share a millisecond). */
+  lastUse: number;
 }
 
 /**
@@ -19,6 +21,7 @@ interface Session {
  */
 export class McpSessions {
   readonly #sessions = new Map<string, Session>();
+  #uses = 0;
   readonly #idleMs: number;
   readonly #perCredential: number;
   readonly #total: number;
@@ -45,7 +48,7 @@ export class McpSessions {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.#evictOldest(credentialId);
-        this.#sessions.set(id, { transport, server, credentialId, lastSeen: Date.now() });
+        this.#sessions.set(id, { transport, server, credentialId, lastSeen: Date.now(), lastUse: ++this.#uses });
       },
       onsessionclosed: (id) => void this.close(id),
     });
@@ -58,6 +61,7 @@ export class McpSessions {
     const session = this.#sessions.get(id);
     if (!session || session.credentialId !== credentialId) return undefined;
     session.lastSeen = Date.now();
+    session.lastUse = ++this.#uses;
     return session.transport;
   }
 
@@ -75,7 +79,7 @@ export class McpSessions {
 
   /** Makes room for one more session of this credential. */
   #evictOldest(credentialId: string): void {
-    const byAge = [...this.#sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    const byAge = [...this.#sessions.entries()].sort((a, b) => a[1].lastUse - b[1].lastUse);
     const own = byAge.filter(([, s]) => s.credentialId === credentialId);
     const evict = new Set(own.slice(0, Math.max(0, own.length - this.#perCredential + 1)).map(([id]) => id));
     for (const [id] of byAge) {
