@@ -4,6 +4,9 @@ import type { Catalog } from './catalog.ts';
 import { readJsonBody, sendRefusal } from './http.ts';
 import { InvokePipeline, PipelineRefusal } from './pipeline.ts';
 
+/** Scopes that reach at least one tool (CONTRACT.md §1). */
+const TOOL_SCOPES = new Set(['tools:read', 'tools', 'sites.edit']);
+
 /** The REST surface of the contract: `GET /v1/tools` and `POST /v1/tools/{name}:invoke`. */
 export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; publicUrl: string; log: Logger }): Router {
   const router = Router();
@@ -13,6 +16,10 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
     try {
       const principal = await pipeline.authenticate(req.header('authorization'));
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
+      // CONTRACT.md §1: `sites.login` reaches no tool; a token with no tool-reaching scope is told which scope it lacks.
+      if (principal.scopes !== null && !principal.scopes.some((s) => TOOL_SCOPES.has(s))) {
+        throw new CuadraError('insufficient_scope', 'This access token\'s scopes reach no tool; listing tools needs the "tools:read" scope.', { extra: { scope: 'tools:read' } });
+      }
       const module = typeof req.query.module === 'string' ? req.query.module : undefined;
       const search = typeof req.query.search === 'string' ? req.query.search : undefined;
       res.json({ tools: catalog.listFor(principal, { module, search }) });

@@ -16,6 +16,7 @@ import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
+import { revokeMemberGrants } from './oauth/grants.ts';
 import { createPeopleAccess } from './oauth/index.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { openApiRouter } from './openapi/router.ts';
@@ -58,8 +59,18 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const signer = new AssertionSigner(deps.signingKey);
   const forwarder = new SubgraphForwarder(deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
+  // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
+  const peopleAccess = await createPeopleAccess({
+    db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey,
+    // A workspace an agent opens holds the agent's non-read calls for the owner (CONTRACT.md §3).
+    onAgentWorkspaceOpened: (opened) => createAgentWorkspaceDefaults(deps.governance, opened.workspace_id),
+  });
+  identity.acceptAccessTokens(peopleAccess.tokens);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.
-  const services: GatewayServices = { identity };
+  const services: GatewayServices = {
+    identity, people: peopleAccess.people, publicUrl: deps.publicUrl,
+    revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
+  };
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
   local.start();
   const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
@@ -75,13 +86,6 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     res.status(status).json(body);
   });
 
-  // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
-  const peopleAccess = await createPeopleAccess({
-    db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey,
-    // A workspace an agent opens holds the agent's non-read calls for the owner (CONTRACT.md §3).
-    onAgentWorkspaceOpened: (opened) => createAgentWorkspaceDefaults(deps.governance, opened.workspace_id),
-  });
-  identity.acceptAccessTokens(peopleAccess.tokens);
   app.use(peopleAccess.router);
 
   const events = new LedgerEvents(deps.redis, deps.log);

@@ -22,11 +22,24 @@ export interface MembershipDoc {
   created_at: Date;
 }
 
-/** A claim link an agent sign-up produced; the token itself is never stored, only its SHA-256. */
+/**
+ * A claim link an agent sign-up produced, or an invitation (`members.invite`): the same
+ * single-use link, whose use makes the person a member with `role`. The token itself is never
+ * stored, only its SHA-256. A pending invitation is the pending membership.
+ */
 export interface ClaimDoc {
   _id: string;
   workspace: string;
   email: string;
+  /** `claim` (agent sign-up: becomes owner) or `invite`; absent on claims written before invitations. */
+  kind?: 'claim' | 'invite';
+  /** The role the link grants; absent = `owner` (a claim). */
+  role?: string;
+  /** Public id of an invitation (`ivt_…`), so it can be listed without the token's hash. */
+  invitation_id?: string;
+  /** Name the inviter gave, pre-filled in the form. */
+  name?: string | null;
+  invited_by?: string | null;
   created_at: Date;
   expires_at: Date;
   /** Set once by a conditional update: a claim token works exactly once. */
@@ -63,12 +76,18 @@ const claimSchema = new Schema<ClaimDoc>(
     _id: { type: String, required: true },
     workspace: { type: String, required: true },
     email: { type: String, required: true },
+    kind: { type: String, default: 'claim' },
+    role: { type: String, default: 'owner' },
+    invitation_id: { type: String },
+    name: { type: String, default: null },
+    invited_by: { type: String, default: null },
     created_at: { type: Date, required: true },
     expires_at: { type: Date, required: true },
     used_at: { type: Date, default: null },
   },
   { versionKey: false },
 );
+claimSchema.index({ workspace: 1, kind: 1 });
 
 function model<T>(db: Connection, name: string, schema: Schema<T>, collection: string): Model<T> {
   return (db.models[name] as Model<T> | undefined) ?? db.model<T>(name, schema, collection);
@@ -184,6 +203,49 @@ export class PeopleStore {
   /** Every workspace the person belongs to, oldest first. */
   async memberships(user: string): Promise<Pick<MembershipDoc, 'workspace' | 'role'>[]> {
     return this.#models.memberships.find({ user }, { workspace: 1, role: 1 }).sort({ created_at: 1 }).limit(100).lean();
+  }
+
+  /** The workspace's members with their people (never password hashes), oldest first. */
+  async members(workspace: string): Promise<{ user_id: string; email: string; name: string; role: string; joined_at: string }[]> {
+    const ms = await this.#models.memberships.find({ workspace }).sort({ created_at: 1 }).limit(1000).lean();
+    const users = await this.#models.users.find({ _id: { $in: ms.map((m) => m.user) } }, { email: 1, name: 1 }).lean();
+    const byId = new Map(users.map((u) => [u._id, u]));
+    return ms.map((m) => ({ user_id: m.user, email: byId.get(m.user)?.email ?? '', name: byId.get(m.user)?.name ?? '', role: m.role, joined_at: m.created_at.toISOString() }));
+  }
+
+  /** How many members of the workspace hold the role. */
+  async countWithRole(workspace: string, role: string): Promise<number> {
+    return this.#models.memberships.countDocuments({ workspace, role });
+  }
+
+  /** Changes a member's role; false when the person is not a member of the workspace. */
+  async changeRole(workspace: string, user: string, role: string): Promise<boolean> {
+    const res = await this.#models.memberships.updateOne({ workspace, user }, { $set: { role } });
+    return res.matchedCount > 0;
+  }
+
+  /** Removes a person from a workspace; false when they were not a member. */
+  async removeMembership(workspace: string, user: string): Promise<boolean> {
+    const res = await this.#models.memberships.deleteOne({ workspace, user });
+    return res.deletedCount > 0;
+  }
+
+  /** An invitation link: the token is returned once; the invitation is pending until used or expired. */
+  async createInvitation(input: { workspace: string; email: string; role: string; name?: string; invitedBy: string }): Promise<{ token: string; invitation_id: string; expires_at: Date }> {
+    const token = randomBytes(32).toString('base64url');
+    const now = new Date();
+    const doc = {
+      _id: sha256(token), workspace: input.workspace, email: input.email.trim().toLowerCase(), kind: 'invite' as const, role: input.role,
+      invitation_id: newId('ivt'), name: input.name ?? null, invited_by: input.invitedBy, created_at: now, expires_at: new Date(now.getTime() + CLAIM_TTL_MS), used_at: null,
+    };
+    await this.#models.claims.create(doc);
+    return { token, invitation_id: doc.invitation_id, expires_at: doc.expires_at };
+  }
+
+  /** The workspace's invitations that can still be used (pending memberships). */
+  async pendingInvitations(workspace: string): Promise<{ invitation_id: string; email: string; name: string | null; role: string; invited_at: string; expires_at: string }[]> {
+    const docs = await this.#models.claims.find({ workspace, kind: 'invite', used_at: null, expires_at: { $gt: new Date() } }).sort({ created_at: 1 }).limit(1000).lean();
+    return docs.map((d) => ({ invitation_id: d.invitation_id ?? '', email: d.email, name: d.name ?? null, role: d.role ?? 'owner', invited_at: d.created_at.toISOString(), expires_at: d.expires_at.toISOString() }));
   }
 
   /** A new claim link for a workspace; the token is returned once and stored only as a hash. */

@@ -96,8 +96,11 @@ export function signupRouter(deps: {
     const existing = await people.userByEmail(claim.email);
     sendPage(res, {
       status: extra.status,
-      title: 'Claim your workspace',
-      body: claimFormPage({ token, csrf: csrf.issue(req, res, 'claim'), email: claim.email, workspaceName: workspace?.name ?? claim.workspace, hasAccount: existing !== null, error: extra.error, name: extra.name }),
+      title: claim.kind === 'invite' ? 'Join the workspace' : 'Claim your workspace',
+      body: claimFormPage({
+        token, csrf: csrf.issue(req, res, 'claim'), email: claim.email, workspaceName: workspace?.name ?? claim.workspace, hasAccount: existing !== null, error: extra.error,
+        name: extra.name ?? claim.name ?? undefined, invitedAs: claim.kind === 'invite' ? claim.role : undefined,
+      }),
     });
   }
 
@@ -136,9 +139,11 @@ export function signupRouter(deps: {
       const used = await people.useClaim(token);
       if (!used) return invalidLink(res);
       const user = existing ?? (await people.createUser({ email: used.email, name, password }));
-      await people.setMembership(used.workspace, user._id, 'owner');
+      // A claim makes the owner; an invitation (members.invite) the role it was sent with.
+      const invite = used.kind === 'invite';
+      await people.setMembership(used.workspace, user._id, invite ? (used.role ?? 'viewer') : 'owner');
       const workspace = await identity.workspace(used.workspace);
-      sendPage(res, { title: 'Workspace claimed', body: claimDonePage({ workspaceName: workspace?.name ?? used.workspace, email: user.email }) });
+      sendPage(res, { title: invite ? 'Welcome' : 'Workspace claimed', body: claimDonePage({ workspaceName: workspace?.name ?? used.workspace, email: user.email, joinedAs: invite ? used.role : undefined }) });
     } catch (err) {
       deps.log.error({ err }, 'claim failed');
       sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });

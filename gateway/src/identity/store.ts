@@ -2,6 +2,7 @@ import { API_KEY_SHAPE, CuadraError, ensureModel, hashApiKey, newApiKey, newId, 
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
+import { RoleStore } from './roles.ts';
 
 /** How long a checked key stays in the Redis cache. Revocation overwrites the entry at once. */
 const CACHE_SECONDS = 60;
@@ -24,15 +25,23 @@ export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
   #accessTokens: AccessTokenAuthenticator | null = null;
+  /** The workspaces' custom roles; their patterns are resolved at every authentication. */
+  readonly roles: RoleStore;
 
   constructor(db: Connection, redis: Redis) {
     this.#models = identityModels(db);
     this.#redis = redis;
+    this.roles = new RoleStore(db, redis);
   }
 
   /** Makes sure the unique indexes exist before the first key is written. */
   async init(): Promise<void> {
-    await Promise.all([ensureModel(this.#models.workspaces), ensureModel(this.#models.apiKeys)]);
+    await Promise.all([ensureModel(this.#models.workspaces), ensureModel(this.#models.apiKeys), this.roles.init()]);
+  }
+
+  /** How many active (unrevoked) API keys of the workspace hold the role. */
+  async countKeysWithRole(workspace: string, role: string): Promise<number> {
+    return this.#models.apiKeys.countDocuments({ workspace, role, revoked_at: null });
   }
 
   /** Opens a workspace and its first (owner) API key. The key is returned once and never stored. */
@@ -121,6 +130,8 @@ export class IdentityStore {
     if (!key || !sameDigest(key.hash, hash)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
     if (key.revoked_at) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
     if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
+    // A custom role's patterns are resolved now, not cached with the key: a role change counts on the next call.
+    const rolePatterns = await this.roles.principalPatterns(key.workspace, key.role);
     return {
       workspace: key.workspace,
       role: key.role,
@@ -128,6 +139,7 @@ export class IdentityStore {
       credential_id: key._id,
       scopes: null,
       patterns: key.patterns.length > 0 ? key.patterns : null,
+      ...(rolePatterns ? { role_patterns: rolePatterns } : {}),
     };
   }
 }

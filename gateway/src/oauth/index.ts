@@ -39,7 +39,7 @@ export async function createPeopleAccess(deps: {
   await people.init();
   // Unique indexes (client ids, code and token hashes) are built before the first request.
   await Promise.all(Object.values(oauthModels(deps.db)).map((m) => ensureModel(m as Model<any>)));
-  const tokens = new AccessTokens({ issuer: deps.publicUrl, privateKeyPem: deps.tokenSigningKey ?? deps.signingKey, redis: deps.redis, people });
+  const tokens = new AccessTokens({ issuer: deps.publicUrl, privateKeyPem: deps.tokenSigningKey ?? deps.signingKey, redis: deps.redis, people, roles: deps.identity.roles });
   // Form tokens are HMACs under a secret derived from the gateway's key, so every gateway instance agrees.
   const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra sign-in pages csrf').digest(), deps.publicUrl.startsWith('https://'));
   const quotas = deps.quotas ?? throttleQuotas();

@@ -3,6 +3,7 @@ import { CuadraError, type Principal } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import jwt from 'jsonwebtoken';
 import type { PeopleStore } from '../identity/people.ts';
+import type { RoleStore } from '../identity/roles.ts';
 
 /** Access tokens live one hour (CONTRACT.md §5). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -43,8 +44,9 @@ export class AccessTokens {
   readonly #jwk: JsonWebKey & { kid: string };
   readonly #redis: Redis;
   readonly #people: PeopleStore;
+  readonly #roles: Pick<RoleStore, 'principalPatterns'> | null;
 
-  constructor(deps: { issuer: string; privateKeyPem: string; redis: Redis; people: PeopleStore }) {
+  constructor(deps: { issuer: string; privateKeyPem: string; redis: Redis; people: PeopleStore; roles?: Pick<RoleStore, 'principalPatterns'> }) {
     this.issuer = deps.issuer;
     this.resources = [deps.issuer, `${deps.issuer}/mcp`];
     this.#privateKey = createPrivateKey(deps.privateKeyPem);
@@ -53,6 +55,7 @@ export class AccessTokens {
     this.#jwk = { ...jwk, kid: thumbprint(jwk), use: 'sig', alg: 'ES256' };
     this.#redis = deps.redis;
     this.#people = deps.people;
+    this.#roles = deps.roles ?? null;
   }
 
   /** The published key set (RFC 7517), for anyone who verifies our access tokens. */
@@ -106,6 +109,8 @@ export class AccessTokens {
     if (grantRevoked || tokenRevoked) throw new CuadraError('unauthenticated', 'This access token has been revoked.');
     const role = await this.#people.roleIn(claims.ws, claims.sub);
     if (!role) throw new CuadraError('unauthenticated', 'The person who granted this token is no longer a member of the workspace.');
+    // The member's role as it is now (custom roles with their current patterns).
+    const rolePatterns = this.#roles ? await this.#roles.principalPatterns(claims.ws, role) : null;
     return {
       workspace: claims.ws,
       role,
@@ -113,6 +118,7 @@ export class AccessTokens {
       credential_id: claims.gid,
       scopes: claims.scope.split(' ').filter(Boolean),
       patterns: null,
+      ...(rolePatterns ? { role_patterns: rolePatterns } : {}),
     };
   }
 

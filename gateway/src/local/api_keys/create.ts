@@ -1,15 +1,13 @@
-import { BUILT_IN_ROLES, CuadraError, defineTool, TOOL_PATTERN } from '@cuadra/shared';
+import { CuadraError, defineTool, TOOL_PATTERN } from '@cuadra/shared';
+import { mayGrant, ROLE_KEY } from '../../identity/roles.ts';
 import { gatewayServices } from '../services.ts';
 
 interface Input { name: string; role: string; patterns?: string[]; expires_at?: string }
 
-/** Rank of the built-in roles: nobody hands out a key more powerful than their own role. */
-const RANK: Record<string, number> = { viewer: 1, agent: 2, member: 2, accountant: 3, admin: 4, owner: 5 };
-
 /** Creates an API key for a program; the key is in the output once and stored only as a hash. */
 export const create = defineTool<Input>({
   name: 'api_keys.create',
-  description: 'Create an API key (nk_…) for a program, with a role and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
+  description: 'Create an API key (nk_…) for a program, with a role (built-in or one of the workspace\'s custom roles) and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
   risk: 'write',
   input: {
     type: 'object',
@@ -17,14 +15,17 @@ export const create = defineTool<Input>({
     required: ['name', 'role'],
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 100 },
-      role: { enum: Object.keys(BUILT_IN_ROLES) },
+      role: { type: 'string', pattern: ROLE_KEY.source },
       patterns: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: TOOL_PATTERN.source } },
       expires_at: { type: 'string', format: 'date-time' },
     },
   },
   async handler(input, ctx) {
     const { identity } = gatewayServices(ctx);
-    if ((RANK[input.role] ?? 0) > (RANK[ctx.principal.role] ?? 0)) {
+    const rolePatterns = await identity.roles.patternsFor(ctx.workspace, input.role);
+    if (!rolePatterns) throw new CuadraError('invalid_input', `No role "${input.role}" exists in this workspace (roles.list shows them).`, { field: '/role' });
+    // Nobody hands out a key more powerful than their own role (see mayGrant).
+    if (!mayGrant(ctx.principal, input.role, rolePatterns)) {
       throw new CuadraError('policy_denied', `A ${ctx.principal.role} cannot create a key with the role ${input.role}.`);
     }
     let expiresAt: Date | null = null;

@@ -1,0 +1,13 @@
+import { defineTool } from '@cuadra/shared';
+import { gatewayServices } from '../services.ts';
+
+/** Built-in roles and the workspace's custom ones, with their patterns. */
+export const list = defineTool<Record<string, never>>({
+  name: 'roles.list',
+  description: 'List the roles of the workspace: the built-in ones (owner, admin, accountant, member, viewer, agent; built_in: true) and the custom ones, each with the tool patterns it reaches.',
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, properties: {} },
+  async handler(_input, ctx) {
+    return { rows: await gatewayServices(ctx).identity.roles.list(ctx.workspace) };
+  },
+});
