@@ -252,9 +252,6 @@ describe('calls held for approval', () => {
     // A workspace opened by an agent holds the agent's non-read calls until its owner decides.
     const signup = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'duena@mcp.example', workspace_name: 'Abierta Por Agente MCP', agent_name: 'Asistente' } });
     expect(signup.status, JSON.stringify(signup.body)).toBe(201);
-    // The workspace's default hold policy, as sign-up creates it (idempotent).
-    const { createAgentWorkspaceDefaults } = await import('../gateway/src/governance-defaults.ts');
-    await createAgentWorkspaceDefaults(sys.governanceFor(), signup.body.workspace_id);
     for (const revision of ['2025-11-25', '2026-07-28'] as const) {
       const { client } = await connect(revision, signup.body.api_key);
       const held = await client.callTool({ name: 'parties.create', arguments: { name: `Retenido ${revision}`, kind: 'customer' } });
