@@ -68,7 +68,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   identity.acceptAccessTokens(peopleAccess.tokens);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.
   const services: GatewayServices = {
-    identity, people: peopleAccess.people, publicUrl: deps.publicUrl,
+    identity, catalog, people: peopleAccess.people, publicUrl: deps.publicUrl,
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });

@@ -1,12 +1,11 @@
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../src/catalog.ts';
-import { CATALOG_TOOLS } from '../src/mcp/catalogTools.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
 
 // The document built from the real catalog the build wrote; the system test fetches it over HTTP.
 const catalog = Catalog.fromBuild();
-const tools = [...catalog.entries, ...CATALOG_TOOLS.filter((t) => !catalog.get(t.name))];
+const tools = catalog.entries;
 const doc = openApiDocument(tools, 'https://api.cuadra.example') as any;
 
 describe('openApiDocument', () => {

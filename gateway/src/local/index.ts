@@ -2,6 +2,7 @@ import type { Tool } from '@cuadra/shared';
 import { create as createApiKey } from './api_keys/create.ts';
 import { list as listApiKeys } from './api_keys/list.ts';
 import { revoke as revokeApiKey } from './api_keys/revoke.ts';
+import { describeTool, searchTool } from '../mcp/catalogTools.ts';
 import { changeRole as changeMemberRole } from './members/change_role.ts';
 import { invite as inviteMember } from './members/invite.ts';
 import { list as listMembers } from './members/list.ts';
@@ -13,15 +14,16 @@ import { update as updateRole } from './roles/update.ts';
 
 /**
  * Tool modules the gateway owns itself (ARCHITECTURE.md, "Tools the gateway owns"): identity
- * (who may call) lives here, so its tools do too.
+ * (who may call) lives here, so its tools do too; and the catalog tools, which read the catalog.
  */
-export const gatewayModules = ['api_keys', 'roles', 'members'] as const;
+export const gatewayModules = ['api_keys', 'roles', 'members', 'tools'] as const;
 
 /** The tools the gateway owns; they run through the same owning half of the pipeline as any subgraph's. */
 export const gatewayTools: readonly Tool<any, any>[] = [
   createApiKey, listApiKeys, revokeApiKey,
   createRole, updateRole, deleteRole, listRoles,
   inviteMember, listMembers, changeMemberRole, removeMember,
+  searchTool, describeTool,
 ];
 
 /** The owner name of gateway tools in the catalog. */

@@ -1,10 +1,13 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import type { PeopleStore } from '../identity/people.ts';
+import type { Catalog } from '../catalog.ts';
 import type { IdentityStore } from '../identity/store.ts';
 
 /** What the gateway gives the tools it owns itself. */
 export interface GatewayServices {
   identity: IdentityStore;
+  /** The tool catalog (tools.search, tools.describe). */
+  catalog: Catalog;
   /** People and memberships (members.*); absent only in a gateway built without the OAuth side. */
   people?: PeopleStore;
   /** Revokes a person's OAuth grants in a workspace (members.remove). */

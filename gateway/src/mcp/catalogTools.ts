@@ -126,7 +126,7 @@ function catalogOf(ctx: ToolContext): Catalog {
 
 /**
  * `tools.search`: declared like any tool, so the gateway's own tool owner can run it (it reads
- * `services.catalog`). Until it is registered there, {@link GatewayTools} answers it.
+ * `services.catalog`).
  */
 export const searchTool = defineTool<SearchInput>({
   name: 'tools.search',
@@ -144,67 +144,3 @@ export const describeTool = defineTool<{ name: string }>({
   input: DESCRIBE_SCHEMA,
   handler: async (input, ctx) => describeOutput(catalogOf(ctx).listFor(ctx.principal), input),
 });
-
-/** The catalog tools' public entries (what listings and OpenAPI show). */
-export const CATALOG_TOOLS: readonly PublicTool[] = [searchTool, describeTool].map((tool) => {
-  const { subgraph: _s, max_input_bytes: _m, ...pub } = catalogEntry(tool, 'gateway');
-  return pub;
-});
-
-/**
- * Answers `tools.search` and `tools.describe` while the build's catalog does not carry them
- * (they are not yet registered with the gateway's own tool owner): the pipeline's steps up to
- * validation (authenticate → rate limit → tenant → reach → size → validate), then the tool. Once
- * the catalog carries them, it steps aside and the pipeline runs them like any other tool, with
- * policies, idempotency and the ledger.
- */
-export class GatewayTools {
-  readonly #catalog: Catalog;
-  readonly #pipeline: InvokePipeline;
-  readonly #limiter: RateLimiter;
-  readonly #validators: Map<string, (input: unknown) => void>;
-
-  constructor(deps: { catalog: Catalog; pipeline: InvokePipeline; limiter: RateLimiter }) {
-    this.#catalog = deps.catalog;
-    this.#pipeline = deps.pipeline;
-    this.#limiter = deps.limiter;
-    const ajv = createAjv();
-    this.#validators = new Map(CATALOG_TOOLS.map((t) => [t.name, compileValidator(ajv, t.input_schema)]));
-  }
-
-  /** True for a catalog tool this class answers (not one the built catalog already carries). */
-  has(name: string): boolean {
-    return this.#validators.has(name) && !this.#catalog.get(name);
-  }
-
-  /** Every tool the principal reaches: the built catalog's and, if it lacks them, the catalog tools. */
-  listFor(principal: Principal, filter: { module?: string } = {}): PublicTool[] {
-    const own = CATALOG_TOOLS.filter((t) => this.has(t.name) && reaches(principal, t) && (!filter.module || t.module === filter.module));
-    return [...this.#catalog.listFor(principal, filter), ...own];
-  }
-
-  /** Runs a catalog tool with the pipeline's checks; answers and refusals have the pipeline's shapes. */
-  async invoke(req: InvokeRequest): Promise<InvokeResult> {
-    const principal = await this.#pipeline.authenticate(req.authorization);
-    let headers: Record<string, string> = {};
-    try {
-      headers = await this.#limiter.consume(principal);
-    } catch (err) {
-      const extra = (err as CuadraError).extra as { headers?: Record<string, string> } | undefined;
-      throw new PipelineRefusal(toCuadraError(err), extra?.headers ?? {});
-    }
-    try {
-      const tool = CATALOG_TOOLS.find((t) => t.name === req.tool && this.has(t.name));
-      if (!tool) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}".`);
-      InvokePipeline.checkTenant(principal, req.tenant);
-      assertReach(principal, tool);
-      const input = await req.body(DEFAULT_MAX_INPUT_BYTES);
-      this.#validators.get(tool.name)!(input);
-      const reached = this.listFor(principal);
-      const output = tool.name === 'tools.search' ? searchOutput(reached, input as SearchInput) : describeOutput(reached, input as { name: string });
-      return { status: 200, body: { tool: tool.name, output }, headers };
-    } catch (err) {
-      throw new PipelineRefusal(toCuadraError(err), headers);
-    }
-  }
-}

@@ -8,7 +8,6 @@ import getRawBody from 'raw-body';
 import type { Catalog } from '../catalog.ts';
 import { readJsonBody, sendRefusal } from '../http.ts';
 import { InvokePipeline, PipelineRefusal } from '../pipeline.ts';
-import { GatewayTools } from './catalogTools.ts';
 import { createMcpServer, type McpCaller } from './server.ts';
 import { McpSessions } from './sessions.ts';
 import { sendWebResponse, toWebRequest } from './web.ts';
@@ -60,9 +59,8 @@ function requestsIn(body: unknown): { method?: unknown; params?: { name?: unknow
 export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; limiter: RateLimiter; publicUrl: string; log: Logger }): Router {
   const { pipeline, catalog, publicUrl, log } = deps;
   const router = Router();
-  const tools = new GatewayTools(deps);
   const sessions = new McpSessions();
-  const newServer = () => createMcpServer({ pipeline, tools, log });
+  const newServer = () => createMcpServer({ pipeline, catalog, log });
   const modern = createMcpHandler(() => newServer(), {
     legacy: 'reject',
     onerror: (err) => log.debug({ err }, 'mcp request refused by the protocol layer'),
@@ -89,7 +87,7 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
     if (principal.scopes === null) return undefined; // API keys are limited by role and patterns instead
     for (const message of requestsIn(body)) {
       if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-      const entry = catalog.get(message.params.name) ?? (tools.has(message.params.name) ? { module: 'tools', risk: 'read' as const } : undefined);
+      const entry = catalog.get(message.params.name);
       if (entry && !scopesReach(principal, scopeFor(entry))) return scopeFor(entry);
     }
     return undefined;
@@ -181,26 +179,6 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
       log.error({ err }, 'mcp request failed');
       if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error.');
       else res.end();
-    }
-  });
-
-  // The gateway's catalog tools on REST, before the REST router (which knows only subgraph tools).
-  router.post(/^\/v1\/tools\/(tools\.[a-z0-9_]+):invoke$/, async (req, res, next) => {
-    const tool = (req.params as Record<string, string>)[0];
-    if (!tools.has(tool)) return next();
-    const ctx = { publicUrl, log };
-    try {
-      const result = await tools.invoke({
-        authorization: req.header('authorization'),
-        tool,
-        tenant: req.header('x-tenant-id'),
-        body: (limit) => readJsonBody(req, limit),
-      });
-      for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-      res.status(result.status).json(result.body);
-    } catch (err) {
-      if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...ctx, headers: err.headers });
-      else sendRefusal(res, err, ctx);
     }
   });
 

@@ -2,7 +2,7 @@ import { CuadraError, isCuadraError, type Logger, type Principal } from '@cuadra
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { PublicTool } from '../catalog.ts';
 import { PipelineRefusal, type InvokePipeline, type InvokeRequest } from '../pipeline.ts';
-import type { GatewayTools } from './catalogTools.ts';
+import type { Catalog } from '../catalog.ts';
 import { renderAnswer, renderRefusal } from './render.ts';
 
 /** Version reported in `serverInfo`. */
@@ -55,7 +55,7 @@ function stringMeta(meta: Record<string, unknown> | undefined, key: string): str
  * JSON Schema already, and input validation must be the pipeline's so refusals keep their
  * contract codes and JSON Pointer fields.
  */
-export function createMcpServer(deps: { pipeline: InvokePipeline; tools: GatewayTools; log: Logger }): Server {
+export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catalog; log: Logger }): Server {
   const server = new Server(
     { name: 'cuadra', title: 'Cuadra', version: MCP_SERVER_VERSION },
     {
@@ -69,7 +69,7 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; tools: Gateway
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const { principal } = callerOf(ctx);
-    return { tools: deps.tools.listFor(principal).map(mcpTool) };
+    return { tools: deps.catalog.listFor(principal).map(mcpTool) };
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -91,7 +91,7 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; tools: Gateway
       },
     };
     try {
-      const result = deps.tools.has(name) ? await deps.tools.invoke(invoke) : await deps.pipeline.invoke(invoke);
+      const result = await deps.pipeline.invoke(invoke);
       return renderAnswer(result);
     } catch (err) {
       // A credential revoked between the router's check and this call is refused like any other.

@@ -1,16 +1,11 @@
 import { Router } from 'express';
 import type { Catalog } from '../catalog.ts';
-import { CATALOG_TOOLS } from '../mcp/catalogTools.ts';
 import { openApiDocument } from './document.ts';
 
 /** `GET /openapi.json`: built once from the catalog the gateway serves (it changes only with a new build). */
 export function openApiRouter(deps: { catalog: Catalog; publicUrl: string }): Router {
   const router = Router();
-  // The catalog tools are listed from the build's catalog once it carries them, else from their declarations.
-  const tools = [
-    ...deps.catalog.entries.map(({ subgraph: _s, max_input_bytes: _m, ...pub }) => pub),
-    ...CATALOG_TOOLS.filter((t) => !deps.catalog.get(t.name)),
-  ];
+  const tools = deps.catalog.entries.map(({ subgraph: _s, max_input_bytes: _m, ...pub }) => pub);
   const body = JSON.stringify(openApiDocument(tools, deps.publicUrl));
   router.get('/openapi.json', (_req, res) => {
     // Public description: any page (API explorers, assistants' tooling) may read it.
