@@ -39,12 +39,17 @@ function rng(seed: number) {
 
 async function seed(workspace: string, n: number): Promise<void> {
   const rand = rng(n);
-  const roll = new Map<string, { _id: string; workspace: string; currency: string; grain: string; period: string; customer: string; name: string | null; v: Record<string, number>; applied: string[] }>();
-  const add = (day: string, customer: string, name: string | null, inc: Record<string, number>) => {
-    for (const [grain, period] of [['d', day], ['m', day.slice(0, 7)]]) {
-      const id = rollupId(workspace, 'COP', grain as 'd', period, customer);
-      const doc = roll.get(id) ?? { _id: id, workspace, currency: 'COP', grain, period, customer, name, v: {}, applied: [] };
+  const roll = new Map<string, { _id: string; workspace: string; currency: string; grain: string; period: string; v: Record<string, number>; c: Record<string, Record<string, number>>; n: Record<string, string>; applied: string[] }>();
+  const add = (day: string, inc: Record<string, number>, customer?: { id: string; name: string; inc: Record<string, number> }) => {
+    for (const [grain, period] of [['d', day], ['m', day.slice(0, 7)], ['a', 'all']]) {
+      const id = rollupId(workspace, 'COP', grain as 'd', period);
+      const doc = roll.get(id) ?? { _id: id, workspace, currency: 'COP', grain, period, v: {}, c: {}, n: {}, applied: [] };
       for (const [k, v] of Object.entries(inc)) doc.v[k] = (doc.v[k] ?? 0) + v;
+      if (customer) {
+        const c = (doc.c[customer.id] ??= {});
+        for (const [k, v] of Object.entries(customer.inc)) c[k] = (c[k] ?? 0) + v;
+        doc.n[customer.id] = customer.name;
+      }
       roll.set(id, doc);
     }
   };
@@ -80,9 +85,8 @@ async function seed(workspace: string, n: number): Promise<void> {
       authority: null, source: null, post_lock: null, rev: 2, pending_rollups: [], pending_count: 0, notes: null, posted_at: new Date(`${issue}T15:00:00Z`),
       created_at: new Date(`${issue}T15:00:00Z`), updated_at: new Date(`${issue}T15:00:00Z`),
     });
-    add(issue, '*', null, { revenue: subtotal, invoiced: total, ar: total, invoices: 1, [`status_${status}`]: 1 });
-    add(issue, customer, customerName, { revenue: subtotal, invoiced: total });
-    if (settled) add(payDay, '*', null, { collected: paid, ar: -paid, payments: 1 });
+    add(issue, { revenue: subtotal, invoiced: total, ar: total, invoices: 1, [`status_${status}`]: 1 }, { id: customer, name: customerName, inc: { revenue: subtotal, invoiced: total } });
+    if (settled) add(payDay, { collected: paid, ar: -paid, payments: 1 });
     if (batch.length >= 2000) await flush();
   }
   await flush();

@@ -7,7 +7,8 @@ import { addCustomerCredit } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from './models/invoice.ts';
 import { counterId, counters, settings, type SettingsDoc } from './models/settings.ts';
 import { localTime } from './money.ts';
-import { applyRollupIntent, intentUpdate, rollupIntent, type RollupDelta } from './rollups.ts';
+import { pendingChanges } from './models/rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
 
 /** A post lock older than this belongs to a process that died; another post may take it over. */
 export const STALE_LOCK_MS = 60_000;
@@ -61,11 +62,13 @@ export async function changeInvoice(
     };
     const push = { ...change.push, ...iu.$push };
     if (Object.keys(push).length) update.$push = push;
+    await markIntent(ctx.db, ctx.workspace, model, id, intent);
     const after = await model.findOneAndUpdate({ _id: id, workspace: ctx.workspace, rev: doc.rev, ...extraFilter }, update, { returnDocument: 'after' }).lean();
     if (after) {
       await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
       return after;
     }
+    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
   }
   throw new CuadraError('conflict', `Invoice ${id} is being changed by other calls right now; try again.`);
 }
@@ -188,6 +191,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     search_lc: searchText(doc.number, doc.customer.name, doc.notes),
   };
   if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
+  await markIntent(ctx.db, ctx.workspace, model, id, intent);
   const posted = await model.findOneAndUpdate(
     { _id: id, 'post_lock.id': lockId, status: 'draft' },
     { $set: set, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
@@ -222,6 +226,7 @@ export function searchText(number: string | null, customerName: string, notes: s
 export async function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, doc: InvoiceDoc): Promise<InvoiceDoc> {
   const intent = rollupIntent(statusDelta(doc, null, 'draft'), ctx.now);
   const stored: InvoiceDoc = intent ? { ...doc, pending_rollups: [intent], pending_count: 1 } : doc;
+  await markIntent(ctx.db, ctx.workspace, invoices(ctx.db), doc._id, intent);
   await invoices(ctx.db).create(stored);
   await applyRollupIntent(ctx.db, invoices(ctx.db), doc._id, ctx.workspace, intent);
   return { ...stored, pending_rollups: [], pending_count: 0 };

@@ -4,7 +4,8 @@ import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
 import { addCustomerCredit } from './models/customer-credit.ts';
 import type { InvoiceDoc, Settlement } from './models/invoice.ts';
 import { payments, type PaymentDoc } from './models/payment.ts';
-import { applyRollupIntent, intentUpdate, rollupIntent, REPAIR_AFTER_MS } from './rollups.ts';
+import { pendingChanges } from './models/rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from './rollups.ts';
 
 /**
  * Applies a pending payment to its invoices and completes it. Every step may run again
@@ -43,21 +44,46 @@ export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' 
   const intent = rollupIntent([{ day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } }], ctx.now);
   const iu = intentUpdate(intent);
   const model = payments(ctx.db);
+  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
   const done = await model.findOneAndUpdate(
     { _id: payment._id, status: 'pending' },
     { $set: { status: 'completed', allocations, applied, unapplied: left, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
     { returnDocument: 'after' },
   ).lean();
   if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
   await addCustomerCredit(ctx.db, ctx.workspace, payment.customer_id, payment.currency, payment._id, left);
+  await pendingChanges(ctx.db).deleteOne({ _id: paymentMarker(payment._id) });
   const final = done ?? (await model.findById(payment._id).lean());
   if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
   return final;
 }
 
-/** Finishes payments left pending by a process that died (older than a minute). */
+/** Id of the pending-changes marker of a payment, written before the payment itself. */
+export function paymentMarker(paymentId: string): string {
+  return `pay:${paymentId}`;
+}
+
+/** Registers a payment about to be written, so a dead process's payment is found and finished. */
+export async function markPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string): Promise<void> {
+  await pendingChanges(ctx.db).create({ _id: paymentMarker(paymentId), workspace: ctx.workspace, kind: 'payment', collection: 'payments', doc: paymentId, at: ctx.now });
+}
+
+/** Finishes payments left pending by a process that died (older than a minute), found by their markers. */
 export async function completeStuckPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
-  const stuck = await payments(ctx.db).find({ workspace: ctx.workspace, status: 'pending', created_at: { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }).limit(100).lean();
-  for (const p of stuck) await completePayment(ctx, p);
-  return stuck.length;
+  const markers = await pendingChanges(ctx.db).find({ workspace: ctx.workspace, kind: 'payment' }).limit(100).lean();
+  let completed = 0;
+  for (const m of markers) {
+    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
+    const p = await payments(ctx.db).findById(m.doc).lean();
+    if (p) {
+      // Every step of completion is idempotent, so a completed payment whose marker survived
+      // (a crash before its customer credit) is simply finished again.
+      await completePayment(ctx, p);
+      completed++;
+    } else {
+      await pendingChanges(ctx.db).deleteOne({ _id: m._id });
+    }
+  }
+  return completed;
 }

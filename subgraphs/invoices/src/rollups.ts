@@ -1,10 +1,10 @@
 import { newId } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
-import { rollupId, rollups } from './models/rollup.ts';
+import { pendingChanges, rollupId, rollups } from './models/rollup.ts';
 
 /**
  * One change to the receivables rollups, dated on the day it belongs to: `inc` goes to the
- * workspace total, `customer.inc` to that customer's own rollup (top_customers).
+ * workspace total, `customer.inc` to that customer's counters (top_customers).
  */
 export interface RollupDelta {
   day: string;
@@ -48,39 +48,50 @@ export function intentUpdate(intent: RollupIntent | null): { $push?: Record<stri
   return intent ? { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } } : {};
 }
 
-async function addToRollup(db: Connection, workspace: string, intentId: string, grain: 'd' | 'm', period: string, currency: string, customer: string, name: string | null, inc: Record<string, number>) {
-  const _id = rollupId(workspace, currency, grain, period, customer);
-  const $inc = Object.fromEntries(Object.entries(inc).map(([k, v]) => [`v.${k}`, v]));
+/**
+ * Registers an intent before the write that carries it, so a repair can find it by a small
+ * collection instead of scanning documents. A marker whose write never happened is simply
+ * dropped by the repair.
+ */
+export async function markIntent(db: Connection, workspace: string, model: Model<any>, docId: string, intent: RollupIntent | null): Promise<void> {
+  if (!intent) return;
+  await pendingChanges(db).create({ _id: intent.id, workspace, kind: 'intent', collection: model.collection.collectionName, doc: docId, at: intent.at });
+}
+
+async function addToRollup(db: Connection, workspace: string, mark: string, grain: 'd' | 'm' | 'a', period: string, delta: RollupDelta) {
+  const _id = rollupId(workspace, delta.currency, grain, period);
+  const $inc: Record<string, number> = {};
+  for (const [k, v] of Object.entries(delta.inc)) $inc[`v.${k}`] = v;
+  if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) $inc[`c.${delta.customer.id}.${k}`] = v;
   const update: Record<string, unknown> = {
     $inc,
-    $addToSet: { applied: intentId },
-    $setOnInsert: { workspace, currency, grain, period, customer },
+    $addToSet: { applied: mark },
+    $setOnInsert: { workspace, currency: delta.currency, grain, period },
   };
-  if (name !== null) update.$set = { name };
+  if (delta.customer) update.$set = { [`n.${delta.customer.id}`]: delta.customer.name };
   try {
-    await rollups(db).collection.updateOne({ _id, applied: { $ne: intentId } } as never, update as never, { upsert: true });
+    await rollups(db).collection.updateOne({ _id, applied: { $ne: mark } } as never, update as never, { upsert: true });
   } catch (err) {
-    // The document exists and already holds this intent: the upsert's insert collides on _id.
+    // The document exists and already holds this mark: the upsert's insert collides on _id.
     if ((err as { code?: number }).code !== 11000) throw err;
   }
+}
+
+/** The rollup documents one day's change lands in. */
+function grainsOf(day: string): [('d' | 'm' | 'a'), string][] {
+  return [['d', day], ['m', day.slice(0, 7)], ['a', 'all']];
 }
 
 /** Adds an intent to the rollups (idempotent), then marks it done on its document. */
 export async function applyRollupIntent(db: Connection, model: Model<any>, docId: string, workspace: string, intent: RollupIntent | null): Promise<void> {
   if (!intent) return;
   // Each delta has its own mark (`<intent>#<n>`): two deltas of one intent may land on the same rollup.
-  const touched: { grain: 'd' | 'm'; period: string; currency: string; customer: string; mark: string }[] = [];
+  const touched: { id: string; mark: string }[] = [];
   for (const [n, delta] of intent.deltas.entries()) {
     const mark = `${intent.id}#${n}`;
-    for (const [grain, period] of [['d', delta.day], ['m', delta.day.slice(0, 7)]] as const) {
-      if (Object.keys(delta.inc).length) {
-        await addToRollup(db, workspace, mark, grain, period, delta.currency, '*', null, delta.inc);
-        touched.push({ grain, period, currency: delta.currency, customer: '*', mark });
-      }
-      if (delta.customer) {
-        await addToRollup(db, workspace, mark, grain, period, delta.currency, delta.customer.id, delta.customer.name, delta.customer.inc);
-        touched.push({ grain, period, currency: delta.currency, customer: delta.customer.id, mark });
-      }
+    for (const [grain, period] of grainsOf(delta.day)) {
+      await addToRollup(db, workspace, mark, grain, period, delta);
+      touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
     }
   }
   const done = await model.collection.updateOne(
@@ -88,11 +99,10 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
     { $pull: { pending_rollups: { id: intent.id } }, $inc: { pending_count: -1 } } as never,
   );
   if (done.modifiedCount === 1) {
-    // The document no longer lists the intent, so nobody will apply it again: forget its id.
-    for (const t of touched) {
-      await rollups(db).collection.updateOne({ _id: rollupId(workspace, t.currency, t.grain, t.period, t.customer) } as never, { $pull: { applied: t.mark } } as never);
-    }
+    // The document no longer lists the intent, so nobody will apply it again: forget its marks.
+    for (const t of touched) await rollups(db).collection.updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
   }
+  await pendingChanges(db).deleteOne({ _id: intent.id });
 }
 
 /** How long an intent is left to the handler that wrote it before a repair takes it over. */
@@ -100,19 +110,25 @@ export const REPAIR_AFTER_MS = 60_000;
 
 /**
  * Finishes intents left behind by a handler that died between its document write and its
- * rollup writes. Reads only documents with `pending_count > 0` (indexed), so it costs nothing
- * when all is well. Run before every metric read.
+ * rollup writes. Reads the pending-changes markers of the workspace (only what is in flight or
+ * abandoned), so it costs next to nothing when all is well. Run before every metric read.
  */
 export async function repairPendingRollups(db: Connection, workspace: string, models: readonly Model<any>[], now = new Date()): Promise<number> {
+  const byName = new Map(models.map((m) => [m.collection.collectionName, m]));
+  const stale = await pendingChanges(db).find({ workspace, kind: 'intent' }).limit(200).lean();
   let repaired = 0;
-  for (const model of models) {
-    const stuck = await model.find({ workspace, pending_count: { $gt: 0 } }).limit(100).lean<FeedsRollups[]>();
-    for (const doc of stuck) {
-      for (const intent of doc.pending_rollups) {
-        if (now.getTime() - new Date(intent.at).getTime() < REPAIR_AFTER_MS) continue;
-        await applyRollupIntent(db, model, doc._id, workspace, intent);
-        repaired++;
-      }
+  for (const marker of stale) {
+    if (now.getTime() - new Date(marker.at).getTime() < REPAIR_AFTER_MS) continue;
+    const model = byName.get(marker.collection);
+    if (!model) continue;
+    const doc = await model.findById(marker.doc).lean<{ pending_rollups?: RollupIntent[] }>();
+    const intent = doc?.pending_rollups?.find((i) => i.id === marker._id);
+    if (intent) {
+      await applyRollupIntent(db, model, marker.doc, workspace, intent);
+      repaired++;
+    } else {
+      // The change it announced never happened (a lost race, a crash before the write) or is done.
+      await pendingChanges(db).deleteOne({ _id: marker._id });
     }
   }
   return repaired;

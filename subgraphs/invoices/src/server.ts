@@ -7,12 +7,12 @@ import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
 import { payments } from './models/payment.ts';
 import { recurringInvoices } from './models/recurring.ts';
-import { rollups } from './models/rollup.ts';
+import { pendingChanges, rollups } from './models/rollup.ts';
 import { salesDocuments } from './models/sales-document.ts';
 import { counters, settings } from './models/settings.ts';
 import type { MetricQuery } from './readouts/periods.ts';
 import { receivablesMetric } from './readouts/receivables.ts';
-import { invoicesRecords, receivablesAgenda, type RecordsQuery } from './readouts/records.ts';
+import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './readouts/records.ts';
 import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
 import { modules, tools } from './tools/index.ts';
 
@@ -50,11 +50,11 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
       name,
       modules,
       tools,
-      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices],
+      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices, pendingChanges],
       typeDefs: typeDefs(),
       readGuards: {
         'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items',
-        'Query.receivablesMetric': 'invoices', 'Query.invoicesRecords': 'invoices', 'Query.receivablesAgenda': 'invoices',
+        'Query.receivablesMetric': 'invoices', 'Query.invoicesRecords': 'invoices', 'Query.receivablesAgenda': 'invoices', 'Query.recurringAgenda': 'invoices',
       },
       resolvers: {
         Query: {
@@ -93,6 +93,12 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
               if (args[key] !== undefined && args[key] !== null && !/^\d{4}-\d{2}-\d{2}$/.test(args[key]!)) throw new CuadraError('invalid_input', `${key} is a YYYY-MM-DD date.`, { field: `/${key}` });
             }
             return receivablesAgenda(ctx.db, ctx.workspace, { from: args.from ?? undefined, to: args.to ?? undefined, days: args.days ?? undefined, limit: args.limit ?? undefined, overdue: args.overdue ?? undefined });
+          },
+          recurringAgenda: async (_: unknown, args: { from?: string; to?: string; days?: number; limit?: number }, ctx: SubgraphContext) => {
+            for (const key of ['from', 'to'] as const) {
+              if (args[key] !== undefined && args[key] !== null && !/^\d{4}-\d{2}-\d{2}$/.test(args[key]!)) throw new CuadraError('invalid_input', `${key} is a YYYY-MM-DD date.`, { field: `/${key}` });
+            }
+            return recurringAgenda(ctx.db, ctx.workspace, { from: args.from ?? undefined, to: args.to ?? undefined, days: args.days ?? undefined, limit: args.limit ?? undefined });
           },
         },
         Invoice: {

@@ -1,25 +1,26 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
- * A per-workspace rollup of receivables: one document per (currency, grain, period, customer).
- * `grain` is `d` (period `YYYY-MM-DD`) or `m` (period `YYYY-MM`); `customer` is `*` for the
- * workspace total. Metrics read these, never the invoices themselves (INFRA.md). Counters live
- * under `v` and only ever change by `$inc`.
+ * A per-workspace rollup of receivables: one document per (currency, grain, period). `grain` is
+ * `d` (period `YYYY-MM-DD`), `m` (`YYYY-MM`) or `a` (all time, period `all`). Counters live under
+ * `v` (workspace totals) and `c.<customer id>` (per customer, for top_customers), with the
+ * customer's last known name under `n.<customer id>`; they only ever change by `$inc`.
+ * Metrics read these by `_id` (`_id: {$in: [...]}`), never the invoices (INFRA.md): the
+ * MongoDB-protocol server here serves `_id` lookups from its index but scans for ranges.
  */
 export interface RollupDoc {
   _id: string;
   workspace: string;
   currency: string;
-  grain: 'd' | 'm';
+  grain: 'd' | 'm' | 'a';
   period: string;
-  customer: string;
-  /** Last known customer name (customer rollups), for top_customers rows. */
-  name: string | null;
   v: Record<string, number>;
+  c: Record<string, Record<string, number>>;
+  n: Record<string, string>;
   /**
-   * Ids of the change intents already added here. An intent is added with
-   * `{_id, applied: {$ne: id}}` + `$inc` + `$addToSet`, so applying it twice is a no-op; the id
-   * is pulled again once the owning document has marked the intent done.
+   * Marks of the change deltas already added here. A delta is added with
+   * `{_id, applied: {$ne: mark}}` + `$inc` + `$addToSet`, so adding it twice is a no-op; the
+   * mark is pulled again once the owning document has marked its intent done.
    */
   applied: string[];
 }
@@ -31,14 +32,13 @@ const rollupSchema = new Schema<RollupDoc>(
     currency: { type: String, required: true },
     grain: { type: String, required: true },
     period: { type: String, required: true },
-    customer: { type: String, required: true },
-    name: { type: String, default: null },
     v: { type: Schema.Types.Mixed, default: {} },
+    c: { type: Schema.Types.Mixed, default: {} },
+    n: { type: Schema.Types.Mixed, default: {} },
     applied: { type: [String], default: [] },
   },
   { versionKey: false, minimize: false },
 );
-rollupSchema.index({ workspace: 1, currency: 1, grain: 1, customer: 1, period: 1 });
 
 /** The rollups collection. */
 export function rollups(db: Connection): Model<RollupDoc> {
@@ -46,6 +46,39 @@ export function rollups(db: Connection): Model<RollupDoc> {
 }
 
 /** Id of a rollup document. */
-export function rollupId(workspace: string, currency: string, grain: 'd' | 'm', period: string, customer: string): string {
-  return `${workspace}|${currency}|${grain}|${period}|${customer}`;
+export function rollupId(workspace: string, currency: string, grain: 'd' | 'm' | 'a', period: string): string {
+  return `${workspace}|${currency}|${grain}|${period}`;
+}
+
+/**
+ * A change whose rollup intent is not yet known to be applied: written before the change, removed
+ * once its intent is applied (or found never to have happened). The collection holds only what
+ * is in flight or was left by a dead process, so the repair reads a handful of documents.
+ */
+export interface PendingDoc {
+  _id: string;
+  workspace: string;
+  /** `intent`: a rollup intent on a document of `collection`; `payment`: a payment to complete. */
+  kind: 'intent' | 'payment';
+  collection: string;
+  doc: string;
+  at: Date;
+}
+
+const pendingSchema = new Schema<PendingDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    kind: { type: String, required: true },
+    collection: { type: String, required: true },
+    doc: { type: String, required: true },
+    at: { type: Date, required: true },
+  },
+  { versionKey: false, suppressReservedKeysWarning: true },
+);
+pendingSchema.index({ workspace: 1 });
+
+/** The pending-changes collection. */
+export function pendingChanges(db: Connection): Model<PendingDoc> {
+  return (db.models.PendingChange as Model<PendingDoc> | undefined) ?? db.model<PendingDoc>('PendingChange', pendingSchema, 'pending_changes');
 }

@@ -54,7 +54,8 @@ function mondayOf(date: string): string {
   return addDays(date, -dow);
 }
 
-function endOfMonth(date: string): string {
+/** The last day of the month of `date`. */
+export function endOfMonth(date: string): string {
   const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
   d.setUTCMonth(d.getUTCMonth() + 1);
   d.setUTCDate(0);
@@ -90,7 +91,8 @@ export function splitByMonths(from: string, to: string): { days: { from: string;
   return { days, months: { from: firstWhole, to: lastWhole } };
 }
 
-function nextMonth(ym: string): string {
+/** The month after `ym` (YYYY-MM). */
+export function nextMonth(ym: string): string {
   const [y, m] = ym.split('-').map(Number);
   return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 }
@@ -104,4 +106,18 @@ function prevMonth(ym: string): string {
 export function changeBps(value: number, previous: number): number | undefined {
   if (previous === 0) return undefined;
   return Math.round(((value - previous) * 10_000) / Math.abs(previous));
+}
+
+/** Every month from `from` to `to` (YYYY-MM), inclusive. */
+export function monthsBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let m = from; m <= to; m = nextMonth(m)) out.push(m);
+  return out;
+}
+
+/** Every day from `from` to `to` (YYYY-MM-DD), inclusive. */
+export function daysOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+  return out;
 }

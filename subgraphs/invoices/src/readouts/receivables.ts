@@ -2,13 +2,13 @@ import { CuadraError } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { invoices } from '../models/invoice.ts';
 import { payments } from '../models/payment.ts';
-import { rollups, type RollupDoc } from '../models/rollup.ts';
+import { rollupId, rollups, type RollupDoc } from '../models/rollup.ts';
 import { settings } from '../models/settings.ts';
 import { addDays, localDate } from '../money.ts';
 import { completeStuckPayments } from '../payment-ops.ts';
 import { repairPendingRollups } from '../rollups.ts';
 import { agingBuckets } from './aging.ts';
-import { buckets, changeBps, positionDate, previousWindow, queryWindow, splitByMonths, type Bucket, type MetricQuery } from './periods.ts';
+import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths, type Bucket, type MetricQuery } from './periods.ts';
 
 /** The metrics this subgraph answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;
@@ -23,44 +23,64 @@ export interface MetricAnswer {
   rows?: Record<string, unknown>[];
 }
 
-/** Sums of rollup counters per day of a range, for the workspace total. */
-type DailyTotals = Map<string, Record<string, number>>;
+/** Rollup documents of a range of days, by day (read by `_id`, the one access the store here serves from an index). */
+type DailyTotals = Map<string, RollupDoc>;
+
+async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
+  const out: RollupDoc[] = [];
+  for (let i = 0; i < ids.length; i += 400) {
+    out.push(...await rollups(db).find({ _id: { $in: ids.slice(i, i + 400) } }).lean<RollupDoc[]>());
+  }
+  return out;
+}
 
 async function dailyTotals(db: Connection, workspace: string, currency: string, from: string, to: string): Promise<DailyTotals> {
-  const docs = await rollups(db).find({ workspace, currency, grain: 'd', customer: '*', period: { $gte: from, $lte: to } }, { period: 1, v: 1 }).lean<RollupDoc[]>();
-  return new Map(docs.map((d) => [d.period, d.v]));
+  const docs = await byIds(db, daysOf(from, to).map((d) => rollupId(workspace, currency, 'd', d)));
+  return new Map(docs.map((d) => [d.period, d]));
 }
 
 function sumRange(daily: DailyTotals, from: string, to: string, key: string | ((v: Record<string, number>) => number)): number {
   let sum = 0;
-  for (const [day, v] of daily) {
+  for (const [day, doc] of daily) {
     if (day < from || day > to) continue;
-    sum += typeof key === 'string' ? (v[key] ?? 0) : key(v);
+    sum += typeof key === 'string' ? (doc.v[key] ?? 0) : key(doc.v);
   }
   return sum;
 }
 
-/** Σ of a counter over all days up to and including `date`: monthly rollups for whole months, daily for the rest. */
-async function cumulative(db: Connection, workspace: string, currency: string, key: string, date: string): Promise<number> {
+/** How far past today documents may be dated and still be counted before a position date. */
+const FUTURE_MONTHS = 36;
+
+/**
+ * Σ of a counter over all days up to and including `date`: the all-time rollup less the months
+ * after `date`'s month (up to three years past today) and the days after `date` in its month.
+ * Reads at most ~50 documents, by `_id`, whatever the history's length.
+ */
+async function cumulative(db: Connection, workspace: string, currency: string, key: string, date: string, today: string): Promise<number> {
   const month = date.slice(0, 7);
-  const months = await rollups(db).find({ workspace, currency, grain: 'm', customer: '*', period: { $lt: month } }, { v: 1 }).lean<RollupDoc[]>();
-  const days = await rollups(db).find({ workspace, currency, grain: 'd', customer: '*', period: { $gte: `${month}-01`, $lte: date } }, { v: 1 }).lean<RollupDoc[]>();
-  return [...months, ...days].reduce((s, d) => s + (d.v[key] ?? 0), 0);
+  let horizon = (date > today ? date : today).slice(0, 7);
+  for (let i = 0; i < FUTURE_MONTHS; i++) horizon = nextMonth(horizon);
+  const later = [
+    ...monthsBetween(nextMonth(month), horizon).map((m) => rollupId(workspace, currency, 'm', m)),
+    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, currency, 'd', d)) : []),
+  ];
+  const [all] = await byIds(db, [rollupId(workspace, currency, 'a', 'all')]);
+  const after = await byIds(db, later);
+  return (all?.v[key] ?? 0) - after.reduce((s, d) => s + (d.v[key] ?? 0), 0);
 }
 
-/** Per-customer sums of `key` over a range, reading monthly rollups for whole months. */
+/** Per-customer sums of `key` over a range: monthly rollups for whole months, daily ones for the edges. */
 async function customerTotals(db: Connection, workspace: string, currency: string, from: string, to: string, key: string): Promise<Map<string, { name: string; value: number }>> {
   const split = splitByMonths(from, to);
-  const filters: Record<string, unknown>[] = split.days.map((r) => ({ grain: 'd', period: { $gte: r.from, $lte: r.to } }));
-  if (split.months) filters.push({ grain: 'm', period: { $gte: split.months.from, $lte: split.months.to } });
+  const ids = split.days.flatMap((r) => daysOf(r.from, r.to).map((d) => rollupId(workspace, currency, 'd', d)));
+  if (split.months) ids.push(...monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)));
   const out = new Map<string, { name: string; value: number }>();
-  for (const f of filters) {
-    const docs = await rollups(db).find({ workspace, currency, customer: { $ne: '*' }, ...f }, { customer: 1, name: 1, v: 1 }).lean<RollupDoc[]>();
-    for (const d of docs) {
-      const acc = out.get(d.customer) ?? { name: d.name ?? d.customer, value: 0 };
-      acc.value += d.v[key] ?? 0;
-      if (d.name) acc.name = d.name;
-      out.set(d.customer, acc);
+  for (const d of await byIds(db, ids)) {
+    for (const [customer, counters] of Object.entries(d.c ?? {})) {
+      const acc = out.get(customer) ?? { name: customer, value: 0 };
+      acc.value += counters[key] ?? 0;
+      if (d.n?.[customer]) acc.name = d.n[customer];
+      out.set(customer, acc);
     }
   }
   return out;
@@ -135,7 +155,7 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
     case 'ar_outstanding': {
       const w = queryWindow(q, today);
       const bs = buckets(w, q.interval ?? 'day');
-      const base = await cumulative(db, workspace, currency, 'ar', addDays(w.from, -1));
+      const base = await cumulative(db, workspace, currency, 'ar', addDays(w.from, -1), today);
       const daily = await dailyTotals(db, workspace, currency, w.from, w.to);
       const at = (end: string) => base + sumRange(daily, w.from, end, 'ar');
       const series: MetricAnswer['series'] = bs.map((b) => ({ ...b, value: at(b.period_end) }));
@@ -144,7 +164,7 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
       if (q.compare) {
         const pw = previousWindow(w, q.compare);
         const pbs = buckets(pw, q.interval ?? 'day');
-        const pbase = await cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1));
+        const pbase = await cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1), today);
         const pdaily = await dailyTotals(db, workspace, currency, pw.from, pw.to);
         const pat = (end: string) => pbase + sumRange(pdaily, pw.from, end, 'ar');
         series.forEach((p, i) => {
@@ -156,10 +176,14 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
     }
     case 'ar_aging': {
       const asOf = positionDate(q, today);
-      const open = await invoices(db).find(
-        { workspace, kind: 'invoice', currency, issue_date: { $lte: asOf }, status: { $ne: 'draft' }, $or: [{ closed_on: null }, { closed_on: { $gt: asOf } }] },
-        { amount_due: 1, issue_date: 1, due_date: 1, settlements: 1 },
-      ).lean();
+      // Open now: two indexed equalities. A past position also needs the invoices closed since
+      // (a range on closed_on, which this store scans; real MongoDB serves it from the index).
+      const fields = { amount_due: 1, issue_date: 1, due_date: 1, settlements: 1, currency: 1, kind: 1 };
+      const open = [
+        ...await invoices(db).find({ workspace, status: 'posted' }, fields).lean(),
+        ...await invoices(db).find({ workspace, status: 'partially_paid' }, fields).lean(),
+        ...(asOf < today ? await invoices(db).find({ workspace, closed_on: { $gt: asOf } }, fields).lean() : []),
+      ].filter((i) => i.kind === 'invoice' && i.currency === currency && i.issue_date <= asOf);
       const aging = agingBuckets(open, asOf);
       return {
         metric: q.metric, unit: 'money', currency, series: [{ period: asOf, period_end: asOf, value: aging.total }],

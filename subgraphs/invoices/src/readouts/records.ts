@@ -3,6 +3,7 @@ import type { Connection, Model } from 'mongoose';
 import { invoices, type InvoiceDoc } from '../models/invoice.ts';
 import { items, type ItemDoc } from '../models/item.ts';
 import { payments, type PaymentDoc } from '../models/payment.ts';
+import { recurringInvoices } from '../models/recurring.ts';
 import { salesDocuments, type SalesDocument } from '../models/sales-document.ts';
 import { addDays, daysBetween, localDate } from '../money.ts';
 
@@ -125,5 +126,21 @@ export async function receivablesAgenda(db: Connection, workspace: string, a: { 
   return open.map((i) => ({
     date: i.due_date, kind: 'deadline', source: 'receivables', title: `${i.number} — ${i.customer.name}`,
     status: i.due_date < today ? 'overdue' : 'open', ref: { invoice_id: i._id, number: i.number, customer_id: i.customer_id }, amount: i.balance, currency: i.currency,
+  }));
+}
+
+/**
+ * The `recurring` agenda lane for invoices: the next issue date of each active recurring
+ * schedule falling in the window.
+ */
+export async function recurringAgenda(db: Connection, workspace: string, a: { from?: string; to?: string; days?: number; limit?: number }, now = new Date()) {
+  const from = a.from ?? localDate(now);
+  const to = a.to ?? addDays(from, (a.days ?? 30) - 1);
+  if (to < from || daysBetween(from, to) > 400) throw new CuadraError('invalid_input', 'The agenda window runs forwards and is at most 400 days.', { field: '/to' });
+  const limit = Math.min(Math.max(Math.trunc(a.limit ?? 100), 1), 400);
+  const rows = await recurringInvoices(db).find({ workspace, status: 'active', next_date: { $gte: from, $lte: to } }).sort({ next_date: 1, _id: 1 }).limit(limit).lean();
+  return rows.map((r) => ({
+    date: r.next_date, kind: 'reminder' as const, source: 'recurring' as const, title: `Factura recurrente — ${r.customer.name}`,
+    status: 'open' as const, ref: { recurring_id: r._id, customer_id: r.customer_id }, currency: r.currency,
   }));
 }

@@ -2,7 +2,7 @@ import { CuadraError, defineTool, newId } from '@cuadra/shared';
 import { invoices } from '../../models/invoice.ts';
 import { payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
 import { localDate } from '../../money.ts';
-import { completePayment } from '../../payment-ops.ts';
+import { completePayment, markPayment } from '../../payment-ops.ts';
 
 interface Input {
   customer_id: string;
@@ -90,6 +90,7 @@ export const register = defineTool<Input>({
       reference: input.reference ?? null, allocations, applied: 0, unapplied: 0, journal_entry_id: null, pending_rollups: [], pending_count: 0,
       created_at: ctx.now, updated_at: ctx.now,
     };
+    await markPayment(ctx, doc._id);
     await payments(ctx.db).create(doc);
     const done = await completePayment(ctx, doc);
     return { payment: paymentView(done) };
