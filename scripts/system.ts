@@ -132,7 +132,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       MONGO_DB: `${prefix}_gateway`,
       PUBLIC_URL: opts.env?.PUBLIC_URL ?? gatewayUrl,
       CUADRA_SIGNING_KEY: keys.privateKey,
-      CUADRA_TOKEN_SIGNING_KEY: (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
+      CUADRA_TOKEN_SIGNING_KEY: opts.env?.CUADRA_TOKEN_SIGNING_KEY ?? (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
     };
     for (const p of procs) gatewayEnv[`SUBGRAPH_${p.name.toUpperCase()}_URL`] = p.url;
     const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
