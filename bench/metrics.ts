@@ -39,7 +39,15 @@ function rng(seed: number) {
 
 async function seed(workspace: string, n: number): Promise<void> {
   const rand = rng(n);
-  const roll = new Map<string, { _id: string; workspace: string; currency: string; grain: string; period: string; v: Record<string, number>; c: Record<string, Record<string, number>>; n: Record<string, string>; applied: string[] }>();
+  const roll = new Map<string, { _id: string; workspace: string; currency: string; grain: string; period: string; v: Record<string, number>; c: Record<string, Record<string, number>>; n: Record<string, string>; e?: Record<string, number>; applied: string[] }>();
+  const addDue = (day: string, due: string, amount: number) => {
+    for (const [grain, period] of [['due', due], ['duem', due.slice(0, 7)]]) {
+      const id = rollupId(workspace, 'COP', grain as 'due', period);
+      const doc = roll.get(id) ?? { _id: id, workspace, currency: 'COP', grain, period, v: {}, c: {}, n: {}, e: {}, applied: [] };
+      doc.e![day] = (doc.e![day] ?? 0) + amount;
+      roll.set(id, doc);
+    }
+  };
   const add = (day: string, inc: Record<string, number>, customer?: { id: string; name: string; inc: Record<string, number> }) => {
     for (const [grain, period] of [['d', day], ['m', day.slice(0, 7)], ['a', 'all']]) {
       const id = rollupId(workspace, 'COP', grain as 'd', period);
@@ -86,7 +94,11 @@ async function seed(workspace: string, n: number): Promise<void> {
       created_at: new Date(`${issue}T15:00:00Z`), updated_at: new Date(`${issue}T15:00:00Z`),
     });
     add(issue, { revenue: subtotal, invoiced: total, ar: total, invoices: 1, [`status_${status}`]: 1 }, { id: customer, name: customerName, inc: { revenue: subtotal, invoiced: total } });
-    if (settled) add(payDay, { collected: paid, ar: -paid, payments: 1 });
+    addDue(issue, due, total);
+    if (settled) {
+      add(payDay, { collected: paid, ar: -paid, payments: 1 });
+      addDue(payDay, due, -paid);
+    }
     if (batch.length >= 2000) await flush();
   }
   await flush();

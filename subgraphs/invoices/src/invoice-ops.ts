@@ -96,7 +96,7 @@ async function nextNumber(db: Connection, workspace: string, kind: 'invoice' | '
  * the credited quantities, and the note's amount against the open balance. Returns how much
  * of the note reduced the balance; the rest becomes customer credit.
  */
-async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<number> {
+async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ applied: number; due_date: string }> {
   const invoice = await changeInvoice(ctx, note.credit_of!, (inv) => {
     if (inv.credit_notes.includes(note._id)) return null;
     if (inv.status === 'draft' || inv.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${inv._id} is ${inv.status}; only a posted invoice can be credited.`);
@@ -121,7 +121,7 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<numb
       deltas: statusDelta(inv, inv.status, status),
     };
   });
-  return invoice.settlements.find((s) => s.ref === note._id)?.amount ?? 0;
+  return { applied: invoice.settlements.find((s) => s.ref === note._id)?.amount ?? 0, due_date: invoice.due_date };
 }
 
 /**
@@ -160,7 +160,8 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     doc = numbered;
   }
   let applied = doc.amount_due;
-  if (doc.kind === 'credit_note') applied = await applyCreditNote(ctx, doc);
+  let dueDate = doc.due_date;
+  if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
   const issueTime = localTime(ctx.now);
   const key = cufe({
     number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
@@ -178,7 +179,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   const deltas: RollupDelta[] = [
     ...statusDelta(doc, 'draft', 'posted'),
     {
-      day: doc.issue_date, currency: doc.currency, customer,
+      day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
       inc: doc.kind === 'credit_note'
         ? { revenue: -doc.subtotal, credited: doc.total, ar: -applied, credit_notes: 1 }
         : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },

@@ -17,6 +17,7 @@ import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER
 export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: PaymentDoc): Promise<PaymentDoc> {
   let left = payment.amount;
   const allocations = [];
+  const byDue: { date: string; amount: number }[] = [];
   for (const a of payment.allocations) {
     const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
       if (inv.settlements.some((s) => s.ref === payment._id)) return null;
@@ -33,6 +34,7 @@ export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' 
     const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
     left -= applied;
     allocations.push({ ...a, number: after.number, applied });
+    if (applied > 0) byDue.push({ date: after.due_date, amount: -applied });
   }
   const applied = payment.amount - left;
   const entryId = `je_${payment._id}`;
@@ -41,7 +43,10 @@ export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' 
     memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'payment', id: payment._id },
     lines: paymentEntryLines(payment.amount, applied, payment.customer_id), created_at: ctx.now,
   });
-  const intent = rollupIntent([{ day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } }], ctx.now);
+  const intent = rollupIntent([
+    { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } },
+    ...byDue.map((due) => ({ day: payment.date, currency: payment.currency, inc: {}, due })),
+  ], ctx.now);
   const iu = intentUpdate(intent);
   const model = payments(ctx.db);
   await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);

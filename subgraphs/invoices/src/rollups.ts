@@ -11,6 +11,11 @@ export interface RollupDelta {
   currency: string;
   inc: Record<string, number>;
   customer?: { id: string; name: string; inc: Record<string, number> } | null;
+  /**
+   * A change of receivables on invoices due on `date`, dated `day`: kept by due date (day and
+   * month documents, `e.<day>` counters), so aging at any position date reads rollups only.
+   */
+  due?: { date: string; amount: number } | null;
 }
 
 /**
@@ -38,8 +43,8 @@ export function rollupIntent(deltas: RollupDelta[], at: Date): RollupIntent | nu
   const nonZero = (inc: Record<string, number>) => Object.fromEntries(Object.entries(inc).filter(([, v]) => v !== 0));
   const kept = deltas
     .map((d) => ({ ...d, inc: nonZero(d.inc), customer: d.customer ? { ...d.customer, inc: nonZero(d.customer.inc) } : null }))
-    .map((d) => ({ ...d, customer: d.customer && Object.keys(d.customer.inc).length ? d.customer : null }))
-    .filter((d) => Object.keys(d.inc).length > 0 || d.customer);
+    .map((d) => ({ ...d, customer: d.customer && Object.keys(d.customer.inc).length ? d.customer : null, due: d.due && d.due.amount !== 0 ? d.due : null }))
+    .filter((d) => Object.keys(d.inc).length > 0 || d.customer || d.due);
   return kept.length ? { id: newId('evt'), at, deltas: kept } : null;
 }
 
@@ -58,28 +63,36 @@ export async function markIntent(db: Connection, workspace: string, model: Model
   await pendingChanges(db).create({ _id: intent.id, workspace, kind: 'intent', collection: model.collection.collectionName, doc: docId, at: intent.at });
 }
 
-async function addToRollup(db: Connection, workspace: string, mark: string, grain: 'd' | 'm' | 'a', period: string, delta: RollupDelta) {
+async function addToRollup(db: Connection, workspace: string, mark: string, grain: 'd' | 'm' | 'a' | 'due' | 'duem', period: string, delta: RollupDelta) {
   const _id = rollupId(workspace, delta.currency, grain, period);
   const $inc: Record<string, number> = {};
-  for (const [k, v] of Object.entries(delta.inc)) $inc[`v.${k}`] = v;
-  if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) $inc[`c.${delta.customer.id}.${k}`] = v;
+  if (grain === 'due' || grain === 'duem') {
+    $inc[`e.${delta.day}`] = delta.due!.amount;
+  } else {
+    for (const [k, v] of Object.entries(delta.inc)) $inc[`v.${k}`] = v;
+    if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) $inc[`c.${delta.customer.id}.${k}`] = v;
+  }
+  if (Object.keys($inc).length === 0) return false;
   const update: Record<string, unknown> = {
     $inc,
     $addToSet: { applied: mark },
     $setOnInsert: { workspace, currency: delta.currency, grain, period },
   };
-  if (delta.customer) update.$set = { [`n.${delta.customer.id}`]: delta.customer.name };
+  if (delta.customer && grain !== 'due' && grain !== 'duem') update.$set = { [`n.${delta.customer.id}`]: delta.customer.name };
   try {
     await rollups(db).collection.updateOne({ _id, applied: { $ne: mark } } as never, update as never, { upsert: true });
   } catch (err) {
     // The document exists and already holds this mark: the upsert's insert collides on _id.
     if ((err as { code?: number }).code !== 11000) throw err;
   }
+  return true;
 }
 
-/** The rollup documents one day's change lands in. */
-function grainsOf(day: string): [('d' | 'm' | 'a'), string][] {
-  return [['d', day], ['m', day.slice(0, 7)], ['a', 'all']];
+/** The rollup documents one change lands in. */
+function grainsOf(delta: RollupDelta): [('d' | 'm' | 'a' | 'due' | 'duem'), string][] {
+  const out: [('d' | 'm' | 'a' | 'due' | 'duem'), string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
+  if (delta.due) out.push(['due', delta.due.date], ['duem', delta.due.date.slice(0, 7)]);
+  return out;
 }
 
 /** Adds an intent to the rollups (idempotent), then marks it done on its document. */
@@ -89,9 +102,8 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
   const touched: { id: string; mark: string }[] = [];
   for (const [n, delta] of intent.deltas.entries()) {
     const mark = `${intent.id}#${n}`;
-    for (const [grain, period] of grainsOf(delta.day)) {
-      await addToRollup(db, workspace, mark, grain, period, delta);
-      touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
+    for (const [grain, period] of grainsOf(delta)) {
+      if (await addToRollup(db, workspace, mark, grain, period, delta)) touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
     }
   }
   const done = await model.collection.updateOne(

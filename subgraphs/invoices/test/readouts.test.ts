@@ -73,6 +73,29 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
     expect(out.series).toEqual([{ period: '2026-11-01', period_end: '2026-11-30', value: 7735 }]);
   });
 
+  it('ages from the rollups exactly as a hand calculation over the invoices, at any as_of', async () => {
+    const owner = await configuredWorkspace(sg);
+    const made: any[] = [];
+    const plan = [
+      ['2026-06-01', '2026-06-15', 100000], ['2026-08-20', '2026-09-05', 200000], ['2026-09-10', '2026-10-10', 300000],
+      ['2026-10-01', '2026-10-20', 400000], ['2026-11-01', '2026-11-30', 500000], ['2026-11-15', '2027-01-15', 600000],
+    ] as const;
+    for (const [issue, due, price] of plan) {
+      const d = await draft(sg, owner, { issue_date: issue, due_date: due, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_bps: 0 }] });
+      made.push((await sg.call('invoices.post', { id: d.id }, owner)).output.invoice);
+    }
+    await sg.call('payments.register', { customer_id: 'pty_andina', amount: 150000, currency: 'COP', date: '2026-10-05', invoices: [{ invoice_id: made[1].id }] }, owner);
+    await sg.call('payments.register', { customer_id: 'pty_andina', amount: 100000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: made[0].id }] }, owner);
+    await sg.call('invoices.credit_note', { invoice_id: made[3].id, concept: 2, reason: 'anulada', issue_date: '2026-11-10' }, owner);
+    for (const asOf of ['2026-09-30', '2026-10-31', '2026-11-12', '2026-11-30', '2027-03-01']) {
+      const docs = await Promise.all(made.map(async (i) => (await sg.call('invoices.get', { id: i.id }, owner)).output.invoice));
+      const hand = agingBuckets(docs, asOf);
+      const r = (await metric(owner, { metric: 'ar_aging', as_of: asOf })).body.data.receivablesMetric;
+      expect(r.rows, asOf).toEqual(hand.rows.map(({ bucket, value }) => ({ bucket, value })));
+      expect(r.summary.value, asOf).toBe(hand.total);
+    }
+  });
+
   it('refuses bad queries with invalid_input and a field', async () => {
     const owner = testPrincipal();
     const ext = async (q: unknown) => (await metric(owner, q)).body.errors?.[0]?.extensions;

@@ -12,9 +12,11 @@ export interface RollupDoc {
   _id: string;
   workspace: string;
   currency: string;
-  grain: 'd' | 'm' | 'a';
+  /** `due`/`duem`: receivables by due day/month, with `e.<day>` = the change dated that day. */
+  grain: 'd' | 'm' | 'a' | 'due' | 'duem';
   period: string;
   v: Record<string, number>;
+  e?: Record<string, number>;
   c: Record<string, Record<string, number>>;
   n: Record<string, string>;
   /**
@@ -35,6 +37,7 @@ const rollupSchema = new Schema<RollupDoc>(
     v: { type: Schema.Types.Mixed, default: {} },
     c: { type: Schema.Types.Mixed, default: {} },
     n: { type: Schema.Types.Mixed, default: {} },
+    e: { type: Schema.Types.Mixed, default: undefined },
     applied: { type: [String], default: [] },
   },
   { versionKey: false, minimize: false },
@@ -46,7 +49,7 @@ export function rollups(db: Connection): Model<RollupDoc> {
 }
 
 /** Id of a rollup document. */
-export function rollupId(workspace: string, currency: string, grain: 'd' | 'm' | 'a', period: string): string {
+export function rollupId(workspace: string, currency: string, grain: 'd' | 'm' | 'a' | 'due' | 'duem', period: string): string {
   return `${workspace}|${currency}|${grain}|${period}`;
 }
 

@@ -7,8 +7,8 @@ import { settings } from '../models/settings.ts';
 import { addDays, localDate } from '../money.ts';
 import { completeStuckPayments } from '../payment-ops.ts';
 import { repairPendingRollups } from '../rollups.ts';
-import { agingBuckets } from './aging.ts';
-import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths, type Bucket, type MetricQuery } from './periods.ts';
+import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
+import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths, type MetricQuery } from './periods.ts';
 
 /** The metrics this subgraph answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;
@@ -23,9 +23,6 @@ export interface MetricAnswer {
   rows?: Record<string, unknown>[];
 }
 
-/** Rollup documents of a range of days, by day (read by `_id`, the one access the store here serves from an index). */
-type DailyTotals = Map<string, RollupDoc>;
-
 async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
   const out: RollupDoc[] = [];
   for (let i = 0; i < ids.length; i += 400) {
@@ -34,18 +31,24 @@ async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
   return out;
 }
 
-async function dailyTotals(db: Connection, workspace: string, currency: string, from: string, to: string): Promise<DailyTotals> {
-  const docs = await byIds(db, daysOf(from, to).map((d) => rollupId(workspace, currency, 'd', d)));
-  return new Map(docs.map((d) => [d.period, d]));
-}
-
-function sumRange(daily: DailyTotals, from: string, to: string, key: string | ((v: Record<string, number>) => number)): number {
-  let sum = 0;
-  for (const [day, doc] of daily) {
-    if (day < from || day > to) continue;
-    sum += typeof key === 'string' ? (doc.v[key] ?? 0) : key(doc.v);
-  }
-  return sum;
+/**
+ * Sums of counters over several day ranges, reading each whole month from its monthly rollup and
+ * only the edge days from daily ones; all documents in one `_id: {$in}` read.
+ */
+async function rangeSums(db: Connection, workspace: string, currency: string, ranges: readonly { from: string; to: string }[]): Promise<((key: string | ((v: Record<string, number>) => number)) => number)[]> {
+  const plans = ranges.map((r) => {
+    const split = splitByMonths(r.from, r.to);
+    return [
+      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
+      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
+    ];
+  });
+  const docs = new Map((await byIds(db, [...new Set(plans.flat())])).map((d) => [d._id, d]));
+  return plans.map((ids) => (key) => ids.reduce((s, id) => {
+    const d = docs.get(id);
+    if (!d) return s;
+    return s + (typeof key === 'string' ? (d.v[key] ?? 0) : key(d.v));
+  }, 0));
 }
 
 /** How far past today documents may be dated and still be counted before a position date. */
@@ -96,24 +99,24 @@ function withTarget(summary: MetricAnswer['summary'], q: MetricQuery): MetricAns
   return q.target === undefined ? summary : { ...summary, target: q.target };
 }
 
-/** A window metric read from daily totals, with `previous` filled when the query compares. */
+/** A window metric: per bucket and for the whole window, with `previous` filled when the query compares. */
 async function windowSeries(
   db: Connection, workspace: string, currency: string, q: MetricQuery, today: string,
-  valueOf: (daily: DailyTotals, b: Bucket) => number,
+  key: string | ((v: Record<string, number>) => number),
 ): Promise<{ series: MetricAnswer['series']; value: number; previous?: number }> {
   const w = queryWindow(q, today);
   const bs = buckets(w, q.interval ?? 'day');
-  const daily = await dailyTotals(db, workspace, currency, w.from, w.to);
-  const series: MetricAnswer['series'] = bs.map((b) => ({ ...b, value: valueOf(daily, b) }));
-  const value = valueOf(daily, { period: w.from, period_end: w.to });
-  if (!q.compare) return { series, value };
-  const pw = previousWindow(w, q.compare);
-  const pdaily = await dailyTotals(db, workspace, currency, pw.from, pw.to);
-  const pbs = buckets(pw, q.interval ?? 'day');
+  const pw = q.compare ? previousWindow(w, q.compare) : null;
+  const pbs = pw ? buckets(pw, q.interval ?? 'day') : [];
+  const sums = await rangeSums(db, workspace, currency, [w, ...bs.map((b) => ({ from: b.period, to: b.period_end })), ...(pw ? [pw] : []), ...pbs.map((b) => ({ from: b.period, to: b.period_end }))]);
+  const value = sums[0](key);
+  const series: MetricAnswer['series'] = bs.map((b, i) => ({ ...b, value: sums[1 + i](key) }));
+  if (!pw) return { series, value };
+  const pStart = 1 + bs.length;
   series.forEach((point, i) => {
-    if (pbs[i]) point.previous = valueOf(pdaily, pbs[i]);
+    if (pbs[i]) point.previous = sums[pStart + 1 + i](key);
   });
-  return { series, value, previous: valueOf(pdaily, { period: pw.from, period_end: pw.to }) };
+  return { series, value, previous: sums[pStart](key) };
 }
 
 function summaryOf(value: number, previous: number | undefined, q: MetricQuery): MetricAnswer['summary'] {
@@ -142,52 +145,59 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
 
   switch (q.metric) {
     case 'revenue': {
-      const r = await windowSeries(db, workspace, currency, q, today, (d, b) => sumRange(d, b.period, b.period_end, 'revenue'));
+      const r = await windowSeries(db, workspace, currency, q, today, 'revenue');
       return { metric: q.metric, unit: 'money', currency, series: r.series, summary: summaryOf(r.value, r.previous, q) };
     }
     case 'invoices_status': {
       const w = queryWindow(q, today);
-      const r = await windowSeries(db, workspace, currency, q, today, (d, b) => sumRange(d, b.period, b.period_end, statusCount));
-      const daily = await dailyTotals(db, workspace, currency, w.from, w.to);
-      const rows = STATUSES.map((status) => ({ status, count: sumRange(daily, w.from, w.to, `status_${status}`) }));
+      const r = await windowSeries(db, workspace, currency, q, today, statusCount);
+      const [window] = await rangeSums(db, workspace, currency, [w]);
+      const rows = STATUSES.map((status) => ({ status, count: window(`status_${status}`) }));
       return { metric: q.metric, unit: 'count', series: r.series, summary: summaryOf(r.value, r.previous, q), rows };
     }
     case 'ar_outstanding': {
+      // Outstanding at a day = what was outstanding before the window + the change since.
       const w = queryWindow(q, today);
       const bs = buckets(w, q.interval ?? 'day');
       const base = await cumulative(db, workspace, currency, 'ar', addDays(w.from, -1), today);
-      const daily = await dailyTotals(db, workspace, currency, w.from, w.to);
-      const at = (end: string) => base + sumRange(daily, w.from, end, 'ar');
-      const series: MetricAnswer['series'] = bs.map((b) => ({ ...b, value: at(b.period_end) }));
-      const value = at(w.to);
+      const sums = await rangeSums(db, workspace, currency, bs.map((b) => ({ from: b.period, to: b.period_end })));
+      let running = base;
+      const series: MetricAnswer['series'] = bs.map((b, i) => ({ ...b, value: (running += sums[i]('ar')) }));
+      const value = running;
       let previous: number | undefined;
       if (q.compare) {
         const pw = previousWindow(w, q.compare);
         const pbs = buckets(pw, q.interval ?? 'day');
-        const pbase = await cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1), today);
-        const pdaily = await dailyTotals(db, workspace, currency, pw.from, pw.to);
-        const pat = (end: string) => pbase + sumRange(pdaily, pw.from, end, 'ar');
+        let prunning = await cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1), today);
+        const psums = await rangeSums(db, workspace, currency, pbs.map((b) => ({ from: b.period, to: b.period_end })));
+        const pvalues = pbs.map((_, i) => (prunning += psums[i]('ar')));
         series.forEach((p, i) => {
-          if (pbs[i]) p.previous = pat(pbs[i].period_end);
+          if (pvalues[i] !== undefined) p.previous = pvalues[i];
         });
-        previous = pat(pw.to);
+        previous = prunning;
       }
       return { metric: q.metric, unit: 'money', currency, series, summary: summaryOf(value, previous, q) };
     }
     case 'ar_aging': {
+      // From the due-date rollups: what was open at as_of on invoices due on each day/month is the
+      // sum of their changes dated on or before as_of. > 90 days is the rest of the total.
       const asOf = positionDate(q, today);
-      // Open now: two indexed equalities. A past position also needs the invoices closed since
-      // (a range on closed_on, which this store scans; real MongoDB serves it from the index).
-      const fields = { amount_due: 1, issue_date: 1, due_date: 1, settlements: 1, currency: 1, kind: 1 };
-      const open = [
-        ...await invoices(db).find({ workspace, status: 'posted' }, fields).lean(),
-        ...await invoices(db).find({ workspace, status: 'partially_paid' }, fields).lean(),
-        ...(asOf < today ? await invoices(db).find({ workspace, closed_on: { $gt: asOf } }, fields).lean() : []),
-      ].filter((i) => i.kind === 'invoice' && i.currency === currency && i.issue_date <= asOf);
-      const aging = agingBuckets(open, asOf);
+      const total = await cumulative(db, workspace, currency, 'ar', asOf, today);
+      let horizon = (asOf > today ? asOf : today).slice(0, 7);
+      for (let i = 0; i < FUTURE_MONTHS; i++) horizon = nextMonth(horizon);
+      const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, 'due', d));
+      const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizon).map((m) => rollupId(workspace, currency, 'duem', m));
+      const openAt = (d: RollupDoc) => Object.entries(d.e ?? {}).reduce((sum, [day, v]) => (day <= asOf ? sum + v : sum), 0);
+      const values: Record<AgingBucket, number> = { current: 0, '1_30': 0, '31_60': 0, '61_90': 0, over_90: 0 };
+      for (const d of await byIds(db, [...dayIds, ...monthIds])) {
+        const bucket = d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf);
+        values[bucket] += openAt(d);
+      }
+      values.over_90 = total - values.current - values['1_30'] - values['31_60'] - values['61_90'];
+      const rows = AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] }));
       return {
-        metric: q.metric, unit: 'money', currency, series: [{ period: asOf, period_end: asOf, value: aging.total }],
-        summary: withTarget({ value: aging.total }, q), rows: aging.rows,
+        metric: q.metric, unit: 'money', currency, series: [{ period: asOf, period_end: asOf, value: total }],
+        summary: withTarget({ value: total }, q), rows,
       };
     }
     case 'top_customers': {
