@@ -78,6 +78,25 @@ export class InvokePipeline {
     }
   }
 
+  /**
+   * Runs a read tool as an already authenticated caller, for the canvas (result blocks): find →
+   * reach → validate → the owner (which checks again, and writes the ledger entry). Answers the
+   * tool's output; every refusal is thrown as a contract error.
+   */
+  async invokeReadAs(principal: Principal, tool: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const entry = this.#catalog.get(tool);
+    if (!entry) throw new CuadraError('unknown_tool', `No tool is named "${tool}".`);
+    if (entry.risk !== 'read') throw new CuadraError('policy_denied', `${tool} is not a read tool; a dashboard block only reads.`);
+    assertReach(principal, entry);
+    this.#catalog.validate(entry.name, input);
+    const answer = entry.subgraph === 'gateway'
+      ? await this.#local.call({ tool: entry.name, input, principal })
+      : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), {});
+    if (answer.status === 200) return (answer.body as { output: Record<string, unknown> }).output;
+    const code = isErrorCode(answer.body.code) ? answer.body.code : 'internal';
+    throw new CuadraError(code, String(answer.body.error ?? ''), { field: answer.body.field as string | undefined });
+  }
+
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
     const principal = await this.authenticate(req.authorization);
     const started = Date.now();

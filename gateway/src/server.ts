@@ -21,6 +21,9 @@ import { createPeopleAccess } from './oauth/index.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { openApiRouter } from './openapi/router.ts';
 import { InvokePipeline } from './pipeline.ts';
+import { graphRunner } from './canvas/graph-runner.ts';
+import { DashboardStore } from './canvas/store.ts';
+import { dashboardPages } from './canvas/pages.ts';
 import { restRouter } from './rest.ts';
 
 /** What the gateway needs from outside; `index.ts` reads it from the environment. */
@@ -67,8 +70,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   });
   identity.acceptAccessTokens(peopleAccess.tokens);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.
+  const dashboards = new DashboardStore(deps.db);
+  await dashboards.init();
   const services: GatewayServices = {
-    identity, catalog, people: peopleAccess.people, publicUrl: deps.publicUrl,
+    identity, catalog, people: peopleAccess.people, publicUrl: deps.publicUrl, dashboards,
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
@@ -76,6 +81,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
   const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
+  // The canvas reads through the composed graph as the caller, and runs result blocks' read tools through the pipeline.
+  services.graph = graphRunner(graph);
+  services.invokeRead = (principal, tool, input) => pipeline.invokeReadAs(principal, tool, input);
 
   const app = express();
   app.disable('x-powered-by');
@@ -87,6 +95,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   });
 
   app.use(peopleAccess.router);
+  // GET /dashboards/{id}: the page a signed-in person views a dashboard on.
+  app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl }));
 
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));

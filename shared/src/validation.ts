@@ -33,6 +33,7 @@ export function sentenceOf(error: ErrorObject): string {
     case 'required': return `${where} is required.`;
     case 'additionalProperties': return `${where} is not an argument this tool accepts.`;
     case 'enum': return `${where} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
+    case 'false schema': return `${where} is not allowed here.`;
     default: return `${where} ${error.message ?? 'is not valid'}.`;
   }
 }

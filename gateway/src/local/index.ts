@@ -11,12 +11,21 @@ import { create as createRole } from './roles/create.ts';
 import { remove as deleteRole } from './roles/delete.ts';
 import { list as listRoles } from './roles/list.ts';
 import { update as updateRole } from './roles/update.ts';
+import { get as getDashboard } from './dashboards/get.ts';
+import { list as listDashboards } from './dashboards/list.ts';
+import { patch as patchDashboard } from './dashboards/patch.ts';
+import { remove as deleteDashboard } from './dashboards/delete.ts';
+import { render as renderDashboard } from './dashboards/render.ts';
+import { save as saveDashboard } from './dashboards/save.ts';
+import { query as queryMetrics } from './metrics/query.ts';
+import { list as listRecords } from './records/list.ts';
 
 /**
  * Tool modules the gateway owns itself (ARCHITECTURE.md, "Tools the gateway owns"): identity
- * (who may call) lives here, so its tools do too; and the catalog tools, which read the catalog.
+ * (who may call) lives here, so its tools do too; the catalog tools, which read the catalog; and the
+ * canvas and composite reads (dashboards, metrics, records), served where the composed graph is.
  */
-export const gatewayModules = ['api_keys', 'roles', 'members', 'tools'] as const;
+export const gatewayModules = ['api_keys', 'roles', 'members', 'tools', 'dashboards', 'metrics', 'records'] as const;
 
 /** The tools the gateway owns; they run through the same owning half of the pipeline as any subgraph's. */
 export const gatewayTools: readonly Tool<any, any>[] = [
@@ -24,6 +33,8 @@ export const gatewayTools: readonly Tool<any, any>[] = [
   createRole, updateRole, deleteRole, listRoles,
   inviteMember, listMembers, changeMemberRole, removeMember,
   searchTool, describeTool,
+  saveDashboard, patchDashboard, getDashboard, listDashboards, deleteDashboard, renderDashboard,
+  queryMetrics, listRecords,
 ];
 
 /** The owner name of gateway tools in the catalog. */

@@ -2,6 +2,9 @@ import { CuadraError, type ToolContext } from '@cuadra/shared';
 import type { PeopleStore } from '../identity/people.ts';
 import type { Catalog } from '../catalog.ts';
 import type { IdentityStore } from '../identity/store.ts';
+import type { GraphRunner } from '../canvas/routes.ts';
+import type { DashboardStore } from '../canvas/store.ts';
+import type { Principal } from '@cuadra/shared';
 
 /** What the gateway gives the tools it owns itself. */
 export interface GatewayServices {
@@ -14,6 +17,12 @@ export interface GatewayServices {
   revokeMemberGrants?: (workspace: string, user: string) => Promise<number>;
   /** Base URL for links handed out (invitation links). */
   publicUrl?: string;
+  /** Stored dashboards (dashboards.*); absent in a gateway built without the canvas. */
+  dashboards?: DashboardStore;
+  /** Runs a GraphQL operation on the composed graph as a principal (metrics.query, records.list, dashboards.render). */
+  graph?: GraphRunner;
+  /** Runs a read tool through the pipeline as a principal (result blocks). */
+  invokeRead?: (principal: Principal, tool: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 /** The gateway's services from a tool context (only the gateway's own owner sets them). */
@@ -28,4 +37,11 @@ export function peopleServices(ctx: ToolContext): Required<GatewayServices> {
   const services = gatewayServices(ctx);
   if (!services.people || !services.revokeMemberGrants || !services.publicUrl) throw new CuadraError('internal', 'This gateway has no people store.');
   return services as Required<GatewayServices>;
+}
+
+/** The canvas side of the gateway's services (dashboards.*, metrics.query, records.list). */
+export function canvasServices(ctx: ToolContext): GatewayServices & Required<Pick<GatewayServices, 'dashboards' | 'graph' | 'invokeRead'>> {
+  const services = gatewayServices(ctx);
+  if (!services.dashboards || !services.graph || !services.invokeRead) throw new CuadraError('internal', 'This gateway has no canvas services.');
+  return services as GatewayServices & Required<Pick<GatewayServices, 'dashboards' | 'graph' | 'invokeRead'>>;
 }

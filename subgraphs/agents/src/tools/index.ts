@@ -21,6 +21,7 @@ export const tools = [
 
 /**
  * Tool modules the agents (AI and governance) subgraph owns (DOMAIN.md, less `members`,
- * `roles` and `api_keys`, which the gateway owns with the identity data: ARCHITECTURE.md).
+ * `roles` and `api_keys`, which the gateway owns with the identity data, and `dashboards`, which the
+ * gateway serves where the composed graph is: ARCHITECTURE.md).
  */
-export const modules = ['agents', 'ai_models', 'mcp_servers', 'connections', 'approvals', 'policies', 'dashboards', 'ledger'] as const;
+export const modules = ['agents', 'ai_models', 'mcp_servers', 'connections', 'approvals', 'policies', 'ledger'] as const;

@@ -1,0 +1,180 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Logger } from '@cuadra/shared';
+import express, { Router, type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+import type { PeopleStore } from '../identity/people.ts';
+import type { AccessTokens } from '../oauth/tokens.ts';
+import { Throttle, throttleQuotas } from '../oauth/throttle.ts';
+import { clientAddress, CsrfGuard, escapeHtml, html, sendPage, type SafeHtml } from '../pages/html.ts';
+import type { DashboardStore } from './store.ts';
+
+/** A browser session lasts 12 hours; the page's access token (minted per page view) one hour. */
+const SESSION_TTL_SECONDS = 12 * 3600;
+const SESSION_COOKIE = 'cuadra_session';
+/** The OAuth client id the first-party pages act as (the ledger's actor id for their calls). */
+export const WEB_CLIENT_ID = 'cuadra-web';
+const sessionKey = (token: string) => `web:session:${createHash('sha256').update(token).digest('hex')}`;
+
+interface Session { user: string; grant: string }
+
+/** The page's own files, served from this origin with a content hash (no inline script, strict CSP). */
+function loadAssets(): Map<string, { body: string; type: string; etag: string }> {
+  const assets = new Map<string, { body: string; type: string; etag: string }>();
+  for (const [name, type] of [['canvas.js', 'text/javascript'], ['canvas.css', 'text/css']] as const) {
+    const body = readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+    assets.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+  return assets;
+}
+
+function signInPage(input: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
+  return html`
+<h1>Sign in to Cuadra</h1>
+${input.error ? html`<p class="error" role="alert" id="form-error">${input.error}</p>` : ''}
+<form method="post" action="/app/sign-in" ${input.error ? html`aria-describedby="form-error"` : ''}>
+  <input type="hidden" name="csrf" value="${input.csrf}">
+  <input type="hidden" name="next" value="${input.next}">
+  <label for="email">E-mail</label>
+  <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}">
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required>
+  <button type="submit" class="primary">Sign in</button>
+</form>`;
+}
+
+/** Only local paths are followed after sign-in (no open redirect). */
+function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(value) ? value : '/';
+}
+
+function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...rest] = part.trim().split('=');
+    if (k === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/**
+ * The pages people view dashboards on. There was no browser session for first-party pages (the
+ * OAuth side signs people in for apps only), so this adds a minimal one on the same people store:
+ * `/app/sign-in` checks the password (throttled like /oauth/authorize, CSRF-guarded), keeps a
+ * session in Redis behind an HttpOnly SameSite=Lax cookie, and each `GET /dashboards/{id}` mints
+ * a one-hour access token (client `cuadra-web`, scope `tools`, the person's role in the
+ * dashboard's workspace) that the page's script uses against the REST API and `/v1/events` like
+ * any app. Signing out revokes the session's tokens at once.
+ */
+export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger; people: PeopleStore; tokens: AccessTokens; dashboards: DashboardStore; signingKey: string; publicUrl: string }): Router {
+  const router = Router();
+  const secure = deps.publicUrl.startsWith('https://');
+  const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra app pages csrf').digest(), secure);
+  const quotas = throttleQuotas();
+  const throttles = { login: new Throttle(deps.redis, 'app-login', quotas.login), address: new Throttle(deps.redis, 'app-login-addr', quotas.loginAddress) };
+  const assets = loadAssets();
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+
+  const session = async (req: Request): Promise<Session | null> => {
+    const token = readCookie(req, SESSION_COOKIE);
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const stored = await deps.redis.get(sessionKey(token));
+    return stored ? (JSON.parse(stored) as Session) : null;
+  };
+
+  router.get('/app/assets/:name', (req, res) => {
+    const asset = assets.get(req.params.name);
+    if (!asset) return res.status(404).type('text').send('Not found');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', asset.etag);
+    if (req.header('if-none-match') === asset.etag) return res.status(304).end();
+    res.type(asset.type).send(asset.body);
+  });
+
+  router.get('/app/sign-in', (req, res) => {
+    sendPage(res, { title: 'Sign in', body: signInPage({ csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
+  });
+
+  router.post('/app/sign-in', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const next = safeNext(body.next);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase().slice(0, 320) : '';
+    const again = (status: number, error: string) => sendPage(res, { status, title: 'Sign in', body: signInPage({ csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
+    try {
+      if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, 'This form expired or came from another site. Sign in again.');
+      const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+      if (!email || !password) return again(400, 'Enter your e-mail and password.');
+      const address = clientAddress(req);
+      const wait = (await throttles.address.hit(address)) ?? (await throttles.login.hit(`${address}|${email}`));
+      if (wait !== null) {
+        res.setHeader('Retry-After', String(wait));
+        return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
+      }
+      const user = await deps.people.checkPassword(email, password);
+      if (!user) return again(401, 'The e-mail or password is not right.');
+      await throttles.login.reset(`${address}|${email}`);
+      const token = randomBytes(32).toString('base64url');
+      const record: Session = { user: user._id, grant: `web_${randomBytes(12).toString('base64url')}` };
+      await deps.redis.set(sessionKey(token), JSON.stringify(record), 'EX', SESSION_TTL_SECONDS);
+      res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secure ? '; Secure' : ''}`);
+      res.redirect(303, next);
+    } catch (err) {
+      deps.log.error({ err }, 'app sign-in failed');
+      again(500, 'Something went wrong. Try again in a moment.');
+    }
+  });
+
+  router.post('/app/sign-out', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (!csrf.check(req, 'app-sign-out', body.csrf)) return res.redirect(303, '/app/sign-in');
+    const token = readCookie(req, SESSION_COOKIE);
+    const current = await session(req);
+    if (token && current) {
+      await deps.redis.del(sessionKey(token));
+      await deps.tokens.revokeGrantTokens(current.grant);
+    }
+    res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
+    res.redirect(303, '/app/sign-in');
+  });
+
+  router.get('/dashboards/:id', async (req, res) => {
+    try {
+      const current = await session(req);
+      if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
+      const doc = /^[A-Za-z0-9_-]{1,64}$/.test(req.params.id) ? await deps.dashboards.byId(req.params.id) : null;
+      const role = doc ? await deps.people.roleIn(doc.workspace, current.user) : null;
+      // Another workspace's dashboard is as unknown as a missing one.
+      if (!doc || !role) return sendPage(res, { status: 404, title: 'No such dashboard', body: html`<h1>No such dashboard</h1><p>This dashboard does not exist, or it belongs to a workspace you are not a member of.</p>` });
+      const { token } = deps.tokens.sign({ user: current.user, workspace: doc.workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant: current.grant });
+      sendDashboardPage(res, { id: doc._id, title: doc.title, token, signOutCsrf: csrf.issue(req, res, 'app-sign-out'), assets });
+    } catch (err) {
+      deps.log.error({ err }, 'dashboard page failed');
+      sendPage(res, { status: 500, title: 'Something went wrong', body: html`<h1>Something went wrong</h1><p>Try again in a moment.</p>` });
+    }
+  });
+
+  return router;
+}
+
+/** The dashboard page: a shell the served script fills from `dashboards.render`. */
+function sendDashboardPage(res: Response, input: { id: string; title: string; token: string; signOutCsrf: string; assets: ReturnType<typeof loadAssets> }): void {
+  const v = (name: string) => encodeURIComponent(input.assets.get(name)!.etag.replace(/"/g, ''));
+  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html').send(
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+      `<title>${escapeHtml(input.title)} · Cuadra</title>` +
+      `<meta name="cuadra-dashboard" content="${escapeHtml(input.id)}"><meta name="cuadra-token" content="${escapeHtml(input.token)}">` +
+      `<link rel="stylesheet" href="/app/assets/canvas.css?v=${v('canvas.css')}"><script src="/app/assets/canvas.js?v=${v('canvas.js')}" defer></script></head>` +
+      '<body><a class="skip" href="#canvas">Skip to the dashboard</a>' +
+      `<header class="top" role="banner"><span class="brand">Cuadra</span><h1 id="dash-title">${escapeHtml(input.title)}</h1>` +
+      `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">Sign out</button></form></header>` +
+      '<p id="live-status" class="sr-only" role="status" aria-live="polite"></p>' +
+      '<main id="canvas" class="grid" aria-busy="true" tabindex="-1"><p class="loading">Loading the dashboard…</p></main>' +
+      '<noscript><p class="note">This dashboard needs JavaScript to draw its data.</p></noscript></body></html>',
+  );
+}

@@ -1,0 +1,164 @@
+import { CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
+import { listRecords, queryMetric, readAgenda, type GraphRunner } from './routes.ts';
+import { AGENDA_LANES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
+import { walkBlocks } from './rules.ts';
+
+/** What the viewer has chosen: params control values and selector selections (CONTRACT.md §8). */
+export interface RenderValues {
+  params?: Record<string, string | number | boolean | null>;
+  selections?: Record<string, Record<string, unknown>>;
+}
+
+/** What rendering needs: the graph as the caller, and a way to run a read tool as the caller. */
+export interface RenderDeps {
+  run: GraphRunner;
+  principal: Principal;
+  /** Runs a read tool through the pipeline as the caller; answers its output. */
+  invokeRead: (tool: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Today, YYYY-MM-DD (the agenda's default start). */
+  today: string;
+}
+
+/** Default span on the twelve-column grid (specification §2.2). */
+export function defaultSpan(type: string): number {
+  return ['chart', 'table', 'records', 'detail'].includes(type) ? 6 : 12;
+}
+
+const NUMERIC_TARGETS = new Set(['days', 'limit', 'horizon']);
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+function blockError(err: unknown): { code: string; error: string } {
+  if (isCuadraError(err)) return { code: err.code, error: err.message };
+  return { code: 'internal', error: 'This block could not be read; the rest of the dashboard is unaffected.' };
+}
+
+/**
+ * `dashboards.render`: the same block tree with each block's payload filled (CONTRACT.md §8),
+ * every data block read concurrently through the composed graph. `bind`, `inputs` and `params`
+ * apply the given values; a block waiting for a required param or a selection gets
+ * `waiting: true`; a block whose data fails gets `error` and the rest still render.
+ */
+export async function renderBlocks(blocks: readonly Block[], values: RenderValues, deps: RenderDeps): Promise<Block[]> {
+  const controls = new Map<string, ParamControl>();
+  for (const { block } of walkBlocks(blocks)) for (const c of block.params ?? []) controls.set(c.key, c);
+  const params = values.params ?? {};
+  const selections = values.selections ?? {};
+
+  /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */
+  const paramValue = (key: string): { value?: unknown; missing: boolean } => {
+    const given = params[key];
+    if (given !== undefined && given !== null && given !== '') return { value: given, missing: false };
+    const control = controls.get(key);
+    if (control?.default !== undefined && control.default !== '') return { value: control.default, missing: false };
+    return { missing: control?.required === true };
+  };
+
+  /** The values a block's bind and inputs add, by target; `waiting` when one it needs is absent. */
+  const applied = (block: Block): { set: Record<string, unknown>; waiting: boolean } => {
+    const set: Record<string, unknown> = {};
+    let waiting = false;
+    if (block.bind) {
+      const selection = selections[block.bind.block];
+      const value = selection?.[block.bind.field ?? 'id'];
+      if (value === undefined || value === null || value === '') waiting = true;
+      else set[block.bind.param ?? 'ref'] = String(value);
+    }
+    for (const input of block.inputs ?? []) {
+      let value: unknown;
+      if (input.block !== undefined) {
+        value = selections[input.block]?.[input.field ?? 'id'];
+      } else if (input.param !== undefined) {
+        const p = paramValue(input.param);
+        if (p.missing) waiting = true;
+        value = p.value;
+      }
+      if (value === undefined || value === null || value === '') continue;
+      set[input.target] = NUMERIC_TARGETS.has(input.target) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    }
+    return { set, waiting };
+  };
+
+  const renderLeaf = async (block: Block): Promise<Block> => {
+    const out: Block = { ...block, span: block.span ?? defaultSpan(block.type) };
+    const { set, waiting } = applied(block);
+    if (waiting && (block.bind || block.inputs)) return { ...out, waiting: true };
+    try {
+      if ((METRIC_BLOCKS as readonly string[]).includes(block.type)) {
+        if (block.type === 'stats') {
+          const failures: unknown[] = [];
+          out.items = await Promise.all((block.items ?? []).map(async (card) => {
+            if (!card.query) return card;
+            const query = withInputs(card.query, set);
+            try {
+              const data = await queryMetric(deps.run, deps.principal, query);
+              const summary = (data.summary ?? {}) as Record<string, number | undefined>;
+              const series = (data.series ?? []) as { value: number }[];
+              return {
+                ...card, value: summary[card.stat ?? 'value'] ?? summary.value, previous: summary.previous, change_bps: summary.change_bps,
+                target: card.target ?? summary.target, spark: series.map((p) => p.value), format: card.format ?? (data.unit === 'money' ? 'money' : 'number'),
+                currency: card.currency ?? (data.currency as string | undefined),
+              };
+            } catch (err) {
+              failures.push(err);
+              return { ...card, error: blockError(err) };
+            }
+          }));
+          if (failures.length) out.error = blockError(failures[0]);
+        } else if (block.query) {
+          out.data = await queryMetric(deps.run, deps.principal, withInputs(block.query, set));
+        }
+      } else if ((RECORDS_BLOCKS as readonly string[]).includes(block.type) && block.records) {
+        const query = { ...block.records, ...set } as RecordsQuery;
+        if (block.type === 'detail' && query.limit === undefined) query.limit = 1;
+        out.records_data = await listRecords(deps.run, deps.principal, query);
+      } else if (block.type === 'agenda') {
+        const a = block.agenda ?? {};
+        const from = a.from ?? deps.today;
+        const to = a.to ?? addDays(from, (a.days ?? 30) - 1);
+        out.agenda_data = await readAgenda(deps.run, deps.principal, { from, to, limit: a.limit ?? 100, overdue: a.overdue ?? true, kinds: a.kinds, sources: a.sources ?? [...AGENDA_LANES] });
+      } else if (block.type === 'event') {
+        const e = block.event ?? {};
+        if (e.event_id) throw new CuadraError('not_found', `The calendar event ${e.event_id} cannot be shown: calendar events are not available yet.`);
+        const agenda = await readAgenda(deps.run, deps.principal, {
+          from: deps.today, to: addDays(deps.today, (e.horizon ?? 90) - 1), limit: 400, overdue: false, kinds: e.kind ? [e.kind] : undefined,
+          sources: e.source ? [e.source] : [...AGENDA_LANES],
+        });
+        out.event_data = { event: agenda.entries[0] ?? null, horizon: e.horizon ?? 90, unavailable_lanes: agenda.unavailable_lanes };
+      } else if (block.type === 'kanban') {
+        throw new CuadraError('not_found', 'The deals board (crm_deals) is not available yet: no module of this workspace answers it.');
+      } else if (block.type === 'result' && block.result) {
+        out.result_data = await deps.invokeRead(block.result.tool, { ...(block.result.values ?? {}), ...set });
+      }
+    } catch (err) {
+      out.error = blockError(err);
+    }
+    return out;
+  };
+
+  const renderTree = (list: readonly Block[]): Promise<Block[]> =>
+    Promise.all(list.map(async (block) => (block.children ? { ...block, span: block.span ?? defaultSpan(block.type), children: await renderTree(block.children) } : renderLeaf(block))));
+  return renderTree(blocks);
+}
+
+/** A metric query with a block's inputs applied; from/to given together override days. */
+function withInputs(query: MetricQuery, set: Record<string, unknown>): MetricQuery {
+  const q = { ...query, ...set } as MetricQuery;
+  if ((set.from !== undefined) !== (set.to !== undefined)) {
+    // One end alone cannot make a window (specification §2.3): keep the stored window.
+    delete (q as Partial<MetricQuery>).from;
+    delete (q as Partial<MetricQuery>).to;
+    if (query.from) Object.assign(q, { from: query.from, to: query.to });
+  }
+  return q;
+}
+
+/**
+ * The blocks that listed `module` in `live` (specification §6): an action of that module on
+ * the workspace ledger makes them stale, and only they are re-queried.
+ */
+export function liveBlocks(blocks: readonly Block[], module: string): { block: Block; pointer: string }[] {
+  return [...walkBlocks(blocks)].filter(({ block }) => block.live?.includes(module));
+}

@@ -1,0 +1,96 @@
+import { ensureModel, modelOn, newId } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Block } from './schema.ts';
+
+/** A stored dashboard: one document per dashboard, in the gateway's database, sealed to its workspace. */
+export interface DashboardDoc {
+  _id: string;
+  workspace: string;
+  title: string;
+  key: string | null;
+  /** The workspace-unique handle: the key when given, else the id (a unique index cannot hold many nulls here). */
+  handle: string;
+  blocks: Block[];
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const dashboardSchema = new Schema<DashboardDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    title: { type: String, required: true },
+    key: { type: String, default: null },
+    handle: { type: String, required: true },
+    // The block tree is validated by the canvas schema before it is stored; Mixed keeps it verbatim.
+    blocks: { type: Schema.Types.Mixed, required: true },
+    version: { type: Number, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+dashboardSchema.index({ workspace: 1, handle: 1 }, { unique: true });
+dashboardSchema.index({ workspace: 1, updated_at: -1 });
+
+/** What callers see of a dashboard. */
+export function dashboardView(doc: DashboardDoc): Record<string, unknown> {
+  return { id: doc._id, key: doc.key, title: doc.title, blocks: doc.blocks, version: doc.version, created_at: doc.created_at.toISOString(), updated_at: doc.updated_at.toISOString() };
+}
+
+/** Dashboards per workspace. */
+export class DashboardStore {
+  readonly model: Model<DashboardDoc>;
+  constructor(db: Connection) {
+    this.model = modelOn(db, 'Dashboard', dashboardSchema, 'dashboards');
+  }
+
+  async init(): Promise<void> {
+    await ensureModel(this.model);
+  }
+
+  /** Creates a dashboard, or replaces the one with the same key (a save by key is idempotent by design). */
+  async save(workspace: string, input: { title: string; key?: string; blocks: Block[] }, now: Date): Promise<{ doc: DashboardDoc; created: boolean }> {
+    if (input.key) {
+      const replaced = await this.model.findOneAndUpdate(
+        { workspace, handle: input.key },
+        { $set: { title: input.title, blocks: input.blocks, updated_at: now }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ).lean<DashboardDoc>();
+      if (replaced) return { doc: replaced, created: false };
+    }
+    const id = newId('dsh');
+    const doc: DashboardDoc = { _id: id, workspace, title: input.title, key: input.key ?? null, handle: input.key ?? id, blocks: input.blocks, version: 1, created_at: now, updated_at: now };
+    try {
+      await this.model.create(doc);
+    } catch (err) {
+      // Two saves of one new key at once: the unique index lets one create; the other replaces it.
+      if ((err as { code?: number }).code === 11000 && input.key) return this.save(workspace, input, now);
+      throw err;
+    }
+    return { doc, created: true };
+  }
+
+  /** By id, or by key. */
+  async get(workspace: string, idOrKey: string): Promise<DashboardDoc | null> {
+    return this.model.findOne({ workspace, $or: [{ _id: idOrKey }, { handle: idOrKey }] }).lean<DashboardDoc>();
+  }
+
+  /** A dashboard by id in any workspace (the page checks the viewer's membership itself). */
+  async byId(id: string): Promise<DashboardDoc | null> {
+    return this.model.findOne({ _id: id }).lean<DashboardDoc>();
+  }
+
+  async patch(workspace: string, id: string, set: { title?: string; blocks?: Block[] }, now: Date): Promise<DashboardDoc | null> {
+    return this.model.findOneAndUpdate({ workspace, _id: id }, { $set: { ...set, updated_at: now }, $inc: { version: 1 } }, { returnDocument: 'after' }).lean<DashboardDoc>();
+  }
+
+  async list(workspace: string, limit = 100): Promise<DashboardDoc[]> {
+    return this.model.find({ workspace }, { blocks: 0 }).sort({ updated_at: -1 }).limit(limit).lean<DashboardDoc[]>();
+  }
+
+  async remove(workspace: string, id: string): Promise<boolean> {
+    return (await this.model.deleteOne({ workspace, _id: id })).deletedCount === 1;
+  }
+}

@@ -1,0 +1,15 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { canvasServices } from '../services.ts';
+
+/** Deletes a dashboard (not reversible). */
+export const remove = defineTool<{ id: string }>({
+  name: 'dashboards.delete',
+  description: 'Delete a dashboard of the workspace. Not reversible.',
+  risk: 'destructive',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  async handler(input, ctx) {
+    const deleted = await canvasServices(ctx).dashboards.remove(ctx.workspace, input.id);
+    if (!deleted) throw new CuadraError('not_found', `No dashboard ${input.id} exists in this workspace.`);
+    return { deleted: true, id: input.id };
+  },
+});

@@ -1,0 +1,16 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { dashboardView } from '../../canvas/store.ts';
+import { canvasServices } from '../services.ts';
+
+/** One dashboard, by id or key. */
+export const get = defineTool<{ id: string }>({
+  name: 'dashboards.get',
+  description: 'Get one dashboard of the workspace (by id, or by its key) with its block tree.',
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  async handler(input, ctx) {
+    const doc = await canvasServices(ctx).dashboards.get(ctx.workspace, input.id);
+    if (!doc) throw new CuadraError('not_found', `No dashboard ${input.id} exists in this workspace.`);
+    return { dashboard: dashboardView(doc) };
+  },
+});

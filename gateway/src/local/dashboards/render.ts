@@ -1,0 +1,32 @@
+import { CuadraError, defineTool } from '@cuadra/shared';
+import { renderBlocks, type RenderValues } from '../../canvas/render.ts';
+import { renderInputSchema, type Block } from '../../canvas/schema.ts';
+import { canvasServices } from '../services.ts';
+
+interface Input { id?: string; blocks?: Block[]; values?: RenderValues }
+
+/** Fills every block's data through the composed graph, concurrently (CONTRACT.md §8). */
+export const render = defineTool<Input>({
+  name: 'dashboards.render',
+  description: 'Render a dashboard (by id, or blocks given inline) with the viewer\'s values (params, selections): the same block tree with each block\'s data filled — stats cards, chart/table data (metrics.query), records (records.list), agenda, event, board, result. A block waiting for a required param or a selection gets waiting: true; a block whose data fails gets error {code, error} while the rest render.',
+  risk: 'read',
+  maxInputBytes: 1024 * 1024,
+  input: renderInputSchema,
+  async handler(input, ctx) {
+    const services = canvasServices(ctx);
+    let blocks = input.blocks;
+    let dashboard: Record<string, unknown> | undefined;
+    if (input.id !== undefined) {
+      const doc = await services.dashboards.get(ctx.workspace, input.id);
+      if (!doc) throw new CuadraError('not_found', `No dashboard ${input.id} exists in this workspace.`);
+      blocks = doc.blocks;
+      dashboard = { id: doc._id, key: doc.key, title: doc.title, version: doc.version };
+    }
+    const started = performance.now();
+    const rendered = await renderBlocks(blocks!, input.values ?? {}, {
+      run: services.graph, principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
+      invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
+    });
+    return { ...(dashboard ? { dashboard } : {}), blocks: rendered, rendered_at: ctx.now.toISOString(), render_ms: Math.round(performance.now() - started) };
+  },
+});

@@ -1,0 +1,15 @@
+import { defineTool } from '@cuadra/shared';
+import { queryMetric } from '../../canvas/routes.ts';
+import { metricsQueryInputSchema, type MetricQuery } from '../../canvas/schema.ts';
+import { canvasServices } from '../services.ts';
+
+/** The composite metric read: fans out to the module that owns the metric (CONTRACT.md §8). */
+export const query = defineTool<MetricQuery>({
+  name: 'metrics.query',
+  description: 'Read one metric (specification §2.3: revenue, ar_outstanding, ar_aging, invoices_status, top_customers, …) over a window: {metric, unit, currency?, series: [{period, period_end, value, previous?}], summary: {value, previous?, change_bps?, target?}, rows?}. A metric no module answers yet is refused with not_found.',
+  risk: 'read',
+  input: metricsQueryInputSchema,
+  async handler(input, ctx) {
+    return queryMetric(canvasServices(ctx).graph, ctx.principal, input);
+  },
+});

@@ -1,0 +1,15 @@
+import { defineTool } from '@cuadra/shared';
+import { listRecords } from '../../canvas/routes.ts';
+import { recordsListInputSchema, type RecordsQuery } from '../../canvas/schema.ts';
+import { canvasServices } from '../services.ts';
+
+/** The composite records read: fans out to the module that owns the source (CONTRACT.md §8). */
+export const list = defineTool<RecordsQuery>({
+  name: 'records.list',
+  description: 'List rows of one records source (specification §2.5: invoices, payments, items, quotes, sales_orders, parties, …) with limit, search, kind, status, ref: {source, rows, total}. A source no module answers yet is refused with not_found.',
+  risk: 'read',
+  input: recordsListInputSchema,
+  async handler(input, ctx) {
+    return listRecords(canvasServices(ctx).graph, ctx.principal, input);
+  },
+});
