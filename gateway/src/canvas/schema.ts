@@ -210,10 +210,10 @@ const input = {
 
 /** `field: false` for the block types a field does not belong to. */
 function only(field: string, types: readonly string[]): Record<string, unknown> {
-  return { if: { properties: { type: { enum: BLOCK_TYPES.filter((t) => !types.includes(t)) } } }, then: { properties: { [field]: false } } };
+  return { if: { properties: { type: { enum: BLOCK_TYPES.filter((t) => !types.includes(t)) } }, required: ['type'] }, then: { properties: { [field]: false } } };
 }
 function when(type: string | readonly string[], then: Record<string, unknown>): Record<string, unknown> {
-  return { if: { properties: { type: typeof type === 'string' ? { const: type } : { enum: [...type] } } }, then };
+  return { if: { properties: { type: typeof type === 'string' ? { const: type } : { enum: [...type] } }, required: ['type'] }, then };
 }
 
 /** One canvas block (specification §2.2); `children` are blocks of the same variant. */
