@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveBlocks } from '../gateway/src/canvas/render.ts';
+import type { Block } from '../gateway/src/canvas/schema.ts';
+import { mixedDashboard, seedReceivables } from './helpers/canvas.ts';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+let key: string;
+let seeded: Awaited<ReturnType<typeof seedReceivables>>;
+
+async function ok(tool: string, input: unknown, headers?: Record<string, string>): Promise<any> {
+  const r = await sys.invoke(tool, input, key, headers);
+  if (r.status !== 200) throw new Error(`${tool} → ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.output;
+}
+const refused = async (tool: string, input: unknown) => {
+  const r = await sys.invoke(tool, input, key);
+  return { status: r.status, ...r.body };
+};
+/** The rendered block at a path of indexes ("4.1"). */
+const at = (blocks: any[], path: string): any => path.split('.').map(Number).reduce((list: any, i, n, all) => (n === all.length - 1 ? list[i] : list[i].children), blocks);
+
+beforeAll(async () => {
+  sys = await startTestSystem('dashboards');
+  const ws = await sys.workspace('Cuadra Demo SAS');
+  key = ws.api_key;
+  seeded = await seedReceivables(sys, key);
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+describe('dashboards.save|patch|get|list|delete', () => {
+  it('round-trips a dashboard through save, get, patch, list and delete', async () => {
+    const board = mixedDashboard();
+    const saved = (await ok('dashboards.save', board)).dashboard;
+    expect(saved).toMatchObject({ title: 'Cobranza', version: 1, key: null });
+    expect(saved.id).toMatch(/^dsh_/);
+    expect((await ok('dashboards.get', { id: saved.id })).dashboard.blocks).toEqual(board.blocks);
+
+    const patched = (await ok('dashboards.patch', { id: saved.id, title: 'Cobranza semanal' })).dashboard;
+    expect(patched).toMatchObject({ title: 'Cobranza semanal', version: 2 });
+    expect(patched.blocks).toEqual(board.blocks);
+    const fewer = (await ok('dashboards.patch', { id: saved.id, blocks: board.blocks.slice(0, 2) })).dashboard;
+    expect(fewer).toMatchObject({ title: 'Cobranza semanal', version: 3 });
+    expect(fewer.blocks).toHaveLength(2);
+
+    // A save by key replaces the dashboard with that key.
+    const keyed = (await ok('dashboards.save', { title: 'Ventas', key: 'ventas', blocks: [{ type: 'text', markdown: 'v1' }] })).dashboard;
+    const again = await ok('dashboards.save', { title: 'Ventas', key: 'ventas', blocks: [{ type: 'text', markdown: 'v2' }] });
+    expect(again).toMatchObject({ created: false, dashboard: { id: keyed.id, version: 2, blocks: [{ type: 'text', markdown: 'v2' }] } });
+    expect((await ok('dashboards.get', { id: 'ventas' })).dashboard.id).toBe(keyed.id);
+
+    const list = (await ok('dashboards.list', {})).rows;
+    expect(list.map((d: any) => d.id).sort()).toEqual([saved.id, keyed.id].sort());
+    expect(list[0]).not.toHaveProperty('blocks');
+
+    expect(await ok('dashboards.delete', { id: keyed.id })).toEqual({ deleted: true, id: keyed.id });
+    expect(await refused('dashboards.get', { id: keyed.id })).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused('dashboards.delete', { id: keyed.id })).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused('dashboards.patch', { id: 'dsh_nope', title: 'x' })).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('refuses a bad block with 422 and the pointer into the dashboard, from the schema and from the rules after it', async () => {
+    expect(await refused('dashboards.save', { title: 'x', blocks: [{ type: 'row', children: [{ type: 'text' }, { type: 'chart', span: 13 }] }] }))
+      .toMatchObject({ status: 422, code: 'invalid_input', field: '/blocks/0/children/1/span' });
+    expect(await refused('dashboards.patch', { id: 'dsh_x', blocks: [{ type: 'text', children: [] }] }))
+      .toMatchObject({ status: 422, code: 'invalid_input', field: '/blocks/0/children' });
+    // Rules JSON Schema cannot say: a registered tool, a selector that exists.
+    expect(await refused('dashboards.save', { title: 'x', blocks: [{ type: 'stack', children: [{ type: 'actions', actions: [{ tool: 'invoices.teleport' }] }] }] }))
+      .toMatchObject({ status: 422, code: 'invalid_input', field: '/blocks/0/children/0/actions/0/tool' });
+    expect(await refused('dashboards.save', { title: 'x', blocks: [{ type: 'records', records: { source: 'invoices' }, bind: { block: 'nobody' } }] }))
+      .toMatchObject({ status: 422, code: 'invalid_input', field: '/blocks/0/bind/block' });
+  });
+
+  it('runs through the one pipeline: idempotency replays, the ledger records, scopes and roles apply', async () => {
+    const input = { title: 'Once', blocks: [{ type: 'divider' }] };
+    const first = await sys.invoke('dashboards.save', input, key, { 'Idempotency-Key': 'dash-once-1' });
+    const second = await sys.invoke('dashboards.save', input, key, { 'Idempotency-Key': 'dash-once-1' });
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    const entries = (await ok('ledger.list', { module: 'dashboards', limit: 50 })).rows ?? (await ok('ledger.list', { module: 'dashboards', limit: 50 })).entries;
+    expect(entries.some((e: any) => e.tool === 'dashboards.save' && e.outcome === 'ok')).toBe(true);
+    const ws = (await sys.identity.authenticateApiKey(key)).workspace;
+    const viewer = await sys.key(ws, 'viewer');
+    expect((await sys.invoke('dashboards.save', input, viewer.api_key)).status).toBe(403);
+    expect((await sys.invoke('dashboards.list', {}, viewer.api_key)).status).toBe(200);
+  });
+});
+
+describe('metrics.query and records.list', () => {
+  it('fan out to the owning module, and name what no module answers yet', async () => {
+    const revenue = await ok('metrics.query', { metric: 'revenue', interval: 'week', compare: 'previous_period' });
+    expect(revenue).toMatchObject({ metric: 'revenue', unit: 'money', currency: 'COP' });
+    expect(revenue.summary.value).toBeGreaterThan(0);
+    const parties = await ok('records.list', { source: 'parties', kind: 'customer' });
+    expect(parties.rows.map((r: any) => r.name).sort()).toEqual(['Ana Gómez', 'Ferretería Búho Ltda', 'Tienda Andina SAS']);
+    expect((await ok('records.list', { source: 'invoices', limit: 2 })).rows).toHaveLength(2);
+    const cashflow = await refused('metrics.query', { metric: 'cashflow' });
+    expect(cashflow).toMatchObject({ status: 404, code: 'not_found' });
+    expect(cashflow.error).toMatch(/cashflow.*not available yet/);
+    expect(await refused('records.list', { source: 'bills' })).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused('metrics.query', { metric: 'revenue', from: '2026-01-01' })).toMatchObject({ status: 422, field: '/to' });
+    expect(await refused('records.list', { source: 'parties', kind: 'product' })).toMatchObject({ status: 422, field: '/kind' });
+  });
+});
+
+describe('dashboards.render', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = (await ok('dashboards.save', mixedDashboard())).dashboard.id;
+  });
+
+  it('fills every leaf type over real data, each failing block with its own error', async () => {
+    const out = await ok('dashboards.render', { id });
+    const b = out.blocks;
+    expect(out.dashboard).toMatchObject({ id, title: 'Cobranza' });
+    // stats: revenue and receivables filled, expenses answered by no module yet.
+    const stats = at(b, '2');
+    expect(stats.items[0]).toMatchObject({ label: 'Revenue', format: 'money', currency: 'COP' });
+    expect(stats.items[0].value).toBeGreaterThan(0);
+    expect(stats.items[0].spark.length).toBeGreaterThan(1);
+    expect(typeof stats.items[0].previous).toBe('number');
+    expect(stats.items[1].value).toBeGreaterThan(0);
+    expect(stats.items[2].error).toMatchObject({ code: 'not_found' });
+    expect(stats.error.code).toBe('not_found');
+    // chart (bar, by week, days from the param default) and pie
+    expect(at(b, '3.0').data).toMatchObject({ metric: 'revenue', unit: 'money' });
+    expect(at(b, '3.0').data.series.length).toBeGreaterThan(5);
+    expect(at(b, '3.1').data.metric).toBe('invoices_status');
+    expect(at(b, '3.0').span).toBe(6);
+    // table and records
+    expect(at(b, '4.0').data.rows[0].name ?? at(b, '4.0').data.rows[0].customer_name).toBeTruthy();
+    expect(at(b, '4.1').records_data.rows).toHaveLength(3);
+    // bound block waits for a selection
+    expect(at(b, '5')).toMatchObject({ waiting: true });
+    expect(at(b, '5')).not.toHaveProperty('records_data');
+    expect(at(b, '6').records_data.rows).toHaveLength(1);
+    // agenda: receivables lane answered, tax not yet; event follows the next due invoice; kanban not yet
+    expect(at(b, '7.0').agenda_data.entries.length).toBeGreaterThan(0);
+    expect(at(b, '7.0').agenda_data.unavailable_lanes).toEqual(['tax']);
+    expect(at(b, '7.1').event_data.event).toMatchObject({ source: 'receivables' });
+    expect(at(b, '7.2').error).toMatchObject({ code: 'not_found' });
+    // result: a read tool through the pipeline
+    expect(at(b, '8.5').result_data).toMatchObject({ ok: true });
+    // leaves without data come back as they were, with their span
+    expect(at(b, '8.0')).toMatchObject({ type: 'callout', span: 12 });
+    expect(at(b, '9.4').error).toMatchObject({ code: 'not_found' });
+  });
+
+  it('applies bind, inputs and params from the given values', async () => {
+    const andina = seeded.parties.andina;
+    const bound = (await ok('dashboards.render', { id, values: { selections: { cust: { id: andina.id, name: andina.name } } } })).blocks;
+    const rows = at(bound, '5').records_data.rows;
+    expect(rows.length).toBe(3);
+    expect(new Set(rows.map((r: any) => r.customer_name))).toEqual(new Set([andina.name]));
+
+    const filtered = (await ok('dashboards.render', { id, values: { params: { who: 'búho', days: '30' } } })).blocks;
+    expect(at(filtered, '4.1').records_data.rows.map((r: any) => r.name)).toEqual(['Ferretería Búho Ltda']);
+    const weeks30 = at(filtered, '3.0').data.series.length;
+    const weeks90 = at((await ok('dashboards.render', { id, values: { params: { days: '90' } } })).blocks, '3.0').data.series.length;
+    expect(weeks30).toBeLessThan(weeks90);
+
+    // A required param with no value makes its dependants wait.
+    const waiting = await ok('dashboards.render', { blocks: [
+      { type: 'params', params: [{ key: 'q', required: true }] },
+      { type: 'records', records: { source: 'parties' }, inputs: [{ target: 'search', param: 'q' }] },
+    ] });
+    expect(waiting.blocks[1]).toMatchObject({ waiting: true });
+  });
+
+  it('re-queries only the blocks that listed the module of a ledger event', async () => {
+    const stored = (await ok('dashboards.get', { id })).dashboard.blocks as Block[];
+    const res = await fetch(`${sys.gatewayUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
+    const reader = res.body!.getReader();
+    const created = await ok('parties.create', { name: 'Distribuidora Sur', kind: 'customer' });
+    let event: any;
+    let buffer = '';
+    while (!event) {
+      buffer += new TextDecoder().decode((await reader.read()).value);
+      const match = /data: (\{[^\n]*"tool":"parties\.create"[^\n]*\})/.exec(buffer);
+      if (match) event = JSON.parse(match[1]);
+    }
+    await reader.cancel();
+    expect(event).toMatchObject({ module: 'parties', outcome: 'ok' });
+
+    const stale = liveBlocks(stored, event.module);
+    expect(stale.map((s) => s.pointer)).toEqual(['/blocks/4/children/1']);
+    const fresh = (await ok('dashboards.render', { blocks: stale.map((s) => s.block) })).blocks;
+    expect(fresh[0].records_data.rows.map((r: any) => r.id)).toContain(created.party.id);
+    // An invoices action would re-query the stats, the weekly chart and the bound invoices, nothing else.
+    expect(liveBlocks(stored, 'invoices').map((s) => s.pointer)).toEqual(['/blocks/2', '/blocks/3/children/0', '/blocks/5']);
+  });
+});
