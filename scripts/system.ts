@@ -105,7 +105,7 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKe
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const prefix = opts.dbPrefix ?? 'cuadra';
-  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, ...opts.env };
+  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, REDIS_KEY_PREFIX: prefix, ...opts.env };
   const subgraphs: Record<string, ServiceProcess> = {};
   const started: ServiceProcess[] = [];
 

@@ -13,7 +13,7 @@ export {
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
 export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
-export { RateLimiter, parseQuota, quotasFromEnv } from './ratelimit.ts';
+export { RateLimiter, parseQuota, quotasFromEnv, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateLimitHeaders } from './ratelimit.ts';
 export { assertReach, classifyFailure, reaches } from './invoke.ts';
 export { ToolOwner } from './owner.ts';

@@ -25,6 +25,14 @@ export function quotasFromEnv(env: NodeJS.ProcessEnv = process.env): { credentia
   };
 }
 
+/**
+ * The namespace of this deployment's counters in Redis (`REDIS_KEY_PREFIX`, default `cuadra`), so
+ * several deployments — or several test systems — can share one Redis without sharing limits.
+ */
+export function redisKeyPrefix(env: NodeJS.ProcessEnv = process.env): string {
+  return env.REDIS_KEY_PREFIX ?? 'cuadra';
+}
+
 /** Headers for an answer (IETF RateLimit fields, draft-11 form). */
 export type RateLimitHeaders = Record<string, string>;
 
@@ -37,7 +45,7 @@ export class RateLimiter {
   readonly #workspace: RateLimiterRedis;
   readonly #quotas: { credential: Quota; workspace: Quota };
 
-  constructor(redis: Redis, quotas: { credential: Quota; workspace: Quota }, keyPrefix = 'rl') {
+  constructor(redis: Redis, quotas: { credential: Quota; workspace: Quota }, keyPrefix = `${redisKeyPrefix()}:rl`) {
     this.#quotas = quotas;
     this.#credential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${keyPrefix}:cred`, points: quotas.credential.points, duration: quotas.credential.seconds });
     this.#workspace = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${keyPrefix}:ws`, points: quotas.workspace.points, duration: quotas.workspace.seconds });

@@ -1,4 +1,4 @@
-import { parseQuota, type Quota } from '@cuadra/shared';
+import { parseQuota, redisKeyPrefix, type Quota } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
@@ -10,7 +10,7 @@ export class Throttle {
   readonly #limiter: RateLimiterRedis;
 
   constructor(redis: Redis, name: string, quota: Quota) {
-    this.#limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${name}`, points: quota.points, duration: quota.seconds });
+    this.#limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisKeyPrefix()}:rl:${name}`, points: quota.points, duration: quota.seconds });
   }
 
   /** Counts one attempt; resolves to null when allowed, or the seconds to wait. */
