@@ -20,7 +20,8 @@ import { addDays } from '../subgraphs/invoices/src/money.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 15);
-const END = '2026-11-30';
+// Data ends today, as a live workspace's does (the records walk starts from today).
+const END = new Date().toISOString().slice(0, 10);
 const CUSTOMERS = 200;
 
 await ensureJavaAndMaven();
@@ -61,6 +62,7 @@ async function seed(workspace: string, n: number): Promise<void> {
       roll.set(id, doc);
     }
   };
+  const recent = new Map<string, string[]>();
   const batch: Record<string, unknown>[] = [];
   const flush = async () => {
     if (batch.length) await sg.db.collection('invoices').insertMany(batch.splice(0) as never[], { ordered: false });
@@ -95,6 +97,7 @@ async function seed(workspace: string, n: number): Promise<void> {
     });
     add(issue, { revenue: subtotal, invoiced: total, ar: total, invoices: 1, [`status_${status}`]: 1 }, { id: customer, name: customerName, inc: { revenue: subtotal, invoiced: total } });
     addDue(issue, due, total);
+    recent.set(issue, [...(recent.get(issue) ?? []), id]);
     if (settled) {
       add(payDay, { collected: paid, ar: -paid, payments: 1 });
       addDue(payDay, due, -paid);
@@ -104,6 +107,7 @@ async function seed(workspace: string, n: number): Promise<void> {
   await flush();
   const docs = [...roll.values()];
   for (let i = 0; i < docs.length; i += 2000) await sg.db.collection('rollups').insertMany(docs.slice(i, i + 2000) as never[], { ordered: false });
+  await sg.db.collection('recent_index').insertMany([...recent.entries()].map(([day, ids]) => ({ _id: `${workspace}|invoices|${day}`, ids })) as never[]);
   await sg.db.collection('einvoicing_settings').insertOne({ _id: workspace, currency: 'COP' } as never);
   console.log(`  seeded ${n} invoices, ${docs.length} rollup documents`);
 }

@@ -7,6 +7,7 @@ import { addCustomerCredit } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from './models/invoice.ts';
 import { counterId, counters, settings, type SettingsDoc } from './models/settings.ts';
 import { localTime } from './money.ts';
+import { indexCreated } from './models/recent.ts';
 import { pendingChanges } from './models/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
 
@@ -228,6 +229,7 @@ export async function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
   const intent = rollupIntent(statusDelta(doc, null, 'draft'), ctx.now);
   const stored: InvoiceDoc = intent ? { ...doc, pending_rollups: [intent], pending_count: 1 } : doc;
   await markIntent(ctx.db, ctx.workspace, invoices(ctx.db), doc._id, intent);
+  await indexCreated(ctx.db, ctx.workspace, 'invoices', doc.created_at, doc._id);
   await invoices(ctx.db).create(stored);
   await applyRollupIntent(ctx.db, invoices(ctx.db), doc._id, ctx.workspace, intent);
   return { ...stored, pending_rollups: [], pending_count: 0 };

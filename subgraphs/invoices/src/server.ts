@@ -6,6 +6,7 @@ import { customerCredits } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
 import { payments } from './models/payment.ts';
+import { recentIndex } from './models/recent.ts';
 import { recurringInvoices } from './models/recurring.ts';
 import { pendingChanges, rollups } from './models/rollup.ts';
 import { salesDocuments } from './models/sales-document.ts';
@@ -50,7 +51,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
       name,
       modules,
       tools,
-      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices, pendingChanges],
+      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices, pendingChanges, recentIndex],
       typeDefs: typeDefs(),
       readGuards: {
         'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items',

@@ -2,6 +2,7 @@ import { CuadraError, escapeRegex } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { invoices, type InvoiceDoc } from '../models/invoice.ts';
 import { items, type ItemDoc } from '../models/item.ts';
+import { recentId, recentIndex } from '../models/recent.ts';
 import { payments, type PaymentDoc } from '../models/payment.ts';
 import { recurringInvoices } from '../models/recurring.ts';
 import { salesDocuments, type SalesDocument } from '../models/sales-document.ts';
@@ -58,15 +59,53 @@ const SOURCES: Record<(typeof INVOICES_SOURCES)[number], SourceSpec> = {
   sales_orders: { model: salesDocuments, base: { kind: 'sales_order' }, searchField: 'search_lc', statuses: ['open', 'invoiced'], row: salesRow },
 };
 
-/** Recent-first windows tried in turn, so "latest N" sorts a few recent documents, not the whole history. */
-const RECENT_WINDOWS_DAYS = [7, 31, 366];
+/** Sources whose creations are indexed by day (models/recent.ts). */
+const INDEXED_SOURCES = new Set(['invoices', 'payments']);
+/** Days walked back, candidates fetched at most, days per read. */
+const WALK_DAYS = 400;
+const CANDIDATE_CAP = 3000;
+const CHUNK_DAYS = 31;
+
+function matches(doc: Record<string, unknown>, filter: Record<string, unknown>): boolean {
+  for (const [key, want] of Object.entries(filter)) {
+    const have = key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], doc);
+    if (want && typeof want === 'object' && '$regex' in (want as object)) {
+      if (typeof have !== 'string' || !new RegExp((want as { $regex: string }).$regex).test(have)) return false;
+    } else if (have !== want) return false;
+  }
+  return true;
+}
+
+/**
+ * Newest first without sorting a collection: walks the day index of creations backwards from
+ * today, 31 days per read, fetching candidates by `_id` and filtering them here, until `limit`
+ * rows match, 3,000 candidates were read or 400 days were walked. Returns whether the walk was
+ * cut short by the candidate cap (then older matches may exist beyond it).
+ */
+async function newestByDayIndex(db: Connection, workspace: string, source: string, model: Model<any>, filter: Record<string, unknown>, limit: number, now: Date) {
+  const rows: any[] = [];
+  let candidates = 0;
+  let day = now.toISOString().slice(0, 10);
+  for (let walked = 0; walked < WALK_DAYS && rows.length < limit && candidates < CANDIDATE_CAP; walked += CHUNK_DAYS) {
+    const days = Array.from({ length: CHUNK_DAYS }, (_, i) => addDays(day, -i));
+    const entries = await recentIndex(db).find({ _id: { $in: days.map((d) => recentId(workspace, source, d)) } }).lean();
+    const ids = entries.flatMap((e) => e.ids);
+    candidates += ids.length;
+    const found: any[] = [];
+    for (let i = 0; i < ids.length; i += 500) found.push(...await model.find({ _id: { $in: ids.slice(i, i + 500) } }).lean());
+    found.filter((d) => matches(d, filter)).sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : -1))
+      .forEach((d) => rows.length < limit && rows.push(d));
+    day = addDays(day, -CHUNK_DAYS);
+  }
+  return { rows, capped: candidates >= CANDIDATE_CAP && rows.length < limit, walkedAll: rows.length < limit && candidates < CANDIDATE_CAP };
+}
 
 /**
  * Answers `records.list` for one of this subgraph's sources: `{source, rows, total}`, newest
  * first. `kind` and `status` use the source's vocabulary (an unknown value is `invalid_input`),
  * `search` is a case-insensitive substring of the source's text columns, `ref` is not used by
- * these sources. The rows are read from the most recent documents first (a week, a month, a
- * year, then all), because the MongoDB subset here sorts in memory.
+ * these sources. Invoices and payments are read through the day index of creations (bounded
+ * reads whatever the collection's size); `total` counts the matches with the indexed filter.
  */
 export async function invoicesRecords(db: Connection, workspace: string, q: RecordsQuery, now = new Date()): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
   if (!(INVOICES_SOURCES as readonly string[]).includes(q.source)) {
@@ -87,11 +126,15 @@ export async function invoicesRecords(db: Connection, workspace: string, q: Reco
   if (q.search) filter[spec.searchField] = { $regex: escapeRegex(q.search.toLowerCase()) };
   const model = spec.model(db);
   const total = await model.countDocuments(filter);
-  let rows: any[] = [];
-  for (const days of [...RECENT_WINDOWS_DAYS, null]) {
-    const f = days === null ? filter : { ...filter, created_at: { $gte: new Date(now.getTime() - days * 86_400_000) } };
-    rows = await model.find(f).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
-    if (rows.length >= Math.min(limit, total)) break;
+  let rows: any[];
+  if (INDEXED_SOURCES.has(q.source)) {
+    const walk = await newestByDayIndex(db, workspace, q.source, model, filter, limit, now);
+    rows = walk.rows;
+    // Documents older than the walk (or written before the index existed): the plain query, only
+    // when the walk saw everything it could and the count says more exist.
+    if (walk.walkedAll && rows.length < Math.min(limit, total)) rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
+  } else {
+    rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
   }
   return { source: q.source, rows: rows.map(spec.row), total };
 }

@@ -2,6 +2,7 @@ import { CuadraError, defineTool, newId } from '@cuadra/shared';
 import { invoices } from '../../models/invoice.ts';
 import { payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
 import { localDate } from '../../money.ts';
+import { indexCreated } from '../../models/recent.ts';
 import { completePayment, markPayment } from '../../payment-ops.ts';
 
 interface Input {
@@ -91,6 +92,7 @@ export const register = defineTool<Input>({
       created_at: ctx.now, updated_at: ctx.now,
     };
     await markPayment(ctx, doc._id);
+    await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
     await payments(ctx.db).create(doc);
     const done = await completePayment(ctx, doc);
     return { payment: paymentView(done) };
