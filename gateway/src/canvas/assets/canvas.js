@@ -102,7 +102,7 @@
       const v = min + ((max - min) * k) / 4;
       g.append(svg('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'gridline' }));
       const t = svg('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' });
-      t.textContent = unit === 'money' ? fmtMoney(v, currency).replace(/\s/g, '') : fmtNumber(v);
+      t.textContent = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(unit === 'money' ? v / 100 : v);
       g.append(t);
     }
     const step = Math.max(1, Math.ceil(points.length / 6));
@@ -167,7 +167,8 @@
   const COLUMN_SKIP = new Set(['id', 'workspace', 'customer_id', 'party_id']);
   const columnsOf = (rows) => {
     const keys = [];
-    for (const r of rows.slice(0, 5)) for (const k of Object.keys(r)) if (!keys.includes(k) && !COLUMN_SKIP.has(k)) keys.push(k);
+    const shown = (v) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
+    for (const r of rows.slice(0, 20)) for (const k of Object.keys(r)) if (!keys.includes(k) && !COLUMN_SKIP.has(k) && rows.some((x) => shown(x[k]))) keys.push(k);
     return keys.slice(0, 6);
   };
   /** A table of rows; with a selector key, rows are selectable by click, Enter or Space. */
@@ -227,7 +228,7 @@
         const data = b.data || {};
         const series = b.series?.length ? b.series : ['value'];
         if ((b.chart || 'line') === 'pie') {
-          const slices = (data.rows?.length ? data.rows : data.series || []).slice(0, 8).map((r) => ({ label: String(r.name ?? r.label ?? r.status ?? r.bucket ?? r.period ?? r.key ?? ''), value: Number(r[series[0]] ?? r.value ?? r.total ?? r.amount ?? 0) }));
+          const slices = (data.rows?.length ? data.rows : data.series || []).slice(0, 8).map((r) => ({ label: String(r.name ?? r.label ?? r.status ?? r.bucket ?? r.period ?? r.key ?? ''), value: Number(r[series[0]] ?? r.value ?? r.count ?? r.total ?? r.amount ?? Object.values(r).find((v) => typeof v === 'number') ?? 0) }));
           return [pieChart(slices, data.unit, data.currency, b.title)];
         }
         const points = (data.series || []).map((p) => ({ label: String(p.period ?? '').slice(5) || String(p.period), raw: p, values: Object.fromEntries(series.map((s) => [s, Number(p[s] ?? 0)])) }));
