@@ -313,8 +313,15 @@ export const canvasDefs = { block, metric_query: metricQuerySchema, records_quer
 
 const blocks = { type: 'array', maxItems: 200, items: { $ref: '#/$defs/block' } } as const;
 
+/**
+ * Each tool schema is its own JSON Schema resource (`$id`), so its `#/$defs/…` references resolve
+ * inside it wherever it is embedded (an OpenAPI document, an MCP tools/list answer).
+ */
+const toolSchemaId = (tool: string) => `urn:cuadra:tool:${tool}:input`;
+
 /** Input of `dashboards.save`. */
 export const saveInputSchema = {
+  $id: toolSchemaId('dashboards.save'),
   type: 'object',
   additionalProperties: false,
   required: ['title', 'blocks'],
@@ -328,6 +335,7 @@ export const saveInputSchema = {
 
 /** Input of `dashboards.patch`: the fields given replace the stored ones. */
 export const patchInputSchema = {
+  $id: toolSchemaId('dashboards.patch'),
   type: 'object',
   additionalProperties: false,
   required: ['id'],
@@ -350,6 +358,7 @@ const values = {
 
 /** Input of `dashboards.render`: a stored dashboard or blocks given inline, and the viewer's values. */
 export const renderInputSchema = {
+  $id: toolSchemaId('dashboards.render'),
   type: 'object',
   additionalProperties: false,
   properties: {
