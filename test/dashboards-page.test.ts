@@ -173,6 +173,10 @@ describe('the dashboard page in Chromium', () => {
     const other = await sys.workspace('Otra SAS');
     const foreign = (await sys.invoke('dashboards.save', { title: 'Secret', blocks: [{ type: 'text', markdown: 'secret' }] }, other.api_key)).body.output.dashboard.id;
     const page = await openPage();
+    // The person's dashboards, by workspace: theirs only.
+    await page.goto(`${sys.gatewayUrl}/dashboards`);
+    expect(await page.getByRole('link', { name: 'Cobranza' }).getAttribute('href')).toBe(`/dashboards/${dashboardId}`);
+    expect(await page.getByRole('link', { name: 'Secret' }).count()).toBe(0);
     const res = await page.goto(`${sys.gatewayUrl}/dashboards/${foreign}`);
     expect(res?.status()).toBe(404);
     expect(await page.content()).not.toContain('secret');

@@ -161,6 +161,18 @@ describe('dashboards.render', () => {
     const weeks90 = at((await ok('dashboards.render', { id, values: { params: { days: '90' } } })).blocks, '3.0').data.series.length;
     expect(weeks30).toBeLessThan(weeks90);
 
+    // A chart bucket selection carries period and period_end; a metric block reads them as from/to.
+    const weeks = at(bound, '3.0').data.series as { period: string; period_end: string; value: number }[];
+    const busiest = weeks.reduce((a, w) => (w.value > a.value ? w : a));
+    const drilled = await ok('dashboards.render', { blocks: [
+      { type: 'chart', key: 'week', query: { metric: 'revenue', interval: 'week' } },
+      { type: 'table', query: { metric: 'revenue', interval: 'day' }, inputs: [{ target: 'from', block: 'week', field: 'period' }, { target: 'to', block: 'week', field: 'period_end' }] },
+    ], values: { selections: { week: { period: busiest.period, period_end: busiest.period_end } } } });
+    const days = drilled.blocks[1].data.series;
+    expect(days.length).toBeLessThanOrEqual(7);
+    expect(days[0].period >= busiest.period).toBe(true);
+    expect(drilled.blocks[1].data.summary.value).toBe(busiest.value);
+
     // A required param with no value makes its dependants wait.
     const waiting = await ok('dashboards.render', { blocks: [
       { type: 'params', params: [{ key: 'q', required: true }] },

@@ -5,6 +5,7 @@ import express, { Router, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { PeopleStore } from '../identity/people.ts';
+import type { IdentityStore } from '../identity/store.ts';
 import type { AccessTokens } from '../oauth/tokens.ts';
 import { Throttle, throttleQuotas } from '../oauth/throttle.ts';
 import { clientAddress, CsrfGuard, escapeHtml, html, sendPage, type SafeHtml } from '../pages/html.ts';
@@ -66,7 +67,7 @@ function readCookie(req: Request, name: string): string | undefined {
  * dashboard's workspace) that the page's script uses against the REST API and `/v1/events` like
  * any app. Signing out revokes the session's tokens at once.
  */
-export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger; people: PeopleStore; tokens: AccessTokens; dashboards: DashboardStore; signingKey: string; publicUrl: string }): Router {
+export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger; people: PeopleStore; identity: IdentityStore; tokens: AccessTokens; dashboards: DashboardStore; signingKey: string; publicUrl: string }): Router {
   const router = Router();
   const secure = deps.publicUrl.startsWith('https://');
   const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra app pages csrf').digest(), secure);
@@ -136,6 +137,28 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     }
     res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);
     res.redirect(303, '/app/sign-in');
+  });
+
+  router.get('/dashboards', async (req, res) => {
+    try {
+      const current = await session(req);
+      if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent('/dashboards')}`);
+      const memberships = await deps.people.memberships(current.user);
+      const groups = await Promise.all(memberships.map(async (m) => ({
+        name: (await deps.identity.workspace(m.workspace))?.name ?? m.workspace,
+        boards: await deps.dashboards.list(m.workspace),
+      })));
+      sendPage(res, {
+        title: 'Dashboards',
+        body: html`<h1>Dashboards</h1>${groups.map((g) => html`<h2>${g.name}</h2>${g.boards.length
+          ? html`<ul>${g.boards.map((d) => html`<li><a href="/dashboards/${d._id}">${d.title}</a></li>`)}</ul>`
+          : html`<p class="note">No dashboards yet.</p>`}`)}
+<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${csrf.issue(req, res, 'app-sign-out')}"><button type="submit" class="secondary">Sign out</button></form>`,
+      });
+    } catch (err) {
+      deps.log.error({ err }, 'dashboards list page failed');
+      sendPage(res, { status: 500, title: 'Something went wrong', body: html`<h1>Something went wrong</h1><p>Try again in a moment.</p>` });
+    }
   });
 
   router.get('/dashboards/:id', async (req, res) => {
