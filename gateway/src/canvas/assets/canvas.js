@@ -345,11 +345,14 @@
     const { status, body } = await api(a.tool, input);
     outcome(resultNode, status, body, a.tool);
   };
+  /** Action icons (specification §2.9) as glyphs the system fonts carry; decorative, the label says what it does. */
+  const ICON = { plus: '+', check: '✓', x: '✕', play: '▶', send: '➤', download: '↓', upload: '↑', trash: '✕', pencil: '✎', eye: '◉', refresh: '↻', search: '⌕', filter: '▽', calendar: '▦', user: '●', users: '●●', file: '▤', mail: '✉', link: '↗', settings: '⚙', alert: '⚠', info: 'ℹ', star: '★', 'arrow-right': '→', clock: '◷', lock: '■', copy: '⧉', printer: '⎙', money: '$', package: '▣' };
+  const iconOf = (a) => (a.icon && ICON[a.icon] ? el('span', { class: 'icon', 'aria-hidden': 'true', text: ICON[a.icon] }) : null);
   const actionButton = (a, b) => {
-    const text = a.label || a.tool || a.href;
-    if (a.href) return el('a', { class: `btn ${a.variant || 'outline'}`, href: a.href }, text);
+    const text = [iconOf(a), a.label || a.tool || a.href];
+    if (a.href) return el('a', { class: `btn ${a.variant || 'outline'}`, href: a.href }, ...text);
     const result = el('span', { class: 'action-result', role: 'status' });
-    const button = el('button', { type: 'button', class: `btn ${a.variant || 'outline'}`, title: a.description }, text);
+    const button = el('button', { type: 'button', class: `btn ${a.variant || 'outline'}`, title: a.description }, ...text);
     button.addEventListener('click', async () => {
       const input = actionValues(a, b);
       const tool = await describe(a.tool);
@@ -384,7 +387,7 @@
         fields.append(el('div', { class: 'field' }, el('label', { for: id, text: `${label(name)}${required.has(name) ? ' *' : ''}` }), input));
       }
     });
-    form.append(fields, el('button', { type: 'submit', class: `btn ${a.variant === 'outline' || !a.variant ? 'default' : a.variant}` }, a.label || a.tool), result);
+    form.append(fields, el('button', { type: 'submit', class: `btn ${a.variant === 'outline' || !a.variant ? 'default' : a.variant}` }, iconOf(a), a.label || a.tool), result);
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!form.reportValidity()) return;
