@@ -173,6 +173,11 @@ describe('dashboards.render', () => {
     expect(days[0].period >= busiest.period).toBe(true);
     expect(drilled.blocks[1].data.summary.value).toBe(busiest.value);
 
+    // A viewer's value the owning module refuses fails only that block.
+    const bad = (await ok('dashboards.render', { id, values: { params: { days: '999' } } })).blocks;
+    expect(at(bad, '3.0').error).toMatchObject({ code: 'invalid_input' });
+    expect(at(bad, '3.1').data.metric).toBe('invoices_status');
+
     // A required param with no value makes its dependants wait.
     const waiting = await ok('dashboards.render', { blocks: [
       { type: 'params', params: [{ key: 'q', required: true }] },

@@ -46,6 +46,15 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
   for (const { block } of walkBlocks(blocks)) for (const c of block.params ?? []) controls.set(c.key, c);
   const params = values.params ?? {};
   const selections = values.selections ?? {};
+  // One read per distinct query in a render: a stat card and a chart over the same metric share it.
+  const reads = new Map<string, Promise<Record<string, unknown>>>();
+  const once = (kind: string, query: object, read: () => Promise<Record<string, unknown>>) => {
+    const id = `${kind}:${JSON.stringify(query)}`;
+    if (!reads.has(id)) reads.set(id, read());
+    return reads.get(id)!;
+  };
+  const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(deps.run, deps.principal, q));
+  const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(deps.run, deps.principal, q));
 
   /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */
   const paramValue = (key: string): { value?: unknown; missing: boolean } => {
@@ -93,7 +102,7 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
             if (!card.query) return card;
             const query = withInputs(card.query, set);
             try {
-              const data = await queryMetric(deps.run, deps.principal, query);
+              const data = await metric(query);
               const summary = (data.summary ?? {}) as Record<string, number | undefined>;
               const series = (data.series ?? []) as { value: number }[];
               return {
@@ -108,12 +117,12 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
           }));
           if (failures.length) out.error = blockError(failures[0]);
         } else if (block.query) {
-          out.data = await queryMetric(deps.run, deps.principal, withInputs(block.query, set));
+          out.data = await metric(withInputs(block.query, set));
         }
       } else if ((RECORDS_BLOCKS as readonly string[]).includes(block.type) && block.records) {
         const query = { ...block.records, ...set } as RecordsQuery;
         if (block.type === 'detail' && query.limit === undefined) query.limit = 1;
-        out.records_data = await listRecords(deps.run, deps.principal, query);
+        out.records_data = await recordsOf(query);
       } else if (block.type === 'agenda') {
         const a = block.agenda ?? {};
         const from = a.from ?? deps.today;
