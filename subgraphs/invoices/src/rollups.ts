@@ -88,6 +88,11 @@ async function addToRollup(db: Connection, workspace: string, mark: string, grai
   return true;
 }
 
+/** Counters that are document counts: also kept across currencies (records totals). */
+export function isCount(key: string): boolean {
+  return key.startsWith('status_') || key === 'invoices' || key === 'credit_notes' || key === 'payments';
+}
+
 /** The rollup documents one change lands in. */
 function grainsOf(delta: RollupDelta): [('d' | 'm' | 'a' | 'due' | 'duem'), string][] {
   const out: [('d' | 'm' | 'a' | 'due' | 'duem'), string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
@@ -104,6 +109,11 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
     const mark = `${intent.id}#${n}`;
     for (const [grain, period] of grainsOf(delta)) {
       if (await addToRollup(db, workspace, mark, grain, period, delta)) touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
+    }
+    // Document counts of every currency together, for records totals.
+    const counts = Object.fromEntries(Object.entries(delta.inc).filter(([k]) => isCount(k)));
+    if (Object.keys(counts).length && await addToRollup(db, workspace, mark, 'a', 'all', { day: delta.day, currency: '*', inc: counts })) {
+      touched.push({ id: rollupId(workspace, '*', 'a', 'all'), mark });
     }
   }
   const done = await model.collection.updateOne(

@@ -3,6 +3,7 @@ import type { Connection, Model } from 'mongoose';
 import { invoices, type InvoiceDoc } from '../models/invoice.ts';
 import { items, type ItemDoc } from '../models/item.ts';
 import { recentId, recentIndex } from '../models/recent.ts';
+import { rollupId, rollups } from '../models/rollup.ts';
 import { payments, type PaymentDoc } from '../models/payment.ts';
 import { recurringInvoices } from '../models/recurring.ts';
 import { salesDocuments, type SalesDocument } from '../models/sales-document.ts';
@@ -101,6 +102,21 @@ async function newestByDayIndex(db: Connection, workspace: string, source: strin
 }
 
 /**
+ * The number of invoices or payments matching kind/status, from the all-currency count rollup
+ * (no collection count: the store here scans for it). Null for other sources.
+ */
+async function totalFromRollups(db: Connection, workspace: string, q: RecordsQuery): Promise<number | null> {
+  if (!INDEXED_SOURCES.has(q.source)) return null;
+  const all = await rollups(db).findById(rollupId(workspace, '*', 'a', 'all')).lean();
+  const v = all?.v ?? {};
+  if (q.source === 'payments') return q.kind === 'outgoing' ? 0 : (v.payments ?? 0);
+  const statuses = ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'];
+  const invoicesCount = q.kind === 'credit_note' ? 0 : (q.status ? (v[`status_${q.status}`] ?? 0) : statuses.reduce((s, st) => s + (v[`status_${st}`] ?? 0), 0));
+  const notesCount = q.kind === 'invoice' || (q.status && q.status !== 'posted') ? 0 : (v.credit_notes ?? 0);
+  return invoicesCount + notesCount;
+}
+
+/**
  * Answers `records.list` for one of this subgraph's sources: `{source, rows, total}`, newest
  * first. `kind` and `status` use the source's vocabulary (an unknown value is `invalid_input`),
  * `search` is a case-insensitive substring of the source's text columns, `ref` is not used by
@@ -125,7 +141,7 @@ export async function invoicesRecords(db: Connection, workspace: string, q: Reco
   }
   if (q.search) filter[spec.searchField] = { $regex: escapeRegex(q.search.toLowerCase()) };
   const model = spec.model(db);
-  const total = await model.countDocuments(filter);
+  const total = (q.search ? null : await totalFromRollups(db, workspace, q)) ?? await model.countDocuments(filter);
   let rows: any[];
   if (INDEXED_SOURCES.has(q.source)) {
     const walk = await newestByDayIndex(db, workspace, q.source, model, filter, limit, now);
