@@ -79,26 +79,32 @@ function matches(doc: Record<string, unknown>, filter: Record<string, unknown>):
 
 /**
  * Newest first without sorting a collection: walks the day index of creations backwards from
- * today, 31 days per read, fetching candidates by `_id` and filtering them here, until `limit`
- * rows match, 3,000 candidates were read or 400 days were walked. Returns whether the walk was
- * cut short by the candidate cap (then older matches may exist beyond it).
+ * today (one read per 31 days; within a day, ids are in creation order), fetching candidates by
+ * `_id` in small batches and filtering them here. Stops when `limit` rows match (or, with
+ * `countAll`, when every candidate is counted), after 3,000 candidates, or after 400 days.
  */
-async function newestByDayIndex(db: Connection, workspace: string, source: string, model: Model<any>, filter: Record<string, unknown>, limit: number, now: Date) {
+async function newestByDayIndex(db: Connection, workspace: string, source: string, model: Model<any>, filter: Record<string, unknown>, limit: number, now: Date, countAll: boolean) {
   const rows: any[] = [];
+  let matched = 0;
   let candidates = 0;
+  const batchSize = Math.max(limit * 2, 40);
   let day = now.toISOString().slice(0, 10);
-  for (let walked = 0; walked < WALK_DAYS && rows.length < limit && candidates < CANDIDATE_CAP; walked += CHUNK_DAYS) {
+  const done = () => candidates >= CANDIDATE_CAP || (!countAll && rows.length >= limit);
+  for (let walked = 0; walked < WALK_DAYS && !done(); walked += CHUNK_DAYS) {
     const days = Array.from({ length: CHUNK_DAYS }, (_, i) => addDays(day, -i));
-    const entries = await recentIndex(db).find({ _id: { $in: days.map((d) => recentId(workspace, source, d)) } }).lean();
-    const ids = entries.flatMap((e) => e.ids);
-    candidates += ids.length;
-    const found: any[] = [];
-    for (let i = 0; i < ids.length; i += 500) found.push(...await model.find({ _id: { $in: ids.slice(i, i + 500) } }).lean());
-    found.filter((d) => matches(d, filter)).sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : -1))
-      .forEach((d) => rows.length < limit && rows.push(d));
+    const entries = new Map((await recentIndex(db).find({ _id: { $in: days.map((d) => recentId(workspace, source, d)) } }).lean()).map((e) => [e._id, e.ids]));
+    const ids = days.flatMap((d) => [...(entries.get(recentId(workspace, source, d)) ?? [])].reverse());
+    for (let i = 0; i < ids.length && !done(); i += batchSize) {
+      const batch = ids.slice(i, Math.min(i + batchSize, i + CANDIDATE_CAP - candidates));
+      candidates += batch.length;
+      const found = (await model.find({ _id: { $in: batch } }).lean()).filter((d) => matches(d, filter))
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : -1));
+      matched += found.length;
+      for (const d of found) if (rows.length < limit) rows.push(d);
+    }
     day = addDays(day, -CHUNK_DAYS);
   }
-  return { rows, capped: candidates >= CANDIDATE_CAP && rows.length < limit, walkedAll: rows.length < limit && candidates < CANDIDATE_CAP };
+  return { rows, matched, capped: candidates >= CANDIDATE_CAP, walkedAll: candidates < CANDIDATE_CAP && rows.length < limit };
 }
 
 /**
@@ -121,7 +127,8 @@ async function totalFromRollups(db: Connection, workspace: string, q: RecordsQue
  * first. `kind` and `status` use the source's vocabulary (an unknown value is `invalid_input`),
  * `search` is a case-insensitive substring of the source's text columns, `ref` is not used by
  * these sources. Invoices and payments are read through the day index of creations (bounded
- * reads whatever the collection's size); `total` counts the matches with the indexed filter.
+ * reads whatever the collection's size); their `total` comes from the count rollup, or with
+ * `search` counts the matches among the 3,000 most recent documents.
  */
 export async function invoicesRecords(db: Connection, workspace: string, q: RecordsQuery, now = new Date()): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
   if (!(INVOICES_SOURCES as readonly string[]).includes(q.source)) {
@@ -141,16 +148,22 @@ export async function invoicesRecords(db: Connection, workspace: string, q: Reco
   }
   if (q.search) filter[spec.searchField] = { $regex: escapeRegex(q.search.toLowerCase()) };
   const model = spec.model(db);
-  const total = (q.search ? null : await totalFromRollups(db, workspace, q)) ?? await model.countDocuments(filter);
   let rows: any[];
+  let total: number;
   if (INDEXED_SOURCES.has(q.source)) {
-    const walk = await newestByDayIndex(db, workspace, q.source, model, filter, limit, now);
+    // Without search the total comes from the count rollup; with search it is the number of
+    // matches among the 3,000 most recent documents (a full count would scan the collection).
+    const walk = await newestByDayIndex(db, workspace, q.source, model, filter, limit, now, Boolean(q.search));
     rows = walk.rows;
+    total = q.search ? walk.matched : ((await totalFromRollups(db, workspace, q)) ?? walk.matched);
     // Documents older than the walk (or written before the index existed): the plain query, only
-    // when the walk saw everything it could and the count says more exist.
-    if (walk.walkedAll && rows.length < Math.min(limit, total)) rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
+    // when the walk saw every candidate it could and the count says more exist.
+    if (walk.walkedAll && rows.length < Math.min(limit, total)) {
+      rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
+      if (q.search) total = await model.countDocuments(filter);
+    }
   } else {
-    rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
+    [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
   }
   return { source: q.source, rows: rows.map(spec.row), total };
 }
