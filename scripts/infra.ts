@@ -724,7 +724,7 @@ function redisCommand(port: number, args: readonly string[], timeoutMs = 1_000):
   });
 }
 
-const redisStartTimeoutMs = 10_000;
+const redisStartTimeoutMs = 30_000;
 
 async function readPid(pidFile: string): Promise<number | undefined> {
   try {
