@@ -37,3 +37,5 @@ export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphServer 
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
+export { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';
+export { nitCheckDigit, parseNit } from './nit.ts';

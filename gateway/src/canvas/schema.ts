@@ -1,4 +1,4 @@
-import { TOOL_NAME } from '@cuadra/shared';
+import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, TOOL_NAME } from '@cuadra/shared';
 
 /**
  * The canvas block schema of specification §2.2–2.9 (CONTRACT.md §8) as JSON Schema 2020-12:
@@ -62,7 +62,7 @@ export const SOURCE_KINDS: Record<string, readonly string[] | true> = {
 /** Sources with a parent scope `ref` (specification §2.5). */
 export const REF_SOURCES = ['payslips', 'payroll_parameters', 'crm_deals', 'crm_stages', 'project_tasks', 'project_columns', 'tags'] as const;
 
-const DATE = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
+const DATE = DATE_SCHEMA;
 const NAME = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const TEXT = { type: 'string', maxLength: 2000 } as const;
 
@@ -73,18 +73,9 @@ export const metricQuerySchema = {
   required: ['metric'],
   properties: {
     metric: { anyOf: [{ enum: [...METRICS] }, { type: 'string', pattern: SAVED_METRIC }] },
-    days: { type: 'integer', minimum: 1, maximum: 366 },
-    from: DATE,
-    to: DATE,
-    as_of: DATE,
-    compare: { enum: ['previous_period', 'previous_year'] },
-    interval: { enum: ['day', 'week', 'month'] },
-    horizon: { type: 'integer', minimum: 1, maximum: 24 },
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    dimension_key: { type: 'string', minLength: 1, maxLength: 64 },
-    target: { type: 'number' },
+    ...METRIC_QUERY_FIELDS,
   },
-  dependentRequired: { from: ['to'], to: ['from'] },
+  dependentRequired: METRIC_QUERY_DEPENDENCIES,
 } as const;
 
 /** Specification §2.5: the records source object, with each source's kind and ref rules. */
@@ -94,11 +85,7 @@ export const recordsQuerySchema = {
   required: ['source'],
   properties: {
     source: { enum: [...SOURCES] },
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    search: { type: 'string', minLength: 1, maxLength: 200 },
-    kind: { type: 'string', minLength: 1, maxLength: 64 },
-    status: { type: 'string', minLength: 1, maxLength: 64 },
-    ref: { type: 'string', minLength: 1, maxLength: 200 },
+    ...RECORDS_QUERY_FIELDS,
   },
   allOf: [
     ...Object.entries(SOURCE_KINDS).filter(([, kinds]) => kinds !== true).map(([source, kinds]) => ({

@@ -1,4 +1,4 @@
-import { clampLimit, compileValidator, createAjv, createSubgraphServer, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, compileValidator, createAjv, createSubgraphServer, RECORDS_QUERY_FIELDS, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
 import { crmRecords, type RecordsQuery } from './readouts/records.ts';
 import { modules, tools } from './tools/index.ts';
@@ -10,11 +10,7 @@ const validateRecordsQuery = compileValidator(createAjv(), {
   required: ['source'],
   properties: {
     source: { type: 'string', minLength: 1, maxLength: 64 },
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    search: { type: 'string', minLength: 1, maxLength: 200 },
-    kind: { type: 'string', minLength: 1, maxLength: 64 },
-    status: { type: 'string', minLength: 1, maxLength: 64 },
-    ref: { type: 'string', minLength: 1, maxLength: 200 },
+    ...RECORDS_QUERY_FIELDS,
   },
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
-import { nitCheckDigit, parseNit } from '../../src/nit.ts';
+import { nitCheckDigit, parseNit } from '@cuadra/shared';
 
 let crm: TestSubgraph;
 const owner = testPrincipal();

@@ -1,4 +1,4 @@
-import { compileValidator, createAjv } from '@cuadra/shared';
+import { compileValidator, createAjv, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from '@cuadra/shared';
 import { RECEIVABLES_METRICS } from './receivables.ts';
 
 const ajv = createAjv();
@@ -10,18 +10,9 @@ export const metricQuerySchema = {
   required: ['metric'],
   properties: {
     metric: { enum: [...RECEIVABLES_METRICS] },
-    days: { type: 'integer', minimum: 1, maximum: 366 },
-    from: { type: 'string', format: 'date' },
-    to: { type: 'string', format: 'date' },
-    as_of: { type: 'string', format: 'date' },
-    compare: { enum: ['previous_period', 'previous_year'] },
-    interval: { enum: ['day', 'week', 'month'] },
-    horizon: { type: 'integer', minimum: 1, maximum: 24 },
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    dimension_key: { type: 'string', minLength: 1, maxLength: 64 },
-    target: { type: 'number' },
+    ...METRIC_QUERY_FIELDS,
   },
-  dependentRequired: { from: ['to'], to: ['from'] },
+  dependentRequired: METRIC_QUERY_DEPENDENCIES,
 } as const;
 
 /** The records source object of specification §2.5. */
@@ -31,11 +22,7 @@ export const recordsQuerySchema = {
   required: ['source'],
   properties: {
     source: { type: 'string', minLength: 1, maxLength: 64 },
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    search: { type: 'string', minLength: 1, maxLength: 200 },
-    kind: { type: 'string', minLength: 1, maxLength: 64 },
-    status: { type: 'string', minLength: 1, maxLength: 64 },
-    ref: { type: 'string', minLength: 1, maxLength: 200 },
+    ...RECORDS_QUERY_FIELDS,
   },
 } as const;
 

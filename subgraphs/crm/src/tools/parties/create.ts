@@ -1,6 +1,5 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, parseNit } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from '../../models/party.ts';
-import { parseNit } from '../../nit.ts';
 
 interface Input {
   name: string;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, nitCheckDigit } from '@cuadra/shared';
 import { counterId, counters, settings, type SettingsDoc } from '../../models/settings.ts';
-import { nitCheckDigit } from '../../nit.ts';
 
 interface RangeInput { prefix: string; from: number; to: number; resolution?: string; valid_to?: string }
 interface Input {

@@ -1,0 +1,35 @@
+/**
+ * The shared parts of the two read queries of the specification, as JSON Schema: the metric query
+ * object (§2.3) and the records source object (§2.5). The gateway's canvas schema narrows `metric`
+ * and `source` to the full lists and adds per-source rules; each subgraph narrows them to what it
+ * answers. Written once, here.
+ */
+
+/** A calendar date `YYYY-MM-DD`. */
+export const DATE_SCHEMA = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
+
+/** Everything of a metric query but `metric` itself (specification §2.3; CONTRACT §8 limits). */
+export const METRIC_QUERY_FIELDS = {
+  days: { type: 'integer', minimum: 1, maximum: 366 },
+  from: DATE_SCHEMA,
+  to: DATE_SCHEMA,
+  as_of: DATE_SCHEMA,
+  compare: { enum: ['previous_period', 'previous_year'] },
+  interval: { enum: ['day', 'week', 'month'] },
+  horizon: { type: 'integer', minimum: 1, maximum: 24 },
+  limit: { type: 'integer', minimum: 1, maximum: 100 },
+  dimension_key: { type: 'string', minLength: 1, maxLength: 64 },
+  target: { type: 'number' },
+} as const;
+
+/** `from` and `to` come together (specification §2.3). */
+export const METRIC_QUERY_DEPENDENCIES = { from: ['to'], to: ['from'] } as const;
+
+/** Everything of a records source object but `source` itself (specification §2.5). */
+export const RECORDS_QUERY_FIELDS = {
+  limit: { type: 'integer', minimum: 1, maximum: 100 },
+  search: { type: 'string', minLength: 1, maxLength: 200 },
+  kind: { type: 'string', minLength: 1, maxLength: 64 },
+  status: { type: 'string', minLength: 1, maxLength: 64 },
+  ref: { type: 'string', minLength: 1, maxLength: 200 },
+} as const;
