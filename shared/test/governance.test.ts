@@ -110,3 +110,34 @@ describe('policy decisions', () => {
     expect(decide([p({ effect: 'deny', match: { roles: ['viewer'] } })], call()).effect).toBe('allow');
   });
 });
+
+describe('approval expiry', () => {
+  it('expires pending approvals after 7 days and fails approved ones nobody ran within a day', async () => {
+    const g = new Governance(a);
+    const ws = `ws_${randomBytes(4).toString('hex')}`;
+    const now = new Date('2026-11-01T12:00:00Z');
+    const create = (id: string) => g.approvals.create({ id, workspace: ws, subgraph: 'crm', mode: 'hold', tool: 'parties.create', input: {}, inputDigest: 'd', principal: principal(ws) }, now);
+    await create('apr_old');
+    await create('apr_stale');
+    await create('apr_fresh');
+    const decidedAt = new Date(now.getTime() + 3600_000);
+    expect(await g.approvals.decide(ws, 'apr_stale', 'approved', { type: 'api_key', id: 'key_2' }, null, decidedAt)).not.toBeNull();
+
+    const sixDays = new Date(now.getTime() + 6 * 86400_000);
+    await g.approvals.expire(new Date(now.getTime() + 3600_000 * 12));
+    expect((await g.approvals.get(ws, 'apr_stale'))!.status).toBe('approved');
+    await g.approvals.expire(sixDays);
+    expect((await g.approvals.get(ws, 'apr_stale'))!.status).toBe('failed');
+    expect((await g.approvals.get(ws, 'apr_stale'))!.reason).toMatch(/24 hours/);
+    expect((await g.approvals.get(ws, 'apr_old'))!.status).toBe('pending');
+
+    const eightDays = new Date(now.getTime() + 8 * 86400_000);
+    // Past its time it reads as expired even before the sweep, and cannot be decided.
+    const { approvalView } = await import('../src/governance/approvals.ts');
+    expect(approvalView((await g.approvals.get(ws, 'apr_old'))!, eightDays).status).toBe('expired');
+    expect(await g.approvals.decide(ws, 'apr_old', 'approved', { type: 'api_key', id: 'key_2' }, null, eightDays)).toBeNull();
+    expect(await g.approvals.expire(eightDays)).toBe(2);
+    expect((await g.approvals.get(ws, 'apr_old'))!.status).toBe('expired');
+    expect((await g.approvals.get(ws, 'apr_fresh'))!.status).toBe('expired');
+  });
+});
