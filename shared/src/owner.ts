@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { newId } from './credentials.ts';
-import { CuadraError, isCuadraError, refusalBody, statusOf, type ErrorCode } from './errors.ts';
+import { CuadraError, isCuadraError, refusalBody, statusOf } from './errors.ts';
 import { decide } from './governance/policies.ts';
 import { inputDigest } from './governance/digest.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
@@ -286,10 +286,3 @@ export class ToolOwner {
     while (this.#sweeping) await new Promise((r) => setTimeout(r, 20));
   }
 }
-
-/** Answers for codes the owner produces, for tests and the gateway. */
-export function isRefusalStatus(status: number): boolean {
-  return status >= 400;
-}
-
-export type { ErrorCode };

@@ -1,9 +1,5 @@
-import {
-  assertReach, catalogEntry, compileValidator, createAjv, CuadraError, DEFAULT_MAX_INPUT_BYTES, defineTool, reaches, toCuadraError,
-  type JsonSchema, type Principal, type RateLimiter, type Risk, type ToolContext,
-} from '@cuadra/shared';
+import { CuadraError, defineTool, type JsonSchema, type Risk, type ToolContext } from '@cuadra/shared';
 import type { Catalog, PublicTool } from '../catalog.ts';
-import { InvokePipeline, PipelineRefusal, type InvokeRequest, type InvokeResult } from '../pipeline.ts';
 
 /** A compact search hit: enough to choose a tool, not its schema (that is what `tools.describe` is for). */
 export interface ToolHit {

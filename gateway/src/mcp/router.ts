@@ -6,8 +6,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo }
 import { Router, type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
 import getRawBody from 'raw-body';
 import type { Catalog } from '../catalog.ts';
-import { readJsonBody, sendRefusal } from '../http.ts';
-import { InvokePipeline, PipelineRefusal } from '../pipeline.ts';
+import { InvokePipeline } from '../pipeline.ts';
 import { createMcpServer, type McpCaller } from './server.ts';
 import { McpSessions } from './sessions.ts';
 import { sendWebResponse, toWebRequest } from './web.ts';

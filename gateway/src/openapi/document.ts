@@ -34,7 +34,7 @@ function refusalResponses(codes: readonly ErrorCode[]): Json {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const out: Json = {};
-  for (const [status, list] of byStatus) out[String(status)] = ref('responses', `Refusal${status}`);
+  for (const status of byStatus.keys()) out[String(status)] = ref('responses', `Refusal${status}`);
   return out;
 }
 

@@ -14,7 +14,7 @@ export interface XmlElement {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function decodeEntities(text: string, at: number): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);|&/g, (whole, name: string | undefined) => {
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);|&/g, (_whole, name: string | undefined) => {
     if (!name) throw new XmlError(`A bare "&" is not allowed (near offset ${at}).`);
     if (name.startsWith('#x')) return String.fromCodePoint(parseInt(name.slice(2), 16));
     if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));

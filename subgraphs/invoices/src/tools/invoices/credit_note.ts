@@ -56,7 +56,7 @@ export const creditNote = defineTool<Input>({
         throw new CuadraError('conflict', `Line ${w.line} of invoice ${invoice.number} has ${remaining(w.line)} left to credit; ${w.quantity} asked. A credit note cannot exceed what was invoiced.`);
       }
     });
-    const fullyCredited = invoice.lines.every((l, i) => remaining(i) - wanted.filter((w) => w.line === i).reduce((s, w) => s + w.quantity, 0) <= 1e-9);
+    const fullyCredited = invoice.lines.every((_l, i) => remaining(i) - wanted.filter((w) => w.line === i).reduce((s, w) => s + w.quantity, 0) <= 1e-9);
     if (input.concept === 2 && !fullyCredited) {
       throw new CuadraError('invalid_input', 'Concept 2 (cancellation) credits the whole invoice: leave out lines, or choose another concept.', { field: '/concept' });
     }
