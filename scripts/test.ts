@@ -1,4 +1,5 @@
-// `npm test`: composes the supergraph (a composition error fails the tests), starts a throwaway
+// `npm test`: checks the types (Node runs TypeScript by stripping types, so only tsc sees them),
+// composes the supergraph (a composition error fails the tests), starts a throwaway
 // MongoDB-protocol server (memory backend) and Redis, runs vitest against them, stops what it
 // started, and exits with vitest's code. Extra arguments go to vitest (`--project crm`).
 import { spawn } from 'node:child_process';
@@ -21,6 +22,12 @@ let code = 1;
 try {
   await ensureJavaAndMaven();
   await ensureRedisServer();
+  const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const typecheck = await new Promise<number>((resolve) => {
+    spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1));
+  });
+  if (typecheck !== 0) throw new Error('type check failed (tsc -p tsconfig.json)');
+  console.log('[test] types check');
   const { tools } = await build();
   console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
   await buildMongoServerJar();
