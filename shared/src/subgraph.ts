@@ -64,8 +64,10 @@ export interface SubgraphDefinition {
    * `<Type>` for entities the gateway resolves by reference. A read is allowed when the caller
    * reaches a read tool of that module (scope, role, key patterns), so a key narrowed to
    * `invoices.%` cannot read employees through the graph. Every root field and entity must be listed.
+   * A root field answering for several modules (a records field serving sources of two modules)
+   * names its module per call with a function of the field's arguments.
    */
-  readGuards: Record<string, string>;
+  readGuards: Record<string, string | ((args: any) => string)>;
   /** This service expires pending approvals and old idempotency records for everyone. */
   maintenance?: boolean;
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
@@ -207,8 +209,9 @@ function guardReads(def: SubgraphDefinition, registry: ToolRegistry): GraphQLRes
   const query = def.resolvers.Query as Record<string, (...args: any[]) => unknown> | undefined;
   if (query) {
     out.Query = Object.fromEntries(Object.entries(query).map(([field, resolve]) => {
-      const module = moduleFor(`Query.${field}`);
+      const guard = moduleFor(`Query.${field}`);
       return [field, (parent: unknown, args: unknown, ctx: SubgraphContext, info: unknown) => {
+        const module = typeof guard === 'function' ? guard(args) : guard;
         if (!readsModule(ctx.principal, module, registry)) {
           throw new CuadraError('policy_denied', `This credential does not reach the ${module} data (${field}).`);
         }
@@ -220,6 +223,7 @@ function guardReads(def: SubgraphDefinition, registry: ToolRegistry): GraphQLRes
     const resolveReference = (value as { __resolveReference?: (...args: any[]) => unknown }).__resolveReference;
     if (!resolveReference) continue;
     const module = moduleFor(type);
+    if (typeof module !== 'string') throw new Error(`Subgraph ${def.name}: the read guard of the entity ${type} is one module.`);
     out[type] = {
       ...(value as object),
       __resolveReference: (ref: unknown, ctx: SubgraphContext, info: unknown) => (readsModule(ctx.principal, module, registry) ? resolveReference(ref, ctx, info) : null),

@@ -47,6 +47,8 @@ const schema = new Schema<ApprovalDoc>(
 );
 schema.index({ workspace: 1, status: 1 });
 schema.index({ subgraph: 1, status: 1 });
+// The approvals metrics read a workspace's requests by time.
+schema.index({ workspace: 1, requested_at: 1 });
 
 /** Pending approvals expire after this long. */
 export const APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -98,6 +100,17 @@ export class ApprovalStore {
     else if (status) filter.status = status;
     const docs = await this.model.find(filter).lean();
     return docs.sort((a, b) => b.requested_at.localeCompare(a.requested_at)).slice(0, limit);
+  }
+
+  /** How many approvals wait for a decision now (pending and not past their expiry). */
+  async countPending(workspace: string, now = new Date()): Promise<number> {
+    return this.model.countDocuments({ workspace, status: 'pending', expires_at: { $gt: now.toISOString() } });
+  }
+
+  /** When each approval requested in `from` ≤ requested_at < `to` (ISO instants) was requested; at most `max`, newest kept. */
+  async requestedBetween(workspace: string, from: string, to: string, max = 50_000): Promise<string[]> {
+    const docs = await this.model.find({ workspace, requested_at: { $gte: from, $lt: to } }, { _id: 0, requested_at: 1 }).sort({ requested_at: -1 }).limit(max).lean();
+    return docs.map((d) => d.requested_at);
   }
 
   /** pending → approved | rejected, once. Null when it was not pending (decided, expired, unknown). */

@@ -237,6 +237,33 @@ export class Ledger {
     return out;
   }
 
+  /**
+   * The entries of a span of time (`from` ≤ at < `to`, ISO instants), projected to `at`, `tool`,
+   * `module` and `outcome`, for the activity metric. Walks back from the head in windows of 500
+   * seq numbers (indexed range reads, as `list`) and stops at the first window wholly before
+   * `from`. The walk is capped at `maxScanned` entries read (default 50 000, 100 windows): a
+   * workspace busier than that over the span gets the newest part, and `truncated` says so.
+   */
+  async span(workspace: string, from: string, to: string, maxScanned = 50_000): Promise<{ entries: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome'>[]; truncated: boolean }> {
+    const head = await this.#heads.findById(workspace).lean();
+    const out: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome'>[] = [];
+    if (!head) return { entries: out, truncated: false };
+    let scanned = 0;
+    for (let high = head.seq; high > 0; high -= 500) {
+      if (scanned >= maxScanned) return { entries: out, truncated: true };
+      const rows = await this.entries.find({ workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } }, { _id: 0, at: 1, tool: 1, module: 1, outcome: 1 }).lean();
+      scanned += rows.length;
+      let newest = '';
+      for (const r of rows) {
+        if (r.at > newest) newest = r.at;
+        if (r.at >= from && r.at < to) out.push({ at: r.at, tool: r.tool, module: r.module, outcome: r.outcome });
+      }
+      // Entries are appended in time order (up to a batch's milliseconds): older windows hold nothing later.
+      if (rows.length > 0 && newest < from) break;
+    }
+    return { entries: out, truncated: false };
+  }
+
   /** Recomputes the whole chain: finds any edited, removed or reordered entry. */
   async verify(workspace: string): Promise<LedgerVerification> {
     const head = await this.#heads.findById(workspace).lean();

@@ -1,0 +1,112 @@
+/**
+ * Calendar arithmetic of the metric query (specification §2.3) for the subgraphs that answer
+ * window metrics: the window, its buckets, the comparison window and the change in basis points.
+ * Dates are calendar dates (YYYY-MM-DD) in the workspace's local time (Colombia, UTC−5).
+ */
+
+/** The local time offset the calendar dates are in (Colombia, no daylight saving). */
+export const LOCAL_OFFSET_MINUTES = -300;
+
+/** The local calendar date of an instant. */
+export function localDate(at: Date, offsetMinutes = LOCAL_OFFSET_MINUTES): string {
+  return new Date(at.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 10);
+}
+
+/** The instant (ISO, UTC) a local calendar date begins. */
+export function localDayStart(date: string, offsetMinutes = LOCAL_OFFSET_MINUTES): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - offsetMinutes * 60_000).toISOString();
+}
+
+/** The date `days` after `date` (negative: before). */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The parts of a metric query the window depends on. */
+export interface WindowQuery { days?: number; from?: string; to?: string; interval?: 'day' | 'week' | 'month'; compare?: 'previous_period' | 'previous_year' }
+
+/** One bucket of a series: first and last day, inclusive. */
+export interface Bucket { period: string; period_end: string }
+
+/** `from`/`to` when both are set (inclusive), else `days` (default 90, max 366) ending today. */
+export function queryWindow(q: WindowQuery, today: string): { from: string; to: string } {
+  if (q.from && q.to) return { from: q.from, to: q.to };
+  const days = Math.min(Math.max(Math.trunc(q.days ?? 90), 1), 366);
+  return { from: addDays(today, -(days - 1)), to: today };
+}
+
+/** The rules of §2.3 JSON Schema cannot say: `from` before `to`, at most 366 days. Answers the JSON Pointer of the offending field, or null. */
+export function windowProblem(q: WindowQuery): { field: string; error: string } | null {
+  if ((q.from && !q.to) || (!q.from && q.to)) return { field: q.from ? '/to' : '/from', error: '`from` and `to` go together.' };
+  if (q.from && q.to && q.from > q.to) return { field: '/from', error: '`from` is after `to`.' };
+  if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) return { field: '/to', error: 'A window is at most 366 days.' };
+  return null;
+}
+
+/** The same date `years` later (29 February becomes 28 February). */
+function shiftYear(date: string, years: number): string {
+  const y = Number(date.slice(0, 4)) + years;
+  const md = date.slice(5);
+  if (md === '02-29' && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return `${y}-02-28`;
+  return `${y}-${md}`;
+}
+
+/** The comparison window: the same length just before, or the same dates a year earlier. */
+export function previousWindow(w: { from: string; to: string }, compare: 'previous_period' | 'previous_year'): { from: string; to: string } {
+  if (compare === 'previous_year') return { from: shiftYear(w.from, -1), to: shiftYear(w.to, -1) };
+  const length = Math.round((Date.parse(`${w.to}T00:00:00Z`) - Date.parse(`${w.from}T00:00:00Z`)) / 86_400_000) + 1;
+  return { from: addDays(w.from, -length), to: addDays(w.from, -1) };
+}
+
+function endOfMonth(date: string): string {
+  const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + 1);
+  d.setUTCDate(0);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Calendar buckets over the window (days; ISO weeks Monday–Sunday; months), the first and last clipped to it. */
+export function buckets(w: { from: string; to: string }, interval: 'day' | 'week' | 'month' = 'day'): Bucket[] {
+  const out: Bucket[] = [];
+  let start = w.from;
+  while (start <= w.to) {
+    const dow = (new Date(`${start}T00:00:00Z`).getUTCDay() + 6) % 7;
+    let end = interval === 'day' ? start : interval === 'week' ? addDays(start, 6 - dow) : endOfMonth(start);
+    if (end > w.to) end = w.to;
+    out.push({ period: start, period_end: end });
+    start = addDays(end, 1);
+  }
+  return out;
+}
+
+/** Change in basis points from `previous` to `value`; undefined when there is nothing to compare to. */
+export function changeBps(value: number, previous: number): number | undefined {
+  if (previous === 0) return undefined;
+  return Math.round(((value - previous) * 10_000) / Math.abs(previous));
+}
+
+/**
+ * A count series over the window from the local dates of the things counted: one point per
+ * bucket, `previous` from the comparison window when the query compares. `dates` must cover
+ * both windows. Answers the series and the window totals.
+ */
+export function countSeries(dates: readonly string[], q: WindowQuery, today: string): { series: (Bucket & { value: number; previous?: number })[]; value: number; previous?: number } {
+  const w = queryWindow(q, today);
+  const perDay = new Map<string, number>();
+  for (const d of dates) perDay.set(d, (perDay.get(d) ?? 0) + 1);
+  const count = (from: string, to: string) => {
+    let n = 0;
+    for (let d = from; d <= to; d = addDays(d, 1)) n += perDay.get(d) ?? 0;
+    return n;
+  };
+  const series: (Bucket & { value: number; previous?: number })[] = buckets(w, q.interval).map((b) => ({ ...b, value: count(b.period, b.period_end) }));
+  const value = count(w.from, w.to);
+  if (!q.compare) return { series, value };
+  const pw = previousWindow(w, q.compare);
+  buckets(pw, q.interval).forEach((b, i) => {
+    if (series[i]) series[i].previous = count(b.period, b.period_end);
+  });
+  return { series, value, previous: count(pw.from, pw.to) };
+}
