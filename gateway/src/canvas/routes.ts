@@ -15,6 +15,7 @@ export const METRIC_FIELDS: Record<string, string> = {
   ar_aging: 'receivablesMetric',
   invoices_status: 'receivablesMetric',
   top_customers: 'receivablesMetric',
+  payroll_employees: 'payrollMetric',
 };
 export const SOURCE_FIELDS: Record<string, string> = {
   invoices: 'invoicesRecords',
@@ -23,6 +24,7 @@ export const SOURCE_FIELDS: Record<string, string> = {
   quotes: 'invoicesRecords',
   sales_orders: 'invoicesRecords',
   parties: 'crmRecords',
+  employees: 'payrollRecords',
 };
 /** Agenda lanes → graph field. */
 export const AGENDA_FIELDS: Record<string, string> = {

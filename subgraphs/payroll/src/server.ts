@@ -1,5 +1,6 @@
 import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { employees, type EmployeeDoc } from './models/employee.ts';
+import { payrollMetric, payrollRecords, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -23,7 +24,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       models: [employees],
       typeDefs: typeDefs(),
-      readGuards: { 'Query.employee': 'employees', 'Query.employees': 'employees', Employee: 'employees' },
+      readGuards: { 'Query.employee': 'employees', 'Query.employees': 'employees', 'Query.payrollRecords': 'employees', 'Query.payrollMetric': 'employees', Employee: 'employees' },
       resolvers: {
         Query: {
           employee: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -35,6 +36,14 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             if (args.status) filter.status = args.status;
             const rows = await employees(ctx.db).find(filter).sort({ name_lc: 1, _id: 1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(employeeNode);
+          },
+          payrollRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateRecordsQuery(args.query);
+            return payrollRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
+          },
+          payrollMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateMetricQuery(args.query);
+            return payrollMetric(ctx.db, ctx.workspace, args.query as MetricQuery);
           },
         },
         Employee: {

@@ -56,6 +56,8 @@ const employeeSchema = new Schema<EmployeeDoc>(
   { versionKey: false },
 );
 employeeSchema.index({ workspace: 1, name_lc: 1 });
+// payroll_employees counts hires per period.
+employeeSchema.index({ workspace: 1, hire_date: 1 });
 // One payroll record per person and workspace: the document number is the person.
 employeeSchema.index({ workspace: 1, 'document.number': 1 }, { unique: true });
 
