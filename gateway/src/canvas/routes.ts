@@ -25,6 +25,9 @@ export const SOURCE_FIELDS: Record<string, string> = {
   sales_orders: 'invoicesRecords',
   parties: 'crmRecords',
   employees: 'payrollRecords',
+  projects: 'projectsRecords',
+  project_tasks: 'projectsRecords',
+  project_columns: 'projectsRecords',
 };
 /** Agenda lanes → graph field. */
 export const AGENDA_FIELDS: Record<string, string> = {

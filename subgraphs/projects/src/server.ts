@@ -1,6 +1,7 @@
 import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { projects, type ProjectDoc } from './models/project.ts';
 import { tasks, type TaskDoc } from './models/task.ts';
+import { projectsRecords, sourceModule, validateRecordsQuery, type RecordsQuery } from './readouts/records.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -44,7 +45,11 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       models: [projects, tasks],
       typeDefs: typeDefs(),
-      readGuards: { 'Query.project': 'projects', 'Query.projects': 'projects', 'Query.tasks': 'tasks', Project: 'projects', Task: 'tasks' },
+      readGuards: {
+        'Query.project': 'projects', 'Query.projects': 'projects', 'Query.tasks': 'tasks', Project: 'projects', Task: 'tasks',
+        // project_tasks are the tasks module's; projects and project_columns the projects module's.
+        'Query.projectsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
+      },
       resolvers: {
         Query: {
           project: (_: unknown, args: { id: string }, ctx: SubgraphContext) => findProject(args.id, ctx),
@@ -57,6 +62,10 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             if (args.projectId) filter.project_id = args.projectId;
             const rows = await tasks(ctx.db).find(filter).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(taskNode);
+          },
+          projectsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateRecordsQuery(args.query);
+            return projectsRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
           },
         },
         Project: {
