@@ -16,6 +16,8 @@ export const METRIC_FIELDS: Record<string, string> = {
   invoices_status: 'receivablesMetric',
   top_customers: 'receivablesMetric',
   payroll_employees: 'payrollMetric',
+  approvals_pending: 'agentsMetric',
+  activity: 'agentsMetric',
 };
 export const SOURCE_FIELDS: Record<string, string> = {
   invoices: 'invoicesRecords',
@@ -28,6 +30,8 @@ export const SOURCE_FIELDS: Record<string, string> = {
   projects: 'projectsRecords',
   project_tasks: 'projectsRecords',
   project_columns: 'projectsRecords',
+  agents: 'agentsRecords',
+  policies: 'agentsRecords',
 };
 /** Agenda lanes → graph field. */
 export const AGENDA_FIELDS: Record<string, string> = {

@@ -1,5 +1,6 @@
 import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { agents, type AgentDoc } from './models/agent.ts';
+import { agentsMetric, agentsRecords, metricModule, sourceModule, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -27,7 +28,12 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       maintenance: true,
       models: [agents],
       typeDefs: typeDefs(),
-      readGuards: { 'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents' },
+      readGuards: {
+        'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents',
+        // Each source and metric is read with the reach of its own module: agents, policies, approvals, ledger.
+        'Query.agentsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
+        'Query.agentsMetric': (args: { query?: { metric?: unknown } }) => metricModule(args.query?.metric),
+      },
       resolvers: {
         Query: {
           agent: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -37,6 +43,14 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
           agents: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
             const rows = await agents(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
             return rows.map(agentNode);
+          },
+          agentsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateRecordsQuery(args.query);
+            return agentsRecords(ctx.db, deps.governance, ctx.workspace, args.query as RecordsQuery);
+          },
+          agentsMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
+            validateMetricQuery(args.query);
+            return agentsMetric(deps.governance, ctx.workspace, args.query as MetricQuery);
           },
         },
         Agent: {
