@@ -49,7 +49,9 @@ const PASS_THROUGH = new Set(['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED
 function maskGraphError(formatted: GraphQLFormattedError, log: Logger): GraphQLFormattedError {
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && PASS_THROUGH.has(code)) {
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    // An invalid_input keeps the JSON Pointer the subgraph named (into the field's `query` argument).
+    const field = formatted.extensions?.field;
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: typeof field === 'string' ? { code, field } : { code } };
   }
   if (typeof formatted.message === 'string' && /ECONNREFUSED|fetch failed|socket hang up/i.test(formatted.message)) {
     return { message: 'A service behind this query is not answering.', path: formatted.path, extensions: { code: 'unavailable' } };
