@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../src/db.ts';
+import { Governance } from '../src/governance/index.ts';
+import { Ledger } from '../src/governance/ledger.ts';
+import type { Principal } from '../src/principal.ts';
+import { buckets, countSeries, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from '../src/periods.ts';
+
+describe('metric query periods', () => {
+  it('builds windows, clipped buckets and the comparison window', () => {
+    expect(queryWindow({ days: 7 }, '2026-11-30')).toEqual({ from: '2026-11-24', to: '2026-11-30' });
+    expect(queryWindow({ from: '2026-01-01', to: '2026-01-31', days: 7 }, '2026-11-30')).toEqual({ from: '2026-01-01', to: '2026-01-31' });
+    expect(buckets({ from: '2026-11-01', to: '2026-11-15' }, 'week').map((b) => b.period)).toEqual(['2026-11-01', '2026-11-02', '2026-11-09']);
+    expect(buckets({ from: '2026-10-15', to: '2026-12-02' }, 'month').at(-1)).toEqual({ period: '2026-12-01', period_end: '2026-12-02' });
+    expect(previousWindow({ from: '2026-11-01', to: '2026-11-30' }, 'previous_period')).toEqual({ from: '2026-10-02', to: '2026-10-31' });
+    expect(previousWindow({ from: '2024-02-29', to: '2024-03-31' }, 'previous_year')).toEqual({ from: '2023-02-28', to: '2023-03-31' });
+    expect(windowProblem({ from: '2026-01-01' })).toMatchObject({ field: '/to' });
+    expect(windowProblem({ from: '2026-02-01', to: '2026-01-01' })).toMatchObject({ field: '/from' });
+    expect(windowProblem({ from: '2025-01-01', to: '2026-01-02' })).toMatchObject({ field: '/to' });
+    expect(windowProblem({ from: '2025-01-01', to: '2026-01-01' })).toBeNull();
+  });
+
+  it('reads calendar dates in Colombian time', () => {
+    expect(localDate(new Date('2026-11-22T04:59:59Z'))).toBe('2026-11-21');
+    expect(localDate(new Date('2026-11-22T05:00:00Z'))).toBe('2026-11-22');
+    expect(localDayStart('2026-11-22')).toBe('2026-11-22T05:00:00.000Z');
+  });
+
+  it('counts dates per bucket, with the comparison window as previous', () => {
+    const r = countSeries(['2026-11-02', '2026-11-03', '2026-11-10', '2026-10-27', '2026-12-01'], { from: '2026-11-02', to: '2026-11-15', interval: 'week', compare: 'previous_period' }, '2026-11-30');
+    expect(r).toEqual({
+      value: 3, previous: 1,
+      // The previous period is 2026-10-19 … 11-01, in the same weeks: 10-27 is in its second.
+      series: [{ period: '2026-11-02', period_end: '2026-11-08', value: 2, previous: 0 }, { period: '2026-11-09', period_end: '2026-11-15', value: 1, previous: 1 }],
+    });
+  });
+});
+
+describe('Ledger.span', () => {
+  let db: Connection;
+  beforeAll(async () => {
+    db = await connectDatabase(process.env.MONGO_URL!, `test_span_${randomBytes(4).toString('hex')}`);
+    await new Governance(db).init();
+  });
+  afterAll(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await db.close();
+  });
+
+  it('walks back from the head, stops at the first window wholly before the span, and caps the walk', async () => {
+    const ledger = new Ledger(db);
+    const ws = `ws_${randomBytes(4).toString('hex')}`;
+    const principal: Principal = { workspace: ws, role: 'owner', actor: { type: 'api_key', id: 'k' }, credential_id: 'k', scopes: null, patterns: null };
+    await Promise.all(Array.from({ length: 1200 }, (_, i) => ledger.append({ principal, tool: i % 3 === 0 ? 'tasks.create' : 'projects.list', risk: 'read', input_digest: null, outcome: 'ok', duration_ms: 1 })));
+    // Entries 201–700 happened in 2020; 1–200 claim 2030 (never so in a real chain: the walk has stopped before them).
+    await ledger.entries.updateMany({ workspace: ws, seq: { $gt: 200, $lte: 700 } }, { $set: { at: '2020-01-01T12:00:00.000Z' } });
+    await ledger.entries.updateMany({ workspace: ws, seq: { $lte: 200 } }, { $set: { at: '2030-01-01T12:00:00.000Z' } });
+    const recent = await ledger.span(ws, '2026-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z');
+    expect(recent.truncated).toBe(false);
+    expect(recent.entries).toHaveLength(500);
+    expect(recent.entries[0]).toEqual({ at: expect.any(String), tool: expect.any(String), module: expect.any(String), outcome: 'ok' });
+    const old = await ledger.span(ws, '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z');
+    expect(old.entries).toHaveLength(500);
+    const capped = await ledger.span(ws, '2019-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z', 500);
+    expect(capped).toMatchObject({ truncated: true });
+    expect(capped.entries).toHaveLength(500);
+    expect((await ledger.span(`ws_${randomBytes(4).toString('hex')}`, '2019-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z')).entries).toEqual([]);
+  });
+});
