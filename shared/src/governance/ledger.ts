@@ -252,7 +252,8 @@ export class Ledger {
     for (let high = head.seq; high > 0; high -= 500) {
       if (scanned >= maxScanned) return { entries: out, truncated: true };
       const rows = await this.entries.find({ workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } }, { _id: 0, at: 1, tool: 1, module: 1, outcome: 1 }).lean();
-      scanned += rows.length;
+      // Counted by positions, so even a chain with gaps ends the walk within the cap.
+      scanned += 500;
       let newest = '';
       for (const r of rows) {
         if (r.at > newest) newest = r.at;
