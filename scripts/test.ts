@@ -15,7 +15,8 @@ if (projectIndex >= 0 && args[projectIndex + 1]) args[projectIndex + 1] = path.b
 
 const outDir = path.join(repoRoot, 'test-output');
 mkdirSync(outDir, { recursive: true });
-const runDir = path.join(outDir, 'servers');
+// Per run, so two runs at once (two terminals, or CI beside a developer) never remove each other's files.
+const runDir = path.join(outDir, `servers-${process.pid}`);
 rmSync(runDir, { recursive: true, force: true });
 
 let code = 1;
@@ -61,5 +62,6 @@ try {
   code = 1;
 } finally {
   await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
+  rmSync(runDir, { recursive: true, force: true });
 }
 process.exit(code);
