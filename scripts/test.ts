@@ -62,6 +62,7 @@ try {
   code = 1;
 } finally {
   await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
-  rmSync(runDir, { recursive: true, force: true });
+  // Kept when something failed: the servers' logs are in it.
+  if (code === 0) rmSync(runDir, { recursive: true, force: true });
 }
 process.exit(code);
