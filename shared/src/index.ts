@@ -39,5 +39,8 @@ export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
 export { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
-export { LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from './periods.ts';
+export {
+  LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
+  windowProblem,
+} from './periods.ts';
 export type { Bucket, WindowQuery } from './periods.ts';

@@ -24,6 +24,11 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** Whole days from `a` to `b` (YYYY-MM-DD); positive when `b` is later. */
+export function daysBetween(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+}
+
 /** The parts of a metric query the window depends on. */
 export interface WindowQuery { days?: number; from?: string; to?: string; interval?: 'day' | 'week' | 'month'; compare?: 'previous_period' | 'previous_year' }
 
@@ -46,7 +51,7 @@ export function windowProblem(q: WindowQuery): { field: string; error: string } 
 }
 
 /** The same date `years` later (29 February becomes 28 February). */
-function shiftYear(date: string, years: number): string {
+export function shiftYear(date: string, years: number): string {
   const y = Number(date.slice(0, 4)) + years;
   const md = date.slice(5);
   if (md === '02-29' && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return `${y}-02-28`;
@@ -56,11 +61,12 @@ function shiftYear(date: string, years: number): string {
 /** The comparison window: the same length just before, or the same dates a year earlier. */
 export function previousWindow(w: { from: string; to: string }, compare: 'previous_period' | 'previous_year'): { from: string; to: string } {
   if (compare === 'previous_year') return { from: shiftYear(w.from, -1), to: shiftYear(w.to, -1) };
-  const length = Math.round((Date.parse(`${w.to}T00:00:00Z`) - Date.parse(`${w.from}T00:00:00Z`)) / 86_400_000) + 1;
+  const length = daysBetween(w.from, w.to) + 1;
   return { from: addDays(w.from, -length), to: addDays(w.from, -1) };
 }
 
-function endOfMonth(date: string): string {
+/** The last day of the month of `date`. */
+export function endOfMonth(date: string): string {
   const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
   d.setUTCMonth(d.getUTCMonth() + 1);
   d.setUTCDate(0);

@@ -1,4 +1,4 @@
-import { CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
+import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
 import { listRecords, queryMetric, readAgenda, type GraphRunner } from './routes.ts';
 import { AGENDA_LANES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
@@ -25,10 +25,6 @@ export function defaultSpan(type: string): number {
 }
 
 const NUMERIC_TARGETS = new Set(['days', 'limit', 'horizon']);
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
 
 function blockError(err: unknown): { code: string; error: string } {
   if (isCuadraError(err)) return { code: err.code, error: err.message };

@@ -1,4 +1,4 @@
-import { CuadraError } from '@cuadra/shared';
+import { CuadraError, daysBetween } from '@cuadra/shared';
 import { SELECTOR_TYPES, type Block } from './schema.ts';
 
 /** Largest agenda window, in days (specification §2.6, §8). */
@@ -21,11 +21,6 @@ export function* walkBlocks(blocks: readonly Block[], base = '/blocks'): Generat
 const refuse = (field: string, message: string): never => {
   throw new CuadraError('invalid_input', message, { field });
 };
-
-/** Days from one YYYY-MM-DD to another. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 /**
  * The rules of specification §2.2–2.9 that JSON Schema cannot say, checked after the schema

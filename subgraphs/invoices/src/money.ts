@@ -72,11 +72,6 @@ export function decimalAmount(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-/** Today's date (YYYY-MM-DD) in the workspace's zone; Colombia is UTC−5 all year. */
-export function localDate(at: Date, offsetMinutes = -300): string {
-  return new Date(at.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 10);
-}
-
 /** Local time of day with its offset (`10:15:00-05:00`), as the CUFE's HorFac wants it. */
 export function localTime(at: Date, offsetMinutes = -300): string {
   const t = new Date(at.getTime() + offsetMinutes * 60_000).toISOString().slice(11, 19);
@@ -85,14 +80,5 @@ export function localTime(at: Date, offsetMinutes = -300): string {
   return `${t}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-/** Adds days to a YYYY-MM-DD date. */
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-
-/** Whole days from `a` to `b` (YYYY-MM-DD); positive when b is later. */
-export function daysBetween(a: string, b: string): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
-}
+// Calendar arithmetic is shared by every module that reads windows (shared/src/periods.ts).
+export { addDays, daysBetween, localDate } from '@cuadra/shared';

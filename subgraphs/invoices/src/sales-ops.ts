@@ -59,6 +59,9 @@ export async function transition(ctx: ToolContext, kind: SalesDocument['kind'], 
   throw new CuadraError('conflict', `${kind === 'quote' ? 'Quote' : 'Sales order'} ${id} is ${doc.status}; it cannot become ${to} from there (needs ${from.join(' or ')}).`);
 }
 
+/** How long a conversion may take before a retry finishes it in its place. */
+const CONVERSION_LEASE_MS = 60_000;
+
 /**
  * Converts a quote or order into a draft invoice (or a quote into a sales order), exactly once:
  * the target's id is chosen and written on the source by one conditional update, then the target
@@ -73,7 +76,10 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
     const doc = await salesDocuments(ctx.db).findOne({ _id: id, workspace: ctx.workspace, kind }).lean();
     const target = doc?.converted_to;
     const exists = target && (target.kind === 'invoice' ? await invoices(ctx.db).exists({ _id: target.id }) : await salesDocuments(ctx.db).exists({ _id: target.id }));
-    if (!doc || !target || exists) throw err;
+    // Only a conversion left unfinished for a minute is taken for interrupted; a younger one is
+    // another call still writing its target, and this call answers `conflict` as it would after.
+    const stale = doc && doc.updated_at.getTime() < ctx.now.getTime() - CONVERSION_LEASE_MS;
+    if (!doc || !target || exists || !stale) throw err;
     source = doc; // interrupted conversion: finish it with the id already chosen
   }
   const chosen = source.converted_to!.id;

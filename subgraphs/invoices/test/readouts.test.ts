@@ -15,8 +15,8 @@ describe('periods', () => {
     expect(buckets({ from: '2026-10-15', to: '2026-12-02' }, 'month')).toEqual([
       { period: '2026-10-15', period_end: '2026-10-31' }, { period: '2026-11-01', period_end: '2026-11-30' }, { period: '2026-12-01', period_end: '2026-12-02' },
     ]);
-    expect(queryWindow({ metric: 'revenue' }, '2026-11-30')).toEqual({ from: '2026-09-02', to: '2026-11-30' });
-    expect(queryWindow({ metric: 'revenue', days: 7 }, '2026-11-30')).toEqual({ from: '2026-11-24', to: '2026-11-30' });
+    expect(queryWindow({}, '2026-11-30')).toEqual({ from: '2026-09-02', to: '2026-11-30' });
+    expect(queryWindow({ days: 7 }, '2026-11-30')).toEqual({ from: '2026-11-24', to: '2026-11-30' });
     expect(previousWindow({ from: '2026-11-01', to: '2026-11-30' }, 'previous_period')).toEqual({ from: '2026-10-02', to: '2026-10-31' });
     expect(previousWindow({ from: '2024-02-29', to: '2024-03-31' }, 'previous_year')).toEqual({ from: '2023-02-28', to: '2023-03-31' });
     expect(splitByMonths('2026-10-15', '2027-01-10')).toEqual({ days: [{ from: '2026-10-15', to: '2026-10-31' }, { from: '2027-01-01', to: '2027-01-10' }], months: { from: '2026-11', to: '2026-12' } });

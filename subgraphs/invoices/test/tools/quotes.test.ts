@@ -57,6 +57,25 @@ describe('quotes', () => {
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
   });
 
+  it('finishes a conversion its process left unfinished, but not one still being written', async () => {
+    const owner = testPrincipal();
+    const so = (await sg.call('sales_orders.create', quoteInput, owner)).output.sales_order;
+    // What a process killed between its two writes leaves: the order marked, its invoice never written.
+    const mark = (updatedAt: Date) => sg.db.collection('sales_documents').updateOne(
+      { _id: so.id as never },
+      { $set: { status: 'invoiced', converted_to: { kind: 'invoice', id: 'inv_leftbehind' }, updated_at: updatedAt } },
+    );
+    await mark(new Date());
+    expect(await sg.call('sales_orders.convert', { id: so.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(0);
+    await mark(new Date(Date.now() - 120_000));
+    const finished = await sg.call('sales_orders.convert', { id: so.id }, owner);
+    expect(finished.ok).toBe(true);
+    expect(finished.output.invoice.id).toBe('inv_leftbehind');
+    expect(await sg.call('sales_orders.convert', { id: so.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+
   it('refuses bad input', async () => {
     const owner = testPrincipal();
     expect(await sg.call('quotes.create', { ...quoteInput, valid_until: '2000-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
