@@ -1,8 +1,8 @@
-import { CuadraError, newId, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineTool, escapeRegex, newId, type ToolContext } from '@cuadra/shared';
 import { buildLines, customerSchema, customerSnapshot, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from './models/invoice.ts';
-import { salesDocuments, type SalesDocument } from './models/sales-document.ts';
+import { salesDocuments, salesDocumentView, type SalesDocument } from './models/sales-document.ts';
 import { addDays, localDate, type WithholdingRate } from './money.ts';
 
 /** Input of quotes.create and sales_orders.create. */
@@ -102,4 +102,54 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
     });
   }
   return { source, target_id: chosen };
+}
+
+const KIND_WORDS = { quote: { module: 'quotes', one: 'quote', many: 'quotes' }, sales_order: { module: 'sales_orders', one: 'sales order', many: 'sales orders' } } as const;
+
+/** `<module>.get` of quotes or sales orders: one document of that kind in the caller's workspace. */
+export function salesDocumentGetTool(kind: SalesDocument['kind']) {
+  const words = KIND_WORDS[kind];
+  return defineTool<{ id: string }>({
+    name: `${words.module}.get`,
+    description: `Get one ${words.one} by id: customer, lines, totals, status and what it was converted into.`,
+    risk: 'read',
+    input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+    async handler(input, ctx) {
+      const doc = await salesDocuments(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace, kind }).lean();
+      if (!doc) throw new CuadraError('not_found', `No ${words.one} ${input.id} exists in this workspace.`);
+      return { [kind]: salesDocumentView(doc) };
+    },
+  });
+}
+
+/** `<module>.list` of quotes or sales orders, newest first, filtered by status (of that kind), customer or search. */
+export function salesDocumentListTool(kind: SalesDocument['kind'], statuses: readonly SalesDocument['status'][]) {
+  const words = KIND_WORDS[kind];
+  return defineTool<{ status?: string; customer_id?: string; search?: string; limit?: number; offset?: number }>({
+    name: `${words.module}.list`,
+    description: `List ${words.many}, newest first; filter by status, customer or a case-insensitive search over the customer name and notes.`,
+    risk: 'read',
+    input: {
+      type: 'object', additionalProperties: false,
+      properties: {
+        status: { enum: [...statuses] },
+        customer_id: { type: 'string', minLength: 1, maxLength: 64 },
+        search: { type: 'string', minLength: 1, maxLength: 100 },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      },
+    },
+    async handler(input, ctx) {
+      const filter: Record<string, unknown> = { workspace: ctx.workspace, kind };
+      if (input.status) filter.status = input.status;
+      if (input.customer_id) filter.customer_id = input.customer_id;
+      if (input.search) filter.search_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
+      const model = salesDocuments(ctx.db);
+      const [rows, total] = await Promise.all([
+        model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(input.limit ?? 20).lean(),
+        model.countDocuments(filter),
+      ]);
+      return { rows: rows.map(salesDocumentView), total };
+    },
+  });
 }

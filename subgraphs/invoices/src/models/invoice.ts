@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { RollupIntent } from '../rollups.ts';
 
@@ -122,21 +123,9 @@ const invoiceSchema = new Schema<InvoiceDoc>(
     number: { type: String, default: null },
     number_seq: { type: Number, default: null },
     number_key: { type: String, required: true },
-    customer_id: { type: String, required: true },
-    customer: { type: Schema.Types.Mixed, required: true },
-    search_lc: { type: String, required: true },
-    currency: { type: String, required: true },
-    issue_date: { type: String, required: true },
+    ...documentFields,
     issue_time: { type: String, default: null },
     due_date: { type: String, required: true },
-    lines: { type: Schema.Types.Mixed, required: true },
-    withholding_rates: { type: Schema.Types.Mixed, default: [] },
-    subtotal: { type: Number, required: true },
-    tax_total: { type: Number, required: true },
-    total: { type: Number, required: true },
-    withholdings: { type: Schema.Types.Mixed, default: [] },
-    withholding_total: { type: Number, required: true },
-    amount_due: { type: Number, required: true },
     paid: { type: Number, required: true },
     credited: { type: Number, required: true },
     balance: { type: Number, required: true },

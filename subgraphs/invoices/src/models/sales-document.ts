@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { CustomerSnapshot, InvoiceLine } from './invoice.ts';
 
@@ -42,20 +43,8 @@ const schema = new Schema<SalesDocument>(
     workspace: { type: String, required: true },
     kind: { type: String, required: true },
     status: { type: String, required: true },
-    customer_id: { type: String, required: true },
-    customer: { type: Schema.Types.Mixed, required: true },
-    search_lc: { type: String, required: true },
-    currency: { type: String, required: true },
-    issue_date: { type: String, required: true },
+    ...documentFields,
     valid_until: { type: String, default: null },
-    lines: { type: Schema.Types.Mixed, required: true },
-    withholding_rates: { type: Schema.Types.Mixed, default: [] },
-    subtotal: { type: Number, required: true },
-    tax_total: { type: Number, required: true },
-    total: { type: Number, required: true },
-    withholdings: { type: Schema.Types.Mixed, default: [] },
-    withholding_total: { type: Number, required: true },
-    amount_due: { type: Number, required: true },
     notes: { type: String, default: null },
     source: { type: Schema.Types.Mixed, default: null },
     converted_to: { type: Schema.Types.Mixed, default: null },
