@@ -279,6 +279,10 @@ describe('a subgraph going down', () => {
     const health = await sys.fetch('/healthz');
     expect(health.status).toBe(503);
     expect(health.body.subgraphs).toMatchObject({ payroll: 'unavailable', crm: 'ok' });
+    // Nothing reached payroll, so the gateway wrote the attempt's entry, with its input's digest.
+    const ledger = await sys.invoke('ledger.list', { tool: 'employees.list' }, ownerKey);
+    const entry = ledger.body.output.rows.find((e: { outcome: string }) => e.outcome === 'unavailable');
+    expect(entry).toMatchObject({ tool: 'employees.list', risk: 'read', input_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await sys.restartSubgraph('payroll');
     expect((await sys.invoke('employees.list', {}, ownerKey)).status).toBe(200);
     expect((await sys.fetch('/healthz')).status).toBe(200);

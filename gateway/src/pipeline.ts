@@ -102,12 +102,13 @@ export class InvokePipeline {
     const started = Date.now();
     let headers: Record<string, string> = {};
     let risk: Risk | null = null;
-    let digest: string | null = null;
+    // Set once the input is valid; digested only if a refusal decided here needs a ledger entry.
+    let validInput: { value: unknown } | null = null;
     // Refusals decided here get their ledger entry here; what reaches the owner is recorded there.
     const refuse = async (err: unknown): Promise<never> => {
       const error = toCuadraError(err);
       await this.#governance.ledger.append({
-        principal, tool: req.tool, risk, input_digest: digest, outcome: error.code, idempotency_key: req.idempotencyKey,
+        principal, tool: req.tool, risk, input_digest: validInput ? inputDigest(validInput.value) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
         duration_ms: Date.now() - started,
       }).catch(() => undefined);
       throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
@@ -130,7 +131,7 @@ export class InvokePipeline {
       }
       input = await req.body(entry.max_input_bytes);
       this.#catalog.validate(entry.name, input);
-      digest = inputDigest(input);
+      validInput = { value: input };
     } catch (err) {
       return refuse(err);
     }
