@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../../src/server.ts';
+
+// The refusals of the governance tools, at the subgraph that owns them.
+let sg: TestSubgraph;
+const owner = testPrincipal();
+
+beforeAll(async () => {
+  sg = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+describe('policies', () => {
+  it('creates, updates and deletes; refuses bad fields and unknown ids', async () => {
+    const created = await sg.call('policies.create', { name: 'Hold big payments', priority: 5, match: { tools: ['payments.%'] }, conditions: { amount_over: 100000000 }, effect: 'hold' }, owner);
+    expect(created.output.policy).toMatchObject({ id: expect.stringMatching(/^pol_/), effect: 'hold', conditions: { amount_over: 100000000 } });
+    const id = created.output.policy.id;
+    expect((await sg.call('policies.update', { id, effect: 'ask' }, owner)).output.policy.effect).toBe('ask');
+    expect(await sg.call('policies.create', { name: 'x', match: {}, effect: 'maybe' }, owner)).toMatchObject({ code: 'invalid_input', field: '/effect' });
+    expect(await sg.call('policies.create', { name: 'x', match: { tools: ['Payments.*'] }, effect: 'deny' }, owner)).toMatchObject({ code: 'invalid_input', field: '/match/tools/0' });
+    expect(await sg.call('policies.update', { id }, owner)).toMatchObject({ code: 'invalid_input' });
+    expect(await sg.call('policies.update', { id: 'pol_none', effect: 'deny' }, owner)).toMatchObject({ code: 'not_found' });
+    // Another workspace neither sees nor changes it.
+    const other = testPrincipal();
+    expect((await sg.call('policies.list', {}, other)).output.rows).toEqual([]);
+    expect(await sg.call('policies.delete', { id }, other)).toMatchObject({ code: 'not_found' });
+    expect((await sg.call('policies.delete', { id }, owner)).output).toEqual({ deleted: true, id });
+    expect(await sg.call('policies.delete', { id }, owner)).toMatchObject({ code: 'not_found' });
+  });
+
+  it('is out of reach of agents and viewers', async () => {
+    const input = { name: 'x', match: {}, effect: 'allow' };
+    expect(await sg.call('policies.create', input, { ...owner, role: 'agent', actor: { type: 'agent', id: 'key_a' } })).toMatchObject({ code: 'policy_denied' });
+    expect(await sg.call('policies.create', input, { ...owner, role: 'viewer' })).toMatchObject({ code: 'policy_denied' });
+  });
+});
+
+describe('approvals', () => {
+  it('refuses unknown ids, agents, and deciding twice', async () => {
+    expect(await sg.call('approvals.get', { id: 'apr_none' }, owner)).toMatchObject({ code: 'not_found' });
+    expect(await sg.call('approvals.decide', { id: 'apr_none', decision: 'approve' }, owner)).toMatchObject({ code: 'not_found' });
+    expect(await sg.call('approvals.decide', { id: 'apr_none', decision: 'maybe' }, owner)).toMatchObject({ code: 'invalid_input', field: '/decision' });
+    const requester = testPrincipal({ workspace: owner.workspace });
+    const approval = await sg.governance.approvals.create({ id: 'apr_one', workspace: owner.workspace, subgraph: 'crm', mode: 'hold', tool: 'parties.create', input: {}, inputDigest: 'd', principal: requester });
+    // An agent, even with an owner's reach over approvals, decides none.
+    expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, { ...owner, actor: { type: 'agent', id: 'key_agent' } })).toMatchObject({ code: 'policy_denied' });
+    expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, requester)).toMatchObject({ code: 'policy_denied' });
+    expect((await sg.call('approvals.decide', { id: approval._id, decision: 'reject', reason: 'no' }, owner)).output.approval).toMatchObject({ status: 'rejected', reason: 'no' });
+    expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, owner)).toMatchObject({ code: 'conflict' });
+    expect(await sg.call('approvals.get', { id: approval._id }, testPrincipal())).toMatchObject({ code: 'not_found' });
+    expect((await sg.call('approvals.list', { status: 'rejected' }, owner)).output.rows.map((a: { id: string }) => a.id)).toEqual(['apr_one']);
+  });
+});
+
+describe('ledger', () => {
+  it('lists this workspace’s entries and verifies the chain; refuses bad filters', async () => {
+    const ws = testPrincipal();
+    await sg.call('agents.list', {}, ws);
+    await sg.call('agents.get', { id: 'agt_none' }, ws);
+    const listed = await sg.call('ledger.list', {}, ws);
+    expect(listed.output.rows.map((e: { tool: string; outcome: string }) => `${e.tool}:${e.outcome}`)).toEqual(['agents.get:not_found', 'agents.list:ok']);
+    expect((await sg.call('ledger.verify', {}, ws)).output).toMatchObject({ ok: true, entries: 3 });
+    expect(await sg.call('ledger.list', { from: 'yesterday' }, ws)).toMatchObject({ code: 'invalid_input', field: '/from' });
+    expect(await sg.call('ledger.list', { tool: 'Agents' }, ws)).toMatchObject({ code: 'invalid_input', field: '/tool' });
+  });
+});
