@@ -4,7 +4,7 @@ export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_INPUT_BYTES, RISKS, TOOL_NAME, annotationsFor, catalogEntry, defineTool, scopeFor } from './tool.ts';
 export type { CatalogEntry, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
-export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
+export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
 export type { Principal } from './principal.ts';
 export {
   API_KEY_SHAPE, ASSERTION_HEADER, ASSERTION_TTL_SECONDS, AssertionVerifier, generateSigningKeyPair, hashApiKey, newApiKey, newId,

@@ -16,6 +16,21 @@ export interface Principal {
    * absent for built-in roles (their patterns are `BUILT_IN_ROLES`, never redefined).
    */
   role_patterns?: string[] | null;
+  /**
+   * The person (user id, `usr_…`) behind the credential, whatever app, key or session carries it:
+   * an OAuth token's or browser session's user, or the member who created an API key. `null` or
+   * absent for operator-made keys and agent keys. "Nobody decides their own request" compares this
+   * (CONTRACT.md §9).
+   */
+  person?: string | null;
+}
+
+/**
+ * The namespace of a caller's `Idempotency-Key`s (CONTRACT.md §9): the person behind an OAuth
+ * token or session, else the API key itself. Another principal using the same string starts its own request.
+ */
+export function idempotencyScope(principal: Principal): string {
+  return principal.scopes !== null && principal.person ? `usr:${principal.person}` : `cred:${principal.credential_id}`;
 }
 
 /**
