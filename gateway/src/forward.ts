@@ -1,4 +1,19 @@
-import { ASSERTION_HEADER, CuadraError, isErrorCode, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
+import { ASSERTION_HEADER, CuadraError, isErrorCode, OUTCOME_UNKNOWN_MESSAGE, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
+
+/**
+ * Failures that prove the request never reached the subgraph: the connection was never made.
+ * Anything else after the request was handed to a socket (reset, closed, timed out) may have
+ * reached it, so its outcome is unknown (CONTRACT.md §9).
+ */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when the error proves nothing reached the subgraph. */
+export function neverReached(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && NEVER_SENT.has(e.code)) return true;
+  }
+  return false;
+}
 import { Pool } from 'undici';
 
 /**
@@ -25,7 +40,9 @@ export class SubgraphForwarder {
 
   /**
    * Runs a tool on its subgraph; resolves to the owner's answer (status and body, refusals
-   * included). Throws `unavailable` when the subgraph cannot be reached, `internal` otherwise.
+   * included). Throws `unavailable` only when the request provably never reached the subgraph
+   * (no connection), `outcome_unknown` when it was sent and no answer came back, `internal` for
+   * an answer that is not one.
    */
   async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string } = {}): Promise<OwnedAnswer> {
     const mutation = toolMutationName(subgraph);
@@ -45,12 +62,14 @@ export class SubgraphForwarder {
       status = res.statusCode;
       payload = (await res.body.json()) as typeof payload;
     } catch (err) {
-      throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: err });
+      if (neverReached(err)) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: err });
+      throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
     }
     const first = payload.errors?.[0];
     if (first) {
       const code = first.extensions?.code;
-      if (isErrorCode(code)) throw new CuadraError(code, first.message, { field: first.extensions?.field, extra: first.extensions?.extra });
+      // The owner answered with an error: it wrote the attempt's ledger entry itself.
+      if (isErrorCode(code)) throw new CuadraError(code, first.message, { field: first.extensions?.field, extra: { ...first.extensions?.extra, recordedByOwner: true } });
       throw new CuadraError('internal', 'The owning service could not run the tool.', { cause: new Error(`${subgraph}: ${first.message}`) });
     }
     const answer = payload.data?.[mutation];

@@ -142,9 +142,10 @@ export class InvokePipeline {
         : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
     } catch (err) {
       const error = toCuadraError(err);
-      // Unreachable owner: nothing was done there, so the entry is written here.
-      if (error.code === 'unavailable') return refuse(error);
-      throw new PipelineRefusal(error, headers);
+      // An owner that answered (or the gateway's own owner) wrote the attempt's entry; when the
+      // owner was unreachable, or its answer never came back (outcome_unknown), the entry is written here.
+      if (entry.subgraph === 'gateway' || error.extra.recordedByOwner === true) throw new PipelineRefusal(error, headers);
+      return refuse(error);
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
     if (answer.status === 200 || answer.status === 202) {

@@ -9,12 +9,14 @@ export const ERROR_STATUS = {
   policy_denied: 403,
   unknown_tool: 404,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   conflict: 409,
   body_too_large: 413,
   invalid_input: 422,
   rate_limited: 429,
   internal: 500,
+  outcome_unknown: 502,
   unavailable: 503,
 } as const;
 
@@ -80,7 +82,10 @@ export function refusalBody(code: ErrorCode, message: string, field?: string, ex
 }
 
 /** The generic sentence given for anything unexpected: no stack, no internals. */
-export const INTERNAL_MESSAGE = 'Something went wrong on our side; nothing was changed. Try again later.';
+export const INTERNAL_MESSAGE = 'Something went wrong on our side. Try again later (with the same Idempotency-Key a retry never runs twice).';
+
+/** The sentence of `outcome_unknown` (CONTRACT.md §9). */
+export const OUTCOME_UNKNOWN_MESSAGE = 'The call reached the service that runs it, but no outcome came back: it may or may not have taken effect. Retry with the same Idempotency-Key to learn the real outcome (it never runs twice).';
 
 /**
  * Turns anything thrown into a contract error. Unknown errors become `internal`

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { newId } from './credentials.ts';
-import { CuadraError, isCuadraError, refusalBody, statusOf } from './errors.ts';
+import { CuadraError, isCuadraError, OUTCOME_UNKNOWN_MESSAGE, refusalBody, statusOf } from './errors.ts';
 import { decide } from './governance/policies.ts';
 import { inputDigest } from './governance/digest.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
+import type { IntentDoc } from './governance/intents.ts';
+import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/idempotency.ts';
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
@@ -29,7 +31,24 @@ export interface OwnedAnswer {
 }
 
 /** A running handler's lease: after this long its intent is taken for interrupted. */
-const LEASE_MS = 60_000;
+const LEASE_MS = ACTION_LEASE_MS;
+
+/** The answer of an action whose outcome nobody saw (CONTRACT.md §9). */
+function outcomeUnknown(): OwnedAnswer {
+  return { status: 502, body: refusalBody('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE) as unknown as Record<string, unknown> };
+}
+
+/**
+ * One attempt's bookkeeping: whether its ledger entry is written (exactly one per attempt), and
+ * whether its action may have started (then its key is settled by the intent, never released).
+ */
+interface Attempt {
+  recorded: boolean;
+  acting: boolean;
+  keyed?: IdempotencyRun;
+  /** The key got its answer (done) or was handed back. */
+  keySettled: boolean;
+}
 
 function refusal(err: CuadraError): OwnedAnswer {
   return { status: statusOf(err.code), body: refusalBody(err.code, err.message, err.field, err.extra) as unknown as Record<string, unknown> };
@@ -72,18 +91,41 @@ export class ToolOwner {
     this.#governance = deps.governance;
     this.#db = deps.db;
     this.#log = deps.log;
+    this.#governance.idempotency.probeIntentsWith(this.#probe());
   }
 
   /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
   async call(call: OwnedCall): Promise<OwnedAnswer> {
     const started = Date.now();
     const tool = this.#registry.get(call.tool);
-    const ledger = (answer: OwnedAnswer, extra: { approval_id?: string; replayed?: boolean } = {}) =>
-      this.#governance.ledger.append({
+    const attempt: Attempt = { recorded: false, acting: false, keySettled: false };
+    const ledger = async (answer: OwnedAnswer, extra: { approval_id?: string; replayed?: boolean } = {}) => {
+      await this.#governance.ledger.append({
         principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: tool ? inputDigest(call.input) : null,
         outcome: outcomeOf(answer), approval_id: extra.approval_id ?? (answer.body.approval_id as string | undefined),
         idempotency_key: call.idempotencyKey, replayed: extra.replayed, duration_ms: Date.now() - started,
       });
+      attempt.recorded = true;
+    };
+    try {
+      return await this.#call(call, tool, attempt, ledger, started);
+    } catch (err) {
+      const error = classifyFailure(err);
+      // Every attempt has its entry, server failures included (best effort: the store may be what failed).
+      if (!attempt.recorded) {
+        await this.#governance.ledger.append({
+          principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: null, outcome: attempt.acting ? 'outcome_unknown' : error.code,
+          idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started,
+        }).catch(() => undefined);
+      }
+      // A key is handed back only when its action provably never started; otherwise its intent settles it.
+      if (attempt.keyed && !attempt.keySettled && !attempt.acting) await attempt.keyed.release().catch(() => undefined);
+      if (attempt.acting) throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
+      throw error;
+    }
+  }
+
+  async #call(call: OwnedCall, tool: Tool<any, any> | undefined, attempt: Attempt, ledger: (answer: OwnedAnswer, extra?: { approval_id?: string; replayed?: boolean }) => Promise<void>, started: number): Promise<OwnedAnswer> {
     if (!tool) {
       const answer = refusal(new CuadraError('unknown_tool', `No tool is named "${call.tool}".`));
       await ledger(answer);
@@ -101,8 +143,8 @@ export class ToolOwner {
     const input = call.input as Record<string, unknown>;
     const digest = inputDigest(input);
 
-    let keyed: Awaited<ReturnType<Governance['idempotency']['begin']>> | undefined;
     if (call.idempotencyKey) {
+      let keyed;
       try {
         keyed = await this.#governance.idempotency.begin(call.principal.workspace, call.idempotencyKey, tool.name, digest);
       } catch (err) {
@@ -116,28 +158,27 @@ export class ToolOwner {
         await ledger(answer, { replayed: true });
         return answer;
       }
+      attempt.keyed = keyed;
     }
-    try {
-      const answer = await this.#decideAndRun(tool, input, digest, call, started);
-      if (keyed?.kind === 'run') {
-        // Server failures are not kept: nothing was done, so a retry with the same key may run.
-        if (answer.status >= 500) await keyed.release();
-        else await keyed.complete(answer);
-      }
-      return answer;
-    } catch (err) {
-      if (keyed?.kind === 'run') await keyed.release().catch(() => undefined);
-      throw err;
+    const answer = await this.#decideAndRun(tool, input, digest, call, started, attempt);
+    if (attempt.keyed && !attempt.keySettled) {
+      // Server failures before any action are not kept: nothing was done, so a retry may run.
+      if (answer.status >= 500 && answer.body.code !== 'outcome_unknown') await attempt.keyed.release();
+      else await attempt.keyed.complete(answer);
+      attempt.keySettled = true;
     }
+    return answer;
   }
 
-  async #decideAndRun(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, call: OwnedCall, started: number): Promise<OwnedAnswer> {
+  async #decideAndRun(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, call: OwnedCall, started: number, attempt: Attempt): Promise<OwnedAnswer> {
     const { principal } = call;
-    const record = (answer: OwnedAnswer, approvalId?: string) =>
-      this.#governance.ledger.append({
+    const record = async (answer: OwnedAnswer, approvalId?: string) => {
+      await this.#governance.ledger.append({
         principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: approvalId,
         idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started,
       });
+      attempt.recorded = true;
+    };
 
     if (call.approvalId) {
       const approval = await this.#governance.approvals.useAsk(principal.workspace, call.approvalId, principal.credential_id, tool.name, digest);
@@ -146,7 +187,7 @@ export class ToolOwner {
         await record(answer, call.approvalId);
         return answer;
       }
-      const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started });
+      const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started, attempt });
       await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', answer, answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
       return answer;
     }
@@ -170,17 +211,24 @@ export class ToolOwner {
       await record(answer, approval._id);
       return answer;
     }
-    return this.#run(tool, input, digest, principal, { idempotencyKey: call.idempotencyKey, started });
+    return this.#run(tool, input, digest, principal, { idempotencyKey: call.idempotencyKey, started, attempt });
   }
 
-  /** Runs the handler between an intent and its ledger entry. */
-  async #run(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number }): Promise<OwnedAnswer> {
+  /**
+   * Runs the handler between an intent and its ledger entry. The intent is written before the
+   * handler starts, so a key whose intent never existed provably never acted. Once the handler
+   * may have acted, a failure is `outcome_unknown` (never "nothing was done"), and the key gets its
+   * answer before the intent goes, so a retry replays what happened.
+   */
+  async #run(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number; attempt?: Attempt }): Promise<OwnedAnswer> {
+    const attempt = opts.attempt ?? { recorded: false, acting: false, keySettled: false };
     // A read changes nothing: there is no action to account for if the process dies mid-way.
-    const intentId = tool.risk === 'read' ? null : newId('int');
+    const intentId = tool.risk === 'read' ? null : attempt.keyed ? intentIdOf(attempt.keyed.run) : newId('int');
     if (intentId) await this.#governance.intents.create({
       _id: intentId, workspace: principal.workspace, subgraph: this.subgraph, tool: tool.name, risk: tool.risk, input_digest: digest, principal,
       approval_id: opts.approvalId ?? null, idempotency_key: opts.idempotencyKey ?? null, started_at: new Date(),
     });
+    attempt.acting = intentId !== null;
     let answer: OwnedAnswer;
     let failure: CuadraError | undefined;
     try {
@@ -189,14 +237,26 @@ export class ToolOwner {
     } catch (err) {
       const error = classifyFailure(err);
       if (error.code === 'internal') this.#log.error({ err: error.cause ?? err, tool: tool.name }, 'tool failed');
-      answer = refusal(error);
-      if (error.code === 'internal' || error.code === 'unavailable') failure = error;
+      if (error.code === 'internal' || error.code === 'unavailable') {
+        // A read did nothing; an action may have taken effect before it failed.
+        if (intentId) answer = outcomeUnknown();
+        else {
+          answer = refusal(error);
+          failure = error;
+        }
+      } else answer = refusal(error);
     }
     await this.#governance.ledger.append({
       principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: opts.approvalId,
       idempotency_key: opts.idempotencyKey, duration_ms: Date.now() - opts.started,
     });
+    attempt.recorded = true;
+    if (attempt.keyed && !attempt.keySettled && !failure) {
+      await attempt.keyed.complete(answer);
+      attempt.keySettled = true;
+    }
     if (intentId) await this.#governance.intents.deleteOne({ _id: intentId });
+    attempt.acting = false;
     if (failure) throw failure;
     return answer;
   }
@@ -235,13 +295,7 @@ export class ToolOwner {
   async recover(now = new Date()): Promise<void> {
     const { intents, approvals, ledger } = this.#governance;
     const stale = await intents.find({ subgraph: this.subgraph, started_at: { $lt: new Date(now.getTime() - LEASE_MS) } }).limit(50).lean();
-    for (const intent of stale) {
-      await ledger.append({ principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted', approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime() });
-      if (intent.approval_id) {
-        await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call; whether it took effect is unknown. Check before asking again.');
-      }
-      await intents.deleteOne({ _id: intent._id });
-    }
+    for (const intent of stale) await this.#settleIntent(intent, now);
     for (const doc of await approvals.abandonedFor(this.subgraph, now)) {
       const started = await intents.exists({ approval_id: doc._id });
       if (started) continue; // its intent settles it above once its lease passes
@@ -253,6 +307,35 @@ export class ToolOwner {
         await approvals.model.updateOne({ _id: doc._id, status: 'executing', lease_until: doc.lease_until }, { $set: { status: 'approved', executor: null, lease_until: null } });
       }
     }
+  }
+
+  /**
+   * Settles one intent whose process died (or hangs past its lease): its `interrupted` ledger entry,
+   * its approval `failed`, its Idempotency-Key answered `outcome_unknown`. The intent is claimed by
+   * deleting it first, so two settlers never write two entries. False if another settled it.
+   */
+  async #settleIntent(intent: IntentDoc, now = new Date()): Promise<boolean> {
+    const { intents, approvals, ledger, idempotency } = this.#governance;
+    const claimed = await intents.findOneAndDelete({ _id: intent._id });
+    if (!claimed) return false;
+    await ledger.append({ principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted', approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime() });
+    if (intent.approval_id) {
+      await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call; whether it took effect is unknown. Check before asking again.');
+    }
+    if (intent.idempotency_key && intent._id.startsWith('int_')) await idempotency.settleInterrupted(intent._id.slice(4), outcomeUnknown());
+    return true;
+  }
+
+  /** Lets the idempotency store settle, on a retry, an attempt whose process died. */
+  #probe() {
+    const { intents } = this.#governance;
+    return {
+      exists: async (intentId: string) => (await intents.exists({ _id: intentId })) !== null,
+      settle: async (intentId: string) => {
+        const intent = await intents.findById(intentId).lean();
+        return intent ? this.#settleIntent(intent) : false;
+      },
+    };
   }
 
   /** One pass of the background work: recovery, then approved held calls. */

@@ -20,13 +20,15 @@ const REFUSAL_WHEN: Record<ErrorCode, string> = {
   policy_denied: 'The credential\'s role, key patterns or the workspace\'s policies do not allow the tool, or X-Tenant-Id names another workspace.',
   unknown_tool: 'No tool has that name.',
   not_found: 'A record the input names does not exist.',
+  method_not_allowed: 'The path does not serve this method; `Allow` lists those it does.',
   idempotency_conflict: 'The Idempotency-Key was already used with a different input.',
   conflict: 'The record\'s state forbids the action.',
   body_too_large: 'The input exceeds the tool\'s limit.',
   invalid_input: 'An argument does not fit the schema; `field` is its JSON Pointer.',
   rate_limited: 'Too many requests; wait Retry-After seconds and retry.',
-  internal: 'Something failed on the service\'s side; nothing was changed.',
-  unavailable: 'An owning service is down; nothing was done.',
+  internal: 'Something failed on the service\'s side.',
+  outcome_unknown: 'The call reached its owning service and no outcome came back; retry with the same Idempotency-Key to learn the real outcome.',
+  unavailable: 'The call never reached its owning service (or the store is unreachable); nothing was done.',
 };
 
 /** Responses by status for the refusals a tool invoke can answer (codes sharing a status share one response). */
@@ -58,7 +60,7 @@ function refusalComponents(): Json {
 /** The invoke refusals, in the contract's order of checks (CONTRACT.md §3), plus the owner's. */
 const INVOKE_REFUSALS: readonly ErrorCode[] = [
   'unauthenticated', 'rate_limited', 'unknown_tool', 'insufficient_scope', 'policy_denied', 'approval_required', 'body_too_large',
-  'invalid_input', 'idempotency_conflict', 'not_found', 'conflict', 'internal', 'unavailable',
+  'invalid_input', 'idempotency_conflict', 'not_found', 'conflict', 'internal', 'outcome_unknown', 'unavailable',
 ];
 
 /** OpenAPI security requirements that reach a tool of this scope (`tools` includes `tools:read`). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import { CuadraError } from '../errors.ts';
@@ -16,6 +17,14 @@ interface IdempotencyDoc {
   input_digest: string;
   state: 'running' | 'done';
   answer: StoredAnswer | null;
+  /**
+   * The running attempt: the intent of its action is `int_<run>` (written before the handler
+   * starts). A running record whose lease has passed and whose intent does not exist provably
+   * never started its action, so a retry may take it over.
+   */
+  run: string;
+  /** Until when the running attempt owns the key. */
+  lease_until: Date;
   created_at: Date;
   /** Kept at least this long (CONTRACT.md §3: at least 24 h). */
   expires_at: Date;
@@ -24,17 +33,47 @@ interface IdempotencyDoc {
 const schema = new Schema<IdempotencyDoc>(
   {
     _id: String, workspace: String, tool: String, input_digest: String, state: String,
-    answer: { type: Schema.Types.Mixed, default: null }, created_at: Date, expires_at: Date,
+    answer: { type: Schema.Types.Mixed, default: null }, run: String, lease_until: Date, created_at: Date, expires_at: Date,
   },
   { versionKey: false },
 );
 schema.index({ expires_at: 1 });
+// Recovery finds the key of an interrupted attempt by its run.
+schema.index({ run: 1 });
+
+/**
+ * How long a running action owns its intent and its Idempotency-Key before recovery may settle
+ * it (`CUADRA_ACTION_LEASE_MS`, default 60 s; tests shorten it).
+ */
+export const ACTION_LEASE_MS = Number(process.env.CUADRA_ACTION_LEASE_MS) > 0 ? Number(process.env.CUADRA_ACTION_LEASE_MS) : 60_000;
 
 /** How long answers are kept for replay. */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 3600 * 1000;
 
+/** The intent id of a keyed attempt: written before its handler runs, so its absence proves the action never started. */
+export function intentIdOf(run: string): string {
+  return `int_${run}`;
+}
+
+/** A key this caller now holds: run the call, then complete (or release, if provably nothing was done). */
+export interface IdempotencyRun {
+  kind: 'run';
+  /** Names this attempt; its action's intent must be {@link intentIdOf}(run). */
+  run: string;
+  release(): Promise<void>;
+  complete(answer: StoredAnswer): Promise<void>;
+}
+
 /** What {@link IdempotencyStore.begin} decided. */
-export type IdempotencyStart = { kind: 'run'; release(): Promise<void>; complete(answer: StoredAnswer): Promise<void> } | { kind: 'replay'; answer: StoredAnswer };
+export type IdempotencyStart = IdempotencyRun | { kind: 'replay'; answer: StoredAnswer };
+
+/** What the store needs to know about intents (owned by the governance stores). */
+export interface IntentProbe {
+  /** Does the intent exist (the action may have started and not been settled)? */
+  exists(intentId: string): Promise<boolean>;
+  /** Settles a stale intent now (its `interrupted` ledger entry, its key's answer); false if another did. */
+  settle(intentId: string): Promise<boolean>;
+}
 
 /**
  * Idempotency-Key records in MongoDB (not Redis: a replay must survive a Redis restart when
@@ -44,10 +83,39 @@ export type IdempotencyStart = { kind: 'run'; release(): Promise<void>; complete
 export class IdempotencyStore {
   readonly #model: Model<IdempotencyDoc>;
   readonly #waitMs: number;
+  readonly #leaseMs: number;
+  #intents: IntentProbe | null = null;
 
-  constructor(db: Connection, options: { waitMs?: number } = {}) {
+  constructor(db: Connection, options: { waitMs?: number; leaseMs?: number } = {}) {
     this.#model = modelOn<IdempotencyDoc>(db, 'IdempotencyRecord', schema, 'idempotency');
     this.#waitMs = options.waitMs ?? 15_000;
+    this.#leaseMs = options.leaseMs ?? ACTION_LEASE_MS;
+  }
+
+  /** Lets a retry settle or take over an attempt whose process died (set by the owning service). */
+  probeIntentsWith(probe: IntentProbe): void {
+    this.#intents = probe;
+  }
+
+  #handle(id: string, run: string): IdempotencyRun {
+    return {
+      kind: 'run',
+      run,
+      release: async () => {
+        await this.#model.deleteOne({ _id: id, state: 'running', run });
+      },
+      complete: async (answer) => {
+        await this.#model.updateOne({ _id: id, state: 'running', run }, { $set: { state: 'done', answer } });
+      },
+    };
+  }
+
+  /**
+   * Gives the answer `outcome_unknown` to the key whose attempt `run` was interrupted mid-action
+   * (recovery found its intent): a retry replays that instead of running a second time.
+   */
+  async settleInterrupted(run: string, answer: StoredAnswer): Promise<void> {
+    await this.#model.updateOne({ run, state: 'running' }, { $set: { state: 'done', answer } });
   }
 
   async init(): Promise<void> {
@@ -58,17 +126,13 @@ export class IdempotencyStore {
     const id = `${workspace}:${key}`;
     const deadline = Date.now() + this.#waitMs;
     for (;;) {
+      const run = randomBytes(12).toString('hex');
       try {
-        await this.#model.create({ _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, created_at: now, expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS) });
-        return {
-          kind: 'run',
-          release: async () => {
-            await this.#model.deleteOne({ _id: id, state: 'running' });
-          },
-          complete: async (answer) => {
-            await this.#model.updateOne({ _id: id, state: 'running' }, { $set: { state: 'done', answer } });
-          },
-        };
+        await this.#model.create({
+          _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, run, lease_until: new Date(Date.now() + this.#leaseMs),
+          created_at: now, expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+        });
+        return this.#handle(id, run);
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
       }
@@ -82,6 +146,26 @@ export class IdempotencyStore {
         throw new CuadraError('idempotency_conflict', 'This Idempotency-Key was already used with a different tool or input. Use a new key for a new request.');
       }
       if (existing.state === 'done' && existing.answer) return { kind: 'replay', answer: existing.answer };
+      if (existing.state === 'running' && this.#intents && existing.lease_until && existing.lease_until.getTime() <= Date.now()) {
+        // The attempt holding the key is past its lease: its process died or hangs. Its intent is
+        // written before its action starts, so without one the action provably never started.
+        const intentId = intentIdOf(existing.run);
+        if (await this.#intents.exists(intentId)) {
+          // It may have acted: settle it now (interrupted entry, outcome_unknown answer), then replay that.
+          await this.#intents.settle(intentId);
+          continue;
+        }
+        const run = randomBytes(12).toString('hex');
+        const taken = await this.#model.updateOne(
+          { _id: id, state: 'running', run: existing.run },
+          { $set: { run, lease_until: new Date(Date.now() + this.#leaseMs) } },
+        );
+        if (taken.modifiedCount === 1) {
+          // The intent may still appear if the old attempt was only slow, not dead: check once more.
+          if (!(await this.#intents.exists(intentId))) return this.#handle(id, run);
+        }
+        continue;
+      }
       if (Date.now() >= deadline) {
         throw new CuadraError('idempotency_conflict', 'A request with this Idempotency-Key is still running (or was interrupted and its outcome is unknown); it will not run twice.');
       }

@@ -1,0 +1,186 @@
+// Honest outcomes (CONTRACT.md §9): `unavailable` only when a call provably never reached its
+// owner; `outcome_unknown` when it reached it and no answer came back; a retry with the same
+// Idempotency-Key answers the real outcome and never runs twice; no key stays stuck when nothing ran.
+// The crm subgraph is SIGKILLed in the middle of a burst of keyed writes, and everything is counted.
+import { connectDatabase } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+let key: string;
+let ws: string;
+let crmDb: Connection;
+// Recovery settles an attempt whose process died after this long (the default is 60 s).
+const LEASE_MS = 2_000;
+
+beforeAll(async () => {
+  sys = await startTestSystem('outcomes', { CUADRA_ACTION_LEASE_MS: String(LEASE_MS) });
+  ({ api_key: key, workspace_id: ws } = await sys.workspace('Outcomes SAS'));
+  crmDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_crm'));
+});
+
+afterAll(async () => {
+  await crmDb?.close();
+  await sys?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function partiesNamed(name: string): Promise<number> {
+  return crmDb.collection('parties').countDocuments({ name });
+}
+
+describe('a subgraph killed in the middle of a burst of keyed writes', () => {
+  it('answers unavailable only for calls that did nothing, and every key ends with its real outcome, once', async () => {
+    const total = 120;
+    const first = new Map<string, { status: number; code?: string }>();
+    let sent = 0;
+    let killed = false;
+    const keyOf = (i: number) => `burst-${i}`;
+    const one = async (i: number) => {
+      const res = await sys.invoke('parties.create', { name: `Burst ${i}`, kind: 'customer' }, key, { 'Idempotency-Key': keyOf(i) });
+      first.set(keyOf(i), { status: res.status, code: res.body?.code });
+    };
+    // 12 at a time; crm dies once a third of the calls are out, and comes back a moment later.
+    const workers = Array.from({ length: 12 }, async () => {
+      for (;;) {
+        const i = sent++;
+        if (i >= total) return;
+        if (i === Math.floor(total / 3) && !killed) {
+          killed = true;
+          void sys.killSubgraph('crm').then(async () => {
+            await sleep(300);
+            await sys.restartSubgraph('crm');
+          });
+        }
+        await one(i);
+      }
+    });
+    await Promise.all(workers);
+    // Wait until crm is back (the restart may still be under way).
+    for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+
+    const counts = { ok: 0, unavailable: 0, outcome_unknown: 0, other: 0 };
+    let unavailableButDone = 0;
+    let okButMissing = 0;
+    for (let i = 0; i < total; i++) {
+      const answer = first.get(keyOf(i))!;
+      const n = await partiesNamed(`Burst ${i}`);
+      if (answer.status === 200) {
+        counts.ok++;
+        if (n !== 1) okButMissing++;
+      } else if (answer.code === 'unavailable') {
+        counts.unavailable++;
+        if (n !== 0) unavailableButDone++;
+      } else if (answer.code === 'outcome_unknown') counts.outcome_unknown++;
+      else counts.other++;
+    }
+    console.log('[outcomes] first answers', counts, { unavailableButDone, okButMissing });
+    expect(counts.ok + counts.unavailable + counts.outcome_unknown + counts.other).toBe(total);
+    // Some calls must have been caught by the kill, or the test proved nothing.
+    expect(counts.unavailable + counts.outcome_unknown).toBeGreaterThan(0);
+    expect(counts.other).toBe(0);
+    expect(unavailableButDone).toBe(0);
+    expect(okButMissing).toBe(0);
+
+    // Retry every call that had no 200 with its own key, until each gives a settled answer.
+    await sleep(LEASE_MS + 1_500);
+    const finals = new Map<string, { status: number; code?: string; replayed: boolean }>();
+    for (let round = 0; round < 10; round++) {
+      const pending = [...first.keys()].filter((k) => first.get(k)!.status !== 200 && !finals.has(k));
+      if (pending.length === 0) break;
+      await Promise.all(pending.map(async (k) => {
+        const i = Number(k.slice('burst-'.length));
+        const res = await sys.invoke('parties.create', { name: `Burst ${i}`, kind: 'customer' }, key, { 'Idempotency-Key': k });
+        // 409 while an attempt still holds the key (it settles within the lease); anything else is final.
+        if (res.status !== 409 && res.body?.code !== 'unavailable') finals.set(k, { status: res.status, code: res.body?.code, replayed: res.headers.get('idempotent-replayed') === 'true' });
+      }));
+      if (finals.size < [...first.values()].filter((a) => a.status !== 200).length) await sleep(LEASE_MS);
+    }
+    const retried = [...first.values()].filter((a) => a.status !== 200).length;
+    const stuck = retried - finals.size;
+    const finalCounts = { ran_or_replayed_ok: 0, outcome_unknown: 0 };
+    for (const f of finals.values()) {
+      if (f.status === 200) finalCounts.ran_or_replayed_ok++;
+      else if (f.code === 'outcome_unknown') finalCounts.outcome_unknown++;
+    }
+    console.log('[outcomes] after retries', { retried, stuck, ...finalCounts });
+    expect(stuck).toBe(0);
+    for (const f of finals.values()) expect(f.status === 200 || f.code === 'outcome_unknown').toBe(true);
+
+    // Nothing doubled; every key that ended 200 has its party; every party has its ledger entry.
+    let doubled = 0;
+    let settledOkButMissing = 0;
+    for (let i = 0; i < total; i++) {
+      const n = await partiesNamed(`Burst ${i}`);
+      if (n > 1) doubled++;
+      const f = finals.get(keyOf(i));
+      if (f?.status === 200 && n !== 1) settledOkButMissing++;
+    }
+    const ledger = sys.governanceFor().ledger.entries;
+    const parties = await crmDb.collection('parties').find({ name: /^Burst / }, { projection: { name: 1 } }).toArray();
+    let withoutEntry = 0;
+    for (const p of parties) {
+      const k = `burst-${String(p.name).slice('Burst '.length)}`;
+      const entry = await ledger.findOne({ idempotency_key: k, tool: 'parties.create', outcome: { $in: ['ok', 'interrupted', 'outcome_unknown'] } }).lean();
+      if (!entry) withoutEntry++;
+    }
+    console.log('[outcomes] data', { parties: parties.length, doubled, settledOkButMissing, withoutEntry });
+    expect(doubled).toBe(0);
+    expect(settledOkButMissing).toBe(0);
+    expect(withoutEntry).toBe(0);
+    expect((await sys.governanceFor().ledger.verify(ws)).ok).toBe(true);
+  }, 180_000);
+});
+
+describe('a keyed attempt whose process died before it acted', () => {
+  it('is taken over by a retry once its lease passes: the key is not stuck and the call runs once', async () => {
+    const governance = sys.governanceFor();
+    const { workspace_id, api_key } = await sys.workspace('Stuck key SAS');
+    // What a process killed right after taking the key leaves behind: a running record and no intent.
+    const { inputDigest } = await import('@cuadra/shared');
+    const input = { name: 'Never started', kind: 'customer' };
+    const started = await governance.idempotency.begin(workspace_id, 'died-early', 'parties.create', inputDigest(input));
+    if (started.kind !== 'run') throw new Error('expected to hold the key');
+    // The lease as the dead crm process would have set it (this test process keeps the 60 s default).
+    await governance.db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() + LEASE_MS) } });
+    // Within the lease the key is held: the retry waits; once the lease passes with no intent
+    // written, the action provably never started, and the retry takes the key over and runs it.
+    const t0 = Date.now();
+    const retry = await sys.invoke('parties.create', input, api_key, { 'Idempotency-Key': 'died-early' });
+    expect(retry.status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(LEASE_MS - 500);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await partiesNamed('Never started')).toBe(1);
+    const again = await sys.invoke('parties.create', input, api_key, { 'Idempotency-Key': 'died-early' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await partiesNamed('Never started')).toBe(1);
+  }, 60_000);
+
+  it('a keyed attempt that died while acting is settled as outcome_unknown, never run again', async () => {
+    const governance = sys.governanceFor();
+    const { workspace_id, api_key } = await sys.workspace('Died acting SAS');
+    const principal = await sys.identity.authenticateApiKey(api_key);
+    const { inputDigest } = await import('@cuadra/shared');
+    const input = { name: 'Maybe made', kind: 'customer' };
+    const started = await governance.idempotency.begin(workspace_id, 'died-acting', 'parties.create', inputDigest(input));
+    if (started.kind !== 'run') throw new Error('expected to hold the key');
+    await governance.db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() + LEASE_MS) } });
+    // The intent of its action exists: the handler may have acted before the process died.
+    await governance.intents.create({
+      _id: `int_${started.run}`, workspace: workspace_id, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: inputDigest(input),
+      principal, approval_id: null, idempotency_key: 'died-acting', started_at: new Date(),
+    });
+    await sleep(LEASE_MS + 1_000);
+    const retry = await sys.invoke('parties.create', input, api_key, { 'Idempotency-Key': 'died-acting' });
+    expect(retry.status).toBe(502);
+    expect(retry.body.code).toBe('outcome_unknown');
+    expect(await partiesNamed('Maybe made')).toBe(0);
+    // Its interrupted entry is on the ledger, once, and the chain holds.
+    const entries = await governance.ledger.entries.find({ workspace: workspace_id, idempotency_key: 'died-acting', outcome: 'interrupted' }).lean();
+    expect(entries).toHaveLength(1);
+    expect((await governance.ledger.verify(workspace_id)).ok).toBe(true);
+  }, 60_000);
+});
