@@ -2,6 +2,8 @@ import { CuadraError, INTERNAL_MESSAGE, isCuadraError, type Logger } from '@cuad
 import type { Request, Response } from 'express';
 import getRawBody from 'raw-body';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /** Where the protected-resource metadata lives (RFC 9728), for 401 challenges. */
 export function resourceMetadataUrl(publicUrl: string): string {
   return `${publicUrl}/.well-known/oauth-protected-resource`;
@@ -38,12 +40,19 @@ export async function readJsonBody(req: Request, limit: number): Promise<unknown
   if (declared !== 0 && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw new CuadraError('invalid_input', 'Send the input as application/json.', { field: '' });
   }
-  let raw: string;
+  let bytes: Buffer;
   try {
-    raw = await getRawBody(req, { limit, length: declared, encoding: 'utf8' });
+    bytes = await getRawBody(req, { limit, length: declared });
   } catch (err) {
     if ((err as { type?: string }).type === 'entity.too.large') throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
     throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
+  }
+  let raw: string;
+  try {
+    // Malformed UTF-8 is refused, not silently replaced: what is stored is what was sent.
+    raw = UTF8.decode(bytes);
+  } catch {
+    throw new CuadraError('invalid_input', 'The request body is not valid UTF-8.', { field: '' });
   }
   if (raw.trim() === '') return {};
   try {

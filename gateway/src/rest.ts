@@ -28,8 +28,17 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
     }
   });
 
-  router.post(/^\/v1\/tools\/([^/]+):invoke$/, async (req, res) => {
-    const tool = decodeURIComponent((req.params as Record<string, string>)[0]);
+  // No capture group: express would decode it and answer a malformed escape (`%`) before the
+  // credential is checked; the name is decoded here, after nothing else.
+  router.post(/^\/v1\/tools\/[^/]+:invoke$/, async (req, res) => {
+    const raw = req.path.slice('/v1/tools/'.length, -':invoke'.length);
+    let tool: string;
+    try {
+      tool = decodeURIComponent(raw);
+    } catch {
+      // Not a tool name either way; the pipeline authenticates first, then answers unknown_tool.
+      tool = raw;
+    }
     try {
       const result = await pipeline.invoke({
         authorization: req.header('authorization'),

@@ -14,6 +14,7 @@ import { gatewayModules, gatewayTools, GATEWAY_OWNER } from './local/index.ts';
 import type { GatewayServices } from './local/services.ts';
 import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
+import { methodGuard } from './methods.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { revokeMemberGrants } from './oauth/grants.ts';
@@ -88,6 +89,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+
+  app.use(methodGuard(refusalCtx));
 
   app.get('/healthz', async (_req, res) => {
     const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, redis: deps.redis });

@@ -19,13 +19,25 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
 }
 
 /** Pings the database; false when it does not answer within the driver's timeout. */
-export async function databaseAnswers(connection: Connection): Promise<boolean> {
+export async function databaseAnswers(connection: Connection, timeoutMs = 2_000): Promise<boolean> {
+  if (connection.readyState !== 1 || !connection.db) return false;
+  // A ping answers even when the store can no longer write (a server whose storage failed keeps
+  // its socket open): prove it with a real write and a read of what was written.
+  const probe = async () => {
+    const health = connection.db!.collection<{ _id: string; n: number; at: Date }>('health');
+    const id = `probe:${process.pid}`;
+    const at = new Date();
+    await health.updateOne({ _id: id }, { $inc: { n: 1 }, $set: { at } }, { upsert: true });
+    const back = await health.findOne({ _id: id });
+    return back !== null && back.at.getTime() === at.getTime();
+  };
+  let timer: NodeJS.Timeout | undefined;
   try {
-    if (connection.readyState !== 1 || !connection.db) return false;
-    await connection.db.admin().ping();
-    return true;
+    return await Promise.race([probe(), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); })]);
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -11,6 +11,8 @@ export {
   randomBase62, sameDigest, signAssertion,
 } from './credentials.ts';
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
+export { assertWithinBounds, boundsFor, INPUT_BOUNDS } from './bounds.ts';
+export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
 export { RateLimiter, parseQuota, quotasFromEnv, redisKeyPrefix } from './ratelimit.ts';

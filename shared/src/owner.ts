@@ -48,6 +48,8 @@ interface Attempt {
   keyed?: IdempotencyRun;
   /** The key got its answer (done) or was handed back. */
   keySettled: boolean;
+  /** The input's digest, once it is known to be within bounds and valid. */
+  digest: string | null;
 }
 
 function refusal(err: CuadraError): OwnedAnswer {
@@ -98,10 +100,11 @@ export class ToolOwner {
   async call(call: OwnedCall): Promise<OwnedAnswer> {
     const started = Date.now();
     const tool = this.#registry.get(call.tool);
-    const attempt: Attempt = { recorded: false, acting: false, keySettled: false };
+    const attempt: Attempt = { recorded: false, acting: false, keySettled: false, digest: null };
     const ledger = async (answer: OwnedAnswer, extra: { approval_id?: string; replayed?: boolean } = {}) => {
       await this.#governance.ledger.append({
-        principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: tool ? inputDigest(call.input) : null,
+        // Digested only once the input passed its bounds and schema: a hostile input is never walked.
+        principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: attempt.digest,
         outcome: outcomeOf(answer), approval_id: extra.approval_id ?? (answer.body.approval_id as string | undefined),
         idempotency_key: call.idempotencyKey, replayed: extra.replayed, duration_ms: Date.now() - started,
       });
@@ -114,7 +117,7 @@ export class ToolOwner {
       // Every attempt has its entry, server failures included (best effort: the store may be what failed).
       if (!attempt.recorded) {
         await this.#governance.ledger.append({
-          principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: null, outcome: attempt.acting ? 'outcome_unknown' : error.code,
+          principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: attempt.digest, outcome: attempt.acting ? 'outcome_unknown' : error.code,
           idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started,
         }).catch(() => undefined);
       }
@@ -142,6 +145,7 @@ export class ToolOwner {
     }
     const input = call.input as Record<string, unknown>;
     const digest = inputDigest(input);
+    attempt.digest = digest;
 
     if (call.idempotencyKey) {
       let keyed;
@@ -221,7 +225,7 @@ export class ToolOwner {
    * answer before the intent goes, so a retry replays what happened.
    */
   async #run(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number; attempt?: Attempt }): Promise<OwnedAnswer> {
-    const attempt = opts.attempt ?? { recorded: false, acting: false, keySettled: false };
+    const attempt = opts.attempt ?? { recorded: false, acting: false, keySettled: false, digest };
     // A read changes nothing: there is no action to account for if the process dies mid-way.
     const intentId = tool.risk === 'read' ? null : attempt.keyed ? intentIdOf(attempt.keyed.run) : newId('int');
     if (intentId) await this.#governance.intents.create({

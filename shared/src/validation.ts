@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { assertWithinBounds, boundsFor } from './bounds.ts';
 import { CuadraError } from './errors.ts';
 import type { JsonSchema } from './tool.ts';
 
@@ -38,10 +39,16 @@ export function sentenceOf(error: ErrorObject): string {
   }
 }
 
-/** Compiles a schema into a function that throws `invalid_input` with the offending field. */
+/**
+ * Compiles a schema into a function that throws `invalid_input` with the offending field. The
+ * contract's input bounds (depth, sizes, Unicode; CONTRACT.md §9) run first, before ajv or anything
+ * else walks the input, so every tool, every graph read and every composite query gets them.
+ */
 export function compileValidator(ajv: Ajv2020, schema: JsonSchema): (input: unknown) => void {
   const validate: ValidateFunction = ajv.compile(schema);
+  const bounds = boundsFor(schema);
   return (input: unknown) => {
+    assertWithinBounds(input, bounds);
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new CuadraError('invalid_input', 'The request body must be a JSON object.', { field: '' });
     }

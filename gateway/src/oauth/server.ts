@@ -124,7 +124,15 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
   });
 
   // ---------------------------------------------------------------- registration (RFC 7591)
-  router.post('/oauth/register', express.json({ limit: '16kb' }), async (req, res) => {
+  const registrationBody = express.json({ limit: '16kb' });
+  router.post('/oauth/register', (req, res, next) => {
+    // A body that is not JSON (or too large) is still answered in RFC 7591's error shape.
+    registrationBody(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const tooLarge = (err as { type?: string }).type === 'entity.too.large';
+      sendOAuthError(res, new OAuthError('invalid_client_metadata', tooLarge ? 'The client metadata is larger than 16 KB.' : 'The client metadata must be a JSON object.', tooLarge ? 413 : 400));
+    });
+  }, async (req, res) => {
     try {
       const wait = await deps.throttles.register.hit(clientAddress(req));
       if (wait !== null) {

@@ -1,0 +1,137 @@
+// No request breaks the store (issue 13, CONTRACT.md §9): hostile bodies are refused with the
+// contract's code and pointer before anything walks them, each authenticated attempt is on the
+// ledger, and afterwards the store still answers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+let key: string;
+let workspace: string;
+
+beforeAll(async () => {
+  sys = await startTestSystem('hostile');
+  ({ api_key: key, workspace_id: workspace } = await sys.workspace('Hostile SAS'));
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+/** JSON text of `{"a": {"a": …}}` nested `depth` objects deep (as text: JSON.stringify itself overflows past a few thousand). */
+const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+/** A small nested value (for depths JSON.stringify handles). */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+/** JSON text of a block tree nested `depth` sections deep through `children`. */
+const nestedBlocksText = (depth: number) => `${'{"type":"section","children":['.repeat(depth)}{"type":"text","markdown":"x"}${']}'.repeat(depth)}`;
+const deepPointer = (prefix: string, levels: number) => prefix + '/a'.repeat(levels);
+
+/** Hostile bodies → the answer the contract gives. The body is sent as raw text where it must be. */
+const CASES: { name: string; tool: string; body: unknown | string; status: number; code: string; field?: string | RegExp }[] = [
+  { name: 'free-form data nested 1,500 deep (took the store down before)', tool: 'dashboards.save', body: `{"title":"d","blocks":[{"type":"text","markdown":"x","data":${nestedText(1500)}}]}`, status: 422, code: 'invalid_input', field: deepPointer('/blocks/0/data', 29) },
+  { name: 'data nested 5,000 deep', tool: 'dashboards.save', body: `{"title":"d","blocks":[{"type":"text","data":${nestedText(5000)}}]}`, status: 422, code: 'invalid_input', field: /^\/blocks\/0\/data(\/a)+$/ },
+  { name: 'children nested 9,000 deep', tool: 'dashboards.save', body: `{"title":"d","blocks":[${nestedBlocksText(9000)}]}`, status: 422, code: 'invalid_input', field: /^\/blocks\/0(\/children\/0)+$/ },
+  { name: 'render of blocks nested 3,500 deep', tool: 'dashboards.render', body: `{"blocks":[${nestedBlocksText(3500)}]}`, status: 422, code: 'invalid_input', field: /^\/blocks\/0(\/children\/0)+$/ },
+  { name: 'nesting 40,000 deep (just under the size limit) in a tool that takes no such field', tool: 'parties.list', body: `{"search":${nestedText(40_000)}}`, status: 422, code: 'invalid_input', field: deepPointer('/search', 31) },
+  { name: 'depth 32 is the limit (33 refused)', tool: 'dashboards.save', body: { title: 'd', blocks: [{ type: 'text', data: nested(30) }] }, status: 422, code: 'invalid_input', field: deepPointer('/blocks/0/data', 29) },
+  { name: 'a string over 64 KiB', tool: 'dashboards.save', body: { title: 'd', blocks: [{ type: 'text', data: 'x'.repeat(64 * 1024 + 1) }] }, status: 422, code: 'invalid_input', field: '/blocks/0/data' },
+  { name: 'an array over 1,000 items', tool: 'dashboards.save', body: { title: 'd', blocks: [{ type: 'text', data: Array.from({ length: 1001 }, () => 0) }] }, status: 422, code: 'invalid_input', field: '/blocks/0/data' },
+  { name: 'a lone surrogate in a value', tool: 'parties.create', body: '{"name":"Tienda \\ud800 Andina","kind":"customer"}', status: 422, code: 'invalid_input', field: '/name' },
+  { name: 'a lone surrogate in a key', tool: 'dashboards.save', body: '{"title":"d","blocks":[{"type":"text","data":{"\\udc00":1}}]}', status: 422, code: 'invalid_input', field: '/blocks/0/data/\udc00' },
+  { name: 'malformed UTF-8', tool: 'parties.create', body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), status: 422, code: 'invalid_input', field: '' },
+  { name: 'a JSON array body', tool: 'parties.list', body: '[1,2]', status: 422, code: 'invalid_input', field: '' },
+  { name: 'a JSON string body', tool: 'parties.list', body: '"x"', status: 422, code: 'invalid_input', field: '' },
+  { name: 'not JSON', tool: 'parties.list', body: '{', status: 422, code: 'invalid_input', field: '' },
+];
+
+async function send(tool: string, body: unknown, credential: string | null = key) {
+  const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (credential) headers.authorization = `Bearer ${credential}`;
+  const res = await fetch(`${sys.gatewayUrl}/v1/tools/${tool}:invoke`, { method: 'POST', headers, body: raw });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: JSON.parse(text) };
+}
+
+describe('hostile bodies', () => {
+  it.each(CASES)('$name → $status $code', async ({ tool, body, status, code, field }) => {
+    const before = await sys.governanceFor().ledger.entries.countDocuments({ workspace, tool });
+    const res = await send(tool, body);
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    if (typeof field === 'string') expect(res.body.field).toBe(field);
+    else if (field) expect(res.body.field).toMatch(field);
+    // The attempt passed authentication: it is on the ledger, with no digest of the hostile input.
+    await expect.poll(() => sys.governanceFor().ledger.entries.countDocuments({ workspace, tool, outcome: code })).toBeGreaterThan(0);
+    expect(await sys.governanceFor().ledger.entries.countDocuments({ workspace, tool })).toBe(before + 1);
+  });
+
+  it('the limits themselves are accepted: depth 32, a 64 KiB string, 1,000 items', async () => {
+    const res = await send('dashboards.save', { title: 'edge', blocks: [{ type: 'text', data: { deep: nested(27), s: 'x'.repeat(64 * 1024), list: Array.from({ length: 1000 }, (_, i) => i) } }] });
+    expect(res.status).toBe(200);
+    const back = await send('dashboards.get', { id: res.body.output.dashboard.id });
+    expect(back.body.output.dashboard.blocks[0].data.list).toHaveLength(1000);
+  });
+
+  it('a well-formed astral character is stored and read back unchanged', async () => {
+    const name = 'Tienda 😀 Andina';
+    const created = await send('parties.create', { name, kind: 'customer' });
+    expect(created.status).toBe(200);
+    const got = await send('parties.get', { id: created.body.output.party.id });
+    expect(got.body.output.party.name).toBe(name);
+  });
+
+  it('after all of it, the store still answers: /healthz proves a write and every workspace works', async () => {
+    const health = await sys.fetch('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body.database).toBe('ok');
+    const other = await sys.workspace('Bystander SAS');
+    const created = await sys.invoke('parties.create', { name: 'Still here', kind: 'vendor' }, other.api_key);
+    expect(created.status).toBe(200);
+    expect((await sys.governanceFor().ledger.verify(workspace)).ok).toBe(true);
+  });
+});
+
+describe('order of checks and methods', () => {
+  it('a credential is asked for before the tool name or body is read', async () => {
+    const res = await send('%', '{', null);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthenticated');
+    const named = await send('%', {}, key);
+    expect(named.status).toBe(404);
+    expect(named.body.code).toBe('unknown_tool');
+  });
+
+  it.each([
+    ['GET', '/v1/tools/parties.list:invoke', 'POST'],
+    ['DELETE', '/v1/tools', 'GET, HEAD'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['PUT', '/mcp', 'GET, POST, DELETE, HEAD'],
+    ['GET', '/oauth/token', 'POST, OPTIONS'],
+    ['POST', '/openapi.json', 'GET, HEAD'],
+    ['POST', '/v1/events', 'GET, HEAD'],
+  ])('%s %s → 405 method_not_allowed with Allow', async (method, path, allow) => {
+    const res = await fetch(`${sys.gatewayUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(((await res.json()) as { code: string }).code).toBe('method_not_allowed');
+  });
+
+  it('a path that does not exist stays 404', async () => {
+    const res = await sys.fetch('/v1/nothing-here', { key });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
+  it('/oauth/register answers a body that is not an object in RFC 7591 shape', async () => {
+    for (const body of ['[1]', '"x"', '{']) {
+      const res = await fetch(`${sys.gatewayUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as { error: string; error_description: unknown };
+      expect(json.error).toBe('invalid_client_metadata');
+      expect(typeof json.error_description).toBe('string');
+    }
+  });
+});
