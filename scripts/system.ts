@@ -2,6 +2,7 @@
 // MongoDB-protocol server and Redis given by URL. Used by `npm start`, the end-to-end tests
 // and the bench, so all three run exactly the same thing.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateSigningKeyPair } from '../shared/src/credentials.ts';
@@ -32,6 +33,8 @@ export interface SystemOptions {
   tokenKeys?: { privateKey: string; publicKey: string };
   /** Extra environment for every service (e.g. rate-limit quotas, LOG_LEVEL). */
   env?: Record<string, string>;
+  /** The key that seals secrets at rest (`CUADRA_SEAL_KEY`, 32 bytes base64, given to every service); generated when absent. */
+  sealKey?: string;
   /** Gateway port when `ports` is `default` (default 4000). */
   gatewayPort?: number;
 }
@@ -90,6 +93,16 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Reads or creates the gateway's signing key pair under `dir` (private key mode 0600). */
+/** The seal key under `dir` (`seal-key`, 32 random bytes in base64, mode 0600), made once. */
+export function loadOrCreateSealKey(dir: string): string {
+  const file = path.join(dir, 'seal-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
 export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKey: string; publicKey: string } {
   const priv = path.join(dir, `${name}.pem`);
   const pub = path.join(dir, `${name}.pub.pem`);
@@ -105,7 +118,10 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKe
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const prefix = opts.dbPrefix ?? 'cuadra';
-  const baseEnv = { MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, REDIS_KEY_PREFIX: prefix, ...opts.env };
+  const baseEnv = {
+    MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, REDIS_KEY_PREFIX: prefix,
+    CUADRA_SEAL_KEY: opts.sealKey ?? randomBytes(32).toString('base64'), ...opts.env,
+  };
   const subgraphs: Record<string, ServiceProcess> = {};
   const started: ServiceProcess[] = [];
 

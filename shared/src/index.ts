@@ -11,6 +11,8 @@ export {
   randomBase62, sameDigest, signAssertion,
 } from './credentials.ts';
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
+export { createSealer, holdsSecret, openSecrets, REDACTED, sealerFromEnv, sealSecrets } from './seal.ts';
+export type { Sealer } from './seal.ts';
 export { assertWithinBounds, boundsFor, INPUT_BOUNDS } from './bounds.ts';
 export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';
@@ -27,7 +29,7 @@ export { GENESIS_HASH, Ledger, entryHash } from './governance/ledger.ts';
 export type { LedgerEntry, LedgerRecord, LedgerVerification } from './governance/ledger.ts';
 export { PolicyStore, decide, policyMatches } from './governance/policies.ts';
 export type { Policy, PolicyEffect } from './governance/policies.ts';
-export { APPROVAL_TTL_MS, ApprovalStore, approvalView } from './governance/approvals.ts';
+export { APPROVAL_TTL_MS, ApprovalStore, approvalView, isRequester } from './governance/approvals.ts';
 export type { Approval, ApprovalDoc, ApprovalStatus } from './governance/approvals.ts';
 export { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from './governance/idempotency.ts';
 export type { StoredAnswer } from './governance/idempotency.ts';

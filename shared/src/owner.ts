@@ -10,7 +10,8 @@ import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/i
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
-import type { Principal } from './principal.ts';
+import { idempotencyScope, type Principal } from './principal.ts';
+import { openSecrets, sealerFromEnv, sealSecrets, type Sealer } from './seal.ts';
 import type { ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
 
@@ -32,6 +33,21 @@ export interface OwnedAnswer {
 
 /** A running handler's lease: after this long its intent is taken for interrupted. */
 const LEASE_MS = ACTION_LEASE_MS;
+
+/** A caller's key in the idempotency store: its principal's namespace, then the key. */
+function keySpace(principal: Principal, key: string): string {
+  return `${idempotencyScope(principal)}:${key}`;
+}
+
+/** What a sealed secret in an idempotency record is bound to (it opens nowhere else). */
+function idempotencyContext(principal: Principal, key: string): string {
+  return `idem:${principal.workspace}:${keySpace(principal, key)}`;
+}
+
+/** What a sealed secret of an approval's result is bound to. */
+export function approvalContext(approvalId: string): string {
+  return `apr:${approvalId}`;
+}
 
 /** The answer of an action whose outcome nobody saw (CONTRACT.md §9). */
 function outcomeUnknown(): OwnedAnswer {
@@ -76,6 +92,8 @@ export class ToolOwner {
   readonly #governance: Governance;
   readonly #db: Connection;
   readonly #log: Logger;
+  /** Seals secret outputs at rest (idempotency records, approvals); null: secrets are not kept at all. */
+  readonly #sealer: Sealer | null = sealerFromEnv();
   readonly #executor = `${process.pid}-${randomBytes(4).toString('hex')}`;
   #timer: NodeJS.Timeout | undefined;
   #sweeping = false;
@@ -150,7 +168,8 @@ export class ToolOwner {
     if (call.idempotencyKey) {
       let keyed;
       try {
-        keyed = await this.#governance.idempotency.begin(call.principal.workspace, call.idempotencyKey, tool.name, digest);
+        // Keys are scoped to the principal (CONTRACT.md §9): another caller's same string is another request.
+        keyed = await this.#governance.idempotency.begin(call.principal.workspace, keySpace(call.principal, call.idempotencyKey), tool.name, digest);
       } catch (err) {
         if (!isCuadraError(err)) throw err;
         const answer = refusal(err);
@@ -158,7 +177,8 @@ export class ToolOwner {
         return answer;
       }
       if (keyed.kind === 'replay') {
-        const answer = { ...keyed.answer, replayed: true };
+        // A replay goes only to the principal that made the first call: its secrets are opened for it.
+        const answer = { ...openSecrets(keyed.answer, this.#sealer, idempotencyContext(call.principal, call.idempotencyKey), true), replayed: true };
         await ledger(answer, { replayed: true });
         return answer;
       }
@@ -168,7 +188,7 @@ export class ToolOwner {
     if (attempt.keyed && !attempt.keySettled) {
       // Server failures before any action are not kept: nothing was done, so a retry may run.
       if (answer.status >= 500 && answer.body.code !== 'outcome_unknown') await attempt.keyed.release();
-      else await attempt.keyed.complete(answer);
+      else await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(call.principal, call.idempotencyKey!)));
       attempt.keySettled = true;
     }
     return answer;
@@ -192,7 +212,7 @@ export class ToolOwner {
         return answer;
       }
       const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started, attempt });
-      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', answer, answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, tool.secrets, this.#sealer, approvalContext(approval._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
       return answer;
     }
 
@@ -256,7 +276,7 @@ export class ToolOwner {
     });
     attempt.recorded = true;
     if (attempt.keyed && !attempt.keySettled && !failure) {
-      await attempt.keyed.complete(answer);
+      await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(principal, opts.idempotencyKey!)));
       attempt.keySettled = true;
     }
     if (intentId) await this.#governance.intents.deleteOne({ _id: intentId });
@@ -285,7 +305,7 @@ export class ToolOwner {
     }
     try {
       const answer = await this.#run(tool, claimed.input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
-      await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', answer, answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, tool.secrets, this.#sealer, approvalContext(claimed._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
     } catch (err) {
       const error = classifyFailure(err);
       await this.#governance.approvals.finish(claimed._id, 'failed', refusal(error), error.message).catch(() => undefined);

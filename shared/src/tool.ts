@@ -46,6 +46,12 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    * (e.g. an invoice's total). Absent or null: amount conditions never match.
    */
   amount?: (input: Input) => number | null;
+  /**
+   * Fields of the output that are secrets (an API key, an invitation link): given only in the
+   * direct answer to the principal that ran the call (and its own replay); sealed at rest in
+   * idempotency records and approvals, redacted for everyone else, never logged (CONTRACT.md §9).
+   */
+  secrets?: readonly string[];
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
 

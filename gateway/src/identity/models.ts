@@ -28,6 +28,8 @@ export interface ApiKeyDoc {
   prefix: string;
   /** Whether calls made with it are an agent's or a program's (policies select on this). */
   actor_type: 'api_key' | 'agent';
+  /** The person (user id) who created it through `api_keys.create`; the key acts as them for "nobody decides their own request". */
+  created_by_person?: string | null;
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
@@ -56,6 +58,7 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
     hash: { type: String, required: true },
     prefix: { type: String, required: true },
     actor_type: { type: String, required: true },
+    created_by_person: { type: String, default: null },
     created_at: { type: Date, required: true },
     expires_at: { type: Date, default: null },
     revoked_at: { type: Date, default: null },

@@ -62,14 +62,19 @@ export class IdentityStore {
   }
 
   /** Creates an API key; only its hash is stored. */
-  async createApiKey(input: { workspace: string; name: string; role: string; patterns?: string[]; actorType?: 'api_key' | 'agent'; expiresAt?: Date | null }): Promise<{ id: string; api_key: string }> {
+  async createApiKey(input: { workspace: string; name: string; role: string; patterns?: string[]; actorType?: 'api_key' | 'agent'; expiresAt?: Date | null; createdByPerson?: string | null }): Promise<{ id: string; api_key: string }> {
     const apiKey = newApiKey();
     const id = newId('key');
     await this.#models.apiKeys.create({
       _id: id, workspace: input.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], hash: hashApiKey(apiKey),
-      prefix: apiKey.slice(0, 10), actor_type: input.actorType ?? 'api_key', created_at: new Date(), expires_at: input.expiresAt ?? null, revoked_at: null,
+      prefix: apiKey.slice(0, 10), actor_type: input.actorType ?? 'api_key', created_by_person: input.createdByPerson ?? null, created_at: new Date(), expires_at: input.expiresAt ?? null, revoked_at: null,
     });
     return { id, api_key: apiKey };
+  }
+
+  /** An active key of the workspace (without its hash), or null. */
+  async activeApiKey(workspace: string, id: string): Promise<Pick<ApiKeyDoc, '_id' | 'role' | 'created_by_person'> | null> {
+    return this.#models.apiKeys.findOne({ _id: id, workspace, revoked_at: null }, { _id: 1, role: 1, created_by_person: 1 }).lean();
   }
 
   /** Revokes a key of a workspace; effective at once on every gateway (the cache entry is overwritten). */
@@ -116,12 +121,12 @@ export class IdentityStore {
     const hash = hashApiKey(apiKey);
     const cached = await this.#redis.get(cacheKey(hash));
     if (cached === REVOKED) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
-    let key: Pick<ApiKeyDoc, '_id' | 'workspace' | 'role' | 'patterns' | 'hash' | 'actor_type' | 'expires_at' | 'revoked_at'> | null;
+    let key: Pick<ApiKeyDoc, '_id' | 'workspace' | 'role' | 'patterns' | 'hash' | 'actor_type' | 'expires_at' | 'revoked_at' | 'created_by_person'> | null;
     if (cached) {
       key = JSON.parse(cached);
       if (key && key.expires_at) key.expires_at = new Date(key.expires_at);
     } else {
-      key = await this.#models.apiKeys.findOne({ hash }, { _id: 1, workspace: 1, role: 1, patterns: 1, hash: 1, actor_type: 1, expires_at: 1, revoked_at: 1 }).lean();
+      key = await this.#models.apiKeys.findOne({ hash }, { _id: 1, workspace: 1, role: 1, patterns: 1, hash: 1, actor_type: 1, expires_at: 1, revoked_at: 1, created_by_person: 1 }).lean();
       if (key && !key.revoked_at) {
         // NX: never overwrite a revocation written meanwhile.
         await this.#redis.set(cacheKey(hash), JSON.stringify(key), 'EX', CACHE_SECONDS, 'NX');
@@ -140,6 +145,7 @@ export class IdentityStore {
       scopes: null,
       patterns: key.patterns.length > 0 ? key.patterns : null,
       ...(rolePatterns ? { role_patterns: rolePatterns } : {}),
+      ...(key.created_by_person ? { person: key.created_by_person } : {}),
     };
   }
 }

@@ -116,6 +116,8 @@ export class AccessTokens {
       role,
       actor: { type: 'oauth_app', id: claims.client_id },
       credential_id: claims.gid,
+      // The person behind the app: "nobody decides their own request" compares this, whatever app carries it.
+      person: claims.sub,
       scopes: claims.scope.split(' ').filter(Boolean),
       patterns: null,
       ...(rolePatterns ? { role_patterns: rolePatterns } : {}),

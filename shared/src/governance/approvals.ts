@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import type { Principal } from '../principal.ts';
+import { openSecrets, type Sealer } from '../seal.ts';
 
 /** States of an approval (CONTRACT.md §3). `executing` is the short window while a held call runs. */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executing' | 'executed' | 'failed';
@@ -13,7 +14,7 @@ export interface Approval {
   mode: 'hold' | 'ask';
   tool: string;
   input: Record<string, unknown>;
-  requested_by: { type: string; id: string; credential_id: string; role: string };
+  requested_by: { type: string; id: string; credential_id: string; role: string; person?: string };
   requested_at: string;
   decided_by: { type: string; id: string } | null;
   decided_at: string | null;
@@ -33,6 +34,8 @@ export interface ApprovalDoc extends Omit<Approval, 'id'> {
   /** While `executing`: until when the claiming process owns it. */
   lease_until: Date | null;
   executor: string | null;
+  /** When the requester was given the result's secret (once; null until then). */
+  secret_delivered_at?: Date | null;
 }
 
 const schema = new Schema<ApprovalDoc>(
@@ -41,7 +44,7 @@ const schema = new Schema<ApprovalDoc>(
     input_digest: String, idempotency_key: { type: String, default: null }, principal: Schema.Types.Mixed, requested_by: Schema.Types.Mixed,
     requested_at: String, decided_by: { type: Schema.Types.Mixed, default: null }, decided_at: { type: String, default: null },
     reason: { type: String, default: null }, result: { type: Schema.Types.Mixed, default: null }, expires_at: String,
-    lease_until: { type: Date, default: null }, executor: { type: String, default: null },
+    lease_until: { type: Date, default: null }, executor: { type: String, default: null }, secret_delivered_at: { type: Date, default: null },
   },
   { versionKey: false, minimize: false },
 );
@@ -53,13 +56,23 @@ schema.index({ workspace: 1, requested_at: 1 });
 /** Pending approvals expire after this long. */
 export const APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** Public view of a stored approval. */
-export function approvalView(doc: ApprovalDoc, now = new Date()): Approval {
+/**
+ * Public view of a stored approval. A secret in its result (an API key, an invitation link) is
+ * shown as "[redacted]" unless `reveal` carries the sealer that opens it for its requester, once.
+ */
+export function approvalView(doc: ApprovalDoc, now = new Date(), reveal?: { sealer: Sealer | null }): Approval {
   const status = doc.status === 'pending' && doc.expires_at <= now.toISOString() ? 'expired' : doc.status;
+  const result = doc.result ? openSecrets(doc.result, reveal?.sealer ?? null, `apr:${doc._id}`, reveal !== undefined) : null;
   return {
     id: doc._id, status, mode: doc.mode, tool: doc.tool, input: doc.input, requested_by: doc.requested_by, requested_at: doc.requested_at,
-    decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result: doc.result, expires_at: doc.expires_at,
+    decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result, expires_at: doc.expires_at,
   };
+}
+
+/** Is `principal` the one who asked for this approval (same credential, or the same person behind it)? */
+export function isRequester(doc: ApprovalDoc, principal: Principal): boolean {
+  if (doc.principal?.credential_id === principal.credential_id) return true;
+  return Boolean(principal.person) && principal.person === (doc.principal?.person ?? null);
 }
 
 /**
@@ -81,7 +94,7 @@ export class ApprovalStore {
     const doc: ApprovalDoc = {
       _id: input.id, workspace: input.workspace, subgraph: input.subgraph, status: 'pending', mode: input.mode, tool: input.tool, input: input.input,
       input_digest: input.inputDigest, idempotency_key: input.idempotencyKey ?? null, principal: input.principal,
-      requested_by: { type: input.principal.actor.type, id: input.principal.actor.id, credential_id: input.principal.credential_id, role: input.principal.role },
+      requested_by: { type: input.principal.actor.type, id: input.principal.actor.id, credential_id: input.principal.credential_id, role: input.principal.role, ...(input.principal.person ? { person: input.principal.person } : {}) },
       requested_at: now.toISOString(), decided_by: null, decided_at: null, reason: null, result: null,
       expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(), lease_until: null, executor: null,
     };
@@ -138,6 +151,12 @@ export class ApprovalStore {
       { $set: { status: 'executing' } },
       { returnDocument: 'after' },
     ).lean();
+  }
+
+  /** Marks the result's secret as given to its requester; true only for the first call (it is given once). */
+  async takeSecret(workspace: string, id: string, now = new Date()): Promise<boolean> {
+    const res = await this.model.updateOne({ _id: id, workspace, secret_delivered_at: null }, { $set: { secret_delivered_at: now } });
+    return res.modifiedCount === 1;
   }
 
   /** executing → executed | failed, keeping the result or the reason. */

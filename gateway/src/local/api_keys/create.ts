@@ -9,6 +9,7 @@ export const create = defineTool<Input>({
   name: 'api_keys.create',
   description: 'Create an API key (nk_…) for a program, with a role (built-in or one of the workspace\'s custom roles) and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
   risk: 'write',
+  secrets: ['api_key'],
   input: {
     type: 'object',
     additionalProperties: false,
@@ -33,7 +34,8 @@ export const create = defineTool<Input>({
       expiresAt = new Date(input.expires_at);
       if (expiresAt.getTime() <= ctx.now.getTime()) throw new CuadraError('invalid_input', 'expires_at must be in the future.', { field: '/expires_at' });
     }
-    const key = await identity.createApiKey({ workspace: ctx.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], expiresAt });
+    // The key acts as the person who made it when approvals are decided (CONTRACT.md §9).
+    const key = await identity.createApiKey({ workspace: ctx.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], expiresAt, createdByPerson: ctx.principal.person ?? null });
     const stored = (await identity.listApiKeys(ctx.workspace)).find((k) => k.id === key.id)!;
     return { api_key: key.api_key, key: stored };
   },

@@ -8,7 +8,14 @@ export const revoke = defineTool<{ id: string }>({
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^key_[A-Za-z0-9_-]{1,40}$' } } },
   async handler(input, ctx) {
-    const revoked = await gatewayServices(ctx).identity.revokeApiKey(ctx.workspace, input.id);
+    const { identity } = gatewayServices(ctx);
+    const key = await identity.activeApiKey(ctx.workspace, input.id);
+    if (!key) throw new CuadraError('not_found', `No active API key ${input.id} exists in this workspace.`);
+    // As members.* does for people: only an owner acts on what an owner holds.
+    if (key.role === 'owner' && ctx.principal.role !== 'owner') {
+      throw new CuadraError('policy_denied', `A ${ctx.principal.role} cannot revoke an owner's API key; only an owner can.`);
+    }
+    const revoked = await identity.revokeApiKey(ctx.workspace, input.id);
     if (!revoked) throw new CuadraError('not_found', `No active API key ${input.id} exists in this workspace.`);
     return { revoked: true, id: input.id };
   },

@@ -9,6 +9,7 @@ export const invite = defineTool<Input>({
   name: 'members.invite',
   description: 'Invite a person to the workspace with a role (built-in or custom). Output holds invite_url once: the person opens it, sets a password (or enters the one of their existing Cuadra account) and becomes a member with that role. Links work once, for 7 days.',
   risk: 'write',
+  secrets: ['invite_url'],
   input: {
     type: 'object', additionalProperties: false, required: ['email', 'role'],
     properties: {

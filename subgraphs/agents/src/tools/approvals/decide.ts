@@ -23,7 +23,11 @@ export const decide = defineTool<{ id: string; decision: 'approve' | 'reject'; r
     }
     const existing = await ctx.governance.approvals.get(ctx.workspace, input.id);
     if (!existing) throw new CuadraError('not_found', `No approval ${input.id} exists in this workspace.`);
-    if (existing.requested_by.credential_id === principal.credential_id || existing.requested_by.id === principal.actor.id) {
+    // "Nobody decides their own request" means the person, whatever app, key or session carries
+    // them (CONTRACT.md §9): the same credential, the same actor, or the same person behind either.
+    const requester = existing.principal;
+    const samePerson = Boolean(principal.person) && principal.person === (requester?.person ?? null);
+    if (existing.requested_by.credential_id === principal.credential_id || existing.requested_by.id === principal.actor.id || samePerson) {
       throw new CuadraError('policy_denied', 'Nobody decides their own request.');
     }
     const decided = await ctx.governance.approvals.decide(
