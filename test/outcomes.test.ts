@@ -139,9 +139,11 @@ describe('a keyed attempt whose process died before it acted', () => {
     const governance = sys.governanceFor();
     const { workspace_id, api_key } = await sys.workspace('Stuck key SAS');
     // What a process killed right after taking the key leaves behind: a running record and no intent.
-    const { inputDigest } = await import('@cuadra/shared');
+    const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
+    const principal = await sys.identity.authenticateApiKey(api_key);
     const input = { name: 'Never started', kind: 'customer' };
-    const started = await governance.idempotency.begin(workspace_id, 'died-early', 'parties.create', inputDigest(input));
+    // The key as the owner stores it: in the caller's own namespace (CONTRACT.md §9).
+    const started = await governance.idempotency.begin(workspace_id, `${idempotencyScope(principal)}:died-early`, 'parties.create', inputDigest(input));
     if (started.kind !== 'run') throw new Error('expected to hold the key');
     // The lease as the dead crm process would have set it (this test process keeps the 60 s default).
     await governance.db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() + LEASE_MS) } });
@@ -163,9 +165,9 @@ describe('a keyed attempt whose process died before it acted', () => {
     const governance = sys.governanceFor();
     const { workspace_id, api_key } = await sys.workspace('Died acting SAS');
     const principal = await sys.identity.authenticateApiKey(api_key);
-    const { inputDigest } = await import('@cuadra/shared');
+    const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
     const input = { name: 'Maybe made', kind: 'customer' };
-    const started = await governance.idempotency.begin(workspace_id, 'died-acting', 'parties.create', inputDigest(input));
+    const started = await governance.idempotency.begin(workspace_id, `${idempotencyScope(principal)}:died-acting`, 'parties.create', inputDigest(input));
     if (started.kind !== 'run') throw new Error('expected to hold the key');
     await governance.db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() + LEASE_MS) } });
     // The intent of its action exists: the handler may have acted before the process died.

@@ -14,6 +14,7 @@ import { gatewayModules, gatewayTools, GATEWAY_OWNER } from './local/index.ts';
 import type { GatewayServices } from './local/services.ts';
 import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
+import { graphGate } from './graph-gate.ts';
 import { methodGuard } from './methods.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
@@ -121,6 +122,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       }
     },
     express.json({ limit: '1mb' }),
+    graphGate({ pipeline, limiter, catalog, ...refusalCtx }),
     expressMiddleware(graph, { context: async ({ res }): Promise<GraphContext> => ({ principal: res.locals.principal }) }),
   );
 

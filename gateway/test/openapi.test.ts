@@ -27,7 +27,7 @@ describe('openApiDocument', () => {
       expect(op.security).toContainEqual({ oauth2: [tool.scope] });
       expect(op.security).toContainEqual({ apiKey: [] });
       expect(Object.keys(op.responses).sort()).toEqual(
-        [...(tool.risk === 'read' ? [] : ['202']), '200', '401', '403', '404', '409', '413', '422', '429', '500', '503'].sort(),
+        [...(tool.risk === 'read' ? [] : ['202']), '200', '401', '403', '404', '409', '413', '422', '429', '500', '502', '503'].sort(),
       );
     }
     const read = doc.paths['/v1/tools/invoices.list:invoke'].post;

@@ -11,12 +11,15 @@ const CONTRACT_TABLE: [ErrorCode, number][] = [
   ['policy_denied', 403],
   ['unknown_tool', 404],
   ['not_found', 404],
+  // CONTRACT.md §9 (2026-11-22)
+  ['method_not_allowed', 405],
   ['idempotency_conflict', 409],
   ['conflict', 409],
   ['body_too_large', 413],
   ['invalid_input', 422],
   ['rate_limited', 429],
   ['internal', 500],
+  ['outcome_unknown', 502],
   ['unavailable', 503],
 ];
 
