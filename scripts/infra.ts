@@ -55,6 +55,12 @@ export interface MongoOptions {
   file?: string;
   /** Port on 127.0.0.1; omitted or 0 = any free port, chosen by the server itself. */
   port?: number;
+  /**
+   * H2 only: `sync` (default) answers a write only once it is committed and synced to the file, so
+   * a `kill -9` loses nothing acknowledged; `timer` is mongo-java-server's own once-a-second commit,
+   * kept to measure what durability costs (bench/commit-policy.ts).
+   */
+  commit?: 'sync' | 'timer';
   /** Append the server's log (stderr) to this file; otherwise the last lines are kept in memory. */
   logFile?: string;
 }
@@ -570,7 +576,7 @@ export async function startMongo(opts: MongoOptions): Promise<RunningServer> {
   if (opts.file) {
     const file = path.resolve(opts.file);
     await fsp.mkdir(path.dirname(file), { recursive: true });
-    args.push('--file', file);
+    args.push('--file', file, '--commit', opts.commit ?? 'sync');
   }
   args.push('--host', '127.0.0.1', '--port', String(opts.port ?? 0), '--exit-when-stdin-closes');
 

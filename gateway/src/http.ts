@@ -1,4 +1,4 @@
-import { CuadraError, INTERNAL_MESSAGE, isCuadraError, type Logger } from '@cuadra/shared';
+import { CuadraError, toCuadraError, type Logger } from '@cuadra/shared';
 import type { Request, Response } from 'express';
 import getRawBody from 'raw-body';
 
@@ -14,7 +14,7 @@ export function resourceMetadataUrl(publicUrl: string): string {
  * contract asks for on 401 and on scope refusals. Unknown errors are logged, never shown.
  */
 export function sendRefusal(res: Response, err: unknown, ctx: { publicUrl: string; log: Logger; headers?: Record<string, string> }): void {
-  const error = isCuadraError(err) ? err : new CuadraError('internal', INTERNAL_MESSAGE, { cause: err });
+  const error = toCuadraError(err);
   if (error.code === 'internal' || error.code === 'unavailable') ctx.log.error({ err: error.cause ?? error }, error.message);
   for (const [k, v] of Object.entries(ctx.headers ?? {})) res.setHeader(k, v);
   if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${resourceMetadataUrl(ctx.publicUrl)}"`);

@@ -93,5 +93,18 @@ export const OUTCOME_UNKNOWN_MESSAGE = 'The call reached the service that runs i
  */
 export function toCuadraError(err: unknown): CuadraError {
   if (isCuadraError(err)) return err;
+  if (storeUnreachable(err)) return new CuadraError('unavailable', 'A store behind this service (the database or Redis) cannot be reached right now; nothing was done. Try again shortly.', { cause: err });
   return new CuadraError('internal', INTERNAL_MESSAGE, { cause: err });
+}
+
+/**
+ * True for the errors of a database or Redis that cannot be reached (CONTRACT.md §9: then every
+ * surface answers `unavailable`, never `internal`): the MongoDB driver's network and selection
+ * errors, and ioredis giving up on a command or writing to a closed connection.
+ */
+export function storeUnreachable(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.name === 'string' && /^(Mongo(Network|ServerSelection|NotConnected|Topology|PoolCleared)\w*|MaxRetriesPerRequestError)$/.test(e.name)) return true;
+  return typeof e.message === 'string' && /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(e.message);
 }

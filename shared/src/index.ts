@@ -1,4 +1,4 @@
-export { CuadraError, ERROR_STATUS, INTERNAL_MESSAGE, OUTCOME_UNKNOWN_MESSAGE, isCuadraError, isErrorCode, refusalBody, statusOf, toCuadraError } from './errors.ts';
+export { CuadraError, ERROR_STATUS, INTERNAL_MESSAGE, OUTCOME_UNKNOWN_MESSAGE, isCuadraError, storeUnreachable, isErrorCode, refusalBody, statusOf, toCuadraError } from './errors.ts';
 export type { ErrorCode, RefusalBody } from './errors.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';

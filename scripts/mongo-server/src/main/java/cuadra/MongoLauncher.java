@@ -8,6 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
+import org.h2.mvstore.MVStore;
+
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
@@ -16,7 +18,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
  * runs and tests. Production uses a real MongoDB via MONGO_URL instead.
  *
  * <pre>
- * java -jar mongo-launcher.jar --backend h2|memory [--file path] [--host 127.0.0.1] [--port 0]
+ * java -jar mongo-launcher.jar --backend h2|memory [--file path] [--commit sync|timer] [--host 127.0.0.1] [--port 0]
  *                              [--exit-when-stdin-closes]
  * </pre>
  *
@@ -53,7 +55,7 @@ public final class MongoLauncher {
         System.err.println("mongo-launcher: " + problem);
         System.err.println(
             "usage: java -jar mongo-launcher.jar --backend h2|memory [--file <path>] [--host 127.0.0.1] [--port <n>]"
-                + " [--exit-when-stdin-closes]");
+                + " [--commit sync|timer] [--exit-when-stdin-closes]");
         System.exit(2);
     }
 
@@ -71,6 +73,9 @@ public final class MongoLauncher {
         String host = "127.0.0.1";
         int port = 0;
         boolean exitWhenStdinCloses = false;
+        // sync: a write is answered only once it is on disk (the default); timer: mongo-java-server's own
+        // commit about once a second (kept only to measure what durability costs).
+        String commit = "sync";
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--exit-when-stdin-closes")) {
@@ -85,6 +90,7 @@ public final class MongoLauncher {
                 case "--backend" -> backendName = value;
                 case "--file" -> file = value;
                 case "--host" -> host = value;
+                case "--commit" -> commit = value;
                 case "--port" -> {
                     try {
                         port = Integer.parseInt(value);
@@ -108,7 +114,14 @@ public final class MongoLauncher {
             if (parent != null && !parent.isDirectory() && !parent.mkdirs()) {
                 usage("cannot create directory " + parent);
             }
-            backend = new H2Backend(file);
+            if ("sync".equals(commit)) {
+                backend = new DurableH2Backend(new MVStore.Builder().fileName(file).open());
+            } else if ("timer".equals(commit)) {
+                backend = new H2Backend(file);
+            } else {
+                usage("--commit must be sync or timer");
+                return;
+            }
         } else if ("memory".equals(backendName)) {
             if (file != null) {
                 usage("--file only applies to --backend h2");

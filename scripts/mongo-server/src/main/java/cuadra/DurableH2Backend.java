@@ -1,0 +1,63 @@
+package cuadra;
+
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.h2.mvstore.MVStore;
+
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
+
+/**
+ * The H2 backend with durable acknowledgements: a command that writes is answered only after its
+ * changes are committed to the MVStore file and synced to disk. mongo-java-server's own H2 backend
+ * commits on a timer (about once a second), so a {@code kill -9} lost the writes of its last moment
+ * even though they had been acknowledged.
+ *
+ * <p>Group commit: every write takes a ticket after it is applied; a writer whose ticket is not yet
+ * durable commits and syncs everything applied so far (one fsync for all the writers waiting), so
+ * concurrent writers share commits instead of queueing one fsync each.
+ */
+final class DurableH2Backend extends H2Backend {
+
+    /** Commands that change data or metadata (lower case; the wire protocol's names vary in case). */
+    private static final Set<String> WRITES = Set.of(
+        "insert", "update", "delete", "findandmodify", "create", "createindexes", "drop", "dropindexes",
+        "dropdatabase", "renamecollection", "bulkwrite");
+
+    private final MVStore store;
+    private final AtomicLong applied = new AtomicLong();
+    private final Object commitLock = new Object();
+    private long durable = 0;
+
+    DurableH2Backend(MVStore store) {
+        super(store);
+        this.store = store;
+    }
+
+    @Override
+    public Document handleCommand(Channel channel, String database, String command, Document query) {
+        boolean writes = WRITES.contains(command.toLowerCase(Locale.ROOT));
+        try {
+            return super.handleCommand(channel, database, command, query);
+        } finally {
+            // Also after a failed write: an ordered insert that stopped at a duplicate key kept the documents before it.
+            if (writes) makeDurable(applied.incrementAndGet());
+        }
+    }
+
+    /** Returns once every write up to {@code ticket} is committed and synced. */
+    private void makeDurable(long ticket) {
+        synchronized (commitLock) {
+            if (durable >= ticket) {
+                return; // another writer's commit already covered this one
+            }
+            long upTo = applied.get();
+            store.commit();
+            store.sync();
+            durable = upTo;
+        }
+    }
+}
