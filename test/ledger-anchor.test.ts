@@ -78,6 +78,7 @@ describe('Ledger-Receipt', () => {
     expect(verified.status).toBe(200);
     expect(verified.body.output).toMatchObject({ ok: true, mode: 'routine', anchored: true, anchor: { seq: expect.any(Number) } });
     expect(verified.body.output.receipts.map((r: { ok: boolean }) => r.ok)).toEqual([true, true, true]);
+    expect(createPublicKey(verified.body.output.public_key).equals(createPublicKey(sys.ledgerKeys.publicKey))).toBe(true);
     checkReceipt(ws.workspace_id, verified.headers.get('ledger-receipt'));
   });
 

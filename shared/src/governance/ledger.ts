@@ -110,6 +110,8 @@ export interface LedgerVerification {
   mode?: 'routine' | 'full';
   /** False when no ledger key is configured: the chain is checked, but nothing outside the database vouches for it. */
   anchored?: boolean;
+  /** The Ed25519 public key (SPKI PEM) that verifies receipts and checkpoints; compare it with the one the operator publishes. */
+  public_key?: string;
   /** The walk started after this seq (0: from the first entry). */
   checked_from?: number;
   /** The newest signed checkpoint the walk started from. */
@@ -439,7 +441,7 @@ export class Ledger {
     }
     const ok = !broken && (receipts ?? []).every((r) => r.ok);
     return {
-      ok, entries: seq, head: prev, mode: full ? 'full' : 'routine', anchored, checked_from: checkedFrom,
+      ok, entries: seq, head: prev, mode: full ? 'full' : 'routine', anchored, ...(this.signer ? { public_key: this.signer.publicKeyPem() } : {}), checked_from: checkedFrom,
       checkpoint: checkpoint ? { seq: checkpoint.seq, hash: checkpoint.hash } : null, anchor,
       ...(receipts ? { receipts } : {}), ...(broken ? { broken_at: broken } : {}),
     };
