@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { build } from './build.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
-import { loadOrCreateKeys, loadOrCreateSealKey, startSystem, type RunningSystem } from './system.ts';
+import { generateLedgerKeyPair, loadOrCreateKeys, loadOrCreateSealKey, startSystem, type RunningSystem } from './system.ts';
 
 const dataDir = path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data');
 const gatewayPort = Number(process.env.PORT ?? 4000);
@@ -68,6 +68,8 @@ try {
     tokenKeys: loadOrCreateKeys(path.join(dataDir, 'keys'), 'token-signing-key'),
     // Kept across restarts: secrets sealed in idempotency records and approvals open only with it.
     sealKey: loadOrCreateSealKey(path.join(dataDir, 'keys')),
+    // Kept across restarts: receipts and checkpoints signed before a restart must still verify.
+    ledgerKeys: loadOrCreateKeys(path.join(dataDir, 'keys'), 'ledger-key', generateLedgerKeyPair),
     env: process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {},
   });
   writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, pid: process.pid }, null, 2)}\n`);

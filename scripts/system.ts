@@ -2,7 +2,7 @@
 // MongoDB-protocol server and Redis given by URL. Used by `npm start`, the end-to-end tests
 // and the bench, so all three run exactly the same thing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateSigningKeyPair } from '../shared/src/credentials.ts';
@@ -31,6 +31,8 @@ export interface SystemOptions {
   keys?: { privateKey: string; publicKey: string };
   /** ES256 key pair of OAuth access tokens (kept separate from assertions); generated when absent. */
   tokenKeys?: { privateKey: string; publicKey: string };
+  /** Ed25519 key pair that signs ledger receipts and checkpoints (`CUADRA_LEDGER_KEY`, every service); generated when absent. */
+  ledgerKeys?: { privateKey: string; publicKey: string };
   /** Extra environment for every service (e.g. rate-limit quotas, LOG_LEVEL). */
   env?: Record<string, string>;
   /** The key that seals secrets at rest (`CUADRA_SEAL_KEY`, 32 bytes base64, given to every service); generated when absent. */
@@ -45,6 +47,8 @@ export interface RunningSystem {
   subgraphs: Record<string, ServiceProcess>;
   gateway: ServiceProcess;
   keys: { privateKey: string; publicKey: string };
+  /** The ledger's Ed25519 key pair; its public key verifies `Ledger-Receipt` values. */
+  ledgerKeys: { privateKey: string; publicKey: string };
   /** Kills one subgraph (SIGKILL, as a crash would). */
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. */
@@ -92,6 +96,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** A fresh Ed25519 key pair (PEM) for the ledger's receipts and checkpoints. */
+export function generateLedgerKeyPair(): { privateKey: string; publicKey: string } {
+  return generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+}
+
 /** Reads or creates the gateway's signing key pair under `dir` (private key mode 0600). */
 /** The seal key under `dir` (`seal-key`, 32 random bytes in base64, mode 0600), made once. */
 export function loadOrCreateSealKey(dir: string): string {
@@ -103,12 +112,12 @@ export function loadOrCreateSealKey(dir: string): string {
   return key;
 }
 
-export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKey: string; publicKey: string } {
+export function loadOrCreateKeys(dir: string, name = 'signing-key', generate = generateSigningKeyPair): { privateKey: string; publicKey: string } {
   const priv = path.join(dir, `${name}.pem`);
   const pub = path.join(dir, `${name}.pub.pem`);
   if (existsSync(priv) && existsSync(pub)) return { privateKey: readFileSync(priv, 'utf8'), publicKey: readFileSync(pub, 'utf8') };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const keys = generateSigningKeyPair();
+  const keys = generate();
   writeFileSync(priv, keys.privateKey, { mode: 0o600 });
   writeFileSync(pub, keys.publicKey);
   return keys;
@@ -117,10 +126,11 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key'): { privateKe
 /** Starts five subgraphs then the gateway, each as its own process, and waits until they answer. */
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
+  const ledgerKeys = opts.ledgerKeys ?? generateLedgerKeyPair();
   const prefix = opts.dbPrefix ?? 'cuadra';
   const baseEnv = {
     MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, REDIS_KEY_PREFIX: prefix,
-    CUADRA_SEAL_KEY: opts.sealKey ?? randomBytes(32).toString('base64'), ...opts.env,
+    CUADRA_SEAL_KEY: opts.sealKey ?? randomBytes(32).toString('base64'), CUADRA_LEDGER_KEY: ledgerKeys.privateKey, ...opts.env,
   };
   const subgraphs: Record<string, ServiceProcess> = {};
   const started: ServiceProcess[] = [];
@@ -161,6 +171,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       subgraphs,
       gateway,
       keys,
+      ledgerKeys,
       async killSubgraph(name) {
         const p = subgraphs[name];
         const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));

@@ -107,10 +107,11 @@ export class InvokePipeline {
     // Refusals decided here get their ledger entry here; what reaches the owner is recorded there.
     const refuse = async (err: unknown): Promise<never> => {
       const error = toCuadraError(err);
-      await this.#governance.ledger.append({
+      const written = await this.#governance.ledger.append({
         principal, tool: req.tool, risk, input_digest: validInput ? inputDigest(validInput.value) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
         duration_ms: Date.now() - started,
       }).catch(() => undefined);
+      if (written?.receipt) headers = { ...headers, 'Ledger-Receipt': written.receipt };
       throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
     };
     try {
@@ -148,6 +149,7 @@ export class InvokePipeline {
       return refuse(error);
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
+    if (answer.receipt) headers = { ...headers, 'Ledger-Receipt': answer.receipt };
     if (answer.status === 200 || answer.status === 202) {
       return { status: answer.status, body: answer.body as InvokeResult['body'], headers };
     }

@@ -3,6 +3,7 @@ import type { Connection } from 'mongoose';
 import { newId } from './credentials.ts';
 import { CuadraError, isCuadraError, OUTCOME_UNKNOWN_MESSAGE, refusalBody, statusOf } from './errors.ts';
 import { decide } from './governance/policies.ts';
+import { ledgerReceiptScope } from './governance/ledger.ts';
 import { inputDigest } from './governance/digest.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
 import type { IntentDoc } from './governance/intents.ts';
@@ -29,6 +30,8 @@ export interface OwnedAnswer {
   status: number;
   body: Record<string, unknown>;
   replayed?: boolean;
+  /** `Ledger-Receipt` of the entry this answer wrote (`<seq>;<hash>;<signature>`, CONTRACT.md §9). */
+  receipt?: string;
 }
 
 /** A running handler's lease: after this long its intent is taken for interrupted. */
@@ -116,6 +119,14 @@ export class ToolOwner {
 
   /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
   async call(call: OwnedCall): Promise<OwnedAnswer> {
+    // The answer carries the receipt of the ledger entry the call wrote.
+    const scope: { receipt?: string } = {};
+    const answer = await ledgerReceiptScope.run(scope, () => this.#attempt(call));
+    return scope.receipt ? { ...answer, receipt: scope.receipt } : answer;
+  }
+
+  /** One attempt, with its bookkeeping: exactly one ledger entry; its key handed back only if nothing was done. */
+  async #attempt(call: OwnedCall): Promise<OwnedAnswer> {
     const started = Date.now();
     const tool = this.#registry.get(call.tool);
     const attempt: Attempt = { recorded: false, acting: false, keySettled: false, digest: null };

@@ -92,7 +92,7 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
     };
     try {
       const result = await deps.pipeline.invoke(invoke);
-      return renderAnswer(result);
+      return withReceipt(renderAnswer(result), result.headers);
     } catch (err) {
       // A credential revoked between the router's check and this call is refused like any other.
       const error = err instanceof PipelineRefusal ? err.error : isCuadraError(err) ? err : undefined;
@@ -100,9 +100,15 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       // CONTRACT.md §7: an unknown tool is a protocol error; every other refusal is a tool result.
       if (error.code === 'unknown_tool') throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
       if (error.code === 'internal' || error.code === 'unavailable') deps.log.error({ err: error.cause ?? error, tool: name }, error.message);
-      return renderRefusal(error);
+      return withReceipt(renderRefusal(error), err instanceof PipelineRefusal ? err.headers : {});
     }
   });
 
   return server;
+}
+
+/** The `Ledger-Receipt` of the call's ledger entry, as `_meta["io.cuadra/ledger-receipt"]` (CONTRACT.md §9). */
+function withReceipt<T extends { _meta?: Record<string, unknown> }>(result: T, headers: Record<string, string>): T {
+  const receipt = headers['Ledger-Receipt'];
+  return receipt ? { ...result, _meta: { ...result._meta, 'io.cuadra/ledger-receipt': receipt } } : result;
 }

@@ -1,12 +1,34 @@
-import { defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool } from '@cuadra/shared';
 
-/** Recomputes the hash chain of the workspace's ledger. */
-export const verify = defineTool<Record<string, never>>({
+/** Receipts one call may check (each is one indexed read and one signature check). */
+const MAX_RECEIPTS = 50;
+
+/**
+ * Verifies the workspace's ledger (CONTRACT.md §6, §9): routinely from the newest signed
+ * checkpoint on, against the signed head kept outside the database and the receipts given;
+ * `full` walks the whole chain, for owners and admins, once a minute per workspace.
+ */
+export const verify = defineTool<{ full?: boolean; receipts?: string[] }>({
   name: 'ledger.verify',
-  description: 'Verify the workspace action ledger: recomputes every hash of the chain and says where it breaks if an entry was edited, removed or reordered.',
+  description: 'Verify the workspace action ledger: recomputes the hash chain since the newest signed checkpoint, checks its end against the signed head (a cut-back or rewritten tail is found), and confirms the Ledger-Receipt values given in `receipts`. `full: true` walks the whole chain (owners and admins, once a minute per workspace).',
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, properties: {} },
-  async handler(_input, ctx) {
-    return { ...(await ctx.governance.ledger.verify(ctx.workspace)) };
+  input: {
+    type: 'object', additionalProperties: false,
+    properties: {
+      full: { type: 'boolean' },
+      receipts: { type: 'array', maxItems: MAX_RECEIPTS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+    },
+  },
+  async handler(input, ctx) {
+    if (input.full) {
+      if (ctx.principal.role !== 'owner' && ctx.principal.role !== 'admin') {
+        throw new CuadraError('policy_denied', 'A full walk of the ledger is for owners and admins; ledger.verify without `full` checks what was appended since the last signed checkpoint.');
+      }
+      const wait = await ctx.governance.ledger.claimFullWalk(ctx.workspace);
+      if (wait > 0) {
+        throw new CuadraError('rate_limited', `A full walk of this workspace's ledger ran less than a minute ago; wait ${wait} s.`, { extra: { headers: { 'Retry-After': String(wait) } } });
+      }
+    }
+    return { ...(await ctx.governance.ledger.verify(ctx.workspace, { full: input.full === true, receipts: input.receipts })) };
   },
 });

@@ -1,0 +1,95 @@
+// `node bench/verify.ts`: what `ledger.verify` costs as a workspace's ledger grows. Seeds
+// workspaces of 1,000 and 100,000 entries through the Ledger class itself (group-committed,
+// signed appends, checkpoints and the Redis head, exactly as services write them), then times
+// the routine verify (from the newest signed checkpoint), the same with 10 receipts, and the
+// full walk. Also times appends with and without the anchor key (the cost of receipts).
+// BENCH_SIZES=1000,100000 chooses sizes; BENCH_RUNS (default 7) timed routine runs per size
+// (the full walk runs 3 times). The MongoDB-protocol server runs its H2 backend, as `npm start` does.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
+import { connectDatabase } from '../shared/src/db.ts';
+import { LedgerSigner } from '../shared/src/governance/anchor.ts';
+import { Ledger, type AppendedEntry } from '../shared/src/governance/ledger.ts';
+import type { Principal } from '../shared/src/principal.ts';
+
+const sizes = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
+const runs = Number(process.env.BENCH_RUNS ?? 7);
+const out = path.join(repoRoot, 'test-output', 'bench');
+
+await ensureJavaAndMaven();
+await buildMongoServerJar();
+const dataFile = path.join(out, 'verify-h2.mv');
+rmSync(dataFile, { force: true });
+const mongo = await startMongo({ backend: 'h2', file: dataFile, logFile: path.join(out, 'mongo-verify.log') });
+const redisServer = await startRedis({ dir: path.join(out, 'redis-verify') });
+const db = await connectDatabase(mongo.url, 'bench_verify');
+const redis = new Redis(redisServer.url);
+const { privateKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const ledger = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey }), redisPrefix: 'bench' });
+const unsigned = new Ledger(db, redis, { signer: null, redisPrefix: 'bench' });
+await ledger.init();
+
+const principal = (workspace: string): Principal => ({ workspace, role: 'owner', actor: { type: 'api_key', id: 'key_b' }, credential_id: 'key_b', scopes: null, patterns: null });
+
+/** Appends `n` entries, 2,000 in flight at a time (the ledger batches them 200 per write). */
+async function seed(l: Ledger, workspace: string, n: number): Promise<AppendedEntry[]> {
+  const all: AppendedEntry[] = [];
+  for (let done = 0; done < n; done += 2000) {
+    const chunk = Math.min(2000, n - done);
+    all.push(...(await Promise.all(Array.from({ length: chunk }, (_, i) =>
+      l.append({ principal: principal(workspace), tool: 'invoices.create', risk: 'write', input_digest: String(done + i).padStart(64, '0'), outcome: 'ok', duration_ms: 3 })))));
+  }
+  return all;
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+try {
+  // The cost of receipts on the write path: the same appends with and without signing.
+  for (const [label, l] of [['unsigned', unsigned], ['signed', ledger]] as const) {
+    const ws = `ws_append_${label}_${randomBytes(3).toString('hex')}`;
+    await seed(l, ws, 1000); // warm-up
+    const t = performance.now();
+    await seed(l, `${ws}_t`, 5000);
+    const ms = performance.now() - t;
+    console.log(`append 5,000 entries ${label.padEnd(8)} ${ms.toFixed(0)} ms (${((ms * 1000) / 5000).toFixed(0)} µs an entry)`);
+  }
+
+  const rows: string[] = [];
+  for (const n of sizes) {
+    const ws = `ws_verify_${n}_${randomBytes(3).toString('hex')}`;
+    const t0 = performance.now();
+    const entries = await seed(ledger, ws, n);
+    console.log(`seeded ${n.toLocaleString('en')} entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const receipts = Array.from({ length: 10 }, (_, i) => entries[Math.floor((i * (n - 1)) / 9)].receipt!);
+
+    const time = async (count: number, run: () => Promise<{ ok: boolean }>) => {
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t = performance.now();
+        const v = await run();
+        times.push(performance.now() - t);
+        if (!v.ok) throw new Error(`verify failed at ${n}: ${JSON.stringify(v)}`);
+      }
+      return times;
+    };
+    const routine = await time(runs, () => ledger.verify(ws));
+    const withReceipts = await time(runs, () => ledger.verify(ws, { receipts }));
+    const full = await time(3, () => ledger.verify(ws, { full: true }));
+    const r = await ledger.verify(ws);
+    const line = `| ${n.toLocaleString('en')} | ${r.entries - r.checked_from!} | ${pct(routine, 50).toFixed(1)} / ${pct(routine, 95).toFixed(1)} | ${pct(withReceipts, 50).toFixed(1)} | ${pct(full, 50).toFixed(0)} |`;
+    console.log(line);
+    rows.push(line);
+  }
+  console.log('\n| entries | routine walks | routine p50 / p95 ms | routine + 10 receipts p50 ms | full walk p50 ms |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const row of rows) console.log(row);
+} finally {
+  await db.close();
+  redis.disconnect();
+  await stopAll();
+}

@@ -1,0 +1,228 @@
+// The anchored ledger against a real mongo-java-server and Redis: receipts checked by an
+// independent implementation, and each tampering (edit, delete, reorder, tail truncation with
+// head rollback, rewritten suffix, forged checkpoint) found by routine verify, receipts or a full walk.
+import { createHash, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '../src/db.ts';
+import { LedgerSigner } from '../src/governance/anchor.ts';
+import { entryHash, Ledger, ledgerReceiptScope, type AppendedEntry, type LedgerEntry } from '../src/governance/ledger.ts';
+import type { Principal } from '../src/principal.ts';
+
+const dbName = `test_ledger_anchor_${randomBytes(4).toString('hex')}`;
+const redisPrefix = `t_anchor_${randomBytes(3).toString('hex')}`;
+const EVERY = 10;
+let db: Connection;
+let redis: Redis;
+let ledger: Ledger;
+const keys = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+
+beforeAll(async () => {
+  db = await connectDatabase(process.env.MONGO_URL!, dbName);
+  redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+  ledger = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix });
+  await ledger.init();
+});
+afterAll(async () => {
+  await db.dropDatabase().catch(() => undefined);
+  await db.close();
+  redis.disconnect();
+});
+
+const principal = (workspace: string): Principal => ({ workspace, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null });
+
+/** Appends `n` entries at once (group-committed) and answers them in seq order. */
+async function seed(ws: string, n: number): Promise<AppendedEntry[]> {
+  const out = await Promise.all(Array.from({ length: n }, (_, i) =>
+    ledger.append({ principal: principal(ws), tool: 'parties.create', risk: 'write', input_digest: String(i), outcome: 'ok', duration_ms: 1 })));
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+const entries = () => db.collection('ledger');
+const heads = () => db.collection('ledger_heads');
+const checkpoints = () => db.collection('ledger_checkpoints');
+const newWs = () => `ws_${randomBytes(4).toString('hex')}`;
+
+// ── An independent implementation of the documented formats (not the ledger's code) ──
+function canon(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
+  const keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+function recomputeHash(stored: Record<string, unknown>): string {
+  const { _id, hash, ...rest } = stored;
+  return createHash('sha256').update(String(rest.prev_hash) + canon(rest)).digest('hex');
+}
+function receiptVerifies(ws: string, receipt: string, publicKeyPem: string): { seq: number; hash: string } | null {
+  const [seq, hash, sig] = receipt.split(';');
+  const bytes = Buffer.from(`cuadra-ledger/v1\n${ws}\n${seq}\n${hash}`, 'utf8');
+  return cryptoVerify(null, bytes, createPublicKey(publicKeyPem), Buffer.from(sig, 'base64url')) ? { seq: Number(seq), hash } : null;
+}
+
+/** What an attacker with database write access does: rewrites entries from `from` on with valid hashes. */
+async function rewriteFrom(ws: string, from: number, change: Record<string, unknown>): Promise<void> {
+  const rows = (await entries().find({ workspace: ws, seq: { $gte: from } }).toArray()).sort((a, b) => a.seq - b.seq);
+  let prev = (await entries().findOne({ workspace: ws, seq: from - 1 }))!.hash as string;
+  for (const [i, row] of rows.entries()) {
+    const { _id, hash: _old, ...rest } = row as unknown as LedgerEntry & { _id: string };
+    const body = { ...rest, ...(i === 0 ? change : {}), prev_hash: prev };
+    const hash = entryHash(body);
+    await entries().updateOne({ _id: _id as never }, { $set: { ...body, hash } });
+    prev = hash;
+  }
+  const last = rows[rows.length - 1];
+  await heads().updateOne({ _id: ws as never }, { $set: { seq: last.seq, hash: prev } });
+}
+
+describe('receipts', () => {
+  it('gives every appended entry a receipt that an independent implementation verifies against the stored entry', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    expect(appended.map((e) => e.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    for (const e of appended) {
+      expect(e.receipt).toMatch(/^\d+;[0-9a-f]{64};[A-Za-z0-9_-]{86}$/);
+      const signed = receiptVerifies(ws, e.receipt!, keys.publicKey);
+      expect(signed).toEqual({ seq: e.seq, hash: e.hash });
+      const stored = await entries().findOne({ workspace: ws, seq: e.seq });
+      expect(recomputeHash(stored!)).toBe(signed!.hash);
+    }
+    // Bound to its workspace: the same receipt does not verify for another one.
+    expect(receiptVerifies(`${ws}x`, appended[0].receipt!, keys.publicKey)).toBeNull();
+    // Checkpoints at every multiple of EVERY, signed the same way; the signed head in Redis is the last entry.
+    const cps = (await checkpoints().find({ workspace: ws }).toArray()).map((c) => c.seq).sort((a, b) => a - b);
+    expect(cps).toEqual([10, 20]);
+    const verified = await ledger.verify(ws, { receipts: appended.map((e) => e.receipt!) });
+    expect(verified).toMatchObject({ ok: true, entries: 25, mode: 'routine', anchored: true, checked_from: 20, checkpoint: { seq: 20 }, anchor: { seq: 25 } });
+    expect(verified.receipts!.every((r) => r.ok)).toBe(true);
+  });
+
+  it('refuses receipts that are malformed, forged by another key, or for another workspace', async () => {
+    const ws = newWs();
+    const [e] = await seed(ws, 1);
+    const other = new LedgerSigner({ privateKey: generateKeyPairSync('ed25519').privateKey });
+    const forged = `${e.seq};${e.hash};${other.sign(ws, e.seq, e.hash)}`;
+    const otherWs = (await seed(newWs(), 1))[0].receipt!;
+    const v = await ledger.verify(ws, { receipts: ['garbage', forged, otherWs, e.receipt!] });
+    expect(v.ok).toBe(false);
+    expect(v.receipts!.map((r) => r.ok)).toEqual([false, false, false, true]);
+    expect(v.receipts![1].reason).toMatch(/signature/);
+  });
+
+  it('hands the receipt of the last entry appended in a scope to whoever opened it', async () => {
+    const ws = newWs();
+    const scope: { receipt?: string } = {};
+    const entry = await ledgerReceiptScope.run(scope, () => ledger.append({ principal: principal(ws), tool: 'x.y', risk: 'read', input_digest: null, outcome: 'ok', duration_ms: 0 }));
+    expect(scope.receipt).toBe(entry.receipt);
+  });
+});
+
+describe('tampering', () => {
+  it('finds an edited entry after the newest checkpoint by routine verify; before it, by the full walk or a receipt', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await entries().updateOne({ workspace: ws, seq: 23 }, { $set: { outcome: 'policy_denied' } });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 23, reason: expect.stringMatching(/changed/) } });
+    await entries().updateOne({ workspace: ws, seq: 23 }, { $set: { outcome: 'ok' } });
+    expect((await ledger.verify(ws)).ok).toBe(true);
+
+    await entries().updateOne({ workspace: ws, seq: 5 }, { $set: { outcome: 'policy_denied' } });
+    // Routine verify trusts what the checkpoint at 20 vouches for (it does not re-read 1–20)…
+    expect((await ledger.verify(ws)).ok).toBe(true);
+    // …the full walk and the entry's receipt do not.
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 5 } });
+    const withReceipt = await ledger.verify(ws, { receipts: [appended[4].receipt!] });
+    expect(withReceipt).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/changed/) }] });
+  });
+
+  it('finds a deleted and a reordered entry', async () => {
+    const ws = newWs();
+    await seed(ws, 25);
+    const row = await entries().findOne({ workspace: ws, seq: 22 });
+    await entries().deleteOne({ _id: row!._id });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 22, reason: expect.stringMatching(/missing/) } });
+    await entries().insertOne(row!);
+    expect((await ledger.verify(ws)).ok).toBe(true);
+
+    await entries().updateOne({ workspace: ws, seq: 23 }, { $set: { seq: 99 } });
+    await entries().updateOne({ workspace: ws, seq: 24 }, { $set: { seq: 23 } });
+    await entries().updateOne({ workspace: ws, seq: 99 }, { $set: { seq: 24 } });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 23 } });
+  });
+
+  it('finds a cut-back tail with the head rolled back: by the signed head in Redis, and by a receipt when Redis forgot it', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 22 } });
+    const e22 = appended[21];
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 22, hash: e22.hash } });
+    const v = await ledger.verify(ws);
+    expect(v).toMatchObject({ ok: false, entries: 22, anchor: { seq: 25 }, broken_at: { seq: 23, reason: expect.stringMatching(/signed but are gone/) } });
+
+    // Without the Redis copy (flushed, restarted), the cut-back chain looks whole to routine verify…
+    await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);
+    expect(await ledger.verify(ws)).toMatchObject({ ok: true, entries: 22, anchor: null });
+    // …but the receipt the caller kept for entry 25 says otherwise.
+    const r = await ledger.verify(ws, { receipts: [appended[24].receipt!] });
+    expect(r).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/gone/) }] });
+  });
+
+  it('finds a cut reaching below a checkpoint even when the attacker deletes that checkpoint too', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 15 } });
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 15, hash: appended[14].hash } });
+    // With the checkpoint at 20 still there, its entry is gone.
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 20 } });
+    await checkpoints().deleteMany({ workspace: ws, seq: { $gt: 15 } });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 16, reason: expect.stringMatching(/16–25 were signed/) } });
+  });
+
+  it('finds a rewritten suffix (hashes recomputed from some point on): by the checkpoint, the signed head, or a receipt', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await rewriteFrom(ws, 15, { outcome: 'policy_denied' });
+    // The full walk alone cannot see it (every hash matches its entry); the signatures can.
+    const v = await ledger.verify(ws);
+    expect(v).toMatchObject({ ok: false, broken_at: { seq: 20, reason: expect.stringMatching(/not the one that was signed/) } });
+    await checkpoints().deleteMany({ workspace: ws, seq: { $gte: 15 } });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 25, reason: expect.stringMatching(/signed head 25/) } });
+    await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);
+    expect((await ledger.verify(ws)).ok).toBe(true); // nothing outside the database left but the callers' receipts
+    const r = await ledger.verify(ws, { receipts: [appended[16].receipt!, appended[3].receipt!] });
+    expect(r.receipts!.map((x) => x.ok)).toEqual([false, true]);
+    expect(r.broken_at).toMatchObject({ seq: 17 });
+  });
+
+  it('finds a forged checkpoint (not signed by the ledger key)', async () => {
+    const ws = newWs();
+    await seed(ws, 12);
+    await rewriteFrom(ws, 5, { outcome: 'policy_denied' });
+    const e10 = await entries().findOne({ workspace: ws, seq: 10 });
+    const other = new LedgerSigner({ privateKey: generateKeyPairSync('ed25519').privateKey });
+    await checkpoints().updateOne({ workspace: ws, seq: 10 }, { $set: { hash: e10!.hash, signature: other.sign(ws, 10, e10!.hash as string) } });
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 10, reason: expect.stringMatching(/forged/) } });
+  });
+});
+
+describe('cost', () => {
+  it('routine verify starts at the newest checkpoint, so it reads only what was appended since', async () => {
+    const ws = newWs();
+    await seed(ws, 57);
+    const v = await ledger.verify(ws);
+    expect(v).toMatchObject({ ok: true, entries: 57, checked_from: 50 });
+    const full = await ledger.verify(ws, { full: true });
+    expect(full).toMatchObject({ ok: true, entries: 57, checked_from: 0, mode: 'full' });
+  });
+
+  it('lets one full walk per workspace start a minute', async () => {
+    const ws = newWs();
+    expect(await ledger.claimFullWalk(ws)).toBe(0);
+    const wait = await ledger.claimFullWalk(ws);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await ledger.claimFullWalk(newWs())).toBe(0);
+  });
+});
