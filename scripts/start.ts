@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { build } from './build.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
+import { startSmtp } from './smtp.ts';
 import { generateLedgerKeyPair, loadOrCreateKeys, loadOrCreateSealKey, startSystem, type RunningSystem } from './system.ts';
 
 const dataDir = path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data');
@@ -27,6 +28,7 @@ function portTaken(port: number): Promise<boolean> {
 }
 
 let system: RunningSystem | undefined;
+let stopSmtp: (() => Promise<void>) | undefined;
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
@@ -34,6 +36,7 @@ async function shutdown(code: number): Promise<never> {
   stopping = true;
   say('stopping…');
   await system?.stop().catch(() => undefined);
+  await stopSmtp?.().catch(() => undefined);
   await stopAll().catch((err) => say(`while stopping servers: ${err}`));
   rmSync(runFile, { force: true });
   say('stopped');
@@ -56,6 +59,10 @@ try {
   const logDir = path.join(dataDir, 'logs');
   const mongo = await startMongo({ backend: 'h2', file: path.join(dataDir, 'mongo', 'cuadra.mv'), logFile: path.join(logDir, 'mongo.log') });
   const redis = await startRedis({ dir: path.join(dataDir, 'redis') });
+  // A real SMTP server delivering to a local mailbox (`npm run cuadra -- mail` reads it).
+  const smtp = await startSmtp({ dir: path.join(dataDir, 'mail') });
+  say(`SMTP server ${smtp.url} (mail in ${path.relative(repoRoot, smtp.maildir)}; read it with npm run cuadra -- mail)`);
+  stopSmtp = () => smtp.stop();
   say(`MongoDB-protocol server ${mongo.url} (data in ${path.relative(repoRoot, dataDir)}/mongo), Redis ${redis.url}`);
   system = await startSystem({
     mongoUrl: mongo.url,
@@ -70,9 +77,9 @@ try {
     sealKey: loadOrCreateSealKey(path.join(dataDir, 'keys')),
     // Kept across restarts: receipts and checkpoints signed before a restart must still verify.
     ledgerKeys: loadOrCreateKeys(path.join(dataDir, 'keys'), 'ledger-key', generateLedgerKeyPair),
-    env: process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {},
+    env: { SMTP_URL: smtp.url, ...(process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {}) },
   });
-  writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, pid: process.pid }, null, 2)}\n`);
+  writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, maildir: smtp.maildir, pid: process.pid }, null, 2)}\n`);
   for (const proc of [system.gateway, ...Object.values(system.subgraphs)]) {
     proc.child.once('exit', (code, signal) => {
       if (stopping) return;

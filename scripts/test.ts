@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from './build.ts';
+import { startSmtp } from './smtp.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
 const args = process.argv.slice(2);
@@ -20,6 +21,7 @@ const runDir = path.join(outDir, `servers-${process.pid}`);
 rmSync(runDir, { recursive: true, force: true });
 
 let code = 1;
+let stopSmtp: (() => Promise<void>) | undefined;
 try {
   await ensureJavaAndMaven();
   await ensureRedisServer();
@@ -32,10 +34,12 @@ try {
   const { tools } = await build();
   console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
   await buildMongoServerJar();
-  const [mongo, redis] = await Promise.all([
+  const [mongo, redis, smtp] = await Promise.all([
     startMongo({ backend: 'memory', logFile: path.join(runDir, 'mongo.log') }),
     startRedis({ dir: runDir }),
+    startSmtp({ dir: path.join(runDir, 'mail') }),
   ]);
+  stopSmtp = () => smtp.stop();
   console.log(`[test] MongoDB-protocol server ${mongo.url}, Redis ${redis.url}`);
   const reportFile = path.join(outDir, 'vitest-report.json');
   const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
@@ -43,7 +47,7 @@ try {
     const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, ...args], {
       cwd: repoRoot,
       stdio: 'inherit',
-      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir },
+      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir },
     });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.once('SIGINT', forward);
@@ -61,6 +65,7 @@ try {
   console.error(`[test] ${(err as Error).stack ?? err}`);
   code = 1;
 } finally {
+  await stopSmtp?.().catch(() => undefined);
   await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
   // Kept when something failed: the servers' logs are in it.
   if (code === 0) rmSync(runDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PeopleStore } from '../gateway/src/identity/people.ts';
 import { authorizeThroughForms, FormAgent, formFields, peopleOf } from './helpers/oauth.ts';
+import { claimCodeFor } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
@@ -83,14 +84,21 @@ describe('agent sign-up and claim', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 
-    const short = await agent.post('/claim', { ...formFields(page.text), name: 'Lucía Pérez', password: 'short' });
+    // The code went to the person's mailbox on the real SMTP server, never to the agent.
+    const code = await claimCodeFor('lucia@andes.example');
+    expect(JSON.stringify(opened)).not.toContain(code);
+    const short = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'short' });
     expect(short.status).toBe(400);
     expect(short.text).toContain('at least 12 characters');
 
     const noCsrf = await new FormAgent(sys.gatewayUrl).post('/claim', { token: new URL(opened.claim_url).searchParams.get('token')!, name: 'Mallory', password: 'mallory password 1' });
     expect(noCsrf.status).toBe(403);
 
-    const done = await agent.post('/claim', { ...formFields(page.text), name: 'Lucía Pérez', password: 'pan de yuca 2026' });
+    // Without the code (what the agent alone can do), the claim is refused.
+    const noCode = await agent.post('/claim', { ...formFields(page.text), name: 'Agente', password: 'agent password 12' });
+    expect(noCode.status).toBe(400);
+    expect(noCode.text).toContain('code is not right');
+    const done = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'pan de yuca 2026' });
     expect(done.status).toBe(200);
     expect(done.text).toContain('Panadería Lucía is yours');
     const user = await people.userByEmail('lucia@andes.example');
@@ -103,6 +111,25 @@ describe('agent sign-up and claim', () => {
     const again = await agent.post('/claim', { ...formFields(page.text), name: 'Someone', password: 'another password 9' });
     expect(again.status).toBe(400);
     expect(await people.roleIn(opened.workspace_id, user!._id)).toBe('owner');
+  });
+
+  it('locks a claim after 5 wrong codes: the agent cannot guess its way to owner', async () => {
+    const r = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'nadie@andes.example', workspace_name: 'Intento SAS', agent_name: 'Bot' } });
+    expect(r.status).toBe(201);
+    const agent = new FormAgent(sys.gatewayUrl);
+    let page = await agent.get(r.body.claim_url);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await agent.post('/claim', { ...formFields(page.text), code: String(10_000_000 + i), name: 'Bot', password: 'guessing password 1' });
+      if (i < 4) {
+        expect(wrong.status).toBe(400);
+        page = wrong;
+      } else expect(wrong.status).toBe(403);
+    }
+    const code = await claimCodeFor('nadie@andes.example');
+    page = await agent.get(r.body.claim_url);
+    const late = await agent.post('/claim', { ...formFields(page.text), code, name: 'Nadie', password: 'the right code 2026' });
+    expect(late.status).toBe(403);
+    expect(late.text).toContain('locked');
   });
 
   it('lets the owner sign in to an app after claiming', async () => {
@@ -126,10 +153,10 @@ describe('agent sign-up and claim', () => {
   });
 
   it('limits sign-ups per client address', async () => {
-    // Eight sign-ups so far in this file (every attempt counts, valid or not); the quota is 10 per hour.
+    // Nine sign-ups so far in this file (every attempt counts, valid or not); the quota is 10 per hour.
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await signup({ email: `p${i}@andes.example`, workspace_name: `WS ${i}`, agent_name: 'Bot' })).status);
-    expect(statuses).toEqual([201, 201, 429, 429, 429, 429]);
+    expect(statuses).toEqual([201, 429, 429, 429, 429, 429]);
     const limited = await signup({ email: 'late@andes.example', workspace_name: 'Late', agent_name: 'Bot' });
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe('rate_limited');

@@ -4,6 +4,9 @@ import type { Redis } from 'ioredis';
 import { sendRefusal } from './http.ts';
 import { InvokePipeline } from './pipeline.ts';
 
+/** How often an open stream's credential is checked again (`EVENTS_RECHECK_MS`, default 5 s). */
+const STREAM_RECHECK_MS = Number(process.env.EVENTS_RECHECK_MS) > 0 ? Number(process.env.EVENTS_RECHECK_MS) : 5_000;
+
 /**
  * `GET /v1/events`: the caller's workspace ledger as server-sent events (CONTRACT.md §6), each
  * `{module, tool, outcome, at}`. Every service publishes its ledger appends on Redis, so a
@@ -35,8 +38,9 @@ export class LedgerEvents {
   handler(pipeline: InvokePipeline, refusalCtx: { publicUrl: string; log: Logger }) {
     return async (req: Request, res: Response) => {
       let workspace: string;
+      const authorization = req.header('authorization');
       try {
-        const principal = await pipeline.authenticate(req.header('authorization'));
+        const principal = await pipeline.authenticate(authorization);
         InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
         workspace = principal.workspace;
         await this.#subscribe();
@@ -49,8 +53,21 @@ export class LedgerEvents {
       set.add(res);
       this.#clients.set(workspace, set);
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 25_000);
+      // A stream lives only as long as its credential: checked again every few seconds, so a
+      // revoked or expired key or token stops receiving the workspace's events within seconds.
+      const recheck = setInterval(() => {
+        pipeline.authenticate(authorization).then(
+          (p) => { if (p.workspace !== workspace) res.end(); },
+          (err: { code?: string }) => {
+            if (err?.code === 'unavailable') return; // a store outage is not a revocation; check again next time
+            res.write('event: end\ndata: {"reason":"credential revoked or expired"}\n\n');
+            res.end();
+          },
+        );
+      }, STREAM_RECHECK_MS);
       req.on('close', () => {
         clearInterval(heartbeat);
+        clearInterval(recheck);
         set.delete(res);
         if (set.size === 0) this.#clients.delete(workspace);
       });

@@ -15,6 +15,7 @@ import type { GatewayServices } from './local/services.ts';
 import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
 import { graphGate } from './graph-gate.ts';
+import { mailerFromEnv } from './mail.ts';
 import { methodGuard } from './methods.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
@@ -69,6 +70,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey,
     // A workspace an agent opens holds the agent's non-read calls for the owner (CONTRACT.md §3).
     onAgentWorkspaceOpened: (opened) => createAgentWorkspaceDefaults(deps.governance, opened.workspace_id),
+    mailer: mailerFromEnv(deps.log),
   });
   identity.acceptAccessTokens(peopleAccess.tokens);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.

@@ -13,6 +13,7 @@ export {
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
 export { createSealer, holdsSecret, openSecrets, REDACTED, sealerFromEnv, sealSecrets } from './seal.ts';
 export type { Sealer } from './seal.ts';
+export { bumpVersion, currentVersion } from './cache-version.ts';
 export { assertWithinBounds, boundsFor, INPUT_BOUNDS } from './bounds.ts';
 export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';

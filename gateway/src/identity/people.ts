@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { CuadraError, newId, sameDigest, ensureModel } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -40,6 +40,12 @@ export interface ClaimDoc {
   /** Name the inviter gave, pre-filled in the form. */
   name?: string | null;
   invited_by?: string | null;
+  /**
+   * A claim of an agent-opened workspace also needs the one-time code e-mailed to the person
+   * (CONTRACT.md §9): its SHA-256, and how many wrong codes were tried (5 lock it).
+   */
+  code_hash?: string | null;
+  code_tries?: number;
   created_at: Date;
   expires_at: Date;
   /** Set once by a conditional update: a claim token works exactly once. */
@@ -77,6 +83,8 @@ const claimSchema = new Schema<ClaimDoc>(
     workspace: { type: String, required: true },
     email: { type: String, required: true },
     kind: { type: String, default: 'claim' },
+    code_hash: { type: String, default: null },
+    code_tries: { type: Number, default: 0 },
     role: { type: String, default: 'owner' },
     invitation_id: { type: String },
     name: { type: String, default: null },
@@ -135,6 +143,9 @@ let dummyHash: Promise<string> | undefined;
 export const MIN_PASSWORD_LENGTH = 12;
 /** How long a claim link works (CONTRACT.md §4). */
 export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Wrong e-mailed codes a claim takes before it is locked (CONTRACT.md §9). */
+export const CLAIM_CODE_TRIES = 5;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -249,11 +260,33 @@ export class PeopleStore {
   }
 
   /** A new claim link for a workspace; the token is returned once and stored only as a hash. */
-  async createClaim(workspace: string, email: string): Promise<string> {
+  /**
+   * A claim of an agent-opened workspace: the link's token (given to the agent) and a one-time
+   * code for the person's e-mail only (never to the agent). Both stored only as hashes.
+   */
+  async createClaim(workspace: string, email: string): Promise<{ token: string; code: string }> {
     const token = randomBytes(32).toString('base64url');
+    const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
     const now = new Date();
-    await this.#models.claims.create({ _id: sha256(token), workspace, email: email.toLowerCase(), created_at: now, expires_at: new Date(now.getTime() + CLAIM_TTL_MS), used_at: null });
-    return token;
+    await this.#models.claims.create({ _id: sha256(token), workspace, email: email.toLowerCase(), code_hash: sha256(`${token}:${code}`), code_tries: 0, created_at: now, expires_at: new Date(now.getTime() + CLAIM_TTL_MS), used_at: null });
+    return { token, code };
+  }
+
+  /**
+   * Checks the e-mailed code of a claim: `ok`, `wrong` (a try spent), or `locked` (5 wrong tries).
+   * Each try is counted by a conditional update before the comparison, so parallel guesses cannot
+   * get past the limit; the comparison is constant-time.
+   */
+  async checkClaimCode(token: string, code: string): Promise<'ok' | 'wrong' | 'locked'> {
+    const counted = await this.#models.claims.findOneAndUpdate(
+      { _id: sha256(token), used_at: null, code_tries: { $lt: CLAIM_CODE_TRIES } },
+      { $inc: { code_tries: 1 } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!counted) return 'locked';
+    if (!counted.code_hash) return 'ok'; // claims written before codes existed
+    if (/^\d{8}$/.test(code) && sameDigest(counted.code_hash, sha256(`${token}:${code}`))) return 'ok';
+    return (counted.code_tries ?? 0) >= CLAIM_CODE_TRIES ? 'locked' : 'wrong';
   }
 
   /** A claim that can still be used, or null (unknown, used or expired). Does not use it. */

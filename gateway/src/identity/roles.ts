@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES, CuadraError, ensureModel, isBuiltInRole, newId, patternsCover, rolePatternsOf, type Principal } from '@cuadra/shared';
+import { BUILT_IN_ROLES, bumpVersion, CuadraError, currentVersion, ensureModel, isBuiltInRole, newId, patternsCover, rolePatternsOf, type Principal } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -71,7 +71,7 @@ export class RoleStore {
 
   async #changed(workspace: string): Promise<void> {
     this.#cache.delete(workspace);
-    await this.#redis.incr(versionKey(workspace));
+    await bumpVersion(this.#redis, versionKey(workspace));
   }
 
   /**
@@ -81,7 +81,7 @@ export class RoleStore {
   async patternsFor(workspace: string, role: string): Promise<string[] | null> {
     if (isBuiltInRole(role)) return [...BUILT_IN_ROLES[role]];
     // The version is read before the roles: a change in between only costs one more fetch.
-    const version = (await this.#redis.get(versionKey(workspace))) ?? '0';
+    const version = await currentVersion(this.#redis, versionKey(workspace));
     let cached = this.#cache.get(workspace);
     if (!cached || cached.version !== version) {
       const docs = await this.model.find({ workspace }, { key: 1, patterns: 1 }).limit(1000).lean();

@@ -6,6 +6,7 @@ import type { Throttle } from '../oauth/throttle.ts';
 import { claimDonePage, claimFormPage } from '../pages/claim.ts';
 import { errorPage } from '../pages/authorize.ts';
 import { clientAddress, sendPage, type CsrfGuard } from '../pages/html.ts';
+import type { Mailer } from '../mail.ts';
 import { MIN_PASSWORD_LENGTH, verifyPassword, type PeopleStore } from './people.ts';
 import type { IdentityStore } from './store.ts';
 
@@ -50,6 +51,8 @@ export function signupRouter(deps: {
   db: Connection; identity: IdentityStore; people: PeopleStore; csrf: CsrfGuard; publicUrl: string; log: Logger;
   throttles: { signup: Throttle; login: Throttle };
   onAgentWorkspaceOpened?: (opened: AgentWorkspaceOpened) => Promise<void>;
+  /** Sends the claim code to the person; without one, nobody can claim (the code never goes to the agent). */
+  mailer?: Mailer | null;
 }): Router {
   const router = Router();
   const { identity, people, csrf } = deps;
@@ -78,7 +81,17 @@ export function signupRouter(deps: {
 
       const opened = await identity.createWorkspace({ name: workspaceName, ownerEmail: email, country, currency, openedBy: 'agent', keyName: agentName });
       await onOpened({ db: deps.db, workspace_id: opened.workspace_id, key_id: opened.key_id, agent_name: agentName, owner_email: email });
-      const token = await people.createClaim(opened.workspace_id, email);
+      const { token, code } = await people.createClaim(opened.workspace_id, email);
+      // The code goes only to the person's address (CONTRACT.md §9): the agent holds the link, not the proof.
+      if (deps.mailer) {
+        await deps.mailer.send({
+          to: email,
+          subject: `Your code to claim ${workspaceName} on Cuadra`,
+          text: `An AI agent (${agentName}) opened the workspace "${workspaceName}" on Cuadra for you.\n\nTo claim it and become its owner, open the link the agent gave you and enter this code:\n\n    ${code}\n\nThe code works for 7 days and 5 tries. If you did not ask for this, ignore this message: nobody can claim the workspace without the code.\n`,
+        }).catch((err: unknown) => deps.log.error({ err }, 'claim code mail failed'));
+      } else {
+        deps.log.warn({ workspace: opened.workspace_id }, 'no SMTP_URL: the claim code of this workspace could not be e-mailed, so it cannot be claimed');
+      }
       res.status(201).setHeader('Cache-Control', 'no-store');
       res.json({ workspace_id: opened.workspace_id, api_key: opened.api_key, role: 'agent', claim_url: `${deps.publicUrl}/claim?token=${token}` });
     } catch (err) {
@@ -124,6 +137,13 @@ export function signupRouter(deps: {
       const claim = await people.pendingClaim(token);
       if (!claim) return invalidLink(res);
       const wait = await deps.throttles.login.hit(`${clientAddress(req)}|claim|${claim.email}`);
+      if (claim.kind !== 'invite' && wait === null) {
+        // Proof that the person reads the sign-up address: the e-mailed code, counted before it is compared.
+        const code = typeof body.code === 'string' ? body.code.trim() : '';
+        const checked = await people.checkClaimCode(token, code);
+        if (checked === 'locked') return sendPage(res, { status: 403, title: 'This claim is locked', body: errorPage('This claim is locked', 'The code was entered wrong 5 times. Ask the agent for a new sign-up.') });
+        if (checked === 'wrong') return showForm(req, res, token, { status: 400, name, error: 'That code is not right. Enter the 8-digit code from the e-mail sent to this address.' });
+      }
       if (wait !== null) {
         res.setHeader('Retry-After', String(wait));
         return showForm(req, res, token, { status: 429, name, error: `Too many attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.` });

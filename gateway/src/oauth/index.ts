@@ -1,4 +1,5 @@
 import type { Model } from 'mongoose';
+import type { Mailer } from '../mail.ts';
 import { ensureModel } from '@cuadra/shared';
 import { createHmac } from 'node:crypto';
 import type { Logger } from '@cuadra/shared';
@@ -34,12 +35,13 @@ export async function createPeopleAccess(deps: {
   db: Connection; redis: Redis; log: Logger; publicUrl: string; identity: IdentityStore; signingKey: string; tokenSigningKey?: string;
   quotas?: ReturnType<typeof throttleQuotas>;
   onAgentWorkspaceOpened?: (opened: AgentWorkspaceOpened) => Promise<void>;
+  mailer?: Mailer | null;
 }): Promise<PeopleAccess> {
   const people = new PeopleStore(deps.db);
   await people.init();
   // Unique indexes (client ids, code and token hashes) are built before the first request.
   await Promise.all(Object.values(oauthModels(deps.db)).map((m) => ensureModel(m as Model<any>)));
-  const tokens = new AccessTokens({ issuer: deps.publicUrl, privateKeyPem: deps.tokenSigningKey ?? deps.signingKey, redis: deps.redis, people, roles: deps.identity.roles });
+  const tokens = new AccessTokens({ issuer: deps.publicUrl, privateKeyPem: deps.tokenSigningKey ?? deps.signingKey, redis: deps.redis, people, roles: deps.identity.roles, db: deps.db });
   // Form tokens are HMACs under a secret derived from the gateway's key, so every gateway instance agrees.
   const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra sign-in pages csrf').digest(), deps.publicUrl.startsWith('https://'));
   const quotas = deps.quotas ?? throttleQuotas();
@@ -52,6 +54,6 @@ export async function createPeopleAccess(deps: {
   const metadataClients = new MetadataDocumentClients();
   const router = Router();
   router.use(oauthRouter({ db: deps.db, issuer: deps.publicUrl, identity: deps.identity, people, tokens, metadataClients, csrf, throttles, log: deps.log }));
-  router.use(signupRouter({ db: deps.db, identity: deps.identity, people, csrf, publicUrl: deps.publicUrl, log: deps.log, throttles, onAgentWorkspaceOpened: deps.onAgentWorkspaceOpened }));
+  router.use(signupRouter({ db: deps.db, identity: deps.identity, people, csrf, publicUrl: deps.publicUrl, log: deps.log, throttles, onAgentWorkspaceOpened: deps.onAgentWorkspaceOpened, mailer: deps.mailer }));
   return { router, tokens, people, close: () => metadataClients.close() };
 }

@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { CuadraError, type Principal } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
+import { Schema, type Connection, type Model } from 'mongoose';
 import jwt from 'jsonwebtoken';
 import type { PeopleStore } from '../identity/people.ts';
 import type { RoleStore } from '../identity/roles.ts';
@@ -43,10 +44,12 @@ export class AccessTokens {
   readonly #publicKey: KeyObject;
   readonly #jwk: JsonWebKey & { kid: string };
   readonly #redis: Redis;
+  /** Revocations, durable: Redis is only their cache and may be emptied at any moment. */
+  readonly #revocations: Model<RevocationDoc> | null;
   readonly #people: PeopleStore;
   readonly #roles: Pick<RoleStore, 'principalPatterns'> | null;
 
-  constructor(deps: { issuer: string; privateKeyPem: string; redis: Redis; people: PeopleStore; roles?: Pick<RoleStore, 'principalPatterns'> }) {
+  constructor(deps: { issuer: string; privateKeyPem: string; redis: Redis; people: PeopleStore; roles?: Pick<RoleStore, 'principalPatterns'>; db?: Connection }) {
     this.issuer = deps.issuer;
     this.resources = [deps.issuer, `${deps.issuer}/mcp`];
     this.#privateKey = createPrivateKey(deps.privateKeyPem);
@@ -54,6 +57,7 @@ export class AccessTokens {
     const jwk = this.#publicKey.export({ format: 'jwk' });
     this.#jwk = { ...jwk, kid: thumbprint(jwk), use: 'sig', alg: 'ES256' };
     this.#redis = deps.redis;
+    this.#revocations = deps.db ? revocationsOn(deps.db) : null;
     this.#people = deps.people;
     this.#roles = deps.roles ?? null;
   }
@@ -107,6 +111,10 @@ export class AccessTokens {
     if (!claims) throw new CuadraError('unauthenticated', 'The access token is not valid for this server, or it has expired.');
     const [grantRevoked, tokenRevoked] = await this.#redis.mget(revokedGrantKey(claims.gid), revokedTokenKey(claims.jti));
     if (grantRevoked || tokenRevoked) throw new CuadraError('unauthenticated', 'This access token has been revoked.');
+    // Redis may have been emptied (a restart): MongoDB remembers every revocation until the token would have expired.
+    if (this.#revocations && (await this.#revocations.exists({ _id: { $in: [revokedGrantKey(claims.gid), revokedTokenKey(claims.jti)] } }))) {
+      throw new CuadraError('unauthenticated', 'This access token has been revoked.');
+    }
     const role = await this.#people.roleIn(claims.ws, claims.sub);
     if (!role) throw new CuadraError('unauthenticated', 'The person who granted this token is no longer a member of the workspace.');
     // The member's role as it is now (custom roles with their current patterns).
@@ -126,12 +134,31 @@ export class AccessTokens {
 
   /** Makes every access token of a grant fail at once on every gateway (they live at most an hour). */
   async revokeGrantTokens(grant: string): Promise<void> {
-    await this.#redis.set(revokedGrantKey(grant), '1', 'EX', ACCESS_TOKEN_TTL_SECONDS + 60);
+    await this.#remember(revokedGrantKey(grant), ACCESS_TOKEN_TTL_SECONDS + 60);
   }
 
   /** Revokes one access token until it would have expired anyway. */
   async revokeToken(claims: AccessTokenClaims): Promise<void> {
     const ttl = Math.max(1, claims.exp - Math.floor(Date.now() / 1000)) + 60;
-    await this.#redis.set(revokedTokenKey(claims.jti), '1', 'EX', ttl);
+    await this.#remember(revokedTokenKey(claims.jti), ttl);
   }
+
+  /** Writes a revocation to MongoDB (durable) and to Redis (the fast path every gateway reads). */
+  async #remember(key: string, ttlSeconds: number): Promise<void> {
+    const expires_at = new Date(Date.now() + ttlSeconds * 1000);
+    if (this.#revocations) await this.#revocations.updateOne({ _id: key }, { $set: { expires_at } }, { upsert: true });
+    await this.#redis.set(key, '1', 'EX', ttlSeconds);
+  }
+}
+
+/** A remembered revocation of an access token (`jti`) or of every token of a grant, until those tokens expire. */
+interface RevocationDoc {
+  _id: string;
+  expires_at: Date;
+}
+
+const revocationSchema = new Schema<RevocationDoc>({ _id: String, expires_at: Date }, { versionKey: false });
+
+function revocationsOn(db: Connection): Model<RevocationDoc> {
+  return (db.models.OAuthRevocation as Model<RevocationDoc> | undefined) ?? db.model<RevocationDoc>('OAuthRevocation', revocationSchema, 'oauth_revocations');
 }

@@ -16,6 +16,9 @@ ${input.error ? html`<p class="error" role="alert" id="form-error">${input.error
   <input type="hidden" name="token" value="${input.token}">
   <input type="hidden" name="csrf" value="${input.csrf}">
   <input type="hidden" name="email" value="${input.email}" autocomplete="username">
+  ${input.invitedAs ? '' : html`<label for="code">Code from the e-mail sent to ${input.email}</label>
+  <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{8}" maxlength="8" required aria-describedby="code-help">
+  <p class="note" id="code-help">8 digits. The agent does not have it: it was e-mailed to you.</p>`}
   ${input.hasAccount
     ? html`<p>You already have a Cuadra account with this e-mail. Enter its password to add this workspace to it.</p>
   <label for="password">Password</label>

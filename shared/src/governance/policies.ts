@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { bumpVersion, currentVersion } from '../cache-version.ts';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import { anyPatternMatches, type Principal } from '../principal.ts';
@@ -79,7 +80,7 @@ export class PolicyStore {
   async forEvaluation(workspace: string): Promise<Policy[]> {
     if (!this.#redis) return this.list(workspace);
     // The version is read before the policies: a change in between only costs one more fetch.
-    const version = (await this.#redis.get(`cuadra:policies:${workspace}`)) ?? '0';
+    const version = await currentVersion(this.#redis, `cuadra:policies:${workspace}`);
     const cached = this.#cache.get(workspace);
     if (cached && cached.version === version) return cached.policies;
     const policies = await this.list(workspace);
@@ -90,7 +91,7 @@ export class PolicyStore {
 
   async #changed(workspace: string): Promise<void> {
     this.#cache.delete(workspace);
-    if (this.#redis) await this.#redis.incr(`cuadra:policies:${workspace}`);
+    if (this.#redis) await bumpVersion(this.#redis, `cuadra:policies:${workspace}`);
   }
 
   async init(): Promise<void> {

@@ -1,0 +1,120 @@
+// A real SMTP server for the embedded default and the tests: Debian's exim4 (exim4-daemon-light),
+// started on a free loopback port with a configuration of its own, delivering every recipient to one
+// Maildir a person (`npm run cuadra -- mail`) and the tests can read. Stopped by its pid only.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from './infra.ts';
+
+/** A running SMTP server. */
+export interface RunningSmtp {
+  /** `smtp://127.0.0.1:<port>`, for `SMTP_URL`. */
+  url: string;
+  port: number;
+  pid: number;
+  /** The Maildir every message is delivered to (`new/` holds them). */
+  maildir: string;
+  stop(): Promise<void>;
+}
+
+const EXIM = '/usr/sbin/exim4';
+
+/** Installs exim4 when missing (as root with apt-get; otherwise says what to run). */
+export function ensureSmtpServer(): void {
+  if (existsSync(EXIM)) return;
+  if (process.getuid?.() !== 0) throw new Error('Debian\'s exim4 is needed for e-mail: sudo apt-get install -y exim4-daemon-light');
+  console.log('[smtp] installing exim4-daemon-light');
+  execFileSync('apt-get', ['install', '-y', '-q', 'exim4-daemon-light'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+function config(dir: string, port: number): string {
+  const user = deliveryUser();
+  return `# Written by scripts/smtp.ts: accepts mail on loopback and delivers every recipient to one Maildir.
+primary_hostname = cuadra.localhost
+daemon_smtp_ports = ${port}
+local_interfaces = 127.0.0.1
+spool_directory = ${dir}/spool
+log_file_path = ${dir}/log/%slog
+pid_file_path = ${dir}/exim.pid
+exim_user = ${process.getuid?.() === 0 ? 'root' : user}
+never_users =
+host_lookup =
+rfc1413_hosts =
+tls_advertise_hosts =
+acl_smtp_rcpt = acl_rcpt
+begin acl
+acl_rcpt:
+  accept hosts = 127.0.0.1
+  deny
+begin routers
+everyone:
+  driver = accept
+  transport = maildir
+begin transports
+maildir:
+  driver = appendfile
+  directory = ${dir}/Maildir
+  maildir_format
+  create_directory
+  user = ${user}
+  mode = 0644
+  directory_mode = 0755
+  envelope_to_add
+  return_path_add
+begin retry
+* * F,1m,1m
+`;
+}
+
+/** Deliveries run as exim's own unprivileged user (exim never delivers as root). */
+function deliveryUser(): string {
+  const probe = spawnSync('id', ['-u', 'Debian-exim']);
+  return probe.status === 0 ? 'Debian-exim' : (process.env.USER ?? 'nobody');
+}
+
+/** Starts exim4 as a daemon on a free loopback port, its files under `dir`. */
+export async function startSmtp(opts: { dir: string; port?: number }): Promise<RunningSmtp> {
+  ensureSmtpServer();
+  const dir = path.resolve(opts.dir);
+  mkdirSync(path.join(dir, 'spool'), { recursive: true });
+  mkdirSync(path.join(dir, 'log'), { recursive: true });
+  // The delivery user writes the Maildir inside this folder.
+  chmodSync(dir, 0o777);
+  const port = opts.port ?? (await freePort());
+  const conf = path.join(dir, 'exim.conf');
+  writeFileSync(conf, config(dir, port));
+  const pidFile = path.join(dir, 'exim.pid');
+  const started = spawnSync(EXIM, ['-C', conf, '-bd', '-q30s'], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`exim4 did not start: ${started.stderr || started.stdout}`);
+  let pid = 0;
+  for (let i = 0; i < 100 && !pid; i++) {
+    if (existsSync(pidFile)) pid = Number(readFileSync(pidFile, 'utf8').trim()) || 0;
+    if (!pid) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!pid) throw new Error(`exim4 wrote no pid file; see ${dir}/log/mainlog`);
+  const maildir = path.join(dir, 'Maildir');
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    pid,
+    maildir,
+    async stop() {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** The messages delivered to a Maildir, oldest first, as raw RFC 5322 text. */
+export function readMaildir(maildir: string): { file: string; raw: string }[] {
+  const out: { file: string; raw: string }[] = [];
+  for (const sub of ['new', 'cur']) {
+    const folder = path.join(maildir, sub);
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder).sort()) out.push({ file, raw: readFileSync(path.join(folder, file), 'utf8') });
+  }
+  return out;
+}
