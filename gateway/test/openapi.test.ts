@@ -16,13 +16,28 @@ describe('openApiDocument', () => {
     expect(doc.openapi).toBe('3.1.0');
   });
 
+  it('bundles every reference under components, so each resolves inside the document', () => {
+    const doc = openApiDocument(tools, 'http://127.0.0.1:4000') as any;
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.some((r) => r.startsWith('#/components/schemas/'))).toBe(true);
+    for (const ref of new Set(refs)) {
+      expect(ref.startsWith('#/')).toBe(true);
+      const target = ref.slice(2).split('/').reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      expect(target, ref).toBeDefined();
+    }
+    expect(doc.components.schemas.block).toBeDefined();
+  });
+
   it('has one invoke operation per tool, with its schema, scope and responses', () => {
     const invokePaths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/tools/') && p.endsWith(':invoke'));
     expect(invokePaths.sort()).toEqual(tools.map((t) => `/v1/tools/${t.name}:invoke`).sort());
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}:invoke`].post;
       expect(op.operationId).toBe(tool.name);
-      expect(op.requestBody.content['application/json'].schema).toEqual(tool.input_schema);
+      const schema = op.requestBody.content['application/json'].schema;
+      // Self-contained: no embedded $id or $defs; a schema without them is published as declared.
+      expect(JSON.stringify(schema)).not.toMatch(/"\$id"|"\$defs"|#\/\$defs\//);
+      if (!('$defs' in tool.input_schema)) expect(schema).toEqual(tool.input_schema);
       expect(op['x-cuadra-scope']).toBe(tool.scope);
       expect(op.security).toContainEqual({ oauth2: [tool.scope] });
       expect(op.security).toContainEqual({ apiKey: [] });

@@ -258,10 +258,45 @@ function otherPaths(): Json {
  * answer and every refusal as responses, the scope that reaches it in `security`; and the
  * contract's other endpoints. Built from the same catalog as every other surface.
  */
+/**
+ * A tool's input schema made self-contained for the OpenAPI document: its `$defs` move to
+ * `components/schemas` (shared by name when tools share them, as the dashboards tools do), every
+ * `#/$defs/…` reference points there, and the embedded `$id` goes — common OpenAPI tools do not
+ * resolve references under an embedded `$id` (issue 13).
+ */
+export function bundleSchema(schema: Json, tool: string, shared: Json): Json {
+  const defs = (schema.$defs ?? {}) as Record<string, Json>;
+  const names = new Map<string, string>();
+  for (const [name, def] of Object.entries(defs)) {
+    const taken = shared[name];
+    const free = taken === undefined || JSON.stringify(taken) === JSON.stringify(rewriteRefs(def, names));
+    names.set(name, free ? name : `${tool.replace(/\./g, '_')}_${name}`);
+  }
+  for (const [name, def] of Object.entries(defs)) shared[names.get(name)!] ??= rewriteRefs(def, names);
+  const { $defs: _defs, $id: _id, ...rest } = schema;
+  return rewriteRefs(rest, names) as Json;
+}
+
+function rewriteRefs(node: unknown, names: Map<string, string>): any {
+  if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, names));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+      const name = v.slice('#/$defs/'.length);
+      out.$ref = `#/components/schemas/${names.get(name) ?? name}`;
+    } else out[k] = rewriteRefs(v, names);
+  }
+  return out;
+}
+
 export function openApiDocument(tools: readonly PublicTool[], publicUrl: string): Json {
   const paths: Json = {};
+  const bundled: Json = {};
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
-    paths[`/v1/tools/${tool.name}:invoke`] = { post: toolOperation(tool) };
+    const op = toolOperation(tool);
+    (op.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema = bundleSchema(tool.input_schema as Json, tool.name, bundled);
+    paths[`/v1/tools/${tool.name}:invoke`] = { post: op };
   }
   Object.assign(paths, otherPaths());
   const modules = [...new Set(tools.map((t) => t.module))].sort();
@@ -310,6 +345,7 @@ export function openApiDocument(tools: readonly PublicTool[], publicUrl: string)
         WWWAuthenticate: { schema: { type: 'string' }, description: 'Bearer challenge with resource_metadata (and, for insufficient_scope, the scope needed).' },
       },
       schemas: {
+        ...bundled,
         Refusal: {
           type: 'object',
           required: ['error', 'code'],
