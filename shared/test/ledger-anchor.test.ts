@@ -143,6 +143,7 @@ describe('tampering', () => {
     const row = await entries().findOne({ workspace: ws, seq: 22 });
     await entries().deleteOne({ _id: row!._id });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 22, reason: expect.stringMatching(/missing/) } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 22, reason: expect.stringMatching(/missing/) } });
     await entries().insertOne(row!);
     expect((await ledger.verify(ws)).ok).toBe(true);
 
@@ -150,6 +151,7 @@ describe('tampering', () => {
     await entries().updateOne({ workspace: ws, seq: 24 }, { $set: { seq: 23 } });
     await entries().updateOne({ workspace: ws, seq: 99 }, { $set: { seq: 24 } });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 23 } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, broken_at: { seq: 23 } });
   });
 
   it('finds a cut-back tail with the head rolled back: by the signed head in Redis, and by a receipt when Redis forgot it', async () => {

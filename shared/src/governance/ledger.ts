@@ -389,7 +389,7 @@ export class Ledger {
     }
     const checkedFrom = seq;
     if (!broken) {
-      const walked = await this.#walk(workspace, seq, prev);
+      const walked = await this.#walk(workspace, seq, prev, full);
       seq = walked.seq;
       prev = walked.prev;
       if (walked.broken) fail(walked.broken);
@@ -469,23 +469,51 @@ export class Ledger {
     return Math.max(1, await this.#redis.ttl(key));
   }
 
-  /** Recomputes the chain from after `seq` (whose hash is `prev`) to its end. */
-  async #walk(workspace: string, from: number, start: string): Promise<{ seq: number; prev: string; broken?: Broken }> {
+  /**
+   * Recomputes the chain from after `from` (whose hash is `start`) to its end. Routine walks
+   * (short: since the newest checkpoint) read entry by entry with equality lookups on the unique
+   * `{workspace, seq}` index, 25 at a time — on mongo-java-server a range query scans the whole
+   * collection (measured: 1.6–3.7 s at 112,000 entries; an equality lookup 11–25 ms). The full
+   * walk reads the workspace's entries in one pass and puts them in seq order as they come.
+   */
+  async #walk(workspace: string, from: number, start: string, full: boolean): Promise<{ seq: number; prev: string; broken?: Broken }> {
     let prev = start;
     let seq = from;
-    for (;;) {
-      const batch = await this.entries.find({ workspace, seq: { $gt: seq, $lte: seq + 500 } }, { _id: 0 }).lean();
-      if (batch.length === 0) break;
-      batch.sort((a, b) => a.seq - b.seq);
-      for (const entry of batch) {
-        if (entry.seq !== seq + 1) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
-        if (entry.prev_hash !== prev) return { seq, prev, broken: { seq: entry.seq, id: entry.id, reason: 'prev_hash does not match the entry before it (removed or reordered)' } };
-        const { hash, ...rest } = entry;
-        if (entryHash(rest as Omit<LedgerEntry, 'hash'>) !== hash) return { seq, prev, broken: { seq: entry.seq, id: entry.id, reason: 'the entry was changed after it was written' } };
-        prev = hash;
-        seq = entry.seq;
+    const check = (entry: LedgerEntry): Broken | undefined => {
+      if (entry.prev_hash !== prev) return { seq: entry.seq, id: entry.id, reason: 'prev_hash does not match the entry before it (removed or reordered)' };
+      const { hash, ...rest } = entry;
+      if (entryHash(rest as Omit<LedgerEntry, 'hash'>) !== hash) return { seq: entry.seq, id: entry.id, reason: 'the entry was changed after it was written' };
+      prev = hash;
+      seq = entry.seq;
+      return undefined;
+    };
+    if (!full) {
+      for (;;) {
+        const group = await Promise.all(Array.from({ length: 25 }, (_, i) => this.entries.findOne({ workspace, seq: seq + 1 + i }, { _id: 0 }).lean()));
+        for (const entry of group) {
+          if (!entry) return { seq, prev };
+          const broken = check(entry);
+          if (broken) return { seq, prev, broken };
+        }
       }
     }
+    // Out-of-order arrivals wait here until their predecessor has been checked.
+    const waiting = new Map<number, LedgerEntry>();
+    for await (const doc of this.entries.find({ workspace, seq: { $gt: from } }, { _id: 0 }).lean().cursor()) {
+      const entry = doc as LedgerEntry;
+      if (entry.seq !== seq + 1) {
+        waiting.set(entry.seq, entry);
+        continue;
+      }
+      let next: LedgerEntry | undefined = entry;
+      while (next) {
+        const broken = check(next);
+        if (broken) return { seq, prev, broken };
+        waiting.delete(next.seq);
+        next = waiting.get(seq + 1);
+      }
+    }
+    if (waiting.size > 0) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
     return { seq, prev };
   }
 }
