@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { connectDatabase } from '../shared/src/db.ts';
 import { LedgerSigner } from '../shared/src/governance/anchor.ts';
-import { Ledger, type AppendedEntry } from '../shared/src/governance/ledger.ts';
+import { CHECKPOINT_EVERY, Ledger, type AppendedEntry } from '../shared/src/governance/ledger.ts';
 import type { Principal } from '../shared/src/principal.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
@@ -85,8 +85,8 @@ try {
       }
       return times;
     };
-    // At a checkpoint (nothing appended since), then with 499 appended since (the most a routine walk reads).
-    for (const tail of [0, 499]) {
+    // At a checkpoint (nothing appended since), then with CHECKPOINT_EVERY - 1 appended since (the most a routine walk reads).
+    for (const tail of [0, CHECKPOINT_EVERY - 1]) {
       if (tail > 0) await seed(ledger, ws, tail);
       const routine = await time(runs, () => ledger.verify(ws));
       const withReceipts = await time(runs, () => ledger.verify(ws, { receipts }));

@@ -189,6 +189,7 @@ describe('tampering', () => {
     // The full walk alone cannot see it (every hash matches its entry); the signatures can.
     const v = await ledger.verify(ws);
     expect(v).toMatchObject({ ok: false, broken_at: { seq: 20, reason: expect.stringMatching(/not the one that was signed/) } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 20, reason: expect.stringMatching(/checkpoint 20/) } });
     await checkpoints().deleteMany({ workspace: ws, seq: { $gte: 15 } });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 25, reason: expect.stringMatching(/signed head 25/) } });
     await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);

@@ -64,7 +64,7 @@ export type AppendedEntry = LedgerEntry & { receipt?: string };
 export const ledgerReceiptScope = new AsyncLocalStorage<{ receipt?: string }>();
 
 /** Checkpoints are kept at every multiple of this many entries (routine verify walks at most about this many). */
-export const CHECKPOINT_EVERY = 500;
+export const CHECKPOINT_EVERY = 100;
 
 interface PendingAppend { record: LedgerRecord; at: string; id: string; resolve(entry: LedgerEntry): void; reject(err: unknown): void }
 
@@ -388,8 +388,10 @@ export class Ledger {
       }
     }
     const checkedFrom = seq;
+    // The full walk notes the hash at each checkpoint position, to compare with the checkpoints after it.
+    const walkedHashes = full ? new Map<number, string>() : undefined;
     if (!broken) {
-      const walked = await this.#walk(workspace, seq, prev, full);
+      const walked = await this.#walk(workspace, seq, prev, full, walkedHashes);
       seq = walked.seq;
       prev = walked.prev;
       if (walked.broken) fail(walked.broken);
@@ -415,9 +417,8 @@ export class Ledger {
       for (const cp of await this.checkpoints.find({ workspace }, { _id: 0 }).lean()) {
         if (!this.signer!.verify(workspace, cp.seq, cp.hash, cp.signature)) fail({ seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` });
         else if (cp.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${cp.seq} were signed but are gone (the chain was cut back)` });
-        else {
-          const problem = await this.#checkSigned(workspace, cp.seq, cp.hash);
-          if (problem) fail({ ...problem, reason: `${problem.reason} (checkpoint ${cp.seq})` });
+        else if (walkedHashes!.get(cp.seq) !== cp.hash) {
+          fail({ seq: cp.seq, id: null, reason: `the entry at this position is not the one that was signed (rewritten) (checkpoint ${cp.seq})` });
         }
       }
     }
@@ -476,10 +477,11 @@ export class Ledger {
    * collection (measured: 1.6–3.7 s at 112,000 entries; an equality lookup 11–25 ms). The full
    * walk reads the workspace's entries in one pass and puts them in seq order as they come.
    */
-  async #walk(workspace: string, from: number, start: string, full: boolean): Promise<{ seq: number; prev: string; broken?: Broken }> {
+  async #walk(workspace: string, from: number, start: string, full: boolean, seen?: Map<number, string>): Promise<{ seq: number; prev: string; broken?: Broken }> {
     let prev = start;
     let seq = from;
     const check = (entry: LedgerEntry): Broken | undefined => {
+      if (seen && entry.seq % this.#checkpointEvery === 0) seen.set(entry.seq, entry.hash);
       if (entry.prev_hash !== prev) return { seq: entry.seq, id: entry.id, reason: 'prev_hash does not match the entry before it (removed or reordered)' };
       const { hash, ...rest } = entry;
       if (entryHash(rest as Omit<LedgerEntry, 'hash'>) !== hash) return { seq: entry.seq, id: entry.id, reason: 'the entry was changed after it was written' };
