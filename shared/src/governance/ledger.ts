@@ -398,6 +398,17 @@ export class Ledger {
     }
     if (!broken && head && head.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${head.seq} are missing` });
 
+    if (full && anchored && !broken) {
+      // Every checkpoint must still match the chain just walked.
+      for (const cp of await this.checkpoints.find({ workspace }, { _id: 0 }).lean()) {
+        if (!this.signer!.verify(workspace, cp.seq, cp.hash, cp.signature)) fail({ seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` });
+        else if (cp.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${cp.seq} were signed but are gone (the chain was cut back)` });
+        else if (walkedHashes!.get(cp.seq) !== cp.hash) {
+          fail({ seq: cp.seq, id: null, reason: `the entry at this position is not the one that was signed (rewritten) (checkpoint ${cp.seq})` });
+        }
+      }
+    }
+
     let anchor: { seq: number; hash: string } | null = null;
     if (anchorText) {
       const r = parseReceipt(anchorText);
@@ -412,17 +423,6 @@ export class Ledger {
         }
       }
     }
-    if (full && anchored && !broken) {
-      // Every checkpoint must still match the chain just walked.
-      for (const cp of await this.checkpoints.find({ workspace }, { _id: 0 }).lean()) {
-        if (!this.signer!.verify(workspace, cp.seq, cp.hash, cp.signature)) fail({ seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` });
-        else if (cp.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${cp.seq} were signed but are gone (the chain was cut back)` });
-        else if (walkedHashes!.get(cp.seq) !== cp.hash) {
-          fail({ seq: cp.seq, id: null, reason: `the entry at this position is not the one that was signed (rewritten) (checkpoint ${cp.seq})` });
-        }
-      }
-    }
-
     let receipts: LedgerVerification['receipts'];
     if (options.receipts) {
       receipts = [];
