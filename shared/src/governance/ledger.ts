@@ -163,6 +163,25 @@ export class Ledger {
     return `${this.#redisPrefix}:ledger:anchor:${workspace}`;
   }
 
+  #cutKey(workspace: string): string {
+    return `${this.#redisPrefix}:ledger:cut:${workspace}`;
+  }
+
+  /**
+   * Before extending a chain whose end was read from the database: when the signed head in
+   * Redis is further on, the chain was cut back (nothing else shortens it). The append goes on —
+   * the action it records has happened — but the signed head is kept apart as evidence first, so
+   * verify keeps reporting the cut after new entries pass the old position and move the anchor on.
+   */
+  async #keepCutEvidence(workspace: string, headSeq: number): Promise<void> {
+    if (!this.#redis || !this.signer) return;
+    const text = await this.#redis.get(this.#anchorKey(workspace)).catch(() => null);
+    const anchor = text ? parseReceipt(text) : null;
+    if (!anchor || anchor.seq <= headSeq) return;
+    if (await this.entries.exists({ workspace, seq: anchor.seq })) return; // only the head hint lags (a crash between insert and hint)
+    await this.#redis.set(this.#cutKey(workspace), text!, 'NX').catch(() => undefined);
+  }
+
   /**
    * Appends one entry to its workspace's chain and publishes it for `/v1/events`. Appends of one
    * workspace are group-committed: while a batch is being written, new entries queue and go
@@ -211,7 +230,9 @@ export class Ledger {
     let rest = batch;
     for (let attempt = 0; rest.length > 0; attempt++) {
       if (attempt > 100) throw new Error(`ledger append for ${workspace} did not settle`);
-      const head = this.#headCache.get(workspace) ?? (await this.#heads.findById(workspace).lean()) ?? { _id: workspace, seq: 0, hash: GENESIS_HASH };
+      const cached = this.#headCache.get(workspace);
+      const head = cached ?? (await this.#heads.findById(workspace).lean()) ?? { _id: workspace, seq: 0, hash: GENESIS_HASH };
+      if (!cached) await this.#keepCutEvidence(workspace, head.seq);
       const entries: LedgerEntry[] = [];
       let prev = head.hash;
       for (const [i, p] of rest.entries()) {
@@ -369,6 +390,7 @@ export class Ledger {
       anchored && !full ? this.checkpoints.find({ workspace }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean().then((r) => r[0] ?? null) : null,
       anchored && this.#redis ? this.#redis.get(this.#anchorKey(workspace)).catch(() => null) : null,
     ]);
+    const cutText = anchored && this.#redis ? await this.#redis.get(this.#cutKey(workspace)).catch(() => null) : null;
     let broken: Broken | undefined;
     const fail = (b: Broken) => {
       broken ??= b;
@@ -409,6 +431,14 @@ export class Ledger {
       }
     }
 
+    if (cutText) {
+      // A signed head a writer found beyond the chain's end, kept when it was found.
+      const r = parseReceipt(cutText);
+      if (r && this.signer!.verify(workspace, r.seq, r.hash, r.signature)) {
+        const problem = await this.#checkSigned(workspace, r.seq, r.hash);
+        if (problem) fail({ ...problem, reason: `the chain was cut back below ${r.seq} and written again: ${problem.reason}` });
+      }
+    }
     let anchor: { seq: number; hash: string } | null = null;
     if (anchorText) {
       const r = parseReceipt(anchorText);
