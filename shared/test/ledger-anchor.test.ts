@@ -143,6 +143,7 @@ describe('tampering', () => {
     const row = await entries().findOne({ workspace: ws, seq: 22 });
     await entries().deleteOne({ _id: row!._id });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 22, reason: expect.stringMatching(/missing/) } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 22, reason: expect.stringMatching(/missing/) } });
     await entries().insertOne(row!);
     expect((await ledger.verify(ws)).ok).toBe(true);
 
@@ -150,6 +151,7 @@ describe('tampering', () => {
     await entries().updateOne({ workspace: ws, seq: 24 }, { $set: { seq: 23 } });
     await entries().updateOne({ workspace: ws, seq: 99 }, { $set: { seq: 24 } });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 23 } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, broken_at: { seq: 23 } });
   });
 
   it('finds a cut-back tail with the head rolled back: by the signed head in Redis, and by a receipt when Redis forgot it', async () => {
@@ -167,6 +169,30 @@ describe('tampering', () => {
     // …but the receipt the caller kept for entry 25 says otherwise.
     const r = await ledger.verify(ws, { receipts: [appended[24].receipt!] });
     expect(r).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/gone/) }] });
+  });
+
+  it('keeps finding a cut-back tail after new entries have been written past the old end', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 22 } });
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 22, hash: appended[21].hash } });
+    // A freshly started writer (no cached head) extends the cut chain past the old end.
+    const writer = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix });
+    for (let i = 0; i < 5; i++) await writer.append({ principal: principal(ws), tool: 'parties.create', risk: 'write', input_digest: 'new', outcome: 'ok', duration_ms: 1 });
+    const v = await ledger.verify(ws);
+    expect(v).toMatchObject({ ok: false, entries: 27, anchor: { seq: 27 }, broken_at: { seq: 25, reason: expect.stringMatching(/cut back below 25/) } });
+    // The receipt of the old entry 25 says the same.
+    expect((await ledger.verify(ws, { receipts: [appended[24].receipt!] })).receipts![0]).toMatchObject({ ok: false, reason: expect.stringMatching(/not the one that was signed/) });
+  });
+
+  it('does not take a lagging head hint for a cut', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 12);
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 10, hash: appended[9].hash } });
+    const writer = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix });
+    const next = await writer.append({ principal: principal(ws), tool: 'parties.create', risk: 'write', input_digest: 'next', outcome: 'ok', duration_ms: 1 });
+    expect(next.seq).toBe(13);
+    expect(await ledger.verify(ws)).toMatchObject({ ok: true, entries: 13 });
   });
 
   it('finds a cut reaching below a checkpoint even when the attacker deletes that checkpoint too', async () => {
@@ -187,6 +213,7 @@ describe('tampering', () => {
     // The full walk alone cannot see it (every hash matches its entry); the signatures can.
     const v = await ledger.verify(ws);
     expect(v).toMatchObject({ ok: false, broken_at: { seq: 20, reason: expect.stringMatching(/not the one that was signed/) } });
+    expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 20, reason: expect.stringMatching(/checkpoint 20/) } });
     await checkpoints().deleteMany({ workspace: ws, seq: { $gte: 15 } });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 25, reason: expect.stringMatching(/signed head 25/) } });
     await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);
