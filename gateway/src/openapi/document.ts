@@ -124,10 +124,14 @@ function otherPaths(): Json {
   const mcpResponses = {
     200: { description: 'A JSON-RPC response, as JSON or as a server-sent event stream.', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } },
     202: { description: 'A notification or response was accepted.' },
+    400: { description: 'Not a JSON-RPC message this endpoint takes (a JSON-RPC error object), or a session header missing or wrong.', content: { 'application/json': { schema: { type: 'object' } } } },
     401: ref('responses', 'Refusal401'),
     403: ref('responses', 'Refusal403'),
     404: { description: 'The Mcp-Session-Id is unknown or belongs to another credential (protocol 2025-11-25).' },
+    405: ref('responses', 'Refusal405'),
     413: ref('responses', 'Refusal413'),
+    429: ref('responses', 'Refusal429'),
+    503: ref('responses', 'Refusal503'),
   };
   return {
     '/v1/tools': {
@@ -231,10 +235,10 @@ function otherPaths(): Json {
       },
     },
     '/oauth/revoke': {
-      post: { operationId: 'oauth.revoke', summary: 'Revokes a token (RFC 7009).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } }, responses: { 200: { description: 'Revoked (or unknown).' }, 400: oauthError('An OAuth error.') } },
+      post: { operationId: 'oauth.revoke', summary: 'Revokes a token (RFC 7009).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } }, responses: { 200: { description: 'Revoked (or unknown).' }, 400: oauthError('An OAuth error.'), 401: oauthError('Client authentication failed (invalid_client).') } },
     },
     '/oauth/register': {
-      post: { operationId: 'oauth.register', summary: 'Dynamic client registration (RFC 7591).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 201: anyJson('The registered client.'), 400: oauthError('Invalid client metadata.') } },
+      post: { operationId: 'oauth.register', summary: 'Dynamic client registration (RFC 7591).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 201: anyJson('The registered client.'), 400: oauthError('Invalid client metadata.'), 413: oauthError('Client metadata over 16 KB.'), 429: oauthError('Too many registrations from this address.') } },
     },
     '/.well-known/oauth-authorization-server': {
       get: { operationId: 'oauth.metadata', summary: 'Authorization server metadata (RFC 8414).', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
@@ -246,8 +250,8 @@ function otherPaths(): Json {
       get: { operationId: 'oauth.protectedResourceMcp', summary: 'Protected resource metadata of the MCP endpoint (RFC 9728, path-aware).', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
     },
     '/claim': {
-      get: { operationId: 'claim.page', summary: 'The person claims a workspace an agent opened.', tags: ['auth'], security: [], parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }], responses: { 200: html('The claim form.'), 400: html('An invalid or used token.') } },
-      post: { operationId: 'claim.submit', summary: 'Claims the workspace: the person becomes its owner.', tags: ['auth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token', 'password', 'name'], properties: { token: { type: 'string' }, password: { type: 'string', minLength: 12 }, name: { type: 'string' } } } } } }, responses: { 200: html('Done.'), 303: { description: 'On to sign-in.' }, 400: html('An invalid or used token, or a short password.') } },
+      get: { operationId: 'claim.page', summary: 'The person claims a workspace an agent opened.', tags: ['auth'], security: [], parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }], responses: { 200: html('The claim form.'), 400: html('An invalid or used token.'), 429: html('Too many attempts.') } },
+      post: { operationId: 'claim.submit', summary: 'Claims the workspace: the person becomes its owner.', tags: ['auth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token', 'password', 'name'], properties: { token: { type: 'string' }, code: { type: 'string', pattern: '^[0-9]{8}$', description: 'The one-time code e-mailed to the person (claims of agent-opened workspaces).' }, password: { type: 'string', minLength: 12 }, name: { type: 'string' } } } } } }, responses: { 200: html('Done.'), 303: { description: 'On to sign-in.' }, 400: html('An invalid or used token, a wrong code, or a short password.'), 401: html('Not the password of the existing account.'), 403: html('The form expired, or the claim is locked after 5 wrong codes.'), 429: html('Too many attempts.') } },
     },
   };
 }
