@@ -20,10 +20,12 @@ if (spawnSync('schemathesis', ['--version']).status !== 0) {
 }
 const dir = mkdtempSync(path.join(os.tmpdir(), 'cuadra-fuzz-'));
 let code = 1;
+let stopSmtp: (() => Promise<void>) | undefined;
 try {
   await build();
   await buildMongoServerJar();
   const [mongo, redis, smtp] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(dir, 'mongo.log') }), startRedis({ dir }), startSmtp({ dir: path.join(dir, 'mail') })]);
+  stopSmtp = () => smtp.stop();
   // Generous limits: the fuzzer is the only caller, and a 429 is not what it is looking for.
   const sys = await startSystem({ mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'fuzz', ports: 'free', logDir: path.join(dir, 'logs'), env: { LOG_LEVEL: 'warn', SMTP_URL: smtp.url, RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60' } });
   const db = await connectDatabase(mongo.url, 'fuzz_gateway');
@@ -40,6 +42,7 @@ try {
 } catch (err) {
   console.error(err);
 } finally {
+  await stopSmtp?.().catch(() => undefined);
   await stopAll().catch(() => undefined);
 }
 process.exit(code);
