@@ -1,8 +1,11 @@
 // A real SMTP server for the embedded default and the tests: Debian's exim4 (exim4-daemon-light),
-// started on a free loopback port with a configuration of its own, delivering every recipient to one
-// Maildir a person (`npm run cuadra -- mail`) and the tests can read. Stopped by its pid only.
+// started on a free loopback port with a configuration of its own (spool and log under the given
+// folder), delivering every recipient to one Maildir a person (`npm run cuadra -- mail`) and the tests
+// can read. Stopped by its pid only.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './infra.ts';
 
@@ -27,7 +30,7 @@ export function ensureSmtpServer(): void {
   execFileSync('apt-get', ['install', '-y', '-q', 'exim4-daemon-light'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-function config(dir: string, port: number): string {
+function config(dir: string, maildir: string, port: number): string {
   const user = deliveryUser();
   return `# Written by scripts/smtp.ts: accepts mail on loopback and delivers every recipient to one Maildir.
 primary_hostname = cuadra.localhost
@@ -53,7 +56,7 @@ everyone:
 begin transports
 maildir:
   driver = appendfile
-  directory = ${dir}/Maildir
+  directory = ${maildir}
   maildir_format
   create_directory
   user = ${user}
@@ -78,11 +81,16 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
   const dir = path.resolve(opts.dir);
   mkdirSync(path.join(dir, 'spool'), { recursive: true });
   mkdirSync(path.join(dir, 'log'), { recursive: true });
-  // The delivery user writes the Maildir inside this folder.
-  chmodSync(dir, 0o777);
+  // exim never delivers as root: its own user writes the Maildir, and must reach it. A project folder
+  // may sit below a directory only its owner can enter (a home, a mkdtemp folder), so the Maildir lives
+  // in a folder of its own under the system's temporary directory (one per project folder, reused).
+  const maildirRoot = path.join(os.tmpdir(), `cuadra-mail-${createHash('sha256').update(dir).digest('hex').slice(0, 12)}`);
+  mkdirSync(maildirRoot, { recursive: true });
+  chmodSync(maildirRoot, 0o777);
+  const maildir = path.join(maildirRoot, 'Maildir');
   const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'exim.conf');
-  writeFileSync(conf, config(dir, port));
+  writeFileSync(conf, config(dir, maildir, port));
   const pidFile = path.join(dir, 'exim.pid');
   const started = spawnSync(EXIM, ['-C', conf, '-bd', '-q30s'], { encoding: 'utf8' });
   if (started.status !== 0) throw new Error(`exim4 did not start: ${started.stderr || started.stdout}`);
@@ -92,7 +100,6 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
     if (!pid) await new Promise((r) => setTimeout(r, 50));
   }
   if (!pid) throw new Error(`exim4 wrote no pid file; see ${dir}/log/mainlog`);
-  const maildir = path.join(dir, 'Maildir');
   return {
     url: `smtp://127.0.0.1:${port}`,
     port,

@@ -61,7 +61,7 @@ try {
   const redis = await startRedis({ dir: path.join(dataDir, 'redis') });
   // A real SMTP server delivering to a local mailbox (`npm run cuadra -- mail` reads it).
   const smtp = await startSmtp({ dir: path.join(dataDir, 'mail') });
-  say(`SMTP server ${smtp.url} (mail in ${path.relative(repoRoot, smtp.maildir)}; read it with npm run cuadra -- mail)`);
+  say(`SMTP server ${smtp.url} (mail in ${smtp.maildir}; read it with npm run cuadra -- mail)`);
   stopSmtp = () => smtp.stop();
   say(`MongoDB-protocol server ${mongo.url} (data in ${path.relative(repoRoot, dataDir)}/mongo), Redis ${redis.url}`);
   system = await startSystem({

@@ -2,11 +2,10 @@
 // (never a viewer through approvals, never another principal through a replayed Idempotency-Key,
 // never at rest in plaintext); "nobody decides their own request" means the person, whatever app
 // carries them; an admin cannot revoke an owner's key.
-import * as oauth from 'oauth4webapi';
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeThroughForms, FormAgent, formFields } from './helpers/oauth.ts';
+import { FormAgent, formFields, signInToNewApp } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
@@ -129,21 +128,7 @@ describe('hole 10: an admin cannot revoke an owner\'s API key', () => {
 });
 
 describe('hole 4: nobody decides their own request, whatever app or key carries them', () => {
-  const insecure = { [oauth.allowInsecureRequests]: true };
-  const redirectUri = 'http://127.0.0.1:53682/cb';
-  async function signIn(person: { email: string; password: string }, clientName: string): Promise<string> {
-    const issuer = new URL(sys.gatewayUrl);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-    const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure));
-    const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(as.authorization_endpoint!);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'tools', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
-    const answer = await authorizeThroughForms(sys.gatewayUrl, url, person);
-    expect(answer.status).toBe(303);
-    const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), oauth.expectNoState);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure));
-    return tokens.access_token;
-  }
+  const signIn = (person: { email: string; password: string }, clientName: string) => signInToNewApp(sys.gatewayUrl, person, clientName);
 
   it('refuses the same person through a second app and through a key they made; another person decides', async () => {
     const dora = { email: 'dora@confianza.example', password: 'dora contraseña 2026' };

@@ -78,3 +78,24 @@ export async function authorizeThroughForms(
   const answer = await agent.post('/oauth/authorize', { ...formFields(consent.text), decision });
   return { ...answer, location: answer.headers.get('location'), consentPage: consent.text };
 }
+
+/**
+ * Registers a public app (dynamic registration), signs `person` in to it through the forms and
+ * exchanges the code (PKCE) with oauth4webapi; returns the access token.
+ */
+export async function signInToNewApp(base: string, person: { email: string; password: string }, clientName: string, scope = 'tools'): Promise<string> {
+  const oauth = await import('oauth4webapi');
+  const insecure = { [oauth.allowInsecureRequests]: true };
+  const redirectUri = 'http://127.0.0.1:53682/cb';
+  const issuer = new URL(base);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure));
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint!);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+  const answer = await authorizeThroughForms(base, url, person);
+  if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
+  const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), oauth.expectNoState);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure));
+  return tokens.access_token;
+}
