@@ -4,7 +4,7 @@
 // can read. Stopped by its pid only.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './infra.ts';
@@ -92,6 +92,8 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
   const conf = path.join(dir, 'exim.conf');
   writeFileSync(conf, config(dir, maildir, port));
   const pidFile = path.join(dir, 'exim.pid');
+  // A pid file left by an earlier run would be read before the new daemon writes its own.
+  rmSync(pidFile, { force: true });
   const started = spawnSync(EXIM, ['-C', conf, '-bd', '-q30s'], { encoding: 'utf8' });
   if (started.status !== 0) throw new Error(`exim4 did not start: ${started.stderr || started.stdout}`);
   let pid = 0;
