@@ -51,7 +51,8 @@ export function boundsFor(schema: JsonSchema | undefined): InputBounds {
   return { ...INPUT_BOUNDS, ...(stringByKey.size ? { stringByKey } : {}), ...(arrayByKey.size ? { arrayByKey } : {}) };
 }
 
-const escapeToken = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A property name as a JSON Pointer token (RFC 6901: `~` → `~0`, `/` → `~1`). */
+export const escapeToken = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Throws `invalid_input` with the JSON Pointer of the first value past the bounds. Iterative,

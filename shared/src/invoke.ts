@@ -39,8 +39,6 @@ export interface ToolAnswer {
 export function classifyFailure(err: unknown): CuadraError {
   const e = err as { code?: unknown; name?: unknown };
   if (e && e.code === 11000) return new CuadraError('conflict', 'A record with the same unique value already exists.', { cause: err });
-  if (e && typeof e.name === 'string' && /^Mongo(Network|ServerSelection|NotConnected|Topology)/.test(e.name)) {
-    return new CuadraError('unavailable', 'The database cannot be reached right now; try again shortly.', { cause: err });
-  }
+  // A database or Redis that cannot be reached is `unavailable` (recognised in one place: toCuadraError).
   return toCuadraError(err);
 }

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { assertWithinBounds, boundsFor } from './bounds.ts';
+import { assertWithinBounds, boundsFor, escapeToken } from './bounds.ts';
 import { CuadraError } from './errors.ts';
 import type { JsonSchema } from './tool.ts';
 
@@ -18,7 +18,7 @@ export function createAjv(): Ajv2020 {
 export function pointerOf(error: ErrorObject): string {
   const base = error.instancePath;
   const params = error.params as Record<string, unknown>;
-  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  const escape = escapeToken;
   if (error.keyword === 'required' && typeof params.missingProperty === 'string') return `${base}/${escape(params.missingProperty)}`;
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') return `${base}/${escape(params.additionalProperty)}`;
   if (error.keyword === 'dependentRequired' && typeof params.missingProperty === 'string') return `${base}/${escape(params.missingProperty)}`;
