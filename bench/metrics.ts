@@ -89,7 +89,7 @@ async function seed(workspace: string, n: number): Promise<void> {
       _id: id, workspace, kind: 'invoice', status, number, number_seq: 990000000 + i, number_key: `${workspace}:invoice:${number}`,
       customer_id: customer, customer: { name: customerName, tax_id: null, email: null }, search_lc: `${number} ${customerName}`.toLowerCase(),
       currency: 'COP', issue_date: issue, issue_time: '10:00:00-05:00', due_date: due,
-      lines: [{ item_id: null, description: 'Servicio', quantity: 1, unit: '94', unit_price: subtotal, discount_bps: 0, tax_rate_bps: 1900, withholdings: [], subtotal, tax, total }],
+      lines: [{ item_id: null, description: 'Servicio', quantity: 1, unit: '94', unit_price: subtotal, discount_bps: 0, tax_rate_ppm: 190000, withholdings: [], subtotal, tax, total }],
       withholding_rates: [], subtotal, tax_total: tax, total, withholdings: [], withholding_total: 0, amount_due: total,
       paid: settled ? paid : 0, credited: 0, balance, settlements: settled ? [{ ref: `pay_${id}`, kind: 'payment', date: payDay, amount: paid }] : [],
       closed_on: balance === 0 ? payDay : null, cufe: 'x'.repeat(96), credit_of: null, concept: null, credit_notes: [], journal_entry_id: `je_${id}`,

@@ -70,15 +70,15 @@ describe('a month of selling and collecting', () => {
     ids.buho = buho.party.id;
     ids.ana = ana.party.id;
     docs.parties = { andina: andina.party, buho: buho.party, ana: ana.party };
-    ids.consulting = (await ok('items.create', { name: 'Consultoría', kind: 'service', sku: 'CONS-H', price: { amount: 15000000, currency: 'COP' }, tax_rate_bps: 1900 })).item.id;
+    ids.consulting = (await ok('items.create', { name: 'Consultoría', kind: 'service', sku: 'CONS-H', price: { amount: 15000000, currency: 'COP' }, tax_rate_ppm: 190000 })).item.id;
     ids.licence = (await ok('items.create', { name: 'Licencia anual', kind: 'product', sku: 'LIC-1', price: { amount: 120000000, currency: 'COP' } })).item.id;
-    ids.book = (await ok('items.create', { name: 'Libro de contabilidad', kind: 'product', sku: 'LIB-1', unit: '94', price: { amount: 8999950, currency: 'COP' }, tax_rate_bps: 500 })).item.id;
+    ids.book = (await ok('items.create', { name: 'Libro de contabilidad', kind: 'product', sku: 'LIB-1', unit: '94', price: { amount: 8999950, currency: 'COP' }, tax_rate_ppm: 50000 })).item.id;
 
     // Refusals of this step.
     expect(await refused('parties.create', { name: 'X', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-5' } })).toMatchObject({ status: 422, code: 'invalid_input', field: '/tax_id/number' });
     expect(await refused('parties.create', { name: 'Dup', kind: 'vendor', tax_id: { type: 'NIT', number: '800197268-4' } })).toMatchObject({ status: 409, code: 'conflict' });
     expect(await refused('items.create', { name: 'Dup', kind: 'product', sku: 'LIC-1', price: { amount: 1, currency: 'COP' } })).toMatchObject({ status: 409, code: 'conflict' });
-    expect(await refused('items.create', { name: 'IVA 16', kind: 'product', price: { amount: 1, currency: 'COP' }, tax_rate_bps: 1600 })).toMatchObject({ status: 422, code: 'invalid_input', field: '/tax_rate_bps' });
+    expect(await refused('items.create', { name: 'IVA 16', kind: 'product', price: { amount: 1, currency: 'COP' }, tax_rate_ppm: 160000 })).toMatchObject({ status: 422, code: 'invalid_input', field: '/tax_rate_ppm' });
     expect(await refused('einvoicing.configure', { issuer: { nit: '900373115-4', name: 'x' }, technical_key: TECH_KEY, software_pin: PIN, numbering: { invoice: { prefix: 'X', from: 1, to: 2 } } })).toMatchObject({ status: 422, field: '/issuer/nit' });
     await ok('parties.update', { id: ids.andina, email: 'facturas@andina.co' });
   });
@@ -125,7 +125,7 @@ describe('a month of selling and collecting', () => {
     // Búho withholds 4 % retención en la fuente, 15 % ReteIVA and 9.66 ‰ ReteICA.
     docs.inv2 = await make({
       customer_id: ids.buho, customer: buho, issue_date: '2026-11-05', due_date: '2026-11-20',
-      lines: [{ item_id: ids.consulting, quantity: 4 }], withholdings: [{ type: 'retefuente', rate_bps: 400 }, { type: 'reteiva', rate_bps: 1500 }, { type: 'reteica', rate_bps: 96.6 }],
+      lines: [{ item_id: ids.consulting, quantity: 4 }], withholdings: [{ type: 'retefuente', rate_ppm: 40000 }, { type: 'reteiva', rate_ppm: 150000 }, { type: 'reteica', rate_ppm: 9660 }],
     });
     // 600,000.00 base: 24,000.00 + 15 % of 114,000.00 = 17,100.00 + 5,796.00
     expect(docs.inv2).toMatchObject({ subtotal: 60000000, tax_total: 11400000, total: 71400000, withholding_total: 2400000 + 1710000 + 579600, amount_due: 71400000 - 4689600 });
@@ -137,11 +137,11 @@ describe('a month of selling and collecting', () => {
     expect(docs.inv3).toMatchObject({ subtotal: 26999850, tax_total: 1349993, total: 28349843 });
     docs.inv4 = await make({
       customer_id: ids.andina, customer: { name: 'Tienda Andina SAS', tax_id: { type: 'NIT', number: '800197268', check_digit: 4 } }, issue_date: '2026-10-10', due_date: '2026-10-25',
-      lines: [{ description: 'Soporte octubre', quantity: 1, unit_price: 50000000, tax_rate_bps: 1900 }],
+      lines: [{ description: 'Soporte octubre', quantity: 1, unit_price: 50000000, tax_rate_ppm: 190000 }],
     });
     docs.inv5 = await make({
       customer_id: ids.buho, customer: buho, issue_date: '2026-11-26', due_date: '2026-12-26',
-      lines: [{ description: 'Capacitación', quantity: 2, unit_price: 35000000, tax_rate_bps: 0 }],
+      lines: [{ description: 'Capacitación', quantity: 2, unit_price: 35000000, tax_rate_ppm: 0 }],
     });
     expect([docs.inv2, docs.inv3, docs.inv4, docs.inv5].map((i) => i.number)).toEqual(['SETP990000002', 'SETP990000003', 'SETP990000004', 'SETP990000005']);
     for (const inv of [docs.inv2, docs.inv3, docs.inv4, docs.inv5]) expect(inv.cufe).toBe(expectedKey(inv, TECH_KEY));

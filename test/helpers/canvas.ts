@@ -23,7 +23,7 @@ export async function seedReceivables(sys: TestSystem, key: string): Promise<{ p
   for (const [k, name] of [['andina', 'Tienda Andina SAS'], ['buho', 'Ferretería Búho Ltda'], ['ana', 'Ana Gómez']] as const) {
     parties[k] = { id: (await ok('parties.create', { name, kind: 'customer' })).party.id, name };
   }
-  const item = (await ok('items.create', { name: 'Consultoría', kind: 'service', sku: 'CONS-H', price: { amount: 15000000, currency: 'COP' }, tax_rate_bps: 1900 })).item.id;
+  const item = (await ok('items.create', { name: 'Consultoría', kind: 'service', sku: 'CONS-H', price: { amount: 15000000, currency: 'COP' }, tax_rate_ppm: 190000 })).item.id;
   const plan: [string, number, number, number][] = [
     ['andina', -50, 10, -20], ['andina', -30, 4, 10], ['buho', -25, 6, 5], ['buho', -12, 2, 18], ['ana', -8, 1, 22], ['andina', -3, 3, 27],
   ];

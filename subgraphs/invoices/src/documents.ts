@@ -2,7 +2,8 @@ import { CuadraError } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import type { CustomerSnapshot, InvoiceLine } from './models/invoice.ts';
 import { items } from './models/item.ts';
-import { documentWithholdings, lineAmounts, VAT_RATES_BPS, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
+import { documentWithholdings, lineAmounts, sumAmounts, VAT_RATES_PPM, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
+import { QUANTITY_SCHEMA } from '@cuadra/shared';
 
 /** A line as callers write it (invoices, quotes, sales orders). */
 export interface LineInput {
@@ -12,7 +13,7 @@ export interface LineInput {
   unit?: string;
   unit_price?: number;
   discount_bps?: number;
-  tax_rate_bps?: number;
+  tax_rate_ppm?: number;
   withholdings?: WithholdingRate[];
 }
 
@@ -23,10 +24,10 @@ export const withholdingsSchema = {
   items: {
     type: 'object',
     additionalProperties: false,
-    required: ['type', 'rate_bps'],
+    required: ['type', 'rate_ppm'],
     properties: {
       type: { enum: [...WITHHOLDING_TYPES] },
-      rate_bps: { type: 'number', minimum: 0, maximum: 10000, multipleOf: 0.01, description: 'Basis points; ICA per-mil rates need two decimals (9.66 ‰ = 96.6).' },
+      rate_ppm: WITHHOLDING_RATE_SCHEMA,
     },
   },
 } as const;
@@ -39,11 +40,11 @@ export const lineSchema = {
   properties: {
     item_id: { type: 'string', pattern: '^itm_[A-Za-z0-9_-]{1,40}$' },
     description: { type: 'string', minLength: 1, maxLength: 500 },
-    quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1e9 },
+    quantity: QUANTITY_SCHEMA,
     unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },
     unit_price: { type: 'integer', minimum: 0, maximum: 1e15 },
     discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
-    tax_rate_bps: { enum: [...VAT_RATES_BPS] },
+    tax_rate_ppm: { enum: [...VAT_RATES_PPM], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0.' },
     withholdings: withholdingsSchema,
   },
 } as const;
@@ -101,21 +102,26 @@ export async function buildLines(db: Connection, workspace: string, currency: st
     const unitPrice = l.unit_price ?? item?.price;
     if (unitPrice === undefined) throw new CuadraError('invalid_input', 'A line without an item needs a unit_price.', { field: `${fieldBase}/${index}/unit_price` });
     const discount = l.discount_bps ?? 0;
-    const rate = l.tax_rate_bps ?? item?.tax_rate_bps ?? 1900;
+    const rate = l.tax_rate_ppm ?? item?.tax_rate_ppm ?? 190000;
     return {
       item_id: item?._id ?? null, description, quantity: l.quantity, unit: l.unit ?? item?.unit ?? '94', unit_price: unitPrice,
-      discount_bps: discount, tax_rate_bps: rate, withholdings: l.withholdings ?? [], ...lineAmounts(l.quantity, unitPrice, discount, rate),
+      discount_bps: discount, tax_rate_ppm: rate, withholdings: l.withholdings ?? [], ...lineAmounts(l.quantity, unitPrice, discount, rate, `${fieldBase}/${index}`),
     };
   });
 }
 
-/** Totals of a document from its stored lines and document-level withholding rates. */
-export function documentTotals(lines: readonly InvoiceLine[], withholdingRates: readonly WithholdingRate[]): {
+/**
+ * Totals of a document from its stored lines and document-level withholding rates. Every sum stays
+ * within ±10^15 minor units, or the input is refused naming the line that takes it out of range.
+ */
+export function documentTotals(lines: readonly InvoiceLine[], withholdingRates: readonly WithholdingRate[], fieldBase = '/lines'): {
   subtotal: number; tax_total: number; total: number; withholdings: WithholdingAmount[]; withholding_total: number; amount_due: number;
 } {
-  const subtotal = lines.reduce((s, l) => s + l.subtotal, 0);
-  const taxTotal = lines.reduce((s, l) => s + l.tax, 0);
-  const withholdings = documentWithholdings(lines, withholdingRates);
-  const withholdingTotal = withholdings.reduce((s, w) => s + w.amount, 0);
-  return { subtotal, tax_total: taxTotal, total: subtotal + taxTotal, withholdings, withholding_total: withholdingTotal, amount_due: subtotal + taxTotal - withholdingTotal };
+  const at = (i: number) => `${fieldBase}/${i}`;
+  const subtotal = sumAmounts(lines.map((l) => l.subtotal), at, 'The document subtotal');
+  const taxTotal = sumAmounts(lines.map((l) => l.tax), at, 'The document VAT');
+  const total = sumAmounts(lines.map((l) => l.total), at, 'The document total');
+  const withholdings = documentWithholdings(lines, withholdingRates, fieldBase);
+  const withholdingTotal = sumAmounts(withholdings.map((w) => w.amount), () => fieldBase, 'The withholding total');
+  return { subtotal, tax_total: taxTotal, total, withholdings, withholding_total: withholdingTotal, amount_due: total - withholdingTotal };
 }

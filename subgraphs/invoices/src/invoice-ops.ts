@@ -6,7 +6,7 @@ import { buyerId } from './einvoicing/ubl.ts';
 import { addCustomerCredit } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from './models/invoice.ts';
 import { counterId, counters, settings, type SettingsDoc } from './models/settings.ts';
-import { localTime } from './money.ts';
+import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './models/recent.ts';
 import { pendingChanges } from './models/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
@@ -104,14 +104,14 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
     const lines = inv.lines.map((l) => ({ ...l }));
     for (const nl of note.lines) {
       const target = lines[nl.invoice_line!];
-      const remaining = target.quantity - (target.credited_quantity ?? 0);
-      if (nl.quantity > remaining + 1e-9) {
-        throw new CuadraError('conflict', `Line ${nl.invoice_line} of invoice ${inv.number} has ${remaining} left to credit; the note credits ${nl.quantity}.`);
+      const remaining = storedMicros(target.quantity) - storedMicros(target.credited_quantity ?? 0);
+      if (storedMicros(nl.quantity) > remaining) {
+        throw new CuadraError('conflict', `Line ${nl.invoice_line} of invoice ${inv.number} has ${quantityFromMicros(remaining)} left to credit; the note credits ${nl.quantity}.`);
       }
-      target.credited_quantity = (target.credited_quantity ?? 0) + nl.quantity;
+      target.credited_quantity = quantityFromMicros(storedMicros(target.credited_quantity ?? 0) + storedMicros(nl.quantity));
     }
     const applied = Math.min(note.amount_due, inv.balance);
-    const fullyCredited = lines.every((l) => (l.credited_quantity ?? 0) >= l.quantity - 1e-9);
+    const fullyCredited = lines.every((l) => storedMicros(l.credited_quantity ?? 0) >= storedMicros(l.quantity));
     const balance = inv.balance - applied;
     const next: InvoiceDoc = { ...inv, balance, credited: inv.credited + applied, status: fullyCredited ? 'cancelled' : inv.status };
     const status = settledStatus(next);

@@ -1,23 +1,15 @@
-/** VAT rates allowed in Colombia, in basis points (19 %, 5 %, 0 %). */
-export const VAT_RATES_BPS = [1900, 500, 0] as const;
+import { applyRate, checkedAmount, RATE_PPM_SCHEMA } from '@cuadra/shared';
 
-/** Rounds half away from zero to whole minor units (how DIAN and EN 16931 round line amounts). */
-export function roundCents(value: number): number {
-  return Math.sign(value) * Math.round(Math.abs(value));
-}
+// Exact money lives in the shared library (CONTRACT §9), so every module that sells or buys uses it.
+export { decimalAmount, decimalQuantity, lineAmounts, percentFromPpm, quantityFromMicros, quantityMicros, storedMicros, sumAmounts } from '@cuadra/shared';
 
-/** Amounts of one line: subtotal after discount, its VAT, and their sum, all in cents. */
-export function lineAmounts(quantity: number, unitPrice: number, discountBps: number, taxRateBps: number): { subtotal: number; tax: number; total: number } {
-  const gross = quantity * unitPrice;
-  const subtotal = roundCents(gross - (gross * discountBps) / 10_000);
-  const tax = roundCents((subtotal * taxRateBps) / 10_000);
-  return { subtotal, tax, total: subtotal + tax };
-}
+/** VAT rates allowed in Colombia, in parts per million (19 %, 5 %, 0 %). */
+export const VAT_RATES_PPM = [190000, 50000, 0] as const;
 
 /**
  * Withholdings the customer makes on payment (Colombia): retención en la fuente and ReteICA
- * are taken on the line's taxable base, ReteIVA on the line's VAT. Rates in basis points; ICA
- * rates are per mil in law (9.66 ‰ = 96.6 bps), hence two decimals are allowed.
+ * are taken on the line's taxable base, ReteIVA on the line's VAT. Rates in parts per million
+ * (ReteICA is per mil in law: 9.66 ‰ = 9660 ppm; retefuente 4 % = 40000).
  */
 export const WITHHOLDING_TYPES = ['retefuente', 'reteiva', 'reteica'] as const;
 export type WithholdingType = (typeof WITHHOLDING_TYPES)[number];
@@ -25,16 +17,19 @@ export type WithholdingType = (typeof WITHHOLDING_TYPES)[number];
 /** One withholding rate, on a line or on the whole document. */
 export interface WithholdingRate {
   type: WithholdingType;
-  rate_bps: number;
+  rate_ppm: number;
 }
 
 /** A computed withholding amount of a document, per type and rate. */
 export interface WithholdingAmount {
   type: WithholdingType;
-  rate_bps: number;
+  rate_ppm: number;
   base: number;
   amount: number;
 }
+
+/** JSON Schema of a withholding rate in parts per million. */
+export const WITHHOLDING_RATE_SCHEMA = { ...RATE_PPM_SCHEMA, description: 'Parts per million: 4 % = 40000; ReteICA 9.66 ‰ = 9660.' } as const;
 
 /** Base of a withholding type on one line. */
 function withholdingBase(type: WithholdingType, line: { subtotal: number; tax: number }): number {
@@ -44,32 +39,27 @@ function withholdingBase(type: WithholdingType, line: { subtotal: number; tax: n
 /**
  * Withholdings of a document: each line's own rates, else the document-level rates, are
  * applied line by line and rounded per line (half away from zero), then summed per type and rate.
+ * Sums stay within ±10^15 or the document is refused naming the line that overflows.
  */
 export function documentWithholdings(
   lines: readonly { subtotal: number; tax: number; withholdings?: readonly WithholdingRate[] | null }[],
   documentRates: readonly WithholdingRate[],
+  fieldBase = '/lines',
 ): WithholdingAmount[] {
   const totals = new Map<string, WithholdingAmount>();
-  for (const line of lines) {
+  lines.forEach((line, index) => {
     const rates = line.withholdings && line.withholdings.length > 0 ? line.withholdings : documentRates;
     for (const rate of rates) {
       const base = withholdingBase(rate.type, line);
-      const amount = roundCents((base * rate.rate_bps) / 10_000);
-      const key = `${rate.type}:${rate.rate_bps}`;
-      const acc = totals.get(key) ?? { type: rate.type, rate_bps: rate.rate_bps, base: 0, amount: 0 };
-      acc.base += base;
-      acc.amount += amount;
+      const amount = applyRate(base, rate.rate_ppm);
+      const key = `${rate.type}:${rate.rate_ppm}`;
+      const acc = totals.get(key) ?? { type: rate.type, rate_ppm: rate.rate_ppm, base: 0, amount: 0 };
+      acc.base = checkedAmount(acc.base + base, `${fieldBase}/${index}`, `The ${rate.type} base`);
+      acc.amount = checkedAmount(acc.amount + amount, `${fieldBase}/${index}`, `The ${rate.type} amount`);
       totals.set(key, acc);
     }
-  }
+  });
   return [...totals.values()];
-}
-
-/** Cents as a decimal string with two places (`123456` → `1234.56`), as DIAN's CUFE and UBL want. */
-export function decimalAmount(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(Math.trunc(cents));
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
 /** Local time of day with its offset (`10:15:00-05:00`), as the CUFE's HorFac wants it. */

@@ -5,6 +5,7 @@ import { sandboxDocuments, sandboxReceive } from './einvoicing/sandbox.ts';
 import { customerCredits } from './models/customer-credit.ts';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
+import { migrateRatesToPpm } from './models/migrations.ts';
 import { payments } from './models/payment.ts';
 import { recentIndex } from './models/recent.ts';
 import { recurringInvoices } from './models/recurring.ts';
@@ -31,14 +32,14 @@ function invoiceNode(i: InvoiceDoc) {
     issueDate: i.issue_date, dueDate: i.due_date, subtotal: i.subtotal, taxTotal: i.tax_total, total: i.total, createdAt: i.created_at.toISOString(),
     withholdingTotal: i.withholding_total ?? 0, amountDue: i.amount_due ?? i.total, balance: i.balance ?? i.total, cufe: i.cufe ?? null,
     lines: i.lines.map((l) => ({
-      itemId: l.item_id, description: l.description, quantity: l.quantity, unitPrice: l.unit_price, taxRateBps: l.tax_rate_bps,
+      itemId: l.item_id, description: l.description, quantity: l.quantity, unitPrice: l.unit_price, taxRatePpm: l.tax_rate_ppm,
       discountBps: l.discount_bps, subtotal: l.subtotal, tax: l.tax, total: l.total,
     })),
   };
 }
 
 function itemNode(i: ItemDoc) {
-  return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRateBps: i.tax_rate_bps };
+  return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRatePpm: i.tax_rate_ppm };
 }
 
 /** The tool module whose read tools guard each records source. */
@@ -118,6 +119,8 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
     },
     deps,
   );
+  const migrated = await migrateRatesToPpm(deps.db);
+  if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
   // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
   // that answers the same way); unset, the service calls the sandbox in-process.
   const sandbox = express.Router();

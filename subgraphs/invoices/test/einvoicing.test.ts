@@ -4,7 +4,8 @@ import { createServer, name } from '../src/server.ts';
 import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
 import { parseXml, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
-import { decimalAmount, lineAmounts, localTime, roundCents } from '../src/money.ts';
+import { roundDiv } from '@cuadra/shared';
+import { decimalAmount, lineAmounts, localTime } from '../src/money.ts';
 import { configuredWorkspace, draft, PIN, TECH_KEY } from './setup.ts';
 
 describe('CUFE', () => {
@@ -20,11 +21,11 @@ describe('CUFE', () => {
 
 describe('money', () => {
   it('rounds half away from zero, never to even', () => {
-    expect(roundCents(2.5)).toBe(3);
-    expect(roundCents(3.5)).toBe(4);
-    expect(roundCents(-2.5)).toBe(-3);
-    expect(lineAmounts(1, 50, 0, 500)).toEqual({ subtotal: 50, tax: 3, total: 53 }); // 2.5 → 3
-    expect(lineAmounts(3, 1001, 1000, 1900)).toEqual({ subtotal: 2703, tax: 514, total: 3217 }); // 2702.7 → 2703; 513.57 → 514
+    expect(roundDiv(5n, 2n)).toBe(3n);
+    expect(roundDiv(7n, 2n)).toBe(4n);
+    expect(roundDiv(-5n, 2n)).toBe(-3n);
+    expect(lineAmounts(1, 50, 0, 50000)).toEqual({ subtotal: 50, tax: 3, total: 53 }); // 2.5 → 3
+    expect(lineAmounts(3, 1001, 1000, 190000)).toEqual({ subtotal: 2703, tax: 514, total: 3217 }); // 2702.7 → 2703; 513.57 → 514
     expect(decimalAmount(123456)).toBe('1234.56');
     expect(decimalAmount(5)).toBe('0.05');
     expect(localTime(new Date('2026-11-02T15:15:00Z'))).toBe('10:15:00-05:00');

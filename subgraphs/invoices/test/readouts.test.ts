@@ -52,7 +52,7 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
   it('revenue per week with a previous period, equal to the documents', async () => {
     const owner = await configuredWorkspace(sg);
     const mk = async (issue: string, price: number) => {
-      const d = await draft(sg, owner, { issue_date: issue, due_date: issue, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_bps: 1900 }] });
+      const d = await draft(sg, owner, { issue_date: issue, due_date: issue, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_ppm: 190000 }] });
       await sg.call('invoices.post', { id: d.id }, owner);
     };
     await mk('2026-10-20', 1000); // previous period
@@ -81,7 +81,7 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
       ['2026-10-01', '2026-10-20', 400000], ['2026-11-01', '2026-11-30', 500000], ['2026-11-15', '2027-01-15', 600000],
     ] as const;
     for (const [issue, due, price] of plan) {
-      const d = await draft(sg, owner, { issue_date: issue, due_date: due, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_bps: 0 }] });
+      const d = await draft(sg, owner, { issue_date: issue, due_date: due, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_ppm: 0 }] });
       made.push((await sg.call('invoices.post', { id: d.id }, owner)).output.invoice);
     }
     await sg.call('payments.register', { customer_id: 'pty_andina', amount: 150000, currency: 'COP', date: '2026-10-05', invoices: [{ invoice_id: made[1].id }] }, owner);

@@ -25,7 +25,7 @@ export async function configuredWorkspace(sg: TestSubgraph, overrides: Record<st
 export async function draft(sg: TestSubgraph, owner: Principal, input: Record<string, unknown> = {}) {
   const r = await sg.call('invoices.create', {
     customer_id: 'pty_andina', customer: BUYER, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02',
-    lines: [{ description: 'Consultoría', quantity: 2, unit_price: 15000000, tax_rate_bps: 1900 }], ...input,
+    lines: [{ description: 'Consultoría', quantity: 2, unit_price: 15000000, tax_rate_ppm: 190000 }], ...input,
   }, owner);
   if (!r.ok) throw new Error(`create failed: ${r.code} ${r.field} ${r.message}`);
   return r.output.invoice;

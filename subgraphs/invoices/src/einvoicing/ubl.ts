@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InvoiceDoc } from '../models/invoice.ts';
 import type { SettingsDoc } from '../models/settings.ts';
-import { decimalAmount } from '../money.ts';
+import { decimalAmount, decimalQuantity, percentFromPpm } from '../money.ts';
 import { FINAL_CONSUMER_ID } from './cufe.ts';
 import { xmlEscape as x } from './xml.ts';
 
@@ -30,8 +30,8 @@ export function softwareSecurityCode(s: Pick<SettingsDoc, 'software_id' | 'softw
   return createHash('sha384').update(`${s.software_id}${s.software_pin}${number}`).digest('hex');
 }
 
-function percent(bps: number): string {
-  return (bps / 100).toFixed(2);
+function percent(ppm: number): string {
+  return percentFromPpm(ppm, 2);
 }
 
 function money(tag: string, cents: number, currency: string): string {
@@ -41,10 +41,10 @@ function money(tag: string, cents: number, currency: string): string {
 function taxTotals(lines: InvoiceDoc['lines'], currency: string): string {
   const byRate = new Map<number, { base: number; tax: number }>();
   for (const l of lines) {
-    const acc = byRate.get(l.tax_rate_bps) ?? { base: 0, tax: 0 };
+    const acc = byRate.get(l.tax_rate_ppm) ?? { base: 0, tax: 0 };
     acc.base += l.subtotal;
     acc.tax += l.tax;
-    byRate.set(l.tax_rate_bps, acc);
+    byRate.set(l.tax_rate_ppm, acc);
   }
   const total = [...byRate.values()].reduce((s, r) => s + r.tax, 0);
   const subtotals = [...byRate.entries()].map(([rate, r]) =>
@@ -57,7 +57,7 @@ function withholdingTotals(doc: InvoiceDoc): string {
   for (const w of doc.withholdings) byType.set(w.type, [...(byType.get(w.type) ?? []), w]);
   return [...byType.entries()].map(([type, ws]) => {
     const scheme = WITHHOLDING_SCHEME[type as keyof typeof WITHHOLDING_SCHEME];
-    const subtotals = ws.map((w) => `<cac:TaxSubtotal>${money('TaxableAmount', w.base, doc.currency)}${money('TaxAmount', w.amount, doc.currency)}<cac:TaxCategory><cbc:Percent>${(w.rate_bps / 100).toFixed(3)}</cbc:Percent><cac:TaxScheme><cbc:ID>${scheme.id}</cbc:ID><cbc:Name>${scheme.name}</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal>`).join('');
+    const subtotals = ws.map((w) => `<cac:TaxSubtotal>${money('TaxableAmount', w.base, doc.currency)}${money('TaxAmount', w.amount, doc.currency)}<cac:TaxCategory><cbc:Percent>${percentFromPpm(w.rate_ppm, 3)}</cbc:Percent><cac:TaxScheme><cbc:ID>${scheme.id}</cbc:ID><cbc:Name>${scheme.name}</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal>`).join('');
     return `<cac:WithholdingTaxTotal>${money('TaxAmount', ws.reduce((s, w) => s + w.amount, 0), doc.currency)}${subtotals}</cac:WithholdingTaxTotal>`;
   }).join('');
 }
@@ -118,8 +118,8 @@ export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, credited?: InvoiceDoc
   );
   doc.lines.forEach((l, index) => {
     parts.push(
-      `<cac:${lineTag}><cbc:ID>${index + 1}</cbc:ID><cbc:${qtyTag} unitCode="${x(l.unit)}">${l.quantity}</cbc:${qtyTag}>${money('LineExtensionAmount', l.subtotal, doc.currency)}`,
-      `<cac:TaxTotal>${money('TaxAmount', l.tax, doc.currency)}<cac:TaxSubtotal>${money('TaxableAmount', l.subtotal, doc.currency)}${money('TaxAmount', l.tax, doc.currency)}<cac:TaxCategory><cbc:Percent>${percent(l.tax_rate_bps)}</cbc:Percent><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>`,
+      `<cac:${lineTag}><cbc:ID>${index + 1}</cbc:ID><cbc:${qtyTag} unitCode="${x(l.unit)}">${decimalQuantity(l.quantity)}</cbc:${qtyTag}>${money('LineExtensionAmount', l.subtotal, doc.currency)}`,
+      `<cac:TaxTotal>${money('TaxAmount', l.tax, doc.currency)}<cac:TaxSubtotal>${money('TaxableAmount', l.subtotal, doc.currency)}${money('TaxAmount', l.tax, doc.currency)}<cac:TaxCategory><cbc:Percent>${percent(l.tax_rate_ppm)}</cbc:Percent><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>`,
       `<cac:Item><cbc:Description>${x(l.description)}</cbc:Description></cac:Item><cac:Price>${money('PriceAmount', l.unit_price, doc.currency)}<cbc:BaseQuantity unitCode="${x(l.unit)}">1</cbc:BaseQuantity></cac:Price></cac:${lineTag}>`,
     );
   });

@@ -12,7 +12,7 @@ export interface InvoiceLine {
   unit: string;
   unit_price: number;
   discount_bps: number;
-  tax_rate_bps: number;
+  tax_rate_ppm: number;
   /** Line-level withholdings; when empty the document's rates apply. */
   withholdings: WithholdingRate[];
   subtotal: number;

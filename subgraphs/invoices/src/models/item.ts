@@ -15,7 +15,7 @@ export interface ItemDoc {
   /** Price per unit in minor units of `currency`, before tax. */
   price: number;
   currency: string;
-  tax_rate_bps: number;
+  tax_rate_ppm: number;
   status: 'active' | 'archived';
   created_at: Date;
 }
@@ -32,7 +32,7 @@ const itemSchema = new Schema<ItemDoc>(
     unit: { type: String, required: true },
     price: { type: Number, required: true },
     currency: { type: String, required: true },
-    tax_rate_bps: { type: Number, required: true },
+    tax_rate_ppm: { type: Number, required: true },
     status: { type: String, required: true },
     created_at: { type: Date, required: true },
   },
@@ -50,7 +50,7 @@ export function items(db: Connection): Model<ItemDoc> {
 export function itemView(i: ItemDoc) {
   return {
     id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit,
-    price: { amount: i.price, currency: i.currency }, tax_rate_bps: i.tax_rate_bps, status: i.status,
+    price: { amount: i.price, currency: i.currency }, tax_rate_ppm: i.tax_rate_ppm, status: i.status,
     created_at: i.created_at.toISOString(),
   };
 }

@@ -42,7 +42,7 @@ const paymentRow = (p: PaymentDoc) => ({
   id: p._id, direction: p.direction, status: p.status, customer_id: p.customer_id, customer_name: p.customer_name, currency: p.currency,
   amount: p.amount, applied: p.applied, unapplied: p.unapplied, date: p.date, reference: p.reference,
 });
-const itemRow = (i: ItemDoc) => ({ id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, tax_rate_bps: i.tax_rate_bps, status: i.status });
+const itemRow = (i: ItemDoc) => ({ id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, tax_rate_ppm: i.tax_rate_ppm, status: i.status });
 const salesRow = (d: SalesDocument) => ({
   id: d._id, kind: d.kind, status: d.status, customer_id: d.customer_id, customer_name: d.customer.name, currency: d.currency,
   issue_date: d.issue_date, valid_until: d.valid_until, total: d.total, converted_to: d.converted_to,

@@ -18,11 +18,11 @@ describe('invoices.create', () => {
     const owner = await configuredWorkspace(sg);
     const inv = await draft(sg, owner, {
       lines: [
-        { description: 'Asesoría', quantity: 3, unit_price: 3333333, tax_rate_bps: 1900 },
-        { description: 'Libro', quantity: 1, unit_price: 5000050, tax_rate_bps: 500, withholdings: [{ type: 'retefuente', rate_bps: 250 }] },
-        { description: 'Exento', quantity: 1, unit_price: 100000, tax_rate_bps: 0 },
+        { description: 'Asesoría', quantity: 3, unit_price: 3333333, tax_rate_ppm: 190000 },
+        { description: 'Libro', quantity: 1, unit_price: 5000050, tax_rate_ppm: 50000, withholdings: [{ type: 'retefuente', rate_ppm: 25000 }] },
+        { description: 'Exento', quantity: 1, unit_price: 100000, tax_rate_ppm: 0 },
       ],
-      withholdings: [{ type: 'retefuente', rate_bps: 400 }, { type: 'reteiva', rate_bps: 1500 }, { type: 'reteica', rate_bps: 96.6 }],
+      withholdings: [{ type: 'retefuente', rate_ppm: 40000 }, { type: 'reteiva', rate_ppm: 150000 }, { type: 'reteica', rate_ppm: 9660 }],
     });
     // line 0: 9,999,999 base; VAT 1,899,999.81 → 1,900,000
     expect(inv.lines[0]).toMatchObject({ subtotal: 9999999, tax: 1900000, total: 11899999 });
@@ -31,14 +31,26 @@ describe('invoices.create', () => {
     expect(inv.subtotal).toBe(9999999 + 5000050 + 100000);
     expect(inv.tax_total).toBe(1900000 + 250003);
     // withholdings: line 0 and 2 take the invoice rates, line 1 its own 2.5 % retefuente only.
-    const w = Object.fromEntries(inv.withholdings.map((x: any) => [`${x.type}:${x.rate_bps}`, x.amount]));
-    expect(w['retefuente:400']).toBe(400000 + 4000); // 4 % of 9,999,999 = 399,999.96 → 400,000; of 100,000 = 4,000
-    expect(w['retefuente:250']).toBe(125001); // 2.5 % of 5,000,050 = 125,001.25
-    expect(w['reteiva:1500']).toBe(285000 + 0); // 15 % of 1,900,000; line 2 has no VAT
-    expect(w['reteica:96.6']).toBe(96600 + 966); // 0.966 % of 9,999,999 = 96,599.99 → 96,600; of 100,000 = 966
+    const w = Object.fromEntries(inv.withholdings.map((x: any) => [`${x.type}:${x.rate_ppm}`, x.amount]));
+    expect(w['retefuente:40000']).toBe(400000 + 4000); // 4 % of 9,999,999 = 399,999.96 → 400,000; of 100,000 = 4,000
+    expect(w['retefuente:25000']).toBe(125001); // 2.5 % of 5,000,050 = 125,001.25
+    expect(w['reteiva:150000']).toBe(285000 + 0); // 15 % of 1,900,000; line 2 has no VAT
+    expect(w['reteica:9660']).toBe(96600 + 966); // 0.966 % of 9,999,999 = 96,599.99 → 96,600; of 100,000 = 966
     expect(inv.withholding_total).toBe(404000 + 125001 + 285000 + 97566);
     expect(inv.amount_due).toBe(inv.total - inv.withholding_total);
     expect(inv).toMatchObject({ status: 'draft', number: null, balance: inv.amount_due });
+    // Per-mil ReteICA rates are integers in parts per million (a float multipleOf refused 4.14 bps).
+    for (const [ppm, amount] of [[4140, 41400], [414, 4140], [29, 290], [7, 70]]) {
+      const d = await draft(sg, owner, { withholdings: [{ type: 'reteica', rate_ppm: ppm }], lines: [{ description: 'x', quantity: 1, unit_price: 10_000_000, tax_rate_ppm: 0 }] });
+      expect(d.withholdings).toEqual([{ type: 'reteica', rate_ppm: ppm, base: 10_000_000, amount }]);
+    }
+    // Amounts past ±10^15 are refused naming the line, not stored as 1e+24.
+    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }, { description: 'y', quantity: 1e9, unit_price: 1e15 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/1' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }, { description: 'y', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/1' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 0.1234567, unit_price: 1 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/quantity' });
   });
 
   it('refuses a due date before the issue date, a foreign item and a line without price', async () => {
@@ -49,9 +61,9 @@ describe('invoices.create', () => {
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/unit_price' });
     expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ item_id: 'itm_nope', quantity: 1 }] }, owner))
       .toMatchObject({ ok: false, code: 'not_found' });
-    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate_bps: 1600 }] }, owner))
-      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tax_rate_bps' });
-    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', withholdings: [{ type: 'retecree', rate_bps: 1 }], lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, owner))
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate_ppm: 160000 }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tax_rate_ppm' });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', withholdings: [{ type: 'retecree', rate_ppm: 100 }], lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, owner))
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/withholdings/0/type' });
   });
 });
@@ -60,7 +72,7 @@ describe('invoices.update', () => {
   it('changes a draft and recomputes, refuses a posted invoice with conflict', async () => {
     const owner = await configuredWorkspace(sg);
     const inv = await draft(sg, owner);
-    const r = await sg.call('invoices.update', { id: inv.id, lines: [{ description: 'Otra', quantity: 1, unit_price: 1000, tax_rate_bps: 500 }] }, owner);
+    const r = await sg.call('invoices.update', { id: inv.id, lines: [{ description: 'Otra', quantity: 1, unit_price: 1000, tax_rate_ppm: 50000 }] }, owner);
     expect(r.output.invoice).toMatchObject({ subtotal: 1000, tax_total: 50, total: 1050, balance: 1050 });
     expect(await sg.call('invoices.update', { id: inv.id }, owner)).toMatchObject({ code: 'invalid_input', field: '' });
     expect(await sg.call('invoices.update', { id: 'inv_nope', notes: 'x' }, owner)).toMatchObject({ code: 'not_found' });
@@ -73,7 +85,7 @@ describe('invoices.update', () => {
 describe('invoices.post', () => {
   it('numbers consecutively, computes the CUFE of DOMAIN.md and writes a balanced entry', async () => {
     const owner = await configuredWorkspace(sg);
-    const a = await draft(sg, owner, { withholdings: [{ type: 'retefuente', rate_bps: 400 }] });
+    const a = await draft(sg, owner, { withholdings: [{ type: 'retefuente', rate_ppm: 40000 }] });
     const b = await draft(sg, owner);
     const pa = (await sg.call('invoices.post', { id: a.id }, owner)).output.invoice;
     const pb = (await sg.call('invoices.post', { id: b.id }, owner)).output.invoice;
@@ -132,7 +144,7 @@ describe('invoices.post', () => {
 describe('invoices.credit_note', () => {
   it('credits part, then the rest, cancelling the invoice; never more than invoiced', async () => {
     const owner = await configuredWorkspace(sg);
-    const inv = await draft(sg, owner, { lines: [{ description: 'A', quantity: 10, unit_price: 10000, tax_rate_bps: 1900 }, { description: 'B', quantity: 1, unit_price: 50000, tax_rate_bps: 0 }] });
+    const inv = await draft(sg, owner, { lines: [{ description: 'A', quantity: 10, unit_price: 10000, tax_rate_ppm: 190000 }, { description: 'B', quantity: 1, unit_price: 50000, tax_rate_ppm: 0 }] });
     expect(await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'devolución' }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // draft
     await sg.call('invoices.post', { id: inv.id }, owner);
     const partial = await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 1, reason: 'devolución de 4', lines: [{ line: 0, quantity: 4 }] }, owner);
@@ -166,7 +178,7 @@ describe('invoices.credit_note', () => {
 describe('invoices.send', () => {
   it('submits the UBL to the built-in sandbox, which accepts it once; a second send is a conflict', async () => {
     const owner = await configuredWorkspace(sg);
-    const inv = await draft(sg, owner, { withholdings: [{ type: 'reteica', rate_bps: 96.6 }], notes: 'Pedido <urgente> & "especial"' });
+    const inv = await draft(sg, owner, { withholdings: [{ type: 'reteica', rate_ppm: 9660 }], notes: 'Pedido <urgente> & "especial"' });
     expect(await sg.call('invoices.send', { id: inv.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // draft
     await sg.call('invoices.post', { id: inv.id }, owner);
     const sent = await sg.call('invoices.send', { id: inv.id }, owner);

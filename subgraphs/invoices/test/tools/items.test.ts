@@ -14,10 +14,10 @@ afterAll(async () => {
 describe('items', () => {
   it('creates, updates, gets, lists and archives; archived items cannot be sold', async () => {
     const owner = testPrincipal();
-    const item = (await sg.call('items.create', { name: 'Hora de soporte', kind: 'service', sku: 'SOP-1', price: { amount: 8000000, currency: 'COP' }, tax_rate_bps: 1900 }, owner)).output.item;
+    const item = (await sg.call('items.create', { name: 'Hora de soporte', kind: 'service', sku: 'SOP-1', price: { amount: 8000000, currency: 'COP' }, tax_rate_ppm: 190000 }, owner)).output.item;
     expect(item).toMatchObject({ unit: 'HUR', status: 'active' });
-    const updated = await sg.call('items.update', { id: item.id, price: { amount: 9000000, currency: 'COP' }, tax_rate_bps: 500 }, owner);
-    expect(updated.output.item).toMatchObject({ price: { amount: 9000000 }, tax_rate_bps: 500 });
+    const updated = await sg.call('items.update', { id: item.id, price: { amount: 9000000, currency: 'COP' }, tax_rate_ppm: 50000 }, owner);
+    expect(updated.output.item).toMatchObject({ price: { amount: 9000000 }, tax_rate_ppm: 50000 });
     expect((await sg.call('items.get', { id: item.id }, owner)).output.item.name).toBe('Hora de soporte');
     expect((await sg.call('items.list', { kind: 'service', status: 'active' }, owner)).output.total).toBe(1);
     expect((await sg.call('items.archive', { id: item.id }, owner)).output.item.status).toBe('archived');
@@ -32,7 +32,7 @@ describe('items', () => {
     await sg.call('items.create', { name: 'B', kind: 'product', sku: 'B-1', price: { amount: 100, currency: 'COP' } }, owner);
     expect(await sg.call('items.update', { id: a.id, sku: 'B-1' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect(await sg.call('items.update', { id: a.id }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '' });
-    expect(await sg.call('items.update', { id: a.id, tax_rate_bps: 1600 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/tax_rate_bps' });
+    expect(await sg.call('items.update', { id: a.id, tax_rate_ppm: 160000 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/tax_rate_ppm' });
     expect(await sg.call('items.update', { id: 'itm_nope', name: 'x' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
     expect(await sg.call('items.get', { id: a.id }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
     expect(await sg.call('items.archive', { id: 'itm_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });

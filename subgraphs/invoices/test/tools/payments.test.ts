@@ -23,7 +23,7 @@ describe('payments.register', () => {
   it('pays in part, then the rest plus an over-payment kept as customer credit, across two invoices', async () => {
     const owner = await configuredWorkspace(sg);
     const a = await posted(owner); // 35,700,000 due
-    const b = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000000, tax_rate_bps: 0 }] }); // 1,000,000
+    const b = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000000, tax_rate_ppm: 0 }] }); // 1,000,000
     const part = await sg.call('payments.register', { customer_id: 'pty_andina', amount: 10000000, currency: 'COP', date: '2026-11-10', invoices: [{ invoice_id: a.id, amount: 10000000 }] }, owner);
     expect(part.output.payment).toMatchObject({ status: 'completed', applied: 10000000, unapplied: 0 });
     expect((await sg.call('invoices.get', { id: a.id }, owner)).output.invoice).toMatchObject({ status: 'partially_paid', balance: 25700000, paid: 10000000 });
@@ -40,17 +40,31 @@ describe('payments.register', () => {
     expect((await sg.call('payments.list', { customer_id: 'pty_andina' }, owner)).output.total).toBe(2);
   });
 
+  it('ten payments of one invoice at once answer what ten in a row would: one applies, nine are refused', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 700000, tax_rate_ppm: 0 }] });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => sg.call('payments.register', {
+      customer_id: 'pty_andina', amount: 700000, currency: 'COP', date: '2026-11-10', reference: `T${i}`, invoices: [{ invoice_id: inv.id }],
+    }, owner)));
+    expect(answers.filter((r) => r.ok).map((r) => r.output.payment)).toEqual([expect.objectContaining({ applied: 700000, unapplied: 0 })]);
+    expect(answers.filter((r) => !r.ok).map((r) => r.code)).toEqual(Array(9).fill('conflict'));
+    expect((await sg.call('invoices.get', { id: inv.id }, owner)).output.invoice).toMatchObject({ status: 'paid', balance: 0, paid: 700000 });
+    expect(await sg.db.collection('payments').countDocuments({ workspace: owner.workspace })).toBe(1);
+    expect(await sg.db.collection('customer_credits').findOne({ workspace: owner.workspace })).toBeNull();
+    expect(await sg.db.collection('locks').countDocuments({})).toBe(0);
+  });
+
   it('applies to the oldest open invoices when none is named', async () => {
     const owner = await configuredWorkspace(sg);
-    const late = await posted(owner, { due_date: '2026-11-05', lines: [{ description: 'x', quantity: 1, unit_price: 500, tax_rate_bps: 0 }] });
-    const later = await posted(owner, { due_date: '2026-11-30', lines: [{ description: 'y', quantity: 1, unit_price: 500, tax_rate_bps: 0 }] });
+    const late = await posted(owner, { due_date: '2026-11-05', lines: [{ description: 'x', quantity: 1, unit_price: 500, tax_rate_ppm: 0 }] });
+    const later = await posted(owner, { due_date: '2026-11-30', lines: [{ description: 'y', quantity: 1, unit_price: 500, tax_rate_ppm: 0 }] });
     const r = await sg.call('payments.register', { customer_id: 'pty_andina', amount: 700, currency: 'COP' }, owner);
     expect(r.output.payment.allocations.map((x: any) => [x.invoice_id, x.applied])).toEqual([[late.id, 500], [later.id, 200]]);
   });
 
   it('refuses what does not add up, with the right codes', async () => {
     const owner = await configuredWorkspace(sg);
-    const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_bps: 0 }] });
+    const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_ppm: 0 }] });
     const d = await draft(sg, owner);
     const pay = (input: Record<string, unknown>) => sg.call('payments.register', { customer_id: 'pty_andina', amount: 1000, currency: 'COP', ...input }, owner);
     expect(await pay({ invoices: [{ invoice_id: a.id, amount: 1001 }], amount: 2000 })).toMatchObject({ ok: false, code: 'conflict' });
@@ -66,7 +80,7 @@ describe('payments.register', () => {
 
   it('never pays an invoice beyond its balance under concurrent payments', async () => {
     const owner = await configuredWorkspace(sg);
-    const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_bps: 0 }] });
+    const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_ppm: 0 }] });
     const results = await Promise.all(Array.from({ length: 5 }, () => sg.call('payments.register', { customer_id: 'pty_andina', amount: 600, currency: 'COP', invoices: [{ invoice_id: a.id }] }, owner)));
     const applied = results.filter((r) => r.ok).reduce((s, r) => s + r.output.payment.applied, 0);
     const inv = (await sg.call('invoices.get', { id: a.id }, owner)).output.invoice;

@@ -12,7 +12,7 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const quoteInput = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_bps: 1900 }], withholdings: [{ type: 'retefuente', rate_bps: 1100 }] };
+const quoteInput = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_ppm: 190000 }], withholdings: [{ type: 'retefuente', rate_ppm: 110000 }] };
 
 describe('quotes', () => {
   it('goes draft → sent → accepted → converted into a draft invoice, once', async () => {

@@ -12,7 +12,7 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const schedule = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Arriendo oficina', quantity: 1, unit_price: 250000000, tax_rate_bps: 1900 }], interval: 'month' };
+const schedule = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Arriendo oficina', quantity: 1, unit_price: 250000000, tax_rate_ppm: 190000 }], interval: 'month' };
 
 describe('recurring invoices', () => {
   it('keeps the day of month across short months', () => {

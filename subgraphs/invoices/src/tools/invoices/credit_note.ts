@@ -1,8 +1,8 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
 import { documentTotals } from '../../documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../invoice-ops.ts';
 import { invoices, invoiceView, type InvoiceLine } from '../../models/invoice.ts';
-import { lineAmounts, localDate } from '../../money.ts';
+import { lineAmounts, localDate, quantityFromMicros, quantityMicros, storedMicros } from '../../money.ts';
 
 interface Input { invoice_id: string; concept: 1 | 2 | 3 | 4 | 5; lines?: { line: number; quantity: number }[]; reason: string; issue_date?: string }
 
@@ -38,7 +38,7 @@ export const creditNote = defineTool<Input>({
         maxItems: 500,
         items: {
           type: 'object', additionalProperties: false, required: ['line', 'quantity'],
-          properties: { line: { type: 'integer', minimum: 0, maximum: 499 }, quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1e9 } },
+          properties: { line: { type: 'integer', minimum: 0, maximum: 499 }, quantity: QUANTITY_SCHEMA },
         },
       },
     },
@@ -48,21 +48,24 @@ export const creditNote = defineTool<Input>({
     if (!invoice) throw new CuadraError('not_found', `No invoice ${input.invoice_id} exists in this workspace.`);
     if (invoice.status === 'draft') throw new CuadraError('conflict', `Invoice ${invoice._id} is a draft: edit it instead of crediting it.`);
     if (invoice.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${invoice.number} is already fully credited (cancelled).`);
-    const remaining = (i: number) => invoice.lines[i].quantity - (invoice.lines[i].credited_quantity ?? 0);
-    const wanted = input.lines ?? invoice.lines.map((_, i) => ({ line: i, quantity: remaining(i) })).filter((l) => l.quantity > 0);
+    const remaining = (i: number) => storedMicros(invoice.lines[i].quantity) - storedMicros(invoice.lines[i].credited_quantity ?? 0);
+    const wanted = input.lines ?? invoice.lines.map((_, i) => ({ line: i, quantity: quantityFromMicros(remaining(i)) })).filter((l) => l.quantity > 0);
+    const asked = new Map<number, bigint>();
     wanted.forEach((w, index) => {
       if (w.line >= invoice.lines.length) throw new CuadraError('invalid_input', `Invoice ${invoice.number} has no line ${w.line}.`, { field: `/lines/${index}/line` });
-      if (w.quantity > remaining(w.line) + 1e-9) {
-        throw new CuadraError('conflict', `Line ${w.line} of invoice ${invoice.number} has ${remaining(w.line)} left to credit; ${w.quantity} asked. A credit note cannot exceed what was invoiced.`);
+      const total = (asked.get(w.line) ?? 0n) + quantityMicros(w.quantity, `/lines/${index}/quantity`);
+      asked.set(w.line, total);
+      if (total > remaining(w.line)) {
+        throw new CuadraError('conflict', `Line ${w.line} of invoice ${invoice.number} has ${quantityFromMicros(remaining(w.line))} left to credit; ${quantityFromMicros(total)} asked. A credit note cannot exceed what was invoiced.`);
       }
     });
-    const fullyCredited = invoice.lines.every((_l, i) => remaining(i) - wanted.filter((w) => w.line === i).reduce((s, w) => s + w.quantity, 0) <= 1e-9);
+    const fullyCredited = invoice.lines.every((_l, i) => remaining(i) - (asked.get(i) ?? 0n) <= 0n);
     if (input.concept === 2 && !fullyCredited) {
       throw new CuadraError('invalid_input', 'Concept 2 (cancellation) credits the whole invoice: leave out lines, or choose another concept.', { field: '/concept' });
     }
     const lines: InvoiceLine[] = wanted.map((w) => {
       const src = invoice.lines[w.line];
-      return { ...src, credited_quantity: undefined, quantity: w.quantity, invoice_line: w.line, ...lineAmounts(w.quantity, src.unit_price, src.discount_bps, src.tax_rate_bps) };
+      return { ...src, credited_quantity: undefined, quantity: w.quantity, invoice_line: w.line, ...lineAmounts(w.quantity, src.unit_price, src.discount_bps, src.tax_rate_ppm, `/lines/${w.line}`) };
     }).map(({ credited_quantity: _drop, ...l }) => l);
     const issueDate = input.issue_date ?? localDate(ctx.now);
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the invoice it credits.', { field: '/issue_date' });

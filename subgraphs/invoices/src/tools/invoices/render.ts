@@ -3,7 +3,7 @@ import { renderUbl } from '../../einvoicing/ubl.ts';
 import { xmlEscape as h } from '../../einvoicing/xml.ts';
 import { invoices, type InvoiceDoc } from '../../models/invoice.ts';
 import { settings, type SettingsDoc } from '../../models/settings.ts';
-import { decimalAmount } from '../../money.ts';
+import { decimalAmount, decimalQuantity, percentFromPpm } from '../../money.ts';
 
 function money(cents: number, currency: string): string {
   const [whole, frac] = decimalAmount(cents).split('.');
@@ -13,8 +13,8 @@ function money(cents: number, currency: string): string {
 /** A printable HTML page of the document (print to PDF from any browser), every value escaped. */
 export function renderHtml(doc: InvoiceDoc, s: SettingsDoc | null): string {
   const title = doc.kind === 'credit_note' ? 'Nota crédito electrónica' : 'Factura electrónica de venta';
-  const rows = doc.lines.map((l, i) => `<tr><td>${i + 1}</td><td>${h(l.description)}</td><td class="n">${l.quantity}</td><td class="n">${h(money(l.unit_price, doc.currency))}</td><td class="n">${(l.tax_rate_bps / 100).toFixed(0)} %</td><td class="n">${h(money(l.subtotal, doc.currency))}</td></tr>`).join('');
-  const withholdings = doc.withholdings.map((w) => `<tr><td colspan="5">${h(w.type)} ${(w.rate_bps / 100).toFixed(2)} %</td><td class="n">−${h(money(w.amount, doc.currency))}</td></tr>`).join('');
+  const rows = doc.lines.map((l, i) => `<tr><td>${i + 1}</td><td>${h(l.description)}</td><td class="n">${decimalQuantity(l.quantity).replace('.', ',')}</td><td class="n">${h(money(l.unit_price, doc.currency))}</td><td class="n">${percentFromPpm(l.tax_rate_ppm, 0).replace('.', ',')} %</td><td class="n">${h(money(l.subtotal, doc.currency))}</td></tr>`).join('');
+  const withholdings = doc.withholdings.map((w) => `<tr><td colspan="5">${h(w.type)} ${percentFromPpm(w.rate_ppm, 2).replace('.', ',')} %</td><td class="n">−${h(money(w.amount, doc.currency))}</td></tr>`).join('');
   return `<!doctype html><html lang="es"><head><meta charset="utf-8"><title>${h(title)} ${h(doc.number ?? 'borrador')}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2rem;color:#111}table{width:100%;border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.3rem}.n{text-align:right}.key{font:11px monospace;word-break:break-all}@media print{body{margin:0}}</style></head>
 <body><h1>${h(title)} ${h(doc.number ?? '(borrador)')}</h1>

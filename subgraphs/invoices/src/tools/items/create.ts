@@ -1,13 +1,13 @@
 import { CuadraError, defineTool, newId } from '@cuadra/shared';
 import { items, itemView, type ItemDoc } from '../../models/item.ts';
-import { VAT_RATES_BPS } from '../../money.ts';
+import { VAT_RATES_PPM } from '../../money.ts';
 
-interface Input { name: string; kind: ItemDoc['kind']; sku?: string; unit?: string; price: { amount: number; currency: string }; tax_rate_bps?: number }
+interface Input { name: string; kind: ItemDoc['kind']; sku?: string; unit?: string; price: { amount: number; currency: string }; tax_rate_ppm?: number }
 
 /** Adds a product or service to the catalog. */
 export const create = defineTool<Input>({
   name: 'items.create',
-  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (1900, 500 or 0 basis points) and unit.',
+  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (190000, 50000 or 0 parts per million) and unit.',
   risk: 'write',
   input: {
     type: 'object',
@@ -24,7 +24,7 @@ export const create = defineTool<Input>({
         required: ['amount', 'currency'],
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
-      tax_rate_bps: { enum: [...VAT_RATES_BPS] },
+      tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
     },
   },
   async handler(input, ctx) {
@@ -33,7 +33,7 @@ export const create = defineTool<Input>({
       _id: id, workspace: ctx.workspace, kind: input.kind, name: input.name.trim(), name_lc: input.name.trim().toLowerCase(),
       sku: input.sku ?? null, sku_key: input.sku ? `${ctx.workspace}:${input.sku}` : `none:${id}`,
       unit: input.unit ?? (input.kind === 'service' ? 'HUR' : '94'), price: input.price.amount, currency: input.price.currency,
-      tax_rate_bps: input.tax_rate_bps ?? 1900, status: 'active', created_at: ctx.now,
+      tax_rate_ppm: input.tax_rate_ppm ?? 190000, status: 'active', created_at: ctx.now,
     };
     try {
       await items(ctx.db).create(doc);

@@ -1,8 +1,8 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { items, itemView, type ItemDoc } from '../../models/item.ts';
-import { VAT_RATES_BPS } from '../../money.ts';
+import { VAT_RATES_PPM } from '../../money.ts';
 
-interface Input { id: string; name?: string; sku?: string; unit?: string; price?: { amount: number; currency: string }; tax_rate_bps?: number }
+interface Input { id: string; name?: string; sku?: string; unit?: string; price?: { amount: number; currency: string }; tax_rate_ppm?: number }
 
 /** Changes a catalog item. Documents already made keep the prices they were made with. */
 export const update = defineTool<Input>({
@@ -20,7 +20,7 @@ export const update = defineTool<Input>({
         type: 'object', additionalProperties: false, required: ['amount', 'currency'],
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
-      tax_rate_bps: { enum: [...VAT_RATES_BPS] },
+      tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
     },
   },
   async handler(input, ctx) {
@@ -29,7 +29,7 @@ export const update = defineTool<Input>({
     if (input.sku) Object.assign(set, { sku: input.sku, sku_key: `${ctx.workspace}:${input.sku}` });
     if (input.unit) set.unit = input.unit;
     if (input.price) Object.assign(set, { price: input.price.amount, currency: input.price.currency });
-    if (input.tax_rate_bps !== undefined) set.tax_rate_bps = input.tax_rate_bps;
+    if (input.tax_rate_ppm !== undefined) set.tax_rate_ppm = input.tax_rate_ppm;
     let after;
     try {
       after = await items(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: set }, { returnDocument: 'after' }).lean();

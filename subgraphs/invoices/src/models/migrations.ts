@@ -1,0 +1,43 @@
+import type { Connection } from 'mongoose';
+
+type Rates = { tax_rate_bps?: number; tax_rate_ppm?: number; rate_bps?: number; rate_ppm?: number; withholdings?: Rates[] };
+
+/** A stored line or rate with basis points turned into parts per million (× 100), other fields kept. */
+function toPpm<T extends Rates>(value: T): T {
+  const { tax_rate_bps, rate_bps, ...rest } = value;
+  const out: Rates = { ...rest };
+  if (tax_rate_bps !== undefined) out.tax_rate_ppm = Math.round(tax_rate_bps * 100);
+  if (rate_bps !== undefined) out.rate_ppm = Math.round(rate_bps * 100);
+  if (Array.isArray(value.withholdings)) out.withholdings = value.withholdings.map(toPpm);
+  return out as T;
+}
+
+/**
+ * Rates were basis points until CONTRACT §9 made them parts per million. Data written before
+ * (kept under `.data/` between runs) is converted once at start-up; the query only matches
+ * documents still holding a `*_bps` rate, so later starts read nothing.
+ */
+export async function migrateRatesToPpm(db: Connection): Promise<number> {
+  let changed = 0;
+  const collections: [string, string[]][] = [
+    ['invoices', ['lines', 'withholding_rates', 'withholdings']],
+    ['sales_documents', ['lines', 'withholding_rates', 'withholdings']],
+    ['recurring_invoices', ['lines', 'withholdings']],
+  ];
+  for (const [name, arrays] of collections) {
+    const coll = db.collection(name);
+    const stale = { $or: arrays.flatMap((a) => [{ [`${a}.tax_rate_bps`]: { $exists: true } }, { [`${a}.rate_bps`]: { $exists: true } }]) };
+    for await (const doc of coll.find(stale)) {
+      const set: Record<string, unknown> = {};
+      for (const a of arrays) if (Array.isArray(doc[a])) set[a] = (doc[a] as Rates[]).map(toPpm);
+      await coll.updateOne({ _id: doc._id }, { $set: set });
+      changed++;
+    }
+  }
+  const itemsColl = db.collection('items');
+  for await (const doc of itemsColl.find({ tax_rate_bps: { $exists: true } })) {
+    await itemsColl.updateOne({ _id: doc._id }, { $set: { tax_rate_ppm: Math.round((doc.tax_rate_bps as number) * 100) }, $unset: { tax_rate_bps: '' } });
+    changed++;
+  }
+  return changed;
+}
