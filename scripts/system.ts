@@ -127,6 +127,10 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key', generate = g
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const ledgerKeys = opts.ledgerKeys ?? generateLedgerKeyPair();
+  // Subgraphs read each other's graph (an invoice's buyer from crm) with assertions signed by this
+  // pair: made per start, as every subgraph of one system starts (and restarts) with it.
+  const serviceKeys = generateSigningKeyPair();
+  const peerUrls: Record<string, string> = {};
   const prefix = opts.dbPrefix ?? 'cuadra';
   const baseEnv = {
     MONGO_URL: opts.mongoUrl, REDIS_URL: opts.redisUrl, HOST: '127.0.0.1', GOVERNANCE_DB: `${prefix}_governance`, REDIS_KEY_PREFIX: prefix,
@@ -136,7 +140,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const started: ServiceProcess[] = [];
 
   const launchSubgraph = async (name: string, port: number) => {
-    const env = { ...baseEnv, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey };
+    const env = { ...baseEnv, ...peerUrls, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
     const child = spawnService(name, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
     const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
     await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));
@@ -145,6 +149,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
 
   try {
     const ports = await Promise.all(SUBGRAPHS.map(async (s) => (opts.ports === 'free' ? freePort() : s.port)));
+    SUBGRAPHS.forEach((s, i) => { peerUrls[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
     const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
     for (const p of procs) {
       subgraphs[p.name] = p;

@@ -39,13 +39,19 @@ export class CuadraError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly extra: Record<string, unknown>;
+  /**
+   * Set by a handler that failed before it wrote anything (a peer service that did not answer a
+   * lookup made first): an `unavailable` then stays `unavailable` instead of `outcome_unknown`.
+   */
+  readonly beforeAnyEffect: boolean;
 
-  constructor(code: ErrorCode, message: string, options: { field?: string; extra?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { field?: string; extra?: Record<string, unknown>; cause?: unknown; beforeAnyEffect?: boolean } = {}) {
     super(message, { cause: options.cause });
     this.name = 'CuadraError';
     this.code = code;
     this.field = options.field;
     this.extra = options.extra ?? {};
+    this.beforeAnyEffect = options.beforeAnyEffect ?? false;
   }
 
   get status(): number {

@@ -56,3 +56,5 @@ export {
   lineAmounts, percentFromPpm, quantityFromMicros, quantityMicros, roundDiv, storedMicros, sumAmounts,
 } from './money.ts';
 export { LOCK_LEASE_MS, LOCK_WAIT_MS, withLock } from './locks.ts';
+export { SERVICE_ISSUER, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signServiceAssertion, verifyServiceAssertion } from './peers.ts';
+export type { PeerConfig, PeerGraph } from './peers.ts';

@@ -1,3 +1,4 @@
+import { peersFromEnv } from './peers.ts';
 import { Redis } from 'ioredis';
 import { serviceConfig } from './config.ts';
 import { connectDatabase } from './db.ts';
@@ -19,7 +20,7 @@ export async function runSubgraph(name: string, defaultPort: number, createServe
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis'));
   const governance = new Governance(governanceDb, redis);
   await governance.init();
-  const server = await createServer({ db, log, assertionPublicKey: config.assertionPublicKey, governance });
+  const server = await createServer({ db, log, assertionPublicKey: config.assertionPublicKey, governance, peers: peersFromEnv() });
   const { url } = await server.listen(config.port, config.host);
   log.info({ url }, `${name} subgraph listening`);
 

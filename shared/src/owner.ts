@@ -1,3 +1,4 @@
+import { peerGraph, type PeerConfig } from './peers.ts';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { newId } from './credentials.ts';
@@ -105,8 +106,12 @@ export class ToolOwner {
 
   /** `maintenance`: this service also expires approvals and idempotency records (one service is enough; the agents subgraph does it). */
   readonly #services: unknown;
+  readonly #peers: PeerConfig | undefined;
+  readonly #subgraph: string;
 
-  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean; services?: unknown }) {
+  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean; services?: unknown; peers?: PeerConfig }) {
+    this.#peers = deps.peers;
+    this.#subgraph = deps.subgraph;
     this.#maintenance = deps.maintenance ?? false;
     this.#services = deps.services;
     this.subgraph = deps.subgraph;
@@ -267,14 +272,15 @@ export class ToolOwner {
     let answer: OwnedAnswer;
     let failure: CuadraError | undefined;
     try {
-      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance, services: this.#services });
+      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance, services: this.#services, graph: peerGraph(this.#subgraph, this.#peers, principal.workspace) });
       answer = { status: 200, body: { tool: tool.name, output } };
     } catch (err) {
       const error = classifyFailure(err);
       if (error.code === 'internal') this.#log.error({ err: error.cause ?? err, tool: tool.name }, 'tool failed');
       if (error.code === 'internal' || error.code === 'unavailable') {
-        // A read did nothing; an action may have taken effect before it failed.
-        if (intentId) answer = outcomeUnknown();
+        // A read did nothing; an action may have taken effect before it failed, unless the handler
+        // says it failed before writing anything (a lookup in another service, made first).
+        if (intentId && !(error.code === 'unavailable' && error.beforeAnyEffect)) answer = outcomeUnknown();
         else {
           answer = refusal(error);
           failure = error;

@@ -4,7 +4,7 @@ import type { Risk } from './tool.ts';
 export interface Principal {
   workspace: string;
   role: string;
-  actor: { type: 'api_key' | 'member' | 'agent' | 'oauth_app'; id: string };
+  actor: { type: 'api_key' | 'member' | 'agent' | 'oauth_app' | 'service'; id: string };
   credential_id: string;
   /** OAuth scopes; `null` for API keys (a key is limited by its role and patterns instead). */
   scopes: string[] | null;

@@ -12,6 +12,7 @@ import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
 import GraphQLJSON from 'graphql-type-json';
 import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
+import { isServiceAssertion, verifyServiceAssertion, type PeerConfig } from './peers.ts';
 import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
 import { reaches } from './invoke.ts';
@@ -84,6 +85,8 @@ export interface SubgraphDeps {
   governance: Governance;
   /** Start the background sweep that runs approved held calls (default true; tests may drive it by hand). */
   runApprovals?: boolean;
+  /** The other subgraphs this one may read (service assertions); absent: none. */
+  peers?: PeerConfig;
 }
 
 /** A subgraph ready to listen (never listens on import). */
@@ -107,14 +110,17 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads(def, registry);
-  const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance });
+  const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, peers: deps.peers });
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,
     JSON: GraphQLJSON,
     Mutation: {
       ...(def.resolvers.Mutation as object | undefined),
-      [mutationName]: (_: unknown, args: { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }, ctx: SubgraphContext) =>
-        owner.call({ tool: args.tool, input: args.input, principal: ctx.principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined }),
+      [mutationName]: (_: unknown, args: { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }, ctx: SubgraphContext) => {
+        // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
+        if (ctx.principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
+        return owner.call({ tool: args.tool, input: args.input, principal: ctx.principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined });
+      },
     },
   } as GraphQLResolverMap<any>;
 
@@ -135,7 +141,8 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   });
   app.use('/graphql', (req, res, next) => {
     try {
-      const principal = verifier.verify(req.header(ASSERTION_HEADER));
+      const token = req.header(ASSERTION_HEADER);
+      const principal = deps.peers && isServiceAssertion(token) ? verifyServiceAssertion(token!, deps.peers.publicKey) : verifier.verify(token);
       res.locals.principal = principal;
       next();
     } catch (err) {

@@ -16,6 +16,14 @@ export function testSigningKeys(): { privateKey: string; publicKey: string } {
   return keys;
 }
 
+let serviceKeys: { privateKey: string; publicKey: string } | undefined;
+
+/** One ES256 key pair per test process for service assertions (subgraph → subgraph reads). */
+export function testServiceKeys(): { privateKey: string; publicKey: string } {
+  serviceKeys ??= generateSigningKeyPair();
+  return serviceKeys;
+}
+
 /** A principal of a fresh workspace (owner API key unless overridden). */
 export function testPrincipal(overrides: Partial<Principal> = {}): Principal {
   return {
@@ -63,6 +71,7 @@ export interface TestSubgraph {
 export async function startTestSubgraph(
   name: string,
   createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>,
+  options: { peers?: Record<string, Pick<TestSubgraph, 'url'>> } = {},
 ): Promise<TestSubgraph> {
   const mongoUrl = process.env.MONGO_URL;
   if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
@@ -71,7 +80,8 @@ export async function startTestSubgraph(
   const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`);
   const governance = new Governance(governanceDb);
   await governance.init();
-  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false });
+  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false,
+    peers: { ...testServiceKeys(), urls: Object.fromEntries(Object.entries(options.peers ?? {}).map(([peer, sg]) => [peer, sg.url])) } });
   const { url } = await server.listen(0);
 
   async function graphql(query: string, variables: Record<string, unknown>, principal: Principal | null) {

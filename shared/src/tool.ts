@@ -1,3 +1,4 @@
+import type { PeerGraph } from './peers.ts';
 import type { Connection } from 'mongoose';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
@@ -31,6 +32,8 @@ export interface ToolContext {
   governance: Governance;
   /** What the owning service gives its own tools beyond the database (the gateway's identity store, catalog…). */
   services?: unknown;
+  /** Reads another subgraph's graph for this workspace (a buyer from crm); `unavailable` when it does not answer. */
+  graph?: PeerGraph;
 }
 
 /** One tool, declared once: REST, GraphQL, MCP, OpenAPI and the canvas all read this. */

@@ -24,7 +24,7 @@ export function typeDefs(): string {
 
 function partyNode(p: PartyDoc) {
   const v = partyView(p);
-  return { ...v, taxId: p.tax_id ? `${p.tax_id.number}${p.tax_id.check_digit === null ? '' : `-${p.tax_id.check_digit}`}` : null, createdAt: v.created_at };
+  return { ...v, taxId: p.tax_id ? `${p.tax_id.number}${p.tax_id.check_digit === null ? '' : `-${p.tax_id.check_digit}`}` : null, taxIdentity: p.tax_id ? { type: p.tax_id.type, number: p.tax_id.number, checkDigit: p.tax_id.check_digit ?? null } : null, createdAt: v.created_at };
 }
 
 /** Builds the crm service, ready to listen. */

@@ -1,4 +1,4 @@
-import { CuadraError } from '@cuadra/shared';
+import { CuadraError, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import type { CustomerSnapshot, InvoiceLine } from './models/invoice.ts';
 import { items } from './models/item.ts';
@@ -49,35 +49,29 @@ export const lineSchema = {
   },
 } as const;
 
-/** JSON Schema of the buyer snapshot. */
-export const customerSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  description: 'The buyer as it must appear on the document (the crm party, as the caller read it). Without tax_id the buyer is a final consumer (222222222222).',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    tax_id: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'number'],
-      properties: {
-        type: { enum: ['NIT', 'CC', 'CE', 'PASSPORT', 'FOREIGN'] },
-        number: { type: 'string', pattern: '^[0-9A-Za-z]{3,20}$' },
-        check_digit: { type: 'integer', minimum: 0, maximum: 9 },
-      },
-    },
-    email: { type: 'string', format: 'email', maxLength: 254 },
-  },
-} as const;
-
-/** The stored buyer snapshot from the caller's input. */
-export function customerSnapshot(input: { name: string; tax_id?: { type: string; number: string; check_digit?: number }; email?: string } | undefined, fallbackName: string): CustomerSnapshot {
-  if (!input) return { name: fallbackName, tax_id: null, email: null };
+/**
+ * The buyer of a document as crm knows the party, read through the graph (never typed again by
+ * the caller): its real name, tax identification and e-mail go on the document and the e-invoice.
+ * A party that does not exist in the workspace is refused naming `field`; a vendor-only or archived
+ * party cannot be sold to. crm not answering is `unavailable`: nothing has been written yet.
+ */
+export async function buyerFromCrm(ctx: Pick<ToolContext, 'graph'>, customerId: string, options: { field?: string; archived?: boolean } = {}): Promise<CustomerSnapshot> {
+  const field = options.field ?? '/customer_id';
+  if (!ctx.graph) throw new CuadraError('unavailable', 'The crm service is not configured here; nothing was done.', { beforeAnyEffect: true });
+  // Every caller looks the buyer up before it writes anything: crm not answering is a clean `unavailable`.
+  const data = await ctx.graph('crm', 'query($id: ID!) { party(id: $id) { id kind name status email taxIdentity { type number checkDigit } } }', { id: customerId })
+    .catch((err: unknown) => {
+      if (err instanceof CuadraError && err.code === 'unavailable') throw new CuadraError('unavailable', err.message, { beforeAnyEffect: true });
+      throw err;
+    });
+  const party = data.party as { kind: string; name: string; status: string; email: string | null; taxIdentity: { type: string; number: string; checkDigit: number | null } | null } | null;
+  if (!party) throw new CuadraError('invalid_input', `No party ${customerId} exists in this workspace.`, { field });
+  if (party.kind === 'vendor') throw new CuadraError('invalid_input', `${party.name} is a vendor, not a customer: make it a customer (kind both) to sell to it.`, { field });
+  if (party.status === 'archived' && !options.archived) throw new CuadraError('conflict', `${party.name} is archived; it can no longer be sold to.`);
   return {
-    name: input.name.trim(),
-    tax_id: input.tax_id ? { type: input.tax_id.type, number: input.tax_id.number, check_digit: input.tax_id.check_digit ?? null } : null,
-    email: input.email ?? null,
+    name: party.name,
+    tax_id: party.taxIdentity ? { type: party.taxIdentity.type, number: party.taxIdentity.number, check_digit: party.taxIdentity.checkDigit ?? null } : null,
+    email: party.email ?? null,
   };
 }
 

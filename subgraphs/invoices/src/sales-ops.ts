@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, escapeRegex, newId, type ToolContext } from '@cuadra/shared';
-import { buildLines, customerSchema, customerSnapshot, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
+import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from './models/invoice.ts';
 import { salesDocuments, salesDocumentView, type SalesDocument } from './models/sales-document.ts';
@@ -8,7 +8,6 @@ import { addDays, localDate, type WithholdingRate } from './money.ts';
 /** Input of quotes.create and sales_orders.create. */
 export interface SalesInput {
   customer_id: string;
-  customer?: { name: string; tax_id?: { type: string; number: string; check_digit?: number }; email?: string };
   currency: string;
   issue_date?: string;
   valid_until?: string;
@@ -20,7 +19,6 @@ export interface SalesInput {
 /** JSON Schema properties of a quote or sales order. */
 export const salesFields = {
   customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
-  customer: customerSchema,
   currency: { type: 'string', pattern: '^[A-Z]{3}$' },
   issue_date: { type: 'string', format: 'date' },
   notes: { type: 'string', maxLength: 2000 },
@@ -34,7 +32,7 @@ export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument[
   const issueDate = input.issue_date ?? localDate(ctx.now);
   const validUntil = kind === 'quote' ? (input.valid_until ?? addDays(issueDate, 30)) : null;
   if (validUntil && validUntil < issueDate) throw new CuadraError('invalid_input', 'A quote cannot expire before it is issued.', { field: '/valid_until' });
-  const customer = customerSnapshot(input.customer, input.customer_id);
+  const customer = await buyerFromCrm(ctx, input.customer_id);
   const rates = input.withholdings ?? [];
   const doc: SalesDocument = {
     _id: newId(kind === 'quote' ? 'quo' : 'so'), workspace: ctx.workspace, kind, status: kind === 'quote' ? 'draft' : 'open',

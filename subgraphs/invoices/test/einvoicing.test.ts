@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../src/server.ts';
+import type { TestSubgraph } from '@cuadra/shared/testing';
 import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
 import { parseXml, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
 import { roundDiv } from '@cuadra/shared';
 import { decimalAmount, lineAmounts, localTime } from '../src/money.ts';
-import { configuredWorkspace, draft, PIN, TECH_KEY } from './setup.ts';
+import { PIN, TECH_KEY, configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 describe('CUFE', () => {
   it('matches the worked example of DIAN’s Anexo Técnico', () => {
@@ -47,7 +46,7 @@ describe('XML', () => {
 describe('the sandbox', () => {
   let sg: TestSubgraph;
   beforeAll(async () => {
-    sg = await startTestSubgraph(name, createServer);
+    sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();

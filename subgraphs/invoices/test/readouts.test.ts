@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../src/server.ts';
+import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { agingBucket, agingBuckets } from '../src/readouts/aging.ts';
 import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/readouts/periods.ts';
-import { configuredWorkspace, draft } from './setup.ts';
+import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';
 
 describe('periods', () => {
   it('builds calendar buckets clipped to the window', () => {
@@ -41,7 +40,7 @@ describe('periods', () => {
 describe('receivablesMetric and invoicesRecords over GraphQL', () => {
   let sg: TestSubgraph;
   beforeAll(async () => {
-    sg = await startTestSubgraph(name, createServer);
+    sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
@@ -84,8 +83,8 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
       const d = await draft(sg, owner, { issue_date: issue, due_date: due, lines: [{ description: 'x', quantity: 1, unit_price: price, tax_rate_ppm: 0 }] });
       made.push((await sg.call('invoices.post', { id: d.id }, owner)).output.invoice);
     }
-    await sg.call('payments.register', { customer_id: 'pty_andina', amount: 150000, currency: 'COP', date: '2026-10-05', invoices: [{ invoice_id: made[1].id }] }, owner);
-    await sg.call('payments.register', { customer_id: 'pty_andina', amount: 100000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: made[0].id }] }, owner);
+    await sg.call('payments.register', { customer_id: await andina(owner), amount: 150000, currency: 'COP', date: '2026-10-05', invoices: [{ invoice_id: made[1].id }] }, owner);
+    await sg.call('payments.register', { customer_id: await andina(owner), amount: 100000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: made[0].id }] }, owner);
     await sg.call('invoices.credit_note', { invoice_id: made[3].id, concept: 2, reason: 'anulada', issue_date: '2026-11-10' }, owner);
     for (const asOf of ['2026-09-30', '2026-10-31', '2026-11-12', '2026-11-30', '2027-03-01']) {
       const docs = await Promise.all(made.map(async (i) => (await sg.call('invoices.get', { id: i.id }, owner)).output.invoice));
@@ -114,8 +113,8 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
 
   it('lists records newest first with kind, status and search, sealed per workspace and per module', async () => {
     const owner = await configuredWorkspace(sg);
-    const a = await draft(sg, owner, { customer: { name: 'Cliente Uno' } });
-    await draft(sg, owner, { customer: { name: 'Cliente Dos' } });
+    const a = await draft(sg, owner, { customer_id: await party(owner, { name: 'Cliente Uno', kind: 'customer' }) });
+    await draft(sg, owner, { customer_id: await party(owner, { name: 'Cliente Dos', kind: 'customer' }) });
     await sg.call('invoices.post', { id: a.id }, owner);
     const all = (await records(owner, { source: 'invoices' })).body.data.invoicesRecords;
     expect(all).toMatchObject({ source: 'invoices', total: 2 });

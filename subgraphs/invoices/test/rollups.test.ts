@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../src/server.ts';
+import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/models/invoice.ts';
 import { rollupId } from '../src/models/rollup.ts';
 import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/rollups.ts';
-import { configuredWorkspace, draft } from './setup.ts';
+import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();

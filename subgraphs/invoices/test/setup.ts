@@ -1,6 +1,42 @@
-import { testPrincipal } from '@cuadra/shared/testing';
+import { startTestSubgraph, testPrincipal } from '@cuadra/shared/testing';
 import type { Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
+import { createServer as createCrm, name as crmName } from '../../crm/src/server.ts';
+import { createServer, name } from '../src/server.ts';
+
+let crm: TestSubgraph | undefined;
+const andinaOf = new Map<string, string>();
+
+/**
+ * Starts the invoices subgraph beside a real crm subgraph (an invoice reads its buyer from crm
+ * through the graph). `close()` stops both.
+ */
+export async function startInvoices(): Promise<TestSubgraph> {
+  crm = await startTestSubgraph(crmName, createCrm);
+  const sg = await startTestSubgraph(name, createServer, { peers: { crm } });
+  const close = sg.close;
+  sg.close = async () => {
+    await close();
+    await crm?.close();
+  };
+  return sg;
+}
+
+/** Creates a party in the workspace's crm; its id. */
+export async function party(owner: Principal, input: Record<string, unknown>): Promise<string> {
+  const r = await crm!.call('parties.create', input, owner);
+  if (!r.ok) throw new Error(`parties.create failed: ${r.code} ${r.message}`);
+  return r.output.party.id;
+}
+
+/** The workspace's party "Tienda Andina SAS" (NIT 800197268-4), created once per workspace. */
+export async function andina(owner: Principal): Promise<string> {
+  const known = andinaOf.get(owner.workspace);
+  if (known) return known;
+  const id = await party(owner, { name: BUYER.name, kind: 'customer', tax_id: { type: 'NIT', number: `${BUYER.tax_id.number}-${BUYER.tax_id.check_digit}` } });
+  andinaOf.set(owner.workspace, id);
+  return id;
+}
 
 /** A technical key and PIN for the test environment (habilitación). */
 export const TECH_KEY = 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c';
@@ -24,7 +60,7 @@ export async function configuredWorkspace(sg: TestSubgraph, overrides: Record<st
 /** Creates a draft invoice and returns its output. */
 export async function draft(sg: TestSubgraph, owner: Principal, input: Record<string, unknown> = {}) {
   const r = await sg.call('invoices.create', {
-    customer_id: 'pty_andina', customer: BUYER, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02',
+    customer_id: await andina(owner), currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02',
     lines: [{ description: 'Consultoría', quantity: 2, unit_price: 15000000, tax_rate_ppm: 190000 }], ...input,
   }, owner);
   if (!r.ok) throw new Error(`create failed: ${r.code} ${r.field} ${r.message}`);

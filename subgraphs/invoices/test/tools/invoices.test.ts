@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
 import { cufe } from '../../src/einvoicing/cufe.ts';
-import { BUYER, configuredWorkspace, draft, PIN, TECH_KEY } from '../setup.ts';
+import { BUYER, PIN, TECH_KEY, andina, configuredWorkspace, draft, party, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
 
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();
@@ -45,11 +45,11 @@ describe('invoices.create', () => {
       expect(d.withholdings).toEqual([{ type: 'reteica', rate_ppm: ppm, base: 10_000_000, amount }]);
     }
     // Amounts past ±10^15 are refused naming the line, not stored as 1e+24.
-    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }, { description: 'y', quantity: 1e9, unit_price: 1e15 }] }, owner))
+    expect(await sg.call('invoices.create', { customer_id: await andina(owner), currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }, { description: 'y', quantity: 1e9, unit_price: 1e15 }] }, owner))
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/1' });
-    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }, { description: 'y', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }] }, owner))
+    expect(await sg.call('invoices.create', { customer_id: await andina(owner), currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }, { description: 'y', quantity: 1, unit_price: 6e14, tax_rate_ppm: 0 }] }, owner))
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/1' });
-    expect(await sg.call('invoices.create', { customer_id: 'pty_andina', currency: 'COP', lines: [{ description: 'x', quantity: 0.1234567, unit_price: 1 }] }, owner))
+    expect(await sg.call('invoices.create', { customer_id: await andina(owner), currency: 'COP', lines: [{ description: 'x', quantity: 0.1234567, unit_price: 1 }] }, owner))
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/quantity' });
   });
 
@@ -101,7 +101,7 @@ describe('invoices.post', () => {
     const entry = got.output.journal_entry;
     expect(entry.total_debit).toBe(entry.total_credit);
     expect(entry.lines).toEqual([
-      { account: '130505', name: expect.any(String), debit: 35700000 - 1200000, credit: 0, party_id: 'pty_andina' },
+      { account: '130505', name: expect.any(String), debit: 35700000 - 1200000, credit: 0, party_id: await andina(owner) },
       { account: '135515', name: expect.any(String), debit: 1200000, credit: 0, party_id: null },
       { account: '413595', name: expect.any(String), debit: 0, credit: 30000000, party_id: null },
       { account: '240805', name: expect.any(String), debit: 0, credit: 5700000, party_id: null },
@@ -123,7 +123,7 @@ describe('invoices.post', () => {
 
   it('refuses without e-invoicing set up, for unknown ids, and when the range is used up', async () => {
     const bare = testPrincipal();
-    const d = await sg.call('invoices.create', { customer_id: 'pty_x', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, bare);
+    const d = await sg.call('invoices.create', { customer_id: await andina(bare), currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 1 }] }, bare);
     expect(await sg.call('invoices.post', { id: d.output.invoice.id }, bare)).toMatchObject({ ok: false, code: 'conflict' });
     const owner = await configuredWorkspace(sg, { numbering: { invoice: { prefix: 'T', from: 1, to: 1 } } });
     expect(await sg.call('invoices.post', { id: 'inv_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
@@ -211,11 +211,38 @@ describe('invoices.send', () => {
 describe('invoices.list and get', () => {
   it('filters and searches; never shows another workspace', async () => {
     const owner = await configuredWorkspace(sg);
-    const inv = await draft(sg, owner, { customer: { name: 'Ferretería Búho' } });
+    const inv = await draft(sg, owner, { customer_id: await party(owner, { name: 'Ferretería Búho', kind: 'customer' }) });
     await sg.call('invoices.post', { id: inv.id }, owner);
     expect((await sg.call('invoices.list', { search: 'BÚHO' }, owner)).output.total).toBe(1);
     expect((await sg.call('invoices.list', { search: 'SETP990000000' }, owner)).output.total).toBe(1);
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.total).toBe(0);
     expect(await sg.call('invoices.get', { id: inv.id }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
+
+describe('the buyer comes from crm, through the graph', () => {
+  const line = [{ description: 'x', quantity: 1, unit_price: 1000 }];
+  it('refuses a party that does not exist here or is no customer, and takes name and tax id from crm, not from the caller', async () => {
+    const owner = await configuredWorkspace(sg);
+    expect(await sg.call('invoices.create', { customer_id: 'pty_nope', currency: 'COP', lines: line }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/customer_id' });
+    const foreign = await andina(testPrincipal());
+    expect(await sg.call('invoices.create', { customer_id: foreign, currency: 'COP', lines: line }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/customer_id' });
+    const vendor = await party(owner, { name: 'Proveedor SAS', kind: 'vendor' });
+    expect(await sg.call('invoices.create', { customer_id: vendor, currency: 'COP', lines: line }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/customer_id' });
+    expect(await sg.call('invoices.create', { customer_id: await andina(owner), customer: { name: 'Otro' }, currency: 'COP', lines: line }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
+    const inv = await draft(sg, owner);
+    expect(inv.customer).toMatchObject({ name: BUYER.name, tax_id: { type: 'NIT', number: '800197268', check_digit: 4 } });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+
+  it('answers unavailable, having done nothing, when crm does not answer', async () => {
+    const lonely = await startTestSubgraph(name, createServer, { peers: { crm: { url: 'http://127.0.0.1:9' } } });
+    try {
+      const owner = testPrincipal();
+      expect(await lonely.call('invoices.create', { customer_id: 'pty_any', currency: 'COP', lines: line }, owner)).toMatchObject({ ok: false, code: 'unavailable' });
+      expect(await lonely.db.collection('invoices').countDocuments({})).toBe(0);
+    } finally {
+      await lonely.close();
+    }
   });
 });

@@ -1,11 +1,11 @@
+import { startInvoices } from '../setup.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../../src/server.ts';
+import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 
 let sg: TestSubgraph;
 
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../../src/server.ts';
-import { configuredWorkspace, draft } from '../setup.ts';
+import type { TestSubgraph } from '@cuadra/shared/testing';
+import { andina, configuredWorkspace, draft, party, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
 
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();
@@ -24,10 +23,10 @@ describe('payments.register', () => {
     const owner = await configuredWorkspace(sg);
     const a = await posted(owner); // 35,700,000 due
     const b = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000000, tax_rate_ppm: 0 }] }); // 1,000,000
-    const part = await sg.call('payments.register', { customer_id: 'pty_andina', amount: 10000000, currency: 'COP', date: '2026-11-10', invoices: [{ invoice_id: a.id, amount: 10000000 }] }, owner);
+    const part = await sg.call('payments.register', { customer_id: await andina(owner), amount: 10000000, currency: 'COP', date: '2026-11-10', invoices: [{ invoice_id: a.id, amount: 10000000 }] }, owner);
     expect(part.output.payment).toMatchObject({ status: 'completed', applied: 10000000, unapplied: 0 });
     expect((await sg.call('invoices.get', { id: a.id }, owner)).output.invoice).toMatchObject({ status: 'partially_paid', balance: 25700000, paid: 10000000 });
-    const rest = await sg.call('payments.register', { customer_id: 'pty_andina', amount: 27000000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: a.id }, { invoice_id: b.id }] }, owner);
+    const rest = await sg.call('payments.register', { customer_id: await andina(owner), amount: 27000000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: a.id }, { invoice_id: b.id }] }, owner);
     expect(rest.output.payment).toMatchObject({ applied: 26700000, unapplied: 300000 });
     expect(rest.output.payment.allocations.map((x: any) => x.applied)).toEqual([25700000, 1000000]);
     expect((await sg.call('invoices.get', { id: a.id }, owner)).output.invoice).toMatchObject({ status: 'paid', balance: 0 });
@@ -35,16 +34,17 @@ describe('payments.register', () => {
     expect(got.output.journal_entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([
       ['111005', 27000000, 0], ['130505', 0, 26700000], ['280505', 0, 300000],
     ]);
-    const credit = await sg.db.collection('customer_credits').findOne({ customer_id: 'pty_andina', workspace: owner.workspace });
+    const credit = await sg.db.collection('customer_credits').findOne({ customer_id: await andina(owner), workspace: owner.workspace });
     expect(credit?.balance).toBe(300000);
-    expect((await sg.call('payments.list', { customer_id: 'pty_andina' }, owner)).output.total).toBe(2);
+    expect((await sg.call('payments.list', { customer_id: await andina(owner) }, owner)).output.total).toBe(2);
   });
 
   it('ten payments of one invoice at once answer what ten in a row would: one applies, nine are refused', async () => {
     const owner = await configuredWorkspace(sg);
     const inv = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 700000, tax_rate_ppm: 0 }] });
+    const customer = await andina(owner);
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => sg.call('payments.register', {
-      customer_id: 'pty_andina', amount: 700000, currency: 'COP', date: '2026-11-10', reference: `T${i}`, invoices: [{ invoice_id: inv.id }],
+      customer_id: customer, amount: 700000, currency: 'COP', date: '2026-11-10', reference: `T${i}`, invoices: [{ invoice_id: inv.id }],
     }, owner)));
     expect(answers.filter((r) => r.ok).map((r) => r.output.payment)).toEqual([expect.objectContaining({ applied: 700000, unapplied: 0 })]);
     expect(answers.filter((r) => !r.ok).map((r) => r.code)).toEqual(Array(9).fill('conflict'));
@@ -58,7 +58,7 @@ describe('payments.register', () => {
     const owner = await configuredWorkspace(sg);
     const late = await posted(owner, { due_date: '2026-11-05', lines: [{ description: 'x', quantity: 1, unit_price: 500, tax_rate_ppm: 0 }] });
     const later = await posted(owner, { due_date: '2026-11-30', lines: [{ description: 'y', quantity: 1, unit_price: 500, tax_rate_ppm: 0 }] });
-    const r = await sg.call('payments.register', { customer_id: 'pty_andina', amount: 700, currency: 'COP' }, owner);
+    const r = await sg.call('payments.register', { customer_id: await andina(owner), amount: 700, currency: 'COP' }, owner);
     expect(r.output.payment.allocations.map((x: any) => [x.invoice_id, x.applied])).toEqual([[late.id, 500], [later.id, 200]]);
   });
 
@@ -66,12 +66,14 @@ describe('payments.register', () => {
     const owner = await configuredWorkspace(sg);
     const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_ppm: 0 }] });
     const d = await draft(sg, owner);
-    const pay = (input: Record<string, unknown>) => sg.call('payments.register', { customer_id: 'pty_andina', amount: 1000, currency: 'COP', ...input }, owner);
+    const customer = await andina(owner);
+    const pay = (input: Record<string, unknown>) => sg.call('payments.register', { customer_id: customer, amount: 1000, currency: 'COP', ...input }, owner);
     expect(await pay({ invoices: [{ invoice_id: a.id, amount: 1001 }], amount: 2000 })).toMatchObject({ ok: false, code: 'conflict' });
     expect(await pay({ invoices: [{ invoice_id: a.id, amount: 900 }], amount: 800 })).toMatchObject({ ok: false, code: 'invalid_input', field: '/invoices' });
     expect(await pay({ invoices: [{ invoice_id: d.id }] })).toMatchObject({ ok: false, code: 'conflict' });
     expect(await pay({ invoices: [{ invoice_id: 'inv_nope' }] })).toMatchObject({ ok: false, code: 'not_found' });
-    expect(await pay({ customer_id: 'pty_other', invoices: [{ invoice_id: a.id }] })).toMatchObject({ ok: false, code: 'invalid_input', field: '/invoices/0/invoice_id' });
+    expect(await pay({ customer_id: 'pty_other', invoices: [{ invoice_id: a.id }] })).toMatchObject({ ok: false, code: 'invalid_input', field: '/customer_id' });
+    expect(await pay({ customer_id: await party(owner, { name: 'Otro Cliente', kind: 'customer' }), invoices: [{ invoice_id: a.id }] })).toMatchObject({ ok: false, code: 'invalid_input', field: '/invoices/0/invoice_id' });
     expect(await pay({ currency: 'USD', invoices: [{ invoice_id: a.id }] })).toMatchObject({ ok: false, code: 'invalid_input', field: '/invoices/0/invoice_id' });
     expect(await pay({ amount: 0 })).toMatchObject({ ok: false, code: 'invalid_input', field: '/amount' });
     expect(await pay({ amount: 10.5 })).toMatchObject({ ok: false, code: 'invalid_input', field: '/amount' });
@@ -81,7 +83,8 @@ describe('payments.register', () => {
   it('never pays an invoice beyond its balance under concurrent payments', async () => {
     const owner = await configuredWorkspace(sg);
     const a = await posted(owner, { lines: [{ description: 'x', quantity: 1, unit_price: 1000, tax_rate_ppm: 0 }] });
-    const results = await Promise.all(Array.from({ length: 5 }, () => sg.call('payments.register', { customer_id: 'pty_andina', amount: 600, currency: 'COP', invoices: [{ invoice_id: a.id }] }, owner)));
+    const customer = await andina(owner);
+    const results = await Promise.all(Array.from({ length: 5 }, () => sg.call('payments.register', { customer_id: customer, amount: 600, currency: 'COP', invoices: [{ invoice_id: a.id }] }, owner)));
     const applied = results.filter((r) => r.ok).reduce((s, r) => s + r.output.payment.applied, 0);
     const inv = (await sg.call('invoices.get', { id: a.id }, owner)).output.invoice;
     expect(inv.paid).toBeLessThanOrEqual(1000);

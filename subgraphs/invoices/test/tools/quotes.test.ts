@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../../src/server.ts';
-import { BUYER } from '../setup.ts';
+import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { BUYER, andina, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
 
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();
 });
 
-const quoteInput = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_ppm: 190000 }], withholdings: [{ type: 'retefuente', rate_ppm: 110000 }] };
+const quoteInputOf = (customer_id: string) => ({ customer_id, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_ppm: 190000 }], withholdings: [{ type: 'retefuente', rate_ppm: 110000 }] });
 
 describe('quotes', () => {
   it('goes draft → sent → accepted → converted into a draft invoice, once', async () => {
     const owner = testPrincipal();
-    const q = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    const q = (await sg.call('quotes.create', quoteInputOf(await andina(owner)), owner)).output.quote;
     expect(q).toMatchObject({ status: 'draft', subtotal: 2000000, tax_total: 380000, withholding_total: 220000, amount_due: 2160000 });
     expect(await sg.call('quotes.accept', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // not sent
     expect(await sg.call('quotes.convert', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' }); // not accepted
@@ -34,11 +33,11 @@ describe('quotes', () => {
 
   it('a declined quote cannot be converted; a quote can become a sales order and the order an invoice', async () => {
     const owner = testPrincipal();
-    const declined = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    const declined = (await sg.call('quotes.create', quoteInputOf(await andina(owner)), owner)).output.quote;
     await sg.call('quotes.send', { id: declined.id }, owner);
     expect((await sg.call('quotes.accept', { id: declined.id, decision: 'decline' }, owner)).output.quote.status).toBe('declined');
     expect(await sg.call('quotes.convert', { id: declined.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
-    const q = (await sg.call('quotes.create', quoteInput, owner)).output.quote;
+    const q = (await sg.call('quotes.create', quoteInputOf(await andina(owner)), owner)).output.quote;
     await sg.call('quotes.send', { id: q.id }, owner);
     await sg.call('quotes.accept', { id: q.id }, owner);
     const so = (await sg.call('quotes.convert', { id: q.id, to: 'sales_order' }, owner)).output.sales_order;
@@ -51,7 +50,7 @@ describe('quotes', () => {
 
   it('converts once under concurrent calls', async () => {
     const owner = testPrincipal();
-    const so = (await sg.call('sales_orders.create', quoteInput, owner)).output.sales_order;
+    const so = (await sg.call('sales_orders.create', quoteInputOf(await andina(owner)), owner)).output.sales_order;
     const results = await Promise.all(Array.from({ length: 4 }, () => sg.call('sales_orders.convert', { id: so.id }, owner)));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
@@ -59,7 +58,7 @@ describe('quotes', () => {
 
   it('finishes a conversion its process left unfinished, but not one still being written', async () => {
     const owner = testPrincipal();
-    const so = (await sg.call('sales_orders.create', quoteInput, owner)).output.sales_order;
+    const so = (await sg.call('sales_orders.create', quoteInputOf(await andina(owner)), owner)).output.sales_order;
     // What a process killed between its two writes leaves: the order marked, its invoice never written.
     const mark = (updatedAt: Date) => sg.db.collection('sales_documents').updateOne(
       { _id: so.id as never },
@@ -78,9 +77,9 @@ describe('quotes', () => {
 
   it('refuses bad input', async () => {
     const owner = testPrincipal();
-    expect(await sg.call('quotes.create', { ...quoteInput, valid_until: '2000-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
-    expect(await sg.call('quotes.create', { ...quoteInput, lines: [] }, owner)).toMatchObject({ code: 'invalid_input', field: '/lines' });
+    expect(await sg.call('quotes.create', { ...quoteInputOf(await andina(owner)), valid_until: '2000-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
+    expect(await sg.call('quotes.create', { ...quoteInputOf(await andina(owner)), lines: [] }, owner)).toMatchObject({ code: 'invalid_input', field: '/lines' });
     expect(await sg.call('quotes.convert', { id: 'quo_x', to: 'bill' }, owner)).toMatchObject({ code: 'invalid_input', field: '/to' });
-    expect(await sg.call('sales_orders.create', { ...quoteInput, valid_until: '2027-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
+    expect(await sg.call('sales_orders.create', { ...quoteInputOf(await andina(owner)), valid_until: '2027-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
   });
 });

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../../src/server.ts';
+import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { nextPeriod } from '../../src/models/recurring.ts';
-import { BUYER, configuredWorkspace } from '../setup.ts';
+import { andina, configuredWorkspace, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
-  sg = await startTestSubgraph(name, createServer);
+  sg = await startInvoices();
 });
 afterAll(async () => {
   await sg?.close();
 });
 
-const schedule = { customer_id: 'pty_andina', customer: BUYER, currency: 'COP', lines: [{ description: 'Arriendo oficina', quantity: 1, unit_price: 250000000, tax_rate_ppm: 190000 }], interval: 'month' };
+const scheduleOf = (customer_id: string) => ({ customer_id, currency: 'COP', lines: [{ description: 'Arriendo oficina', quantity: 1, unit_price: 250000000, tax_rate_ppm: 190000 }], interval: 'month' });
 
 describe('recurring invoices', () => {
   it('keeps the day of month across short months', () => {
@@ -23,7 +22,7 @@ describe('recurring invoices', () => {
 
   it('issues each period once, posted, even when runs overlap, and ends on the end date', async () => {
     const owner = await configuredWorkspace(sg);
-    const r = (await sg.call('invoices.recurring_create', { ...schedule, start_date: '2026-01-31', end_date: '2026-04-30', post: true, due_days: 10 }, owner)).output.recurring;
+    const r = (await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), start_date: '2026-01-31', end_date: '2026-04-30', post: true, due_days: 10 }, owner)).output.recurring;
     expect(r).toMatchObject({ status: 'active', next_date: '2026-01-31' });
     const runs = await Promise.all([sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner), sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner)]);
     expect(runs.every((x) => x.ok)).toBe(true);
@@ -37,9 +36,9 @@ describe('recurring invoices', () => {
 
   it('leaves drafts when not posting, stops when cancelled, and refuses bad input', async () => {
     const owner = testPrincipal();
-    const r = (await sg.call('invoices.recurring_create', { ...schedule, interval: 'week', every: 2, start_date: '2026-11-02' }, owner)).output.recurring;
+    const r = (await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'week', every: 2, start_date: '2026-11-02' }, owner)).output.recurring;
     const lane = await sg.graphql('query { recurringAgenda(from: "2026-11-01", to: "2026-11-30") }', {}, owner);
-    expect(lane.body.data.recurringAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: 'pty_andina' } })]);
+    expect(lane.body.data.recurringAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: await andina(owner) } })]);
     const run = await sg.call('invoices.recurring_run', { as_of: '2026-11-20' }, owner);
     expect(run.output.issued.map((x: any) => x.date)).toEqual(['2026-11-02', '2026-11-16']);
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.total).toBe(2);
@@ -47,7 +46,7 @@ describe('recurring invoices', () => {
     expect(await sg.call('invoices.recurring_cancel', { id: r.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect((await sg.call('invoices.recurring_run', { as_of: '2027-01-31' }, owner)).output.issued).toEqual([]);
     expect(await sg.call('invoices.recurring_cancel', { id: 'rec_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
-    expect(await sg.call('invoices.recurring_create', { ...schedule, start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
-    expect(await sg.call('invoices.recurring_create', { ...schedule, interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });
+    expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
+    expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });
   });
 });

@@ -1,12 +1,11 @@
 import { CuadraError, defineTool, newId } from '@cuadra/shared';
-import { buildLines, customerSchema, customerSnapshot, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
+import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
 import { draftDocument, insertDraft } from '../../invoice-ops.ts';
 import { invoiceView } from '../../models/invoice.ts';
 import { addDays, localDate, type WithholdingRate } from '../../money.ts';
 
 interface Input {
   customer_id: string;
-  customer?: { name: string; tax_id?: { type: string; number: string; check_digit?: number }; email?: string };
   currency: string;
   issue_date?: string;
   due_date?: string;
@@ -18,7 +17,6 @@ interface Input {
 /** JSON Schema shared by invoices.create and invoices.update. */
 export const invoiceFields = {
   customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
-  customer: customerSchema,
   currency: { type: 'string', pattern: '^[A-Z]{3}$' },
   issue_date: { type: 'string', format: 'date' },
   due_date: { type: 'string', format: 'date' },
@@ -38,9 +36,10 @@ export const create = defineTool<Input>({
     const issueDate = input.issue_date ?? localDate(ctx.now);
     const dueDate = input.due_date ?? addDays(issueDate, 30);
     if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
+    const customer = await buyerFromCrm(ctx, input.customer_id);
     const withholdingRates = input.withholdings ?? [];
     const doc = draftDocument({
-      _id: newId('inv'), workspace: ctx.workspace, kind: 'invoice', customer_id: input.customer_id, customer: customerSnapshot(input.customer, input.customer_id),
+      _id: newId('inv'), workspace: ctx.workspace, kind: 'invoice', customer_id: input.customer_id, customer,
       currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: withholdingRates, notes: input.notes ?? null,
       created_at: ctx.now, ...documentTotals(lines, withholdingRates),
     });

@@ -1,11 +1,10 @@
 import { CuadraError, defineTool, newId } from '@cuadra/shared';
-import { buildLines, customerSchema, customerSnapshot, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
+import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
 import { recurringInvoices, recurringView, type RecurringDoc } from '../../models/recurring.ts';
 import { localDate, type WithholdingRate } from '../../money.ts';
 
 interface Input {
   customer_id: string;
-  customer?: { name: string; tax_id?: { type: string; number: string; check_digit?: number }; email?: string };
   currency: string;
   lines: LineInput[];
   withholdings?: WithholdingRate[];
@@ -27,7 +26,6 @@ export const recurringCreate = defineTool<Input>({
     type: 'object', additionalProperties: false, required: ['customer_id', 'currency', 'lines', 'interval'],
     properties: {
       customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
-      customer: customerSchema,
       currency: { type: 'string', pattern: '^[A-Z]{3}$' },
       lines: { type: 'array', minItems: 1, maxItems: 500, items: lineSchema },
       withholdings: withholdingsSchema,
@@ -43,10 +41,11 @@ export const recurringCreate = defineTool<Input>({
   async handler(input, ctx) {
     // Priced now only to check the lines (items exist, currencies match); each run prices them again.
     await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
+    const customer = await buyerFromCrm(ctx, input.customer_id);
     const start = input.start_date ?? localDate(ctx.now);
     if (input.end_date && input.end_date < start) throw new CuadraError('invalid_input', 'The schedule ends before it starts.', { field: '/end_date' });
     const doc: RecurringDoc = {
-      _id: newId('rec'), workspace: ctx.workspace, status: 'active', customer_id: input.customer_id, customer: customerSnapshot(input.customer, input.customer_id),
+      _id: newId('rec'), workspace: ctx.workspace, status: 'active', customer_id: input.customer_id, customer,
       currency: input.currency, lines: input.lines, withholdings: input.withholdings ?? [], notes: input.notes ?? null, interval: input.interval,
       every: input.every ?? 1, due_days: input.due_days ?? 30, post: input.post ?? false, next_date: start, anchor_day: Number(start.slice(8, 10)), end_date: input.end_date ?? null, issued: 0,
       created_at: ctx.now, updated_at: ctx.now,

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { buildLines, customerSnapshot, documentTotals, type LineInput } from '../../documents.ts';
+import { buildLines, buyerFromCrm, documentTotals, type LineInput } from '../../documents.ts';
 import { changeInvoice, searchText, statusDelta } from '../../invoice-ops.ts';
 import { invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
 import type { WithholdingRate } from '../../money.ts';
@@ -8,7 +8,6 @@ import { invoiceFields } from './create.ts';
 interface Input {
   id: string;
   customer_id?: string;
-  customer?: { name: string; tax_id?: { type: string; number: string; check_digit?: number }; email?: string };
   currency?: string;
   issue_date?: string;
   due_date?: string;
@@ -34,6 +33,7 @@ export const update = defineTool<Input>({
     const current = await changeInvoice(ctx, input.id, () => null);
     const currency = input.currency ?? current.currency;
     const lines = input.lines ? await buildLines(ctx.db, ctx.workspace, currency, input.lines) : null;
+    const buyer = input.customer_id ? await buyerFromCrm(ctx, input.customer_id) : null;
     if (!lines && input.currency && input.currency !== current.currency) {
       throw new CuadraError('invalid_input', 'Changing the currency needs the lines again, priced in the new currency.', { field: '/lines' });
     }
@@ -43,8 +43,7 @@ export const update = defineTool<Input>({
       }
       if (doc.post_lock) throw new CuadraError('conflict', `Invoice ${doc._id} is being posted; it can no longer be edited.`);
       const next: Partial<InvoiceDoc> = {};
-      if (input.customer_id) next.customer_id = input.customer_id;
-      if (input.customer) next.customer = customerSnapshot(input.customer, doc.customer.name);
+      if (input.customer_id && buyer) Object.assign(next, { customer_id: input.customer_id, customer: buyer });
       if (input.notes !== undefined) next.notes = input.notes;
       if (input.issue_date) next.issue_date = input.issue_date;
       if (input.due_date) next.due_date = input.due_date;

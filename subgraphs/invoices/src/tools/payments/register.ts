@@ -4,6 +4,7 @@ import { payments, paymentView, type Allocation, type PaymentDoc } from '../../m
 import { localDate } from '../../money.ts';
 import { indexCreated } from '../../models/recent.ts';
 import { completePayment, markPayment } from '../../payment-ops.ts';
+import { buyerFromCrm } from '../../documents.ts';
 
 interface Input {
   customer_id: string;
@@ -57,7 +58,8 @@ async function registerPayment(input: Input, ctx: ToolContext) {
   const date = input.date ?? localDate(ctx.now);
   const model = invoices(ctx.db);
   let allocations: Allocation[];
-  let customerName = input.customer_id;
+  // The payer must be a party of this workspace (an archived customer may still pay what it owes).
+  let customerName = (await buyerFromCrm(ctx, input.customer_id, { archived: true })).name;
   if (input.invoices) {
     const ids = input.invoices.map((a) => a.invoice_id);
     if (new Set(ids).size !== ids.length) throw new CuadraError('invalid_input', 'An invoice is named twice.', { field: '/invoices' });
