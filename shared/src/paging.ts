@@ -13,7 +13,7 @@ import { CuadraError } from './errors.ts';
  * `pos_bucket = floor(pos / 64)`. A page reads bucket after bucket downwards by
  * `{workspace, pos_bucket}` (an indexed equality), orders each bucket's ≤ 64 documents in memory
  * and stops when the page is full. The last position handed out (`seq`) and the number of
- * documents that exist (`live`) are kept on write in the service's `counters` collection, so a
+ * documents that exist (`live`) are kept on write in the service's `list_counters` collection, so a
  * list never counts. The same code runs unchanged on MongoDB.
  */
 
@@ -39,6 +39,11 @@ interface CounterDoc {
   live: number;
 }
 
+/** A listed collection of a subgraph: its model and, when it holds several series, which one. */
+export interface ListedSeries extends SeriesOptions {
+  model: (db: Connection) => Model<any>;
+}
+
 /** Which documents form one series: the counter's name and the equality fields besides `workspace`. */
 export interface SeriesOptions {
   /** Name of the series' counter; defaults to the model's collection name. */
@@ -47,8 +52,11 @@ export interface SeriesOptions {
   scope?: Record<string, string>;
 }
 
+/** Not `counters`: the invoices service already numbers documents in a collection of that name. */
+const COUNTERS_COLLECTION = 'list_counters';
+
 function counters(db: Connection) {
-  return db.collection<CounterDoc>('counters');
+  return db.collection<CounterDoc>(COUNTERS_COLLECTION);
 }
 
 function counterId(series: string, workspace: string): string {
@@ -232,6 +240,33 @@ export async function pageNewestFirst<T extends Partial<Positioned>>(model: Mode
     }
   }
   return { rows };
+}
+
+/** What a list tool or records source answers (CONTRACT §9). */
+export interface ListAnswer<R> {
+  rows: R[];
+  /** Present on unfiltered lists only: the live count kept on write. */
+  total?: number;
+  /** Present when more may follow. */
+  next_cursor?: string;
+}
+
+/**
+ * One page of a list tool or records source: {@link pageNewestFirst}, rows shaped by `view`, and
+ * `total` from the counter when no filter (`match`) applies — a filtered list has no count
+ * kept on write, so it answers none.
+ */
+export async function listNewestFirst<T extends Partial<Positioned>, R>(model: Model<any>, options: PageOptions<T>, view: (doc: T) => R): Promise<ListAnswer<R>> {
+  const page = await pageNewestFirst<T>(model, options);
+  const answer: ListAnswer<R> = { rows: page.rows.map(view) };
+  if (!options.match) answer.total = await countFromCounter(model.db, seriesOf(model, options), options.workspace);
+  if (page.next_cursor) answer.next_cursor = page.next_cursor;
+  return answer;
+}
+
+/** A case-insensitive substring test for in-memory filters (`search`), on lower-cased stored text. */
+export function containsText(have: unknown, lowerCasedNeedle: string): boolean {
+  return typeof have === 'string' && have.toLowerCase().includes(lowerCasedNeedle);
 }
 
 // ---------------------------------------------------------------------------------------------
