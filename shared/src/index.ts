@@ -45,8 +45,8 @@ export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
 export {
-  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, backfillPositions, containsText, countFromCounter, createPositioned, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
-  releasePosition,
+  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, containsText, countFromCounter, createPositioned, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
+  positionKey, releasePosition,
 } from './paging.ts';
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
 export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';

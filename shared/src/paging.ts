@@ -6,28 +6,36 @@ import { CuadraError } from './errors.ts';
  * Bounded lists (CONTRACT §9): newest-first pages read by indexed EQUALITY, never by a sort,
  * a skip or a count over the collection.
  *
- * Why this shape: the MongoDB-protocol server we run on (mongo-java-server) sorts in memory and
- * scans for range queries; only equality lookups on an index stay fast whatever the size. So each
- * listed document carries `pos` — its place in its series (one series per collection, or per
- * collection and kind, per workspace), strictly increasing in creation order — and
- * `pos_bucket = floor(pos / 64)`. A page reads bucket after bucket downwards by
- * `{workspace, pos_bucket}` (an indexed equality), orders each bucket's ≤ 64 documents in memory
- * and stops when the page is full. The last position handed out (`seq`) and the number of
+ * Why this shape: the MongoDB-protocol server we run on (mongo-java-server) sorts in memory,
+ * scans for range queries, and does not implement non-unique secondary indexes at all (it logs
+ * "adding secondary index … is not yet implemented. ignoring"): only `_id` and UNIQUE indexes
+ * answer by lookup. So each listed document carries `pos` — its place in its series (one series
+ * per collection, or per collection and kind, per workspace), strictly increasing in creation
+ * order — and `pos_key` = `<series>|<workspace>|<pos>` under a unique (sparse) index. A bucket is
+ * 64 consecutive positions (`floor(pos / 64)`); a page reads bucket after bucket downwards with
+ * one `{pos_key: {$in: [its 64 keys]}}` (64 unique-index lookups, ~5 ms at any size), orders the
+ * bucket's documents in memory and stops when the page is full. Nothing else goes in that query:
+ * adding `workspace` beside the `$in` makes the server scan (measured 5.8 ms → 322 ms at 50,000). The last position handed out (`seq`) and the number of
  * documents that exist (`live`) are kept on write in the service's `list_counters` collection, so a
  * list never counts. The same code runs unchanged on MongoDB.
  */
 
 /** Positions per bucket. */
 export const POS_BUCKET_SIZE = 64;
-/** Buckets read at most for one page by default: ≤ ~1,000 documents, whatever the filter. */
+/** Buckets read at most for one page by default: ≤ 1,024 positions, whatever the filter. */
 export const DEFAULT_MAX_BUCKETS = 16;
 
 /** The fields every listed document gets. */
 export interface Positioned {
   /** Place in its series, from 1, strictly increasing in creation order (holes allowed). */
   pos: number;
-  /** `floor(pos / 64)`: the unit a page reads by equality. */
-  pos_bucket: number;
+  /** `<series>|<workspace>|<pos>`, unique: what a page looks documents up by. */
+  pos_key: string;
+}
+
+/** The lookup key of a position. */
+export function positionKey(series: string, workspace: string, pos: number): string {
+  return `${series}|${workspace}|${pos}`;
 }
 
 /** A counter of one series in one workspace: `_id` = `<series>:<workspace>`. */
@@ -68,15 +76,12 @@ function seriesOf(model: Model<any>, options: SeriesOptions): string {
 }
 
 /**
- * Adds `pos` and `pos_bucket` to a listed model's schema and the index pages read by:
- * `{workspace, …scope fields, pos_bucket}`.
+ * Adds `pos` and `pos_key` to a listed model's schema, and the unique index pages read by. Sparse:
+ * documents written before paging have no key until {@link backfillPositions} gives them one.
  */
-export function addPositions(schema: Schema<any>, scopeFields: readonly string[] = []): void {
-  schema.add({ pos: { type: Number }, pos_bucket: { type: Number } });
-  const index: Record<string, 1> = { workspace: 1 };
-  for (const f of scopeFields) index[f] = 1;
-  index.pos_bucket = 1;
-  schema.index(index);
+export function addPositions(schema: Schema<any>): void {
+  schema.add({ pos: { type: Number }, pos_key: { type: String } });
+  schema.index({ pos_key: 1 }, { unique: true, sparse: true });
 }
 
 /**
@@ -103,15 +108,18 @@ export async function assignPosition(db: Connection, series: string, workspace: 
     const taken = await counters(db).updateOne({ _id, seq: current.seq }, { $inc: { seq: 1, live: 1 } });
     if (taken.modifiedCount === 1) {
       const pos = current.seq + 1;
-      return { pos, pos_bucket: Math.floor(pos / POS_BUCKET_SIZE) };
+      return { pos, pos_key: positionKey(series, workspace, pos) };
     }
     if (attempt >= 3) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
   }
   throw new Error(`counter ${_id}: no position after 1,000 attempts`);
 }
 
-/** Takes `count` consecutive positions without counting them live (backfill); answers the first. */
-async function reservePositions(db: Connection, series: string, workspace: string, count: number): Promise<number> {
+/**
+ * Takes `count` consecutive positions at once (bulk loads, backfill) and answers the first;
+ * counts them live unless `countLive` is false. The same compare-and-set as {@link assignPosition}.
+ */
+export async function assignPositions(db: Connection, series: string, workspace: string, count: number, countLive = true): Promise<number> {
   const _id = counterId(series, workspace);
   for (let attempt = 0; attempt < 1_000; attempt++) {
     const current = await counters(db).findOne({ _id });
@@ -121,7 +129,7 @@ async function reservePositions(db: Connection, series: string, workspace: strin
       });
       continue;
     }
-    const taken = await counters(db).updateOne({ _id, seq: current.seq }, { $inc: { seq: count } });
+    const taken = await counters(db).updateOne({ _id, seq: current.seq }, { $inc: { seq: count, live: countLive ? count : 0 } });
     if (taken.modifiedCount === 1) return current.seq + 1;
     await new Promise((r) => setTimeout(r, Math.random() * 20));
   }
@@ -188,6 +196,10 @@ export function decodeCursor(series: string, workspace: string, cursor: string):
 // ---------------------------------------------------------------------------------------------
 // Pages
 
+function inScope(doc: Record<string, unknown>, scope: Record<string, string> | undefined): boolean {
+  return !scope || Object.entries(scope).every(([k, v]) => doc[k] === v);
+}
+
 /** What {@link pageNewestFirst} reads. */
 export interface PageOptions<T> extends SeriesOptions {
   workspace: string;
@@ -208,12 +220,12 @@ export interface Page<T> {
 }
 
 /**
- * Reads one page of a series newest first by equality on `{workspace, …scope, pos_bucket}`:
+ * Reads one page of a series newest first by unique-key lookups of 64 positions at a time:
  * starts below the cursor (or above the newest position), bucket after bucket downwards, keeping
  * documents that pass `match`; stops when `limit` rows are collected, after `maxBuckets`
  * buckets, or at bucket 0. No sort, skip or count reaches the store.
  */
-export async function pageNewestFirst<T extends Partial<Positioned>>(model: Model<any>, options: PageOptions<T>): Promise<Page<T>> {
+export async function pageNewestFirst<T>(model: Model<any>, options: PageOptions<T>): Promise<Page<T>> {
   const series = seriesOf(model, options);
   const { workspace, limit } = options;
   const maxBuckets = Math.max(1, options.maxBuckets ?? DEFAULT_MAX_BUCKETS);
@@ -229,8 +241,13 @@ export async function pageNewestFirst<T extends Partial<Positioned>>(model: Mode
   let bucket = Math.floor((start - 1) / POS_BUCKET_SIZE);
   for (let read = 0; bucket >= 0; read++, bucket--) {
     if (read >= maxBuckets) return { rows, next_cursor: encodeCursor(series, workspace, (bucket + 1) * POS_BUCKET_SIZE) };
-    const docs = (await model.find({ workspace, ...options.scope, pos_bucket: bucket }).lean()) as T[];
-    const kept = docs.filter((d) => typeof d.pos === 'number' && d.pos < start && (!options.match || options.match(d))).sort((a, b) => b.pos! - a.pos!);
+    const low = Math.max(1, bucket * POS_BUCKET_SIZE);
+    const high = Math.min(bucket * POS_BUCKET_SIZE + POS_BUCKET_SIZE, start); // exclusive
+    const keys = Array.from({ length: high - low }, (_, i) => positionKey(series, workspace, low + i));
+    // Only the key in the query (see the top of this file); the workspace is checked here as well.
+    const docs = (await model.find({ pos_key: { $in: keys } }).lean()) as (T & Partial<Positioned> & Record<string, unknown>)[];
+    const kept = docs.filter((d) => d.workspace === workspace && typeof d.pos === 'number' && inScope(d, options.scope) && (!options.match || options.match(d)))
+      .sort((a, b) => b.pos! - a.pos!);
     for (let i = 0; i < kept.length; i++) {
       rows.push(kept[i]);
       if (rows.length === limit) {
@@ -243,20 +260,20 @@ export async function pageNewestFirst<T extends Partial<Positioned>>(model: Mode
 }
 
 /** What a list tool or records source answers (CONTRACT §9). */
-export interface ListAnswer<R> {
+export type ListAnswer<R> = {
   rows: R[];
   /** Present on unfiltered lists only: the live count kept on write. */
   total?: number;
   /** Present when more may follow. */
   next_cursor?: string;
-}
+};
 
 /**
  * One page of a list tool or records source: {@link pageNewestFirst}, rows shaped by `view`, and
  * `total` from the counter when no filter (`match`) applies — a filtered list has no count
  * kept on write, so it answers none.
  */
-export async function listNewestFirst<T extends Partial<Positioned>, R>(model: Model<any>, options: PageOptions<T>, view: (doc: T) => R): Promise<ListAnswer<R>> {
+export async function listNewestFirst<T, R>(model: Model<any>, options: PageOptions<T>, view: (doc: T) => R): Promise<ListAnswer<R>> {
   const page = await pageNewestFirst<T>(model, options);
   const answer: ListAnswer<R> = { rows: page.rows.map(view) };
   if (!options.match) answer.total = await countFromCounter(model.db, seriesOf(model, options), options.workspace);
@@ -283,7 +300,7 @@ export function containsText(have: unknown, lowerCasedNeedle: string): boolean {
  */
 export async function backfillPositions(model: Model<any>, options: SeriesOptions = {}): Promise<number> {
   const series = seriesOf(model, options);
-  const lacking = (await model.find({ ...options.scope, pos: { $exists: false } }, { _id: 1, workspace: 1, created_at: 1 }).lean()) as { _id: unknown; workspace: string; created_at?: Date }[];
+  const lacking = (await model.find({ ...options.scope, pos_key: { $exists: false } }, { _id: 1, workspace: 1, created_at: 1 }).lean()) as { _id: unknown; workspace: string; created_at?: Date }[];
   if (lacking.length === 0) return 0;
   const byWorkspace = new Map<string, typeof lacking>();
   for (const d of lacking) {
@@ -293,11 +310,11 @@ export async function backfillPositions(model: Model<any>, options: SeriesOption
   const db = model.db;
   for (const [workspace, docs] of byWorkspace) {
     docs.sort((a, b) => (a.created_at?.getTime() ?? 0) - (b.created_at?.getTime() ?? 0) || (String(a._id) < String(b._id) ? -1 : 1));
-    const first = await reservePositions(db, series, workspace, docs.length);
+    const first = await assignPositions(db, series, workspace, docs.length, false);
     for (let i = 0; i < docs.length; i += 500) {
       await model.bulkWrite(docs.slice(i, i + 500).map((d, j) => {
         const pos = first + i + j;
-        return { updateOne: { filter: { _id: d._id, pos: { $exists: false } }, update: { $set: { pos, pos_bucket: Math.floor(pos / POS_BUCKET_SIZE) } } } };
+        return { updateOne: { filter: { _id: d._id, pos_key: { $exists: false } }, update: { $set: { pos, pos_key: positionKey(series, workspace, pos) } } } };
       }));
     }
     // A one-time count at start-up, not per call: makes `live` right even after an interrupted run.

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { connectDatabase, ensureModel } from '../src/db.ts';
 import {
-  POS_BUCKET_SIZE, addPositions, backfillPositions, countFromCounter, createPositioned, encodeCursor, pageNewestFirst, releasePosition,
+  addPositions, positionKey, backfillPositions, countFromCounter, createPositioned, encodeCursor, pageNewestFirst, releasePosition,
 } from '../src/paging.ts';
 
-interface Thing { _id: string; workspace: string; kind: string; name: string; created_at: Date; pos?: number; pos_bucket?: number }
+interface Thing { _id: string; workspace: string; kind: string; name: string; created_at: Date; pos?: number; pos_key?: string }
 
 const dbName = `test_paging_${randomBytes(4).toString('hex')}`;
 let db: Connection;
@@ -162,7 +162,7 @@ describe('backfillPositions', () => {
       expect(await countFromCounter(db, 'things', w)).toBe(mine.length);
       const rows = (await allPages(w, 9)).flat();
       expect(rows.map((r) => r._id)).toEqual(mine.map((t) => t._id));
-      expect(rows.every((r) => r.pos_bucket === Math.floor(r.pos! / POS_BUCKET_SIZE))).toBe(true);
+      expect(rows.every((r) => r.pos_key === positionKey('things', w, r.pos!))).toBe(true);
     }
     // New documents continue after the backfilled ones.
     const next = await createPositioned(things, thing(w1));
