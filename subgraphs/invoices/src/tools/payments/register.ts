@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
 import { invoices } from '../../models/invoice.ts';
 import { payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
 import { localDate } from '../../money.ts';
@@ -93,7 +93,7 @@ export const register = defineTool<Input>({
     };
     await markPayment(ctx, doc._id);
     await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
-    await payments(ctx.db).create(doc);
+    await createPositioned(payments(ctx.db), doc);
     const done = await completePayment(ctx, doc);
     return { payment: paymentView(done) };
   },
