@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
 import { assignPositions, encodeCursor, positionKey } from '../shared/src/paging.ts';
 import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
-import { createServer } from '../subgraphs/crm/src/server.ts';
+import { createServer, name } from '../subgraphs/crm/src/server.ts';
 import { parties } from '../subgraphs/crm/src/models/party.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 30);
@@ -29,7 +29,7 @@ const dataFile = path.join(out, 'lists-h2.mv');
 rmSync(dataFile, { force: true });
 const mongo = await startMongo(backend === 'h2' ? { backend, file: dataFile, logFile: path.join(out, 'mongo-lists.log') } : { backend, logFile: path.join(out, 'mongo-lists.log') });
 process.env.MONGO_URL = mongo.url;
-const crm = await startTestSubgraph('bench_lists', createServer);
+const crm = await startTestSubgraph(name, createServer);
 
 const small = testPrincipal();
 const big = testPrincipal();

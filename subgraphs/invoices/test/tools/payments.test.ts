@@ -37,7 +37,7 @@ describe('payments.register', () => {
     ]);
     const credit = await sg.db.collection('customer_credits').findOne({ customer_id: 'pty_andina', workspace: owner.workspace });
     expect(credit?.balance).toBe(300000);
-    expect((await sg.call('payments.list', { customer_id: 'pty_andina' }, owner)).output.total).toBe(2);
+    expect((await sg.call('payments.list', { customer_id: 'pty_andina' }, owner)).output.rows.length).toBe(2);
   });
 
   it('applies to the oldest open invoices when none is named', async () => {
