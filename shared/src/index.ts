@@ -44,7 +44,12 @@ export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphServer 
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
-export { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';
+export {
+  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, containsText, countFromCounter, createPositioned, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
+  positionKey, releasePosition,
+} from './paging.ts';
+export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
+export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
 export {
   LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,

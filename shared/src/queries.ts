@@ -32,4 +32,9 @@ export const RECORDS_QUERY_FIELDS = {
   kind: { type: 'string', minLength: 1, maxLength: 64 },
   status: { type: 'string', minLength: 1, maxLength: 64 },
   ref: { type: 'string', minLength: 1, maxLength: 200 },
+  /** `next_cursor` of the previous page (CONTRACT §9 bounded lists). */
+  cursor: { type: 'string', minLength: 1, maxLength: 512 },
 } as const;
+
+/** The `cursor` input of every list tool (CONTRACT §9 bounded lists). */
+export const CURSOR_SCHEMA = { type: 'string', minLength: 1, maxLength: 512 } as const;

@@ -18,6 +18,7 @@ import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors
 import { reaches } from './invoke.ts';
 import type { Governance } from './governance/index.ts';
 import { ToolOwner } from './owner.ts';
+import { backfillPositions, type ListedSeries } from './paging.ts';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
@@ -73,6 +74,11 @@ export interface SubgraphDefinition {
   maintenance?: boolean;
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
   models?: readonly ((db: Connection) => Model<any>)[];
+  /**
+   * The collections its lists page by position (CONTRACT §9 bounded lists); documents written
+   * before paging get their positions at start-up, after the indexes.
+   */
+  listed?: readonly ListedSeries[];
 }
 
 /** What a subgraph's server needs from outside. */
@@ -107,6 +113,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const registry = createRegistry(def.name, def.modules, def.tools);
   // Unique indexes carry business rules (one tax id per workspace…): build them before serving.
   await Promise.all((def.models ?? []).map((model) => ensureModel(model(deps.db))));
+  for (const { model, ...series } of def.listed ?? []) await backfillPositions(model(deps.db), series);
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads(def, registry);

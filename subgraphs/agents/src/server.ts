@@ -1,4 +1,4 @@
-import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { agents, type AgentDoc } from './models/agent.ts';
 import { agentsMetric, agentsRecords, metricModule, sourceModule, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
 import { modules, tools } from './tools/index.ts';
@@ -27,6 +27,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       tools,
       maintenance: true,
       models: [agents],
+      listed: [{ model: agents }],
       typeDefs: typeDefs(),
       readGuards: {
         'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents',
@@ -41,8 +42,8 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             return a ? agentNode(a) : null;
           },
           agents: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
-            const rows = await agents(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(agentNode);
+            const page = await pageNewestFirst<AgentDoc>(agents(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit) });
+            return page.rows.map(agentNode);
           },
           agentsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);

@@ -1,4 +1,4 @@
-import { clampLimit, compileValidator, createAjv, createSubgraphServer, RECORDS_QUERY_FIELDS, escapeRegex, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
 import { crmRecords, type RecordsQuery } from './readouts/records.ts';
 import { modules, tools } from './tools/index.ts';
@@ -35,6 +35,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       modules,
       tools,
       models: [parties],
+      listed: [{ model: parties }],
       typeDefs: typeDefs(),
       readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.crmRecords': 'parties', Party: 'parties' },
       resolvers: {
@@ -44,11 +45,10 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             return p ? partyNode(p) : null;
           },
           parties: async (_: unknown, args: { search?: string; kind?: string; limit?: number }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace };
-            if (args.kind) filter.kind = args.kind;
-            if (args.search) filter.name_lc = { $regex: escapeRegex(args.search.toLowerCase()) };
-            const rows = await parties(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(partyNode);
+            const text = args.search?.toLowerCase();
+            const match = args.kind || text ? (p: PartyDoc) => (!args.kind || p.kind === args.kind) && (!text || p.name_lc.includes(text)) : undefined;
+            const page = await pageNewestFirst<PartyDoc>(parties(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+            return page.rows.map(partyNode);
           },
           crmRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);

@@ -1,4 +1,4 @@
-import { CuadraError, newId, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { creditNoteEntryLines, invoiceEntryLines, writeJournalEntry } from './accounting/journal.ts';
 import { cufe } from './einvoicing/cufe.ts';
@@ -230,7 +230,7 @@ export async function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
   const stored: InvoiceDoc = intent ? { ...doc, pending_rollups: [intent], pending_count: 1 } : doc;
   await markIntent(ctx.db, ctx.workspace, invoices(ctx.db), doc._id, intent);
   await indexCreated(ctx.db, ctx.workspace, 'invoices', doc.created_at, doc._id);
-  await invoices(ctx.db).create(stored);
+  await createPositioned(invoices(ctx.db), stored);
   await applyRollupIntent(ctx.db, invoices(ctx.db), doc._id, ctx.workspace, intent);
   return { ...stored, pending_rollups: [], pending_count: 0 };
 }

@@ -1,8 +1,8 @@
-import { CuadraError, defineTool, escapeRegex, newId, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, listNewestFirst, newId, type ToolContext } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from './models/invoice.ts';
-import { salesDocuments, salesDocumentView, type SalesDocument } from './models/sales-document.ts';
+import { salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './models/sales-document.ts';
 import { addDays, localDate, type WithholdingRate } from './money.ts';
 
 /** Input of quotes.create and sales_orders.create. */
@@ -40,7 +40,7 @@ export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument[
     issue_date: issueDate, valid_until: validUntil, lines, withholding_rates: rates, ...documentTotals(lines, rates), notes: input.notes ?? null,
     source, converted_to: null, created_at: ctx.now, updated_at: ctx.now,
   };
-  await salesDocuments(ctx.db).create(doc);
+  await createPositioned(salesDocuments(ctx.db), doc, salesSeries(kind));
   return doc;
 }
 
@@ -95,7 +95,7 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
       ...source, _id: chosen, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id }, converted_to: null,
       issue_date: localDate(ctx.now), created_at: ctx.now, updated_at: ctx.now,
     };
-    await salesDocuments(ctx.db).create(doc).catch((e) => {
+    await createPositioned(salesDocuments(ctx.db), doc, salesSeries('sales_order')).catch((e) => {
       if ((e as { code?: number }).code !== 11000) throw e;
     });
   }
@@ -123,9 +123,10 @@ export function salesDocumentGetTool(kind: SalesDocument['kind']) {
 /** `<module>.list` of quotes or sales orders, newest first, filtered by status (of that kind), customer or search. */
 export function salesDocumentListTool(kind: SalesDocument['kind'], statuses: readonly SalesDocument['status'][]) {
   const words = KIND_WORDS[kind];
-  return defineTool<{ status?: string; customer_id?: string; search?: string; limit?: number; offset?: number }>({
+  return defineTool<{ status?: string; customer_id?: string; search?: string; limit?: number; cursor?: string }>({
     name: `${words.module}.list`,
-    description: `List ${words.many}, newest first; filter by status, customer or a case-insensitive search over the customer name and notes.`,
+    description: `List ${words.many}, newest first; filter by status, customer or a case-insensitive search over the customer name and notes.`
+      + ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
     risk: 'read',
     input: {
       type: 'object', additionalProperties: false,
@@ -134,20 +135,17 @@ export function salesDocumentListTool(kind: SalesDocument['kind'], statuses: rea
         customer_id: { type: 'string', minLength: 1, maxLength: 64 },
         search: { type: 'string', minLength: 1, maxLength: 100 },
         limit: { type: 'integer', minimum: 1, maximum: 100 },
-        offset: { type: 'integer', minimum: 0, maximum: 100000 },
+        cursor: CURSOR_SCHEMA,
       },
     },
     async handler(input, ctx) {
-      const filter: Record<string, unknown> = { workspace: ctx.workspace, kind };
-      if (input.status) filter.status = input.status;
-      if (input.customer_id) filter.customer_id = input.customer_id;
-      if (input.search) filter.search_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
-      const model = salesDocuments(ctx.db);
-      const [rows, total] = await Promise.all([
-        model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(input.limit ?? 20).lean(),
-        model.countDocuments(filter),
-      ]);
-      return { rows: rows.map(salesDocumentView), total };
+      const text = input.search?.toLowerCase();
+      const match = input.status || input.customer_id || text
+        ? (d: SalesDocument) => (!input.status || d.status === input.status) && (!input.customer_id || d.customer_id === input.customer_id) && (!text || d.search_lc.includes(text))
+        : undefined;
+      return listNewestFirst<SalesDocument, ReturnType<typeof salesDocumentView>>(salesDocuments(ctx.db), {
+        workspace: ctx.workspace, ...salesSeries(kind), cursor: input.cursor, limit: input.limit ?? 20, match,
+      }, salesDocumentView);
     },
   });
 }

@@ -1,4 +1,4 @@
-import { clampLimit, createSubgraphServer, CuadraError, escapeRegex, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import express from 'express';
 import { journalEntries } from './accounting/journal.ts';
 import { sandboxDocuments, sandboxReceive } from './einvoicing/sandbox.ts';
@@ -10,7 +10,7 @@ import { payments } from './models/payment.ts';
 import { recentIndex } from './models/recent.ts';
 import { recurringInvoices } from './models/recurring.ts';
 import { pendingChanges, rollups } from './models/rollup.ts';
-import { salesDocuments } from './models/sales-document.ts';
+import { salesDocuments, salesSeries } from './models/sales-document.ts';
 import { counters, settings } from './models/settings.ts';
 import type { MetricQuery } from './readouts/periods.ts';
 import { receivablesMetric } from './readouts/receivables.ts';
@@ -52,6 +52,10 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
       name,
       modules,
       tools,
+      listed: [
+        { model: invoices }, { model: items }, { model: payments },
+        { model: salesDocuments, ...salesSeries('quote') }, { model: salesDocuments, ...salesSeries('sales_order') },
+      ],
       models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices, pendingChanges, recentIndex],
       typeDefs: typeDefs(),
       readGuards: {
@@ -65,17 +69,14 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
             return i ? invoiceNode(i) : null;
           },
           invoices: async (_: unknown, args: { status?: string; customerId?: string; limit?: number }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace };
-            if (args.status) filter.status = args.status;
-            if (args.customerId) filter.customer_id = args.customerId;
-            const rows = await invoices(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(invoiceNode);
+            const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;
+            const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+            return page.rows.map(invoiceNode);
           },
           items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace };
-            if (args.search) filter.name_lc = { $regex: escapeRegex(args.search.toLowerCase()) };
-            const rows = await items(ctx.db).find(filter).sort({ created_at: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(itemNode);
+            const text = args.search?.toLowerCase();
+            const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => i.name_lc.includes(text) : undefined });
+            return page.rows.map(itemNode);
           },
           receivablesMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateMetricQuery(args.query);

@@ -1,4 +1,4 @@
-import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { employees, type EmployeeDoc } from './models/employee.ts';
 import { payrollMetric, payrollRecords, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
 import { modules, tools } from './tools/index.ts';
@@ -23,6 +23,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       modules,
       tools,
       models: [employees],
+      listed: [{ model: employees }],
       typeDefs: typeDefs(),
       readGuards: { 'Query.employee': 'employees', 'Query.employees': 'employees', 'Query.payrollRecords': 'employees', 'Query.payrollMetric': 'employees', Employee: 'employees' },
       resolvers: {
@@ -32,10 +33,9 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             return e ? employeeNode(e) : null;
           },
           employees: async (_: unknown, args: { limit?: number; status?: string }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace };
-            if (args.status) filter.status = args.status;
-            const rows = await employees(ctx.db).find(filter).sort({ name_lc: 1, _id: 1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(employeeNode);
+            const match = args.status ? (e: EmployeeDoc) => e.status === args.status : undefined;
+            const page = await pageNewestFirst<EmployeeDoc>(employees(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+            return page.rows.map(employeeNode);
           },
           payrollRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);

@@ -26,7 +26,7 @@ const records = (p: unknown, q: unknown) => payroll.graphql('query($q: JSON!) { 
 const metric = (p: unknown, q: unknown) => payroll.graphql('query($q: JSON!) { payrollMetric(query: $q) }', { q }, p as never);
 
 describe('payrollRecords (records.list for employees)', () => {
-  it('lists in name order, filters by status and searches name, position and e-mail case-insensitively', async () => {
+  it('lists newest first, filters by status and searches name, position and e-mail case-insensitively', async () => {
     const owner = testPrincipal();
     await hire(owner, { name: 'Carla Ruiz', position: 'Tesorera', email: 'carla@acme.co' });
     const ana = await hire(owner, { name: 'Ana Pérez', position: 'Contadora' });
@@ -34,13 +34,13 @@ describe('payrollRecords (records.list for employees)', () => {
     await employees(payroll.db).updateOne({ _id: ana.id }, { $set: { status: 'terminated' } });
     const all = (await records(owner, { source: 'employees' })).body.data.payrollRecords;
     expect(all).toMatchObject({ source: 'employees', total: 3 });
-    expect(all.rows.map((r: any) => r.name)).toEqual(['Ana Pérez', 'Bruno Díaz', 'Carla Ruiz']);
-    expect(all.rows[0]).toEqual({ id: ana.id, name: 'Ana Pérez', position: 'Contadora', email: null, hire_date: '2026-03-02', contract_type: 'indefinite', status: 'terminated' });
-    expect(all.rows[0].salary).toBeUndefined();
+    expect(all.rows.map((r: any) => r.name)).toEqual(['Bruno Díaz', 'Ana Pérez', 'Carla Ruiz']);
+    expect(all.rows[1]).toEqual({ id: ana.id, name: 'Ana Pérez', position: 'Contadora', email: null, hire_date: '2026-03-02', contract_type: 'indefinite', status: 'terminated' });
+    expect(all.rows[1].salary).toBeUndefined();
     const active = (await records(owner, { source: 'employees', status: 'active' })).body.data.payrollRecords;
     expect(active.rows.map((r: any) => r.name)).toEqual(['Bruno Díaz', 'Carla Ruiz']);
     expect((await records(owner, { source: 'employees', search: 'TESOR' })).body.data.payrollRecords.rows.map((r: any) => r.name)).toEqual(['Carla Ruiz']);
-    expect((await records(owner, { source: 'employees', search: 'acme.CO' })).body.data.payrollRecords.total).toBe(1);
+    expect((await records(owner, { source: 'employees', search: 'acme.CO' })).body.data.payrollRecords.rows).toHaveLength(1);
     const limited = (await records(owner, { source: 'employees', limit: 1 })).body.data.payrollRecords;
     expect(limited).toMatchObject({ total: 3 });
     expect(limited.rows).toHaveLength(1);

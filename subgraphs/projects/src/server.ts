@@ -1,4 +1,4 @@
-import { clampLimit, createSubgraphServer, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { projects, type ProjectDoc } from './models/project.ts';
 import { tasks, type TaskDoc } from './models/task.ts';
 import { projectsRecords, sourceModule, validateRecordsQuery, type RecordsQuery } from './readouts/records.ts';
@@ -44,6 +44,7 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       modules,
       tools,
       models: [projects, tasks],
+      listed: [{ model: projects }, { model: tasks }],
       typeDefs: typeDefs(),
       readGuards: {
         'Query.project': 'projects', 'Query.projects': 'projects', 'Query.tasks': 'tasks', Project: 'projects', Task: 'tasks',
@@ -54,14 +55,13 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
         Query: {
           project: (_: unknown, args: { id: string }, ctx: SubgraphContext) => findProject(args.id, ctx),
           projects: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
-            const rows = await projects(ctx.db).find({ workspace: ctx.workspace }).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(projectNode);
+            const page = await pageNewestFirst<ProjectDoc>(projects(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit) });
+            return page.rows.map(projectNode);
           },
           tasks: async (_: unknown, args: { projectId?: string; limit?: number }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace };
-            if (args.projectId) filter.project_id = args.projectId;
-            const rows = await tasks(ctx.db).find(filter).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(taskNode);
+            const match = args.projectId ? (t: TaskDoc) => t.project_id === args.projectId : undefined;
+            const page = await pageNewestFirst<TaskDoc>(tasks(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+            return page.rows.map(taskNode);
           },
           projectsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);
@@ -73,10 +73,9 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
           // workspace resolves to null, never to that workspace's data.
           __resolveReference: (ref: { id: string }, ctx: SubgraphContext) => findProject(ref.id, ctx),
           tasks: async (project: { id: string }, args: { column?: string; limit?: number }, ctx: SubgraphContext) => {
-            const filter: Record<string, unknown> = { workspace: ctx.workspace, project_id: project.id };
-            if (args.column) filter.column = args.column;
-            const rows = await tasks(ctx.db).find(filter).sort({ created_at: -1, _id: -1 }).limit(clampLimit(args.limit)).lean();
-            return rows.map(taskNode);
+            const match = (t: TaskDoc) => t.project_id === project.id && (!args.column || t.column === args.column);
+            const page = await pageNewestFirst<TaskDoc>(tasks(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+            return page.rows.map(taskNode);
           },
         },
         Task: {

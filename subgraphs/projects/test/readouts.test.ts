@@ -53,6 +53,9 @@ describe('projectsRecords (records.list for projects, project_tasks, project_col
     const one = await ok(owner, { source: 'project_tasks', limit: 1 });
     expect(one.rows).toHaveLength(1);
     expect(one.total).toBe(3);
+    const rest = await ok(owner, { source: 'project_tasks', limit: 5, cursor: one.next_cursor });
+    expect(rest.rows.map((r: any) => r.ref)).toEqual(['WEB-2', 'WEB-1']);
+    expect(rest.next_cursor).toBeUndefined();
 
     const cols = await ok(owner, { source: 'project_columns', ref: 'WEB' });
     expect(cols).toEqual({

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Longest accepted instructions, in characters. */
@@ -48,6 +49,8 @@ const agentSchema = new Schema<AgentDoc>(
 );
 agentSchema.index({ workspace: 1, created_at: -1 });
 agentSchema.index({ workspace: 1, name_lc: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(agentSchema);
 
 /** The agents collection on this subgraph's connection. */
 export function agents(db: Connection): Model<AgentDoc> {

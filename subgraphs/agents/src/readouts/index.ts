@@ -1,6 +1,6 @@
 import {
-  addDays, changeBps, compileValidator, countSeries, createAjv, CuadraError, escapeRegex, localDate, localDayStart, METRIC_QUERY_DEPENDENCIES,
-  METRIC_QUERY_FIELDS, previousWindow, queryWindow, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type WindowQuery,
+  addDays, changeBps, compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, localDayStart, METRIC_QUERY_DEPENDENCIES,
+  METRIC_QUERY_FIELDS, previousWindow, queryWindow, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type WindowQuery,
 } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agents, type AgentDoc } from '../models/agent.ts';
@@ -31,7 +31,7 @@ export const validateMetricQuery = compileValidator(ajv, {
   dependentRequired: METRIC_QUERY_DEPENDENCIES,
 });
 
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string }
+export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
 export interface MetricQuery extends WindowQuery { metric: string; limit?: number; target?: number }
 
 function agentRow(a: AgentDoc) {
@@ -39,25 +39,21 @@ function agentRow(a: AgentDoc) {
 }
 
 /**
- * `records.list` for agents (newest first; `search` the name, description or model) and
- * policies (the governance store's, sealed to the workspace, highest priority first; `search`
- * the name). Both ignore `status` and take no kind or ref (specification §2.5).
+ * `records.list` for agents (newest first, by cursor, CONTRACT §9: `total` only without search;
+ * `search` the name, description or model) and policies (the governance store's, sealed to the
+ * workspace, highest priority first, one page: a workspace's policies are few; `search` the name). Both ignore `status` and take no kind or ref (specification §2.5).
  */
-export async function agentsRecords(db: Connection, governance: Governance, workspace: string, q: RecordsQuery): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
+export async function agentsRecords(db: Connection, governance: Governance, workspace: string, q: RecordsQuery): Promise<{ source: string } & ListAnswer<Record<string, unknown>>> {
   if (!Object.hasOwn(SOURCES, q.source)) throw new CuadraError('invalid_input', `The agents subgraph does not answer the source "${q.source}".`, { field: '/source' });
   if (q.kind !== undefined) throw new CuadraError('invalid_input', `The source ${q.source} takes no kind.`, { field: '/kind' });
   if (q.ref !== undefined) throw new CuadraError('invalid_input', `The source ${q.source} takes no ref.`, { field: '/ref' });
   const limit = q.limit ?? 8;
   if (q.source === 'agents') {
-    const filter: Record<string, unknown> = { workspace };
-    if (q.search) {
-      const text = escapeRegex(q.search.toLowerCase());
-      filter.$or = [{ name_lc: { $regex: text } }, { description: { $regex: text, $options: 'i' } }, { model: { $regex: text, $options: 'i' } }];
-    }
-    const model = agents(db);
-    const [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
-    return { source: q.source, rows: rows.map(agentRow), total };
+    const text = q.search?.toLowerCase();
+    const match = text ? (a: AgentDoc) => a.name_lc.includes(text) || containsText(a.description, text) || containsText(a.model, text) : undefined;
+    return { source: q.source, ...(await listNewestFirst<AgentDoc, Record<string, unknown>>(agents(db), { workspace, cursor: q.cursor, limit, match }, agentRow)) };
   }
+  if (q.cursor !== undefined) throw new CuadraError('invalid_input', 'Policies come in one page; they take no cursor.', { field: '/cursor' });
   // A workspace's policies are few (every call reads them all to decide): filtered here.
   const search = q.search?.toLowerCase();
   const matching = (await governance.policies.list(workspace)).filter((p) => !search || p.name.toLowerCase().includes(search));

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A party as stored. `_id` is our own prefixed string id (`pty_…`), never a Mongo ObjectId. */
@@ -48,6 +49,8 @@ const partySchema = new Schema<PartyDoc>(
 );
 partySchema.index({ workspace: 1, created_at: -1 });
 partySchema.index({ tax_key: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(partySchema);
 
 /** The parties collection on this subgraph's connection. */
 export function parties(db: Connection): Model<PartyDoc> {

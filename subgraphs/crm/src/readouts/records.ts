@@ -1,4 +1,4 @@
-import { CuadraError, escapeRegex } from '@cuadra/shared';
+import { CuadraError, listNewestFirst, type ListAnswer } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { parties, type PartyDoc } from '../models/party.ts';
 
@@ -10,6 +10,7 @@ export interface RecordsQuery {
   kind?: string;
   status?: string;
   ref?: string;
+  cursor?: string;
 }
 
 /** The sources the crm subgraph answers for the composite `records.list`, so far. */
@@ -28,29 +29,25 @@ function partyRow(p: PartyDoc) {
 }
 
 /**
- * Answers `records.list` for the crm sources: `{source, rows, total}`, newest first.
+ * Answers `records.list` for the crm sources: `{source, rows, total?, next_cursor?}`, newest first,
+ * one page at a time (CONTRACT §9: `total` only without filters, from the counter kept on write).
  * parties: `kind` customer (includes `both`), vendor (includes `both`) or both; `status` active or
  * archived; `search` a case-insensitive substring of the name, the tax id number or the e-mail.
  */
-export async function crmRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
+export async function crmRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<{ source: string } & ListAnswer<Record<string, unknown>>> {
   if (!(CRM_SOURCES as readonly string[]).includes(q.source)) {
     throw new CuadraError('invalid_input', `The crm subgraph does not answer the source "${q.source}".`, { field: '/source' });
   }
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
-  const filter: Record<string, unknown> = { workspace };
-  if (q.kind) {
-    if (!KINDS.includes(q.kind)) throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of parties (customer, vendor, both).`, { field: '/kind' });
-    filter.kind = q.kind === 'both' ? 'both' : { $in: [q.kind, 'both'] };
-  }
-  if (q.status) {
-    if (!STATUSES.includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of parties (active, archived).`, { field: '/status' });
-    filter.status = q.status;
-  }
-  if (q.search) {
-    const text = escapeRegex(q.search.toLowerCase());
-    filter.$or = [{ name_lc: { $regex: text } }, { 'tax_id.number': { $regex: text } }, { email: { $regex: text, $options: 'i' } }];
-  }
-  const model = parties(db);
-  const [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
-  return { source: q.source, rows: rows.map(partyRow), total };
+  if (q.kind && !KINDS.includes(q.kind)) throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of parties (customer, vendor, both).`, { field: '/kind' });
+  if (q.status && !STATUSES.includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of parties (active, archived).`, { field: '/status' });
+  const text = q.search?.toLowerCase();
+  const match = q.kind || q.status || text
+    ? (p: PartyDoc) =>
+      (!q.kind || p.kind === q.kind || (q.kind !== 'both' && p.kind === 'both'))
+      && (!q.status || p.status === q.status)
+      && (!text || p.name_lc.includes(text) || (p.tax_id?.number ?? '').includes(text) || (p.email ?? '').toLowerCase().includes(text))
+    : undefined;
+  const page = await listNewestFirst<PartyDoc, Record<string, unknown>>(parties(db), { workspace, cursor: q.cursor, limit, match }, partyRow);
+  return { source: q.source, ...page };
 }

@@ -41,7 +41,9 @@ describe('parties.archive', () => {
     expect((await crm.call('parties.archive', { id: p.id }, owner)).output.party.status).toBe('archived');
     expect(await crm.call('parties.archive', { id: p.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect(await crm.call('parties.update', { id: p.id, name: 'x' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
-    expect((await crm.call('parties.list', { status: 'archived' }, owner)).output.total).toBe(1);
+    const archived = (await crm.call('parties.list', { status: 'archived' }, owner)).output;
+    expect(archived.rows.map((r: any) => r.id)).toEqual([p.id]);
+    expect(archived.total).toBeUndefined(); // filtered lists give no total (CONTRACT §9)
     expect((await crm.call('parties.archive', { id: p.id, restore: true }, owner)).output.party.status).toBe('active');
     expect(await crm.call('parties.archive', { id: 'pty_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
   });
@@ -50,7 +52,7 @@ describe('parties.archive', () => {
 describe('crmRecords (records.list for parties)', () => {
   const query = 'query($q: JSON!) { crmRecords(query: $q) }';
 
-  it('answers {source, rows, total} with kind, status, search and limit', async () => {
+  it('answers {source, rows, total?, next_cursor?} with kind, status, search, limit and cursor', async () => {
     const owner = testPrincipal();
     await party(owner, { name: 'Alfa Comercial', kind: 'customer', email: 'Ventas@Alfa.co' });
     await party(owner, { name: 'Beta Proveedores', kind: 'vendor', tax_id: { type: 'NIT', number: '890900608-9' } });
@@ -62,10 +64,13 @@ describe('crmRecords (records.list for parties)', () => {
     const customers = await crm.graphql(query, { q: { source: 'parties', kind: 'customer', status: 'active' } }, owner);
     expect(customers.body.data.crmRecords.rows.map((r: any) => r.name)).toEqual(['Alfa Comercial']);
     expect((await crm.graphql(query, { q: { source: 'parties', search: '890900' } }, owner)).body.data.crmRecords.rows[0]).toMatchObject({ name: 'Beta Proveedores', tax_id: '890900608-9' });
-    expect((await crm.graphql(query, { q: { source: 'parties', search: 'ventas@alfa' } }, owner)).body.data.crmRecords.total).toBe(1);
+    expect((await crm.graphql(query, { q: { source: 'parties', search: 'ventas@alfa' } }, owner)).body.data.crmRecords).toMatchObject({ rows: [{ name: 'Alfa Comercial' }] });
     const limited = await crm.graphql(query, { q: { source: 'parties', limit: 1 } }, owner);
-    expect(limited.body.data.crmRecords).toMatchObject({ total: 3 });
-    expect(limited.body.data.crmRecords.rows).toHaveLength(1);
+    expect(limited.body.data.crmRecords).toMatchObject({ total: 3, rows: [{ name: 'Gamma Mixta' }] });
+    const next = await crm.graphql(query, { q: { source: 'parties', limit: 2, cursor: limited.body.data.crmRecords.next_cursor } }, owner);
+    expect(next.body.data.crmRecords.rows.map((r: any) => r.name)).toEqual(['Beta Proveedores', 'Alfa Comercial']);
+    expect(next.body.data.crmRecords.next_cursor).toBeUndefined();
+    expect((await crm.graphql(query, { q: { source: 'parties', cursor: 'nope' } }, owner)).body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', field: '/cursor' });
   });
 
   it('refuses unknown sources, kinds, statuses and limits with invalid_input and a field', async () => {

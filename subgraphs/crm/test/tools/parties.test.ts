@@ -69,7 +69,8 @@ describe('parties.get and parties.list', () => {
     const id = r.output.party.id;
     expect(await crm.call('parties.get', { id }, owner)).toMatchObject({ ok: false, code: 'not_found' });
     const listed = await crm.call('parties.list', { search: 'secreto' }, owner);
-    expect(listed).toMatchObject({ ok: true, output: { rows: [], total: 0 } });
+    expect(listed).toMatchObject({ ok: true, output: { rows: [] } });
+    expect((await crm.call('parties.list', {}, testPrincipal())).output).toEqual({ rows: [], total: 0 });
     const gql = await crm.graphql('query($id: ID!) { party(id: $id) { id name } }', { id }, owner);
     expect(gql.body.data.party).toBeNull();
   });
@@ -84,6 +85,34 @@ describe('parties.get and parties.list', () => {
     const search = await crm.call('parties.list', { search: 'PROVEE' }, ws);
     expect(search.output.rows.map((p: any) => p.name)).toEqual(['Beta Proveedores']);
     expect(await crm.call('parties.list', { limit: 101 }, ws)).toMatchObject({ code: 'invalid_input', field: '/limit' });
+  });
+
+  it('pages newest first by cursor, each party once, total from the counter', async () => {
+    const ws = testPrincipal();
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) made.push((await crm.call('parties.create', { name: `Cliente ${i}`, kind: i % 5 === 0 ? 'vendor' : 'customer' }, ws)).output.party.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = (await crm.call('parties.list', { limit: 10, ...(cursor ? { cursor } : {}) }, ws)).output;
+      expect(page.total).toBe(25);
+      seen.push(...page.rows.map((p: any) => p.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...made].reverse());
+    const vendors = (await crm.call('parties.list', { kind: 'vendor', limit: 3 }, ws)).output;
+    expect(vendors.rows.map((p: any) => p.name)).toEqual(['Cliente 20', 'Cliente 15', 'Cliente 10']);
+    expect(vendors.total).toBeUndefined();
+    const rest = (await crm.call('parties.list', { kind: 'vendor', limit: 3, cursor: vendors.next_cursor }, ws)).output;
+    expect(rest.rows.map((p: any) => p.name)).toEqual(['Cliente 5', 'Cliente 0']);
+    expect(rest.next_cursor).toBeUndefined();
+    // A cursor is refused where it was not given out: typed, edited, or from another workspace.
+    expect(await crm.call('parties.list', { cursor: 'page-2' }, ws)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    expect(await crm.call('parties.list', { cursor: vendors.next_cursor }, testPrincipal())).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    expect(await crm.call('parties.list', { offset: 10 }, ws)).toMatchObject({ code: 'invalid_input' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
@@ -156,6 +157,8 @@ invoiceSchema.index({ workspace: 1, closed_on: 1 });
 invoiceSchema.index({ workspace: 1, pending_count: 1 });
 // One document per number: a retry or a race can never give two invoices the same number.
 invoiceSchema.index({ number_key: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(invoiceSchema);
 
 /** The invoices collection on this subgraph's connection. */
 export function invoices(db: Connection): Model<InvoiceDoc> {

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A product or service of the workspace's catalog. */
@@ -40,6 +41,8 @@ const itemSchema = new Schema<ItemDoc>(
 );
 itemSchema.index({ workspace: 1, created_at: -1 });
 itemSchema.index({ sku_key: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(itemSchema);
 
 /** The items collection on this subgraph's connection. */
 export function items(db: Connection): Model<ItemDoc> {

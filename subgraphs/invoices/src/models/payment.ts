@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../rollups.ts';
 
@@ -69,6 +70,8 @@ const paymentSchema = new Schema<PaymentDoc>(
 paymentSchema.index({ workspace: 1, created_at: -1 });
 paymentSchema.index({ workspace: 1, status: 1 });
 paymentSchema.index({ workspace: 1, pending_count: 1 });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(paymentSchema);
 
 /** The payments collection. */
 export function payments(db: Connection): Model<PaymentDoc> {

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
@@ -55,6 +56,8 @@ const schema = new Schema<SalesDocument>(
 );
 schema.index({ workspace: 1, kind: 1, created_at: -1 });
 schema.index({ workspace: 1, kind: 1, status: 1 });
+// Lists page newest first by position; quotes and sales orders are two series (salesSeries).
+addPositions(schema);
 
 /** The quotes and sales orders collection. */
 export function salesDocuments(db: Connection): Model<SalesDocument> {
@@ -69,4 +72,9 @@ export function salesDocumentView(d: SalesDocument) {
     withholdings: d.withholdings, withholding_total: d.withholding_total, amount_due: d.amount_due, notes: d.notes, source: d.source,
     converted_to: d.converted_to, created_at: d.created_at.toISOString(), updated_at: d.updated_at.toISOString(),
   };
+}
+
+/** The paging series of quotes or of sales orders (one collection, two lists). */
+export function salesSeries(kind: SalesDocument['kind']): { series: string; scope: { kind: SalesDocument['kind'] } } {
+  return { series: kind === 'quote' ? 'quotes' : 'sales_orders', scope: { kind } };
 }

@@ -1,12 +1,11 @@
-import { CuadraError, escapeRegex } from '@cuadra/shared';
+import { containsText, CuadraError, listNewestFirst, type ListAnswer, type SeriesOptions } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { invoices, type InvoiceDoc } from '../models/invoice.ts';
 import { items, type ItemDoc } from '../models/item.ts';
-import { recentId, recentIndex } from '../models/recent.ts';
 import { rollupId, rollups } from '../models/rollup.ts';
 import { payments, type PaymentDoc } from '../models/payment.ts';
 import { recurringInvoices } from '../models/recurring.ts';
-import { salesDocuments, type SalesDocument } from '../models/sales-document.ts';
+import { salesDocuments, salesSeries, type SalesDocument } from '../models/sales-document.ts';
 import { addDays, daysBetween, localDate } from '../money.ts';
 
 /** A records source object (specification §2.5). */
@@ -17,6 +16,7 @@ export interface RecordsQuery {
   kind?: string;
   status?: string;
   ref?: string;
+  cursor?: string;
 }
 
 /** The sources this subgraph answers for the composite `records.list`, so far. */
@@ -24,7 +24,8 @@ export const INVOICES_SOURCES = ['invoices', 'payments', 'items', 'quotes', 'sal
 
 interface SourceSpec {
   model: (db: Connection) => Model<any>;
-  base: Record<string, unknown>;
+  /** The paging series when the collection holds several (quotes and sales orders). */
+  series?: SeriesOptions;
   /** The lower-cased text column searched. */
   searchField: string;
   kinds?: Record<string, Record<string, unknown>>;
@@ -50,61 +51,26 @@ const salesRow = (d: SalesDocument) => ({
 
 const SOURCES: Record<(typeof INVOICES_SOURCES)[number], SourceSpec> = {
   invoices: {
-    model: invoices, base: {}, searchField: 'search_lc', kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' } },
+    model: invoices, searchField: 'search_lc', kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' } },
     statuses: ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'], row: invoiceRow,
   },
   // Payments ignore status (specification §2.5); kind is the direction.
-  payments: { model: payments, base: {}, searchField: 'search_lc', kinds: { incoming: { direction: 'incoming' }, outgoing: { direction: 'outgoing' } }, statuses: null, row: paymentRow },
-  items: { model: items, base: {}, searchField: 'name_lc', kinds: { product: { kind: 'product' }, service: { kind: 'service' } }, statuses: ['active', 'archived'], row: itemRow },
-  quotes: { model: salesDocuments, base: { kind: 'quote' }, searchField: 'search_lc', statuses: ['draft', 'sent', 'accepted', 'declined', 'converted'], row: salesRow },
-  sales_orders: { model: salesDocuments, base: { kind: 'sales_order' }, searchField: 'search_lc', statuses: ['open', 'invoiced'], row: salesRow },
+  payments: { model: payments, searchField: 'search_lc', kinds: { incoming: { direction: 'incoming' }, outgoing: { direction: 'outgoing' } }, statuses: null, row: paymentRow },
+  items: { model: items, searchField: 'name_lc', kinds: { product: { kind: 'product' }, service: { kind: 'service' } }, statuses: ['active', 'archived'], row: itemRow },
+  quotes: { model: salesDocuments, series: salesSeries('quote'), searchField: 'search_lc', statuses: ['draft', 'sent', 'accepted', 'declined', 'converted'], row: salesRow },
+  sales_orders: { model: salesDocuments, series: salesSeries('sales_order'), searchField: 'search_lc', statuses: ['open', 'invoiced'], row: salesRow },
 };
 
-/** Sources whose creations are indexed by day (models/recent.ts). */
-const INDEXED_SOURCES = new Set(['invoices', 'payments']);
-/** Days walked back, candidates fetched at most, days per read. */
-const WALK_DAYS = 400;
-const CANDIDATE_CAP = 3000;
-const CHUNK_DAYS = 31;
+/** Sources whose unfiltered-by-search totals come from the count rollups (kept on write). */
+const ROLLUP_COUNTED = new Set(['invoices', 'payments']);
 
-function matches(doc: Record<string, unknown>, filter: Record<string, unknown>): boolean {
-  for (const [key, want] of Object.entries(filter)) {
+/** Whether a stored document matches equality fields (dotted paths allowed). */
+function matchesFields(doc: Record<string, unknown>, fields: Record<string, unknown>): boolean {
+  for (const [key, want] of Object.entries(fields)) {
     const have = key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], doc);
-    if (want && typeof want === 'object' && '$regex' in (want as object)) {
-      if (typeof have !== 'string' || !new RegExp((want as { $regex: string }).$regex).test(have)) return false;
-    } else if (have !== want) return false;
+    if (have !== want) return false;
   }
   return true;
-}
-
-/**
- * Newest first without sorting a collection: walks the day index of creations backwards from
- * today (one read per 31 days; within a day, ids are in creation order), fetching candidates by
- * `_id` in small batches and filtering them here. Stops when `limit` rows match (or, with
- * `countAll`, when every candidate is counted), after 3,000 candidates, or after 400 days.
- */
-async function newestByDayIndex(db: Connection, workspace: string, source: string, model: Model<any>, filter: Record<string, unknown>, limit: number, now: Date, countAll: boolean) {
-  const rows: any[] = [];
-  let matched = 0;
-  let candidates = 0;
-  const batchSize = Math.max(limit * 2, 40);
-  let day = now.toISOString().slice(0, 10);
-  const done = () => candidates >= CANDIDATE_CAP || (!countAll && rows.length >= limit);
-  for (let walked = 0; walked < WALK_DAYS && !done(); walked += CHUNK_DAYS) {
-    const days = Array.from({ length: CHUNK_DAYS }, (_, i) => addDays(day, -i));
-    const entries = new Map((await recentIndex(db).find({ _id: { $in: days.map((d) => recentId(workspace, source, d)) } }).lean()).map((e) => [e._id, e.ids]));
-    const ids = days.flatMap((d) => [...(entries.get(recentId(workspace, source, d)) ?? [])].reverse());
-    for (let i = 0; i < ids.length && !done(); i += batchSize) {
-      const batch = ids.slice(i, Math.min(i + batchSize, i + CANDIDATE_CAP - candidates));
-      candidates += batch.length;
-      const found = (await model.find({ _id: { $in: batch } }).lean()).filter((d) => matches(d, filter))
-        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : -1));
-      matched += found.length;
-      for (const d of found) if (rows.length < limit) rows.push(d);
-    }
-    day = addDays(day, -CHUNK_DAYS);
-  }
-  return { rows, matched, capped: candidates >= CANDIDATE_CAP, walkedAll: candidates < CANDIDATE_CAP && rows.length < limit };
 }
 
 /**
@@ -112,7 +78,7 @@ async function newestByDayIndex(db: Connection, workspace: string, source: strin
  * (no collection count: the store here scans for it). Null for other sources.
  */
 async function totalFromRollups(db: Connection, workspace: string, q: RecordsQuery): Promise<number | null> {
-  if (!INDEXED_SOURCES.has(q.source)) return null;
+  if (!ROLLUP_COUNTED.has(q.source)) return null;
   const all = await rollups(db).findById(rollupId(workspace, '*', 'a', 'all')).lean();
   const v = all?.v ?? {};
   if (q.source === 'payments') return q.kind === 'outgoing' ? 0 : (v.payments ?? 0);
@@ -123,49 +89,35 @@ async function totalFromRollups(db: Connection, workspace: string, q: RecordsQue
 }
 
 /**
- * Answers `records.list` for one of this subgraph's sources: `{source, rows, total}`, newest
- * first. `kind` and `status` use the source's vocabulary (an unknown value is `invalid_input`),
- * `search` is a case-insensitive substring of the source's text columns, `ref` is not used by
- * these sources. Invoices and payments are read through the day index of creations (bounded
- * reads whatever the collection's size); their `total` comes from the count rollup, or with
- * `search` counts the matches among the 3,000 most recent documents.
+ * Answers `records.list` for one of this subgraph's sources: `{source, rows, total?, next_cursor?}`,
+ * newest first, one page at a time by position (CONTRACT §9). `kind` and `status` use the
+ * source's vocabulary (an unknown value is `invalid_input`), `search` is a case-insensitive
+ * substring of the source's text column, `ref` is not used by these sources. `total` comes from
+ * counts kept on write: for invoices and payments the count rollup (also by kind and status,
+ * not with `search`); for the other sources the list counter, without filters only.
  */
-export async function invoicesRecords(db: Connection, workspace: string, q: RecordsQuery, now = new Date()): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
+export async function invoicesRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<{ source: string } & ListAnswer<Record<string, unknown>>> {
   if (!(INVOICES_SOURCES as readonly string[]).includes(q.source)) {
     throw new CuadraError('invalid_input', `The invoices subgraph does not answer the source "${q.source}".`, { field: '/source' });
   }
   const spec = SOURCES[q.source as (typeof INVOICES_SOURCES)[number]];
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
-  const filter: Record<string, unknown> = { workspace, ...spec.base };
+  const fields: Record<string, unknown> = {};
   if (q.kind) {
     const k = spec.kinds?.[q.kind];
     if (!k) throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of ${q.source}.`, { field: '/kind' });
-    Object.assign(filter, k);
+    Object.assign(fields, k);
   }
   if (q.status && spec.statuses) {
     if (!spec.statuses.includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of ${q.source} (${spec.statuses.join(', ')}).`, { field: '/status' });
-    filter.status = q.status;
+    fields.status = q.status;
   }
-  if (q.search) filter[spec.searchField] = { $regex: escapeRegex(q.search.toLowerCase()) };
-  const model = spec.model(db);
-  let rows: any[];
-  let total: number;
-  if (INDEXED_SOURCES.has(q.source)) {
-    // Without search the total comes from the count rollup; with search it is the number of
-    // matches among the 3,000 most recent documents (a full count would scan the collection).
-    const walk = await newestByDayIndex(db, workspace, q.source, model, filter, limit, now, Boolean(q.search));
-    rows = walk.rows;
-    total = q.search ? walk.matched : ((await totalFromRollups(db, workspace, q)) ?? walk.matched);
-    // Documents older than the walk (or written before the index existed): the plain query, only
-    // when the walk saw every candidate it could and the count says more exist.
-    if (walk.walkedAll && rows.length < Math.min(limit, total)) {
-      rows = await model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean();
-      if (q.search) total = await model.countDocuments(filter);
-    }
-  } else {
-    [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
-  }
-  return { source: q.source, rows: rows.map(spec.row), total };
+  const text = q.search?.toLowerCase();
+  const filtered = Object.keys(fields).length > 0 || Boolean(text);
+  const match = filtered ? (d: Record<string, unknown>) => matchesFields(d, fields) && (!text || containsText(d[spec.searchField], text)) : undefined;
+  const page = await listNewestFirst<Record<string, unknown>, Record<string, unknown>>(spec.model(db), { workspace, ...spec.series, cursor: q.cursor, limit, match }, spec.row);
+  if (ROLLUP_COUNTED.has(q.source) && !text) page.total = (await totalFromRollups(db, workspace, q)) ?? undefined;
+  return { source: q.source, ...page };
 }
 
 /** One entry of the agenda's `receivables` lane: an invoice falling due. */

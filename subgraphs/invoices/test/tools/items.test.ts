@@ -19,7 +19,7 @@ describe('items', () => {
     const updated = await sg.call('items.update', { id: item.id, price: { amount: 9000000, currency: 'COP' }, tax_rate_ppm: 50000 }, owner);
     expect(updated.output.item).toMatchObject({ price: { amount: 9000000 }, tax_rate_ppm: 50000 });
     expect((await sg.call('items.get', { id: item.id }, owner)).output.item.name).toBe('Hora de soporte');
-    expect((await sg.call('items.list', { kind: 'service', status: 'active' }, owner)).output.total).toBe(1);
+    expect((await sg.call('items.list', { kind: 'service', status: 'active' }, owner)).output.rows.length).toBe(1);
     expect((await sg.call('items.archive', { id: item.id }, owner)).output.item.status).toBe('archived');
     expect(await sg.call('items.archive', { id: item.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect(await sg.call('items.update', { id: item.id, name: 'x' }, owner)).toMatchObject({ ok: false, code: 'conflict' });

@@ -14,6 +14,26 @@ afterAll(async () => {
 const quoteInputOf = (customer_id: string) => ({ customer_id, currency: 'COP', lines: [{ description: 'Implementación', quantity: 1, unit_price: 2000000, tax_rate_ppm: 190000 }], withholdings: [{ type: 'retefuente', rate_ppm: 110000 }] });
 
 describe('quotes', () => {
+  it('quotes and sales orders share a collection but page as two lists, newest first by cursor', async () => {
+    const owner = testPrincipal();
+    const quotes: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      quotes.push((await sg.call('quotes.create', { ...quoteInputOf(await andina(owner)), notes: `q${i}` }, owner)).output.quote.id);
+      await sg.call('sales_orders.create', { ...quoteInputOf(await andina(owner)), notes: `o${i}` }, owner);
+    }
+    const first = (await sg.call('quotes.list', { limit: 3 }, owner)).output;
+    expect(first).toMatchObject({ total: 5 });
+    const second = (await sg.call('quotes.list', { limit: 3, cursor: first.next_cursor }, owner)).output;
+    expect([...first.rows, ...second.rows].map((q: any) => q.id)).toEqual([...quotes].reverse());
+    expect(second.next_cursor).toBeUndefined();
+    expect((await sg.call('sales_orders.list', {}, owner)).output).toMatchObject({ total: 5 });
+    // A quotes cursor is not a sales orders cursor.
+    expect(await sg.call('sales_orders.list', { cursor: first.next_cursor }, owner)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    const searched = (await sg.call('quotes.list', { search: 'Q3' }, owner)).output;
+    expect(searched.rows.map((q: any) => q.id)).toEqual([quotes[3]]);
+    expect(searched.total).toBeUndefined();
+  });
+
   it('goes draft → sent → accepted → converted into a draft invoice, once', async () => {
     const owner = testPrincipal();
     const q = (await sg.call('quotes.create', quoteInputOf(await andina(owner)), owner)).output.quote;
@@ -27,7 +47,7 @@ describe('quotes', () => {
     expect(converted.output.quote).toMatchObject({ status: 'converted', converted_to: { kind: 'invoice', id: converted.output.invoice.id } });
     expect(converted.output.invoice).toMatchObject({ status: 'draft', customer: BUYER.name ? { name: BUYER.name } : {}, amount_due: 2160000, source: { quote_id: q.id } });
     expect(await sg.call('quotes.convert', { id: q.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
-    expect((await sg.call('quotes.list', { status: 'converted' }, owner)).output.total).toBe(1);
+    expect((await sg.call('quotes.list', { status: 'converted' }, owner)).output.rows.length).toBe(1);
     expect(await sg.call('quotes.get', { id: 'quo_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
   });
 

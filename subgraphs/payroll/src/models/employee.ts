@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
@@ -60,6 +61,8 @@ employeeSchema.index({ workspace: 1, name_lc: 1 });
 employeeSchema.index({ workspace: 1, hire_date: 1 });
 // One payroll record per person and workspace: the document number is the person.
 employeeSchema.index({ workspace: 1, 'document.number': 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(employeeSchema);
 
 /** The employees collection on this subgraph's connection. */
 export function employees(db: Connection): Model<EmployeeDoc> {

@@ -1,4 +1,4 @@
-import { compileValidator, countSeries, createAjv, CuadraError, escapeRegex, localDate, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, queryWindow, previousWindow, RECORDS_QUERY_FIELDS, windowProblem, type WindowQuery } from '@cuadra/shared';
+import { compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, queryWindow, previousWindow, RECORDS_QUERY_FIELDS, windowProblem, type ListAnswer, type WindowQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { CONTRACT_TYPES, employees, type EmployeeDoc } from '../models/employee.ts';
 
@@ -19,7 +19,7 @@ export const validateMetricQuery = compileValidator(ajv, {
   dependentRequired: METRIC_QUERY_DEPENDENCIES,
 });
 
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string }
+export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
 export interface MetricQuery extends WindowQuery { metric: string; limit?: number; target?: number }
 
 /** The compact row of an employee: salary and identity document stay behind employees.get, as in the graph. */
@@ -28,29 +28,25 @@ function employeeRow(e: EmployeeDoc) {
 }
 
 /**
- * `records.list` for employees: `{source, rows, total}` in name order. `status` active or
+ * `records.list` for employees: `{source, rows, total?, next_cursor?}`, newest first, by cursor
+ * (CONTRACT §9: `total` only without filters). `status` active or
  * terminated; `search` a case-insensitive substring of the name, position or e-mail. Employees
  * take no kind and no ref (specification §2.5).
  */
-export async function payrollRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<{ source: string; rows: Record<string, unknown>[]; total: number }> {
+export async function payrollRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<{ source: string } & ListAnswer<Record<string, unknown>>> {
   if (!(PAYROLL_SOURCES as readonly string[]).includes(q.source)) {
     throw new CuadraError('invalid_input', `The payroll subgraph does not answer the source "${q.source}".`, { field: '/source' });
   }
   if (q.kind !== undefined) throw new CuadraError('invalid_input', 'Employees take no kind.', { field: '/kind' });
   if (q.ref !== undefined) throw new CuadraError('invalid_input', 'Employees take no ref.', { field: '/ref' });
-  const filter: Record<string, unknown> = { workspace };
-  if (q.status) {
-    if (q.status !== 'active' && q.status !== 'terminated') throw new CuadraError('invalid_input', `"${q.status}" is not a status of employees (active, terminated).`, { field: '/status' });
-    filter.status = q.status;
+  if (q.status && q.status !== 'active' && q.status !== 'terminated') {
+    throw new CuadraError('invalid_input', `"${q.status}" is not a status of employees (active, terminated).`, { field: '/status' });
   }
-  if (q.search) {
-    const text = escapeRegex(q.search.toLowerCase());
-    filter.$or = [{ name_lc: { $regex: text } }, { position: { $regex: text, $options: 'i' } }, { email: { $regex: text, $options: 'i' } }];
-  }
-  const limit = q.limit ?? 8;
-  const model = employees(db);
-  const [rows, total] = await Promise.all([model.find(filter).sort({ name_lc: 1, _id: 1 }).limit(limit).lean(), model.countDocuments(filter)]);
-  return { source: q.source, rows: rows.map(employeeRow), total };
+  const text = q.search?.toLowerCase();
+  const match = q.status || text
+    ? (e: EmployeeDoc) => (!q.status || e.status === q.status) && (!text || e.name_lc.includes(text) || containsText(e.position, text) || containsText(e.email, text))
+    : undefined;
+  return { source: q.source, ...(await listNewestFirst<EmployeeDoc, Record<string, unknown>>(employees(db), { workspace, cursor: q.cursor, limit: q.limit ?? 8, match }, employeeRow)) };
 }
 
 /**

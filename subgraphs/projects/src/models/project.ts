@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Columns a project gets when it names none. */
@@ -42,6 +43,8 @@ const projectSchema = new Schema<ProjectDoc>(
 );
 projectSchema.index({ workspace: 1, created_at: -1 });
 projectSchema.index({ workspace: 1, key: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(projectSchema);
 
 /** The projects collection on this subgraph's connection. */
 export function projects(db: Connection): Model<ProjectDoc> {

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Task priorities, lowest first. */
@@ -49,6 +50,8 @@ const taskSchema = new Schema<TaskDoc>(
 taskSchema.index({ workspace: 1, project_id: 1, created_at: -1 });
 taskSchema.index({ workspace: 1, due_date: 1 });
 taskSchema.index({ project_id: 1, number: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(taskSchema);
 
 /** The project tasks collection on this subgraph's connection (records source `project_tasks`). */
 export function tasks(db: Connection): Model<TaskDoc> {

@@ -1,4 +1,4 @@
-import { compileValidator, createAjv, CuadraError, escapeRegex, RECORDS_QUERY_FIELDS } from '@cuadra/shared';
+import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, RECORDS_QUERY_FIELDS, type ListAnswer } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { projects, type ProjectDoc } from '../models/project.ts';
 import { tasks, type TaskDoc } from '../models/task.ts';
@@ -17,8 +17,8 @@ export const validateRecordsQuery = compileValidator(createAjv(), {
   properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
 });
 
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string }
-type Answer = { source: string; rows: Record<string, unknown>[]; total: number };
+export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
+type Answer = { source: string } & ListAnswer<Record<string, unknown>>;
 
 /** Columns of every project are read from at most this many projects (newest first) when no ref names one. */
 const MAX_PROJECTS_FOR_COLUMNS = 500;
@@ -41,47 +41,40 @@ async function projectByKey(db: Connection, workspace: string, key: string): Pro
 }
 
 /**
- * `records.list` for the projects sources: `{source, rows, total}`.
- * - projects: newest first; `search` the name, key or description. No status, kind or ref.
- * - project_tasks: newest first; `ref` a project key (default all projects); `status` a column
+ * `records.list` for the projects sources: `{source, rows, total?, next_cursor?}`.
+ * - projects: newest first, by cursor (CONTRACT §9; `total` only without search); `search` the name, key or description. No status, kind or ref.
+ * - project_tasks: newest first, by cursor (`total` only without filters); `ref` a project key (default all projects); `status` a column
  *   name (exact); `search` the title, reference (WEB-12), description or assignee e-mail.
  * - project_columns: one row per column of each project, in board order (newest project
  *   first), with its task count; `ref` a project key (default all); `search` the column name;
- *   `status` is ignored (specification §2.5).
+ *   `status` is ignored (specification §2.5). Not paged: a cursor is refused.
  * None of them takes a kind.
  */
 export async function projectsRecords(db: Connection, workspace: string, q: RecordsQuery): Promise<Answer> {
   if (!Object.hasOwn(PROJECT_SOURCES, q.source)) throw new CuadraError('invalid_input', `The projects subgraph does not answer the source "${q.source}".`, { field: '/source' });
   if (q.kind !== undefined) throw new CuadraError('invalid_input', `The source ${q.source} takes no kind.`, { field: '/kind' });
   const limit = q.limit ?? 8;
-  const text = q.search ? escapeRegex(q.search.toLowerCase()) : null;
+  const text = q.search ? q.search.toLowerCase() : null;
 
   if (q.source === 'projects') {
     if (q.ref !== undefined) throw new CuadraError('invalid_input', 'Projects take no ref.', { field: '/ref' });
     if (q.status !== undefined) throw new CuadraError('invalid_input', 'Projects have no status.', { field: '/status' });
-    const filter: Record<string, unknown> = { workspace };
-    if (text) filter.$or = [{ name_lc: { $regex: text } }, { key: { $regex: text, $options: 'i' } }, { description: { $regex: text, $options: 'i' } }];
-    const model = projects(db);
-    const [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
-    return { source: q.source, rows: rows.map(projectRow), total };
+    const match = text ? (p: ProjectDoc) => p.name_lc.includes(text) || containsText(p.key, text) || containsText(p.description, text) : undefined;
+    return { source: q.source, ...(await listNewestFirst<ProjectDoc, Record<string, unknown>>(projects(db), { workspace, cursor: q.cursor, limit, match }, projectRow)) };
   }
 
   if (q.source === 'project_tasks') {
-    const filter: Record<string, unknown> = { workspace };
-    if (q.ref !== undefined) filter.project_id = (await projectByKey(db, workspace, q.ref))._id;
-    if (q.status !== undefined) filter.column = q.status;
-    if (text) {
-      filter.$or = [
-        { title: { $regex: text, $options: 'i' } }, { ref: { $regex: text, $options: 'i' } },
-        { description: { $regex: text, $options: 'i' } }, { assignee_email: { $regex: text, $options: 'i' } },
-      ];
-    }
-    const model = tasks(db);
-    const [rows, total] = await Promise.all([model.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).lean(), model.countDocuments(filter)]);
-    return { source: q.source, rows: rows.map(taskRow), total };
+    const projectId = q.ref !== undefined ? (await projectByKey(db, workspace, q.ref))._id : undefined;
+    const column = q.status;
+    const match = projectId || column !== undefined || text
+      ? (t: TaskDoc) => (!projectId || t.project_id === projectId) && (column === undefined || t.column === column)
+        && (!text || containsText(t.title, text) || containsText(t.ref, text) || containsText(t.description, text) || containsText(t.assignee_email, text))
+      : undefined;
+    return { source: q.source, ...(await listNewestFirst<TaskDoc, Record<string, unknown>>(tasks(db), { workspace, cursor: q.cursor, limit, match }, taskRow)) };
   }
 
   // project_columns
+  if (q.cursor !== undefined) throw new CuadraError('invalid_input', 'Project columns come in one page; they take no cursor.', { field: '/cursor' });
   const boards = q.ref !== undefined
     ? [await projectByKey(db, workspace, q.ref)]
     : await projects(db).find({ workspace }, { key: 1, columns: 1, created_at: 1 }).sort({ created_at: -1, _id: -1 }).limit(MAX_PROJECTS_FOR_COLUMNS).lean();

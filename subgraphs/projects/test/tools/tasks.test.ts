@@ -61,7 +61,7 @@ describe('tasks.create', () => {
     expect(await svc.call('tasks.create', { project_id: theirs.id, title: 'Intrusa' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
     // Not even the other workspace's column names leak through the column check.
     expect(await svc.call('tasks.create', { project_id: theirs.id, title: 'Intrusa', column: 'Sondeo' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
-    expect(rowsOf(await svc.call('tasks.list', { project_id: theirs.id }, other)).total).toBe(0);
+    expect(rowsOf(await svc.call('tasks.list', { project_id: theirs.id }, other)).rows).toEqual([]);
   });
 
   it('refuses input that does not fit the schema with a JSON Pointer', async () => {
@@ -87,7 +87,7 @@ describe('tasks.create', () => {
 });
 
 describe('tasks.list', () => {
-  it('filters by project and column, and lists what is due before a date soonest first', async () => {
+  it('filters by project, column and due date, newest first, and pages by cursor', async () => {
     const ws = testPrincipal();
     const a = await newProject(ws, 'AAA');
     const b = await newProject(ws, 'BBB');
@@ -103,8 +103,11 @@ describe('tasks.list', () => {
     expect(rowsOf(await svc.call('tasks.list', { project_id: a.id, column: 'Doing' }, ws)).rows.map((t) => t.title)).toEqual(['soon']);
     expect(rowsOf(await svc.call('tasks.list', { due_before: '2026-12-20' }, ws)).rows.map((t) => t.title)).toEqual(['other project', 'soon']);
     expect(rowsOf(await svc.call('tasks.list', { due_before: '2026-12-21', project_id: a.id }, ws)).rows.map((t) => t.title)).toEqual(['soon', 'late']);
-    const page = rowsOf(await svc.call('tasks.list', { limit: 1, offset: 1 }, ws));
+    const first = rowsOf(await svc.call('tasks.list', { limit: 1 }, ws)) as { rows: Task[]; total: number; next_cursor: string };
+    expect(first).toMatchObject({ total: 4, rows: [{ title: 'other project' }] });
+    const page = rowsOf(await svc.call('tasks.list', { limit: 1, cursor: first.next_cursor }, ws));
     expect(page).toMatchObject({ total: 4, rows: [{ title: 'undated' }] });
+    expect(rowsOf(await svc.call('tasks.list', { project_id: a.id }, ws)).total).toBeUndefined();
   });
 
   it('never shows another workspace’s tasks, and answers not_found for its project', async () => {
@@ -118,7 +121,9 @@ describe('tasks.list', () => {
 
   it('refuses bad filters with a JSON Pointer, and callers it does not reach', async () => {
     expect(await svc.call('tasks.list', { limit: 101 }, owner)).toMatchObject({ code: 'invalid_input', field: '/limit' });
-    expect(await svc.call('tasks.list', { offset: 1.5 }, owner)).toMatchObject({ code: 'invalid_input', field: '/offset' });
+    expect(await svc.call('tasks.list', { offset: 1 }, owner)).toMatchObject({ code: 'invalid_input', field: '/offset' });
+    expect(await svc.call('tasks.list', { cursor: 'x'.repeat(513) }, owner)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    expect(await svc.call('tasks.list', { cursor: 'garbage' }, owner)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
     expect(await svc.call('tasks.list', { due_before: 'tomorrow' }, owner)).toMatchObject({ code: 'invalid_input', field: '/due_before' });
     expect(await svc.call('tasks.list', { project_id: '' }, owner)).toMatchObject({ code: 'invalid_input', field: '/project_id' });
     expect(await svc.call('tasks.list', { assignee: 'x' }, owner)).toMatchObject({ code: 'invalid_input', field: '/assignee' });

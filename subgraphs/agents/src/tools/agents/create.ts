@@ -1,4 +1,4 @@
-import { CuadraError, TOOL_PATTERN, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, TOOL_PATTERN, defineTool, newId } from '@cuadra/shared';
 import { MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../../models/agent.ts';
 
 interface Input {
@@ -46,7 +46,7 @@ export const create = defineTool<Input>({
       updated_at: ctx.now,
     };
     try {
-      await agents(ctx.db).create(doc);
+      await createPositioned(agents(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', `An agent named "${name}" already exists in this workspace.`);

@@ -1,13 +1,14 @@
-import { defineTool, escapeRegex } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
 import { agents, agentView, type AgentDoc } from '../../models/agent.ts';
 
-interface Input { status?: AgentDoc['status']; search?: string; limit?: number; offset?: number }
+interface Input { status?: AgentDoc['status']; search?: string; limit?: number; cursor?: string }
 
 
 /** Lists the workspace's agents, newest first. */
 export const list = defineTool<Input>({
   name: 'agents.list',
-  description: 'List AI agents of the workspace, newest first; filter by status (active, paused) or a case-insensitive name search.',
+  description: 'List AI agents of the workspace, newest first; filter by status (active, paused) or a case-insensitive name search.' +
+    ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
   risk: 'read',
   input: {
     type: 'object',
@@ -16,19 +17,12 @@ export const list = defineTool<Input>({
       status: { enum: ['active', 'paused'] },
       search: { type: 'string', minLength: 1, maxLength: 100 },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
-      offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const filter: Record<string, unknown> = { workspace: ctx.workspace };
-    if (input.status) filter.status = input.status;
-    if (input.search) filter.name_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
-    const limit = input.limit ?? 20;
-    const model = agents(ctx.db);
-    const [rows, total] = await Promise.all([
-      model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(limit).lean(),
-      model.countDocuments(filter),
-    ]);
-    return { rows: rows.map(agentView), total };
+    const text = input.search?.toLowerCase();
+    const match = input.status || text ? (a: AgentDoc) => (!input.status || a.status === input.status) && (!text || a.name_lc.includes(text)) : undefined;
+    return listNewestFirst<AgentDoc, ReturnType<typeof agentView>>(agents(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, agentView);
   },
 });

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, parseNit } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, parseNit } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from '../../models/party.ts';
 
 interface Input {
@@ -99,7 +99,7 @@ export const create = defineTool<Input>({
       updated_at: ctx.now,
     };
     try {
-      await parties(ctx.db).create(doc);
+      await createPositioned(parties(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', `A party with tax id ${taxId!.type} ${taxId!.number} already exists in this workspace.`);

@@ -1,12 +1,13 @@
-import { defineTool, escapeRegex } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
 import { invoices, invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
 
-interface Input { status?: InvoiceDoc['status']; kind?: InvoiceDoc['kind']; customer_id?: string; search?: string; limit?: number; offset?: number }
+interface Input { status?: InvoiceDoc['status']; kind?: InvoiceDoc['kind']; customer_id?: string; search?: string; limit?: number; cursor?: string }
 
 /** Lists invoices, newest first. */
 export const list = defineTool<Input>({
   name: 'invoices.list',
-  description: 'List invoices and credit notes, newest first; filter by status, kind, customer or a case-insensitive search over number, customer name and notes.',
+  description: 'List invoices and credit notes, newest first; filter by status, kind, customer or a case-insensitive search over number, customer name and notes.' +
+    ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
   risk: 'read',
   input: {
     type: 'object',
@@ -17,20 +18,15 @@ export const list = defineTool<Input>({
       customer_id: { type: 'string', minLength: 1, maxLength: 64 },
       search: { type: 'string', minLength: 1, maxLength: 100 },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
-      offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const filter: Record<string, unknown> = { workspace: ctx.workspace };
-    if (input.status) filter.status = input.status;
-    if (input.kind) filter.kind = input.kind;
-    if (input.customer_id) filter.customer_id = input.customer_id;
-    if (input.search) filter.search_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
-    const model = invoices(ctx.db);
-    const [rows, total] = await Promise.all([
-      model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(input.limit ?? 20).lean(),
-      model.countDocuments(filter),
-    ]);
-    return { rows: rows.map(invoiceView), total };
+    const text = input.search?.toLowerCase();
+    const match = input.status || input.kind || input.customer_id || text
+      ? (i: InvoiceDoc) => (!input.status || i.status === input.status) && (!input.kind || i.kind === input.kind)
+        && (!input.customer_id || i.customer_id === input.customer_id) && (!text || i.search_lc.includes(text))
+      : undefined;
+    return listNewestFirst<InvoiceDoc, ReturnType<typeof invoiceView>>(invoices(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, invoiceView);
   },
 });

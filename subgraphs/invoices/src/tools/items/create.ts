@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
 import { items, itemView, type ItemDoc } from '../../models/item.ts';
 import { VAT_RATES_PPM } from '../../money.ts';
 
@@ -36,7 +36,7 @@ export const create = defineTool<Input>({
       tax_rate_ppm: input.tax_rate_ppm ?? 190000, status: 'active', created_at: ctx.now,
     };
     try {
-      await items(ctx.db).create(doc);
+      await createPositioned(items(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `An item with SKU ${input.sku} already exists in this workspace.`);
       throw err;

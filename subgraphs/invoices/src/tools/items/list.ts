@@ -1,13 +1,14 @@
-import { defineTool, escapeRegex } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
 import { items, itemView, type ItemDoc } from '../../models/item.ts';
 
-interface Input { search?: string; kind?: ItemDoc['kind']; status?: ItemDoc['status']; limit?: number; offset?: number }
+interface Input { search?: string; kind?: ItemDoc['kind']; status?: ItemDoc['status']; limit?: number; cursor?: string }
 
 
 /** Lists catalog items, newest first. */
 export const list = defineTool<Input>({
   name: 'items.list',
-  description: 'List catalog items (products and services), newest first; filter by kind, status or a case-insensitive name search.',
+  description: 'List catalog items (products and services), newest first; filter by kind, status or a case-insensitive name search.' +
+    ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
   risk: 'read',
   input: {
     type: 'object',
@@ -17,19 +18,14 @@ export const list = defineTool<Input>({
       kind: { enum: ['product', 'service'] },
       status: { enum: ['active', 'archived'] },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
-      offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const filter: Record<string, unknown> = { workspace: ctx.workspace };
-    if (input.kind) filter.kind = input.kind;
-    if (input.status) filter.status = input.status;
-    if (input.search) filter.name_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
-    const model = items(ctx.db);
-    const [rows, total] = await Promise.all([
-      model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(input.limit ?? 20).lean(),
-      model.countDocuments(filter),
-    ]);
-    return { rows: rows.map(itemView), total };
+    const text = input.search?.toLowerCase();
+    const match = input.kind || input.status || text
+      ? (i: ItemDoc) => (!input.kind || i.kind === input.kind) && (!input.status || i.status === input.status) && (!text || i.name_lc.includes(text))
+      : undefined;
+    return listNewestFirst<ItemDoc, ReturnType<typeof itemView>>(items(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, itemView);
   },
 });

@@ -1,29 +1,24 @@
-import { defineTool } from '@cuadra/shared';
-import { payments, paymentView } from '../../models/payment.ts';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
+import { payments, paymentView, type PaymentDoc } from '../../models/payment.ts';
 
-interface Input { customer_id?: string; limit?: number; offset?: number }
+interface Input { customer_id?: string; limit?: number; cursor?: string }
 
 /** Lists payments received, newest first. */
 export const list = defineTool<Input>({
   name: 'payments.list',
-  description: 'List payments received, newest first; filter by customer.',
+  description: 'List payments received, newest first; filter by customer.' +
+    ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false,
     properties: {
       customer_id: { type: 'string', minLength: 1, maxLength: 64 },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
-      offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const filter: Record<string, unknown> = { workspace: ctx.workspace };
-    if (input.customer_id) filter.customer_id = input.customer_id;
-    const model = payments(ctx.db);
-    const [rows, total] = await Promise.all([
-      model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(input.limit ?? 20).lean(),
-      model.countDocuments(filter),
-    ]);
-    return { rows: rows.map(paymentView), total };
+    const match = input.customer_id ? (p: PaymentDoc) => p.customer_id === input.customer_id : undefined;
+    return listNewestFirst<PaymentDoc, ReturnType<typeof paymentView>>(payments(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, paymentView);
   },
 });

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, withLock, type ToolContext } from '@cuadra/shared';
 import { invoices } from '../../models/invoice.ts';
 import { payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
 import { localDate } from '../../money.ts';
@@ -101,7 +101,7 @@ async function registerPayment(input: Input, ctx: ToolContext) {
   };
   await markPayment(ctx, doc._id);
   await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
-  await payments(ctx.db).create(doc);
+  await createPositioned(payments(ctx.db), doc);
   const done = await completePayment(ctx, doc);
   return { payment: paymentView(done) };
 }

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
 import { CONTRACT_TYPES, DOCUMENT_TYPES, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 import { minimumWageFor } from '../../parameters.ts';
 
@@ -99,7 +99,7 @@ export const create = defineTool<Input>({
       updated_at: ctx.now,
     };
     try {
-      await employees(ctx.db).create(doc);
+      await createPositioned(employees(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', `An employee with document number ${number} already exists in this workspace.`);

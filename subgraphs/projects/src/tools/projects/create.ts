@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
 import { DEFAULT_COLUMNS, projects, projectView, type ProjectDoc } from '../../models/project.ts';
 
 interface Input { name: string; key: string; description?: string; columns?: string[] }
@@ -42,7 +42,7 @@ export const create = defineTool<Input>({
       updated_at: ctx.now,
     };
     try {
-      await projects(ctx.db).create(doc);
+      await createPositioned(projects(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', `A project with key ${input.key} already exists in this workspace.`);

@@ -1,12 +1,13 @@
-import { defineTool, escapeRegex } from '@cuadra/shared';
-import { projects, projectView } from '../../models/project.ts';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
+import { projects, projectView, type ProjectDoc } from '../../models/project.ts';
 
-interface Input { search?: string; limit?: number; offset?: number }
+interface Input { search?: string; limit?: number; cursor?: string }
 
 /** Lists the workspace's projects, newest first. */
 export const list = defineTool<Input>({
   name: 'projects.list',
-  description: 'List project boards of the workspace, newest first, with their keys and columns; optional case-insensitive name search.',
+  description: 'List project boards of the workspace, newest first, with their keys and columns; optional case-insensitive name search.' +
+    ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
   risk: 'read',
   input: {
     type: 'object',
@@ -14,18 +15,12 @@ export const list = defineTool<Input>({
     properties: {
       search: { type: 'string', minLength: 1, maxLength: 100 },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
-      offset: { type: 'integer', minimum: 0, maximum: 100000 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const filter: Record<string, unknown> = { workspace: ctx.workspace };
-    if (input.search) filter.name_lc = { $regex: escapeRegex(input.search.toLowerCase()) };
-    const limit = input.limit ?? 20;
-    const model = projects(ctx.db);
-    const [rows, total] = await Promise.all([
-      model.find(filter).sort({ created_at: -1, _id: -1 }).skip(input.offset ?? 0).limit(limit).lean(),
-      model.countDocuments(filter),
-    ]);
-    return { rows: rows.map(projectView), total };
+    const text = input.search?.toLowerCase();
+    const match = text ? (p: ProjectDoc) => p.name_lc.includes(text) : undefined;
+    return listNewestFirst<ProjectDoc, ReturnType<typeof projectView>>(projects(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, projectView);
   },
 });

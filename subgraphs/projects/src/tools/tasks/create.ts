@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
 import { projects } from '../../models/project.ts';
 import { PRIORITIES, tasks, taskView, type TaskDoc } from '../../models/task.ts';
 
@@ -62,7 +62,7 @@ export const create = defineTool<Input>({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await tasks(ctx.db).create(doc);
+    await createPositioned(tasks(ctx.db), doc);
     return { task: taskView(doc) };
   },
 });
