@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
 
@@ -172,6 +172,13 @@ function cursorMac(series: string, workspace: string, body: string): string {
   return createHmac('sha256', cursorKey).update(`${series}\n${workspace}\n${body}`).digest('base64url').slice(0, 22);
 }
 
+/** Constant-time equality of two short strings (a cursor's MAC). */
+function sameText(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
 /** An opaque cursor: continue below position `pos` of this series in this workspace. */
 export function encodeCursor(series: string, workspace: string, pos: number): string {
   const body = Buffer.from(JSON.stringify({ p: pos })).toString('base64url');
@@ -182,7 +189,7 @@ export function encodeCursor(series: string, workspace: string, pos: number): st
 export function decodeCursor(series: string, workspace: string, cursor: string): number {
   const refuse = () => new CuadraError('invalid_input', 'The cursor is not one this list gave out: pass next_cursor from the previous page unchanged, or omit it for the first page.', { field: '/cursor' });
   const [body, mac, extra] = cursor.split('.');
-  if (!body || !mac || extra !== undefined || mac !== cursorMac(series, workspace, body)) throw refuse();
+  if (!body || !mac || extra !== undefined || !sameText(mac, cursorMac(series, workspace, body))) throw refuse();
   let p: unknown;
   try {
     p = (JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { p?: unknown }).p;

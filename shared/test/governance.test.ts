@@ -53,7 +53,17 @@ describe('the ledger chain under concurrency', () => {
     const other = await la.append({ ...rec(1), principal: principal(`${ws}_other`) });
     expect(other.seq).toBe(1);
     const listed = await lb.list(ws, { limit: 5 });
-    expect(listed.map((e) => e.seq)).toEqual([300, 299, 298, 297, 296]);
+    expect(listed.rows.map((e) => e.seq)).toEqual([300, 299, 298, 297, 296]);
+    // Pages continue below the last seq, and end (no next_before) at the chain's start.
+    const next = await lb.list(ws, { limit: 5, before: listed.next_before });
+    expect(next.rows.map((e) => e.seq)).toEqual([295, 294, 293, 292, 291]);
+    const last = await lb.list(ws, { limit: 200, before: 101 });
+    expect(last.rows.map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect(last.next_before).toBeUndefined();
+    // A filter that matches nothing reads a bounded number of windows, then says where to go on.
+    const rare = await lb.list(ws, { tool: 'nothing.matches' });
+    expect(rare.rows).toEqual([]);
+    expect(rare.next_before).toBeUndefined(); // 300 entries fit in one page's windows
   });
 });
 

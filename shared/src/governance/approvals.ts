@@ -1,3 +1,4 @@
+import { addPositions, backfillPositions, createPositioned, pageNewestFirst, type Page } from '../paging.ts';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import type { Principal } from '../principal.ts';
@@ -48,6 +49,8 @@ const schema = new Schema<ApprovalDoc>(
   },
   { versionKey: false, minimize: false },
 );
+// The inbox pages newest first by position (CONTRACT §9 bounded lists; shared/src/paging.ts).
+addPositions(schema);
 schema.index({ workspace: 1, status: 1 });
 schema.index({ subgraph: 1, status: 1 });
 // The approvals metrics read a workspace's requests by time.
@@ -88,6 +91,7 @@ export class ApprovalStore {
 
   async init(): Promise<void> {
     await ensureModel(this.model);
+    await backfillPositions(this.model);
   }
 
   async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal }, now = new Date()): Promise<ApprovalDoc> {
@@ -98,7 +102,7 @@ export class ApprovalStore {
       requested_at: now.toISOString(), decided_by: null, decided_at: null, reason: null, result: null,
       expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(), lease_until: null, executor: null,
     };
-    await this.model.create(doc);
+    await createPositioned(this.model, doc);
     return doc;
   }
 
@@ -106,13 +110,11 @@ export class ApprovalStore {
     return this.model.findOne({ _id: id, workspace }).lean();
   }
 
-  async list(workspace: string, status: ApprovalStatus | undefined, limit: number, now = new Date()): Promise<ApprovalDoc[]> {
-    const filter: Record<string, unknown> = { workspace };
-    if (status === 'expired') filter.$or = [{ status: 'expired' }, { status: 'pending', expires_at: { $lte: now.toISOString() } }];
-    else if (status === 'pending') Object.assign(filter, { status: 'pending', expires_at: { $gt: now.toISOString() } });
-    else if (status) filter.status = status;
-    const docs = await this.model.find(filter).lean();
-    return docs.sort((a, b) => b.requested_at.localeCompare(a.requested_at)).slice(0, limit);
+  /** One page of the inbox, newest first (bounded: positions, never a sort of the collection). */
+  async list(workspace: string, status: ApprovalStatus | undefined, limit: number, now = new Date(), cursor?: string): Promise<Page<ApprovalDoc>> {
+    const at = now.toISOString();
+    const shownStatus = (d: ApprovalDoc) => (d.status === 'pending' && d.expires_at <= at ? 'expired' : d.status);
+    return pageNewestFirst<ApprovalDoc>(this.model, { workspace, limit, cursor, ...(status ? { match: (d) => shownStatus(d) === status } : {}) });
   }
 
   /** How many approvals wait for a decision now (pending and not past their expiry). */

@@ -49,6 +49,9 @@ export interface LedgerRecord {
   duration_ms: number;
 }
 
+/** Windows of 500 seq numbers one `ledger.list` page reads at most (10,000 entries). */
+export const LIST_WINDOWS = 20;
+
 interface HeadDoc { _id: string; seq: number; hash: string }
 
 /** A signed checkpoint of a workspace's chain: entry `seq` has hash `hash` (CONTRACT.md §9). */
@@ -326,14 +329,21 @@ export class Ledger {
     });
   }
 
-  /** Newest entries first, filtered (bounded: at most `limit`, 200 max). */
-  async list(workspace: string, filter: { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number }): Promise<LedgerEntry[]> {
+  /**
+   * Newest entries first, filtered, one bounded page: at most `limit` (200 max) entries, and at
+   * most {@link LIST_WINDOWS} windows of 500 seq numbers read (range reads on the unique
+   * (workspace, seq) index, never a full sort). `before` continues below a seq; `next_before` is
+   * where the next page starts, absent when the chain's start was reached. A filter that matches
+   * rarely therefore gives short (even empty) pages that still continue.
+   */
+  async list(workspace: string, filter: { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number; before?: number }): Promise<{ rows: LedgerEntry[]; next_before?: number }> {
     const head = await this.#heads.findById(workspace).lean();
-    if (!head) return [];
+    if (!head) return { rows: [] };
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
     const out: LedgerEntry[] = [];
-    // Walk back from the head in windows of seq numbers: indexed range reads, never a full sort.
-    for (let high = head.seq; high > 0 && out.length < limit; high -= 500) {
+    const top = Math.min(head.seq, (filter.before ?? head.seq + 1) - 1);
+    let high = top;
+    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= 500) {
       const query: Record<string, unknown> = { workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } };
       if (filter.tool) query.tool = filter.tool;
       if (filter.module) query.module = filter.module;
@@ -341,9 +351,11 @@ export class Ledger {
       if (filter.from || filter.to) query.at = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
       const rows = await this.entries.find(query, { _id: 0 }).lean();
       rows.sort((a, b) => b.seq - a.seq);
-      out.push(...rows.slice(0, limit - out.length));
+      const taken = rows.slice(0, limit - out.length);
+      out.push(...taken);
+      if (out.length >= limit) return { rows: out, ...(taken.at(-1)!.seq > 1 ? { next_before: taken.at(-1)!.seq } : {}) };
     }
-    return out;
+    return { rows: out, ...(high > 0 ? { next_before: high + 1 } : {}) };
   }
 
   /**

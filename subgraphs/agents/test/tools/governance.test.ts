@@ -53,6 +53,28 @@ describe('approvals', () => {
     expect(await sg.call('approvals.get', { id: approval._id }, testPrincipal())).toMatchObject({ code: 'not_found' });
     expect((await sg.call('approvals.list', { status: 'rejected' }, owner)).output.rows.map((a: { id: string }) => a.id)).toEqual(['apr_one']);
   });
+
+  it('lists the inbox newest first by cursor, each approval once, filtered by status', async () => {
+    const owner = testPrincipal();
+    const requester = { ...owner, credential_id: 'key_req', actor: { type: 'api_key' as const, id: 'key_req' } };
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const made = await sg.governance.approvals.create({ id: `apr_p${i}_${owner.workspace.slice(3, 9)}`, workspace: owner.workspace, subgraph: 'crm', mode: 'hold', tool: 'parties.create', input: { i }, inputDigest: 'd', principal: requester });
+      ids.unshift(made._id);
+    }
+    await sg.call('approvals.decide', { id: ids[1], decision: 'reject', reason: 'no' }, owner);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await sg.call('approvals.list', { limit: 3, ...(cursor ? { cursor } : {}) }, owner)).output;
+      expect(page.rows.length).toBeLessThanOrEqual(3);
+      seen.push(...page.rows.map((a: { id: string }) => a.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(ids);
+    expect((await sg.call('approvals.list', { status: 'pending' }, owner)).output.rows.map((a: { id: string }) => a.id)).toEqual(ids.filter((id) => id !== ids[1]));
+    expect(await sg.call('approvals.list', { cursor: 'bm90LWEtY3Vyc29y.xxxx' }, owner)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+  });
 });
 
 describe('ledger', () => {

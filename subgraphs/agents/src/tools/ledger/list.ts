@@ -1,9 +1,11 @@
-import { defineTool } from '@cuadra/shared';
+import { CURSOR_SCHEMA, decodeCursor, defineTool, encodeCursor } from '@cuadra/shared';
 
-/** The action ledger, newest first. */
-export const list = defineTool<{ tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number }>({
+interface Input { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string }
+
+/** The action ledger, newest first, one bounded page at a time. */
+export const list = defineTool<Input>({
   name: 'ledger.list',
-  description: 'List entries of the workspace action ledger, newest first: every invoke attempt with its actor, tool, risk, outcome and hash chain; filter by tool, module, actor id or time.',
+  description: 'List entries of the workspace action ledger, newest first: every invoke attempt with its actor, tool, risk, outcome and hash chain; filter by tool, module, actor id or time. One page reads at most 10,000 entries: a rare filter may give a short or empty page with next_cursor; pass it back as cursor to continue.',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false,
@@ -14,10 +16,12 @@ export const list = defineTool<{ tool?: string; module?: string; actor?: string;
       from: { type: 'string', format: 'date-time' },
       to: { type: 'string', format: 'date-time' },
       limit: { type: 'integer', minimum: 1, maximum: 200 },
+      cursor: CURSOR_SCHEMA,
     },
   },
   async handler(input, ctx) {
-    const rows = await ctx.governance.ledger.list(ctx.workspace, input);
-    return { rows };
+    const before = input.cursor ? decodeCursor('ledger', ctx.workspace, input.cursor) : undefined;
+    const page = await ctx.governance.ledger.list(ctx.workspace, { ...input, before });
+    return { rows: page.rows, ...(page.next_before ? { next_cursor: encodeCursor('ledger', ctx.workspace, page.next_before) } : {}) };
   },
 });
