@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { composeSupergraph, type SubgraphSource } from '../gateway/src/compose.ts';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
+import { collectReads, type ReadDeclarations } from '../shared/src/index.ts';
 
 /** Loads every subgraph's SDL and tool declarations. */
 export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
@@ -10,7 +11,7 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
     SUBGRAPHS.map(async ({ name }) => {
       const server = await import(`../subgraphs/${name}/src/server.ts`);
       const { tools } = await import(`../subgraphs/${name}/src/tools/index.ts`);
-      return { name, typeDefs: server.typeDefs() as string, tools };
+      return { name, typeDefs: server.typeDefs() as string, tools, reads: server.reads as ReadDeclarations | undefined };
     }),
   );
 }
@@ -18,11 +19,20 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
 /** Writes gateway/generated/{supergraph.graphql,catalog.json}. */
 export async function build(): Promise<{ tools: number }> {
   const { gatewayTools } = await import('../gateway/src/local/index.ts');
-  const { supergraphSdl, catalog } = composeSupergraph(await loadSubgraphSources(), gatewayTools);
+  const sources = await loadSubgraphSources();
+  const { supergraphSdl, catalog } = composeSupergraph(sources, gatewayTools);
+  // The composite reads each subgraph declared: the gateway routes records.list, metrics.query and
+  // the agenda by them, and the two tools' descriptions name what is answered today.
+  const reads = collectReads(sources);
+  for (const entry of catalog) {
+    entry.description = entry.description
+      .replace('{sources}', Object.keys(reads.sources).sort().join(', '))
+      .replace('{metrics}', Object.keys(reads.metrics).sort().join(', '));
+  }
   const out = new URL('../gateway/generated/', import.meta.url);
   mkdirSync(out, { recursive: true });
   writeFileSync(new URL('supergraph.graphql', out), supergraphSdl);
-  writeFileSync(new URL('catalog.json', out), `${JSON.stringify({ tools: catalog }, null, 2)}\n`);
+  writeFileSync(new URL('catalog.json', out), `${JSON.stringify({ tools: catalog, reads }, null, 2)}\n`);
   return { tools: catalog.length };
 }
 

@@ -63,3 +63,5 @@ export {
 export { LOCK_LEASE_MS, LOCK_WAIT_MS, withLock } from './locks.ts';
 export { SERVICE_ISSUER, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signServiceAssertion, verifyServiceAssertion } from './peers.ts';
 export type { PeerConfig, PeerGraph } from './peers.ts';
+export { READ_KINDS, collectReads, readModule } from './reads.ts';
+export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';

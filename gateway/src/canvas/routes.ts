@@ -1,47 +1,26 @@
-import { CuadraError, type Principal } from '@cuadra/shared';
+import { readFileSync } from 'node:fs';
+import { CuadraError, type CatalogReads, type Principal } from '@cuadra/shared';
 import type { MetricQuery, RecordsQuery } from './schema.ts';
 
 /** Runs one GraphQL operation on the composed graph as `principal`; answers `data` or throws the first error as a contract error. */
 export type GraphRunner = (principal: Principal, query: string, variables?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
+let routes: CatalogReads | undefined;
+
 /**
- * The one routing table of the composite reads (DOMAIN.md: each module answers for its own
- * metrics and sources in its subgraph schema): metric or source → the graph field answering it.
- * What is absent here is not answered by any module yet.
+ * The routing table of the composite reads (DOMAIN.md: each module answers for its own metrics,
+ * sources and agenda lanes in its subgraph schema): what each subgraph declared, written into the
+ * catalog by the build. What is absent is not answered by any module yet.
  */
-export const METRIC_FIELDS: Record<string, string> = {
-  revenue: 'receivablesMetric',
-  ar_outstanding: 'receivablesMetric',
-  ar_aging: 'receivablesMetric',
-  invoices_status: 'receivablesMetric',
-  top_customers: 'receivablesMetric',
-  payroll_employees: 'payrollMetric',
-  approvals_pending: 'agentsMetric',
-  activity: 'agentsMetric',
-};
-export const SOURCE_FIELDS: Record<string, string> = {
-  invoices: 'invoicesRecords',
-  payments: 'invoicesRecords',
-  items: 'invoicesRecords',
-  quotes: 'invoicesRecords',
-  sales_orders: 'invoicesRecords',
-  parties: 'crmRecords',
-  employees: 'payrollRecords',
-  projects: 'projectsRecords',
-  project_tasks: 'projectsRecords',
-  project_columns: 'projectsRecords',
-  agents: 'agentsRecords',
-  policies: 'agentsRecords',
-};
-/** Agenda lanes → graph field. */
-export const AGENDA_FIELDS: Record<string, string> = {
-  receivables: 'receivablesAgenda',
-  recurring: 'recurringAgenda',
-};
+export function readRoutes(): CatalogReads {
+  routes ??= (JSON.parse(readFileSync(new URL('../../generated/catalog.json', import.meta.url), 'utf8')) as { reads: CatalogReads }).reads;
+  return routes;
+}
 
 /** `metrics.query`: fans out to the subgraph field that owns the metric. */
 export async function queryMetric(run: GraphRunner, principal: Principal, query: MetricQuery): Promise<Record<string, unknown>> {
-  const field = METRIC_FIELDS[query.metric];
+  const metrics = readRoutes().metrics;
+  const field = Object.hasOwn(metrics, query.metric) ? metrics[query.metric].field : undefined;
   if (!field) {
     const what = query.metric.startsWith('saved:') ? `The saved metric "${query.metric.slice(6)}"` : `The metric "${query.metric}"`;
     throw new CuadraError('not_found', `${what} is not available yet: no module of this workspace answers it.`);
@@ -52,7 +31,8 @@ export async function queryMetric(run: GraphRunner, principal: Principal, query:
 
 /** `records.list`: fans out to the subgraph field that owns the source. */
 export async function listRecords(run: GraphRunner, principal: Principal, query: RecordsQuery): Promise<Record<string, unknown>> {
-  const field = SOURCE_FIELDS[query.source];
+  const sources = readRoutes().sources;
+  const field = Object.hasOwn(sources, query.source) ? sources[query.source].field : undefined;
   if (!field) throw new CuadraError('not_found', `The records source "${query.source}" is not available yet: no module of this workspace answers it.`);
   const data = await run(principal, `query Records($q: JSON!) { ${field}(query: $q) }`, { q: query });
   return data[field] as Record<string, unknown>;
@@ -66,11 +46,12 @@ export interface AgendaEntry { date: string; kind: string; source: string; title
  * yet are named in `unavailable_lanes`; when none of the asked lanes is answered, it is `not_found`.
  */
 export async function readAgenda(run: GraphRunner, principal: Principal, window: { from: string; to: string; limit: number; overdue: boolean; kinds?: string[]; sources: string[] }): Promise<{ from: string; to: string; entries: AgendaEntry[]; unavailable_lanes: string[] }> {
-  const answered = window.sources.filter((s) => AGENDA_FIELDS[s]);
-  const unavailable = window.sources.filter((s) => !AGENDA_FIELDS[s]);
+  const lanes = readRoutes().agenda;
+  const answered = window.sources.filter((s) => Object.hasOwn(lanes, s));
+  const unavailable = window.sources.filter((s) => !Object.hasOwn(lanes, s));
   if (answered.length === 0) throw new CuadraError('not_found', `The agenda lanes ${unavailable.join(', ')} are not available yet: no module of this workspace answers them.`);
   const lists = await Promise.all(answered.map(async (lane) => {
-    const field = AGENDA_FIELDS[lane];
+    const field = lanes[lane].field;
     const args = lane === 'receivables' ? '(from: $from, to: $to, limit: $limit, overdue: $overdue)' : '(from: $from, to: $to, limit: $limit)';
     const decl = lane === 'receivables' ? '($from: String, $to: String, $limit: Int, $overdue: Boolean)' : '($from: String, $to: String, $limit: Int)';
     const vars: Record<string, unknown> = { from: window.from, to: window.to, limit: window.limit };

@@ -1,4 +1,4 @@
-import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
 import { crmRecords, type RecordsQuery } from './readouts/records.ts';
 import { modules, tools } from './tools/index.ts';
@@ -16,6 +16,9 @@ const validateRecordsQuery = compileValidator(createAjv(), {
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'crm';
+
+/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
+export const reads: ReadDeclarations = { sources: { parties: { field: 'crmRecords', module: 'parties' } } };
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {

@@ -1,4 +1,4 @@
-import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
 import express from 'express';
 import { journalEntries } from './accounting/journal.ts';
 import { sandboxDocuments, sandboxReceive } from './einvoicing/sandbox.ts';
@@ -13,13 +13,20 @@ import { pendingChanges, rollups } from './models/rollup.ts';
 import { salesDocuments, salesSeries } from './models/sales-document.ts';
 import { counters, settings } from './models/settings.ts';
 import type { MetricQuery } from './readouts/periods.ts';
-import { receivablesMetric } from './readouts/receivables.ts';
+import { RECEIVABLES_METRICS, receivablesMetric } from './readouts/receivables.ts';
 import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './readouts/records.ts';
 import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'invoices';
+
+/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
+export const reads = {
+  sources: Object.fromEntries((['invoices', 'payments', 'items', 'quotes', 'sales_orders'] as const).map((s) => [s, { field: 'invoicesRecords', module: s }])),
+  metrics: Object.fromEntries(RECEIVABLES_METRICS.map((m) => [m, { field: 'receivablesMetric', module: 'invoices' }])),
+  agenda: { receivables: { field: 'receivablesAgenda', module: 'invoices' }, recurring: { field: 'recurringAgenda', module: 'invoices' } },
+} satisfies ReadDeclarations;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -42,8 +49,6 @@ function itemNode(i: ItemDoc) {
   return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRatePpm: i.tax_rate_ppm };
 }
 
-/** The tool module whose read tools guard each records source. */
-const SOURCE_MODULE: Record<string, string> = { invoices: 'invoices', payments: 'payments', items: 'items', quotes: 'quotes', sales_orders: 'sales_orders' };
 
 /** Builds the invoices service, ready to listen. Also serves the built-in e-invoicing sandbox at POST /einvoicing/sandbox. */
 export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
@@ -85,7 +90,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
           invoicesRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);
             const q = args.query as RecordsQuery;
-            const module = SOURCE_MODULE[q.source];
+            const module = reads.sources[q.source]?.module;
             if (module && !reaches(ctx.principal, { name: `${module}.list`, risk: 'read', module })) {
               throw new CuadraError('policy_denied', `This credential does not reach the ${module} data.`);
             }

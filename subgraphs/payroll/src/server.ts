@@ -1,10 +1,16 @@
-import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
 import { employees, type EmployeeDoc } from './models/employee.ts';
 import { payrollMetric, payrollRecords, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
 import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'payroll';
+
+/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
+export const reads: ReadDeclarations = {
+  sources: { employees: { field: 'payrollRecords', module: 'employees' } },
+  metrics: { payroll_employees: { field: 'payrollMetric', module: 'employees' } },
+};
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {

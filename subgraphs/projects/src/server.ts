@@ -7,6 +7,9 @@ import { modules, tools } from './tools/index.ts';
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'projects';
 
+/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
+export { reads } from './readouts/records.ts';
+
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
   return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));

@@ -6,7 +6,7 @@ import { canvasServices } from '../services.ts';
 /** The composite metric read: fans out to the module that owns the metric (CONTRACT.md §8). */
 export const query = defineTool<MetricQuery>({
   name: 'metrics.query',
-  description: 'Read one metric (specification §2.3: revenue, ar_outstanding, ar_aging, invoices_status, top_customers, payroll_employees, approvals_pending, activity, …) over a window: {metric, unit, currency?, series: [{period, period_end, value, previous?}], summary: {value, previous?, change_bps?, target?}, rows?}. A metric no module answers yet is refused with not_found.',
+  description: 'Read one metric (specification §2.3; answered today: {metrics}) over a window: {metric, unit, currency?, series: [{period, period_end, value, previous?}], summary: {value, previous?, change_bps?, target?}, rows?}. A metric no module answers yet is refused with not_found.',
   risk: 'read',
   input: metricsQueryInputSchema,
   async handler(input, ctx) {

@@ -6,7 +6,7 @@ import { canvasServices } from '../services.ts';
 /** The composite records read: fans out to the module that owns the source (CONTRACT.md §8). */
 export const list = defineTool<RecordsQuery>({
   name: 'records.list',
-  description: 'List rows of one records source (specification §2.5: invoices, payments, items, quotes, sales_orders, parties, employees, projects, project_tasks, project_columns, agents, policies, …) with limit, search, kind, status, ref and cursor: {source, rows, total?, next_cursor?}, newest first. ' +
+  description: 'List rows of one records source (specification §2.5; answered today: {sources}) with limit, search, kind, status, ref and cursor: {source, rows, total?, next_cursor?}, newest first. ' +
     'Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; ' +
     'total is given where a count is kept on write (unfiltered lists). A source no module answers yet is refused with not_found.',
   risk: 'read',

@@ -1,21 +1,25 @@
 import {
   addDays, changeBps, compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, localDayStart, METRIC_QUERY_DEPENDENCIES,
-  METRIC_QUERY_FIELDS, previousWindow, queryWindow, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type WindowQuery,
+  METRIC_QUERY_FIELDS, previousWindow, queryWindow, readModule, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type ReadDeclarations, type WindowQuery,
 } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agents, type AgentDoc } from '../models/agent.ts';
 
 /** The records sources and metrics this subgraph answers, with the tool module each belongs to (its read guard). */
-const SOURCES: Record<string, string> = { agents: 'agents', policies: 'policies' };
-const METRICS: Record<string, string> = { approvals_pending: 'approvals', activity: 'ledger' };
+export const reads = {
+  sources: { agents: { field: 'agentsRecords', module: 'agents' }, policies: { field: 'agentsRecords', module: 'policies' } },
+  metrics: { approvals_pending: { field: 'agentsMetric', module: 'approvals' }, activity: { field: 'agentsMetric', module: 'ledger' } },
+} satisfies ReadDeclarations;
+const SOURCES = reads.sources;
+const METRICS = reads.metrics;
 
 /** The module whose read reach a records source needs (`agents` for an unknown one, refused after the guard). */
 export function sourceModule(source: unknown): string {
-  return typeof source === 'string' && Object.hasOwn(SOURCES, source) ? SOURCES[source] : 'agents';
+  return readModule(SOURCES, source, 'agents');
 }
 /** The module whose read reach a metric needs (`ledger` for an unknown one, refused after the guard). */
 export function metricModule(metric: unknown): string {
-  return typeof metric === 'string' && Object.hasOwn(METRICS, metric) ? METRICS[metric] : 'ledger';
+  return readModule(METRICS, metric, 'ledger');
 }
 
 const ajv = createAjv();

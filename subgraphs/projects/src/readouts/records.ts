@@ -1,14 +1,21 @@
-import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, RECORDS_QUERY_FIELDS, type ListAnswer } from '@cuadra/shared';
+import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, readModule, RECORDS_QUERY_FIELDS, type ListAnswer, type ReadDeclarations } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { projects, type ProjectDoc } from '../models/project.ts';
 import { tasks, type TaskDoc } from '../models/task.ts';
 
 /** The records sources this subgraph answers for `records.list`, with the tool module each belongs to (its read guard). */
-const PROJECT_SOURCES: Record<string, 'projects' | 'tasks'> = { projects: 'projects', project_tasks: 'tasks', project_columns: 'projects' };
+export const reads = {
+  sources: {
+    projects: { field: 'projectsRecords', module: 'projects' },
+    project_tasks: { field: 'projectsRecords', module: 'tasks' },
+    project_columns: { field: 'projectsRecords', module: 'projects' },
+  },
+} satisfies ReadDeclarations;
+const PROJECT_SOURCES = reads.sources;
 
 /** The module a source's rows belong to; `projects` for anything else (refused after the guard). */
-export function sourceModule(source: unknown): 'projects' | 'tasks' {
-  return typeof source === 'string' && Object.hasOwn(PROJECT_SOURCES, source) ? PROJECT_SOURCES[source] : 'projects';
+export function sourceModule(source: unknown): string {
+  return readModule(PROJECT_SOURCES, source, 'projects');
 }
 
 /** Throws `invalid_input` with a JSON Pointer when a records source object (§2.5) does not fit. */
