@@ -5,6 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
 import { build } from './build.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 import { startSmtp } from './smtp.ts';
@@ -46,7 +47,8 @@ process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
 try {
-  for (const port of [gatewayPort, 4101, 4102, 4103, 4104, 4105]) {
+  const freeSubgraphPorts = process.env.CUADRA_SUBGRAPH_PORTS === 'free';
+  for (const port of [gatewayPort, ...(freeSubgraphPorts ? [] : SUBGRAPHS.map((s) => s.port))]) {
     if (await portTaken(port)) throw new Error(`Port ${port} is already in use (is Cuadra already running?). Stop that first.`);
   }
   say('checking Java, Maven and Redis…');
@@ -67,7 +69,8 @@ try {
   system = await startSystem({
     mongoUrl: mongo.url,
     redisUrl: redis.url,
-    ports: 'default',
+    // CUADRA_SUBGRAPH_PORTS=free: subgraphs on free ports (a second system beside a running one, as tests do).
+    ports: freeSubgraphPorts ? 'free' : 'default',
     gatewayPort,
     logDir,
     keys: loadOrCreateKeys(path.join(dataDir, 'keys')),

@@ -155,7 +155,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       subgraphs[p.name] = p;
       started.push(p);
     }
-    const gatewayPort = opts.ports === 'free' ? await freePort() : (opts.gatewayPort ?? 4000);
+    const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const gatewayEnv: Record<string, string> = {
       ...baseEnv,

@@ -8,7 +8,8 @@ import { freePort, repoRoot } from '../scripts/infra.ts';
 // `npm start` itself (scripts/start.ts), as a person runs it: its own H2-backed server and Redis,
 // its data under a data folder, Ctrl-C to stop, and the same data after a second start.
 const dataDir = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), `start-${randomBytes(3).toString('hex')}`);
-const env: NodeJS.ProcessEnv = { ...process.env, CUADRA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+// Subgraphs on free ports: the tests pass while a person's own `npm start` holds 4101–4105.
+const env: NodeJS.ProcessEnv = { ...process.env, CUADRA_DATA_DIR: dataDir, LOG_LEVEL: 'warn', CUADRA_SUBGRAPH_PORTS: 'free' };
 delete env.MONGO_URL;
 delete env.REDIS_URL;
 
