@@ -18,7 +18,7 @@ export const AMOUNT_SCHEMA = { type: 'integer', minimum: -MONEY_LIMIT, maximum: 
 /** JSON Schema of a tax or withholding rate in parts per million. */
 export const RATE_PPM_SCHEMA = { type: 'integer', minimum: 0, maximum: PPM } as const;
 /** JSON Schema of a quantity (the 6-decimal rule is checked by {@link quantityMicros}: `multipleOf` is inexact in floating point). */
-export const QUANTITY_SCHEMA = { type: 'number', exclusiveMinimum: 0, maximum: QUANTITY_LIMIT, description: 'Up to 6 decimal places, at most 10^9.' } as const;
+export const QUANTITY_SCHEMA = { type: 'number', minimum: 0.000001, maximum: QUANTITY_LIMIT, description: 'Up to 6 decimal places, from 0.000001 to 10^9.' } as const;
 
 const PLAIN_QUANTITY = /^\d{1,10}(\.\d{1,6})?$/;
 

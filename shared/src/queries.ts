@@ -37,4 +37,4 @@ export const RECORDS_QUERY_FIELDS = {
 } as const;
 
 /** The `cursor` input of every list tool (CONTRACT §9 bounded lists). */
-export const CURSOR_SCHEMA = { type: 'string', minLength: 1, maxLength: 512 } as const;
+export const CURSOR_SCHEMA = { type: 'string', maxLength: 512, pattern: '^[A-Za-z0-9_-]{1,480}\\.[A-Za-z0-9_-]{22}$', description: 'next_cursor of the previous page, unchanged.' } as const;

@@ -47,6 +47,9 @@ export const lineSchema = {
     tax_rate_ppm: { enum: [...VAT_RATES_PPM], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0.' },
     withholdings: withholdingsSchema,
   },
+  // A line without a catalog item says what it is and what it costs.
+  if: { not: { required: ['item_id'] } },
+  then: { required: ['description', 'unit_price'] },
 } as const;
 
 /**
