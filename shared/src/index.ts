@@ -65,3 +65,5 @@ export { SERVICE_ISSUER, isServiceAssertion, peerGraph, peersFromEnv, servicePri
 export type { PeerConfig, PeerGraph } from './peers.ts';
 export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
+export { defineModule, fromModules } from './module.ts';
+export type { ModuleManifest, OwnedModules, ReadGuard } from './module.ts';

@@ -48,8 +48,8 @@ export const lineSchema = {
     withholdings: withholdingsSchema,
   },
   // A line without a catalog item says what it is and what it costs.
-  if: { not: { required: ['item_id'] } },
-  then: { required: ['description', 'unit_price'] },
+  if: { not: { properties: { item_id: true }, required: ['item_id'] } },
+  then: { properties: { description: true, unit_price: true }, required: ['description', 'unit_price'] },
 } as const;
 
 /**

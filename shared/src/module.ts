@@ -1,0 +1,83 @@
+import type { Connection, Model } from 'mongoose';
+import type { ListedSeries } from './paging.ts';
+import type { ReadDeclarations } from './reads.ts';
+import { READ_KINDS } from './reads.ts';
+import type { Tool } from './tool.ts';
+
+/** A graph field's or entity's read guard: the tool module whose read reach it needs, fixed or per call. */
+export type ReadGuard = string | ((args: any) => string);
+
+/**
+ * One business module, declared once (CONVENTIONS.md): its tools, the collections it owns, which
+ * of them page as lists, the composite reads (records sources, metrics, agenda lanes) it answers,
+ * and the read guards of its graph fields. A subgraph is the sum of its modules' manifests
+ * ({@link fromModules}); the build writes the tools and reads into the catalog.
+ */
+export interface ModuleManifest {
+  /** The tool module (DOMAIN.md): every tool is named `<name>.<verb>`. */
+  name: string;
+  tools: readonly Tool<any, any>[];
+  /** Accessors of the collections this module owns; indexes are built before the subgraph serves. */
+  models?: readonly ((db: Connection) => Model<any>)[];
+  /** Collections that page by position (CONTRACT §9 bounded lists). */
+  listed?: readonly ListedSeries[];
+  /** Records sources, metrics and agenda lanes this module answers. */
+  reads?: ReadDeclarations;
+  /** Graph root fields (`Query.<field>`) and entities of this module, with their read guard. */
+  readGuards?: Record<string, ReadGuard>;
+}
+
+/** Declares a module, refusing (at start-up and in the build) a tool that is not named after it. */
+export function defineModule<M extends ModuleManifest>(manifest: M): M {
+  for (const tool of manifest.tools) {
+    if (!tool.name.startsWith(`${manifest.name}.`)) throw new Error(`The tool ${tool.name} is not in the module ${manifest.name}.`);
+  }
+  return manifest;
+}
+
+/** What a subgraph derives from its modules' manifests. */
+export interface OwnedModules {
+  /** Built modules, then the modules DOMAIN.md assigns to the subgraph that are not built yet. */
+  modules: readonly string[];
+  tools: readonly Tool<any, any>[];
+  models: readonly ((db: Connection) => Model<any>)[];
+  listed: readonly ListedSeries[];
+  reads: ReadDeclarations;
+  readGuards: Record<string, ReadGuard>;
+}
+
+/**
+ * Sums a subgraph's manifests. `planned` names modules the subgraph owns (DOMAIN.md) with no
+ * manifest yet, so their names are reserved; a module declared twice, a model or a read or a
+ * guard claimed by two modules fails here, at start-up and in the build.
+ */
+export function fromModules(manifests: readonly ModuleManifest[], planned: readonly string[] = []): OwnedModules {
+  const names = new Set<string>();
+  const models = new Set<(db: Connection) => Model<any>>();
+  const reads: ReadDeclarations = {};
+  const readGuards: Record<string, ReadGuard> = {};
+  for (const m of manifests) {
+    if (names.has(m.name)) throw new Error(`The module ${m.name} is declared twice.`);
+    names.add(m.name);
+    for (const model of m.models ?? []) models.add(model);
+    for (const kind of READ_KINDS) {
+      for (const [key, route] of Object.entries(m.reads?.[kind] ?? {})) {
+        const into = (reads[kind] ??= {});
+        if (into[key]) throw new Error(`The ${kind} "${key}" is declared by two modules.`);
+        into[key] = route;
+      }
+    }
+    for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
+      if (key in readGuards) throw new Error(`The read guard of ${key} is declared by two modules.`);
+      readGuards[key] = guard;
+    }
+  }
+  return {
+    modules: [...names, ...planned.filter((p) => !names.has(p))],
+    tools: manifests.flatMap((m) => m.tools),
+    models: [...models],
+    listed: manifests.flatMap((m) => m.listed ?? []),
+    reads,
+    readGuards,
+  };
+}
