@@ -1,13 +1,13 @@
 import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { agents, type AgentDoc } from './models/agent.ts';
 import { agentsMetric, agentsRecords, metricModule, sourceModule, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
-import { modules, tools } from './tools/index.ts';
+import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'agents';
 
 /** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
-export { reads } from './readouts/index.ts';
+export const reads = owned.reads;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -26,14 +26,11 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
-      modules,
-      tools,
+      ...owned,
       maintenance: true,
-      models: [agents],
-      listed: [{ model: agents }],
       typeDefs: typeDefs(),
       readGuards: {
-        'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents',
+        ...owned.readGuards,
         // Each source and metric is read with the reach of its own module: agents, policies, approvals, ledger.
         'Query.agentsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
         'Query.agentsMetric': (args: { query?: { metric?: unknown } }) => metricModule(args.query?.metric),

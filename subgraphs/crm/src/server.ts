@@ -1,7 +1,7 @@
-import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
+import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
 import { crmRecords, type RecordsQuery } from './readouts/records.ts';
-import { modules, tools } from './tools/index.ts';
+import { owned } from './modules/index.ts';
 
 /** The records source object of specification §2.5 (shape only; values are checked by crmRecords). */
 const validateRecordsQuery = compileValidator(createAjv(), {
@@ -17,8 +17,8 @@ const validateRecordsQuery = compileValidator(createAjv(), {
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'crm';
 
-/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
-export const reads: ReadDeclarations = { sources: { parties: { field: 'crmRecords', module: 'parties' } } };
+/** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
+export const reads = owned.reads;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -35,12 +35,8 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
-      modules,
-      tools,
-      models: [parties],
-      listed: [{ model: parties }],
+      ...owned,
       typeDefs: typeDefs(),
-      readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.crmRecords': 'parties', Party: 'parties' },
       resolvers: {
         Query: {
           party: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {

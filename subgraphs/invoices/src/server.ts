@@ -1,32 +1,20 @@
-import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import express from 'express';
-import { journalEntries } from './accounting/journal.ts';
-import { sandboxDocuments, sandboxReceive } from './einvoicing/sandbox.ts';
-import { customerCredits } from './models/customer-credit.ts';
+import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './models/invoice.ts';
 import { items, type ItemDoc } from './models/item.ts';
 import { migrateRatesToPpm } from './models/migrations.ts';
-import { payments } from './models/payment.ts';
-import { recentIndex } from './models/recent.ts';
-import { recurringInvoices } from './models/recurring.ts';
-import { pendingChanges, rollups } from './models/rollup.ts';
-import { salesDocuments, salesSeries } from './models/sales-document.ts';
-import { counters, settings } from './models/settings.ts';
+import { owned } from './modules/index.ts';
 import type { MetricQuery } from './readouts/periods.ts';
-import { RECEIVABLES_METRICS, receivablesMetric } from './readouts/receivables.ts';
+import { receivablesMetric } from './readouts/receivables.ts';
 import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './readouts/records.ts';
 import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
-import { modules, tools } from './tools/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'invoices';
 
-/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
-export const reads = {
-  sources: Object.fromEntries((['invoices', 'payments', 'items', 'quotes', 'sales_orders'] as const).map((s) => [s, { field: 'invoicesRecords', module: s }])),
-  metrics: Object.fromEntries(RECEIVABLES_METRICS.map((m) => [m, { field: 'receivablesMetric', module: 'invoices' }])),
-  agenda: { receivables: { field: 'receivablesAgenda', module: 'invoices' }, recurring: { field: 'recurringAgenda', module: 'invoices' } },
-} satisfies ReadDeclarations;
+/** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
+export const reads = owned.reads;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -55,18 +43,8 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
   const server = await createSubgraphServer(
     {
       name,
-      modules,
-      tools,
-      listed: [
-        { model: invoices }, { model: items }, { model: payments },
-        { model: salesDocuments, ...salesSeries('quote') }, { model: salesDocuments, ...salesSeries('sales_order') },
-      ],
-      models: [invoices, items, payments, rollups, salesDocuments, settings, counters, journalEntries, customerCredits, sandboxDocuments, recurringInvoices, pendingChanges, recentIndex],
+      ...owned,
       typeDefs: typeDefs(),
-      readGuards: {
-        'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.items': 'items', Invoice: 'invoices', Item: 'items',
-        'Query.receivablesMetric': 'invoices', 'Query.invoicesRecords': 'invoices', 'Query.receivablesAgenda': 'invoices', 'Query.recurringAgenda': 'invoices',
-      },
       resolvers: {
         Query: {
           invoice: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -90,7 +68,7 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
           invoicesRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
             validateRecordsQuery(args.query);
             const q = args.query as RecordsQuery;
-            const module = reads.sources[q.source]?.module;
+            const module = reads.sources?.[q.source]?.module;
             if (module && !reaches(ctx.principal, { name: `${module}.list`, risk: 'read', module })) {
               throw new CuadraError('policy_denied', `This credential does not reach the ${module} data.`);
             }

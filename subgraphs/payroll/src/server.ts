@@ -1,16 +1,13 @@
-import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer, type ReadDeclarations } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import { employees, type EmployeeDoc } from './models/employee.ts';
 import { payrollMetric, payrollRecords, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
-import { modules, tools } from './tools/index.ts';
+import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'payroll';
 
-/** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
-export const reads: ReadDeclarations = {
-  sources: { employees: { field: 'payrollRecords', module: 'employees' } },
-  metrics: { payroll_employees: { field: 'payrollMetric', module: 'employees' } },
-};
+/** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
+export const reads = owned.reads;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -26,12 +23,8 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
-      modules,
-      tools,
-      models: [employees],
-      listed: [{ model: employees }],
+      ...owned,
       typeDefs: typeDefs(),
-      readGuards: { 'Query.employee': 'employees', 'Query.employees': 'employees', 'Query.payrollRecords': 'employees', 'Query.payrollMetric': 'employees', Employee: 'employees' },
       resolvers: {
         Query: {
           employee: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {

@@ -2,13 +2,13 @@ import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, ty
 import { projects, type ProjectDoc } from './models/project.ts';
 import { tasks, type TaskDoc } from './models/task.ts';
 import { projectsRecords, sourceModule, validateRecordsQuery, type RecordsQuery } from './readouts/records.ts';
-import { modules, tools } from './tools/index.ts';
+import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'projects';
 
 /** The composite reads this subgraph answers (the build writes them into the catalog; the gateway routes by them). */
-export { reads } from './readouts/records.ts';
+export const reads = owned.reads;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
@@ -44,13 +44,10 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
   return createSubgraphServer(
     {
       name,
-      modules,
-      tools,
-      models: [projects, tasks],
-      listed: [{ model: projects }, { model: tasks }],
+      ...owned,
       typeDefs: typeDefs(),
       readGuards: {
-        'Query.project': 'projects', 'Query.projects': 'projects', 'Query.tasks': 'tasks', Project: 'projects', Task: 'tasks',
+        ...owned.readGuards,
         // project_tasks are the tasks module's; projects and project_columns the projects module's.
         'Query.projectsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
       },

@@ -1,17 +1,14 @@
 import {
   addDays, changeBps, compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, localDayStart, METRIC_QUERY_DEPENDENCIES,
-  METRIC_QUERY_FIELDS, previousWindow, queryWindow, readModule, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type ReadDeclarations, type WindowQuery,
+  METRIC_QUERY_FIELDS, previousWindow, queryWindow, readModule, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type WindowQuery,
 } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agents, type AgentDoc } from '../models/agent.ts';
+import { owned } from '../modules/index.ts';
 
 /** The records sources and metrics this subgraph answers, with the tool module each belongs to (its read guard). */
-export const reads = {
-  sources: { agents: { field: 'agentsRecords', module: 'agents' }, policies: { field: 'agentsRecords', module: 'policies' } },
-  metrics: { approvals_pending: { field: 'agentsMetric', module: 'approvals' }, activity: { field: 'agentsMetric', module: 'ledger' } },
-} satisfies ReadDeclarations;
-const SOURCES = reads.sources;
-const METRICS = reads.metrics;
+const SOURCES = owned.reads.sources ?? {};
+const METRICS = owned.reads.metrics ?? {};
 
 /** The module whose read reach a records source needs (`agents` for an unknown one, refused after the guard). */
 export function sourceModule(source: unknown): string {

@@ -1,11 +1,7 @@
-import { archive } from './parties/archive.ts';
-import { create } from './parties/create.ts';
-import { get } from './parties/get.ts';
-import { list } from './parties/list.ts';
-import { update } from './parties/update.ts';
+import { owned } from '../modules/index.ts';
 
-/** Every tool the crm subgraph owns. */
-export const tools = [create, get, list, update, archive];
+/** Every tool the crm subgraph owns: the sum of its modules' manifests (src/modules/). */
+export const tools = owned.tools;
 
-/** Tool modules the crm subgraph owns (DOMAIN.md). */
-export const modules = ['parties', 'deals', 'pipelines', 'crm_fields', 'tags', 'marketing', 'email', 'bookings', 'sites'] as const;
+/** Tool modules the crm subgraph owns (DOMAIN.md): built ones first, then those not built yet. */
+export const modules = owned.modules;

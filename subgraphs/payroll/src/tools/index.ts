@@ -1,9 +1,7 @@
-import { create as createEmployee } from './employees/create.ts';
-import { get as getEmployee } from './employees/get.ts';
-import { list as listEmployees } from './employees/list.ts';
+import { owned } from '../modules/index.ts';
 
-/** Every tool the payroll subgraph owns. */
-export const tools = [createEmployee, getEmployee, listEmployees];
+/** Every tool the payroll subgraph owns: the sum of its modules' manifests (src/modules/). */
+export const tools = owned.tools;
 
-/** Tool modules the payroll subgraph owns (DOMAIN.md). */
-export const modules = ['employees', 'payroll'] as const;
+/** Tool modules the payroll subgraph owns (DOMAIN.md): built ones first, then those not built yet. */
+export const modules = owned.modules;

@@ -1,17 +1,11 @@
-import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, readModule, RECORDS_QUERY_FIELDS, type ListAnswer, type ReadDeclarations } from '@cuadra/shared';
+import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, readModule, RECORDS_QUERY_FIELDS, type ListAnswer } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { projects, type ProjectDoc } from '../models/project.ts';
 import { tasks, type TaskDoc } from '../models/task.ts';
+import { owned } from '../modules/index.ts';
 
 /** The records sources this subgraph answers for `records.list`, with the tool module each belongs to (its read guard). */
-export const reads = {
-  sources: {
-    projects: { field: 'projectsRecords', module: 'projects' },
-    project_tasks: { field: 'projectsRecords', module: 'tasks' },
-    project_columns: { field: 'projectsRecords', module: 'projects' },
-  },
-} satisfies ReadDeclarations;
-const PROJECT_SOURCES = reads.sources;
+const PROJECT_SOURCES = owned.reads.sources ?? {};
 
 /** The module a source's rows belong to; `projects` for anything else (refused after the guard). */
 export function sourceModule(source: unknown): string {

@@ -1,10 +1,7 @@
-import { create as createProject } from './projects/create.ts';
-import { list as listProjects } from './projects/list.ts';
-import { create as createTask } from './tasks/create.ts';
-import { list as listTasks } from './tasks/list.ts';
+import { owned } from '../modules/index.ts';
 
-/** Every tool the projects subgraph owns. */
-export const tools = [createProject, listProjects, createTask, listTasks];
+/** Every tool the projects subgraph owns: the sum of its modules' manifests (src/modules/). */
+export const tools = owned.tools;
 
-/** Tool modules the projects (work, calendar) subgraph owns (DOMAIN.md). */
-export const modules = ['projects', 'tasks', 'calendar', 'agenda'] as const;
+/** Tool modules the projects subgraph owns (DOMAIN.md): built ones first, then those not built yet. */
+export const modules = owned.modules;

@@ -1,0 +1,12 @@
+import { fromModules } from '@cuadra/shared';
+import { agentsModule } from './agents.ts';
+import { approvalsModule } from './approvals.ts';
+import { ledgerModule } from './ledger.ts';
+import { policiesModule } from './policies.ts';
+
+/**
+ * The agents (AI and governance) subgraph: its built modules, then those DOMAIN.md assigns it that
+ * are not built yet — less `members`, `roles` and `api_keys`, which the gateway owns with the
+ * identity data, and `dashboards`, served where the composed graph is (ARCHITECTURE.md).
+ */
+export const owned = fromModules([agentsModule, policiesModule, approvalsModule, ledgerModule], ['ai_models', 'mcp_servers', 'connections']);

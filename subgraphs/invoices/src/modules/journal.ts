@@ -1,0 +1,10 @@
+import { defineModule } from '@cuadra/shared';
+import { journalEntries } from '../accounting/journal.ts';
+import { list } from '../tools/journal/list.ts';
+
+/** The journal every posting writes (double entry, DOMAIN.md). */
+export const journalModule = defineModule({
+  name: 'journal',
+  tools: [list],
+  models: [journalEntries],
+});
