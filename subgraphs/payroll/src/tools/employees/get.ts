@@ -1,20 +1,12 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { employees, employeeView } from '../../models/employee.ts';
+import { defineGetTool } from '@cuadra/shared';
+import { employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 
 /** Reads one employee of the caller's workspace. */
-export const get = defineTool<{ id: string }>({
+export const get = defineGetTool<EmployeeDoc>({
   name: 'employees.get',
   description: 'Get one employee by id, with identity document, position, hire date, salary, contract type and ARL class.',
-  risk: 'read',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-  },
-  async handler(input, ctx) {
-    const employee = await employees(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
-    if (!employee) throw new CuadraError('not_found', `No employee ${input.id} exists in this workspace.`);
-    return { employee: employeeView(employee) };
-  },
+  model: employees,
+  view: employeeView,
+  key: 'employee',
+  what: 'employee',
 });

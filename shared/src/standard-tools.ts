@@ -1,0 +1,65 @@
+import type { Connection, Model } from 'mongoose';
+import { CuadraError } from './errors.ts';
+import { listNewestFirst, type SeriesOptions } from './paging.ts';
+import { CURSOR_SCHEMA } from './queries.ts';
+import { defineTool, type JsonSchema, type Tool } from './tool.ts';
+
+/** The `{id}` input of every get tool. */
+export const ID_INPUT = {
+  type: 'object', additionalProperties: false, required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+/** What every list tool's description says about paging (CONTRACT §9 bounded lists). */
+export const PAGING_NOTE = ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.';
+
+/**
+ * `<module>.get`: one record of the caller's workspace by id, answered as `{[key]: view(doc)}`, or
+ * `not_found` ("No <what> <id> exists in this workspace.").
+ */
+export function defineGetTool<D>(options: {
+  name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown; key: string; what: string;
+}): Tool<{ id: string }, Record<string, unknown>> {
+  return defineTool<{ id: string }>({
+    name: options.name,
+    description: options.description,
+    risk: 'read',
+    input: ID_INPUT,
+    async handler(input, ctx) {
+      const doc = (await options.model(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean()) as D | null;
+      if (!doc) throw new CuadraError('not_found', `No ${options.what} ${input.id} exists in this workspace.`);
+      return { [options.key]: options.view(doc) };
+    },
+  });
+}
+
+/**
+ * `<module>.list`: newest first, one bounded page by cursor ({@link listNewestFirst}). `filters` are
+ * the tool's own input properties (besides `limit` and `cursor`); `match` turns the input into an
+ * in-memory filter, or undefined when no filter applies (then `total` comes from the counter).
+ * `before` runs first (a check that names a missing parent record).
+ */
+export function defineListTool<D, I extends { limit?: number; cursor?: string }>(options: {
+  name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown;
+  filters?: Record<string, JsonSchema>; match?: (input: I) => ((doc: D) => boolean) | undefined; series?: SeriesOptions;
+  before?: (input: I, ctx: { db: Connection; workspace: string }) => Promise<void>;
+}): Tool<I, Record<string, unknown>> {
+  return defineTool<I>({
+    name: options.name,
+    description: options.description + PAGING_NOTE,
+    risk: 'read',
+    input: {
+      type: 'object', additionalProperties: false,
+      properties: { ...(options.filters ?? {}), limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA },
+    },
+    async handler(input, ctx) {
+      await options.before?.(input, ctx);
+      return listNewestFirst<D, unknown>(options.model(ctx.db), { ...(options.series ?? {}), workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match: options.match?.(input) }, options.view);
+    },
+  });
+}
+
+/** A case-insensitive search term, lower-cased, or undefined. */
+export function searchTerm(search: string | undefined): string | undefined {
+  return search ? search.toLowerCase() : undefined;
+}
