@@ -4,7 +4,8 @@ import type { JsonSchema } from './tool.ts';
 /**
  * The input bounds of CONTRACT.md §9, checked before anything else reads a body: JSON nesting
  * depth ≤ 32, a string ≤ 64 KiB and an array ≤ 1,000 items unless the tool's schema declares a
- * larger `maxLength`/`maxItems`, and well-formed Unicode (a lone surrogate is refused, in keys too).
+ * larger `maxLength`/`maxItems`, and well-formed Unicode (a lone surrogate is refused, in keys too);
+ * a property name never holds NUL (U+0000), which no MongoDB document can store.
  *
  * The depth bound is also what keeps the store alive: a stored document is at most a few levels
  * deeper than its input, far below the 100 levels MongoDB accepts (and the ~1,500 at which the
@@ -89,6 +90,8 @@ export function assertWithinBounds(input: unknown, bounds: InputBounds = INPUT_B
       const at = `${path}/${escapeToken(key)}`;
       if (!key.isWellFormed()) throw new CuadraError('invalid_input', 'A property name is not well-formed Unicode (a lone surrogate).', { field: at });
       if (key.length > bounds.stringLength) throw new CuadraError('invalid_input', `A property name is longer than ${bounds.stringLength} characters.`, { field: path });
+      // A database stores property names as C strings: one with a NUL character cannot be stored (BSON refuses it).
+      if (key.includes('\u0000')) throw new CuadraError('invalid_input', 'A property name contains a NUL character (U+0000).', { field: at });
       stack.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1, key });
     }
   }

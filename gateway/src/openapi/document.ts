@@ -91,8 +91,8 @@ function toolOperation(tool: PublicTool): Json {
       },
     },
   };
-  // Reads are never held; any other call may be held for approval by a workspace policy.
-  if (tool.risk !== 'read') responses[202] = ref('responses', 'PendingApproval');
+  // Any call, reads included, can be held or asked about by a workspace's policy (a pattern such as `%`).
+  responses[202] = ref('responses', 'PendingApproval');
   Object.assign(responses, refusalResponses(INVOKE_REFUSALS));
   const parameters = [ref('parameters', 'TenantId'), ref('parameters', 'IdempotencyKey')];
   if (tool.risk !== 'read') parameters.push(ref('parameters', 'ApprovalId'));
