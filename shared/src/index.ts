@@ -49,7 +49,8 @@ export {
   positionKey, releasePosition,
 } from './paging.ts';
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
-export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS } from './queries.ts';
+export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, metricQueryValidator, validateRecordsQuery } from './queries.ts';
+export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
 export {
   LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,

@@ -1,9 +1,14 @@
+import { compileValidator, createAjv } from './validation.ts';
+
 /**
  * The shared parts of the two read queries of the specification, as JSON Schema: the metric query
  * object (§2.3) and the records source object (§2.5). The gateway's canvas schema narrows `metric`
  * and `source` to the full lists and adds per-source rules; each subgraph narrows them to what it
  * answers. Written once, here.
  */
+
+/** The `cursor` input of every list tool (CONTRACT §9 bounded lists). */
+export const CURSOR_SCHEMA = { type: 'string', maxLength: 512, pattern: '^[A-Za-z0-9_-]{1,480}\\.[A-Za-z0-9_-]{22}$', description: 'next_cursor of the previous page, unchanged.' } as const;
 
 /** A calendar date `YYYY-MM-DD`. */
 export const DATE_SCHEMA = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
@@ -33,8 +38,25 @@ export const RECORDS_QUERY_FIELDS = {
   status: { type: 'string', minLength: 1, maxLength: 64 },
   ref: { type: 'string', minLength: 1, maxLength: 200 },
   /** `next_cursor` of the previous page (CONTRACT §9 bounded lists). */
-  cursor: { type: 'string', minLength: 1, maxLength: 512 },
+  cursor: CURSOR_SCHEMA,
 } as const;
 
-/** The `cursor` input of every list tool (CONTRACT §9 bounded lists). */
-export const CURSOR_SCHEMA = { type: 'string', maxLength: 512, pattern: '^[A-Za-z0-9_-]{1,480}\\.[A-Za-z0-9_-]{22}$', description: 'next_cursor of the previous page, unchanged.' } as const;
+/** A records source object as a subgraph receives it (specification §2.5). */
+export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
+
+const ajv = createAjv();
+
+/** Throws `invalid_input` with a JSON Pointer when a records source object does not have the shape of §2.5 (the subgraph checks the values). */
+export const validateRecordsQuery: (query: unknown) => asserts query is RecordsQuery = compileValidator(ajv, {
+  type: 'object', additionalProperties: false, required: ['source'],
+  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
+}) as (query: unknown) => asserts query is RecordsQuery;
+
+/** A validator of metric queries (§2.3) narrowed to the metrics one subgraph answers. */
+export function metricQueryValidator(metrics: readonly string[]): (query: unknown) => void {
+  return compileValidator(ajv, {
+    type: 'object', additionalProperties: false, required: ['metric'],
+    properties: { metric: { enum: [...metrics] }, ...METRIC_QUERY_FIELDS },
+    dependentRequired: METRIC_QUERY_DEPENDENCIES,
+  });
+}

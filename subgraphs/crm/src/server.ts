@@ -1,18 +1,9 @@
-import { clampLimit, compileValidator, createAjv, createSubgraphServer, pageNewestFirst, RECORDS_QUERY_FIELDS, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import {
+  clampLimit, createSubgraphServer, pageNewestFirst, type SubgraphContext, type SubgraphDeps, type SubgraphServer, subgraphTypeDefs, validateRecordsQuery,
+} from '@cuadra/shared';
 import { parties, partyView, type PartyDoc } from './models/party.ts';
 import { crmRecords, type RecordsQuery } from './readouts/records.ts';
 import { owned } from './modules/index.ts';
-
-/** The records source object of specification §2.5 (shape only; values are checked by crmRecords). */
-const validateRecordsQuery = compileValidator(createAjv(), {
-  type: 'object',
-  additionalProperties: false,
-  required: ['source'],
-  properties: {
-    source: { type: 'string', minLength: 1, maxLength: 64 },
-    ...RECORDS_QUERY_FIELDS,
-  },
-});
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'crm';

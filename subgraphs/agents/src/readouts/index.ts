@@ -1,6 +1,5 @@
 import {
-  addDays, changeBps, compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, localDayStart, METRIC_QUERY_DEPENDENCIES,
-  METRIC_QUERY_FIELDS, previousWindow, queryWindow, readModule, RECORDS_QUERY_FIELDS, windowProblem, type Governance, type ListAnswer, type WindowQuery,
+  addDays, changeBps, containsText, countSeries, CuadraError, type Governance, type ListAnswer, listNewestFirst, localDate, localDayStart, metricQueryValidator, previousWindow, queryWindow, readModule, type RecordsQuery, windowProblem, type WindowQuery,
 } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agents, type AgentDoc } from '../models/agent.ts';
@@ -19,20 +18,10 @@ export function metricModule(metric: unknown): string {
   return readModule(METRICS, metric, 'ledger');
 }
 
-const ajv = createAjv();
-/** Throws `invalid_input` with a JSON Pointer when a records source object (§2.5) does not fit. */
-export const validateRecordsQuery = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['source'],
-  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
-});
+export { validateRecordsQuery } from '@cuadra/shared';
+export type { RecordsQuery } from '@cuadra/shared';
 /** Throws `invalid_input` with a JSON Pointer when a metric query (§2.3) does not fit. */
-export const validateMetricQuery = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['metric'],
-  properties: { metric: { enum: Object.keys(METRICS) }, ...METRIC_QUERY_FIELDS },
-  dependentRequired: METRIC_QUERY_DEPENDENCIES,
-});
-
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
+export const validateMetricQuery = metricQueryValidator(Object.keys(METRICS));
 export interface MetricQuery extends WindowQuery { metric: string; limit?: number; target?: number }
 
 function agentRow(a: AgentDoc) {

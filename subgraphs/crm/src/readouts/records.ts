@@ -2,16 +2,8 @@ import { CuadraError, listNewestFirst, type ListAnswer } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { parties, type PartyDoc } from '../models/party.ts';
 
-/** A records source object (specification §2.5). */
-export interface RecordsQuery {
-  source: string;
-  limit?: number;
-  search?: string;
-  kind?: string;
-  status?: string;
-  ref?: string;
-  cursor?: string;
-}
+import type { RecordsQuery } from '@cuadra/shared';
+export type { RecordsQuery };
 
 /** The sources the crm subgraph answers for the composite `records.list`, so far. */
 export const CRM_SOURCES = ['parties'] as const;

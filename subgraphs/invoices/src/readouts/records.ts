@@ -8,16 +8,8 @@ import { recurringInvoices } from '../models/recurring.ts';
 import { salesDocuments, salesSeries, type SalesDocument } from '../models/sales-document.ts';
 import { addDays, daysBetween, localDate } from '../money.ts';
 
-/** A records source object (specification §2.5). */
-export interface RecordsQuery {
-  source: string;
-  limit?: number;
-  search?: string;
-  kind?: string;
-  status?: string;
-  ref?: string;
-  cursor?: string;
-}
+import type { RecordsQuery } from '@cuadra/shared';
+export type { RecordsQuery };
 
 /** The sources this subgraph answers for the composite `records.list`, so far. */
 export const INVOICES_SOURCES = ['invoices', 'payments', 'items', 'quotes', 'sales_orders'] as const;

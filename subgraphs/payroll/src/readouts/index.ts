@@ -1,4 +1,6 @@
-import { compileValidator, containsText, countSeries, createAjv, CuadraError, listNewestFirst, localDate, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, queryWindow, previousWindow, RECORDS_QUERY_FIELDS, windowProblem, type ListAnswer, type WindowQuery } from '@cuadra/shared';
+import {
+  containsText, countSeries, CuadraError, type ListAnswer, listNewestFirst, localDate, metricQueryValidator, previousWindow, queryWindow, type RecordsQuery, windowProblem, type WindowQuery,
+} from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { CONTRACT_TYPES, employees, type EmployeeDoc } from '../models/employee.ts';
 
@@ -6,20 +8,10 @@ import { CONTRACT_TYPES, employees, type EmployeeDoc } from '../models/employee.
 export const PAYROLL_SOURCES = ['employees'] as const;
 export const PAYROLL_METRICS = ['payroll_employees'] as const;
 
-const ajv = createAjv();
-/** Throws `invalid_input` with a JSON Pointer when a records source object (§2.5) does not fit. */
-export const validateRecordsQuery = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['source'],
-  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
-});
+export { validateRecordsQuery } from '@cuadra/shared';
+export type { RecordsQuery } from '@cuadra/shared';
 /** Throws `invalid_input` with a JSON Pointer when a metric query (§2.3) does not fit. */
-export const validateMetricQuery = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['metric'],
-  properties: { metric: { enum: [...PAYROLL_METRICS] }, ...METRIC_QUERY_FIELDS },
-  dependentRequired: METRIC_QUERY_DEPENDENCIES,
-});
-
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
+export const validateMetricQuery = metricQueryValidator(PAYROLL_METRICS);
 export interface MetricQuery extends WindowQuery { metric: string; limit?: number; target?: number }
 
 /** The compact row of an employee: salary and identity document stay behind employees.get, as in the graph. */

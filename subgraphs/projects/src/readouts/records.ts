@@ -1,4 +1,4 @@
-import { compileValidator, containsText, createAjv, CuadraError, listNewestFirst, readModule, RECORDS_QUERY_FIELDS, type ListAnswer } from '@cuadra/shared';
+import { containsText, CuadraError, type ListAnswer, listNewestFirst, readModule, type RecordsQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { projects, type ProjectDoc } from '../models/project.ts';
 import { tasks, type TaskDoc } from '../models/task.ts';
@@ -12,13 +12,8 @@ export function sourceModule(source: unknown): string {
   return readModule(PROJECT_SOURCES, source, 'projects');
 }
 
-/** Throws `invalid_input` with a JSON Pointer when a records source object (§2.5) does not fit. */
-export const validateRecordsQuery = compileValidator(createAjv(), {
-  type: 'object', additionalProperties: false, required: ['source'],
-  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
-});
-
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
+export { validateRecordsQuery } from '@cuadra/shared';
+export type { RecordsQuery } from '@cuadra/shared';
 type Answer = { source: string } & ListAnswer<Record<string, unknown>>;
 
 /** Columns of every project are read from at most this many projects (newest first) when no ref names one. */
