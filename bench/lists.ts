@@ -4,7 +4,8 @@
 // subgraph on that database and times `parties.list` over HTTP through the real tool pipeline:
 // the first page and a page deep in the list (by cursor), p50 of BENCH_RUNS (default 30) calls
 // each, and the ratio big/small (goal ≤ 1.5). Then times the small workspace's first page while
-// BENCH_HAMMER (default 4) clients read the big one as fast as they can. For comparison, the
+// BENCH_HAMMER (default 4) clients read another small workspace, then the big one, as fast as they can
+// (the same load on the same cores; the ratio of the two says whether the big one's size reaches it). For comparison, the
 // query lists ran before paging (sort + skip + limit, plus a count) on the same data, 3 runs.
 // BENCH_BACKEND=h2 (default, as `npm start` runs) or memory; BENCH_BIG=100000 sets the big size.
 import { randomBytes } from 'node:crypto';
@@ -33,6 +34,7 @@ const crm = await startTestSubgraph(name, createServer);
 
 const small = testPrincipal();
 const big = testPrincipal();
+const neighbour = testPrincipal();
 
 /** Inserts `n` parties into a workspace, 1,000 per insertMany, positions taken per chunk. */
 async function seed(workspace: string, n: number): Promise<void> {
@@ -75,6 +77,7 @@ try {
   let t0 = performance.now();
   await seed(small.workspace, 100);
   await seed(big.workspace, bigSize);
+  await seed(neighbour.workspace, 100);
   console.log(`backend ${backend}; seeded 100 + ${bigSize.toLocaleString('en')} parties in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   // Warm up both (JIT, connection pool).
@@ -95,23 +98,33 @@ try {
   const bigLabel = bigSize.toLocaleString('en');
   console.log(`ratio ${bigLabel}/100: first page ${(results[`${bigLabel}:first`] / results['100:first']).toFixed(2)}×, deep page ${(results[`${bigLabel}:deep`] / results['100:deep']).toFixed(2)}× (goal ≤ 1.5×)`);
 
-  // The small workspace's list while other clients hammer the big one.
-  let stop = false;
-  let hammered = 0;
-  const hammer = Array.from({ length: hammerClients }, async () => {
-    while (!stop) {
-      const cursor = encodeCursor('parties', big.workspace, 1 + Math.floor(Math.random() * bigSize));
-      await crm.call('parties.list', { limit: 50, cursor }, big);
-      hammered++;
-    }
-  });
-  await new Promise((r) => setTimeout(r, 500));
-  t0 = performance.now();
-  const underLoad = await timeList(small, { limit: 20 });
-  const seconds = (performance.now() - t0) / 1000;
-  stop = true;
-  await Promise.all(hammer);
-  console.log(`parties.list 100 parties while ${hammerClients} clients read the big workspace: p50 ${ms(pct(underLoad, 50))}, p95 ${ms(pct(underLoad, 95))} (big-workspace pages served alongside: ${hammered}, ~${(hammered / seconds).toFixed(0)}/s)`);
+  // The small workspace's list while other clients hammer a neighbour as fast as they can: first a
+  // neighbour of the same small size (the baseline: the same load on the same 2 cores), then the
+  // big one. Independent of the neighbour's size means the two p50s match (ratio ≈ 1).
+  async function underLoad(target: typeof small, size: number): Promise<{ p50: number; p95: number; served: number; perSecond: number }> {
+    let stop = false;
+    let served = 0;
+    const hammer = Array.from({ length: hammerClients }, async () => {
+      while (!stop) {
+        const cursor = encodeCursor('parties', target.workspace, 1 + Math.floor(Math.random() * size));
+        await crm.call('parties.list', { limit: 50, cursor }, target);
+        served++;
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const start = performance.now();
+    const times = await timeList(small, { limit: 20 });
+    const seconds = (performance.now() - start) / 1000;
+    stop = true;
+    await Promise.all(hammer);
+    return { p50: pct(times, 50), p95: pct(times, 95), served, perSecond: served / seconds };
+  }
+  const besideSmall = await underLoad(neighbour, 100);
+  const besideBig = await underLoad(big, bigSize);
+  for (const [label, r] of [['another 100-party workspace', besideSmall], [`the ${bigLabel}-party workspace`, besideBig]] as const) {
+    console.log(`parties.list 100 parties while ${hammerClients} clients read ${label}: p50 ${ms(r.p50)}, p95 ${ms(r.p95)} (neighbour pages served alongside: ${r.served}, ~${r.perSecond.toFixed(0)}/s)`);
+  }
+  console.log(`ratio beside the big one / beside a small one: p50 ${(besideBig.p50 / besideSmall.p50).toFixed(2)}× (goal ≈ 1: a busy workspace's size does not reach its neighbours)`);
 
   // Before paging: sort + skip + limit and a count, on the same data (3 runs).
   const model = parties(crm.db);

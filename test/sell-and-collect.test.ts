@@ -186,6 +186,18 @@ describe('a month of selling and collecting', () => {
     const entries = (await ok('journal.list', { from: '2026-10-01', to: '2026-11-30', limit: 100 })).rows;
     // 5 invoices + 1 credit note + 3 payments
     expect(entries).toHaveLength(9);
+    // The same entries as a records source (newest first, counted on write), and page by page through journal.list.
+    const source = await ok('records.list', { source: 'journal_entries', limit: 100 });
+    expect(source.total).toBe(9);
+    expect(source.rows.map((e: any) => e.id).sort()).toEqual(entries.map((e: any) => e.id).sort());
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok('journal.list', { limit: 4, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.rows.map((e: any) => e.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(source.rows.map((e: any) => e.id));
     for (const e of entries) {
       expect(e.total_debit, e.memo).toBe(e.total_credit);
       expect(e.total_debit).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { addPositions, createPositioned } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { InvoiceDoc } from '../models/invoice.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
@@ -41,6 +42,8 @@ const journalSchema = new Schema<JournalEntryDoc>(
   { versionKey: false },
 );
 journalSchema.index({ workspace: 1, date: 1 });
+// Read newest first by position, a page at a time (CONTRACT §9 bounded lists).
+addPositions(journalSchema);
 
 /** The journal entries collection. */
 export function journalEntries(db: Connection): Model<JournalEntryDoc> {
@@ -126,7 +129,7 @@ export function paymentEntryLines(amount: number, applied: number, customerId: s
 export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc): Promise<void> {
   if (!balances(entry.lines)) throw new Error(`Journal entry ${entry._id} does not balance.`);
   try {
-    await journalEntries(db).create(entry);
+    await createPositioned(journalEntries(db), entry);
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
   }

@@ -7,4 +7,6 @@ export const journalModule = defineModule({
   name: 'journal',
   tools: [list],
   models: [journalEntries],
+  listed: [{ model: journalEntries }],
+  reads: { sources: { journal_entries: { field: 'invoicesRecords', module: 'journal' } } },
 });

@@ -9,10 +9,11 @@ import { salesDocuments, salesSeries, type SalesDocument } from '../models/sales
 import { addDays, daysBetween, localDate } from '../money.ts';
 
 import type { RecordsQuery } from '@cuadra/shared';
+import { journalEntries, journalView, type JournalEntryDoc } from '../accounting/journal.ts';
 export type { RecordsQuery };
 
 /** The sources this subgraph answers for the composite `records.list`, so far. */
-export const INVOICES_SOURCES = ['invoices', 'payments', 'items', 'quotes', 'sales_orders'] as const;
+export const INVOICES_SOURCES = ['invoices', 'payments', 'items', 'quotes', 'sales_orders', 'journal_entries'] as const;
 
 interface SourceSpec {
   model: (db: Connection) => Model<any>;
@@ -41,6 +42,8 @@ const salesRow = (d: SalesDocument) => ({
   issue_date: d.issue_date, valid_until: d.valid_until, total: d.total, converted_to: d.converted_to,
 });
 
+const journalRow = (e: JournalEntryDoc): Record<string, unknown> => journalView(e);
+
 const SOURCES: Record<(typeof INVOICES_SOURCES)[number], SourceSpec> = {
   invoices: {
     model: invoices, searchField: 'search_lc', kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' } },
@@ -51,6 +54,8 @@ const SOURCES: Record<(typeof INVOICES_SOURCES)[number], SourceSpec> = {
   items: { model: items, searchField: 'name_lc', kinds: { product: { kind: 'product' }, service: { kind: 'service' } }, statuses: ['active', 'archived'], row: itemRow },
   quotes: { model: salesDocuments, series: salesSeries('quote'), searchField: 'search_lc', statuses: ['draft', 'sent', 'accepted', 'declined', 'converted'], row: salesRow },
   sales_orders: { model: salesDocuments, series: salesSeries('sales_order'), searchField: 'search_lc', statuses: ['open', 'invoiced'], row: salesRow },
+  // Journal entries take no kind and no status (specification §2.5); search the memo.
+  journal_entries: { model: journalEntries, searchField: 'memo', statuses: null, row: journalRow },
 };
 
 /** Sources whose unfiltered-by-search totals come from the count rollups (kept on write). */
