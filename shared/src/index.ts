@@ -68,4 +68,4 @@ export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
 export { defineModule, fromModules } from './module.ts';
 export type { ModuleManifest, OwnedModules, ReadGuard } from './module.ts';
-export { ID_INPUT, PAGING_NOTE, defineGetTool, defineListTool, searchTerm } from './standard-tools.ts';
+export { ID_INPUT, PAGING_NOTE, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';

@@ -10,6 +10,24 @@ export const ID_INPUT = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
+/** Output schema `{[key]: view}` of a tool answering one record. */
+export function recordOutput(key: string, view: JsonSchema): JsonSchema {
+  return { type: 'object', additionalProperties: false, required: [key], properties: { [key]: view } };
+}
+
+/** Output schema of a list page: `{rows, total?, next_cursor?}` (CONTRACT §9 bounded lists). */
+export function pageOutput(row: JsonSchema): JsonSchema {
+  return {
+    type: 'object', additionalProperties: false, required: ['rows'],
+    properties: { rows: { type: 'array', items: row }, total: { type: 'integer', minimum: 0 }, next_cursor: { type: 'string' } },
+  };
+}
+
+/** Nullable: the schema or null. */
+export function nullable(schema: JsonSchema): JsonSchema {
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
 /** What every list tool's description says about paging (CONTRACT §9 bounded lists). */
 export const PAGING_NOTE = ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.';
 
@@ -19,12 +37,15 @@ export const PAGING_NOTE = ' Pages: pass next_cursor back as cursor until it is 
  */
 export function defineGetTool<D>(options: {
   name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown; key: string; what: string;
+  /** JSON Schema of what `view` returns (the tool's output is `{[key]: view}`). */
+  viewSchema?: JsonSchema;
 }): Tool<{ id: string }, Record<string, unknown>> {
   return defineTool<{ id: string }>({
     name: options.name,
     description: options.description,
     risk: 'read',
     input: ID_INPUT,
+    ...(options.viewSchema ? { output: recordOutput(options.key, options.viewSchema) } : {}),
     async handler(input, ctx) {
       const doc = (await options.model(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean()) as D | null;
       if (!doc) throw new CuadraError('not_found', `No ${options.what} ${input.id} exists in this workspace.`);
@@ -43,6 +64,8 @@ export function defineListTool<D, I extends { limit?: number; cursor?: string }>
   name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown;
   filters?: Record<string, JsonSchema>; match?: (input: I) => ((doc: D) => boolean) | undefined; series?: SeriesOptions;
   before?: (input: I, ctx: { db: Connection; workspace: string }) => Promise<void>;
+  /** JSON Schema of what `view` returns (the tool's output is a page of them). */
+  viewSchema?: JsonSchema;
 }): Tool<I, Record<string, unknown>> {
   return defineTool<I>({
     name: options.name,
@@ -52,6 +75,7 @@ export function defineListTool<D, I extends { limit?: number; cursor?: string }>
       type: 'object', additionalProperties: false,
       properties: { ...(options.filters ?? {}), limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA },
     },
+    ...(options.viewSchema ? { output: pageOutput(options.viewSchema) } : {}),
     async handler(input, ctx) {
       await options.before?.(input, ctx);
       return listNewestFirst<D, unknown>(options.model(ctx.db), { ...(options.series ?? {}), workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match: options.match?.(input) }, options.view);

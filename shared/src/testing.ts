@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { generateSigningKeyPair, newId, signAssertion, ASSERTION_HEADER } from './credentials.ts';
 import { connectDatabase } from './db.ts';
+import { createAjv } from './validation.ts';
+import type { ValidateFunction } from 'ajv';
 import { createLogger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
@@ -9,6 +11,25 @@ import type { Connection } from 'mongoose';
 import { Governance } from './governance/index.ts';
 
 let keys: { privateKey: string; publicKey: string } | undefined;
+
+const outputAjv = createAjv();
+const outputValidators = new Map<string, ValidateFunction>();
+
+/**
+ * Checks a tool's real output against the output schema it declares (issue 15: every tool's
+ * output schema is published, and the tests hold the outputs to it). Throws with ajv's errors.
+ */
+export function checkOutput(tool: string, schema: unknown, output: unknown): void {
+  if (!schema) return;
+  let validate = outputValidators.get(tool);
+  if (!validate) {
+    validate = outputAjv.compile(schema as object);
+    outputValidators.set(tool, validate);
+  }
+  if (!validate(output)) {
+    throw new Error(`The output of ${tool} does not match its declared output schema: ${outputAjv.errorsText(validate.errors, { dataVar: 'output' })}\n${JSON.stringify(output).slice(0, 2000)}`);
+  }
+}
 
 /** One ES256 key pair per test process, standing in for the gateway's. */
 export function testSigningKeys(): { privateKey: string; publicKey: string } {
@@ -110,7 +131,10 @@ export async function startTestSubgraph(
       }
       if (!body.data) return { ok: false, code: body.code, message: body.error, httpStatus: status };
       const answer = body.data[mutation] as { status: number; body: Record<string, any>; replayed?: boolean };
-      if (answer.status === 200) return { ok: true, output: answer.body.output, httpStatus: 200, replayed: answer.replayed };
+      if (answer.status === 200) {
+        checkOutput(tool, server.registry.get(tool)?.output, answer.body.output);
+        return { ok: true, output: answer.body.output, httpStatus: 200, replayed: answer.replayed };
+      }
       if (answer.status === 202) return { ok: false, pending: true, approvalId: answer.body.approval_id, httpStatus: 202, replayed: answer.replayed };
       return { ok: false, code: answer.body.code, field: answer.body.field, message: answer.body.error, approvalId: answer.body.approval_id, httpStatus: answer.status, replayed: answer.replayed };
     },

@@ -42,6 +42,11 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
   description: string;
   risk: Risk;
   input: JsonSchema;
+  /**
+   * JSON Schema of the handler's output object: published as the 200 answer in OpenAPI and as
+   * `outputSchema` in MCP, and every output in the tests is checked against it.
+   */
+  output?: JsonSchema;
   /** Largest accepted body in bytes; default {@link DEFAULT_MAX_INPUT_BYTES}. */
   maxInputBytes?: number;
   /**
@@ -95,6 +100,8 @@ export interface CatalogEntry {
   risk: Risk;
   scope: string;
   input_schema: JsonSchema;
+  /** The output's schema, when the tool declares one. */
+  output_schema?: JsonSchema;
   annotations: ReturnType<typeof annotationsFor>;
   /** The subgraph that owns and runs the tool. Not shown to callers. */
   subgraph: string;
@@ -110,6 +117,7 @@ export function catalogEntry(tool: Tool<any, any>, subgraph: string): CatalogEnt
     risk: tool.risk,
     scope: scopeFor(tool),
     input_schema: tool.input,
+    ...(tool.output ? { output_schema: tool.output } : {}),
     annotations: annotationsFor(tool.risk),
     subgraph,
     max_input_bytes: tool.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { connectDatabase, Governance } from '@cuadra/shared';
+import { checkOutput } from '@cuadra/shared/testing';
 import { Redis } from 'ioredis';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { repoRoot } from '../../scripts/infra.ts';
@@ -74,11 +76,26 @@ export async function startTestSystem(label: string, env: Record<string, string>
     workspace: (name = 'Test SAS') => identity.createWorkspace({ name, ownerEmail: 'owner@example.com' }),
     key: (workspace, role, patterns) => identity.createApiKey({ workspace, name: `${role} key`, role, patterns }),
     fetch: call,
-    invoke: (tool, input, key, headers) => call(`/v1/tools/${tool}:invoke`, { key, body: input, headers }),
+    async invoke(tool, input, key, headers) {
+      const answer = await call(`/v1/tools/${tool}:invoke`, { key, body: input, headers });
+      // Every real output is held to the output schema its tool declares (issue 15).
+      if (answer.status === 200) checkOutput(tool, outputSchemas().get(tool), answer.body?.output);
+      return answer;
+    },
     async stop() {
       await system.stop();
       redis.disconnect();
       await Promise.all([db.close(), governanceDb.close()]);
     },
   };
+}
+
+let schemas: Map<string, unknown> | undefined;
+/** The output schemas the build wrote into the catalog, by tool. */
+function outputSchemas(): Map<string, unknown> {
+  schemas ??= new Map(
+    (JSON.parse(readFileSync(path.join(repoRoot, 'gateway', 'generated', 'catalog.json'), 'utf8')) as { tools: { name: string; output_schema?: unknown }[] }).tools
+      .filter((t) => t.output_schema).map((t) => [t.name, t.output_schema]),
+  );
+  return schemas;
 }

@@ -33,12 +33,20 @@ function callerOf(ctx: ServerContext): McpCaller {
   return caller;
 }
 
+/** structuredContent of a call held for approval (render.ts). */
+const HELD_RESULT_SCHEMA = { type: 'object', required: ['status', 'approval_id'], properties: { status: { const: 'pending_approval' }, approval_id: { type: 'string' } } };
+/** structuredContent of a refusal (`isError`, render.ts): the contract's refusal body. */
+const REFUSAL_RESULT_SCHEMA = { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' } } };
+
 /** A catalog entry as an MCP tool: the schema as is, annotations from the risk class. */
 export function mcpTool(tool: PublicTool): Tool {
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.input_schema as Tool['inputSchema'],
+    // structuredContent is the output, or (same tool) a held call's or a refusal's body: clients that
+    // check results against outputSchema accept all three.
+    ...(tool.output_schema ? { outputSchema: { type: 'object', anyOf: [tool.output_schema, HELD_RESULT_SCHEMA, REFUSAL_RESULT_SCHEMA] } as Tool['outputSchema'] } : {}),
     annotations: { ...tool.annotations },
     _meta: { 'io.cuadra/risk': tool.risk, 'io.cuadra/module': tool.module, 'io.cuadra/scope': tool.scope },
   };

@@ -85,7 +85,7 @@ function toolOperation(tool: PublicTool): Json {
           schema: {
             type: 'object',
             required: ['tool', 'output'],
-            properties: { tool: { const: tool.name }, output: { type: 'object', description: 'The tool\'s result.' } },
+            properties: { tool: { const: tool.name }, output: tool.output_schema ?? { type: 'object', description: 'The tool\'s result.' } },
           },
         },
       },
@@ -300,6 +300,10 @@ export function openApiDocument(tools: readonly PublicTool[], publicUrl: string)
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
     const op = toolOperation(tool);
     (op.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema = bundleSchema(tool.input_schema as Json, tool.name, bundled);
+    if (tool.output_schema) {
+      const ok = (op.responses as Json)[200] as { content: Record<string, { schema: { properties: Json } }> };
+      ok.content['application/json'].schema.properties.output = bundleSchema(tool.output_schema as Json, `${tool.name}.output`, bundled);
+    }
     paths[`/v1/tools/${tool.name}:invoke`] = { post: op };
   }
   Object.assign(paths, otherPaths());

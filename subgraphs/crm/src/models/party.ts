@@ -57,6 +57,40 @@ export function parties(db: Connection): Model<PartyDoc> {
   return (db.models.Party as Model<PartyDoc> | undefined) ?? db.model<PartyDoc>('Party', partySchema, 'parties');
 }
 
+const TEXT = { type: 'string' } as const;
+const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
+
+/** JSON Schema of {@link partyView}: what every tool answering a party gives. */
+export const PARTY_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'kind', 'name', 'tax_id', 'email', 'phone', 'addresses', 'contacts', 'tags', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    kind: { enum: ['customer', 'vendor', 'both'] },
+    name: TEXT,
+    tax_id: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['type', 'number', 'check_digit'],
+        properties: { type: TEXT, number: TEXT, check_digit: { type: ['integer', 'null'] } },
+      }],
+    },
+    email: NULLABLE_TEXT,
+    phone: NULLABLE_TEXT,
+    addresses: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['line1', 'country'], properties: { line1: TEXT, city: TEXT, region: TEXT, country: TEXT, postal_code: TEXT } },
+    },
+    contacts: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: TEXT, email: TEXT, phone: TEXT, role: TEXT } },
+    },
+    tags: { type: 'array', items: TEXT },
+    status: { enum: ['active', 'archived'] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /** The public shape of a party (tool output). */
 export function partyView(p: PartyDoc) {
   return {

@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
 
 /**
  * Archives a party (or restores it with `restore: true`). Nothing is deleted: invoices and
@@ -15,6 +15,7 @@ export const archive = defineTool<{ id: string; restore?: boolean }>({
     required: ['id'],
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, restore: { type: 'boolean' } },
   },
+  output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {
     const [from, to]: PartyDoc['status'][] = input.restore ? ['archived', 'active'] : ['active', 'archived'];
     const after = await parties(ctx.db).findOneAndUpdate(

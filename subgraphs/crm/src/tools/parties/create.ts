@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, defineTool, newId, parseNit } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
 
 interface Input {
   name: string;
@@ -78,6 +78,7 @@ export const create = defineTool<Input>({
   description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses and tags. A Colombian NIT must include its check digit (900123456-8).',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['name', 'kind'], properties: partyFields },
+  output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {
     const taxId = parseTaxId(input.tax_id);
     const id = newId('pty');

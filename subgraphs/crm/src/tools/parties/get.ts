@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { parties, PARTY_VIEW_SCHEMA, partyView, type PartyDoc } from '../../models/party.ts';
 
 /** Reads one party of the caller's workspace. */
 export const get = defineGetTool<PartyDoc>({
@@ -7,6 +7,7 @@ export const get = defineGetTool<PartyDoc>({
   description: 'Get one party (customer or vendor) by id, with its tax id, contacts, addresses and tags.',
   model: parties,
   view: partyView,
+  viewSchema: PARTY_VIEW_SCHEMA,
   key: 'party',
   what: 'party',
 });

@@ -1,5 +1,5 @@
 import { defineListTool } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { parties, PARTY_VIEW_SCHEMA, partyView, type PartyDoc } from '../../models/party.ts';
 
 /** Whether a party passes the list's filters; null when no filter is given. */
 export function partyFilter(f: { kind?: string; status?: string; search?: string }): ((p: PartyDoc) => boolean) | null {
@@ -18,6 +18,7 @@ export const list = defineListTool<PartyDoc, { search?: string; kind?: PartyDoc[
   description: 'List parties (customers, vendors) of the workspace, newest first; filter by kind, status or a case-insensitive name search.',
   model: parties,
   view: partyView,
+  viewSchema: PARTY_VIEW_SCHEMA,
   filters: {
     search: { type: 'string', minLength: 1, maxLength: 100 },
     kind: { enum: ['customer', 'vendor', 'both'] },

@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from '../../models/party.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
 import { parseTaxId, partyFields } from './create.ts';
 
 interface Input {
@@ -29,6 +29,7 @@ export const update = defineTool<Input>({
     minProperties: 2,
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...partyFields },
   },
+  output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {
     const set: Partial<PartyDoc> = { updated_at: ctx.now };
     if (input.name) Object.assign(set, { name: input.name.trim(), name_lc: input.name.trim().toLowerCase() });
