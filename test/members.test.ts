@@ -67,9 +67,10 @@ describe('members tools', () => {
 
     // Pending invitations are listed (no token, no hash), and hold the role they grant.
     const pending = await sys.invoke('members.list', {}, owner);
+    // Newest first: Beto was invited after Ana.
     expect(pending.body.output.rows).toEqual([
-      expect.objectContaining({ email: 'ana@miembros.example', role: 'owner', status: 'invited', user_id: null }),
       expect.objectContaining({ email: beto.email, role: 'sales_rep', status: 'invited', user_id: null }),
+      expect.objectContaining({ email: 'ana@miembros.example', role: 'owner', status: 'invited', user_id: null }),
     ]);
     expect(JSON.stringify(pending.body)).not.toContain(new URL(first.body.output.invite_url).searchParams.get('token'));
     expect((await sys.invoke('roles.delete', { key: 'sales_rep' }, owner)).body.code).toBe('conflict');
@@ -92,14 +93,16 @@ describe('members tools', () => {
 
     const listed = await sys.invoke('members.list', {}, owner);
     const rows = listed.body.output.rows;
+    // Newest first: Beto joined after Ana; the total counts members (kept on write).
     expect(rows.map((r: { email: string; role: string; status: string }) => [r.email, r.role, r.status])).toEqual([
-      ['ana@miembros.example', 'owner', 'active'],
       [beto.email, 'sales_rep', 'active'],
+      ['ana@miembros.example', 'owner', 'active'],
     ]);
-    expect(rows[1]).toMatchObject({ name: 'Beto Ruiz', user_id: expect.stringMatching(/^usr_/) });
+    expect(listed.body.output.total).toBe(2);
+    expect(rows[0]).toMatchObject({ name: 'Beto Ruiz', user_id: expect.stringMatching(/^usr_/) });
     expect(JSON.stringify(listed.body)).not.toMatch(/password|scrypt/);
-    anaId = rows[0].user_id;
-    betoId = rows[1].user_id;
+    anaId = rows[1].user_id;
+    betoId = rows[0].user_id;
     // A member's role is in use: it cannot be deleted.
     expect((await sys.invoke('roles.delete', { key: 'sales_rep' }, owner)).body.code).toBe('conflict');
   });

@@ -136,6 +136,17 @@ export async function assignPositions(db: Connection, series: string, workspace:
   throw new Error(`counter ${_id}: no block of positions after 1,000 attempts`);
 }
 
+/**
+ * Moves a listed document to the newest position of its series, for lists ordered by "most
+ * recently changed first": a new position (not counted live again) replaces the old one, which
+ * becomes a hole that pages skip.
+ */
+export async function repositionDocument(model: Model<any>, id: string, workspace: string, options: SeriesOptions = {}): Promise<void> {
+  const series = seriesOf(model, options);
+  const pos = await assignPositions(model.db, series, workspace, 1, false);
+  await model.updateOne({ _id: id, workspace }, { $set: { pos, pos_key: positionKey(series, workspace, pos) } });
+}
+
 /** Counts one document of a series as gone (a delete, or an insert that failed after {@link assignPosition}). */
 export async function releasePosition(db: Connection, series: string, workspace: string): Promise<void> {
   await counters(db).updateOne({ _id: counterId(series, workspace) }, { $inc: { live: -1 } });

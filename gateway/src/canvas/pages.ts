@@ -146,7 +146,8 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
       const memberships = await deps.people.memberships(current.user);
       const groups = await Promise.all(memberships.map(async (m) => ({
         name: (await deps.identity.workspace(m.workspace))?.name ?? m.workspace,
-        boards: await deps.dashboards.list(m.workspace),
+        // The 100 most recently changed of each workspace (one bounded page).
+        boards: (await deps.dashboards.list(m.workspace, { limit: 100 }, (d) => ({ _id: d._id, title: d.title }))).rows,
       })));
       sendPage(res, {
         title: 'Dashboards',

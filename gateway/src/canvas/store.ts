@@ -1,4 +1,4 @@
-import { ensureModel, modelOn, newId } from '@cuadra/shared';
+import { addPositions, backfillPositions, createPositioned, ensureModel, listNewestFirst, modelOn, newId, releasePosition, repositionDocument, type ListAnswer } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Block } from './schema.ts';
 
@@ -33,6 +33,8 @@ const dashboardSchema = new Schema<DashboardDoc>(
 );
 dashboardSchema.index({ workspace: 1, handle: 1 }, { unique: true });
 dashboardSchema.index({ workspace: 1, updated_at: -1 });
+// Listed most recently changed first by position: a save or patch moves the dashboard to the newest one.
+addPositions(dashboardSchema);
 
 /** What callers see of a dashboard. */
 export function dashboardView(doc: DashboardDoc): Record<string, unknown> {
@@ -48,6 +50,7 @@ export class DashboardStore {
 
   async init(): Promise<void> {
     await ensureModel(this.model);
+    await backfillPositions(this.model);
   }
 
   /** Creates a dashboard, or replaces the one with the same key (a save by key is idempotent by design). */
@@ -58,12 +61,15 @@ export class DashboardStore {
         { $set: { title: input.title, blocks: input.blocks, updated_at: now }, $inc: { version: 1 } },
         { returnDocument: 'after' },
       ).lean<DashboardDoc>();
-      if (replaced) return { doc: replaced, created: false };
+      if (replaced) {
+        await repositionDocument(this.model, replaced._id, workspace);
+        return { doc: replaced, created: false };
+      }
     }
     const id = newId('dsh');
     const doc: DashboardDoc = { _id: id, workspace, title: input.title, key: input.key ?? null, handle: input.key ?? id, blocks: input.blocks, version: 1, created_at: now, updated_at: now };
     try {
-      await this.model.create(doc);
+      await createPositioned(this.model, doc);
     } catch (err) {
       // Two saves of one new key at once: the unique index lets one create; the other replaces it.
       if ((err as { code?: number }).code === 11000 && input.key) return this.save(workspace, input, now);
@@ -83,14 +89,19 @@ export class DashboardStore {
   }
 
   async patch(workspace: string, id: string, set: { title?: string; blocks?: Block[] }, now: Date): Promise<DashboardDoc | null> {
-    return this.model.findOneAndUpdate({ workspace, _id: id }, { $set: { ...set, updated_at: now }, $inc: { version: 1 } }, { returnDocument: 'after' }).lean<DashboardDoc>();
+    const doc = await this.model.findOneAndUpdate({ workspace, _id: id }, { $set: { ...set, updated_at: now }, $inc: { version: 1 } }, { returnDocument: 'after' }).lean<DashboardDoc>();
+    if (doc) await repositionDocument(this.model, doc._id, workspace);
+    return doc;
   }
 
-  async list(workspace: string, limit = 100): Promise<DashboardDoc[]> {
-    return this.model.find({ workspace }, { blocks: 0 }).sort({ updated_at: -1 }).limit(limit).lean<DashboardDoc[]>();
+  /** One page, most recently changed first (bounded: positions, never a sort of the collection). */
+  async list<R>(workspace: string, page: { limit: number; cursor?: string }, view: (doc: DashboardDoc) => R): Promise<ListAnswer<R>> {
+    return listNewestFirst<DashboardDoc, R>(this.model, { workspace, limit: page.limit, cursor: page.cursor }, view);
   }
 
   async remove(workspace: string, id: string): Promise<boolean> {
-    return (await this.model.deleteOne({ workspace, _id: id })).deletedCount === 1;
+    const gone = (await this.model.deleteOne({ workspace, _id: id })).deletedCount === 1;
+    if (gone) await releasePosition(this.model.db, this.model.collection.collectionName, workspace);
+    return gone;
   }
 }

@@ -1,3 +1,4 @@
+import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A workspace (tenant). Everything any service stores carries its id. */
@@ -67,6 +68,8 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
 );
 apiKeySchema.index({ hash: 1 }, { unique: true });
 apiKeySchema.index({ workspace: 1, created_at: -1 });
+// api_keys.list pages newest first by position (CONTRACT §9 bounded lists).
+addPositions(apiKeySchema);
 
 /** The identity collections on the gateway's own database. */
 export function identityModels(db: Connection): { workspaces: Model<WorkspaceDoc>; apiKeys: Model<ApiKeyDoc> } {

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { CuadraError, newId, sameDigest, ensureModel } from '@cuadra/shared';
+import {
+  addPositions, assignPosition, backfillPositions, createPositioned, CuadraError, ensureModel, listNewestFirst, newId, pageNewestFirst, releasePosition, sameDigest, type ListAnswer,
+} from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A person who signs in with e-mail and password (pages of /oauth/authorize and /claim). */
@@ -64,6 +66,10 @@ const userSchema = new Schema<UserDoc>(
 );
 userSchema.index({ email: 1 }, { unique: true });
 
+/** The series of positions members.list pages by, and that of invitations inside the claims collection. */
+const MEMBERSHIPS = 'memberships';
+const INVITATIONS = { series: 'invitations', scope: { kind: 'invite' } };
+
 const membershipSchema = new Schema<MembershipDoc>(
   {
     _id: { type: String, required: true },
@@ -76,6 +82,8 @@ const membershipSchema = new Schema<MembershipDoc>(
 );
 membershipSchema.index({ workspace: 1, user: 1 }, { unique: true });
 membershipSchema.index({ user: 1 });
+// members.list pages newest first by position (CONTRACT §9 bounded lists).
+addPositions(membershipSchema);
 
 const claimSchema = new Schema<ClaimDoc>(
   {
@@ -96,6 +104,8 @@ const claimSchema = new Schema<ClaimDoc>(
   { versionKey: false },
 );
 claimSchema.index({ workspace: 1, kind: 1 });
+// Invitations are their own series of positions in the claims collection (members.list shows the pending ones).
+addPositions(claimSchema);
 
 function model<T>(db: Connection, name: string, schema: Schema<T>, collection: string): Model<T> {
   return (db.models[name] as Model<T> | undefined) ?? db.model<T>(name, schema, collection);
@@ -159,6 +169,8 @@ export class PeopleStore {
 
   async init(): Promise<void> {
     await Promise.all([ensureModel(this.#models.users), ensureModel(this.#models.memberships), ensureModel(this.#models.claims)]);
+    await backfillPositions(this.#models.memberships);
+    await backfillPositions(this.#models.claims, INVITATIONS);
   }
 
   /** Creates a person. Refuses a taken e-mail (`conflict`) and a short password. */
@@ -198,11 +210,17 @@ export class PeopleStore {
 
   /** Gives a person a role in a workspace (replacing the role they had there). */
   async setMembership(workspace: string, user: string, role: string): Promise<void> {
-    await this.#models.memberships.updateOne(
+    // The position is taken first and kept only if this call creates the membership.
+    const position = await assignPosition(this.#models.memberships.db, MEMBERSHIPS, workspace);
+    const res = await this.#models.memberships.updateOne(
       { workspace, user },
-      { $set: { role }, $setOnInsert: { _id: newId('mem'), workspace, user, created_at: new Date() } },
+      { $set: { role }, $setOnInsert: { _id: newId('mem'), workspace, user, created_at: new Date(), ...position } },
       { upsert: true },
-    );
+    ).catch(async (err: unknown) => {
+      await releasePosition(this.#models.memberships.db, MEMBERSHIPS, workspace);
+      throw err;
+    });
+    if (res.upsertedCount === 0) await releasePosition(this.#models.memberships.db, MEMBERSHIPS, workspace);
   }
 
   /** The person's role in the workspace, or null when they are not a member. */
@@ -216,12 +234,13 @@ export class PeopleStore {
     return this.#models.memberships.find({ user }, { workspace: 1, role: 1 }).sort({ created_at: 1 }).limit(100).lean();
   }
 
-  /** The workspace's members with their people (never password hashes), oldest first. */
-  async members(workspace: string): Promise<{ user_id: string; email: string; name: string; role: string; joined_at: string }[]> {
-    const ms = await this.#models.memberships.find({ workspace }).sort({ created_at: 1 }).limit(1000).lean();
-    const users = await this.#models.users.find({ _id: { $in: ms.map((m) => m.user) } }, { email: 1, name: 1 }).lean();
+  /** One page of the workspace's members with their people (never password hashes), newest first (bounded: positions). */
+  async members(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }): Promise<ListAnswer<{ user_id: string; email: string; name: string; role: string; joined_at: string }>> {
+    const answer = await listNewestFirst<MembershipDoc, MembershipDoc>(this.#models.memberships, { workspace, limit: page.limit, cursor: page.cursor }, (m) => m);
+    // People by their ids: unique-key lookups.
+    const users = await this.#models.users.find({ _id: { $in: answer.rows.map((m) => m.user) } }, { email: 1, name: 1 }).lean();
     const byId = new Map(users.map((u) => [u._id, u]));
-    return ms.map((m) => ({ user_id: m.user, email: byId.get(m.user)?.email ?? '', name: byId.get(m.user)?.name ?? '', role: m.role, joined_at: m.created_at.toISOString() }));
+    return { ...answer, rows: answer.rows.map((m) => ({ user_id: m.user, email: byId.get(m.user)?.email ?? '', name: byId.get(m.user)?.name ?? '', role: m.role, joined_at: m.created_at.toISOString() })) };
   }
 
   /** How many members of the workspace hold the role. */
@@ -238,6 +257,7 @@ export class PeopleStore {
   /** Removes a person from a workspace; false when they were not a member. */
   async removeMembership(workspace: string, user: string): Promise<boolean> {
     const res = await this.#models.memberships.deleteOne({ workspace, user });
+    if (res.deletedCount > 0) await releasePosition(this.#models.memberships.db, MEMBERSHIPS, workspace);
     return res.deletedCount > 0;
   }
 
@@ -249,15 +269,18 @@ export class PeopleStore {
       _id: sha256(token), workspace: input.workspace, email: input.email.trim().toLowerCase(), kind: 'invite' as const, role: input.role,
       invitation_id: newId('ivt'), name: input.name ?? null, invited_by: input.invitedBy, created_at: now, expires_at: new Date(now.getTime() + CLAIM_TTL_MS), used_at: null,
     };
-    await this.#models.claims.create(doc);
+    await createPositioned(this.#models.claims, doc, INVITATIONS);
     return { token, invitation_id: doc.invitation_id, expires_at: doc.expires_at };
   }
 
   /** The workspace's invitations that can still be used (pending memberships). */
-  async pendingInvitations(workspace: string): Promise<{ invitation_id: string; email: string; name: string | null; role: string; invited_at: string; expires_at: string }[]> {
-    const docs = await this.#models.claims.find({ workspace, kind: 'invite', used_at: null, expires_at: { $gt: new Date() } }).sort({ created_at: 1 }).limit(1000).lean();
-    return docs.map((d) => ({ invitation_id: d.invitation_id ?? '', email: d.email, name: d.name ?? null, role: d.role ?? 'owner', invited_at: d.created_at.toISOString(), expires_at: d.expires_at.toISOString() }));
+  async pendingInvitations(workspace: string, limit = 100): Promise<{ invitation_id: string; email: string; name: string | null; role: string; invited_at: string; expires_at: string }[]> {
+    // The newest pending invitations, read by position (bounded; a long-expired backlog is not walked past 16 buckets).
+    const now = new Date();
+    const page = await pageNewestFirst<ClaimDoc>(this.#models.claims, { ...INVITATIONS, workspace, limit, match: (d) => d.kind === 'invite' && d.used_at === null && d.expires_at > now });
+    return page.rows.map((d) => ({ invitation_id: d.invitation_id ?? '', email: d.email, name: d.name ?? null, role: d.role ?? 'owner', invited_at: d.created_at.toISOString(), expires_at: d.expires_at.toISOString() }));
   }
+
 
   /** A new claim link for a workspace; the token is returned once and stored only as a hash. */
   /**

@@ -1,4 +1,7 @@
-import { BUILT_IN_ROLES, bumpVersion, CuadraError, currentVersion, ensureModel, isBuiltInRole, newId, patternsCover, rolePatternsOf, type Principal } from '@cuadra/shared';
+import {
+  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, ensureModel, isBuiltInRole, listNewestFirst, newId, patternsCover, releasePosition,
+  rolePatternsOf, type ListAnswer, type Principal,
+} from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -39,6 +42,8 @@ const roleSchema = new Schema<RoleDoc>(
   { versionKey: false },
 );
 roleSchema.index({ workspace: 1, key: 1 }, { unique: true });
+// roles.list pages the custom roles newest first by position (CONTRACT §9 bounded lists).
+addPositions(roleSchema);
 
 const versionKey = (workspace: string) => `cuadra:roles:${workspace}`;
 
@@ -67,6 +72,7 @@ export class RoleStore {
 
   async init(): Promise<void> {
     await ensureModel(this.model);
+    await backfillPositions(this.model);
   }
 
   async #changed(workspace: string): Promise<void> {
@@ -98,10 +104,11 @@ export class RoleStore {
     return (await this.patternsFor(workspace, role)) ?? [];
   }
 
-  async list(workspace: string): Promise<RoleView[]> {
-    const builtIn = Object.entries(BUILT_IN_ROLES).map(([key, patterns]) => ({ key, name: BUILT_IN_NAMES[key] ?? key, patterns: [...patterns], built_in: true }));
-    const custom = await this.model.find({ workspace }).sort({ created_at: 1 }).limit(1000).lean();
-    return [...builtIn, ...custom.map(view)];
+  /** One page: the built-in roles first (on the first page), then the custom ones newest first (bounded: positions). */
+  async list(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }): Promise<ListAnswer<RoleView>> {
+    const builtIn = page.cursor ? [] : Object.entries(BUILT_IN_ROLES).map(([key, patterns]) => ({ key, name: BUILT_IN_NAMES[key] ?? key, patterns: [...patterns], built_in: true }));
+    const custom = await listNewestFirst<RoleDoc, RoleView>(this.model, { workspace, limit: page.limit, cursor: page.cursor }, view);
+    return { ...custom, rows: [...builtIn, ...custom.rows], ...(custom.total !== undefined ? { total: custom.total + Object.keys(BUILT_IN_ROLES).length } : {}) };
   }
 
   async get(workspace: string, key: string): Promise<RoleView | null> {
@@ -115,7 +122,7 @@ export class RoleStore {
     const now = new Date();
     const doc: RoleDoc = { _id: newId('rol'), workspace, key: input.key, name: input.name, patterns: input.patterns, created_at: now, updated_at: now };
     try {
-      await this.model.create(doc);
+      await createPositioned(this.model, doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `The role "${input.key}" already exists in this workspace.`);
       throw err;
@@ -135,7 +142,10 @@ export class RoleStore {
 
   async delete(workspace: string, key: string): Promise<boolean> {
     const res = await this.model.deleteOne({ workspace, key });
-    if (res.deletedCount > 0) await this.#changed(workspace);
+    if (res.deletedCount > 0) {
+      await releasePosition(this.model.db, this.model.collection.collectionName, workspace);
+      await this.#changed(workspace);
+    }
     return res.deletedCount > 0;
   }
 }

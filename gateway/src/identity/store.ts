@@ -1,4 +1,6 @@
-import { API_KEY_SHAPE, CuadraError, ensureModel, hashApiKey, newApiKey, newId, sameDigest, type Principal } from '@cuadra/shared';
+import {
+  API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, sameDigest,
+} from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
@@ -21,6 +23,14 @@ export interface AccessTokenAuthenticator {
  * Workspaces and API keys: the gateway owns who the caller is (DOMAIN.md). Keys are checked
  * against MongoDB with a short Redis cache shared by every gateway instance.
  */
+/** A key as the tools show it: never its hash. */
+function apiKeyRow(k: ApiKeyDoc): { id: string; name: string; role: string; patterns: string[]; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null } {
+  return {
+    id: k._id, name: k.name, role: k.role, patterns: k.patterns, prefix: k.prefix, created_at: k.created_at.toISOString(),
+    expires_at: k.expires_at ? k.expires_at.toISOString() : null, revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+  };
+}
+
 export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
@@ -37,6 +47,7 @@ export class IdentityStore {
   /** Makes sure the unique indexes exist before the first key is written. */
   async init(): Promise<void> {
     await Promise.all([ensureModel(this.#models.workspaces), ensureModel(this.#models.apiKeys), this.roles.init()]);
+    await backfillPositions(this.#models.apiKeys);
   }
 
   /** How many active (unrevoked) API keys of the workspace hold the role. */
@@ -65,7 +76,7 @@ export class IdentityStore {
   async createApiKey(input: { workspace: string; name: string; role: string; patterns?: string[]; actorType?: 'api_key' | 'agent'; expiresAt?: Date | null; createdByPerson?: string | null }): Promise<{ id: string; api_key: string }> {
     const apiKey = newApiKey();
     const id = newId('key');
-    await this.#models.apiKeys.create({
+    await createPositioned(this.#models.apiKeys, {
       _id: id, workspace: input.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], hash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 10), actor_type: input.actorType ?? 'api_key', created_by_person: input.createdByPerson ?? null, created_at: new Date(), expires_at: input.expiresAt ?? null, revoked_at: null,
     });
@@ -97,14 +108,18 @@ export class IdentityStore {
   }
 
   /** The workspace's keys, newest first, without hashes (public shape). */
-  async listApiKeys(workspace: string): Promise<{ id: string; name: string; role: string; patterns: string[]; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null }[]> {
-    const keys = await this.#models.apiKeys.find({ workspace }, { hash: 0 }).lean();
-    return keys
-      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
-      .map((k) => ({
-        id: k._id, name: k.name, role: k.role, patterns: k.patterns, prefix: k.prefix, created_at: k.created_at.toISOString(),
-        expires_at: k.expires_at ? k.expires_at.toISOString() : null, revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
-      }));
+  /** One key of the workspace as api_keys.list shows it (never its hash), or null. */
+  async apiKeyView(workspace: string, id: string) {
+    const k = await this.#models.apiKeys.findOne({ _id: id, workspace }).lean();
+    return k ? apiKeyRow(k) : null;
+  }
+
+  /** One page of the workspace's keys, newest first (bounded: positions, never a sort of the collection); never their hashes. */
+  async listApiKeys(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }) {
+    return listNewestFirst<ApiKeyDoc, ReturnType<typeof apiKeyRow>>(
+      this.#models.apiKeys, { workspace, limit: page.limit, cursor: page.cursor },
+      apiKeyRow,
+    );
   }
 
   /** The workspace record, or null. */

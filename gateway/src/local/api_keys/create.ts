@@ -36,7 +36,7 @@ export const create = defineTool<Input>({
     }
     // The key acts as the person who made it when approvals are decided (CONTRACT.md §9).
     const key = await identity.createApiKey({ workspace: ctx.workspace, name: input.name, role: input.role, patterns: input.patterns ?? [], expiresAt, createdByPerson: ctx.principal.person ?? null });
-    const stored = (await identity.listApiKeys(ctx.workspace)).find((k) => k.id === key.id)!;
+    const stored = (await identity.apiKeyView(ctx.workspace, key.id))!;
     return { api_key: key.api_key, key: stored };
   },
 });

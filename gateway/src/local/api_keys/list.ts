@@ -1,14 +1,13 @@
-import { defineTool } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, PAGING_NOTE } from '@cuadra/shared';
 import { gatewayServices } from '../services.ts';
 
 /** The workspace's API keys, without their secrets (which are not stored). */
-export const list = defineTool<Record<string, never>>({
+export const list = defineTool<{ limit?: number; cursor?: string }>({
   name: 'api_keys.list',
-  description: 'List the API keys of the workspace: name, role, patterns, prefix, created, expiry and revocation. Key values are never shown again.',
+  description: 'List the API keys of the workspace: name, role, patterns, prefix, created, expiry and revocation. Key values are never shown again. Newest first.' + PAGING_NOTE,
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, properties: {} },
-  async handler(_input, ctx) {
-    const rows = await gatewayServices(ctx).identity.listApiKeys(ctx.workspace);
-    return { rows };
+  input: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA } },
+  async handler(input, ctx) {
+    return gatewayServices(ctx).identity.listApiKeys(ctx.workspace, { limit: input.limit ?? 100, cursor: input.cursor });
   },
 });

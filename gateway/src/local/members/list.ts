@@ -1,16 +1,18 @@
-import { defineTool } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, PAGING_NOTE } from '@cuadra/shared';
 import { peopleServices } from '../services.ts';
 
 /** The people of the workspace (active and invited), with their roles; never secrets. */
-export const list = defineTool<Record<string, never>>({
+export const list = defineTool<{ limit?: number; cursor?: string }>({
   name: 'members.list',
-  description: 'List the people of the workspace: members (status "active", with user_id, e-mail, name, role) and pending invitations (status "invited", with invitation_id and expiry).',
+  description: 'List the people of the workspace: members (status "active", with user_id, e-mail, name, role) and pending invitations (status "invited", with invitation_id and expiry). Members newest first; the pending invitations (newest first) come with the first page; total counts members.' + PAGING_NOTE,
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, properties: {} },
-  async handler(_input, ctx) {
+  input: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA } },
+  async handler(input, ctx) {
     const { people } = peopleServices(ctx);
-    const members = (await people.members(ctx.workspace)).map((m) => ({ ...m, status: 'active' as const }));
-    const invited = (await people.pendingInvitations(ctx.workspace)).map((i) => ({ ...i, user_id: null, status: 'invited' as const }));
-    return { rows: [...members, ...invited] };
+    const page = await people.members(ctx.workspace, { limit: input.limit ?? 100, cursor: input.cursor });
+    const members = page.rows.map((m) => ({ ...m, status: 'active' as const }));
+    // The pending invitations (newest first, at most 100) come with the first page.
+    const invited = input.cursor ? [] : (await people.pendingInvitations(ctx.workspace)).map((i) => ({ ...i, user_id: null, status: 'invited' as const }));
+    return { rows: [...members, ...invited], ...(page.total !== undefined ? { total: page.total } : {}), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   },
 });
