@@ -1,8 +1,8 @@
-import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, listNewestFirst, newId, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, listNewestFirst, newId, pageOutput, recordOutput, type ToolContext } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from './models/invoice.ts';
-import { salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './models/sales-document.ts';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './models/sales-document.ts';
 import { addDays, localDate, type WithholdingRate } from './money.ts';
 
 /** Input of quotes.create and sales_orders.create. */
@@ -112,6 +112,7 @@ export function salesDocumentGetTool(kind: SalesDocument['kind']) {
     description: `Get one ${words.one} by id: customer, lines, totals, status and what it was converted into.`,
     risk: 'read',
     input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+    output: recordOutput(kind, SALES_DOCUMENT_VIEW_SCHEMA),
     async handler(input, ctx) {
       const doc = await salesDocuments(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace, kind }).lean();
       if (!doc) throw new CuadraError('not_found', `No ${words.one} ${input.id} exists in this workspace.`);
@@ -138,6 +139,7 @@ export function salesDocumentListTool(kind: SalesDocument['kind'], statuses: rea
         cursor: CURSOR_SCHEMA,
       },
     },
+    output: pageOutput(SALES_DOCUMENT_VIEW_SCHEMA),
     async handler(input, ctx) {
       const text = input.search?.toLowerCase();
       const match = input.status || input.customer_id || text

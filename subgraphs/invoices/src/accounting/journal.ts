@@ -135,6 +135,31 @@ export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc):
   }
 }
 
+/** JSON Schema of {@link journalView}: what every tool answering a journal entry gives. */
+export const JOURNAL_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'date', 'currency', 'memo', 'source', 'lines', 'total_debit', 'total_credit'],
+  properties: {
+    id: { type: 'string' },
+    date: { type: 'string', format: 'date' },
+    currency: { type: 'string' },
+    memo: { type: 'string' },
+    source: {
+      type: 'object', additionalProperties: false, required: ['kind', 'id'],
+      properties: { kind: { enum: ['invoice', 'credit_note', 'payment'] }, id: { type: 'string' } },
+    },
+    lines: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
+        properties: { account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] } },
+      },
+    },
+    total_debit: { type: 'integer' },
+    total_credit: { type: 'integer' },
+  },
+} as const;
+
 /** Public shape of an entry. */
 export function journalView(e: JournalEntryDoc) {
   const debit = e.lines.reduce((s, l) => s + l.debit, 0);

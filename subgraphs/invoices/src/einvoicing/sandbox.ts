@@ -18,6 +18,23 @@ export interface AuthorityAnswer {
   errors: string[];
 }
 
+/**
+ * JSON Schema of {@link AuthorityAnswer} (invoices.send gives it as `authority`). An endpoint
+ * other than the sandbox is expected to answer this shape exactly.
+ */
+export const AUTHORITY_ANSWER_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['is_valid', 'status_code', 'status_description', 'document_key', 'track_id', 'errors'],
+  properties: {
+    is_valid: { type: 'boolean' },
+    status_code: { enum: ['00', '99'] },
+    status_description: { type: 'string' },
+    document_key: { type: ['string', 'null'] },
+    track_id: { type: ['string', 'null'] },
+    errors: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
 /** What the sandbox needs to know of a registered issuer (its habilitación): the keys. */
 export type IssuerLookup = (softwareId: string, nit: string) => Promise<Pick<SettingsDoc, 'technical_key' | 'software_pin' | 'software_id' | 'numbering' | 'environment'> | null>;
 

@@ -19,3 +19,60 @@ export const documentFields = {
     withholding_total: { type: Number, required: true },
     amount_due: { type: Number, required: true },
 } as const;
+
+// JSON Schemas of the parts every document view shares (tool outputs; see invoiceView,
+// salesDocumentView, recurringView). Written once here, reused by every view that shows them.
+
+const TEXT = { type: 'string' } as const;
+const WITHHOLDING_TYPE = { enum: ['retefuente', 'reteiva', 'reteica'] } as const;
+
+/** A withholding rate as stored and shown: `{type, rate_ppm}`. */
+export const WITHHOLDING_RATE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['type', 'rate_ppm'],
+  properties: { type: WITHHOLDING_TYPE, rate_ppm: { type: 'integer' } },
+} as const;
+
+/** A computed withholding of a document: `{type, rate_ppm, base, amount}` (minor units). */
+export const WITHHOLDING_AMOUNT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['type', 'rate_ppm', 'base', 'amount'],
+  properties: { type: WITHHOLDING_TYPE, rate_ppm: { type: 'integer' }, base: { type: 'integer' }, amount: { type: 'integer' } },
+} as const;
+
+/** The buyer as named on a document (CustomerSnapshot). */
+export const CUSTOMER_SNAPSHOT_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['name', 'tax_id', 'email'],
+  properties: {
+    name: TEXT,
+    tax_id: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['type', 'number', 'check_digit'],
+        properties: { type: TEXT, number: TEXT, check_digit: { type: ['integer', 'null'] } },
+      }],
+    },
+    email: { type: ['string', 'null'] },
+  },
+} as const;
+
+/**
+ * A stored document line (InvoiceLine), amounts computed at write time. `credited_quantity` only
+ * on invoice lines a credit note has reached; `invoice_line` only on credit-note lines.
+ */
+export const DOCUMENT_LINE_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['item_id', 'description', 'quantity', 'unit', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'withholdings', 'subtotal', 'tax', 'total'],
+  properties: {
+    item_id: { type: ['string', 'null'] },
+    description: TEXT,
+    quantity: { type: 'number' },
+    unit: TEXT,
+    unit_price: { type: 'integer' },
+    discount_bps: { type: 'integer' },
+    tax_rate_ppm: { type: 'integer' },
+    withholdings: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+    subtotal: { type: 'integer' },
+    tax: { type: 'integer' },
+    total: { type: 'integer' },
+    credited_quantity: { type: 'number' },
+    invoice_line: { type: 'integer' },
+  },
+} as const;

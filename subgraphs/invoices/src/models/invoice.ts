@@ -1,6 +1,6 @@
 import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { documentFields } from './document-fields.ts';
+import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_LINE_SCHEMA, documentFields, WITHHOLDING_AMOUNT_VIEW_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { RollupIntent } from '../rollups.ts';
 
@@ -164,6 +164,82 @@ addPositions(invoiceSchema);
 export function invoices(db: Connection): Model<InvoiceDoc> {
   return (db.models.Invoice as Model<InvoiceDoc> | undefined) ?? db.model<InvoiceDoc>('Invoice', invoiceSchema, 'invoices');
 }
+
+const TEXT = { type: 'string' } as const;
+const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
+const AMOUNT = { type: 'integer' } as const;
+const DATE = { type: 'string', format: 'date' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/**
+ * JSON Schema of {@link invoiceView}: what every tool answering an invoice or credit note gives.
+ * The document key is `cufe` on an invoice and `cude` on a credit note (null until posted).
+ */
+export const INVOICE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: [
+    'id', 'kind', 'status', 'number', 'customer_id', 'customer', 'currency', 'issue_date', 'issue_time', 'due_date', 'lines', 'withholding_rates',
+    'subtotal', 'tax_total', 'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'credited', 'balance', 'settlements',
+    'credit_of', 'concept', 'credit_notes', 'journal_entry_id', 'authority', 'source', 'notes', 'posted_at', 'created_at', 'updated_at',
+  ],
+  properties: {
+    id: TEXT,
+    kind: { enum: ['invoice', 'credit_note'] },
+    status: { enum: ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] },
+    number: NULLABLE_TEXT,
+    customer_id: TEXT,
+    customer: CUSTOMER_SNAPSHOT_SCHEMA,
+    currency: TEXT,
+    issue_date: DATE,
+    /** Local time of posting with its offset (`10:15:00-05:00`). */
+    issue_time: { type: ['string', 'null'], pattern: '^\\d{2}:\\d{2}:\\d{2}[+-]\\d{2}:\\d{2}$' },
+    due_date: DATE,
+    lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
+    withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+    subtotal: AMOUNT,
+    tax_total: AMOUNT,
+    total: AMOUNT,
+    withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },
+    withholding_total: AMOUNT,
+    amount_due: AMOUNT,
+    paid: AMOUNT,
+    credited: AMOUNT,
+    balance: AMOUNT,
+    settlements: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['ref', 'kind', 'date', 'amount'],
+        properties: { ref: TEXT, kind: { enum: ['payment', 'credit_note'] }, date: DATE, amount: AMOUNT },
+      },
+    },
+    cufe: NULLABLE_TEXT,
+    cude: NULLABLE_TEXT,
+    credit_of: NULLABLE_TEXT,
+    concept: { enum: [1, 2, 3, 4, 5, null] },
+    credit_notes: { type: 'array', items: TEXT },
+    journal_entry_id: NULLABLE_TEXT,
+    authority: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['status', 'track_id', 'errors', 'submitted_at'],
+        properties: { status: { enum: ['submitting', 'accepted', 'rejected'] }, track_id: NULLABLE_TEXT, errors: { type: 'array', items: TEXT }, submitted_at: DATE_TIME },
+      }],
+    },
+    source: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false,
+        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT },
+      }],
+    },
+    notes: NULLABLE_TEXT,
+    posted_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+  // An invoice carries its CUFE, a credit note its CUDE (never both).
+  if: { properties: { kind: { const: 'credit_note' } } },
+  then: { required: ['cude'], properties: { cude: NULLABLE_TEXT, cufe: false } },
+  else: { required: ['cufe'], properties: { cufe: NULLABLE_TEXT, cude: false } },
+} as const;
 
 /** Public shape of an invoice (tool output). */
 export function invoiceView(i: InvoiceDoc) {

@@ -49,6 +49,26 @@ export function items(db: Connection): Model<ItemDoc> {
   return (db.models.Item as Model<ItemDoc> | undefined) ?? db.model<ItemDoc>('Item', itemSchema, 'items');
 }
 
+/** JSON Schema of {@link itemView}: what every tool answering a catalog item gives. */
+export const ITEM_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'kind', 'name', 'sku', 'unit', 'price', 'tax_rate_ppm', 'status', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    kind: { enum: ['product', 'service'] },
+    name: { type: 'string' },
+    sku: { type: ['string', 'null'] },
+    unit: { type: 'string' },
+    price: {
+      type: 'object', additionalProperties: false, required: ['amount', 'currency'],
+      properties: { amount: { type: 'integer' }, currency: { type: 'string' } },
+    },
+    tax_rate_ppm: { type: 'integer' },
+    status: { enum: ['active', 'archived'] },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /** Public shape of an item. */
 export function itemView(i: ItemDoc) {
   return {

@@ -78,6 +78,40 @@ export function payments(db: Connection): Model<PaymentDoc> {
   return (db.models.Payment as Model<PaymentDoc> | undefined) ?? db.model<PaymentDoc>('Payment', paymentSchema, 'payments');
 }
 
+/** How a payment was received (payments.register's `method`). */
+export const PAYMENT_METHODS = ['bank_transfer', 'cash', 'card', 'check', 'pse', 'other'] as const;
+
+const NULLABLE_AMOUNT = { type: ['integer', 'null'] } as const;
+
+/** JSON Schema of {@link paymentView}: what every tool answering a payment gives. */
+export const PAYMENT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'direction', 'status', 'customer_id', 'customer_name', 'currency', 'amount', 'date', 'method', 'reference', 'allocations', 'applied', 'unapplied', 'journal_entry_id', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    direction: { const: 'incoming' },
+    status: { enum: ['pending', 'completed'] },
+    customer_id: { type: 'string' },
+    customer_name: { type: 'string' },
+    currency: { type: 'string' },
+    amount: { type: 'integer' },
+    date: { type: 'string', format: 'date' },
+    method: { enum: [...PAYMENT_METHODS] },
+    reference: { type: ['string', 'null'] },
+    allocations: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['invoice_id', 'number', 'requested', 'applied'],
+        properties: { invoice_id: { type: 'string' }, number: { type: ['string', 'null'] }, requested: NULLABLE_AMOUNT, applied: NULLABLE_AMOUNT },
+      },
+    },
+    applied: { type: 'integer' },
+    unapplied: { type: 'integer' },
+    journal_entry_id: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /** Public shape of a payment. */
 export function paymentView(p: PaymentDoc) {
   return {

@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { LineInput } from '../documents.ts';
 import type { CustomerSnapshot } from './invoice.ts';
 import type { WithholdingRate } from '../money.ts';
+import { CUSTOMER_SNAPSHOT_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from './document-fields.ts';
 
 /**
  * A recurring invoice: a template issued every `every` weeks or months from `next_date` until
@@ -76,6 +77,44 @@ export function nextPeriod(date: string, interval: 'week' | 'month', every: numb
   const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
   return new Date(Date.UTC(y, m, Math.min(anchorDay, last))).toISOString().slice(0, 10);
 }
+
+const TEXT = { type: 'string' } as const;
+
+/**
+ * JSON Schema of {@link recurringView}: what every tool answering a schedule gives. Its lines are
+ * kept as they were given (LineInput: priced again on every run), so they hold no amounts.
+ */
+export const RECURRING_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'status', 'customer_id', 'customer', 'currency', 'lines', 'withholdings', 'notes', 'interval', 'every', 'due_days', 'post', 'next_date', 'end_date', 'issued', 'created_at'],
+  properties: {
+    id: TEXT,
+    status: { enum: ['active', 'ended', 'cancelled'] },
+    customer_id: TEXT,
+    customer: CUSTOMER_SNAPSHOT_SCHEMA,
+    currency: TEXT,
+    lines: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['quantity'],
+        properties: {
+          item_id: TEXT, description: TEXT, quantity: { type: 'number' }, unit: TEXT, unit_price: { type: 'integer' }, discount_bps: { type: 'integer' },
+          tax_rate_ppm: { type: 'integer' }, withholdings: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+        },
+      },
+    },
+    withholdings: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+    notes: { type: ['string', 'null'] },
+    interval: { enum: ['week', 'month'] },
+    every: { type: 'integer', minimum: 1 },
+    due_days: { type: 'integer', minimum: 0 },
+    post: { type: 'boolean' },
+    next_date: { type: 'string', format: 'date' },
+    end_date: { type: ['string', 'null'], format: 'date' },
+    issued: { type: 'integer', minimum: 0 },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
 
 /** Public shape of a schedule. */
 export function recurringView(r: RecurringDoc) {

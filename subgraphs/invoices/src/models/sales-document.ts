@@ -1,6 +1,6 @@
 import { addPositions } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { documentFields } from './document-fields.ts';
+import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_LINE_SCHEMA, documentFields, WITHHOLDING_AMOUNT_VIEW_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { CustomerSnapshot, InvoiceLine } from './invoice.ts';
 
@@ -63,6 +63,47 @@ addPositions(schema);
 export function salesDocuments(db: Connection): Model<SalesDocument> {
   return (db.models.SalesDocument as Model<SalesDocument> | undefined) ?? db.model<SalesDocument>('SalesDocument', schema, 'sales_documents');
 }
+
+const TEXT = { type: 'string' } as const;
+const AMOUNT = { type: 'integer' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of {@link salesDocumentView}: what every tool answering a quote or sales order gives. */
+export const SALES_DOCUMENT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: [
+    'id', 'kind', 'status', 'customer_id', 'customer', 'currency', 'issue_date', 'valid_until', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
+    'total', 'withholdings', 'withholding_total', 'amount_due', 'notes', 'source', 'converted_to', 'created_at', 'updated_at',
+  ],
+  properties: {
+    id: TEXT,
+    kind: { enum: ['quote', 'sales_order'] },
+    status: { enum: ['draft', 'sent', 'accepted', 'declined', 'converted', 'open', 'invoiced'] },
+    customer_id: TEXT,
+    customer: CUSTOMER_SNAPSHOT_SCHEMA,
+    currency: TEXT,
+    issue_date: { type: 'string', format: 'date' },
+    valid_until: { type: ['string', 'null'], format: 'date' },
+    lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
+    withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+    subtotal: AMOUNT,
+    tax_total: AMOUNT,
+    total: AMOUNT,
+    withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },
+    withholding_total: AMOUNT,
+    amount_due: AMOUNT,
+    notes: { type: ['string', 'null'] },
+    source: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { quote_id: TEXT } }] },
+    converted_to: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['kind', 'id'],
+        properties: { kind: { enum: ['invoice', 'sales_order'] }, id: TEXT },
+      }],
+    },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
 
 /** Public shape of a quote or sales order. */
 export function salesDocumentView(d: SalesDocument) {

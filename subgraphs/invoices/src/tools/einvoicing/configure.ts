@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CuadraError, defineTool, nitCheckDigit } from '@cuadra/shared';
+import { CuadraError, defineTool, nitCheckDigit, recordOutput } from '@cuadra/shared';
 import { counterId, counters, settings, type SettingsDoc } from '../../models/settings.ts';
 
 interface RangeInput { prefix: string; from: number; to: number; resolution?: string; valid_to?: string }
@@ -21,6 +21,40 @@ const range = {
     to: { type: 'integer', minimum: 1, maximum: 9_999_999_999 },
     resolution: { type: 'string', maxLength: 40 },
     valid_to: { type: 'string', format: 'date' },
+  },
+} as const;
+
+const RANGE_VIEW = {
+  type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to', 'resolution', 'valid_to'],
+  properties: {
+    prefix: { type: 'string' }, from: { type: 'integer' }, to: { type: 'integer' },
+    resolution: { type: ['string', 'null'] }, valid_to: { type: ['string', 'null'], format: 'date' },
+  },
+} as const;
+
+/**
+ * JSON Schema of what einvoicing.configure answers: the stored set-up without its secrets (the
+ * technical key and the software PIN are never given back). `_id` is the workspace id (the
+ * settings document's key, passed through as stored); `environment` is DIAN's TipoAmbiente code,
+ * `1` production or `2` test.
+ */
+export const SETTINGS_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['_id', 'issuer', 'environment', 'software_id', 'currency', 'numbering', 'updated_at'],
+  properties: {
+    _id: { type: 'string' },
+    issuer: {
+      type: 'object', additionalProperties: false, required: ['nit', 'check_digit', 'name'],
+      properties: { nit: { type: 'string' }, check_digit: { type: 'integer' }, name: { type: 'string' } },
+    },
+    environment: { enum: ['1', '2'] },
+    software_id: { type: 'string' },
+    currency: { type: 'string' },
+    numbering: {
+      type: 'object', additionalProperties: false, required: ['invoice', 'credit_note'],
+      properties: { invoice: RANGE_VIEW, credit_note: RANGE_VIEW },
+    },
+    updated_at: { type: 'string', format: 'date-time' },
   },
 } as const;
 
@@ -48,6 +82,7 @@ export const configure = defineTool<Input>({
       numbering: { type: 'object', additionalProperties: false, required: ['invoice'], properties: { invoice: range, credit_note: range } },
     },
   },
+  output: recordOutput('settings', SETTINGS_VIEW_SCHEMA),
   async handler(input, ctx) {
     const m = /^(\d{6,15})-?(\d)$/.exec(input.issuer.nit.replace(/[.\s]/g, ''));
     if (!m || nitCheckDigit(m[1]) !== Number(m[2])) {

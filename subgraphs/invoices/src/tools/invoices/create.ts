@@ -1,7 +1,7 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
 import { draftDocument, insertDraft } from '../../invoice-ops.ts';
-import { invoiceView } from '../../models/invoice.ts';
+import { INVOICE_VIEW_SCHEMA, invoiceView } from '../../models/invoice.ts';
 import { addDays, localDate, type WithholdingRate } from '../../money.ts';
 
 interface Input {
@@ -31,6 +31,7 @@ export const create = defineTool<Input>({
   description: 'Create a draft sales invoice for a customer: lines (from catalog items or free text) with quantity, unit price in cents, discount, VAT (19/5/0 %) and withholdings; totals are computed. Posting assigns the number.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['customer_id', 'currency', 'lines'], properties: invoiceFields },
+  output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
     const issueDate = input.issue_date ?? localDate(ctx.now);

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
 import { documentTotals } from '../../documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../invoice-ops.ts';
-import { invoices, invoiceView, type InvoiceLine } from '../../models/invoice.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../../models/invoice.ts';
 import { lineAmounts, localDate, quantityFromMicros, quantityMicros, storedMicros } from '../../money.ts';
 
 interface Input { invoice_id: string; concept: 1 | 2 | 3 | 4 | 5; lines?: { line: number; quantity: number }[]; reason: string; issue_date?: string }
@@ -42,6 +42,11 @@ export const creditNote = defineTool<Input>({
         },
       },
     },
+  },
+  output: {
+    type: 'object', additionalProperties: false, required: ['credit_note', 'invoice'],
+    // The note as posted, and the invoice it credits after the note was applied.
+    properties: { credit_note: INVOICE_VIEW_SCHEMA, invoice: INVOICE_VIEW_SCHEMA },
   },
   async handler(input, ctx) {
     const invoice = await invoices(ctx.db).findOne({ _id: input.invoice_id, workspace: ctx.workspace, kind: 'invoice' }).lean();

@@ -1,6 +1,6 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { journalEntries, journalView } from '../../accounting/journal.ts';
-import { invoices, invoiceView } from '../../models/invoice.ts';
+import { CuadraError, defineTool, nullable } from '@cuadra/shared';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../accounting/journal.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../models/invoice.ts';
 
 /** Reads one invoice of the caller's workspace, with its journal entry. */
 export const get = defineTool<{ id: string }>({
@@ -8,6 +8,10 @@ export const get = defineTool<{ id: string }>({
   description: 'Get one invoice or credit note by id: lines, taxes, withholdings, totals, balance, status, CUFE/CUDE, authority state and its journal entry.',
   risk: 'read',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['invoice', 'journal_entry'],
+    properties: { invoice: INVOICE_VIEW_SCHEMA, journal_entry: nullable(JOURNAL_VIEW_SCHEMA) },
+  },
   async handler(input, ctx) {
     const invoice = await invoices(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!invoice) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);

@@ -1,5 +1,5 @@
-import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
-import { invoices, invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst, pageOutput } from '@cuadra/shared';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
 
 interface Input { status?: InvoiceDoc['status']; kind?: InvoiceDoc['kind']; customer_id?: string; search?: string; limit?: number; cursor?: string }
 
@@ -21,6 +21,7 @@ export const list = defineTool<Input>({
       cursor: CURSOR_SCHEMA,
     },
   },
+  output: pageOutput(INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     const text = input.search?.toLowerCase();
     const match = input.status || input.kind || input.customer_id || text

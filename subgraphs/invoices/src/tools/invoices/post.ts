@@ -1,6 +1,6 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, recordOutput } from '@cuadra/shared';
 import { postDocument } from '../../invoice-ops.ts';
-import { invoiceView } from '../../models/invoice.ts';
+import { INVOICE_VIEW_SCHEMA, invoiceView } from '../../models/invoice.ts';
 
 /** Posts a draft: number, CUFE, balanced journal entry. Exactly once; a second post is a `conflict`. */
 export const post = defineTool<{ id: string }>({
@@ -8,6 +8,7 @@ export const post = defineTool<{ id: string }>({
   description: 'Post a draft invoice (or finish an interrupted credit note): assigns the next consecutive number of the DIAN numbering range, computes the CUFE and writes a balanced journal entry (receivables, withholdings, revenue, VAT). A posted invoice is never edited; posting twice is refused.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     return { invoice: invoiceView(await postDocument(ctx, input.id)) };
   },

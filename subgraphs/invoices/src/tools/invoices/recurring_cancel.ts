@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { recurringInvoices, recurringView } from '../../models/recurring.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView } from '../../models/recurring.ts';
 
 /** Stops a schedule; invoices already made stay. */
 export const recurringCancel = defineTool<{ id: string }>({
@@ -7,6 +7,7 @@ export const recurringCancel = defineTool<{ id: string }>({
   description: 'Stop a recurring invoice schedule: no further periods are issued; invoices already made stay as they are.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: recordOutput('recurring', RECURRING_VIEW_SCHEMA),
   async handler(input, ctx) {
     const after = await recurringInvoices(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: { status: 'cancelled', updated_at: ctx.now } }, { returnDocument: 'after' }).lean();
     if (!after) {

@@ -1,6 +1,6 @@
-import { CuadraError, defineTool, newId } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema, type LineInput } from '../../documents.ts';
-import { recurringInvoices, recurringView, type RecurringDoc } from '../../models/recurring.ts';
+import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../../models/recurring.ts';
 import { localDate, type WithholdingRate } from '../../money.ts';
 
 interface Input {
@@ -38,6 +38,7 @@ export const recurringCreate = defineTool<Input>({
       post: { type: 'boolean' },
     },
   },
+  output: recordOutput('recurring', RECURRING_VIEW_SCHEMA),
   async handler(input, ctx) {
     // Priced now only to check the lines (items exist, currencies match); each run prices them again.
     await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);

@@ -1,5 +1,5 @@
 import { defineTool } from '@cuadra/shared';
-import { recurringInvoices, recurringView } from '../../models/recurring.ts';
+import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView } from '../../models/recurring.ts';
 
 /** Lists recurring invoice schedules by their next date. */
 export const recurringList = defineTool<{ status?: 'active' | 'ended' | 'cancelled'; limit?: number }>({
@@ -9,6 +9,11 @@ export const recurringList = defineTool<{ status?: 'active' | 'ended' | 'cancell
   input: {
     type: 'object', additionalProperties: false,
     properties: { status: { enum: ['active', 'ended', 'cancelled'] }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
+  },
+  output: {
+    // Not paged: the first `limit` schedules by next date, without total or cursor.
+    type: 'object', additionalProperties: false, required: ['rows'],
+    properties: { rows: { type: 'array', items: RECURRING_VIEW_SCHEMA } },
   },
   async handler(input, ctx) {
     const filter: Record<string, unknown> = { workspace: ctx.workspace };

@@ -48,6 +48,19 @@ export const recurringRun = defineTool<{ as_of?: string }>({
   description: 'Issue the invoices of recurring schedules that have come due up to as_of (default today): one invoice per schedule and period, never twice, posted when the schedule says so.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, properties: { as_of: { type: 'string', format: 'date' } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['as_of', 'issued'],
+    properties: {
+      as_of: { type: 'string', format: 'date' },
+      issued: {
+        type: 'array',
+        items: {
+          type: 'object', additionalProperties: false, required: ['recurring_id', 'invoice_id', 'date'],
+          properties: { recurring_id: { type: 'string' }, invoice_id: { type: 'string' }, date: { type: 'string', format: 'date' } },
+        },
+      },
+    },
+  },
   async handler(input, ctx) {
     const asOf = input.as_of ?? localDate(ctx.now);
     const due = await recurringInvoices(ctx.db).find({ workspace: ctx.workspace, status: 'active', next_date: { $lte: asOf } }).limit(MAX_PER_RUN).lean();

@@ -38,6 +38,14 @@ export const render = defineTool<{ id: string; format?: 'html' | 'ubl' }>({
     type: 'object', additionalProperties: false, required: ['id'],
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, format: { enum: ['html', 'ubl'] } },
   },
+  output: {
+    type: 'object', additionalProperties: false, required: ['format', 'content_type', 'content'],
+    properties: {
+      format: { enum: ['html', 'ubl'] },
+      content_type: { enum: ['text/html; charset=utf-8', 'application/xml'] },
+      content: { type: 'string' },
+    },
+  },
   async handler(input, ctx) {
     const doc = await invoices(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);

@@ -1,8 +1,9 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
+import { AUTHORITY_ANSWER_SCHEMA } from '../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../einvoicing/submit.ts';
 import { renderUbl } from '../../einvoicing/ubl.ts';
 import { requireSettings } from '../../invoice-ops.ts';
-import { invoices, invoiceView, type AuthorityState } from '../../models/invoice.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type AuthorityState } from '../../models/invoice.ts';
 
 /** A submission that has said nothing for this long is presumed lost and may be sent again. */
 const STALE_SUBMISSION_MS = 60_000;
@@ -18,6 +19,10 @@ export const send = defineTool<{ id: string }>({
   description: 'Submit a posted invoice or credit note to the e-invoicing authority (DIAN, UBL 2.1) at the configured endpoint; returns its verdict (accepted with a tracking id, or rejected with reasons). A rejected document may be sent again; an accepted one is refused.',
   risk: 'external',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['invoice', 'authority', 'xml_bytes'],
+    properties: { invoice: INVOICE_VIEW_SCHEMA, authority: AUTHORITY_ANSWER_SCHEMA, xml_bytes: { type: 'integer', minimum: 0 } },
+  },
   async handler(input, ctx) {
     const s = await requireSettings(ctx.db, ctx.workspace);
     const model = invoices(ctx.db);

@@ -1,7 +1,7 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, type LineInput } from '../../documents.ts';
 import { changeInvoice, searchText, statusDelta } from '../../invoice-ops.ts';
-import { invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
+import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../../models/invoice.ts';
 import type { WithholdingRate } from '../../money.ts';
 import { invoiceFields } from './create.ts';
 
@@ -28,6 +28,7 @@ export const update = defineTool<Input>({
     minProperties: 2,
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...invoiceFields },
   },
+  output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     // Lines are priced before the conditional write (they read the catalog), in the final currency.
     const current = await changeInvoice(ctx, input.id, () => null);

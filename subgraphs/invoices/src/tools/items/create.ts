@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
-import { items, itemView, type ItemDoc } from '../../models/item.ts';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../../models/item.ts';
 import { VAT_RATES_PPM } from '../../money.ts';
 
 interface Input { name: string; kind: ItemDoc['kind']; sku?: string; unit?: string; price: { amount: number; currency: string }; tax_rate_ppm?: number }
@@ -27,6 +27,7 @@ export const create = defineTool<Input>({
       tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
     },
   },
+  output: recordOutput('item', ITEM_VIEW_SCHEMA),
   async handler(input, ctx) {
     const id = newId('itm');
     const doc: ItemDoc = {

@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { items, itemView, type ItemDoc } from '../../models/item.ts';
+import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../../models/item.ts';
 
 /** Reads one catalog item. */
 export const get = defineGetTool<ItemDoc>({
@@ -7,6 +7,7 @@ export const get = defineGetTool<ItemDoc>({
   description: 'Get one catalog item (product or service) by id: price, VAT rate, unit, status.',
   model: items,
   view: itemView,
+  viewSchema: ITEM_VIEW_SCHEMA,
   key: 'item',
   what: 'item',
 });

@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { items, itemView, type ItemDoc } from '../../models/item.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../../models/item.ts';
 import { VAT_RATES_PPM } from '../../money.ts';
 
 interface Input { id: string; name?: string; sku?: string; unit?: string; price?: { amount: number; currency: string }; tax_rate_ppm?: number }
@@ -23,6 +23,7 @@ export const update = defineTool<Input>({
       tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
     },
   },
+  output: recordOutput('item', ITEM_VIEW_SCHEMA),
   async handler(input, ctx) {
     const set: Partial<ItemDoc> = {};
     if (input.name) Object.assign(set, { name: input.name.trim(), name_lc: input.name.trim().toLowerCase() });

@@ -1,6 +1,6 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { journalEntries, journalView } from '../../accounting/journal.ts';
-import { payments, paymentView } from '../../models/payment.ts';
+import { CuadraError, defineTool, nullable } from '@cuadra/shared';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../accounting/journal.ts';
+import { PAYMENT_VIEW_SCHEMA, payments, paymentView } from '../../models/payment.ts';
 
 /** Reads one payment with its journal entry. */
 export const get = defineTool<{ id: string }>({
@@ -8,6 +8,10 @@ export const get = defineTool<{ id: string }>({
   description: 'Get one payment received: amount, date, the invoices it settled and how much of each, the customer credit kept, and its journal entry.',
   risk: 'read',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['payment', 'journal_entry'],
+    properties: { payment: PAYMENT_VIEW_SCHEMA, journal_entry: nullable(JOURNAL_VIEW_SCHEMA) },
+  },
   async handler(input, ctx) {
     const p = await payments(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!p) throw new CuadraError('not_found', `No payment ${input.id} exists in this workspace.`);

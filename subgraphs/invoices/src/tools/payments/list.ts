@@ -1,5 +1,5 @@
-import { CURSOR_SCHEMA, defineTool, listNewestFirst } from '@cuadra/shared';
-import { payments, paymentView, type PaymentDoc } from '../../models/payment.ts';
+import { CURSOR_SCHEMA, defineTool, listNewestFirst, pageOutput } from '@cuadra/shared';
+import { PAYMENT_VIEW_SCHEMA, payments, paymentView, type PaymentDoc } from '../../models/payment.ts';
 
 interface Input { customer_id?: string; limit?: number; cursor?: string }
 
@@ -17,6 +17,7 @@ export const list = defineTool<Input>({
       cursor: CURSOR_SCHEMA,
     },
   },
+  output: pageOutput(PAYMENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const match = input.customer_id ? (p: PaymentDoc) => p.customer_id === input.customer_id : undefined;
     return listNewestFirst<PaymentDoc, ReturnType<typeof paymentView>>(payments(ctx.db), { workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match }, paymentView);

@@ -1,6 +1,6 @@
-import { createPositioned, CuadraError, defineTool, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput, withLock, type ToolContext } from '@cuadra/shared';
 import { invoices } from '../../models/invoice.ts';
-import { payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
+import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../../models/payment.ts';
 import { localDate } from '../../money.ts';
 import { indexCreated } from '../../models/recent.ts';
 import { completePayment, markPayment } from '../../payment-ops.ts';
@@ -37,7 +37,7 @@ export const register = defineTool<Input>({
       amount: { type: 'integer', minimum: 1, maximum: 1e15 },
       currency: { type: 'string', pattern: '^[A-Z]{3}$' },
       date: { type: 'string', format: 'date' },
-      method: { enum: ['bank_transfer', 'cash', 'card', 'check', 'pse', 'other'] },
+      method: { enum: [...PAYMENT_METHODS] },
       reference: { type: 'string', minLength: 1, maxLength: 100 },
       invoices: {
         type: 'array', minItems: 1, maxItems: 100, uniqueItems: true,
@@ -48,6 +48,7 @@ export const register = defineTool<Input>({
       },
     },
   },
+  output: recordOutput('payment', PAYMENT_VIEW_SCHEMA),
   // One customer's payments are registered one after another: ten at once on one invoice answer
   // exactly what ten in a row would (the first applies, the rest are refused), never money booked
   // as credit because a race lowered the balance between the check and the application.

@@ -1,5 +1,5 @@
-import { defineTool } from '@cuadra/shared';
-import { salesDocumentView } from '../../models/sales-document.ts';
+import { defineTool, recordOutput } from '@cuadra/shared';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../models/sales-document.ts';
 import { transition } from '../../sales-ops.ts';
 
 /** Records the customer's acceptance (or refusal) of a sent quote. */
@@ -11,6 +11,7 @@ export const accept = defineTool<{ id: string; decision?: 'accept' | 'decline' }
     type: 'object', additionalProperties: false, required: ['id'],
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, decision: { enum: ['accept', 'decline'] } },
   },
+  output: recordOutput('quote', SALES_DOCUMENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const to = input.decision === 'decline' ? 'declined' : 'accepted';
     return { quote: salesDocumentView(await transition(ctx, 'quote', input.id, ['sent'], to)) };

@@ -1,6 +1,6 @@
 import { defineTool } from '@cuadra/shared';
-import { invoices, invoiceView } from '../../models/invoice.ts';
-import { salesDocuments, salesDocumentView } from '../../models/sales-document.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../models/invoice.ts';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView } from '../../models/sales-document.ts';
 import { convert as convertDocument } from '../../sales-ops.ts';
 
 /** Converts an accepted quote into a draft invoice or an open sales order, once. */
@@ -11,6 +11,15 @@ export const convert = defineTool<{ id: string; to?: 'invoice' | 'sales_order' }
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, to: { enum: ['invoice', 'sales_order'] } },
+  },
+  output: {
+    // The quote (now converted) and what it became: a draft invoice or an open sales order.
+    type: 'object', additionalProperties: false, required: ['quote'],
+    properties: { quote: SALES_DOCUMENT_VIEW_SCHEMA, invoice: INVOICE_VIEW_SCHEMA, sales_order: SALES_DOCUMENT_VIEW_SCHEMA },
+    oneOf: [
+      { required: ['invoice'], properties: { invoice: INVOICE_VIEW_SCHEMA } },
+      { required: ['sales_order'], properties: { sales_order: SALES_DOCUMENT_VIEW_SCHEMA } },
+    ],
   },
   async handler(input, ctx) {
     const to = input.to ?? 'invoice';

@@ -1,5 +1,5 @@
-import { defineTool } from '@cuadra/shared';
-import { salesDocumentView } from '../../models/sales-document.ts';
+import { defineTool, recordOutput } from '@cuadra/shared';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../models/sales-document.ts';
 import { transition } from '../../sales-ops.ts';
 
 /**
@@ -11,6 +11,7 @@ export const send = defineTool<{ id: string }>({
   description: 'Mark a draft quote as sent to the customer (it can then be accepted or declined). Refused unless the quote is a draft.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: recordOutput('quote', SALES_DOCUMENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     return { quote: salesDocumentView(await transition(ctx, 'quote', input.id, ['draft'], 'sent')) };
   },

@@ -1,6 +1,6 @@
 import { defineTool } from '@cuadra/shared';
-import { invoices, invoiceView } from '../../models/invoice.ts';
-import { salesDocumentView } from '../../models/sales-document.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../models/invoice.ts';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../models/sales-document.ts';
 import { convert as convertDocument } from '../../sales-ops.ts';
 
 /** Converts an open sales order into a draft invoice, once. */
@@ -9,6 +9,10 @@ export const convert = defineTool<{ id: string }>({
   description: 'Convert an open sales order into a draft invoice with the same customer, lines and withholdings. An order is invoiced once.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['sales_order', 'invoice'],
+    properties: { sales_order: SALES_DOCUMENT_VIEW_SCHEMA, invoice: INVOICE_VIEW_SCHEMA },
+  },
   async handler(input, ctx) {
     const { source, target_id } = await convertDocument(ctx, 'sales_order', input.id, ['open'], 'invoice');
     const inv = await invoices(ctx.db).findById(target_id).lean();
