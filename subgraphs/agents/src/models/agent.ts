@@ -57,6 +57,27 @@ export function agents(db: Connection): Model<AgentDoc> {
   return (db.models.Agent as Model<AgentDoc> | undefined) ?? db.model<AgentDoc>('Agent', agentSchema, 'agents');
 }
 
+const TEXT = { type: 'string' } as const;
+const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of {@link agentView}: what every tool answering an agent gives. */
+export const AGENT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'name', 'description', 'model', 'instructions', 'tools', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    name: TEXT,
+    description: NULLABLE_TEXT,
+    model: TEXT,
+    instructions: NULLABLE_TEXT,
+    tools: { type: 'array', items: TEXT },
+    status: { enum: ['active', 'paused'] },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
 /** The public shape of an agent (tool output). */
 export function agentView(a: AgentDoc) {
   return {

@@ -69,6 +69,36 @@ export function employees(db: Connection): Model<EmployeeDoc> {
   return (db.models.Employee as Model<EmployeeDoc> | undefined) ?? db.model<EmployeeDoc>('Employee', employeeSchema, 'employees');
 }
 
+const TEXT = { type: 'string' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of {@link employeeView}: what every tool answering an employee gives. */
+export const EMPLOYEE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'contract_type', 'arl_class', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    name: TEXT,
+    document: {
+      type: 'object', additionalProperties: false, required: ['type', 'number'],
+      properties: { type: { enum: [...DOCUMENT_TYPES] }, number: TEXT },
+    },
+    email: { type: ['string', 'null'] },
+    position: TEXT,
+    hire_date: { type: 'string', format: 'date' },
+    salary: {
+      type: 'object', additionalProperties: false, required: ['amount', 'currency'],
+      // Monthly salary in integer minor units of `currency`.
+      properties: { amount: { type: 'integer' }, currency: TEXT },
+    },
+    contract_type: { enum: [...CONTRACT_TYPES] },
+    arl_class: { enum: [1, 2, 3, 4, 5] },
+    status: { enum: ['active', 'terminated'] },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
 /** The public shape of an employee (tool output). */
 export function employeeView(e: EmployeeDoc) {
   return {

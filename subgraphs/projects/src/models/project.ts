@@ -51,6 +51,24 @@ export function projects(db: Connection): Model<ProjectDoc> {
   return (db.models.Project as Model<ProjectDoc> | undefined) ?? db.model<ProjectDoc>('Project', projectSchema, 'projects');
 }
 
+const TEXT = { type: 'string' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of {@link projectView}: what every tool answering a project gives. */
+export const PROJECT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'key', 'name', 'description', 'columns', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    key: TEXT,
+    name: TEXT,
+    description: { type: ['string', 'null'] },
+    columns: { type: 'array', items: TEXT },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
 /** The public shape of a project (tool output). */
 export function projectView(p: ProjectDoc) {
   return {

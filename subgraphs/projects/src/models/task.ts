@@ -58,6 +58,30 @@ export function tasks(db: Connection): Model<TaskDoc> {
   return (db.models.Task as Model<TaskDoc> | undefined) ?? db.model<TaskDoc>('Task', taskSchema, 'project_tasks');
 }
 
+const TEXT = { type: 'string' } as const;
+const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of {@link taskView}: what every tool answering a task gives. */
+export const TASK_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'project_id', 'number', 'ref', 'title', 'description', 'column', 'due_date', 'assignee_email', 'priority', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    project_id: TEXT,
+    number: { type: 'integer', minimum: 1 },
+    ref: TEXT,
+    title: TEXT,
+    description: NULLABLE_TEXT,
+    column: TEXT,
+    due_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
+    assignee_email: NULLABLE_TEXT,
+    priority: { enum: [...PRIORITIES] },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
 /** The public shape of a task (tool output). */
 export function taskView(t: TaskDoc) {
   return {

@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, TOOL_PATTERN, defineTool, newId } from '@cuadra/shared';
-import { MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../../models/agent.ts';
+import { createPositioned, CuadraError, TOOL_PATTERN, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { AGENT_VIEW_SCHEMA, MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../../models/agent.ts';
 
 interface Input {
   name: string;
@@ -30,6 +30,7 @@ export const create = defineTool<Input>({
       status: { enum: ['active', 'paused'] },
     },
   },
+  output: recordOutput('agent', AGENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const name = input.name.trim();
     const doc: AgentDoc = {

@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { agents, agentView, type AgentDoc } from '../../models/agent.ts';
+import { AGENT_VIEW_SCHEMA, agents, agentView, type AgentDoc } from '../../models/agent.ts';
 
 /** Reads one agent of the caller's workspace. */
 export const get = defineGetTool<AgentDoc>({
@@ -7,6 +7,7 @@ export const get = defineGetTool<AgentDoc>({
   description: 'Get one AI agent by id, with its model, instructions, tool patterns and status.',
   model: agents,
   view: agentView,
+  viewSchema: AGENT_VIEW_SCHEMA,
   key: 'agent',
   what: 'agent',
 });

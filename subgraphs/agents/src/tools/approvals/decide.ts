@@ -1,4 +1,5 @@
-import { approvalView, CuadraError, defineTool } from '@cuadra/shared';
+import { approvalView, CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
 
 /**
  * Approves or rejects a pending call. Once: the change is a conditional update on
@@ -16,6 +17,7 @@ export const decide = defineTool<{ id: string; decision: 'approve' | 'reject'; r
       reason: { type: 'string', maxLength: 1000 },
     },
   },
+  output: recordOutput('approval', APPROVAL_VIEW_SCHEMA),
   async handler(input, ctx) {
     const { principal } = ctx;
     if (principal.actor.type === 'agent' || principal.role === 'agent') {

@@ -1,4 +1,5 @@
-import { approvalView, CuadraError, defineTool, holdsSecret, isRequester, sealerFromEnv } from '@cuadra/shared';
+import { approvalView, CuadraError, defineTool, holdsSecret, isRequester, recordOutput, sealerFromEnv } from '@cuadra/shared';
+import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
 
 const sealer = sealerFromEnv();
 
@@ -8,6 +9,7 @@ export const get = defineTool<{ id: string }>({
   description: 'Get one approval: the held call (tool, input, who asked), the decision, and the result once it ran. A secret in the result (a new API key, an invitation link) is shown once, to the requester; otherwise it reads "[redacted]".',
   risk: 'read',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: recordOutput('approval', APPROVAL_VIEW_SCHEMA),
   async handler(input, ctx) {
     const doc = await ctx.governance.approvals.get(ctx.workspace, input.id);
     if (!doc) throw new CuadraError('not_found', `No approval ${input.id} exists in this workspace.`);

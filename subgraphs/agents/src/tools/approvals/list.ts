@@ -1,4 +1,5 @@
-import { approvalView, CURSOR_SCHEMA, defineTool, type ApprovalStatus } from '@cuadra/shared';
+import { approvalView, CURSOR_SCHEMA, defineTool, pageOutput, type ApprovalStatus } from '@cuadra/shared';
+import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
 
 /** The approval inbox. */
 export const list = defineTool<{ status?: ApprovalStatus; limit?: number; cursor?: string }>({
@@ -13,6 +14,8 @@ export const list = defineTool<{ status?: ApprovalStatus; limit?: number; cursor
       cursor: CURSOR_SCHEMA,
     },
   },
+  // No `total`: a page of the inbox is read by position, never counted.
+  output: pageOutput(APPROVAL_VIEW_SCHEMA),
   async handler(input, ctx) {
     const page = await ctx.governance.approvals.list(ctx.workspace, input.status, input.limit ?? 20, ctx.now, input.cursor);
     return { rows: page.rows.map((d) => approvalView(d, ctx.now)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };

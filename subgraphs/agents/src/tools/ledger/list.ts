@@ -1,4 +1,5 @@
-import { CURSOR_SCHEMA, decodeCursor, defineTool, encodeCursor } from '@cuadra/shared';
+import { CURSOR_SCHEMA, decodeCursor, defineTool, encodeCursor, pageOutput } from '@cuadra/shared';
+import { LEDGER_ENTRY_SCHEMA } from '../../views.ts';
 
 interface Input { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string }
 
@@ -19,6 +20,8 @@ export const list = defineTool<Input>({
       cursor: CURSOR_SCHEMA,
     },
   },
+  // No `total`: the chain is read in windows from its end, never counted.
+  output: pageOutput(LEDGER_ENTRY_SCHEMA),
   async handler(input, ctx) {
     const before = input.cursor ? decodeCursor('ledger', ctx.workspace, input.cursor) : undefined;
     const page = await ctx.governance.ledger.list(ctx.workspace, { ...input, before });

@@ -1,4 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
+import { LEDGER_VERIFICATION_SCHEMA } from '../../views.ts';
 
 /** Receipts one call may check (each is one indexed read and one signature check). */
 const MAX_RECEIPTS = 50;
@@ -19,6 +20,7 @@ export const verify = defineTool<{ full?: boolean; receipts?: string[] }>({
       receipts: { type: 'array', maxItems: MAX_RECEIPTS, items: { type: 'string', minLength: 1, maxLength: 200 } },
     },
   },
+  output: LEDGER_VERIFICATION_SCHEMA,
   async handler(input, ctx) {
     if (input.full) {
       if (ctx.principal.role !== 'owner' && ctx.principal.role !== 'admin') {

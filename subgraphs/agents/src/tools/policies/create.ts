@@ -1,4 +1,5 @@
-import { defineTool, newId, type Policy } from '@cuadra/shared';
+import { defineTool, newId, recordOutput, type Policy } from '@cuadra/shared';
+import { POLICY_SCHEMA } from '../../views.ts';
 import { policyFields } from './schema.ts';
 
 type Input = Pick<Policy, 'name' | 'match' | 'effect'> & { priority?: number; conditions?: Policy['conditions'] };
@@ -9,6 +10,7 @@ export const create = defineTool<Input>({
   description: 'Create an autonomy policy: which calls (tool patterns, risk classes, actor types, roles, amount over a threshold) are allowed, held for approval (hold → 202), need an approval first (ask) or denied. Highest priority wins.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['name', 'match', 'effect'], properties: policyFields },
+  output: recordOutput('policy', POLICY_SCHEMA),
   async handler(input, ctx) {
     const policy = await ctx.governance.policies.create(ctx.workspace, {
       name: input.name, priority: input.priority ?? 0, match: input.match, conditions: input.conditions ?? {}, effect: input.effect,

@@ -6,6 +6,7 @@ export const remove = defineTool<{ id: string }>({
   description: 'Delete an autonomy policy of the workspace.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: { type: 'object', additionalProperties: false, required: ['deleted', 'id'], properties: { deleted: { const: true }, id: { type: 'string' } } },
   async handler(input, ctx) {
     if (!(await ctx.governance.policies.delete(ctx.workspace, input.id))) throw new CuadraError('not_found', `No policy ${input.id} exists in this workspace.`);
     return { deleted: true, id: input.id };

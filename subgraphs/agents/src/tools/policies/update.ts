@@ -1,4 +1,5 @@
-import { CuadraError, defineTool, type Policy } from '@cuadra/shared';
+import { CuadraError, defineTool, recordOutput, type Policy } from '@cuadra/shared';
+import { POLICY_SCHEMA } from '../../views.ts';
 import { policyFields } from './schema.ts';
 
 type Input = { id: string } & Partial<Pick<Policy, 'name' | 'priority' | 'match' | 'conditions' | 'effect'>>;
@@ -12,6 +13,7 @@ export const update = defineTool<Input>({
     type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
     properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...policyFields },
   },
+  output: recordOutput('policy', POLICY_SCHEMA),
   async handler(input, ctx) {
     const { id, ...changes } = input;
     const policy = await ctx.governance.policies.update(ctx.workspace, id, changes, ctx.now);

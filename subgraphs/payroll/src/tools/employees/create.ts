@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
-import { CONTRACT_TYPES, DOCUMENT_TYPES, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 import { minimumWageFor } from '../../parameters.ts';
 
 interface Input {
@@ -65,6 +65,7 @@ export const create = defineTool<Input>({
       arl_class: { type: 'integer', minimum: 1, maximum: 5 },
     },
   },
+  output: recordOutput('employee', EMPLOYEE_VIEW_SCHEMA),
   async handler(input, ctx) {
     const number = normalizeDocumentNumber(input.document.type, input.document.number);
     if (!number) {

@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
+import { EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 
 /** Reads one employee of the caller's workspace. */
 export const get = defineGetTool<EmployeeDoc>({
@@ -7,6 +7,7 @@ export const get = defineGetTool<EmployeeDoc>({
   description: 'Get one employee by id, with identity document, position, hire date, salary, contract type and ARL class.',
   model: employees,
   view: employeeView,
+  viewSchema: EMPLOYEE_VIEW_SCHEMA,
   key: 'employee',
   what: 'employee',
 });

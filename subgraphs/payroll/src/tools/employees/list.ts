@@ -1,5 +1,5 @@
 import { defineListTool, searchTerm } from '@cuadra/shared';
-import { employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
+import { EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
 
 /** Lists the workspace's employees, newest first. */
 export const list = defineListTool<EmployeeDoc, { status?: EmployeeDoc['status']; search?: string; limit?: number; cursor?: string }>({
@@ -7,6 +7,7 @@ export const list = defineListTool<EmployeeDoc, { status?: EmployeeDoc['status']
   description: 'List employees of the workspace, newest first (most recently added); filter by status (active, terminated) or search by name or document number.',
   model: employees,
   view: employeeView,
+  viewSchema: EMPLOYEE_VIEW_SCHEMA,
   filters: { status: { enum: ['active', 'terminated'] }, search: { type: 'string', minLength: 1, maxLength: 100 } },
   match: ({ status, search }) => {
     const text = searchTerm(search);

@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
-import { DEFAULT_COLUMNS, projects, projectView, type ProjectDoc } from '../../models/project.ts';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { DEFAULT_COLUMNS, PROJECT_VIEW_SCHEMA, projects, projectView, type ProjectDoc } from '../../models/project.ts';
 
 interface Input { name: string; key: string; description?: string; columns?: string[] }
 
@@ -28,6 +28,7 @@ export const create = defineTool<Input>({
       },
     },
   },
+  output: recordOutput('project', PROJECT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const doc: ProjectDoc = {
       _id: newId('prj'),

@@ -1,6 +1,6 @@
-import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { projects } from '../../models/project.ts';
-import { PRIORITIES, tasks, taskView, type TaskDoc } from '../../models/task.ts';
+import { PRIORITIES, TASK_VIEW_SCHEMA, tasks, taskView, type TaskDoc } from '../../models/task.ts';
 
 interface Input {
   project_id: string;
@@ -33,6 +33,7 @@ export const create = defineTool<Input>({
       priority: { enum: [...PRIORITIES] },
     },
   },
+  output: recordOutput('task', TASK_VIEW_SCHEMA),
   async handler(input, ctx) {
     const project = await projects(ctx.db).findOne({ _id: input.project_id, workspace: ctx.workspace }, { columns: 1 }).lean();
     if (!project) throw new CuadraError('not_found', `No project ${input.project_id} exists in this workspace.`);

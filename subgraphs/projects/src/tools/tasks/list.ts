@@ -1,6 +1,6 @@
 import { CuadraError, defineListTool } from '@cuadra/shared';
 import { projects } from '../../models/project.ts';
-import { tasks, taskView, type TaskDoc } from '../../models/task.ts';
+import { TASK_VIEW_SCHEMA, tasks, taskView, type TaskDoc } from '../../models/task.ts';
 
 /** Lists the workspace's tasks, optionally of one project, one column or due before a date. */
 export const list = defineListTool<TaskDoc, { project_id?: string; column?: string; due_before?: string; limit?: number; cursor?: string }>({
@@ -8,6 +8,7 @@ export const list = defineListTool<TaskDoc, { project_id?: string; column?: stri
   description: 'List tasks of the workspace, newest first; filter by project, column, or tasks due strictly before a date (YYYY-MM-DD), which leaves out tasks without a due date.',
   model: tasks,
   view: taskView,
+  viewSchema: TASK_VIEW_SCHEMA,
   filters: {
     project_id: { type: 'string', minLength: 1, maxLength: 64 },
     column: { type: 'string', minLength: 1, maxLength: 60 },
