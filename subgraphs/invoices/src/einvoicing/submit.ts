@@ -20,9 +20,22 @@ export async function submitToAuthority(db: Connection, xml: string, endpoint = 
   } catch (err) {
     throw new CuadraError('unavailable', 'The e-invoicing authority cannot be reached right now; nothing was accepted. Send again later.', { cause: err });
   }
-  const body = (await res.json().catch(() => null)) as AuthorityAnswer | null;
+  const body = (await res.json().catch(() => null)) as Partial<Record<keyof AuthorityAnswer, unknown>> | null;
   if (!body || typeof body.is_valid !== 'boolean') {
     throw new CuadraError('unavailable', `The e-invoicing authority answered ${res.status} without a readable verdict; send again later.`);
   }
-  return body;
+  return readAnswer(body as Record<string, unknown> & { is_valid: boolean });
+}
+
+/** Only the fields of an authority's answer we know, each of its type: nothing else it sends reaches a caller or a stored invoice. */
+function readAnswer(body: Record<string, unknown> & { is_valid: boolean }): AuthorityAnswer {
+  const text = (v: unknown, max = 2000) => (typeof v === 'string' ? v.slice(0, max) : null);
+  return {
+    is_valid: body.is_valid,
+    status_code: body.status_code === '00' ? '00' : '99',
+    status_description: text(body.status_description) ?? '',
+    document_key: text(body.document_key, 200),
+    track_id: text(body.track_id, 200),
+    errors: Array.isArray(body.errors) ? body.errors.filter((e): e is string => typeof e === 'string').slice(0, 100).map((e) => e.slice(0, 2000)) : [],
+  };
 }
