@@ -17,6 +17,22 @@ export interface AccessTokenAuthenticator {
   authenticate(token: string): Promise<Principal>;
 }
 
+/** JSON Schema of an API key as {@link IdentityStore.listApiKeys} shows it: never the key, never its hash. */
+export const API_KEY_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'name', 'role', 'patterns', 'prefix', 'created_at', 'expires_at', 'revoked_at'],
+  properties: {
+    id: { type: 'string', pattern: '^key_' },
+    name: { type: 'string' },
+    role: { type: 'string' },
+    patterns: { type: 'array', items: { type: 'string' } },
+    prefix: { type: 'string', description: 'The first characters of the key (nk_…), to recognise it.' },
+    created_at: { type: 'string', format: 'date-time' },
+    expires_at: { type: ['string', 'null'], format: 'date-time' },
+    revoked_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
 /**
  * Workspaces and API keys: the gateway owns who the caller is (DOMAIN.md). Keys are checked
  * against MongoDB with a short Redis cache shared by every gateway instance.
@@ -96,7 +112,7 @@ export class IdentityStore {
     return this.#accessTokens.authenticate(token);
   }
 
-  /** The workspace's keys, newest first, without hashes (public shape). */
+  /** The workspace's keys, newest first, without hashes (public shape: {@link API_KEY_VIEW_SCHEMA}). */
   async listApiKeys(workspace: string): Promise<{ id: string; name: string; role: string; patterns: string[]; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null }[]> {
     const keys = await this.#models.apiKeys.find({ workspace }, { hash: 0 }).lean();
     return keys
