@@ -31,6 +31,9 @@ function blockError(err: unknown): { code: string; error: string } {
   return { code: 'internal', error: 'This block could not be read; the rest of the dashboard is unaffected.' };
 }
 
+const BLOCK_TYPE = { enum: [...BLOCK_TYPES] } as const;
+const SPAN = { type: 'integer', minimum: 1, maximum: 12 } as const;
+
 /**
  * JSON Schema of a block {@link renderBlocks} answers: the stored block with its span filled in,
  * `waiting` or `error` when it could not be read, and its payload (`data`, `records_data`,
@@ -41,10 +44,10 @@ function blockError(err: unknown): { code: string; error: string } {
 export const RENDERED_BLOCK_SCHEMA = {
   type: 'object', required: ['type', 'span'],
   properties: {
-    type: { enum: [...BLOCK_TYPES] },
-    span: { type: 'integer', minimum: 1, maximum: 12 },
-    children: { type: 'array', items: { type: 'object', required: ['type', 'span'] } },
-    items: { type: 'array', items: { type: 'object', required: ['label'] } },
+    type: BLOCK_TYPE,
+    span: SPAN,
+    children: { type: 'array', items: { type: 'object', required: ['type', 'span'], properties: { type: BLOCK_TYPE, span: SPAN } } },
+    items: { type: 'array', items: { type: 'object', required: ['label'], properties: { label: { type: 'string' } } } },
     waiting: { const: true },
     error: { type: 'object', additionalProperties: false, required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } },
   },
