@@ -1,8 +1,30 @@
 import { readFileSync } from 'node:fs';
-import { compileValidator, createAjv, reaches, type CatalogEntry, type Principal } from '@cuadra/shared';
+import { compileValidator, createAjv, reaches, RISKS, TOOL_NAME, type CatalogEntry, type Principal } from '@cuadra/shared';
 
 /** The public fields of a catalog entry (GET /v1/tools, CONTRACT.md §2). */
 export type PublicTool = Omit<CatalogEntry, 'subgraph' | 'max_input_bytes'>;
+
+const BOOLEAN = { type: 'boolean' } as const;
+
+/** JSON Schema of a {@link PublicTool} (`tools.describe`); the tool's own schemas are JSON Schemas, open here. */
+export const PUBLIC_TOOL_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['name', 'description', 'module', 'risk', 'scope', 'input_schema', 'annotations'],
+  properties: {
+    name: { type: 'string', pattern: TOOL_NAME.source },
+    description: { type: 'string' },
+    module: { type: 'string' },
+    risk: { enum: [...RISKS] },
+    scope: { enum: ['tools', 'tools:read', 'sites.edit'] },
+    input_schema: { type: 'object' },
+    output_schema: { type: 'object' },
+    annotations: {
+      type: 'object', additionalProperties: false,
+      required: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'],
+      properties: { readOnlyHint: BOOLEAN, destructiveHint: BOOLEAN, idempotentHint: BOOLEAN, openWorldHint: BOOLEAN },
+    },
+  },
+} as const;
 
 /** The tool catalog of all subgraphs, with validators compiled once at start-up. */
 export class Catalog {

@@ -1,6 +1,6 @@
 import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
 import { listRecords, queryMetric, readAgenda, type GraphRunner } from './routes.ts';
-import { AGENDA_LANES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
+import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
 
 /** What the viewer has chosen: params control values and selector selections (CONTRACT.md §8). */
@@ -30,6 +30,28 @@ function blockError(err: unknown): { code: string; error: string } {
   if (isCuadraError(err)) return { code: err.code, error: err.message };
   return { code: 'internal', error: 'This block could not be read; the rest of the dashboard is unaffected.' };
 }
+
+const BLOCK_TYPE = { enum: [...BLOCK_TYPES] } as const;
+const SPAN = { type: 'integer', minimum: 1, maximum: 12 } as const;
+
+/**
+ * JSON Schema of a block {@link renderBlocks} answers: the stored block with its span filled in,
+ * `waiting` or `error` when it could not be read, and its payload (`data`, `records_data`,
+ * `agenda_data`, `event_data`, `result_data`, stat cards' values) filled from the reads. The
+ * payloads are the answers of metrics.query, records.list, the agenda or a read tool, or what the
+ * author stored in them; they and the children (rendered blocks again) stay open here.
+ */
+export const RENDERED_BLOCK_SCHEMA = {
+  type: 'object', required: ['type', 'span'],
+  properties: {
+    type: BLOCK_TYPE,
+    span: SPAN,
+    children: { type: 'array', items: { type: 'object', required: ['type', 'span'], properties: { type: BLOCK_TYPE, span: SPAN } } },
+    items: { type: 'array', items: { type: 'object', required: ['label'], properties: { label: { type: 'string' } } } },
+    waiting: { const: true },
+    error: { type: 'object', additionalProperties: false, required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } },
+  },
+} as const;
 
 /**
  * `dashboards.render`: the same block tree with each block's payload filled (CONTRACT.md §8),

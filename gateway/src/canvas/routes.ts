@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CuadraError, type CatalogReads, type Principal } from '@cuadra/shared';
-import type { MetricQuery, RecordsQuery } from './schema.ts';
+import { metricQuerySchema, SOURCES, type MetricQuery, type RecordsQuery } from './schema.ts';
 
 /** Runs one GraphQL operation on the composed graph as `principal`; answers `data` or throws the first error as a contract error. */
 export type GraphRunner = (principal: Principal, query: string, variables?: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -16,6 +16,49 @@ export function readRoutes(): CatalogReads {
   routes ??= (JSON.parse(readFileSync(new URL('../../generated/catalog.json', import.meta.url), 'utf8')) as { reads: CatalogReads }).reads;
   return routes;
 }
+
+const NUMBER = { type: 'number' } as const;
+const DATE = { type: 'string', format: 'date' } as const;
+
+/**
+ * JSON Schema of a metric answer (specification §2.3, CONTRACT.md §8), whichever module answers
+ * it: the envelope is fixed; `rows` are the metric's own breakdown (aging buckets, top customers,
+ * statuses…), objects of any shape.
+ */
+export const METRIC_ANSWER_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['metric', 'unit', 'series', 'summary'],
+  properties: {
+    metric: metricQuerySchema.properties.metric,
+    unit: { enum: ['money', 'ratio', 'count'] },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    series: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['period', 'period_end', 'value'],
+        properties: { period: DATE, period_end: DATE, value: NUMBER, previous: NUMBER },
+      },
+    },
+    summary: {
+      type: 'object', additionalProperties: false, required: ['value'],
+      properties: { value: NUMBER, previous: NUMBER, change_bps: { type: 'integer' }, target: NUMBER },
+    },
+    rows: { type: 'array', items: { type: 'object' } },
+  },
+} as const;
+
+/**
+ * JSON Schema of a records answer (specification §2.5): one page of a source, newest first. Rows
+ * are the source's own rows (an invoice, a party, an employee…), objects of any shape.
+ */
+export const RECORDS_ANSWER_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['source', 'rows'],
+  properties: {
+    source: { enum: [...SOURCES] },
+    rows: { type: 'array', items: { type: 'object' } },
+    total: { type: 'integer', minimum: 0 },
+    next_cursor: { type: 'string' },
+  },
+} as const;
 
 /** `metrics.query`: fans out to the subgraph field that owns the metric. */
 export async function queryMetric(run: GraphRunner, principal: Principal, query: MetricQuery): Promise<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 import { addPositions, backfillPositions, createPositioned, ensureModel, listNewestFirst, modelOn, newId, releasePosition, repositionDocument, type ListAnswer } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Block } from './schema.ts';
+import { BLOCK_TYPES, type Block } from './schema.ts';
 
 /** A stored dashboard: one document per dashboard, in the gateway's database, sealed to its workspace. */
 export interface DashboardDoc {
@@ -35,6 +35,37 @@ dashboardSchema.index({ workspace: 1, handle: 1 }, { unique: true });
 dashboardSchema.index({ workspace: 1, updated_at: -1 });
 // Listed most recently changed first by position: a save or patch moves the dashboard to the newest one.
 addPositions(dashboardSchema);
+
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/**
+ * A block of a stored tree, in an output schema: checked against the canvas block schema when it
+ * was saved, kept verbatim. Its type is named here; the rest (a tree of any depth) is open, since
+ * output schemas carry no `$ref` to the block schema.
+ */
+export const STORED_BLOCK_SCHEMA = { type: 'object', required: ['type'], properties: { type: { enum: [...BLOCK_TYPES] } } } as const;
+
+/** The fields of a dashboard every view gives (`dashboards.list` rows: these alone). */
+const DASHBOARD_FIELDS = {
+  id: { type: 'string', pattern: '^dsh_' },
+  key: { type: ['string', 'null'] },
+  title: { type: 'string' },
+  version: { type: 'integer', minimum: 1 },
+  created_at: DATE_TIME,
+  updated_at: DATE_TIME,
+} as const;
+
+/** JSON Schema of a `dashboards.list` row: a dashboard without its blocks. */
+export const DASHBOARD_SUMMARY_SCHEMA = {
+  type: 'object', additionalProperties: false, required: Object.keys(DASHBOARD_FIELDS), properties: DASHBOARD_FIELDS,
+} as const;
+
+/** JSON Schema of {@link dashboardView}. */
+export const DASHBOARD_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'key', 'title', 'blocks', 'version', 'created_at', 'updated_at'],
+  properties: { ...DASHBOARD_FIELDS, blocks: { type: 'array', items: STORED_BLOCK_SCHEMA } },
+} as const;
 
 /** What callers see of a dashboard. */
 export function dashboardView(doc: DashboardDoc): Record<string, unknown> {

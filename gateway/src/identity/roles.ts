@@ -47,6 +47,30 @@ addPositions(roleSchema);
 
 const versionKey = (workspace: string) => `cuadra:roles:${workspace}`;
 
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+const ROLE_FIELDS = {
+  key: { type: 'string', pattern: ROLE_KEY.source },
+  name: { type: 'string' },
+  patterns: { type: 'array', items: { type: 'string' } },
+} as const;
+
+/** JSON Schema of a custom role's {@link RoleView} (`view`): `built_in: false`, with its dates. */
+export const CUSTOM_ROLE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['key', 'name', 'patterns', 'built_in', 'created_at', 'updated_at'],
+  properties: { ...ROLE_FIELDS, built_in: { const: false }, created_at: DATE_TIME, updated_at: DATE_TIME },
+} as const;
+
+/** JSON Schema of a built-in role's {@link RoleView}: `built_in: true`, no dates. */
+export const BUILT_IN_ROLE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['key', 'name', 'patterns', 'built_in'],
+  properties: { ...ROLE_FIELDS, key: { enum: Object.keys(BUILT_IN_ROLES) }, built_in: { const: true } },
+} as const;
+
+/** JSON Schema of any {@link RoleView} (`roles.list` rows). */
+export const ROLE_VIEW_SCHEMA = { anyOf: [BUILT_IN_ROLE_VIEW_SCHEMA, CUSTOM_ROLE_VIEW_SCHEMA] } as const;
+
 const view = (d: RoleDoc): RoleView => ({
   key: d.key, name: d.name, patterns: d.patterns, built_in: false, created_at: d.created_at.toISOString(), updated_at: d.updated_at.toISOString(),
 });

@@ -19,11 +19,27 @@ export interface AccessTokenAuthenticator {
   authenticate(token: string): Promise<Principal>;
 }
 
+/** JSON Schema of an API key as {@link IdentityStore.listApiKeys} shows it: never the key, never its hash. */
+export const API_KEY_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'name', 'role', 'patterns', 'prefix', 'created_at', 'expires_at', 'revoked_at'],
+  properties: {
+    id: { type: 'string', pattern: '^key_' },
+    name: { type: 'string' },
+    role: { type: 'string' },
+    patterns: { type: 'array', items: { type: 'string' } },
+    prefix: { type: 'string', description: 'The first characters of the key (nk_…), to recognise it.' },
+    created_at: { type: 'string', format: 'date-time' },
+    expires_at: { type: ['string', 'null'], format: 'date-time' },
+    revoked_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
 /**
  * Workspaces and API keys: the gateway owns who the caller is (DOMAIN.md). Keys are checked
  * against MongoDB with a short Redis cache shared by every gateway instance.
  */
-/** A key as the tools show it: never its hash. */
+/** A key as the tools show it (public shape: {@link API_KEY_VIEW_SCHEMA}): never its hash. */
 function apiKeyRow(k: ApiKeyDoc): { id: string; name: string; role: string; patterns: string[]; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null } {
   return {
     id: k._id, name: k.name, role: k.role, patterns: k.patterns, prefix: k.prefix, created_at: k.created_at.toISOString(),
@@ -107,7 +123,6 @@ export class IdentityStore {
     return this.#accessTokens.authenticate(token);
   }
 
-  /** The workspace's keys, newest first, without hashes (public shape). */
   /** One key of the workspace as api_keys.list shows it (never its hash), or null. */
   async apiKeyView(workspace: string, id: string) {
     const k = await this.#models.apiKeys.findOne({ _id: id, workspace }).lean();

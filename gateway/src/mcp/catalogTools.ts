@@ -1,5 +1,5 @@
-import { CuadraError, defineTool, type JsonSchema, type Risk, type ToolContext } from '@cuadra/shared';
-import type { Catalog, PublicTool } from '../catalog.ts';
+import { CuadraError, defineTool, RISKS, TOOL_NAME, type JsonSchema, type Risk, type ToolContext } from '@cuadra/shared';
+import { PUBLIC_TOOL_SCHEMA, type Catalog, type PublicTool } from '../catalog.ts';
 
 /** A compact search hit: enough to choose a tool, not its schema (that is what `tools.describe` is for). */
 export interface ToolHit {
@@ -26,6 +26,21 @@ const DESCRIBE_SCHEMA: JsonSchema = {
   required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: 'A tool name as tools.search returned it, e.g. "invoices.create".' } },
 };
+
+/** JSON Schema of a {@link ToolHit}. */
+const TOOL_HIT_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['name', 'module', 'risk', 'summary'],
+  properties: { name: { type: 'string', pattern: TOOL_NAME.source }, module: { type: 'string' }, risk: { enum: [...RISKS] }, summary: { type: 'string', maxLength: 160 } },
+} as const;
+
+/** Output of `tools.search`: the best hits and how many tools matched in all. */
+const SEARCH_OUTPUT: JsonSchema = {
+  type: 'object', additionalProperties: false, required: ['tools', 'total'],
+  properties: { tools: { type: 'array', maxItems: 50, items: TOOL_HIT_SCHEMA }, total: { type: 'integer', minimum: 0 } },
+};
+
+/** Output of `tools.describe`. */
+const DESCRIBE_OUTPUT: JsonSchema = { type: 'object', additionalProperties: false, required: ['tool'], properties: { tool: PUBLIC_TOOL_SCHEMA } };
 
 /** Lower-case words of a text; a trailing plural "s" is dropped so "invoice" finds "invoices". */
 function words(text: string): string[] {
@@ -129,6 +144,7 @@ export const searchTool = defineTool<SearchInput>({
   description: 'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
   risk: 'read',
   input: SEARCH_SCHEMA,
+  output: SEARCH_OUTPUT,
   handler: async (input, ctx) => searchOutput(catalogOf(ctx).listFor(ctx.principal), input),
 });
 
@@ -138,5 +154,6 @@ export const describeTool = defineTool<{ name: string }>({
   description: 'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
   risk: 'read',
   input: DESCRIBE_SCHEMA,
+  output: DESCRIBE_OUTPUT,
   handler: async (input, ctx) => describeOutput(catalogOf(ctx).listFor(ctx.principal), input),
 });

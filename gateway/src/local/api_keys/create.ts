@@ -1,5 +1,6 @@
 import { CuadraError, defineTool, TOOL_PATTERN } from '@cuadra/shared';
 import { mayGrant, ROLE_KEY } from '../../identity/roles.ts';
+import { API_KEY_VIEW_SCHEMA } from '../../identity/store.ts';
 import { gatewayServices } from '../services.ts';
 
 interface Input { name: string; role: string; patterns?: string[]; expires_at?: string }
@@ -19,6 +20,14 @@ export const create = defineTool<Input>({
       role: { type: 'string', pattern: ROLE_KEY.source },
       patterns: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: TOOL_PATTERN.source } },
       expires_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  // `api_key` is the secret (see `secrets`): the key itself, in the creator's direct answer only ("[redacted]" elsewhere).
+  output: {
+    type: 'object', additionalProperties: false, required: ['api_key', 'key'],
+    properties: {
+      api_key: { type: 'string', description: 'The key (nk_…), shown once; only its hash is kept.' },
+      key: API_KEY_VIEW_SCHEMA,
     },
   },
   async handler(input, ctx) {

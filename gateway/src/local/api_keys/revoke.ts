@@ -7,6 +7,7 @@ export const revoke = defineTool<{ id: string }>({
   description: 'Revoke an API key of the workspace. Calls with it are refused at once, on every gateway instance.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^key_[A-Za-z0-9_-]{1,40}$' } } },
+  output: { type: 'object', additionalProperties: false, required: ['revoked', 'id'], properties: { revoked: { const: true }, id: { type: 'string', pattern: '^key_' } } },
   async handler(input, ctx) {
     const { identity } = gatewayServices(ctx);
     const key = await identity.activeApiKey(ctx.workspace, input.id);

@@ -7,6 +7,7 @@ export const remove = defineTool<{ id: string }>({
   description: 'Delete a dashboard of the workspace. Not reversible.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: { type: 'object', additionalProperties: false, required: ['deleted', 'id'], properties: { deleted: { const: true }, id: { type: 'string' } } },
   async handler(input, ctx) {
     const deleted = await canvasServices(ctx).dashboards.remove(ctx.workspace, input.id);
     if (!deleted) throw new CuadraError('not_found', `No dashboard ${input.id} exists in this workspace.`);

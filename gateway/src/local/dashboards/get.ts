@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { dashboardView } from '../../canvas/store.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
 /** One dashboard, by id or key. */
@@ -8,6 +8,7 @@ export const get = defineTool<{ id: string }>({
   description: 'Get one dashboard of the workspace (by id, or by its key) with its block tree.',
   risk: 'read',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  output: recordOutput('dashboard', DASHBOARD_VIEW_SCHEMA),
   async handler(input, ctx) {
     const doc = await canvasServices(ctx).dashboards.get(ctx.workspace, input.id);
     if (!doc) throw new CuadraError('not_found', `No dashboard ${input.id} exists in this workspace.`);

@@ -1,7 +1,7 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
 import { checkDashboardRules } from '../../canvas/rules.ts';
 import { patchInputSchema, type Block } from '../../canvas/schema.ts';
-import { dashboardView } from '../../canvas/store.ts';
+import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
 interface Input { id: string; title?: string; blocks?: Block[] }
@@ -13,6 +13,7 @@ export const patch = defineTool<Input>({
   risk: 'write',
   maxInputBytes: 1024 * 1024,
   input: patchInputSchema,
+  output: recordOutput('dashboard', DASHBOARD_VIEW_SCHEMA),
   async handler(input, ctx) {
     const services = canvasServices(ctx);
     if (input.blocks) checkDashboardRules(input.blocks, (name) => services.catalog.get(name));

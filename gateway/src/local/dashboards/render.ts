@@ -1,5 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { renderBlocks, type RenderValues } from '../../canvas/render.ts';
+import { RENDERED_BLOCK_SCHEMA, renderBlocks, type RenderValues } from '../../canvas/render.ts';
 import { renderInputSchema, type Block } from '../../canvas/schema.ts';
 import { canvasServices } from '../services.ts';
 
@@ -12,6 +12,18 @@ export const render = defineTool<Input>({
   risk: 'read',
   maxInputBytes: 1024 * 1024,
   input: renderInputSchema,
+  output: {
+    type: 'object', additionalProperties: false, required: ['blocks', 'rendered_at', 'render_ms'],
+    properties: {
+      dashboard: {
+        type: 'object', additionalProperties: false, required: ['id', 'key', 'title', 'version'],
+        properties: { id: { type: 'string' }, key: { type: ['string', 'null'] }, title: { type: 'string' }, version: { type: 'integer', minimum: 1 } },
+      },
+      blocks: { type: 'array', items: RENDERED_BLOCK_SCHEMA },
+      rendered_at: { type: 'string', format: 'date-time' },
+      render_ms: { type: 'integer', minimum: 0 },
+    },
+  },
   async handler(input, ctx) {
     const services = canvasServices(ctx);
     let blocks = input.blocks;

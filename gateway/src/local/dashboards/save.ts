@@ -1,7 +1,7 @@
 import { defineTool } from '@cuadra/shared';
 import { checkDashboardRules } from '../../canvas/rules.ts';
 import { saveInputSchema, type Block } from '../../canvas/schema.ts';
-import { dashboardView } from '../../canvas/store.ts';
+import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
 interface Input { title: string; key?: string; blocks: Block[] }
@@ -13,6 +13,10 @@ export const save = defineTool<Input>({
   risk: 'write',
   maxInputBytes: 1024 * 1024,
   input: saveInputSchema,
+  output: {
+    type: 'object', additionalProperties: false, required: ['dashboard', 'created'],
+    properties: { dashboard: DASHBOARD_VIEW_SCHEMA, created: { type: 'boolean', description: 'false when the save replaced the dashboard with this key.' } },
+  },
   async handler(input, ctx) {
     const services = canvasServices(ctx);
     checkDashboardRules(input.blocks, (name) => services.catalog.get(name));

@@ -8,6 +8,12 @@ export const changeRole = defineTool<{ user_id: string; role: string }>({
   description: 'Change a member\'s role (built-in or custom). Nobody grants a role above their own; the last owner cannot be demoted. Takes effect on the member\'s next call, in every app they signed in to.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['user_id', 'role'], properties: { user_id: userId, role: roleField } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['member'],
+    properties: {
+      member: { type: 'object', additionalProperties: false, required: ['user_id', 'role', 'previous_role'], properties: { user_id: userId, role: roleField, previous_role: { type: 'string' } } },
+    },
+  },
   async handler(input, ctx) {
     const { identity, people } = peopleServices(ctx);
     const current = await people.roleIn(ctx.workspace, input.user_id);

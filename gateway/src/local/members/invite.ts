@@ -1,6 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { peopleServices } from '../services.ts';
-import { assertMayGrant, existingRole, roleField } from './schema.ts';
+import { assertMayGrant, existingRole, INVITATION_SCHEMA, roleField } from './schema.ts';
 
 interface Input { email: string; role: string; name?: string }
 
@@ -17,6 +17,11 @@ export const invite = defineTool<Input>({
       role: roleField,
       name: { type: 'string', minLength: 1, maxLength: 200 },
     },
+  },
+  // `invite_url` is the secret (see `secrets`): in the inviter's direct answer only ("[redacted]" elsewhere).
+  output: {
+    type: 'object', additionalProperties: false, required: ['invitation', 'invite_url'],
+    properties: { invitation: INVITATION_SCHEMA, invite_url: { type: 'string', description: 'The single-use link (…/claim?token=…), shown once.' } },
   },
   async handler(input, ctx) {
     const { identity, people, publicUrl } = peopleServices(ctx);

@@ -1,4 +1,5 @@
-import { CURSOR_SCHEMA, defineTool, PAGING_NOTE } from '@cuadra/shared';
+import { CURSOR_SCHEMA, defineTool, pageOutput, PAGING_NOTE } from '@cuadra/shared';
+import { ACTIVE_MEMBER_SCHEMA, INVITED_MEMBER_SCHEMA } from './schema.ts';
 import { peopleServices } from '../services.ts';
 
 /** The people of the workspace (active and invited), with their roles; never secrets. */
@@ -7,6 +8,7 @@ export const list = defineTool<{ limit?: number; cursor?: string }>({
   description: 'List the people of the workspace: members (status "active", with user_id, e-mail, name, role) and pending invitations (status "invited", with invitation_id and expiry). Members newest first; the pending invitations (newest first) come with the first page; total counts members.' + PAGING_NOTE,
   risk: 'read',
   input: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA } },
+  output: pageOutput({ anyOf: [ACTIVE_MEMBER_SCHEMA, INVITED_MEMBER_SCHEMA] }),
   async handler(input, ctx) {
     const { people } = peopleServices(ctx);
     const page = await people.members(ctx.workspace, { limit: input.limit ?? 100, cursor: input.cursor });

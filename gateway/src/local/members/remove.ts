@@ -8,6 +8,10 @@ export const remove = defineTool<{ user_id: string }>({
   description: 'Remove a member from the workspace. Their app sign-ins (OAuth grants) in this workspace are revoked at once. The last owner cannot be removed; nobody removes a member whose role is above their own.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['user_id'], properties: { user_id: userId } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['removed', 'user_id', 'grants_revoked'],
+    properties: { removed: { const: true }, user_id: userId, grants_revoked: { type: 'integer', minimum: 0 } },
+  },
   async handler(input, ctx) {
     const { identity, people, revokeMemberGrants } = peopleServices(ctx);
     const current = await people.roleIn(ctx.workspace, input.user_id);

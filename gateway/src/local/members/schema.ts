@@ -21,3 +21,30 @@ export async function assertMayManage(roles: RoleStore, principal: Principal, wo
   const patterns = (await roles.patternsFor(workspace, currentRole)) ?? [];
   if (!mayGrant(principal, currentRole, patterns)) throw new CuadraError('policy_denied', `Your role "${principal.role}" cannot manage a member whose role is "${currentRole}".`);
 }
+
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+const INVITATION_ID = { type: 'string', pattern: '^ivt_' } as const;
+
+/** JSON Schema of an active member as `members.list` shows one (PeopleStore.members, status "active"). */
+export const ACTIVE_MEMBER_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['user_id', 'email', 'name', 'role', 'joined_at', 'status'],
+  properties: { user_id: userId, email: { type: 'string' }, name: { type: 'string' }, role: roleField, joined_at: DATE_TIME, status: { const: 'active' } },
+} as const;
+
+/** JSON Schema of a pending invitation as `members.list` shows one (PeopleStore.pendingInvitations, status "invited"). */
+export const INVITED_MEMBER_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['invitation_id', 'email', 'name', 'role', 'invited_at', 'expires_at', 'user_id', 'status'],
+  properties: {
+    invitation_id: INVITATION_ID, email: { type: 'string' }, name: { type: ['string', 'null'] }, role: roleField,
+    invited_at: DATE_TIME, expires_at: DATE_TIME, user_id: { type: 'null' }, status: { const: 'invited' },
+  },
+} as const;
+
+/** JSON Schema of the invitation `members.invite` answers (the link is beside it, a secret). */
+export const INVITATION_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['invitation_id', 'email', 'name', 'role', 'status', 'expires_at'],
+  properties: { invitation_id: INVITATION_ID, email: { type: 'string' }, name: { type: ['string', 'null'] }, role: roleField, status: { const: 'invited' }, expires_at: DATE_TIME },
+} as const;

@@ -1,5 +1,5 @@
 import { defineTool } from '@cuadra/shared';
-import { queryMetric } from '../../canvas/routes.ts';
+import { METRIC_ANSWER_SCHEMA, queryMetric } from '../../canvas/routes.ts';
 import { metricsQueryInputSchema, type MetricQuery } from '../../canvas/schema.ts';
 import { canvasServices } from '../services.ts';
 
@@ -9,6 +9,7 @@ export const query = defineTool<MetricQuery>({
   description: 'Read one metric (specification §2.3; answered today: {metrics}) over a window: {metric, unit, currency?, series: [{period, period_end, value, previous?}], summary: {value, previous?, change_bps?, target?}, rows?}. A metric no module answers yet is refused with not_found.',
   risk: 'read',
   input: metricsQueryInputSchema,
+  output: METRIC_ANSWER_SCHEMA,
   async handler(input, ctx) {
     return queryMetric(canvasServices(ctx).graph, ctx.principal, input);
   },

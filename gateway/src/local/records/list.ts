@@ -1,5 +1,5 @@
 import { defineTool } from '@cuadra/shared';
-import { listRecords } from '../../canvas/routes.ts';
+import { listRecords, RECORDS_ANSWER_SCHEMA } from '../../canvas/routes.ts';
 import { recordsListInputSchema, type RecordsQuery } from '../../canvas/schema.ts';
 import { canvasServices } from '../services.ts';
 
@@ -11,6 +11,7 @@ export const list = defineTool<RecordsQuery>({
     'total is given where a count is kept on write (unfiltered lists). A source no module answers yet is refused with not_found.',
   risk: 'read',
   input: recordsListInputSchema,
+  output: RECORDS_ANSWER_SCHEMA,
   async handler(input, ctx) {
     return listRecords(canvasServices(ctx).graph, ctx.principal, input);
   },

@@ -1,5 +1,5 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
-import { mayGrant } from '../../identity/roles.ts';
+import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { CUSTOM_ROLE_VIEW_SCHEMA, mayGrant } from '../../identity/roles.ts';
 import { gatewayServices } from '../services.ts';
 import { roleKey, roleName, rolePatterns } from './schema.ts';
 
@@ -11,6 +11,7 @@ export const create = defineTool<Input>({
   description: 'Create a custom role of the workspace: a key (lower case, e.g. "billing_clerk"), a name, and the tool patterns it reaches (invoices.%, %:read, invoices.%:read). Members and API keys can then be given it. A built-in role name is refused.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['key', 'name', 'patterns'], properties: { key: roleKey, name: roleName, patterns: rolePatterns } },
+  output: recordOutput('role', CUSTOM_ROLE_VIEW_SCHEMA),
   async handler(input, ctx) {
     // Nobody defines a role reaching more than their own (it could then be handed out).
     if (!mayGrant(ctx.principal, input.key, input.patterns)) {

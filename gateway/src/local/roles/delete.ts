@@ -8,6 +8,7 @@ export const remove = defineTool<{ key: string }>({
   description: 'Delete a custom role. Refused (conflict) while a member, a pending invitation or an active API key still has it: change their role or revoke the key first.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: roleKey } },
+  output: { type: 'object', additionalProperties: false, required: ['deleted', 'key'], properties: { deleted: { const: true }, key: roleKey } },
   async handler(input, ctx) {
     const { identity, people } = gatewayServices(ctx);
     if (isBuiltInRole(input.key)) throw new CuadraError('conflict', `"${input.key}" is a built-in role; it cannot be deleted.`);

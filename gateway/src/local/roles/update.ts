@@ -1,5 +1,5 @@
-import { CuadraError, defineTool, isBuiltInRole } from '@cuadra/shared';
-import { mayGrant } from '../../identity/roles.ts';
+import { CuadraError, defineTool, isBuiltInRole, recordOutput } from '@cuadra/shared';
+import { CUSTOM_ROLE_VIEW_SCHEMA, mayGrant } from '../../identity/roles.ts';
 import { gatewayServices } from '../services.ts';
 import { roleKey, roleName, rolePatterns } from './schema.ts';
 
@@ -11,6 +11,7 @@ export const update = defineTool<Input>({
   description: 'Change a custom role\'s name or tool patterns. Every member and API key holding it reaches the new patterns from its next call on. Built-in roles cannot be changed.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: roleKey, name: roleName, patterns: rolePatterns } },
+  output: recordOutput('role', CUSTOM_ROLE_VIEW_SCHEMA),
   async handler(input, ctx) {
     const { roles } = gatewayServices(ctx).identity;
     if (isBuiltInRole(input.key)) throw new CuadraError('conflict', `"${input.key}" is a built-in role; it cannot be changed.`);
