@@ -2,6 +2,7 @@ import { validate, compileErrors } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../src/catalog.ts';
 import { openApiDocument } from '../src/openapi/document.ts';
+import { mcpTool } from '../src/mcp/server.ts';
 
 // The document built from the real catalog the build wrote; the system test fetches it over HTTP.
 const catalog = Catalog.fromBuild();
@@ -26,6 +27,17 @@ describe('openApiDocument', () => {
       expect(target, ref).toBeDefined();
     }
     expect(doc.components.schemas.block).toBeDefined();
+  });
+
+  it('publishes every tool\'s declared output schema as its 200 answer, and MCP as outputSchema', () => {
+    expect(tools.filter((t) => !t.output_schema).map((t) => t.name)).toEqual([]);
+    for (const tool of tools) {
+      const ok = doc.paths[`/v1/tools/${tool.name}:invoke`].post.responses[200].content['application/json'].schema;
+      expect(ok.properties.output, tool.name).toEqual(tool.output_schema);
+      const mcp = mcpTool(tool);
+      expect(mcp.outputSchema?.type).toBe('object');
+      expect((mcp.outputSchema as { anyOf: unknown[] }).anyOf[0]).toEqual(tool.output_schema);
+    }
   });
 
   it('has one invoke operation per tool, with its schema, scope and responses', () => {
