@@ -30,7 +30,8 @@ describe('health and catalog', () => {
       expect(names).toContain(name);
     }
     const tool = r.body.tools.find((t: { name: string }) => t.name === 'invoices.list');
-    expect(Object.keys(tool).sort()).toEqual(['annotations', 'description', 'input_schema', 'module', 'name', 'risk', 'scope']);
+    // The contract's fields, plus output_schema (issue 15; CHANGELOG).
+    expect(Object.keys(tool).sort()).toEqual(['annotations', 'description', 'input_schema', 'module', 'name', 'output_schema', 'risk', 'scope']);
     expect(tool).toMatchObject({ module: 'invoices', risk: 'read', scope: 'tools:read', annotations: { readOnlyHint: true, destructiveHint: false } });
     const filtered = await sys.fetch('/v1/tools?module=parties', { key: ownerKey });
     expect(new Set(filtered.body.tools.map((t: { module: string }) => t.module))).toEqual(new Set(['parties']));

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, listNewestFirst, newId, pageOutput, recordOutput, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, ID_INPUT, listNewestFirst, newId, pageOutput, recordOutput, type ToolContext } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from './models/invoice.ts';
@@ -111,7 +111,7 @@ export function salesDocumentGetTool(kind: SalesDocument['kind']) {
     name: `${words.module}.get`,
     description: `Get one ${words.one} by id: customer, lines, totals, status and what it was converted into.`,
     risk: 'read',
-    input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+    input: ID_INPUT,
     output: recordOutput(kind, SALES_DOCUMENT_VIEW_SCHEMA),
     async handler(input, ctx) {
       const doc = await salesDocuments(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace, kind }).lean();

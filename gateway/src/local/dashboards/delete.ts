@@ -1,4 +1,4 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 import { canvasServices } from '../services.ts';
 
 /** Deletes a dashboard (not reversible). */
@@ -6,7 +6,7 @@ export const remove = defineTool<{ id: string }>({
   name: 'dashboards.delete',
   description: 'Delete a dashboard of the workspace. Not reversible.',
   risk: 'destructive',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: { type: 'object', additionalProperties: false, required: ['deleted', 'id'], properties: { deleted: { const: true }, id: { type: 'string' } } },
   async handler(input, ctx) {
     const deleted = await canvasServices(ctx).dashboards.remove(ctx.workspace, input.id);

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
@@ -7,7 +7,7 @@ export const get = defineTool<{ id: string }>({
   name: 'dashboards.get',
   description: 'Get one dashboard of the workspace (by id, or by its key) with its block tree.',
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('dashboard', DASHBOARD_VIEW_SCHEMA),
   async handler(input, ctx) {
     const doc = await canvasServices(ctx).dashboards.get(ctx.workspace, input.id);

@@ -1,4 +1,4 @@
-import { approvalView, CuadraError, defineTool, holdsSecret, isRequester, recordOutput, sealerFromEnv } from '@cuadra/shared';
+import { approvalView, CuadraError, defineTool, holdsSecret, ID_INPUT, isRequester, recordOutput, sealerFromEnv } from '@cuadra/shared';
 import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
 
 const sealer = sealerFromEnv();
@@ -8,7 +8,7 @@ export const get = defineTool<{ id: string }>({
   name: 'approvals.get',
   description: 'Get one approval: the held call (tool, input, who asked), the decision, and the result once it ran. A secret in the result (a new API key, an invitation link) is shown once, to the requester; otherwise it reads "[redacted]".',
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('approval', APPROVAL_VIEW_SCHEMA),
   async handler(input, ctx) {
     const doc = await ctx.governance.approvals.get(ctx.workspace, input.id);

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, nullable } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, nullable } from '@cuadra/shared';
 import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../accounting/journal.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../models/invoice.ts';
 
@@ -7,7 +7,7 @@ export const get = defineTool<{ id: string }>({
   name: 'invoices.get',
   description: 'Get one invoice or credit note by id: lines, taxes, withholdings, totals, balance, status, CUFE/CUDE, authority state and its journal entry.',
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: {
     type: 'object', additionalProperties: false, required: ['invoice', 'journal_entry'],
     properties: { invoice: INVOICE_VIEW_SCHEMA, journal_entry: nullable(JOURNAL_VIEW_SCHEMA) },

@@ -1,4 +1,4 @@
-import { defineTool, recordOutput } from '@cuadra/shared';
+import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { postDocument } from '../../invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../../models/invoice.ts';
 
@@ -7,7 +7,7 @@ export const post = defineTool<{ id: string }>({
   name: 'invoices.post',
   description: 'Post a draft invoice (or finish an interrupted credit note): assigns the next consecutive number of the DIAN numbering range, computes the CUFE and writes a balanced journal entry (receivables, withholdings, revenue, VAT). A posted invoice is never edited; posting twice is refused.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     return { invoice: invoiceView(await postDocument(ctx, input.id)) };

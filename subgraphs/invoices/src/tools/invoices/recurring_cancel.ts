@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView } from '../../models/recurring.ts';
 
 /** Stops a schedule; invoices already made stay. */
@@ -6,7 +6,7 @@ export const recurringCancel = defineTool<{ id: string }>({
   name: 'invoices.recurring_cancel',
   description: 'Stop a recurring invoice schedule: no further periods are issued; invoices already made stay as they are.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('recurring', RECURRING_VIEW_SCHEMA),
   async handler(input, ctx) {
     const after = await recurringInvoices(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: { status: 'cancelled', updated_at: ctx.now } }, { returnDocument: 'after' }).lean();

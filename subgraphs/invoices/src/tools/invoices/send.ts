@@ -1,4 +1,4 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 import { AUTHORITY_ANSWER_SCHEMA } from '../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../einvoicing/submit.ts';
 import { renderUbl } from '../../einvoicing/ubl.ts';
@@ -18,7 +18,7 @@ export const send = defineTool<{ id: string }>({
   name: 'invoices.send',
   description: 'Submit a posted invoice or credit note to the e-invoicing authority (DIAN, UBL 2.1) at the configured endpoint; returns its verdict (accepted with a tracking id, or rejected with reasons). A rejected document may be sent again; an accepted one is refused.',
   risk: 'external',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: {
     type: 'object', additionalProperties: false, required: ['invoice', 'authority', 'xml_bytes'],
     properties: { invoice: INVOICE_VIEW_SCHEMA, authority: AUTHORITY_ANSWER_SCHEMA, xml_bytes: { type: 'integer', minimum: 0 } },

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView } from '../../models/item.ts';
 
 /** Archives an item: it stays on documents that name it but can no longer be sold. */
@@ -6,7 +6,7 @@ export const archive = defineTool<{ id: string }>({
   name: 'items.archive',
   description: 'Archive a catalog item: it stays on the documents that already name it but can no longer be added to new ones.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('item', ITEM_VIEW_SCHEMA),
   async handler(input, ctx) {
     const after = await items(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: { status: 'archived' } }, { returnDocument: 'after' }).lean();

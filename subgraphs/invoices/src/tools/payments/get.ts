@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, nullable } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, nullable } from '@cuadra/shared';
 import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../accounting/journal.ts';
 import { PAYMENT_VIEW_SCHEMA, payments, paymentView } from '../../models/payment.ts';
 
@@ -7,7 +7,7 @@ export const get = defineTool<{ id: string }>({
   name: 'payments.get',
   description: 'Get one payment received: amount, date, the invoices it settled and how much of each, the customer credit kept, and its journal entry.',
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: {
     type: 'object', additionalProperties: false, required: ['payment', 'journal_entry'],
     properties: { payment: PAYMENT_VIEW_SCHEMA, journal_entry: nullable(JOURNAL_VIEW_SCHEMA) },

@@ -1,4 +1,4 @@
-import { defineTool, recordOutput } from '@cuadra/shared';
+import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../models/sales-document.ts';
 import { transition } from '../../sales-ops.ts';
 
@@ -10,7 +10,7 @@ export const send = defineTool<{ id: string }>({
   name: 'quotes.send',
   description: 'Mark a draft quote as sent to the customer (it can then be accepted or declined). Refused unless the quote is a draft.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: recordOutput('quote', SALES_DOCUMENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     return { quote: salesDocumentView(await transition(ctx, 'quote', input.id, ['draft'], 'sent')) };

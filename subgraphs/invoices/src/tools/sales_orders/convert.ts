@@ -1,4 +1,4 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, ID_INPUT } from '@cuadra/shared';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../models/invoice.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../models/sales-document.ts';
 import { convert as convertDocument } from '../../sales-ops.ts';
@@ -8,7 +8,7 @@ export const convert = defineTool<{ id: string }>({
   name: 'sales_orders.convert',
   description: 'Convert an open sales order into a draft invoice with the same customer, lines and withholdings. An order is invoiced once.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  input: ID_INPUT,
   output: {
     type: 'object', additionalProperties: false, required: ['sales_order', 'invoice'],
     properties: { sales_order: SALES_DOCUMENT_VIEW_SCHEMA, invoice: INVOICE_VIEW_SCHEMA },
