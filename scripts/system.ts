@@ -143,6 +143,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     const env = { ...baseEnv, ...peerUrls, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
     const child = spawnService(name, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
     const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
+    // Counted as started at once: if another subgraph fails to come up, this one is stopped too.
+    started.push(proc);
     await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));
     return proc;
   };
@@ -151,10 +153,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     const ports = await Promise.all(SUBGRAPHS.map(async (s) => (opts.ports === 'free' ? freePort() : s.port)));
     SUBGRAPHS.forEach((s, i) => { peerUrls[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
     const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
-    for (const p of procs) {
-      subgraphs[p.name] = p;
-      started.push(p);
-    }
+    for (const p of procs) subgraphs[p.name] = p;
     const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const gatewayEnv: Record<string, string> = {
@@ -193,9 +192,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
         return proc;
       },
       async restartSubgraph(name) {
-        const p = await launchSubgraph(name, subgraphs[name].port);
-        subgraphs[name] = p;
-        started.push(p);
+        subgraphs[name] = await launchSubgraph(name, subgraphs[name].port);
       },
       async stop() {
         await Promise.all(started.filter((p) => p.name.startsWith('gateway')).map((p) => stopChild(p.child)));
