@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { compileValidator, createAjv, reaches, RISKS, TOOL_NAME, type CatalogEntry, type Principal } from '@cuadra/shared';
+import { compileValidator, createAjv, reaches, RISKS, TOOL_NAME, type CatalogEntry, type CatalogReads, type Principal } from '@cuadra/shared';
 
 /** The public fields of a catalog entry (GET /v1/tools, CONTRACT.md §2). */
 export type PublicTool = Omit<CatalogEntry, 'subgraph' | 'max_input_bytes'>;
@@ -26,6 +26,25 @@ export const PUBLIC_TOOL_SCHEMA = {
   },
 } as const;
 
+const BUILT = new URL('../generated/catalog.json', import.meta.url);
+const products = new Map<string, { tools: CatalogEntry[]; reads: CatalogReads }>();
+
+/** What the build wrote (gateway/generated/catalog.json): the tools and the composite reads, read once per process. */
+export function buildProducts(file = BUILT): { tools: CatalogEntry[]; reads: CatalogReads } {
+  let built = products.get(file.href);
+  if (!built) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new Error('gateway/generated/catalog.json is missing: run `npm run build` first.');
+    }
+    built = JSON.parse(text) as { tools: CatalogEntry[]; reads: CatalogReads };
+    products.set(file.href, built);
+  }
+  return built;
+}
+
 /** The tool catalog of all subgraphs, with validators compiled once at start-up. */
 export class Catalog {
   readonly entries: readonly CatalogEntry[];
@@ -40,14 +59,8 @@ export class Catalog {
   }
 
   /** Reads the catalog the build wrote (gateway/generated/catalog.json). */
-  static fromBuild(file = new URL('../generated/catalog.json', import.meta.url)): Catalog {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new Error('gateway/generated/catalog.json is missing: run `npm run build` first.');
-    }
-    return new Catalog((JSON.parse(text) as { tools: CatalogEntry[] }).tools);
+  static fromBuild(file?: URL): Catalog {
+    return new Catalog(buildProducts(file).tools);
   }
 
   get(name: string): CatalogEntry | undefined {

@@ -10,6 +10,11 @@ export const ID_INPUT = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
+/** Building blocks of output schemas, written once (views' schemas in every module use them). */
+export const TEXT_SCHEMA = { type: 'string' } as const;
+export const NULLABLE_TEXT_SCHEMA = { type: ['string', 'null'] } as const;
+export const DATE_TIME_SCHEMA = { type: 'string', format: 'date-time' } as const;
+
 /** Output schema `{[key]: view}` of a tool answering one record. */
 export function recordOutput(key: string, view: JsonSchema): JsonSchema {
   return { type: 'object', additionalProperties: false, required: [key], properties: { [key]: view } };

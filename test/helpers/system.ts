@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { connectDatabase, Governance } from '@cuadra/shared';
 import { checkOutput } from '@cuadra/shared/testing';
 import { Redis } from 'ioredis';
+import { buildProducts } from '../../gateway/src/catalog.ts';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { repoRoot } from '../../scripts/infra.ts';
 import { startSystem, type RunningSystem } from '../../scripts/system.ts';
@@ -93,9 +93,6 @@ export async function startTestSystem(label: string, env: Record<string, string>
 let schemas: Map<string, unknown> | undefined;
 /** The output schemas the build wrote into the catalog, by tool. */
 function outputSchemas(): Map<string, unknown> {
-  schemas ??= new Map(
-    (JSON.parse(readFileSync(path.join(repoRoot, 'gateway', 'generated', 'catalog.json'), 'utf8')) as { tools: { name: string; output_schema?: unknown }[] }).tools
-      .filter((t) => t.output_schema).map((t) => [t.name, t.output_schema]),
-  );
+  schemas ??= new Map(buildProducts().tools.filter((t) => t.output_schema).map((t) => [t.name, t.output_schema]));
   return schemas;
 }

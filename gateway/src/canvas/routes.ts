@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { CuadraError, type CatalogReads, type Principal } from '@cuadra/shared';
+import { type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type Principal } from '@cuadra/shared';
+import { buildProducts } from '../catalog.ts';
 import { metricQuerySchema, SOURCES, type MetricQuery, type RecordsQuery } from './schema.ts';
 
 /** Runs one GraphQL operation on the composed graph as `principal`; answers `data` or throws the first error as a contract error. */
 export type GraphRunner = (principal: Principal, query: string, variables?: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
-let routes: CatalogReads | undefined;
 
 /**
  * The routing table of the composite reads (DOMAIN.md: each module answers for its own metrics,
@@ -13,12 +11,10 @@ let routes: CatalogReads | undefined;
  * catalog by the build. What is absent is not answered by any module yet.
  */
 export function readRoutes(): CatalogReads {
-  routes ??= (JSON.parse(readFileSync(new URL('../../generated/catalog.json', import.meta.url), 'utf8')) as { reads: CatalogReads }).reads;
-  return routes;
+  return buildProducts().reads;
 }
 
 const NUMBER = { type: 'number' } as const;
-const DATE = { type: 'string', format: 'date' } as const;
 
 /**
  * JSON Schema of a metric answer (specification §2.3, CONTRACT.md §8), whichever module answers

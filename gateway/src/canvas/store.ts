@@ -1,4 +1,6 @@
-import { addPositions, backfillPositions, createPositioned, ensureModel, listNewestFirst, modelOn, newId, releasePosition, repositionDocument, type ListAnswer } from '@cuadra/shared';
+import {
+  addPositions, backfillPositions, createPositioned, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, type ListAnswer, listNewestFirst, modelOn, newId, releasePosition, repositionDocument,
+} from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { BLOCK_TYPES, type Block } from './schema.ts';
 
@@ -36,7 +38,6 @@ dashboardSchema.index({ workspace: 1, updated_at: -1 });
 // Listed most recently changed first by position: a save or patch moves the dashboard to the newest one.
 addPositions(dashboardSchema);
 
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /**
  * A block of a stored tree, in an output schema: checked against the canvas block schema when it

@@ -1,6 +1,5 @@
 import {
-  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, ensureModel, isBuiltInRole, listNewestFirst, newId, patternsCover, releasePosition,
-  rolePatternsOf, type ListAnswer, type Principal,
+  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, isBuiltInRole, type ListAnswer, listNewestFirst, newId, patternsCover, type Principal, releasePosition, rolePatternsOf,
 } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
@@ -47,7 +46,6 @@ addPositions(roleSchema);
 
 const versionKey = (workspace: string) => `cuadra:roles:${workspace}`;
 
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 const ROLE_FIELDS = {
   key: { type: 'string', pattern: ROLE_KEY.source },
   name: { type: 'string' },

@@ -1,13 +1,10 @@
-import { ERROR_STATUS, RISKS } from '@cuadra/shared';
+import { DATE_TIME_SCHEMA as DATE_TIME, ERROR_STATUS, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, RISKS, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 
 // JSON Schemas of the governance views the agents subgraph's tools answer. Those views are made
 // in the shared library (shared/src/governance: `Policy` of policies.ts, `approvalView` of
 // approvals.ts, `LedgerEntry` and `Ledger.verify` of ledger.ts); their schemas are written here,
 // beside the only tools that publish them, and must follow those types when they change.
 
-const TEXT = { type: 'string' } as const;
-const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 /** A SHA-256 in hex, computed or checked by the ledger (a hash it walked to, or one in a verified signature). */
 const HASH = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 /**

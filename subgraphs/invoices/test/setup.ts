@@ -22,6 +22,11 @@ export async function startInvoices(): Promise<TestSubgraph> {
   return sg;
 }
 
+/** The crm subgraph started beside invoices. */
+export function crmPeer(): TestSubgraph {
+  return crm!;
+}
+
 /** Creates a party in the workspace's crm; its id. */
 export async function party(owner: Principal, input: Record<string, unknown>): Promise<string> {
   const r = await crm!.call('parties.create', input, owner);

@@ -1,4 +1,4 @@
-import { CuadraError, type Principal } from '@cuadra/shared';
+import { CuadraError, DATE_TIME_SCHEMA as DATE_TIME, type Principal } from '@cuadra/shared';
 import { mayGrant, ROLE_KEY, type RoleStore } from '../../identity/roles.ts';
 
 export const userId = { type: 'string', pattern: '^usr_[A-Za-z0-9_-]{1,40}$' } as const;
@@ -22,7 +22,6 @@ export async function assertMayManage(roles: RoleStore, principal: Principal, wo
   if (!mayGrant(principal, currentRole, patterns)) throw new CuadraError('policy_denied', `Your role "${principal.role}" cannot manage a member whose role is "${currentRole}".`);
 }
 
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 const INVITATION_ID = { type: 'string', pattern: '^ivt_' } as const;
 
 /** JSON Schema of an active member as `members.list` shows one (PeopleStore.members, status "active"). */

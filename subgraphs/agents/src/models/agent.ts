@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Longest accepted instructions, in characters. */
@@ -57,9 +57,6 @@ export function agents(db: Connection): Model<AgentDoc> {
   return (db.models.Agent as Model<AgentDoc> | undefined) ?? db.model<AgentDoc>('Agent', agentSchema, 'agents');
 }
 
-const TEXT = { type: 'string' } as const;
-const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** JSON Schema of {@link agentView}: what every tool answering an agent gives. */
 export const AGENT_VIEW_SCHEMA = {

@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A party as stored. `_id` is our own prefixed string id (`pty_…`), never a Mongo ObjectId. */
@@ -57,8 +57,6 @@ export function parties(db: Connection): Model<PartyDoc> {
   return (db.models.Party as Model<PartyDoc> | undefined) ?? db.model<PartyDoc>('Party', partySchema, 'parties');
 }
 
-const TEXT = { type: 'string' } as const;
-const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
 
 /** JSON Schema of {@link partyView}: what every tool answering a party gives. */
 export const PARTY_VIEW_SCHEMA = {

@@ -1,3 +1,4 @@
+import { AMOUNT_SCHEMA, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema } from 'mongoose';
 
 /**
@@ -23,7 +24,6 @@ export const documentFields = {
 // JSON Schemas of the parts every document view shares (tool outputs; see invoiceView,
 // salesDocumentView, recurringView). Written once here, reused by every view that shows them.
 
-const TEXT = { type: 'string' } as const;
 const WITHHOLDING_TYPE = { enum: ['retefuente', 'reteiva', 'reteica'] } as const;
 
 /** A withholding rate as stored and shown: `{type, rate_ppm}`. */
@@ -75,4 +75,16 @@ export const DOCUMENT_LINE_SCHEMA = {
     credited_quantity: { type: 'number' },
     invoice_line: { type: 'integer' },
   },
+} as const;
+
+/** The lines, withholding rates and totals every sales document's view carries (invoices, quotes, sales orders). */
+export const DOCUMENT_BODY_VIEW_FIELDS = {
+  lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
+  withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+  subtotal: AMOUNT_SCHEMA,
+  tax_total: AMOUNT_SCHEMA,
+  total: AMOUNT_SCHEMA,
+  withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },
+  withholding_total: AMOUNT_SCHEMA,
+  amount_due: AMOUNT_SCHEMA,
 } as const;

@@ -1,6 +1,8 @@
-import { addPositions } from '@cuadra/shared';
+import {
+  addPositions, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
+} from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_LINE_SCHEMA, documentFields, WITHHOLDING_AMOUNT_VIEW_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from './document-fields.ts';
+import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { RollupIntent } from '../rollups.ts';
 
@@ -165,11 +167,6 @@ export function invoices(db: Connection): Model<InvoiceDoc> {
   return (db.models.Invoice as Model<InvoiceDoc> | undefined) ?? db.model<InvoiceDoc>('Invoice', invoiceSchema, 'invoices');
 }
 
-const TEXT = { type: 'string' } as const;
-const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
-const AMOUNT = { type: 'integer' } as const;
-const DATE = { type: 'string', format: 'date' } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /**
  * JSON Schema of {@link invoiceView}: what every tool answering an invoice or credit note gives.
@@ -194,14 +191,7 @@ export const INVOICE_VIEW_SCHEMA = {
     /** Local time of posting with its offset (`10:15:00-05:00`). */
     issue_time: { type: ['string', 'null'], pattern: '^\\d{2}:\\d{2}:\\d{2}[+-]\\d{2}:\\d{2}$' },
     due_date: DATE,
-    lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
-    withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
-    subtotal: AMOUNT,
-    tax_total: AMOUNT,
-    total: AMOUNT,
-    withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },
-    withholding_total: AMOUNT,
-    amount_due: AMOUNT,
+    ...DOCUMENT_BODY_VIEW_FIELDS,
     paid: AMOUNT,
     credited: AMOUNT,
     balance: AMOUNT,

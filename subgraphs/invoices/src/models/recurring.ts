@@ -1,3 +1,4 @@
+import { TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { LineInput } from '../documents.ts';
 import type { CustomerSnapshot } from './invoice.ts';
@@ -78,7 +79,6 @@ export function nextPeriod(date: string, interval: 'week' | 'month', every: numb
   return new Date(Date.UTC(y, m, Math.min(anchorDay, last))).toISOString().slice(0, 10);
 }
 
-const TEXT = { type: 'string' } as const;
 
 /**
  * JSON Schema of {@link recurringView}: what every tool answering a schedule gives. Its lines are

@@ -1,6 +1,6 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_LINE_SCHEMA, documentFields, WITHHOLDING_AMOUNT_VIEW_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from './document-fields.ts';
+import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../money.ts';
 import type { CustomerSnapshot, InvoiceLine } from './invoice.ts';
 
@@ -64,9 +64,6 @@ export function salesDocuments(db: Connection): Model<SalesDocument> {
   return (db.models.SalesDocument as Model<SalesDocument> | undefined) ?? db.model<SalesDocument>('SalesDocument', schema, 'sales_documents');
 }
 
-const TEXT = { type: 'string' } as const;
-const AMOUNT = { type: 'integer' } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** JSON Schema of {@link salesDocumentView}: what every tool answering a quote or sales order gives. */
 export const SALES_DOCUMENT_VIEW_SCHEMA = {
@@ -84,14 +81,7 @@ export const SALES_DOCUMENT_VIEW_SCHEMA = {
     currency: TEXT,
     issue_date: { type: 'string', format: 'date' },
     valid_until: { type: ['string', 'null'], format: 'date' },
-    lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
-    withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
-    subtotal: AMOUNT,
-    tax_total: AMOUNT,
-    total: AMOUNT,
-    withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },
-    withholding_total: AMOUNT,
-    amount_due: AMOUNT,
+    ...DOCUMENT_BODY_VIEW_FIELDS,
     notes: { type: ['string', 'null'] },
     source: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { quote_id: TEXT } }] },
     converted_to: {

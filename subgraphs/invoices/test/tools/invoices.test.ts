@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { ASSERTION_HEADER, generateSigningKeyPair, signServiceAssertion } from '@cuadra/shared';
+import { startTestSubgraph, testPrincipal, testServiceKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
 import { cufe } from '../../src/einvoicing/cufe.ts';
-import { BUYER, PIN, TECH_KEY, andina, configuredWorkspace, draft, party, startInvoices } from '../setup.ts';
+import { BUYER, PIN, TECH_KEY, andina, configuredWorkspace, crmPeer, draft, party, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
 
@@ -233,6 +234,22 @@ describe('the buyer comes from crm, through the graph', () => {
     const inv = await draft(sg, owner);
     expect(inv.customer).toMatchObject({ name: BUYER.name, tax_id: { type: 'NIT', number: '800197268', check_digit: 4 } });
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+
+  it('takes service assertions for reads only, and only the deployment\'s', async () => {
+    const owner = await configuredWorkspace(sg);
+    const post = (token: string, query: string) => fetch(`${crmPeer().url}/graphql`, {
+      method: 'POST', headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: token }, body: JSON.stringify({ query }),
+    });
+    const mine = signServiceAssertion('invoices', owner.workspace, testServiceKeys().privateKey);
+    const read = await (await post(mine, `{ party(id: "${await andina(owner)}") { name } }`)).json() as any;
+    expect(read.data.party).toEqual({ name: BUYER.name });
+    // The tool mutation refuses a service: tools go through the gateway's pipeline.
+    const tool = await (await post(mine, 'mutation { invokeCrmTool(tool: "parties.create", input: {name: "X", kind: "customer"}) }')).json() as any;
+    expect(tool.errors?.[0]?.extensions?.code).toBe('policy_denied');
+    // An assertion signed by any other key is not the deployment's.
+    const forged = signServiceAssertion('invoices', owner.workspace, generateSigningKeyPair().privateKey);
+    expect((await post(forged, '{ parties { id } }')).status).toBe(401);
   });
 
   it('answers unavailable, having done nothing, when crm does not answer', async () => {

@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
@@ -69,8 +69,6 @@ export function employees(db: Connection): Model<EmployeeDoc> {
   return (db.models.Employee as Model<EmployeeDoc> | undefined) ?? db.model<EmployeeDoc>('Employee', employeeSchema, 'employees');
 }
 
-const TEXT = { type: 'string' } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** JSON Schema of {@link employeeView}: what every tool answering an employee gives. */
 export const EMPLOYEE_VIEW_SCHEMA = {

@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Columns a project gets when it names none. */
@@ -51,8 +51,6 @@ export function projects(db: Connection): Model<ProjectDoc> {
   return (db.models.Project as Model<ProjectDoc> | undefined) ?? db.model<ProjectDoc>('Project', projectSchema, 'projects');
 }
 
-const TEXT = { type: 'string' } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** JSON Schema of {@link projectView}: what every tool answering a project gives. */
 export const PROJECT_VIEW_SCHEMA = {

@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Task priorities, lowest first. */
@@ -58,9 +58,6 @@ export function tasks(db: Connection): Model<TaskDoc> {
   return (db.models.Task as Model<TaskDoc> | undefined) ?? db.model<TaskDoc>('Task', taskSchema, 'project_tasks');
 }
 
-const TEXT = { type: 'string' } as const;
-const NULLABLE_TEXT = { type: ['string', 'null'] } as const;
-const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** JSON Schema of {@link taskView}: what every tool answering a task gives. */
 export const TASK_VIEW_SCHEMA = {
