@@ -318,8 +318,16 @@ export function containsText(have: unknown, lowerCasedNeedle: string): boolean {
  */
 export async function backfillPositions(model: Model<any>, options: SeriesOptions = {}): Promise<number> {
   const series = seriesOf(model, options);
+  // Once a series has been backfilled every new document takes its position when created: later
+  // starts read one marker instead of scanning the collection for documents without one.
+  const marker = `backfilled:${series}`;
+  if (await counters(model.db).findOne({ _id: marker })) return 0;
   const lacking = (await model.find({ ...options.scope, pos_key: { $exists: false } }, { _id: 1, workspace: 1, created_at: 1 }).lean()) as { _id: unknown; workspace: string; created_at?: Date }[];
-  if (lacking.length === 0) return 0;
+  const done = () => counters(model.db).updateOne({ _id: marker }, { $set: { seq: 0, live: 0 } }, { upsert: true });
+  if (lacking.length === 0) {
+    await done();
+    return 0;
+  }
   const byWorkspace = new Map<string, typeof lacking>();
   for (const d of lacking) {
     if (!byWorkspace.has(d.workspace)) byWorkspace.set(d.workspace, []);
@@ -339,5 +347,6 @@ export async function backfillPositions(model: Model<any>, options: SeriesOption
     const live = await model.countDocuments({ workspace, ...options.scope });
     await counters(db).updateOne({ _id: counterId(series, workspace) }, { $set: { live } });
   }
+  await done();
   return lacking.length;
 }

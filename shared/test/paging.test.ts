@@ -156,6 +156,8 @@ describe('backfillPositions', () => {
     await things.collection.insertMany(old as any[]);
     const done = await backfillPositions(things);
     expect(done).toBeGreaterThanOrEqual(100);
+    // A later start reads the series' marker instead of scanning for documents without a position.
+    expect(await db.collection('list_counters').findOne({ _id: 'backfilled:things' } as never)).not.toBeNull();
     expect(await backfillPositions(things)).toBe(0);
     for (const w of [w1, w2]) {
       const mine = old.filter((t) => t.workspace === w).sort((a, b) => b.created_at.getTime() - a.created_at.getTime());

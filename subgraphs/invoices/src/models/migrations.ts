@@ -18,6 +18,9 @@ function toPpm<T extends Rates>(value: T): T {
  * documents still holding a `*_bps` rate, so later starts read nothing.
  */
 export async function migrateRatesToPpm(db: Connection): Promise<number> {
+  // Done once per database: later starts read the marker instead of scanning four collections.
+  const migrations = db.collection<{ _id: string; at: Date }>('migrations');
+  if (await migrations.findOne({ _id: 'rates-ppm' })) return 0;
   let changed = 0;
   const collections: [string, string[]][] = [
     ['invoices', ['lines', 'withholding_rates', 'withholdings']],
@@ -39,5 +42,6 @@ export async function migrateRatesToPpm(db: Connection): Promise<number> {
     await itemsColl.updateOne({ _id: doc._id }, { $set: { tax_rate_ppm: Math.round((doc.tax_rate_bps as number) * 100) }, $unset: { tax_rate_bps: '' } });
     changed++;
   }
+  await migrations.updateOne({ _id: 'rates-ppm' }, { $set: { at: new Date() } }, { upsert: true });
   return changed;
 }
