@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { connectDatabase } from '@cuadra/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connection } from 'mongoose';
+import { migrateRatesToPpm } from '../src/models/migrations.ts';
+
+let db: Connection;
+beforeAll(async () => {
+  db = await connectDatabase(process.env.MONGO_URL!, `test_migrations_${randomBytes(4).toString('hex')}`);
+});
+afterAll(async () => {
+  await db.dropDatabase().catch(() => undefined);
+  await db.close();
+});
+
+describe('rates stored in basis points', () => {
+  it('become parts per million once, in documents, schedules and items; other fields stay', async () => {
+    await db.collection('invoices').insertOne({
+      _id: 'inv_old', workspace: 'ws_1', lines: [{ description: 'x', tax_rate_bps: 1900, withholdings: [{ type: 'reteica', rate_bps: 96.6 }] }],
+      withholding_rates: [{ type: 'retefuente', rate_bps: 400 }], withholdings: [{ type: 'retefuente', rate_bps: 400, base: 100, amount: 4 }],
+    } as never);
+    await db.collection('recurring_invoices').insertOne({ _id: 'rec_old', workspace: 'ws_1', lines: [{ tax_rate_bps: 500 }], withholdings: [] } as never);
+    await db.collection('items').insertOne({ _id: 'itm_old', workspace: 'ws_1', name: 'Libro', tax_rate_bps: 0 } as never);
+    expect(await migrateRatesToPpm(db)).toBe(3);
+    expect(await db.collection('invoices').findOne({ _id: 'inv_old' } as never)).toMatchObject({
+      lines: [{ description: 'x', tax_rate_ppm: 190000, withholdings: [{ type: 'reteica', rate_ppm: 9660 }] }],
+      withholding_rates: [{ type: 'retefuente', rate_ppm: 40000 }], withholdings: [{ type: 'retefuente', rate_ppm: 40000, base: 100, amount: 4 }],
+    });
+    const invoice = await db.collection('invoices').findOne({ _id: 'inv_old' } as never);
+    expect(JSON.stringify(invoice)).not.toContain('_bps');
+    expect(await db.collection('recurring_invoices').findOne({ _id: 'rec_old' } as never)).toMatchObject({ lines: [{ tax_rate_ppm: 50000 }] });
+    expect(await db.collection('items').findOne({ _id: 'itm_old' } as never)).toMatchObject({ name: 'Libro', tax_rate_ppm: 0 });
+    // Done once: a later start reads the marker and changes nothing.
+    expect(await migrateRatesToPpm(db)).toBe(0);
+  });
+});
