@@ -2,7 +2,7 @@
 // parties.list, with no GraphQL, no credential check and no validation.
 import express from 'express';
 import { connectDatabase } from '../shared/src/db.ts';
-import { parties, partyView } from '../subgraphs/crm/src/models/party.ts';
+import { parties, partyView } from '../subgraphs/crm/src/modules/parties/model.ts';
 
 const db = await connectDatabase(process.env.MONGO_URL!, process.env.MONGO_DB!);
 const app = express();

@@ -16,7 +16,7 @@ import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll 
 import { assignPositions, encodeCursor, positionKey } from '../shared/src/paging.ts';
 import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
 import { createServer, name } from '../subgraphs/crm/src/server.ts';
-import { parties } from '../subgraphs/crm/src/models/party.ts';
+import { parties } from '../subgraphs/crm/src/modules/parties/model.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const bigSize = Number(process.env.BENCH_BIG ?? 100_000);

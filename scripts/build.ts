@@ -10,7 +10,7 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
   return Promise.all(
     SUBGRAPHS.map(async ({ name }) => {
       const server = await import(`../subgraphs/${name}/src/server.ts`);
-      const { tools } = await import(`../subgraphs/${name}/src/tools/index.ts`);
+      const { tools } = server;
       return { name, typeDefs: server.typeDefs() as string, tools, reads: server.reads as ReadDeclarations | undefined };
     }),
   );

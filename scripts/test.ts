@@ -26,11 +26,16 @@ try {
   await ensureJavaAndMaven();
   await ensureRedisServer();
   const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const typecheck = await new Promise<number>((resolve) => {
-    spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1));
-  });
-  if (typecheck !== 0) throw new Error('type check failed (tsc -p tsconfig.json)');
-  console.log('[test] types check');
+  // CUADRA_SKIP_TYPECHECK=1 is for a change in progress only (run `npm run typecheck` before committing); CI never sets it.
+  if (process.env.CUADRA_SKIP_TYPECHECK === '1' && !process.env.CI) {
+    console.log('[test] type check skipped (CUADRA_SKIP_TYPECHECK=1)');
+  } else {
+    const typecheck = await new Promise<number>((resolve) => {
+      spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1));
+    });
+    if (typecheck !== 0) throw new Error('type check failed (tsc -p tsconfig.json)');
+    console.log('[test] types check');
+  }
   const { tools } = await build();
   console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
   await buildMongoServerJar();

@@ -3,7 +3,7 @@ export type { ErrorCode, RefusalBody } from './errors.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_INPUT_BYTES, RISKS, TOOL_NAME, annotationsFor, catalogEntry, defineTool, scopeFor } from './tool.ts';
-export type { CatalogEntry, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
+export type { CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
 export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
 export type { Principal } from './principal.ts';
 export {
@@ -68,4 +68,6 @@ export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
 export { defineModule, fromModules } from './module.ts';
 export type { ModuleManifest, OwnedModules, ReadGuard } from './module.ts';
-export { DATE_TIME_SCHEMA, ID_INPUT, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
+export { DATE_TIME_SCHEMA, ID_INPUT, ID_SCHEMA, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
+export { compositeField, defineSource, searchIn } from './composite.ts';
+export type { AgendaEntry, AgendaWindow, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';

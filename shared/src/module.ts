@@ -1,5 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import type { ListedSeries } from './paging.ts';
+import { compositeField, compositeGuard, readRoutesOf, type ModuleReads, type OwnedReaders } from './composite.ts';
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
 import type { Tool } from './tool.ts';
@@ -21,8 +22,8 @@ export interface ModuleManifest {
   models?: readonly ((db: Connection) => Model<any>)[];
   /** Collections that page by position (CONTRACT §9 bounded lists). */
   listed?: readonly ListedSeries[];
-  /** Records sources, metrics and agenda lanes this module answers. */
-  reads?: ReadDeclarations;
+  /** Records sources, metrics and agenda lanes this module answers: one reader each (composite.ts). */
+  reads?: ModuleReads | ReadDeclarations;
   /** Graph root fields (`Query.<field>`) and entities of this module, with their read guard. */
   readGuards?: Record<string, ReadGuard>;
 }
@@ -42,7 +43,11 @@ export interface OwnedModules {
   tools: readonly Tool<any, any>[];
   models: readonly ((db: Connection) => Model<any>)[];
   listed: readonly ListedSeries[];
+  /** The composite readers, with their owning module; the shared graph fields serve them. */
+  readers: OwnedReaders;
+  /** Their routes for the catalog: the field of this subgraph and the module of each. */
   reads: ReadDeclarations;
+  /** Read guards of the modules' own graph fields and of the shared composite fields. */
   readGuards: Record<string, ReadGuard>;
 }
 
@@ -51,20 +56,22 @@ export interface OwnedModules {
  * manifest yet, so their names are reserved; a module declared twice, a model or a read or a
  * guard claimed by two modules fails here, at start-up and in the build.
  */
-export function fromModules(manifests: readonly ModuleManifest[], planned: readonly string[] = []): OwnedModules {
+export function fromModules(subgraph: string, manifests: readonly ModuleManifest[], planned: readonly string[] = []): OwnedModules {
   const names = new Set<string>();
   const models = new Set<(db: Connection) => Model<any>>();
-  const reads: ReadDeclarations = {};
+  const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {} };
+  const legacy: ReadDeclarations = {};
   const readGuards: Record<string, ReadGuard> = {};
   for (const m of manifests) {
     if (names.has(m.name)) throw new Error(`The module ${m.name} is declared twice.`);
     names.add(m.name);
     for (const model of m.models ?? []) models.add(model);
     for (const kind of READ_KINDS) {
-      for (const [key, route] of Object.entries(m.reads?.[kind] ?? {})) {
-        const into = (reads[kind] ??= {});
-        if (into[key]) throw new Error(`The ${kind} "${key}" is declared by two modules.`);
-        into[key] = route;
+      for (const [key, read] of Object.entries(m.reads?.[kind] ?? {})) {
+        if (Object.hasOwn(readers[kind], key) || Object.hasOwn(legacy[kind] ?? {}, key)) throw new Error(`The ${kind} "${key}" is declared by two modules.`);
+        // TRANSITION: a route {field, module} to a subgraph's own field, until every module declares readers.
+        if (typeof read !== 'function') (legacy[kind] ??= {})[key] = read as never;
+        else (readers[kind] as Record<string, { module: string; read: unknown }>)[key] = { module: m.name, read };
       }
     }
     for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
@@ -72,12 +79,24 @@ export function fromModules(manifests: readonly ModuleManifest[], planned: reado
       readGuards[key] = guard;
     }
   }
+  const first = manifests[0]?.name ?? subgraph;
+  for (const kind of READ_KINDS) {
+    if (Object.keys(readers[kind]).length) readGuards[`Query.${compositeField(subgraph, kind)}`] = compositeGuard(readers, kind, first);
+  }
   return {
     modules: [...names, ...planned.filter((p) => !names.has(p))],
     tools: manifests.flatMap((m) => m.tools),
     models: [...models],
     listed: manifests.flatMap((m) => m.listed ?? []),
-    reads,
+    readers,
+    reads: mergeRoutes(readRoutesOf(subgraph, readers), legacy),
     readGuards,
   };
+}
+
+/** TRANSITION: routes of readers and legacy routes together. */
+function mergeRoutes(a: ReadDeclarations, b: ReadDeclarations): ReadDeclarations {
+  const out: ReadDeclarations = {};
+  for (const kind of READ_KINDS) if (a[kind] || b[kind]) out[kind] = { ...(a[kind] ?? {}), ...(b[kind] ?? {}) };
+  return out;
 }

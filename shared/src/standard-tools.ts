@@ -2,12 +2,16 @@ import type { Connection, Model } from 'mongoose';
 import { CuadraError } from './errors.ts';
 import { listNewestFirst, type SeriesOptions } from './paging.ts';
 import { CURSOR_SCHEMA } from './queries.ts';
-import { defineTool, type JsonSchema, type Tool } from './tool.ts';
+import type { JSONSchema } from 'json-schema-to-ts';
+import { declareTool, type InputOf, type JsonSchema, type Tool } from './tool.ts';
+
+/** A record's id as a tool takes it. */
+export const ID_SCHEMA = { type: 'string', minLength: 1, maxLength: 64 } as const;
 
 /** The `{id}` input of every get tool. */
 export const ID_INPUT = {
   type: 'object', additionalProperties: false, required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+  properties: { id: ID_SCHEMA },
 } as const;
 
 /** Building blocks of output schemas, written once (views' schemas in every module use them). */
@@ -45,7 +49,7 @@ export function defineGetTool<D>(options: {
   /** JSON Schema of what `view` returns (the tool's output is `{[key]: view}`). */
   viewSchema?: JsonSchema;
 }): Tool<{ id: string }, Record<string, unknown>> {
-  return defineTool<{ id: string }>({
+  return declareTool<{ id: string }, Record<string, unknown>>({
     name: options.name,
     description: options.description,
     risk: 'read',
@@ -59,20 +63,23 @@ export function defineGetTool<D>(options: {
   });
 }
 
+/** A list tool's input: its filters (each optional, typed from its schema), `limit` and `cursor`. */
+export type ListInput<F> = { [K in keyof F]?: InputOf<F[K]> } & { limit?: number; cursor?: string };
+
 /**
  * `<module>.list`: newest first, one bounded page by cursor ({@link listNewestFirst}). `filters` are
  * the tool's own input properties (besides `limit` and `cursor`); `match` turns the input into an
  * in-memory filter, or undefined when no filter applies (then `total` comes from the counter).
  * `before` runs first (a check that names a missing parent record).
  */
-export function defineListTool<D, I extends { limit?: number; cursor?: string }>(options: {
+export function defineListTool<D, const F extends Record<string, JSONSchema> = {}, I extends ListInput<F> = ListInput<F>>(options: {
   name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown;
-  filters?: Record<string, JsonSchema>; match?: (input: I) => ((doc: D) => boolean) | undefined; series?: SeriesOptions;
+  filters?: F; match?: (input: I) => ((doc: D) => boolean) | undefined; series?: SeriesOptions;
   before?: (input: I, ctx: { db: Connection; workspace: string }) => Promise<void>;
   /** JSON Schema of what `view` returns (the tool's output is a page of them). */
   viewSchema?: JsonSchema;
 }): Tool<I, Record<string, unknown>> {
-  return defineTool<I>({
+  return declareTool<I, Record<string, unknown>>({
     name: options.name,
     description: options.description + PAGING_NOTE,
     risk: 'read',

@@ -12,6 +12,7 @@ import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
 import GraphQLJSON from 'graphql-type-json';
 import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
+import { compositeResolvers, compositeTypeDefs, type OwnedReaders } from './composite.ts';
 import { isServiceAssertion, verifyServiceAssertion, type PeerConfig } from './peers.ts';
 import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
@@ -41,9 +42,10 @@ export function toolMutationName(subgraph: string): string {
  * The full SDL of a subgraph: its own `schema.graphql` plus the tool mutation that every
  * subgraph has (written once, here). The build composes exactly this text.
  */
-export function subgraphTypeDefs(subgraph: string, schemaFile: URL | string): string {
+export function subgraphTypeDefs(subgraph: string, schemaFile: URL | string, readers?: OwnedReaders): string {
   const own = readFileSync(schemaFile, 'utf8');
   return `${own}
+${readers ? compositeTypeDefs(subgraph, readers) : ''}
 scalar JSON
 
 type Mutation {
@@ -70,6 +72,8 @@ export interface SubgraphDefinition {
    * names its module per call with a function of the field's arguments.
    */
   readGuards: Record<string, string | ((args: any) => string)>;
+  /** The modules' composite readers (records sources, metrics, agenda lanes), served by the shared fields. */
+  readers?: OwnedReaders;
   /** This service expires pending approvals and old idempotency records for everyone. */
   maintenance?: boolean;
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
@@ -116,7 +120,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   for (const { model, ...series } of def.listed ?? []) await backfillPositions(model(deps.db), series);
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
-  const guarded = guardReads(def, registry);
+  const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers) : {}) } } }, registry);
   const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, peers: deps.peers });
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,

@@ -1,4 +1,5 @@
 import type { PeerGraph } from './peers.ts';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Connection } from 'mongoose';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
@@ -68,11 +69,25 @@ export interface Tool<Input = Record<string, unknown>, Output = Record<string, u
   module: string;
 }
 
+/** The input type a tool's JSON Schema describes (json-schema-to-ts): the schema is written once, the type follows it. */
+export type InputOf<S> = S extends JSONSchema ? FromSchema<S> : never;
+
 /**
- * Declares a tool. Types of `input` and the handler's result are the tool author's;
- * the schema is the runtime truth (validated before the handler runs).
+ * Declares a tool. The handler's input type is inferred from the `input` JSON Schema (one schema
+ * per shape: what ajv validates at run time is what the type checker sees), its output type from
+ * what the handler returns.
  */
-export function defineTool<Input = Record<string, unknown>, Output = Record<string, unknown>>(decl: ToolDeclaration<Input, Output>): Tool<Input, Output> {
+export function defineTool<const S extends JsonSchema, Output = Record<string, unknown>>(
+  decl: Omit<ToolDeclaration<InputOf<S>, Output>, 'input'> & { input: S },
+): Tool<InputOf<S>, Output> {
+  return { ...decl, input: decl.input as JsonSchema, module: decl.name.split('.')[0] };
+}
+
+/**
+ * A tool whose input type is given rather than inferred: for the shared factories only
+ * (standard-tools.ts), whose schemas are assembled from their options and typed there once.
+ */
+export function declareTool<Input, Output>(decl: ToolDeclaration<Input, Output>): Tool<Input, Output> {
   return { ...decl, module: decl.name.split('.')[0] };
 }
 

@@ -1,4 +1,4 @@
-import { type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type Principal } from '@cuadra/shared';
+import { type AgendaEntry, type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type Principal } from '@cuadra/shared';
 import { buildProducts } from '../catalog.ts';
 import { metricQuerySchema, SOURCES, type MetricQuery, type RecordsQuery } from './schema.ts';
 
@@ -77,8 +77,6 @@ export async function listRecords(run: GraphRunner, principal: Principal, query:
   return data[field] as Record<string, unknown>;
 }
 
-/** One agenda entry, whatever lane it came from. */
-export interface AgendaEntry { date: string; kind: string; source: string; title: string; [k: string]: unknown }
 
 /**
  * The agenda (specification §2.6): the lanes asked for, merged by date. Lanes no module answers
@@ -91,13 +89,8 @@ export async function readAgenda(run: GraphRunner, principal: Principal, window:
   if (answered.length === 0) throw new CuadraError('not_found', `The agenda lanes ${unavailable.join(', ')} are not available yet: no module of this workspace answers them.`);
   const lists = await Promise.all(answered.map(async (lane) => {
     const field = lanes[lane].field;
-    const args = lane === 'receivables' ? '(from: $from, to: $to, limit: $limit, overdue: $overdue)' : '(from: $from, to: $to, limit: $limit)';
-    const decl = lane === 'receivables' ? '($from: String, $to: String, $limit: Int, $overdue: Boolean)' : '($from: String, $to: String, $limit: Int)';
-    const vars: Record<string, unknown> = { from: window.from, to: window.to, limit: window.limit };
-    if (lane === 'receivables') vars.overdue = window.overdue;
-    const data = await run(principal, `query Lane${decl} { ${field}${args} }`, vars);
-    const value = data[field] as { entries?: AgendaEntry[] } | AgendaEntry[];
-    return Array.isArray(value) ? value : (value.entries ?? []);
+    const data = await run(principal, `query Lane($lane: String!, $w: JSON!) { ${field}(lane: $lane, window: $w) }`, { lane, w: { from: window.from, to: window.to, limit: window.limit, overdue: window.overdue } });
+    return data[field] as AgendaEntry[];
   }));
   let entries = lists.flat();
   if (window.kinds?.length) entries = entries.filter((e) => window.kinds!.includes(e.kind));

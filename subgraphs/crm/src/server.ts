@@ -1,9 +1,6 @@
-import {
-  clampLimit, createSubgraphServer, pageNewestFirst, type SubgraphContext, type SubgraphDeps, type SubgraphServer, subgraphTypeDefs, validateRecordsQuery,
-} from '@cuadra/shared';
-import { parties, partyView, type PartyDoc } from './models/party.ts';
-import { crmRecords, type RecordsQuery } from './readouts/records.ts';
+import { clampLimit, createSubgraphServer, pageNewestFirst, type SubgraphContext, type SubgraphDeps, type SubgraphServer, subgraphTypeDefs } from '@cuadra/shared';
 import { owned } from './modules/index.ts';
+import { parties, partyView, type PartyDoc } from './modules/parties/model.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'crm';
@@ -11,9 +8,12 @@ export const name = 'crm';
 /** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
 export const reads = owned.reads;
 
+/** Every tool the crm subgraph owns: the sum of its modules' manifests (src/modules/). */
+export const tools = owned.tools;
+
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
 }
 
 function partyNode(p: PartyDoc) {
@@ -39,10 +39,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const match = args.kind || text ? (p: PartyDoc) => (!args.kind || p.kind === args.kind) && (!text || p.name_lc.includes(text)) : undefined;
             const page = await pageNewestFirst<PartyDoc>(parties(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
             return page.rows.map(partyNode);
-          },
-          crmRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateRecordsQuery(args.query);
-            return crmRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
           },
         },
         Party: {

@@ -9,6 +9,9 @@ export const name = 'payroll';
 /** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
 export const reads = owned.reads;
 
+/** Every tool this subgraph owns: the sum of its modules' manifests (src/modules/). */
+export const tools = owned.tools;
+
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
   return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));

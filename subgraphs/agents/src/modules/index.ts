@@ -9,4 +9,4 @@ import { policiesModule } from './policies.ts';
  * are not built yet — less `members`, `roles` and `api_keys`, which the gateway owns with the
  * identity data, and `dashboards`, served where the composed graph is (ARCHITECTURE.md).
  */
-export const owned = fromModules([agentsModule, policiesModule, approvalsModule, ledgerModule], ['ai_models', 'mcp_servers', 'connections']);
+export const owned = fromModules('agents', [agentsModule, policiesModule, approvalsModule, ledgerModule], ['ai_models', 'mcp_servers', 'connections']);

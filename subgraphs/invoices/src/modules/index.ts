@@ -9,6 +9,6 @@ import { salesOrdersModule } from './sales_orders.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule],
   ['bills', 'purchase_orders', 'rentals', 'payment_runs', 'bank', 'accounts', 'assets', 'inventory', 'documents', 'tax'],
 );

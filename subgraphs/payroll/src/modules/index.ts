@@ -2,4 +2,4 @@ import { fromModules } from '@cuadra/shared';
 import { employeesModule } from './employees.ts';
 
 /** The payroll subgraph: its built modules, then the modules DOMAIN.md assigns it that are not built yet. */
-export const owned = fromModules([employeesModule], ['payroll']);
+export const owned = fromModules('payroll', [employeesModule], ['payroll']);

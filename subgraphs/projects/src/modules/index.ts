@@ -3,4 +3,4 @@ import { projectsModule } from './projects.ts';
 import { tasksModule } from './tasks.ts';
 
 /** The projects (work, calendar) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
-export const owned = fromModules([projectsModule, tasksModule], ['calendar', 'agenda']);
+export const owned = fromModules('projects', [projectsModule, tasksModule], ['calendar', 'agenda']);

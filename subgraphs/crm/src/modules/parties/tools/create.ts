@@ -1,16 +1,5 @@
 import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
-
-interface Input {
-  name: string;
-  kind: PartyDoc['kind'];
-  tax_id?: { type: string; number: string };
-  email?: string;
-  phone?: string;
-  addresses?: PartyDoc['addresses'];
-  contacts?: PartyDoc['contacts'];
-  tags?: string[];
-}
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 
 /** JSON Schema of a party's fields, shared by parties.create and parties.update. */
 export const partyFields = {
@@ -73,7 +62,7 @@ export function parseTaxId(input: { type: string; number: string } | undefined):
 }
 
 /** Creates a customer, vendor or both. A NIT must carry a valid DIAN check digit. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'parties.create',
   description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses and tags. A Colombian NIT must include its check digit (900123456-8).',
   risk: 'write',

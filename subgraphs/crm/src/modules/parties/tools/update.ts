@@ -1,24 +1,13 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { parseTaxId, partyFields } from './create.ts';
 
-interface Input {
-  id: string;
-  name?: string;
-  kind?: PartyDoc['kind'];
-  tax_id?: { type: string; number: string };
-  email?: string;
-  phone?: string;
-  addresses?: PartyDoc['addresses'];
-  contacts?: PartyDoc['contacts'];
-  tags?: string[];
-}
 
 /**
  * Changes a party: the fields given replace the stored ones (addresses, contacts and tags as
  * whole lists). Documents already issued keep the buyer as it was then (they hold a snapshot).
  */
-export const update = defineTool<Input>({
+export const update = defineTool({
   name: 'parties.update',
   description: 'Change a party: name, kind, tax id (a NIT with its check digit), e-mail, phone, addresses, contacts or tags. Lists given replace the stored lists. Archived parties cannot be changed.',
   risk: 'write',
@@ -27,7 +16,7 @@ export const update = defineTool<Input>({
     additionalProperties: false,
     required: ['id'],
     minProperties: 2,
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...partyFields },
+    properties: { id: ID_SCHEMA, ...partyFields },
   },
   output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {

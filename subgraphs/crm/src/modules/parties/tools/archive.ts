@@ -1,11 +1,11 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../../models/party.ts';
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 
 /**
  * Archives a party (or restores it with `restore: true`). Nothing is deleted: invoices and
  * deals keep naming it; archived parties leave pickers and default lists.
  */
-export const archive = defineTool<{ id: string; restore?: boolean }>({
+export const archive = defineTool({
   name: 'parties.archive',
   description: 'Archive a party (customer or vendor) so it leaves default lists and pickers; its documents keep naming it. `restore: true` makes it active again.',
   risk: 'write',
@@ -13,7 +13,7 @@ export const archive = defineTool<{ id: string; restore?: boolean }>({
     type: 'object',
     additionalProperties: false,
     required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, restore: { type: 'boolean' } },
+    properties: { id: ID_SCHEMA, restore: { type: 'boolean' } },
   },
   output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {

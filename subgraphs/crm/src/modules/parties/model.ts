@@ -106,3 +106,13 @@ export function partyView(p: PartyDoc) {
     updated_at: p.updated_at.toISOString(),
   };
 }
+
+/** Whether a party is of a kind asked for: `both` is a customer and a vendor, so asking for either includes it. */
+export function isKind(p: PartyDoc, kind: string): boolean {
+  return p.kind === kind || (kind !== 'both' && p.kind === 'both');
+}
+
+/** Whether a party matches a lower-cased search term: its name, tax id number or e-mail. */
+export function partyMatches(p: PartyDoc, needle: string): boolean {
+  return p.name_lc.includes(needle) || (p.tax_id?.number ?? '').includes(needle) || (p.email ?? '').toLowerCase().includes(needle);
+}

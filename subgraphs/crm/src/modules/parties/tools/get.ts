@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { parties, PARTY_VIEW_SCHEMA, partyView, type PartyDoc } from '../../models/party.ts';
+import { parties, PARTY_VIEW_SCHEMA, partyView, type PartyDoc } from '../model.ts';
 
 /** Reads one party of the caller's workspace. */
 export const get = defineGetTool<PartyDoc>({

@@ -1,0 +1,226 @@
+import type { Connection, Model } from 'mongoose';
+import { CuadraError } from './errors.ts';
+import { containsText, listNewestFirst, type ListAnswer, type SeriesOptions } from './paging.ts';
+import type { Principal } from './principal.ts';
+import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, type RecordsQuery } from './queries.ts';
+import type { ReadDeclarations, ReadKind } from './reads.ts';
+import { compileValidator, createAjv } from './validation.ts';
+
+/**
+ * The composite reads (specification §2.3, §2.5, §2.6) as modules declare them: a records source,
+ * a metric or an agenda lane is one reader function in the module's manifest. The subgraph
+ * serves them through three graph fields written once here — `<subgraph>Records`,
+ * `<subgraph>Metric`, `<subgraph>Agenda` — which check the query's shape, the caller's reach of
+ * the owning module, and dispatch to the reader. The build writes each reader's name, field and
+ * module into the catalog; the gateway routes by it.
+ */
+
+/** What a reader receives besides its query. */
+export interface ReadContext {
+  db: Connection;
+  workspace: string;
+  principal: Principal;
+  /** The moment the read started. */
+  now: Date;
+}
+
+/** A metric query (specification §2.3; CONTRACT §8). */
+export interface MetricQuery {
+  metric: string;
+  days?: number;
+  from?: string;
+  to?: string;
+  as_of?: string;
+  compare?: 'previous_period' | 'previous_year';
+  interval?: 'day' | 'week' | 'month';
+  horizon?: number;
+  limit?: number;
+  dimension_key?: string;
+  target?: number;
+}
+
+/** The agenda window one lane is asked for (the gateway has resolved its defaults). */
+export interface AgendaWindow {
+  from: string;
+  to: string;
+  limit: number;
+  /** Include entries that fell due before `from` and are still open (receivables, payables). */
+  overdue: boolean;
+}
+
+/** One agenda entry, whatever lane it came from (specification §2.6). */
+export interface AgendaEntry { date: string; kind: string; source: string; title: string; [k: string]: unknown }
+
+export type SourceReader = (query: RecordsQuery, ctx: ReadContext) => Promise<ListAnswer<Record<string, unknown>>>;
+export type MetricReader = (query: MetricQuery, ctx: ReadContext) => Promise<Record<string, unknown>>;
+export type LaneReader = (window: AgendaWindow, ctx: ReadContext) => Promise<AgendaEntry[]>;
+
+/** The composite reads one module answers, by name. */
+export interface ModuleReads {
+  sources?: Record<string, SourceReader>;
+  metrics?: Record<string, MetricReader>;
+  agenda?: Record<string, LaneReader>;
+}
+
+/** The graph field of a subgraph that answers one kind of composite read. */
+export function compositeField(subgraph: string, kind: ReadKind): string {
+  return `${subgraph}${kind === 'sources' ? 'Records' : kind === 'metrics' ? 'Metric' : 'Agenda'}`;
+}
+
+/** A subgraph's composite reads, with the module that owns each. */
+export interface OwnedReaders {
+  sources: Record<string, { module: string; read: SourceReader }>;
+  metrics: Record<string, { module: string; read: MetricReader }>;
+  agenda: Record<string, { module: string; read: LaneReader }>;
+}
+
+/** The catalog's routes (field and module of each read) of a subgraph's readers. */
+export function readRoutesOf(subgraph: string, readers: OwnedReaders): ReadDeclarations {
+  const out: ReadDeclarations = {};
+  for (const kind of ['sources', 'metrics', 'agenda'] as const) {
+    const entries = Object.entries(readers[kind]);
+    if (entries.length === 0) continue;
+    out[kind] = Object.fromEntries(entries.map(([key, r]) => [key, { field: compositeField(subgraph, kind), module: r.module }]));
+  }
+  return out;
+}
+
+/** The SDL of the composite fields a subgraph serves (only the kinds it has readers for). */
+export function compositeTypeDefs(subgraph: string, readers: OwnedReaders): string {
+  const fields: string[] = [];
+  if (Object.keys(readers.sources).length) fields.push(`  """records.list for the sources ${Object.keys(readers.sources).join(', ')}: query is a records source object (specification §2.5); answer {source, rows, total?, next_cursor?}."""\n  ${compositeField(subgraph, 'sources')}(query: JSON!): JSON!`);
+  if (Object.keys(readers.metrics).length) fields.push(`  """metrics.query for ${Object.keys(readers.metrics).join(', ')}: query is a metric query object (specification §2.3); answer as CONTRACT.md §8."""\n  ${compositeField(subgraph, 'metrics')}(query: JSON!): JSON!`);
+  if (Object.keys(readers.agenda).length) fields.push(`  """The agenda lanes ${Object.keys(readers.agenda).join(', ')} (specification §2.6): window {from, to, limit, overdue}; answer a list of entries."""\n  ${compositeField(subgraph, 'agenda')}(lane: String!, window: JSON!): JSON!`);
+  return fields.length ? `extend type Query {\n${fields.join('\n')}\n}\n` : '';
+}
+
+const ajv = createAjv();
+const validateRecords = compileValidator(ajv, {
+  type: 'object', additionalProperties: false, required: ['source'],
+  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
+});
+const validateMetric = compileValidator(ajv, {
+  type: 'object', additionalProperties: false, required: ['metric'],
+  properties: { metric: { type: 'string', minLength: 1, maxLength: 64 }, ...METRIC_QUERY_FIELDS },
+  dependentRequired: METRIC_QUERY_DEPENDENCIES,
+});
+const validateWindow = compileValidator(ajv, {
+  type: 'object', additionalProperties: false, required: ['from', 'to', 'limit'],
+  properties: { from: DATE_SCHEMA, to: DATE_SCHEMA, limit: { type: 'integer', minimum: 1, maximum: 400 }, overdue: { type: 'boolean' } },
+});
+
+/** Days from `a` to `b` (dates). */
+function daysBetween(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * The module whose read reach a composite field needs for this call: the owner of the source,
+ * metric or lane asked for; for a name this subgraph does not answer, its first module (the
+ * field then refuses the name).
+ */
+export function compositeGuard(readers: OwnedReaders, kind: ReadKind, fallback: string): (args: any) => string {
+  return (args) => {
+    const key = kind === 'sources' ? args?.query?.source : kind === 'metrics' ? args?.query?.metric : args?.lane;
+    return typeof key === 'string' && Object.hasOwn(readers[kind], key) ? readers[kind][key].module : fallback;
+  };
+}
+
+type Ctx = { db: Connection; workspace: string; principal: Principal };
+
+/** The resolvers of the composite fields: shape checked, then the reader of the name asked for. */
+export function compositeResolvers(subgraph: string, readers: OwnedReaders): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
+  const out: Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> = {};
+  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date() });
+  if (Object.keys(readers.sources).length) {
+    out[compositeField(subgraph, 'sources')] = async (_p, args, ctx) => {
+      validateRecords(args.query);
+      const q = args.query as RecordsQuery;
+      const reader = Object.hasOwn(readers.sources, q.source) ? readers.sources[q.source] : undefined;
+      if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the source "${q.source}".`, { field: '/source' });
+      return { source: q.source, ...(await reader.read(q, context(ctx))) };
+    };
+  }
+  if (Object.keys(readers.metrics).length) {
+    out[compositeField(subgraph, 'metrics')] = async (_p, args, ctx) => {
+      validateMetric(args.query);
+      const q = args.query as MetricQuery;
+      const reader = Object.hasOwn(readers.metrics, q.metric) ? readers.metrics[q.metric] : undefined;
+      if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the metric "${q.metric}".`, { field: '/metric' });
+      return reader.read(q, context(ctx));
+    };
+  }
+  if (Object.keys(readers.agenda).length) {
+    out[compositeField(subgraph, 'agenda')] = async (_p, args, ctx) => {
+      validateWindow(args.window);
+      const w = args.window as { from: string; to: string; limit: number; overdue?: boolean };
+      if (w.to < w.from || daysBetween(w.from, w.to) > 400) throw new CuadraError('invalid_input', 'The agenda window runs forwards and is at most 400 days.', { field: '/to' });
+      const reader = Object.hasOwn(readers.agenda, args.lane) ? readers.agenda[args.lane] : undefined;
+      if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the agenda lane "${args.lane}".`, { field: '/sources' });
+      return reader.read({ from: w.from, to: w.to, limit: w.limit, overdue: w.overdue ?? true }, context(ctx));
+    };
+  }
+  return out;
+}
+
+/** A records source read from one positioned collection, declared as data ({@link defineSource}). */
+export interface SourceSpec<D> {
+  model: (db: Connection) => Model<any>;
+  /** The paging series when the collection holds several (quotes and sales orders). */
+  series?: SeriesOptions;
+  /** Whether a document matches a lower-cased search term. */
+  search: (doc: D, needle: string) => boolean;
+  /** `kind` values: the fields a document of that kind has, or a test. Absent: kind is refused. */
+  kinds?: Record<string, Record<string, unknown> | ((doc: D) => boolean)>;
+  /** Status values of the source's own vocabulary; absent: status is ignored (specification §2.5). */
+  statuses?: readonly string[];
+  row: (doc: D) => Record<string, unknown>;
+  /** The total of a filtered page when counts kept on write know it (rollups); null: none. */
+  total?: (query: RecordsQuery, ctx: ReadContext) => Promise<number | null>;
+}
+
+/** Whether a document has the fields' values (dotted paths allowed). */
+function hasFields(doc: Record<string, unknown>, fields: Record<string, unknown>): boolean {
+  for (const [key, want] of Object.entries(fields)) {
+    const have = key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], doc);
+    if (have !== want) return false;
+  }
+  return true;
+}
+
+/** A case-insensitive search of the lower-cased text fields named (for {@link SourceSpec.search}). */
+export function searchIn<D>(...fields: (keyof D & string)[]): (doc: D, needle: string) => boolean {
+  return (doc, needle) => fields.some((f) => containsText((doc as Record<string, unknown>)[f], needle));
+}
+
+/**
+ * A records source from one collection: newest first, one bounded page by cursor (CONTRACT §9);
+ * `kind` and `status` in the source's vocabulary (an unknown value is `invalid_input` at /kind or
+ * /status), `search` through the spec's test; `total` without filters from the list counter, with
+ * filters only when the spec's `total` knows it.
+ */
+export function defineSource<D>(spec: SourceSpec<D>): SourceReader {
+  return async (q, ctx) => {
+    const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
+    const tests: ((doc: D) => boolean)[] = [];
+    if (q.kind) {
+      const kind = spec.kinds && Object.hasOwn(spec.kinds, q.kind) ? spec.kinds[q.kind] : undefined;
+      if (!kind) throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of ${q.source}${spec.kinds ? ` (${Object.keys(spec.kinds).join(', ')})` : ''}.`, { field: '/kind' });
+      tests.push(typeof kind === 'function' ? kind : (doc) => hasFields(doc as Record<string, unknown>, kind));
+    }
+    if (q.status && spec.statuses) {
+      if (!spec.statuses.includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of ${q.source} (${spec.statuses.join(', ')}).`, { field: '/status' });
+      const status = q.status;
+      tests.push((doc) => (doc as { status?: unknown }).status === status);
+    }
+    const text = q.search?.toLowerCase();
+    if (text) tests.push((doc) => spec.search(doc, text));
+    const match = tests.length ? (doc: D) => tests.every((t) => t(doc)) : undefined;
+    const page = await listNewestFirst<D, Record<string, unknown>>(spec.model(ctx.db), { workspace: ctx.workspace, ...spec.series, cursor: q.cursor, limit, match }, spec.row);
+    if (match && spec.total) {
+      const total = await spec.total(q, ctx);
+      if (total !== null) page.total = total;
+    }
+    return page;
+  };
+}
