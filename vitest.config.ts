@@ -1,14 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { SUBGRAPHS } from './gateway/src/subgraphs.ts';
 
-// One project per package, so each team runs its own (`npm test -w subgraphs/crm` runs `--project crm`).
+// One project per package, so each team runs its own (`npm test -w subgraphs/crm` runs `--project crm`);
+// the subgraphs come from the one list in gateway/src/subgraphs.ts.
 const packages = [
   { name: 'shared', root: 'shared' },
   { name: 'gateway', root: 'gateway' },
-  { name: 'crm', root: 'subgraphs/crm' },
-  { name: 'invoices', root: 'subgraphs/invoices' },
-  { name: 'payroll', root: 'subgraphs/payroll' },
-  { name: 'projects', root: 'subgraphs/projects' },
-  { name: 'agents', root: 'subgraphs/agents' },
+  ...SUBGRAPHS.map((s) => ({ name: s.name, root: `subgraphs/${s.name}` })),
 ];
 
 export default defineConfig({
