@@ -1,17 +1,6 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
-import { minimumWageFor } from '../../parameters.ts';
-
-interface Input {
-  name: string;
-  document: { type: EmployeeDoc['document']['type']; number: string };
-  email?: string;
-  position: string;
-  hire_date: string;
-  salary: { amount: number; currency: string };
-  contract_type: EmployeeDoc['contract_type'];
-  arl_class: EmployeeDoc['arl_class'];
-}
+import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
+import { minimumWageFor } from '../../../parameters.ts';
 
 /**
  * The document number as stored: separators dropped, upper case. Cédulas and NITs are digits
@@ -28,7 +17,7 @@ function pesos(cents: number): string {
 }
 
 /** Hires an employee. A COP salary under a labour contract must reach the year's minimum wage. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'employees.create',
   description:
     'Register an employee: identity document, position, hire date, monthly salary (integer cents), contract type and ARL risk class (1–5). ' +
@@ -62,7 +51,7 @@ export const create = defineTool<Input>({
         },
       },
       contract_type: { enum: [...CONTRACT_TYPES] },
-      arl_class: { type: 'integer', minimum: 1, maximum: 5 },
+      arl_class: { enum: [1, 2, 3, 4, 5] },
     },
   },
   output: recordOutput('employee', EMPLOYEE_VIEW_SCHEMA),

@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../../models/employee.ts';
+import { EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
 
 /** Reads one employee of the caller's workspace. */
 export const get = defineGetTool<EmployeeDoc>({

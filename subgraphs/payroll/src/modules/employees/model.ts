@@ -1,4 +1,4 @@
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
@@ -113,4 +113,22 @@ export function employeeView(e: EmployeeDoc) {
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),
   };
+}
+
+/**
+ * Whether an employee matches a lower-cased search term as employees.list searches: the name or
+ * the identity document number (stored without separators, so the term is normalised the same way).
+ */
+export function employeeMatches(e: EmployeeDoc, needle: string): boolean {
+  const number = needle.replace(/[.\s-]/g, '').toUpperCase();
+  return e.name_lc.includes(needle) || (!!number && e.document.number.includes(number));
+}
+
+/**
+ * Whether an employee matches a lower-cased search term as the `employees` records source
+ * searches: the name, position or e-mail. The document number is left out on purpose: its row
+ * does not show it (it stays behind employees.get), so it is not searched there either.
+ */
+export function employeeRowMatches(e: EmployeeDoc, needle: string): boolean {
+  return e.name_lc.includes(needle) || containsText(e.position, needle) || containsText(e.email, needle);
 }
