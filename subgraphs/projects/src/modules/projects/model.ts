@@ -1,4 +1,4 @@
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, CuadraError, DATE_TIME_SCHEMA as DATE_TIME, type Positioned, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Columns a project gets when it names none. */
@@ -78,4 +78,19 @@ export function projectView(p: ProjectDoc) {
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
   };
+}
+
+/**
+ * Whether a project matches a lower-cased search term: its name, key or description. projects.list
+ * and the `projects` records source search the same way.
+ */
+export function projectMatches(p: ProjectDoc, needle: string): boolean {
+  return p.name_lc.includes(needle) || containsText(p.key, needle) || containsText(p.description, needle);
+}
+
+/** The project of this workspace with a key (a records query's `ref`); `not_found` when there is none. */
+export async function projectByKey(db: Connection, workspace: string, key: string): Promise<ProjectDoc & Positioned> {
+  const p = await projects(db).findOne({ workspace, key }).lean<ProjectDoc & Positioned>();
+  if (!p) throw new CuadraError('not_found', `No project with key ${key} exists in this workspace.`);
+  return p;
 }

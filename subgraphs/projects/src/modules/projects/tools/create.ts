@@ -1,10 +1,8 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { DEFAULT_COLUMNS, PROJECT_VIEW_SCHEMA, projects, projectView, type ProjectDoc } from '../../models/project.ts';
-
-interface Input { name: string; key: string; description?: string; columns?: string[] }
+import { DEFAULT_COLUMNS, PROJECT_VIEW_SCHEMA, projects, projectView, type ProjectDoc } from '../model.ts';
 
 /** Creates a project board with its own key and columns. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'projects.create',
   description:
     'Create a project board: a name, a short upper-case key unique in the workspace (WEB, OPS2) that prefixes its task references, ' +

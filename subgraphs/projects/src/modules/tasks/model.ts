@@ -1,4 +1,4 @@
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Task priorities, lowest first. */
@@ -95,4 +95,25 @@ export function taskView(t: TaskDoc) {
     created_at: t.created_at.toISOString(),
     updated_at: t.updated_at.toISOString(),
   };
+}
+
+/** What tasks.list and the `project_tasks` records source filter tasks by (each optional). */
+export interface TaskFilter {
+  projectId?: string;
+  /** A column name, exactly. */
+  column?: string;
+  /** Due strictly before this date (YYYY-MM-DD); tasks without a due date are left out. */
+  dueBefore?: string;
+  /** A lower-cased search term: the title, reference (WEB-12), description or assignee e-mail. */
+  search?: string;
+}
+
+/** The test of a task filter, or undefined when it filters nothing: one test for the list tool and the records source. */
+export function taskMatcher(f: TaskFilter): ((t: TaskDoc) => boolean) | undefined {
+  const { projectId, column, dueBefore, search } = f;
+  if (!projectId && column === undefined && !dueBefore && !search) return undefined;
+  return (t) => (!projectId || t.project_id === projectId)
+    && (column === undefined || t.column === column)
+    && (!dueBefore || (t.due_date !== null && t.due_date < dueBefore))
+    && (!search || containsText(t.title, search) || containsText(t.ref, search) || containsText(t.description, search) || containsText(t.assignee_email, search));
 }

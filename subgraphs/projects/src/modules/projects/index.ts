@@ -1,7 +1,8 @@
 import { defineModule } from '@cuadra/shared';
-import { projects } from '../models/project.ts';
-import { create } from '../tools/projects/create.ts';
-import { list } from '../tools/projects/list.ts';
+import { projects } from './model.ts';
+import { projectColumnsSource, projectsSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { list } from './tools/list.ts';
 
 /** Projects and their board columns. */
 export const projectsModule = defineModule({
@@ -9,6 +10,6 @@ export const projectsModule = defineModule({
   tools: [create, list],
   models: [projects],
   listed: [{ model: projects }],
-  reads: { sources: { projects: { field: 'projectsRecords', module: 'projects' }, project_columns: { field: 'projectsRecords', module: 'projects' } } },
+  reads: { sources: { projects: projectsSource, project_columns: projectColumnsSource } },
   readGuards: { 'Query.project': 'projects', 'Query.projects': 'projects', Project: 'projects' },
 });

@@ -1,19 +1,9 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { projects } from '../../models/project.ts';
-import { PRIORITIES, TASK_VIEW_SCHEMA, tasks, taskView, type TaskDoc } from '../../models/task.ts';
-
-interface Input {
-  project_id: string;
-  title: string;
-  description?: string;
-  column?: string;
-  due_date?: string;
-  assignee_email?: string;
-  priority?: TaskDoc['priority'];
-}
+import { createPositioned, CuadraError, defineTool, ID_SCHEMA, newId, recordOutput } from '@cuadra/shared';
+import { projects } from '../../projects/model.ts';
+import { PRIORITIES, TASK_VIEW_SCHEMA, tasks, taskView, type TaskDoc } from '../model.ts';
 
 /** Adds a task to a project of the caller's workspace, numbered in that project's sequence. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'tasks.create',
   description:
     'Add a task to a project: title, optional description, column (one of the project\'s columns; default its first), ' +
@@ -24,7 +14,7 @@ export const create = defineTool<Input>({
     additionalProperties: false,
     required: ['project_id', 'title'],
     properties: {
-      project_id: { type: 'string', minLength: 1, maxLength: 64 },
+      project_id: ID_SCHEMA,
       title: { type: 'string', minLength: 1, maxLength: 300 },
       description: { type: 'string', maxLength: 10000 },
       column: { type: 'string', minLength: 1, maxLength: 60 },

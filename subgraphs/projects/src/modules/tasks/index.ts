@@ -1,7 +1,8 @@
 import { defineModule } from '@cuadra/shared';
-import { tasks } from '../models/task.ts';
-import { create } from '../tools/tasks/create.ts';
-import { list } from '../tools/tasks/list.ts';
+import { tasks } from './model.ts';
+import { projectTasksSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { list } from './tools/list.ts';
 
 /** Tasks of projects. */
 export const tasksModule = defineModule({
@@ -9,6 +10,6 @@ export const tasksModule = defineModule({
   tools: [create, list],
   models: [tasks],
   listed: [{ model: tasks }],
-  reads: { sources: { project_tasks: { field: 'projectsRecords', module: 'tasks' } } },
+  reads: { sources: { project_tasks: projectTasksSource } },
   readGuards: { 'Query.tasks': 'tasks', Task: 'tasks' },
 });
