@@ -1,17 +1,8 @@
 import { createPositioned, CuadraError, TOOL_PATTERN, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { AGENT_VIEW_SCHEMA, MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../../models/agent.ts';
-
-interface Input {
-  name: string;
-  description?: string;
-  model: string;
-  instructions?: string;
-  tools?: string[];
-  status?: AgentDoc['status'];
-}
+import { AGENT_VIEW_SCHEMA, MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../model.ts';
 
 /** Creates an AI agent of the workspace, narrowed to the tools its patterns select. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'agents.create',
   description:
     'Create an AI agent: a name unique in the workspace, an optional description, the model it runs on, its instructions ' +

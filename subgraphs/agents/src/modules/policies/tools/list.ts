@@ -1,8 +1,8 @@
 import { defineTool } from '@cuadra/shared';
-import { POLICY_SCHEMA } from '../../views.ts';
+import { POLICY_SCHEMA } from '../views.ts';
 
 /** The workspace's policies, highest priority first. */
-export const list = defineTool<Record<string, never>>({
+export const list = defineTool({
   name: 'policies.list',
   description: 'List the autonomy policies of the workspace, highest priority first.',
   risk: 'read',

@@ -1,11 +1,9 @@
-import { defineTool, newId, recordOutput, type Policy } from '@cuadra/shared';
-import { POLICY_SCHEMA } from '../../views.ts';
-import { policyFields } from './schema.ts';
-
-type Input = Pick<Policy, 'name' | 'match' | 'effect'> & { priority?: number; conditions?: Policy['conditions'] };
+import { defineTool, newId, recordOutput } from '@cuadra/shared';
+import { POLICY_SCHEMA } from '../views.ts';
+import { policyFields } from '../fields.ts';
 
 /** Adds an autonomy policy to the workspace. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'policies.create',
   description: 'Create an autonomy policy: which calls (tool patterns, risk classes, actor types, roles, amount over a threshold) are allowed, held for approval (hold → 202), need an approval first (ask) or denied. Highest priority wins.',
   risk: 'write',

@@ -1,17 +1,15 @@
-import { CuadraError, defineTool, recordOutput, type Policy } from '@cuadra/shared';
-import { POLICY_SCHEMA } from '../../views.ts';
-import { policyFields } from './schema.ts';
-
-type Input = { id: string } & Partial<Pick<Policy, 'name' | 'priority' | 'match' | 'conditions' | 'effect'>>;
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { POLICY_SCHEMA } from '../views.ts';
+import { policyFields } from '../fields.ts';
 
 /** Changes the fields of a policy it is given. */
-export const update = defineTool<Input>({
+export const update = defineTool({
   name: 'policies.update',
   description: 'Change an autonomy policy: the fields given replace the stored ones (name, priority, match, conditions, effect).',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...policyFields },
+    properties: { id: ID_SCHEMA, ...policyFields },
   },
   output: recordOutput('policy', POLICY_SCHEMA),
   async handler(input, ctx) {

@@ -1,10 +1,8 @@
 import { CURSOR_SCHEMA, decodeCursor, defineTool, encodeCursor, pageOutput } from '@cuadra/shared';
-import { LEDGER_ENTRY_SCHEMA } from '../../views.ts';
-
-interface Input { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string }
+import { LEDGER_ENTRY_SCHEMA } from '../views.ts';
 
 /** The action ledger, newest first, one bounded page at a time. */
-export const list = defineTool<Input>({
+export const list = defineTool({
   name: 'ledger.list',
   description: 'List entries of the workspace action ledger, newest first: every invoke attempt with its actor, tool, risk, outcome and hash chain; filter by tool, module, actor id or time. One page reads at most 10,000 entries: a rare filter may give a short or empty page with next_cursor; pass it back as cursor to continue.',
   risk: 'read',

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 
 /** Removes a policy (e.g. the owner relaxing the default hold on an agent's calls). */
-export const remove = defineTool<{ id: string }>({
+export const remove = defineTool({
   name: 'policies.delete',
   description: 'Delete an autonomy policy of the workspace.',
   risk: 'destructive',

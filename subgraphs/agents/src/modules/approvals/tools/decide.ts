@@ -1,18 +1,18 @@
-import { approvalView, CuadraError, defineTool, recordOutput } from '@cuadra/shared';
-import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
+import { approvalView, CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { APPROVAL_VIEW_SCHEMA } from '../views.ts';
 
 /**
  * Approves or rejects a pending call. Once: the change is a conditional update on
  * `status: pending`, so of two people deciding at the same moment exactly one wins.
  */
-export const decide = defineTool<{ id: string; decision: 'approve' | 'reject'; reason?: string }>({
+export const decide = defineTool({
   name: 'approvals.decide',
   description: 'Approve or reject a call waiting for a person. An approved held call then runs exactly once, as its original caller; an approved ask call may be repeated once with X-Approval-Id. Nobody decides their own request; agents decide none.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id', 'decision'],
     properties: {
-      id: { type: 'string', minLength: 1, maxLength: 64 },
+      id: ID_SCHEMA,
       decision: { enum: ['approve', 'reject'] },
       reason: { type: 'string', maxLength: 1000 },
     },

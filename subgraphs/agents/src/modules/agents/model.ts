@@ -1,4 +1,4 @@
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Longest accepted instructions, in characters. */
@@ -88,4 +88,9 @@ export function agentView(a: AgentDoc) {
     created_at: a.created_at.toISOString(),
     updated_at: a.updated_at.toISOString(),
   };
+}
+
+/** Whether an agent matches a lower-cased search term: its name, description or model. agents.list and the `agents` records source search the same way. */
+export function agentMatches(a: AgentDoc, needle: string): boolean {
+  return a.name_lc.includes(needle) || containsText(a.description, needle) || containsText(a.model, needle);
 }

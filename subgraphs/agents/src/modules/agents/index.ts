@@ -1,8 +1,9 @@
 import { defineModule } from '@cuadra/shared';
-import { agents } from '../models/agent.ts';
-import { create } from '../tools/agents/create.ts';
-import { get } from '../tools/agents/get.ts';
-import { list } from '../tools/agents/list.ts';
+import { agents } from './model.ts';
+import { agentsSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
 
 /** AI agents registered in the workspace. */
 export const agentsModule = defineModule({
@@ -10,6 +11,6 @@ export const agentsModule = defineModule({
   tools: [create, get, list],
   models: [agents],
   listed: [{ model: agents }],
-  reads: { sources: { agents: { field: 'agentsRecords', module: 'agents' } } },
+  reads: { sources: { agents: agentsSource } },
   readGuards: { 'Query.agent': 'agents', 'Query.agents': 'agents', Agent: 'agents' },
 });

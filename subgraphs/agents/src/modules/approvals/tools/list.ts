@@ -1,8 +1,8 @@
-import { approvalView, CURSOR_SCHEMA, defineTool, pageOutput, type ApprovalStatus } from '@cuadra/shared';
-import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
+import { approvalView, CURSOR_SCHEMA, defineTool, pageOutput } from '@cuadra/shared';
+import { APPROVAL_VIEW_SCHEMA } from '../views.ts';
 
 /** The approval inbox. */
-export const list = defineTool<{ status?: ApprovalStatus; limit?: number; cursor?: string }>({
+export const list = defineTool({
   name: 'approvals.list',
   description: 'List approvals of the workspace, newest first: calls held for a person (pending), and what became of them (approved, rejected, expired, executed, failed). Pages by cursor: pass next_cursor back as cursor; a status filter may give a short page that still continues.',
   risk: 'read',

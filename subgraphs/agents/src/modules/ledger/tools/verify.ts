@@ -1,5 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { LEDGER_VERIFICATION_SCHEMA } from '../../views.ts';
+import { LEDGER_VERIFICATION_SCHEMA } from '../views.ts';
 
 /** Receipts one call may check (each is one indexed read and one signature check). */
 const MAX_RECEIPTS = 50;
@@ -9,7 +9,7 @@ const MAX_RECEIPTS = 50;
  * checkpoint on, against the signed head kept outside the database and the receipts given;
  * `full` walks the whole chain, for owners and admins, once a minute per workspace.
  */
-export const verify = defineTool<{ full?: boolean; receipts?: string[] }>({
+export const verify = defineTool({
   name: 'ledger.verify',
   description: 'Verify the workspace action ledger: recomputes the hash chain since the newest signed checkpoint, checks its end against the signed head (a cut-back or rewritten tail is found), and confirms the Ledger-Receipt values given in `receipts`. `full: true` walks the whole chain (owners and admins, once a minute per workspace).',
   risk: 'read',

@@ -1,10 +1,10 @@
 import { approvalView, CuadraError, defineTool, holdsSecret, ID_INPUT, isRequester, recordOutput, sealerFromEnv } from '@cuadra/shared';
-import { APPROVAL_VIEW_SCHEMA } from '../../views.ts';
+import { APPROVAL_VIEW_SCHEMA } from '../views.ts';
 
 const sealer = sealerFromEnv();
 
 /** One approval, with its outcome once it ran. */
-export const get = defineTool<{ id: string }>({
+export const get = defineTool({
   name: 'approvals.get',
   description: 'Get one approval: the held call (tool, input, who asked), the decision, and the result once it ran. A secret in the result (a new API key, an invitation link) is shown once, to the requester; otherwise it reads "[redacted]".',
   risk: 'read',

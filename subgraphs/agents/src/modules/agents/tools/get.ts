@@ -1,5 +1,5 @@
 import { defineGetTool } from '@cuadra/shared';
-import { AGENT_VIEW_SCHEMA, agents, agentView, type AgentDoc } from '../../models/agent.ts';
+import { AGENT_VIEW_SCHEMA, agents, agentView, type AgentDoc } from '../model.ts';
 
 /** Reads one agent of the caller's workspace. */
 export const get = defineGetTool<AgentDoc>({

@@ -1,10 +1,11 @@
 import { defineModule } from '@cuadra/shared';
-import { list } from '../tools/ledger/list.ts';
-import { verify } from '../tools/ledger/verify.ts';
+import { activityMetric } from './metrics.ts';
+import { list } from './tools/list.ts';
+import { verify } from './tools/verify.ts';
 
 /** The action ledger (governance database). */
 export const ledgerModule = defineModule({
   name: 'ledger',
   tools: [list, verify],
-  reads: { metrics: { activity: { field: 'agentsMetric', module: 'ledger' } } },
+  reads: { metrics: { activity: activityMetric } },
 });
