@@ -1,5 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import { CuadraError } from './errors.ts';
+import type { Governance } from './governance/index.ts';
 import { containsText, listNewestFirst, type ListAnswer, type SeriesOptions } from './paging.ts';
 import type { Principal } from './principal.ts';
 import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, type RecordsQuery } from './queries.ts';
@@ -22,6 +23,8 @@ export interface ReadContext {
   principal: Principal;
   /** The moment the read started. */
   now: Date;
+  /** The shared governance stores, as tools get them: the governance modules read policies, approvals and the ledger there. */
+  governance: Governance;
 }
 
 /** A metric query (specification §2.3; CONTRACT §8). */
@@ -129,9 +132,9 @@ export function compositeGuard(readers: OwnedReaders, kind: ReadKind, fallback: 
 type Ctx = { db: Connection; workspace: string; principal: Principal };
 
 /** The resolvers of the composite fields: shape checked, then the reader of the name asked for. */
-export function compositeResolvers(subgraph: string, readers: OwnedReaders): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
+export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
   const out: Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> = {};
-  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date() });
+  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance });
   if (Object.keys(readers.sources).length) {
     out[compositeField(subgraph, 'sources')] = async (_p, args, ctx) => {
       validateRecords(args.query);

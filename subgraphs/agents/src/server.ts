@@ -1,6 +1,5 @@
 import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
-import { agents, type AgentDoc } from './models/agent.ts';
-import { agentsMetric, agentsRecords, metricModule, sourceModule, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
+import { agents, type AgentDoc } from './modules/agents/model.ts';
 import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -14,7 +13,7 @@ export const tools = owned.tools;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
 }
 
 function agentNode(a: AgentDoc) {
@@ -32,12 +31,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       ...owned,
       maintenance: true,
       typeDefs: typeDefs(),
-      readGuards: {
-        ...owned.readGuards,
-        // Each source and metric is read with the reach of its own module: agents, policies, approvals, ledger.
-        'Query.agentsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
-        'Query.agentsMetric': (args: { query?: { metric?: unknown } }) => metricModule(args.query?.metric),
-      },
       resolvers: {
         Query: {
           agent: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
@@ -47,14 +40,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
           agents: async (_: unknown, args: { limit?: number }, ctx: SubgraphContext) => {
             const page = await pageNewestFirst<AgentDoc>(agents(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit) });
             return page.rows.map(agentNode);
-          },
-          agentsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateRecordsQuery(args.query);
-            return agentsRecords(ctx.db, deps.governance, ctx.workspace, args.query as RecordsQuery);
-          },
-          agentsMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateMetricQuery(args.query);
-            return agentsMetric(deps.governance, ctx.workspace, args.query as MetricQuery);
           },
         },
         Agent: {

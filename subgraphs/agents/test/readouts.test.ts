@@ -53,6 +53,7 @@ describe('agentsRecords (records.list for agents and policies)', () => {
     const cases: [unknown, string][] = [
       [{ source: 'agents', kind: 'x' }, '/kind'],
       [{ source: 'policies', ref: 'x' }, '/ref'],
+      [{ source: 'policies', cursor: 'eyJwIjo1fQ.AAAAAAAAAAAAAAAAAAAAAA' }, '/cursor'],
       [{ source: 'agents', limit: 500 }, '/limit'],
       [{ source: 'hasOwnProperty' }, '/source'],
       [{ source: 'members' }, '/source'],

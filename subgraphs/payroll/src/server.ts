@@ -1,6 +1,5 @@
 import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
-import { employees, type EmployeeDoc } from './models/employee.ts';
-import { payrollMetric, payrollRecords, validateMetricQuery, validateRecordsQuery, type MetricQuery, type RecordsQuery } from './readouts/index.ts';
+import { employees, type EmployeeDoc } from './modules/employees/model.ts';
 import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -14,7 +13,7 @@ export const tools = owned.tools;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
 }
 
 function employeeNode(e: EmployeeDoc) {
@@ -38,14 +37,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const match = args.status ? (e: EmployeeDoc) => e.status === args.status : undefined;
             const page = await pageNewestFirst<EmployeeDoc>(employees(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
             return page.rows.map(employeeNode);
-          },
-          payrollRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateRecordsQuery(args.query);
-            return payrollRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
-          },
-          payrollMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateMetricQuery(args.query);
-            return payrollMetric(ctx.db, ctx.workspace, args.query as MetricQuery);
           },
         },
         Employee: {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDate } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../src/server.ts';
-import { employees } from '../src/models/employee.ts';
+import { employees } from '../src/modules/employees/model.ts';
 
 let payroll: TestSubgraph;
 beforeAll(async () => {
@@ -52,6 +52,7 @@ describe('payrollRecords (records.list for employees)', () => {
       [{ source: 'employees', status: 'fired' }, '/status'],
       [{ source: 'employees', limit: 101 }, '/limit'],
       [{ source: 'employees', kind: 'x' }, '/kind'],
+      [{ source: 'employees', ref: 'emp_1' }, '/ref'],
       [{ source: 'invoices' }, '/source'],
       [{ source: 'employees', extra: 1 }, '/extra'],
     ];

@@ -1,7 +1,6 @@
 import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
-import { projects, type ProjectDoc } from './models/project.ts';
-import { tasks, type TaskDoc } from './models/task.ts';
-import { projectsRecords, sourceModule, validateRecordsQuery, type RecordsQuery } from './readouts/records.ts';
+import { projects, type ProjectDoc } from './modules/projects/model.ts';
+import { tasks, type TaskDoc } from './modules/tasks/model.ts';
 import { owned } from './modules/index.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
@@ -15,7 +14,7 @@ export const tools = owned.tools;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
 }
 
 function projectNode(p: ProjectDoc) {
@@ -49,11 +48,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
       name,
       ...owned,
       typeDefs: typeDefs(),
-      readGuards: {
-        ...owned.readGuards,
-        // project_tasks are the tasks module's; projects and project_columns the projects module's.
-        'Query.projectsRecords': (args: { query?: { source?: unknown } }) => sourceModule(args.query?.source),
-      },
       resolvers: {
         Query: {
           project: (_: unknown, args: { id: string }, ctx: SubgraphContext) => findProject(args.id, ctx),
@@ -65,10 +59,6 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const match = args.projectId ? (t: TaskDoc) => t.project_id === args.projectId : undefined;
             const page = await pageNewestFirst<TaskDoc>(tasks(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
             return page.rows.map(taskNode);
-          },
-          projectsRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateRecordsQuery(args.query);
-            return projectsRecords(ctx.db, ctx.workspace, args.query as RecordsQuery);
           },
         },
         Project: {

@@ -70,6 +70,40 @@ describe('projectsRecords (records.list for projects, project_tasks, project_col
     expect((await ok(owner, { source: 'project_columns', search: 'HECHO' })).rows).toMatchObject([{ id: 'OPS:Hecho', tasks: 1 }]);
   });
 
+  it('pages project_columns by cursor, across projects and within one, in board order', async () => {
+    const owner = testPrincipal();
+    await project(owner, 'WEB');
+    await project(owner, 'OPS', { columns: ['Backlog', 'Hecho'] });
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await ok(owner, { source: 'project_columns', limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(page.rows.length).toBeLessThanOrEqual(2);
+      ids.push(...page.rows.map((r: any) => r.id));
+      cursor = page.next_cursor;
+      if (!cursor) break;
+    }
+    expect(ids).toEqual(['OPS:Backlog', 'OPS:Hecho', 'WEB:To do', 'WEB:Doing', 'WEB:Done']);
+    // One page holding every column carries the total; a partial one does not count what it did not read.
+    expect(await ok(owner, { source: 'project_columns', limit: 5 })).toMatchObject({ total: 5 });
+    expect((await ok(owner, { source: 'project_columns', limit: 3 })).total).toBeUndefined();
+
+    const first = await ok(owner, { source: 'project_columns', ref: 'WEB', limit: 2 });
+    expect(first).toMatchObject({ total: 3, rows: [{ id: 'WEB:To do' }, { id: 'WEB:Doing' }] });
+    const second = await ok(owner, { source: 'project_columns', ref: 'WEB', limit: 2, cursor: first.next_cursor });
+    expect(second.rows.map((r: any) => r.id)).toEqual(['WEB:Done']);
+    expect(second.next_cursor).toBeUndefined();
+    // A cursor is good only for the list that gave it: another project's, a projects one, a forged one are refused.
+    const bad = [
+      { source: 'project_columns', ref: 'OPS', cursor: first.next_cursor },
+      { source: 'project_columns', cursor: (await ok(owner, { source: 'projects', limit: 1 })).next_cursor },
+      { source: 'project_columns', cursor: 'forged.AAAAAAAAAAAAAAAAAAAAAA' },
+    ];
+    for (const q of bad) expect((await records(owner, q)).body.errors[0].extensions, JSON.stringify(q)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    // Another workspace's cursor is not this one's.
+    expect((await records(testPrincipal(), { source: 'project_columns', cursor: first.next_cursor })).body.errors[0].extensions).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+  });
+
   it('refuses what does not fit with the contract code and a JSON Pointer', async () => {
     const owner = testPrincipal();
     const cases: [unknown, string][] = [

@@ -1,8 +1,8 @@
 import { fromModules } from '@cuadra/shared';
-import { agentsModule } from './agents.ts';
-import { approvalsModule } from './approvals.ts';
-import { ledgerModule } from './ledger.ts';
-import { policiesModule } from './policies.ts';
+import { agentsModule } from './agents/index.ts';
+import { approvalsModule } from './approvals/index.ts';
+import { ledgerModule } from './ledger/index.ts';
+import { policiesModule } from './policies/index.ts';
 
 /**
  * The agents (AI and governance) subgraph: its built modules, then those DOMAIN.md assigns it that

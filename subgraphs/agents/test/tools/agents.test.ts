@@ -106,6 +106,8 @@ describe('agents.list', () => {
     expect(rowsOf(await svc.call('agents.list', { status: 'paused' }, ws)).rows.map((a) => a.name)).toEqual(['Nómina']);
     expect(rowsOf(await svc.call('agents.list', { status: 'active', search: 'FACTUR' }, ws)).rows).toHaveLength(2);
     expect(rowsOf(await svc.call('agents.list', { search: 'factura[' }, ws)).rows).toEqual([]);
+    // The model and the description are searched too, as the agents records source does.
+    expect(rowsOf(await svc.call('agents.list', { search: 'SONNET' }, ws)).rows).toHaveLength(3);
     const first = rowsOf(await svc.call('agents.list', { limit: 2 }, ws));
     expect(first.total).toBe(3);
     expect(rowsOf(await svc.call('agents.list', { limit: 2, cursor: first.next_cursor }, ws))).toEqual({ total: 3, rows: [expect.objectContaining({ name: 'Facturación' })] });

@@ -1,5 +1,5 @@
 import { fromModules } from '@cuadra/shared';
-import { employeesModule } from './employees.ts';
+import { employeesModule } from './employees/index.ts';
 
 /** The payroll subgraph: its built modules, then the modules DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules('payroll', [employeesModule], ['payroll']);

@@ -1,0 +1,12 @@
+import { defineModule } from '@cuadra/shared';
+import { approvalsPendingMetric } from './metrics.ts';
+import { decide } from './tools/decide.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
+
+/** The approval inbox (governance database). */
+export const approvalsModule = defineModule({
+  name: 'approvals',
+  tools: [list, get, decide],
+  reads: { metrics: { approvals_pending: approvalsPendingMetric } },
+});

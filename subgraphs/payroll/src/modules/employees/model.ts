@@ -1,0 +1,134 @@
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
+export const DOCUMENT_TYPES = ['CC', 'CE', 'PASSPORT', 'NIT'] as const;
+
+/**
+ * Contract types: `service` is a contrato de prestación de servicios (a contractor, not an
+ * employee under the labour code), which is why the minimum wage does not bind it.
+ */
+export const CONTRACT_TYPES = ['indefinite', 'fixed_term', 'apprenticeship', 'service'] as const;
+
+/** An employee as stored. `_id` is our own prefixed string id (`emp_…`), never a Mongo ObjectId. */
+export interface EmployeeDoc {
+  _id: string;
+  /** Every read and write filters on this: the workspace seal. */
+  workspace: string;
+  name: string;
+  /** Lower-cased name, for case-insensitive search without a collation. */
+  name_lc: string;
+  /**
+   * The number is stored normalised (no dots, spaces or dashes; upper case), so
+   * `1.020.304.050` and `1020304050` are the same person for the unique index.
+   */
+  document: { type: (typeof DOCUMENT_TYPES)[number]; number: string };
+  email: string | null;
+  position: string;
+  /** A calendar date (YYYY-MM-DD), not an instant: kept as text so no time zone can move it a day. */
+  hire_date: string;
+  /** Monthly salary in integer minor units of `currency`. */
+  salary: { amount: number; currency: string };
+  contract_type: (typeof CONTRACT_TYPES)[number];
+  /** Occupational-risk class I–V: sets the employer's ARL rate (0.522 %–6.96 %). */
+  arl_class: 1 | 2 | 3 | 4 | 5;
+  status: 'active' | 'terminated';
+  created_at: Date;
+  updated_at: Date;
+}
+
+const employeeSchema = new Schema<EmployeeDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    name: { type: String, required: true },
+    name_lc: { type: String, required: true },
+    document: { type: Schema.Types.Mixed, required: true },
+    email: { type: String, default: null },
+    position: { type: String, required: true },
+    hire_date: { type: String, required: true },
+    salary: { type: Schema.Types.Mixed, required: true },
+    contract_type: { type: String, required: true },
+    arl_class: { type: Number, required: true },
+    status: { type: String, required: true, default: 'active' },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+employeeSchema.index({ workspace: 1, name_lc: 1 });
+// payroll_employees counts hires per period.
+employeeSchema.index({ workspace: 1, hire_date: 1 });
+// One payroll record per person and workspace: the document number is the person.
+employeeSchema.index({ workspace: 1, 'document.number': 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(employeeSchema);
+
+/** The employees collection on this subgraph's connection. */
+export function employees(db: Connection): Model<EmployeeDoc> {
+  return (db.models.Employee as Model<EmployeeDoc> | undefined) ?? db.model<EmployeeDoc>('Employee', employeeSchema, 'employees');
+}
+
+
+/** JSON Schema of {@link employeeView}: what every tool answering an employee gives. */
+export const EMPLOYEE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'contract_type', 'arl_class', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: TEXT,
+    name: TEXT,
+    document: {
+      type: 'object', additionalProperties: false, required: ['type', 'number'],
+      properties: { type: { enum: [...DOCUMENT_TYPES] }, number: TEXT },
+    },
+    email: { type: ['string', 'null'] },
+    position: TEXT,
+    hire_date: { type: 'string', format: 'date' },
+    salary: {
+      type: 'object', additionalProperties: false, required: ['amount', 'currency'],
+      // Monthly salary in integer minor units of `currency`.
+      properties: { amount: { type: 'integer' }, currency: TEXT },
+    },
+    contract_type: { enum: [...CONTRACT_TYPES] },
+    arl_class: { enum: [1, 2, 3, 4, 5] },
+    status: { enum: ['active', 'terminated'] },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
+/** The public shape of an employee (tool output). */
+export function employeeView(e: EmployeeDoc) {
+  return {
+    id: e._id,
+    name: e.name,
+    document: { type: e.document.type, number: e.document.number },
+    email: e.email,
+    position: e.position,
+    hire_date: e.hire_date,
+    salary: { amount: e.salary.amount, currency: e.salary.currency },
+    contract_type: e.contract_type,
+    arl_class: e.arl_class,
+    status: e.status,
+    created_at: e.created_at.toISOString(),
+    updated_at: e.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Whether an employee matches a lower-cased search term as employees.list searches: the name or
+ * the identity document number (stored without separators, so the term is normalised the same way).
+ */
+export function employeeMatches(e: EmployeeDoc, needle: string): boolean {
+  const number = needle.replace(/[.\s-]/g, '').toUpperCase();
+  return e.name_lc.includes(needle) || (!!number && e.document.number.includes(number));
+}
+
+/**
+ * Whether an employee matches a lower-cased search term as the `employees` records source
+ * searches: the name, position or e-mail. The document number is left out on purpose: its row
+ * does not show it (it stays behind employees.get), so it is not searched there either.
+ */
+export function employeeRowMatches(e: EmployeeDoc, needle: string): boolean {
+  return e.name_lc.includes(needle) || containsText(e.position, needle) || containsText(e.email, needle);
+}

@@ -1,0 +1,101 @@
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
+import { minimumWageFor } from '../../../parameters.ts';
+
+/**
+ * The document number as stored: separators dropped, upper case. Cédulas and NITs are digits
+ * only; a passport number may carry letters. Null when it is not a number of that type.
+ */
+function normalizeDocumentNumber(type: EmployeeDoc['document']['type'], raw: string): string | null {
+  const number = raw.replace(/[.\s-]/g, '').toUpperCase();
+  const shape = type === 'PASSPORT' ? /^[A-Z0-9]{3,20}$/ : /^\d{3,15}$/;
+  return shape.test(number) ? number : null;
+}
+
+function pesos(cents: number): string {
+  return (cents / 100).toLocaleString('en-US');
+}
+
+/** Hires an employee. A COP salary under a labour contract must reach the year's minimum wage. */
+export const create = defineTool({
+  name: 'employees.create',
+  description:
+    'Register an employee: identity document, position, hire date, monthly salary (integer cents), contract type and ARL risk class (1–5). ' +
+    'A COP salary on a labour contract (not `service`) must be at least the Colombian minimum monthly wage of the hire year.',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'document', 'position', 'hire_date', 'salary', 'contract_type', 'arl_class'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      document: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type', 'number'],
+        properties: {
+          type: { enum: [...DOCUMENT_TYPES] },
+          number: { type: 'string', minLength: 3, maxLength: 30 },
+        },
+      },
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      position: { type: 'string', minLength: 1, maxLength: 200 },
+      hire_date: { type: 'string', format: 'date' },
+      salary: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['amount', 'currency'],
+        properties: {
+          amount: { type: 'integer', exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        },
+      },
+      contract_type: { enum: [...CONTRACT_TYPES] },
+      arl_class: { enum: [1, 2, 3, 4, 5] },
+    },
+  },
+  output: recordOutput('employee', EMPLOYEE_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    const number = normalizeDocumentNumber(input.document.type, input.document.number);
+    if (!number) {
+      const shape = input.document.type === 'PASSPORT' ? 'letters and digits' : 'digits (dots and spaces are ignored)';
+      throw new CuadraError('invalid_input', `A ${input.document.type} number is made of ${shape}.`, { field: '/document/number' });
+    }
+    if (input.salary.currency === 'COP' && input.contract_type !== 'service') {
+      const minimum = minimumWageFor(input.hire_date);
+      if (input.salary.amount < minimum.amount) {
+        throw new CuadraError(
+          'invalid_input',
+          `The salary is below the ${minimum.year} Colombian minimum monthly wage of COP ${pesos(minimum.amount)} (${minimum.source}); ` +
+            `amounts are in cents, so that wage is ${minimum.amount}.`,
+          { field: '/salary/amount' },
+        );
+      }
+    }
+    const doc: EmployeeDoc = {
+      _id: newId('emp'),
+      workspace: ctx.workspace,
+      name: input.name.trim(),
+      name_lc: input.name.trim().toLowerCase(),
+      document: { type: input.document.type, number },
+      email: input.email ?? null,
+      position: input.position.trim(),
+      hire_date: input.hire_date,
+      salary: { amount: input.salary.amount, currency: input.salary.currency },
+      contract_type: input.contract_type,
+      arl_class: input.arl_class,
+      status: 'active',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    try {
+      await createPositioned(employees(ctx.db), doc);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) {
+        throw new CuadraError('conflict', `An employee with document number ${number} already exists in this workspace.`);
+      }
+      throw err;
+    }
+    return { employee: employeeView(doc) };
+  },
+});
