@@ -16,8 +16,8 @@ import { performance } from 'node:perf_hooks';
 import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
 import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
 import { createServer, name } from '../subgraphs/invoices/src/server.ts';
-import { rollupId } from '../subgraphs/invoices/src/models/rollup.ts';
-import { addDays } from '../subgraphs/invoices/src/money.ts';
+import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
+import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 15);

@@ -1,13 +1,13 @@
 import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
-import { invoices, type InvoiceDoc } from './models/invoice.ts';
-import { items, type ItemDoc } from './models/item.ts';
-import { migrateRatesToPpm } from './models/migrations.ts';
+import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
+import { items, type ItemDoc } from './modules/items/model.ts';
+import { migrateRatesToPpm } from './lib/migrations.ts';
 import { owned } from './modules/index.ts';
-import type { MetricQuery } from './readouts/periods.ts';
-import { receivablesMetric } from './readouts/receivables.ts';
-import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './readouts/records.ts';
+import type { MetricQuery } from './modules/invoices/periods.ts';
+import { receivablesMetric } from './modules/invoices/metrics.ts';
+import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './modules/invoices/sources.ts';
 import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { agingBucket, agingBuckets } from '../src/readouts/aging.ts';
-import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/readouts/periods.ts';
+import { agingBucket, agingBuckets } from '../src/modules/invoices/aging.ts';
+import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/modules/invoices/periods.ts';
 import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';
 
 describe('periods', () => {

@@ -1,6 +1,6 @@
 import { addPositions, createPositioned } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { InvoiceDoc } from '../models/invoice.ts';
+import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
 
 /** One line of a journal entry: a debit or a credit (the other is 0), in cents. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { nextPeriod } from '../../src/models/recurring.ts';
+import { nextPeriod } from '../../src/modules/invoices/recurring.ts';
 import { andina, configuredWorkspace, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
