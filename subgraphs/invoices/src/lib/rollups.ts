@@ -155,3 +155,8 @@ export async function repairPendingRollups(db: Connection, workspace: string, mo
   }
   return repaired;
 }
+
+/** The all-time, all-currency counters of a workspace (document counts by status, payments). */
+export async function allTimeCounts(db: Connection, workspace: string): Promise<Record<string, number>> {
+  return (await rollups(db).findById(rollupId(workspace, '*', 'a', 'all')).lean())?.v ?? {};
+}

@@ -1,4 +1,4 @@
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, searchIn, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from './money.ts';
@@ -108,4 +108,20 @@ export function salesDocumentView(d: SalesDocument) {
 /** The paging series of quotes or of sales orders (one collection, two lists). */
 export function salesSeries(kind: SalesDocument['kind']): { series: string; scope: { kind: SalesDocument['kind'] } } {
   return { series: kind === 'quote' ? 'quotes' : 'sales_orders', scope: { kind } };
+}
+
+/** Whether a quote or sales order matches a lower-cased search term (customer name, notes): the list tools and the records sources. */
+export const salesDocumentMatches = searchIn<SalesDocument>('search_lc');
+
+/** Statuses of a quote, in the order of its life (quotes.list and the records source `quotes`). */
+export const QUOTE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'converted'] as const;
+/** Statuses of a sales order (sales_orders.list and the records source `sales_orders`). */
+export const SALES_ORDER_STATUSES = ['open', 'invoiced'] as const;
+
+/** The compact row of a quote or sales order in records.list. */
+export function salesRow(d: SalesDocument) {
+  return {
+    id: d._id, kind: d.kind, status: d.status, customer_id: d.customer_id, customer_name: d.customer.name, currency: d.currency,
+    issue_date: d.issue_date, valid_until: d.valid_until, total: d.total, converted_to: d.converted_to,
+  };
 }

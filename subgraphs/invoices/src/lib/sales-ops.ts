@@ -1,8 +1,8 @@
-import { createPositioned, CuadraError, CURSOR_SCHEMA, defineTool, ID_INPUT, listNewestFirst, newId, pageOutput, recordOutput, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineListTool, defineTool, ID_INPUT, ID_SCHEMA, newId, recordOutput, searchTerm, type ToolContext } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from '../modules/invoices/model.ts';
-import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './sales-document.ts';
+import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentMatches, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './sales-document.ts';
 import { addDays, localDate, type WithholdingRate } from './money.ts';
 
 /** Input of quotes.create and sales_orders.create. */
@@ -107,7 +107,7 @@ const KIND_WORDS = { quote: { module: 'quotes', one: 'quote', many: 'quotes' }, 
 /** `<module>.get` of quotes or sales orders: one document of that kind in the caller's workspace. */
 export function salesDocumentGetTool(kind: SalesDocument['kind']) {
   const words = KIND_WORDS[kind];
-  return defineTool<{ id: string }>({
+  return defineTool({
     name: `${words.module}.get`,
     description: `Get one ${words.one} by id: customer, lines, totals, status and what it was converted into.`,
     risk: 'read',
@@ -122,32 +122,20 @@ export function salesDocumentGetTool(kind: SalesDocument['kind']) {
 }
 
 /** `<module>.list` of quotes or sales orders, newest first, filtered by status (of that kind), customer or search. */
-export function salesDocumentListTool(kind: SalesDocument['kind'], statuses: readonly SalesDocument['status'][]) {
+export function salesDocumentListTool<const S extends readonly SalesDocument['status'][]>(kind: SalesDocument['kind'], statuses: S) {
   const words = KIND_WORDS[kind];
-  return defineTool<{ status?: string; customer_id?: string; search?: string; limit?: number; cursor?: string }>({
+  return defineListTool({
     name: `${words.module}.list`,
-    description: `List ${words.many}, newest first; filter by status, customer or a case-insensitive search over the customer name and notes.`
-      + ' Pages: pass next_cursor back as cursor until it is absent; a filtered page may be short, even empty, and still carry next_cursor; total is given only without filters.',
-    risk: 'read',
-    input: {
-      type: 'object', additionalProperties: false,
-      properties: {
-        status: { enum: [...statuses] },
-        customer_id: { type: 'string', minLength: 1, maxLength: 64 },
-        search: { type: 'string', minLength: 1, maxLength: 100 },
-        limit: { type: 'integer', minimum: 1, maximum: 100 },
-        cursor: CURSOR_SCHEMA,
-      },
-    },
-    output: pageOutput(SALES_DOCUMENT_VIEW_SCHEMA),
-    async handler(input, ctx) {
-      const text = input.search?.toLowerCase();
-      const match = input.status || input.customer_id || text
-        ? (d: SalesDocument) => (!input.status || d.status === input.status) && (!input.customer_id || d.customer_id === input.customer_id) && (!text || d.search_lc.includes(text))
-        : undefined;
-      return listNewestFirst<SalesDocument, ReturnType<typeof salesDocumentView>>(salesDocuments(ctx.db), {
-        workspace: ctx.workspace, ...salesSeries(kind), cursor: input.cursor, limit: input.limit ?? 20, match,
-      }, salesDocumentView);
+    description: `List ${words.many}, newest first; filter by status, customer or a case-insensitive search over the customer name and notes.`,
+    model: salesDocuments,
+    series: salesSeries(kind),
+    view: salesDocumentView,
+    viewSchema: SALES_DOCUMENT_VIEW_SCHEMA,
+    filters: { status: { enum: statuses }, customer_id: ID_SCHEMA, search: { type: 'string', minLength: 1, maxLength: 100 } },
+    match: ({ status, customer_id, search }) => {
+      const text = searchTerm(search);
+      if (!status && !customer_id && !text) return undefined;
+      return (d: SalesDocument) => (!status || d.status === status) && (!customer_id || d.customer_id === customer_id) && (!text || salesDocumentMatches(d, text));
     },
   });
 }

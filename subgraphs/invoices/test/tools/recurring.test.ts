@@ -37,8 +37,8 @@ describe('recurring invoices', () => {
   it('leaves drafts when not posting, stops when cancelled, and refuses bad input', async () => {
     const owner = testPrincipal();
     const r = (await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'week', every: 2, start_date: '2026-11-02' }, owner)).output.recurring;
-    const lane = await sg.graphql('query { recurringAgenda(from: "2026-11-01", to: "2026-11-30") }', {}, owner);
-    expect(lane.body.data.recurringAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: await andina(owner) } })]);
+    const lane = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "recurring", window: $w) }', { w: { from: '2026-11-01', to: '2026-11-30', limit: 100 } }, owner);
+    expect(lane.body.data.invoicesAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: await andina(owner) } })]);
     const run = await sg.call('invoices.recurring_run', { as_of: '2026-11-20' }, owner);
     expect(run.output.issued.map((x: any) => x.date)).toEqual(['2026-11-02', '2026-11-16']);
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.rows.length).toBe(2);

@@ -1,10 +1,12 @@
 import { defineModule } from '@cuadra/shared';
 import { customerCredits } from '../../lib/customer-credit.ts';
-import { invoices } from './model.ts';
 import { recentIndex } from '../../lib/recent.ts';
-import { recurringInvoices } from './recurring.ts';
 import { pendingChanges, rollups } from '../../lib/rollup.ts';
-import { RECEIVABLES_METRICS } from './metrics.ts';
+import { receivablesLane, recurringLane } from './agenda.ts';
+import { receivablesMetrics } from './metrics.ts';
+import { invoices } from './model.ts';
+import { recurringInvoices } from './recurring.ts';
+import { invoicesSource } from './sources.ts';
 import { create } from './tools/create.ts';
 import { creditNote } from './tools/credit_note.ts';
 import { get } from './tools/get.ts';
@@ -23,14 +25,11 @@ export const invoicesModule = defineModule({
   name: 'invoices',
   tools: [create, update, post, creditNote, send, get, list, render, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
-  listed: [{ model: invoices }],
+  listed: [{ model: invoices }, { model: recurringInvoices }],
   reads: {
-    sources: { invoices: { field: 'invoicesRecords', module: 'invoices' } },
-    metrics: Object.fromEntries(RECEIVABLES_METRICS.map((m) => [m, { field: 'receivablesMetric', module: 'invoices' }])),
-    agenda: { receivables: { field: 'receivablesAgenda', module: 'invoices' }, recurring: { field: 'recurringAgenda', module: 'invoices' } },
+    sources: { invoices: invoicesSource },
+    metrics: receivablesMetrics,
+    agenda: { receivables: receivablesLane, recurring: recurringLane },
   },
-  readGuards: {
-    'Query.invoice': 'invoices', 'Query.invoices': 'invoices', Invoice: 'invoices',
-    'Query.receivablesMetric': 'invoices', 'Query.invoicesRecords': 'invoices', 'Query.receivablesAgenda': 'invoices', 'Query.recurringAgenda': 'invoices',
-  },
+  readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', Invoice: 'invoices' },
 });

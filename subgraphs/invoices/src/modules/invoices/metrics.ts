@@ -1,6 +1,6 @@
-import { CuadraError } from '@cuadra/shared';
+import { CuadraError, type MetricQuery, type MetricReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { invoices } from './model.ts';
+import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
 import { rollupId, rollups, type RollupDoc } from '../../lib/rollup.ts';
 import { settings } from '../../lib/settings.ts';
@@ -8,20 +8,20 @@ import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
 import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
-import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths, type MetricQuery } from './periods.ts';
+import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths } from './periods.ts';
 
-/** The metrics this subgraph answers for the composite `metrics.query` (DOMAIN.md). */
+/** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;
 
 /** The contract shape of a metric answer (CONTRACT.md §8). */
-export interface MetricAnswer {
+export type MetricAnswer = {
   metric: string;
   unit: 'money' | 'ratio' | 'count';
   currency?: string;
   series: { period: string; period_end: string; value: number; previous?: number }[];
   summary: { value: number; previous?: number; change_bps?: number; target?: number };
   rows?: Record<string, unknown>[];
-}
+};
 
 async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
   const out: RollupDoc[] = [];
@@ -89,10 +89,8 @@ async function customerTotals(db: Connection, workspace: string, currency: strin
   return out;
 }
 
-const STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] as const;
-
 function statusCount(v: Record<string, number>): number {
-  return STATUSES.reduce((s, st) => s + (v[`status_${st}`] ?? 0), 0);
+  return INVOICE_STATUSES.reduce((s, st) => s + (v[`status_${st}`] ?? 0), 0);
 }
 
 function withTarget(summary: MetricAnswer['summary'], q: MetricQuery): MetricAnswer['summary'] {
@@ -130,10 +128,7 @@ function summaryOf(value: number, previous: number | undefined, q: MetricQuery):
  * except ar_aging, which reads the invoices open at `as_of` by an indexed query). Finishes any
  * rollup intent or payment a dead process left behind first, so the numbers are whole.
  */
-export async function receivablesMetric(db: Connection, workspace: string, q: MetricQuery, now = new Date()): Promise<MetricAnswer> {
-  if (!(RECEIVABLES_METRICS as readonly string[]).includes(q.metric)) {
-    throw new CuadraError('invalid_input', `The invoices subgraph does not answer the metric "${q.metric}".`, { field: '/metric' });
-  }
+async function receivablesMetric(db: Connection, workspace: string, q: MetricQuery, now = new Date()): Promise<MetricAnswer> {
   if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
   if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
   if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
@@ -152,7 +147,7 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
       const w = queryWindow(q, today);
       const r = await windowSeries(db, workspace, currency, q, today, statusCount);
       const [window] = await rangeSums(db, workspace, currency, [w]);
-      const rows = STATUSES.map((status) => ({ status, count: window(`status_${status}`) }));
+      const rows = INVOICE_STATUSES.map((status) => ({ status, count: window(`status_${status}`) }));
       return { metric: q.metric, unit: 'count', series: r.series, summary: summaryOf(r.value, r.previous, q), rows };
     }
     case 'ar_outstanding': {
@@ -215,3 +210,8 @@ export async function receivablesMetric(db: Connection, workspace: string, q: Me
   }
   throw new CuadraError('invalid_input', `Unknown metric ${q.metric}.`, { field: '/metric' });
 }
+
+/** The readers of the receivables metrics, one per name (the module manifest declares them). */
+export const receivablesMetrics: Record<string, MetricReader> = Object.fromEntries(
+  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now)]),
+);

@@ -1,5 +1,5 @@
 import {
-  addPositions, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
+  addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
@@ -52,6 +52,9 @@ export interface AuthorityState {
   endpoint: string;
 }
 
+/** Statuses of an invoice or credit note (invoices.list, the records source and the status rollups). */
+export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] as const;
+
 /**
  * An invoice or credit note (DOMAIN.md: draft → posted → partially_paid → paid; cancelled only
  * by a credit note). One document holds its lines, settlements and rollup intents, so every
@@ -61,7 +64,7 @@ export interface InvoiceDoc {
   _id: string;
   workspace: string;
   kind: 'invoice' | 'credit_note';
-  status: 'draft' | 'posted' | 'partially_paid' | 'paid' | 'cancelled';
+  status: (typeof INVOICE_STATUSES)[number];
   /** Prefix + consecutive from the numbering range (`SETP990000001`); null until posted. */
   number: string | null;
   number_seq: number | null;
@@ -245,3 +248,6 @@ export function invoiceView(i: InvoiceDoc) {
     created_at: i.created_at.toISOString(), updated_at: i.updated_at.toISOString(),
   };
 }
+
+/** Whether an invoice or credit note matches a lower-cased search term (number, customer name, notes): invoices.list and the records source `invoices`. */
+export const invoiceMatches = searchIn<InvoiceDoc>('search_lc');

@@ -1,21 +1,8 @@
-import { addDays, endOfMonth } from '@cuadra/shared';
+import { addDays, endOfMonth, type MetricQuery } from '@cuadra/shared';
 
 // The window, its buckets, the comparison window and the change are the shared ones.
 export { buckets, changeBps, endOfMonth, previousWindow, queryWindow, shiftYear } from '@cuadra/shared';
 export type { Bucket } from '@cuadra/shared';
-
-/** A metric query (specification §2.3), the parts receivables metrics read. */
-export interface MetricQuery {
-  metric: string;
-  days?: number;
-  from?: string;
-  to?: string;
-  as_of?: string;
-  compare?: 'previous_period' | 'previous_year';
-  interval?: 'day' | 'week' | 'month';
-  limit?: number;
-  target?: number;
-}
 
 /** The position date of ar_aging: `as_of`, else the window end when from/to are set, else today. */
 export function positionDate(q: MetricQuery, today: string): string {

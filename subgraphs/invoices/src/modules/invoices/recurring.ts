@@ -1,9 +1,12 @@
-import { TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { LineInput } from '../../lib/documents.ts';
 import type { CustomerSnapshot } from './model.ts';
 import type { WithholdingRate } from '../../lib/money.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from '../../lib/document-fields.ts';
+
+/** Statuses of a recurring schedule. */
+export const RECURRING_STATUSES = ['active', 'ended', 'cancelled'] as const;
 
 /**
  * A recurring invoice: a template issued every `every` weeks or months from `next_date` until
@@ -13,7 +16,7 @@ import { CUSTOMER_SNAPSHOT_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from '../../li
 export interface RecurringDoc {
   _id: string;
   workspace: string;
-  status: 'active' | 'ended' | 'cancelled';
+  status: (typeof RECURRING_STATUSES)[number];
   customer_id: string;
   customer: CustomerSnapshot;
   currency: string;
@@ -60,6 +63,8 @@ const schema = new Schema<RecurringDoc>(
   { versionKey: false, minimize: false },
 );
 schema.index({ workspace: 1, status: 1, next_date: 1 });
+// invoices.recurring_list pages schedules by position, newest first (CONTRACT §9).
+addPositions(schema);
 
 /** The recurring invoices collection. */
 export function recurringInvoices(db: Connection): Model<RecurringDoc> {
@@ -89,7 +94,7 @@ export const RECURRING_VIEW_SCHEMA = {
   required: ['id', 'status', 'customer_id', 'customer', 'currency', 'lines', 'withholdings', 'notes', 'interval', 'every', 'due_days', 'post', 'next_date', 'end_date', 'issued', 'created_at'],
   properties: {
     id: TEXT,
-    status: { enum: ['active', 'ended', 'cancelled'] },
+    status: { enum: RECURRING_STATUSES },
     customer_id: TEXT,
     customer: CUSTOMER_SNAPSHOT_SCHEMA,
     currency: TEXT,

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { items } from './model.ts';
+import { itemsSource } from './sources.ts';
 import { archive } from './tools/archive.ts';
 import { create } from './tools/create.ts';
 import { get } from './tools/get.ts';
@@ -12,6 +13,6 @@ export const itemsModule = defineModule({
   tools: [create, get, list, update, archive],
   models: [items],
   listed: [{ model: items }],
-  reads: { sources: { items: { field: 'invoicesRecords', module: 'items' } } },
+  reads: { sources: { items: itemsSource } },
   readGuards: { 'Query.items': 'items', Item: 'items' },
 });

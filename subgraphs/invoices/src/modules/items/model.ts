@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, searchIn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A product or service of the workspace's catalog. */
@@ -77,3 +77,6 @@ export function itemView(i: ItemDoc) {
     created_at: i.created_at.toISOString(),
   };
 }
+
+/** Whether an item matches a lower-cased search term (its name): items.list and the records source `items`. */
+export const itemMatches = searchIn<ItemDoc>('name_lc');

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { journalEntries } from '../../accounting/journal.ts';
+import { journalEntriesSource } from './sources.ts';
 import { list } from './tools/list.ts';
 
 /** The journal every posting writes (double entry, DOMAIN.md). */
@@ -8,5 +9,5 @@ export const journalModule = defineModule({
   tools: [list],
   models: [journalEntries],
   listed: [{ model: journalEntries }],
-  reads: { sources: { journal_entries: { field: 'invoicesRecords', module: 'journal' } } },
+  reads: { sources: { journal_entries: journalEntriesSource } },
 });

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { payments } from './model.ts';
+import { paymentsSource } from './sources.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
 import { register } from './tools/register.ts';
@@ -10,5 +11,5 @@ export const paymentsModule = defineModule({
   tools: [register, get, list],
   models: [payments],
   listed: [{ model: payments }],
-  reads: { sources: { payments: { field: 'invoicesRecords', module: 'payments' } } },
+  reads: { sources: { payments: paymentsSource } },
 });

@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, searchIn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../lib/rollups.ts';
 
@@ -120,3 +120,6 @@ export function paymentView(p: PaymentDoc) {
     unapplied: p.unapplied, journal_entry_id: p.journal_entry_id, created_at: p.created_at.toISOString(),
   };
 }
+
+/** Whether a payment matches a lower-cased search term (customer name, reference): the records source `payments`. */
+export const paymentMatches = searchIn<PaymentDoc>('search_lc');

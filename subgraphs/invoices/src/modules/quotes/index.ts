@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { salesDocuments, salesSeries } from '../../lib/sales-document.ts';
+import { quotesSource } from './sources.ts';
 import { accept } from './tools/accept.ts';
 import { convert } from './tools/convert.ts';
 import { create } from './tools/create.ts';
@@ -13,5 +14,5 @@ export const quotesModule = defineModule({
   tools: [create, send, accept, convert, get, list],
   models: [salesDocuments],
   listed: [{ model: salesDocuments, ...salesSeries('quote') }],
-  reads: { sources: { quotes: { field: 'invoicesRecords', module: 'quotes' } } },
+  reads: { sources: { quotes: quotesSource } },
 });

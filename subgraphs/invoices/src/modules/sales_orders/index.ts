@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { salesDocuments, salesSeries } from '../../lib/sales-document.ts';
+import { salesOrdersSource } from './sources.ts';
 import { convert } from './tools/convert.ts';
 import { create } from './tools/create.ts';
 import { get } from './tools/get.ts';
@@ -11,5 +12,5 @@ export const salesOrdersModule = defineModule({
   tools: [create, convert, get, list],
   models: [salesDocuments],
   listed: [{ model: salesDocuments, ...salesSeries('sales_order') }],
-  reads: { sources: { sales_orders: { field: 'invoicesRecords', module: 'sales_orders' } } },
+  reads: { sources: { sales_orders: salesOrdersSource } },
 });

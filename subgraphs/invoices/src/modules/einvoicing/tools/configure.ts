@@ -1,17 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CuadraError, defineTool, nitCheckDigit, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, nitCheckDigit, recordOutput, type InputOf } from '@cuadra/shared';
 import { counterId, counters, settings, type SettingsDoc } from '../../../lib/settings.ts';
-
-interface RangeInput { prefix: string; from: number; to: number; resolution?: string; valid_to?: string }
-interface Input {
-  issuer: { nit: string; name: string };
-  environment?: 'test' | 'production';
-  technical_key: string;
-  software_id?: string;
-  software_pin: string;
-  currency?: string;
-  numbering: { invoice: RangeInput; credit_note?: RangeInput };
-}
 
 const range = {
   type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to'],
@@ -63,7 +52,7 @@ export const SETTINGS_VIEW_SCHEMA = {
  * technical key of the numbering range and the ranges themselves. A range's counter starts at
  * `from` the first time the range is seen and is never moved back by a later configure.
  */
-export const configure = defineTool<Input>({
+export const configure = defineTool({
   name: 'einvoicing.configure',
   description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice and credit-note numbering ranges (prefix, from, to, resolution) and the base currency.',
   risk: 'write',
@@ -93,7 +82,7 @@ export const configure = defineTool<Input>({
       if (r && r.to < r.from) throw new CuadraError('invalid_input', 'A numbering range ends before it starts.', { field: `/numbering/${kind}/to` });
     }
     const existing = await settings(ctx.db).findById(ctx.workspace).lean();
-    const toRange = (r: RangeInput) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_to: r.valid_to ?? null });
+    const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_to: r.valid_to ?? null });
     const doc: SettingsDoc = {
       _id: ctx.workspace,
       issuer: { nit: m[1], check_digit: Number(m[2]), name: input.issuer.name.trim() },

@@ -1,18 +1,9 @@
 import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../../../lib/documents.ts';
+import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
-import { addDays, localDate, type WithholdingRate } from '../../../lib/money.ts';
+import { addDays, localDate } from '../../../lib/money.ts';
 
-interface Input {
-  customer_id: string;
-  currency: string;
-  issue_date?: string;
-  due_date?: string;
-  lines: LineInput[];
-  withholdings?: WithholdingRate[];
-  notes?: string;
-}
 
 /** JSON Schema shared by invoices.create and invoices.update. */
 export const invoiceFields = {
@@ -26,7 +17,7 @@ export const invoiceFields = {
 } as const;
 
 /** Creates a draft invoice; amounts are computed here, never taken from the caller. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'invoices.create',
   description: 'Create a draft sales invoice for a customer: lines (from catalog items or free text) with quantity, unit price in cents, discount, VAT (19/5/0 %) and withholdings; totals are computed. Posting assigns the number.',
   risk: 'write',

@@ -1,10 +1,9 @@
-import { CuadraError, defineTool, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA } from '@cuadra/shared';
 import { documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
 import { lineAmounts, localDate, quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
 
-interface Input { invoice_id: string; concept: 1 | 2 | 3 | 4 | 5; lines?: { line: number; quantity: number }[]; reason: string; issue_date?: string }
 
 /** DIAN credit note concepts (Anexo Técnico 1.9, table 13.2.4). */
 export const CREDIT_CONCEPTS = { 1: 'Devolución parcial de los bienes y/o no aceptación parcial del servicio', 2: 'Anulación de factura electrónica', 3: 'Rebaja o descuento parcial o total', 4: 'Ajuste de precio', 5: 'Otros' } as const;
@@ -19,7 +18,7 @@ export const CREDIT_CONCEPTS = { 1: 'Devolución parcial de los bienes y/o no ac
  * be undone (only a new invoice or a debit note reverses it), so policies that hold
  * destructive calls hold it.
  */
-export const creditNote = defineTool<Input>({
+export const creditNote = defineTool({
   name: 'invoices.credit_note',
   description: 'Issue a DIAN credit note against a posted invoice: concept (1 partial return, 2 cancellation, 3 discount, 4 price adjustment, 5 other), the invoice lines and quantities credited (default: all that remains). Numbered, CUDE computed, journalled and applied to the invoice balance at once; a full credit cancels the invoice.',
   risk: 'destructive',
@@ -28,7 +27,7 @@ export const creditNote = defineTool<Input>({
     additionalProperties: false,
     required: ['invoice_id', 'concept', 'reason'],
     properties: {
-      invoice_id: { type: 'string', minLength: 1, maxLength: 64 },
+      invoice_id: ID_SCHEMA,
       concept: { enum: [1, 2, 3, 4, 5] },
       reason: { type: 'string', minLength: 1, maxLength: 500 },
       issue_date: { type: 'string', format: 'date' },

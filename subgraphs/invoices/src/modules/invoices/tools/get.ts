@@ -3,7 +3,7 @@ import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accou
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../model.ts';
 
 /** Reads one invoice of the caller's workspace, with its journal entry. */
-export const get = defineTool<{ id: string }>({
+export const get = defineTool({
   name: 'invoices.get',
   description: 'Get one invoice or credit note by id: lines, taxes, withholdings, totals, balance, status, CUFE/CUDE, authority state and its journal entry.',
   risk: 'read',

@@ -2,7 +2,7 @@ import { CuadraError, defineTool, ID_INPUT, recordOutput } from '@cuadra/shared'
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView } from '../recurring.ts';
 
 /** Stops a schedule; invoices already made stay. */
-export const recurringCancel = defineTool<{ id: string }>({
+export const recurringCancel = defineTool({
   name: 'invoices.recurring_cancel',
   description: 'Stop a recurring invoice schedule: no further periods are issued; invoices already made stay as they are.',
   risk: 'write',

@@ -1,24 +1,11 @@
-import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema, type LineInput } from '../../../lib/documents.ts';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
-import { localDate, type WithholdingRate } from '../../../lib/money.ts';
+import { localDate } from '../../../lib/money.ts';
 
-interface Input {
-  customer_id: string;
-  currency: string;
-  lines: LineInput[];
-  withholdings?: WithholdingRate[];
-  notes?: string;
-  interval: 'week' | 'month';
-  every?: number;
-  start_date?: string;
-  end_date?: string;
-  due_days?: number;
-  post?: boolean;
-}
 
 /** Schedules a recurring invoice. */
-export const recurringCreate = defineTool<Input>({
+export const recurringCreate = defineTool({
   name: 'invoices.recurring_create',
   description: 'Schedule a recurring invoice for a customer: the lines, every N weeks or months from a start date until an optional end date, due N days after issue; each period\'s invoice is made (as a draft, or posted when post is true) by invoices.recurring_run.',
   risk: 'write',
@@ -51,7 +38,7 @@ export const recurringCreate = defineTool<Input>({
       every: input.every ?? 1, due_days: input.due_days ?? 30, post: input.post ?? false, next_date: start, anchor_day: Number(start.slice(8, 10)), end_date: input.end_date ?? null, issued: 0,
       created_at: ctx.now, updated_at: ctx.now,
     };
-    await recurringInvoices(ctx.db).create(doc);
+    await createPositioned(recurringInvoices(ctx.db), doc);
     return { recurring: recurringView(doc) };
   },
 });

@@ -43,7 +43,7 @@ async function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Pro
  * Each period: the invoice (id derived from schedule + date, so it exists at most once), then the
  * schedule moves to the next date by a conditional update on the date it had.
  */
-export const recurringRun = defineTool<{ as_of?: string }>({
+export const recurringRun = defineTool({
   name: 'invoices.recurring_run',
   description: 'Issue the invoices of recurring schedules that have come due up to as_of (default today): one invoice per schedule and period, never twice, posted when the schedule says so.',
   risk: 'write',

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { renderUbl } from '../../../einvoicing/ubl.ts';
 import { xmlEscape as h } from '../../../einvoicing/xml.ts';
 import { invoices, type InvoiceDoc } from '../model.ts';
@@ -30,13 +30,13 @@ ${doc.notes ? `<p>${h(doc.notes)}</p>` : ''}</body></html>`;
 }
 
 /** Renders an invoice as printable HTML, or (posted only) as its UBL 2.1 XML. */
-export const render = defineTool<{ id: string; format?: 'html' | 'ubl' }>({
+export const render = defineTool({
   name: 'invoices.render',
   description: 'Render an invoice or credit note as a printable HTML page (print to PDF from a browser) or, once posted, as the UBL 2.1 XML sent to DIAN.',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, format: { enum: ['html', 'ubl'] } },
+    properties: { id: ID_SCHEMA, format: { enum: ['html', 'ubl'] } },
   },
   output: {
     type: 'object', additionalProperties: false, required: ['format', 'content_type', 'content'],

@@ -14,7 +14,7 @@ const STALE_SUBMISSION_MS = 60_000;
  * conditional update (never while accepted or while another submission is in flight); the
  * authority dedupes by CUFE, so sending again after a lost answer cannot register it twice.
  */
-export const send = defineTool<{ id: string }>({
+export const send = defineTool({
   name: 'invoices.send',
   description: 'Submit a posted invoice or credit note to the e-invoicing authority (DIAN, UBL 2.1) at the configured endpoint; returns its verdict (accepted with a tracking id, or rejected with reasons). A rejected document may be sent again; an accepted one is refused.',
   risk: 'external',

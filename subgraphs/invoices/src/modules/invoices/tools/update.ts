@@ -1,23 +1,12 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentTotals, type LineInput } from '../../../lib/documents.ts';
+import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
+import { buildLines, buyerFromCrm, documentTotals } from '../../../lib/documents.ts';
 import { changeInvoice, searchText, statusDelta } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../model.ts';
-import type { WithholdingRate } from '../../../lib/money.ts';
 import { invoiceFields } from './create.ts';
 
-interface Input {
-  id: string;
-  customer_id?: string;
-  currency?: string;
-  issue_date?: string;
-  due_date?: string;
-  lines?: LineInput[];
-  withholdings?: WithholdingRate[];
-  notes?: string;
-}
 
 /** Changes a draft; a posted document is never edited (DOMAIN.md) — that is a `conflict`. */
-export const update = defineTool<Input>({
+export const update = defineTool({
   name: 'invoices.update',
   description: 'Change a draft invoice: customer, dates, lines, withholdings or notes (fields given replace the stored ones; totals are recomputed). Posted invoices cannot be edited: credit them instead.',
   risk: 'write',
@@ -26,7 +15,7 @@ export const update = defineTool<Input>({
     additionalProperties: false,
     required: ['id'],
     minProperties: 2,
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, ...invoiceFields },
+    properties: { id: ID_SCHEMA, ...invoiceFields },
   },
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {

@@ -2,7 +2,7 @@ import { CuadraError, defineTool, ID_INPUT, recordOutput } from '@cuadra/shared'
 import { ITEM_VIEW_SCHEMA, items, itemView } from '../model.ts';
 
 /** Archives an item: it stays on documents that name it but can no longer be sold. */
-export const archive = defineTool<{ id: string }>({
+export const archive = defineTool({
   name: 'items.archive',
   description: 'Archive a catalog item: it stays on the documents that already name it but can no longer be added to new ones.',
   risk: 'write',

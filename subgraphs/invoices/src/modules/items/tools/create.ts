@@ -2,10 +2,9 @@ import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
 import { VAT_RATES_PPM } from '../../../lib/money.ts';
 
-interface Input { name: string; kind: ItemDoc['kind']; sku?: string; unit?: string; price: { amount: number; currency: string }; tax_rate_ppm?: number }
 
 /** Adds a product or service to the catalog. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'items.create',
   description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (190000, 50000 or 0 parts per million) and unit.',
   risk: 'write',

@@ -1,18 +1,17 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
 import { VAT_RATES_PPM } from '../../../lib/money.ts';
 
-interface Input { id: string; name?: string; sku?: string; unit?: string; price?: { amount: number; currency: string }; tax_rate_ppm?: number }
 
 /** Changes a catalog item. Documents already made keep the prices they were made with. */
-export const update = defineTool<Input>({
+export const update = defineTool({
   name: 'items.update',
   description: 'Change a catalog item: name, SKU, unit, price (cents + currency) or VAT rate. Invoices and quotes already made keep their own prices. Archived items cannot be changed.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
     properties: {
-      id: { type: 'string', minLength: 1, maxLength: 64 },
+      id: ID_SCHEMA,
       name: { type: 'string', minLength: 1, maxLength: 200 },
       sku: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,40}$' },
       unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },

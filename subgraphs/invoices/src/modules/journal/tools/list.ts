@@ -1,8 +1,8 @@
 import { DATE_SCHEMA, defineListTool } from '@cuadra/shared';
-import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView, type JournalEntryDoc } from '../../../accounting/journal.ts';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
 
 /** Lists journal entries, newest first, optionally between two dates. */
-export const list = defineListTool<JournalEntryDoc, { from?: string; to?: string; limit?: number; cursor?: string }>({
+export const list = defineListTool({
   name: 'journal.list',
   description: 'List journal entries (double entry, PUC accounts), newest first, optionally dated between two dates (inclusive); each with its lines and its debit and credit totals.',
   model: journalEntries,

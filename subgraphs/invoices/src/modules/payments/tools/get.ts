@@ -3,7 +3,7 @@ import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accou
 import { PAYMENT_VIEW_SCHEMA, payments, paymentView } from '../model.ts';
 
 /** Reads one payment with its journal entry. */
-export const get = defineTool<{ id: string }>({
+export const get = defineTool({
   name: 'payments.get',
   description: 'Get one payment received: amount, date, the invoices it settled and how much of each, the customer credit kept, and its journal entry.',
   risk: 'read',

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput, withLock, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
 import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
@@ -6,48 +6,42 @@ import { indexCreated } from '../../../lib/recent.ts';
 import { completePayment, markPayment } from '../../../lib/payment-ops.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
 
-interface Input {
-  customer_id: string;
-  amount: number;
-  currency: string;
-  date?: string;
-  method?: string;
-  reference?: string;
-  invoices?: { invoice_id: string; amount?: number }[];
-}
 
 /** Oldest-due open invoices of a customer considered when a payment names none. */
 const AUTO_ALLOCATE_LIMIT = 50;
+
+/** The input of payments.register. */
+const registerInput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customer_id', 'amount', 'currency'],
+  properties: {
+    customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
+    amount: { type: 'integer', minimum: 1, maximum: 1e15 },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    date: { type: 'string', format: 'date' },
+    method: { enum: [...PAYMENT_METHODS] },
+    reference: { type: 'string', minLength: 1, maxLength: 100 },
+    invoices: {
+      type: 'array', minItems: 1, maxItems: 100, uniqueItems: true,
+      items: {
+        type: 'object', additionalProperties: false, required: ['invoice_id'],
+        properties: { invoice_id: ID_SCHEMA, amount: { type: 'integer', minimum: 1, maximum: 1e15 } },
+      },
+    },
+  },
+} as const;
 
 /**
  * Registers a payment received: applied to the invoices named (each up to its open balance), or
  * when none are named to the customer's open invoices, oldest due first. What is left over is
  * kept as customer credit. Journalled (Dr bank; Cr receivables, Cr customer advances).
  */
-export const register = defineTool<Input>({
+export const register = defineTool({
   name: 'payments.register',
   description: 'Register a payment received from a customer (amount in cents): applied in full or in part to the invoices named (several at once), or to the customer\'s oldest open invoices; an over-payment is kept as customer credit. Writes the journal entry.',
   risk: 'write',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['customer_id', 'amount', 'currency'],
-    properties: {
-      customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
-      amount: { type: 'integer', minimum: 1, maximum: 1e15 },
-      currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-      date: { type: 'string', format: 'date' },
-      method: { enum: [...PAYMENT_METHODS] },
-      reference: { type: 'string', minLength: 1, maxLength: 100 },
-      invoices: {
-        type: 'array', minItems: 1, maxItems: 100, uniqueItems: true,
-        items: {
-          type: 'object', additionalProperties: false, required: ['invoice_id'],
-          properties: { invoice_id: { type: 'string', minLength: 1, maxLength: 64 }, amount: { type: 'integer', minimum: 1, maximum: 1e15 } },
-        },
-      },
-    },
-  },
+  input: registerInput,
   output: recordOutput('payment', PAYMENT_VIEW_SCHEMA),
   // One customer's payments are registered one after another: ten at once on one invoice answer
   // exactly what ten in a row would (the first applies, the rest are refused), never money booked
@@ -55,7 +49,7 @@ export const register = defineTool<Input>({
   handler: (input, ctx) => withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx)),
 });
 
-async function registerPayment(input: Input, ctx: ToolContext) {
+async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext) {
   const date = input.date ?? localDate(ctx.now);
   const model = invoices(ctx.db);
   let allocations: Allocation[];

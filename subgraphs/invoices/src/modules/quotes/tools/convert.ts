@@ -1,16 +1,16 @@
-import { defineTool } from '@cuadra/shared';
+import { defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView } from '../../../lib/sales-document.ts';
 import { convert as convertDocument } from '../../../lib/sales-ops.ts';
 
 /** Converts an accepted quote into a draft invoice or an open sales order, once. */
-export const convert = defineTool<{ id: string; to?: 'invoice' | 'sales_order' }>({
+export const convert = defineTool({
   name: 'quotes.convert',
   description: 'Convert an accepted quote into a draft invoice (default) or an open sales order, with the same customer, lines and withholdings. A quote converts once.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, to: { enum: ['invoice', 'sales_order'] } },
+    properties: { id: ID_SCHEMA, to: { enum: ['invoice', 'sales_order'] } },
   },
   output: {
     // The quote (now converted) and what it became: a draft invoice or an open sales order.

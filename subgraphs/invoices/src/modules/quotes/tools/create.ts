@@ -1,9 +1,9 @@
 import { defineTool, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { createSalesDocument, salesFields, type SalesInput } from '../../../lib/sales-ops.ts';
+import { createSalesDocument, salesFields } from '../../../lib/sales-ops.ts';
 
 /** Creates a draft quote. */
-export const create = defineTool<SalesInput>({
+export const create = defineTool({
   name: 'quotes.create',
   description: 'Create a draft quote for a customer: lines from the catalog or free text, VAT and withholdings, valid until a date (default 30 days). Send it, record its acceptance, then convert it into an invoice or a sales order.',
   risk: 'write',

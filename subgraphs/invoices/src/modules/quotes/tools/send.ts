@@ -6,7 +6,7 @@ import { transition } from '../../../lib/sales-ops.ts';
  * Marks a draft quote as sent to the customer. Risk `write`: this records the sending; the quote
  * is delivered by the person (or, later, through an e-mail tool whose own risk is `external`).
  */
-export const send = defineTool<{ id: string }>({
+export const send = defineTool({
   name: 'quotes.send',
   description: 'Mark a draft quote as sent to the customer (it can then be accepted or declined). Refused unless the quote is a draft.',
   risk: 'write',

@@ -4,7 +4,7 @@ import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sale
 import { convert as convertDocument } from '../../../lib/sales-ops.ts';
 
 /** Converts an open sales order into a draft invoice, once. */
-export const convert = defineTool<{ id: string }>({
+export const convert = defineTool({
   name: 'sales_orders.convert',
   description: 'Convert an open sales order into a draft invoice with the same customer, lines and withholdings. An order is invoiced once.',
   risk: 'write',

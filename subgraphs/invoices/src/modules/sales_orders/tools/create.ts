@@ -1,9 +1,9 @@
 import { defineTool, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { createSalesDocument, salesFields, type SalesInput } from '../../../lib/sales-ops.ts';
+import { createSalesDocument, salesFields } from '../../../lib/sales-ops.ts';
 
 /** Creates an open sales order. */
-export const create = defineTool<SalesInput>({
+export const create = defineTool({
   name: 'sales_orders.create',
   description: 'Create an open sales order for a customer (lines, VAT, withholdings); convert it into an invoice when it is delivered. Orders from accepted quotes are made with quotes.convert.',
   risk: 'write',
