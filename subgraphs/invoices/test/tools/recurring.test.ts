@@ -49,4 +49,31 @@ describe('recurring invoices', () => {
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });
   });
+
+  it('pages schedules newest first by cursor, with the total only without filters', async () => {
+    const owner = testPrincipal();
+    const customer = await andina(owner);
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await sg.call('invoices.recurring_create', { ...scheduleOf(customer), start_date: `2026-11-0${i + 1}` }, owner)).output.recurring.id);
+    await sg.call('invoices.recurring_cancel', { id: made[1] }, owner);
+    const first = (await sg.call('invoices.recurring_list', { limit: 2 }, owner)).output;
+    expect(first).toMatchObject({ total: 5 });
+    expect(first.rows.map((r: any) => r.id)).toEqual([made[4], made[3]]);
+    const seen = [...first.rows.map((r: any) => r.id)];
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const page = (await sg.call('invoices.recurring_list', { limit: 2, cursor }, owner)).output;
+      expect(page.rows.length).toBeLessThanOrEqual(2);
+      seen.push(...page.rows.map((r: any) => r.id));
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([...made].reverse());
+    const cancelled = (await sg.call('invoices.recurring_list', { status: 'cancelled', limit: 100 }, owner)).output;
+    expect(cancelled.rows.map((r: any) => r.id)).toEqual([made[1]]);
+    expect(cancelled.total).toBeUndefined();
+    expect(await sg.call('invoices.recurring_list', { limit: 101 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/limit' });
+    expect(await sg.call('invoices.recurring_list', { cursor: 'nope' }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
+    // Another workspace sees none of them.
+    expect((await sg.call('invoices.recurring_list', {}, testPrincipal())).output).toMatchObject({ rows: [], total: 0 });
+  });
 });
