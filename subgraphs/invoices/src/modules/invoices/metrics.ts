@@ -1,4 +1,4 @@
-import { CuadraError, type MetricQuery, type MetricReader } from '@cuadra/shared';
+import { CuadraError, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
@@ -213,5 +213,5 @@ async function receivablesMetric(db: Connection, workspace: string, q: MetricQue
 
 /** The readers of the receivables metrics, one per name (the module manifest declares them). */
 export const receivablesMetrics: Record<string, MetricReader> = Object.fromEntries(
-  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now)]),
+  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx: ReadContext) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now)]),
 );
