@@ -1,6 +1,6 @@
 // `node bench/metrics.ts`: how the receivables read-outs grow with the data. Seeds workspaces of
 // 1,000, 10,000 and 100,000 posted invoices (one year, 200 customers; 85 % paid, 5 % partly paid,
-// 10 % open) with their rollups, then times the invoices subgraph's `receivablesMetric` and
+// 10 % open) with their rollups, then times the invoices subgraph's `invoicesMetric` and
 // `invoicesRecords` GraphQL fields over HTTP (real server, MongoDB-protocol server, memory backend).
 //
 // Seeding writes the documents and the rollups they would have produced in bulk (the same
@@ -16,8 +16,8 @@ import { performance } from 'node:perf_hooks';
 import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
 import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
 import { createServer, name } from '../subgraphs/invoices/src/server.ts';
-import { rollupId } from '../subgraphs/invoices/src/models/rollup.ts';
-import { addDays } from '../subgraphs/invoices/src/money.ts';
+import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
+import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 15);
@@ -141,7 +141,7 @@ try {
     console.log(`workspace with ${n} invoices`);
     await seed(owner.workspace, n);
     for (const [kind, label, q] of QUERIES.filter(([, l]) => !process.env.BENCH_ONLY || l.includes(process.env.BENCH_ONLY))) {
-      const query = kind === 'metric' ? 'query($q: JSON!) { r: receivablesMetric(query: $q) }' : 'query($q: JSON!) { r: invoicesRecords(query: $q) }';
+      const query = kind === 'metric' ? 'query($q: JSON!) { r: invoicesMetric(query: $q) }' : 'query($q: JSON!) { r: invoicesRecords(query: $q) }';
       const times: number[] = [];
       for (let i = 0; i < runs + 3; i++) {
         const t = performance.now();

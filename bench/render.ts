@@ -13,7 +13,7 @@ import { startTestSystem } from '../test/helpers/system.ts';
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const runDir = path.join(repoRoot, 'test-output', 'bench', 'render');
 
-/** Twenty leaf blocks, every one reading data (metrics through receivablesMetric, records through invoicesRecords/crmRecords). */
+/** Twenty leaf blocks, every one reading data (metrics through invoicesMetric, records through invoicesRecords/crmRecords). */
 function twentyBlocks(): unknown[] {
   const metric = (q: Record<string, unknown>, type = 'chart') => ({ type, title: q.metric, query: q });
   return [

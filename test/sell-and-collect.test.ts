@@ -36,7 +36,7 @@ async function graph(query: string, variables: Record<string, unknown> = {}) {
   return r.body.data;
 }
 
-const metric = async (q: Record<string, unknown>) => (await graph('query($q: JSON!) { receivablesMetric(query: $q) }', { q })).receivablesMetric;
+const metric = async (q: Record<string, unknown>) => (await graph('query($q: JSON!) { invoicesMetric(query: $q) }', { q })).invoicesMetric;
 const records = async (q: Record<string, unknown>) => (await graph('query($q: JSON!) { invoicesRecords(query: $q) }', { q })).invoicesRecords;
 
 /** DOMAIN.md's CUFE/CUDE, written out again here on purpose. */
@@ -286,7 +286,7 @@ describe('a month of selling and collecting', () => {
     const parties = (await graph('query($q: JSON!) { crmRecords(query: $q) }', { q: { source: 'parties', kind: 'customer' } })).crmRecords;
     expect(parties).toMatchObject({ source: 'parties' });
     expect(parties.rows).toHaveLength(3);
-    const agenda = (await graph('query { receivablesAgenda(from: "2026-11-01", to: "2026-12-31") }')).receivablesAgenda;
+    const agenda = (await graph('query($w: JSON!) { invoicesAgenda(lane: "receivables", window: $w) }', { w: { from: '2026-11-01', to: '2026-12-31', limit: 100 } })).invoicesAgenda;
     expect(agenda.map((e: any) => [e.date, e.amount])).toEqual([['2026-12-02', 207020000], ['2026-12-26', 70000000]]);
   });
 

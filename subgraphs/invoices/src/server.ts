@@ -1,14 +1,10 @@
-import { clampLimit, createSubgraphServer, CuadraError, pageNewestFirst, reaches, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
 import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
-import { invoices, type InvoiceDoc } from './models/invoice.ts';
-import { items, type ItemDoc } from './models/item.ts';
-import { migrateRatesToPpm } from './models/migrations.ts';
+import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
+import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
+import { migrateRatesToPpm } from './lib/migrations.ts';
 import { owned } from './modules/index.ts';
-import type { MetricQuery } from './readouts/periods.ts';
-import { receivablesMetric } from './readouts/receivables.ts';
-import { invoicesRecords, receivablesAgenda, recurringAgenda, type RecordsQuery } from './readouts/records.ts';
-import { validateMetricQuery, validateRecordsQuery } from './readouts/schemas.ts';
 
 /** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
 export const name = 'invoices';
@@ -21,7 +17,7 @@ export const tools = owned.tools;
 
 /** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
 export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url));
+  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
 }
 
 function invoiceNode(i: InvoiceDoc) {
@@ -61,33 +57,8 @@ export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> 
           },
           items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
             const text = args.search?.toLowerCase();
-            const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => i.name_lc.includes(text) : undefined });
+            const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });
             return page.rows.map(itemNode);
-          },
-          receivablesMetric: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateMetricQuery(args.query);
-            return receivablesMetric(ctx.db, ctx.workspace, args.query as MetricQuery);
-          },
-          invoicesRecords: async (_: unknown, args: { query: unknown }, ctx: SubgraphContext) => {
-            validateRecordsQuery(args.query);
-            const q = args.query as RecordsQuery;
-            const module = reads.sources?.[q.source]?.module;
-            if (module && !reaches(ctx.principal, { name: `${module}.list`, risk: 'read', module })) {
-              throw new CuadraError('policy_denied', `This credential does not reach the ${module} data.`);
-            }
-            return invoicesRecords(ctx.db, ctx.workspace, q);
-          },
-          receivablesAgenda: async (_: unknown, args: { from?: string; to?: string; days?: number; limit?: number; overdue?: boolean }, ctx: SubgraphContext) => {
-            for (const key of ['from', 'to'] as const) {
-              if (args[key] !== undefined && args[key] !== null && !/^\d{4}-\d{2}-\d{2}$/.test(args[key]!)) throw new CuadraError('invalid_input', `${key} is a YYYY-MM-DD date.`, { field: `/${key}` });
-            }
-            return receivablesAgenda(ctx.db, ctx.workspace, { from: args.from ?? undefined, to: args.to ?? undefined, days: args.days ?? undefined, limit: args.limit ?? undefined, overdue: args.overdue ?? undefined });
-          },
-          recurringAgenda: async (_: unknown, args: { from?: string; to?: string; days?: number; limit?: number }, ctx: SubgraphContext) => {
-            for (const key of ['from', 'to'] as const) {
-              if (args[key] !== undefined && args[key] !== null && !/^\d{4}-\d{2}-\d{2}$/.test(args[key]!)) throw new CuadraError('invalid_input', `${key} is a YYYY-MM-DD date.`, { field: `/${key}` });
-            }
-            return recurringAgenda(ctx.db, ctx.workspace, { from: args.from ?? undefined, to: args.to ?? undefined, days: args.days ?? undefined, limit: args.limit ?? undefined });
           },
         },
         Invoice: {

@@ -4,7 +4,7 @@ import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
 import { parseXml, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
 import { roundDiv } from '@cuadra/shared';
-import { decimalAmount, lineAmounts, localTime } from '../src/money.ts';
+import { decimalAmount, lineAmounts, localTime } from '../src/lib/money.ts';
 import { PIN, TECH_KEY, configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 describe('CUFE', () => {

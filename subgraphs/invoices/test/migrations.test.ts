@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connectDatabase } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from 'mongoose';
-import { migrateRatesToPpm } from '../src/models/migrations.ts';
+import { migrateRatesToPpm } from '../src/lib/migrations.ts';
 
 let db: Connection;
 beforeAll(async () => {

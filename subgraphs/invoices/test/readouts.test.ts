@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { agingBucket, agingBuckets } from '../src/readouts/aging.ts';
-import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/readouts/periods.ts';
+import { agingBucket, agingBuckets } from '../src/modules/invoices/aging.ts';
+import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/modules/invoices/periods.ts';
 import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';
 
 describe('periods', () => {
@@ -37,7 +37,7 @@ describe('periods', () => {
   });
 });
 
-describe('receivablesMetric and invoicesRecords over GraphQL', () => {
+describe('invoicesMetric and invoicesRecords over GraphQL', () => {
   let sg: TestSubgraph;
   beforeAll(async () => {
     sg = await startInvoices();
@@ -45,7 +45,7 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
   afterAll(async () => {
     await sg?.close();
   });
-  const metric = (owner: any, query: unknown) => sg.graphql('query($q: JSON!) { receivablesMetric(query: $q) }', { q: query }, owner);
+  const metric = (owner: any, query: unknown) => sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner);
   const records = (owner: any, query: unknown) => sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: query }, owner);
 
   it('revenue per week with a previous period, equal to the documents', async () => {
@@ -58,16 +58,16 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
     await mk('2026-11-03', 2000);
     await mk('2026-11-10', 3000);
     await mk('2026-11-11', 500);
-    const r = (await metric(owner, { metric: 'revenue', from: '2026-11-02', to: '2026-11-15', interval: 'week', compare: 'previous_period' })).body.data.receivablesMetric;
+    const r = (await metric(owner, { metric: 'revenue', from: '2026-11-02', to: '2026-11-15', interval: 'week', compare: 'previous_period' })).body.data.invoicesMetric;
     expect(r).toMatchObject({ metric: 'revenue', unit: 'money', currency: 'COP', summary: { value: 5500, previous: 1000, change_bps: 45000 } });
     expect(r.series).toEqual([
       { period: '2026-11-02', period_end: '2026-11-08', value: 2000, previous: 1000 },
       { period: '2026-11-09', period_end: '2026-11-15', value: 3500, previous: 0 },
     ]);
-    const status = (await metric(owner, { metric: 'invoices_status', from: '2026-11-01', to: '2026-11-30' })).body.data.receivablesMetric;
+    const status = (await metric(owner, { metric: 'invoices_status', from: '2026-11-01', to: '2026-11-30' })).body.data.invoicesMetric;
     expect(status.rows).toContainEqual({ status: 'posted', count: 3 });
     expect(status.summary.value).toBe(3);
-    const out = (await metric(owner, { metric: 'ar_outstanding', from: '2026-11-01', to: '2026-11-30', interval: 'month' })).body.data.receivablesMetric;
+    const out = (await metric(owner, { metric: 'ar_outstanding', from: '2026-11-01', to: '2026-11-30', interval: 'month' })).body.data.invoicesMetric;
     expect(out.summary.value).toBe((1000 + 2000 + 3000 + 500) * 119 / 100);
     expect(out.series).toEqual([{ period: '2026-11-01', period_end: '2026-11-30', value: 7735 }]);
   });
@@ -89,7 +89,7 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
     for (const asOf of ['2026-09-30', '2026-10-31', '2026-11-12', '2026-11-30', '2027-03-01']) {
       const docs = await Promise.all(made.map(async (i) => (await sg.call('invoices.get', { id: i.id }, owner)).output.invoice));
       const hand = agingBuckets(docs, asOf);
-      const r = (await metric(owner, { metric: 'ar_aging', as_of: asOf })).body.data.receivablesMetric;
+      const r = (await metric(owner, { metric: 'ar_aging', as_of: asOf })).body.data.invoicesMetric;
       expect(r.rows, asOf).toEqual(hand.rows.map(({ bucket, value }) => ({ bucket, value })));
       expect(r.summary.value, asOf).toBe(hand.total);
     }
@@ -124,7 +124,7 @@ describe('receivablesMetric and invoicesRecords over GraphQL', () => {
     expect((await records(testPrincipal(), { source: 'invoices' })).body.data.invoicesRecords.total).toBe(0);
     const narrowed = await records({ ...owner, patterns: ['invoices.%'] }, { source: 'payments' });
     expect(narrowed.body.errors[0].extensions.code).toBe('policy_denied');
-    const agenda = await sg.graphql('query { receivablesAgenda(from: "2026-11-01", to: "2026-12-31") }', {}, owner);
-    expect(agenda.body.data.receivablesAgenda).toEqual([expect.objectContaining({ date: '2026-12-02', source: 'receivables', kind: 'deadline', amount: 35700000 })]);
+    const agenda = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "receivables", window: $w) }', { w: { from: '2026-11-01', to: '2026-12-31', limit: 100 } }, owner);
+    expect(agenda.body.data.invoicesAgenda).toEqual([expect.objectContaining({ date: '2026-12-02', source: 'receivables', kind: 'deadline', amount: 35700000 })]);
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { invoices } from '../src/models/invoice.ts';
-import { rollupId } from '../src/models/rollup.ts';
-import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/rollups.ts';
+import { invoices } from '../src/modules/invoices/model.ts';
+import { rollupId } from '../src/lib/rollup.ts';
+import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/lib/rollups.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 let sg: TestSubgraph;

@@ -1,6 +1,6 @@
-import { addPositions, createPositioned } from '@cuadra/shared';
+import { addPositions, createPositioned, searchIn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { InvoiceDoc } from '../models/invoice.ts';
+import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
 
 /** One line of a journal entry: a debit or a credit (the other is 0), in cents. */
@@ -165,3 +165,6 @@ export function journalView(e: JournalEntryDoc) {
   const debit = e.lines.reduce((s, l) => s + l.debit, 0);
   return { id: e._id, date: e.date, currency: e.currency, memo: e.memo, source: e.source, lines: e.lines, total_debit: debit, total_credit: e.lines.reduce((s, l) => s + l.credit, 0) };
 }
+
+/** Whether a journal entry matches a lower-cased search term (its memo): the records source `journal_entries`. */
+export const journalMatches = searchIn<JournalEntryDoc>('memo');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decimalAmount } from '../money.ts';
+import { decimalAmount } from '../lib/money.ts';
 
 /** The values DIAN's CUFE/CUDE is computed from (Anexo Técnico 1.9, §11.2). Amounts in cents. */
 export interface CufeInput {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { settings, type SettingsDoc } from '../models/settings.ts';
+import { settings, type SettingsDoc } from '../lib/settings.ts';
 import { cufe } from './cufe.ts';
 import { softwareSecurityCode } from './ubl.ts';
 import { child, childrenNamed, parseXml, XmlError, type XmlElement } from './xml.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { InvoiceDoc } from '../models/invoice.ts';
-import type { SettingsDoc } from '../models/settings.ts';
-import { decimalAmount, decimalQuantity, percentFromPpm } from '../money.ts';
+import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { SettingsDoc } from '../lib/settings.ts';
+import { decimalAmount, decimalQuantity, percentFromPpm } from '../lib/money.ts';
 import { FINAL_CONSUMER_ID } from './cufe.ts';
 import { xmlEscape as x } from './xml.ts';
 

@@ -1,11 +1,11 @@
 import { fromModules } from '@cuadra/shared';
-import { einvoicingModule } from './einvoicing.ts';
-import { invoicesModule } from './invoices.ts';
-import { itemsModule } from './items.ts';
-import { journalModule } from './journal.ts';
-import { paymentsModule } from './payments.ts';
-import { quotesModule } from './quotes.ts';
-import { salesOrdersModule } from './sales_orders.ts';
+import { einvoicingModule } from './einvoicing/index.ts';
+import { invoicesModule } from './invoices/index.ts';
+import { itemsModule } from './items/index.ts';
+import { journalModule } from './journal/index.ts';
+import { paymentsModule } from './payments/index.ts';
+import { quotesModule } from './quotes/index.ts';
+import { salesOrdersModule } from './sales_orders/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { nextPeriod } from '../../src/models/recurring.ts';
+import { nextPeriod } from '../../src/modules/invoices/recurring.ts';
 import { andina, configuredWorkspace, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
@@ -37,8 +37,8 @@ describe('recurring invoices', () => {
   it('leaves drafts when not posting, stops when cancelled, and refuses bad input', async () => {
     const owner = testPrincipal();
     const r = (await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'week', every: 2, start_date: '2026-11-02' }, owner)).output.recurring;
-    const lane = await sg.graphql('query { recurringAgenda(from: "2026-11-01", to: "2026-11-30") }', {}, owner);
-    expect(lane.body.data.recurringAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: await andina(owner) } })]);
+    const lane = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "recurring", window: $w) }', { w: { from: '2026-11-01', to: '2026-11-30', limit: 100 } }, owner);
+    expect(lane.body.data.invoicesAgenda).toEqual([expect.objectContaining({ date: '2026-11-02', source: 'recurring', ref: { recurring_id: r.id, customer_id: await andina(owner) } })]);
     const run = await sg.call('invoices.recurring_run', { as_of: '2026-11-20' }, owner);
     expect(run.output.issued.map((x: any) => x.date)).toEqual(['2026-11-02', '2026-11-16']);
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.rows.length).toBe(2);
@@ -48,5 +48,32 @@ describe('recurring invoices', () => {
     expect(await sg.call('invoices.recurring_cancel', { id: 'rec_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });
+  });
+
+  it('pages schedules newest first by cursor, with the total only without filters', async () => {
+    const owner = testPrincipal();
+    const customer = await andina(owner);
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await sg.call('invoices.recurring_create', { ...scheduleOf(customer), start_date: `2026-11-0${i + 1}` }, owner)).output.recurring.id);
+    await sg.call('invoices.recurring_cancel', { id: made[1] }, owner);
+    const first = (await sg.call('invoices.recurring_list', { limit: 2 }, owner)).output;
+    expect(first).toMatchObject({ total: 5 });
+    expect(first.rows.map((r: any) => r.id)).toEqual([made[4], made[3]]);
+    const seen = [...first.rows.map((r: any) => r.id)];
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const page = (await sg.call('invoices.recurring_list', { limit: 2, cursor }, owner)).output;
+      expect(page.rows.length).toBeLessThanOrEqual(2);
+      seen.push(...page.rows.map((r: any) => r.id));
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([...made].reverse());
+    const cancelled = (await sg.call('invoices.recurring_list', { status: 'cancelled', limit: 100 }, owner)).output;
+    expect(cancelled.rows.map((r: any) => r.id)).toEqual([made[1]]);
+    expect(cancelled.total).toBeUndefined();
+    expect(await sg.call('invoices.recurring_list', { limit: 101 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/limit' });
+    expect(await sg.call('invoices.recurring_list', { cursor: 'nope' }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
+    // Another workspace sees none of them.
+    expect((await sg.call('invoices.recurring_list', {}, testPrincipal())).output).toMatchObject({ rows: [], total: 0 });
   });
 });

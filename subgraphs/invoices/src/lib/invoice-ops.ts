@@ -1,0 +1,236 @@
+import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { creditNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { cufe } from '../einvoicing/cufe.ts';
+import { buyerId } from '../einvoicing/ubl.ts';
+import { addCustomerCredit } from './customer-credit.ts';
+import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
+import { counterId, counters, settings, type SettingsDoc } from './settings.ts';
+import { localTime, quantityFromMicros, storedMicros } from './money.ts';
+import { indexCreated } from './recent.ts';
+import { pendingChanges } from './rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
+
+/** A post lock older than this belongs to a process that died; another post may take it over. */
+export const STALE_LOCK_MS = 60_000;
+
+/** The workspace's e-invoicing set-up, or `conflict` when there is none yet. */
+export async function requireSettings(db: Connection, workspace: string): Promise<SettingsDoc> {
+  const s = await settings(db).findById(workspace).lean();
+  if (!s) throw new CuadraError('conflict', 'E-invoicing is not set up in this workspace yet: run einvoicing.configure (issuer NIT, software, numbering range) first.');
+  return s;
+}
+
+/** Rollup change of an invoice moving from one status to another (counted on its issue day). */
+export function statusDelta(doc: Pick<InvoiceDoc, 'kind' | 'issue_date' | 'currency'>, from: InvoiceDoc['status'] | null, to: InvoiceDoc['status'] | null): RollupDelta[] {
+  if (doc.kind !== 'invoice' || from === to) return [];
+  const inc: Record<string, number> = {};
+  if (from) inc[`status_${from}`] = -1;
+  if (to) inc[`status_${to}`] = 1;
+  return [{ day: doc.issue_date, currency: doc.currency, inc }];
+}
+
+/** What a planned change writes: fields to set, arrays to push to, rollup deltas. */
+export interface InvoiceChange {
+  set?: Partial<InvoiceDoc>;
+  push?: Record<string, unknown>;
+  deltas?: RollupDelta[];
+}
+
+/**
+ * Changes one invoice by a conditional update on its `rev` (optimistic concurrency): reads it,
+ * lets `plan` decide (or refuse), writes only if nobody changed it meanwhile, else tries again.
+ * The rollup intent rides in the same write; it is applied to the rollups right after.
+ * `plan` returning null means "nothing to do" (an idempotent repeat).
+ */
+export async function changeInvoice(
+  ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>,
+  id: string,
+  plan: (doc: InvoiceDoc) => InvoiceChange | null,
+  extraFilter: Record<string, unknown> = {},
+): Promise<InvoiceDoc> {
+  const model = invoices(ctx.db);
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
+    if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
+    const change = plan(doc);
+    if (!change) return doc;
+    const intent = rollupIntent(change.deltas ?? [], ctx.now);
+    const iu = intentUpdate(intent);
+    const update: Record<string, unknown> = {
+      $set: { ...change.set, updated_at: ctx.now },
+      $inc: { rev: 1, ...iu.$inc },
+    };
+    const push = { ...change.push, ...iu.$push };
+    if (Object.keys(push).length) update.$push = push;
+    await markIntent(ctx.db, ctx.workspace, model, id, intent);
+    const after = await model.findOneAndUpdate({ _id: id, workspace: ctx.workspace, rev: doc.rev, ...extraFilter }, update, { returnDocument: 'after' }).lean();
+    if (after) {
+      await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
+      return after;
+    }
+    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  }
+  throw new CuadraError('conflict', `Invoice ${id} is being changed by other calls right now; try again.`);
+}
+
+/** Status of an invoice from its balance and what reduced it. */
+export function settledStatus(doc: Pick<InvoiceDoc, 'balance' | 'paid' | 'status'>): InvoiceDoc['status'] {
+  if (doc.status === 'cancelled') return 'cancelled';
+  if (doc.balance <= 0) return 'paid';
+  return doc.paid > 0 ? 'partially_paid' : 'posted';
+}
+
+/**
+ * Hands out the next consecutive number of a range. The counter only ever moves forward by one
+ * conditional `$inc` (`next <= to`), so two posts never get the same number.
+ */
+async function nextNumber(db: Connection, workspace: string, kind: 'invoice' | 'credit_note', s: SettingsDoc): Promise<{ seq: number; number: string }> {
+  const range = s.numbering[kind];
+  const before = await counters(db).findOneAndUpdate({ _id: counterId(workspace, kind, range.prefix), next: { $lte: range.to } }, { $inc: { next: 1 } }, { returnDocument: 'before' }).lean();
+  if (!before) throw new CuadraError('conflict', `The numbering range ${range.prefix}${range.from}–${range.to} is used up; authorise a new range with einvoicing.configure.`);
+  return { seq: before.next, number: `${range.prefix}${before.next}` };
+}
+
+/**
+ * Applies a credit note to the invoice it credits (once: the invoice lists the note's id):
+ * the credited quantities, and the note's amount against the open balance. Returns how much
+ * of the note reduced the balance; the rest becomes customer credit.
+ */
+async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ applied: number; due_date: string }> {
+  const invoice = await changeInvoice(ctx, note.credit_of!, (inv) => {
+    if (inv.credit_notes.includes(note._id)) return null;
+    if (inv.status === 'draft' || inv.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${inv._id} is ${inv.status}; only a posted invoice can be credited.`);
+    const lines = inv.lines.map((l) => ({ ...l }));
+    for (const nl of note.lines) {
+      const target = lines[nl.invoice_line!];
+      const remaining = storedMicros(target.quantity) - storedMicros(target.credited_quantity ?? 0);
+      if (storedMicros(nl.quantity) > remaining) {
+        throw new CuadraError('conflict', `Line ${nl.invoice_line} of invoice ${inv.number} has ${quantityFromMicros(remaining)} left to credit; the note credits ${nl.quantity}.`);
+      }
+      target.credited_quantity = quantityFromMicros(storedMicros(target.credited_quantity ?? 0) + storedMicros(nl.quantity));
+    }
+    const applied = Math.min(note.amount_due, inv.balance);
+    const fullyCredited = lines.every((l) => storedMicros(l.credited_quantity ?? 0) >= storedMicros(l.quantity));
+    const balance = inv.balance - applied;
+    const next: InvoiceDoc = { ...inv, balance, credited: inv.credited + applied, status: fullyCredited ? 'cancelled' : inv.status };
+    const status = settledStatus(next);
+    const settlement: Settlement = { ref: note._id, kind: 'credit_note', date: note.issue_date, amount: applied };
+    return {
+      set: { lines, balance, credited: next.credited, status, closed_on: balance <= 0 || status === 'cancelled' ? (inv.closed_on ?? note.issue_date) : null },
+      push: { settlements: settlement, credit_notes: note._id },
+      deltas: statusDelta(inv, inv.status, status),
+    };
+  });
+  return { applied: invoice.settlements.find((s) => s.ref === note._id)?.amount ?? 0, due_date: invoice.due_date };
+}
+
+/**
+ * Posts a draft invoice or credit note, exactly once:
+ * 1. takes the post lock (conditional update: draft and unlocked, or locked by a dead process);
+ * 2. gives it the next consecutive number (kept on the document, so a takeover reuses it;
+ *    the unique `number_key` index makes a duplicate impossible);
+ * 3. a credit note is applied to its invoice (once);
+ * 4. writes the journal entry (its id is derived from the document: a retry cannot add a second);
+ * 5. the final conditional update: status posted, CUFE/CUDE, time, rollup intent.
+ */
+export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
+  const s = await requireSettings(ctx.db, ctx.workspace);
+  const model = invoices(ctx.db);
+  const lockId = newId('lock');
+  const locked = await model.findOneAndUpdate(
+    { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },
+    { $set: { post_lock: { id: lockId, at: ctx.now } } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (!locked) {
+    const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
+    if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
+    if (doc.status !== 'draft') throw new CuadraError('conflict', `${doc.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+    throw new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
+  }
+  let doc = locked;
+  if (doc.number_seq === null) {
+    const { seq, number } = await nextNumber(ctx.db, ctx.workspace, doc.kind, s);
+    const numbered = await model.findOneAndUpdate(
+      { _id: id, 'post_lock.id': lockId, number_seq: null },
+      { $set: { number_seq: seq, number, number_key: `${ctx.workspace}:${doc.kind}:${number}` } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!numbered) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
+    doc = numbered;
+  }
+  let applied = doc.amount_due;
+  let dueDate = doc.due_date;
+  if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
+  const issueTime = localTime(ctx.now);
+  const key = cufe({
+    number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
+    issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'credit_note' ? s.software_pin : s.technical_key, environment: s.environment,
+  });
+  const entryId = `je_${doc._id}`;
+  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied) : invoiceEntryLines(doc);
+  await writeJournalEntry(ctx.db, {
+    _id: entryId, workspace: ctx.workspace, date: doc.issue_date, currency: doc.currency,
+    memo: `${doc.kind === 'credit_note' ? 'Nota crédito' : 'Factura de venta'} ${doc.number} — ${doc.customer.name}`,
+    source: { kind: doc.kind, id: doc._id }, lines, created_at: ctx.now,
+  });
+  const sign = doc.kind === 'credit_note' ? -1 : 1;
+  const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * doc.subtotal, invoiced: sign * doc.total } };
+  const deltas: RollupDelta[] = [
+    ...statusDelta(doc, 'draft', 'posted'),
+    {
+      day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
+      inc: doc.kind === 'credit_note'
+        ? { revenue: -doc.subtotal, credited: doc.total, ar: -applied, credit_notes: 1 }
+        : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+    },
+  ];
+  const intent = rollupIntent(deltas, ctx.now);
+  const iu = intentUpdate(intent);
+  const set: Partial<InvoiceDoc> = {
+    status: 'posted', cufe: key, issue_time: issueTime, journal_entry_id: entryId, post_lock: null, posted_at: ctx.now, updated_at: ctx.now,
+    search_lc: searchText(doc.number, doc.customer.name, doc.notes),
+  };
+  if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
+  await markIntent(ctx.db, ctx.workspace, model, id, intent);
+  const posted = await model.findOneAndUpdate(
+    { _id: id, 'post_lock.id': lockId, status: 'draft' },
+    { $set: set, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (!posted) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
+  await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
+  if (doc.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, doc.customer_id, doc.currency, doc._id, doc.amount_due - applied);
+  return posted;
+}
+
+/** A new draft document with every stored field set. */
+export function draftDocument(fields: Pick<InvoiceDoc, '_id' | 'workspace' | 'kind' | 'customer_id' | 'customer' | 'currency' | 'issue_date' | 'due_date' | 'lines' | 'withholding_rates' | 'notes' | 'created_at'>
+  & Partial<Pick<InvoiceDoc, 'credit_of' | 'concept' | 'source'>>
+  & ReturnType<typeof import('./documents.ts').documentTotals>): InvoiceDoc {
+  return {
+    ...fields,
+    status: 'draft', number: null, number_seq: null, number_key: `none:${fields._id}`,
+    search_lc: searchText(null, fields.customer.name, fields.notes),
+    issue_time: null, paid: 0, credited: 0, balance: fields.amount_due, settlements: [], closed_on: null, cufe: null,
+    credit_of: fields.credit_of ?? null, concept: fields.concept ?? null, credit_notes: [], journal_entry_id: null, authority: null,
+    source: fields.source ?? null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, posted_at: null, updated_at: fields.created_at,
+  };
+}
+
+/** The lower-cased text records search matches against. */
+export function searchText(number: string | null, customerName: string, notes: string | null): string {
+  return [number ?? '', customerName, notes ?? ''].join(' ').toLowerCase();
+}
+
+/** Inserts a new draft and counts it in the rollups (status_draft on its issue day). */
+export async function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, doc: InvoiceDoc): Promise<InvoiceDoc> {
+  const intent = rollupIntent(statusDelta(doc, null, 'draft'), ctx.now);
+  const stored: InvoiceDoc = intent ? { ...doc, pending_rollups: [intent], pending_count: 1 } : doc;
+  await markIntent(ctx.db, ctx.workspace, invoices(ctx.db), doc._id, intent);
+  await indexCreated(ctx.db, ctx.workspace, 'invoices', doc.created_at, doc._id);
+  await createPositioned(invoices(ctx.db), stored);
+  await applyRollupIntent(ctx.db, invoices(ctx.db), doc._id, ctx.workspace, intent);
+  return { ...stored, pending_rollups: [], pending_count: 0 };
+}

@@ -1,0 +1,94 @@
+import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { paymentEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
+import { addCustomerCredit } from './customer-credit.ts';
+import type { InvoiceDoc, Settlement } from '../modules/invoices/model.ts';
+import { payments, type PaymentDoc } from '../modules/payments/model.ts';
+import { pendingChanges } from './rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from './rollups.ts';
+
+/**
+ * Applies a pending payment to its invoices and completes it. Every step may run again
+ * (a retry, or the repair of a payment whose process died) without effect the second time:
+ * an invoice that already lists the payment in its settlements is left alone, the journal entry's
+ * id is the payment's, customer credit is added once per payment, and completion is a
+ * conditional update on `status: 'pending'`.
+ */
+export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: PaymentDoc): Promise<PaymentDoc> {
+  let left = payment.amount;
+  const allocations = [];
+  const byDue: { date: string; amount: number }[] = [];
+  for (const a of payment.allocations) {
+    const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
+      if (inv.settlements.some((s) => s.ref === payment._id)) return null;
+      if (inv.status !== 'posted' && inv.status !== 'partially_paid') return null; // settled meanwhile: the rest becomes credit
+      // A race may have lowered the balance since the payment was checked: never apply beyond it.
+      const amount = Math.min(a.requested ?? inv.balance, inv.balance, left);
+      if (amount <= 0) return null;
+      const balance = inv.balance - amount;
+      const paid = inv.paid + amount;
+      const status = settledStatus({ balance, paid, status: inv.status });
+      const settlement: Settlement = { ref: payment._id, kind: 'payment', date: payment.date, amount };
+      return { set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null }, push: { settlements: settlement }, deltas: statusDelta(inv, inv.status, status) };
+    });
+    const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+    left -= applied;
+    allocations.push({ ...a, number: after.number, applied });
+    if (applied > 0) byDue.push({ date: after.due_date, amount: -applied });
+  }
+  const applied = payment.amount - left;
+  const entryId = `je_${payment._id}`;
+  await writeJournalEntry(ctx.db, {
+    _id: entryId, workspace: ctx.workspace, date: payment.date, currency: payment.currency,
+    memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'payment', id: payment._id },
+    lines: paymentEntryLines(payment.amount, applied, payment.customer_id), created_at: ctx.now,
+  });
+  const intent = rollupIntent([
+    { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } },
+    ...byDue.map((due) => ({ day: payment.date, currency: payment.currency, inc: {}, due })),
+  ], ctx.now);
+  const iu = intentUpdate(intent);
+  const model = payments(ctx.db);
+  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+  const done = await model.findOneAndUpdate(
+    { _id: payment._id, status: 'pending' },
+    { $set: { status: 'completed', allocations, applied, unapplied: left, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  await addCustomerCredit(ctx.db, ctx.workspace, payment.customer_id, payment.currency, payment._id, left);
+  await pendingChanges(ctx.db).deleteOne({ _id: paymentMarker(payment._id) });
+  const final = done ?? (await model.findById(payment._id).lean());
+  if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
+  return final;
+}
+
+/** Id of the pending-changes marker of a payment, written before the payment itself. */
+export function paymentMarker(paymentId: string): string {
+  return `pay:${paymentId}`;
+}
+
+/** Registers a payment about to be written, so a dead process's payment is found and finished. */
+export async function markPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string): Promise<void> {
+  await pendingChanges(ctx.db).create({ _id: paymentMarker(paymentId), workspace: ctx.workspace, kind: 'payment', collection: 'payments', doc: paymentId, at: ctx.now });
+}
+
+/** Finishes payments left pending by a process that died (older than a minute), found by their markers. */
+export async function completeStuckPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
+  const markers = await pendingChanges(ctx.db).find({ workspace: ctx.workspace, kind: 'payment' }).limit(100).lean();
+  let completed = 0;
+  for (const m of markers) {
+    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
+    const p = await payments(ctx.db).findById(m.doc).lean();
+    if (p) {
+      // Every step of completion is idempotent, so a completed payment whose marker survived
+      // (a crash before its customer credit) is simply finished again.
+      await completePayment(ctx, p);
+      completed++;
+    } else {
+      await pendingChanges(ctx.db).deleteOne({ _id: m._id });
+    }
+  }
+  return completed;
+}

@@ -1,0 +1,162 @@
+import { newId } from '@cuadra/shared';
+import type { Connection, Model } from 'mongoose';
+import { pendingChanges, rollupId, rollups } from './rollup.ts';
+
+/**
+ * One change to the receivables rollups, dated on the day it belongs to: `inc` goes to the
+ * workspace total, `customer.inc` to that customer's counters (top_customers).
+ */
+export interface RollupDelta {
+  day: string;
+  currency: string;
+  inc: Record<string, number>;
+  customer?: { id: string; name: string; inc: Record<string, number> } | null;
+  /**
+   * A change of receivables on invoices due on `date`, dated `day`: kept by due date (day and
+   * month documents, `e.<day>` counters), so aging at any position date reads rollups only.
+   */
+  due?: { date: string; amount: number } | null;
+}
+
+/**
+ * A change intent: written on the document that changed, in the same conditional update as the
+ * change itself (one document, one atomic write). It is then added to the rollups idempotently
+ * and removed from the document. If the process dies in between, {@link repairPendingRollups}
+ * finishes it later; applying an intent twice is a no-op (see RollupDoc.applied).
+ */
+export interface RollupIntent {
+  id: string;
+  at: Date;
+  deltas: RollupDelta[];
+}
+
+/** Fields every document that feeds the rollups carries. */
+export interface FeedsRollups {
+  _id: string;
+  workspace: string;
+  pending_rollups: RollupIntent[];
+  pending_count: number;
+}
+
+/** A new intent, or null when it changes nothing. */
+export function rollupIntent(deltas: RollupDelta[], at: Date): RollupIntent | null {
+  const nonZero = (inc: Record<string, number>) => Object.fromEntries(Object.entries(inc).filter(([, v]) => v !== 0));
+  const kept = deltas
+    .map((d) => ({ ...d, inc: nonZero(d.inc), customer: d.customer ? { ...d.customer, inc: nonZero(d.customer.inc) } : null }))
+    .map((d) => ({ ...d, customer: d.customer && Object.keys(d.customer.inc).length ? d.customer : null, due: d.due && d.due.amount !== 0 ? d.due : null }))
+    .filter((d) => Object.keys(d.inc).length > 0 || d.customer || d.due);
+  return kept.length ? { id: newId('evt'), at, deltas: kept } : null;
+}
+
+/** The `$push`/`$inc` to merge into the document's own conditional update. */
+export function intentUpdate(intent: RollupIntent | null): { $push?: Record<string, unknown>; $inc?: Record<string, number> } {
+  return intent ? { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } } : {};
+}
+
+/**
+ * Registers an intent before the write that carries it, so a repair can find it by a small
+ * collection instead of scanning documents. A marker whose write never happened is simply
+ * dropped by the repair.
+ */
+export async function markIntent(db: Connection, workspace: string, model: Model<any>, docId: string, intent: RollupIntent | null): Promise<void> {
+  if (!intent) return;
+  await pendingChanges(db).create({ _id: intent.id, workspace, kind: 'intent', collection: model.collection.collectionName, doc: docId, at: intent.at });
+}
+
+async function addToRollup(db: Connection, workspace: string, mark: string, grain: 'd' | 'm' | 'a' | 'due' | 'duem', period: string, delta: RollupDelta) {
+  const _id = rollupId(workspace, delta.currency, grain, period);
+  const $inc: Record<string, number> = {};
+  if (grain === 'due' || grain === 'duem') {
+    $inc[`e.${delta.day}`] = delta.due!.amount;
+  } else {
+    for (const [k, v] of Object.entries(delta.inc)) $inc[`v.${k}`] = v;
+    if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) $inc[`c.${delta.customer.id}.${k}`] = v;
+  }
+  if (Object.keys($inc).length === 0) return false;
+  const update: Record<string, unknown> = {
+    $inc,
+    $addToSet: { applied: mark },
+    $setOnInsert: { workspace, currency: delta.currency, grain, period },
+  };
+  if (delta.customer && grain !== 'due' && grain !== 'duem') update.$set = { [`n.${delta.customer.id}`]: delta.customer.name };
+  try {
+    await rollups(db).collection.updateOne({ _id, applied: { $ne: mark } } as never, update as never, { upsert: true });
+  } catch (err) {
+    // The document exists and already holds this mark: the upsert's insert collides on _id.
+    if ((err as { code?: number }).code !== 11000) throw err;
+  }
+  return true;
+}
+
+/** Counters that are document counts: also kept across currencies (records totals). */
+export function isCount(key: string): boolean {
+  return key.startsWith('status_') || key === 'invoices' || key === 'credit_notes' || key === 'payments';
+}
+
+/** The rollup documents one change lands in. */
+function grainsOf(delta: RollupDelta): [('d' | 'm' | 'a' | 'due' | 'duem'), string][] {
+  const out: [('d' | 'm' | 'a' | 'due' | 'duem'), string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
+  if (delta.due) out.push(['due', delta.due.date], ['duem', delta.due.date.slice(0, 7)]);
+  return out;
+}
+
+/** Adds an intent to the rollups (idempotent), then marks it done on its document. */
+export async function applyRollupIntent(db: Connection, model: Model<any>, docId: string, workspace: string, intent: RollupIntent | null): Promise<void> {
+  if (!intent) return;
+  // Each delta has its own mark (`<intent>#<n>`): two deltas of one intent may land on the same rollup.
+  const touched: { id: string; mark: string }[] = [];
+  for (const [n, delta] of intent.deltas.entries()) {
+    const mark = `${intent.id}#${n}`;
+    for (const [grain, period] of grainsOf(delta)) {
+      if (await addToRollup(db, workspace, mark, grain, period, delta)) touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
+    }
+    // Document counts of every currency together, for records totals.
+    const counts = Object.fromEntries(Object.entries(delta.inc).filter(([k]) => isCount(k)));
+    if (Object.keys(counts).length && await addToRollup(db, workspace, mark, 'a', 'all', { day: delta.day, currency: '*', inc: counts })) {
+      touched.push({ id: rollupId(workspace, '*', 'a', 'all'), mark });
+    }
+  }
+  const done = await model.collection.updateOne(
+    { _id: docId, 'pending_rollups.id': intent.id } as never,
+    { $pull: { pending_rollups: { id: intent.id } }, $inc: { pending_count: -1 } } as never,
+  );
+  if (done.modifiedCount === 1) {
+    // The document no longer lists the intent, so nobody will apply it again: forget its marks.
+    for (const t of touched) await rollups(db).collection.updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
+  }
+  await pendingChanges(db).deleteOne({ _id: intent.id });
+}
+
+/** How long an intent is left to the handler that wrote it before a repair takes it over. */
+export const REPAIR_AFTER_MS = 60_000;
+
+/**
+ * Finishes intents left behind by a handler that died between its document write and its
+ * rollup writes. Reads the pending-changes markers of the workspace (only what is in flight or
+ * abandoned), so it costs next to nothing when all is well. Run before every metric read.
+ */
+export async function repairPendingRollups(db: Connection, workspace: string, models: readonly Model<any>[], now = new Date()): Promise<number> {
+  const byName = new Map(models.map((m) => [m.collection.collectionName, m]));
+  const stale = await pendingChanges(db).find({ workspace, kind: 'intent' }).limit(200).lean();
+  let repaired = 0;
+  for (const marker of stale) {
+    if (now.getTime() - new Date(marker.at).getTime() < REPAIR_AFTER_MS) continue;
+    const model = byName.get(marker.collection);
+    if (!model) continue;
+    const doc = await model.findById(marker.doc).lean<{ pending_rollups?: RollupIntent[] }>();
+    const intent = doc?.pending_rollups?.find((i) => i.id === marker._id);
+    if (intent) {
+      await applyRollupIntent(db, model, marker.doc, workspace, intent);
+      repaired++;
+    } else {
+      // The change it announced never happened (a lost race, a crash before the write) or is done.
+      await pendingChanges(db).deleteOne({ _id: marker._id });
+    }
+  }
+  return repaired;
+}
+
+/** The all-time, all-currency counters of a workspace (document counts by status, payments). */
+export async function allTimeCounts(db: Connection, workspace: string): Promise<Record<string, number>> {
+  return (await rollups(db).findById(rollupId(workspace, '*', 'a', 'all')).lean())?.v ?? {};
+}

@@ -1,0 +1,35 @@
+import { defineModule } from '@cuadra/shared';
+import { customerCredits } from '../../lib/customer-credit.ts';
+import { recentIndex } from '../../lib/recent.ts';
+import { pendingChanges, rollups } from '../../lib/rollup.ts';
+import { receivablesLane, recurringLane } from './agenda.ts';
+import { receivablesMetrics } from './metrics.ts';
+import { invoices } from './model.ts';
+import { recurringInvoices } from './recurring.ts';
+import { invoicesSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { creditNote } from './tools/credit_note.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
+import { post } from './tools/post.ts';
+import { recurringCancel } from './tools/recurring_cancel.ts';
+import { recurringCreate } from './tools/recurring_create.ts';
+import { recurringList } from './tools/recurring_list.ts';
+import { recurringRun } from './tools/recurring_run.ts';
+import { render } from './tools/render.ts';
+import { send } from './tools/send.ts';
+import { update } from './tools/update.ts';
+
+/** Sales invoices and credit notes, recurring schedules, and the receivables read from them. */
+export const invoicesModule = defineModule({
+  name: 'invoices',
+  tools: [create, update, post, creditNote, send, get, list, render, recurringCreate, recurringRun, recurringList, recurringCancel],
+  models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
+  listed: [{ model: invoices }, { model: recurringInvoices }],
+  reads: {
+    sources: { invoices: invoicesSource },
+    metrics: receivablesMetrics,
+    agenda: { receivables: receivablesLane, recurring: recurringLane },
+  },
+  readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', Invoice: 'invoices' },
+});

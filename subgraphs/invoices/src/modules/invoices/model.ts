@@ -1,0 +1,253 @@
+import {
+  addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
+} from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
+import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
+import type { RollupIntent } from '../../lib/rollups.ts';
+
+/** One invoice line; amounts are computed once, at write time, and stored. */
+export interface InvoiceLine {
+  item_id: string | null;
+  description: string;
+  quantity: number;
+  /** UN/ECE Rec. 20 unit code. */
+  unit: string;
+  unit_price: number;
+  discount_bps: number;
+  tax_rate_ppm: number;
+  /** Line-level withholdings; when empty the document's rates apply. */
+  withholdings: WithholdingRate[];
+  subtotal: number;
+  tax: number;
+  total: number;
+  /** Invoices only: quantity already returned or credited by credit notes (never above `quantity`). */
+  credited_quantity?: number;
+  /** Credit notes only: the line of the credited invoice this line reverses. */
+  invoice_line?: number;
+}
+
+/** The buyer as named on the document: a snapshot of the crm party when the document was made. */
+export interface CustomerSnapshot {
+  name: string;
+  tax_id: { type: string; number: string; check_digit: number | null } | null;
+  email: string | null;
+}
+
+/** A reduction of an invoice's balance (payment or credit note), dated, for aging at any `as_of`. */
+export interface Settlement {
+  ref: string;
+  kind: 'payment' | 'credit_note';
+  date: string;
+  amount: number;
+}
+
+/** State of the submission to the e-invoicing authority. */
+export interface AuthorityState {
+  status: 'submitting' | 'accepted' | 'rejected';
+  track_id: string | null;
+  errors: string[];
+  submitted_at: Date;
+  attempts: number;
+  endpoint: string;
+}
+
+/** Statuses of an invoice or credit note (invoices.list, the records source and the status rollups). */
+export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] as const;
+
+/**
+ * An invoice or credit note (DOMAIN.md: draft → posted → partially_paid → paid; cancelled only
+ * by a credit note). One document holds its lines, settlements and rollup intents, so every
+ * change is one conditional write on `rev`.
+ */
+export interface InvoiceDoc {
+  _id: string;
+  workspace: string;
+  kind: 'invoice' | 'credit_note';
+  status: (typeof INVOICE_STATUSES)[number];
+  /** Prefix + consecutive from the numbering range (`SETP990000001`); null until posted. */
+  number: string | null;
+  number_seq: number | null;
+  /**
+   * Unique per workspace (unique index): `<workspace>:<kind>:<number>` once numbered, else
+   * `none:<id>` (the MongoDB subset here does not promise partial indexes; see PartyDoc.tax_key).
+   */
+  number_key: string;
+  /** A crm Party id; the graph resolves it (Invoice.customer). */
+  customer_id: string;
+  customer: CustomerSnapshot;
+  /** Lower-cased number, customer name and notes, for records search. */
+  search_lc: string;
+  currency: string;
+  issue_date: string;
+  /** Local time of posting with offset (`10:15:00-05:00`); null until posted. */
+  issue_time: string | null;
+  due_date: string;
+  lines: InvoiceLine[];
+  withholding_rates: WithholdingRate[];
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  withholdings: WithholdingAmount[];
+  withholding_total: number;
+  /** What the customer owes: total − withholdings. */
+  amount_due: number;
+  paid: number;
+  credited: number;
+  /** amount_due − paid − credited; 0 once settled. */
+  balance: number;
+  settlements: Settlement[];
+  /** The date the balance reached zero; null while open. Aging at `as_of` reads invoices open then. */
+  closed_on: string | null;
+  /** CUFE of an invoice or CUDE of a credit note; null until posted. */
+  cufe: string | null;
+  /** Credit notes: the invoice credited and the DIAN concept (1 partial return … 5 other). */
+  credit_of: string | null;
+  concept: number | null;
+  credit_notes: string[];
+  journal_entry_id: string | null;
+  authority: AuthorityState | null;
+  source: { quote_id?: string; sales_order_id?: string; recurring_id?: string } | null;
+  /** Held while posting; a lock older than a minute belongs to a dead process and may be taken over. */
+  post_lock: { id: string; at: Date } | null;
+  /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
+  rev: number;
+  pending_rollups: RollupIntent[];
+  pending_count: number;
+  notes: string | null;
+  posted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const invoiceSchema = new Schema<InvoiceDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    kind: { type: String, required: true },
+    status: { type: String, required: true },
+    number: { type: String, default: null },
+    number_seq: { type: Number, default: null },
+    number_key: { type: String, required: true },
+    ...documentFields,
+    issue_time: { type: String, default: null },
+    due_date: { type: String, required: true },
+    paid: { type: Number, required: true },
+    credited: { type: Number, required: true },
+    balance: { type: Number, required: true },
+    settlements: { type: Schema.Types.Mixed, default: [] },
+    closed_on: { type: String, default: null },
+    cufe: { type: String, default: null },
+    credit_of: { type: String, default: null },
+    concept: { type: Number, default: null },
+    credit_notes: { type: [String], default: [] },
+    journal_entry_id: { type: String, default: null },
+    authority: { type: Schema.Types.Mixed, default: null },
+    source: { type: Schema.Types.Mixed, default: null },
+    post_lock: { type: Schema.Types.Mixed, default: null },
+    rev: { type: Number, required: true },
+    pending_rollups: { type: Schema.Types.Mixed, default: [] },
+    pending_count: { type: Number, required: true },
+    notes: { type: String, default: null },
+    posted_at: { type: Date, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+invoiceSchema.index({ workspace: 1, created_at: -1 });
+invoiceSchema.index({ workspace: 1, status: 1 });
+invoiceSchema.index({ workspace: 1, customer_id: 1 });
+invoiceSchema.index({ workspace: 1, closed_on: 1 });
+invoiceSchema.index({ workspace: 1, pending_count: 1 });
+// One document per number: a retry or a race can never give two invoices the same number.
+invoiceSchema.index({ number_key: 1 }, { unique: true });
+// Lists page newest first by position (CONTRACT §9).
+addPositions(invoiceSchema);
+
+/** The invoices collection on this subgraph's connection. */
+export function invoices(db: Connection): Model<InvoiceDoc> {
+  return (db.models.Invoice as Model<InvoiceDoc> | undefined) ?? db.model<InvoiceDoc>('Invoice', invoiceSchema, 'invoices');
+}
+
+
+/**
+ * JSON Schema of {@link invoiceView}: what every tool answering an invoice or credit note gives.
+ * The document key is `cufe` on an invoice and `cude` on a credit note (null until posted).
+ */
+export const INVOICE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: [
+    'id', 'kind', 'status', 'number', 'customer_id', 'customer', 'currency', 'issue_date', 'issue_time', 'due_date', 'lines', 'withholding_rates',
+    'subtotal', 'tax_total', 'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'credited', 'balance', 'settlements',
+    'credit_of', 'concept', 'credit_notes', 'journal_entry_id', 'authority', 'source', 'notes', 'posted_at', 'created_at', 'updated_at',
+  ],
+  properties: {
+    id: TEXT,
+    kind: { enum: ['invoice', 'credit_note'] },
+    status: { enum: ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] },
+    number: NULLABLE_TEXT,
+    customer_id: TEXT,
+    customer: CUSTOMER_SNAPSHOT_SCHEMA,
+    currency: TEXT,
+    issue_date: DATE,
+    /** Local time of posting with its offset (`10:15:00-05:00`). */
+    issue_time: { type: ['string', 'null'], pattern: '^\\d{2}:\\d{2}:\\d{2}[+-]\\d{2}:\\d{2}$' },
+    due_date: DATE,
+    ...DOCUMENT_BODY_VIEW_FIELDS,
+    paid: AMOUNT,
+    credited: AMOUNT,
+    balance: AMOUNT,
+    settlements: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['ref', 'kind', 'date', 'amount'],
+        properties: { ref: TEXT, kind: { enum: ['payment', 'credit_note'] }, date: DATE, amount: AMOUNT },
+      },
+    },
+    cufe: NULLABLE_TEXT,
+    cude: NULLABLE_TEXT,
+    credit_of: NULLABLE_TEXT,
+    concept: { enum: [1, 2, 3, 4, 5, null] },
+    credit_notes: { type: 'array', items: TEXT },
+    journal_entry_id: NULLABLE_TEXT,
+    authority: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['status', 'track_id', 'errors', 'submitted_at'],
+        properties: { status: { enum: ['submitting', 'accepted', 'rejected'] }, track_id: NULLABLE_TEXT, errors: { type: 'array', items: TEXT }, submitted_at: DATE_TIME },
+      }],
+    },
+    source: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false,
+        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT },
+      }],
+    },
+    notes: NULLABLE_TEXT,
+    posted_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+  // An invoice carries its CUFE, a credit note its CUDE (never both).
+  if: { properties: { kind: { const: 'credit_note' } } },
+  then: { required: ['cude'], properties: { cude: NULLABLE_TEXT, cufe: false } },
+  else: { required: ['cufe'], properties: { cufe: NULLABLE_TEXT, cude: false } },
+} as const;
+
+/** Public shape of an invoice (tool output). */
+export function invoiceView(i: InvoiceDoc) {
+  return {
+    id: i._id, kind: i.kind, status: i.status, number: i.number, customer_id: i.customer_id, customer: i.customer, currency: i.currency,
+    issue_date: i.issue_date, issue_time: i.issue_time, due_date: i.due_date, lines: i.lines, withholding_rates: i.withholding_rates,
+    subtotal: i.subtotal, tax_total: i.tax_total, total: i.total, withholdings: i.withholdings, withholding_total: i.withholding_total,
+    amount_due: i.amount_due, paid: i.paid, credited: i.credited, balance: i.balance, settlements: i.settlements,
+    [i.kind === 'credit_note' ? 'cude' : 'cufe']: i.cufe, credit_of: i.credit_of, concept: i.concept, credit_notes: i.credit_notes,
+    journal_entry_id: i.journal_entry_id,
+    authority: i.authority ? { status: i.authority.status, track_id: i.authority.track_id, errors: i.authority.errors, submitted_at: new Date(i.authority.submitted_at).toISOString() } : null,
+    source: i.source, notes: i.notes, posted_at: i.posted_at ? new Date(i.posted_at).toISOString() : null,
+    created_at: i.created_at.toISOString(), updated_at: i.updated_at.toISOString(),
+  };
+}
+
+/** Whether an invoice or credit note matches a lower-cased search term (number, customer name, notes): invoices.list and the records source `invoices`. */
+export const invoiceMatches = searchIn<InvoiceDoc>('search_lc');

@@ -1,0 +1,40 @@
+import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
+import { draftDocument, insertDraft } from '../../../lib/invoice-ops.ts';
+import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
+import { addDays, localDate } from '../../../lib/money.ts';
+
+
+/** JSON Schema shared by invoices.create and invoices.update. */
+export const invoiceFields = {
+  customer_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
+  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  issue_date: { type: 'string', format: 'date' },
+  due_date: { type: 'string', format: 'date' },
+  notes: { type: 'string', maxLength: 2000 },
+  lines: { type: 'array', minItems: 1, maxItems: 500, items: lineSchema },
+  withholdings: { ...withholdingsSchema, description: 'Invoice-level withholdings (retefuente, reteiva, reteica) for lines without their own.' },
+} as const;
+
+/** Creates a draft invoice; amounts are computed here, never taken from the caller. */
+export const create = defineTool({
+  name: 'invoices.create',
+  description: 'Create a draft sales invoice for a customer: lines (from catalog items or free text) with quantity, unit price in cents, discount, VAT (19/5/0 %) and withholdings; totals are computed. Posting assigns the number.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['customer_id', 'currency', 'lines'], properties: invoiceFields },
+  output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
+    const issueDate = input.issue_date ?? localDate(ctx.now);
+    const dueDate = input.due_date ?? addDays(issueDate, 30);
+    if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
+    const customer = await buyerFromCrm(ctx, input.customer_id);
+    const withholdingRates = input.withholdings ?? [];
+    const doc = draftDocument({
+      _id: newId('inv'), workspace: ctx.workspace, kind: 'invoice', customer_id: input.customer_id, customer,
+      currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: withholdingRates, notes: input.notes ?? null,
+      created_at: ctx.now, ...documentTotals(lines, withholdingRates),
+    });
+    return { invoice: invoiceView(await insertDraft(ctx, doc)) };
+  },
+});

@@ -1,0 +1,89 @@
+import { defineTool, type ToolContext } from '@cuadra/shared';
+import { buildLines, documentTotals } from '../../../lib/documents.ts';
+import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
+import { invoices } from '../model.ts';
+import { nextPeriod, recurringInvoices, type RecurringDoc } from '../recurring.ts';
+import { addDays, localDate } from '../../../lib/money.ts';
+
+/** Most periods one run issues, so a schedule left alone for years cannot make one call unbounded. */
+const MAX_PER_RUN = 100;
+
+/** The invoice id of one period of a schedule: the same on every retry. */
+export function periodInvoiceId(schedule: string, date: string): string {
+  return `inv_r${schedule.slice(4)}_${date.replaceAll('-', '')}`;
+}
+
+async function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Promise<string> {
+  const id = periodInvoiceId(r._id, date);
+  const exists = await invoices(ctx.db).findById(id, { _id: 1 }).lean();
+  if (!exists) {
+    const lines = await buildLines(ctx.db, ctx.workspace, r.currency, r.lines);
+    try {
+      await insertDraft(ctx, draftDocument({
+        _id: id, workspace: ctx.workspace, kind: 'invoice', customer_id: r.customer_id, customer: r.customer, currency: r.currency,
+        issue_date: date, due_date: addDays(date, r.due_days), lines, withholding_rates: r.withholdings, notes: r.notes, created_at: ctx.now,
+        source: { recurring_id: r._id }, ...documentTotals(lines, r.withholdings),
+      }));
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err; // a concurrent run made it
+    }
+  }
+  if (r.post) {
+    try {
+      await postDocument(ctx, id);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'conflict') throw err; // already posted (or being posted) by another run
+    }
+  }
+  return id;
+}
+
+/**
+ * Issues every period that has come due (next_date ≤ as_of) of the workspace's active schedules.
+ * Each period: the invoice (id derived from schedule + date, so it exists at most once), then the
+ * schedule moves to the next date by a conditional update on the date it had.
+ */
+export const recurringRun = defineTool({
+  name: 'invoices.recurring_run',
+  description: 'Issue the invoices of recurring schedules that have come due up to as_of (default today): one invoice per schedule and period, never twice, posted when the schedule says so.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, properties: { as_of: { type: 'string', format: 'date' } } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['as_of', 'issued'],
+    properties: {
+      as_of: { type: 'string', format: 'date' },
+      issued: {
+        type: 'array',
+        items: {
+          type: 'object', additionalProperties: false, required: ['recurring_id', 'invoice_id', 'date'],
+          properties: { recurring_id: { type: 'string' }, invoice_id: { type: 'string' }, date: { type: 'string', format: 'date' } },
+        },
+      },
+    },
+  },
+  async handler(input, ctx) {
+    const asOf = input.as_of ?? localDate(ctx.now);
+    const due = await recurringInvoices(ctx.db).find({ workspace: ctx.workspace, status: 'active', next_date: { $lte: asOf } }).limit(MAX_PER_RUN).lean();
+    const issued: { recurring_id: string; invoice_id: string; date: string }[] = [];
+    for (const schedule of due) {
+      let r: RecurringDoc | null = schedule;
+      while (r && r.status === 'active' && r.next_date <= asOf && issued.length < MAX_PER_RUN) {
+        if (r.end_date && r.next_date > r.end_date) {
+          await recurringInvoices(ctx.db).updateOne({ _id: r._id, next_date: r.next_date }, { $set: { status: 'ended', updated_at: ctx.now } });
+          break;
+        }
+        const date: string = r.next_date;
+        const invoiceId = await issuePeriod(ctx, r, date);
+        const next = nextPeriod(date, r.interval, r.every, r.anchor_day);
+        const ended: boolean = r.end_date !== null && next > r.end_date;
+        r = await recurringInvoices(ctx.db).findOneAndUpdate(
+          { _id: r._id, next_date: date },
+          { $set: { next_date: next, status: ended ? 'ended' : 'active', updated_at: ctx.now }, $inc: { issued: 1 } },
+          { returnDocument: 'after' },
+        ).lean();
+        issued.push({ recurring_id: schedule._id, invoice_id: invoiceId, date });
+      }
+    }
+    return { as_of: asOf, issued };
+  },
+});

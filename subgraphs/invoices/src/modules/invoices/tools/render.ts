@@ -1,0 +1,58 @@
+import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
+import { renderUbl } from '../../../einvoicing/ubl.ts';
+import { xmlEscape as h } from '../../../einvoicing/xml.ts';
+import { invoices, type InvoiceDoc } from '../model.ts';
+import { settings, type SettingsDoc } from '../../../lib/settings.ts';
+import { decimalAmount, decimalQuantity, percentFromPpm } from '../../../lib/money.ts';
+
+function money(cents: number, currency: string): string {
+  const [whole, frac] = decimalAmount(cents).split('.');
+  return `${currency} ${whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${frac}`;
+}
+
+/** A printable HTML page of the document (print to PDF from any browser), every value escaped. */
+export function renderHtml(doc: InvoiceDoc, s: SettingsDoc | null): string {
+  const title = doc.kind === 'credit_note' ? 'Nota crédito electrónica' : 'Factura electrónica de venta';
+  const rows = doc.lines.map((l, i) => `<tr><td>${i + 1}</td><td>${h(l.description)}</td><td class="n">${decimalQuantity(l.quantity).replace('.', ',')}</td><td class="n">${h(money(l.unit_price, doc.currency))}</td><td class="n">${percentFromPpm(l.tax_rate_ppm, 0).replace('.', ',')} %</td><td class="n">${h(money(l.subtotal, doc.currency))}</td></tr>`).join('');
+  const withholdings = doc.withholdings.map((w) => `<tr><td colspan="5">${h(w.type)} ${percentFromPpm(w.rate_ppm, 2).replace('.', ',')} %</td><td class="n">−${h(money(w.amount, doc.currency))}</td></tr>`).join('');
+  return `<!doctype html><html lang="es"><head><meta charset="utf-8"><title>${h(title)} ${h(doc.number ?? 'borrador')}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2rem;color:#111}table{width:100%;border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.3rem}.n{text-align:right}.key{font:11px monospace;word-break:break-all}@media print{body{margin:0}}</style></head>
+<body><h1>${h(title)} ${h(doc.number ?? '(borrador)')}</h1>
+<p><strong>${h(s?.issuer.name ?? '')}</strong> NIT ${h(s ? `${s.issuer.nit}-${s.issuer.check_digit}` : '')}</p>
+<p>Cliente: <strong>${h(doc.customer.name)}</strong>${doc.customer.tax_id ? ` — ${h(doc.customer.tax_id.type)} ${h(doc.customer.tax_id.number)}${doc.customer.tax_id.check_digit === null ? '' : `-${doc.customer.tax_id.check_digit}`}` : ''}</p>
+<p>Fecha: ${h(doc.issue_date)} ${h(doc.issue_time ?? '')} · Vence: ${h(doc.due_date)} · Estado: ${h(doc.status)}</p>
+<table><thead><tr><th>#</th><th>Descripción</th><th class="n">Cant.</th><th class="n">Precio</th><th class="n">IVA</th><th class="n">Subtotal</th></tr></thead><tbody>${rows}</tbody>
+<tfoot><tr><td colspan="5">Subtotal</td><td class="n">${h(money(doc.subtotal, doc.currency))}</td></tr><tr><td colspan="5">IVA</td><td class="n">${h(money(doc.tax_total, doc.currency))}</td></tr>
+<tr><td colspan="5"><strong>Total</strong></td><td class="n"><strong>${h(money(doc.total, doc.currency))}</strong></td></tr>${withholdings}
+<tr><td colspan="5">A pagar</td><td class="n">${h(money(doc.amount_due, doc.currency))}</td></tr></tfoot></table>
+${doc.cufe ? `<p>${doc.kind === 'credit_note' ? 'CUDE' : 'CUFE'}: <span class="key">${h(doc.cufe)}</span></p>` : ''}
+${doc.notes ? `<p>${h(doc.notes)}</p>` : ''}</body></html>`;
+}
+
+/** Renders an invoice as printable HTML, or (posted only) as its UBL 2.1 XML. */
+export const render = defineTool({
+  name: 'invoices.render',
+  description: 'Render an invoice or credit note as a printable HTML page (print to PDF from a browser) or, once posted, as the UBL 2.1 XML sent to DIAN.',
+  risk: 'read',
+  input: {
+    type: 'object', additionalProperties: false, required: ['id'],
+    properties: { id: ID_SCHEMA, format: { enum: ['html', 'ubl'] } },
+  },
+  output: {
+    type: 'object', additionalProperties: false, required: ['format', 'content_type', 'content'],
+    properties: {
+      format: { enum: ['html', 'ubl'] },
+      content_type: { enum: ['text/html; charset=utf-8', 'application/xml'] },
+      content: { type: 'string' },
+    },
+  },
+  async handler(input, ctx) {
+    const doc = await invoices(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
+    const s = await settings(ctx.db).findById(ctx.workspace).lean();
+    if ((input.format ?? 'html') === 'html') return { format: 'html', content_type: 'text/html; charset=utf-8', content: renderHtml(doc, s) };
+    if (doc.status === 'draft' || !s) throw new CuadraError('conflict', 'Only a posted document has a UBL form.');
+    const credited = doc.credit_of ? await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    return { format: 'ubl', content_type: 'application/xml', content: renderUbl(doc, s, credited) };
+  },
+});

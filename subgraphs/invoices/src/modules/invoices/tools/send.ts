@@ -1,0 +1,63 @@
+import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
+import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
+import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
+import { renderUbl } from '../../../einvoicing/ubl.ts';
+import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type AuthorityState } from '../model.ts';
+
+/** A submission that has said nothing for this long is presumed lost and may be sent again. */
+const STALE_SUBMISSION_MS = 60_000;
+
+/**
+ * Sends a posted invoice or credit note to the e-invoicing authority (risk `external`: it leaves
+ * the workspace). One call submits at most once: the document is first marked `submitting` by a
+ * conditional update (never while accepted or while another submission is in flight); the
+ * authority dedupes by CUFE, so sending again after a lost answer cannot register it twice.
+ */
+export const send = defineTool({
+  name: 'invoices.send',
+  description: 'Submit a posted invoice or credit note to the e-invoicing authority (DIAN, UBL 2.1) at the configured endpoint; returns its verdict (accepted with a tracking id, or rejected with reasons). A rejected document may be sent again; an accepted one is refused.',
+  risk: 'external',
+  input: ID_INPUT,
+  output: {
+    type: 'object', additionalProperties: false, required: ['invoice', 'authority', 'xml_bytes'],
+    properties: { invoice: INVOICE_VIEW_SCHEMA, authority: AUTHORITY_ANSWER_SCHEMA, xml_bytes: { type: 'integer', minimum: 0 } },
+  },
+  async handler(input, ctx) {
+    const s = await requireSettings(ctx.db, ctx.workspace);
+    const model = invoices(ctx.db);
+    const doc = await model.findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
+    if (doc.status === 'draft') throw new CuadraError('conflict', `Invoice ${doc._id} is a draft; post it before sending it.`);
+    if (doc.authority?.status === 'accepted') throw new CuadraError('conflict', `${doc.number} was already accepted by the authority (tracking id ${doc.authority.track_id}).`);
+    const endpoint = authorityEndpoint();
+    const submitting: AuthorityState = { status: 'submitting', track_id: null, errors: [], submitted_at: ctx.now, attempts: (doc.authority?.attempts ?? 0) + 1, endpoint };
+    const claimed = await model.findOneAndUpdate(
+      {
+        _id: doc._id, workspace: ctx.workspace,
+        $or: [{ authority: null }, { 'authority.status': 'rejected' }, { 'authority.status': 'submitting', 'authority.submitted_at': { $lt: new Date(ctx.now.getTime() - STALE_SUBMISSION_MS) } }],
+      },
+      { $set: { authority: submitting } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!claimed) throw new CuadraError('conflict', `${doc.number} is being sent by another call, or was accepted meanwhile.`);
+    const credited = doc.credit_of ? await model.findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    const xml = renderUbl(claimed, s, credited);
+    let answer;
+    try {
+      answer = await submitToAuthority(ctx.db, xml, endpoint);
+    } catch (err) {
+      // Nothing is known to be accepted: release the claim so the call can be repeated.
+      await model.updateOne({ _id: doc._id, 'authority.status': 'submitting', 'authority.submitted_at': ctx.now }, { $set: { authority: doc.authority ?? null } });
+      throw err;
+    }
+    const final: AuthorityState = {
+      ...submitting,
+      status: answer.is_valid ? 'accepted' : 'rejected',
+      track_id: answer.track_id,
+      errors: answer.errors,
+    };
+    const after = await model.findOneAndUpdate({ _id: doc._id, 'authority.status': 'submitting', 'authority.submitted_at': ctx.now }, { $set: { authority: final } }, { returnDocument: 'after' }).lean();
+    return { invoice: invoiceView(after ?? { ...claimed, authority: final }), authority: { ...answer }, xml_bytes: Buffer.byteLength(xml) };
+  },
+});

@@ -1,0 +1,56 @@
+import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
+import { buildLines, buyerFromCrm, documentTotals } from '../../../lib/documents.ts';
+import { changeInvoice, searchText, statusDelta } from '../../../lib/invoice-ops.ts';
+import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../model.ts';
+import { invoiceFields } from './create.ts';
+
+
+/** Changes a draft; a posted document is never edited (DOMAIN.md) — that is a `conflict`. */
+export const update = defineTool({
+  name: 'invoices.update',
+  description: 'Change a draft invoice: customer, dates, lines, withholdings or notes (fields given replace the stored ones; totals are recomputed). Posted invoices cannot be edited: credit them instead.',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    minProperties: 2,
+    properties: { id: ID_SCHEMA, ...invoiceFields },
+  },
+  output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    // Lines are priced before the conditional write (they read the catalog), in the final currency.
+    const current = await changeInvoice(ctx, input.id, () => null);
+    const currency = input.currency ?? current.currency;
+    const lines = input.lines ? await buildLines(ctx.db, ctx.workspace, currency, input.lines) : null;
+    const buyer = input.customer_id ? await buyerFromCrm(ctx, input.customer_id) : null;
+    if (!lines && input.currency && input.currency !== current.currency) {
+      throw new CuadraError('invalid_input', 'Changing the currency needs the lines again, priced in the new currency.', { field: '/lines' });
+    }
+    const after = await changeInvoice(ctx, input.id, (doc) => {
+      if (doc.kind !== 'invoice' || doc.status !== 'draft') {
+        throw new CuadraError('conflict', `Invoice ${doc.number ?? doc._id} is ${doc.status}; only drafts can be edited — issue a credit note instead.`);
+      }
+      if (doc.post_lock) throw new CuadraError('conflict', `Invoice ${doc._id} is being posted; it can no longer be edited.`);
+      const next: Partial<InvoiceDoc> = {};
+      if (input.customer_id && buyer) Object.assign(next, { customer_id: input.customer_id, customer: buyer });
+      if (input.notes !== undefined) next.notes = input.notes;
+      if (input.issue_date) next.issue_date = input.issue_date;
+      if (input.due_date) next.due_date = input.due_date;
+      if ((next.due_date ?? doc.due_date) < (next.issue_date ?? doc.issue_date)) {
+        throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: input.due_date ? '/due_date' : '/issue_date' });
+      }
+      const newLines = lines ?? doc.lines;
+      const rates = input.withholdings ?? doc.withholding_rates;
+      Object.assign(next, { currency, lines: newLines, withholding_rates: rates, ...documentTotals(newLines, rates) });
+      next.balance = next.amount_due;
+      next.search_lc = searchText(null, (next.customer ?? doc.customer).name, next.notes ?? doc.notes);
+      // A new issue date moves the draft's count to that day.
+      const deltas = next.issue_date && next.issue_date !== doc.issue_date
+        ? [...statusDelta(doc, 'draft', null), ...statusDelta({ ...doc, issue_date: next.issue_date }, null, 'draft')]
+        : [];
+      return { set: next, deltas };
+    }, { post_lock: null });
+    return { invoice: invoiceView(after) };
+  },
+});

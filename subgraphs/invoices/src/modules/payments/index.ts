@@ -1,0 +1,15 @@
+import { defineModule } from '@cuadra/shared';
+import { payments } from './model.ts';
+import { paymentsSource } from './sources.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
+import { register } from './tools/register.ts';
+
+/** Payments received from customers. */
+export const paymentsModule = defineModule({
+  name: 'payments',
+  tools: [register, get, list],
+  models: [payments],
+  listed: [{ model: payments }],
+  reads: { sources: { payments: paymentsSource } },
+});

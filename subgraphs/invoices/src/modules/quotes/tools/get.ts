@@ -1,0 +1,4 @@
+import { salesDocumentGetTool } from '../../../lib/sales-ops.ts';
+
+/** Reads one quote. */
+export const get = salesDocumentGetTool('quote');

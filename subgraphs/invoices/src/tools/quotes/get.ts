@@ -1,4 +1,0 @@
-import { salesDocumentGetTool } from '../../sales-ops.ts';
-
-/** Reads one quote. */
-export const get = salesDocumentGetTool('quote');

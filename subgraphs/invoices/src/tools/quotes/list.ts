@@ -1,4 +1,0 @@
-import { salesDocumentListTool } from '../../sales-ops.ts';
-
-/** Lists quotes, newest first. */
-export const list = salesDocumentListTool('quote', ['draft', 'sent', 'accepted', 'declined', 'converted']);

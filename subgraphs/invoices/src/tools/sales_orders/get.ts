@@ -1,4 +1,0 @@
-import { salesDocumentGetTool } from '../../sales-ops.ts';
-
-/** Reads one sales order. */
-export const get = salesDocumentGetTool('sales_order');

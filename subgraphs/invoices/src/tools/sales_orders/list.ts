@@ -1,4 +1,0 @@
-import { salesDocumentListTool } from '../../sales-ops.ts';
-
-/** Lists sales orders, newest first. */
-export const list = salesDocumentListTool('sales_order', ['open', 'invoiced']);
