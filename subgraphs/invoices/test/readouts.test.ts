@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { agingBucket, agingBuckets } from '../src/modules/invoices/aging.ts';
-import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/modules/invoices/periods.ts';
+import { agingBucket, agingBuckets } from '../src/lib/aging.ts';
+import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/lib/periods.ts';
 import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';
 
 describe('periods', () => {

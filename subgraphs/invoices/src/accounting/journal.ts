@@ -23,7 +23,7 @@ export interface JournalEntryDoc {
   date: string;
   currency: string;
   memo: string;
-  source: { kind: 'invoice' | 'credit_note' | 'payment'; id: string };
+  source: { kind: 'invoice' | 'credit_note' | 'payment' | 'bill' | 'bill_payment'; id: string };
   lines: JournalLine[];
   created_at: Date;
 }
@@ -146,7 +146,7 @@ export const JOURNAL_VIEW_SCHEMA = {
     memo: { type: 'string' },
     source: {
       type: 'object', additionalProperties: false, required: ['kind', 'id'],
-      properties: { kind: { enum: ['invoice', 'credit_note', 'payment'] }, id: { type: 'string' } },
+      properties: { kind: { enum: ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment'] }, id: { type: 'string' } },
     },
     lines: {
       type: 'array',

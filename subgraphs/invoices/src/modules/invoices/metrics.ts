@@ -7,8 +7,8 @@ import { settings } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
-import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
-import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths } from './periods.ts';
+import { AGING_BUCKETS, agingBucket, type AgingBucket } from '../../lib/aging.ts';
+import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths } from '../../lib/periods.ts';
 
 /** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;

@@ -1,0 +1,27 @@
+import { defineModule } from '@cuadra/shared';
+import { payablesLane } from './agenda.ts';
+import { PAYABLES_METRICS } from './metrics.ts';
+import { bills } from './model.ts';
+import { billPaymentMarkers, billPayments } from './payments.ts';
+import { billsSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
+import { pay } from './tools/pay.ts';
+import { post } from './tools/post.ts';
+import { update } from './tools/update.ts';
+import { voidBill } from './tools/void.ts';
+
+/** Vendors' bills, the payments made against them, and the payables read from them. */
+export const billsModule = defineModule({
+  name: 'bills',
+  tools: [create, update, post, get, list, voidBill, pay],
+  models: [bills, billPayments, billPaymentMarkers],
+  listed: [{ model: bills }, { model: billPayments }],
+  reads: {
+    sources: { bills: billsSource },
+    metrics: PAYABLES_METRICS,
+    agenda: { payables: payablesLane },
+  },
+  readGuards: {},
+});

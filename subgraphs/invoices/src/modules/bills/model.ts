@@ -1,0 +1,299 @@
+import {
+  addPositions, AMOUNT_SCHEMA as AMOUNT, applyRate, checkedAmount, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, lineAmounts,
+  NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext,
+} from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { RollupIntent } from '../../lib/rollups.ts';
+import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
+
+/** Withholdings the buyer makes on a bill (Colombia), rates in parts per million. */
+export const BILL_WITHHOLDING_TYPES = ['retefuente', 'reteiva', 'reteica'] as const;
+export type BillWithholdingType = (typeof BILL_WITHHOLDING_TYPES)[number];
+
+export const BILL_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'void'] as const;
+export type BillStatus = (typeof BILL_STATUSES)[number];
+
+/** One bill line: what was bought, charged to one PUC account; amounts computed at write time. */
+export interface BillLine {
+  description: string;
+  account: BillLineAccount;
+  quantity: number;
+  unit_price: number;
+  discount_bps: number;
+  tax_rate_ppm: number;
+  subtotal: number;
+  tax: number;
+  total: number;
+}
+
+/** A withholding of the bill: rate, the base it was taken on, and the amount kept from the vendor. */
+export interface BillWithholding {
+  type: BillWithholdingType;
+  rate_ppm: number;
+  base: number;
+  amount: number;
+}
+
+/** The vendor as crm knew it when the bill was recorded. */
+export interface VendorSnapshot {
+  name: string;
+  tax_id: { type: string; number: string; check_digit: number | null } | null;
+}
+
+/** A reduction of a bill's balance by a payment, dated (aging at any date). */
+export interface BillSettlement { ref: string; date: string; amount: number }
+
+/**
+ * A vendor's bill (DOMAIN.md: draft → posted → partially_paid → paid; a draft may be voided).
+ * One document holds its lines, settlements and rollup intents, so every change is one
+ * conditional write on `rev`. A posted bill is never edited.
+ */
+export interface BillDoc {
+  _id: string;
+  workspace: string;
+  status: BillStatus;
+  vendor_id: string;
+  vendor: VendorSnapshot;
+  /** The vendor's own invoice number, as printed on its invoice. */
+  supplier_number: string;
+  /**
+   * `<workspace>|<vendor>|<supplier number, upper-cased>` under a unique index: one bill per
+   * vendor invoice, even under concurrent creates; `void:<id>` once voided, freeing the number.
+   */
+  supplier_key: string;
+  /** Lower-cased supplier number and vendor name, for search. */
+  search_lc: string;
+  currency: string;
+  issue_date: string;
+  due_date: string;
+  lines: BillLine[];
+  withholding_rates: { type: BillWithholdingType; rate_ppm: number }[];
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  withholdings: BillWithholding[];
+  withholding_total: number;
+  /** What is owed to the vendor: total − withholdings. */
+  amount_due: number;
+  paid: number;
+  /** amount_due − paid. */
+  balance: number;
+  settlements: BillSettlement[];
+  closed_on: string | null;
+  journal_entry_id: string | null;
+  /** Held while posting; older than a minute it belongs to a dead process and may be taken over. */
+  post_lock: { id: string; at: Date } | null;
+  rev: number;
+  pending_rollups: RollupIntent[];
+  pending_count: number;
+  notes: string | null;
+  posted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const billSchema = new Schema<BillDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    status: { type: String, required: true },
+    vendor_id: { type: String, required: true },
+    vendor: { type: Schema.Types.Mixed, required: true },
+    supplier_number: { type: String, required: true },
+    supplier_key: { type: String, required: true },
+    search_lc: { type: String, required: true },
+    currency: { type: String, required: true },
+    issue_date: { type: String, required: true },
+    due_date: { type: String, required: true },
+    lines: { type: Schema.Types.Mixed, required: true },
+    withholding_rates: { type: Schema.Types.Mixed, default: [] },
+    subtotal: { type: Number, required: true },
+    tax_total: { type: Number, required: true },
+    total: { type: Number, required: true },
+    withholdings: { type: Schema.Types.Mixed, default: [] },
+    withholding_total: { type: Number, required: true },
+    amount_due: { type: Number, required: true },
+    paid: { type: Number, required: true },
+    balance: { type: Number, required: true },
+    settlements: { type: Schema.Types.Mixed, default: [] },
+    closed_on: { type: String, default: null },
+    journal_entry_id: { type: String, default: null },
+    post_lock: { type: Schema.Types.Mixed, default: null },
+    rev: { type: Number, required: true },
+    pending_rollups: { type: Schema.Types.Mixed, default: [] },
+    pending_count: { type: Number, required: true },
+    notes: { type: String, default: null },
+    posted_at: { type: Date, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+billSchema.index({ workspace: 1, status: 1, due_date: 1 });
+// One bill per vendor invoice number (a retried or concurrent create cannot record it twice).
+billSchema.index({ supplier_key: 1 }, { unique: true });
+addPositions(billSchema);
+
+/** The bills collection. */
+export function bills(db: Connection): Model<BillDoc> {
+  return (db.models.Bill as Model<BillDoc> | undefined) ?? db.model<BillDoc>('Bill', billSchema, 'bills');
+}
+
+/** The unique key of a vendor's invoice number in a workspace. */
+export function supplierKey(workspace: string, vendorId: string, supplierNumber: string): string {
+  return `${workspace}|${vendorId}|${supplierNumber.trim().toUpperCase()}`;
+}
+
+/** The text records and list search match against. */
+export function billSearchText(supplierNumber: string, vendorName: string): string {
+  return `${supplierNumber} ${vendorName}`.toLowerCase();
+}
+
+/** Whether a bill matches a lower-cased search term (bills.list and the bills source use this one test). */
+export function billMatches(b: Pick<BillDoc, 'search_lc'>, needle: string): boolean {
+  return b.search_lc.includes(needle);
+}
+
+/** A line as callers write it. */
+export interface BillLineInput {
+  description: string;
+  account: BillLineAccount;
+  quantity: number;
+  unit_price: number;
+  discount_bps?: number;
+  tax_rate_ppm?: number;
+}
+
+/** Stored lines from input lines: amounts exact (shared lineAmounts), refused at the line that overflows. */
+export function billLines(input: readonly BillLineInput[], fieldBase = '/lines'): BillLine[] {
+  return input.map((l, i) => ({
+    description: l.description, account: l.account, quantity: l.quantity, unit_price: l.unit_price,
+    discount_bps: l.discount_bps ?? 0, tax_rate_ppm: l.tax_rate_ppm ?? 0,
+    ...lineAmounts(l.quantity, l.unit_price, l.discount_bps ?? 0, l.tax_rate_ppm ?? 0, `${fieldBase}/${i}`),
+  }));
+}
+
+/**
+ * Totals of a bill. Withholdings are taken on the bill's whole base, rounded once per type
+ * (half away from zero), as the withholding certificate reports them: retefuente and ReteICA on
+ * the taxable base (Σ line subtotals), ReteIVA on the VAT (Σ line taxes). Whether a withholding
+ * applies at all (minimum bases in UVT, the vendor's regime) is the caller's decision: it gives
+ * the rates. Every sum stays within ±10^15 minor units.
+ */
+export function billTotals(lines: readonly BillLine[], rates: readonly { type: BillWithholdingType; rate_ppm: number }[]) {
+  const at = (i: number) => `/lines/${i}`;
+  const subtotal = sumAmounts(lines.map((l) => l.subtotal), at, 'The bill subtotal');
+  const taxTotal = sumAmounts(lines.map((l) => l.tax), at, 'The bill VAT');
+  const total = sumAmounts(lines.map((l) => l.total), at, 'The bill total');
+  const withholdings: BillWithholding[] = rates.map((r) => {
+    const base = r.type === 'reteiva' ? taxTotal : subtotal;
+    return { type: r.type, rate_ppm: r.rate_ppm, base, amount: applyRate(base, r.rate_ppm) };
+  });
+  const withholdingTotal = checkedAmount(withholdings.reduce((s, w) => s + w.amount, 0), '/withholdings', 'The withholding total');
+  if (withholdingTotal > total) throw new CuadraError('invalid_input', 'The withholdings add up to more than the bill.', { field: '/withholdings' });
+  return { subtotal, tax_total: taxTotal, total, withholdings, withholding_total: withholdingTotal, amount_due: total - withholdingTotal };
+}
+
+/** Σ net of the lines charged to expense accounts (what the `expenses` metric counts). */
+export function expenseOf(lines: readonly BillLine[]): number {
+  return lines.reduce((s, l) => s + (BILL_LINE_ACCOUNTS[l.account].expense ? l.subtotal : 0), 0);
+}
+
+/**
+ * The vendor of a bill as crm knows the party, read through the graph (never typed again by the
+ * caller). A party that does not exist, or is only a customer, is refused at `field`; an archived
+ * vendor cannot be billed (it may still be paid what is owed). crm not answering is `unavailable`:
+ * nothing has been written yet.
+ */
+export async function vendorFromCrm(ctx: Pick<ToolContext, 'graph'>, vendorId: string, options: { field?: string; archived?: boolean } = {}): Promise<VendorSnapshot> {
+  const field = options.field ?? '/vendor_id';
+  if (!ctx.graph) throw new CuadraError('unavailable', 'The crm service is not configured here; nothing was done.', { beforeAnyEffect: true });
+  const data = await ctx.graph('crm', 'query($id: ID!) { party(id: $id) { id kind name status taxIdentity { type number checkDigit } } }', { id: vendorId })
+    .catch((err: unknown) => {
+      if (err instanceof CuadraError && err.code === 'unavailable') throw new CuadraError('unavailable', err.message, { beforeAnyEffect: true });
+      throw err;
+    });
+  const party = data.party as { kind: string; name: string; status: string; taxIdentity: { type: string; number: string; checkDigit: number | null } | null } | null;
+  if (!party) throw new CuadraError('invalid_input', `No party ${vendorId} exists in this workspace.`, { field });
+  if (party.kind !== 'vendor' && party.kind !== 'both') throw new CuadraError('invalid_input', `${party.name} is a customer, not a vendor: make it a vendor (kind both) to record its bills.`, { field });
+  if (party.status === 'archived' && !options.archived) throw new CuadraError('conflict', `${party.name} is archived; no new bills can be recorded for it.`);
+  return { name: party.name, tax_id: party.taxIdentity ? { type: party.taxIdentity.type, number: party.taxIdentity.number, check_digit: party.taxIdentity.checkDigit ?? null } : null };
+}
+
+const WITHHOLDING_VIEW = {
+  type: 'object', additionalProperties: false, required: ['type', 'rate_ppm', 'base', 'amount'],
+  properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer' }, base: AMOUNT, amount: AMOUNT },
+} as const;
+
+/** JSON Schema of {@link billView}. */
+export const BILL_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: [
+    'id', 'status', 'vendor_id', 'vendor', 'supplier_number', 'currency', 'issue_date', 'due_date', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
+    'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'balance', 'settlements', 'journal_entry_id', 'notes', 'posted_at', 'created_at', 'updated_at',
+  ],
+  properties: {
+    id: TEXT,
+    status: { enum: BILL_STATUSES },
+    vendor_id: TEXT,
+    vendor: {
+      type: 'object', additionalProperties: false, required: ['name', 'tax_id'],
+      properties: {
+        name: TEXT,
+        tax_id: {
+          anyOf: [{ type: 'null' }, {
+            type: 'object', additionalProperties: false, required: ['type', 'number', 'check_digit'],
+            properties: { type: TEXT, number: TEXT, check_digit: { type: ['integer', 'null'] } },
+          }],
+        },
+      },
+    },
+    supplier_number: TEXT,
+    currency: TEXT,
+    issue_date: DATE,
+    due_date: DATE,
+    lines: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false,
+        required: ['description', 'account', 'quantity', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'subtotal', 'tax', 'total'],
+        properties: {
+          description: TEXT, account: TEXT, quantity: { type: 'number' }, unit_price: AMOUNT, discount_bps: { type: 'integer' }, tax_rate_ppm: { type: 'integer' },
+          subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT,
+        },
+      },
+    },
+    withholding_rates: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['type', 'rate_ppm'], properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer' } } },
+    },
+    subtotal: AMOUNT,
+    tax_total: AMOUNT,
+    total: AMOUNT,
+    withholdings: { type: 'array', items: WITHHOLDING_VIEW },
+    withholding_total: AMOUNT,
+    amount_due: AMOUNT,
+    paid: AMOUNT,
+    balance: AMOUNT,
+    settlements: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['ref', 'date', 'amount'], properties: { ref: TEXT, date: DATE, amount: AMOUNT } },
+    },
+    journal_entry_id: NULLABLE_TEXT,
+    notes: NULLABLE_TEXT,
+    posted_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: DATE_TIME,
+    updated_at: DATE_TIME,
+  },
+} as const;
+
+/** Public shape of a bill (tool output). */
+export function billView(b: BillDoc) {
+  return {
+    id: b._id, status: b.status, vendor_id: b.vendor_id, vendor: b.vendor, supplier_number: b.supplier_number, currency: b.currency,
+    issue_date: b.issue_date, due_date: b.due_date, lines: b.lines, withholding_rates: b.withholding_rates, subtotal: b.subtotal, tax_total: b.tax_total,
+    total: b.total, withholdings: b.withholdings, withholding_total: b.withholding_total, amount_due: b.amount_due, paid: b.paid, balance: b.balance,
+    settlements: b.settlements, journal_entry_id: b.journal_entry_id, notes: b.notes, posted_at: b.posted_at ? new Date(b.posted_at).toISOString() : null,
+    created_at: new Date(b.created_at).toISOString(), updated_at: new Date(b.updated_at).toISOString(),
+  };
+}

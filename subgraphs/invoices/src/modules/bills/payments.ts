@@ -1,0 +1,201 @@
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { pendingChanges } from '../../lib/rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../../lib/rollups.ts';
+import { PAYABLE_ACCOUNTS } from './accounts.ts';
+import type { BillStatus } from './model.ts';
+import { apCurrency, billStatusDelta, changeBill } from './ops.ts';
+
+/** Bank accounts a payment may leave from (PUC 1110 bancos). */
+export const PAYMENT_BANK_ACCOUNTS = { '111005': 'Bancos — moneda nacional', '111010': 'Bancos — moneda extranjera' } as const;
+
+/** One part of a bill payment set against one bill. */
+export interface BillAllocation {
+  bill_id: string;
+  supplier_number: string;
+  /** What was asked for (null: the bill's whole open balance). */
+  requested: number | null;
+  /** What was applied; null until the payment is completed. */
+  applied: number | null;
+}
+
+/**
+ * A payment made to a vendor, recorded (not sent: sending money through a bank is a payment run's
+ * `external` step). Written `pending` first (the intent), then applied to each bill (idempotent:
+ * the bill lists the payment's id in its settlements), then `completed` with its journal entry
+ * and rollup intent. A payment a dead process left `pending` is finished by
+ * {@link completeStuckBillPayments}, found through its marker (`bill_payment_markers`), never by
+ * scanning payments.
+ */
+export interface BillPaymentDoc {
+  _id: string;
+  workspace: string;
+  status: 'pending' | 'completed';
+  vendor_id: string;
+  vendor_name: string;
+  search_lc: string;
+  currency: string;
+  amount: number;
+  date: string;
+  bank_account: keyof typeof PAYMENT_BANK_ACCOUNTS;
+  reference: string | null;
+  allocations: BillAllocation[];
+  journal_entry_id: string | null;
+  pending_rollups: unknown[];
+  pending_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const schema = new Schema<BillPaymentDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    status: { type: String, required: true },
+    vendor_id: { type: String, required: true },
+    vendor_name: { type: String, required: true },
+    search_lc: { type: String, required: true },
+    currency: { type: String, required: true },
+    amount: { type: Number, required: true },
+    date: { type: String, required: true },
+    bank_account: { type: String, required: true },
+    reference: { type: String, default: null },
+    allocations: { type: Schema.Types.Mixed, required: true },
+    journal_entry_id: { type: String, default: null },
+    pending_rollups: { type: Schema.Types.Mixed, default: [] },
+    pending_count: { type: Number, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+addPositions(schema);
+
+/** The bill payments collection. */
+export function billPayments(db: Connection): Model<BillPaymentDoc> {
+  return (db.models.BillPayment as Model<BillPaymentDoc> | undefined) ?? db.model<BillPaymentDoc>('BillPayment', schema, 'bill_payments');
+}
+
+interface MarkerDoc { _id: string; workspace: string; at: Date }
+const markerSchema = new Schema<MarkerDoc>({ _id: { type: String, required: true }, workspace: { type: String, required: true }, at: { type: Date, required: true } }, { versionKey: false });
+markerSchema.index({ workspace: 1 });
+
+/** Markers of bill payments in flight: written before the payment, removed once it is complete. */
+export function billPaymentMarkers(db: Connection): Model<MarkerDoc> {
+  return (db.models.BillPaymentMarker as Model<MarkerDoc> | undefined) ?? db.model<MarkerDoc>('BillPaymentMarker', markerSchema, 'bill_payment_markers');
+}
+
+/** A payment made: Dr payables (the vendor owed less), Cr the bank account it left from. */
+export function billPaymentEntryLines(p: Pick<BillPaymentDoc, 'amount' | 'vendor_id' | 'bank_account'>): JournalLine[] {
+  return [
+    { account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: p.amount, credit: 0, party_id: p.vendor_id },
+    { account: p.bank_account, name: PAYMENT_BANK_ACCOUNTS[p.bank_account], debit: 0, credit: p.amount, party_id: null },
+  ];
+}
+
+/** Status of a bill from its balance. */
+function settledStatus(balance: number, paid: number): BillStatus {
+  if (balance <= 0) return 'paid';
+  return paid > 0 ? 'partially_paid' : 'posted';
+}
+
+/**
+ * Applies a pending payment to its bills and completes it. Every step may run again (a retry,
+ * the repair of a payment whose process died) without effect the second time. The payment was
+ * checked against the bills' balances under the vendor's lock, so each application fits; a bill
+ * found settled meanwhile (impossible under the lock, possible after a lease ran out) refuses the
+ * whole payment before anything is booked rather than leave money unapplied.
+ */
+export async function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: BillPaymentDoc): Promise<BillPaymentDoc> {
+  const allocations: BillAllocation[] = [];
+  const byDue: { date: string; amount: number }[] = [];
+  for (const a of payment.allocations) {
+    const after = await changeBill(ctx, a.bill_id, (bill) => {
+      if (bill.settlements.some((s) => s.ref === payment._id)) return null;
+      const amount = a.requested ?? bill.balance;
+      if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
+        throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
+      }
+      const balance = bill.balance - amount;
+      const paid = bill.paid + amount;
+      const status = settledStatus(balance, paid);
+      return {
+        set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null },
+        push: { settlements: { ref: payment._id, date: payment.date, amount } },
+        deltas: billStatusDelta(bill, bill.status, status),
+      };
+    });
+    const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+    allocations.push({ ...a, applied });
+    byDue.push({ date: after.due_date, amount: -applied });
+  }
+  const entryId = `je_${payment._id}`;
+  await writeJournalEntry(ctx.db, {
+    _id: entryId, workspace: ctx.workspace, date: payment.date, currency: payment.currency,
+    memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`, source: { kind: 'bill_payment', id: payment._id },
+    lines: billPaymentEntryLines(payment), created_at: ctx.now,
+  });
+  const currency = apCurrency(payment.currency);
+  const intent = rollupIntent([
+    { day: payment.date, currency, inc: { ap: -payment.amount, disbursed: payment.amount, bill_payments: 1 } },
+    ...byDue.map((due) => ({ day: payment.date, currency, inc: {}, due })),
+  ], ctx.now);
+  const iu = intentUpdate(intent);
+  const model = billPayments(ctx.db);
+  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+  const done = await model.findOneAndUpdate(
+    { _id: payment._id, status: 'pending' },
+    { $set: { status: 'completed', allocations, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  await billPaymentMarkers(ctx.db).deleteOne({ _id: payment._id });
+  const final = done ?? (await model.findById(payment._id).lean());
+  if (!final) throw new CuadraError('internal', 'The bill payment vanished while being completed.');
+  return final;
+}
+
+/** Finishes bill payments left pending by a process that died (older than a minute), found by their markers. */
+export async function completeStuckBillPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
+  const markers = await billPaymentMarkers(ctx.db).find({ workspace: ctx.workspace }).limit(100).lean();
+  let completed = 0;
+  for (const m of markers) {
+    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
+    const p = await billPayments(ctx.db).findById(m._id).lean();
+    if (p) {
+      await completeBillPayment(ctx, p);
+      completed++;
+    } else {
+      await billPaymentMarkers(ctx.db).deleteOne({ _id: m._id });
+    }
+  }
+  return completed;
+}
+
+/** JSON Schema of {@link billPaymentView}. */
+export const BILL_PAYMENT_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'status', 'vendor_id', 'vendor_name', 'currency', 'amount', 'date', 'bank_account', 'reference', 'allocations', 'journal_entry_id', 'created_at'],
+  properties: {
+    id: TEXT, status: { enum: ['pending', 'completed'] }, vendor_id: TEXT, vendor_name: TEXT, currency: TEXT, amount: AMOUNT, date: DATE,
+    bank_account: TEXT, reference: NULLABLE_TEXT,
+    allocations: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['bill_id', 'supplier_number', 'requested', 'applied'],
+        properties: { bill_id: TEXT, supplier_number: TEXT, requested: { type: ['integer', 'null'] }, applied: { type: ['integer', 'null'] } },
+      },
+    },
+    journal_entry_id: NULLABLE_TEXT, created_at: DATE_TIME,
+  },
+} as const;
+
+/** Public shape of a bill payment. */
+export function billPaymentView(p: BillPaymentDoc) {
+  return {
+    id: p._id, status: p.status, vendor_id: p.vendor_id, vendor_name: p.vendor_name, currency: p.currency, amount: p.amount, date: p.date,
+    bank_account: p.bank_account, reference: p.reference, allocations: p.allocations, journal_entry_id: p.journal_entry_id, created_at: new Date(p.created_at).toISOString(),
+  };
+}

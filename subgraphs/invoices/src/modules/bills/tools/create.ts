@@ -1,0 +1,70 @@
+import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput } from '@cuadra/shared';
+import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
+import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
+import { insertDraftBill } from '../ops.ts';
+
+/** JSON Schema of a bill line as callers write it. */
+const LINE = {
+  type: 'object', additionalProperties: false, required: ['description', 'account', 'quantity', 'unit_price'],
+  properties: {
+    description: { type: 'string', minLength: 1, maxLength: 500 },
+    account: { enum: BILL_LINE_ACCOUNT_CODES as unknown as readonly ['5110', '5120', '5135', '5145', '5195', '1435', '1524', '1528'], description: 'PUC account charged: 5110 honorarios, 5120 arrendamientos, 5135 servicios, 5145 mantenimiento, 5195 diversos, 1435 mercancías, 1524 equipo de oficina, 1528 equipo de computación.' },
+    quantity: QUANTITY_SCHEMA,
+    unit_price: { type: 'integer', minimum: 0, maximum: 1e15 },
+    discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
+    tax_rate_ppm: { enum: [190000, 50000, 0], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0 (default).' },
+  },
+} as const;
+
+/** Fields bills.create and bills.update share. */
+export const BILL_FIELDS = {
+  vendor_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
+  supplier_number: { type: 'string', minLength: 1, maxLength: 60, pattern: '^\\S(.*\\S)?$', description: 'The number printed on the vendor\'s invoice (e.g. FE-1234).' },
+  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  issue_date: DATE_SCHEMA,
+  due_date: DATE_SCHEMA,
+  notes: { type: 'string', maxLength: 2000 },
+  lines: { type: 'array', minItems: 1, maxItems: 500, items: LINE },
+  withholdings: {
+    type: 'array', maxItems: 3, uniqueItems: true,
+    description: 'Withholdings this business makes on the bill: retefuente and reteica on the taxable base, reteiva on the VAT (rates in ppm: 2.5 % = 25000, ReteICA 9.66 ‰ = 9660).',
+    items: { type: 'object', additionalProperties: false, required: ['type', 'rate_ppm'], properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: RATE_PPM_SCHEMA } },
+  },
+} as const;
+
+/** One withholding per type: two rates of one type on one bill is a mistake, not a feature. */
+export function checkWithholdingTypes(rates: readonly { type: string }[] | undefined): void {
+  const seen = new Set<string>();
+  rates?.forEach((r, i) => {
+    if (seen.has(r.type)) throw new CuadraError('invalid_input', `${r.type} is given twice.`, { field: `/withholdings/${i}/type` });
+    seen.add(r.type);
+  });
+}
+
+/** Records a vendor's bill as a draft; amounts are computed here, never taken from the caller. */
+export const create = defineTool({
+  name: 'bills.create',
+  description: 'Record a vendor\'s bill as a draft: the vendor (a crm party of kind vendor or both), its invoice number, dates, lines charged to PUC expense or asset accounts with quantity, unit price in cents, discount and VAT, and the withholdings made (retefuente, ReteIVA, ReteICA). Totals are computed. One bill per vendor invoice number.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['vendor_id', 'supplier_number', 'currency', 'lines'], properties: BILL_FIELDS },
+  output: recordOutput('bill', BILL_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    checkWithholdingTypes(input.withholdings);
+    const lines = billLines(input.lines);
+    const issueDate = input.issue_date ?? localDate(ctx.now);
+    const dueDate = input.due_date ?? addDays(issueDate, 30);
+    if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
+    const rates = (input.withholdings ?? []).map((w) => ({ type: w.type, rate_ppm: w.rate_ppm }));
+    const totals = billTotals(lines, rates);
+    const vendor = await vendorFromCrm(ctx, input.vendor_id);
+    const totalsDoc = { ...totals, paid: 0, balance: totals.amount_due };
+    const doc: BillDoc = {
+      _id: newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
+      supplier_key: supplierKey(ctx.workspace, input.vendor_id, input.supplier_number), search_lc: billSearchText(input.supplier_number, vendor.name),
+      currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: rates, ...totalsDoc, settlements: [], closed_on: null,
+      journal_entry_id: null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,
+      created_at: ctx.now, updated_at: ctx.now,
+    };
+    return { bill: billView(await insertDraftBill(ctx, doc)) };
+  },
+});

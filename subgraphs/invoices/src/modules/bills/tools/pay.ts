@@ -1,0 +1,74 @@
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { bills, vendorFromCrm } from '../model.ts';
+import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentMarkers, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
+
+const INPUT = {
+  type: 'object', additionalProperties: false, required: ['vendor_id', 'amount', 'currency', 'bills'],
+  properties: {
+    vendor_id: { type: 'string', pattern: '^pty_[A-Za-z0-9_-]{1,40}$' },
+    amount: { type: 'integer', minimum: 1, maximum: 1e15 },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    date: DATE_SCHEMA,
+    bank_account: { enum: ['111005', '111010'], description: 'PUC bank account the money left from (default 111005).' },
+    reference: { type: 'string', minLength: 1, maxLength: 100 },
+    bills: {
+      type: 'array', minItems: 1, maxItems: 100,
+      description: 'The bills paid, each in full (no amount: its open balance) or in part.',
+      items: {
+        type: 'object', additionalProperties: false, required: ['bill_id'],
+        properties: { bill_id: ID_SCHEMA, amount: { type: 'integer', minimum: 1, maximum: 1e15 } },
+      },
+    },
+  },
+} as const;
+
+/**
+ * Records a payment made to a vendor against one or more of its posted bills (partial allowed).
+ * The amount must equal what is applied: a payment is never left half-booked or turned into an
+ * unrecorded advance. One vendor's payments are recorded one after another (shared `withLock`),
+ * so two payments of one bill at once answer what two in a row would: the second is refused.
+ */
+export const pay = defineTool({
+  name: 'bills.pay',
+  description: 'Record a payment made to a vendor (amount in cents, from a PUC bank account) against one or more of its posted bills, each in full or in part; the bills become partially_paid or paid. Writes the journal entry (payables against bank). Records the payment only: nothing is sent to a bank.',
+  risk: 'write',
+  input: INPUT,
+  output: { type: 'object', additionalProperties: false, required: ['payment'], properties: { payment: BILL_PAYMENT_VIEW_SCHEMA } },
+  amount: (input) => input.amount,
+  handler: (input, ctx) => withLock(ctx.db, `bills:pay:${ctx.workspace}:${input.vendor_id}`, () => recordPayment(input, ctx)),
+});
+
+async function recordPayment(input: { vendor_id: string; amount: number; currency: string; date?: string; bank_account?: '111005' | '111010'; reference?: string; bills: { bill_id: string; amount?: number }[] }, ctx: ToolContext) {
+  await completeStuckBillPayments(ctx);
+  // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
+  const vendor = await vendorFromCrm(ctx, input.vendor_id, { archived: true });
+  const ids = input.bills.map((b) => b.bill_id);
+  const seen = new Set<string>();
+  ids.forEach((id, i) => {
+    if (seen.has(id)) throw new CuadraError('invalid_input', 'A bill is named twice.', { field: `/bills/${i}/bill_id` });
+    seen.add(id);
+  });
+  const found = new Map((await bills(ctx.db).find({ _id: { $in: ids }, workspace: ctx.workspace }).lean()).map((b) => [b._id, b]));
+  let applied = 0;
+  const allocations: BillAllocation[] = input.bills.map((a, i) => {
+    const bill = found.get(a.bill_id);
+    if (!bill) throw new CuadraError('not_found', `No bill ${a.bill_id} exists in this workspace.`);
+    if (bill.vendor_id !== input.vendor_id) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} is from another vendor.`, { field: `/bills/${i}/bill_id` });
+    if (bill.currency !== input.currency) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} is in ${bill.currency}.`, { field: `/bills/${i}/bill_id` });
+    if (bill.status !== 'posted' && bill.status !== 'partially_paid') throw new CuadraError('conflict', `Bill ${bill.supplier_number} is ${bill.status}; only posted, unpaid bills take payments.`);
+    const amount = a.amount ?? bill.balance;
+    if (amount > bill.balance) throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
+    applied += amount;
+    return { bill_id: bill._id, supplier_number: bill.supplier_number, requested: amount, applied: null };
+  });
+  if (applied !== input.amount) throw new CuadraError('invalid_input', `The payment is ${input.amount} but ${applied} is applied to the bills named; they must be equal.`, { field: '/amount' });
+  const doc: BillPaymentDoc = {
+    _id: newId('bpy'), workspace: ctx.workspace, status: 'pending', vendor_id: input.vendor_id, vendor_name: vendor.name,
+    search_lc: `${vendor.name} ${input.reference ?? ''}`.toLowerCase(), currency: input.currency, amount: input.amount, date: input.date ?? localDate(ctx.now),
+    bank_account: input.bank_account ?? '111005', reference: input.reference ?? null, allocations, journal_entry_id: null, pending_rollups: [], pending_count: 0,
+    created_at: ctx.now, updated_at: ctx.now,
+  };
+  await billPaymentMarkers(ctx.db).create({ _id: doc._id, workspace: ctx.workspace, at: ctx.now });
+  await createPositioned(billPayments(ctx.db), doc);
+  return { payment: billPaymentView(await completeBillPayment(ctx, doc)) };
+}
