@@ -153,8 +153,12 @@ function stepsOf(key: ParameterKey): ParameterStep[] {
 
 /** A parameter has no value fixed for the date asked (a future year's minimum wage, a date before the table). */
 export class ParameterUnknown extends Error {
-  constructor(readonly key: ParameterKey, readonly date: string) {
+  readonly key: ParameterKey;
+  readonly date: string;
+  constructor(key: ParameterKey, date: string) {
     super(`No value of ${key} is fixed for ${date}.`);
+    this.key = key;
+    this.date = date;
   }
 }
 
