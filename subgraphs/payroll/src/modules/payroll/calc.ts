@@ -1,0 +1,329 @@
+import { valueAt, type ParameterKey } from './parameters.ts';
+
+/**
+ * The payroll of one employee for one period, as pure functions over the parameters table
+ * (parameters.ts). Money is integer minor units of COP (CONTRACT §3); rates are ppm.
+ *
+ * Conventions, each written once here:
+ * - **Commercial month**: every month counts 30 days. Day 31 weighs 0; the last day of February
+ *   weighs what is left to 30 (3 in a common year, 2 in a leap year). A period's `days` is the sum
+ *   of its dates' weights, so 1–31 March and 1–28 February are both 30 days, 1–15 is 15.
+ * - **By date**: every figure is read on the date it concerns — an hour novelty on its date, a
+ *   day-prorated amount (salary floor, transport allowance) day by day — so a period spanning a
+ *   change (the Sunday surcharge on 1 July, the hour divisor on 15 July) uses each value for its
+ *   own days or hours.
+ * - **Rounding**: arithmetic is exact (BigInt fractions). Each earnings, deduction and provision
+ *   line is rounded once, half up, to the minor unit; the hour value is never rounded on its own.
+ *   The contribution bases (IBC) are rounded UP to the whole peso (Decreto 1990 de 2016) and each
+ *   contribution UP to the unit of the `contribution_rounding` parameter (see its verification
+ *   note), as PILA approximates.
+ */
+
+/** Hour novelties: surcharges on ordinary hours and overtime (CST arts. 168, 179). */
+export const HOUR_KINDS = [
+  'night', 'sunday_holiday', 'sunday_holiday_night',
+  'overtime_day', 'overtime_night', 'overtime_day_sunday_holiday', 'overtime_night_sunday_holiday',
+] as const;
+export type HourKind = (typeof HOUR_KINDS)[number];
+
+/** One period's facts for one employee. */
+export interface PayrollInput {
+  /** First and last day of the period (a month, a half month, or any run of days). */
+  period: { from: string; to: string };
+  /** Monthly salary, minor units. */
+  salary: number;
+  /** ARL risk class, I–V. */
+  arl_class: 1 | 2 | 3 | 4 | 5;
+  /** The employer qualifies for the exemption of Estatuto Tributario art. 114-1 (an income-tax filer). */
+  exempt_114_1?: boolean;
+  /** Hours on a date, by kind; hours in hundredths at most. */
+  hours?: readonly { kind: HourKind; date: string; hours: number }[];
+  /** Sick leave (general illness) days falling in the period: from `start`, `days` calendar days; `prior_days` of the same leave were in earlier periods. */
+  sick_leave?: readonly { start: string; days: number; prior_days?: number }[];
+  /** Salary-type variable pay (CST art. 127). */
+  commissions?: number;
+  bonus_salary?: number;
+  /** Non-salary payments (CST art. 128): outside the IBC up to 40 % of total remuneration (Ley 1393 art. 30). */
+  bonus_non_salary?: number;
+  /** Loans, garnishments and other deductions from the net pay. */
+  deductions?: readonly { kind: 'loan' | 'garnishment' | 'other'; amount: number; label?: string }[];
+}
+
+/** One line of a payslip or of the employer's cost. */
+export interface PayrollLine {
+  concept: string;
+  amount: number;
+  /** What the rate applies to, for a contribution or provision. */
+  base?: number;
+  rate_ppm?: number;
+  /** For an hour novelty. */
+  date?: string;
+  hours?: number;
+  /** Who bears a sick-leave line. */
+  payer?: 'employer' | 'health_fund';
+  days?: number;
+}
+
+/** The payroll of one employee for one period. */
+export interface PayrollResult {
+  period: { from: string; to: string; days: number };
+  days_worked: number;
+  sick_days: number;
+  earnings: PayrollLine[];
+  /** Contribution bases: health and pension; occupational risk; family fund, ICBF and SENA. */
+  ibc: { health_pension: number; arl: number; parafiscal: number };
+  /** Whether the employer's health, ICBF and SENA were exempt (ET art. 114-1). */
+  exempt_114_1: boolean;
+  employee_contributions: PayrollLine[];
+  deductions: PayrollLine[];
+  employer_contributions: PayrollLine[];
+  provisions: PayrollLine[];
+  totals: { earnings: number; employee_contributions: number; deductions: number; net: number; employer_contributions: number; provisions: number };
+}
+
+/** An exact non-negative fraction. */
+type Q = { n: bigint; d: bigint };
+const q = (n: number | bigint, d: number | bigint = 1n): Q => ({ n: BigInt(n), d: BigInt(d) });
+const add = (a: Q, b: Q): Q => ({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
+const mul = (a: Q, b: Q): Q => ({ n: a.n * b.n, d: a.d * b.d });
+const PPM = 1_000_000n;
+
+/** Half up to the integer (values here are never negative). */
+function roundHalfUp(x: Q): number {
+  return Number((2n * x.n + x.d) / (2n * x.d));
+}
+/** Up to a multiple of `unit` minor units. */
+function ceilTo(x: Q, unit: number): number {
+  const u = BigInt(unit);
+  return Number(((x.n + x.d * u - 1n) / (x.d * u)) * u);
+}
+const cmp = (a: Q, b: Q): number => { const l = a.n * b.d; const r = b.n * a.d; return l < r ? -1 : l > r ? 1 : 0; };
+const max = (a: Q, b: Q): Q => (cmp(a, b) >= 0 ? a : b);
+const min = (a: Q, b: Q): Q => (cmp(a, b) <= 0 ? a : b);
+
+function parseDate(date: string): Date {
+  return new Date(`${date}T00:00:00Z`);
+}
+function iso(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+function addDays(date: string, n: number): string {
+  const d = parseDate(date);
+  d.setUTCDate(d.getUTCDate() + n);
+  return iso(d);
+}
+
+/** The commercial weight of a date: 0 for a 31st, the rest of 30 for the last day of February, else 1. */
+export function commercialWeight(date: string): number {
+  const d = parseDate(date);
+  const day = d.getUTCDate();
+  if (day === 31) return 0;
+  if (d.getUTCMonth() === 1 && addDays(date, 1).slice(8) === '01') return 31 - day;
+  return 1;
+}
+
+/** Every date from `from` to `to`, inclusive. */
+function datesOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+/** Commercial days of a run of dates (30 for any whole month). */
+export function commercialDays(from: string, to: string): number {
+  return datesOf(from, to).reduce((s, d) => s + commercialWeight(d), 0);
+}
+
+/** Σ over the dates of (monthly value on that date × weight) / 30: a monthly figure prorated day by day. */
+function prorated(dates: readonly string[], monthly: (date: string) => number): Q {
+  let acc = q(0);
+  for (const d of dates) {
+    const w = commercialWeight(d);
+    if (w) acc = add(acc, q(BigInt(monthly(d)) * BigInt(w), 30));
+  }
+  return acc;
+}
+
+/** The day-weighted average of a rate over the period's dates (constant rates give themselves). */
+function rateOver(key: ParameterKey, dates: readonly string[], days: number): Q {
+  let acc = q(0);
+  for (const d of dates) {
+    const w = commercialWeight(d);
+    if (w) acc = add(acc, q(BigInt(valueAt(key, d)) * BigInt(w)));
+  }
+  return { n: acc.n, d: acc.d * BigInt(days) * PPM };
+}
+
+/** The surcharge of an hour kind on a date, ppm of the ordinary hour; overtime includes the hour itself. */
+export function hourFactor(kind: HourKind, date: string): number {
+  const sunday = valueAt('sunday_holiday_surcharge', date);
+  switch (kind) {
+    case 'night': return valueAt('night_surcharge', date);
+    case 'sunday_holiday': return sunday;
+    // Night work on a rest day carries both surcharges (CST art. 168 num. 4 bars stacking overtime
+    // surcharges among themselves, not the rest-day one).
+    case 'sunday_holiday_night': return sunday + valueAt('night_surcharge', date);
+    case 'overtime_day': return 1_000_000 + valueAt('overtime_day', date);
+    case 'overtime_night': return 1_000_000 + valueAt('overtime_night', date);
+    case 'overtime_day_sunday_holiday': return 1_000_000 + valueAt('overtime_day', date) + sunday;
+    case 'overtime_night_sunday_holiday': return 1_000_000 + valueAt('overtime_night', date) + sunday;
+  }
+}
+
+/** The solidarity-fund rate (ppm) for a monthly IBC, in minimum wages (Ley 797 de 2003 art. 8). */
+function solidarityRate(monthlyIbc: Q, smmlv: number, date: string): number {
+  const times = (k: number) => cmp(monthlyIbc, q(BigInt(smmlv) * BigInt(k))) ;
+  if (times(20) > 0) return valueAt('solidarity_fund_above_20', date);
+  if (times(19) >= 0) return valueAt('solidarity_fund_from_19', date);
+  if (times(18) >= 0) return valueAt('solidarity_fund_from_18', date);
+  if (times(17) >= 0) return valueAt('solidarity_fund_from_17', date);
+  if (times(16) >= 0) return valueAt('solidarity_fund_from_16', date);
+  if (times(4) >= 0) return valueAt('solidarity_fund_from_4', date);
+  return 0;
+}
+
+const sum = (lines: readonly { amount: number }[]) => lines.reduce((s, l) => s + l.amount, 0);
+
+/** The payroll of one employee for one period (see the module comment for the conventions). */
+export function calculatePayroll(input: PayrollInput): PayrollResult {
+  const { from, to } = input.period;
+  if (to < from) throw new RangeError('The period ends before it starts.');
+  const dates = datesOf(from, to);
+  const days = commercialDays(from, to);
+  const end = to;
+  const salary = BigInt(input.salary);
+
+  // Sick-leave dates inside the period, with the day number within the leave.
+  const sickDays: { date: string; n: number }[] = [];
+  for (const leave of input.sick_leave ?? []) {
+    for (let i = 0; i < leave.days; i += 1) {
+      const date = addDays(leave.start, i);
+      if (date < from || date > to) throw new RangeError(`Sick leave day ${date} falls outside the period.`);
+      sickDays.push({ date, n: (leave.prior_days ?? 0) + i + 1 });
+    }
+  }
+  const sickSet = new Set(sickDays.map((s) => s.date));
+  const workedDates = dates.filter((d) => !sickSet.has(d));
+  const sickWeight = sickDays.reduce((s, x) => s + commercialWeight(x.date), 0);
+  const worked = days - sickWeight;
+
+  const earnings: PayrollLine[] = [];
+  const salaryEarned = roundHalfUp(q(salary * BigInt(worked), 30));
+  earnings.push({ concept: 'salary', amount: salaryEarned, days: worked });
+
+  for (const h of input.hours ?? []) {
+    if (h.date < from || h.date > to) throw new RangeError(`Hours on ${h.date} fall outside the period.`);
+    const factor = hourFactor(h.kind, h.date);
+    const divisor = valueAt('monthly_hour_divisor', h.date);
+    const hundredths = BigInt(Math.round(h.hours * 100));
+    // salary / divisor is the ordinary hour; never rounded before the line is.
+    earnings.push({ concept: h.kind, amount: roundHalfUp({ n: salary * BigInt(factor) * hundredths, d: BigInt(divisor) * PPM * 100n }), date: h.date, hours: h.hours, rate_ppm: factor });
+  }
+  if (input.commissions) earnings.push({ concept: 'commissions', amount: input.commissions });
+  if (input.bonus_salary) earnings.push({ concept: 'bonus_salary', amount: input.bonus_salary });
+
+  // Sick leave: the first days by the employer, then the health fund; never below the minimum wage a day.
+  const sickLines = new Map<string, { q: Q; days: number; rate: number; payer: 'employer' | 'health_fund' }>();
+  for (const s of sickDays) {
+    const w = commercialWeight(s.date);
+    if (!w) continue;
+    const employer = s.n <= valueAt('sick_leave_employer_days', s.date);
+    const rate = valueAt(employer ? 'sick_leave_employer_days_rate' : 'sick_leave_rate', s.date);
+    const floor = BigInt(valueAt('minimum_wage', s.date)) * BigInt(valueAt('sick_leave_floor', s.date)) * PPM;
+    const monthly = max(q(salary * BigInt(rate)), q(floor));
+    const day = { n: monthly.n * BigInt(w), d: monthly.d * 30n * PPM };
+    const key = `${employer ? 'employer' : 'health_fund'}:${rate}`;
+    const line = sickLines.get(key) ?? { q: q(0), days: 0, rate, payer: employer ? 'employer' as const : 'health_fund' as const };
+    line.q = add(line.q, day);
+    line.days += w;
+    sickLines.set(key, line);
+  }
+  const sickPay: PayrollLine[] = [...sickLines.values()].map((l) => ({ concept: 'sick_leave', amount: roundHalfUp(l.q), days: l.days, rate_ppm: l.rate, payer: l.payer }));
+  earnings.push(...sickPay);
+
+  // Transport allowance: salary up to the cap in minimum wages, for the days actually worked.
+  const eligible = workedDates.filter((d) => input.salary <= valueAt('minimum_wage', d) * valueAt('transport_allowance_cap', d));
+  const transport = roundHalfUp(prorated(eligible, (d) => valueAt('transport_allowance', d)));
+  if (transport) earnings.push({ concept: 'transport_allowance', amount: transport, days: eligible.reduce((s, d) => s + commercialWeight(d), 0) });
+  if (input.bonus_non_salary) earnings.push({ concept: 'bonus_non_salary', amount: input.bonus_non_salary });
+
+  // Contribution bases.
+  const salaryType = sum(earnings.filter((l) => l.concept !== 'sick_leave' && l.concept !== 'transport_allowance' && l.concept !== 'bonus_non_salary'));
+  const sickTotal = sum(sickPay);
+  const nonSalary = input.bonus_non_salary ?? 0;
+  // Ley 1393 art. 30: what non-salary pay exceeds of 40 % of (salary + non-salary pay) enters the IBC.
+  const capRate = valueAt('non_salary_cap', end);
+  const allowed = q(BigInt(salaryType + nonSalary) * BigInt(capRate), PPM);
+  const excess = cmp(q(nonSalary), allowed) > 0 ? roundHalfUp({ n: BigInt(nonSalary) * allowed.d - allowed.n, d: allowed.d }) : 0;
+  const floorOver = (ds: readonly string[]) => prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_floor', d));
+  const ceilingOver = (ds: readonly string[]) => prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_ceiling', d));
+  const ibcUnit = valueAt('ibc_rounding', end);
+  const clampBase = (raw: number, ds: readonly string[]) => (raw === 0 && ds.length === 0 ? 0 : ceilTo(min(max(q(raw), floorOver(ds)), ceilingOver(ds)), ibcUnit));
+  const ibcHealth = clampBase(salaryType + sickTotal + excess, dates);
+  // Occupational risk is not paid for days on sick leave: the base is the worked days' pay.
+  const ibcArl = worked > 0 ? clampBase(salaryType + excess, workedDates) : 0;
+  // Family fund, ICBF and SENA apply to the salary payments of the month (Ley 21 de 1982).
+  const paraBase = ceilTo(q(salaryType), ibcUnit);
+
+  // ET art. 114-1: employees earning (salary payments only, DIAN Concepto 7196 de 2025) under 10 minimum wages.
+  const monthlySalaryPay = q(BigInt(salaryType + sickTotal) * 30n, days);
+  const exempt = Boolean(input.exempt_114_1) && cmp(monthlySalaryPay, q(BigInt(valueAt('minimum_wage', end)) * BigInt(valueAt('exemption_114_1_below', end)))) < 0;
+
+  const unit = valueAt('contribution_rounding', end);
+  const contribution = (concept: string, key: ParameterKey, base: number): PayrollLine => {
+    const r = rateOver(key, dates, days);
+    return { concept, amount: ceilTo(mul(q(base), r), unit), base, rate_ppm: roundHalfUp(mul(r, q(PPM))) };
+  };
+  const employee: PayrollLine[] = [contribution('health', 'health_employee', ibcHealth), contribution('pension', 'pension_employee', ibcHealth)];
+  const solidarity = solidarityRate(q(BigInt(ibcHealth) * 30n, days), valueAt('minimum_wage', end), end);
+  if (solidarity) employee.push({ concept: 'solidarity_fund', amount: ceilTo(q(BigInt(ibcHealth) * BigInt(solidarity), PPM), unit), base: ibcHealth, rate_ppm: solidarity });
+
+  const deductions: PayrollLine[] = (input.deductions ?? []).map((d) => ({ concept: d.label ? `${d.kind}: ${d.label}` : d.kind, amount: d.amount }));
+
+  const zero = (concept: string, base: number): PayrollLine => ({ concept, amount: 0, base, rate_ppm: 0 });
+  const employer: PayrollLine[] = [
+    exempt ? zero('health', ibcHealth) : contribution('health', 'health_employer', ibcHealth),
+    contribution('pension', 'pension_employer', ibcHealth),
+    contribution('arl', `arl_class_${input.arl_class}` as ParameterKey, ibcArl),
+    contribution('family_fund', 'family_fund', paraBase),
+    exempt ? zero('icbf', paraBase) : contribution('icbf', 'icbf', paraBase),
+    exempt ? zero('sena', paraBase) : contribution('sena', 'sena', paraBase),
+  ];
+
+  // Provisions: severance and service bonus on the salary of the whole period (sick days count as
+  // time served) plus variable salary and the transport allowance; vacations on the salary alone.
+  const salaryForDays = q(salary * BigInt(days), 30);
+  const variable = salaryType - salaryEarned;
+  const prestBase = add(salaryForDays, q(variable + transport));
+  const severance = mul(prestBase, q(valueAt('severance_days_per_year', end), 360));
+  const provisions: PayrollLine[] = [
+    { concept: 'severance', amount: roundHalfUp(severance), base: roundHalfUp(prestBase) },
+    { concept: 'severance_interest', amount: roundHalfUp(mul(severance, q(valueAt('severance_interest', end), PPM))), base: roundHalfUp(severance), rate_ppm: valueAt('severance_interest', end) },
+    { concept: 'service_bonus', amount: roundHalfUp(mul(prestBase, q(valueAt('service_bonus_days_per_year', end), 360))), base: roundHalfUp(prestBase) },
+    { concept: 'vacations', amount: roundHalfUp(mul(salaryForDays, q(valueAt('vacation_days_per_year', end), 360))), base: roundHalfUp(salaryForDays) },
+  ];
+
+  const totalEarnings = sum(earnings);
+  const totalEmployee = sum(employee);
+  const totalDeductions = sum(deductions);
+  return {
+    period: { from, to, days },
+    days_worked: worked,
+    sick_days: sickWeight,
+    earnings,
+    ibc: { health_pension: ibcHealth, arl: ibcArl, parafiscal: paraBase },
+    exempt_114_1: exempt,
+    employee_contributions: employee,
+    deductions,
+    employer_contributions: employer,
+    provisions,
+    totals: {
+      earnings: totalEarnings,
+      employee_contributions: totalEmployee,
+      deductions: totalDeductions,
+      net: totalEarnings - totalEmployee - totalDeductions,
+      employer_contributions: sum(employer),
+      provisions: sum(provisions),
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { calculatePayroll, commercialDays, type PayrollLine, type PayrollResult } from '../../src/modules/payroll/calc.ts';
+
+/**
+ * Hand-worked payrolls (issue 18). Amounts are minor units (centavos): 175_090_500 is
+ * $1.750.905,00. Each expectation below was worked out by hand in the comments before the
+ * engine ran; the rules are those of calc.ts (lines rounded half up to the centavo, IBC up to
+ * the peso, contributions up to the peso).
+ */
+
+const line = (lines: PayrollLine[], concept: string) => lines.find((l) => l.concept === concept);
+const amounts = (lines: PayrollLine[]) => Object.fromEntries(lines.map((l) => [l.concept, l.amount]));
+
+describe('the commercial month', () => {
+  it('counts every month as 30 days: day 31 weighs nothing, the end of February makes up the rest', () => {
+    expect(commercialDays('2026-03-01', '2026-03-31')).toBe(30);
+    expect(commercialDays('2026-02-01', '2026-02-28')).toBe(30);
+    expect(commercialDays('2028-02-01', '2028-02-29')).toBe(30);
+    expect(commercialDays('2026-03-16', '2026-03-31')).toBe(15);
+    expect(commercialDays('2026-06-16', '2026-07-15')).toBe(30);
+  });
+});
+
+describe('a minimum-wage employee, March 2026 (transport allowance)', () => {
+  // SMMLV 2026 = 1.750.905 (175_090_500); transport allowance 249.095 (24_909_500).
+  const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 175_090_500, arl_class: 1, exempt_114_1: true });
+
+  it('earns the salary and the whole transport allowance', () => {
+    // 30 commercial days: salary 175_090_500 × 30/30; 1 SMMLV ≤ 2 SMMLV so transport 24_909_500 × 30/30.
+    expect(r.period.days).toBe(30);
+    expect(amounts(r.earnings)).toEqual({ salary: 175_090_500, transport_allowance: 24_909_500 });
+    expect(r.totals.earnings).toBe(200_000_000);
+  });
+
+  it('deducts health and pension on the IBC, which leaves out the transport allowance', () => {
+    // IBC = salary 175_090_500 (whole peso already; the floor is 1 SMMLV = the same).
+    // health 4 % = 7_003_620 → up to the peso 7_003_700; pension 4 % the same; no solidarity fund under 4 SMMLV.
+    // net = 200_000_000 − 7_003_700 − 7_003_700 = 185_992_600.
+    expect(r.ibc.health_pension).toBe(175_090_500);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 7_003_700, pension: 7_003_700 });
+    expect(r.totals.net).toBe(185_992_600);
+  });
+
+  it('costs the employer pension, ARL class I and the family fund; health, ICBF and SENA are exempt (ET 114-1)', () => {
+    // pension 12 % = 21_010_860 → 21_010_900; ARL I 0.522 % = 913_972.41 → 914_000;
+    // family fund 4 % = 7_003_620 → 7_003_700; 1 SMMLV < 10 SMMLV so health, ICBF, SENA 0.
+    expect(r.exempt_114_1).toBe(true);
+    expect(amounts(r.employer_contributions)).toEqual({ health: 0, pension: 21_010_900, arl: 914_000, family_fund: 7_003_700, icbf: 0, sena: 0 });
+    expect(r.totals.employer_contributions).toBe(28_928_600);
+  });
+
+  it('provisions severance, its interest, the service bonus and vacations', () => {
+    // base = salary 175_090_500 + transport 24_909_500 = 200_000_000;
+    // severance = 200_000_000 × 30/360 = 16_666_666.67 → 16_666_667; interest = 12 % of the exact severance = 2_000_000;
+    // service bonus = 16_666_667; vacations = 175_090_500 × 15/360 = 7_295_437.5 → 7_295_438.
+    expect(amounts(r.provisions)).toEqual({ severance: 16_666_667, severance_interest: 2_000_000, service_bonus: 16_666_667, vacations: 7_295_438 });
+  });
+});
+
+describe('an employee on five minimum wages, March 2026 (solidarity fund, no transport allowance)', () => {
+  // 5 × 175_090_500 = 875_452_500.
+  const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 875_452_500, arl_class: 1, exempt_114_1: false });
+
+  it('gets no transport allowance and pays 1 % to the solidarity fund', () => {
+    // 5 SMMLV > 2 SMMLV: no transport allowance. IBC 875_452_500 (5 SMMLV ≥ 4: solidarity 1 %).
+    // health 4 % = 35_018_100; pension 35_018_100; solidarity 1 % = 8_754_525 → 8_754_600.
+    // net = 875_452_500 − 35_018_100 − 35_018_100 − 8_754_600 = 796_661_700.
+    expect(amounts(r.earnings)).toEqual({ salary: 875_452_500 });
+    expect(amounts(r.employee_contributions)).toEqual({ health: 35_018_100, pension: 35_018_100, solidarity_fund: 8_754_600 });
+    expect(line(r.employee_contributions, 'solidarity_fund')?.rate_ppm).toBe(10_000);
+    expect(r.totals.net).toBe(796_661_700);
+  });
+
+  it('costs the employer every contribution when the company does not qualify for ET 114-1', () => {
+    // health 8.5 % = 74_413_462.5 → 74_413_500; pension 12 % = 105_054_300; ARL I = 4_569_862.05 → 4_569_900;
+    // family fund 4 % = 35_018_100; ICBF 3 % = 26_263_575 → 26_263_600; SENA 2 % = 17_509_050 → 17_509_100.
+    expect(amounts(r.employer_contributions)).toEqual({ health: 74_413_500, pension: 105_054_300, arl: 4_569_900, family_fund: 35_018_100, icbf: 26_263_600, sena: 17_509_100 });
+  });
+
+  it('exempts health, ICBF and SENA under 10 minimum wages when the company qualifies', () => {
+    const exempt = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 875_452_500, arl_class: 1, exempt_114_1: true });
+    expect(amounts(exempt.employer_contributions)).toMatchObject({ health: 0, icbf: 0, sena: 0, pension: 105_054_300, family_fund: 35_018_100 });
+  });
+
+  it('raises the solidarity fund in the higher brackets and caps the IBC at 25 minimum wages', () => {
+    // 17 SMMLV = 2_976_538_500: 1.4 % = 41_671_539 → 41_671_600.
+    const seventeen = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 2_976_538_500, arl_class: 1 });
+    expect(line(seventeen.employee_contributions, 'solidarity_fund')).toMatchObject({ amount: 41_671_600, rate_ppm: 14_000 });
+    // 30 SMMLV: IBC = 25 × 175_090_500 = 4_377_262_500; health 4 % = 175_090_500; solidarity 2 % = 87_545_250 → 87_545_300.
+    const thirty = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 5_252_715_000, arl_class: 1 });
+    expect(thirty.ibc.health_pension).toBe(4_377_262_500);
+    expect(amounts(thirty.employee_contributions)).toEqual({ health: 175_090_500, pension: 175_090_500, solidarity_fund: 87_545_300 });
+  });
+});
+
+describe('night and Sunday hours on both sides of 1 July 2026', () => {
+  // Period 16 Jun – 15 Jul 2026 (30 commercial days), salary 2.000.000 (200_000_000).
+  // Sunday surcharge: 80 % to 30 Jun, 90 % from 1 Jul (Ley 2466 art. 14). Hour divisor: 220 (44 h)
+  // to 14 Jul, 210 (42 h) from 15 Jul (Ley 2101 art. 3). Night surcharge 35 %.
+  const r = calculatePayroll({
+    period: { from: '2026-06-16', to: '2026-07-15' }, salary: 200_000_000, arl_class: 1, exempt_114_1: true,
+    hours: [
+      { kind: 'night', date: '2026-06-25', hours: 5 }, // Thursday
+      { kind: 'night', date: '2026-07-15', hours: 5 }, // Wednesday, first day of 42 h
+      { kind: 'sunday_holiday', date: '2026-06-28', hours: 2 }, // Sunday, 80 %
+      { kind: 'sunday_holiday', date: '2026-07-05', hours: 2 }, // Sunday, 90 %
+    ],
+  });
+
+  it('values each hour with the surcharge and divisor of its own date', () => {
+    // night 25 Jun: 200_000_000 × 0.35 × 5 / 220 = 1_590_909.09 → 1_590_909
+    // night 15 Jul: 200_000_000 × 0.35 × 5 / 210 = 1_666_666.67 → 1_666_667
+    // Sunday 28 Jun: 200_000_000 × 0.80 × 2 / 220 = 1_454_545.45 → 1_454_545
+    // Sunday 5 Jul:  200_000_000 × 0.90 × 2 / 220 = 1_636_363.64 → 1_636_364
+    const hours = r.earnings.filter((l) => l.hours);
+    expect(hours.map((l) => [l.concept, l.date, l.rate_ppm, l.amount])).toEqual([
+      ['night', '2026-06-25', 350_000, 1_590_909],
+      ['night', '2026-07-15', 350_000, 1_666_667],
+      ['sunday_holiday', '2026-06-28', 800_000, 1_454_545],
+      ['sunday_holiday', '2026-07-05', 900_000, 1_636_364],
+    ]);
+  });
+
+  it('adds them to the IBC and the net pay', () => {
+    // hours = 1_590_909 + 1_666_667 + 1_454_545 + 1_636_364 = 6_348_485
+    // earnings = 200_000_000 + 6_348_485 + transport 24_909_500 = 231_257_985
+    // IBC = 206_348_485 → up to the peso 206_348_500; health 4 % = 8_253_940 → 8_254_000; pension the same.
+    // net = 231_257_985 − 16_508_000 = 214_749_985.
+    expect(r.totals.earnings).toBe(231_257_985);
+    expect(r.ibc.health_pension).toBe(206_348_500);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 8_254_000, pension: 8_254_000 });
+    expect(r.totals.net).toBe(214_749_985);
+  });
+
+  it('prices overtime with the hour itself, and a Sunday overtime hour with both surcharges', () => {
+    // overtime day 1 h on 1 Jul: 200_000_000 × 1.25 / 220 = 1_136_363.64 → 1_136_364;
+    // overtime night on a Sunday (5 Jul): 200_000_000 × (1 + 0.75 + 0.90) / 220 = 2_409_090.91 → 2_409_091.
+    const o = calculatePayroll({ period: { from: '2026-07-01', to: '2026-07-15' }, salary: 200_000_000, arl_class: 1, hours: [
+      { kind: 'overtime_day', date: '2026-07-01', hours: 1 }, { kind: 'overtime_night_sunday_holiday', date: '2026-07-05', hours: 1 },
+    ] });
+    expect(o.earnings.filter((l) => l.hours).map((l) => l.amount)).toEqual([1_136_364, 2_409_091]);
+  });
+});
+
+describe('five days of sick leave, March 2026', () => {
+  // Salary 3.000.000 (300_000_000); leave 2–6 March, days 1–5 of the leave.
+  const r: PayrollResult = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 300_000_000, arl_class: 1, exempt_114_1: true, sick_leave: [{ start: '2026-03-02', days: 5 }] });
+
+  it('pays 25 days of salary, two days by the employer at 100 % and three by the health fund at 66.67 %', () => {
+    // salary 300_000_000 × 25/30 = 250_000_000
+    // employer days 1–2: 300_000_000 / 30 × 2 = 20_000_000
+    // health fund days 3–5: 300_000_000 × 0.6667 / 30 = 6_667_000 a day (above the floor 175_090_500 / 30 = 5_836_350) × 3 = 20_001_000
+    // transport for the 25 days worked: 24_909_500 × 25/30 = 20_757_916.67 → 20_757_917
+    expect(r.days_worked).toBe(25);
+    expect(r.sick_days).toBe(5);
+    expect(r.earnings.map((l) => [l.concept, l.payer ?? null, l.days ?? null, l.amount])).toEqual([
+      ['salary', null, 25, 250_000_000],
+      ['sick_leave', 'employer', 2, 20_000_000],
+      ['sick_leave', 'health_fund', 3, 20_001_000],
+      ['transport_allowance', null, 25, 20_757_917],
+    ]);
+  });
+
+  it('contributes on salary plus sick pay, and ARL on the days worked only', () => {
+    // IBC = 250_000_000 + 20_000_000 + 20_001_000 = 290_001_000; health 4 % = 11_600_040 → 11_600_100; pension the same.
+    // net = 250_000_000 + 40_001_000 + 20_757_917 − 23_200_200 = 287_558_717.
+    // ARL base = 250_000_000 (worked days' pay); ARL I 0.522 % = 1_305_000.
+    expect(r.ibc).toEqual({ health_pension: 290_001_000, arl: 250_000_000, parafiscal: 250_000_000 });
+    expect(amounts(r.employee_contributions)).toEqual({ health: 11_600_100, pension: 11_600_100 });
+    expect(r.totals.net).toBe(287_558_717);
+    expect(line(r.employer_contributions, 'arl')?.amount).toBe(1_305_000);
+  });
+
+  it('never pays a sick day below the minimum wage', () => {
+    // minimum wage, days 3–5 of a leave: 175_090_500 × 0.6667 < 175_090_500, so the floor: 5_836_350 × 3 = 17_509_050.
+    const low = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 175_090_500, arl_class: 1, sick_leave: [{ start: '2026-03-10', days: 3, prior_days: 2 }] });
+    expect(low.earnings.filter((l) => l.concept === 'sick_leave').map((l) => [l.payer, l.amount])).toEqual([['health_fund', 17_509_050]]);
+  });
+});
+
+describe('a period across a new year', () => {
+  it('prorates the transport allowance with each year\'s value for its days', () => {
+    // 16–31 Dec 2025: 15 days × 200.000/30 = 10_000_000; 1–15 Jan 2026: 15 days × 249.095/30 = 12_454_750.
+    const r = calculatePayroll({ period: { from: '2025-12-16', to: '2026-01-15' }, salary: 150_000_000, arl_class: 1 });
+    expect(line(r.earnings, 'transport_allowance')?.amount).toBe(22_454_750);
+  });
+});
+
+describe('non-salary payments over 40 % of the remuneration', () => {
+  it('bring the excess into the IBC (Ley 1393 art. 30)', () => {
+    // salary 2.000.000, non-salary bonus 1.600.000: total 3.600.000; 40 % = 1.440.000; excess 160.000.
+    // IBC = 200_000_000 + 16_000_000 = 216_000_000.
+    const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 200_000_000, arl_class: 1, bonus_non_salary: 160_000_000 });
+    expect(r.ibc.health_pension).toBe(216_000_000);
+    expect(r.ibc.parafiscal).toBe(200_000_000);
+  });
+
+  it('deducts loans and other deductions from the net pay', () => {
+    const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-15' }, salary: 200_000_000, arl_class: 1, deductions: [{ kind: 'loan', amount: 5_000_000, label: 'anticipo' }] });
+    // 15 days: salary 100_000_000, transport 12_454_750; IBC 100_000_000; health and pension 4 % = 4_000_000 each.
+    // net = 112_454_750 − 8_000_000 − 5_000_000 = 99_454_750.
+    expect(r.deductions).toEqual([{ concept: 'loan: anticipo', amount: 5_000_000 }]);
+    expect(r.totals.net).toBe(99_454_750);
+  });
+});
