@@ -1,11 +1,14 @@
 import { defineModule } from '@cuadra/shared';
+import { certificates } from '../einvoicing/certificate.ts';
 import { sandboxDocuments } from '../einvoicing/sandbox.ts';
+import { signedDocuments } from '../einvoicing/signed.ts';
 import { counters, settings } from '../models/settings.ts';
 import { configure } from '../tools/einvoicing/configure.ts';
+import { uploadCertificate } from '../tools/einvoicing/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure],
-  models: [settings, counters, sandboxDocuments],
+  tools: [configure, uploadCertificate],
+  models: [settings, counters, sandboxDocuments, certificates, signedDocuments],
 });

@@ -1,4 +1,5 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
+import { signPosted } from '../../einvoicing/signed.ts';
 import { postDocument } from '../../invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../../models/invoice.ts';
 
@@ -10,6 +11,8 @@ export const post = defineTool<{ id: string }>({
   input: ID_INPUT,
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
-    return { invoice: invoiceView(await postDocument(ctx, input.id)) };
+    const posted = await postDocument(ctx, input.id);
+    await signPosted(ctx, posted);
+    return { invoice: invoiceView(posted) };
   },
 });
