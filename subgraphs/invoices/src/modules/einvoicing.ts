@@ -4,11 +4,12 @@ import { sandboxDocuments } from '../einvoicing/sandbox.ts';
 import { signedDocuments } from '../einvoicing/signed.ts';
 import { counters, settings } from '../models/settings.ts';
 import { configure } from '../tools/einvoicing/configure.ts';
+import { qr } from '../tools/einvoicing/qr.ts';
 import { uploadCertificate } from '../tools/einvoicing/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure, uploadCertificate],
+  tools: [configure, uploadCertificate, qr],
   models: [settings, counters, sandboxDocuments, certificates, signedDocuments],
 });
