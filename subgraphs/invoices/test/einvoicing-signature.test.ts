@@ -166,6 +166,18 @@ describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code',
     expect(sent.output.xml_bytes).toBe(Buffer.byteLength(xml));
   });
 
+  it('signs a credit note too (CreditNote root, CUDE), verified by xmlsec1 and accepted by the sandbox', async () => {
+    const { owner, p12 } = await signedWorkspace();
+    const inv = await postedInvoice(owner);
+    const r = await sg.call('invoices.credit_note', { invoice_id: inv.id, concept: 2, reason: 'anulación' }, owner);
+    expect(r.ok, r.message).toBe(true);
+    const xml = await ubl(owner, r.output.credit_note.id);
+    expect(xml).toMatch(/^<\?xml[^>]*\?><CreditNote /);
+    expect((await xmlsecVerify(xml, p12.certPem)).ok).toBe(true);
+    const sent = await sg.call('invoices.send', { id: r.output.credit_note.id }, owner);
+    expect(sent.output?.authority, sent.message).toMatchObject({ is_valid: true, errors: [] });
+  });
+
   it('a signed invoice with one amount changed is refused by xmlsec1 and by the sandbox; so is a missing or a foreign signature', async () => {
     const { owner, p12 } = await signedWorkspace();
     const inv = await postedInvoice(owner);

@@ -1,5 +1,4 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { signPosted } from '../../einvoicing/signed.ts';
 import { postDocument } from '../../invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../../models/invoice.ts';
 
@@ -11,8 +10,6 @@ export const post = defineTool<{ id: string }>({
   input: ID_INPUT,
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
-    const posted = await postDocument(ctx, input.id);
-    await signPosted(ctx, posted);
-    return { invoice: invoiceView(posted) };
+    return { invoice: invoiceView(await postDocument(ctx, input.id)) };
   },
 });
