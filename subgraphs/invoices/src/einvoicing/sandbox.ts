@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { settings, type SettingsDoc } from '../lib/settings.ts';
+import { certificates } from './certificate.ts';
 import { cufe } from './cufe.ts';
 import { softwareSecurityCode } from './ubl.ts';
+import { verifyUbl } from './xades.ts';
 import { child, childrenNamed, parseXml, XmlError, type XmlElement } from './xml.ts';
 
 /** The authority's answer, shaped like DIAN's DianResponse (test environment). */
@@ -35,8 +37,11 @@ export const AUTHORITY_ANSWER_SCHEMA = {
   },
 } as const;
 
-/** What the sandbox needs to know of a registered issuer (its habilitación): the keys. */
-export type IssuerLookup = (softwareId: string, nit: string) => Promise<Pick<SettingsDoc, 'technical_key' | 'software_pin' | 'software_id' | 'numbering' | 'environment'> | null>;
+/**
+ * What the sandbox needs to know of a registered issuer (its habilitación): the keys, and the
+ * signing certificate it registered (PEM), if any: then every document must carry a valid signature by it.
+ */
+export type IssuerLookup = (softwareId: string, nit: string) => Promise<(Pick<SettingsDoc, 'technical_key' | 'software_pin' | 'software_id' | 'numbering' | 'environment'> & { certificate_pem?: string | null }) | null>;
 
 function cents(el: XmlElement | undefined): number | null {
   if (!el || !/^-?\d+\.\d{2}$/.test(el.text.trim())) return null;
@@ -126,6 +131,7 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
     key: isCredit ? issuer.software_pin : issuer.technical_key, environment: environment === '1' ? '1' : '2',
   });
   if (key && key !== text('cbc:UUID')) errors.push(`${isCredit ? 'CAD05: el CUDE' : 'FAD06: el CUFE'} no corresponde a los datos del documento.`);
+  if (issuer.certificate_pem) errors.push(...verifyUbl(xml, issuer.certificate_pem).map((e) => e.message));
   return { errors, key, number };
 }
 
@@ -149,7 +155,12 @@ export function sandboxDocuments(db: Connection): Model<SandboxDoc> {
 
 /** The sandbox's issuer register: the workspaces' e-invoicing set-ups in this service's database. */
 export function issuerRegister(db: Connection): IssuerLookup {
-  return async (softwareId, nit) => settings(db).findOne({ software_id: softwareId, 'issuer.nit': nit }).lean();
+  return async (softwareId, nit) => {
+    const issuer = await settings(db).findOne({ software_id: softwareId, 'issuer.nit': nit }).lean();
+    if (!issuer) return null;
+    const registered = await certificates(db).findById(issuer._id, { cert_pem: 1 }).lean();
+    return { ...issuer, certificate_pem: registered?.cert_pem ?? null };
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import type { SettingsDoc } from '../lib/settings.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../lib/money.ts';
 import { FINAL_CONSUMER_ID } from './cufe.ts';
+import { qrContent } from './qr.ts';
 import { xmlEscape as x } from './xml.ts';
 
 const NS = [
@@ -89,6 +90,7 @@ export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, credited?: InvoiceDoc
     `<sts:InvoiceControl><sts:InvoiceAuthorization>${x(range.resolution ?? '')}</sts:InvoiceAuthorization><sts:AuthorizedInvoices><sts:Prefix>${x(range.prefix)}</sts:Prefix><sts:From>${range.from}</sts:From><sts:To>${range.to}</sts:To></sts:AuthorizedInvoices></sts:InvoiceControl>`,
     `<sts:SoftwareProvider><sts:ProviderID schemeAgencyID="195" schemeID="${s.issuer.check_digit}" schemeName="31">${x(s.issuer.nit)}</sts:ProviderID><sts:SoftwareID>${x(s.software_id)}</sts:SoftwareID></sts:SoftwareProvider>`,
     `<sts:SoftwareSecurityCode>${softwareSecurityCode(s, doc.number)}</sts:SoftwareSecurityCode>`,
+    `<sts:QRCode>${x(qrContent(doc, s))}</sts:QRCode>`,
     '</sts:DianExtensions></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>',
     '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>',
     `<cbc:CustomizationID>${isCredit ? '20' : '10'}</cbc:CustomizationID>`,

@@ -2,6 +2,7 @@ import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/
 import type { Connection } from 'mongoose';
 import { creditNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
 import { cufe } from '../einvoicing/cufe.ts';
+import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
@@ -202,6 +203,8 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   if (!posted) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
   await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
   if (doc.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, doc.customer_id, doc.currency, doc._id, doc.amount_due - applied);
+  // Signed as issued, when the workspace has a certificate (never undoes the post; see signPosted).
+  await signPosted(ctx, posted);
   return posted;
 }
 

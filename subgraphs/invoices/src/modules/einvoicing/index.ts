@@ -1,11 +1,15 @@
 import { defineModule } from '@cuadra/shared';
+import { certificates } from '../../einvoicing/certificate.ts';
 import { sandboxDocuments } from '../../einvoicing/sandbox.ts';
+import { signedDocuments } from '../../einvoicing/signed.ts';
 import { counters, settings } from '../../lib/settings.ts';
 import { configure } from './tools/configure.ts';
+import { qr } from './tools/qr.ts';
+import { uploadCertificate } from './tools/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure],
-  models: [settings, counters, sandboxDocuments],
+  tools: [configure, uploadCertificate, qr],
+  models: [settings, counters, sandboxDocuments, certificates, signedDocuments],
 });

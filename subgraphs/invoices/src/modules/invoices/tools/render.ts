@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
-import { renderUbl } from '../../../einvoicing/ubl.ts';
+import { authorityXml } from '../../../einvoicing/signed.ts';
 import { xmlEscape as h } from '../../../einvoicing/xml.ts';
 import { invoices, type InvoiceDoc } from '../model.ts';
 import { settings, type SettingsDoc } from '../../../lib/settings.ts';
@@ -53,6 +53,6 @@ export const render = defineTool({
     if ((input.format ?? 'html') === 'html') return { format: 'html', content_type: 'text/html; charset=utf-8', content: renderHtml(doc, s) };
     if (doc.status === 'draft' || !s) throw new CuadraError('conflict', 'Only a posted document has a UBL form.');
     const credited = doc.credit_of ? await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
-    return { format: 'ubl', content_type: 'application/xml', content: renderUbl(doc, s, credited) };
+    return { format: 'ubl', content_type: 'application/xml', content: await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: false }) };
   },
 });

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
-import { renderUbl } from '../../../einvoicing/ubl.ts';
+import { authorityXml } from '../../../einvoicing/signed.ts';
 import { requireSettings } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type AuthorityState } from '../model.ts';
 
@@ -30,6 +30,9 @@ export const send = defineTool({
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
     if (doc.status === 'draft') throw new CuadraError('conflict', `Invoice ${doc._id} is a draft; post it before sending it.`);
     if (doc.authority?.status === 'accepted') throw new CuadraError('conflict', `${doc.number} was already accepted by the authority (tracking id ${doc.authority.track_id}).`);
+    // Signed before the claim: a certificate that cannot sign refuses the call with nothing marked as submitting.
+    const credited = doc.credit_of ? await model.findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    const xml = await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
     const endpoint = authorityEndpoint();
     const submitting: AuthorityState = { status: 'submitting', track_id: null, errors: [], submitted_at: ctx.now, attempts: (doc.authority?.attempts ?? 0) + 1, endpoint };
     const claimed = await model.findOneAndUpdate(
@@ -41,8 +44,6 @@ export const send = defineTool({
       { returnDocument: 'after' },
     ).lean();
     if (!claimed) throw new CuadraError('conflict', `${doc.number} is being sent by another call, or was accepted meanwhile.`);
-    const credited = doc.credit_of ? await model.findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
-    const xml = renderUbl(claimed, s, credited);
     let answer;
     try {
       answer = await submitToAuthority(ctx.db, xml, endpoint);

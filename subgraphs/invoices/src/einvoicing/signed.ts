@@ -1,0 +1,76 @@
+import type { ToolContext } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { invoices, type InvoiceDoc } from '../modules/invoices/model.ts';
+import { settings, type SettingsDoc } from '../lib/settings.ts';
+import { certificates, signingKey } from './certificate.ts';
+import { renderUbl } from './ubl.ts';
+import { signUbl } from './xades.ts';
+
+/**
+ * A document as signed, kept by invoice id: the signature carries its SigningTime, so signing again
+ * would give another document. What was signed once is what the authority, the buyer and every
+ * later render receive.
+ */
+export interface SignedDoc {
+  _id: string;
+  workspace: string;
+  xml: string;
+  /** The certificate it was signed with (SHA-256, base64). */
+  fingerprint: string;
+  signed_at: Date;
+}
+
+const signedSchema = new Schema<SignedDoc>(
+  { _id: String, workspace: { type: String, required: true }, xml: { type: String, required: true }, fingerprint: String, signed_at: Date },
+  { versionKey: false },
+);
+
+/** Signed documents (`_id` = invoice id). */
+export function signedDocuments(db: Connection): Model<SignedDoc> {
+  return (db.models.EinvoicingSigned as Model<SignedDoc> | undefined) ?? db.model<SignedDoc>('EinvoicingSigned', signedSchema, 'einvoicing_signed');
+}
+
+/**
+ * The UBL of a posted document as the authority receives it: signed (XAdES-EPES) when the
+ * workspace uploaded a certificate, unsigned otherwise. A signature made with the current
+ * certificate is reused (even after that certificate expired: it was valid when it signed); one
+ * made with a replaced certificate is made again. `store` keeps a new signature (posting and
+ * sending do; a read only looks). Two calls signing at once keep the first.
+ */
+export async function authorityXml(db: Connection, workspace: string, doc: InvoiceDoc, s: SettingsDoc, credited: InvoiceDoc | null, now: Date, opts: { store: boolean }): Promise<string> {
+  const current = await certificates(db).findById(workspace, { fingerprint: 1 }).lean();
+  if (!current) return renderUbl(doc, s, credited);
+  const model = signedDocuments(db);
+  const kept = await model.findOne({ _id: doc._id, workspace }).lean();
+  if (kept && kept.fingerprint === current.fingerprint) return kept.xml;
+  const key = await signingKey(db, workspace, now);
+  if (!key) return renderUbl(doc, s, credited);
+  const xml = signUbl(renderUbl(doc, s, credited), key, now);
+  if (!opts.store) return xml;
+  if (kept) {
+    await model.replaceOne({ _id: doc._id, workspace, fingerprint: kept.fingerprint }, { _id: doc._id, workspace, xml, fingerprint: key.fingerprint, signed_at: now });
+  } else {
+    try {
+      await model.create({ _id: doc._id, workspace, xml, fingerprint: key.fingerprint, signed_at: now });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+  return (await model.findOne({ _id: doc._id, workspace }).lean())?.xml ?? xml;
+}
+
+/**
+ * Signs a document just posted, when the workspace has a certificate. Posting has already
+ * happened, so a signing problem (an expired certificate) does not undo it: it is logged, and
+ * `invoices.send` signs (or says why it cannot) when the document leaves.
+ */
+export async function signPosted(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'log'>, doc: InvoiceDoc): Promise<void> {
+  try {
+    const s = await settings(ctx.db).findById(ctx.workspace).lean();
+    if (!s || !doc.number) return;
+    const credited = doc.credit_of ? await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
+  } catch (err) {
+    ctx.log.warn({ err, invoice: doc._id }, 'posted document not signed yet');
+  }
+}
