@@ -98,7 +98,8 @@ describe('invoicesMetric and invoicesRecords over GraphQL', () => {
   it('refuses bad queries with invalid_input and a field', async () => {
     const owner = testPrincipal();
     const ext = async (q: unknown) => (await metric(owner, q)).body.errors?.[0]?.extensions;
-    expect(await ext({ metric: 'expenses' })).toMatchObject({ code: 'invalid_input', field: '/metric' });
+    // A metric another subgraph answers (payroll) is not this subgraph's.
+    expect(await ext({ metric: 'payroll_employees' })).toMatchObject({ code: 'invalid_input', field: '/metric' });
     expect(await ext({ metric: 'revenue', from: '2026-11-01' })).toMatchObject({ code: 'invalid_input', field: '/to' });
     expect(await ext({ metric: 'revenue', days: 400 })).toMatchObject({ code: 'invalid_input', field: '/days' });
     expect(await ext({ metric: 'revenue', interval: 'year' })).toMatchObject({ code: 'invalid_input', field: '/interval' });
