@@ -83,6 +83,36 @@ describe('hole 1 and 3: a held call\'s secret', () => {
   });
 });
 
+describe('secret inputs of a held call', () => {
+  it('are sealed in the stored approval, shown to nobody, and opened only to run the approved call', async () => {
+    const policyId = await hold('einvoicing.configure');
+    const technicalKey = `tk${Date.now()}SecretTechnicalKey`;
+    const pin = 'Pin7723Secret';
+    const held = await sys.invoke('einvoicing.configure', {
+      issuer: { nit: '900373115-3', name: 'Confianza SAS' }, technical_key: technicalKey, software_pin: pin,
+      numbering: { invoice: { prefix: 'SETT', from: 1, to: 5000 } },
+    }, owner);
+    expect(held.status).toBe(202);
+    const id = held.body.approval_id;
+    for (const who of [owner, admin, viewer]) {
+      const seen = (await sys.invoke('approvals.get', { id }, who)).body.output.approval;
+      expect(seen.input).toMatchObject({ technical_key: '[redacted]', software_pin: '[redacted]', issuer: { name: 'Confianza SAS' } });
+    }
+    const atRest = await rawText('approvals');
+    expect(atRest).not.toContain(technicalKey);
+    expect(atRest).not.toContain(pin);
+    expect(atRest).toContain('$sealed');
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, admin)).status).toBe(200);
+    // Ran with the secrets opened: a sealed box or "[redacted]" would fail the key's and PIN's patterns.
+    const done = await waitFor(id, owner, 'executed');
+    expect(done.result.status).toBe(200);
+    expect(JSON.stringify(done)).not.toContain(technicalKey);
+    expect(await rawText('approvals')).not.toContain(technicalKey);
+    expect(await rawText('ledger')).not.toContain(technicalKey);
+    expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
+  });
+});
+
 describe('hole 2 and 3: Idempotency-Keys are scoped to the principal', () => {
   it('another principal using the owner\'s key string starts its own request and learns nothing of the first', async () => {
     const input = { name: 'scoped', role: 'viewer' };

@@ -13,7 +13,7 @@ import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
 import { idempotencyScope, type Principal } from './principal.ts';
-import { openSecrets, sealerFromEnv, sealSecrets, type Sealer } from './seal.ts';
+import { openInputs, openSecrets, sealerFromEnv, sealInputs, sealSecrets, type Sealer } from './seal.ts';
 import type { ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
 
@@ -241,8 +241,10 @@ export class ToolOwner {
       return answer;
     }
     if (effect === 'ask' || effect === 'hold') {
+      const approvalId = newId('apr');
       const approval = await this.#governance.approvals.create({
-        id: newId('apr'), workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name, input, inputDigest: digest,
+        id: approvalId, workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name,
+        input: sealInputs(input, tool.secretInputs, this.#sealer, approvalContext(approvalId)), inputDigest: digest,
         idempotencyKey: call.idempotencyKey, principal,
       });
       const answer: OwnedAnswer = effect === 'hold'
@@ -308,11 +310,15 @@ export class ToolOwner {
     if (!claimed) return;
     const started = Date.now();
     const tool = this.#registry.get(claimed.tool);
+    let input = claimed.input;
     try {
       if (!tool) throw new CuadraError('unknown_tool', `The tool ${claimed.tool} no longer exists.`);
       // As the original caller, checked again: a role or key changed since the request counts.
       assertReach(claimed.principal, tool);
-      this.#registry.validate(tool.name, claimed.input);
+      const opened = openInputs(claimed.input, tool.secretInputs, this.#sealer, approvalContext(claimed._id));
+      if (!opened) throw new CuadraError('conflict', `A secret of this ${tool.name} call could not be opened (no seal key, or another one); call the tool again.`);
+      input = opened;
+      this.#registry.validate(tool.name, input);
     } catch (err) {
       const error = isCuadraError(err) ? err : classifyFailure(err);
       const answer = refusal(error);
@@ -321,7 +327,7 @@ export class ToolOwner {
       return;
     }
     try {
-      const answer = await this.#run(tool, claimed.input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
+      const answer = await this.#run(tool, input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
       await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, tool.secrets, this.#sealer, approvalContext(claimed._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
     } catch (err) {
       const error = classifyFailure(err);

@@ -92,3 +92,39 @@ export function holdsSecret(answer: Answer | null | undefined): boolean {
   const output = answer?.body?.output as Record<string, unknown> | undefined;
   return !!output && typeof output === 'object' && Object.values(output).some(isSealed);
 }
+
+/**
+ * An input as a held approval may store it: each declared secret input field (a certificate's
+ * password, a file holding a private key) sealed for that approval, or — with no key configured —
+ * withheld (the approved call then cannot run and fails saying so). The digest is of the input given.
+ */
+export function sealInputs(input: Record<string, unknown>, fields: readonly string[] | undefined, sealer: Sealer | null, context: string): Record<string, unknown> {
+  if (!fields?.length) return input;
+  const kept: Record<string, unknown> = { ...input };
+  for (const field of fields) {
+    if (typeof kept[field] !== 'string') continue;
+    kept[field] = sealer ? { $sealed: sealer.seal(kept[field] as string, context) } : REDACTED;
+  }
+  return kept;
+}
+
+/** A stored input opened to run it; null when a secret cannot be opened (withheld, other key, tampered). */
+export function openInputs(input: Record<string, unknown>, fields: readonly string[] | undefined, sealer: Sealer | null, context: string): Record<string, unknown> | null {
+  if (!fields?.length) return input;
+  const opened: Record<string, unknown> = { ...input };
+  for (const field of fields) {
+    const value = opened[field];
+    if (value === REDACTED) return null;
+    if (!isSealed(value)) continue;
+    const plain = sealer?.open(value.$sealed, context) ?? null;
+    if (plain === null) return null;
+    opened[field] = plain;
+  }
+  return opened;
+}
+
+/** A stored input as people see it: sealed fields shown as {@link REDACTED}. */
+export function redactInputs(input: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.values(input).some(isSealed)) return input;
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, isSealed(v) ? REDACTED : v]));
+}

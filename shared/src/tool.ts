@@ -61,6 +61,12 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    * idempotency records and approvals, redacted for everyone else, never logged (CONTRACT.md §9).
    */
   secrets?: readonly string[];
+  /**
+   * Top-level input fields that are secrets (a password, a file holding a private key): sealed in a
+   * held approval's stored input and shown to nobody as they were given (CONTRACT.md §9). The
+   * ledger and idempotency records keep only the input's digest.
+   */
+  secretInputs?: readonly string[];
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
 

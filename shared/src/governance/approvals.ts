@@ -2,7 +2,7 @@ import { addPositions, backfillPositions, createPositioned, pageNewestFirst, typ
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import type { Principal } from '../principal.ts';
-import { openSecrets, type Sealer } from '../seal.ts';
+import { openSecrets, redactInputs, type Sealer } from '../seal.ts';
 
 /** States of an approval (CONTRACT.md §3). `executing` is the short window while a held call runs. */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executing' | 'executed' | 'failed';
@@ -67,7 +67,7 @@ export function approvalView(doc: ApprovalDoc, now = new Date(), reveal?: { seal
   const status = doc.status === 'pending' && doc.expires_at <= now.toISOString() ? 'expired' : doc.status;
   const result = doc.result ? openSecrets(doc.result, reveal?.sealer ?? null, `apr:${doc._id}`, reveal !== undefined) : null;
   return {
-    id: doc._id, status, mode: doc.mode, tool: doc.tool, input: doc.input, requested_by: doc.requested_by, requested_at: doc.requested_at,
+    id: doc._id, status, mode: doc.mode, tool: doc.tool, input: redactInputs(doc.input), requested_by: doc.requested_by, requested_at: doc.requested_at,
     decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result, expires_at: doc.expires_at,
   };
 }

@@ -55,6 +55,8 @@ export const SETTINGS_VIEW_SCHEMA = {
 export const configure = defineTool({
   name: 'einvoicing.configure',
   description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice and credit-note numbering ranges (prefix, from, to, resolution) and the base currency.',
+  // Never stored as given in a held approval (CONTRACT §9).
+  secretInputs: ['technical_key', 'software_pin'],
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['issuer', 'technical_key', 'software_pin', 'numbering'],
