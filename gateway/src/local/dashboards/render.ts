@@ -1,6 +1,7 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { RENDERED_BLOCK_SCHEMA, renderBlocks } from '../../canvas/render.ts';
 import { renderInputSchema, validatedBlocks } from '../../canvas/schema.ts';
+import { readGatewaySource } from '../reads.ts';
 import { canvasServices } from '../services.ts';
 
 /** Fills every block's data through the composed graph, concurrently (CONTRACT.md §8). */
@@ -34,7 +35,7 @@ export const render = defineTool({
     }
     const started = performance.now();
     const rendered = await renderBlocks(blocks!, input.values ?? {}, {
-      run: services.graph, principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
+      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
       invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
     });
     return { ...(dashboard ? { dashboard } : {}), blocks: rendered, rendered_at: ctx.now.toISOString(), render_ms: Math.round(performance.now() - started) };

@@ -1,6 +1,7 @@
 import { defineTool } from '@cuadra/shared';
 import { listRecords, RECORDS_ANSWER_SCHEMA } from '../../canvas/routes.ts';
 import { recordsListInputSchema } from '../../canvas/schema.ts';
+import { readGatewaySource } from '../reads.ts';
 import { canvasServices } from '../services.ts';
 
 /** The composite records read: fans out to the module that owns the source (CONTRACT.md §8). */
@@ -13,6 +14,7 @@ export const list = defineTool({
   input: recordsListInputSchema,
   output: RECORDS_ANSWER_SCHEMA,
   async handler(input, ctx) {
-    return listRecords(canvasServices(ctx).graph, ctx.principal, input);
+    const services = canvasServices(ctx);
+    return listRecords(services.graph, (principal, query) => readGatewaySource(services, principal, query), ctx.principal, input);
   },
 });
