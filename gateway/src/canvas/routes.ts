@@ -11,8 +11,9 @@ export type GraphRunner = (principal: Principal, query: string, variables?: Reco
 
 /**
  * The routing table of the composite reads (DOMAIN.md: each module answers for its own metrics,
- * sources and agenda lanes in its subgraph schema): what each subgraph declared, written into the
- * catalog by the build. What is absent is not answered by any module yet.
+ * sources and agenda lanes in its subgraph schema): what each subgraph declared, and the sources
+ * of the gateway's own modules (owner `gateway`, read in process), written into the catalog by the
+ * build. What is absent is not answered by any module yet.
  */
 export function readRoutes(): CatalogReads {
   return buildProducts().reads;
