@@ -19,11 +19,12 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
 /** Writes gateway/generated/{supergraph.graphql,catalog.json}. */
 export async function build(): Promise<{ tools: number }> {
   const { gatewayTools } = await import('../gateway/src/local/index.ts');
+  const { withGatewayReads } = await import('../gateway/src/local/reads.ts');
   const sources = await loadSubgraphSources();
   const { supergraphSdl, catalog } = composeSupergraph(sources, gatewayTools);
-  // The composite reads each subgraph declared: the gateway routes records.list, metrics.query and
-  // the agenda by them, and the two tools' descriptions name what is answered today.
-  const reads = collectReads(sources);
+  // The composite reads each subgraph declared, and the gateway's own: the gateway routes
+  // records.list, metrics.query and the agenda by them, and the two tools' descriptions name what is answered today.
+  const reads = withGatewayReads(collectReads(sources));
   for (const entry of catalog) {
     entry.description = entry.description
       .replace('{sources}', Object.keys(reads.sources).sort().join(', '))

@@ -1,4 +1,4 @@
-import { ASSERTION_HEADER, CuadraError, isErrorCode, OUTCOME_UNKNOWN_MESSAGE, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
+import { ASSERTION_HEADER, CuadraError, OUTCOME_UNKNOWN_MESSAGE, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
 
 /**
  * Failures that prove the request never reached the subgraph: the connection was never made.
@@ -15,6 +15,7 @@ export function neverReached(err: unknown): boolean {
   return false;
 }
 import { Pool } from 'undici';
+import { errorFromGraph } from './refusals.ts';
 
 /**
  * Sends invokes straight to the owning subgraph's tool mutation over kept-alive
@@ -67,10 +68,8 @@ export class SubgraphForwarder {
     }
     const first = payload.errors?.[0];
     if (first) {
-      const code = first.extensions?.code;
       // The owner answered with an error: it wrote the attempt's ledger entry itself.
-      if (isErrorCode(code)) throw new CuadraError(code, first.message, { field: first.extensions?.field, extra: { ...first.extensions?.extra, recordedByOwner: true } });
-      throw new CuadraError('internal', 'The owning service could not run the tool.', { cause: new Error(`${subgraph}: ${first.message}`) });
+      throw errorFromGraph(first, (e) => new CuadraError('internal', 'The owning service could not run the tool.', { cause: new Error(`${subgraph}: ${e.message}`) }), { recordedByOwner: true });
     }
     const answer = payload.data?.[mutation];
     if (status !== 200 || !answer) {

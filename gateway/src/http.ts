@@ -9,19 +9,32 @@ export function resourceMetadataUrl(publicUrl: string): string {
   return `${publicUrl}/.well-known/oauth-protected-resource`;
 }
 
+/** The `WWW-Authenticate` challenge of a 401 or a scope refusal (RFC 6750, RFC 9728); none for other refusals. */
+export type Challenge = (error: CuadraError) => string | undefined;
+
+/** The challenge of the REST and GraphQL surfaces. */
+function restChallenge(publicUrl: string): Challenge {
+  return (error) => {
+    if (error.code === 'unauthenticated') return `Bearer resource_metadata="${resourceMetadataUrl(publicUrl)}"`;
+    if (error.code === 'insufficient_scope') {
+      const scope = (error.extra as { scope?: string }).scope ?? 'tools';
+      return `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(publicUrl)}"`;
+    }
+    return undefined;
+  };
+}
+
 /**
- * Sends a refusal with the contract's body and status, and the challenge headers the
- * contract asks for on 401 and on scope refusals. Unknown errors are logged, never shown.
+ * Sends a refusal with the contract's body and status (every HTTP surface answers through here),
+ * and the challenge headers the contract asks for on 401 and on scope refusals (`challenge`: a
+ * surface's own, MCP's; REST's by default). Unknown errors are logged, never shown.
  */
-export function sendRefusal(res: Response, err: unknown, ctx: { publicUrl: string; log: Logger; headers?: Record<string, string> }): void {
+export function sendRefusal(res: Response, err: unknown, ctx: { publicUrl: string; log: Logger; headers?: Record<string, string>; challenge?: Challenge }): void {
   const error = toCuadraError(err);
   if (error.code === 'internal' || error.code === 'unavailable') ctx.log.error({ err: error.cause ?? error }, error.message);
   for (const [k, v] of Object.entries(ctx.headers ?? {})) res.setHeader(k, v);
-  if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${resourceMetadataUrl(ctx.publicUrl)}"`);
-  if (error.code === 'insufficient_scope') {
-    const scope = (error.extra as { scope?: string }).scope ?? 'tools';
-    res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(ctx.publicUrl)}"`);
-  }
+  const challenge = (ctx.challenge ?? restChallenge(ctx.publicUrl))(error);
+  if (challenge) res.setHeader('WWW-Authenticate', challenge);
   const retry = (error.extra as { headers?: Record<string, string> }).headers;
   if (retry) for (const [k, v] of Object.entries(retry)) res.setHeader(k, v);
   res.status(error.status).json(error.toBody());

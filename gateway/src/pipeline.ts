@@ -1,8 +1,9 @@
-import { assertReach, CuadraError, inputDigest, isErrorCode, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
+import { assertReach, CuadraError, inputDigest, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
 import type { SubgraphForwarder } from './forward.ts';
 import type { IdentityStore } from './identity/store.ts';
+import { errorFromBody } from './refusals.ts';
 
 /** How a surface hands over the request body: read lazily, so size is checked before parsing. */
 export type BodySource = (limitBytes: number) => Promise<unknown>;
@@ -42,7 +43,7 @@ export class PipelineRefusal extends Error {
 /**
  * The gateway's half of the one invoke pipeline (CONTRACT.md §3): authenticate → rate limit →
  * find → tenant/scope/role/pattern → size → validate → run on the owning subgraph (which checks
- * reach and input again before running).
+ * reach and input again before running; the gateway's own tools run in this process, checked once: here).
  */
 export class InvokePipeline {
   readonly #identity: IdentityStore;
@@ -80,7 +81,8 @@ export class InvokePipeline {
 
   /**
    * Runs a read tool as an already authenticated caller, for the canvas (result blocks): find →
-   * reach → validate → the owner (which checks again, and writes the ledger entry). Answers the
+   * reach → validate → the owner (a subgraph checks again; the gateway's own owner does not repeat
+   * this process's checks), which writes the ledger entry. Answers the
    * tool's output; every refusal is thrown as a contract error.
    */
   async invokeReadAs(principal: Principal, tool: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -90,11 +92,10 @@ export class InvokePipeline {
     assertReach(principal, entry);
     this.#catalog.validate(entry.name, input);
     const answer = entry.subgraph === 'gateway'
-      ? await this.#local.call({ tool: entry.name, input, principal })
+      ? await this.#local.callChecked({ tool: entry.name, input, principal })
       : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), {});
     if (answer.status === 200) return (answer.body as { output: Record<string, unknown> }).output;
-    const code = isErrorCode(answer.body.code) ? answer.body.code : 'internal';
-    throw new CuadraError(code, String(answer.body.error ?? ''), { field: answer.body.field as string | undefined });
+    throw errorFromBody(answer.body);
   }
 
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
@@ -139,7 +140,7 @@ export class InvokePipeline {
     let answer;
     try {
       answer = entry.subgraph === 'gateway'
-        ? await this.#local.call({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId })
+        ? await this.#local.callChecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId })
         : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
     } catch (err) {
       const error = toCuadraError(err);
@@ -153,12 +154,8 @@ export class InvokePipeline {
     if (answer.status === 200 || answer.status === 202) {
       return { status: answer.status, body: answer.body as InvokeResult['body'], headers };
     }
-    const code = isErrorCode(answer.body.code) ? answer.body.code : 'internal';
-    const error = new CuadraError(code, String(answer.body.error ?? ''), {
-      field: answer.body.field as string | undefined,
-      extra: answer.body.approval_id ? { approval_id: answer.body.approval_id } : {},
-    });
-    if (statusOf(code) !== answer.status) throw new PipelineRefusal(toCuadraError(new Error(`owner answered ${answer.status} ${code}`)), headers);
+    const error = errorFromBody(answer.body);
+    if (statusOf(error.code) !== answer.status) throw new PipelineRefusal(toCuadraError(new Error(`owner answered ${answer.status} ${error.code}`)), headers);
     throw new PipelineRefusal(error, headers);
   }
 }

@@ -1,5 +1,6 @@
 import { compileValidator, createAjv, isCuadraError } from '@cuadra/shared';
 import { describe, expect, it } from 'vitest';
+import { readRoutes } from '../src/canvas/routes.ts';
 import { checkDashboardRules } from '../src/canvas/rules.ts';
 import { BLOCK_TYPES, METRICS, patchInputSchema, saveInputSchema, SOURCES, type Block } from '../src/canvas/schema.ts';
 
@@ -227,6 +228,16 @@ describe('canvas block schema (specification §2.2–2.9)', () => {
     // The specification's §2.5 list has 56 names (the issue counted 55); all are accepted.
     expect(SOURCES).toHaveLength(56);
     expect(refusalOf(BLOCK_TYPES.map((type) => (type === 'actions' || type === 'form' ? { type, actions: [{ tool: 'parties.create' }] } : type === 'params' ? { type, params: [{ key: `p_${type}` }] } : { type })))).toBeNull();
+  });
+
+  it('accepts every source and metric the build says a module answers, the gateway\'s own included', () => {
+    // The lists above are the specification's (a name no module answers yet is not_found, not invalid_input);
+    // what the modules answer comes from their declarations, through the build's catalog.
+    const reads = readRoutes();
+    for (const source of Object.keys(reads.sources)) expect(SOURCES).toContain(source);
+    for (const metric of Object.keys(reads.metrics)) expect(METRICS).toContain(metric);
+    expect(reads.sources.members).toMatchObject({ subgraph: 'gateway', module: 'members' });
+    expect(reads.sources.roles).toMatchObject({ subgraph: 'gateway', module: 'roles' });
   });
 
   it.each(cases)('%s', (_name, blocks, field) => {

@@ -124,14 +124,28 @@ export class ToolOwner {
 
   /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
   async call(call: OwnedCall): Promise<OwnedAnswer> {
+    return this.#answer(call, true);
+  }
+
+  /**
+   * Runs a call whose reach and input a pipeline in this same process has checked already, against
+   * the same declarations (the gateway's pipeline, for the tools the gateway owns): checking them
+   * again here could refuse nothing, so they run once. A call from another process goes through
+   * {@link call}, which checks again (CONTRACT.md §3).
+   */
+  async callChecked(call: OwnedCall): Promise<OwnedAnswer> {
+    return this.#answer(call, false);
+  }
+
+  async #answer(call: OwnedCall, check: boolean): Promise<OwnedAnswer> {
     // The answer carries the receipt of the ledger entry the call wrote.
     const scope: { receipt?: string } = {};
-    const answer = await ledgerReceiptScope.run(scope, () => this.#attempt(call));
+    const answer = await ledgerReceiptScope.run(scope, () => this.#attempt(call, check));
     return scope.receipt ? { ...answer, receipt: scope.receipt } : answer;
   }
 
   /** One attempt, with its bookkeeping: exactly one ledger entry; its key handed back only if nothing was done. */
-  async #attempt(call: OwnedCall): Promise<OwnedAnswer> {
+  async #attempt(call: OwnedCall, check: boolean): Promise<OwnedAnswer> {
     const started = Date.now();
     const tool = this.#registry.get(call.tool);
     const attempt: Attempt = { recorded: false, acting: false, keySettled: false, digest: null };
@@ -145,7 +159,7 @@ export class ToolOwner {
       attempt.recorded = true;
     };
     try {
-      return await this.#call(call, tool, attempt, ledger, started);
+      return await this.#call(call, tool, attempt, ledger, started, check);
     } catch (err) {
       const error = classifyFailure(err);
       // Every attempt has its entry, server failures included (best effort: the store may be what failed).
@@ -162,20 +176,22 @@ export class ToolOwner {
     }
   }
 
-  async #call(call: OwnedCall, tool: Tool<any, any> | undefined, attempt: Attempt, ledger: (answer: OwnedAnswer, extra?: { approval_id?: string; replayed?: boolean }) => Promise<void>, started: number): Promise<OwnedAnswer> {
+  async #call(call: OwnedCall, tool: Tool<any, any> | undefined, attempt: Attempt, ledger: (answer: OwnedAnswer, extra?: { approval_id?: string; replayed?: boolean }) => Promise<void>, started: number, check: boolean): Promise<OwnedAnswer> {
     if (!tool) {
       const answer = refusal(new CuadraError('unknown_tool', `No tool is named "${call.tool}".`));
       await ledger(answer);
       return answer;
     }
-    try {
-      assertReach(call.principal, tool);
-      this.#registry.validate(tool.name, call.input);
-    } catch (err) {
-      if (!isCuadraError(err)) throw err;
-      const answer = refusal(err);
-      await ledger(answer);
-      return answer;
+    if (check) {
+      try {
+        assertReach(call.principal, tool);
+        this.#registry.validate(tool.name, call.input);
+      } catch (err) {
+        if (!isCuadraError(err)) throw err;
+        const answer = refusal(err);
+        await ledger(answer);
+        return answer;
+      }
     }
     const input = call.input as Record<string, unknown>;
     const digest = inputDigest(input);

@@ -1,5 +1,6 @@
 import type { ApolloServer } from '@apollo/server';
-import { CuadraError, isErrorCode } from '@cuadra/shared';
+import { CuadraError } from '@cuadra/shared';
+import { errorFromGraph } from '../refusals.ts';
 import type { GraphContext } from '../graph.ts';
 import type { GraphRunner } from './routes.ts';
 
@@ -13,10 +14,7 @@ export function graphRunner(graph: ApolloServer<GraphContext>): GraphRunner {
     const response = await graph.executeOperation({ query, variables }, { contextValue: { principal } });
     if (response.body.kind !== 'single') throw new CuadraError('internal', 'The graph answered in increments; the canvas reads single answers.');
     const { data, errors } = response.body.singleResult;
-    if (errors?.length) {
-      const code = errors[0].extensions?.code;
-      throw new CuadraError(isErrorCode(code) ? code : 'internal', errors[0].message, { field: typeof errors[0].extensions?.field === 'string' ? errors[0].extensions.field : undefined });
-    }
+    if (errors?.length) throw errorFromGraph(errors[0], (e) => new CuadraError('internal', e.message));
     return (data ?? {}) as Record<string, unknown>;
   };
 }

@@ -1,5 +1,5 @@
 import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
-import { listRecords, queryMetric, readAgenda, type GraphRunner } from './routes.ts';
+import { listRecords, queryMetric, readAgenda, type GraphRunner, type LocalSourceReader } from './routes.ts';
 import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
 
@@ -12,6 +12,8 @@ export interface RenderValues {
 /** What rendering needs: the graph as the caller, and a way to run a read tool as the caller. */
 export interface RenderDeps {
   run: GraphRunner;
+  /** Reads the records sources the gateway answers itself. */
+  readLocal: LocalSourceReader;
   principal: Principal;
   /** Runs a read tool through the pipeline as the caller; answers its output. */
   invokeRead: (tool: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -72,7 +74,7 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
     return reads.get(id)!;
   };
   const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(deps.run, deps.principal, q));
-  const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(deps.run, deps.principal, q));
+  const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(deps.run, deps.readLocal, deps.principal, q));
 
   /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */
   const paramValue = (key: string): { value?: unknown; missing: boolean } => {

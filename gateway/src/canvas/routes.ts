@@ -1,14 +1,19 @@
-import { type AgendaEntry, type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type Principal } from '@cuadra/shared';
+import { type AgendaEntry, type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type ListAnswer, type Principal } from '@cuadra/shared';
 import { buildProducts } from '../catalog.ts';
+import { GATEWAY_OWNER } from '../local/services.ts';
 import { metricQuerySchema, SOURCES, type MetricQuery, type RecordsQuery } from './schema.ts';
+
+/** Reads a records source the gateway answers itself (members, roles) as a caller, who must reach its owning module. */
+export type LocalSourceReader = (principal: Principal, query: RecordsQuery) => Promise<ListAnswer<Record<string, unknown>>>;
 
 /** Runs one GraphQL operation on the composed graph as `principal`; answers `data` or throws the first error as a contract error. */
 export type GraphRunner = (principal: Principal, query: string, variables?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 /**
  * The routing table of the composite reads (DOMAIN.md: each module answers for its own metrics,
- * sources and agenda lanes in its subgraph schema): what each subgraph declared, written into the
- * catalog by the build. What is absent is not answered by any module yet.
+ * sources and agenda lanes in its subgraph schema): what each subgraph declared, and the sources
+ * of the gateway's own modules (owner `gateway`, read in process), written into the catalog by the
+ * build. What is absent is not answered by any module yet.
  */
 export function readRoutes(): CatalogReads {
   return buildProducts().reads;
@@ -68,11 +73,13 @@ export async function queryMetric(run: GraphRunner, principal: Principal, query:
   return data[field] as Record<string, unknown>;
 }
 
-/** `records.list`: fans out to the subgraph field that owns the source. */
-export async function listRecords(run: GraphRunner, principal: Principal, query: RecordsQuery): Promise<Record<string, unknown>> {
+/** `records.list`: fans out to the subgraph field that owns the source, or reads the gateway's own data in process. */
+export async function listRecords(run: GraphRunner, local: LocalSourceReader, principal: Principal, query: RecordsQuery): Promise<Record<string, unknown>> {
   const sources = readRoutes().sources;
-  const field = Object.hasOwn(sources, query.source) ? sources[query.source].field : undefined;
-  if (!field) throw new CuadraError('not_found', `The records source "${query.source}" is not available yet: no module of this workspace answers it.`);
+  const route = Object.hasOwn(sources, query.source) ? sources[query.source] : undefined;
+  if (!route) throw new CuadraError('not_found', `The records source "${query.source}" is not available yet: no module of this workspace answers it.`);
+  if (route.subgraph === GATEWAY_OWNER) return { source: query.source, ...(await local(principal, query)) };
+  const field = route.field;
   const data = await run(principal, `query Records($q: JSON!) { ${field}(query: $q) }`, { q: query });
   return data[field] as Record<string, unknown>;
 }

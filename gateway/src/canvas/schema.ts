@@ -203,6 +203,13 @@ function when(type: string | readonly string[], then: Record<string, unknown>): 
   return { if: { properties: { type: typeof type === 'string' ? { const: type } : { enum: [...type] } }, required: ['type'] }, then };
 }
 
+/**
+ * A reference to the block definition, with its `$ref` typed as any string: the block tree is
+ * recursive, which json-schema-to-ts cannot infer, so the tools taking blocks see them as unknown
+ * and take them as {@link Block} through {@link validatedBlocks} (ajv has checked them by then).
+ */
+const BLOCK_REF: { readonly $ref: string } = { $ref: '#/$defs/block' };
+
 /** One canvas block (specification §2.2); `children` are blocks of the same variant. */
 const block = {
   type: 'object',
@@ -213,7 +220,7 @@ const block = {
     title: { type: 'string', maxLength: 200 },
     span: { type: 'integer', minimum: 1, maximum: 12 },
     key: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-    children: { type: 'array', maxItems: 100, items: { $ref: '#/$defs/block' } },
+    children: { type: 'array', maxItems: 100, items: BLOCK_REF },
     markdown: { type: 'string', maxLength: 20000 },
     variant: { type: 'string' },
     url: { type: 'string', maxLength: 200000, pattern: '^(https://[^\\s]+|data:[^\\s]+)$' },
@@ -298,7 +305,7 @@ const block = {
 /** Definitions every dashboard schema carries (one copy per tool schema, so each stands alone in OpenAPI and MCP). */
 export const canvasDefs = { block, metric_query: metricQuerySchema, records_query: recordsQuerySchema } as const;
 
-const blocks = { type: 'array', maxItems: 200, items: { $ref: '#/$defs/block' } } as const;
+const blocks = { type: 'array', maxItems: 200, items: BLOCK_REF } as const;
 
 /**
  * Each tool schema is its own JSON Schema resource (`$id`), so its `#/$defs/…` references resolve
@@ -362,6 +369,14 @@ export const renderInputSchema = {
 export const metricsQueryInputSchema = metricQuerySchema;
 /** Input of `records.list`: the records source object itself. */
 export const recordsListInputSchema = recordsQuerySchema;
+
+/**
+ * Blocks of a tool input, which ajv has checked against the block schema before the handler runs:
+ * the one place their static type is asserted (see BLOCK_REF for why it is not inferred).
+ */
+export function validatedBlocks(blocks: readonly unknown[]): Block[] {
+  return blocks as Block[];
+}
 
 /** A canvas block as stored (the schema is the runtime truth). */
 export interface Block {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import {
-  addPositions, assignPosition, backfillPositions, createPositioned, CuadraError, ensureModel, listNewestFirst, newId, pageNewestFirst, releasePosition, sameDigest, type ListAnswer,
+  addPositions, assignPosition, backfillPositions, createPositioned, CuadraError, ensureModel, listNewestFirst, newId, pageNewestFirst, releasePosition, sameDigest, type ListAnswer, type Page, type Positioned,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -67,8 +67,20 @@ const userSchema = new Schema<UserDoc>(
 userSchema.index({ email: 1 }, { unique: true });
 
 /** The series of positions members.list pages by, and that of invitations inside the claims collection. */
-const MEMBERSHIPS = 'memberships';
-const INVITATIONS = { series: 'invitations', scope: { kind: 'invite' } };
+export const MEMBERSHIPS = 'memberships';
+export const INVITATIONS = { series: 'invitations', scope: { kind: 'invite' } };
+
+/** A member as `members.list` shows one (without its status). */
+export interface MemberView { user_id: string; email: string; name: string; role: string; joined_at: string }
+/** A pending invitation as `members.list` shows one (without its status). */
+export interface InvitationView { invitation_id: string; email: string; name: string | null; role: string; invited_at: string; expires_at: string }
+
+/** A page of one series with the position of the last row read, so a reader chaining series can continue below it. */
+export type PositionedPage<R> = Page<R> & { last?: number };
+
+function invitationView(d: ClaimDoc): InvitationView {
+  return { invitation_id: d.invitation_id ?? '', email: d.email, name: d.name ?? null, role: d.role ?? 'owner', invited_at: d.created_at.toISOString(), expires_at: d.expires_at.toISOString() };
+}
 
 const membershipSchema = new Schema<MembershipDoc>(
   {
@@ -235,12 +247,23 @@ export class PeopleStore {
   }
 
   /** One page of the workspace's members with their people (never password hashes), newest first (bounded: positions). */
-  async members(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }): Promise<ListAnswer<{ user_id: string; email: string; name: string; role: string; joined_at: string }>> {
+  async members(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }): Promise<ListAnswer<MemberView>> {
     const answer = await listNewestFirst<MembershipDoc, MembershipDoc>(this.#models.memberships, { workspace, limit: page.limit, cursor: page.cursor }, (m) => m);
+    return { ...answer, rows: await this.#memberViews(answer.rows) };
+  }
+
+  /** One page of members by cursor (records source `members`), with the position of the last one read. */
+  async memberPage(workspace: string, page: { limit: number; cursor?: string }): Promise<PositionedPage<MemberView>> {
+    const found = await pageNewestFirst<MembershipDoc & Positioned>(this.#models.memberships, { workspace, limit: page.limit, cursor: page.cursor });
+    return { rows: await this.#memberViews(found.rows), last: found.rows.at(-1)?.pos, ...(found.next_cursor ? { next_cursor: found.next_cursor } : {}) };
+  }
+
+  /** Memberships with their people (never password hashes). */
+  async #memberViews(memberships: readonly MembershipDoc[]): Promise<MemberView[]> {
     // People by their ids: unique-key lookups.
-    const users = await this.#models.users.find({ _id: { $in: answer.rows.map((m) => m.user) } }, { email: 1, name: 1 }).lean();
+    const users = await this.#models.users.find({ _id: { $in: memberships.map((m) => m.user) } }, { email: 1, name: 1 }).lean();
     const byId = new Map(users.map((u) => [u._id, u]));
-    return { ...answer, rows: answer.rows.map((m) => ({ user_id: m.user, email: byId.get(m.user)?.email ?? '', name: byId.get(m.user)?.name ?? '', role: m.role, joined_at: m.created_at.toISOString() })) };
+    return memberships.map((m) => ({ user_id: m.user, email: byId.get(m.user)?.email ?? '', name: byId.get(m.user)?.name ?? '', role: m.role, joined_at: m.created_at.toISOString() }));
   }
 
   /** How many members of the workspace hold the role. */
@@ -274,11 +297,20 @@ export class PeopleStore {
   }
 
   /** The workspace's invitations that can still be used (pending memberships). */
-  async pendingInvitations(workspace: string, limit = 100): Promise<{ invitation_id: string; email: string; name: string | null; role: string; invited_at: string; expires_at: string }[]> {
-    // The newest pending invitations, read by position (bounded; a long-expired backlog is not walked past 16 buckets).
+  async pendingInvitations(workspace: string, limit = 100): Promise<InvitationView[]> {
+    return (await this.invitationPage(workspace, { limit })).rows;
+  }
+
+  /**
+   * One page of the workspace's pending invitations by cursor, newest first, with the position of
+   * the last one read (bounded; a long-expired backlog is not walked past 16 buckets).
+   */
+  async invitationPage(workspace: string, page: { limit: number; cursor?: string }): Promise<PositionedPage<InvitationView>> {
     const now = new Date();
-    const page = await pageNewestFirst<ClaimDoc>(this.#models.claims, { ...INVITATIONS, workspace, limit, match: (d) => d.kind === 'invite' && d.used_at === null && d.expires_at > now });
-    return page.rows.map((d) => ({ invitation_id: d.invitation_id ?? '', email: d.email, name: d.name ?? null, role: d.role ?? 'owner', invited_at: d.created_at.toISOString(), expires_at: d.expires_at.toISOString() }));
+    const found = await pageNewestFirst<ClaimDoc & Positioned>(this.#models.claims, {
+      ...INVITATIONS, workspace, limit: page.limit, cursor: page.cursor, match: (d) => d.kind === 'invite' && d.used_at === null && d.expires_at > now,
+    });
+    return { rows: found.rows.map(invitationView), last: found.rows.at(-1)?.pos, ...(found.next_cursor ? { next_cursor: found.next_cursor } : {}) };
   }
 
 

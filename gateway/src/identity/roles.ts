@@ -1,5 +1,5 @@
 import {
-  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, isBuiltInRole, type ListAnswer, listNewestFirst, newId, patternsCover, type Principal, releasePosition, rolePatternsOf,
+  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, isBuiltInRole, type ListAnswer, listNewestFirst, newId, pageNewestFirst, type Page, type Positioned, patternsCover, type Principal, releasePosition, rolePatternsOf,
 } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
@@ -76,6 +76,11 @@ const view = (d: RoleDoc): RoleView => ({
 /** Human names of the built-in roles (`roles.list`). */
 const BUILT_IN_NAMES: Record<string, string> = { owner: 'Owner', admin: 'Admin', accountant: 'Accountant', member: 'Member', viewer: 'Viewer', agent: 'Agent' };
 
+/** The built-in roles as `roles.list` shows them, owner first. */
+export function builtInRoles(): RoleView[] {
+  return Object.entries(BUILT_IN_ROLES).map(([key, patterns]) => ({ key, name: BUILT_IN_NAMES[key] ?? key, patterns: [...patterns], built_in: true }));
+}
+
 /**
  * Custom roles per workspace, in the gateway's database. Authentication resolves a custom role's
  * patterns here on every call through a per-process cache checked against a Redis version counter
@@ -128,13 +133,22 @@ export class RoleStore {
 
   /** One page: the built-in roles first (on the first page), then the custom ones newest first (bounded: positions). */
   async list(workspace: string, page: { limit: number; cursor?: string } = { limit: 100 }): Promise<ListAnswer<RoleView>> {
-    const builtIn = page.cursor ? [] : Object.entries(BUILT_IN_ROLES).map(([key, patterns]) => ({ key, name: BUILT_IN_NAMES[key] ?? key, patterns: [...patterns], built_in: true }));
+    const builtIn = page.cursor ? [] : builtInRoles();
     const custom = await listNewestFirst<RoleDoc, RoleView>(this.model, { workspace, limit: page.limit, cursor: page.cursor }, view);
     return { ...custom, rows: [...builtIn, ...custom.rows], ...(custom.total !== undefined ? { total: custom.total + Object.keys(BUILT_IN_ROLES).length } : {}) };
   }
 
+  /**
+   * One page of the custom roles by cursor, newest first, with the position of the last one read
+   * (records source `roles`); `match` filters in memory (a short page may still carry a cursor).
+   */
+  async customPage(workspace: string, page: { limit: number; cursor?: string; match?: (role: RoleDoc) => boolean }): Promise<Page<RoleView> & { last?: number }> {
+    const found = await pageNewestFirst<RoleDoc & Positioned>(this.model, { workspace, limit: page.limit, cursor: page.cursor, match: page.match });
+    return { rows: found.rows.map(view), last: found.rows.at(-1)?.pos, ...(found.next_cursor ? { next_cursor: found.next_cursor } : {}) };
+  }
+
   async get(workspace: string, key: string): Promise<RoleView | null> {
-    if (isBuiltInRole(key)) return { key, name: BUILT_IN_NAMES[key] ?? key, patterns: [...BUILT_IN_ROLES[key]], built_in: true };
+    if (isBuiltInRole(key)) return builtInRoles().find((r) => r.key === key)!;
     const doc = await this.model.findOne({ workspace, key }).lean();
     return doc ? view(doc) : null;
   }

@@ -37,5 +37,4 @@ export const gatewayTools: readonly Tool<any, any>[] = [
   queryMetrics, listRecords,
 ];
 
-/** The owner name of gateway tools in the catalog. */
-export const GATEWAY_OWNER = 'gateway';
+export { GATEWAY_OWNER } from './services.ts';

@@ -26,22 +26,25 @@ export interface GatewayServices {
 }
 
 /** The gateway's services from a tool context (only the gateway's own owner sets them). */
-export function gatewayServices(ctx: ToolContext): GatewayServices {
+export function gatewayServices(ctx: Pick<ToolContext, 'services'>): GatewayServices {
   const services = ctx.services as GatewayServices | undefined;
   if (!services?.identity) throw new CuadraError('internal', 'This tool runs only in the gateway.');
   return services;
 }
 
 /** The people side of the gateway's services (members.*). */
-export function peopleServices(ctx: ToolContext): Required<GatewayServices> {
+export function peopleServices(ctx: Pick<ToolContext, 'services'>): Required<GatewayServices> {
   const services = gatewayServices(ctx);
   if (!services.people || !services.revokeMemberGrants || !services.publicUrl) throw new CuadraError('internal', 'This gateway has no people store.');
   return services as Required<GatewayServices>;
 }
 
 /** The canvas side of the gateway's services (dashboards.*, metrics.query, records.list). */
-export function canvasServices(ctx: ToolContext): GatewayServices & Required<Pick<GatewayServices, 'dashboards' | 'graph' | 'invokeRead'>> {
+export function canvasServices(ctx: Pick<ToolContext, 'services'>): GatewayServices & Required<Pick<GatewayServices, 'dashboards' | 'graph' | 'invokeRead'>> {
   const services = gatewayServices(ctx);
   if (!services.dashboards || !services.graph || !services.invokeRead) throw new CuadraError('internal', 'This gateway has no canvas services.');
   return services as GatewayServices & Required<Pick<GatewayServices, 'dashboards' | 'graph' | 'invokeRead'>>;
 }
+
+/** The owner name of gateway tools (and of the gateway's own records sources) in the catalog. */
+export const GATEWAY_OWNER = 'gateway';

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, RISKS, TOOL_NAME, type JsonSchema, type Risk, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineTool, RISKS, TOOL_NAME, type InputOf, type JsonSchema, type Risk, type ToolContext } from '@cuadra/shared';
 import { PUBLIC_TOOL_SCHEMA, type Catalog, type PublicTool } from '../catalog.ts';
 
 /** A compact search hit: enough to choose a tool, not its schema (that is what `tools.describe` is for). */
@@ -9,23 +9,24 @@ export interface ToolHit {
   summary: string;
 }
 
-const SEARCH_SCHEMA: JsonSchema = {
+const SEARCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['query'],
   properties: {
     query: { type: 'string', minLength: 1, maxLength: 200, description: 'Words describing what you want to do, e.g. "create invoice" or "list employees".' },
     module: { type: 'string', pattern: '^[a-z0-9_]+$', description: 'Only tools of this module (the part of the name before the dot).' },
-    limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+    // Not `default: 10`: ajv does not fill defaults here, so the inferred type would claim a limit that may be absent.
+    limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Hits at most; 10 when absent.' },
   },
-};
+} as const;
 
-const DESCRIBE_SCHEMA: JsonSchema = {
+const DESCRIBE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: 'A tool name as tools.search returned it, e.g. "invoices.create".' } },
-};
+} as const;
 
 /** JSON Schema of a {@link ToolHit}. */
 const TOOL_HIT_SCHEMA = {
@@ -108,21 +109,15 @@ export function searchTools(tools: readonly PublicTool[], query: string, limit: 
   };
 }
 
-interface SearchInput {
-  query: string;
-  module?: string;
-  limit?: number;
-}
-
 /** `tools.search` over the tools a principal reaches. */
-function searchOutput(reached: readonly PublicTool[], input: SearchInput): Record<string, unknown> {
+function searchOutput(reached: readonly PublicTool[], input: InputOf<typeof SEARCH_SCHEMA>): Record<string, unknown> {
   const inModule = input.module ? reached.filter((t) => t.module === input.module) : reached;
   const { hits, total } = searchTools(inModule, input.query, input.limit ?? 10);
   return { tools: hits, total };
 }
 
 /** `tools.describe` of one tool a principal reaches. */
-function describeOutput(reached: readonly PublicTool[], input: { name: string }): Record<string, unknown> {
+function describeOutput(reached: readonly PublicTool[], input: InputOf<typeof DESCRIBE_SCHEMA>): Record<string, unknown> {
   const found = reached.find((t) => t.name === input.name);
   if (!found) throw new CuadraError('not_found', `This credential reaches no tool named "${input.name}". Use tools.search to find one.`);
   return { tool: found };
@@ -139,7 +134,7 @@ function catalogOf(ctx: ToolContext): Catalog {
  * `tools.search`: declared like any tool, so the gateway's own tool owner can run it (it reads
  * `services.catalog`).
  */
-export const searchTool = defineTool<SearchInput>({
+export const searchTool = defineTool({
   name: 'tools.search',
   description: 'Find the tools for a task among those this credential reaches, best match first: name, module, risk and a one-line summary. Follow with tools.describe for a tool\'s input schema.',
   risk: 'read',
@@ -149,7 +144,7 @@ export const searchTool = defineTool<SearchInput>({
 });
 
 /** `tools.describe`: one tool's description, risk, scope, annotations and input schema. */
-export const describeTool = defineTool<{ name: string }>({
+export const describeTool = defineTool({
   name: 'tools.describe',
   description: 'Describe one tool this credential reaches: its description, risk class, scope, annotations and JSON input schema.',
   risk: 'read',

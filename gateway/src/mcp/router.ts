@@ -1,11 +1,12 @@
 import {
-  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach, toCuadraError,
+  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach,
   type Logger, type Principal, type RateLimiter,
 } from '@cuadra/shared';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { Router, type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
 import getRawBody from 'raw-body';
 import type { Catalog } from '../catalog.ts';
+import { sendRefusal, type Challenge } from '../http.ts';
 import { InvokePipeline } from '../pipeline.ts';
 import { createMcpServer, type McpCaller } from './server.ts';
 import { McpSessions } from './sessions.ts';
@@ -69,17 +70,16 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
   // The largest tool input, plus room for the JSON-RPC envelope around it.
   const bodyLimit = Math.max(DEFAULT_MAX_INPUT_BYTES, ...catalog.entries.map((e) => e.max_input_bytes)) + 64 * 1024;
 
-  function refuse(res: ExpressResponse, err: unknown): void {
-    const error = toCuadraError(err);
-    if (error.code === 'internal' || error.code === 'unavailable') log.error({ err: error.cause ?? error }, error.message);
-    // `scope` names the narrowest scope that serves MCP (listing and reads); writes step up to `tools`.
-    if (error.code === 'unauthenticated') res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl}", scope="tools:read"`);
+  // `scope` names the narrowest scope that serves MCP (listing and reads); writes step up to `tools`.
+  const challenge: Challenge = (error) => {
+    if (error.code === 'unauthenticated') return `Bearer resource_metadata="${metadataUrl}", scope="tools:read"`;
     if (error.code === 'insufficient_scope') {
       const scope = (error.extra as { scope?: string }).scope ?? 'tools:read';
-      res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}", error_description="${error.message.replace(/"/g, "'")}"`);
+      return `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl}", error_description="${error.message.replace(/"/g, "'")}"`;
     }
-    res.status(error.status).json(error.toBody());
-  }
+    return undefined;
+  };
+  const refuse = (res: ExpressResponse, err: unknown): void => sendRefusal(res, err, { publicUrl, log, challenge });
 
   /** The scope a `tools/call` in this body needs and the token lacks, if any. */
   function missingScope(principal: Principal, body: unknown): string | undefined {

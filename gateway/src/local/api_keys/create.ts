@@ -3,10 +3,8 @@ import { mayGrant, ROLE_KEY } from '../../identity/roles.ts';
 import { API_KEY_VIEW_SCHEMA } from '../../identity/store.ts';
 import { gatewayServices } from '../services.ts';
 
-interface Input { name: string; role: string; patterns?: string[]; expires_at?: string }
-
 /** Creates an API key for a program; the key is in the output once and stored only as a hash. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'api_keys.create',
   description: 'Create an API key (nk_…) for a program, with a role (built-in or one of the workspace\'s custom roles) and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
   risk: 'write',

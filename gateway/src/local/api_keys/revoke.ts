@@ -2,7 +2,7 @@ import { CuadraError, defineTool } from '@cuadra/shared';
 import { gatewayServices } from '../services.ts';
 
 /** Revokes a key: refused at once by every gateway. */
-export const revoke = defineTool<{ id: string }>({
+export const revoke = defineTool({
   name: 'api_keys.revoke',
   description: 'Revoke an API key of the workspace. Calls with it are refused at once, on every gateway instance.',
   risk: 'destructive',

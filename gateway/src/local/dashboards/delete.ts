@@ -2,7 +2,7 @@ import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 import { canvasServices } from '../services.ts';
 
 /** Deletes a dashboard (not reversible). */
-export const remove = defineTool<{ id: string }>({
+export const remove = defineTool({
   name: 'dashboards.delete',
   description: 'Delete a dashboard of the workspace. Not reversible.',
   risk: 'destructive',

@@ -3,7 +3,7 @@ import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
 /** One dashboard, by id or key. */
-export const get = defineTool<{ id: string }>({
+export const get = defineTool({
   name: 'dashboards.get',
   description: 'Get one dashboard of the workspace (by id, or by its key) with its block tree.',
   risk: 'read',

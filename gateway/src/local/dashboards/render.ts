@@ -1,12 +1,11 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { RENDERED_BLOCK_SCHEMA, renderBlocks, type RenderValues } from '../../canvas/render.ts';
-import { renderInputSchema, type Block } from '../../canvas/schema.ts';
+import { RENDERED_BLOCK_SCHEMA, renderBlocks } from '../../canvas/render.ts';
+import { renderInputSchema, validatedBlocks } from '../../canvas/schema.ts';
+import { readGatewaySource } from '../reads.ts';
 import { canvasServices } from '../services.ts';
 
-interface Input { id?: string; blocks?: Block[]; values?: RenderValues }
-
 /** Fills every block's data through the composed graph, concurrently (CONTRACT.md §8). */
-export const render = defineTool<Input>({
+export const render = defineTool({
   name: 'dashboards.render',
   description: 'Render a dashboard (by id, or blocks given inline) with the viewer\'s values (params, selections): the same block tree with each block\'s data filled — stats cards, chart/table data (metrics.query), records (records.list), agenda, event, board, result. A block waiting for a required param or a selection gets waiting: true; a block whose data fails gets error {code, error} while the rest render.',
   risk: 'read',
@@ -26,7 +25,7 @@ export const render = defineTool<Input>({
   },
   async handler(input, ctx) {
     const services = canvasServices(ctx);
-    let blocks = input.blocks;
+    let blocks = input.blocks && validatedBlocks(input.blocks);
     let dashboard: Record<string, unknown> | undefined;
     if (input.id !== undefined) {
       const doc = await services.dashboards.get(ctx.workspace, input.id);
@@ -36,7 +35,7 @@ export const render = defineTool<Input>({
     }
     const started = performance.now();
     const rendered = await renderBlocks(blocks!, input.values ?? {}, {
-      run: services.graph, principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
+      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
       invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
     });
     return { ...(dashboard ? { dashboard } : {}), blocks: rendered, rendered_at: ctx.now.toISOString(), render_ms: Math.round(performance.now() - started) };

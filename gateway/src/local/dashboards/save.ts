@@ -1,13 +1,11 @@
 import { defineTool } from '@cuadra/shared';
 import { checkDashboardRules } from '../../canvas/rules.ts';
-import { saveInputSchema, type Block } from '../../canvas/schema.ts';
+import { saveInputSchema, validatedBlocks } from '../../canvas/schema.ts';
 import { DASHBOARD_VIEW_SCHEMA, dashboardView } from '../../canvas/store.ts';
 import { canvasServices } from '../services.ts';
 
-interface Input { title: string; key?: string; blocks: Block[] }
-
 /** Saves a dashboard; a save with the key of an existing one replaces it. */
-export const save = defineTool<Input>({
+export const save = defineTool({
   name: 'dashboards.save',
   description: 'Save a dashboard of canvas blocks (specification §2.2–2.9): title, optional key, and the block tree. A save naming the key of an existing dashboard replaces it. Every block is checked against the canvas schema; a refusal names the offending field as a JSON Pointer (/blocks/0/children/2/span).',
   risk: 'write',
@@ -19,8 +17,9 @@ export const save = defineTool<Input>({
   },
   async handler(input, ctx) {
     const services = canvasServices(ctx);
-    checkDashboardRules(input.blocks, (name) => services.catalog.get(name));
-    const { doc, created } = await services.dashboards.save(ctx.workspace, input, ctx.now);
+    const blocks = validatedBlocks(input.blocks);
+    checkDashboardRules(blocks, (name) => services.catalog.get(name));
+    const { doc, created } = await services.dashboards.save(ctx.workspace, { ...input, blocks }, ctx.now);
     return { dashboard: dashboardView(doc), created };
   },
 });

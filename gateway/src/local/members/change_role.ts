@@ -3,7 +3,7 @@ import { peopleServices } from '../services.ts';
 import { assertMayGrant, assertMayManage, existingRole, roleField, userId } from './schema.ts';
 
 /** Gives a member another role; the workspace always keeps an owner. */
-export const changeRole = defineTool<{ user_id: string; role: string }>({
+export const changeRole = defineTool({
   name: 'members.change_role',
   description: 'Change a member\'s role (built-in or custom). Nobody grants a role above their own; the last owner cannot be demoted. Takes effect on the member\'s next call, in every app they signed in to.',
   risk: 'write',

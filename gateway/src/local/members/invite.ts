@@ -2,10 +2,8 @@ import { CuadraError, defineTool } from '@cuadra/shared';
 import { peopleServices } from '../services.ts';
 import { assertMayGrant, existingRole, INVITATION_SCHEMA, roleField } from './schema.ts';
 
-interface Input { email: string; role: string; name?: string }
-
 /** Invites a person: a pending membership and a single-use link where they set a password and join. */
-export const invite = defineTool<Input>({
+export const invite = defineTool({
   name: 'members.invite',
   description: 'Invite a person to the workspace with a role (built-in or custom). Output holds invite_url once: the person opens it, sets a password (or enters the one of their existing Cuadra account) and becomes a member with that role. Links work once, for 7 days.',
   risk: 'write',

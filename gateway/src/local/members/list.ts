@@ -1,13 +1,14 @@
-import { CURSOR_SCHEMA, defineTool, pageOutput, PAGING_NOTE } from '@cuadra/shared';
+import { defineTool, pageOutput, PAGING_NOTE } from '@cuadra/shared';
 import { ACTIVE_MEMBER_SCHEMA, INVITED_MEMBER_SCHEMA } from './schema.ts';
 import { peopleServices } from '../services.ts';
+import { PAGE_INPUT } from '../page.ts';
 
 /** The people of the workspace (active and invited), with their roles; never secrets. */
-export const list = defineTool<{ limit?: number; cursor?: string }>({
+export const list = defineTool({
   name: 'members.list',
   description: 'List the people of the workspace: members (status "active", with user_id, e-mail, name, role) and pending invitations (status "invited", with invitation_id and expiry). Members newest first; the pending invitations (newest first) come with the first page; total counts members.' + PAGING_NOTE,
   risk: 'read',
-  input: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: CURSOR_SCHEMA } },
+  input: PAGE_INPUT,
   output: pageOutput({ anyOf: [ACTIVE_MEMBER_SCHEMA, INVITED_MEMBER_SCHEMA] }),
   async handler(input, ctx) {
     const { people } = peopleServices(ctx);

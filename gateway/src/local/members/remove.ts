@@ -3,7 +3,7 @@ import { peopleServices } from '../services.ts';
 import { assertMayManage, userId } from './schema.ts';
 
 /** Removes a person from the workspace and ends the app access they granted in it. */
-export const remove = defineTool<{ user_id: string }>({
+export const remove = defineTool({
   name: 'members.remove',
   description: 'Remove a member from the workspace. Their app sign-ins (OAuth grants) in this workspace are revoked at once. The last owner cannot be removed; nobody removes a member whose role is above their own.',
   risk: 'destructive',

@@ -3,10 +3,8 @@ import { CUSTOM_ROLE_VIEW_SCHEMA, mayGrant } from '../../identity/roles.ts';
 import { gatewayServices } from '../services.ts';
 import { roleKey, roleName, rolePatterns } from './schema.ts';
 
-interface Input { key: string; name: string; patterns: string[] }
-
 /** Creates a custom role: a named set of tool patterns members and keys can be given. */
-export const create = defineTool<Input>({
+export const create = defineTool({
   name: 'roles.create',
   description: 'Create a custom role of the workspace: a key (lower case, e.g. "billing_clerk"), a name, and the tool patterns it reaches (invoices.%, %:read, invoices.%:read). Members and API keys can then be given it. A built-in role name is refused.',
   risk: 'write',

@@ -3,7 +3,7 @@ import { gatewayServices } from '../services.ts';
 import { roleKey } from './schema.ts';
 
 /** Deletes a custom role nobody holds any more. */
-export const remove = defineTool<{ key: string }>({
+export const remove = defineTool({
   name: 'roles.delete',
   description: 'Delete a custom role. Refused (conflict) while a member, a pending invitation or an active API key still has it: change their role or revoke the key first.',
   risk: 'destructive',

@@ -3,10 +3,8 @@ import { CUSTOM_ROLE_VIEW_SCHEMA, mayGrant } from '../../identity/roles.ts';
 import { gatewayServices } from '../services.ts';
 import { roleKey, roleName, rolePatterns } from './schema.ts';
 
-interface Input { key: string; name?: string; patterns?: string[] }
-
 /** Renames a custom role or changes its patterns; members and keys holding it get the change on their next call. */
-export const update = defineTool<Input>({
+export const update = defineTool({
   name: 'roles.update',
   description: 'Change a custom role\'s name or tool patterns. Every member and API key holding it reaches the new patterns from its next call on. Built-in roles cannot be changed.',
   risk: 'write',
