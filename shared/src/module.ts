@@ -23,7 +23,7 @@ export interface ModuleManifest {
   /** Collections that page by position (CONTRACT §9 bounded lists). */
   listed?: readonly ListedSeries[];
   /** Records sources, metrics and agenda lanes this module answers: one reader each (composite.ts). */
-  reads?: ModuleReads | ReadDeclarations;
+  reads?: ModuleReads;
   /** Graph root fields (`Query.<field>`) and entities of this module, with their read guard. */
   readGuards?: Record<string, ReadGuard>;
 }
@@ -60,7 +60,6 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
   const names = new Set<string>();
   const models = new Set<(db: Connection) => Model<any>>();
   const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {} };
-  const legacy: ReadDeclarations = {};
   const readGuards: Record<string, ReadGuard> = {};
   for (const m of manifests) {
     if (names.has(m.name)) throw new Error(`The module ${m.name} is declared twice.`);
@@ -68,10 +67,9 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     for (const model of m.models ?? []) models.add(model);
     for (const kind of READ_KINDS) {
       for (const [key, read] of Object.entries(m.reads?.[kind] ?? {})) {
-        if (Object.hasOwn(readers[kind], key) || Object.hasOwn(legacy[kind] ?? {}, key)) throw new Error(`The ${kind} "${key}" is declared by two modules.`);
-        // TRANSITION: a route {field, module} to a subgraph's own field, until every module declares readers.
-        if (typeof read !== 'function') (legacy[kind] ??= {})[key] = read as never;
-        else (readers[kind] as Record<string, { module: string; read: unknown }>)[key] = { module: m.name, read };
+        if (Object.hasOwn(readers[kind], key)) throw new Error(`The ${kind} "${key}" is declared by two modules.`);
+        if (typeof read !== 'function') throw new Error(`The ${kind} "${key}" of the module ${m.name} is not a reader function.`);
+        (readers[kind] as Record<string, { module: string; read: unknown }>)[key] = { module: m.name, read };
       }
     }
     for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
@@ -89,14 +87,8 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     models: [...models],
     listed: manifests.flatMap((m) => m.listed ?? []),
     readers,
-    reads: mergeRoutes(readRoutesOf(subgraph, readers), legacy),
+    reads: readRoutesOf(subgraph, readers),
     readGuards,
   };
 }
 
-/** TRANSITION: routes of readers and legacy routes together. */
-function mergeRoutes(a: ReadDeclarations, b: ReadDeclarations): ReadDeclarations {
-  const out: ReadDeclarations = {};
-  for (const kind of READ_KINDS) if (a[kind] || b[kind]) out[kind] = { ...(a[kind] ?? {}), ...(b[kind] ?? {}) };
-  return out;
-}
