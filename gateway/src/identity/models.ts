@@ -1,4 +1,4 @@
-import { addPositions } from '@cuadra/shared';
+import { addPositions, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A workspace (tenant). Everything any service stores carries its id. */
@@ -74,7 +74,7 @@ addPositions(apiKeySchema);
 /** The identity collections on the gateway's own database. */
 export function identityModels(db: Connection): { workspaces: Model<WorkspaceDoc>; apiKeys: Model<ApiKeyDoc> } {
   return {
-    workspaces: (db.models.Workspace as Model<WorkspaceDoc> | undefined) ?? db.model<WorkspaceDoc>('Workspace', workspaceSchema, 'workspaces'),
-    apiKeys: (db.models.ApiKey as Model<ApiKeyDoc> | undefined) ?? db.model<ApiKeyDoc>('ApiKey', apiKeySchema, 'api_keys'),
+    workspaces: modelOn<WorkspaceDoc>(db, 'Workspace', workspaceSchema, 'workspaces'),
+    apiKeys: modelOn<ApiKeyDoc>(db, 'ApiKey', apiKeySchema, 'api_keys'),
   };
 }

@@ -1,6 +1,5 @@
 import {
-  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, isBuiltInRole, type ListAnswer, listNewestFirst, newId, pageNewestFirst, type Page, type Positioned, patternsCover, type Principal, releasePosition, rolePatternsOf,
-} from '@cuadra/shared';
+  addPositions, backfillPositions, BUILT_IN_ROLES, bumpVersion, createPositioned, CuadraError, currentVersion, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, isBuiltInRole, type ListAnswer, listNewestFirst, newId, pageNewestFirst, type Page, type Positioned, patternsCover, type Principal, releasePosition, rolePatternsOf, modelOn } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -93,7 +92,7 @@ export class RoleStore {
   readonly #cache = new Map<string, { version: string; roles: Map<string, string[]> }>();
 
   constructor(db: Connection, redis: Redis) {
-    this.model = (db.models.Role as Model<RoleDoc> | undefined) ?? db.model<RoleDoc>('Role', roleSchema, 'roles');
+    this.model = modelOn<RoleDoc>(db, 'Role', roleSchema, 'roles');
     this.#redis = redis;
   }
 

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { CuadraError, type Principal } from '@cuadra/shared';
+import { CuadraError, type Principal, modelOn } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 import jwt from 'jsonwebtoken';
@@ -160,5 +160,5 @@ interface RevocationDoc {
 const revocationSchema = new Schema<RevocationDoc>({ _id: String, expires_at: Date }, { versionKey: false });
 
 function revocationsOn(db: Connection): Model<RevocationDoc> {
-  return (db.models.OAuthRevocation as Model<RevocationDoc> | undefined) ?? db.model<RevocationDoc>('OAuthRevocation', revocationSchema, 'oauth_revocations');
+  return modelOn<RevocationDoc>(db, 'OAuthRevocation', revocationSchema, 'oauth_revocations');
 }

@@ -1,4 +1,4 @@
-import { addPositions, createPositioned, searchIn } from '@cuadra/shared';
+import { addPositions, createPositioned, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
@@ -47,7 +47,7 @@ addPositions(journalSchema);
 
 /** The journal entries collection. */
 export function journalEntries(db: Connection): Model<JournalEntryDoc> {
-  return (db.models.JournalEntry as Model<JournalEntryDoc> | undefined) ?? db.model<JournalEntryDoc>('JournalEntry', journalSchema, 'journal_entries');
+  return modelOn<JournalEntryDoc>(db, 'JournalEntry', journalSchema, 'journal_entries');
 }
 
 /** True when the entry balances: Σ debits = Σ credits, no negative amounts, no line both. */

@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from 'node:crypto';
-import { CuadraError, sealerFromEnv, type Sealer } from '@cuadra/shared';
+import { CuadraError, sealerFromEnv, type Sealer, modelOn } from '@cuadra/shared';
 import forge from 'node-forge';
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -36,7 +36,7 @@ const certificateSchema = new Schema<CertificateDoc>(
 
 /** The signing certificates collection (`_id` = workspace). */
 export function certificates(db: Connection): Model<CertificateDoc> {
-  return (db.models.EinvoicingCertificate as Model<CertificateDoc> | undefined) ?? db.model<CertificateDoc>('EinvoicingCertificate', certificateSchema, 'einvoicing_certificates');
+  return modelOn<CertificateDoc>(db, 'EinvoicingCertificate', certificateSchema, 'einvoicing_certificates');
 }
 
 /** What a certificate's key is sealed to: the workspace, so a box copied elsewhere does not open. */

@@ -1,3 +1,4 @@
+import { modelOn } from '@cuadra/shared';
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { settings, type SettingsDoc } from '../lib/settings.ts';
@@ -150,7 +151,7 @@ const sandboxSchema = new Schema<SandboxDoc>(
 
 /** Accepted documents of the built-in sandbox. */
 export function sandboxDocuments(db: Connection): Model<SandboxDoc> {
-  return (db.models.SandboxDocument as Model<SandboxDoc> | undefined) ?? db.model<SandboxDoc>('SandboxDocument', sandboxSchema, 'einvoicing_sandbox');
+  return modelOn<SandboxDoc>(db, 'SandboxDocument', sandboxSchema, 'einvoicing_sandbox');
 }
 
 /** The sandbox's issuer register: the workspaces' e-invoicing set-ups in this service's database. */

@@ -1,4 +1,5 @@
 import type { ToolContext } from '@cuadra/shared';
+import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { invoices, type InvoiceDoc } from '../modules/invoices/model.ts';
 import { settings, type SettingsDoc } from '../lib/settings.ts';
@@ -27,7 +28,7 @@ const signedSchema = new Schema<SignedDoc>(
 
 /** Signed documents (`_id` = invoice id). */
 export function signedDocuments(db: Connection): Model<SignedDoc> {
-  return (db.models.EinvoicingSigned as Model<SignedDoc> | undefined) ?? db.model<SignedDoc>('EinvoicingSigned', signedSchema, 'einvoicing_signed');
+  return modelOn<SignedDoc>(db, 'EinvoicingSigned', signedSchema, 'einvoicing_signed');
 }
 
 /**

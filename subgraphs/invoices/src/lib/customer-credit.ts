@@ -1,3 +1,4 @@
+import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -29,7 +30,7 @@ schema.index({ workspace: 1, customer_id: 1 });
 
 /** The customer credits collection. */
 export function customerCredits(db: Connection): Model<CustomerCreditDoc> {
-  return (db.models.CustomerCredit as Model<CustomerCreditDoc> | undefined) ?? db.model<CustomerCreditDoc>('CustomerCredit', schema, 'customer_credits');
+  return modelOn<CustomerCreditDoc>(db, 'CustomerCredit', schema, 'customer_credits');
 }
 
 /** Adds `amount` to the customer's credit once per `ref`. */

@@ -1,3 +1,4 @@
+import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -15,7 +16,7 @@ const schema = new Schema<RecentDoc>({ _id: { type: String, required: true }, id
 
 /** The recent-documents index collection. */
 export function recentIndex(db: Connection): Model<RecentDoc> {
-  return (db.models.RecentIndex as Model<RecentDoc> | undefined) ?? db.model<RecentDoc>('RecentIndex', schema, 'recent_index');
+  return modelOn<RecentDoc>(db, 'RecentIndex', schema, 'recent_index');
 }
 
 /** Id of one day's entry. */

@@ -1,3 +1,4 @@
+import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -45,7 +46,7 @@ const rollupSchema = new Schema<RollupDoc>(
 
 /** The rollups collection. */
 export function rollups(db: Connection): Model<RollupDoc> {
-  return (db.models.Rollup as Model<RollupDoc> | undefined) ?? db.model<RollupDoc>('Rollup', rollupSchema, 'rollups');
+  return modelOn<RollupDoc>(db, 'Rollup', rollupSchema, 'rollups');
 }
 
 /** Id of a rollup document. */
@@ -83,5 +84,5 @@ pendingSchema.index({ workspace: 1 });
 
 /** The pending-changes collection. */
 export function pendingChanges(db: Connection): Model<PendingDoc> {
-  return (db.models.PendingChange as Model<PendingDoc> | undefined) ?? db.model<PendingDoc>('PendingChange', pendingSchema, 'pending_changes');
+  return modelOn<PendingDoc>(db, 'PendingChange', pendingSchema, 'pending_changes');
 }

@@ -1,4 +1,4 @@
-import { addPositions, searchIn, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, searchIn, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from './money.ts';
@@ -61,7 +61,7 @@ addPositions(schema);
 
 /** The quotes and sales orders collection. */
 export function salesDocuments(db: Connection): Model<SalesDocument> {
-  return (db.models.SalesDocument as Model<SalesDocument> | undefined) ?? db.model<SalesDocument>('SalesDocument', schema, 'sales_documents');
+  return modelOn<SalesDocument>(db, 'SalesDocument', schema, 'sales_documents');
 }
 
 

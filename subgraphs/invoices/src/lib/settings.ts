@@ -1,3 +1,4 @@
+import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A DIAN numbering range (resolución de facturación): prefix and consecutive bounds. */
@@ -46,7 +47,7 @@ settingsSchema.index({ software_id: 1 });
 
 /** The e-invoicing settings collection. */
 export function settings(db: Connection): Model<SettingsDoc> {
-  return (db.models.EinvoicingSettings as Model<SettingsDoc> | undefined) ?? db.model<SettingsDoc>('EinvoicingSettings', settingsSchema, 'einvoicing_settings');
+  return modelOn<SettingsDoc>(db, 'EinvoicingSettings', settingsSchema, 'einvoicing_settings');
 }
 
 /** A consecutive counter of one numbering range. `_id` = `<workspace>:<kind>:<prefix>`. */
@@ -64,7 +65,7 @@ const counterSchema = new Schema<CounterDoc>(
 
 /** The numbering counters collection. */
 export function counters(db: Connection): Model<CounterDoc> {
-  return (db.models.Counter as Model<CounterDoc> | undefined) ?? db.model<CounterDoc>('Counter', counterSchema, 'counters');
+  return modelOn<CounterDoc>(db, 'Counter', counterSchema, 'counters');
 }
 
 /** Counter id of a range. */

@@ -1,4 +1,4 @@
-import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Longest accepted instructions, in characters. */
@@ -54,7 +54,7 @@ addPositions(agentSchema);
 
 /** The agents collection on this subgraph's connection. */
 export function agents(db: Connection): Model<AgentDoc> {
-  return (db.models.Agent as Model<AgentDoc> | undefined) ?? db.model<AgentDoc>('Agent', agentSchema, 'agents');
+  return modelOn<AgentDoc>(db, 'Agent', agentSchema, 'agents');
 }
 
 

@@ -1,4 +1,4 @@
-import { addPositions, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A party as stored. `_id` is our own prefixed string id (`pty_…`), never a Mongo ObjectId. */
@@ -54,7 +54,7 @@ addPositions(partySchema);
 
 /** The parties collection on this subgraph's connection. */
 export function parties(db: Connection): Model<PartyDoc> {
-  return (db.models.Party as Model<PartyDoc> | undefined) ?? db.model<PartyDoc>('Party', partySchema, 'parties');
+  return modelOn<PartyDoc>(db, 'Party', partySchema, 'parties');
 }
 
 

@@ -1,7 +1,6 @@
 import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, applyRate, checkedAmount, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, lineAmounts,
-  NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext,
-} from '@cuadra/shared';
+  NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../lib/rollups.ts';
 import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
@@ -136,7 +135,7 @@ addPositions(billSchema);
 
 /** The bills collection. */
 export function bills(db: Connection): Model<BillDoc> {
-  return (db.models.Bill as Model<BillDoc> | undefined) ?? db.model<BillDoc>('Bill', billSchema, 'bills');
+  return modelOn<BillDoc>(db, 'Bill', billSchema, 'bills');
 }
 
 /** The unique key of a vendor's invoice number in a workspace. */

@@ -1,4 +1,4 @@
-import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext } from '@cuadra/shared';
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
@@ -74,7 +74,7 @@ addPositions(schema);
 
 /** The bill payments collection. */
 export function billPayments(db: Connection): Model<BillPaymentDoc> {
-  return (db.models.BillPayment as Model<BillPaymentDoc> | undefined) ?? db.model<BillPaymentDoc>('BillPayment', schema, 'bill_payments');
+  return modelOn<BillPaymentDoc>(db, 'BillPayment', schema, 'bill_payments');
 }
 
 interface MarkerDoc { _id: string; workspace: string; at: Date }
@@ -83,7 +83,7 @@ markerSchema.index({ workspace: 1 });
 
 /** Markers of bill payments in flight: written before the payment, removed once it is complete. */
 export function billPaymentMarkers(db: Connection): Model<MarkerDoc> {
-  return (db.models.BillPaymentMarker as Model<MarkerDoc> | undefined) ?? db.model<MarkerDoc>('BillPaymentMarker', markerSchema, 'bill_payment_markers');
+  return modelOn<MarkerDoc>(db, 'BillPaymentMarker', markerSchema, 'bill_payment_markers');
 }
 
 /** A payment made: Dr payables (the vendor owed less), Cr the bank account it left from. */

@@ -1,6 +1,5 @@
 import {
-  addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
-} from '@cuadra/shared';
+  addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
@@ -167,7 +166,7 @@ addPositions(invoiceSchema);
 
 /** The invoices collection on this subgraph's connection. */
 export function invoices(db: Connection): Model<InvoiceDoc> {
-  return (db.models.Invoice as Model<InvoiceDoc> | undefined) ?? db.model<InvoiceDoc>('Invoice', invoiceSchema, 'invoices');
+  return modelOn<InvoiceDoc>(db, 'Invoice', invoiceSchema, 'invoices');
 }
 
 

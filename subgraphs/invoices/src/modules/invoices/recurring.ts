@@ -1,4 +1,4 @@
-import { addPositions, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { LineInput } from '../../lib/documents.ts';
 import type { CustomerSnapshot } from './model.ts';
@@ -68,7 +68,7 @@ addPositions(schema);
 
 /** The recurring invoices collection. */
 export function recurringInvoices(db: Connection): Model<RecurringDoc> {
-  return (db.models.RecurringInvoice as Model<RecurringDoc> | undefined) ?? db.model<RecurringDoc>('RecurringInvoice', schema, 'recurring_invoices');
+  return modelOn<RecurringDoc>(db, 'RecurringInvoice', schema, 'recurring_invoices');
 }
 
 /** The date one period after `date` (months keep the day, clipped to the month's end). */

@@ -1,4 +1,4 @@
-import { addPositions, searchIn } from '@cuadra/shared';
+import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A product or service of the workspace's catalog. */
@@ -46,7 +46,7 @@ addPositions(itemSchema);
 
 /** The items collection on this subgraph's connection. */
 export function items(db: Connection): Model<ItemDoc> {
-  return (db.models.Item as Model<ItemDoc> | undefined) ?? db.model<ItemDoc>('Item', itemSchema, 'items');
+  return modelOn<ItemDoc>(db, 'Item', itemSchema, 'items');
 }
 
 /** JSON Schema of {@link itemView}: what every tool answering a catalog item gives. */

@@ -1,4 +1,4 @@
-import { addPositions, searchIn } from '@cuadra/shared';
+import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../lib/rollups.ts';
 
@@ -75,7 +75,7 @@ addPositions(paymentSchema);
 
 /** The payments collection. */
 export function payments(db: Connection): Model<PaymentDoc> {
-  return (db.models.Payment as Model<PaymentDoc> | undefined) ?? db.model<PaymentDoc>('Payment', paymentSchema, 'payments');
+  return modelOn<PaymentDoc>(db, 'Payment', paymentSchema, 'payments');
 }
 
 /** How a payment was received (payments.register's `method`). */

@@ -1,4 +1,4 @@
-import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
@@ -66,7 +66,7 @@ addPositions(employeeSchema);
 
 /** The employees collection on this subgraph's connection. */
 export function employees(db: Connection): Model<EmployeeDoc> {
-  return (db.models.Employee as Model<EmployeeDoc> | undefined) ?? db.model<EmployeeDoc>('Employee', employeeSchema, 'employees');
+  return modelOn<EmployeeDoc>(db, 'Employee', employeeSchema, 'employees');
 }
 
 

@@ -1,4 +1,4 @@
-import { addPositions, containsText, CuadraError, DATE_TIME_SCHEMA as DATE_TIME, type Positioned, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, CuadraError, DATE_TIME_SCHEMA as DATE_TIME, type Positioned, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Columns a project gets when it names none. */
@@ -48,7 +48,7 @@ addPositions(projectSchema);
 
 /** The projects collection on this subgraph's connection. */
 export function projects(db: Connection): Model<ProjectDoc> {
-  return (db.models.Project as Model<ProjectDoc> | undefined) ?? db.model<ProjectDoc>('Project', projectSchema, 'projects');
+  return modelOn<ProjectDoc>(db, 'Project', projectSchema, 'projects');
 }
 
 

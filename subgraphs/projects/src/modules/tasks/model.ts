@@ -1,4 +1,4 @@
-import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Task priorities, lowest first. */
@@ -55,7 +55,7 @@ addPositions(taskSchema);
 
 /** The project tasks collection on this subgraph's connection (records source `project_tasks`). */
 export function tasks(db: Connection): Model<TaskDoc> {
-  return (db.models.Task as Model<TaskDoc> | undefined) ?? db.model<TaskDoc>('Task', taskSchema, 'project_tasks');
+  return modelOn<TaskDoc>(db, 'Task', taskSchema, 'project_tasks');
 }
 
 
