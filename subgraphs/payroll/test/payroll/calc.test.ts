@@ -203,3 +203,33 @@ describe('non-salary payments over 40 % of the remuneration', () => {
     expect(r.totals.net).toBe(99_454_750);
   });
 });
+
+describe('unpaid leave and vacations, March 2026 (salary 3.000.000)', () => {
+  it('does not pay unpaid leave, nor the transport allowance for it, nor count it as time served', () => {
+    // Unpaid leave 9–10 March: 28 days paid = 300_000_000 × 28/30 = 280_000_000; transport 24_909_500 × 28/30 = 23_248_866.67 → 23_248_867.
+    // IBC = 280_000_000 (floor 1 SMMLV × 28/30 = 163_417_800 is lower); health 4 % = 11_200_000.
+    // Vacation provision on the 28 days of the contract: 280_000_000 × 15/360 = 11_666_666.67 → 11_666_667.
+    const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 300_000_000, arl_class: 1, exempt_114_1: true, unpaid_leave: [{ start: '2026-03-09', days: 2 }] });
+    expect(r.unpaid_days).toBe(2);
+    expect(amounts(r.earnings)).toEqual({ salary: 280_000_000, transport_allowance: 23_248_867 });
+    expect(r.ibc.health_pension).toBe(280_000_000);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 11_200_000, pension: 11_200_000 });
+    expect(line(r.provisions, 'vacations')?.amount).toBe(11_666_667);
+  });
+
+  it('pays vacation days at the salary, with no transport allowance for them', () => {
+    // Vacations 16–21 March (6 calendar days): salary 24 days = 240_000_000; vacations 6 days = 60_000_000;
+    // transport for 24 days worked = 24_909_500 × 24/30 = 19_927_600. IBC = 300_000_000; ARL on the worked days' pay 240_000_000.
+    const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 300_000_000, arl_class: 1, exempt_114_1: true, vacations: [{ start: '2026-03-16', days: 6 }] });
+    expect(amounts(r.earnings)).toEqual({ salary: 240_000_000, vacations: 60_000_000, transport_allowance: 19_927_600 });
+    expect(r.ibc).toEqual({ health_pension: 300_000_000, arl: 240_000_000, parafiscal: 300_000_000 });
+  });
+
+  it('pays each salary for its days when it changes inside the period', () => {
+    // 1–15 at 2.000.000 = 100_000_000; 16–31 at 3.000.000 = 150_000_000; overtime day on the 20th at the new salary:
+    // 300_000_000 × 1.25 / 220 = 1_704_545.45 → 1_704_545.
+    const r = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 200_000_000, salary_changes: [{ from: '2026-03-16', salary: 300_000_000 }], arl_class: 1,
+      hours: [{ kind: 'overtime_day', date: '2026-03-20', hours: 1 }] });
+    expect(amounts(r.earnings)).toMatchObject({ salary: 250_000_000, overtime_day: 1_704_545 });
+  });
+});

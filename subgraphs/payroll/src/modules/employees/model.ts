@@ -33,8 +33,37 @@ export interface EmployeeDoc {
   /** Occupational-risk class I–V: sets the employer's ARL rate (0.522 %–6.96 %). */
   arl_class: 1 | 2 | 3 | 4 | 5;
   status: 'active' | 'terminated';
+  /**
+   * Every salary the contract has had, oldest first: from `effective_from` on, the monthly salary
+   * is `amount`. `salary` is the last of them. Absent on employees hired before salary changes
+   * existed: read it through {@link salaryHistoryOf}.
+   */
+  salary_history?: SalaryStep[];
+  /** Set once, by employees.terminate: the last day of the contract, why, and the final settlement. */
+  termination?: Termination | null;
+  /** Bumped by every change: the condition of the next one, so two concurrent changes cannot both apply. */
+  rev?: number;
   created_at: Date;
   updated_at: Date;
+}
+
+/** One salary of the contract, from a date on. */
+export interface SalaryStep { amount: number; effective_from: string; changed_at: Date | null }
+
+/** Why a contract ended (CST arts. 61–62). */
+export const TERMINATION_REASONS = ['resignation', 'just_cause', 'without_just_cause', 'mutual_agreement', 'end_of_term', 'other'] as const;
+
+export interface Termination {
+  date: string;
+  reason: (typeof TERMINATION_REASONS)[number];
+  note: string | null;
+  settlement: { lines: { concept: string; amount: number; base: number; days: number }[]; total: number };
+  at: Date;
+}
+
+/** The salary history of an employee, for documents written before histories were kept too. */
+export function salaryHistoryOf(e: Pick<EmployeeDoc, 'salary_history' | 'salary' | 'hire_date'>): SalaryStep[] {
+  return e.salary_history?.length ? e.salary_history : [{ amount: e.salary.amount, effective_from: e.hire_date, changed_at: null }];
 }
 
 const employeeSchema = new Schema<EmployeeDoc>(
@@ -51,6 +80,9 @@ const employeeSchema = new Schema<EmployeeDoc>(
     contract_type: { type: String, required: true },
     arl_class: { type: Number, required: true },
     status: { type: String, required: true, default: 'active' },
+    salary_history: { type: Schema.Types.Mixed, default: undefined },
+    termination: { type: Schema.Types.Mixed, default: null },
+    rev: { type: Number, default: 0 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -73,7 +105,7 @@ export function employees(db: Connection): Model<EmployeeDoc> {
 /** JSON Schema of {@link employeeView}: what every tool answering an employee gives. */
 export const EMPLOYEE_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'contract_type', 'arl_class', 'status', 'created_at', 'updated_at'],
+  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'salary_history', 'contract_type', 'arl_class', 'status', 'termination', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     name: TEXT,
@@ -89,9 +121,37 @@ export const EMPLOYEE_VIEW_SCHEMA = {
       // Monthly salary in integer minor units of `currency`.
       properties: { amount: { type: 'integer' }, currency: TEXT },
     },
+    salary_history: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['amount', 'effective_from'],
+        properties: { amount: { type: 'integer' }, effective_from: { type: 'string', format: 'date' } },
+      },
+    },
     contract_type: { enum: [...CONTRACT_TYPES] },
     arl_class: { enum: [1, 2, 3, 4, 5] },
     status: { enum: ['active', 'terminated'] },
+    termination: {
+      type: ['object', 'null'], additionalProperties: false, required: ['date', 'reason', 'note', 'settlement'],
+      properties: {
+        date: { type: 'string', format: 'date' },
+        reason: { enum: [...TERMINATION_REASONS] },
+        note: { type: ['string', 'null'] },
+        settlement: {
+          type: 'object', additionalProperties: false, required: ['lines', 'total'],
+          properties: {
+            lines: {
+              type: 'array',
+              items: {
+                type: 'object', additionalProperties: false, required: ['concept', 'amount', 'base', 'days'],
+                properties: { concept: { enum: ['severance', 'severance_interest', 'service_bonus', 'vacations'] }, amount: { type: 'integer' }, base: { type: 'integer' }, days: { type: 'integer' } },
+              },
+            },
+            total: { type: 'integer' },
+          },
+        },
+      },
+    },
     created_at: DATE_TIME,
     updated_at: DATE_TIME,
   },
@@ -107,9 +167,13 @@ export function employeeView(e: EmployeeDoc) {
     position: e.position,
     hire_date: e.hire_date,
     salary: { amount: e.salary.amount, currency: e.salary.currency },
+    salary_history: salaryHistoryOf(e).map((s) => ({ amount: s.amount, effective_from: s.effective_from })),
     contract_type: e.contract_type,
     arl_class: e.arl_class,
     status: e.status,
+    termination: e.termination
+      ? { date: e.termination.date, reason: e.termination.reason, note: e.termination.note, settlement: { lines: e.termination.settlement.lines.map((l) => ({ ...l })), total: e.termination.settlement.total } }
+      : null,
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),
   };

@@ -30,8 +30,13 @@ export type HourKind = (typeof HOUR_KINDS)[number];
 export interface PayrollInput {
   /** First and last day of the period (a month, a half month, or any run of days). */
   period: { from: string; to: string };
-  /** Monthly salary, minor units. */
+  /** Monthly salary, minor units (the salary on the period's first day when `salary_changes` is given). */
   salary: number;
+  /**
+   * Salary changes inside the period: from `from` on, the monthly salary is `salary`. Each day is
+   * paid — and each hour valued — at the salary of its own date.
+   */
+  salary_changes?: readonly { from: string; salary: number }[];
   /** ARL risk class, I–V. */
   arl_class: 1 | 2 | 3 | 4 | 5;
   /** The employer qualifies for the exemption of Estatuto Tributario art. 114-1 (an income-tax filer). */
@@ -40,6 +45,10 @@ export interface PayrollInput {
   hours?: readonly { kind: HourKind; date: string; hours: number }[];
   /** Sick leave (general illness) days falling in the period: from `start`, `days` calendar days; `prior_days` of the same leave were in earlier periods. */
   sick_leave?: readonly { start: string; days: number; prior_days?: number }[];
+  /** Unpaid leave (licencia no remunerada, CST art. 51 num. 4): not paid, no transport allowance, and not counted as time served. */
+  unpaid_leave?: readonly { start: string; days: number }[];
+  /** Vacation days taken (CST art. 186): paid at the salary of each day, from the vacation provision; no transport allowance. */
+  vacations?: readonly { start: string; days: number }[];
   /** Salary-type variable pay (CST art. 127). */
   commissions?: number;
   bonus_salary?: number;
@@ -69,6 +78,8 @@ export interface PayrollResult {
   period: { from: string; to: string; days: number };
   days_worked: number;
   sick_days: number;
+  unpaid_days: number;
+  vacation_days: number;
   earnings: PayrollLine[];
   /** Contribution bases: health and pension; occupational risk; family fund, ICBF and SENA. */
   ibc: { health_pension: number; arl: number; parafiscal: number };
@@ -191,7 +202,13 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   const dates = datesOf(from, to);
   const days = commercialDays(from, to);
   const end = to;
-  const salary = BigInt(input.salary);
+  const changes = [...(input.salary_changes ?? [])].sort((a, b) => (a.from < b.from ? -1 : 1));
+  /** The monthly salary on a date. */
+  const salaryOn = (date: string): number => {
+    let s = input.salary;
+    for (const c of changes) if (c.from <= date) s = c.salary;
+    return s;
+  };
 
   // Sick-leave dates inside the period, with the day number within the leave.
   const sickDays: { date: string; n: number }[] = [];
@@ -203,13 +220,35 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     }
   }
   const sickSet = new Set(sickDays.map((s) => s.date));
-  const workedDates = dates.filter((d) => !sickSet.has(d));
+  const runOf = (kind: string, runs: readonly { start: string; days: number }[] | undefined) => {
+    const out = new Set<string>();
+    for (const r of runs ?? []) {
+      for (let i = 0; i < r.days; i += 1) {
+        const date = addDays(r.start, i);
+        if (date < from || date > to) throw new RangeError(`${kind} day ${date} falls outside the period.`);
+        if (sickSet.has(date) || out.has(date)) throw new RangeError(`${kind} day ${date} overlaps another absence.`);
+        out.add(date);
+      }
+    }
+    return out;
+  };
+  const unpaidSet = runOf('Unpaid leave', input.unpaid_leave);
+  const vacationSet = runOf('Vacation', input.vacations);
+  for (const d of vacationSet) if (unpaidSet.has(d)) throw new RangeError(`Vacation day ${d} overlaps unpaid leave.`);
+  const weightOf = (set: ReadonlySet<string>) => [...set].reduce((s, d) => s + commercialWeight(d), 0);
+  // Dates the contract runs (unpaid leave suspends it), and dates actually worked.
+  const contractDates = dates.filter((d) => !unpaidSet.has(d));
+  const workedDates = contractDates.filter((d) => !sickSet.has(d) && !vacationSet.has(d));
   const sickWeight = sickDays.reduce((s, x) => s + commercialWeight(x.date), 0);
-  const worked = days - sickWeight;
+  const unpaidWeight = weightOf(unpaidSet);
+  const vacationWeight = weightOf(vacationSet);
+  const worked = days - sickWeight - unpaidWeight - vacationWeight;
 
   const earnings: PayrollLine[] = [];
-  const salaryEarned = roundHalfUp(q(salary * BigInt(worked), 30));
+  const salaryEarned = roundHalfUp(prorated(workedDates, salaryOn));
   earnings.push({ concept: 'salary', amount: salaryEarned, days: worked });
+  const vacationPay = vacationSet.size ? roundHalfUp(prorated([...vacationSet].sort(), salaryOn)) : 0;
+  if (vacationSet.size) earnings.push({ concept: 'vacations', amount: vacationPay, days: vacationWeight });
 
   for (const h of input.hours ?? []) {
     if (h.date < from || h.date > to) throw new RangeError(`Hours on ${h.date} fall outside the period.`);
@@ -217,7 +256,7 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     const divisor = valueAt('monthly_hour_divisor', h.date);
     const hundredths = BigInt(Math.round(h.hours * 100));
     // salary / divisor is the ordinary hour; never rounded before the line is.
-    earnings.push({ concept: h.kind, amount: roundHalfUp({ n: salary * BigInt(factor) * hundredths, d: BigInt(divisor) * PPM * 100n }), date: h.date, hours: h.hours, rate_ppm: factor });
+    earnings.push({ concept: h.kind, amount: roundHalfUp({ n: BigInt(salaryOn(h.date)) * BigInt(factor) * hundredths, d: BigInt(divisor) * PPM * 100n }), date: h.date, hours: h.hours, rate_ppm: factor });
   }
   if (input.commissions) earnings.push({ concept: 'commissions', amount: input.commissions });
   if (input.bonus_salary) earnings.push({ concept: 'bonus_salary', amount: input.bonus_salary });
@@ -230,7 +269,7 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     const employer = s.n <= valueAt('sick_leave_employer_days', s.date);
     const rate = valueAt(employer ? 'sick_leave_employer_days_rate' : 'sick_leave_rate', s.date);
     const floor = BigInt(valueAt('minimum_wage', s.date)) * BigInt(valueAt('sick_leave_floor', s.date)) * PPM;
-    const monthly = max(q(salary * BigInt(rate)), q(floor));
+    const monthly = max(q(BigInt(salaryOn(s.date)) * BigInt(rate)), q(floor));
     const day = { n: monthly.n * BigInt(w), d: monthly.d * 30n * PPM };
     const key = `${employer ? 'employer' : 'health_fund'}:${rate}`;
     const line = sickLines.get(key) ?? { q: q(0), days: 0, rate, payer: employer ? 'employer' as const : 'health_fund' as const };
@@ -242,12 +281,13 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   earnings.push(...sickPay);
 
   // Transport allowance: salary up to the cap in minimum wages, for the days actually worked.
-  const eligible = workedDates.filter((d) => input.salary <= valueAt('minimum_wage', d) * valueAt('transport_allowance_cap', d));
+  const eligible = workedDates.filter((d) => salaryOn(d) <= valueAt('minimum_wage', d) * valueAt('transport_allowance_cap', d));
   const transport = roundHalfUp(prorated(eligible, (d) => valueAt('transport_allowance', d)));
   if (transport) earnings.push({ concept: 'transport_allowance', amount: transport, days: eligible.reduce((s, d) => s + commercialWeight(d), 0) });
   if (input.bonus_non_salary) earnings.push({ concept: 'bonus_non_salary', amount: input.bonus_non_salary });
 
   // Contribution bases.
+  // Vacation pay is salary for the contribution bases (Ley 100 art. 18 read with CST art. 186).
   const salaryType = sum(earnings.filter((l) => l.concept !== 'sick_leave' && l.concept !== 'transport_allowance' && l.concept !== 'bonus_non_salary'));
   const sickTotal = sum(sickPay);
   const nonSalary = input.bonus_non_salary ?? 0;
@@ -259,14 +299,15 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   const ceilingOver = (ds: readonly string[]) => prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_ceiling', d));
   const ibcUnit = valueAt('ibc_rounding', end);
   const clampBase = (raw: number, ds: readonly string[]) => (raw === 0 && ds.length === 0 ? 0 : ceilTo(min(max(q(raw), floorOver(ds)), ceilingOver(ds)), ibcUnit));
-  const ibcHealth = clampBase(salaryType + sickTotal + excess, dates);
+  const ibcHealth = clampBase(salaryType + sickTotal + excess, contractDates);
   // Occupational risk is not paid for days on sick leave: the base is the worked days' pay.
-  const ibcArl = worked > 0 ? clampBase(salaryType + excess, workedDates) : 0;
+  const ibcArl = worked > 0 ? clampBase(salaryType - vacationPay + excess, workedDates) : 0;
   // Family fund, ICBF and SENA apply to the salary payments of the month (Ley 21 de 1982).
   const paraBase = ceilTo(q(salaryType), ibcUnit);
 
   // ET art. 114-1: employees earning (salary payments only, DIAN Concepto 7196 de 2025) under 10 minimum wages.
-  const monthlySalaryPay = q(BigInt(salaryType + sickTotal) * 30n, days);
+  const contractDays = days - unpaidWeight || days;
+  const monthlySalaryPay = q(BigInt(salaryType + sickTotal) * 30n, contractDays);
   const exempt = Boolean(input.exempt_114_1) && cmp(monthlySalaryPay, q(BigInt(valueAt('minimum_wage', end)) * BigInt(valueAt('exemption_114_1_below', end)))) < 0;
 
   const unit = valueAt('contribution_rounding', end);
@@ -275,7 +316,7 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     return { concept, amount: ceilTo(mul(q(base), r), unit), base, rate_ppm: roundHalfUp(mul(r, q(PPM))) };
   };
   const employee: PayrollLine[] = [contribution('health', 'health_employee', ibcHealth), contribution('pension', 'pension_employee', ibcHealth)];
-  const solidarity = solidarityRate(q(BigInt(ibcHealth) * 30n, days), valueAt('minimum_wage', end), end);
+  const solidarity = solidarityRate(q(BigInt(ibcHealth) * 30n, contractDays), valueAt('minimum_wage', end), end);
   if (solidarity) employee.push({ concept: 'solidarity_fund', amount: ceilTo(q(BigInt(ibcHealth) * BigInt(solidarity), PPM), unit), base: ibcHealth, rate_ppm: solidarity });
 
   const deductions: PayrollLine[] = (input.deductions ?? []).map((d) => ({ concept: d.label ? `${d.kind}: ${d.label}` : d.kind, amount: d.amount }));
@@ -292,8 +333,8 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
 
   // Provisions: severance and service bonus on the salary of the whole period (sick days count as
   // time served) plus variable salary and the transport allowance; vacations on the salary alone.
-  const salaryForDays = q(salary * BigInt(days), 30);
-  const variable = salaryType - salaryEarned;
+  const salaryForDays = prorated(contractDates, salaryOn);
+  const variable = salaryType - salaryEarned - vacationPay;
   const prestBase = add(salaryForDays, q(variable + transport));
   const severance = mul(prestBase, q(valueAt('severance_days_per_year', end), 360));
   const provisions: PayrollLine[] = [
@@ -310,6 +351,8 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     period: { from, to, days },
     days_worked: worked,
     sick_days: sickWeight,
+    unpaid_days: unpaidWeight,
+    vacation_days: vacationWeight,
     earnings,
     ibc: { health_pension: ibcHealth, arl: ibcArl, parafiscal: paraBase },
     exempt_114_1: exempt,

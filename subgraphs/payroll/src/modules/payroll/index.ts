@@ -1,13 +1,27 @@
 import { defineModule } from '@cuadra/shared';
-import { parametersSource } from './sources.ts';
+import { novelties } from './novelties.ts';
+import { payrollRuns } from './runs.ts';
+import { noveltiesSource, parametersSource, payrollRunsSource, payslipsSource } from './sources.ts';
+import { approve } from './tools/approve.ts';
+import { noveltiesCreate } from './tools/novelties_create.ts';
+import { noveltiesDelete } from './tools/novelties_delete.ts';
+import { noveltiesList } from './tools/novelties_list.ts';
 import { parameters } from './tools/parameters.ts';
+import { post } from './tools/post.ts';
+import { run } from './tools/run.ts';
+import { voidRun } from './tools/void.ts';
 
 /**
- * Payroll proper (DOMAIN.md, Colombian payroll): the parameters by year and the calculation
- * engine (calc.ts) that runs, payslips and the electronic payroll document will build on.
+ * Payroll proper (DOMAIN.md, Colombian payroll): the parameters by year, the calculation engine
+ * (calc.ts), novelties captured per employee with their dates, and runs
+ * (`computed → approved → posted`, or `void`) with their payslips and journal entry.
  */
 export const payrollModule = defineModule({
   name: 'payroll',
-  tools: [parameters],
-  reads: { sources: { payroll_parameters: parametersSource } },
+  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun],
+  models: [novelties, payrollRuns],
+  listed: [{ model: novelties }, { model: payrollRuns }],
+  reads: {
+    sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },
+  },
 });

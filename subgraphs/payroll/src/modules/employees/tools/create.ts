@@ -1,6 +1,6 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
-import { minimumWageFor } from '../../../parameters.ts';
+import { assertMinimumWage } from '../wage.ts';
 
 /**
  * The document number as stored: separators dropped, upper case. Cédulas and NITs are digits
@@ -10,10 +10,6 @@ function normalizeDocumentNumber(type: EmployeeDoc['document']['type'], raw: str
   const number = raw.replace(/[.\s-]/g, '').toUpperCase();
   const shape = type === 'PASSPORT' ? /^[A-Z0-9]{3,20}$/ : /^\d{3,15}$/;
   return shape.test(number) ? number : null;
-}
-
-function pesos(cents: number): string {
-  return (cents / 100).toLocaleString('en-US');
 }
 
 /** Hires an employee. A COP salary under a labour contract must reach the year's minimum wage. */
@@ -61,17 +57,7 @@ export const create = defineTool({
       const shape = input.document.type === 'PASSPORT' ? 'letters and digits' : 'digits (dots and spaces are ignored)';
       throw new CuadraError('invalid_input', `A ${input.document.type} number is made of ${shape}.`, { field: '/document/number' });
     }
-    if (input.salary.currency === 'COP' && input.contract_type !== 'service') {
-      const minimum = minimumWageFor(input.hire_date);
-      if (input.salary.amount < minimum.amount) {
-        throw new CuadraError(
-          'invalid_input',
-          `The salary is below the ${minimum.year} Colombian minimum monthly wage of COP ${pesos(minimum.amount)} (${minimum.source}); ` +
-            `amounts are in cents, so that wage is ${minimum.amount}.`,
-          { field: '/salary/amount' },
-        );
-      }
-    }
+    assertMinimumWage(input.salary, input.contract_type, input.hire_date, '/salary/amount');
     const doc: EmployeeDoc = {
       _id: newId('emp'),
       workspace: ctx.workspace,
@@ -85,6 +71,9 @@ export const create = defineTool({
       contract_type: input.contract_type,
       arl_class: input.arl_class,
       status: 'active',
+      salary_history: [{ amount: input.salary.amount, effective_from: input.hire_date, changed_at: null }],
+      termination: null,
+      rev: 0,
       created_at: ctx.now,
       updated_at: ctx.now,
     };

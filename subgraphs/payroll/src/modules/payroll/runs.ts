@@ -1,0 +1,331 @@
+import { addPositions, CuadraError, DATE_TIME_SCHEMA, type ToolContext } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { PayrollLine, PayrollResult } from './calc.ts';
+
+/**
+ * Payroll runs: `computed → approved → posted`, or `void` before posting. A run holds, per
+ * employee, the engine's result for the period (its payslip) and the balanced journal entry
+ * posting will write. Each transition is one conditional update on the run's status.
+ */
+
+export const RUN_STATUSES = ['computed', 'approved', 'posted', 'void'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Monthly, or one half of a month (1–15, 16–end). */
+export const RUN_FREQUENCIES = ['monthly', 'first_half', 'second_half'] as const;
+
+/** One journal line, in the shape of the finance module's journal (invoices subgraph, accounting/journal.ts). */
+export interface JournalLine { account: string; name: string; debit: number; credit: number; party_id: string | null }
+
+/** One employee's payslip in a run. */
+export interface Payslip {
+  employee_id: string;
+  name: string;
+  document: { type: string; number: string };
+  position: string;
+  /** The employee's days in the run: the run's period cut to the contract. */
+  period: { from: string; to: string };
+  result: PayrollResult;
+}
+
+export interface RunTotals { employees: number; earnings: number; employee_contributions: number; deductions: number; net: number; employer_contributions: number; provisions: number }
+
+export interface RunDoc {
+  _id: string;
+  workspace: string;
+  frequency: (typeof RUN_FREQUENCIES)[number];
+  /** YYYY-MM of the period. */
+  month: string;
+  period: { from: string; to: string };
+  currency: 'COP';
+  /**
+   * The period while the run is live, `void:<id>` once voided: unique per workspace, so a period
+   * has at most one live run however many calls race.
+   */
+  slot: string;
+  status: RunStatus;
+  exempt_114_1: boolean;
+  payslips: Payslip[];
+  totals: RunTotals;
+  /**
+   * The balanced entry posting writes, computed with the run: `je_<run id>`, dated the period's
+   * last day. Kept in the run (see ARCHITECTURE.md: payroll postings): the finance module's
+   * journal does not accept entries from another service yet.
+   */
+  journal_entry: { id: string; date: string; currency: string; memo: string; lines: JournalLine[] };
+  approved_at: Date | null;
+  posted_at: Date | null;
+  voided_at: Date | null;
+  void_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const runSchema = new Schema<RunDoc>(
+  {
+    _id: { type: String, required: true },
+    workspace: { type: String, required: true },
+    frequency: { type: String, required: true },
+    month: { type: String, required: true },
+    period: { type: Schema.Types.Mixed, required: true },
+    currency: { type: String, required: true },
+    slot: { type: String, required: true },
+    status: { type: String, required: true },
+    exempt_114_1: { type: Boolean, required: true },
+    payslips: { type: Schema.Types.Mixed, required: true },
+    totals: { type: Schema.Types.Mixed, required: true },
+    journal_entry: { type: Schema.Types.Mixed, required: true },
+    approved_at: { type: Date, default: null },
+    posted_at: { type: Date, default: null },
+    voided_at: { type: Date, default: null },
+    void_reason: { type: String, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false },
+);
+runSchema.index({ workspace: 1, slot: 1 }, { unique: true });
+runSchema.index({ workspace: 1, month: 1 });
+addPositions(runSchema);
+
+/** The runs collection (`payroll_runs`). */
+export function payrollRuns(db: Connection): Model<RunDoc> {
+  return (db.models.PayrollRun as Model<RunDoc> | undefined) ?? db.model<RunDoc>('PayrollRun', runSchema, 'payroll_runs');
+}
+
+/** The period of a month or one of its halves. */
+export function periodOf(month: string, frequency: RunDoc['frequency']): { from: string; to: string } {
+  const [y, m] = month.split('-').map(Number);
+  const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (frequency === 'first_half') return { from: `${month}-01`, to: `${month}-15` };
+  if (frequency === 'second_half') return { from: `${month}-16`, to: `${month}-${String(last).padStart(2, '0')}` };
+  return { from: `${month}-01`, to: `${month}-${String(last).padStart(2, '0')}` };
+}
+
+/**
+ * PUC accounts (Decreto 2650 de 1993, Plan Único de Cuentas para comerciantes) a payroll run
+ * posts to: operating administrative expenses 5105xx, payroll withholdings and contributions
+ * payable 2370xx, pension funds 238030, salaries payable 250505, provisions 2610xx.
+ */
+export const PAYROLL_ACCOUNTS = {
+  salaries: { code: '510506', name: 'Sueldos' },
+  overtime: { code: '510515', name: 'Horas extras y recargos' },
+  commissions: { code: '510518', name: 'Comisiones' },
+  sickLeave: { code: '510524', name: 'Incapacidades' },
+  transport: { code: '510527', name: 'Auxilio de transporte' },
+  severance: { code: '510530', name: 'Cesantías' },
+  severanceInterest: { code: '510533', name: 'Intereses sobre cesantías' },
+  serviceBonus: { code: '510536', name: 'Prima de servicios' },
+  vacationsExpense: { code: '510539', name: 'Vacaciones' },
+  bonuses: { code: '510548', name: 'Bonificaciones' },
+  arl: { code: '510568', name: 'Aportes a administradoras de riesgos laborales, ARL' },
+  health: { code: '510569', name: 'Aportes a entidades promotoras de salud, EPS' },
+  pension: { code: '510570', name: 'Aportes a fondos de pensiones y/o cesantías' },
+  familyFund: { code: '510572', name: 'Aportes cajas de compensación familiar' },
+  icbf: { code: '510575', name: 'Aportes ICBF' },
+  sena: { code: '510578', name: 'SENA' },
+  /** The health fund's share of sick leave, advanced by the employer and recovered from the EPS. */
+  sickLeaveReceivable: { code: '138095', name: 'Deudores varios — otros (incapacidades por cobrar a EPS)' },
+  /** Loans to employees, repaid by payroll deduction. */
+  employeeLoans: { code: '136525', name: 'Cuentas por cobrar a trabajadores — préstamos' },
+  healthPayable: { code: '237005', name: 'Aportes a entidades promotoras de salud, EPS' },
+  arlPayable: { code: '237006', name: 'Aportes a administradoras de riesgos laborales, ARL' },
+  parafiscalPayable: { code: '237010', name: 'Aportes parafiscales (ICBF, SENA, cajas de compensación)' },
+  garnishments: { code: '237025', name: 'Embargos judiciales' },
+  otherDeductions: { code: '237095', name: 'Otras retenciones y aportes de nómina' },
+  pensionPayable: { code: '238030', name: 'Fondos de cesantías y/o pensiones' },
+  salariesPayable: { code: '250505', name: 'Salarios por pagar' },
+  severanceProvision: { code: '261005', name: 'Cesantías' },
+  severanceInterestProvision: { code: '261010', name: 'Intereses sobre cesantías' },
+  vacationsProvision: { code: '261015', name: 'Vacaciones' },
+  serviceBonusProvision: { code: '261020', name: 'Prima de servicios' },
+} as const;
+
+type Account = { code: string; name: string };
+
+const earningAccount = (l: PayrollLine): Account => {
+  if (l.concept === 'salary') return PAYROLL_ACCOUNTS.salaries;
+  if (l.concept === 'transport_allowance') return PAYROLL_ACCOUNTS.transport;
+  if (l.concept === 'commissions') return PAYROLL_ACCOUNTS.commissions;
+  if (l.concept === 'bonus_salary' || l.concept === 'bonus_non_salary') return PAYROLL_ACCOUNTS.bonuses;
+  // Vacations taken are paid out of their provision.
+  if (l.concept === 'vacations') return PAYROLL_ACCOUNTS.vacationsProvision;
+  if (l.concept === 'sick_leave') return l.payer === 'health_fund' ? PAYROLL_ACCOUNTS.sickLeaveReceivable : PAYROLL_ACCOUNTS.sickLeave;
+  return PAYROLL_ACCOUNTS.overtime;
+};
+
+const EMPLOYER: Record<string, [Account, Account]> = {
+  health: [PAYROLL_ACCOUNTS.health, PAYROLL_ACCOUNTS.healthPayable],
+  pension: [PAYROLL_ACCOUNTS.pension, PAYROLL_ACCOUNTS.pensionPayable],
+  arl: [PAYROLL_ACCOUNTS.arl, PAYROLL_ACCOUNTS.arlPayable],
+  family_fund: [PAYROLL_ACCOUNTS.familyFund, PAYROLL_ACCOUNTS.parafiscalPayable],
+  icbf: [PAYROLL_ACCOUNTS.icbf, PAYROLL_ACCOUNTS.parafiscalPayable],
+  sena: [PAYROLL_ACCOUNTS.sena, PAYROLL_ACCOUNTS.parafiscalPayable],
+};
+const PROVISION: Record<string, [Account, Account]> = {
+  severance: [PAYROLL_ACCOUNTS.severance, PAYROLL_ACCOUNTS.severanceProvision],
+  severance_interest: [PAYROLL_ACCOUNTS.severanceInterest, PAYROLL_ACCOUNTS.severanceInterestProvision],
+  service_bonus: [PAYROLL_ACCOUNTS.serviceBonus, PAYROLL_ACCOUNTS.serviceBonusProvision],
+  vacations: [PAYROLL_ACCOUNTS.vacationsExpense, PAYROLL_ACCOUNTS.vacationsProvision],
+};
+
+/**
+ * The run's journal entry: Dr the earnings (expense by concept), employer contributions and
+ * provisions; Cr salaries payable (net pay), contributions payable (employee and employer
+ * shares), deductions to whom they are owed, and the provisions. Σ debits = Σ credits because
+ * net = earnings − employee contributions − deductions, line by line of each payslip.
+ * Lines of one account and side are merged; the employee is not named on the lines (the payslips are).
+ */
+export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
+  const acc = new Map<string, JournalLine>();
+  const put = (a: Account, debit: number, credit: number) => {
+    if (!debit && !credit) return;
+    const key = `${a.code}:${debit ? 'd' : 'c'}`;
+    const l = acc.get(key) ?? { account: a.code, name: a.name, debit: 0, credit: 0, party_id: null };
+    l.debit += debit;
+    l.credit += credit;
+    acc.set(key, l);
+  };
+  for (const p of payslips) {
+    const r = p.result;
+    for (const l of r.earnings) put(earningAccount(l), l.amount, 0);
+    for (const l of r.employee_contributions) put(l.concept === 'health' ? PAYROLL_ACCOUNTS.healthPayable : PAYROLL_ACCOUNTS.pensionPayable, 0, l.amount);
+    for (const l of r.deductions) {
+      const account = l.concept.startsWith('loan') ? PAYROLL_ACCOUNTS.employeeLoans : l.concept.startsWith('garnishment') ? PAYROLL_ACCOUNTS.garnishments : PAYROLL_ACCOUNTS.otherDeductions;
+      put(account, 0, l.amount);
+    }
+    put(PAYROLL_ACCOUNTS.salariesPayable, 0, r.totals.net);
+    for (const l of r.employer_contributions) { const [dr, cr] = EMPLOYER[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
+    for (const l of r.provisions) { const [dr, cr] = PROVISION[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
+  }
+  return [...acc.values()].sort((a, b) => (a.debit > 0 ? 0 : 1) - (b.debit > 0 ? 0 : 1) || a.account.localeCompare(b.account));
+}
+
+/** True when Σ debits = Σ credits, every amount a non-negative integer, no line on both sides. */
+export function entryBalances(lines: readonly JournalLine[]): boolean {
+  let d = 0;
+  let c = 0;
+  for (const l of lines) {
+    if (l.debit < 0 || l.credit < 0 || (l.debit > 0 && l.credit > 0) || !Number.isInteger(l.debit) || !Number.isInteger(l.credit)) return false;
+    d += l.debit;
+    c += l.credit;
+  }
+  return d === c && d > 0;
+}
+
+/** The run `id` of the caller's workspace, or `not_found`. */
+export async function loadRun(ctx: Pick<ToolContext, 'db' | 'workspace'>, id: string): Promise<RunDoc> {
+  const run = await payrollRuns(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  if (!run) throw new CuadraError('not_found', `No payroll run ${id} exists in this workspace.`);
+  return run;
+}
+
+/**
+ * Moves a run from one of `from` to `to` in one conditional update (`extra` is set with it); a
+ * run not in `from` is a `conflict` naming its status.
+ */
+export async function transition(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, id: string, from: readonly RunStatus[], set: Partial<RunDoc>, also: Record<string, unknown> = {}): Promise<RunDoc> {
+  const moved = await payrollRuns(ctx.db).findOneAndUpdate(
+    { _id: id, workspace: ctx.workspace, status: { $in: [...from] }, ...also },
+    { $set: { ...set, updated_at: ctx.now } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (moved) return moved;
+  const run = await loadRun(ctx, id);
+  throw new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; ${set.status === 'void' ? 'only a computed or approved run is voided' : `only a ${from.join(' or ')} run becomes ${set.status}`}.`);
+}
+
+const LINE_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['concept', 'amount'],
+  properties: {
+    concept: { type: 'string' }, amount: { type: 'integer' }, base: { type: 'integer' }, rate_ppm: { type: 'integer' },
+    date: { type: 'string' }, hours: { type: 'number' }, payer: { enum: ['employer', 'health_fund'] }, days: { type: 'integer' },
+  },
+} as const;
+const LINES = { type: 'array', items: LINE_SCHEMA } as const;
+
+/** JSON Schema of {@link payslipView}. */
+export const PAYSLIP_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['run_id', 'run_status', 'employee_id', 'name', 'document', 'position', 'period', 'days_worked', 'sick_days', 'unpaid_days', 'vacation_days', 'earnings', 'ibc', 'employee_contributions', 'deductions', 'employer_contributions', 'provisions', 'totals'],
+  properties: {
+    run_id: { type: 'string' },
+    run_status: { enum: [...RUN_STATUSES] },
+    employee_id: { type: 'string' },
+    name: { type: 'string' },
+    document: { type: 'object', additionalProperties: false, required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } },
+    position: { type: 'string' },
+    period: { type: 'object', additionalProperties: false, required: ['from', 'to', 'days'], properties: { from: { type: 'string' }, to: { type: 'string' }, days: { type: 'integer' } } },
+    days_worked: { type: 'integer' }, sick_days: { type: 'integer' }, unpaid_days: { type: 'integer' }, vacation_days: { type: 'integer' },
+    earnings: LINES,
+    ibc: { type: 'object', additionalProperties: false, required: ['health_pension', 'arl', 'parafiscal'], properties: { health_pension: { type: 'integer' }, arl: { type: 'integer' }, parafiscal: { type: 'integer' } } },
+    employee_contributions: LINES, deductions: LINES, employer_contributions: LINES, provisions: LINES,
+    totals: {
+      type: 'object', additionalProperties: false, required: ['earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions'],
+      properties: { earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' } },
+    },
+  },
+} as const;
+
+/** One payslip as payroll.run answers it and the `payslips` records source lists it. */
+export function payslipView(run: Pick<RunDoc, '_id' | 'status'>, p: Payslip) {
+  const r = p.result;
+  return {
+    run_id: run._id, run_status: run.status, employee_id: p.employee_id, name: p.name, document: p.document, position: p.position,
+    period: r.period, days_worked: r.days_worked, sick_days: r.sick_days, unpaid_days: r.unpaid_days, vacation_days: r.vacation_days,
+    earnings: r.earnings, ibc: r.ibc, employee_contributions: r.employee_contributions, deductions: r.deductions,
+    employer_contributions: r.employer_contributions, provisions: r.provisions, totals: r.totals,
+  };
+}
+
+const TOTALS_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['employees', 'earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions'],
+  properties: { employees: { type: 'integer' }, earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' } },
+} as const;
+
+/** JSON Schema of {@link runView}. */
+export const RUN_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false,
+  required: ['id', 'frequency', 'month', 'period', 'currency', 'status', 'exempt_114_1', 'totals', 'journal_entry', 'approved_at', 'posted_at', 'voided_at', 'void_reason', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    frequency: { enum: [...RUN_FREQUENCIES] },
+    month: { type: 'string' },
+    period: { type: 'object', additionalProperties: false, required: ['from', 'to'], properties: { from: { type: 'string' }, to: { type: 'string' } } },
+    currency: { type: 'string' },
+    status: { enum: [...RUN_STATUSES] },
+    exempt_114_1: { type: 'boolean' },
+    totals: TOTALS_SCHEMA,
+    journal_entry: {
+      type: 'object', additionalProperties: false, required: ['id', 'date', 'currency', 'memo', 'lines', 'total_debit', 'total_credit', 'posted'],
+      properties: {
+        id: { type: 'string' }, date: { type: 'string' }, currency: { type: 'string' }, memo: { type: 'string' },
+        lines: {
+          type: 'array',
+          items: {
+            type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
+            properties: { account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] } },
+          },
+        },
+        total_debit: { type: 'integer' }, total_credit: { type: 'integer' },
+        posted: { type: 'boolean' },
+      },
+    },
+    approved_at: { type: ['string', 'null'] },
+    posted_at: { type: ['string', 'null'] },
+    voided_at: { type: ['string', 'null'] },
+    void_reason: { type: ['string', 'null'] },
+    created_at: DATE_TIME_SCHEMA,
+  },
+} as const;
+
+/** The public shape of a run (payslips are read through the `payslips` source or payroll.run's answer). */
+export function runView(r: RunDoc) {
+  const e = r.journal_entry;
+  return {
+    id: r._id, frequency: r.frequency, month: r.month, period: r.period, currency: r.currency, status: r.status, exempt_114_1: r.exempt_114_1, totals: r.totals,
+    journal_entry: { ...e, total_debit: e.lines.reduce((s, l) => s + l.debit, 0), total_credit: e.lines.reduce((s, l) => s + l.credit, 0), posted: r.status === 'posted' },
+    approved_at: r.approved_at?.toISOString() ?? null, posted_at: r.posted_at?.toISOString() ?? null, voided_at: r.voided_at?.toISOString() ?? null,
+    void_reason: r.void_reason, created_at: r.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,90 @@
+import { CuadraError, defineTool, newId, createPositioned, withLock } from '@cuadra/shared';
+import { employees, salaryHistoryOf } from '../../employees/model.ts';
+import { calculatePayroll } from '../calc.ts';
+import { engineFacts, noveltiesIn } from '../novelties.ts';
+import { ParameterUnknown } from '../parameters.ts';
+import { entryBalances, PAYSLIP_VIEW_SCHEMA, payrollRuns, payslipView, periodOf, RUN_FREQUENCIES, RUN_VIEW_SCHEMA, runEntryLines, runView, type Payslip, type RunDoc } from '../runs.ts';
+
+/** The most employees one run computes (the run is one document; see ARCHITECTURE.md). */
+const MAX_EMPLOYEES = 2_000;
+
+/** Computes the payroll of a period for every employee under contract in it. */
+export const run = defineTool({
+  name: 'payroll.run',
+  description: 'Compute the payroll of a month, or of its first (1–15) or second (16–end) half, for every employee whose contract runs in the period (cut to the hire and termination dates), with their novelties: earnings, employee contributions and deductions, employer contributions, provisions, and the balanced journal entry posting will write. A period has at most one live run (void it to run again). exempt_114_1 (default true): the employer qualifies for the exemption of employer health, ICBF and SENA for employees under 10 minimum wages (ET art. 114-1).',
+  risk: 'write',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['month'],
+    properties: {
+      month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' },
+      frequency: { enum: [...RUN_FREQUENCIES] },
+      exempt_114_1: { type: 'boolean' },
+    },
+  } as const,
+  output: {
+    type: 'object', additionalProperties: false, required: ['run', 'payslips'],
+    properties: { run: RUN_VIEW_SCHEMA, payslips: { type: 'array', items: PAYSLIP_VIEW_SCHEMA } },
+  },
+  async handler(input, ctx) {
+    const frequency = input.frequency ?? 'monthly';
+    const period = periodOf(input.month, frequency);
+    const exempt = input.exempt_114_1 ?? true;
+    // Runs of one month are computed one at a time, so a monthly run and a half-month run cannot overlap.
+    return withLock(ctx.db, `payroll-run:${ctx.workspace}:${input.month}`, async () => {
+      const live = await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month, status: { $ne: 'void' } }, { period: 1, status: 1 }).lean();
+      const overlap = live.find((r) => r.period.from <= period.to && r.period.to >= period.from);
+      if (overlap) throw new CuadraError('conflict', `A ${overlap.status} run ${overlap._id} already covers ${overlap.period.from}–${overlap.period.to}; void it to run the period again.`);
+
+      const staff = await employees(ctx.db).find({ workspace: ctx.workspace, hire_date: { $lte: period.to } }).limit(MAX_EMPLOYEES + 1).lean();
+      if (staff.length > MAX_EMPLOYEES) throw new CuadraError('invalid_input', `A run computes at most ${MAX_EMPLOYEES} employees.`, { field: '/month' });
+      const inPeriod = staff
+        .filter((e) => e.salary.currency === 'COP' && e.contract_type !== 'service' && (!e.termination || e.termination.date >= period.from))
+        .sort((a, b) => a.name.localeCompare(b.name) || (a._id < b._id ? -1 : 1));
+      if (inPeriod.length === 0) throw new CuadraError('conflict', `No employee's contract runs in ${period.from}–${period.to}; there is nothing to compute.`);
+      const allNovelties = await noveltiesIn(ctx.db, ctx.workspace, period.from, period.to);
+
+      const payslips: Payslip[] = [];
+      for (const e of inPeriod) {
+        const from = e.hire_date > period.from ? e.hire_date : period.from;
+        const to = e.termination && e.termination.date < period.to ? e.termination.date : period.to;
+        const history = salaryHistoryOf(e);
+        let salary = history[0].amount;
+        for (const s of history) if (s.effective_from <= from) salary = s.amount;
+        const changes = history.filter((s) => s.effective_from > from && s.effective_from <= to).map((s) => ({ from: s.effective_from, salary: s.amount }));
+        const facts = engineFacts(allNovelties.filter((n) => n.employee_id === e._id), from, to);
+        let result;
+        try {
+          result = calculatePayroll({ period: { from, to }, salary, salary_changes: changes, arl_class: e.arl_class, exempt_114_1: exempt, ...facts });
+        } catch (err) {
+          if (err instanceof ParameterUnknown) throw new CuadraError('invalid_input', `${err.message} The payroll of ${input.month} cannot be computed yet.`, { field: '/month' });
+          if (err instanceof RangeError) throw new CuadraError('conflict', `${e.name}'s novelties do not fit the period: ${err.message}`);
+          throw err;
+        }
+        payslips.push({ employee_id: e._id, name: e.name, document: e.document, position: e.position, period: { from, to }, result });
+      }
+      const sum = (k: keyof Payslip['result']['totals']) => payslips.reduce((s, p) => s + p.result.totals[k], 0);
+      const totals = {
+        employees: payslips.length, earnings: sum('earnings'), employee_contributions: sum('employee_contributions'), deductions: sum('deductions'),
+        net: sum('net'), employer_contributions: sum('employer_contributions'), provisions: sum('provisions'),
+      };
+      const id = newId('prun');
+      const lines = runEntryLines(payslips);
+      if (!entryBalances(lines)) throw new Error(`The journal entry of run ${id} does not balance.`);
+      const doc: RunDoc = {
+        _id: id, workspace: ctx.workspace, frequency, month: input.month, period, currency: 'COP', slot: `${period.from}/${period.to}`,
+        status: 'computed', exempt_114_1: exempt, payslips, totals,
+        journal_entry: { id: `je_${id}`, date: period.to, currency: 'COP', memo: `Nómina ${period.from} a ${period.to}`, lines },
+        approved_at: null, posted_at: null, voided_at: null, void_reason: null, created_at: ctx.now, updated_at: ctx.now,
+      };
+      try {
+        await createPositioned(payrollRuns(ctx.db), doc);
+      } catch (err) {
+        if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `A run of ${period.from}–${period.to} was just created by another call.`);
+        throw err;
+      }
+      return { run: runView(doc), payslips: payslips.map((p) => payslipView(doc, p)) };
+    });
+  },
+});
