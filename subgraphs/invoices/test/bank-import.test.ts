@@ -172,3 +172,41 @@ describe('bank.import_statement: OFX and CSV', () => {
     expect(await sg.call('bank.import_statement', { bank_id: bank, format: 'csv', content: csv }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/csv' });
   });
 });
+
+describe('records source bank_transactions', () => {
+  const records = async (owner: ReturnType<typeof testPrincipal>, query: Record<string, unknown>) => {
+    const r = await sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: query }, owner);
+    if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
+    return r.body.data.invoicesRecords;
+  };
+
+  it('filters by kind, status, account (ref) and search, pages by cursor, and is sealed to the workspace', async () => {
+    const owner = testPrincipal();
+    const a = await bankAccount(sg, owner);
+    const b = await bankAccount(sg, owner, { name: 'Ahorros', account_number: '555-000-111' });
+    await sg.call('bank.import_statement', { bank_id: a, format: 'camt053', content: NOVEMBER }, owner);
+    await sg.call('bank.import_statement', { bank_id: b, format: 'csv', content: 'date,amount,text\n2026-11-20,-99.99,Cuota manejo\n', csv: { date: 'date', amount: 'text', description: 'text' } }, owner)
+      .then((r) => expect(r).toMatchObject({ ok: false, field: '/content' })); // "Cuota manejo" is not an amount
+    await sg.call('bank.import_statement', { bank_id: b, format: 'csv', content: 'date,amount,text\n2026-11-20,-99.99,Cuota manejo\n', csv: { date: 'date', amount: 'amount', description: 'text' } }, owner);
+    const all = await records(owner, { source: 'bank_transactions' });
+    expect(all.total).toBe(4);
+    expect(all.rows.map((t: any) => t.amount)).toEqual([-9999, 25000099, -4500050, 119000000]);
+    expect((await records(owner, { source: 'bank_transactions', kind: 'debit' })).rows.map((t: any) => t.amount)).toEqual([-9999, -4500050]);
+    expect((await records(owner, { source: 'bank_transactions', kind: 'credit', ref: a })).rows.map((t: any) => t.amount)).toEqual([25000099, 119000000]);
+    expect((await records(owner, { source: 'bank_transactions', ref: b })).rows.map((t: any) => [t.description, t.kind, t.status])).toEqual([['Cuota manejo', 'debit', 'unreconciled']]);
+    expect((await records(owner, { source: 'bank_transactions', status: 'unmatched' })).rows).toHaveLength(4);
+    expect((await records(owner, { source: 'bank_transactions', status: 'reconciled' })).rows).toEqual([]);
+    expect((await records(owner, { source: 'bank_transactions', search: 'setp990000001' })).rows.map((t: any) => t.amount)).toEqual([119000000]);
+    const page = await records(owner, { source: 'bank_transactions', limit: 3 });
+    expect(page.rows).toHaveLength(3);
+    const next = await records(owner, { source: 'bank_transactions', limit: 3, cursor: page.next_cursor });
+    expect(next.rows.map((t: any) => t.amount)).toEqual([119000000]);
+    expect(next.next_cursor).toBeUndefined();
+    await expect(records(owner, { source: 'bank_transactions', kind: 'incoming' })).rejects.toMatchObject({ code: 'invalid_input', field: '/kind' });
+    await expect(records(owner, { source: 'bank_transactions', status: 'paid' })).rejects.toMatchObject({ code: 'invalid_input', field: '/status' });
+    await expect(records(owner, { source: 'bank_transactions', ref: 'bnk_nope' })).rejects.toMatchObject({ code: 'invalid_input', field: '/ref' });
+    const stranger = testPrincipal();
+    expect(await records(stranger, { source: 'bank_transactions' })).toMatchObject({ rows: [], total: 0 });
+    await expect(records(stranger, { source: 'bank_transactions', ref: a })).rejects.toMatchObject({ code: 'invalid_input', field: '/ref' });
+  });
+});

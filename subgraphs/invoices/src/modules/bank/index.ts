@@ -1,6 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { bankAccounts, bankImports, bankMarkers, bankTransactions } from './model.ts';
-import { banksSource } from './sources.ts';
+import { bankTransactionsSource, banksSource } from './sources.ts';
 import { createAccount } from './tools/create_account.ts';
 import { getAccount } from './tools/get_account.ts';
 import { importStatementTool } from './tools/import_statement.ts';
@@ -12,5 +12,5 @@ export const bankModule = defineModule({
   tools: [createAccount, listAccounts, getAccount, importStatementTool],
   models: [bankAccounts, bankTransactions, bankImports, bankMarkers],
   listed: [{ model: bankAccounts }, { model: bankTransactions }],
-  reads: { sources: { banks: banksSource } },
+  reads: { sources: { banks: banksSource, bank_transactions: bankTransactionsSource } },
 });
