@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { assignPositions, CuadraError, localDate, newId, positionKey, releasePosition, type ToolContext } from '@cuadra/shared';
+import { pendingChanges } from '../../lib/rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent, type RollupIntent } from '../../lib/rollups.ts';
+import {
+  bankImports, bankMarkers, bankTransactions, dedupKey, type BankAccountDoc, type BankImportDoc, type BankTransactionDoc, type StatementFormat,
+} from './model.ts';
+import type { ParsedStatement, StatementEntry } from './statements/entry.ts';
+
+/**
+ * The rollup namespace of one bank account's reconciliation counters (`currency` of the shared
+ * rollups): `unrec_n`/`unrec_amt` and `rec_n`/`rec_amt`, amounts as Σ |amount| in the account's
+ * currency. Kept on write: + on import, moved on reconcile and unreconcile.
+ */
+export function bankRollupNs(bankId: string): string {
+  return `bank:${bankId}`;
+}
+
+/**
+ * The dedup key of each line: the bank's own id when the file gives one, else a hash of the
+ * line's fields with its occurrence among identical lines of the same file (two equal purchases
+ * on one day stay two lines, and importing the file again still yields the same keys).
+ */
+export function entryKeys(entries: readonly StatementEntry[]): string[] {
+  const seen = new Map<string, number>();
+  return entries.map((e) => {
+    if (e.entry_id) return `id:${e.entry_id}`;
+    const hash = createHash('sha256').update(JSON.stringify([e.date, e.amount, e.description, e.reference])).digest('hex').slice(0, 32);
+    const n = (seen.get(hash) ?? 0) + 1;
+    seen.set(hash, n);
+    return `h:${hash}#${n}`;
+  });
+}
+
+type Ctx = Pick<ToolContext, 'db' | 'workspace' | 'now'>;
+
+/**
+ * Writes a parsed statement into an account: the import is recorded `pending` with the keys of
+ * its lines (and a marker), the lines are inserted under the unique dedup index (a line already
+ * there is skipped by the index, whoever wrote it), then {@link completeImport} counts what this
+ * import added and books the counters. Two imports of one file at once add each line once.
+ */
+export async function importStatement(ctx: Ctx, account: BankAccountDoc, format: StatementFormat, parsed: ParsedStatement, fileSha256: string): Promise<BankImportDoc> {
+  const keys = entryKeys(parsed.entries).map((k) => dedupKey(ctx.workspace, account._id, k));
+  const imp: BankImportDoc = {
+    _id: newId('bim'), workspace: ctx.workspace, bank_id: account._id, format, statement_id: parsed.statement_id, file_sha256: fileSha256, status: 'pending',
+    keys, entries: keys.length, added: 0, already_there: 0, pending_rollups: [], pending_count: 0, created_at: ctx.now, updated_at: ctx.now,
+  };
+  await bankMarkers(ctx.db).create({ _id: imp._id, workspace: ctx.workspace, kind: 'import', at: ctx.now });
+  await bankImports(ctx.db).create(imp);
+  const model = bankTransactions(ctx.db);
+  // Lines whose key is already stored need no position; the rest take a block of positions at once.
+  const known = new Set((await model.find({ dedup_key: { $in: keys } }, { dedup_key: 1 }).lean()).map((t) => t.dedup_key));
+  const fresh = parsed.entries.map((e, i) => ({ e, key: keys[i] })).filter(({ key }) => !known.has(key));
+  if (fresh.length) {
+    const first = await assignPositions(ctx.db, 'bank_transactions', ctx.workspace, fresh.length);
+    const docs: (BankTransactionDoc & { pos: number; pos_key: string })[] = fresh.map(({ e, key }, i) => ({
+      _id: newId('btx'), workspace: ctx.workspace, bank_id: account._id, import_id: imp._id, format, statement_id: parsed.statement_id, entry_id: e.entry_id,
+      dedup_key: key, date: e.date, amount: e.amount, currency: e.currency, description: e.description, reference: e.reference,
+      search_lc: `${e.description} ${e.reference ?? ''}`.toLowerCase(), status: 'unreconciled', matches: [], reconciled_at: null, lock_at: null, rev: 0,
+      pending_rollups: [], pending_count: 0, created_at: ctx.now, updated_at: ctx.now, pos: first + i, pos_key: positionKey('bank_transactions', ctx.workspace, first + i),
+    }));
+    let lost = 0;
+    try {
+      await model.insertMany(docs, { ordered: false });
+    } catch (err) {
+      // Lines another import wrote meanwhile collide on the unique key: their positions stay holes.
+      type WriteError = { code?: number; err?: { code?: number } };
+      const e = err as WriteError & { writeErrors?: WriteError[] };
+      const errors: WriteError[] = e.writeErrors ?? [e];
+      if (!errors.every((w) => (w.code ?? w.err?.code) === 11000)) throw err;
+      lost = errors.length;
+    }
+    for (let i = 0; i < lost; i++) await releasePosition(ctx.db, 'bank_transactions', ctx.workspace);
+  }
+  return completeImport(ctx, imp);
+}
+
+/**
+ * Counts the lines this import wrote (those carrying its id), and completes it with the rollup
+ * intent of the unreconciled counters in one conditional update. Runs again without effect.
+ */
+export async function completeImport(ctx: Ctx, imp: BankImportDoc): Promise<BankImportDoc> {
+  const model = bankImports(ctx.db);
+  let intent: RollupIntent | null = null;
+  if (imp.status === 'pending') {
+    const mine = (await bankTransactions(ctx.db).find({ dedup_key: { $in: imp.keys } }, { import_id: 1, amount: 1 }).lean()).filter((t) => t.import_id === imp._id);
+    const amount = mine.reduce((s, t) => s + Math.abs(t.amount), 0);
+    intent = rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(imp.bank_id), inc: { unrec_n: mine.length, unrec_amt: amount } }], ctx.now);
+    await markIntent(ctx.db, ctx.workspace, model, imp._id, intent);
+    const iu = intentUpdate(intent);
+    const done = await model.findOneAndUpdate(
+      { _id: imp._id, workspace: ctx.workspace, status: 'pending' },
+      { $set: { status: 'completed', added: mine.length, already_there: imp.entries - mine.length, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+      { returnDocument: 'after' },
+    ).lean();
+    if (done) await applyRollupIntent(ctx.db, model, imp._id, ctx.workspace, intent);
+    else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  }
+  await bankMarkers(ctx.db).deleteOne({ _id: imp._id });
+  const final = await model.findById(imp._id).lean();
+  if (!final) throw new CuadraError('internal', 'The statement import vanished while being completed.');
+  return final;
+}
+
+/** Finishes imports a dead process left pending (older than a minute), found by their markers. */
+export async function completeStuckImports(ctx: Ctx): Promise<number> {
+  const markers = await bankMarkers(ctx.db).find({ workspace: ctx.workspace, kind: 'import' }).limit(100).lean();
+  let completed = 0;
+  for (const m of markers) {
+    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
+    const imp = await bankImports(ctx.db).findById(m._id).lean();
+    if (imp) {
+      await completeImport(ctx, imp);
+      completed++;
+    } else {
+      await bankMarkers(ctx.db).deleteOne({ _id: m._id });
+    }
+  }
+  return completed;
+}
