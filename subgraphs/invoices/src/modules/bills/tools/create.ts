@@ -1,4 +1,4 @@
-import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput } from '@cuadra/shared';
+import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
 import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
 import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
 import { insertDraftBill } from '../ops.ts';
@@ -41,30 +41,44 @@ export function checkWithholdingTypes(rates: readonly { type: string }[] | undef
   });
 }
 
+const CREATE_INPUT = { type: 'object', additionalProperties: false, required: ['vendor_id', 'supplier_number', 'currency', 'lines'], properties: BILL_FIELDS } as const;
+
+/** What bills.create takes (a purchase order converts into a bill through it). */
+export type BillCreateInput = InputOf<typeof CREATE_INPUT>;
+
+/**
+ * Records a vendor's bill as a draft: the one path bills.create and purchase_orders.convert take.
+ * Amounts are computed here, never taken from the caller; the vendor is read from crm. With `id`
+ * the bill gets the caller's id (a conversion chooses it first, so a retry cannot add a second).
+ */
+export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, id?: string): Promise<BillDoc> {
+  checkWithholdingTypes(input.withholdings);
+  const lines = billLines(input.lines);
+  const issueDate = input.issue_date ?? localDate(ctx.now);
+  const dueDate = input.due_date ?? addDays(issueDate, 30);
+  if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
+  const rates = (input.withholdings ?? []).map((w) => ({ type: w.type, rate_ppm: w.rate_ppm }));
+  const totals = billTotals(lines, rates);
+  const vendor = await vendorFromCrm(ctx, input.vendor_id);
+  const totalsDoc = { ...totals, paid: 0, balance: totals.amount_due };
+  const doc: BillDoc = {
+    _id: id ?? newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
+    supplier_key: supplierKey(ctx.workspace, input.vendor_id, input.supplier_number), search_lc: billSearchText(input.supplier_number, vendor.name),
+    currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: rates, ...totalsDoc, settlements: [], closed_on: null,
+    journal_entry_id: null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,
+    created_at: ctx.now, updated_at: ctx.now,
+  };
+  return insertDraftBill(ctx, doc);
+}
+
 /** Records a vendor's bill as a draft; amounts are computed here, never taken from the caller. */
 export const create = defineTool({
   name: 'bills.create',
   description: 'Record a vendor\'s bill as a draft: the vendor (a crm party of kind vendor or both), its invoice number, dates, lines charged to PUC expense or asset accounts with quantity, unit price in cents, discount and VAT, and the withholdings made (retefuente, ReteIVA, ReteICA). Totals are computed. One bill per vendor invoice number.',
   risk: 'write',
-  input: { type: 'object', additionalProperties: false, required: ['vendor_id', 'supplier_number', 'currency', 'lines'], properties: BILL_FIELDS },
+  input: CREATE_INPUT,
   output: recordOutput('bill', BILL_VIEW_SCHEMA),
   async handler(input, ctx) {
-    checkWithholdingTypes(input.withholdings);
-    const lines = billLines(input.lines);
-    const issueDate = input.issue_date ?? localDate(ctx.now);
-    const dueDate = input.due_date ?? addDays(issueDate, 30);
-    if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
-    const rates = (input.withholdings ?? []).map((w) => ({ type: w.type, rate_ppm: w.rate_ppm }));
-    const totals = billTotals(lines, rates);
-    const vendor = await vendorFromCrm(ctx, input.vendor_id);
-    const totalsDoc = { ...totals, paid: 0, balance: totals.amount_due };
-    const doc: BillDoc = {
-      _id: newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
-      supplier_key: supplierKey(ctx.workspace, input.vendor_id, input.supplier_number), search_lc: billSearchText(input.supplier_number, vendor.name),
-      currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: rates, ...totalsDoc, settlements: [], closed_on: null,
-      journal_entry_id: null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,
-      created_at: ctx.now, updated_at: ctx.now,
-    };
-    return { bill: billView(await insertDraftBill(ctx, doc)) };
+    return { bill: billView(await createDraftBill(ctx, input)) };
   },
 });

@@ -35,11 +35,28 @@ export const pay = defineTool({
   input: INPUT,
   output: { type: 'object', additionalProperties: false, required: ['payment'], properties: { payment: BILL_PAYMENT_VIEW_SCHEMA } },
   amount: (input) => input.amount,
-  handler: (input, ctx) => withLock(ctx.db, `bills:pay:${ctx.workspace}:${input.vendor_id}`, () => recordPayment(input, ctx)),
+  handler: (input, ctx) => payBills(ctx, input),
 });
 
-async function recordPayment(input: { vendor_id: string; amount: number; currency: string; date?: string; bank_account?: '111005' | '111010'; reference?: string; bills: { bill_id: string; amount?: number }[] }, ctx: ToolContext) {
+/** What a bill payment names: the vendor, the amount, the bank account it left from and the bills it settles. */
+export interface BillPaymentInput { vendor_id: string; amount: number; currency: string; date?: string; bank_account?: '111005' | '111010'; reference?: string; bills: { bill_id: string; amount?: number }[] }
+
+/**
+ * Records a payment to a vendor against its bills: the path `bills.pay` and payment runs share.
+ * Serialized per vendor (shared `withLock`). With `id`, the payment's id is the caller's: a
+ * payment already recorded under it is completed (if a crash left it pending) and answered, never
+ * recorded twice — how a payment run pays each bill exactly once across retries.
+ */
+export function payBills(ctx: ToolContext, input: BillPaymentInput, options: { id?: string } = {}) {
+  return withLock(ctx.db, `bills:pay:${ctx.workspace}:${input.vendor_id}`, () => recordPayment(input, ctx, options.id));
+}
+
+async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: string) {
   await completeStuckBillPayments(ctx);
+  if (id) {
+    const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+    if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completeBillPayment(ctx, known)) };
+  }
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
   const vendor = await vendorFromCrm(ctx, input.vendor_id, { archived: true });
   const ids = input.bills.map((b) => b.bill_id);
@@ -63,12 +80,19 @@ async function recordPayment(input: { vendor_id: string; amount: number; currenc
   });
   if (applied !== input.amount) throw new CuadraError('invalid_input', `The payment is ${input.amount} but ${applied} is applied to the bills named; they must be equal.`, { field: '/amount' });
   const doc: BillPaymentDoc = {
-    _id: newId('bpy'), workspace: ctx.workspace, status: 'pending', vendor_id: input.vendor_id, vendor_name: vendor.name,
+    _id: id ?? newId('bpy'), workspace: ctx.workspace, status: 'pending', vendor_id: input.vendor_id, vendor_name: vendor.name,
     search_lc: `${vendor.name} ${input.reference ?? ''}`.toLowerCase(), currency: input.currency, amount: input.amount, date: input.date ?? localDate(ctx.now),
     bank_account: input.bank_account ?? '111005', reference: input.reference ?? null, allocations, journal_entry_id: null, pending_rollups: [], pending_count: 0,
     created_at: ctx.now, updated_at: ctx.now,
   };
-  await billPaymentMarkers(ctx.db).create({ _id: doc._id, workspace: ctx.workspace, at: ctx.now });
-  await createPositioned(billPayments(ctx.db), doc);
+  try {
+    await billPaymentMarkers(ctx.db).create({ _id: doc._id, workspace: ctx.workspace, at: ctx.now });
+    await createPositioned(billPayments(ctx.db), doc);
+  } catch (err) {
+    // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
+    const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
+    if (!known) throw err;
+    return { payment: billPaymentView(known.status === 'completed' ? known : await completeBillPayment(ctx, known)) };
+  }
   return { payment: billPaymentView(await completeBillPayment(ctx, doc)) };
 }
