@@ -1,15 +1,17 @@
 import { fromModules } from '@cuadra/shared';
+import { accountsModule } from './accounts/index.ts';
 import { billsModule } from './bills/index.ts';
 import { einvoicingModule } from './einvoicing/index.ts';
 import { invoicesModule } from './invoices/index.ts';
 import { itemsModule } from './items/index.ts';
 import { journalModule } from './journal/index.ts';
 import { paymentsModule } from './payments/index.ts';
+import { periodsModule } from './periods/index.ts';
 import { quotesModule } from './quotes/index.ts';
 import { salesOrdersModule } from './sales_orders/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule],
-  ['purchase_orders', 'rentals', 'payment_runs', 'bank', 'accounts', 'assets', 'inventory', 'documents', 'tax'],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, accountsModule, periodsModule],
+  ['purchase_orders', 'rentals', 'payment_runs', 'bank', 'assets', 'inventory', 'documents', 'tax'],
 );
