@@ -1,4 +1,5 @@
 import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { assertPeriodOpen } from '../../../accounting/periods.ts';
 import { bills, vendorFromCrm } from '../model.ts';
 import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentMarkers, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
 
@@ -40,6 +41,8 @@ export const pay = defineTool({
 
 async function recordPayment(input: { vendor_id: string; amount: number; currency: string; date?: string; bank_account?: '111005' | '111010'; reference?: string; bills: { bill_id: string; amount?: number }[] }, ctx: ToolContext) {
   await completeStuckBillPayments(ctx);
+  // Refused before anything is applied (writeJournalEntry holds the rule).
+  await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
   const vendor = await vendorFromCrm(ctx, input.vendor_id, { archived: true });
   const ids = input.bills.map((b) => b.bill_id);
