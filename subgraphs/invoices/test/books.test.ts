@@ -7,6 +7,7 @@ import { ACCOUNTS } from '../src/accounting/accounts.ts';
 import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS } from '../src/modules/bills/accounts.ts';
 import { PAYMENT_BANK_ACCOUNTS } from '../src/modules/bills/payments.ts';
 import { PUC } from '../src/accounting/puc.ts';
+import ExcelJS from 'exceljs';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -263,6 +264,46 @@ describe('a month of activity: statements against hand figures; closed periods',
     expect(bs.rows.find((r: any) => r.kind === 'result').balance).toBe(16500000);
     expect(bs.rows.find((r: any) => r.account === '240810')).toMatchObject({ section: 'liability', balance: -1900000 });
     expect(bs.summary.value).toBe(82200000);
+  });
+
+  it('exports the trial balance and the income statement to XLSX; read back with exceljs, totals as by hand', async () => {
+    const out = await call(owner, 'accounts.export_statement', { metric: 'trial_balance', as_of: '2026-10-31' });
+    expect(out).toMatchObject({ filename: 'trial_balance_2026-10-31.xlsx', content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+    const buf = Buffer.from(out.base64, 'base64');
+    expect(buf.length).toBe(out.size);
+    expect(buf.subarray(0, 2).toString()).toBe('PK');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(buf as never);
+    const ws = wb.getWorksheet('Balance de prueba')!;
+    const values = (n: number) => (ws.getRow(n).values as unknown[]).slice(1);
+    expect(values(1)).toEqual(['Balance de prueba']);
+    expect(values(4)).toEqual(['Cuenta', 'Nombre', 'Débitos', 'Créditos', 'Saldo']);
+    const lines: unknown[][] = [];
+    for (let n = 5; n <= ws.rowCount; n++) lines.push(values(n));
+    const total = lines.pop()!;
+    // The same ten accounts as the hand figures, in pesos (cents / 100).
+    expect(lines.map((l) => l[0])).toEqual(['111005', '130505', '220505', '240805', '240810', '3105', '413595', '5120', '5135', '5195']);
+    expect(lines[0]).toEqual(['111005', 'Moneda nacional', 700000, 35000, 665000]);
+    // By hand: Σ debits 121,100,000 cents = 1,211,000.00; Σ credits the same; the balances sum to 0.
+    const sum = (i: number) => Math.round(lines.reduce((s, l) => s + (l[i] as number) * 100, 0));
+    expect(sum(2)).toBe(121100000);
+    expect(sum(3)).toBe(121100000);
+    expect(sum(4)).toBe(0);
+    expect(total).toEqual(['', 'Totales', 1211000, 1211000, 0]);
+    expect(ws.getCell('C5').numFmt).toBe('#,##0.00;[Red]-#,##0.00');
+
+    const isOut = await call(owner, 'accounts.export_statement', { metric: 'income_statement', from: '2026-10-01', to: '2026-10-31', compare: 'previous_year' });
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.load(Buffer.from(isOut.base64, 'base64') as never);
+    const sheet = wb2.getWorksheet('Estado de resultados')!;
+    const rows: unknown[][] = [];
+    sheet.eachRow((row, n) => { if (n >= 5) rows.push((row.values as unknown[]).slice(1)); });
+    // By hand: income 300,000.00; expenses 30,000.00 + 100,000.00 = 130,000.00; result 170,000.00; a year before, nothing.
+    expect(rows.find((r) => r[1] === '413595')).toEqual(['income', '413595', 'Venta de otros productos', 300000, 0]);
+    expect(rows.find((r) => r[0] === 'result')).toEqual(['result', '', 'Resultado del periodo', 170000, 0]);
+    const accountRows = rows.filter((r) => r[1] !== '');
+    expect(accountRows.reduce((s, r) => s + (r[0] === 'income' ? 1 : -1) * (r[3] as number), 0)).toBe(170000);
+    expect(await sg.call('accounts.export_statement', { metric: 'revenue' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/metric' });
   });
 
   it('income statement for October by month, compared with the previous period and year', async () => {
