@@ -2,6 +2,9 @@ import { addPositions, createPositioned, searchIn, modelOn } from '@cuadra/share
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
+import { assertPeriodOpen } from './periods.ts';
+import { pendingChanges } from '../lib/rollup.ts';
+import { applyRollupIntent, markIntent, rollupIntent, type RollupDelta, type RollupIntent } from '../lib/rollups.ts';
 
 /** One line of a journal entry: a debit or a credit (the other is 0), in cents. */
 export interface JournalLine {
@@ -10,7 +13,13 @@ export interface JournalLine {
   debit: number;
   credit: number;
   party_id: string | null;
+  /** Dimension tags of the line (`{cost_center: 'ventas'}`); manual entries only, so far. */
+  tags?: Record<string, string>;
 }
+
+/** What caused an entry: a document's posting, a manual entry, its reversal, or a year-end close. */
+export const JOURNAL_SOURCE_KINDS = ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment', 'manual', 'reversal', 'closing'] as const;
+export type JournalSourceKind = (typeof JOURNAL_SOURCE_KINDS)[number];
 
 /**
  * A journal entry: double entry, Σ debits = Σ credits in its currency. One document carries all
@@ -23,9 +32,12 @@ export interface JournalEntryDoc {
   date: string;
   currency: string;
   memo: string;
-  source: { kind: 'invoice' | 'credit_note' | 'payment' | 'bill' | 'bill_payment'; id: string };
+  source: { kind: JournalSourceKind; id: string };
   lines: JournalLine[];
   created_at: Date;
+  /** The ledger rollup intent (per account and day/month) until it is applied (lib/rollups.ts). */
+  pending_rollups?: RollupIntent[];
+  pending_count?: number;
 }
 
 const journalSchema = new Schema<JournalEntryDoc>(
@@ -38,6 +50,8 @@ const journalSchema = new Schema<JournalEntryDoc>(
     source: { type: Schema.Types.Mixed, required: true },
     lines: { type: Schema.Types.Mixed, required: true },
     created_at: { type: Date, required: true },
+    pending_rollups: { type: Schema.Types.Mixed, default: [] },
+    pending_count: { type: Number, default: 0 },
   },
   { versionKey: false },
 );
@@ -125,14 +139,65 @@ export function paymentEntryLines(amount: number, applied: number, customerId: s
   ]);
 }
 
-/** Writes an entry once: a second write of the same `_id` (a retry) is a no-op. Refuses an unbalanced entry. */
-export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc): Promise<void> {
-  if (!balances(entry.lines)) throw new Error(`Journal entry ${entry._id} does not balance.`);
-  try {
-    await createPositioned(journalEntries(db), entry);
-  } catch (err) {
-    if ((err as { code?: number }).code !== 11000) throw err;
+/** The ledger rollups' currency namespace: per-account counters never mix with the receivables' (rollups.ts). */
+export function ledgerCurrency(currency: string): string {
+  return `gl:${currency}`;
+}
+
+/** The namespace of per-account line counts, all currencies together (whether an account was ever used). */
+export const LEDGER_USAGE = 'gl:*';
+
+/**
+ * The rollup change of an entry: per account, `d<code>` += debits and `c<code>` += credits on
+ * the entry's day (and so its month and all time); a closing entry also counts under
+ * `kd<code>`/`kc<code>` so the income statement can leave the year-end close out. `n<code>`
+ * counts lines per account across currencies.
+ */
+export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 'source' | 'lines'>): RollupDelta[] {
+  const inc: Record<string, number> = {};
+  const used: Record<string, number> = {};
+  const add = (key: string, v: number) => { if (v) inc[key] = (inc[key] ?? 0) + v; };
+  for (const l of entry.lines) {
+    add(`d${l.account}`, l.debit);
+    add(`c${l.account}`, l.credit);
+    if (entry.source.kind === 'closing') {
+      add(`kd${l.account}`, l.debit);
+      add(`kc${l.account}`, l.credit);
+    }
+    used[`n${l.account}`] = (used[`n${l.account}`] ?? 0) + 1;
   }
+  return [{ day: entry.date, currency: ledgerCurrency(entry.currency), inc }, { day: entry.date, currency: LEDGER_USAGE, inc: used }];
+}
+
+/**
+ * Writes an entry once: a second write of the same `_id` (a retry) is a no-op. Refuses an
+ * unbalanced entry, and (for an entry not yet written) one dated in a closed period: this is the
+ * one place every posting path goes through (accounting/periods.ts). The entry carries its
+ * ledger rollup intent, applied right after (and by the repair if the process dies first), so
+ * the statements read per-account rollups, never the journal.
+ */
+export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, options: { closingEntry?: boolean } = {}): Promise<void> {
+  if (!balances(entry.lines)) throw new Error(`Journal entry ${entry._id} does not balance.`);
+  const model = journalEntries(db);
+  if (await model.exists({ _id: entry._id })) return;
+  const intent = rollupIntent(ledgerDeltas(entry), entry.created_at);
+  // The marker is written before the period is read: a close that starts meanwhile then sees
+  // this entry in flight and waits for it (ledger.ts settleLedger) instead of missing it.
+  await markIntent(db, entry.workspace, model, entry._id, intent);
+  try {
+    await assertPeriodOpen(db, entry.workspace, entry.date, options);
+  } catch (err) {
+    if (intent) await pendingChanges(db).deleteOne({ _id: intent.id });
+    throw err;
+  }
+  try {
+    await createPositioned(model, { ...entry, pending_rollups: intent ? [intent] : [], pending_count: intent ? 1 : 0 });
+  } catch (err) {
+    if (intent) await pendingChanges(db).deleteOne({ _id: intent.id });
+    if ((err as { code?: number }).code !== 11000) throw err;
+    return;
+  }
+  await applyRollupIntent(db, model, entry._id, entry.workspace, intent);
 }
 
 /** JSON Schema of {@link journalView}: what every tool answering a journal entry gives. */
@@ -146,13 +211,16 @@ export const JOURNAL_VIEW_SCHEMA = {
     memo: { type: 'string' },
     source: {
       type: 'object', additionalProperties: false, required: ['kind', 'id'],
-      properties: { kind: { enum: ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment'] }, id: { type: 'string' } },
+      properties: { kind: { enum: JOURNAL_SOURCE_KINDS }, id: { type: 'string' } },
     },
     lines: {
       type: 'array',
       items: {
         type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
-        properties: { account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] } },
+        properties: {
+          account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] },
+          tags: { type: 'object', additionalProperties: { type: 'string' } },
+        },
       },
     },
     total_debit: { type: 'integer' },

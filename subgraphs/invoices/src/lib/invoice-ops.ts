@@ -1,6 +1,7 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { creditNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { assertPeriodOpen } from '../accounting/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
@@ -138,6 +139,9 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
 export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
   const s = await requireSettings(ctx.db, ctx.workspace);
   const model = invoices(ctx.db);
+  // Refused before the lock, the number and the credit note's application (writeJournalEntry holds the rule).
+  const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
+  if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
   const locked = await model.findOneAndUpdate(
     { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },

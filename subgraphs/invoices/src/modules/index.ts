@@ -1,4 +1,5 @@
 import { fromModules } from '@cuadra/shared';
+import { accountsModule } from './accounts/index.ts';
 import { bankModule } from './bank/index.ts';
 import { billsModule } from './bills/index.ts';
 import { einvoicingModule } from './einvoicing/index.ts';
@@ -7,12 +8,13 @@ import { itemsModule } from './items/index.ts';
 import { journalModule } from './journal/index.ts';
 import { paymentRunsModule } from './payment_runs/index.ts';
 import { paymentsModule } from './payments/index.ts';
+import { periodsModule } from './periods/index.ts';
 import { purchaseOrdersModule } from './purchase_orders/index.ts';
 import { quotesModule } from './quotes/index.ts';
 import { salesOrdersModule } from './sales_orders/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule],
-  ['rentals', 'accounts', 'assets', 'inventory', 'documents', 'tax'],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule],
+  ['rentals', 'assets', 'inventory', 'documents', 'tax'],
 );

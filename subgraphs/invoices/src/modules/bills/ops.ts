@@ -1,5 +1,6 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../lib/rollups.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
@@ -126,6 +127,9 @@ export function billEntryLines(doc: BillDoc): JournalLine[] {
  */
 export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   const model = bills(ctx.db);
+  // Refused before the lock (writeJournalEntry holds the rule).
+  const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
+  if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
   const locked = await model.findOneAndUpdate(
     { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },

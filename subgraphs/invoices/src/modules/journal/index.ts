@@ -1,13 +1,18 @@
 import { defineModule } from '@cuadra/shared';
 import { journalEntries } from '../../accounting/journal.ts';
+import { manualEntries } from './manual.ts';
 import { journalEntriesSource } from './sources.ts';
+import { create } from './tools/create.ts';
+import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
+import { post } from './tools/post.ts';
+import { reverse } from './tools/reverse.ts';
 
-/** The journal every posting writes (double entry, DOMAIN.md). */
+/** The journal every posting writes (double entry, DOMAIN.md), and the manual entries written in it. */
 export const journalModule = defineModule({
   name: 'journal',
-  tools: [list],
-  models: [journalEntries],
+  tools: [list, get, create, post, reverse],
+  models: [journalEntries, manualEntries],
   listed: [{ model: journalEntries }],
   reads: { sources: { journal_entries: journalEntriesSource } },
 });

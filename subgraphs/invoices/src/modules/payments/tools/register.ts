@@ -5,6 +5,7 @@ import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
 import { completePayment, markPayment } from '../../../lib/payment-ops.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
+import { assertPeriodOpen } from '../../../accounting/periods.ts';
 
 
 /** Oldest-due open invoices of a customer considered when a payment names none. */
@@ -51,6 +52,8 @@ export const register = defineTool({
 
 async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext) {
   const date = input.date ?? localDate(ctx.now);
+  // Refused before anything is applied (writeJournalEntry holds the rule).
+  await assertPeriodOpen(ctx.db, ctx.workspace, date);
   const model = invoices(ctx.db);
   let allocations: Allocation[];
   // The payer must be a party of this workspace (an archived customer may still pay what it owes).
