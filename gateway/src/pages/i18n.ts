@@ -321,6 +321,9 @@ export function localeOf(req: Request, res: Response): Translator {
 export function switchHref(req: Request, current: Locale): string {
   const url = new URL(req.originalUrl, 'http://x');
   url.searchParams.set('lang', current === 'en' ? 'es' : 'en');
+  // A one-time notice (an approvals decision) is not shown again in the other language.
+  url.searchParams.delete('decided');
+  url.searchParams.delete('tool');
   return `${url.pathname}${url.search}`;
 }
 
