@@ -61,9 +61,9 @@ describe('the dashboard page in Chromium', () => {
     const res = await page.goto(`${sys.gatewayUrl}/dashboards/${dashboardId}`);
     expect(page.url()).toContain('/app/sign-in?next=');
     expect(res?.status()).toBe(200);
-    await page.getByLabel('E-mail').fill(person.email);
-    await page.getByLabel('Password').fill(person.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Correo electrónico').fill(person.email);
+    await page.getByLabel('Contraseña').fill(person.password);
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await page.waitForURL(`**/dashboards/${dashboardId}`);
     await page.waitForSelector('body[data-ready="true"]');
     const csp = (await page.request.get(`${sys.gatewayUrl}/dashboards/${dashboardId}`)).headers()['content-security-policy'];

@@ -102,7 +102,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.use(peopleAccess.router);
   // GET /dashboards/{id}: the page a signed-in person views a dashboard on.
-  app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, identity, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl }));
+  app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, identity, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl, pipeline }));
 
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));

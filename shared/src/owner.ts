@@ -261,7 +261,7 @@ export class ToolOwner {
       const approval = await this.#governance.approvals.create({
         id: approvalId, workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name,
         input: sealInputs(input, tool.secretInputs, this.#sealer, approvalContext(approvalId)), inputDigest: digest,
-        idempotencyKey: call.idempotencyKey, principal,
+        idempotencyKey: call.idempotencyKey, principal, ...(policy ? { policy: { id: policy.id, name: policy.name } } : {}),
       });
       const answer: OwnedAnswer = effect === 'hold'
         ? { status: 202, body: { tool: tool.name, status: 'pending_approval', approval_id: approval._id } }

@@ -10,6 +10,10 @@ import type { AccessTokens } from '../oauth/tokens.ts';
 import { Throttle, throttleQuotas } from '../oauth/throttle.ts';
 import { clientAddress, CsrfGuard, escapeHtml, html, sendPage, type SafeHtml } from '../pages/html.ts';
 import type { DashboardStore } from './store.ts';
+import type { InvokePipeline } from '../pipeline.ts';
+import { approvalPages } from '../pages/approvals.ts';
+import { localeOf, pageChrome, switchHref, type Translator } from '../pages/i18n.ts';
+import { sendAppPage } from '../pages/shell.ts';
 
 /** A browser session lasts 12 hours; the page's access token (minted per page view) one hour. */
 const SESSION_TTL_SECONDS = 12 * 3600;
@@ -30,18 +34,18 @@ function loadAssets(): Map<string, { body: string; type: string; etag: string }>
   return assets;
 }
 
-function signInPage(input: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
+function signInPage(t: Translator, input: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
   return html`
-<h1>Sign in to Cuadra</h1>
+<h1>${t.t('signIn.heading')}</h1>
 ${input.error ? html`<p class="error" role="alert" id="form-error">${input.error}</p>` : ''}
 <form method="post" action="/app/sign-in" ${input.error ? html`aria-describedby="form-error"` : ''}>
   <input type="hidden" name="csrf" value="${input.csrf}">
   <input type="hidden" name="next" value="${input.next}">
-  <label for="email">E-mail</label>
+  <label for="email">${t.t('signIn.email')}</label>
   <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}">
-  <label for="password">Password</label>
+  <label for="password">${t.t('signIn.password')}</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
-  <button type="submit" class="primary">Sign in</button>
+  <button type="submit" class="primary">${t.t('signIn.submit')}</button>
 </form>`;
 }
 
@@ -67,7 +71,7 @@ function readCookie(req: Request, name: string): string | undefined {
  * dashboard's workspace) that the page's script uses against the REST API and `/v1/events` like
  * any app. Signing out revokes the session's tokens at once.
  */
-export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger; people: PeopleStore; identity: IdentityStore; tokens: AccessTokens; dashboards: DashboardStore; signingKey: string; publicUrl: string }): Router {
+export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger; people: PeopleStore; identity: IdentityStore; tokens: AccessTokens; dashboards: DashboardStore; signingKey: string; publicUrl: string; pipeline?: InvokePipeline }): Router {
   const router = Router();
   const secure = deps.publicUrl.startsWith('https://');
   const csrf = new CsrfGuard(createHmac('sha256', deps.signingKey).update('cuadra app pages csrf').digest(), secure);
@@ -93,27 +97,32 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     res.type(asset.type).send(asset.body);
   });
 
+  // The approvals inbox (gateway/src/pages/approvals.ts) shares this session and CSRF guard.
+  if (deps.pipeline) router.use(approvalPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
+
   router.get('/app/sign-in', (req, res) => {
-    sendPage(res, { title: 'Sign in', body: signInPage({ csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
+    const t = localeOf(req, res);
+    sendPage(res, { title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
   });
 
   router.post('/app/sign-in', form, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase().slice(0, 320) : '';
-    const again = (status: number, error: string) => sendPage(res, { status, title: 'Sign in', body: signInPage({ csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
+    const t = localeOf(req, res);
+    const again = (status: number, error: string) => sendPage(res, { status, title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
     try {
-      if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, 'This form expired or came from another site. Sign in again.');
+      if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, t.t('signIn.expired'));
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
-      if (!email || !password) return again(400, 'Enter your e-mail and password.');
+      if (!email || !password) return again(400, t.t('signIn.missing'));
       const address = clientAddress(req);
       const wait = (await throttles.address.hit(address)) ?? (await throttles.login.hit(`${address}|${email}`));
       if (wait !== null) {
         res.setHeader('Retry-After', String(wait));
-        return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
+        return again(429, t.t('signIn.throttled', { minutes: Math.ceil(wait / 60) }));
       }
       const user = await deps.people.checkPassword(email, password);
-      if (!user) return again(401, 'The e-mail or password is not right.');
+      if (!user) return again(401, t.t('signIn.wrong'));
       await throttles.login.reset(`${address}|${email}`);
       const token = randomBytes(32).toString('base64url');
       const record: Session = { user: user._id, grant: `web_${randomBytes(12).toString('base64url')}` };
@@ -122,7 +131,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
       res.redirect(303, next);
     } catch (err) {
       deps.log.error({ err }, 'app sign-in failed');
-      again(500, 'Something went wrong. Try again in a moment.');
+      again(500, `${t.t('error.title')}. ${t.t('error.retry')}`);
     }
   });
 
@@ -140,6 +149,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   });
 
   router.get('/dashboards', async (req, res) => {
+    const t = localeOf(req, res);
     try {
       const current = await session(req);
       if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent('/dashboards')}`);
@@ -149,32 +159,32 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
         // The 100 most recently changed of each workspace (one bounded page).
         boards: (await deps.dashboards.list(m.workspace, { limit: 100 }, (d) => ({ _id: d._id, title: d.title }))).rows,
       })));
-      sendPage(res, {
-        title: 'Dashboards',
-        body: html`<h1>Dashboards</h1>${groups.map((g) => html`<h2>${g.name}</h2>${g.boards.length
+      sendAppPage(req, res, {
+        t, title: t.t('dashboards.title'), current: 'dashboards', signOutCsrf: csrf.issue(req, res, 'app-sign-out'),
+        body: html`<h1>${t.t('dashboards.title')}</h1>${groups.map((g) => html`<h2>${g.name}</h2>${g.boards.length
           ? html`<ul>${g.boards.map((d) => html`<li><a href="/dashboards/${d._id}">${d.title}</a></li>`)}</ul>`
-          : html`<p class="note">No dashboards yet.</p>`}`)}
-<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${csrf.issue(req, res, 'app-sign-out')}"><button type="submit" class="secondary">Sign out</button></form>`,
+          : html`<p class="note">${t.t('dashboards.none')}</p>`}`)}`,
       });
     } catch (err) {
       deps.log.error({ err }, 'dashboards list page failed');
-      sendPage(res, { status: 500, title: 'Something went wrong', body: html`<h1>Something went wrong</h1><p>Try again in a moment.</p>` });
+      sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: html`<h1>${t.t('error.title')}</h1><p>${t.t('error.retry')}</p>` });
     }
   });
 
   router.get('/dashboards/:id', async (req, res) => {
+    const t = localeOf(req, res);
     try {
       const current = await session(req);
       if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
       const doc = /^[A-Za-z0-9_-]{1,64}$/.test(req.params.id) ? await deps.dashboards.byId(req.params.id) : null;
       const role = doc ? await deps.people.roleIn(doc.workspace, current.user) : null;
       // Another workspace's dashboard is as unknown as a missing one.
-      if (!doc || !role) return sendPage(res, { status: 404, title: 'No such dashboard', body: html`<h1>No such dashboard</h1><p>This dashboard does not exist, or it belongs to a workspace you are not a member of.</p>` });
+      if (!doc || !role) return sendPage(res, { status: 404, title: t.t('dashboards.missing.title'), ...pageChrome(req, t), body: html`<h1>${t.t('dashboards.missing.title')}</h1><p>${t.t('dashboards.missing.text')}</p>` });
       const { token } = deps.tokens.sign({ user: current.user, workspace: doc.workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant: current.grant });
-      sendDashboardPage(res, { id: doc._id, title: doc.title, token, signOutCsrf: csrf.issue(req, res, 'app-sign-out'), assets });
+      sendDashboardPage(res, { t, langHref: switchHref(req, t.locale), id: doc._id, title: doc.title, token, signOutCsrf: csrf.issue(req, res, 'app-sign-out'), assets });
     } catch (err) {
       deps.log.error({ err }, 'dashboard page failed');
-      sendPage(res, { status: 500, title: 'Something went wrong', body: html`<h1>Something went wrong</h1><p>Try again in a moment.</p>` });
+      sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: html`<h1>${t.t('error.title')}</h1><p>${t.t('error.retry')}</p>` });
     }
   });
 
@@ -182,23 +192,28 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
 }
 
 /** The dashboard page: a shell the served script fills from `dashboards.render`. */
-function sendDashboardPage(res: Response, input: { id: string; title: string; token: string; signOutCsrf: string; assets: ReturnType<typeof loadAssets> }): void {
+function sendDashboardPage(res: Response, input: { t: Translator; langHref: string; id: string; title: string; token: string; signOutCsrf: string; assets: ReturnType<typeof loadAssets> }): void {
   const v = (name: string) => encodeURIComponent(input.assets.get(name)!.etag.replace(/"/g, ''));
+  const t = (key: Parameters<Translator['t']>[0]) => input.t.t(key);
+  const other = input.t.locale === 'en' ? 'es' : 'en';
   res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Cache-Control', 'no-store');
   res.type('html').send(
-    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
-      `<title>${escapeHtml(input.title)} · Cuadra</title>` +
+    `<!doctype html>\n<html lang="${input.t.lang}"><head>` + '<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+      `<title>${escapeHtml(input.title)} · Cuadra</title><link rel="icon" href="data:,">` +
       `<meta name="cuadra-dashboard" content="${escapeHtml(input.id)}"><meta name="cuadra-token" content="${escapeHtml(input.token)}">` +
       `<link rel="stylesheet" href="/app/assets/canvas.css?v=${v('canvas.css')}"><script src="/app/assets/canvas.js?v=${v('canvas.js')}" defer></script></head>` +
-      '<body><a class="skip" href="#canvas">Skip to the dashboard</a>' +
+      `<body><a class="skip" href="#canvas">${escapeHtml(t('dashboard.skip'))}</a>` +
       `<header class="top" role="banner"><span class="brand">Cuadra</span><h1 id="dash-title">${escapeHtml(input.title)}</h1>` +
-      `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">Sign out</button></form></header>` +
+      `<nav aria-label="${escapeHtml(t('nav.label'))}"><a href="/app/approvals">${escapeHtml(t('nav.approvals'))}</a> · <a href="/dashboards">${escapeHtml(t('nav.dashboards'))}</a> · ` +
+      `<a href="${escapeHtml(input.langHref)}" lang="${other}" hreflang="${other}">${escapeHtml(t('lang.switch'))}</a></nav>` +
+      `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">${escapeHtml(t('signOut'))}</button></form></header>` +
       '<p id="live-status" class="sr-only" role="status" aria-live="polite"></p>' +
-      '<main id="canvas" class="grid" aria-busy="true" tabindex="-1"><p class="loading">Loading the dashboard…</p></main>' +
-      '<noscript><p class="note">This dashboard needs JavaScript to draw its data.</p></noscript></body></html>',
+      // The blocks' own words (canvas.js) are English for now: marked so, inside a Spanish page.
+      `<main id="canvas" class="grid" aria-busy="true" tabindex="-1" lang="en"><p class="loading">${escapeHtml(t('dashboard.loading'))}</p></main>` +
+      `<noscript><p class="note">${escapeHtml(t('dashboard.noscript'))}</p></noscript></body></html>`,
   );
 }

@@ -32,7 +32,8 @@ const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f4f5f7}
 header,main,footer{max-width:34rem;margin:0 auto;padding:0 1rem}
-header{padding-top:2rem;font-weight:700;font-size:1.1rem;color:#1f3a8a}
+header{padding-top:2rem;font-weight:700;font-size:1.1rem;color:#1f3a8a;display:flex;justify-content:space-between}
+header .lang{font-weight:600;font-size:1rem;color:#1f3a8a}
 main{background:#fff;border:1px solid #d0d4dc;border-radius:8px;padding:1.5rem;margin-top:1rem}
 h1{font-size:1.4rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
@@ -54,7 +55,7 @@ footer{color:#4a5361;font-size:.85rem;padding:1rem}
  * (no script at all; the one style block by nonce), no framing, no caching, no referrer.
  * `formActions` lists extra origins a form may lead to (the client's redirect after consent).
  */
-export function sendPage(res: Response, opts: { status?: number; title: string; body: SafeHtml; formActions?: string[] }): void {
+export function sendPage(res: Response, opts: { status?: number; title: string; body: SafeHtml; formActions?: string[]; lang?: string; footer?: string; langSwitch?: { href: string; text: string; lang: string } }): void {
   const nonce = randomBytes(16).toString('base64');
   const formAction = ["'self'", ...(opts.formActions ?? [])].join(' ');
   res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
@@ -63,10 +64,10 @@ export function sendPage(res: Response, opts: { status?: number; title: string; 
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Cache-Control', 'no-store');
   res.status(opts.status ?? 200).type('html').send(
-    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<title>${escapeHtml(opts.title)} · Cuadra</title><style nonce="${nonce}">${STYLE}</style></head>` +
-      `<body><header role="banner">Cuadra</header><main id="main">${opts.body.value}</main>` +
-      `<footer role="contentinfo">Cuadra · sign-in pages never load anything from other sites.</footer></body></html>`,
+    `<!doctype html>\n<html lang="${escapeHtml(opts.lang ?? 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+      `<title>${escapeHtml(opts.title)} · Cuadra</title><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLE}</style></head>` +
+      `<body><header role="banner">Cuadra${opts.langSwitch ? ` <a class="lang" href="${escapeHtml(opts.langSwitch.href)}" lang="${escapeHtml(opts.langSwitch.lang)}" hreflang="${escapeHtml(opts.langSwitch.lang)}">${escapeHtml(opts.langSwitch.text)}</a>` : ''}</header><main id="main">${opts.body.value}</main>` +
+      `<footer role="contentinfo">${escapeHtml(opts.footer ?? 'Cuadra · sign-in pages never load anything from other sites.')}</footer></body></html>`,
   );
 }
 

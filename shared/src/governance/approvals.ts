@@ -17,11 +17,14 @@ export interface Approval {
   input: Record<string, unknown>;
   requested_by: { type: string; id: string; credential_id: string; role: string; person?: string };
   requested_at: string;
-  decided_by: { type: string; id: string } | null;
+  /** Who decided; `person` is the signed-in person behind an app or page that carried the decision. */
+  decided_by: { type: string; id: string; person?: string } | null;
   decided_at: string | null;
   reason: string | null;
   result: { status: number; body: Record<string, unknown> } | null;
   expires_at: string;
+  /** The autonomy policy that held the call, as it was named then (absent on approvals made before it was recorded). */
+  policy?: { id: string; name: string };
 }
 
 /** Stored form: also who to run it as, which subgraph runs it, and the input digest. */
@@ -46,6 +49,7 @@ const schema = new Schema<ApprovalDoc>(
     requested_at: String, decided_by: { type: Schema.Types.Mixed, default: null }, decided_at: { type: String, default: null },
     reason: { type: String, default: null }, result: { type: Schema.Types.Mixed, default: null }, expires_at: String,
     lease_until: { type: Date, default: null }, executor: { type: String, default: null }, secret_delivered_at: { type: Date, default: null },
+    policy: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
@@ -69,6 +73,7 @@ export function approvalView(doc: ApprovalDoc, now = new Date(), reveal?: { seal
   return {
     id: doc._id, status, mode: doc.mode, tool: doc.tool, input: redactInputs(doc.input), requested_by: doc.requested_by, requested_at: doc.requested_at,
     decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result, expires_at: doc.expires_at,
+    ...(doc.policy ? { policy: { id: doc.policy.id, name: doc.policy.name } } : {}),
   };
 }
 
@@ -94,13 +99,14 @@ export class ApprovalStore {
     await backfillPositions(this.model);
   }
 
-  async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal }, now = new Date()): Promise<ApprovalDoc> {
+  async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal; policy?: { id: string; name: string } }, now = new Date()): Promise<ApprovalDoc> {
     const doc: ApprovalDoc = {
       _id: input.id, workspace: input.workspace, subgraph: input.subgraph, status: 'pending', mode: input.mode, tool: input.tool, input: input.input,
       input_digest: input.inputDigest, idempotency_key: input.idempotencyKey ?? null, principal: input.principal,
       requested_by: { type: input.principal.actor.type, id: input.principal.actor.id, credential_id: input.principal.credential_id, role: input.principal.role, ...(input.principal.person ? { person: input.principal.person } : {}) },
       requested_at: now.toISOString(), decided_by: null, decided_at: null, reason: null, result: null,
       expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(), lease_until: null, executor: null,
+      ...(input.policy ? { policy: input.policy } : {}),
     };
     await createPositioned(this.model, doc);
     return doc;
@@ -129,7 +135,7 @@ export class ApprovalStore {
   }
 
   /** pending → approved | rejected, once. Null when it was not pending (decided, expired, unknown). */
-  async decide(workspace: string, id: string, decision: 'approved' | 'rejected', by: { type: string; id: string }, reason: string | null, now = new Date()): Promise<ApprovalDoc | null> {
+  async decide(workspace: string, id: string, decision: 'approved' | 'rejected', by: { type: string; id: string; person?: string }, reason: string | null, now = new Date()): Promise<ApprovalDoc | null> {
     return this.model.findOneAndUpdate(
       { _id: id, workspace, status: 'pending', expires_at: { $gt: now.toISOString() } },
       { $set: { status: decision, decided_by: by, decided_at: now.toISOString(), reason } },

@@ -97,7 +97,8 @@
     const x = (i) => L + (points.length <= 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (points.length - 1));
     const bw = (W - L - R) / Math.max(points.length, 1);
     const y = (v) => T + (H - T - B) * (1 - (v - min) / (max - min || 1));
-    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': `${title || 'Chart'}: ${points.length} periods` });
+    // A group, not an image: its period buckets are focusable buttons (an image may hold nothing interactive).
+    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'group', 'aria-label': `${title || 'Chart'}: ${points.length} periods` });
     for (let k = 0; k <= 4; k++) {
       const v = min + ((max - min) * k) / 4;
       g.append(svg('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'gridline' }));
@@ -191,7 +192,7 @@
       }
       return tr;
     });
-    return el('div', { class: 'table-wrap' }, el('table', selectorKey ? { 'aria-multiselectable': 'false' } : {},
+    return el('div', { class: 'table-wrap' }, el('table', selectorKey ? { role: 'grid', 'aria-multiselectable': 'false' } : {},
       el('caption', { class: 'sr-only', text: selectorKey ? `${caption}. Select a row to filter the blocks that follow it.` : caption }),
       el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col', text: label(c) })))),
       el('tbody', {}, body)));

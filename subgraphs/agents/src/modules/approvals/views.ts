@@ -26,7 +26,8 @@ export const APPROVAL_VIEW_SCHEMA = {
       properties: { type: { enum: [...ACTOR_TYPES] }, id: TEXT, credential_id: TEXT, role: TEXT, person: TEXT },
     },
     requested_at: DATE_TIME,
-    decided_by: { anyOf: [{ type: 'null' }, ACTOR_SCHEMA] },
+    /** `person`: the signed-in person behind the app or page that decided. */
+    decided_by: { anyOf: [{ type: 'null' }, { ...ACTOR_SCHEMA, properties: { ...ACTOR_SCHEMA.properties, person: TEXT } }] },
     decided_at: { anyOf: [DATE_TIME, { type: 'null' }] },
     reason: NULLABLE_TEXT,
     /**
@@ -48,5 +49,7 @@ export const APPROVAL_VIEW_SCHEMA = {
       }],
     },
     expires_at: DATE_TIME,
+    /** The autonomy policy that held the call (absent on approvals made before it was recorded). */
+    policy: { type: 'object', additionalProperties: false, required: ['id', 'name'], properties: { id: TEXT, name: TEXT } },
   },
 } as const;

@@ -34,7 +34,7 @@ export const decide = defineTool({
     }
     const decided = await ctx.governance.approvals.decide(
       ctx.workspace, input.id, input.decision === 'approve' ? 'approved' : 'rejected',
-      { type: principal.actor.type, id: principal.actor.id }, input.reason ?? null, ctx.now,
+      { type: principal.actor.type, id: principal.actor.id, ...(principal.person ? { person: principal.person } : {}) }, input.reason ?? null, ctx.now,
     );
     if (!decided) {
       const now = approvalView(existing, ctx.now);
