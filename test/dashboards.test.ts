@@ -99,7 +99,7 @@ describe('metrics.query and records.list', () => {
     const cashflow = await refused('metrics.query', { metric: 'cashflow' });
     expect(cashflow).toMatchObject({ status: 404, code: 'not_found' });
     expect(cashflow.error).toMatch(/cashflow.*not available yet/);
-    expect(await refused('records.list', { source: 'bills' })).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused('records.list', { source: 'assets' })).toMatchObject({ status: 404, code: 'not_found' });
     expect(await refused('metrics.query', { metric: 'revenue', from: '2026-01-01' })).toMatchObject({ status: 422, field: '/to' });
     expect(await refused('records.list', { source: 'parties', kind: 'product' })).toMatchObject({ status: 422, field: '/kind' });
   });
@@ -115,7 +115,7 @@ describe('dashboards.render', () => {
     const out = await ok('dashboards.render', { id });
     const b = out.blocks;
     expect(out.dashboard).toMatchObject({ id, title: 'Cobranza' });
-    // stats: revenue and receivables filled, expenses answered by no module yet.
+    // stats: revenue and receivables filled, inventory_value answered by no module yet.
     const stats = at(b, '2');
     expect(stats.items[0]).toMatchObject({ label: 'Revenue', format: 'money', currency: 'COP' });
     expect(stats.items[0].value).toBeGreaterThan(0);

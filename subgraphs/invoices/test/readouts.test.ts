@@ -106,7 +106,7 @@ describe('invoicesMetric and invoicesRecords over GraphQL', () => {
     expect(await ext({ metric: 'revenue', from: '2026-11-02', to: '2026-11-01' })).toMatchObject({ code: 'invalid_input', field: '/from' });
     expect(await ext({ metric: 'top_customers', limit: 101 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
     const rext = async (q: unknown) => (await records(owner, q)).body.errors?.[0]?.extensions;
-    expect(await rext({ source: 'bills' })).toMatchObject({ code: 'invalid_input', field: '/source' });
+    expect(await rext({ source: 'employees' })).toMatchObject({ code: 'invalid_input', field: '/source' });
     expect(await rext({ source: 'invoices', kind: 'receipt' })).toMatchObject({ code: 'invalid_input', field: '/kind' });
     expect(await rext({ source: 'invoices', status: 'open' })).toMatchObject({ code: 'invalid_input', field: '/status' });
     expect(await rext({ source: 'invoices', limit: 0 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
