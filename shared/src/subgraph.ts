@@ -24,6 +24,7 @@ import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
+import type { OwnedModules } from './module.ts';
 
 /** GraphQL context of every subgraph request: the caller, sealed to one workspace. */
 export interface SubgraphContext {
@@ -276,4 +277,57 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
   if (original instanceof GraphQLError && original.extensions?.code === 'UNAUTHENTICATED') return formatted;
   log.error({ err: original }, 'unexpected subgraph error');
   return { message: INTERNAL_MESSAGE, path: formatted.path, extensions: { code: 'internal', status: 500 } };
+}
+
+/** What a subgraph's `server.ts` exports: the build reads `name`, `reads`, `tools`, `typeDefs`; `index.ts` runs `createServer`. */
+export interface SubgraphModule {
+  name: string;
+  reads: OwnedModules['reads'];
+  tools: OwnedModules['tools'];
+  typeDefs(): string;
+  createServer(deps: SubgraphDeps): Promise<SubgraphServer>;
+}
+
+/**
+ * A subgraph from its modules' manifests (src/modules/index.ts), its own schema file and the
+ * resolvers of its own graph fields and entities: everything else (tools, indexes, list
+ * positions, read guards, the composite fields, the tool mutation) comes from the manifests.
+ */
+export function defineSubgraph(def: {
+  name: string; owned: OwnedModules; schema: URL; resolvers: GraphQLResolverMap<any>; maintenance?: boolean;
+  /** Work once the server is built, before it listens (a data migration, an extra route). */
+  prepare?: (server: SubgraphServer, deps: SubgraphDeps) => Promise<void>;
+}): SubgraphModule {
+  const typeDefs = () => subgraphTypeDefs(def.name, def.schema, def.owned.readers);
+  return {
+    name: def.name,
+    reads: def.owned.reads,
+    tools: def.owned.tools,
+    typeDefs,
+    async createServer(deps) {
+      const server = await createSubgraphServer({ name: def.name, ...def.owned, maintenance: def.maintenance, typeDefs: typeDefs(), resolvers: def.resolvers }, deps);
+      await def.prepare?.(server, deps);
+      return server;
+    },
+  };
+}
+
+/** Reads one record of the caller's workspace by id as a graph node, or null (another workspace's id is null too). */
+export function nodeById<D>(model: (db: Connection) => Model<any>, node: (doc: D) => unknown): (id: string, ctx: Pick<SubgraphContext, 'db' | 'workspace'>) => Promise<unknown> {
+  return async (id, ctx) => {
+    const doc = (await model(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null;
+    return doc ? node(doc) : null;
+  };
+}
+
+/**
+ * The root field `<thing>(id)` and the entity's `__resolveReference` of a record type: both read
+ * within the caller's workspace only, so an id from another workspace resolves to null.
+ */
+export function entityResolvers<D>(model: (db: Connection) => Model<any>, node: (doc: D) => unknown): {
+  byId: (_: unknown, args: { id: string }, ctx: SubgraphContext) => Promise<unknown>;
+  reference: { __resolveReference: (ref: { id: string }, ctx: SubgraphContext) => Promise<unknown> };
+} {
+  const find = nodeById(model, node);
+  return { byId: (_, args, ctx) => find(args.id, ctx), reference: { __resolveReference: (ref, ctx) => find(ref.id, ctx) } };
 }

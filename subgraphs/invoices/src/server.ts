@@ -1,24 +1,10 @@
-import { clampLimit, createSubgraphServer, pageNewestFirst, subgraphTypeDefs, type SubgraphContext, type SubgraphDeps, type SubgraphServer } from '@cuadra/shared';
+import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
 import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
 import { owned } from './modules/index.ts';
-
-/** Subgraph name: its database, its tool mutation and its entry in the supergraph. */
-export const name = 'invoices';
-
-/** The composite reads this subgraph's modules answer (the build writes them into the catalog; the gateway routes by them). */
-export const reads = owned.reads;
-
-/** Every tool this subgraph owns: the sum of its modules' manifests (src/modules/). */
-export const tools = owned.tools;
-
-/** The SDL this subgraph serves (schema.graphql + the shared tool mutation). */
-export function typeDefs(): string {
-  return subgraphTypeDefs(name, new URL('../schema.graphql', import.meta.url), owned.readers);
-}
 
 function invoiceNode(i: InvoiceDoc) {
   return {
@@ -37,61 +23,50 @@ function itemNode(i: ItemDoc) {
 }
 
 
-/** Builds the invoices service, ready to listen. Also serves the built-in e-invoicing sandbox at POST /einvoicing/sandbox. */
-export async function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
-  const server = await createSubgraphServer(
-    {
-      name,
-      ...owned,
-      typeDefs: typeDefs(),
-      resolvers: {
-        Query: {
-          invoice: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
-            const i = await invoices(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }).lean();
-            return i ? invoiceNode(i) : null;
-          },
-          invoices: async (_: unknown, args: { status?: string; customerId?: string; limit?: number }, ctx: SubgraphContext) => {
-            const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;
-            const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
-            return page.rows.map(invoiceNode);
-          },
-          items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
-            const text = args.search?.toLowerCase();
-            const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });
-            return page.rows.map(itemNode);
-          },
-        },
-        Invoice: {
-          __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) => {
-            const i = await invoices(ctx.db).findOne({ _id: ref.id, workspace: ctx.workspace }).lean();
-            return i ? invoiceNode(i) : null;
-          },
-        },
-        Item: {
-          __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) => {
-            const i = await items(ctx.db).findOne({ _id: ref.id, workspace: ctx.workspace }).lean();
-            return i ? itemNode(i) : null;
-          },
-        },
+const invoice = entityResolvers(invoices, invoiceNode);
+const item = entityResolvers(items, itemNode);
+
+/**
+ * The invoices (finance) subgraph: its modules' manifests, the graph fields of invoices and items,
+ * and the built-in e-invoicing sandbox at POST /einvoicing/sandbox.
+ */
+export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
+  name: 'invoices',
+  owned,
+  schema: new URL('../schema.graphql', import.meta.url),
+  resolvers: {
+    Query: {
+      invoice: invoice.byId,
+      invoices: async (_: unknown, args: { status?: string; customerId?: string; limit?: number }, ctx: SubgraphContext) => {
+        const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;
+        const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
+        return page.rows.map(invoiceNode);
+      },
+      items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
+        const text = args.search?.toLowerCase();
+        const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });
+        return page.rows.map(itemNode);
       },
     },
-    deps,
-  );
-  const migrated = await migrateRatesToPpm(deps.db);
-  if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
-  // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
-  // that answers the same way); unset, the service calls the sandbox in-process.
-  const sandbox = express.Router();
-  sandbox.post('/einvoicing/sandbox', express.text({ type: () => true, limit: '5mb' }), async (req, res) => {
-    try {
-      res.json(await sandboxReceive(deps.db, typeof req.body === 'string' ? req.body : ''));
-    } catch (err) {
-      deps.log.error({ err }, 'sandbox failed');
-      res.status(500).json({ is_valid: false, status_code: '99', status_description: 'Error interno del ambiente de pruebas.', errors: [], document_key: null, track_id: null });
-    }
-  });
-  // Before the error handler createSubgraphServer installed: routes registered later still match
-  // (express walks its stack in order and the error handler only sees errors).
-  server.app.use(sandbox);
-  return server;
-}
+    Invoice: invoice.reference,
+    Item: item.reference,
+  },
+  async prepare(server, deps) {
+    const migrated = await migrateRatesToPpm(deps.db);
+    if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
+    // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
+    // that answers the same way); unset, the service calls the sandbox in-process.
+    const sandbox = express.Router();
+    sandbox.post('/einvoicing/sandbox', express.text({ type: () => true, limit: '5mb' }), async (req, res) => {
+      try {
+        res.json(await sandboxReceive(deps.db, typeof req.body === 'string' ? req.body : ''));
+      } catch (err) {
+        deps.log.error({ err }, 'sandbox failed');
+        res.status(500).json({ is_valid: false, status_code: '99', status_description: 'Error interno del ambiente de pruebas.', errors: [], document_key: null, track_id: null });
+      }
+    });
+    // Before the error handler createSubgraphServer installed: routes registered later still match
+    // (express walks its stack in order and the error handler only sees errors).
+    server.app.use(sandbox);
+  },
+});
