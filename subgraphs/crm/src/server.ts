@@ -34,6 +34,11 @@ export function createServer(deps: SubgraphDeps): Promise<SubgraphServer> {
             const p = await parties(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }).lean();
             return p ? partyNode(p) : null;
           },
+          // Finance finds a supplier of an uploaded e-invoice by its NIT: the unique tax_key, one indexed read.
+          partyByTaxId: async (_: unknown, args: { type: string; number: string }, ctx: SubgraphContext) => {
+            const p = await parties(ctx.db).findOne({ tax_key: `${ctx.workspace}:${args.type}:${args.number}`, workspace: ctx.workspace }).lean();
+            return p ? partyNode(p) : null;
+          },
           parties: async (_: unknown, args: { search?: string; kind?: string; limit?: number }, ctx: SubgraphContext) => {
             const text = args.search?.toLowerCase();
             const match = args.kind || text ? (p: PartyDoc) => (!args.kind || p.kind === args.kind) && (!text || p.name_lc.includes(text)) : undefined;
