@@ -116,27 +116,32 @@ export async function processDocument(ctx: ToolContext, id: string, options: { t
   if (await bills(ctx.db).exists({ _id: claimed.bill_id, workspace: ctx.workspace })) return settle(ctx, claimed, { status: 'processed', processed_bill: claimed.bill_id });
   if (claimed.kind !== 'xml') return fail(`A ${claimed.content_type} file cannot be read as an e-invoice; upload the supplier's XML (AttachedDocument or UBL Invoice).`);
 
-  let input: Omit<BillCreateInput, 'vendor_id'>;
   let inv: UblInvoice;
   try {
     inv = readSupplierInvoice(claimed.content.toString('utf8'));
-    input = billFromInvoice(inv, claimed.line_account as BillLineAccount, options.technicalKey);
   } catch (err) {
     if (err instanceof DocumentProblem) return fail(err.message);
-    if (err instanceof CuadraError && err.code === 'invalid_input') return fail(err.message);
     throw await release(ctx, claimed, err);
   }
+  // What was read is kept even when a check below fails: the person sees which invoice it was.
   const summary = invoiceSummary(inv);
-  await model.updateOne({ _id: claimed._id, workspace: ctx.workspace, status: 'processing', processing_at: claimed.processing_at }, { $set: { invoice: summary, search_lc: documentSearchText(claimed.name, summary) } });
+  const read = { invoice: summary, search_lc: documentSearchText(claimed.name, summary) };
+  let input: Omit<BillCreateInput, 'vendor_id'>;
+  try {
+    input = billFromInvoice(inv, claimed.line_account as BillLineAccount, options.technicalKey);
+  } catch (err) {
+    if (err instanceof DocumentProblem || (err instanceof CuadraError && err.code === 'invalid_input')) return settle(ctx, claimed, { status: 'failed', reason: (err as Error).message, ...read });
+    throw await release(ctx, claimed, err);
+  }
   try {
     const party = await partyByNit(ctx, inv.supplier_nit);
-    if (!party) return fail(`supplier ${inv.supplier_nit} is not a party yet: add ${inv.supplier_name} (NIT ${inv.supplier_nit}) to crm as a vendor, then process the document again.`);
+    if (!party) return settle(ctx, claimed, { status: 'failed', ...read, reason: `supplier ${inv.supplier_nit} is not a party yet: add ${inv.supplier_name} (NIT ${inv.supplier_nit}) to crm as a vendor, then process the document again.` });
     await createDraftBill(ctx, { ...input, vendor_id: party.id }, claimed.bill_id);
   } catch (err) {
-    if (err instanceof CuadraError && (err.code === 'invalid_input' || err.code === 'conflict')) return fail(err.message);
+    if (err instanceof CuadraError && (err.code === 'invalid_input' || err.code === 'conflict')) return settle(ctx, claimed, { status: 'failed', reason: err.message, ...read });
     throw await release(ctx, claimed, err);
   }
-  return settle(ctx, claimed, { status: 'processed', processed_bill: claimed.bill_id, invoice: summary });
+  return settle(ctx, claimed, { status: 'processed', processed_bill: claimed.bill_id, ...read });
 }
 
 /** Gives a claim back (crm not answering, say): the document returns to uploaded so it can be processed again. */
