@@ -258,6 +258,25 @@ describe('documents: a supplier\'s AttachedDocument becomes a draft bill', () =>
     expect((await sg.call('documents.process', { id: doc.id }, owner)).code).toBe('conflict');
   });
 
+  it('concurrent uploads of one file make one document and one bill; concurrent processing makes one bill', async () => {
+    const owner = workspace();
+    await supplierParty(owner);
+    const text = attachedDocument({ number: 'FEV-2004' });
+    const racing = await Promise.all(Array.from({ length: 4 }, () => uploadText(owner, text, { process: false })));
+    expect(racing.every((r) => r.ok)).toBe(true);
+    expect(new Set(racing.map((r) => r.output.document.id)).size).toBe(1);
+    expect(racing.filter((r) => !r.output.duplicate)).toHaveLength(1);
+    const id = racing[0]!.output.document.id;
+    const processing = await Promise.all(Array.from({ length: 4 }, () => sg.call('documents.process', { id }, owner)));
+    // Each call either ran the processing, found it done, or found another at work (conflict): never two bills.
+    for (const p of processing) expect(p.ok ? p.output.document.status : p.code).toMatch(/^(processed|conflict)$/);
+    expect(processing.filter((p) => p.ok).length).toBeGreaterThanOrEqual(1);
+    const bills = (await sg.call('bills.list', {}, owner)).output.rows;
+    expect(bills).toHaveLength(1);
+    expect((await sg.call('documents.get', { id }, owner)).output.document).toMatchObject({ status: 'processed', bill_id: bills[0].id });
+    expect((await sg.call('documents.list', {}, owner)).output.rows).toHaveLength(1);
+  });
+
   it('a supplier that is not a party fails with the reason; once added, processing again makes the bill', async () => {
     const owner = workspace();
     const r = await uploadText(owner, attachedDocument({ number: 'FEV-3003' }));
