@@ -239,6 +239,9 @@ describe('documents: a supplier\'s AttachedDocument becomes a draft bill', () =>
     // Processing a processed document again changes nothing.
     const twice = await sg.call('documents.process', { id: r.output.document.id }, owner);
     expect(twice.output.document).toMatchObject({ status: 'processed', bill_id: p.output.document.bill_id });
+    // The same invoice in another file (its AttachedDocument): a different SHA-256, but bills' one-bill-per-number rule fails it.
+    const wrapped = await uploadText(owner, attachedDocument({ number: 'FEV-2002' }));
+    expect(wrapped.output).toMatchObject({ duplicate: false, document: { status: 'failed', bill_id: null, reason: 'This vendor already has a bill with that supplier number in this workspace.' } });
   });
 
   it('a process that died after writing the bill is taken over a minute later and ends processed, with no second bill', async () => {
