@@ -110,6 +110,11 @@ export function documentMatches(d: Pick<DocumentDoc, 'search_lc'>, needle: strin
   return d.search_lc.includes(needle);
 }
 
+/** Whether a document is of a kind (documents.list and the documents source use this one test). */
+export function documentIsKind(d: Pick<DocumentDoc, 'kind'>, kind: string): boolean {
+  return d.kind === kind;
+}
+
 /** The search text of a document. */
 export function documentSearchText(name: string, invoice: DocumentInvoice | null): string {
   return [name, invoice?.number, invoice?.supplier_name, invoice?.supplier_nit].filter(Boolean).join(' ').toLowerCase();

@@ -1,5 +1,5 @@
 import { defineSource } from '@cuadra/shared';
-import { DOCUMENT_KINDS, DOCUMENT_STATUSES, documentMatches, documents, type DocumentDoc } from './model.ts';
+import { DOCUMENT_KINDS, DOCUMENT_STATUSES, documentIsKind, documentMatches, documents, type DocumentDoc } from './model.ts';
 
 /** The compact row of a document in records.list. */
 function documentRow(d: DocumentDoc) {
@@ -16,7 +16,7 @@ function documentRow(d: DocumentDoc) {
 export const documentsSource = defineSource<DocumentDoc>({
   model: documents,
   search: documentMatches,
-  kinds: Object.fromEntries(DOCUMENT_KINDS.map((k) => [k, { kind: k }])),
+  kinds: Object.fromEntries(DOCUMENT_KINDS.map((k) => [k, (d: DocumentDoc) => documentIsKind(d, k)])),
   statuses: DOCUMENT_STATUSES,
   row: documentRow,
 });

@@ -1,5 +1,5 @@
 import { defineListTool, searchTerm } from '@cuadra/shared';
-import { DOCUMENT_KINDS, DOCUMENT_STATUSES, DOCUMENT_VIEW_SCHEMA, documentMatches, documents, documentView, type DocumentDoc } from '../model.ts';
+import { DOCUMENT_KINDS, DOCUMENT_STATUSES, DOCUMENT_VIEW_SCHEMA, documentIsKind, documentMatches, documents, documentView, type DocumentDoc } from '../model.ts';
 
 /** Lists uploaded documents, newest first, one bounded page at a time. */
 export const list = defineListTool({
@@ -16,7 +16,7 @@ export const list = defineListTool({
   match: (input) => {
     const text = searchTerm(input.search);
     return input.status || input.kind || text
-      ? (d: DocumentDoc) => (!input.status || d.status === input.status) && (!input.kind || d.kind === input.kind) && (!text || documentMatches(d, text))
+      ? (d: DocumentDoc) => (!input.status || d.status === input.status) && (!input.kind || documentIsKind(d, input.kind)) && (!text || documentMatches(d, text))
       : undefined;
   },
 });
