@@ -17,6 +17,11 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   resolvers: {
     Query: {
       party: party.byId,
+      // Finance finds a supplier of an uploaded e-invoice by its NIT: the unique tax_key, one indexed read.
+      partyByTaxId: async (_: unknown, args: { type: string; number: string }, ctx: SubgraphContext) => {
+        const p = await parties(ctx.db).findOne({ tax_key: `${ctx.workspace}:${args.type}:${args.number}`, workspace: ctx.workspace }).lean();
+        return p ? partyNode(p) : null;
+      },
       // The same tests as parties.list and the parties source (kind customer/vendor include both).
       parties: async (_: unknown, args: { search?: string; kind?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();

@@ -14,5 +14,5 @@ export const partiesModule = defineModule({
   models: [parties],
   listed: [{ model: parties }],
   reads: { sources: { parties: partiesSource } },
-  readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', Party: 'parties' },
+  readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.partyByTaxId': 'parties', Party: 'parties' },
 });
