@@ -11,6 +11,7 @@ import { create } from './tools/create.ts';
 import { creditNote } from './tools/credit_note.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
+import { pdf } from './tools/pdf.ts';
 import { post } from './tools/post.ts';
 import { recurringCancel } from './tools/recurring_cancel.ts';
 import { recurringCreate } from './tools/recurring_create.ts';
@@ -23,7 +24,7 @@ import { update } from './tools/update.ts';
 /** Sales invoices and credit notes, recurring schedules, and the receivables read from them. */
 export const invoicesModule = defineModule({
   name: 'invoices',
-  tools: [create, update, post, creditNote, send, get, list, render, recurringCreate, recurringRun, recurringList, recurringCancel],
+  tools: [create, update, post, creditNote, send, get, list, render, pdf, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
   listed: [{ model: invoices }, { model: recurringInvoices }],
   reads: {
