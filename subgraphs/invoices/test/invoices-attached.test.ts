@@ -149,6 +149,24 @@ describe('invoices.attached_document: DIAN’s container for the buyer', () => {
     expect(parse(ubl).localName).toBe('CreditNote');
   });
 
+  it('after a crash between keeping the container and marking the document accepted, sending again ends the same way', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    await sg.call('invoices.post', { id: inv.id }, owner);
+    const first = await sg.call('invoices.send', { id: inv.id }, owner);
+    expect(first.ok, first.message).toBe(true);
+    const kept = (await sg.call('invoices.attached_document', { id: inv.id }, owner)).output.content;
+    // The process died after keeping the AttachedDocument: the invoice still says `submitting`, long ago.
+    await sg.db.collection('invoices').updateOne({ _id: inv.id } as never, { $set: { 'authority.status': 'submitting', 'authority.track_id': null, 'authority.submitted_at': new Date(Date.now() - 3_600_000) } });
+    expect(await sg.call('invoices.attached_document', { id: inv.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    const again = await sg.call('invoices.send', { id: inv.id }, owner);
+    expect(again.ok, again.message).toBe(true);
+    expect(again.output.authority.track_id).toBe(first.output.authority.track_id); // the authority dedupes by CUFE
+    expect(again.output.invoice.authority.status).toBe('accepted');
+    expect((await sg.call('invoices.attached_document', { id: inv.id }, owner)).output.content).toBe(kept);
+    expect(await sg.db.collection('einvoicing_attached').countDocuments({ _id: inv.id } as never)).toBe(1);
+  });
+
   it('keeps a "]]>" inside the wrapped text exact (split CDATA)', () => {
     const text = 'a]]>b]]]]>c';
     const el = parse(`<x>${cdata(text)}</x>`);
