@@ -2,6 +2,7 @@ import { modelOn } from '@cuadra/shared';
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { settings, type SettingsDoc } from '../lib/settings.ts';
+import { applicationResponseXml } from './attached.ts';
 import { certificates } from './certificate.ts';
 import { cufe } from './cufe.ts';
 import { softwareSecurityCode } from './ubl.ts';
@@ -19,6 +20,11 @@ export interface AuthorityAnswer {
   /** The authority's tracking id (ZipKey/TrackId) of the submission. */
   track_id: string | null;
   errors: string[];
+  /**
+   * The authority's ApplicationResponse (UBL XML) of an accepted document, kept for the
+   * AttachedDocument; not part of invoices.send's output.
+   */
+  application_response?: string | null;
 }
 
 /**
@@ -142,10 +148,12 @@ interface SandboxDoc {
   track_id: string;
   number: string;
   received_at: Date;
+  /** The ApplicationResponse issued at acceptance: a resubmission gets the same bytes. */
+  application_response?: string;
 }
 
 const sandboxSchema = new Schema<SandboxDoc>(
-  { _id: String, track_id: String, number: String, received_at: Date },
+  { _id: String, track_id: String, number: String, received_at: Date, application_response: String },
   { versionKey: false },
 );
 
@@ -175,8 +183,18 @@ export async function sandboxReceive(db: Connection, xml: string): Promise<Autho
     return { is_valid: false, status_code: '99', status_description: 'Documento con errores en campos mandatorios.', document_key: key, track_id: null, errors };
   }
   const model = sandboxDocuments(db);
+  const root = parseXml(xml);
+  const supplier = child(root, 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme');
+  const companyId = child(supplier, 'cbc:CompanyID');
+  const checkDigit = companyId?.attrs.schemeID;
+  const trackId = randomUUID();
+  const receivedAt = new Date();
+  const applicationResponse = applicationResponseXml({
+    number, key, isCredit: root.name === 'CreditNote', trackId, at: receivedAt,
+    issuer: { nit: companyId?.text.trim() ?? '', name: child(supplier, 'cbc:RegistrationName')?.text.trim() ?? '', check_digit: checkDigit && /^\d$/.test(checkDigit) ? Number(checkDigit) : null },
+  });
   try {
-    await model.create({ _id: key, track_id: randomUUID(), number, received_at: new Date() });
+    await model.create({ _id: key, track_id: trackId, number, received_at: receivedAt, application_response: applicationResponse });
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
   }
@@ -184,6 +202,6 @@ export async function sandboxReceive(db: Connection, xml: string): Promise<Autho
   return {
     is_valid: true, status_code: '00',
     status_description: `Procesado Correctamente. Documento ${stored.number} validado por la DIAN (habilitación).`,
-    document_key: key, track_id: stored.track_id, errors: [],
+    document_key: key, track_id: stored.track_id, errors: [], application_response: stored.application_response ?? null,
   };
 }

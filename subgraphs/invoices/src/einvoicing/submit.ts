@@ -37,5 +37,7 @@ function readAnswer(body: Record<string, unknown> & { is_valid: boolean }): Auth
     document_key: text(body.document_key, 200),
     track_id: text(body.track_id, 200),
     errors: Array.isArray(body.errors) ? body.errors.filter((e): e is string => typeof e === 'string').slice(0, 100).map((e) => e.slice(0, 2000)) : [],
+    // DIAN answers an accepted document with its ApplicationResponse (XML); kept whole or not at all.
+    application_response: typeof body.application_response === 'string' && body.application_response.length <= 1_000_000 ? body.application_response : null,
   };
 }

@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { attachedDocuments } from '../../einvoicing/attached.ts';
 import { certificates } from '../../einvoicing/certificate.ts';
 import { sandboxDocuments } from '../../einvoicing/sandbox.ts';
 import { signedDocuments } from '../../einvoicing/signed.ts';
@@ -11,5 +12,5 @@ import { uploadCertificate } from './tools/upload_certificate.ts';
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
   tools: [configure, uploadCertificate, qr],
-  models: [settings, counters, sandboxDocuments, certificates, signedDocuments],
+  models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments],
 });

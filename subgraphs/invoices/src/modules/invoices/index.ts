@@ -7,10 +7,12 @@ import { receivablesMetrics } from './metrics.ts';
 import { invoices } from './model.ts';
 import { recurringInvoices } from './recurring.ts';
 import { invoicesSource } from './sources.ts';
+import { attachedDocument } from './tools/attached_document.ts';
 import { create } from './tools/create.ts';
 import { creditNote } from './tools/credit_note.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
+import { pdf } from './tools/pdf.ts';
 import { post } from './tools/post.ts';
 import { recurringCancel } from './tools/recurring_cancel.ts';
 import { recurringCreate } from './tools/recurring_create.ts';
@@ -23,7 +25,7 @@ import { update } from './tools/update.ts';
 /** Sales invoices and credit notes, recurring schedules, and the receivables read from them. */
 export const invoicesModule = defineModule({
   name: 'invoices',
-  tools: [create, update, post, creditNote, send, get, list, render, recurringCreate, recurringRun, recurringList, recurringCancel],
+  tools: [create, update, post, creditNote, send, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
   listed: [{ model: invoices }, { model: recurringInvoices }],
   reads: {

@@ -1,4 +1,5 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
+import { attachedDocumentXml, keepAttached } from '../../../einvoicing/attached.ts';
 import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
 import { authorityXml } from '../../../einvoicing/signed.ts';
@@ -52,6 +53,16 @@ export const send = defineTool({
       await model.updateOne({ _id: doc._id, 'authority.status': 'submitting', 'authority.submitted_at': ctx.now }, { $set: { authority: doc.authority ?? null } });
       throw err;
     }
+    // The AttachedDocument is kept before the document is marked accepted: a crash between the two
+    // leaves it `submitting`, and the next send (the authority dedupes by CUFE) ends the same way.
+    if (answer.is_valid && answer.application_response) {
+      await keepAttached(ctx.db, {
+        _id: doc._id, workspace: ctx.workspace, number: doc.number ?? '', track_id: answer.track_id, built_at: ctx.now,
+        application_response: answer.application_response,
+        xml: attachedDocumentXml(doc, s, xml, answer.application_response, ctx.now),
+      });
+    }
+    const { application_response: _kept, ...verdict } = answer;
     const final: AuthorityState = {
       ...submitting,
       status: answer.is_valid ? 'accepted' : 'rejected',
@@ -59,6 +70,6 @@ export const send = defineTool({
       errors: answer.errors,
     };
     const after = await model.findOneAndUpdate({ _id: doc._id, 'authority.status': 'submitting', 'authority.submitted_at': ctx.now }, { $set: { authority: final } }, { returnDocument: 'after' }).lean();
-    return { invoice: invoiceView(after ?? { ...claimed, authority: final }), authority: { ...answer }, xml_bytes: Buffer.byteLength(xml) };
+    return { invoice: invoiceView(after ?? { ...claimed, authority: final }), authority: verdict, xml_bytes: Buffer.byteLength(xml) };
   },
 });

@@ -1,0 +1,137 @@
+import { modelOn } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { SettingsDoc } from '../lib/settings.ts';
+import { localTime } from '../lib/money.ts';
+import { buyerId } from './ubl.ts';
+import { xmlEscape as x } from './xml.ts';
+
+const CBC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
+const CAC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2';
+const EXT = 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2';
+
+/** DIAN itself, as it names itself in its ApplicationResponse and as the validator of an AttachedDocument. */
+export const DIAN = { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: '800197268', check_digit: 4 } as const;
+
+/**
+ * Text as one or more CDATA sections: a `]]>` inside (which would end the section) is split across
+ * two sections, so an XML parser reading the element's text gives back exactly `text`.
+ */
+export function cdata(text: string): string {
+  return `<![CDATA[${text.split(']]>').join(']]]]><![CDATA[>')}]]>`;
+}
+
+/** The date (YYYY-MM-DD) and time with offset (HH:MM:SS-05:00) of an instant in Colombia. */
+export function bogotaDateTime(at: Date): { date: string; time: string } {
+  const local = new Date(at.getTime() - 5 * 3_600_000);
+  return { date: local.toISOString().slice(0, 10), time: localTime(at) };
+}
+
+function partyTaxScheme(tag: 'SenderParty' | 'ReceiverParty', name: string, id: string, checkDigit: number | null, scheme: string): string {
+  const dv = checkDigit === null ? '' : ` schemeID="${checkDigit}"`;
+  return `<cac:${tag}><cac:PartyTaxScheme><cbc:RegistrationName>${x(name)}</cbc:RegistrationName><cbc:CompanyID schemeAgencyID="195"${dv} schemeName="${scheme}">${x(id)}</cbc:CompanyID>`
+    + `<cbc:TaxLevelCode>R-99-PN</cbc:TaxLevelCode><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme></cac:${tag}>`;
+}
+
+/** What the authority's ApplicationResponse says of an accepted document. */
+export interface AcceptedDocument {
+  number: string;
+  key: string;
+  isCredit: boolean;
+  issuer: { nit: string; name: string; check_digit: number | null };
+  trackId: string;
+  at: Date;
+}
+
+/**
+ * The UBL 2.1 ApplicationResponse an authority answers an accepted document with (DIAN's
+ * "Documento validado por la DIAN", ResponseCode 02), as the built-in sandbox issues it: from
+ * DIAN to the issuer, naming the document by number and CUFE/CUDE.
+ */
+export function applicationResponseXml(a: AcceptedDocument): string {
+  const { date, time } = bogotaDateTime(a.at);
+  return [
+    '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+    `<ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2" xmlns:cac="${CAC}" xmlns:cbc="${CBC}" xmlns:ext="${EXT}">`,
+    '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID><cbc:CustomizationID>1</cbc:CustomizationID><cbc:ProfileID>DIAN 2.1</cbc:ProfileID><cbc:ProfileExecutionID>2</cbc:ProfileExecutionID>',
+    `<cbc:ID>${x(a.trackId)}</cbc:ID><cbc:UUID schemeName="CUDE-SHA384">${x(a.trackId)}</cbc:UUID>`,
+    `<cbc:IssueDate>${date}</cbc:IssueDate><cbc:IssueTime>${time}</cbc:IssueTime>`,
+    partyTaxScheme('SenderParty', DIAN.name, DIAN.nit, DIAN.check_digit, '31'),
+    partyTaxScheme('ReceiverParty', a.issuer.name, a.issuer.nit, a.issuer.check_digit, '31'),
+    '<cac:DocumentResponse><cac:Response><cbc:ResponseCode>02</cbc:ResponseCode><cbc:Description>Documento validado por la DIAN</cbc:Description></cac:Response>',
+    `<cac:DocumentReference><cbc:ID>${x(a.number)}</cbc:ID><cbc:UUID schemeName="${a.isCredit ? 'CUDE-SHA384' : 'CUFE-SHA384'}">${x(a.key)}</cbc:UUID></cac:DocumentReference>`,
+    '</cac:DocumentResponse></ApplicationResponse>',
+  ].join('');
+}
+
+/**
+ * DIAN's AttachedDocument (Anexo Técnico, "contenedor electrónico"): what the buyer receives. It
+ * carries the document exactly as it was sent to the authority (signed, in CDATA) and the
+ * authority's ApplicationResponse (in CDATA), the parties (sender: the issuer; receiver: the
+ * buyer), and the document's number and CUFE/CUDE (UUID).
+ */
+export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date): string {
+  if (!doc.number || !doc.cufe) throw new Error('Only a posted document has an AttachedDocument.');
+  const isCredit = doc.kind === 'credit_note';
+  const keyScheme = isCredit ? 'CUDE-SHA384' : 'CUFE-SHA384';
+  const { date, time } = bogotaDateTime(validatedAt);
+  const buyer = doc.customer;
+  const buyerScheme = buyer.tax_id ? ({ NIT: '31', CC: '13', CE: '22', PASSPORT: '41', FOREIGN: '42' } as Record<string, string>)[buyer.tax_id.type] ?? '13' : '13';
+  return [
+    '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+    `<AttachedDocument xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2" xmlns:cac="${CAC}" xmlns:cbc="${CBC}" xmlns:ext="${EXT}">`,
+    '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>',
+    '<cbc:CustomizationID>Documentos adjuntos</cbc:CustomizationID>',
+    `<cbc:ProfileID>${isCredit ? 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta' : 'Factura Electrónica de Venta'}</cbc:ProfileID>`,
+    `<cbc:ProfileExecutionID>${s.environment}</cbc:ProfileExecutionID>`,
+    `<cbc:ID>${x(doc.number)}</cbc:ID>`,
+    `<cbc:UUID schemeName="${keyScheme}">${x(doc.cufe)}</cbc:UUID>`,
+    `<cbc:IssueDate>${date}</cbc:IssueDate><cbc:IssueTime>${time}</cbc:IssueTime>`,
+    '<cbc:DocumentType>Contenedor de Factura Electrónica</cbc:DocumentType>',
+    `<cbc:ParentDocumentID>${x(doc.number)}</cbc:ParentDocumentID>`,
+    partyTaxScheme('SenderParty', s.issuer.name, s.issuer.nit, s.issuer.check_digit, '31'),
+    partyTaxScheme('ReceiverParty', buyer.name, buyerId(doc), buyer.tax_id?.check_digit ?? null, buyerScheme),
+    `<cac:Attachment><cac:ExternalReference><cbc:MimeCode>text/xml</cbc:MimeCode><cbc:EncodingCode>UTF-8</cbc:EncodingCode><cbc:Description>${cdata(sentXml)}</cbc:Description></cac:ExternalReference></cac:Attachment>`,
+    '<cac:ParentDocumentLineReference><cbc:LineID>1</cbc:LineID><cac:DocumentReference>',
+    `<cbc:ID>${x(doc.number)}</cbc:ID><cbc:UUID schemeName="${keyScheme}">${x(doc.cufe)}</cbc:UUID><cbc:IssueDate>${date}</cbc:IssueDate>`,
+    '<cbc:DocumentType>ApplicationResponse</cbc:DocumentType>',
+    `<cac:Attachment><cac:ExternalReference><cbc:MimeCode>text/xml</cbc:MimeCode><cbc:EncodingCode>UTF-8</cbc:EncodingCode><cbc:Description>${cdata(applicationResponse)}</cbc:Description></cac:ExternalReference></cac:Attachment>`,
+    `<cac:ResultOfVerification><cbc:ValidatorID>${x(DIAN.name)}</cbc:ValidatorID><cbc:ValidationResultCode>02</cbc:ValidationResultCode><cbc:ValidationDate>${date}</cbc:ValidationDate><cbc:ValidationTime>${time}</cbc:ValidationTime></cac:ResultOfVerification>`,
+    '</cac:DocumentReference></cac:ParentDocumentLineReference>',
+    '</AttachedDocument>',
+  ].join('');
+}
+
+/**
+ * An accepted document's AttachedDocument, built once when the authority accepted it and kept
+ * (`_id` = invoice id): the document as sent and the authority's answer never change afterwards.
+ */
+export interface AttachedDoc {
+  _id: string;
+  workspace: string;
+  number: string;
+  xml: string;
+  /** The authority's ApplicationResponse as received. */
+  application_response: string;
+  track_id: string | null;
+  built_at: Date;
+}
+
+const attachedSchema = new Schema<AttachedDoc>(
+  { _id: String, workspace: { type: String, required: true }, number: String, xml: { type: String, required: true }, application_response: String, track_id: String, built_at: Date },
+  { versionKey: false },
+);
+
+/** AttachedDocuments of accepted invoices and notes (`_id` = invoice id). */
+export function attachedDocuments(db: Connection): Model<AttachedDoc> {
+  return modelOn<AttachedDoc>(db, 'EinvoicingAttached', attachedSchema, 'einvoicing_attached');
+}
+
+/** Keeps the AttachedDocument of a document just accepted; a second call (a retry) keeps the first. */
+export async function keepAttached(db: Connection, doc: AttachedDoc): Promise<void> {
+  try {
+    await attachedDocuments(db).create(doc);
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+  }
+}
