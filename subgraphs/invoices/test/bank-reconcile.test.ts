@@ -193,6 +193,32 @@ describe('bank reconciliation: rules, suggestions, one-to-many against invoices,
     expect(await entries(owner, { 'source.kind': 'bank_transaction' })).toHaveLength(2);
     expect((await metric()).rows[0]).toMatchObject({ reconciled_count: 2, reconciled_amount: 4380000, unreconciled_count: 1, unreconciled_amount: 4500050 });
   });
+
+  it('undo of the two-invoice reconciliation: both payments reversed (entries Dr 130505 / Cr 111005), A owes 1,190,000 again, B 810,000; counters back', async () => {
+    const before = (await bankTransactions(sg.db).findById(tx['R-1']).lean())!;
+    const u = await call(owner, 'bank.unreconcile', { transaction_id: tx['R-1'] });
+    expect(u.transaction).toMatchObject({ status: 'unreconciled', matches: [] });
+    const a = (await call(owner, 'invoices.get', { id: invA.id })).invoice;
+    const b = (await call(owner, 'invoices.get', { id: invB.id })).invoice;
+    // By hand: A 0 + 1,190,000 = 1,190,000, nothing paid → posted. B was paid (0) by 810,000 (R-1) + 1,570,000 (R-3):
+    // 0 + 810,000 = 810,000 open, 1,570,000 paid → partially_paid.
+    expect([a.status, a.balance, a.paid, b.status, b.balance, b.paid]).toEqual(['posted', 1190000, 0, 'partially_paid', 810000, 1570000]);
+    for (const m of before.matches) {
+      expect((await call(owner, 'payments.get', { id: m.payment_id })).payment.status).toBe('reversed');
+      const [rev] = await entries(owner, { _id: `je_rev_${m.payment_id}` });
+      expect(rev.source).toEqual({ kind: 'reversal', id: `je_${m.payment_id}` });
+      expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['111005', 0, m.amount], ['130505', m.amount, 0]]);
+      // The original entry stays.
+      expect(await entries(owner, { _id: `je_${m.payment_id}` })).toHaveLength(1);
+    }
+    expect((await entries(owner)).every(balanced)).toBe(true);
+    // By hand: reconciled R-3 only (2,380,000); unreconciled R-1 + R-2 = 2,000,000 + 4,500,050 = 6,500,050.
+    expect((await metric()).rows[0]).toMatchObject({ reconciled_count: 1, reconciled_amount: 2380000, unreconciled_count: 2, unreconciled_amount: 6500050 });
+    // The invoice can be reconciled again (A now fully, and 810,000 to B).
+    const again = await call(owner, 'bank.reconcile', { transaction_id: tx['R-1'], matches: [{ invoice_id: invA.id, amount: 1190000 }, { invoice_id: invB.id, amount: 810000 }] });
+    expect(again.transaction.status).toBe('reconciled');
+    expect((await call(owner, 'invoices.get', { id: invB.id })).invoice).toMatchObject({ status: 'paid', balance: 0 });
+  });
 });
 
 describe('bank reconciliation: bills, and undo in a closed period', () => {
@@ -210,8 +236,16 @@ describe('bank reconciliation: bills, and undo in a closed period', () => {
     const r = await call(owner, 'bank.reconcile', { transaction_id: tx['O-1'], matches: [{ bill_id: bill.id, amount: 119000 }] });
     expect(r.transaction.matches[0]).toMatchObject({ type: 'bill', registered: true });
     expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'paid', balance: 0 });
-    const [e] = await entries(owner, { 'source.kind': 'bill_payment' });
+    const [e] = await entries(owner, { _id: `je_${r.transaction.matches[0].payment_id}` });
     expect(e.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 119000, 0], ['111005', 0, 119000]]);
+    // Undo: the bill owes 119,000 again (posted), reversing entry Dr 111005 / Cr 220505; then reconciled again.
+    await call(owner, 'bank.unreconcile', { transaction_id: tx['O-1'] });
+    expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'posted', balance: 119000, paid: 0 });
+    const [rev] = await entries(owner, { _id: `je_rev_${r.transaction.matches[0].payment_id}` });
+    expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 0, 119000], ['111005', 119000, 0]]);
+    const r2 = await call(owner, 'bank.reconcile', { transaction_id: tx['O-1'], matches: [{ bill_id: bill.id, amount: 119000 }] });
+    expect(r2.transaction.matches[0].payment_id).not.toBe(r.transaction.matches[0].payment_id);
+    expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'paid', balance: 0 });
     // 12.50 COP = 1,250 cents of bank charges against 530505 (Gastos bancarios).
     const gmf = await call(owner, 'bank.reconcile', { transaction_id: tx['O-2'], matches: [{ account: '530505', amount: 1250 }] });
     await call(owner, 'periods.close', { month: '2026-10' });

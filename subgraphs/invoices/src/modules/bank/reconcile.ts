@@ -2,10 +2,11 @@ import { CuadraError, localDate, type ToolContext } from '@cuadra/shared';
 import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
+import { reversePayment } from '../../lib/payment-ops.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
 import { bills } from '../bills/model.ts';
-import { billPayments } from '../bills/payments.ts';
+import { billPayments, reverseBillPayment } from '../bills/payments.ts';
 import { payBills } from '../bills/tools/pay.ts';
 import { invoices } from '../invoices/model.ts';
 import { payments } from '../payments/model.ts';
@@ -161,43 +162,47 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
 }
 
 /**
- * Undoes a reconciliation: the entries it wrote against accounts are reversed by reversing
- * entries (never deleted), links to payments found recorded are dropped, and the transaction goes
- * back to unreconciled with the counters moved back — one conditional update on `rev`. Refused in
- * a closed period. Payments it registered for invoices or bills are not reversed here: the
- * payments and bills modules have no reversal path yet, so such a transaction is refused (409).
+ * Undoes a reconciliation: payments it registered are reversed through the payments and bills
+ * modules' own paths (lib/payment-ops.ts reversePayment, bills/payments.ts reverseBillPayment:
+ * the documents owe again, reversing journal entries), entries it wrote against accounts are
+ * reversed by reversing entries (never deleted), links to payments found recorded are dropped,
+ * and the transaction goes back to unreconciled — one conditional update on `rev`, with the
+ * counters moved back. Refused (conflict) when the transaction's period or the reversal's is
+ * closed. Also finishes a reconciliation a dead process left `reconciling` (lease older than a
+ * minute): what it booked is reversed the same way; its counters had not moved.
  */
 export async function unreconcileTransaction(ctx: ToolContext, transactionId: string, date?: string): Promise<BankTransactionDoc> {
   const model = bankTransactions(ctx.db);
   const t = await model.findOne({ _id: transactionId, workspace: ctx.workspace }).lean();
   if (!t) throw new CuadraError('not_found', `No bank transaction ${transactionId} exists in this workspace.`);
-  if (t.status !== 'reconciled') throw new CuadraError('conflict', `Bank transaction ${transactionId} is ${t.status}; only a reconciled transaction can be undone.`);
-  await assertPeriodOpen(ctx.db, ctx.workspace, t.date);
+  const stale = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= LEASE_MS;
+  if (t.status !== 'reconciled' && !stale) throw new CuadraError('conflict', `Bank transaction ${transactionId} is ${t.status}; only a reconciled transaction can be undone.`);
   const when = date ?? t.date;
   if (when < t.date) throw new CuadraError('invalid_input', 'The reversal cannot be dated before the transaction.', { field: '/date' });
+  await assertPeriodOpen(ctx.db, ctx.workspace, t.date);
   await assertPeriodOpen(ctx.db, ctx.workspace, when);
-  const registered = t.matches.filter((m) => m.registered);
-  if (registered.length) {
-    throw new CuadraError('conflict', `The reconciliation registered payments (${registered.map((m) => m.payment_id).join(', ')}); reversing payments is not available yet, so it cannot be undone.`);
-  }
+  const wasReconciled = t.status === 'reconciled';
   const leased = await model.findOneAndUpdate(
-    { _id: t._id, workspace: ctx.workspace, status: 'reconciled', rev: t.rev },
+    { _id: t._id, workspace: ctx.workspace, status: t.status, rev: t.rev },
     { $set: { status: 'reconciling', lock_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1 } },
     { returnDocument: 'after' },
   ).lean();
   if (!leased) throw new CuadraError('conflict', `Bank transaction ${transactionId} is being changed by another request.`);
   const account = await bankAccounts(ctx.db).findOne({ _id: t.bank_id, workspace: ctx.workspace }).lean();
   const kind = transactionKind(t);
-  for (const [i, m] of t.matches.entries()) {
-    if (m.type !== 'account' || !m.journal_entry_id) continue;
-    const lines = accountEntryLines(account!, kind, m.id, m.amount).map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
-    await writeJournalEntry(ctx.db, {
-      _id: `je_rev_${t._id}_${leased.rev}_${i}`, workspace: ctx.workspace, date: when, currency: t.currency, memo: `Reversión de ${m.journal_entry_id} (conciliación deshecha)`,
-      source: { kind: 'reversal', id: m.journal_entry_id }, lines, created_at: ctx.now,
-    });
+  for (const m of t.matches) {
+    if (m.type === 'invoice' && m.registered && m.payment_id) await reversePayment(ctx, m.payment_id, when);
+    else if (m.type === 'bill' && m.registered && m.payment_id) await reverseBillPayment(ctx, m.payment_id, when);
+    else if (m.type === 'account' && m.journal_entry_id) {
+      const lines = accountEntryLines(account!, kind, m.id, m.amount).map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+      await writeJournalEntry(ctx.db, {
+        _id: `je_rev_${m.journal_entry_id.slice(3)}`, workspace: ctx.workspace, date: when, currency: t.currency, memo: `Reversión de ${m.journal_entry_id} (conciliación deshecha)`,
+        source: { kind: 'reversal', id: m.journal_entry_id }, lines, created_at: ctx.now,
+      });
+    }
   }
   const abs = Math.abs(t.amount);
-  const intent = rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(t.bank_id), inc: { unrec_n: 1, unrec_amt: abs, rec_n: -1, rec_amt: -abs } }], ctx.now);
+  const intent = wasReconciled ? rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(t.bank_id), inc: { unrec_n: 1, unrec_amt: abs, rec_n: -1, rec_amt: -abs } }], ctx.now) : null;
   await markIntent(ctx.db, ctx.workspace, model, t._id, intent);
   const iu = intentUpdate(intent);
   const done = await model.findOneAndUpdate(
