@@ -11,6 +11,9 @@ import { deleteRule } from '../src/modules/bank/tools/delete_rule.ts';
 import { suggest } from '../src/modules/bank/tools/suggest.ts';
 import { reconcile } from '../src/modules/bank/tools/reconcile.ts';
 import { unreconcile } from '../src/modules/bank/tools/unreconcile.ts';
+import { get as getInvoice } from '../src/modules/invoices/tools/get.ts';
+import { get as getPayment } from '../src/modules/payments/tools/get.ts';
+import { get as getBill } from '../src/modules/bills/tools/get.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -198,13 +201,20 @@ describe('bank reconciliation: rules, suggestions, one-to-many against invoices,
     const before = (await bankTransactions(sg.db).findById(tx['R-1']).lean())!;
     const u = await call(owner, 'bank.unreconcile', { transaction_id: tx['R-1'] });
     expect(u.transaction).toMatchObject({ status: 'unreconciled', matches: [] });
-    const a = (await call(owner, 'invoices.get', { id: invA.id })).invoice;
-    const b = (await call(owner, 'invoices.get', { id: invB.id })).invoice;
+    const aOut = await call(owner, 'invoices.get', { id: invA.id });
+    const bOut = await call(owner, 'invoices.get', { id: invB.id });
+    const [a, b] = [aOut.invoice, bOut.invoice];
     // By hand: A 0 + 1,190,000 = 1,190,000, nothing paid → posted. B was paid (0) by 810,000 (R-1) + 1,570,000 (R-3):
     // 0 + 810,000 = 810,000 open, 1,570,000 paid → partially_paid.
     expect([a.status, a.balance, a.paid, b.status, b.balance, b.paid]).toEqual(['posted', 1190000, 0, 'partially_paid', 810000, 1570000]);
+    checkOutput('invoices.get', getInvoice.output, aOut);
+    checkOutput('invoices.get', getInvoice.output, bOut);
+    // A's settlements: the payment +1,190,000 and its reversal −1,190,000, both dated 2026-11-10 (Σ 0: owes all again).
+    expect(a.settlements.map((x: any) => [x.date, x.amount])).toEqual([['2026-11-10', 1190000], ['2026-11-10', -1190000]]);
     for (const m of before.matches) {
-      expect((await call(owner, 'payments.get', { id: m.payment_id })).payment.status).toBe('reversed');
+      const p = await call(owner, 'payments.get', { id: m.payment_id });
+      checkOutput('payments.get', getPayment.output, p);
+      expect(p.payment.status).toBe('reversed');
       const [rev] = await entries(owner, { _id: `je_rev_${m.payment_id}` });
       expect(rev.source).toEqual({ kind: 'reversal', id: `je_${m.payment_id}` });
       expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['111005', 0, m.amount], ['130505', m.amount, 0]]);
@@ -240,7 +250,9 @@ describe('bank reconciliation: bills, and undo in a closed period', () => {
     expect(e.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 119000, 0], ['111005', 0, 119000]]);
     // Undo: the bill owes 119,000 again (posted), reversing entry Dr 111005 / Cr 220505; then reconciled again.
     await call(owner, 'bank.unreconcile', { transaction_id: tx['O-1'] });
-    expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'posted', balance: 119000, paid: 0 });
+    const undone = await call(owner, 'bills.get', { id: bill.id });
+    checkOutput('bills.get', getBill.output, undone);
+    expect(undone.bill).toMatchObject({ status: 'posted', balance: 119000, paid: 0 });
     const [rev] = await entries(owner, { _id: `je_rev_${r.transaction.matches[0].payment_id}` });
     expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 0, 119000], ['111005', 119000, 0]]);
     const r2 = await call(owner, 'bank.reconcile', { transaction_id: tx['O-1'], matches: [{ bill_id: bill.id, amount: 119000 }] });
