@@ -270,3 +270,28 @@ describe('bank reconciliation: bills, and undo in a closed period', () => {
     expect(await sg.call('bank.unreconcile', { transaction_id: tx['O-1'] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
   });
 });
+
+describe('bank reconciliation: a payment already recorded', () => {
+  it('links a credit to a payment registered before (nothing new booked); undo drops the link and leaves the payment', async () => {
+    const owner = testPrincipal();
+    const bank = await bankAccount(sg, owner);
+    const customer = await andina(owner);
+    // A payment of 500.00 COP = 50,000 cents registered by hand, naming no invoice (kept as customer credit).
+    const pay = (await call(owner, 'payments.register', { customer_id: customer, amount: 50000, currency: 'COP', date: '2026-11-03' })).payment;
+    const tx = await importOne(owner, bank, 'STMT-P', [{ ref: 'P-1', amount: '500.00', sign: 'CRDT', date: '2026-11-03', info: 'Consignacion' }]);
+    const journalBefore = (await entries(owner)).length;
+    // Parts adding up to 50,001 for a transaction of 50,000 are refused.
+    expect(await sg.call('bank.reconcile', { transaction_id: tx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }, { account: '4295', amount: 1 }] }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches' });
+    const r = await call(owner, 'bank.reconcile', { transaction_id: tx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }] });
+    expect(r.transaction.matches).toEqual([{ type: 'payment', id: pay.id, amount: 50000, payment_id: pay.id, registered: false, journal_entry_id: null }]);
+    expect((await entries(owner)).length).toBe(journalBefore);
+    await call(owner, 'bank.unreconcile', { transaction_id: tx['P-1'] });
+    expect((await call(owner, 'payments.get', { id: pay.id })).payment.status).toBe('completed');
+    expect((await entries(owner)).length).toBe(journalBefore);
+    // Another workspace's payment is not found.
+    const other = testPrincipal();
+    const otherBank = await bankAccount(sg, other);
+    const otherTx = await importOne(other, otherBank, 'STMT-P', [{ ref: 'P-1', amount: '500.00', sign: 'CRDT', date: '2026-11-03', info: 'Consignacion' }]);
+    expect(await sg.call('bank.reconcile', { transaction_id: otherTx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }] }, other)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
