@@ -91,6 +91,11 @@ export function accountEntryLines(account: BankAccountDoc, kind: 'credit' | 'deb
  * missing payment through the payments and bills modules' own paths, records each part as it
  * is booked (conditional on the lease's `rev`), then completes (reconciling → reconciled) with
  * the rollup intent that moves the account's counters from unreconciled to reconciled.
+ *
+ * Known gap: a vendor payment's id is derived from the transaction (a retry completes it), but
+ * payments.register takes no caller id, so a process dying between registering a customer
+ * payment and recording its id on the transaction leaves that payment unlinked (the
+ * transaction stays `reconciling`; bank.unreconcile reverses only what was recorded).
  */
 export async function reconcileTransaction(ctx: ToolContext, transactionId: string, parts: readonly MatchInput[]): Promise<BankTransactionDoc> {
   const model = bankTransactions(ctx.db);
