@@ -92,3 +92,54 @@ export async function completeStuckPayments(ctx: Pick<ToolContext, 'db' | 'works
   }
   return completed;
 }
+
+/**
+ * Reverses a completed customer payment (bank.unreconcile): each invoice it paid owes the amount
+ * again (a negative settlement dated `date`, so aging at any date stays right; nothing is
+ * deleted), a reversing entry swaps its journal lines, and the payment becomes `reversed` with
+ * the receivables rollups moved back — one conditional update completed → reversed. A payment
+ * that left customer credit is refused (the credit may have been used). Each step may run again
+ * without effect.
+ */
+export async function reversePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string, date: string): Promise<PaymentDoc> {
+  const model = payments(ctx.db);
+  const payment = await model.findOne({ _id: paymentId, workspace: ctx.workspace }).lean();
+  if (!payment) throw new CuadraError('not_found', `No payment ${paymentId} exists in this workspace.`);
+  if (payment.status === 'reversed') return payment;
+  if (payment.status !== 'completed') throw new CuadraError('conflict', `Payment ${paymentId} is ${payment.status}.`);
+  if (payment.unapplied > 0) throw new CuadraError('conflict', `Payment ${paymentId} left ${payment.unapplied} as customer credit; it cannot be reversed here.`);
+  const ref = `${payment._id}:rev`;
+  const byDue: { date: string; amount: number }[] = [];
+  for (const a of payment.allocations) {
+    const amount = a.applied ?? 0;
+    if (amount <= 0) continue;
+    const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
+      if (inv.settlements.some((s) => s.ref === ref)) return null;
+      const balance = inv.balance + amount;
+      const paid = inv.paid - amount;
+      const status = settledStatus({ balance, paid, status: inv.status === 'paid' ? 'partially_paid' : inv.status });
+      const settlement: Settlement = { ref, kind: 'payment', date, amount: -amount };
+      return { set: { balance, paid, status, closed_on: null }, push: { settlements: settlement }, deltas: statusDelta(inv, inv.status, status) };
+    });
+    byDue.push({ date: after.due_date, amount });
+  }
+  await writeJournalEntry(ctx.db, {
+    _id: `je_rev_${payment._id}`, workspace: ctx.workspace, date, currency: payment.currency,
+    memo: `Reversión del recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'reversal', id: `je_${payment._id}` },
+    lines: paymentEntryLines(payment.amount, payment.applied, payment.customer_id).map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
+  });
+  const intent = rollupIntent([
+    { day: date, currency: payment.currency, inc: { collected: -payment.amount, ar: payment.applied } },
+    ...byDue.map((due) => ({ day: date, currency: payment.currency, inc: {}, due })),
+  ], ctx.now);
+  const iu = intentUpdate(intent);
+  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+  const done = await model.findOneAndUpdate(
+    { _id: payment._id, workspace: ctx.workspace, status: 'completed' },
+    { $set: { status: 'reversed', updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  return done ?? (await model.findById(payment._id).lean())!;
+}

@@ -98,7 +98,7 @@ export const STATEMENT_FORMATS = ['camt053', 'ofx', 'csv'] as const;
 export type StatementFormat = (typeof STATEMENT_FORMATS)[number];
 
 /** What a reconciled transaction is matched to. */
-export const MATCH_TYPES = ['invoice', 'bill', 'payment', 'bill_payment'] as const;
+export const MATCH_TYPES = ['invoice', 'bill', 'payment', 'bill_payment', 'account'] as const;
 export type MatchType = (typeof MATCH_TYPES)[number];
 
 /**
@@ -113,6 +113,8 @@ export interface BankMatch {
   payment_id: string | null;
   /** Whether reconciliation registered that payment (true) or found it recorded already (false). */
   registered: boolean;
+  /** For an `account` part: the journal entry reconciliation wrote (bank against that account); else null. */
+  journal_entry_id?: string | null;
 }
 
 export const TRANSACTION_STATUSES = ['unreconciled', 'reconciling', 'reconciled'] as const;
@@ -208,7 +210,7 @@ export const transactionMatches = searchIn<BankTransactionDoc>('search_lc');
 
 const MATCH_VIEW = {
   type: 'object', additionalProperties: false, required: ['type', 'id', 'amount', 'payment_id', 'registered'],
-  properties: { type: { enum: MATCH_TYPES }, id: TEXT, amount: { type: 'integer', minimum: 1 }, payment_id: NULLABLE_TEXT, registered: { type: 'boolean' } },
+  properties: { type: { enum: MATCH_TYPES }, id: TEXT, amount: { type: 'integer', minimum: 1 }, payment_id: NULLABLE_TEXT, registered: { type: 'boolean' }, journal_entry_id: NULLABLE_TEXT },
 } as const;
 
 /** JSON Schema of {@link transactionView}. */

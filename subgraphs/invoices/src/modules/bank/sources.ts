@@ -1,6 +1,6 @@
 import { CuadraError, defineSource, listNewestFirst, type SourceReader } from '@cuadra/shared';
 import {
-  bankAccountMatches, bankAccounts, bankTransactions, maskedNumber, TRANSACTION_STATUSES, transactionKind, transactionMatches, type BankAccountDoc, type BankTransactionDoc,
+  bankAccountMatches, bankAccounts, bankTransactions, categorizationRules, ruleMatches, type RuleDoc, maskedNumber, TRANSACTION_STATUSES, transactionKind, transactionMatches, type BankAccountDoc, type BankTransactionDoc,
 } from './model.ts';
 
 /** records.list `banks`: status is ignored (specification §2.5), no kinds; search over name and bank name. */
@@ -51,5 +51,22 @@ export const bankTransactionsSource: SourceReader = async (q, ctx) => {
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
   return listNewestFirst<BankTransactionDoc, Record<string, unknown>>(
     bankTransactions(ctx.db), { workspace: ctx.workspace, cursor: q.cursor, limit, match: tests.length ? (t) => tests.every((f) => f(t)) : undefined }, transactionRow,
+  );
+};
+
+/** records.list `categorization_rules`: newest first, search over name and description test; kind = what a rule proposes (counterparty, account). */
+export const categorizationRulesSource: SourceReader = async (q, ctx) => {
+  if (q.kind && q.kind !== 'counterparty' && q.kind !== 'account') {
+    throw new CuadraError('invalid_input', `"${q.kind}" is not a kind of categorization_rules (counterparty, account).`, { field: '/kind' });
+  }
+  const text = q.search?.toLowerCase();
+  const kind = q.kind;
+  const tests: ((r: RuleDoc) => boolean)[] = [];
+  if (kind) tests.push((r) => r.propose.kind === kind);
+  if (text) tests.push((r) => ruleMatches(r, text));
+  const limit = Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100);
+  return listNewestFirst<RuleDoc, Record<string, unknown>>(
+    categorizationRules(ctx.db), { workspace: ctx.workspace, cursor: q.cursor, limit, match: tests.length ? (r) => tests.every((f) => f(r)) : undefined },
+    (r) => ({ id: r._id, name: r.name, kind: r.propose.kind, account_code: r.propose.kind === 'account' ? r.propose.account_code : null, bank_id: r.bank_id, description_contains: r.description_contains, sign: r.sign }),
   );
 };

@@ -31,7 +31,8 @@ export interface BillAllocation {
 export interface BillPaymentDoc {
   _id: string;
   workspace: string;
-  status: 'pending' | 'completed';
+  /** `reversed`: undone by a reversing entry (bank.unreconcile); the bills it paid are owed again. */
+  status: 'pending' | 'completed' | 'reversed';
   vendor_id: string;
   vendor_name: string;
   search_lc: string;
@@ -179,7 +180,7 @@ export const BILL_PAYMENT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
   required: ['id', 'status', 'vendor_id', 'vendor_name', 'currency', 'amount', 'date', 'bank_account', 'reference', 'allocations', 'journal_entry_id', 'created_at'],
   properties: {
-    id: TEXT, status: { enum: ['pending', 'completed'] }, vendor_id: TEXT, vendor_name: TEXT, currency: TEXT, amount: AMOUNT, date: DATE,
+    id: TEXT, status: { enum: ['pending', 'completed', 'reversed'] }, vendor_id: TEXT, vendor_name: TEXT, currency: TEXT, amount: AMOUNT, date: DATE,
     bank_account: TEXT, reference: NULLABLE_TEXT,
     allocations: {
       type: 'array',
@@ -198,4 +199,54 @@ export function billPaymentView(p: BillPaymentDoc) {
     id: p._id, status: p.status, vendor_id: p.vendor_id, vendor_name: p.vendor_name, currency: p.currency, amount: p.amount, date: p.date,
     bank_account: p.bank_account, reference: p.reference, allocations: p.allocations, journal_entry_id: p.journal_entry_id, created_at: new Date(p.created_at).toISOString(),
   };
+}
+
+/**
+ * Reverses a completed bill payment (bank.unreconcile): each bill it settled owes the amount
+ * again (a negative settlement dated `date`, so aging at any date stays right; nothing is
+ * deleted), a reversing entry swaps its journal lines (Dr bank / Cr 220505), and the payment
+ * becomes `reversed` with the payables rollups moved back — one conditional update
+ * completed → reversed. Every step may run again without effect.
+ */
+export async function reverseBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string, date: string): Promise<BillPaymentDoc> {
+  const model = billPayments(ctx.db);
+  const payment = await model.findOne({ _id: paymentId, workspace: ctx.workspace }).lean();
+  if (!payment) throw new CuadraError('not_found', `No bill payment ${paymentId} exists in this workspace.`);
+  if (payment.status === 'reversed') return payment;
+  if (payment.status !== 'completed') throw new CuadraError('conflict', `Bill payment ${paymentId} is ${payment.status}.`);
+  const ref = `${payment._id}:rev`;
+  const byDue: { date: string; amount: number }[] = [];
+  for (const a of payment.allocations) {
+    const amount = a.applied ?? 0;
+    if (amount <= 0) continue;
+    const after = await changeBill(ctx, a.bill_id, (bill) => {
+      if (bill.settlements.some((s) => s.ref === ref)) return null;
+      const balance = bill.balance + amount;
+      const paid = bill.paid - amount;
+      const status = settledStatus(balance, paid);
+      return { set: { balance, paid, status, closed_on: null }, push: { settlements: { ref, date, amount: -amount } }, deltas: billStatusDelta(bill, bill.status, status) };
+    });
+    byDue.push({ date: after.due_date, amount });
+  }
+  const original = `je_${payment._id}`;
+  await writeJournalEntry(ctx.db, {
+    _id: `je_rev_${payment._id}`, workspace: ctx.workspace, date, currency: payment.currency,
+    memo: `Reversión del pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`, source: { kind: 'reversal', id: original },
+    lines: billPaymentEntryLines(payment).map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
+  });
+  const currency = apCurrency(payment.currency);
+  const intent = rollupIntent([
+    { day: date, currency, inc: { ap: payment.amount, disbursed: -payment.amount } },
+    ...byDue.map((due) => ({ day: date, currency, inc: {}, due })),
+  ], ctx.now);
+  const iu = intentUpdate(intent);
+  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+  const done = await model.findOneAndUpdate(
+    { _id: payment._id, workspace: ctx.workspace, status: 'completed' },
+    { $set: { status: 'reversed', updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { returnDocument: 'after' },
+  ).lean();
+  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  return done ?? (await model.findById(payment._id).lean())!;
 }

@@ -22,7 +22,8 @@ export interface PaymentDoc {
   _id: string;
   workspace: string;
   direction: 'incoming';
-  status: 'pending' | 'completed';
+  /** `reversed`: undone by a reversing entry (bank.unreconcile); the invoices it paid owe again. */
+  status: 'pending' | 'completed' | 'reversed';
   customer_id: string;
   customer_name: string;
   search_lc: string;
@@ -90,7 +91,7 @@ export const PAYMENT_VIEW_SCHEMA = {
   properties: {
     id: { type: 'string' },
     direction: { const: 'incoming' },
-    status: { enum: ['pending', 'completed'] },
+    status: { enum: ['pending', 'completed', 'reversed'] },
     customer_id: { type: 'string' },
     customer_name: { type: 'string' },
     currency: { type: 'string' },

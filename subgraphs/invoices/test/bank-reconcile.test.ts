@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '@cuadra/shared';
+import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { bankAccount, camt053 } from './bank-helpers.ts';
+import { postedBill, vendor } from './bills-helpers.ts';
+import { bankTransactions } from '../src/modules/bank/model.ts';
+import { createRule } from '../src/modules/bank/tools/create_rule.ts';
+import { listRules } from '../src/modules/bank/tools/list_rules.ts';
+import { deleteRule } from '../src/modules/bank/tools/delete_rule.ts';
+import { suggest } from '../src/modules/bank/tools/suggest.ts';
+import { reconcile } from '../src/modules/bank/tools/reconcile.ts';
+import { unreconcile } from '../src/modules/bank/tools/unreconcile.ts';
+import { get as getInvoice } from '../src/modules/invoices/tools/get.ts';
+import { get as getPayment } from '../src/modules/payments/tools/get.ts';
+import { get as getBill } from '../src/modules/bills/tools/get.ts';
+
+let sg: TestSubgraph;
+beforeAll(async () => {
+  sg = await startInvoices();
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+const IBAN = 'CO12345678901234';
+const unwrap = (r: { status: number; body: any }, field: string) => {
+  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
+  return r.body.data[field];
+};
+
+async function call(owner: Principal, tool: string, input: Record<string, unknown>) {
+  const r = await sg.call(tool, input, owner);
+  if (!r.ok) throw new Error(`${tool} failed: ${r.code} ${r.field ?? ''} ${r.message}`);
+  return r.output;
+}
+
+/** Σ debits and Σ credits of a workspace's journal entries of one source kind. */
+async function entries(owner: Principal, filter: Record<string, unknown> = {}) {
+  return sg.db.collection('journal_entries').find({ workspace: owner.workspace, ...filter }).toArray() as Promise<any[]>;
+}
+const balanced = (e: any) => e.lines.reduce((s: number, l: any) => s + l.debit, 0) === e.lines.reduce((s: number, l: any) => s + l.credit, 0);
+
+/** A posted invoice of 1 line: `price` cents + 19 % VAT. */
+async function postedInvoice(owner: Principal, price: number) {
+  const inv = await draft(sg, owner, { lines: [{ description: 'Consultoría', quantity: 1, unit_price: price, tax_rate_ppm: 190000 }] });
+  return (await call(owner, 'invoices.post', { id: inv.id })).invoice;
+}
+
+async function importOne(owner: Principal, bank: string, id: string, entries: Parameters<typeof camt053>[0]['entries']) {
+  await call(owner, 'bank.import_statement', { bank_id: bank, format: 'camt053', content: camt053({ id, iban: IBAN, currency: 'COP', entries }) });
+  const txs = await bankTransactions(sg.db).find({ workspace: owner.workspace, bank_id: bank }).lean();
+  return Object.fromEntries(txs.map((t) => [t.entry_id!, t._id]));
+}
+
+describe('bank reconciliation: rules, suggestions, one-to-many against invoices, the metric', () => {
+  let owner: Principal;
+  let bank: string;
+  let invA: any;
+  let invB: any;
+  let tx: Record<string, string>;
+  const metric = async () => unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation' } }, owner), 'invoicesMetric');
+
+  beforeAll(async () => {
+    owner = await configuredWorkspace(sg);
+    bank = await bankAccount(sg, owner);
+    // Invoice A: 1,000,000 + VAT 19 % 190,000 = 1,190,000 cents. Invoice B: 2,000,000 + 380,000 = 2,380,000.
+    invA = await postedInvoice(owner, 1000000);
+    invB = await postedInvoice(owner, 2000000);
+    expect([invA.balance, invB.balance]).toEqual([1190000, 2380000]);
+    tx = await importOne(owner, bank, 'STMT-R1', [
+      // 20,000.00 COP = 2,000,000 cents in, naming invoice A.
+      { ref: 'R-1', amount: '20000.00', sign: 'CRDT', date: '2026-11-10', info: `Pago ${invA.number} y abono`, e2e: invA.number },
+      // 45,000.50 COP = 4,500,050 cents out: the bank's fee.
+      { ref: 'R-2', amount: '45000.50', sign: 'DBIT', date: '2026-11-11', info: 'Comision manejo cuenta' },
+      // 23,800.00 COP = 2,380,000 cents in, no reference: invoice B's balance by amount.
+      { ref: 'R-3', amount: '23800.00', sign: 'CRDT', date: '2026-11-12', info: 'Transferencia cliente' },
+    ]);
+  });
+
+  it('metric before: 3 unreconciled, Σ |amount| = 2,000,000 + 4,500,050 + 2,380,000 = 8,880,050; 0 reconciled', async () => {
+    const m = await metric();
+    expect(m).toMatchObject({ metric: 'bank_reconciliation', unit: 'money', currency: 'COP', summary: { value: 8880050 } });
+    expect(m.rows).toEqual([{ bank_id: bank, name: 'Corriente', currency: 'COP', reconciled_count: 0, reconciled_amount: 0, unreconciled_count: 3, unreconciled_amount: 8880050 }]);
+  });
+
+  it('rules: created, listed, a source, refused without a test or with a bad account, deleted; sealed', async () => {
+    const fee = await sg.call('bank.create_rule', { name: 'Comisiones', description_contains: 'Comision', sign: 'debit', propose: { kind: 'account', account_code: '530505' } }, owner);
+    expect(fee.ok).toBe(true);
+    checkOutput('bank.create_rule', createRule.output, fee.output);
+    expect(fee.output.rule).toMatchObject({ description_contains: 'comision', sign: 'debit', propose: { kind: 'account', account_code: '530505' } });
+    const customers = await call(owner, 'bank.create_rule', { name: 'Clientes', sign: 'credit', propose: { kind: 'counterparty' } });
+    const list = await sg.call('bank.list_rules', {}, owner);
+    checkOutput('bank.list_rules', listRules.output, list.output);
+    expect(list.output.rows.map((r: any) => r.name)).toEqual(['Clientes', 'Comisiones']);
+    const rows = unwrap(await sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: { source: 'categorization_rules', kind: 'account' } }, owner), 'invoicesRecords');
+    expect(rows.rows.map((r: any) => [r.name, r.account_code])).toEqual([['Comisiones', '530505']]);
+    expect(await sg.call('bank.create_rule', { name: 'x', propose: { kind: 'counterparty' } }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/description_contains' });
+    expect(await sg.call('bank.create_rule', { name: 'x', sign: 'debit', propose: { kind: 'account', account_code: '999999' } }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/propose/account_code' });
+    expect(await sg.call('bank.create_rule', { name: 'x', sign: 'debit', propose: { kind: 'account' } }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/propose/account_code' });
+    expect(await sg.call('bank.create_rule', { name: 'x', amount_min: 5, amount_max: 4, propose: { kind: 'counterparty' } }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/amount_max' });
+    expect(await sg.call('bank.create_rule', { name: 'x', bank_id: 'bnk_nope', propose: { kind: 'counterparty' } }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/bank_id' });
+    const temp = await call(owner, 'bank.create_rule', { name: 'Temporal', amount_min: 1, propose: { kind: 'counterparty' } });
+    // Another workspace sees no rule and cannot delete one.
+    const other = testPrincipal();
+    expect((await sg.call('bank.list_rules', {}, other)).output.rows).toEqual([]);
+    expect(await sg.call('bank.delete_rule', { id: temp.rule.id }, other)).toMatchObject({ ok: false, code: 'not_found' });
+    const del = await sg.call('bank.delete_rule', { id: temp.rule.id }, owner);
+    checkOutput('bank.delete_rule', deleteRule.output, del.output);
+    expect((await sg.call('bank.list_rules', {}, owner)).output.rows).toHaveLength(2);
+    expect(customers.rule.propose).toEqual({ kind: 'counterparty' });
+  });
+
+  it('suggest: invoice A by reference (its 1,190,000 open, within 2,000,000), 530505 for the fee by rule, invoice B by amount (2,380,000 = its balance)', async () => {
+    const r = await sg.call('bank.suggest', { bank_id: bank }, owner);
+    expect(r.ok).toBe(true);
+    checkOutput('bank.suggest', suggest.output, r.output);
+    const by = Object.fromEntries(r.output.suggestions.map((s: any) => [s.transaction_id, s.proposals]));
+    expect(by[tx['R-1']]).toEqual([{ kind: 'invoice', id: invA.id, label: invA.number, amount: 1190000, reason: 'reference', rule_id: null }]);
+    expect(by[tx['R-2']]).toMatchObject([{ kind: 'account', id: '530505', amount: 4500050, reason: 'rule' }]);
+    expect(by[tx['R-3']]).toMatchObject([{ kind: 'invoice', id: invB.id, amount: 2380000, reason: 'rule' }]);
+    expect((await sg.call('bank.suggest', { transaction_id: tx['R-1'] }, testPrincipal()))).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
+  it('refuses parts that do not add up, two targets, a bill for money in, more than an invoice has open, an unknown invoice; nothing changes', async () => {
+    const r = (matches: unknown[]) => sg.call('bank.reconcile', { transaction_id: tx['R-1'], matches }, owner);
+    expect(await r([{ invoice_id: invA.id, amount: 1190000 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches' });
+    expect(await r([{ invoice_id: invA.id, account: '530505', amount: 2000000 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches/0' });
+    expect(await r([{ bill_id: 'bil_x', amount: 2000000 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches/0/bill_id' });
+    expect(await r([{ invoice_id: invA.id, amount: 2000000 }])).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await r([{ invoice_id: 'inv_nope', amount: 2000000 }])).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await r([{ account: '111005', amount: 2000000 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches/0/account' });
+    expect(await r([{ invoice_id: invA.id, amount: 1000000 }, { invoice_id: invA.id, amount: 1000000 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches/1/invoice_id' });
+    expect(await r([{ invoice_id: invA.id, amount: 0 }])).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches/0/amount' });
+    // Another workspace cannot see the transaction.
+    expect(await sg.call('bank.reconcile', { transaction_id: tx['R-1'], matches: [{ account: '4295', amount: 2000000 }] }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+    expect((await bankTransactions(sg.db).findById(tx['R-1']).lean())).toMatchObject({ status: 'unreconciled', matches: [] });
+  });
+
+  it('one credit of 2,000,000 against A (1,190,000, in full) and B (810,000 of 2,380,000): two payments, balances 0 and 1,570,000, entries Dr 111005 / Cr 130505 balanced', async () => {
+    const r = await sg.call('bank.reconcile', { transaction_id: tx['R-1'], matches: [{ invoice_id: invA.id, amount: 1190000 }, { invoice_id: invB.id, amount: 810000 }] }, owner);
+    expect(r.ok).toBe(true);
+    checkOutput('bank.reconcile', reconcile.output, r.output);
+    const t = r.output.transaction;
+    expect(t.status).toBe('reconciled');
+    expect(t.matches.map((m: any) => [m.type, m.id, m.amount, m.registered])).toEqual([['invoice', invA.id, 1190000, true], ['invoice', invB.id, 810000, true]]);
+    const a = (await call(owner, 'invoices.get', { id: invA.id })).invoice;
+    const b = (await call(owner, 'invoices.get', { id: invB.id })).invoice;
+    // By hand: A 1,190,000 − 1,190,000 = 0 (paid); B 2,380,000 − 810,000 = 1,570,000 (partially_paid).
+    expect([a.status, a.balance, b.status, b.balance]).toEqual(['paid', 0, 'partially_paid', 1570000]);
+    const pays = await Promise.all(t.matches.map((m: any) => call(owner, 'payments.get', { id: m.payment_id })));
+    expect(pays.map((p: any) => [p.payment.amount, p.payment.date, p.payment.customer_id])).toEqual([[1190000, '2026-11-10', await andina(owner)], [810000, '2026-11-10', await andina(owner)]]);
+    for (const m of t.matches) {
+      const [e] = await entries(owner, { _id: `je_${m.payment_id}` });
+      expect(balanced(e)).toBe(true);
+      expect(e.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['111005', m.amount, 0], ['130505', 0, m.amount]]);
+    }
+    // Reconciled once: a second call is refused and books nothing.
+    expect(await sg.call('bank.reconcile', { transaction_id: tx['R-1'], matches: [{ account: '4295', amount: 2000000 }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await entries(owner, { 'source.kind': 'payment' })).toHaveLength(2);
+  });
+
+  it('the fee against 530505 by the rule: Dr 530505 / Cr 111005 4,500,050; undo writes the reversing entry and restores the counters', async () => {
+    const r = await call(owner, 'bank.reconcile', { transaction_id: tx['R-2'], matches: [{ account: '530505', amount: 4500050 }] });
+    const jeId = r.transaction.matches[0].journal_entry_id;
+    const [e] = await entries(owner, { _id: jeId });
+    expect(e.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['530505', 4500050, 0], ['111005', 0, 4500050]]);
+    // Metric after R-1 and R-2: reconciled 2 for 2,000,000 + 4,500,050 = 6,500,050; unreconciled R-3 only, 2,380,000.
+    expect((await metric()).rows[0]).toMatchObject({ reconciled_count: 2, reconciled_amount: 6500050, unreconciled_count: 1, unreconciled_amount: 2380000 });
+    const u = await sg.call('bank.unreconcile', { transaction_id: tx['R-2'] }, owner);
+    expect(u.ok).toBe(true);
+    checkOutput('bank.unreconcile', unreconcile.output, u.output);
+    expect(u.output.transaction).toMatchObject({ status: 'unreconciled', matches: [], reconciled_at: null });
+    const reversal = (await entries(owner, { 'source.kind': 'reversal', 'source.id': jeId }))[0];
+    expect(reversal.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['530505', 0, 4500050], ['111005', 4500050, 0]]);
+    // The original stays: both entries, each balanced, net zero on 530505.
+    expect(await entries(owner, { _id: jeId })).toHaveLength(1);
+    expect([e, reversal].every(balanced)).toBe(true);
+    // By hand: reconciled 1 (R-1, 2,000,000); unreconciled R-2 + R-3 = 4,500,050 + 2,380,000 = 6,880,050.
+    const m = await metric();
+    expect(m.rows[0]).toMatchObject({ reconciled_count: 1, reconciled_amount: 2000000, unreconciled_count: 2, unreconciled_amount: 6880050 });
+    expect(m.summary.value).toBe(6880050);
+    // Undo again: it is no longer reconciled.
+    expect(await sg.call('bank.unreconcile', { transaction_id: tx['R-2'] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('bank.unreconcile', { transaction_id: tx['R-1'] }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
+  it('two reconciliations of one transaction at once: one applies, the other is refused; one payment booked', async () => {
+    const input = { transaction_id: tx['R-3'], matches: [{ invoice_id: invB.id, amount: 1570000 }, { account: '4295', amount: 810000 }] };
+    const [x, y] = await Promise.all([sg.call('bank.reconcile', input, owner), sg.call('bank.reconcile', input, owner)]);
+    expect([x.ok, y.ok].sort()).toEqual([false, true]);
+    expect([x, y].find((r) => !r.ok)).toMatchObject({ code: 'conflict' });
+    // By hand: B had 1,570,000 open; paid now. Three customer payments in all (2 from R-1, 1 here).
+    expect((await call(owner, 'invoices.get', { id: invB.id })).invoice).toMatchObject({ status: 'paid', balance: 0 });
+    expect(await entries(owner, { 'source.kind': 'payment' })).toHaveLength(3);
+    expect(await entries(owner, { 'source.kind': 'bank_transaction' })).toHaveLength(2);
+    expect((await metric()).rows[0]).toMatchObject({ reconciled_count: 2, reconciled_amount: 4380000, unreconciled_count: 1, unreconciled_amount: 4500050 });
+  });
+
+  it('undo of the two-invoice reconciliation: both payments reversed (entries Dr 130505 / Cr 111005), A owes 1,190,000 again, B 810,000; counters back', async () => {
+    const before = (await bankTransactions(sg.db).findById(tx['R-1']).lean())!;
+    const u = await call(owner, 'bank.unreconcile', { transaction_id: tx['R-1'] });
+    expect(u.transaction).toMatchObject({ status: 'unreconciled', matches: [] });
+    const aOut = await call(owner, 'invoices.get', { id: invA.id });
+    const bOut = await call(owner, 'invoices.get', { id: invB.id });
+    const [a, b] = [aOut.invoice, bOut.invoice];
+    // By hand: A 0 + 1,190,000 = 1,190,000, nothing paid → posted. B was paid (0) by 810,000 (R-1) + 1,570,000 (R-3):
+    // 0 + 810,000 = 810,000 open, 1,570,000 paid → partially_paid.
+    expect([a.status, a.balance, a.paid, b.status, b.balance, b.paid]).toEqual(['posted', 1190000, 0, 'partially_paid', 810000, 1570000]);
+    checkOutput('invoices.get', getInvoice.output, aOut);
+    checkOutput('invoices.get', getInvoice.output, bOut);
+    // A's settlements: the payment +1,190,000 and its reversal −1,190,000, both dated 2026-11-10 (Σ 0: owes all again).
+    expect(a.settlements.map((x: any) => [x.date, x.amount])).toEqual([['2026-11-10', 1190000], ['2026-11-10', -1190000]]);
+    for (const m of before.matches) {
+      const p = await call(owner, 'payments.get', { id: m.payment_id });
+      checkOutput('payments.get', getPayment.output, p);
+      expect(p.payment.status).toBe('reversed');
+      const [rev] = await entries(owner, { _id: `je_rev_${m.payment_id}` });
+      expect(rev.source).toEqual({ kind: 'reversal', id: `je_${m.payment_id}` });
+      expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['111005', 0, m.amount], ['130505', m.amount, 0]]);
+      // The original entry stays.
+      expect(await entries(owner, { _id: `je_${m.payment_id}` })).toHaveLength(1);
+    }
+    expect((await entries(owner)).every(balanced)).toBe(true);
+    // By hand: reconciled R-3 only (2,380,000); unreconciled R-1 + R-2 = 2,000,000 + 4,500,050 = 6,500,050.
+    expect((await metric()).rows[0]).toMatchObject({ reconciled_count: 1, reconciled_amount: 2380000, unreconciled_count: 2, unreconciled_amount: 6500050 });
+    // The invoice can be reconciled again (A now fully, and 810,000 to B).
+    const again = await call(owner, 'bank.reconcile', { transaction_id: tx['R-1'], matches: [{ invoice_id: invA.id, amount: 1190000 }, { invoice_id: invB.id, amount: 810000 }] });
+    expect(again.transaction.status).toBe('reconciled');
+    expect((await call(owner, 'invoices.get', { id: invB.id })).invoice).toMatchObject({ status: 'paid', balance: 0 });
+  });
+});
+
+describe('bank reconciliation: bills, and undo in a closed period', () => {
+  it('a debit against a posted bill records the vendor payment through bills.pay\'s path; undo refused once October is closed', async () => {
+    const owner = testPrincipal();
+    const bank = await bankAccount(sg, owner);
+    const v = await vendor(owner);
+    // Bill: 100,000 + VAT 19 % 19,000 = 119,000 cents.
+    const bill = await postedBill(sg, owner, v, { issue_date: '2026-10-02', due_date: '2026-10-30' });
+    expect(bill.balance).toBe(119000);
+    const tx = await importOne(owner, bank, 'STMT-OCT', [
+      { ref: 'O-1', amount: '1190.00', sign: 'DBIT', date: '2026-10-20', info: `Pago ${bill.supplier_number}` },
+      { ref: 'O-2', amount: '12.50', sign: 'DBIT', date: '2026-10-21', info: 'GMF' },
+    ]);
+    const r = await call(owner, 'bank.reconcile', { transaction_id: tx['O-1'], matches: [{ bill_id: bill.id, amount: 119000 }] });
+    expect(r.transaction.matches[0]).toMatchObject({ type: 'bill', registered: true });
+    expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'paid', balance: 0 });
+    const [e] = await entries(owner, { _id: `je_${r.transaction.matches[0].payment_id}` });
+    expect(e.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 119000, 0], ['111005', 0, 119000]]);
+    // Undo: the bill owes 119,000 again (posted), reversing entry Dr 111005 / Cr 220505; then reconciled again.
+    await call(owner, 'bank.unreconcile', { transaction_id: tx['O-1'] });
+    const undone = await call(owner, 'bills.get', { id: bill.id });
+    checkOutput('bills.get', getBill.output, undone);
+    expect(undone.bill).toMatchObject({ status: 'posted', balance: 119000, paid: 0 });
+    const [rev] = await entries(owner, { _id: `je_rev_${r.transaction.matches[0].payment_id}` });
+    expect(rev.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['220505', 0, 119000], ['111005', 119000, 0]]);
+    const r2 = await call(owner, 'bank.reconcile', { transaction_id: tx['O-1'], matches: [{ bill_id: bill.id, amount: 119000 }] });
+    expect(r2.transaction.matches[0].payment_id).not.toBe(r.transaction.matches[0].payment_id);
+    expect((await call(owner, 'bills.get', { id: bill.id })).bill).toMatchObject({ status: 'paid', balance: 0 });
+    // 12.50 COP = 1,250 cents of bank charges against 530505 (Gastos bancarios).
+    const gmf = await call(owner, 'bank.reconcile', { transaction_id: tx['O-2'], matches: [{ account: '530505', amount: 1250 }] });
+    await call(owner, 'periods.close', { month: '2026-10' });
+    const refused = await sg.call('bank.unreconcile', { transaction_id: tx['O-2'] }, owner);
+    expect(refused).toMatchObject({ ok: false, code: 'conflict' });
+    expect(refused.message).toContain('closed');
+    expect((await bankTransactions(sg.db).findById(tx['O-2']).lean())).toMatchObject({ status: 'reconciled' });
+    expect(await entries(owner, { 'source.kind': 'reversal', 'source.id': gmf.transaction.matches[0].journal_entry_id })).toHaveLength(0);
+    // Undoing the bill's reconciliation is refused the same way (the period is checked first).
+    expect(await sg.call('bank.unreconcile', { transaction_id: tx['O-1'] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
+
+describe('bank reconciliation: a payment already recorded', () => {
+  it('links a credit to a payment registered before (nothing new booked); undo drops the link and leaves the payment', async () => {
+    const owner = testPrincipal();
+    const bank = await bankAccount(sg, owner);
+    const customer = await andina(owner);
+    // A payment of 500.00 COP = 50,000 cents registered by hand, naming no invoice (kept as customer credit).
+    const pay = (await call(owner, 'payments.register', { customer_id: customer, amount: 50000, currency: 'COP', date: '2026-11-03' })).payment;
+    const tx = await importOne(owner, bank, 'STMT-P', [{ ref: 'P-1', amount: '500.00', sign: 'CRDT', date: '2026-11-03', info: 'Consignacion' }]);
+    const journalBefore = (await entries(owner)).length;
+    // Parts adding up to 50,001 for a transaction of 50,000 are refused.
+    expect(await sg.call('bank.reconcile', { transaction_id: tx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }, { account: '4295', amount: 1 }] }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/matches' });
+    const r = await call(owner, 'bank.reconcile', { transaction_id: tx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }] });
+    expect(r.transaction.matches).toEqual([{ type: 'payment', id: pay.id, amount: 50000, payment_id: pay.id, registered: false, journal_entry_id: null }]);
+    expect((await entries(owner)).length).toBe(journalBefore);
+    await call(owner, 'bank.unreconcile', { transaction_id: tx['P-1'] });
+    expect((await call(owner, 'payments.get', { id: pay.id })).payment.status).toBe('completed');
+    expect((await entries(owner)).length).toBe(journalBefore);
+    // Another workspace's payment is not found.
+    const other = testPrincipal();
+    const otherBank = await bankAccount(sg, other);
+    const otherTx = await importOne(other, otherBank, 'STMT-P', [{ ref: 'P-1', amount: '500.00', sign: 'CRDT', date: '2026-11-03', info: 'Consignacion' }]);
+    expect(await sg.call('bank.reconcile', { transaction_id: otherTx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }] }, other)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
