@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectDatabase, isCuadraError } from '../shared/src/index.ts';
+import { connectDatabase, IDEMPOTENCY_RETENTION_MS, isCuadraError } from '../shared/src/index.ts';
 import { Redis } from 'ioredis';
 import { IdentityStore } from '../gateway/src/identity/store.ts';
 import { repoRoot } from './infra.ts';
@@ -97,14 +97,20 @@ async function demo(): Promise<number> {
   const dataDir = path.dirname(runFile);
   mkdirSync(dataDir, { recursive: true });
   const stateFile = path.join(dataDir, `demo-${seed}${size === 'small' ? '-small' : ''}.json`);
-  type State = { workspace_id: string; api_key: string; today: string; owner_email: string };
+  type State = { workspace_id: string; api_key: string; today: string; owner_email: string; opened_at?: string };
   let state: State | undefined = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : undefined;
+  // Replays last as long as the idempotency records (IDEMPOTENCY_RETENTION_MS, 48 h); after that a re-run
+  // could not tell done calls from new ones, so it stops rather than risk making anything twice.
+  if (state?.opened_at && Date.now() - Date.parse(state.opened_at) > IDEMPOTENCY_RETENTION_MS - 3600_000) {
+    process.stderr.write(`The demo workspace ${state.workspace_id} (seed ${seed}) was opened at ${state.opened_at}; its calls can no longer be replayed safely (idempotency records last 48 h). Use it as it is, or make another with --seed <n>.\n`);
+    return 1;
+  }
   if (state) {
     process.stdout.write(`Demo workspace ${state.workspace_id} (seed ${seed}) already opened on ${state.today}: finishing it; nothing is made twice.\n`);
   } else {
     const ownerEmail = values['owner-email'] ?? 'demo@cuadra.example';
     const created = await identity.createWorkspace({ name: 'Cuadra Demo SAS', ownerEmail, keyName: 'Demo owner key' });
-    state = { workspace_id: created.workspace_id, api_key: created.api_key, today: new Date().toISOString().slice(0, 10), owner_email: ownerEmail };
+    state = { workspace_id: created.workspace_id, api_key: created.api_key, today: new Date().toISOString().slice(0, 10), owner_email: ownerEmail, opened_at: new Date().toISOString() };
     writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
     process.stdout.write(`Opened the demo workspace ${state.workspace_id} (its owner key is kept in ${path.relative(process.cwd(), stateFile)}).\n`);
   }

@@ -124,11 +124,11 @@ export function planDemo(seed: number, size: DemoSize, today: string): DemoPlan 
   const vendors = VENDORS.slice(0, nVendors).map(([name, account, label, monthly]) => ({
     name, account, label, monthly, nit: nit(r), bank_account: String(Math.floor(r() * 1e10)).padStart(11, '0'),
   }));
-  const span = months * 30;
+  const span = size === 'full' ? 365 : months * 30;
   const invoices: PlannedInvoice[] = [];
   for (let i = 0; i < nInvoices; i++) {
-    // Spread over the window, a little busier towards the end of the year.
-    const age = Math.floor(span * (1 - Math.sqrt(r())));
+    // Spread over the whole window, a little busier towards its end (the business grows).
+    const age = Math.floor(span * (1 - r() ** 0.8));
     const issue = addDays(today, -Math.min(age, span - 1));
     const customer = Math.floor(r() * nCustomers);
     const lineCount = 1 + Math.floor(r() * 3);
