@@ -2,11 +2,12 @@
 //   npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]
 //   npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>
 //   npm run cuadra -- mail [--to <address>]      the e-mail the embedded SMTP server delivered (newest last)
-// Each prints one JSON line, but mail, which prints the messages.
-import { existsSync, readFileSync } from 'node:fs';
+//   npm run cuadra -- demo [--seed 2026] [--size full|small] [--owner-email <e>]   a demo company (scripts/demo.ts)
+// Each prints one JSON line, but mail, which prints the messages, and demo, which prints its progress.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectDatabase, isCuadraError } from '../shared/src/index.ts';
+import { connectDatabase, IDEMPOTENCY_RETENTION_MS, isCuadraError } from '../shared/src/index.ts';
 import { Redis } from 'ioredis';
 import { IdentityStore } from '../gateway/src/identity/store.ts';
 import { repoRoot } from './infra.ts';
@@ -27,14 +28,16 @@ const { positionals, values } = parseArgs({
     workspace: { type: 'string' },
     id: { type: 'string' },
     to: { type: 'string' },
+    seed: { type: 'string' },
+    size: { type: 'string' },
   },
 });
 const command = positionals.join(' ');
-const usage = 'usage: npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]\n       npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>\n       npm run cuadra -- mail [--to <address>]';
-if (command !== 'workspace create' && command !== 'key revoke' && command !== 'mail') fail(usage);
+const usage = 'usage: npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]\n       npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>\n       npm run cuadra -- mail [--to <address>]\n       npm run cuadra -- demo [--seed 2026] [--size full|small] [--owner-email <e>]';
+if (command !== 'workspace create' && command !== 'key revoke' && command !== 'mail' && command !== 'demo') fail(usage);
 
 const runFile = path.join(path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data'), 'run.json');
-const run = existsSync(runFile) ? (JSON.parse(readFileSync(runFile, 'utf8')) as { mongo_url: string; redis_url: string; maildir?: string }) : undefined;
+const run = existsSync(runFile) ? (JSON.parse(readFileSync(runFile, 'utf8')) as { gateway_url?: string; mongo_url: string; redis_url: string; maildir?: string }) : undefined;
 if (command === 'mail') {
   // The local mailbox of the embedded SMTP server (a person reads claim codes and invitations here).
   const maildir = process.env.CUADRA_MAILDIR ?? run?.maildir;
@@ -56,7 +59,9 @@ const identity = new IdentityStore(db, redis);
 let exitCode = 0;
 try {
   await identity.init();
-  if (command === 'workspace create') {
+  if (command === 'demo') {
+    exitCode = await demo();
+  } else if (command === 'workspace create') {
     if (!values.name || !values['owner-email']) fail(usage);
     const created = await identity.createWorkspace({ name: values.name, ownerEmail: values['owner-email'], country: values.country, currency: values.currency });
     process.stdout.write(`${JSON.stringify({ workspace_id: created.workspace_id, api_key: created.api_key })}\n`);
@@ -74,3 +79,56 @@ try {
   await db.close();
 }
 process.exit(exitCode);
+
+/**
+ * The demo company: opens a workspace (as `workspace create` does, an owner key) and runs
+ * scripts/demo.ts's runDemo against the running gateway. The workspace, its key and the anchor day
+ * are kept in .data/demo-<seed>.json, so running it again (after a crash, or on purpose) finishes
+ * the same company instead of opening another: every call replays under its Idempotency-Key.
+ */
+async function demo(): Promise<number> {
+  const { runDemo } = await import('./demo.ts');
+  const seed = Number(values.seed ?? 2026);
+  if (!Number.isSafeInteger(seed) || seed < 0) fail('--seed must be a whole number.');
+  const size = values.size ?? 'full';
+  if (size !== 'full' && size !== 'small') fail('--size must be full or small.');
+  const gatewayUrl = process.env.CUADRA_URL ?? run?.gateway_url;
+  if (!gatewayUrl) fail('Cuadra is not running: start it with `npm start` (or set CUADRA_URL).');
+  const dataDir = path.dirname(runFile);
+  mkdirSync(dataDir, { recursive: true });
+  const stateFile = path.join(dataDir, `demo-${seed}${size === 'small' ? '-small' : ''}.json`);
+  type State = { workspace_id: string; api_key: string; today: string; owner_email: string; opened_at?: string };
+  let state: State | undefined = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : undefined;
+  // Replays last as long as the idempotency records (IDEMPOTENCY_RETENTION_MS, 48 h); after that a re-run
+  // could not tell done calls from new ones, so it stops rather than risk making anything twice.
+  if (state?.opened_at && Date.now() - Date.parse(state.opened_at) > IDEMPOTENCY_RETENTION_MS - 3600_000) {
+    process.stderr.write(`The demo workspace ${state.workspace_id} (seed ${seed}) was opened at ${state.opened_at}; its calls can no longer be replayed safely (idempotency records last 48 h). Use it as it is, or make another with --seed <n>.\n`);
+    return 1;
+  }
+  if (state) {
+    process.stdout.write(`Demo workspace ${state.workspace_id} (seed ${seed}) already opened on ${state.today}: finishing it; nothing is made twice.\n`);
+  } else {
+    const ownerEmail = values['owner-email'] ?? 'demo@cuadra.example';
+    const created = await identity.createWorkspace({ name: 'Cuadra Demo SAS', ownerEmail, keyName: 'Demo owner key' });
+    state = { workspace_id: created.workspace_id, api_key: created.api_key, today: new Date().toISOString().slice(0, 10), owner_email: ownerEmail, opened_at: new Date().toISOString() };
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+    process.stdout.write(`Opened the demo workspace ${state.workspace_id} (its owner key is kept in ${path.relative(process.cwd(), stateFile)}).\n`);
+  }
+  const started = Date.now();
+  const result = await runDemo({
+    gatewayUrl, apiKey: state.api_key, seed, size, today: state.today, ownerEmail: state.owner_email,
+    log: (line) => process.stdout.write(`  ${line}\n`),
+  });
+  const secs = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(`\nDone in ${secs} s: ${result.calls} calls (${result.replays} replayed). ${JSON.stringify(result.counts)}\n`);
+  for (const s of result.skipped) process.stdout.write(`  skipped: ${s}\n`);
+  process.stdout.write('\nSign in as the owner:\n');
+  if (result.invite_url) {
+    process.stdout.write(`  1. open ${result.invite_url}\n     and set a password for ${state.owner_email} (the link works once, for 7 days)\n  2. sign in at ${gatewayUrl}/app/sign-in\n`);
+  } else {
+    process.stdout.write(`  ${state.owner_email} was invited on the first run (the link is shown once); sign in at ${gatewayUrl}/app/sign-in\n`);
+  }
+  if (result.dashboard_url) process.stdout.write(`Dashboard: ${result.dashboard_url}\n`);
+  process.stdout.write(`API key (owner): ${state.api_key}\n  curl -s ${gatewayUrl}/v1/tools/metrics.query:invoke -H "Authorization: Bearer ${state.api_key}" -H 'content-type: application/json' -d '{"metric":"revenue","days":365}'\n`);
+  return 0;
+}
