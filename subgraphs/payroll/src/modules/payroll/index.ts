@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
 import { payslipMailings } from './mail.ts';
 import { novelties } from './novelties.ts';
 import { payrollRuns } from './runs.ts';
@@ -9,6 +10,8 @@ import { noveltiesDelete } from './tools/novelties_delete.ts';
 import { noveltiesList } from './tools/novelties_list.ts';
 import { parameters } from './tools/parameters.ts';
 import { payslip } from './tools/payslip.ts';
+import { einvoiceSubmit } from './tools/einvoice_submit.ts';
+import { epayrollConfigure } from './tools/epayroll_configure.ts';
 import { sendPayslips } from './tools/send_payslips.ts';
 import { post } from './tools/post.ts';
 import { run } from './tools/run.ts';
@@ -21,8 +24,8 @@ import { voidRun } from './tools/void.ts';
  */
 export const payrollModule = defineModule({
   name: 'payroll',
-  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips],
-  models: [novelties, payrollRuns, payslipMailings],
+  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit],
+  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments],
   listed: [{ model: novelties }, { model: payrollRuns }],
   reads: {
     sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },
