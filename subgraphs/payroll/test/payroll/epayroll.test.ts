@@ -170,3 +170,45 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     expect(await payroll.call('payroll.einvoice_submit', { employee_id: ana.id, month: '2026-04' }, other)).toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('payroll.einvoice_submit for a contract ended mid-month', () => {
+  it('carries FechaRetiro and the final settlement, passes the XSD, and its totals add up by hand', async () => {
+    const owner = testPrincipal();
+    expect((await payroll.call('payroll.epayroll_configure', { ...SETTINGS, prefix: 'NR' }, owner)).ok).toBe(true);
+    const doc = String(1_030_000_000 + Math.floor(Math.random() * 1e8));
+    const hired = await payroll.call('employees.create', {
+      name: 'Luis Pérez Soto', document: { type: 'CC', number: doc }, position: 'Vendedor', hire_date: '2026-01-01',
+      salary: { amount: 200_000_000, currency: 'COP' }, contract_type: 'fixed_term', arl_class: 1,
+    }, owner);
+    const id = hired.output.employee.id;
+    // Settlement on 15 March (runs.test.ts, employees.terminate, works it out): severance 46_856_146, interest 1_171_404,
+    // service bonus 46_856_146 (75 days), vacations 20_833_333 (75 days).
+    expect((await payroll.call('employees.terminate', { id, date: '2026-03-15', reason: 'resignation' }, owner)).ok).toBe(true);
+    const run = await payroll.call('payroll.run', { month: '2026-03' }, owner);
+    // March 1–15: salary 200_000_000 × 15/30 = 100_000_000; transport 24_909_500 × 15/30 = 12_454_750.
+    // Health and pension 4 % of 100_000_000 = 4_000_000 each. Net = 112_454_750 − 8_000_000 = 104_454_750.
+    expect(run.output.run.totals.net).toBe(104_454_750);
+    expect((await payroll.call('payroll.approve', { id: run.output.run.id, amount: 104_454_750 }, owner)).ok).toBe(true);
+    expect((await payroll.call('payroll.post', { id: run.output.run.id }, owner)).ok).toBe(true);
+
+    const r = await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-03' }, owner);
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect(r.output.document).toMatchObject({ number: 'NR1', status: 'accepted' });
+    const lint = xmllint(r.output.document.xml);
+    expect(lint.ok, lint.out).toBe(true);
+    const x = parse(r.output.document.xml);
+    expect(x.Periodo).toMatchObject({ FechaIngreso: '2026-01-01', FechaRetiro: '2026-03-15', FechaLiquidacionInicio: '2026-03-01', FechaLiquidacionFin: '2026-03-15', TiempoLaborado: '75' });
+    expect(x.Trabajador).toMatchObject({ TipoContrato: '1', PrimerNombre: 'Luis', PrimerApellido: 'Pérez', SegundoApellido: 'Soto' });
+    expect(x.Devengados.Basico).toEqual({ DiasTrabajados: '15', SueldoTrabajado: '1000000.00' });
+    expect(x.Devengados.Transporte).toEqual({ AuxilioTransporte: '124547.50' });
+    // Vacations owed: 75 days served × 15/360 = 3.125 → 3 days, 208.333,33.
+    expect(x.Devengados.Vacaciones).toEqual({ VacacionesCompensadas: { Cantidad: '3', Pago: '208333.33' } });
+    expect(x.Devengados.Primas).toEqual({ Cantidad: '75', Pago: '468561.46' });
+    expect(x.Devengados.Cesantias).toEqual({ Pago: '468561.46', Porcentaje: '12.00', PagoIntereses: '11714.04' });
+    // Devengados = 1.000.000 + 124.547,50 + 208.333,33 + 468.561,46 + 468.561,46 + 11.714,04 = 2.281.717,79.
+    // Deducciones = 40.000 + 40.000 = 80.000. Comprobante = 2.281.717,79 − 80.000 = 2.201.717,79.
+    expect([x.DevengadosTotal, x.DeduccionesTotal, x.ComprobanteTotal]).toEqual(['2281717.79', '80000.00', '2201717.79']);
+    const byHand = 'NR1' + x.InformacionGeneral.FechaGen + x.InformacionGeneral.HoraGen + '2281717.79' + '80000.00' + '2201717.79' + '900373115' + doc + '102' + '75315' + '2';
+    expect(x.InformacionGeneral.CUNE).toBe(createHash('sha384').update(byHand).digest('hex'));
+  });
+});
