@@ -212,3 +212,37 @@ describe('payroll.einvoice_submit for a contract ended mid-month', () => {
     expect(x.InformacionGeneral.CUNE).toBe(createHash('sha384').update(byHand).digest('hex'));
   });
 });
+
+describe('payroll.einvoice_submit for a month paid in two halves', () => {
+  it('waits for both halves, then sums them into one monthly document (PeriodoNomina 4, two payment dates)', async () => {
+    const owner = testPrincipal();
+    expect((await payroll.call('payroll.epayroll_configure', { ...SETTINGS, prefix: 'NQ' }, owner)).ok).toBe(true);
+    const hired = await payroll.call('employees.create', {
+      name: 'Carla Ríos', document: { type: 'CC', number: String(1_040_000_000 + Math.floor(Math.random() * 1e8)) }, position: 'Cajera', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, owner);
+    const id = hired.output.employee.id;
+    const post = async (frequency: string) => {
+      const run = await payroll.call('payroll.run', { month: '2026-06', frequency }, owner);
+      expect(run.ok, JSON.stringify(run)).toBe(true);
+      expect((await payroll.call('payroll.approve', { id: run.output.run.id, amount: run.output.run.totals.net }, owner)).ok).toBe(true);
+      expect((await payroll.call('payroll.post', { id: run.output.run.id }, owner)).ok).toBe(true);
+      return run.output.payslips[0];
+    };
+    const first = await post('first_half');
+    expect(await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-06' }, owner)).toMatchObject({ code: 'conflict' });
+    const second = await post('second_half');
+    const r = await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-06' }, owner);
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    const lint = xmllint(r.output.document.xml);
+    expect(lint.ok, lint.out).toBe(true);
+    const x = parse(r.output.document.xml);
+    expect(x.InformacionGeneral.PeriodoNomina).toBe('4');
+    expect(x.FechasPagos.FechaPago).toHaveLength(2);
+    // 15 + 15 days; each half's salary is 175_090_500 × 15/30 = 87_545_250, together 175_090_500.
+    expect(x.Devengados.Basico).toEqual({ DiasTrabajados: '30', SueldoTrabajado: '1750905.00' });
+    // The document's net is the two halves' nets together.
+    const net = first.totals.net + second.totals.net;
+    expect(x.ComprobanteTotal).toBe(`${Math.trunc(net / 100)}.${String(net % 100).padStart(2, '0')}`);
+  });
+});

@@ -108,12 +108,14 @@ export interface EpayrollDocumentDoc {
   xml: string;
   status: 'accepted' | 'rejected';
   authority: AuthorityAnswer;
+  /** Where it was submitted: the endpoint's URL, or the built-in sandbox. */
+  endpoint: string;
   submitted_at: Date;
 }
 
 const documentSchema = new Schema<EpayrollDocumentDoc>({
   _id: String, workspace: String, employee_id: String, month: String, number: String, cune: String, xml: String, status: String,
-  authority: Schema.Types.Mixed, submitted_at: Date,
+  authority: Schema.Types.Mixed, endpoint: String, submitted_at: Date,
 }, { versionKey: false, minimize: false });
 
 export function epayrollDocuments(db: Connection): Model<EpayrollDocumentDoc> {

@@ -30,10 +30,10 @@ async function submitTo(xml: string, lookup: EpayrollIssuerLookup): Promise<{ en
   return { endpoint: url, answer: (await res.json()) as AuthorityAnswer };
 }
 
-function view(d: EpayrollDocumentDoc, endpoint: string, alreadyAccepted: boolean) {
+function view(d: EpayrollDocumentDoc, alreadyAccepted: boolean) {
   return {
     id: d._id, employee_id: d.employee_id, month: d.month, number: d.number, cune: d.cune, status: d.status, authority: d.authority,
-    endpoint, xml: d.xml, submitted_at: d.submitted_at.toISOString(), already_accepted: alreadyAccepted,
+    endpoint: d.endpoint ?? SANDBOX, xml: d.xml, submitted_at: d.submitted_at.toISOString(), already_accepted: alreadyAccepted,
   };
 }
 
@@ -59,12 +59,15 @@ export const einvoiceSubmit = defineTool({
     const docs = epayrollDocuments(ctx.db);
     const id = `${ctx.workspace}:${employee._id}:${input.month}`;
     const existing = await docs.findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (existing?.status === 'accepted') return { document: view(existing, SANDBOX, true) };
+    if (existing?.status === 'accepted') return { document: view(existing, true) };
 
     // A workspace has a few runs a month: the month's runs are read whole.
     const runs = (await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month }).lean()).filter((r) => r.status !== 'void');
     const pending = runs.find((r) => r.status !== 'posted');
     if (pending) throw new CuadraError('conflict', `The ${pending.frequency} run of ${input.month} is ${pending.status}; the payroll document is built from posted runs only.`);
+    if (runs.some((r) => r.frequency === 'monthly') && runs.some((r) => r.frequency !== 'monthly')) {
+      throw new CuadraError('conflict', `${input.month} has both a monthly run and half-month runs; void the ones that overlap before the payroll document is built.`);
+    }
     const covered = runs.some((r) => r.frequency === 'monthly') || (runs.some((r) => r.frequency === 'first_half') && runs.some((r) => r.frequency === 'second_half'));
     if (!covered) throw new CuadraError('conflict', `The payroll of ${input.month} is not posted for the whole month (a monthly run, or both halves).`);
     const paid = runs.filter((r) => r.payslips.some((p) => p.employee_id === employee._id));
@@ -82,15 +85,15 @@ export const einvoiceSubmit = defineTool({
     const { endpoint, answer } = await submitTo(built.xml, lookup);
     const doc: EpayrollDocumentDoc = {
       _id: id, workspace: ctx.workspace, employee_id: employee._id, month: input.month, number: built.number, cune: built.cune, xml: built.xml,
-      status: answer.is_valid ? 'accepted' : 'rejected', authority: answer, submitted_at: ctx.now,
+      status: answer.is_valid ? 'accepted' : 'rejected', authority: answer, endpoint, submitted_at: ctx.now,
     };
     // Never overwrite an accepted document (a concurrent submission may have won).
     const saved = await docs.findOneAndUpdate({ _id: id, workspace: ctx.workspace, status: { $ne: 'accepted' } }, { $set: doc }, { upsert: true, returnDocument: 'after' }).lean()
       .catch((err: { code?: number }) => { if (err.code === 11000) return null; throw err; });
     if (!saved) {
       const winner = await docs.findOne({ _id: id, workspace: ctx.workspace }).lean();
-      return { document: view(winner!, endpoint, true) };
+      return { document: view(winner!, true) };
     }
-    return { document: view(saved, endpoint, false) };
+    return { document: view(saved, false) };
   },
 });
