@@ -1,4 +1,6 @@
 import { defineModule } from '@cuadra/shared';
+import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
+import { payslipMailings } from './mail.ts';
 import { novelties } from './novelties.ts';
 import { payrollRuns } from './runs.ts';
 import { noveltiesSource, parametersSource, payrollRunsSource, payslipsSource } from './sources.ts';
@@ -7,6 +9,10 @@ import { noveltiesCreate } from './tools/novelties_create.ts';
 import { noveltiesDelete } from './tools/novelties_delete.ts';
 import { noveltiesList } from './tools/novelties_list.ts';
 import { parameters } from './tools/parameters.ts';
+import { payslip } from './tools/payslip.ts';
+import { einvoiceSubmit } from './tools/einvoice_submit.ts';
+import { epayrollConfigure } from './tools/epayroll_configure.ts';
+import { sendPayslips } from './tools/send_payslips.ts';
 import { post } from './tools/post.ts';
 import { run } from './tools/run.ts';
 import { voidRun } from './tools/void.ts';
@@ -18,8 +24,8 @@ import { voidRun } from './tools/void.ts';
  */
 export const payrollModule = defineModule({
   name: 'payroll',
-  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun],
-  models: [novelties, payrollRuns],
+  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit],
+  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments],
   listed: [{ model: novelties }, { model: payrollRuns }],
   reads: {
     sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },

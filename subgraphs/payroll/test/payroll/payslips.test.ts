@@ -1,0 +1,148 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { readMaildir } from '../../../../scripts/smtp.ts';
+import { createServer, name } from '../../src/server.ts';
+import { formatCop } from '../../src/modules/payroll/payslip_document.ts';
+
+/**
+ * Payslips (issue 18): the page in Spanish, the PDF printed by Chromium and read back with
+ * pdftotext (poppler), and the e-mail delivered by the real SMTP server (exim4) to its Maildir.
+ */
+
+let payroll: TestSubgraph;
+beforeAll(async () => {
+  payroll = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await payroll?.close();
+});
+
+type P = ReturnType<typeof testPrincipal>;
+let n = 0;
+async function hire(owner: P, overrides: Record<string, unknown> = {}) {
+  n += 1;
+  const r = await payroll.call('employees.create', {
+    name: `Persona ${n}`, document: { type: 'CC', number: String(5_100_000_000 + n + Math.floor(Math.random() * 1e6) * 10) }, position: 'Auxiliar', hire_date: '2026-01-01',
+    salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1, ...overrides,
+  }, owner);
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  return r.output.employee as { id: string; name: string };
+}
+
+const pdfText = (base64: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'payslip-test-'));
+  const file = join(dir, 'slip.pdf');
+  writeFileSync(file, Buffer.from(base64, 'base64'));
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+};
+
+/** The base64 body of the MIME part with `Content-Type: application/pdf` in a raw message. */
+function pdfPartOf(raw: string): string | null {
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
+  if (!boundary) return null;
+  for (const part of raw.split(`--${boundary}`)) {
+    const [head, ...body] = part.split(/\r?\n\r?\n/);
+    if (/Content-Type:\s*application\/pdf/i.test(head)) return body.join('\n').replace(/\s+/g, '');
+  }
+  return null;
+}
+
+describe('formatCop', () => {
+  it('writes pesos with dots for thousands and centavos only when there are any', () => {
+    expect(formatCop(120_000_000)).toBe('COP 1.200.000');
+    expect(formatCop(185_992_650)).toBe('COP 1.859.926,50');
+    expect(formatCop(0)).toBe('COP 0');
+    expect(formatCop(99)).toBe('COP 0,99');
+  });
+});
+
+describe('payroll.payslip and payroll.send_payslips', () => {
+  const owner = testPrincipal();
+  let ana: { id: string };
+  let beto: { id: string };
+  let runId: string;
+  const anaMail = `ana.${Date.now()}@example.co`;
+
+  beforeAll(async () => {
+    ana = await hire(owner, { name: 'Ana Mínimo', email: anaMail });
+    beto = await hire(owner, { name: 'Beto Sincorreo' });
+    const r = await payroll.call('payroll.run', { month: '2026-04' }, owner);
+    expect(r.ok).toBe(true);
+    runId = r.output.run.id;
+  });
+
+  it('renders the page in Spanish with the net pay the run computed, employer costs only when asked', async () => {
+    // Ana, one minimum wage in April 2026: salary 175_090_500 + transport 24_909_500 = 200_000_000.
+    // IBC 175_090_500 (already whole pesos); health 4 % = 7_003_620 → up to the peso 7_003_700; pension the same.
+    // Net = 200_000_000 − 14_007_400 = 185_992_600 → "COP 1.859.926".
+    const r = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, owner);
+    expect(r.ok).toBe(true);
+    expect(r.output).toMatchObject({ format: 'html', content_type: 'text/html; charset=utf-8', net: 185_992_600 });
+    const html: string = r.output.content;
+    expect(html).toContain('lang="es-CO"');
+    expect(html).toContain('Neto a pagar: <span id="net">COP 1.859.926</span>');
+    expect(html).toContain('Auxilio de transporte');
+    expect(html).toContain('COP 1.750.905');
+    expect(html).toContain('Borrador');
+    expect(html).not.toContain('Aportes del empleador');
+    const full = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id, employer_costs: true }, owner);
+    // Employer pension 12 % of 175_090_500 = 21_010_860 → 21_010_900 ("COP 210.109").
+    expect(full.output.content).toContain('Aportes del empleador');
+    expect(full.output.content).toContain('COP 210.109');
+  });
+
+  it('prints the PDF with Chromium; pdftotext reads the net pay', async () => {
+    const r = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id, format: 'pdf' }, owner);
+    expect(r.output).toMatchObject({ format: 'pdf', content_type: 'application/pdf', net: 185_992_600 });
+    expect(Buffer.from(r.output.content, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    const text = pdfText(r.output.content);
+    expect(text).toContain('Desprendible de nómina');
+    expect(text).toContain('Ana Mínimo');
+    expect(text).toMatch(/Neto a pagar: COP 1\.859\.926/);
+  }, 60_000);
+
+  it('refuses an unknown run, an employee not in the run, a bad format, and other workspaces', async () => {
+    expect(await payroll.call('payroll.payslip', { run_id: 'nope', employee_id: ana.id }, owner)).toMatchObject({ code: 'not_found' });
+    expect(await payroll.call('payroll.payslip', { run_id: runId, employee_id: 'nobody' }, owner)).toMatchObject({ code: 'not_found' });
+    expect(await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id, format: 'docx' }, owner)).toMatchObject({ code: 'invalid_input', field: '/format' });
+    expect(await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, testPrincipal())).toMatchObject({ code: 'not_found' });
+    expect(await payroll.call('payroll.send_payslips', { run_id: runId }, testPrincipal())).toMatchObject({ code: 'not_found' });
+  });
+
+  it('sends only after posting, to the employees with e-mail, once', async () => {
+    expect(await payroll.call('payroll.send_payslips', { run_id: runId }, owner)).toMatchObject({ code: 'conflict' });
+    const run = (await payroll.call('payroll.payslip', { run_id: runId, employee_id: beto.id }, owner)).output;
+    expect(run.net).toBe(185_992_600);
+    // Two minimum-wage employees: total net 2 × 185_992_600 = 371_985_200.
+    expect((await payroll.call('payroll.approve', { id: runId, amount: 371_985_200 }, owner)).ok).toBe(true);
+    expect((await payroll.call('payroll.post', { id: runId }, owner)).ok).toBe(true);
+
+    const sent = await payroll.call('payroll.send_payslips', { run_id: runId }, owner);
+    expect(sent.ok).toBe(true);
+    expect(sent.output.sent).toBe(1);
+    const byId = Object.fromEntries(sent.output.results.map((x: any) => [x.employee_id, x]));
+    expect(byId[ana.id]).toMatchObject({ to: anaMail, status: 'sent', error: null });
+    expect(byId[beto.id]).toMatchObject({ to: null, status: 'no_email' });
+
+    // The real SMTP server delivered it: read its Maildir.
+    let raw: string | undefined;
+    for (let i = 0; i < 100 && !raw; i++) {
+      raw = readMaildir(process.env.CUADRA_MAILDIR!).map((m) => m.raw).find((m) => m.toLowerCase().includes(`envelope-to: ${anaMail}`));
+      if (!raw) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(raw, 'delivered to the Maildir').toBeDefined();
+    expect(raw).toMatch(/Subject: =\?UTF-8\?|Subject: Desprendible de n/);
+    const pdf = pdfPartOf(raw!);
+    expect(pdf).not.toBeNull();
+    expect(pdfText(pdf!)).toMatch(/Neto a pagar: COP 1\.859\.926/);
+
+    // A second call sends nothing again.
+    const again = await payroll.call('payroll.send_payslips', { run_id: runId }, owner);
+    expect(again.output.sent).toBe(0);
+    expect(again.output.results.find((x: any) => x.employee_id === ana.id)).toMatchObject({ status: 'already_sent' });
+  }, 60_000);
+});
