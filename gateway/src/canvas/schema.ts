@@ -1,4 +1,4 @@
-import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, TOOL_NAME } from '@cuadra/shared';
+import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, TOOL_NAME, type MetricQuery, type RecordsQuery } from '@cuadra/shared';
 
 /**
  * The canvas block schema of specification §2.2–2.9 (CONTRACT.md §8) as JSON Schema 2020-12:
@@ -404,8 +404,8 @@ export interface Block {
   actions?: Action[];
   [payload: string]: unknown;
 }
-export interface MetricQuery { metric: string; days?: number; from?: string; to?: string; as_of?: string; compare?: string; interval?: string; horizon?: number; limit?: number; dimension_key?: string; target?: number }
-export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string }
+/** The two read queries, written once in the shared library. */
+export type { MetricQuery, RecordsQuery } from '@cuadra/shared';
 export interface StatCard { label: string; query?: MetricQuery; stat?: string; format?: string; currency?: string; value?: number; previous?: number; change_bps?: number; spark?: number[]; target?: number; [k: string]: unknown }
 export interface ParamControl { key: string; type?: (typeof PARAM_TYPES)[number]; label?: string; default?: string; required?: boolean; not_before?: string; source?: string; options?: { value: string; label?: string }[]; [k: string]: unknown }
 export interface Action { tool?: string; href?: string; label?: string; icon?: string; variant?: string; values?: Record<string, unknown>; prompt?: boolean; confirm?: string; field?: string; [k: string]: unknown }
