@@ -3,7 +3,8 @@ import { CuadraError } from './errors.ts';
 import type { Governance } from './governance/index.ts';
 import { containsText, listNewestFirst, type ListAnswer, type SeriesOptions } from './paging.ts';
 import type { Principal } from './principal.ts';
-import { DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, type RecordsQuery } from './queries.ts';
+import { daysBetween } from './periods.ts';
+import { DATE_SCHEMA, validateMetricQuery, validateRecordsQuery, type RecordsQuery } from './queries.ts';
 import type { ReadDeclarations, ReadKind } from './reads.ts';
 import { compileValidator, createAjv } from './validation.ts';
 
@@ -97,25 +98,10 @@ export function compositeTypeDefs(subgraph: string, readers: OwnedReaders): stri
   return fields.length ? `extend type Query {\n${fields.join('\n')}\n}\n` : '';
 }
 
-const ajv = createAjv();
-const validateRecords = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['source'],
-  properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
-});
-const validateMetric = compileValidator(ajv, {
-  type: 'object', additionalProperties: false, required: ['metric'],
-  properties: { metric: { type: 'string', minLength: 1, maxLength: 64 }, ...METRIC_QUERY_FIELDS },
-  dependentRequired: METRIC_QUERY_DEPENDENCIES,
-});
-const validateWindow = compileValidator(ajv, {
+const validateWindow = compileValidator(createAjv(), {
   type: 'object', additionalProperties: false, required: ['from', 'to', 'limit'],
   properties: { from: DATE_SCHEMA, to: DATE_SCHEMA, limit: { type: 'integer', minimum: 1, maximum: 400 }, overdue: { type: 'boolean' } },
 });
-
-/** Days from `a` to `b` (dates). */
-function daysBetween(a: string, b: string): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
-}
 
 /**
  * The module whose read reach a composite field needs for this call: the owner of the source,
@@ -137,7 +123,7 @@ export function compositeResolvers(subgraph: string, readers: OwnedReaders, gove
   const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance });
   if (Object.keys(readers.sources).length) {
     out[compositeField(subgraph, 'sources')] = async (_p, args, ctx) => {
-      validateRecords(args.query);
+      validateRecordsQuery(args.query);
       const q = args.query as RecordsQuery;
       const reader = Object.hasOwn(readers.sources, q.source) ? readers.sources[q.source] : undefined;
       if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the source "${q.source}".`, { field: '/source' });
@@ -146,7 +132,7 @@ export function compositeResolvers(subgraph: string, readers: OwnedReaders, gove
   }
   if (Object.keys(readers.metrics).length) {
     out[compositeField(subgraph, 'metrics')] = async (_p, args, ctx) => {
-      validateMetric(args.query);
+      validateMetricQuery(args.query);
       const q = args.query as MetricQuery;
       const reader = Object.hasOwn(readers.metrics, q.metric) ? readers.metrics[q.metric] : undefined;
       if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the metric "${q.metric}".`, { field: '/metric' });

@@ -49,7 +49,7 @@ export {
   positionKey, releasePosition,
 } from './paging.ts';
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
-export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, metricQueryValidator, validateRecordsQuery } from './queries.ts';
+export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, validateMetricQuery, validateRecordsQuery } from './queries.ts';
 export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
 export {

@@ -1,4 +1,4 @@
-import type { Logger, Principal } from '@cuadra/shared';
+import type { Approval, Logger, Principal } from '@cuadra/shared';
 import express, { Router, type Request, type Response } from 'express';
 import type { PeopleStore } from '../identity/people.ts';
 import type { IdentityStore } from '../identity/store.ts';
@@ -9,22 +9,6 @@ import { html, type CsrfGuard, type SafeHtml } from './html.ts';
 import { localeOf, type MessageKey, type Translator } from './i18n.ts';
 import { APP_ASSET_PATH, sendAppPage, serveAppAsset } from './shell.ts';
 
-/** An approval as `approvals.list` answers it (APPROVAL_VIEW_SCHEMA). */
-interface ApprovalRow {
-  id: string;
-  status: string;
-  mode: 'hold' | 'ask';
-  tool: string;
-  input: Record<string, unknown>;
-  requested_by: { type: string; id: string; credential_id: string; role: string; person?: string };
-  requested_at: string;
-  decided_by: { type: string; id: string; person?: string } | null;
-  decided_at: string | null;
-  reason: string | null;
-  result: { status: number; body: Record<string, unknown> } | null;
-  expires_at: string;
-  policy?: { id: string; name: string };
-}
 
 interface Session { user: string; grant: string }
 
@@ -61,7 +45,7 @@ export function approvalPages(deps: {
   };
 
   /** Names for the ids the sentences use, and for who asked: each looked up through a read tool, at most {@link MAX_LOOKUPS}. */
-  const lookUp = async (principal: Principal, workspace: string, rows: ApprovalRow[]): Promise<Names & { actors: Map<string, string> }> => {
+  const lookUp = async (principal: Principal, workspace: string, rows: Approval[]): Promise<Names & { actors: Map<string, string> }> => {
     const wanted: Wanted = { parties: new Set(), invoices: new Set(), bills: new Set() };
     for (const r of rows) wantedBy(r.tool, r.input, wanted);
     const names = { parties: new Map<string, string>(), invoices: new Map<string, string>(), bills: new Map<string, string>(), actors: new Map<string, string>() };
@@ -98,7 +82,7 @@ export function approvalPages(deps: {
 
   /** One page of the inbox through `approvals.list`, split into pending and the rest. */
   const load = async (principal: Principal, cursor: string | undefined) => {
-    const out = await deps.pipeline.invokeReadAs(principal, 'approvals.list', { limit: 100, ...(cursor ? { cursor } : {}) }) as { rows: ApprovalRow[]; next_cursor?: string };
+    const out = await deps.pipeline.invokeReadAs(principal, 'approvals.list', { limit: 100, ...(cursor ? { cursor } : {}) }) as { rows: Approval[]; next_cursor?: string };
     return { pending: out.rows.filter((r) => r.status === 'pending'), done: out.rows.filter((r) => r.status !== 'pending'), next: out.next_cursor };
   };
 
@@ -241,7 +225,7 @@ function actorText(t: Translator, who: { type: string; id: string; person?: stri
 }
 
 /** One approval: the sentence, who asked, the policy, the input on demand; a decision form while pending, the result after. */
-function item(t: Translator, r: ApprovalRow, names: Names & { actors: Map<string, string> }, decide: { csrf: string; ws: string } | null): SafeHtml {
+function item(t: Translator, r: Approval, names: Names & { actors: Map<string, string> }, decide: { csrf: string; ws: string } | null): SafeHtml {
   const sentence = describeCall(t, r.tool, r.input, names);
   const hid = `h-${r.id}`;
   const result = r.result;

@@ -2,99 +2,19 @@ import { CuadraError, type MetricQuery, type MetricReader, type ReadContext } fr
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
-import { rollupId, rollups, type RollupDoc } from '../../lib/rollup.ts';
+import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../lib/rollup-reads.ts';
 import { settings } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
-import { AGING_BUCKETS, agingBucket, type AgingBucket } from '../../lib/aging.ts';
-import { buckets, changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, positionDate, previousWindow, queryWindow, splitByMonths } from '../../lib/periods.ts';
+import { buckets, positionDate, previousWindow, queryWindow } from '../../lib/periods.ts';
 
 /** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;
 
-/** The contract shape of a metric answer (CONTRACT.md §8). */
-export type MetricAnswer = {
-  metric: string;
-  unit: 'money' | 'ratio' | 'count';
-  currency?: string;
-  series: { period: string; period_end: string; value: number; previous?: number }[];
-  summary: { value: number; previous?: number; change_bps?: number; target?: number };
-  rows?: Record<string, unknown>[];
-};
-
-async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
-  const out: RollupDoc[] = [];
-  for (let i = 0; i < ids.length; i += 400) {
-    out.push(...await rollups(db).find({ _id: { $in: ids.slice(i, i + 400) } }).lean<RollupDoc[]>());
-  }
-  return out;
-}
-
-/**
- * Sums of counters over several day ranges, reading each whole month from its monthly rollup and
- * only the edge days from daily ones; all documents in one `_id: {$in}` read.
- */
-async function rangeSums(db: Connection, workspace: string, currency: string, ranges: readonly { from: string; to: string }[]): Promise<((key: string | ((v: Record<string, number>) => number)) => number)[]> {
-  const plans = ranges.map((r) => {
-    const split = splitByMonths(r.from, r.to);
-    return [
-      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
-      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
-    ];
-  });
-  const docs = new Map((await byIds(db, [...new Set(plans.flat())])).map((d) => [d._id, d]));
-  return plans.map((ids) => (key) => ids.reduce((s, id) => {
-    const d = docs.get(id);
-    if (!d) return s;
-    return s + (typeof key === 'string' ? (d.v[key] ?? 0) : key(d.v));
-  }, 0));
-}
-
-/** How far past today documents may be dated and still be counted before a position date. */
-const FUTURE_MONTHS = 36;
-
-/**
- * Σ of a counter over all days up to and including `date`: the all-time rollup less the months
- * after `date`'s month (up to three years past today) and the days after `date` in its month.
- * Reads at most ~50 documents, by `_id`, whatever the history's length.
- */
-async function cumulative(db: Connection, workspace: string, currency: string, key: string, date: string, today: string): Promise<number> {
-  const month = date.slice(0, 7);
-  let horizon = (date > today ? date : today).slice(0, 7);
-  for (let i = 0; i < FUTURE_MONTHS; i++) horizon = nextMonth(horizon);
-  const later = [
-    ...monthsBetween(nextMonth(month), horizon).map((m) => rollupId(workspace, currency, 'm', m)),
-    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, currency, 'd', d)) : []),
-  ];
-  const [all] = await byIds(db, [rollupId(workspace, currency, 'a', 'all')]);
-  const after = await byIds(db, later);
-  return (all?.v[key] ?? 0) - after.reduce((s, d) => s + (d.v[key] ?? 0), 0);
-}
-
-/** Per-customer sums of `key` over a range: monthly rollups for whole months, daily ones for the edges. */
-async function customerTotals(db: Connection, workspace: string, currency: string, from: string, to: string, key: string): Promise<Map<string, { name: string; value: number }>> {
-  const split = splitByMonths(from, to);
-  const ids = split.days.flatMap((r) => daysOf(r.from, r.to).map((d) => rollupId(workspace, currency, 'd', d)));
-  if (split.months) ids.push(...monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)));
-  const out = new Map<string, { name: string; value: number }>();
-  for (const d of await byIds(db, ids)) {
-    for (const [customer, counters] of Object.entries(d.c ?? {})) {
-      const acc = out.get(customer) ?? { name: customer, value: 0 };
-      acc.value += counters[key] ?? 0;
-      if (d.n?.[customer]) acc.name = d.n[customer];
-      out.set(customer, acc);
-    }
-  }
-  return out;
-}
-
+export type { MetricAnswer };
 function statusCount(v: Record<string, number>): number {
   return INVOICE_STATUSES.reduce((s, st) => s + (v[`status_${st}`] ?? 0), 0);
-}
-
-function withTarget(summary: MetricAnswer['summary'], q: MetricQuery): MetricAnswer['summary'] {
-  return q.target === undefined ? summary : { ...summary, target: q.target };
 }
 
 /** A window metric: per bucket and for the whole window, with `previous` filled when the query compares. */
@@ -115,12 +35,6 @@ async function windowSeries(
     if (pbs[i]) point.previous = sums[pStart + 1 + i](key);
   });
   return { series, value, previous: sums[pStart](key) };
-}
-
-function summaryOf(value: number, previous: number | undefined, q: MetricQuery): MetricAnswer['summary'] {
-  if (previous === undefined) return withTarget({ value }, q);
-  const change = changeBps(value, previous);
-  return withTarget(change === undefined ? { value, previous } : { value, previous, change_bps: change }, q);
 }
 
 /**
@@ -177,19 +91,7 @@ async function receivablesMetric(db: Connection, workspace: string, q: MetricQue
       // From the due-date rollups: what was open at as_of on invoices due on each day/month is the
       // sum of their changes dated on or before as_of. > 90 days is the rest of the total.
       const asOf = positionDate(q, today);
-      const total = await cumulative(db, workspace, currency, 'ar', asOf, today);
-      let horizon = (asOf > today ? asOf : today).slice(0, 7);
-      for (let i = 0; i < FUTURE_MONTHS; i++) horizon = nextMonth(horizon);
-      const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, 'due', d));
-      const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizon).map((m) => rollupId(workspace, currency, 'duem', m));
-      const openAt = (d: RollupDoc) => Object.entries(d.e ?? {}).reduce((sum, [day, v]) => (day <= asOf ? sum + v : sum), 0);
-      const values: Record<AgingBucket, number> = { current: 0, '1_30': 0, '31_60': 0, '61_90': 0, over_90: 0 };
-      for (const d of await byIds(db, [...dayIds, ...monthIds])) {
-        const bucket = d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf);
-        values[bucket] += openAt(d);
-      }
-      values.over_90 = total - values.current - values['1_30'] - values['31_60'] - values['61_90'];
-      const rows = AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] }));
+      const { total, rows } = await agingAt(db, workspace, currency, 'ar', asOf, today);
       return {
         metric: q.metric, unit: 'money', currency, series: [{ period: asOf, period_end: asOf, value: total }],
         summary: withTarget({ value: total }, q), rows,
@@ -197,11 +99,11 @@ async function receivablesMetric(db: Connection, workspace: string, q: MetricQue
     }
     case 'top_customers': {
       const w = queryWindow(q, today);
-      const totals = await customerTotals(db, workspace, currency, w.from, w.to, 'revenue');
+      const totals = await partyTotals(db, workspace, currency, w.from, w.to, 'revenue');
       const ranked = [...totals.entries()].map(([customer_id, t]) => ({ customer_id, name: t.name, value: t.value }))
         .filter((r) => r.value !== 0).sort((a, b) => b.value - a.value || a.customer_id.localeCompare(b.customer_id)).slice(0, limit);
       let previousTotals: Map<string, { name: string; value: number }> | null = null;
-      if (q.compare) previousTotals = await customerTotals(db, workspace, currency, previousWindow(w, q.compare).from, previousWindow(w, q.compare).to, 'revenue');
+      if (q.compare) previousTotals = await partyTotals(db, workspace, currency, previousWindow(w, q.compare).from, previousWindow(w, q.compare).to, 'revenue');
       const rows = ranked.map((r) => (previousTotals ? { ...r, previous: previousTotals.get(r.customer_id)?.value ?? 0 } : r));
       const value = rows.reduce((s, r) => s + r.value, 0);
       const previous = previousTotals ? rows.reduce((s, r) => s + ((r as { previous?: number }).previous ?? 0), 0) : undefined;
