@@ -28,5 +28,9 @@ describe('module manifests', () => {
     expect(() => fromModules('sg', [a, a])).toThrow(/declared twice/);
     expect(() => fromModules('sg', [a, { ...a, name: 'b', readGuards: {} }])).toThrow(/"s" is declared by two modules/);
     expect(() => fromModules('sg', [a, { ...a, name: 'b', reads: {} }])).toThrow(/read guard of X/);
+    // A route of the old shape ({field, module}) is not a reader.
+    expect(() => fromModules('sg', [{ name: 'c', tools: [], reads: { sources: { s: { field: 'f', module: 'c' } as never } } }])).toThrow(/not a reader function/);
+    // A name the subgraph does not answer is guarded by its first module (the field then refuses the name).
+    expect((fromModules('sg', [a]).readGuards['Query.sgRecords'] as (args: unknown) => string)({ query: { source: 'elsewhere' } })).toBe('a');
   });
 });

@@ -127,5 +127,12 @@ describe('invoicesMetric and invoicesRecords over GraphQL', () => {
     expect(narrowed.body.errors[0].extensions.code).toBe('policy_denied');
     const agenda = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "receivables", window: $w) }', { w: { from: '2026-11-01', to: '2026-12-31', limit: 100 } }, owner);
     expect(agenda.body.data.invoicesAgenda).toEqual([expect.objectContaining({ date: '2026-12-02', source: 'receivables', kind: 'deadline', amount: 35700000 })]);
+    // The shared agenda field refuses a window it cannot answer, with the field at fault, before any reader runs.
+    const laneError = async (lane: string, w: unknown) => (await sg.graphql('query($l: String!, $w: JSON!) { invoicesAgenda(lane: $l, window: $w) }', { l: lane, w }, owner)).body.errors?.[0]?.extensions;
+    expect(await laneError('receivables', { from: '2026-12-31', to: '2026-11-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/to' });
+    expect(await laneError('receivables', { from: '2026-01-01', to: '2027-03-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/to' });
+    expect(await laneError('receivables', { from: '2026-13-01', to: '2026-12-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/from' });
+    expect(await laneError('receivables', { from: '2026-11-01', to: '2026-12-01', limit: 401 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
+    expect(await laneError('tasks', { from: '2026-11-01', to: '2026-12-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/sources' });
   });
 });
