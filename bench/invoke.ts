@@ -5,9 +5,12 @@
 //   (c) a bare express handler doing the same mongoose query
 //   (d) the same mutation through the gateway's /graphql (query planner) — what (a) avoids
 //   (e) (a) with a fresh Idempotency-Key on every request
-// Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a.
+// Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a, and per call for the gateway and
+// crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
+// BENCH_VARIANTS=abe runs some only; BENCH_PROFILE=1 also writes one V8 CPU profile per variant and
+// process under test-output/bench/probe/ (summarise with `node bench/profile-summary.ts <files>`).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
@@ -16,11 +19,7 @@ import { build } from '../scripts/build.ts';
 import { startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+import { perCall, Probe, sum } from './probe.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -31,10 +30,14 @@ await ensureRedisServer();
 await build();
 await buildMongoServerJar();
 const outDir = path.join(repoRoot, 'test-output', 'bench');
+const probeDir = path.join(outDir, 'probe');
+rmSync(probeDir, { recursive: true, force: true });
+mkdirSync(probeDir, { recursive: true });
+const only = process.env.BENCH_VARIANTS;
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
-  env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
 const barePort = await freePort();
 const bare = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-server.ts')], {
@@ -62,9 +65,16 @@ try {
     { key: 'e', label: 'gateway REST + Idempotency-Key', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), idempotent: true },
   ];
   const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
-  const gatewayPid = system.gateway.child.pid!;
-  const crmPid = system.subgraphs.crm.child.pid!;
-  for (const v of variants) {
+  const probes = { gateway: new Probe(probeDir, 'gateway', system.gateway.child.pid!), crm: new Probe(probeDir, 'crm', system.subgraphs.crm.child.pid!) };
+  const layers: string[] = [];
+  // What each process burns with no calls at all (sweeps, timers), to take out of the per-call figures:
+  // on a loaded machine few calls are done, and a fixed background would look like a per-call cost.
+  await Promise.all([probes.gateway.cut(), probes.crm.cut()]);
+  await new Promise((r) => setTimeout(r, 4000));
+  const [idleGw, idleCrm] = await Promise.all([probes.gateway.cut(), probes.crm.cut()]);
+  const idleRate = { gateway: idleGw.cpu_us / idleGw.wall_ms, crm: idleCrm.cpu_us / idleCrm.wall_ms };
+  console.log(`idle CPU: gateway ${(idleRate.gateway * 1000).toFixed(0)} µs/s, crm ${(idleRate.crm * 1000).toFixed(0)} µs/s (taken out of the per-call CPU below)`);
+  for (const v of variants.filter((x) => !only || only.includes(x.key))) {
     // Check the answer first: a bench of errors measures nothing.
     let counter = 0;
     // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
@@ -73,22 +83,33 @@ try {
     const probeText = await probe.text();
     if (probe.status !== 200 || !probeText.includes('Cliente 199')) throw new Error(`${v.label} answered ${probe.status}: ${probeText.slice(0, 200)}`);
     await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2, requests }); // warm-up
-    const before = { gateway: cpuMs(gatewayPid), crm: cpuMs(crmPid) };
+    await Promise.all([probes.gateway.cut(), probes.crm.cut()]); // ends the warm-up's window
     const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds, requests });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    const [gw, crm] = await Promise.all([probes.gateway.cut(), probes.crm.cut()]);
     // CPU per request is the cost that does not depend on how the 2 cores are shared out.
-    const gatewayCpu = ((cpuMs(gatewayPid) - before.gateway) / r.requests.total) * 1000;
-    const crmCpu = ((cpuMs(crmPid) - before.crm) / r.requests.total) * 1000;
+    const calls = r.requests.total;
+    const busy = { gateway: Math.max(0, gw.cpu_us - idleRate.gateway * gw.wall_ms), crm: Math.max(0, crm.cpu_us - idleRate.crm * crm.wall_ms) };
+    const gatewayCpu = busy.gateway / calls;
+    const crmCpu = busy.crm / calls;
+    for (const [name, w] of [['gateway', gw], ['crm', crm]] as const) {
+      if (busy[name] / calls < 20) continue; // not on this variant's path
+      layers.push(`(${v.key}) ${name.padEnd(7)} CPU ${(busy[name] / calls).toFixed(0).padStart(4)} µs/call; MongoDB ${(sum(w.mongo) / calls).toFixed(2)}/call (${perCall(w.mongo, calls)}); Redis ${(w.redisRoundTrips / calls).toFixed(2)} round trips/call, ${(sum(w.redisCommands) / calls).toFixed(2)} commands (${perCall(w.redisCommands, calls)})${w.profile ? `; profile ${path.relative(repoRoot, w.profile)}` : ''}`);
+    }
     results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, gatewayCpu, crmCpu };
     console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   CPU/request: gateway ${gatewayCpu.toFixed(0).padStart(4)} µs, crm ${crmCpu.toFixed(0).padStart(4)} µs`);
   }
+  console.log('per call, by process (probe windows over the measured run only):');
+  for (const line of layers) console.log(`  ${line}`);
   const ratio = (x: string, y: string) => `${x}/${y}: throughput ${(results[x].rps / results[y].rps).toFixed(2)}×, p50 latency ${(results[x].p50 / Math.max(results[y].p50, 0.5)).toFixed(2)}×`;
+  const have = (...k: string[]) => k.every((x) => results[x]);
   console.log(`ratios (${connections} connections, ${seconds} s each, 200 parties, newest 8 + count):`);
-  console.log(`  ${ratio('a', 'b')}`);
-  console.log(`  ${ratio('b', 'c')}`);
-  console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
-  console.log(`  ${ratio('a', 'c')}  (the whole pipeline — credential, limiter, validation, policy, ledger — against the bare query)`);
-  console.log(`  ${ratio('e', 'a')}  (an Idempotency-Key on every call)`);
+  if (have('a', 'b')) console.log(`  ${ratio('a', 'b')}; p50 added by the gateway ${(results.a.p50 - results.b.p50).toFixed(1)} ms`);
+  if (have('b', 'c')) console.log(`  ${ratio('b', 'c')}`);
+  if (have('d', 'a')) console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
+  if (have('a', 'c')) console.log(`  ${ratio('a', 'c')}  (the whole pipeline — credential, limiter, validation, policy, ledger — against the bare query)`);
+  if (have('e', 'a')) console.log(`  ${ratio('e', 'a')}  (an Idempotency-Key on every call)`);
+  for (const [k, x] of Object.entries(results)) if (x.p99 > 3 * x.p50) console.log(`  (${k}) p99 ${x.p99} ms is over 3× its p50 ${x.p50} ms`);
 } finally {
   bare.kill('SIGTERM');
   await system.stop();

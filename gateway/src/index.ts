@@ -1,4 +1,4 @@
-import { connectDatabase, createLogger, Governance, quotasFromEnv } from '@cuadra/shared';
+import { connectDatabase, createLogger, Governance, installProbe, quotasFromEnv } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { createGateway } from './server.ts';
 import { SUBGRAPHS, subgraphUrl } from './subgraphs.ts';
@@ -30,6 +30,7 @@ const gateway = await createGateway({
   quotas: quotasFromEnv(env),
   governance,
 });
+installProbe('gateway', { connections: [db, governanceDb], redis: [redis] });
 const { url } = await gateway.listen(port, host);
 log.info({ url }, 'gateway listening');
 

@@ -1,3 +1,4 @@
+import { probeEnabled } from './probe.ts';
 import mongoose, { type Connection, type Model, type Schema } from 'mongoose';
 
 /**
@@ -13,6 +14,8 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
     // services starting together is retried instead of failing one of them.
     autoIndex: false,
     autoCreate: false,
+    // The bench's probe counts commands (shared/src/probe.ts); off otherwise.
+    ...(probeEnabled() ? { monitorCommands: true } : {}),
   });
   await connection.asPromise();
   return connection;

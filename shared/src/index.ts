@@ -24,6 +24,7 @@ export { assertReach, classifyFailure, reaches } from './invoke.ts';
 export { ToolOwner } from './owner.ts';
 export type { OwnedAnswer, OwnedCall } from './owner.ts';
 export { runSubgraph } from './main.ts';
+export { installProbe } from './probe.ts';
 export { Governance } from './governance/index.ts';
 export { canonicalJson, inputDigest, sha256 } from './governance/digest.ts';
 export { CHECKPOINT_EVERY, GENESIS_HASH, Ledger, entryHash, ledgerReceiptScope } from './governance/ledger.ts';

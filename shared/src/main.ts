@@ -4,6 +4,7 @@ import { serviceConfig } from './config.ts';
 import { connectDatabase } from './db.ts';
 import { Governance } from './governance/index.ts';
 import { createLogger } from './logger.ts';
+import { installProbe } from './probe.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 
 /**
@@ -21,6 +22,7 @@ export async function runSubgraph(name: string, defaultPort: number, createServe
   const governance = new Governance(governanceDb, redis);
   await governance.init();
   const server = await createServer({ db, log, assertionPublicKey: config.assertionPublicKey, governance, peers: peersFromEnv() });
+  installProbe(name, { connections: [db, governanceDb], redis: [redis] });
   const { url } = await server.listen(config.port, config.host);
   log.info({ url }, `${name} subgraph listening`);
 

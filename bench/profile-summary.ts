@@ -1,0 +1,50 @@
+// `node bench/profile-summary.ts <file.cpuprofile> [calls]`: where a V8 CPU profile's time went,
+// by package/file (self time) and by function, as µs per call when the number of calls is given.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+
+const [file, callsArg] = process.argv.slice(2);
+const calls = Number(callsArg ?? 0);
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+
+function where(url: string): string {
+  if (!url) return '';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 'node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (url.startsWith('node:')) return url;
+  const m = /\/(shared|gateway|subgraphs\/[a-z]+)\/src\/(.*)$/.exec(url);
+  return m ? `${m[1]}/${m[2]}` : path.basename(url);
+}
+
+const groups = new Map<string, number>();
+const fns = new Map<string, number>();
+let total = 0;
+let busy = 0;
+for (const [id, us] of self) {
+  const n = byId.get(id)!;
+  const f = n.callFrame;
+  total += us;
+  const special = f.functionName.startsWith('(') && !f.url;
+  const g = special ? f.functionName : where(f.url) || `(native) ${f.functionName || 'anonymous'}`;
+  // The profiler's own stop call (the end of the probe's window) is not the service's work.
+  if (g === 'node:inspector') continue;
+  if (g !== '(idle)') busy += us;
+  groups.set(g, (groups.get(g) ?? 0) + us);
+  const key = `${f.functionName || '(anonymous)'} ${where(f.url)}:${f.lineNumber + 1}`;
+  fns.set(key, (fns.get(key) ?? 0) + us);
+}
+const fmt = (us: number) => (calls ? `${(us / calls).toFixed(1).padStart(7)} µs/call` : `${(us / 1000).toFixed(0).padStart(7)} ms`) + `  ${((100 * us) / busy).toFixed(1).padStart(5)}%`;
+console.log(`${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(busy / 1000).toFixed(0)} ms not idle${calls ? `, ${calls} calls: ${(busy / calls).toFixed(0)} µs/call busy` : ''}`);
+console.log('self time by package / file:');
+for (const [g, us] of [...groups].filter(([g]) => g !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${fmt(us)}  ${g}`);
+console.log('top functions (self):');
+for (const [k, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, 25)) if (!k.startsWith('(idle)')) console.log(`  ${fmt(us)}  ${k}`);

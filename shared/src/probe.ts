@@ -1,0 +1,88 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Session } from 'node:inspector/promises';
+import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+
+/**
+ * The bench's probe (`bench/`), off unless `CUADRA_PROBE_DIR` is set: each SIGUSR2 closes one
+ * measuring window and opens the next. A window's end writes `<dir>/<name>.<n>.json` with the
+ * process's MongoDB commands (driver command monitoring), Redis commands and round trips
+ * (ioredis calls and pipelines), CPU time and memory over the window; with
+ * `CUADRA_PROBE_PROFILE=1` also `<dir>/<name>.<n>.cpuprofile` (V8's sampling profiler, in
+ * process, so one profile per bench variant). Production never sets the variable: nothing is
+ * wrapped, no listener is added.
+ */
+export function probeEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.CUADRA_PROBE_DIR);
+}
+
+interface Counts { mongo: Record<string, number>; redisCommands: Record<string, number>; redisRoundTrips: number }
+
+export function installProbe(name: string, deps: { connections: Connection[]; redis: Redis[] }, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = env.CUADRA_PROBE_DIR;
+  if (!dir) return;
+  let counts: Counts = { mongo: {}, redisCommands: {}, redisRoundTrips: 0 };
+  for (const connection of deps.connections) {
+    connection.getClient().on('commandStarted', (e: { commandName: string; command: Record<string, unknown> }) => {
+      const target = e.command[e.commandName];
+      const key = typeof target === 'string' ? `${e.commandName} ${target}` : e.commandName;
+      counts.mongo[key] = (counts.mongo[key] ?? 0) + 1;
+    });
+  }
+  for (const redis of deps.redis) {
+    const r = redis as unknown as { sendCommand(cmd: { name: string; inTransaction?: boolean; pipelineIndex?: number }, stream?: unknown): unknown; pipeline(...a: unknown[]): { exec(...a: unknown[]): unknown } };
+    const send = r.sendCommand.bind(r);
+    r.sendCommand = (cmd, stream) => {
+      counts.redisCommands[cmd.name] = (counts.redisCommands[cmd.name] ?? 0) + 1;
+      // A pipelined command travels with the others: one round trip per pipeline (counted at exec).
+      if (cmd.pipelineIndex === undefined && !cmd.inTransaction) counts.redisRoundTrips++;
+      return send(cmd, stream);
+    };
+    const pipeline = r.pipeline.bind(r);
+    r.pipeline = (...a) => {
+      const p = pipeline(...a);
+      const exec = p.exec.bind(p);
+      p.exec = (...b) => {
+        counts.redisRoundTrips++;
+        return exec(...b);
+      };
+      return p;
+    };
+  }
+  const profile = env.CUADRA_PROBE_PROFILE === '1';
+  const session = profile ? new Session() : null;
+  session?.connect();
+  let window = 0;
+  let cpu = process.cpuUsage();
+  let opened = performance.now();
+  const startWindow = async () => {
+    counts = { mongo: {}, redisCommands: {}, redisRoundTrips: 0 };
+    cpu = process.cpuUsage();
+    opened = performance.now();
+    if (session) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 500 });
+      await session.post('Profiler.start');
+    }
+  };
+  void startWindow();
+  process.on('SIGUSR2', () => {
+    void (async () => {
+      const used = process.cpuUsage(cpu);
+      const wall = performance.now() - opened;
+      const n = window++;
+      const closing = counts;
+      const mem = process.memoryUsage();
+      if (session) {
+        const { profile: p } = await session.post('Profiler.stop');
+        writeFileSync(path.join(dir, `${name}.${n}.cpuprofile`), JSON.stringify(p));
+      }
+      writeFileSync(path.join(dir, `${name}.${n}.json`), JSON.stringify({
+        name, pid: process.pid, window: n, wall_ms: wall, cpu_us: used.user + used.system, ...closing,
+        memory: { rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external },
+      }));
+      await startWindow();
+    })();
+  });
+}
