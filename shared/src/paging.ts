@@ -244,21 +244,32 @@ export interface Page<T> {
  * buckets, or at bucket 0. No sort, skip or count reaches the store.
  */
 export async function pageNewestFirst<T>(model: Model<any>, options: PageOptions<T>): Promise<Page<T>> {
+  const { live: _live, ...page } = await readPage(model, options);
+  return page;
+}
+
+/** A page and, when its first read was the series' counter (a first page), the live count that read gave. */
+type PageRead<T> = Page<T> & { live?: number };
+
+async function readPage<T>(model: Model<any>, options: PageOptions<T>): Promise<PageRead<T>> {
   const series = seriesOf(model, options);
   const { workspace, limit } = options;
   const maxBuckets = Math.max(1, options.maxBuckets ?? DEFAULT_MAX_BUCKETS);
   let start: number;
+  let live: number | undefined;
   if (options.cursor) {
     start = decodeCursor(series, workspace, options.cursor);
   } else {
     const c = await counters(model.db).findOne({ _id: counterId(series, workspace) });
     start = (c?.seq ?? 0) + 1;
+    live = c?.live ?? 0;
   }
   const rows: T[] = [];
-  if (start <= 1) return { rows };
+  const withLive = (p: Page<T>): PageRead<T> => (live === undefined ? p : { ...p, live });
+  if (start <= 1) return withLive({ rows });
   let bucket = Math.floor((start - 1) / POS_BUCKET_SIZE);
   for (let read = 0; bucket >= 0; read++, bucket--) {
-    if (read >= maxBuckets) return { rows, next_cursor: encodeCursor(series, workspace, (bucket + 1) * POS_BUCKET_SIZE) };
+    if (read >= maxBuckets) return withLive({ rows, next_cursor: encodeCursor(series, workspace, (bucket + 1) * POS_BUCKET_SIZE) });
     const low = Math.max(1, bucket * POS_BUCKET_SIZE);
     const high = Math.min(bucket * POS_BUCKET_SIZE + POS_BUCKET_SIZE, start); // exclusive
     const keys = Array.from({ length: high - low }, (_, i) => positionKey(series, workspace, low + i));
@@ -270,11 +281,11 @@ export async function pageNewestFirst<T>(model: Model<any>, options: PageOptions
       rows.push(kept[i]);
       if (rows.length === limit) {
         const more = i < kept.length - 1 || bucket > 0;
-        return more ? { rows, next_cursor: encodeCursor(series, workspace, kept[i].pos!) } : { rows };
+        return withLive(more ? { rows, next_cursor: encodeCursor(series, workspace, kept[i].pos!) } : { rows });
       }
     }
   }
-  return { rows };
+  return withLive({ rows });
 }
 
 /** What a list tool or records source answers (CONTRACT §9). */
@@ -292,9 +303,10 @@ export type ListAnswer<R> = {
  * kept on write, so it answers none.
  */
 export async function listNewestFirst<T, R>(model: Model<any>, options: PageOptions<T>, view: (doc: T) => R): Promise<ListAnswer<R>> {
-  const page = await pageNewestFirst<T>(model, options);
+  const page = await readPage<T>(model, options);
   const answer: ListAnswer<R> = { rows: page.rows.map(view) };
-  if (!options.match) answer.total = await countFromCounter(model.db, seriesOf(model, options), options.workspace);
+  // A first page read the counter already (seq and live are one document): its count is that read's.
+  if (!options.match) answer.total = page.live !== undefined ? Math.max(page.live, 0) : (await countFromCounter(model.db, seriesOf(model, options), options.workspace));
   if (page.next_cursor) answer.next_cursor = page.next_cursor;
   return answer;
 }
