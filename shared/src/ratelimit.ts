@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { CuadraError } from './errors.ts';
 import type { Principal } from './principal.ts';
 
@@ -12,7 +11,7 @@ export function parseQuota(text: string | undefined, fallback: Quota): Quota {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) throw new Error(`A rate-limit quota looks like 600/60 (requests/seconds), not "${text}".`);
   const quota = { points: Number(match[1]), seconds: Number(match[2]) };
-  // A window of 0 s never expires in rate-limiter-flexible: a credential would be blocked for good.
+  // A window of 0 s never expires: a credential would be blocked for good.
   if (quota.points < 1 || quota.seconds < 1) throw new Error(`A rate-limit quota needs at least 1 request per at least 1 second, not "${text}".`);
   return quota;
 }
@@ -37,18 +36,43 @@ export function redisKeyPrefix(env: NodeJS.ProcessEnv = process.env): string {
 export type RateLimitHeaders = Record<string, string>;
 
 /**
+ * Both counters of a call in one script, so one round trip: for each key, a fixed window as
+ * rate-limiter-flexible keeps it (same keys, same arithmetic): create at 0 with the window's
+ * expiry when absent, add the points, read the time left (an expiry lost is set again).
+ * Answers {consumed₁, pttl₁, consumed₂, pttl₂}.
+ */
+const CONSUME_BOTH = `local out = {}
+for i = 1, 2 do
+  redis.call('set', KEYS[i], 0, 'EX', ARGV[i], 'NX')
+  local consumed = redis.call('incrby', KEYS[i], 1)
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl == -1 then
+    redis.call('expire', KEYS[i], ARGV[i])
+    ttl = 1000 * ARGV[i]
+  end
+  out[2 * i - 1] = consumed
+  out[2 * i] = ttl
+end
+return out`;
+
+interface Counted { name: 'credential' | 'workspace'; remaining: number; msBeforeNext: number; limited: boolean }
+
+/**
  * The limiter shared by every instance: counters live in Redis, so two gateways on
- * one Redis enforce one limit. A call is counted against its credential and its workspace.
+ * one Redis enforce one limit. A call is counted against its credential and its workspace,
+ * both in one Redis round trip.
  */
 export class RateLimiter {
-  readonly #credential: RateLimiterRedis;
-  readonly #workspace: RateLimiterRedis;
+  readonly #redis: Redis & { cuadraConsumeBoth?: (...args: (string | number)[]) => Promise<number[]> };
   readonly #quotas: { credential: Quota; workspace: Quota };
+  readonly #prefix: string;
 
   constructor(redis: Redis, quotas: { credential: Quota; workspace: Quota }, keyPrefix = `${redisKeyPrefix()}:rl`) {
     this.#quotas = quotas;
-    this.#credential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${keyPrefix}:cred`, points: quotas.credential.points, duration: quotas.credential.seconds });
-    this.#workspace = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${keyPrefix}:ws`, points: quotas.workspace.points, duration: quotas.workspace.seconds });
+    this.#prefix = keyPrefix;
+    this.#redis = redis;
+    // EVALSHA with a fallback to EVAL when the script cache is empty (after a Redis restart).
+    if (!this.#redis.cuadraConsumeBoth) redis.defineCommand('cuadraConsumeBoth', { numberOfKeys: 2, lua: CONSUME_BOTH });
   }
 
   /**
@@ -57,35 +81,35 @@ export class RateLimiter {
    * Redis cannot be reached (the limit is never silently skipped).
    */
   async consume(principal: Principal): Promise<RateLimitHeaders> {
-    const [cred, ws] = await Promise.allSettled([
-      this.#credential.consume(principal.credential_id),
-      this.#workspace.consume(principal.workspace),
-    ]);
-    const results: { name: 'credential' | 'workspace'; res: RateLimiterRes; limited: boolean }[] = [];
-    for (const [name, settled] of [['credential', cred], ['workspace', ws]] as const) {
-      if (settled.status === 'fulfilled') results.push({ name, res: settled.value, limited: false });
-      else if (settled.reason instanceof RateLimiterRes) results.push({ name, res: settled.reason, limited: true });
-      else throw new CuadraError('unavailable', 'The rate limiter cannot be reached; nothing was done. Try again shortly.', { cause: settled.reason });
+    const { credential, workspace } = this.#quotas;
+    let raw: number[];
+    try {
+      raw = await this.#redis.cuadraConsumeBoth!(
+        `${this.#prefix}:cred:${principal.credential_id}`, `${this.#prefix}:ws:${principal.workspace}`, credential.seconds, workspace.seconds,
+      );
+    } catch (err) {
+      throw new CuadraError('unavailable', 'The rate limiter cannot be reached; nothing was done. Try again shortly.', { cause: err });
     }
+    const results: Counted[] = (['credential', 'workspace'] as const).map((name, i) => {
+      const consumed = Number(raw[2 * i]);
+      const points = this.#quotas[name].points;
+      return { name, remaining: Math.max(points - consumed, 0), msBeforeNext: Number(raw[2 * i + 1]), limited: consumed > points };
+    });
     const policy = results.map(({ name }) => `"${name}";q=${this.#quotas[name].points};w=${this.#quotas[name].seconds}`).join(', ');
     // The RateLimit field reports the policy closest to being spent.
-    const tightest = results.reduce((a, b) => (remaining(b.res) < remaining(a.res) ? b : a));
-    const reset = Math.ceil(tightest.res.msBeforeNext / 1000);
+    const tightest = results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+    const reset = Math.ceil(tightest.msBeforeNext / 1000);
     const headers: RateLimitHeaders = {
       'RateLimit-Policy': policy,
-      RateLimit: `"${tightest.name}";r=${remaining(tightest.res)};t=${reset}`,
+      RateLimit: `"${tightest.name}";r=${tightest.remaining};t=${reset}`,
     };
     const limited = results.filter((r) => r.limited);
     if (limited.length > 0) {
-      const retryAfter = Math.max(1, ...limited.map((r) => Math.ceil(r.res.msBeforeNext / 1000)));
+      const retryAfter = Math.max(1, ...limited.map((r) => Math.ceil(r.msBeforeNext / 1000)));
       throw new CuadraError('rate_limited', `Too many requests for this ${limited[0].name}; wait ${retryAfter} s and retry.`, {
         extra: { headers: { ...headers, 'Retry-After': String(retryAfter) } },
       });
     }
     return headers;
   }
-}
-
-function remaining(res: RateLimiterRes): number {
-  return Math.max(0, res.remainingPoints);
 }
