@@ -1,4 +1,4 @@
-import { ASSERTION_HEADER, CuadraError, OUTCOME_UNKNOWN_MESSAGE, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
+import { ASSERTION_HEADER, CuadraError, OUTCOME_UNKNOWN_MESSAGE, TOOL_INVOKE_PATH, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
 
 /**
  * Failures that prove the request never reached the subgraph: the connection was never made.
@@ -20,7 +20,8 @@ import { errorFromGraph } from './refusals.ts';
 /**
  * Sends invokes straight to the owning subgraph's tool mutation over kept-alive
  * connections (one undici pool per subgraph), skipping the query planner: the tool
- * mutation is a single field on a single subgraph, so there is nothing to plan.
+ * mutation is a single field on a single subgraph, so there is nothing to plan — and
+ * skipping GraphQL too (the subgraph's `POST /invoke` runs the same field's code).
  */
 export class SubgraphForwarder {
   readonly #pools = new Map<string, Pool>();
@@ -47,15 +48,13 @@ export class SubgraphForwarder {
    */
   async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string } = {}): Promise<OwnedAnswer> {
     const mutation = toolMutationName(subgraph);
-    const body = JSON.stringify({
-      query: `mutation Invoke($tool: String!, $input: JSON!, $key: String, $approval: String) { ${mutation}(tool: $tool, input: $input, idempotencyKey: $key, approvalId: $approval) }`,
-      variables: { tool, input, key: options.idempotencyKey ?? null, approval: options.approvalId ?? null },
-    });
+    // The tool mutation's own route: the same arguments and answer as the GraphQL field, no document to execute.
+    const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null });
     let status: number;
     let payload: { data?: Record<string, OwnedAnswer> | null; errors?: { message: string; extensions?: { code?: string; field?: string; extra?: Record<string, unknown> } }[]; code?: string };
     try {
       const res = await this.#pool(subgraph).request({
-        path: '/graphql',
+        path: TOOL_INVOKE_PATH,
         method: 'POST',
         headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion },
         body,

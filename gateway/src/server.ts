@@ -91,6 +91,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const app = express();
   app.disable('x-powered-by');
+  // No automatic ETag (a SHA-1 of every JSON answer, tool answers included); static assets set their own.
+  app.set('etag', false);
   app.set('trust proxy', false);
 
   app.use(methodGuard(refusalCtx));

@@ -82,6 +82,13 @@ export class AssertionVerifier {
     this.#publicKey = publicKey;
   }
 
+  /** The principal of a token verified before and not expired since, without any decoding; else undefined. */
+  cached(token: string | undefined): Principal | undefined {
+    if (!token) return undefined;
+    const hit = this.#cache.get(token);
+    return hit && hit.exp > Date.now() / 1000 ? hit.principal : undefined;
+  }
+
   /** The principal the token asserts, or `unauthenticated`. */
   verify(token: string | undefined): Principal {
     if (!token) throw new CuadraError('unauthenticated', 'This service only answers calls that come through the Cuadra gateway.');

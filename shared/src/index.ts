@@ -40,7 +40,7 @@ export type { StoredAnswer } from './governance/idempotency.ts';
 export { ensureModel, modelOn } from './db.ts';
 export type { ToolAnswer } from './invoke.ts';
 export { connectDatabase, databaseAnswers } from './db.ts';
-export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, subgraphTypeDefs, toolMutationName } from './subgraph.ts';
+export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';
 export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphModule, SubgraphServer } from './subgraph.ts';
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';

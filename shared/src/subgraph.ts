@@ -26,6 +26,12 @@ import { createRegistry, type ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
 import type { OwnedModules } from './module.ts';
 
+/** The tool mutation's arguments (GraphQL or the POST /invoke body). */
+interface ToolMutationArgs { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }
+
+/** Where a subgraph answers the tool mutation without GraphQL (same assertion, same owner, same answer). */
+export const TOOL_INVOKE_PATH = '/invoke';
+
 /** GraphQL context of every subgraph request: the caller, sealed to one workspace. */
 export interface SubgraphContext {
   principal: Principal;
@@ -123,16 +129,18 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance) : {}) } } }, registry);
   const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, peers: deps.peers });
+  // The tool mutation, reached through the graph or, without GraphQL, at POST /invoke (below).
+  const runTool = (args: ToolMutationArgs, principal: Principal) => {
+    // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
+    if (principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
+    return owner.call({ tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined });
+  };
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,
     JSON: GraphQLJSON,
     Mutation: {
       ...(def.resolvers.Mutation as object | undefined),
-      [mutationName]: (_: unknown, args: { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }, ctx: SubgraphContext) => {
-        // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
-        if (ctx.principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
-        return owner.call({ tool: args.tool, input: args.input, principal: ctx.principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined });
-      },
+      [mutationName]: (_: unknown, args: ToolMutationArgs, ctx: SubgraphContext) => runTool(args, ctx.principal),
     },
   } as GraphQLResolverMap<any>;
 
@@ -147,20 +155,42 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
 
   const app = express();
   app.disable('x-powered-by');
+  // Answers here are POST answers to the gateway: an ETag (a SHA-1 of every body) serves no one.
+  app.set('etag', false);
   app.get('/healthz', async (_req, res) => {
     const ok = await databaseAnswers(deps.db);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', subgraph: def.name, database: ok ? 'ok' : 'unavailable' });
   });
-  app.use('/graphql', (req, res, next) => {
+  const checkAssertion: express.RequestHandler = (req, res, next) => {
     try {
       const token = req.header(ASSERTION_HEADER);
-      const principal = deps.peers && isServiceAssertion(token) ? verifyServiceAssertion(token!, deps.peers.publicKey) : verifier.verify(token);
+      // A gateway assertion verified before is answered from the verifier's cache without decoding anything.
+      const principal = verifier.cached(token) ?? (deps.peers && isServiceAssertion(token) ? verifyServiceAssertion(token!, deps.peers.publicKey) : verifier.verify(token));
       res.locals.principal = principal;
       next();
     } catch (err) {
       const e = err as CuadraError;
       res.status(401).json(e.toBody());
     }
+  };
+  app.use('/graphql', checkAssertion);
+  // The tool mutation without GraphQL (what the gateway's REST, MCP and canvas invokes use): the same
+  // assertion check, the same owner call, the same answer as `{data: {<mutation>: answer}}` or
+  // `{errors: [...]}` — without parsing, validating and executing a GraphQL document per call.
+  app.post(TOOL_INVOKE_PATH, checkAssertion, express.json({ limit: '2mb' }), async (req, res) => {
+    const args = req.body as ToolMutationArgs;
+    if (typeof args?.tool !== 'string' || !('input' in args) || (args.idempotencyKey != null && typeof args.idempotencyKey !== 'string') || (args.approvalId != null && typeof args.approvalId !== 'string')) {
+      res.status(400).json({ error: 'Send {tool, input, idempotencyKey?, approvalId?}.', code: 'invalid_input', field: '' });
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = { data: { [mutationName]: await runTool(args, res.locals.principal as Principal) } };
+    } catch (err) {
+      payload = { errors: [formatSubgraphError({ message: (err as Error)?.message ?? String(err), path: [mutationName] }, err, deps.log)] };
+    }
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify(payload));
   });
   app.use(
     '/graphql',

@@ -250,6 +250,14 @@ describe('the buyer comes from crm, through the graph', () => {
     // An assertion signed by any other key is not the deployment's.
     const forged = signServiceAssertion('invoices', owner.workspace, generateSigningKeyPair().privateKey);
     expect((await post(forged, '{ parties { id } }')).status).toBe(401);
+    // The same at POST /invoke, the tool mutation without GraphQL that the gateway uses.
+    const invoke = (headers: Record<string, string>) => fetch(`${crmPeer().url}/invoke`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ tool: 'parties.create', input: { name: 'X', kind: 'customer' } }),
+    });
+    expect(((await (await invoke({ [ASSERTION_HEADER]: mine })).json()) as any).errors?.[0]?.extensions?.code).toBe('policy_denied');
+    expect((await invoke({ [ASSERTION_HEADER]: forged })).status).toBe(401);
+    expect((await invoke({})).status).toBe(401);
+    expect(await crmPeer().db.collection('parties').countDocuments({ workspace: owner.workspace, name: 'X' })).toBe(0);
   });
 
   it('answers unavailable, having done nothing, when crm does not answer', async () => {
