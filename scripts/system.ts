@@ -60,8 +60,8 @@ export interface RunningSystem {
 
 const nodeBin = process.execPath;
 
-/** Waits until `url` answers 200, or the child exits, or the time is up. */
-async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = 60_000): Promise<void> {
+/** Waits until `url` answers 200, or the child exits, or the time is up (`CUADRA_START_TIMEOUT_MS`, default 60 s: more on a crowded machine). */
+async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS ?? 60_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;
