@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { newId } from './credentials.ts';
 import { CuadraError, isCuadraError, OUTCOME_UNKNOWN_MESSAGE, refusalBody, statusOf } from './errors.ts';
-import { decide } from './governance/policies.ts';
+import { decide, type Policy } from './governance/policies.ts';
 import { ledgerReceiptScope } from './governance/ledger.ts';
 import { inputDigest } from './governance/digest.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
@@ -196,6 +196,10 @@ export class ToolOwner {
     const input = call.input as Record<string, unknown>;
     const digest = inputDigest(input);
     attempt.digest = digest;
+    // The policies that decide this call are read while the key is taken (one round trip less to
+    // wait for); a failure to read them surfaces where they are used, as before.
+    const policies = call.approvalId ? undefined : this.#governance.policies.forEvaluation(call.principal.workspace);
+    policies?.catch(() => undefined);
 
     if (call.idempotencyKey) {
       let keyed;
@@ -216,7 +220,7 @@ export class ToolOwner {
       }
       attempt.keyed = keyed;
     }
-    const answer = await this.#decideAndRun(tool, input, digest, call, started, attempt);
+    const answer = await this.#decideAndRun(tool, input, digest, call, started, attempt, policies);
     if (attempt.keyed && !attempt.keySettled) {
       // Server failures before any action are not kept: nothing was done, so a retry may run.
       if (answer.status >= 500 && answer.body.code !== 'outcome_unknown') await attempt.keyed.release();
@@ -226,7 +230,7 @@ export class ToolOwner {
     return answer;
   }
 
-  async #decideAndRun(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, call: OwnedCall, started: number, attempt: Attempt): Promise<OwnedAnswer> {
+  async #decideAndRun(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, call: OwnedCall, started: number, attempt: Attempt, loading?: Promise<Policy[]>): Promise<OwnedAnswer> {
     const { principal } = call;
     const record = async (answer: OwnedAnswer, approvalId?: string) => {
       await this.#governance.ledger.append({
@@ -248,7 +252,7 @@ export class ToolOwner {
       return answer;
     }
 
-    const policies = await this.#governance.policies.forEvaluation(principal.workspace);
+    const policies = await (loading ?? this.#governance.policies.forEvaluation(principal.workspace));
     const amount = tool.amount ? tool.amount(input) : null;
     const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount });
     if (effect === 'deny') {

@@ -264,11 +264,15 @@ export class Ledger {
       }
       if (inserted > 0) {
         const last = entries[inserted - 1];
-        await this.#heads.updateOne({ _id: workspace, seq: { $lt: last.seq } }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true }).catch((err: { code?: number }) => {
-          if (err.code !== 11000) throw err;
-        });
+        // The head hint and the anchor go together once the entries are stored (a hint left behind
+        // by a crash here is the lagging hint #keepCutEvidence and #repairHead already allow for).
+        await Promise.all([
+          this.#heads.updateOne({ _id: workspace, seq: { $lt: last.seq } }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true }).catch((err: { code?: number }) => {
+            if (err.code !== 11000) throw err;
+          }),
+          this.#anchor(workspace, entries.slice(0, inserted)),
+        ]);
         this.#headCache.set(workspace, { _id: workspace, seq: last.seq, hash: last.hash });
-        await this.#anchor(workspace, entries.slice(0, inserted));
         for (let i = 0; i < inserted; i++) rest[i].resolve(entries[i]);
       }
       rest = rest.slice(inserted);
