@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '@cuadra/shared';
+import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { postedBill, vendor } from './bills-helpers.ts';
+
+/** Issue 17 (books): dimensions and profitability, cash flow, printable statements, rollup backfill. */
+
+let sg: TestSubgraph;
+beforeAll(async () => {
+  sg = await startInvoices();
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+const unwrap = (r: { status: number; body: any }, field: string) => {
+  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
+  return r.body.data[field];
+};
+const metric = async (owner: Principal, query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner), 'invoicesMetric');
+const metricError = async (owner: Principal, query: Record<string, unknown>) => {
+  const r = await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner);
+  return { code: r.body.errors?.[0]?.extensions?.code, field: r.body.errors?.[0]?.extensions?.field };
+};
+const records = async (owner: Principal, query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: query }, owner), 'invoicesRecords');
+
+async function call(owner: Principal, tool: string, input: Record<string, unknown>) {
+  const r = await sg.call(tool, input, owner);
+  if (!r.ok) throw new Error(`${tool} failed: ${r.code} ${r.field} ${r.message}`);
+  return r.output;
+}
+
+async function manual(owner: Principal, date: string, memo: string, lines: Record<string, unknown>[]) {
+  const d = await call(owner, 'journal.create', { date, memo, lines });
+  return (await call(owner, 'journal.post', { id: d.entry.id })).entry;
+}
+
+describe('dimensions and tags: tools, sources, refusals, sealing', () => {
+  it('cost_center exists everywhere; dimensions and tags are created, listed, archived; refusals name the field', async () => {
+    const owner = testPrincipal();
+    expect((await call(owner, 'dimensions.list', {})).rows).toEqual([{ key: 'cost_center', name: 'Centro de costo', default: true, status: 'active' }]);
+    expect((await call(owner, 'dimensions.create', { key: 'proyecto', name: 'Proyecto' })).dimension).toEqual({ key: 'proyecto', name: 'Proyecto', default: false, status: 'active' });
+    expect(await sg.call('dimensions.create', { key: 'proyecto', name: 'Otro' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('dimensions.create', { key: 'cost_center', name: 'CC' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('dimensions.create', { key: 'Proyecto X', name: 'x' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/key' });
+    await call(owner, 'dimensions.create_tag', { dimension: 'cost_center', key: 'ventas', name: 'Ventas' });
+    await call(owner, 'dimensions.create_tag', { dimension: 'cost_center', key: 'admin', name: 'Administración' });
+    await call(owner, 'dimensions.create_tag', { dimension: 'proyecto', key: 'erp-2026', name: 'Implantación ERP' });
+    expect(await sg.call('dimensions.create_tag', { dimension: 'region', key: 'x', name: 'x' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/dimension' });
+    expect(await sg.call('dimensions.create_tag', { dimension: 'cost_center', key: 'ventas', name: 'x' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.call('dimensions.create_tag', { dimension: 'cost_center', key: 'Ventas!', name: 'x' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/key' });
+    expect((await call(owner, 'dimensions.archive_tag', { dimension: 'cost_center', key: 'admin' })).tag).toEqual({ dimension: 'cost_center', key: 'admin', name: 'Administración', status: 'inactive' });
+    expect(await sg.call('dimensions.archive_tag', { dimension: 'cost_center', key: 'nada' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+
+    // Lines are tagged only with active tags of active dimensions.
+    const je = (tags: Record<string, unknown>) => sg.call('journal.create', { date: '2026-10-02', memo: 'x', lines: [{ account: '5195', debit: 100, tags }, { account: '111005', credit: 100 }] }, owner);
+    expect(await je({ cost_center: 'admin' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/cost_center' });
+    expect(await je({ cost_center: 'nadie' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/cost_center' });
+    expect(await je({ region: 'norte' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/region' });
+    expect(await je({ cost_center: 'Ventas Norte' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/cost_center' });
+    await call(owner, 'dimensions.archive', { key: 'proyecto' });
+    expect(await je({ proyecto: 'erp-2026' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/proyecto' });
+    await call(owner, 'dimensions.archive', { key: 'proyecto', restore: true });
+    expect(await je({ proyecto: 'erp-2026', cost_center: 'ventas' })).toMatchObject({ ok: true });
+    await call(owner, 'dimensions.archive_tag', { dimension: 'cost_center', key: 'admin', restore: true });
+    expect(await je({ cost_center: 'admin' })).toMatchObject({ ok: true });
+    expect(await sg.call('invoices.create', { customer_id: 'pty_nobody', currency: 'COP', lines: [{ description: 'x', quantity: 1, unit_price: 100, tags: { cost_center: 'nadie' } }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/cost_center' });
+    expect(await sg.call('bills.create', { vendor_id: 'pty_nobody', supplier_number: 'FE-1', currency: 'COP', lines: [{ description: 'x', account: '5135', quantity: 1, unit_price: 100, tags: { cost_center: 'nadie' } }] }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/tags/cost_center' });
+
+    // Sources (specification §2.5): tags by ref (dimension), status, search; tag_dimensions by search.
+    expect((await records(owner, { source: 'tags' })).rows.map((r: any) => `${r.dimension}/${r.key}`)).toEqual(['cost_center/admin', 'cost_center/ventas', 'proyecto/erp-2026']);
+    expect((await records(owner, { source: 'tags', ref: 'proyecto' })).rows.map((r: any) => r.key)).toEqual(['erp-2026']);
+    expect((await records(owner, { source: 'tags', search: 'admin' })).rows.map((r: any) => r.key)).toEqual(['admin']);
+    expect((await records(owner, { source: 'tags', status: 'inactive' })).rows).toEqual([]);
+    const paged = await records(owner, { source: 'tags', limit: 2 });
+    expect(paged.rows).toHaveLength(2);
+    expect((await records(owner, { source: 'tags', limit: 2, cursor: paged.next_cursor })).rows.map((r: any) => r.key)).toEqual(['erp-2026']);
+    await expect(records(owner, { source: 'tags', status: 'archived' })).rejects.toMatchObject({ code: 'invalid_input', field: '/status' });
+    await expect(records(owner, { source: 'tags', kind: 'x' })).rejects.toMatchObject({ code: 'invalid_input', field: '/kind' });
+    expect((await records(owner, { source: 'tag_dimensions', status: 'whatever' })).rows.map((r: any) => r.key)).toEqual(['cost_center', 'proyecto']);
+    expect((await records(owner, { source: 'tag_dimensions', search: 'proy' })).rows.map((r: any) => r.key)).toEqual(['proyecto']);
+
+    // Another workspace sees none of it.
+    const stranger = testPrincipal();
+    expect((await records(stranger, { source: 'tags' })).rows).toEqual([]);
+    expect((await records(stranger, { source: 'tag_dimensions' })).rows.map((r: any) => r.key)).toEqual(['cost_center']);
+    expect(await sg.call('dimensions.archive_tag', { dimension: 'cost_center', key: 'ventas' }, stranger)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
+
+describe('profitability by dimension: tags from invoices, bills and manual entries add up to the result', () => {
+  let owner: Principal;
+  beforeAll(async () => {
+    owner = await configuredWorkspace(sg);
+    await call(owner, 'dimensions.create', { key: 'sucursal', name: 'Sucursal' });
+    for (const [dimension, key, name] of [['cost_center', 'ventas', 'Ventas'], ['cost_center', 'proyectos', 'Proyectos'], ['cost_center', 'admin', 'Administración'], ['sucursal', 'bogota', 'Bogotá']]) {
+      await call(owner, 'dimensions.create_tag', { dimension, key, name });
+    }
+    // Invoice 2026-10-05: A 10,000,000 {ventas, bogota}; B 4,000,000 {proyectos}; C 1,000,000 untagged; VAT 19 %.
+    const inv = await draft(sg, owner, {
+      issue_date: '2026-10-05', due_date: '2026-11-04', lines: [
+        { description: 'Licencias', quantity: 1, unit_price: 10000000, tax_rate_ppm: 190000, tags: { cost_center: 'ventas', sucursal: 'bogota' } },
+        { description: 'Implantación', quantity: 1, unit_price: 4000000, tax_rate_ppm: 190000, tags: { cost_center: 'proyectos' } },
+        { description: 'Soporte', quantity: 1, unit_price: 1000000, tax_rate_ppm: 190000 },
+      ],
+    });
+    expect(inv.lines[0].tags).toEqual({ cost_center: 'ventas', sucursal: 'bogota' });
+    await call(owner, 'invoices.post', { id: inv.id });
+    // Bill 2026-10-10: 5135 2,000,000 {ventas}; 5120 1,500,000 untagged; no VAT.
+    const v = await vendor(owner);
+    await postedBill(sg, owner, v, {
+      issue_date: '2026-10-10', due_date: '2026-11-10', lines: [
+        { description: 'Publicidad', account: '5135', quantity: 1, unit_price: 2000000, tags: { cost_center: 'ventas' } },
+        { description: 'Arriendo', account: '5120', quantity: 1, unit_price: 1500000 },
+      ],
+    });
+    // Manual 2026-10-20: Dr 5195 500,000 {proyectos}; 2026-10-25: Dr 5195 300,000 {admin}; both Cr 111005.
+    await manual(owner, '2026-10-20', 'Viáticos proyecto', [{ account: '5195', debit: 500000, tags: { cost_center: 'proyectos' } }, { account: '111005', credit: 500000 }]);
+    await manual(owner, '2026-10-25', 'Papelería', [{ account: '5195', debit: 300000, tags: { cost_center: 'admin' } }, { account: '111005', credit: 300000 }]);
+  });
+
+  it('the invoice\'s and the bill\'s journal entries carry the lines\' tags', async () => {
+    const entries = (await records(owner, { source: 'journal_entries', limit: 10 })).rows;
+    const inv = entries.find((e: any) => e.source.kind === 'invoice');
+    expect(inv.lines.filter((l: any) => l.account === '413595')).toEqual([
+      { account: '413595', name: expect.any(String), debit: 0, credit: 10000000, party_id: null, tags: { cost_center: 'ventas', sucursal: 'bogota' } },
+      { account: '413595', name: expect.any(String), debit: 0, credit: 4000000, party_id: null, tags: { cost_center: 'proyectos' } },
+      { account: '413595', name: expect.any(String), debit: 0, credit: 1000000, party_id: null },
+    ]);
+    const bill = entries.find((e: any) => e.source.kind === 'bill');
+    expect(bill.lines.filter((l: any) => l.account.startsWith('51'))).toEqual([
+      { account: '5135', name: 'Servicios', debit: 2000000, credit: 0, party_id: null, tags: { cost_center: 'ventas' } },
+      { account: '5120', name: 'Arrendamientos', debit: 1500000, credit: 0, party_id: null },
+    ]);
+  });
+
+  it('by cost_center: per-tag figures as by hand, the untagged row, Σ rows = the income statement\'s result', async () => {
+    // By hand, October 2026:
+    //   income  ventas 10,000,000 · proyectos 4,000,000 · untagged 1,000,000            = 15,000,000
+    //   costs   ventas  2,000,000 · proyectos   500,000 · admin 300,000 · untagged 1,500,000 = 4,300,000
+    //   result  ventas  8,000,000 · proyectos 3,500,000 · admin −300,000 · untagged −500,000 = 10,700,000
+    const p = await metric(owner, { metric: 'profitability', from: '2026-10-01', to: '2026-10-31', interval: 'month', target: 12000000 });
+    expect(p.summary).toEqual({ value: 10700000, target: 12000000 });
+    expect(p.rows.map((r: any) => [r.kind, r.tag, r.name, r.income, r.costs, r.value])).toEqual([
+      ['tag', 'ventas', 'Ventas', 10000000, 2000000, 8000000],
+      ['tag', 'proyectos', 'Proyectos', 4000000, 500000, 3500000],
+      ['tag', 'admin', 'Administración', 0, 300000, -300000],
+      ['untagged', null, 'Sin etiqueta', 1000000, 1500000, -500000],
+    ]);
+    expect(p.rows.reduce((s: number, r: any) => s + r.value, 0)).toBe(10700000);
+    const is = await metric(owner, { metric: 'income_statement', from: '2026-10-01', to: '2026-10-31', interval: 'month' });
+    expect(is.summary.value).toBe(10700000);
+    expect(p.series).toEqual([{ period: '2026-10-01', period_end: '2026-10-31', value: 10700000 }]);
+    // limit 2: the two best tags, the rest in one row, the untagged row; still adds up.
+    const top = await metric(owner, { metric: 'profitability', from: '2026-10-01', to: '2026-10-31', limit: 2 });
+    expect(top.rows.map((r: any) => [r.kind, r.tag, r.value])).toEqual([['tag', 'ventas', 8000000], ['tag', 'proyectos', 3500000], ['other', null, -300000], ['untagged', null, -500000]]);
+    // By sucursal: bogota 10,000,000 income, no costs; untagged 15,000,000 − 10,000,000 = 5,000,000 income, 4,300,000 costs.
+    const bySucursal = await metric(owner, { metric: 'profitability', dimension_key: 'sucursal', from: '2026-10-01', to: '2026-10-31' });
+    expect(bySucursal.rows.map((r: any) => [r.tag, r.income, r.costs, r.value])).toEqual([['bogota', 10000000, 0, 10000000], [null, 5000000, 4300000, 700000]]);
+    // compare previous_period (September: nothing) fills previous = 0 on each row and the summary.
+    const cmp = await metric(owner, { metric: 'profitability', from: '2026-10-01', to: '2026-10-31', compare: 'previous_period' });
+    expect(cmp.summary).toMatchObject({ value: 10700000, previous: 0 });
+    expect(cmp.rows.every((r: any) => r.previous === 0)).toBe(true);
+    expect(await metricError(owner, { metric: 'profitability', dimension_key: 'region' })).toEqual({ code: 'invalid_input', field: '/dimension_key' });
+    // Sealed: another workspace's profitability is empty.
+    const other = await metric(testPrincipal(), { metric: 'profitability', from: '2026-10-01', to: '2026-10-31' });
+    expect(other.rows).toEqual([{ dimension: 'cost_center', kind: 'untagged', tag: null, name: 'Sin etiqueta', income: 0, costs: 0, value: 0 }]);
+  });
+
+  it('a reversal carries the tags back: the reversed tag nets to zero and leaves the rows', async () => {
+    const admin = (await records(owner, { source: 'journal_entries', search: 'papelería' })).rows[0];
+    await call(owner, 'journal.reverse', { id: admin.source.id });
+    const p = await metric(owner, { metric: 'profitability', from: '2026-10-01', to: '2026-10-31' });
+    expect(p.rows.map((r: any) => [r.tag, r.value])).toEqual([['ventas', 8000000], ['proyectos', 3500000], [null, -500000]]);
+    expect(p.summary.value).toBe(11000000);
+  });
+});
