@@ -178,3 +178,69 @@ describe('profitability by dimension: tags from invoices, bills and manual entri
     expect(p.summary.value).toBe(11000000);
   });
 });
+
+describe('cashflow: direct method from the counter-accounts of cash movements, tied to the balance sheet', () => {
+  let owner: Principal;
+  beforeAll(async () => {
+    owner = await configuredWorkspace(sg);
+    // September: capital Dr 111005 50,000,000 / Cr 3105 (financing +50,000,000).
+    await manual(owner, '2026-09-01', 'Aporte de capital', [{ account: '111005', debit: 50000000 }, { account: '3105', credit: 50000000 }]);
+    // October:
+    // 10/05 invoice 2 × 15,000,000 + 19 % VAT = 35,700,000 (no cash).
+    const inv = await draft(sg, owner, { issue_date: '2026-10-05', due_date: '2026-11-04' });
+    await call(owner, 'invoices.post', { id: inv.id });
+    // 10/12 computer bought: Dr 1528 8,000,000 / Cr 111005 (investing −8,000,000).
+    await manual(owner, '2026-10-12', 'Compra de equipos', [{ account: '1528', debit: 8000000 }, { account: '111005', credit: 8000000 }]);
+    // 10/18 bank loan: Dr 111005 30,000,000 / Cr 2105 (financing +30,000,000).
+    await manual(owner, '2026-10-18', 'Préstamo bancario', [{ account: '111005', debit: 30000000 }, { account: '2105', credit: 30000000 }]);
+    // 10/20 customer pays 20,000,000: Dr 111005 / Cr 130505 (operating +20,000,000).
+    await call(owner, 'payments.register', { customer_id: inv.customer_id, amount: 20000000, currency: 'COP', date: '2026-10-20', invoices: [{ invoice_id: inv.id }] });
+    // 10/22 VAT paid: Dr 240805 5,000,000 / Cr 111005 (operating −5,000,000).
+    await manual(owner, '2026-10-22', 'Pago IVA', [{ account: '240805', debit: 5000000 }, { account: '111005', credit: 5000000 }]);
+    // 10/25 transfer bank → savings: Dr 112005 1,000,000 / Cr 111005 (cash to cash: no flow).
+    await manual(owner, '2026-10-25', 'Traslado a ahorros', [{ account: '112005', debit: 1000000 }, { account: '111005', credit: 1000000 }]);
+    // 10/28 petty cash expense: Dr 5195 200,000 / Cr 110505 (operating −200,000).
+    await manual(owner, '2026-10-28', 'Caja menor', [{ account: '5195', debit: 200000 }, { account: '110505', credit: 200000 }]);
+    // 10/29 no cash at all: Dr 5195 100,000 / Cr 220505 (an accrual: no cash flow).
+    await manual(owner, '2026-10-29', 'Causación', [{ account: '5195', debit: 100000 }, { account: '220505', credit: 100000 }]);
+  });
+
+  it('October by hand: operating 14,800,000, investing −8,000,000, financing 30,000,000; net 36,800,000 = closing − opening cash', async () => {
+    // operating: 130505 +20,000,000; 240805 −5,000,000; 5195 −200,000 = 14,800,000
+    // investing: 1528 −8,000,000; financing: 2105 +30,000,000
+    // net = 14,800,000 − 8,000,000 + 30,000,000 = 36,800,000; opening cash (30 Sep) 50,000,000; closing 86,800,000.
+    const cf = await metric(owner, { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31', interval: 'month', compare: 'previous_period' });
+    expect(cf.unit).toBe('money');
+    const rows = cf.rows.map((r: any) => [r.kind, r.section, r.account, r.value, r.previous]);
+    expect(rows).toEqual([
+      ['account', 'operating', '130505', 20000000, 0],
+      ['account', 'operating', '240805', -5000000, 0],
+      ['account', 'operating', '5195', -200000, 0],
+      ['total', 'operating', null, 14800000, 0],
+      ['account', 'investing', '1528', -8000000, 0],
+      ['total', 'investing', null, -8000000, 0],
+      ['account', 'financing', '2105', 30000000, 0],
+      ['account', 'financing', '3105', 0, 50000000],
+      ['total', 'financing', null, 30000000, 50000000],
+      ['total', 'net_change', null, 36800000, 50000000],
+      ['balance', 'opening_cash', null, 50000000, undefined],
+      ['balance', 'closing_cash', null, 86800000, undefined],
+    ]);
+    // compare: September computed separately is the previous figure.
+    const sep = await metric(owner, { metric: 'cashflow', from: '2026-09-01', to: '2026-09-30', interval: 'month' });
+    expect(cf.summary).toEqual({ value: 36800000, previous: sep.summary.value, change_bps: -2640 });
+    expect(sep.summary.value).toBe(50000000);
+    // Tied to the balance sheet: Σ 11xx at 31 October − at 30 September = the net change.
+    const cashAt = async (asOf: string) => (await metric(owner, { metric: 'balance_sheet', as_of: asOf })).rows
+      .filter((r: any) => r.kind === 'account' && r.account.startsWith('11')).reduce((s: number, r: any) => s + r.balance, 0);
+    expect(await cashAt('2026-10-31') - await cashAt('2026-09-30')).toBe(36800000);
+    // The series by month over both months, and the window total.
+    const both = await metric(owner, { metric: 'cashflow', from: '2026-09-01', to: '2026-10-31', interval: 'month' });
+    expect(both.series.map((p: any) => p.value)).toEqual([50000000, 36800000]);
+    expect(both.summary.value).toBe(86800000);
+    // previous_year (October 2025: nothing) and a sealed workspace: zero flows.
+    expect((await metric(owner, { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31', compare: 'previous_year' })).summary).toEqual({ value: 36800000, previous: 0 });
+    expect((await metric(testPrincipal(), { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31' })).summary).toEqual({ value: 0 });
+    expect(await metricError(owner, { metric: 'cashflow', from: '2026-10-31', to: '2026-10-01' })).toMatchObject({ code: 'invalid_input' });
+  });
+});

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { workspaceAccounts } from '../../accounting/chart.ts';
+import { cashflowMetric } from './cashflow.ts';
 import { statementMetrics } from './metrics.ts';
 import { accountsSource } from './sources.ts';
 import { archive } from './tools/archive.ts';
@@ -16,6 +17,6 @@ export const accountsModule = defineModule({
   models: [workspaceAccounts],
   reads: {
     sources: { accounts: accountsSource },
-    metrics: statementMetrics,
+    metrics: { ...statementMetrics, cashflow: cashflowMetric },
   },
 });
