@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
@@ -5,6 +11,9 @@ import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
 
 /** Issue 17 (books): dimensions and profitability, cash flow, printable statements, rollup backfill. */
+
+const run = promisify(execFile);
+const pdfDir = mkdtempSync(join(tmpdir(), 'books-pdf-'));
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -242,5 +251,51 @@ describe('cashflow: direct method from the counter-accounts of cash movements, t
     expect((await metric(owner, { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31', compare: 'previous_year' })).summary).toEqual({ value: 36800000, previous: 0 });
     expect((await metric(testPrincipal(), { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31' })).summary).toEqual({ value: 0 });
     expect(await metricError(owner, { metric: 'cashflow', from: '2026-10-31', to: '2026-10-01' })).toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('accounts.print_statement: Spanish, es-CO numbers, printed by Chromium, read back by pdftotext', () => {
+  it('prints the trial balance, balance sheet and income statement of a hand-computed month', async () => {
+    const owner = await configuredWorkspace(sg);
+    // 2026-10-01 capital Dr 111005 12,000,000.00 / Cr 3105; 2026-10-15 rent Dr 5120 1,234,567.89 / Cr 111005.
+    await manual(owner, '2026-10-01', 'Aporte de capital', [{ account: '111005', debit: 1200000000 }, { account: '3105', credit: 1200000000 }]);
+    await manual(owner, '2026-10-15', 'Arriendo', [{ account: '5120', debit: 123456789 }, { account: '111005', credit: 123456789 }]);
+    const text = async (input: Record<string, unknown>) => {
+      const r = await call(owner, 'accounts.print_statement', input);
+      const bytes = Buffer.from(r.content_base64, 'base64');
+      expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(r.bytes).toBe(bytes.length);
+      expect(r.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      const file = join(pdfDir, r.filename);
+      writeFileSync(file, bytes);
+      return (await run('pdftotext', ['-layout', file, '-'])).stdout.replace(/[ \t]+/g, ' ');
+    };
+    // Trial balance at 31 October, by hand: 111005 Dr 12.000.000 Cr 1.234.567,89 balance 10.765.432,11;
+    // 3105 Cr 12.000.000 balance -12.000.000; 5120 Dr 1.234.567,89; sums 13.234.567,89 each side, difference 0.
+    const tb = await text({ metric: 'trial_balance', as_of: '2026-10-31' });
+    expect(tb).toContain('Cuadra Demo SAS');
+    expect(tb).toContain('NIT 900373115-3');
+    expect(tb).toContain('Balance de prueba');
+    expect(tb).toContain('Al 2026-10-31');
+    expect(tb).toMatch(/111005 .*12\.000\.000 1\.234\.567,89 10\.765\.432,11/);
+    expect(tb).toMatch(/3105 .*0 12\.000\.000 -12\.000\.000/);
+    expect(tb).toMatch(/Sumas iguales 13\.234\.567,89 13\.234\.567,89 0/);
+    // Balance sheet: assets 10.765.432,11 = equity 12.000.000 + result -1.234.567,89.
+    const bs = await text({ metric: 'balance_sheet', as_of: '2026-10-31' });
+    expect(bs).toContain('Estado de situación financiera');
+    expect(bs).toMatch(/Total activo 10\.765\.432,11/);
+    expect(bs).toMatch(/Total patrimonio 10\.765\.432,11/);
+    // Income statement for October against September (nothing): expenses 1.234.567,89, result -1.234.567,89.
+    const is = await text({ metric: 'income_statement', from: '2026-10-01', to: '2026-10-31', compare: 'previous_period' });
+    expect(is).toContain('Estado de resultados');
+    expect(is).toContain('Del 2026-10-01 al 2026-10-31');
+    expect(is).toMatch(/Gastos 1\.234\.567,89 0/);
+    expect(is).toMatch(/Resultado del periodo -1\.234\.567,89 0/);
+    // The HTML it prints from, and the refusals.
+    const html = await call(owner, 'accounts.print_statement', { metric: 'trial_balance', as_of: '2026-10-31', format: 'html' });
+    expect(html.content_type).toBe('text/html; charset=utf-8');
+    expect(Buffer.from(html.content_base64, 'base64').toString()).toContain('<html lang="es-CO">');
+    expect(await sg.call('accounts.print_statement', { metric: 'cashflow' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/metric' });
+    expect(await sg.call('accounts.print_statement', { metric: 'income_statement', from: '2026-10-31', to: '2026-10-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
   });
 });
