@@ -9,6 +9,9 @@ import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
+import { backfillLedgerRollups, BACKFILL_MARKER } from '../src/accounting/backfill.ts';
+import { journalEntries, ledgerDeltas } from '../src/accounting/journal.ts';
+import { applyRollupIntent, rollupIntent } from '../src/lib/rollups.ts';
 
 /** Issue 17 (books): dimensions and profitability, cash flow, printable statements, rollup backfill. */
 
@@ -297,5 +300,48 @@ describe('accounts.print_statement: Spanish, es-CO numbers, printed by Chromium,
     expect(Buffer.from(html.content_base64, 'base64').toString()).toContain('<html lang="es-CO">');
     expect(await sg.call('accounts.print_statement', { metric: 'cashflow' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/metric' });
     expect(await sg.call('accounts.print_statement', { metric: 'income_statement', from: '2026-10-31', to: '2026-10-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
+  });
+});
+
+describe('backfill: journal entries written before the statement rollups are counted once', () => {
+  it('adds every counter to an entry of before the ledger rollups and the new ones to a version-1 entry; idempotent', async () => {
+    const owner = testPrincipal();
+    await call(owner, 'dimensions.create_tag', { dimension: 'cost_center', key: 'ventas', name: 'Ventas' });
+    const coll = sg.db.collection('journal_entries');
+    const base = { workspace: owner.workspace, currency: 'COP', created_at: new Date('2026-10-03T12:00:00Z') };
+    // Version 0 (before the ledger rollups): a cash sale Dr 111005 1,000,000 / Cr 413595 1,000,000 {ventas}; no counters at all.
+    await coll.insertOne({ _id: `je_legacy0_${owner.workspace}`, ...base, date: '2026-10-03', memo: 'Venta de contado (antigua)', source: { kind: 'manual', id: 'mje_legacy0' },
+      lines: [{ account: '111005', name: 'Bancos', debit: 1000000, credit: 0, party_id: null }, { account: '413595', name: 'Ingresos', debit: 0, credit: 1000000, party_id: null, tags: { cost_center: 'ventas' } }] } as never);
+    // Version 1: Dr 5195 300,000 {ventas} / Cr 111005 300,000, counted under d/c/n only (written now, then its version-2 counters taken back out).
+    const v1 = await manual(owner, '2026-10-08', 'Gasto (versión 1)', [{ account: '5195', debit: 300000, tags: { cost_center: 'ventas' } }, { account: '111005', credit: 300000 }]);
+    const v1Entry = await journalEntries(sg.db).findById(v1.journal_entry_id).lean();
+    const undo = rollupIntent(ledgerDeltas(v1Entry!, 1).map((d) => ({ ...d, inc: Object.fromEntries(Object.entries(d.inc).map(([k, v]) => [k, -v])) })), new Date());
+    await applyRollupIntent(sg.db, journalEntries(sg.db), v1Entry!._id, owner.workspace, undo);
+    await coll.updateOne({ _id: v1Entry!._id } as never, { $unset: { rolled: '' } });
+
+    const tb = async () => Object.fromEntries((await metric(owner, { metric: 'trial_balance', as_of: '2026-10-31' })).rows.map((r: any) => [r.account, [r.debit, r.credit]]));
+    const ventas = async () => (await metric(owner, { metric: 'profitability', from: '2026-10-01', to: '2026-10-31' })).rows.find((r: any) => r.tag === 'ventas')?.value;
+    const cash = async () => (await metric(owner, { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31' })).summary.value;
+    // Before: only the version-1 entry's account totals; no tag or cash counters.
+    expect(await tb()).toEqual({ 111005: [0, 300000], 5195: [300000, 0] });
+    expect(await ventas()).toBeUndefined();
+    expect(await cash()).toBe(0);
+
+    // As at a start on a database of before (the done-marker absent).
+    await sg.db.collection('migrations').deleteOne({ _id: BACKFILL_MARKER } as never);
+    expect(await backfillLedgerRollups(sg.db)).toBe(2);
+    // By hand: 111005 Dr 1,000,000 Cr 300,000; 413595 Cr 1,000,000; 5195 Dr 300,000.
+    expect(await tb()).toEqual({ 111005: [1000000, 300000], 413595: [0, 1000000], 5195: [300000, 0] });
+    // ventas: 1,000,000 − 300,000 = 700,000; cash: +1,000,000 (413595) − 300,000 (5195) = 700,000.
+    expect(await ventas()).toBe(700000);
+    expect(await cash()).toBe(700000);
+    expect((await call(owner, 'accounts.get', { code: '413595' })).lines_posted).toBe(1);
+    // Again: the marker stops it; without the marker, every entry is already at the version: nothing counted twice.
+    expect(await backfillLedgerRollups(sg.db)).toBe(0);
+    await sg.db.collection('migrations').deleteOne({ _id: BACKFILL_MARKER } as never);
+    expect(await backfillLedgerRollups(sg.db)).toBe(0);
+    expect(await tb()).toEqual({ 111005: [1000000, 300000], 413595: [0, 1000000], 5195: [300000, 0] });
+    expect(await ventas()).toBe(700000);
+    expect(await cash()).toBe(700000);
   });
 });
