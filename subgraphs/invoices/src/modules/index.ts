@@ -2,6 +2,7 @@ import { fromModules } from '@cuadra/shared';
 import { accountsModule } from './accounts/index.ts';
 import { bankModule } from './bank/index.ts';
 import { billsModule } from './bills/index.ts';
+import { dimensionsModule } from './dimensions/index.ts';
 import { documentsModule } from './documents/index.ts';
 import { einvoicingModule } from './einvoicing/index.ts';
 import { invoicesModule } from './invoices/index.ts';
@@ -16,6 +17,6 @@ import { salesOrdersModule } from './sales_orders/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule, dimensionsModule],
   ['rentals', 'assets', 'inventory', 'tax'],
 );
