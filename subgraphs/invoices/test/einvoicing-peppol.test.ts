@@ -5,7 +5,10 @@ import type { Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { peppolConfigure } from '../src/modules/einvoicing/tools/peppol_configure.ts';
 import { peppolExport } from '../src/modules/einvoicing/tools/peppol_export.ts';
-import { PEPPOL_CUSTOMIZATION_ID } from '../src/einvoicing/peppol/ubl.ts';
+import { PEPPOL_CUSTOMIZATION_ID, renderPeppol, type LineVat } from '../src/einvoicing/peppol/ubl.ts';
+import type { PeppolSettingsDoc } from '../src/einvoicing/peppol/settings.ts';
+import type { InvoiceDoc } from '../src/modules/invoices/model.ts';
+import { lineAmounts } from '../src/lib/money.ts';
 import { configuredWorkspace, party, startInvoices } from './setup.ts';
 import { fatal, PeppolValidator, type Verdict } from './peppol-validator.ts';
 
@@ -168,6 +171,38 @@ describe('Peppol BIS Billing 3.0', () => {
     expectValid(vK);
     expectValid(vAE);
   }, 60_000);
+
+  it('Belgian rates (21 %, 6 %, 12 %, zero-rated) through the generator itself: per-line VAT summed stays within BR-CO-17 and passes', async () => {
+    // invoices.create takes Colombia's rates only (19/5/0 %), so this document is built from the
+    // same line arithmetic the invoices use (lineAmounts) and given to the generator directly.
+    const spec: [string, number, number, number, number][] = [
+      // description, quantity, unit price (cents), discount bps, VAT ppm
+      ['Fuse', 1, 99, 0, 210000], ['Fuse', 1, 99, 0, 210000], ['Fuse', 1, 99, 0, 210000],
+      ['Books', 2.5, 1333, 500, 60000], ['Repairs', 4, 1250, 0, 120000], ['Export crate', 1, 4000, 0, 0],
+    ];
+    const lines = spec.map(([description, quantity, unit_price, discount_bps, tax_rate_ppm]) => ({
+      item_id: null, description, quantity, unit: 'C62', unit_price, discount_bps, tax_rate_ppm, withholdings: [], ...lineAmounts(quantity, unit_price, discount_bps, tax_rate_ppm),
+    }));
+    // Hand calculation (cents):
+    //   3 × fuse 0.99 at 21 %: each 0.99, VAT 0.2079 → 0.21; taxable 2.97, VAT 0.63 (2.97 × 0.21 = 0.6237 → 0.62:
+    //     one cent apart, inside BR-CO-17's one-unit tolerance)
+    //   books 2.5 × 13.33 = 33.325 gross → 33.33; −5 % = 31.66 (33.325 × 0.95 = 31.65875 → 31.66; allowance 33.33 − 31.66 = 1.67);
+    //     VAT 6 % = 1.8996 → 1.90. PEPPOL-EN16931-R120: 2.5 × 13.33 − 1.67 = 31.655, within 0.02 of 31.66
+    //   repairs 4 × 12.50 = 50.00, VAT 12 % = 6.00; crate 40.00 zero rated (Z)
+    //   line total 2.97 + 31.66 + 50.00 + 40.00 = 124.63; VAT 0.63 + 1.90 + 6.00 = 8.53; amount due 133.16
+    expect(lines.map((l) => [l.subtotal, l.tax])).toEqual([[99, 21], [99, 21], [99, 21], [3166, 190], [5000, 600], [4000, 0]]);
+    const doc = {
+      _id: 'inv_be', workspace: 'ws_be', kind: 'invoice', status: 'posted', number: 'F2026-0042', currency: 'EUR', issue_date: '2026-11-20', due_date: '2026-12-20',
+      notes: null, lines, withholdings: [], subtotal: 12463, tax_total: 853, total: 13316, customer: { name: 'Bouwbedrijf Jansen B.V.', tax_id: null, email: null },
+    } as unknown as InvoiceDoc;
+    const seller = { ...SELLER, _id: 'ws_be', zero_rate: { category: 'Z', reason_code: null, reason: null }, updated_at: new Date() } as unknown as PeppolSettingsDoc;
+    const line_vat: LineVat[] = lines.map((l) => ({ category: l.tax_rate_ppm > 0 ? 'S' : 'Z', reason_code: null, reason: null }));
+    const { xml, totals, breakdown } = renderPeppol(doc, seller, { buyer: { name: doc.customer.name, legal_id: null, email: null, ...BUYER }, buyer_reference: 'PO-77', line_vat });
+    expect(totals).toEqual({ line_extension: 12463, tax_exclusive: 12463, tax: 853, tax_inclusive: 13316, payable: 13316 });
+    expect(breakdown.map((r) => [r.category, r.rate_ppm, r.taxable, r.tax])).toEqual([['S', 210000, 297, 63], ['S', 60000, 3166, 190], ['S', 120000, 5000, 600], ['Z', 0, 4000, 0]]);
+    expect(xml).toContain('<cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Discount</cbc:AllowanceChargeReason><cbc:Amount currencyID="EUR">1.67</cbc:Amount>');
+    expectValid(await validator.validate('belgian-rates', xml));
+  }, 30_000);
 
   it('refuses what it cannot issue, with the contract code and field', async () => {
     const colombian = await sg.call('einvoicing.peppol_configure', { ...SELLER, country: 'CO', address: { ...SELLER.address, country: 'CO' } }, owner);
