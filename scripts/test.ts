@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from './build.ts';
+import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startSmtp } from './smtp.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
@@ -39,6 +40,8 @@ try {
   const { tools } = await build();
   console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
   await buildMongoServerJar();
+  // The Peppol BIS 3 validator the einvoicing tests run (a no-op once built; .ci/run builds it first).
+  const peppolValidator = await buildPeppolValidatorJar();
   const [mongo, redis, smtp] = await Promise.all([
     startMongo({ backend: 'memory', logFile: path.join(runDir, 'mongo.log') }),
     startRedis({ dir: runDir }),
@@ -52,7 +55,7 @@ try {
     const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, ...args], {
       cwd: repoRoot,
       stdio: 'inherit',
-      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir },
+      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator },
     });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.once('SIGINT', forward);

@@ -6,11 +6,14 @@ import { signedDocuments } from '../../einvoicing/signed.ts';
 import { counters, settings } from '../../lib/settings.ts';
 import { configure } from './tools/configure.ts';
 import { qr } from './tools/qr.ts';
+import { peppolConfigure } from './tools/peppol_configure.ts';
+import { peppolExport } from './tools/peppol_export.ts';
+import { peppolSettings } from '../../einvoicing/peppol/settings.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure, uploadCertificate, qr],
-  models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments],
+  tools: [configure, uploadCertificate, qr, peppolConfigure, peppolExport],
+  models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments, peppolSettings],
 });
