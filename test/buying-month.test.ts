@@ -427,6 +427,12 @@ describe('a month of buying and paying', () => {
       reconciled_count: 2, reconciled_amount: RUN_TOTAL + FEE, unreconciled_count: 1, unreconciled_amount: INTEREST,
     }]);
     expect(bank.summary.value).toBe(INTEREST);
+    // Over the second half of November by week, by the bank's booking dates: 16–22 Nov holds the
+    // three lines, of which the interest (21 Nov, 125,000) is open; nothing booked later, nor in
+    // the 15 days compared (1–15 Nov, three buckets: 1 Nov, 2–8, 9–15).
+    const weeks = await metric({ metric: 'bank_reconciliation', from: '2026-11-16', to: '2026-11-30', interval: 'week', compare: 'previous_period' });
+    expect(weeks.series.map((p: any) => [p.period, p.value, p.previous])).toEqual([['2026-11-16', INTEREST, 0], ['2026-11-23', 0, 0], ['2026-11-30', 0, 0]]);
+    expect(weeks.summary).toEqual({ value: INTEREST, previous: 0 });
   });
 
   it('lists each source and the payables lane as the hand count says', async () => {
