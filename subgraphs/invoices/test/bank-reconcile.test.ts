@@ -295,3 +295,73 @@ describe('bank reconciliation: a payment already recorded', () => {
     expect(await sg.call('bank.reconcile', { transaction_id: otherTx['P-1'], matches: [{ payment_id: pay.id, amount: 50000 }] }, other)).toMatchObject({ ok: false, code: 'not_found' });
   });
 });
+
+describe('bank_reconciliation over a window, by interval, compared', () => {
+  it('counts the transactions the bank booked in the window as they stand now; undo moves them back on their own date', async () => {
+    const owner = testPrincipal();
+    const corriente = await bankAccount(sg, owner);
+    const ahorros = await bankAccount(sg, owner, { name: 'Ahorros', account_number: 'CO55 0000 1111 2222' });
+    // Corriente: A-1 +10,000 (20 Oct), A-2 −25,050 (3 Nov), A-3 +100,000 (10 Nov).
+    const a = await importOne(owner, corriente, 'STMT-W1', [
+      { ref: 'A-1', amount: '100.00', sign: 'CRDT', date: '2026-10-20', info: 'Intereses octubre' },
+      { ref: 'A-2', amount: '250.50', sign: 'DBIT', date: '2026-11-03', info: 'Comision' },
+      { ref: 'A-3', amount: '1000.00', sign: 'CRDT', date: '2026-11-10', info: 'Consignacion' },
+    ]);
+    // Ahorros: B-1 −4,000 (4 Nov), B-2 +725 (24 Nov).
+    await call(owner, 'bank.import_statement', {
+      bank_id: ahorros, format: 'camt053', content: camt053({
+        id: 'STMT-W2', iban: 'CO55000011112222', currency: 'COP', entries: [
+          { ref: 'B-1', amount: '40.00', sign: 'DBIT', date: '2026-11-04', info: 'Retiro' },
+          { ref: 'B-2', amount: '7.25', sign: 'CRDT', date: '2026-11-24', info: 'Intereses noviembre' },
+        ],
+      }),
+    });
+    const b = Object.fromEntries((await bankTransactions(sg.db).find({ workspace: owner.workspace, bank_id: ahorros }).lean()).map((t) => [t.entry_id!, t._id]));
+    await call(owner, 'bank.reconcile', { transaction_id: a['A-2'], matches: [{ account: '530505', amount: 25050 }] });
+    await call(owner, 'bank.reconcile', { transaction_id: a['A-1'], matches: [{ account: '421005', amount: 10000 }] });
+    await call(owner, 'bank.reconcile', { transaction_id: b['B-2'], matches: [{ account: '421005', amount: 725 }] });
+    const q = async (query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation', ...query } }, owner), 'invoicesMetric');
+
+    // November by ISO week, unreconciled amount booked in each: 1 Nov 0; 2–8 Nov B-1 4,000 (A-2
+    // reconciled); 9–15 Nov A-3 100,000; 16–22 Nov 0; 23–29 Nov 0 (B-2 reconciled); 30 Nov 0.
+    const weeks = await q({ from: '2026-11-01', to: '2026-11-30', interval: 'week' });
+    expect(weeks.series).toEqual([
+      { period: '2026-11-01', period_end: '2026-11-01', value: 0 }, { period: '2026-11-02', period_end: '2026-11-08', value: 4000 },
+      { period: '2026-11-09', period_end: '2026-11-15', value: 100000 }, { period: '2026-11-16', period_end: '2026-11-22', value: 0 },
+      { period: '2026-11-23', period_end: '2026-11-29', value: 0 }, { period: '2026-11-30', period_end: '2026-11-30', value: 0 },
+    ]);
+    expect(weeks.summary).toEqual({ value: 104000 });
+    // Rows over November (by name): Ahorros rec B-2 725, open B-1 4,000; Corriente rec A-2 25,050, open A-3 100,000.
+    expect(weeks.rows).toEqual([
+      { bank_id: ahorros, name: 'Ahorros', currency: 'COP', reconciled_count: 1, reconciled_amount: 725, unreconciled_count: 1, unreconciled_amount: 4000 },
+      { bank_id: corriente, name: 'Corriente', currency: 'COP', reconciled_count: 1, reconciled_amount: 25050, unreconciled_count: 1, unreconciled_amount: 100000 },
+    ]);
+
+    // Compared with the 30 days before (2–31 Oct): A-1 is reconciled, so nothing was open there.
+    const month = await q({ from: '2026-11-01', to: '2026-11-30', interval: 'month', compare: 'previous_period' });
+    expect(month.series).toEqual([{ period: '2026-11-01', period_end: '2026-11-30', value: 104000, previous: 0 }]);
+    expect(month.summary).toEqual({ value: 104000, previous: 0 });
+    expect(month.rows.map((r: any) => [r.name, r.previous])).toEqual([['Ahorros', 0], ['Corriente', 0]]);
+
+    // Undo A-1: it is open again on 20 Oct, its own date (not the day of the undo).
+    await call(owner, 'bank.unreconcile', { transaction_id: a['A-1'] });
+    const after = await q({ from: '2026-11-01', to: '2026-11-30', interval: 'month', compare: 'previous_period' });
+    // 104,000 against 10,000: change (104,000 − 10,000) × 10,000 / 10,000 = 94,000 bps.
+    expect(after.summary).toEqual({ value: 104000, previous: 10000, change_bps: 94000 });
+    expect(after.series).toEqual([{ period: '2026-11-01', period_end: '2026-11-30', value: 104000, previous: 10000 }]);
+    expect(after.rows.map((r: any) => [r.name, r.unreconciled_amount, r.previous])).toEqual([['Ahorros', 4000, 0], ['Corriente', 100000, 10000]]);
+    const october = await q({ from: '2026-10-01', to: '2026-10-31' });
+    expect(october.rows.map((r: any) => [r.name, r.reconciled_count, r.unreconciled_count, r.unreconciled_amount])).toEqual([['Ahorros', 0, 0, 0], ['Corriente', 0, 1, 10000]]);
+
+    // Without a window: every transaction of each account (open: 4,000 + 10,000 + 100,000 = 114,000).
+    const all = await q({});
+    expect(all.summary).toEqual({ value: 114000 });
+    expect(all.rows.map((r: any) => [r.name, r.reconciled_amount, r.unreconciled_count, r.unreconciled_amount])).toEqual([['Ahorros', 725, 1, 4000], ['Corriente', 25050, 2, 110000]]);
+
+    // Refusals: a window backwards, or longer than 366 days.
+    await expect(q({ from: '2026-11-30', to: '2026-11-01' })).rejects.toMatchObject({ code: 'invalid_input', field: '/from' });
+    await expect(q({ from: '2025-01-01', to: '2026-11-01' })).rejects.toMatchObject({ code: 'invalid_input', field: '/to' });
+    // Another workspace sees none of it.
+    expect((await unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation', from: '2026-11-01', to: '2026-11-30' } }, testPrincipal()), 'invoicesMetric')).rows).toEqual([]);
+  });
+});

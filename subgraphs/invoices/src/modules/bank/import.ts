@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assignPositions, CuadraError, localDate, newId, positionKey, releasePosition, type ToolContext } from '@cuadra/shared';
+import { assignPositions, CuadraError, newId, positionKey, releasePosition, type ToolContext } from '@cuadra/shared';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent, type RollupIntent } from '../../lib/rollups.ts';
 import {
@@ -10,7 +10,8 @@ import type { ParsedStatement, StatementEntry } from './statements/entry.ts';
 /**
  * The rollup namespace of one bank account's reconciliation counters (`currency` of the shared
  * rollups): `unrec_n`/`unrec_amt` and `rec_n`/`rec_amt`, amounts as Σ |amount| in the account's
- * currency. Kept on write: + on import, moved on reconcile and unreconcile.
+ * currency. Kept on write on each transaction's booking date: + on import, moved on reconcile and
+ * unreconcile (so a window of bank_reconciliation is the transactions the bank booked in it).
  */
 export function bankRollupNs(bankId: string): string {
   return `bank:${bankId}`;
@@ -84,9 +85,16 @@ export async function completeImport(ctx: Ctx, imp: BankImportDoc): Promise<Bank
   const model = bankImports(ctx.db);
   let intent: RollupIntent | null = null;
   if (imp.status === 'pending') {
-    const mine = (await bankTransactions(ctx.db).find({ dedup_key: { $in: imp.keys } }, { import_id: 1, amount: 1 }).lean()).filter((t) => t.import_id === imp._id);
-    const amount = mine.reduce((s, t) => s + Math.abs(t.amount), 0);
-    intent = rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(imp.bank_id), inc: { unrec_n: mine.length, unrec_amt: amount } }], ctx.now);
+    const mine = (await bankTransactions(ctx.db).find({ dedup_key: { $in: imp.keys } }, { import_id: 1, amount: 1, date: 1 }).lean()).filter((t) => t.import_id === imp._id);
+    // Counted on each line's booking date (the window of bank_reconciliation is the bank's dates).
+    const byDay = new Map<string, { n: number; amt: number }>();
+    for (const t of mine) {
+      const d = byDay.get(t.date) ?? { n: 0, amt: 0 };
+      d.n += 1;
+      d.amt += Math.abs(t.amount);
+      byDay.set(t.date, d);
+    }
+    intent = rollupIntent([...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, d]) => ({ day, currency: bankRollupNs(imp.bank_id), inc: { unrec_n: d.n, unrec_amt: d.amt } })), ctx.now);
     await markIntent(ctx.db, ctx.workspace, model, imp._id, intent);
     const iu = intentUpdate(intent);
     const done = await model.findOneAndUpdate(

@@ -1,4 +1,4 @@
-import { CuadraError, localDate, type ToolContext } from '@cuadra/shared';
+import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
@@ -150,7 +150,7 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
     throw err;
   }
   const abs = Math.abs(t.amount);
-  const intent = rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(t.bank_id), inc: { unrec_n: -1, unrec_amt: -abs, rec_n: 1, rec_amt: abs } }], ctx.now);
+  const intent = rollupIntent([{ day: t.date, currency: bankRollupNs(t.bank_id), inc: { unrec_n: -1, unrec_amt: -abs, rec_n: 1, rec_amt: abs } }], ctx.now);
   await markIntent(ctx.db, ctx.workspace, model, t._id, intent);
   const iu = intentUpdate(intent);
   const done = await model.findOneAndUpdate(
@@ -207,7 +207,7 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
     }
   }
   const abs = Math.abs(t.amount);
-  const intent = wasReconciled ? rollupIntent([{ day: localDate(ctx.now), currency: bankRollupNs(t.bank_id), inc: { unrec_n: 1, unrec_amt: abs, rec_n: -1, rec_amt: -abs } }], ctx.now) : null;
+  const intent = wasReconciled ? rollupIntent([{ day: t.date, currency: bankRollupNs(t.bank_id), inc: { unrec_n: 1, unrec_amt: abs, rec_n: -1, rec_amt: -abs } }], ctx.now) : null;
   await markIntent(ctx.db, ctx.workspace, model, t._id, intent);
   const iu = intentUpdate(intent);
   const done = await model.findOneAndUpdate(

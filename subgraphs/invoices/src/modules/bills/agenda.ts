@@ -12,7 +12,7 @@ import { bills } from './model.ts';
 export const payablesLane: LaneReader = async (w, ctx) => {
   const start = w.overdue ? addDays(w.from, -90) : w.from;
   const open = await bills(ctx.db).find(
-    { workspace: ctx.workspace, status: { $in: ['posted', 'partially_paid'] }, due_date: { $gte: start, $lte: w.to } },
+    { workspace: ctx.workspace, status: { $in: ['posted', 'partially_paid'] }, kind: { $ne: 'credit_note' }, due_date: { $gte: start, $lte: w.to } },
     { supplier_number: 1, vendor_id: 1, vendor: 1, due_date: 1, balance: 1, currency: 1 },
   ).sort({ due_date: 1, _id: 1 }).limit(w.limit).lean();
   const today = localDate(ctx.now);

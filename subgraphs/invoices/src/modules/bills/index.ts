@@ -4,7 +4,9 @@ import { PAYABLES_METRICS } from './metrics.ts';
 import { bills } from './model.ts';
 import { billPaymentMarkers, billPayments } from './payments.ts';
 import { billsSource } from './sources.ts';
+import { billCreditMarkers } from './credit.ts';
 import { create } from './tools/create.ts';
+import { creditNote } from './tools/credit_note.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
 import { pay } from './tools/pay.ts';
@@ -15,8 +17,8 @@ import { voidBill } from './tools/void.ts';
 /** Vendors' bills, the payments made against them, and the payables read from them. */
 export const billsModule = defineModule({
   name: 'bills',
-  tools: [create, update, post, get, list, voidBill, pay],
-  models: [bills, billPayments, billPaymentMarkers],
+  tools: [create, update, post, get, list, voidBill, pay, creditNote],
+  models: [bills, billPayments, billPaymentMarkers, billCreditMarkers],
   listed: [{ model: bills }, { model: billPayments }],
   reads: {
     sources: { bills: billsSource },

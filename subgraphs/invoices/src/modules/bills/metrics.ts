@@ -7,6 +7,7 @@ import { repairPendingRollups } from '../../lib/rollups.ts';
 import { BILL_STATUSES, bills } from './model.ts';
 import { apCurrency } from './ops.ts';
 import { billPayments, completeStuckBillPayments } from './payments.ts';
+import { completeStuckCreditNotes } from './credit.ts';
 
 /*
  * The payables metrics read the subgraph's rollups only, by `_id` (never the bills: INFRA.md), in
@@ -39,6 +40,7 @@ async function prepare(q: MetricQuery, ctx: ReadContext) {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
+  await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
   await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
   const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
   return { currency, ns: apCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };

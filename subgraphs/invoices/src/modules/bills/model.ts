@@ -10,6 +10,10 @@ export const BILL_WITHHOLDING_TYPES = ['retefuente', 'reteiva', 'reteica'] as co
 export type BillWithholdingType = (typeof BILL_WITHHOLDING_TYPES)[number];
 
 export const BILL_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'void'] as const;
+
+/** A vendor's bill, or a vendor's credit note against one (the `kind` of the bills source). */
+export const BILL_KINDS = ['invoice', 'credit_note'] as const;
+export type BillKind = (typeof BILL_KINDS)[number];
 export type BillStatus = (typeof BILL_STATUSES)[number];
 
 /** One bill line: what was bought, charged to one PUC account; amounts computed at write time. */
@@ -91,6 +95,16 @@ export interface BillDoc {
   posted_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** Absent on bills written before credit notes existed: an invoice. */
+  kind?: BillKind;
+  /** A credit note: the bill it credits. */
+  credit_of?: string | null;
+  /** A credit note: the bill line each of its lines credits. */
+  credit_lines?: number[];
+  /** A bill: quantity credited so far per line, in millionths (credit notes applied). */
+  credited_micros?: number[];
+  /** A bill: the credit notes applied to it. */
+  credit_notes?: string[];
 }
 
 const billSchema = new Schema<BillDoc>(
@@ -127,6 +141,11 @@ const billSchema = new Schema<BillDoc>(
     posted_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    kind: { type: String, default: 'invoice' },
+    credit_of: { type: String, default: null },
+    credit_lines: { type: Schema.Types.Mixed, default: undefined },
+    credited_micros: { type: Schema.Types.Mixed, default: undefined },
+    credit_notes: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
@@ -232,11 +251,13 @@ const WITHHOLDING_VIEW = {
 export const BILL_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
   required: [
-    'id', 'status', 'vendor_id', 'vendor', 'supplier_number', 'currency', 'issue_date', 'due_date', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
+    'id', 'kind', 'credit_of', 'status', 'vendor_id', 'vendor', 'supplier_number', 'currency', 'issue_date', 'due_date', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
     'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'balance', 'settlements', 'journal_entry_id', 'notes', 'posted_at', 'created_at', 'updated_at',
   ],
   properties: {
     id: TEXT,
+    kind: { enum: BILL_KINDS },
+    credit_of: { ...NULLABLE_TEXT, description: 'A credit note: the bill it credits.' },
     status: { enum: BILL_STATUSES },
     vendor_id: TEXT,
     vendor: {
@@ -293,7 +314,7 @@ export const BILL_VIEW_SCHEMA = {
 /** Public shape of a bill (tool output). */
 export function billView(b: BillDoc) {
   return {
-    id: b._id, status: b.status, vendor_id: b.vendor_id, vendor: b.vendor, supplier_number: b.supplier_number, currency: b.currency,
+    id: b._id, kind: b.kind ?? 'invoice', credit_of: b.credit_of ?? null, status: b.status, vendor_id: b.vendor_id, vendor: b.vendor, supplier_number: b.supplier_number, currency: b.currency,
     issue_date: b.issue_date, due_date: b.due_date, lines: b.lines, withholding_rates: b.withholding_rates, subtotal: b.subtotal, tax_total: b.tax_total,
     total: b.total, withholdings: b.withholdings, withholding_total: b.withholding_total, amount_due: b.amount_due, paid: b.paid, balance: b.balance,
     settlements: b.settlements, journal_entry_id: b.journal_entry_id, notes: b.notes, posted_at: b.posted_at ? new Date(b.posted_at).toISOString() : null,

@@ -138,7 +138,7 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
   const locked = await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },
+    { _id: id, workspace: ctx.workspace, status: 'draft', kind: { $ne: 'credit_note' }, $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },
     { $set: { post_lock: { id: lockId, at: ctx.now } } },
     { returnDocument: 'after' },
   ).lean();
@@ -146,6 +146,7 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
     const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No bill ${id} exists in this workspace.`);
     if (doc.status !== 'draft') throw new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; a bill is posted once.`);
+    if (doc.kind === 'credit_note') throw new CuadraError('conflict', `${doc.supplier_number} is a credit note; it is applied by bills.credit_note, not posted.`);
     throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted by another call right now.`);
   }
   const doc = locked;

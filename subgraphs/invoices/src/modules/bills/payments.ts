@@ -96,7 +96,7 @@ export function billPaymentEntryLines(p: Pick<BillPaymentDoc, 'amount' | 'vendor
 }
 
 /** Status of a bill from its balance. */
-function settledStatus(balance: number, paid: number): BillStatus {
+export function settledStatus(balance: number, paid: number): BillStatus {
   if (balance <= 0) return 'paid';
   return paid > 0 ? 'partially_paid' : 'posted';
 }

@@ -75,6 +75,7 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
     if (!bill) throw new CuadraError('not_found', `No bill ${a.bill_id} exists in this workspace.`);
     if (bill.vendor_id !== input.vendor_id) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} is from another vendor.`, { field: `/bills/${i}/bill_id` });
     if (bill.currency !== input.currency) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} is in ${bill.currency}.`, { field: `/bills/${i}/bill_id` });
+    if (bill.kind === 'credit_note') throw new CuadraError('conflict', `${bill.supplier_number} is a credit note; pay the bill it credits.`);
     if (bill.status !== 'posted' && bill.status !== 'partially_paid') throw new CuadraError('conflict', `Bill ${bill.supplier_number} is ${bill.status}; only posted, unpaid bills take payments.`);
     const amount = a.amount ?? bill.balance;
     if (amount > bill.balance) throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);

@@ -18,6 +18,7 @@ export const update = defineTool({
     const vendor = input.vendor_id ? await vendorFromCrm(ctx, input.vendor_id) : null;
     const after = await changeBill(ctx, input.id, (doc) => {
       if (doc.status !== 'draft') throw new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; only drafts can be edited.`);
+      if (doc.kind === 'credit_note') throw new CuadraError('conflict', `${doc.supplier_number} is a credit note being applied; it finishes by itself.`);
       if (doc.post_lock) throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted; it can no longer be edited.`);
       const next: Partial<BillDoc> = {};
       if (input.vendor_id && vendor) Object.assign(next, { vendor_id: input.vendor_id, vendor });

@@ -1,0 +1,216 @@
+import { createPositioned, CuadraError, modelOn, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { assertPeriodOpen } from '../../accounting/periods.ts';
+import { pendingChanges } from '../../lib/rollup.ts';
+import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
+import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
+import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
+import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber } from './ops.ts';
+import { settledStatus } from './payments.ts';
+
+/*
+ * Vendor credit notes (notas crédito del proveedor). A credit note is a document of the bills
+ * collection (`kind: credit_note`, `credit_of`: the bill), so the bills source lists it with its
+ * kind and it keeps the vendor's own number under the same unique key as bills. It credits lines
+ * of a posted bill (quantities, at the bill's prices, VAT and withholding rates) and is applied at
+ * once: the bill's balance falls by what the note owes back (total − withholdings), never below
+ * zero, and a balanced entry reverses the bill's proportionally: Cr the lines' expense or asset
+ * accounts and deductible VAT; Dr payables and the withholdings payable.
+ *
+ * Steps, each idempotent, so a crash or retry never half-applies a note:
+ * 1. a marker (bill_credit_markers) and the note as `draft` (nothing counted yet);
+ * 2. the bill changed by one conditional update on its rev: the note's settlement, credited
+ *    quantities and status (a second application finds the settlement and does nothing);
+ * 3. the journal entry, under the note's id (written once);
+ * 4. the note draft → posted by one conditional update carrying the rollup intent (ap, expenses,
+ *    purchases, vendor spend and the bill's due-date grain, all negative, on the note's date);
+ * 5. the marker removed. A note found draft with its marker older than a minute is finished by
+ *    the payables metrics (completeStuckCreditNotes) or by the same call again.
+ */
+
+interface MarkerDoc { _id: string; workspace: string; at: Date }
+const markerSchema = new Schema<MarkerDoc>({ _id: { type: String, required: true }, workspace: { type: String, required: true }, at: { type: Date, required: true } }, { versionKey: false });
+markerSchema.index({ workspace: 1 });
+
+/** Markers of credit notes being applied: written before the note, removed once it is posted. */
+export function billCreditMarkers(db: Connection): Model<MarkerDoc> {
+  return modelOn<MarkerDoc>(db, 'BillCreditMarker', markerSchema, 'bill_credit_markers');
+}
+
+/** The unique key of a vendor's credit note number (its own numbering, apart from its invoices'). */
+export function creditKey(workspace: string, vendorId: string, number: string): string {
+  return supplierKey(workspace, vendorId, `credit:${number}`);
+}
+
+/** What a credit note is asked for. */
+export interface CreditNoteInput {
+  bill_id: string;
+  supplier_number: string;
+  reason: string;
+  issue_date?: string;
+  lines?: readonly { line: number; quantity: number }[];
+}
+
+/** Quantity of a bill line not yet credited, in millionths. */
+function remaining(bill: BillDoc, i: number): bigint {
+  return storedMicros(bill.lines[i].quantity) - BigInt(bill.credited_micros?.[i] ?? 0);
+}
+
+/**
+ * The credit note document (draft) for a request against a bill, after every check that can be
+ * made before writing: the bill posted and open, lines that exist with quantity left to credit,
+ * and the note owing back no more than the bill has open.
+ */
+export function planCreditNote(ctx: Pick<ToolContext, 'workspace' | 'now'>, bill: BillDoc, input: CreditNoteInput, id: string, today: string): BillDoc {
+  if ((bill.kind ?? 'invoice') !== 'invoice') throw new CuadraError('conflict', `${bill.supplier_number} is a credit note; a credit note credits a bill.`);
+  if (bill.status !== 'posted' && bill.status !== 'partially_paid') {
+    throw new CuadraError('conflict', `Bill ${bill.supplier_number} is ${bill.status}; only a posted bill with something open can be credited.`);
+  }
+  const wanted = input.lines ?? bill.lines.map((_, i) => ({ line: i, quantity: quantityFromMicros(remaining(bill, i)) })).filter((l) => l.quantity > 0);
+  if (!wanted.length) throw new CuadraError('conflict', `Every line of bill ${bill.supplier_number} is already credited.`);
+  const seen = new Set<number>();
+  wanted.forEach((w, i) => {
+    if (w.line >= bill.lines.length) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} has no line ${w.line}.`, { field: `/lines/${i}/line` });
+    if (seen.has(w.line)) throw new CuadraError('invalid_input', `Line ${w.line} is named twice.`, { field: `/lines/${i}/line` });
+    seen.add(w.line);
+    const asked = quantityMicros(w.quantity, `/lines/${i}/quantity`);
+    if (asked > remaining(bill, w.line)) {
+      throw new CuadraError('conflict', `Line ${w.line} of bill ${bill.supplier_number} has ${quantityFromMicros(remaining(bill, w.line))} left to credit; ${w.quantity} asked.`);
+    }
+  });
+  const issueDate = input.issue_date ?? today;
+  if (issueDate < bill.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the bill it credits.', { field: '/issue_date' });
+  const lines = billLines(wanted.map((w) => {
+    const src = bill.lines[w.line];
+    return { description: src.description, account: src.account, quantity: w.quantity, unit_price: src.unit_price, discount_bps: src.discount_bps, tax_rate_ppm: src.tax_rate_ppm };
+  }));
+  // The bill's withholding rates on the note's base: the withholdings reverse in proportion.
+  const totals = billTotals(lines, bill.withholding_rates);
+  if (totals.amount_due > bill.balance) {
+    throw new CuadraError('conflict', `The credit note would give back ${totals.amount_due}, but bill ${bill.supplier_number} has ${bill.balance} open. A credit note cannot exceed what is open.`);
+  }
+  return {
+    _id: id, workspace: ctx.workspace, kind: 'credit_note', credit_of: bill._id, credit_lines: wanted.map((w) => w.line), status: 'draft',
+    vendor_id: bill.vendor_id, vendor: bill.vendor, supplier_number: input.supplier_number, supplier_key: creditKey(ctx.workspace, bill.vendor_id, input.supplier_number),
+    search_lc: billSearchText(input.supplier_number, bill.vendor.name), currency: bill.currency, issue_date: issueDate, due_date: issueDate, lines,
+    withholding_rates: bill.withholding_rates, ...totals, paid: 0, balance: 0, settlements: [], closed_on: issueDate, journal_entry_id: null, post_lock: null,
+    rev: 0, pending_rollups: [], pending_count: 0, notes: `Nota crédito de ${bill.supplier_number}: ${input.reason}`, posted_at: null, created_at: ctx.now, updated_at: ctx.now,
+  };
+}
+
+/** The entry of a credit note: the bill's entry reversed for the note's lines (Σ debits = note total = Σ credits). */
+export function creditNoteEntryLines(note: BillDoc): JournalLine[] {
+  const byAccount = new Map<string, number>();
+  for (const l of note.lines) byAccount.set(l.account, (byAccount.get(l.account) ?? 0) + l.subtotal);
+  const lines: JournalLine[] = [{ account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: note.amount_due, credit: 0, party_id: note.vendor_id }];
+  for (const w of note.withholdings) {
+    const account = withholdingPayableAccount(w.type);
+    lines.push({ account: account.code, name: account.name, debit: w.amount, credit: 0, party_id: null });
+  }
+  for (const [account, amount] of byAccount) lines.push({ account, name: BILL_LINE_ACCOUNTS[account as keyof typeof BILL_LINE_ACCOUNTS].name, debit: 0, credit: amount, party_id: null });
+  lines.push({ account: PAYABLE_ACCOUNTS.deductibleVat.code, name: PAYABLE_ACCOUNTS.deductibleVat.name, debit: 0, credit: note.tax_total, party_id: null });
+  return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
+}
+
+/** Steps 2–5 of a credit note written as draft: each runs again without effect. */
+export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, note: BillDoc): Promise<{ note: BillDoc; bill: BillDoc }> {
+  const model = bills(ctx.db);
+  const billId = note.credit_of!;
+  let bill: BillDoc;
+  try {
+    bill = await changeBill(ctx, billId, (b) => {
+      if (b.settlements.some((s) => s.ref === note._id)) return null;
+      if ((b.status !== 'posted' && b.status !== 'partially_paid') || note.amount_due > b.balance) {
+        throw new CuadraError('conflict', `Bill ${b.supplier_number} has ${b.balance} open; the credit note gives back ${note.amount_due}. A credit note cannot exceed what is open.`);
+      }
+      const credited = b.lines.map((_, i) => b.credited_micros?.[i] ?? 0);
+      note.credit_lines!.forEach((line, i) => {
+        const next = BigInt(credited[line]) + storedMicros(note.lines[i].quantity);
+        if (next > storedMicros(b.lines[line].quantity)) throw new CuadraError('conflict', `Line ${line} of bill ${b.supplier_number} was credited meanwhile; nothing was changed.`);
+        credited[line] = Number(next);
+      });
+      const balance = b.balance - note.amount_due;
+      const status = settledStatus(balance, b.paid);
+      return {
+        set: { balance, status, credited_micros: credited, closed_on: balance <= 0 ? note.issue_date : null },
+        push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },
+        deltas: billStatusDelta(b, b.status, status),
+      };
+    });
+  } catch (err) {
+    // Refused before anything was applied: the draft note and its marker go, the number is free again.
+    if (err instanceof CuadraError && err.code === 'conflict' && note.status === 'draft' && !(await model.exists({ _id: billId, workspace: ctx.workspace, 'settlements.ref': note._id }))) {
+      await model.deleteOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' });
+      await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
+    }
+    throw err;
+  }
+  const entryId = `je_${note._id}`;
+  if (note.status === 'draft') {
+    await writeJournalEntry(ctx.db, {
+      _id: entryId, workspace: ctx.workspace, date: note.issue_date, currency: note.currency,
+      memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`, source: { kind: 'bill_credit_note', id: note._id }, lines: creditNoteEntryLines(note), created_at: ctx.now,
+    });
+    const currency = apCurrency(note.currency);
+    const intent = rollupIntent([{
+      day: note.issue_date, currency, due: { date: bill.due_date, amount: -note.amount_due },
+      customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },
+      inc: { expenses: -expenseOf(note.lines), purchases: -note.subtotal, billed: -note.total, ap: -note.amount_due, bill_credit_notes: 1 },
+    }], ctx.now);
+    const iu = intentUpdate(intent);
+    await markIntent(ctx.db, ctx.workspace, model, note._id, intent);
+    const posted = await model.findOneAndUpdate(
+      { _id: note._id, workspace: ctx.workspace, status: 'draft' },
+      { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
+      { returnDocument: 'after' },
+    ).lean();
+    if (posted) await applyRollupIntent(ctx.db, model, note._id, ctx.workspace, intent);
+    else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  }
+  await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
+  const final = await model.findOne({ _id: note._id, workspace: ctx.workspace }).lean();
+  if (!final) throw new CuadraError('internal', 'The credit note vanished while being applied.');
+  return { note: final, bill };
+}
+
+/** Issues a credit note against a bill: checked, written as draft under a marker, then completed. */
+export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: string, today: string): Promise<{ note: BillDoc; bill: BillDoc }> {
+  const model = bills(ctx.db);
+  const bill = await model.findOne({ _id: input.bill_id, workspace: ctx.workspace }).lean();
+  if (!bill) throw new CuadraError('not_found', `No bill ${input.bill_id} exists in this workspace.`);
+  // The same note again (a retry): finish it if it is not finished, and answer it.
+  const existing = await model.findOne({ supplier_key: creditKey(ctx.workspace, bill.vendor_id, input.supplier_number), workspace: ctx.workspace }).lean();
+  if (existing) {
+    if (existing.credit_of !== bill._id) throw new CuadraError('conflict', 'This vendor already has a credit note with that number in this workspace.');
+    if (existing.status === 'draft') return completeCreditNote(ctx, existing);
+    return { note: existing, bill };
+  }
+  const note = planCreditNote(ctx, bill, input, id, today);
+  await assertPeriodOpen(ctx.db, ctx.workspace, note.issue_date);
+  await billCreditMarkers(ctx.db).create({ _id: note._id, workspace: ctx.workspace, at: ctx.now });
+  try {
+    await createPositioned(model, note);
+  } catch (err) {
+    await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
+    throw duplicateSupplierNumber(err);
+  }
+  return completeCreditNote(ctx, note);
+}
+
+/** Finishes credit notes left draft by a process that died (older than a minute), found by their markers. */
+export async function completeStuckCreditNotes(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
+  const markers = await billCreditMarkers(ctx.db).find({ workspace: ctx.workspace }).limit(100).lean();
+  let completed = 0;
+  for (const m of markers) {
+    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
+    const note = await bills(ctx.db).findOne({ _id: m._id, workspace: ctx.workspace }).lean();
+    if (note && note.status === 'draft') {
+      await completeCreditNote(ctx, note).catch(() => undefined);
+      completed++;
+    } else {
+      await billCreditMarkers(ctx.db).deleteOne({ _id: m._id });
+    }
+  }
+  return completed;
+}
