@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { payrollDatesLane } from './agenda.ts';
 import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
 import { payrollJournal, payrollJournalSource } from './journal_feed.ts';
 import { payslipMailings } from './mail.ts';
@@ -30,5 +31,6 @@ export const payrollModule = defineModule({
   listed: [{ model: novelties }, { model: payrollRuns }, { model: payrollJournal }],
   reads: {
     sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource, payroll_journal: payrollJournalSource },
+    agenda: { recurring: payrollDatesLane },
   },
 });
