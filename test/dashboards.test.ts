@@ -185,6 +185,19 @@ describe('dashboards.render', () => {
     expect(at(b, '9.4').error).toMatchObject({ code: 'not_found' });
   });
 
+  it('merges the recurring lane from invoices and payroll (issue 18): a person under contract brings the month-end pay dates', async () => {
+    expect((await ok('employees.create', {
+      name: 'Ana Mínimo', document: { type: 'CC', number: '1023456711' }, position: 'Auxiliar', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    })).employee.id).toMatch(/^emp_/);
+    const agenda = at((await ok('dashboards.render', { id })).blocks, '7.0').agenda_data;
+    const pay = agenda.entries.filter((e: any) => e.source === 'recurring' && e.ref?.module === 'payroll');
+    // The window is the next 60 days: at least one month's last day falls in it.
+    expect(pay.length).toBeGreaterThan(0);
+    for (const e of pay) expect(e.date).toBe(new Date(Date.UTC(Number(e.date.slice(0, 4)), Number(e.date.slice(5, 7)), 0)).toISOString().slice(0, 10));
+    expect(agenda.unavailable_lanes).toEqual(['tax']);
+  });
+
   it('applies bind, inputs and params from the given values', async () => {
     const andina = seeded.parties.andina;
     const bound = (await ok('dashboards.render', { id, values: { selections: { cust: { id: andina.id, name: andina.name } } } })).blocks;

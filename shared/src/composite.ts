@@ -2,6 +2,7 @@ import type { Connection, Model } from 'mongoose';
 import { CuadraError } from './errors.ts';
 import type { Governance } from './governance/index.ts';
 import { containsText, listNewestFirst, type ListAnswer, type SeriesOptions } from './paging.ts';
+import { peerGraph, type PeerConfig, type PeerGraph } from './peers.ts';
 import type { Principal } from './principal.ts';
 import { daysBetween } from './periods.ts';
 import { DATE_SCHEMA, validateMetricQuery, validateRecordsQuery, type RecordsQuery } from './queries.ts';
@@ -26,6 +27,12 @@ export interface ReadContext {
   now: Date;
   /** The shared governance stores, as tools get them: the governance modules read policies, approvals and the ledger there. */
   governance: Governance;
+  /**
+   * Reads another subgraph's graph for this workspace with the read-only service assertion
+   * (peers.ts); absent when the subgraph has no peers configured. The finance journal pulls
+   * posted payroll entries through it before its reads (invoices accounting/payroll_pull.ts).
+   */
+  graph?: PeerGraph;
 }
 
 /** A metric query (specification §2.3; CONTRACT §8). */
@@ -118,9 +125,9 @@ export function compositeGuard(readers: OwnedReaders, kind: ReadKind, fallback: 
 type Ctx = { db: Connection; workspace: string; principal: Principal };
 
 /** The resolvers of the composite fields: shape checked, then the reader of the name asked for. */
-export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
+export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance, peers?: PeerConfig): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
   const out: Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> = {};
-  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance });
+  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance, ...(peers ? { graph: peerGraph(subgraph, peers, ctx.workspace) } : {}) });
   if (Object.keys(readers.sources).length) {
     out[compositeField(subgraph, 'sources')] = async (_p, args, ctx) => {
       validateRecordsQuery(args.query);

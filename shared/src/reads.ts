@@ -21,6 +21,11 @@ export type ReadDeclarations = Partial<Record<ReadKind, Record<string, ReadRoute
 /** A route as the catalog holds it: with the subgraph that owns it. */
 export interface OwnedReadRoute extends ReadRoute {
   subgraph: string;
+  /**
+   * Agenda lanes only: the other subgraphs answering the same lane (the `recurring` lane holds
+   * recurring invoices from invoices and payroll dates from payroll); the gateway merges them.
+   */
+  also?: OwnedReadRoute[];
 }
 
 /** Every subgraph's composite reads, by kind and name. */
@@ -32,8 +37,9 @@ export function readModule(routes: Record<string, ReadRoute> | undefined, key: u
 }
 
 /**
- * Collects the subgraphs' declarations for the catalog. A name claimed twice, or a field the
- * subgraph's SDL does not define, fails the build.
+ * Collects the subgraphs' declarations for the catalog. A name claimed twice (but an agenda lane,
+ * which several subgraphs may answer together), or a field the subgraph's SDL does not define,
+ * fails the build.
  */
 export function collectReads(subgraphs: readonly { name: string; typeDefs: string; reads?: ReadDeclarations }[]): CatalogReads {
   const out: CatalogReads = { sources: {}, metrics: {}, agenda: {} };
@@ -41,8 +47,13 @@ export function collectReads(subgraphs: readonly { name: string; typeDefs: strin
     for (const kind of READ_KINDS) {
       for (const [name, route] of Object.entries(sg.reads?.[kind] ?? {})) {
         const owner = out[kind][name];
-        if (owner) throw new Error(`The ${kind.replace(/s$/, '')} "${name}" is declared by both ${owner.subgraph} and ${sg.name}.`);
         if (!new RegExp(`\\b${route.field}\\s*[(:]`).test(sg.typeDefs)) throw new Error(`${sg.name} declares ${kind} "${name}" answered by ${route.field}, which its schema does not define.`);
+        // An agenda lane is a list of dated entries: several subgraphs may each add theirs to one lane.
+        if (owner && kind === 'agenda' && owner.subgraph !== sg.name && !owner.also?.some((a) => a.subgraph === sg.name)) {
+          owner.also = [...(owner.also ?? []), { ...route, subgraph: sg.name }];
+          continue;
+        }
+        if (owner) throw new Error(`The ${kind.replace(/s$/, '')} "${name}" is declared by both ${owner.subgraph} and ${sg.name}.`);
         out[kind][name] = { ...route, subgraph: sg.name };
       }
     }

@@ -28,4 +28,12 @@ describe('composite reads declared by subgraphs', () => {
     expect(() => collectReads([one, { ...one, name: 'b' }])).toThrow(/"parties" is declared by both a and b/);
     expect(() => collectReads([{ ...one, reads: { sources: { parties: { field: 'nowhere', module: 'm' } } } }])).toThrow(/nowhere, which its schema does not define/);
   });
+
+  it('lets several subgraphs answer one agenda lane (the gateway merges them), but not one subgraph twice', () => {
+    const lane = (name: string, module: string) => ({ name, typeDefs: sdl(`${name}Agenda(lane: String!, window: JSON!): JSON!`), reads: { agenda: { recurring: { field: `${name}Agenda`, module } } } });
+    const reads = collectReads([lane('invoices', 'invoices'), lane('payroll', 'payroll')]);
+    expect(reads.agenda).toEqual({ recurring: { field: 'invoicesAgenda', module: 'invoices', subgraph: 'invoices', also: [{ field: 'payrollAgenda', module: 'payroll', subgraph: 'payroll' }] } });
+    expect(() => collectReads([lane('invoices', 'invoices'), lane('invoices', 'bills')])).toThrow(/"recurring" is declared by both invoices and invoices/);
+    expect(() => collectReads([lane('invoices', 'invoices'), { ...lane('payroll', 'payroll'), typeDefs: sdl('x: Int') }])).toThrow(/payrollAgenda, which its schema does not define/);
+  });
 });

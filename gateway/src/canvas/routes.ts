@@ -107,10 +107,18 @@ export async function readAgenda(run: GraphRunner, principal: Principal, window:
   const answered = window.sources.filter((s) => Object.hasOwn(lanes, s));
   const unavailable = window.sources.filter((s) => !Object.hasOwn(lanes, s));
   if (answered.length === 0) throw new CuadraError('not_found', `The agenda lanes ${unavailable.join(', ')} are not available yet: no module of this workspace answers them.`);
-  const lists = await Promise.all(answered.map(async (lane) => {
-    const field = lanes[lane].field;
-    const data = await run(principal, `query Lane($lane: String!, $w: JSON!) { ${field}(lane: $lane, window: $w) }`, { lane, w: { from: window.from, to: window.to, limit: window.limit, overdue: window.overdue } });
-    return data[field] as AgendaEntry[];
+  // A lane several subgraphs answer (`recurring`: invoices and payroll) is read from each; a part the
+  // caller may not read (its module out of reach) is left out rather than failing the lane.
+  const parts = answered.flatMap((lane) => [{ lane, route: lanes[lane], extra: false }, ...(lanes[lane].also ?? []).map((route) => ({ lane, route, extra: true }))]);
+  const lists = await Promise.all(parts.map(async ({ lane, route, extra }) => {
+    const field = route.field;
+    try {
+      const data = await run(principal, `query Lane($lane: String!, $w: JSON!) { ${field}(lane: $lane, window: $w) }`, { lane, w: { from: window.from, to: window.to, limit: window.limit, overdue: window.overdue } });
+      return data[field] as AgendaEntry[];
+    } catch (err) {
+      if (extra && err instanceof CuadraError && (err.code === 'policy_denied' || err.code === 'insufficient_scope')) return [];
+      throw err;
+    }
   }));
   let entries = lists.flat();
   if (window.kinds?.length) entries = entries.filter((e) => window.kinds!.includes(e.kind));

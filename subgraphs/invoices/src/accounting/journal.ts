@@ -18,7 +18,7 @@ export interface JournalLine {
 }
 
 /** What caused an entry: a document's posting, a manual entry, its reversal, or a year-end close. */
-export const JOURNAL_SOURCE_KINDS = ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment', 'bill_credit_note', 'manual', 'reversal', 'closing', 'bank_transaction'] as const;
+export const JOURNAL_SOURCE_KINDS = ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment', 'bill_credit_note', 'manual', 'reversal', 'closing', 'bank_transaction', 'payroll', 'payroll_reversal'] as const;
 export type JournalSourceKind = (typeof JOURNAL_SOURCE_KINDS)[number];
 
 /**

@@ -1,9 +1,15 @@
-import { defineSource } from '@cuadra/shared';
+import { defineSource, type SourceReader } from '@cuadra/shared';
 import { journalEntries, journalMatches, journalView, type JournalEntryDoc } from '../../accounting/journal.ts';
+import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 
-/** records.list `journal_entries`: no kind and no status (specification §2.5); search the memo. */
-export const journalEntriesSource = defineSource<JournalEntryDoc>({
+const entries = defineSource<JournalEntryDoc>({
   model: journalEntries,
   search: journalMatches,
   row: journalView,
 });
+
+/** records.list `journal_entries`: no kind and no status (specification §2.5); search the memo. Payroll's postings are pulled in first. */
+export const journalEntriesSource: SourceReader = async (q, ctx) => {
+  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now);
+  return entries(q, ctx);
+};

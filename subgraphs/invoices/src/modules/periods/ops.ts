@@ -2,6 +2,7 @@ import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { periodId, periods, type PeriodDoc } from '../../accounting/periods.ts';
 import { journalEntries, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { codesIn, ledgerBetween, settleLedger } from '../../accounting/ledger.ts';
+import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { REPAIR_AFTER_MS } from '../../lib/rollups.ts';
@@ -53,6 +54,8 @@ async function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now
  * close found `closing` resumes with the same closing entry id.
  */
 export async function closePeriod(ctx: ToolContext, month: string): Promise<PeriodDoc> {
+  // Payroll already posted into the month is taken in before it closes (accounting/payroll_pull.ts).
+  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
   const model = periods(ctx.db);
   const _id = periodId(ctx.workspace, month);
   let doc: PeriodDoc | null = null;
@@ -120,6 +123,8 @@ export async function reopenPeriod(ctx: ToolContext, month: string): Promise<Per
     { returnDocument: 'after' },
   ).lean();
   if (!reopened) throw new CuadraError('conflict', `The period ${month} was changed by another call while reopening; look at it again.`);
+  // Payroll entries left out while the month was closed are written now.
+  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
   return reopened;
 }
 

@@ -1,5 +1,7 @@
 import { defineModule } from '@cuadra/shared';
+import { payrollDatesLane } from './agenda.ts';
 import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
+import { payrollJournal, payrollJournalSource } from './journal_feed.ts';
 import { payslipMailings } from './mail.ts';
 import { novelties } from './novelties.ts';
 import { payrollRuns } from './runs.ts';
@@ -25,9 +27,10 @@ import { voidRun } from './tools/void.ts';
 export const payrollModule = defineModule({
   name: 'payroll',
   tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit],
-  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments],
-  listed: [{ model: novelties }, { model: payrollRuns }],
+  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments, payrollJournal],
+  listed: [{ model: novelties }, { model: payrollRuns }, { model: payrollJournal }],
   reads: {
-    sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },
+    sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource, payroll_journal: payrollJournalSource },
+    agenda: { recurring: payrollDatesLane },
   },
 });

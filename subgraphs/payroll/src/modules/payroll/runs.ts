@@ -3,7 +3,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { PayrollLine, PayrollResult } from './calc.ts';
 
 /**
- * Payroll runs: `computed → approved → posted`, or `void` before posting. A run holds, per
+ * Payroll runs: `computed → approved → posted`, or `void` (a posted run with a reversing entry). A run holds, per
  * employee, the engine's result for the period (its payslip) and the balanced journal entry
  * posting will write. Each transition is one conditional update on the run's status.
  */
@@ -49,8 +49,8 @@ export interface RunDoc {
   totals: RunTotals;
   /**
    * The balanced entry posting writes, computed with the run: `je_<run id>`, dated the period's
-   * last day. Kept in the run (see ARCHITECTURE.md: payroll postings): the finance module's
-   * journal does not accept entries from another service yet.
+   * last day. Kept in the run; once posted, the finance journal pulls it through the
+   * `payroll_journal` source (journal_feed.ts; ARCHITECTURE.md, "Payroll postings").
    */
   journal_entry: { id: string; date: string; currency: string; memo: string; lines: JournalLine[] };
   approved_at: Date | null;
@@ -232,7 +232,7 @@ export async function transition(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
   ).lean();
   if (moved) return moved;
   const run = await loadRun(ctx, id);
-  throw new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; ${set.status === 'void' ? 'only a computed or approved run is voided' : `only a ${from.join(' or ')} run becomes ${set.status}`}.`);
+  throw new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; ${set.status === 'void' ? 'only a computed, approved or posted run is voided' : `only a ${from.join(' or ')} run becomes ${set.status}`}.`);
 }
 
 const LINE_SCHEMA = {

@@ -1,5 +1,6 @@
 import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
 import ExcelJS from 'exceljs';
+import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { statement, STATEMENT_METRICS, type StatementAnswer } from '../statements.ts';
 
 const TITLES = { trial_balance: 'Balance de prueba', balance_sheet: 'Estado de situación financiera', income_statement: 'Estado de resultados' } as const;
@@ -62,6 +63,7 @@ export const exportStatement = defineTool({
     properties: { filename: { type: 'string' }, content_type: { const: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }, size: { type: 'integer', minimum: 1 }, base64: { type: 'string' } },
   },
   async handler(input, ctx) {
+    await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
     const answer = await statement(ctx.db, ctx.workspace, { ...input, interval: input.interval ?? 'month' }, ctx.now);
     const period = answer.metric === 'income_statement'
       ? `${answer.series[0]?.period ?? ''} – ${answer.series[answer.series.length - 1]?.period_end ?? ''}`

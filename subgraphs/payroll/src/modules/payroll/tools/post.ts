@@ -1,18 +1,23 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
+import { recordPosting } from '../journal_feed.ts';
+import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
 
 /**
  * Posts an approved run: its balanced journal entry becomes final with it, in the same
  * conditional update (the entry is part of the run document, so there is no posted run without
- * its entry nor an entry without its run).
+ * its entry nor an entry without its run). The entry's feed document (journal_feed.ts) is written
+ * just before, and shows in the `payroll_journal` source only once the run is posted: the finance
+ * journal pulls it from there.
  */
 export const post = defineTool({
   name: 'payroll.post',
-  description: 'Post an approved payroll run: its balanced journal entry (PUC 5105xx expenses; 2370xx contributions and withholdings payable, 238030 pension funds, 250505 salaries payable, 2610xx provisions) becomes final. A posted run is never changed or voided; posting twice is refused.',
+  description: 'Post an approved payroll run: its balanced journal entry (PUC 5105xx expenses; 2370xx contributions and withholdings payable, 238030 pension funds, 250505 salaries payable, 2610xx provisions) becomes final, and the finance journal takes it in (once, as `je_<run id>`, dated the period\'s last day) through the `payroll_journal` source. Posting twice is refused; a posted run is undone with payroll.void, which reverses the entry.',
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('run', RUN_VIEW_SCHEMA),
   async handler(input, ctx) {
+    const run = await loadRun(ctx, input.id);
+    if (run.status === 'approved') await recordPosting(ctx.db, run, ctx.now);
     return { run: runView(await transition(ctx, input.id, ['approved'], { status: 'posted', posted_at: ctx.now })) };
   },
 });

@@ -1,10 +1,15 @@
 import { defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
+import { recordReversal } from '../journal_feed.ts';
+import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
 
-/** Voids a run before it is posted; its period can then be run again. */
+/**
+ * Voids a run; its period can then be run again. A computed or approved run just becomes void. A
+ * posted run becomes void with a reversing entry (`je_<run id>_void`, every line of its entry
+ * swapped, dated the day of the void) that the finance journal pulls like the posting.
+ */
 export const voidRun = defineTool({
   name: 'payroll.void',
-  description: 'Void a computed or approved payroll run (never a posted one). The period can then be run again and its novelties change again.',
+  description: 'Void a payroll run. A computed or approved run is simply voided; a posted run is voided with a reversing journal entry (every debit and credit of its entry swapped, dated today, never before the original) that the finance journal takes in as `je_<run id>_void`. The period can then be run again and its novelties change again. Electronic payroll documents already submitted are not withdrawn by this: that is an adjustment note.',
   risk: 'destructive',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
@@ -12,7 +17,12 @@ export const voidRun = defineTool({
   } as const,
   output: recordOutput('run', RUN_VIEW_SCHEMA),
   async handler(input, ctx) {
-    const run = await transition(ctx, input.id, ['computed', 'approved'], { status: 'void', voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` });
-    return { run: runView(run) };
+    const current = await loadRun(ctx, input.id);
+    const set = { status: 'void' as const, voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` };
+    if (current.status === 'posted') {
+      await recordReversal(ctx.db, current, ctx.now);
+      return { run: runView(await transition(ctx, input.id, ['posted'], set)) };
+    }
+    return { run: runView(await transition(ctx, input.id, ['computed', 'approved'], set)) };
   },
 });

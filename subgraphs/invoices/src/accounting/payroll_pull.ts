@@ -1,0 +1,96 @@
+import { CuadraError, type PeerGraph } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { balances, journalEntries, writeJournalEntry, type JournalLine } from './journal.ts';
+
+/**
+ * The finance journal takes in payroll's postings (ARCHITECTURE.md, "Payroll postings"): it reads
+ * the payroll subgraph's `payroll_journal` source through the graph with the read-only service
+ * assertion (shared peers.ts) and writes each entry it does not hold yet through
+ * writeJournalEntry, under the id payroll gave it (`je_<run id>`, `je_<run id>_void`). Payroll
+ * never writes here; the pull is idempotent by id, so a retry, two pulls at once or a pull
+ * restarted after a crash write nothing twice (writeJournalEntry's own once-only write and its
+ * rollup intent do the rest).
+ *
+ * When it runs: before every read of the journal and the statements (the `journal_entries`
+ * source, the statement metrics, accounts.export_statement) and before a month is closed, in
+ * the caller's workspace. There is no background pull: the service holds no list of workspaces
+ * to pull for, and reading is the moment the entries must be there.
+ *
+ * A month finance has closed: the period guard is never bypassed. An entry dated in it is not
+ * written; it stays in payroll's feed and is written by the first pull after the month is
+ * reopened (periods.reopen). `periods.close` pulls first, so closing a month takes in the
+ * payroll already posted into it.
+ *
+ * Bound: payroll's feed is read whole (pages of 100, at most {@link MAX_PAGES}); a workspace
+ * adds two to three entries a month. Payroll not configured or not answering leaves the journal
+ * as it is (the read goes on; a warning is logged) — the next read pulls again.
+ */
+
+/** Pages of 100 entries read at most per pull (10,000 entries: some three centuries of semi-monthly payroll). */
+export const MAX_PAGES = 100;
+
+const QUERY = 'query($q: JSON!) { payrollRecords(query: $q) }';
+
+interface FeedRow { id: string; run_id: string; kind: 'posting' | 'reversal'; date: string; currency: string; memo: string; lines: JournalLine[] }
+
+/** What one pull did: entries written, and entries left for a closed month. */
+export interface PullResult { written: string[]; blocked: { id: string; date: string }[]; reachable: boolean }
+
+function wellFormed(r: FeedRow): boolean {
+  return typeof r.id === 'string' && /^je_[A-Za-z0-9_-]+$/.test(r.id) && typeof r.run_id === 'string' && (r.kind === 'posting' || r.kind === 'reversal')
+    && typeof r.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.date) && typeof r.currency === 'string' && typeof r.memo === 'string'
+    && Array.isArray(r.lines) && r.lines.every((l) => typeof l.account === 'string' && /^\d{1,10}$/.test(l.account)) && balances(r.lines);
+}
+
+/**
+ * Pulls payroll's final journal entries into the workspace's journal (see above). Never throws
+ * for payroll's sake: an unreachable payroll is `reachable: false`.
+ */
+export async function pullPayrollEntries(db: Connection, workspace: string, graph: PeerGraph | undefined, now: Date, log?: { warn: (o: object, m: string) => void }): Promise<PullResult> {
+  const result: PullResult = { written: [], blocked: [], reachable: false };
+  if (!graph) return result;
+  const rows: FeedRow[] = [];
+  let cursor: string | undefined;
+  try {
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const data = await graph('payroll', QUERY, { q: { source: 'payroll_journal', limit: 100, ...(cursor ? { cursor } : {}) } });
+      const answer = data.payrollRecords as { rows: FeedRow[]; next_cursor?: string };
+      rows.push(...answer.rows);
+      cursor = answer.next_cursor;
+      if (!cursor) break;
+    }
+  } catch (err) {
+    // Not configured (no payroll URL), not answering, or refusing: the journal stays as it is.
+    log?.warn({ err: (err as Error).message, workspace }, 'payroll journal entries could not be pulled');
+    return result;
+  }
+  result.reachable = true;
+  const model = journalEntries(db);
+  const ids = rows.map((r) => r.id);
+  const held = new Set(ids.length ? (await model.find({ _id: { $in: ids }, workspace }, { _id: 1 }).lean()).map((e) => e._id) : []);
+  // Oldest first, so a posting is written before its reversal.
+  for (const r of rows.reverse()) {
+    if (held.has(r.id)) continue;
+    if (!wellFormed(r)) {
+      log?.warn({ id: r?.id, workspace }, 'a payroll journal entry is not well formed; left out');
+      continue;
+    }
+    try {
+      await writeJournalEntry(db, {
+        _id: r.id, workspace, date: r.date, currency: r.currency, memo: r.memo,
+        source: { kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id },
+        lines: r.lines.map((l) => ({ account: l.account, name: String(l.name), debit: l.debit, credit: l.credit, party_id: null })),
+        created_at: now,
+      });
+      result.written.push(r.id);
+    } catch (err) {
+      if (err instanceof CuadraError && err.code === 'conflict') {
+        result.blocked.push({ id: r.id, date: r.date });
+        log?.warn({ id: r.id, date: r.date, workspace }, 'a payroll journal entry is dated in a closed month; written once the month is reopened');
+        continue;
+      }
+      throw err;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSERTION_HEADER, createLogger, localDate, peerGraph, signAssertion, type Principal } from '@cuadra/shared';
+import { startTestSubgraph, testPrincipal, testServiceKeys, testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer as createPayroll, name as payrollName } from '../../payroll/src/server.ts';
+import { payrollRuns } from '../../payroll/src/modules/payroll/runs.ts';
+import { recordPosting } from '../../payroll/src/modules/payroll/journal_feed.ts';
+import { createServer, name } from '../src/server.ts';
+import { journalEntries } from '../src/accounting/journal.ts';
+import { pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
+
+/**
+ * Payroll postings reach the finance journal through the graph (issue 18; ARCHITECTURE.md,
+ * "Payroll postings"): a real payroll subgraph and a real invoices subgraph over HTTP, the
+ * invoices journal pulling payroll's `payroll_journal` source with the read-only service assertion.
+ *
+ * Hand calculation of one employee on the minimum wage for a whole month of 2026 (amounts in
+ * centavos; rules of payroll's calc.ts: lines half up to the centavo, IBC and contributions up to the peso):
+ *   salary 175_090_500 (SMMLV 2026) + transport allowance 24_909_500 = earnings 200_000_000
+ *   IBC 175_090_500; health 4 % = 7_003_620 → 7_003_700; pension 4 % → 7_003_700
+ *   net = 200_000_000 − 14_007_400 = 185_992_600
+ *   employer (ET 114-1: no health, ICBF, SENA): pension 12 % = 21_010_860 → 21_010_900;
+ *     ARL class I 0.522 % = 913_972.41 → 914_000; family fund 4 % = 7_003_620 → 7_003_700 → 28_928_600
+ *   provisions on 200_000_000: severance /12 = 16_666_666.67 → 16_666_667; its interest 12 % of
+ *     16_666_666.67 = 2_000_000.00 → 2_000_000; service bonus 16_666_667;
+ *     vacations 175_090_500 × 15/360 = 7_295_437.5 → 7_295_438 → 42_628_772
+ *   Σ debits = 200_000_000 + 28_928_600 + 42_628_772 = 271_557_372 = Σ credits.
+ */
+const MONTH_DEBITS = 271_557_372;
+const MONTH_ACCOUNTS: Record<string, [number, number]> = {
+  510506: [175_090_500, 0], 510527: [24_909_500, 0],
+  510530: [16_666_667, 0], 510533: [2_000_000, 0], 510536: [16_666_667, 0], 510539: [7_295_438, 0],
+  510568: [914_000, 0], 510570: [21_010_900, 0], 510572: [7_003_700, 0],
+  237005: [0, 7_003_700], 237006: [0, 914_000], 237010: [0, 7_003_700],
+  238030: [0, 7_003_700 + 21_010_900], 250505: [0, 185_992_600],
+  261005: [0, 16_666_667], 261010: [0, 2_000_000], 261015: [0, 7_295_438], 261020: [0, 16_666_667],
+};
+// The credits above: 7_003_700 + 914_000 + 7_003_700 + 28_014_600 + 185_992_600 + 16_666_667 + 2_000_000 + 7_295_438 + 16_666_667 = 271_557_372.
+
+let payroll: TestSubgraph;
+let invoices: TestSubgraph;
+beforeAll(async () => {
+  payroll = await startTestSubgraph(payrollName, createPayroll);
+  invoices = await startTestSubgraph(name, createServer, { peers: { payroll } });
+});
+afterAll(async () => {
+  await invoices?.close();
+  await payroll?.close();
+});
+
+const owner = testPrincipal();
+const runs: Record<string, string> = {};
+
+async function postedMonth(month: string, options: { post?: boolean } = {}): Promise<string> {
+  const r = await payroll.call('payroll.run', { month }, owner);
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  const id = r.output.run.id as string;
+  expect(r.output.run.journal_entry.total_debit).toBe(MONTH_DEBITS);
+  expect((await payroll.call('payroll.approve', { id, amount: 185_992_600 }, owner)).ok).toBe(true);
+  if (options.post !== false) expect((await payroll.call('payroll.post', { id }, owner)).output.run.status).toBe('posted');
+  runs[month] = id;
+  return id;
+}
+
+type Row = { account: string; debit: number; credit: number; balance: number };
+async function trialBalance(sg: Pick<TestSubgraph, 'graphql'>, p: Principal, asOf: string) {
+  const r = await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'trial_balance', as_of: asOf } }, p);
+  expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+  const m = r.body.data.invoicesMetric as { summary: { value: number }; rows: Row[] };
+  return { total: m.summary.value, by: Object.fromEntries(m.rows.map((x) => [x.account, [x.debit, x.credit]])) as Record<string, [number, number]> };
+}
+async function payrollEntries(p: Principal) {
+  const r = await invoices.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: { source: 'journal_entries', limit: 100 } }, p);
+  expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+  return (r.body.data.invoicesRecords.rows as { id: string; date: string; source: { kind: string; id: string }; total_debit: number; total_credit: number }[])
+    .filter((e) => e.source.kind.startsWith('payroll'));
+}
+async function feed(p: Principal) {
+  const r = await payroll.graphql('query($q: JSON!) { payrollRecords(query: $q) }', { q: { source: 'payroll_journal' } }, p);
+  return r.body.data.payrollRecords.rows as { id: string; kind: string; date: string; total_debit: number }[];
+}
+const scaled = (k: number) => Object.fromEntries(Object.entries(MONTH_ACCOUNTS).map(([a, [d, c]]) => [a, [d * k, c * k]]));
+
+describe('payroll postings in the finance journal', () => {
+  beforeAll(async () => {
+    const e = await payroll.call('employees.create', {
+      name: 'Ana Mínimo', document: { type: 'CC', number: '1023456789' }, position: 'Auxiliar', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, owner);
+    expect(e.ok, JSON.stringify(e)).toBe(true);
+  });
+
+  it('takes in nothing before a run is posted, even when posting died between its two writes', async () => {
+    const id = await postedMonth('2026-03', { post: false });
+    // The state a crash of payroll.post leaves between writing the feed document and moving the run: invisible.
+    const run = await payrollRuns(payroll.db).findById(id).lean();
+    await recordPosting(payroll.db, run!, new Date());
+    expect(await feed(owner)).toEqual([]);
+    expect(await payrollEntries(owner)).toEqual([]);
+    expect((await trialBalance(invoices, owner, '2026-03-31')).total).toBe(0);
+    // The retried post completes it.
+    expect((await payroll.call('payroll.post', { id }, owner)).output.run.status).toBe('posted');
+    expect(await feed(owner)).toMatchObject([{ id: `je_${id}`, kind: 'posting', date: '2026-03-31', total_debit: MONTH_DEBITS }]);
+  });
+
+  it('writes a posted run once, balanced on the hand-worked accounts, across a crashed pull, a restart and concurrent reads', async () => {
+    await postedMonth('2026-04');
+    // A pull killed after writing its first (oldest) entry: what it wrote is what a pull that saw only March writes.
+    const real = peerGraph('invoices', { ...testServiceKeys(), urls: { payroll: payroll.url } }, owner.workspace);
+    const crashed = await pullPayrollEntries(invoices.db, owner.workspace, async (sg, q, v) => {
+      const data = await real(sg, q, v);
+      return { payrollRecords: { rows: data.payrollRecords.rows.slice(-1) } };
+    }, new Date());
+    expect(crashed.written).toEqual([`je_${runs['2026-03']}`]);
+
+    // The service restarts on the same database; its first reads, five at once, pull the rest.
+    const restarted = await createServer({
+      db: invoices.db, log: createLogger('invoices', 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance: invoices.governance,
+      runApprovals: false, peers: { ...testServiceKeys(), urls: { payroll: payroll.url } },
+    });
+    const { url, close } = await restarted.listen(0);
+    const again = {
+      async graphql(query: string, variables: Record<string, unknown>, p: Principal) {
+        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(p, testSigningKeys().privateKey) }, body: JSON.stringify({ query, variables }) });
+        return { status: res.status, body: (await res.json()) as any };
+      },
+    };
+    try {
+      const reads = await Promise.all([1, 2, 3, 4, 5].map(() => trialBalance(again, owner, '2026-04-30')));
+      for (const tb of reads.slice(1)) expect(tb.total).toBe(reads[0].total);
+    } finally {
+      await close();
+      await restarted.stop();
+    }
+
+    const entries = await payrollEntries(owner);
+    expect(entries.map((e) => e.id).sort()).toEqual([`je_${runs['2026-03']}`, `je_${runs['2026-04']}`].sort());
+    for (const e of entries) expect(e).toMatchObject({ total_debit: MONTH_DEBITS, total_credit: MONTH_DEBITS });
+    expect(entries.find((e) => e.id === `je_${runs['2026-03']}`)).toMatchObject({ date: '2026-03-31', source: { kind: 'payroll', id: runs['2026-03'] } });
+    // Written once each: the journal holds exactly these, and the ledger rollups count each once.
+    expect(await journalEntries(invoices.db).countDocuments({ workspace: owner.workspace })).toBe(2);
+    const march = await trialBalance(invoices, owner, '2026-03-31');
+    expect(march.total).toBe(MONTH_DEBITS);
+    expect(march.by).toEqual(MONTH_ACCOUNTS);
+    const april = await trialBalance(invoices, owner, '2026-04-30');
+    // April pays the same (30 days, the same salary and parameters): each account twice March's.
+    expect(april.total).toBe(2 * MONTH_DEBITS);
+    expect(april.by).toEqual(scaled(2));
+    // Another workspace sees none of it.
+    const other = testPrincipal();
+    expect(await payrollEntries(other)).toEqual([]);
+    expect(await feed(other)).toEqual([]);
+  });
+
+  it('leaves an entry dated in a closed month out until the month is reopened; closing a month takes in what was posted first', async () => {
+    // May is closed in finance before payroll posts into it.
+    expect((await invoices.call('periods.close', { month: '2026-05' }, owner)).output.period.status).toBe('closed');
+    await postedMonth('2026-05');
+    expect((await trialBalance(invoices, owner, '2026-05-31')).total).toBe(2 * MONTH_DEBITS);
+    expect((await payrollEntries(owner)).map((e) => e.id)).not.toContain(`je_${runs['2026-05']}`);
+    // Reopening May writes it.
+    expect((await invoices.call('periods.reopen', { month: '2026-05' }, owner)).output.period.status).toBe('open');
+    expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-05']}` })).not.toBeNull();
+    // June is posted, then closed in finance with no read between: the close takes it in first.
+    await postedMonth('2026-06');
+    expect((await invoices.call('periods.close', { month: '2026-06' }, owner)).output.period.status).toBe('closed');
+    expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-06']}` })).not.toBeNull();
+    const june = await trialBalance(invoices, owner, '2026-06-30');
+    expect(june.total).toBe(4 * MONTH_DEBITS);
+    expect(june.by).toEqual(scaled(4));
+  });
+
+  it('voids a posted run with a reversing entry the journal takes in once', async () => {
+    const id = runs['2026-03'];
+    const voided = await payroll.call('payroll.void', { id, reason: 'Liquidada con el salario equivocado' }, owner);
+    expect(voided.output.run).toMatchObject({ status: 'void', void_reason: 'Liquidada con el salario equivocado' });
+    expect(await payroll.call('payroll.void', { id }, owner)).toMatchObject({ code: 'conflict' });
+    const today = localDate(new Date());
+    expect((await feed(owner))[0]).toMatchObject({ id: `je_${id}_void`, kind: 'reversal', date: today, total_debit: MONTH_DEBITS });
+    await Promise.all([payrollEntries(owner), payrollEntries(owner)]);
+    const entries = await payrollEntries(owner);
+    expect(entries.filter((e) => e.id === `je_${id}_void`)).toMatchObject([{ date: today, source: { kind: 'payroll_reversal', id }, total_debit: MONTH_DEBITS }]);
+    expect(entries).toHaveLength(5);
+    // Today: March posted and reversed, April, May and June posted: per account three months'
+    // balance; the debit column holds March's credits too (the reversal's debits), so Σ debits = 5 × a month.
+    const now = await trialBalance(invoices, owner, today);
+    expect(now.total).toBe(5 * MONTH_DEBITS);
+    for (const [account, [d, c]] of Object.entries(MONTH_ACCOUNTS)) expect(now.by[account][0] - now.by[account][1]).toBe(3 * (d - c));
+    // The period is free again: March can be run anew.
+    expect((await payroll.call('payroll.run', { month: '2026-03' }, owner)).ok).toBe(true);
+  });
+});
