@@ -6,11 +6,12 @@ import { signedDocuments } from '../../einvoicing/signed.ts';
 import { counters, settings } from '../../lib/settings.ts';
 import { configure } from './tools/configure.ts';
 import { qr } from './tools/qr.ts';
+import { settingsTool } from './tools/settings.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure, uploadCertificate, qr],
+  tools: [configure, uploadCertificate, qr, settingsTool],
   models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments],
 });
