@@ -24,6 +24,11 @@ const ROUTES: readonly { path: RegExp; methods: readonly string[] }[] = [
   { path: /^\/app\/sign-out$/, methods: ['POST'] },
   { path: /^\/app\/assets\/[^/]+$/, methods: ['GET'] },
   { path: /^\/dashboards(\/[^/]+)?$/, methods: ['GET'] },
+  { path: /^\/app\/(keys|policies|members|einvoicing|ledger)$/, methods: ['GET', 'POST'] },
+  { path: /^\/app\/keys\/[^/]+\/revoke$/, methods: ['POST'] },
+  { path: /^\/app\/policies\/[^/]+\/delete$/, methods: ['POST'] },
+  { path: /^\/app\/members\/invite$/, methods: ['POST'] },
+  { path: /^\/app\/members\/[^/]+\/(role|remove)$/, methods: ['POST'] },
 ];
 
 /** The methods a path is served with, or null for a path the gateway does not serve. */

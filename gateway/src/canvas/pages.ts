@@ -12,6 +12,7 @@ import { clientAddress, CsrfGuard, escapeHtml, html, sendPage, type SafeHtml } f
 import type { DashboardStore } from './store.ts';
 import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
+import { workspacePages } from '../pages/workspace.ts';
 import { localeOf, pageChrome, switchHref, type Translator } from '../pages/i18n.ts';
 import { sendAppPage } from '../pages/shell.ts';
 
@@ -99,6 +100,8 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
 
   // The approvals inbox (gateway/src/pages/approvals.ts) shares this session and CSRF guard.
   if (deps.pipeline) router.use(approvalPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
+  // The workspace's own pages (keys, policies, members, e-invoicing, ledger): same session, same guard, acting through tools.
+  if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
 
   router.get('/app/sign-in', (req, res) => {
     const t = localeOf(req, res);

@@ -6,6 +6,7 @@ import type { Throttle } from '../oauth/throttle.ts';
 import { claimDonePage, claimFormPage } from '../pages/claim.ts';
 import { errorPage } from '../pages/authorize.ts';
 import { clientAddress, sendPage, type CsrfGuard } from '../pages/html.ts';
+import { localeOf, pageChrome, translator, type Translator } from '../pages/i18n.ts';
 import type { Mailer } from '../mail.ts';
 import { MIN_PASSWORD_LENGTH, verifyPassword, type PeopleStore } from './people.ts';
 import type { IdentityStore } from './store.ts';
@@ -31,7 +32,7 @@ export async function applyAgentWorkspaceDefaults(_opened: AgentWorkspaceOpened)
   // Intentionally empty until the policy store exists.
 }
 
-const SIGNUP_FIELDS = new Set(['email', 'workspace_name', 'agent_name', 'name', 'country', 'currency']);
+const SIGNUP_FIELDS = new Set(['email', 'workspace_name', 'agent_name', 'name', 'country', 'currency', 'locale']);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function textField(body: Record<string, unknown>, name: string, max: number, required: boolean): string | undefined {
@@ -76,6 +77,9 @@ export function signupRouter(deps: {
       textField(b, 'name', 200, false);
       const country = textField(b, 'country', 2, false);
       if (country !== undefined && !/^[A-Za-z]{2}$/.test(country)) throw new CuadraError('invalid_input', 'country must be an ISO 3166-1 alpha-2 code.', { field: '/country' });
+      // The language of the claim e-mail (and the person's pages until they choose): es-CO unless `en`.
+      const locale = textField(b, 'locale', 10, false);
+      if (locale !== undefined && locale !== 'es-CO' && locale !== 'en') throw new CuadraError('invalid_input', 'locale must be es-CO or en.', { field: '/locale' });
       const currency = textField(b, 'currency', 3, false);
       if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) throw new CuadraError('invalid_input', 'currency must be an ISO 4217 code.', { field: '/currency' });
 
@@ -84,10 +88,11 @@ export function signupRouter(deps: {
       const { token, code } = await people.createClaim(opened.workspace_id, email);
       // The code goes only to the person's address (CONTRACT.md §9): the agent holds the link, not the proof.
       if (deps.mailer) {
+        const mt = translator(locale === 'en' ? 'en' : 'es-CO');
         await deps.mailer.send({
           to: email,
-          subject: `Your code to claim ${workspaceName} on Cuadra`,
-          text: `An AI agent (${agentName}) opened the workspace "${workspaceName}" on Cuadra for you.\n\nTo claim it and become its owner, open the link the agent gave you and enter this code:\n\n    ${code}\n\nThe code works for 7 days and 5 tries. If you did not ask for this, ignore this message: nobody can claim the workspace without the code.\n`,
+          subject: mt.t('mail.claim.subject', { workspace: workspaceName }),
+          text: mt.t('mail.claim.text', { agent: agentName, workspace: workspaceName, code }),
         }).catch((err: unknown) => deps.log.error({ err }, 'claim code mail failed'));
       } else {
         deps.log.warn({ workspace: opened.workspace_id }, 'no SMTP_URL: the claim code of this workspace could not be e-mailed, so it cannot be claimed');
@@ -99,18 +104,22 @@ export function signupRouter(deps: {
     }
   });
 
-  const invalidLink = (res: Response) =>
-    sendPage(res, { status: 400, title: 'This claim link does not work', body: errorPage('This claim link does not work', 'It was already used, it has expired (links last 7 days), or it was copied incompletely. Ask the agent for a new sign-up.') });
+  const invalidLink = (req: Request, res: Response, t: Translator) =>
+    sendPage(res, { status: 400, title: t.t('claim.invalid.title'), ...pageChrome(req, t), body: errorPage(t, t.t('claim.invalid.title'), t.t('claim.invalid.text')) });
+  const failed = (req: Request, res: Response, t: Translator) =>
+    sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: errorPage(t, t.t('error.title'), t.t('error.retry')) });
 
   async function showForm(req: Request, res: Response, token: string, extra: { status?: number; error?: string; name?: string } = {}): Promise<void> {
+    const t = localeOf(req, res);
     const claim = await people.pendingClaim(token);
-    if (!claim) return invalidLink(res);
+    if (!claim) return invalidLink(req, res, t);
     const workspace = await identity.workspace(claim.workspace);
     const existing = await people.userByEmail(claim.email);
     sendPage(res, {
       status: extra.status,
-      title: claim.kind === 'invite' ? 'Join the workspace' : 'Claim your workspace',
-      body: claimFormPage({
+      title: claim.kind === 'invite' ? t.t('claim.join.title') : t.t('claim.title'),
+      ...pageChrome(req, t),
+      body: claimFormPage(t, {
         token, csrf: csrf.issue(req, res, 'claim'), email: claim.email, workspaceName: workspace?.name ?? claim.workspace, hasAccount: existing !== null, error: extra.error,
         name: extra.name ?? claim.name ?? undefined, invitedAs: claim.kind === 'invite' ? claim.role : undefined,
       }),
@@ -123,50 +132,51 @@ export function signupRouter(deps: {
       await showForm(req, res, token);
     } catch (err) {
       deps.log.error({ err }, 'claim page failed');
-      sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });
+      failed(req, res, localeOf(req, res));
     }
   });
 
   router.post('/claim', express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }), async (req, res) => {
+    const t = localeOf(req, res);
     try {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof body.token === 'string' ? body.token : '';
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : '';
-      if (!csrf.check(req, 'claim', body.csrf)) return showForm(req, res, token, { status: 403, name, error: 'This form expired or came from another site. Try again.' });
+      if (!csrf.check(req, 'claim', body.csrf)) return showForm(req, res, token, { status: 403, name, error: t.t('claim.expired') });
       const claim = await people.pendingClaim(token);
-      if (!claim) return invalidLink(res);
+      if (!claim) return invalidLink(req, res, t);
       const wait = await deps.throttles.login.hit(`${clientAddress(req)}|claim|${claim.email}`);
       if (claim.kind !== 'invite' && wait === null) {
         // Proof that the person reads the sign-up address: the e-mailed code, counted before it is compared.
         const code = typeof body.code === 'string' ? body.code.trim() : '';
         const checked = await people.checkClaimCode(token, code);
-        if (checked === 'locked') return sendPage(res, { status: 403, title: 'This claim is locked', body: errorPage('This claim is locked', 'The code was entered wrong 5 times. Ask the agent for a new sign-up.') });
-        if (checked === 'wrong') return showForm(req, res, token, { status: 400, name, error: 'That code is not right. Enter the 8-digit code from the e-mail sent to this address.' });
+        if (checked === 'locked') return sendPage(res, { status: 403, title: t.t('claim.locked.title'), ...pageChrome(req, t), body: errorPage(t, t.t('claim.locked.title'), t.t('claim.locked.text')) });
+        if (checked === 'wrong') return showForm(req, res, token, { status: 400, name, error: t.t('claim.wrongCode') });
       }
       if (wait !== null) {
         res.setHeader('Retry-After', String(wait));
-        return showForm(req, res, token, { status: 429, name, error: `Too many attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.` });
+        return showForm(req, res, token, { status: 429, name, error: t.t('claim.throttled', { minutes: Math.ceil(wait / 60) }) });
       }
       const existing = await people.userByEmail(claim.email);
       if (existing) {
-        if (!(await verifyPassword(password, existing.password_hash))) return showForm(req, res, token, { status: 401, name, error: 'That is not the password of your Cuadra account.' });
+        if (!(await verifyPassword(password, existing.password_hash))) return showForm(req, res, token, { status: 401, name, error: t.t('claim.wrongPassword') });
       } else {
-        if (!name) return showForm(req, res, token, { status: 400, name, error: 'Enter your name.' });
-        if (password.length < MIN_PASSWORD_LENGTH) return showForm(req, res, token, { status: 400, name, error: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.` });
+        if (!name) return showForm(req, res, token, { status: 400, name, error: t.t('claim.needName') });
+        if (password.length < MIN_PASSWORD_LENGTH) return showForm(req, res, token, { status: 400, name, error: t.t('claim.shortPassword', { min: MIN_PASSWORD_LENGTH }) });
       }
       // The claim is used exactly once: a second submit (or a race) finds it used.
       const used = await people.useClaim(token);
-      if (!used) return invalidLink(res);
+      if (!used) return invalidLink(req, res, t);
       const user = existing ?? (await people.createUser({ email: used.email, name, password }));
       // A claim makes the owner; an invitation (members.invite) the role it was sent with.
       const invite = used.kind === 'invite';
       await people.setMembership(used.workspace, user._id, invite ? (used.role ?? 'viewer') : 'owner');
       const workspace = await identity.workspace(used.workspace);
-      sendPage(res, { title: invite ? 'Welcome' : 'Workspace claimed', body: claimDonePage({ workspaceName: workspace?.name ?? used.workspace, email: user.email, joinedAs: invite ? used.role : undefined }) });
+      sendPage(res, { title: invite ? t.t('claim.joined.title') : t.t('claim.done.title'), ...pageChrome(req, t), body: claimDonePage(t, { workspaceName: workspace?.name ?? used.workspace, email: user.email, joinedAs: invite ? used.role : undefined }) });
     } catch (err) {
       deps.log.error({ err }, 'claim failed');
-      sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });
+      failed(req, res, t);
     }
   });
 

@@ -6,6 +6,7 @@ import type { IdentityStore } from '../identity/store.ts';
 import { sha256, type PeopleStore } from '../identity/people.ts';
 import { consentPage, errorPage, loginPage } from '../pages/authorize.ts';
 import { clientAddress, sameText, sendPage, type CsrfGuard } from '../pages/html.ts';
+import { localeOf, pageChrome } from '../pages/i18n.ts';
 import { isMetadataDocumentUrl, OAuthError, parseRegistration, redirectUriMatches, type ClientInfo, type MetadataDocumentClients } from './clients.ts';
 import { oauthModels } from './models.ts';
 import type { Throttle } from './throttle.ts';
@@ -206,11 +207,13 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     res.redirect(303, url.href);
   }
 
-  function authorizeFailed(res: Response, err: unknown): void {
+  function authorizeFailed(req: Request, res: Response, err: unknown): void {
     if (err instanceof RedirectError) return redirectWith(res, err.redirectUri, { error: err.error, error_description: err.message, state: err.state });
-    if (err instanceof OAuthError) return sendPage(res, { status: 400, title: 'This sign-in link is not valid', body: errorPage('This sign-in link is not valid', err.message) });
+    const t = localeOf(req, res);
+    // The OAuth error's own message (a protocol detail) stays as the library words it.
+    if (err instanceof OAuthError) return sendPage(res, { status: 400, title: t.t('oauth.invalid.title'), ...pageChrome(req, t), body: errorPage(t, t.t('oauth.invalid.title'), err.message) });
     deps.log.error({ err }, 'authorization request failed');
-    sendPage(res, { status: 500, title: 'Something went wrong', body: errorPage('Something went wrong', 'Try again in a moment.') });
+    sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: errorPage(t, t.t('error.title'), t.t('error.retry')) });
   }
 
   /** The origin a form may be redirected to after consent (CSP form-action). */
@@ -248,10 +251,12 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     if (workspaces.length === 0) {
       return redirectWith(res, request.redirectUri, { error: 'access_denied', error_description: 'This person belongs to no workspace.', state: request.state });
     }
+    const t = localeOf(req, res);
     sendPage(res, {
-      title: `Allow ${request.client.client_name}?`,
+      title: t.t('oauth.consent.title', { client: request.client.client_name }),
       formActions: [redirectOrigin(request.redirectUri)],
-      body: consentPage({
+      ...pageChrome(req, t),
+      body: consentPage(t, {
         clientName: request.client.client_name, clientId: request.client.client_id, clientKind: request.client.kind, redirectHost: redirectHost(request.redirectUri),
         scopes: request.scopes, workspaces, params: request.params, csrf: csrf.issue(req, res, 'authorize'), ticket: issueTicket(req, res, user._id, request.params), userEmail: user.email,
       }),
@@ -259,11 +264,13 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
   }
 
   function showLogin(req: Request, res: Response, request: AuthorizationRequest, extra: { status?: number; email?: string; error?: string } = {}): void {
+    const t = localeOf(req, res);
     sendPage(res, {
       status: extra.status,
-      title: 'Sign in',
+      title: t.t('signIn.title'),
       formActions: [redirectOrigin(request.redirectUri)],
-      body: loginPage({ clientName: request.client.client_name, redirectHost: redirectHost(request.redirectUri), params: request.params, csrf: csrf.issue(req, res, 'authorize'), email: extra.email, error: extra.error }),
+      ...pageChrome(req, t),
+      body: loginPage(t, { clientName: request.client.client_name, redirectHost: redirectHost(request.redirectUri), params: request.params, csrf: csrf.issue(req, res, 'authorize'), email: extra.email, error: extra.error }),
     });
   }
 
@@ -271,7 +278,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     try {
       showLogin(req, res, await parseAuthorization(req.query as Record<string, unknown>));
     } catch (err) {
-      authorizeFailed(res, err);
+      authorizeFailed(req, res, err);
     }
   });
 
@@ -280,27 +287,27 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     try {
       request = await parseAuthorization(req.body ?? {});
     } catch (err) {
-      return authorizeFailed(res, err);
+      return authorizeFailed(req, res, err);
     }
     try {
       const body = req.body as Record<string, unknown>;
       if (!csrf.check(req, 'authorize', body.csrf)) {
-        return showLogin(req, res, request, { status: 403, error: 'This form expired or came from another site. Sign in again.' });
+        return showLogin(req, res, request, { status: 403, error: localeOf(req, res).t('signIn.expired') });
       }
       let userId = checkTicket(req, body.login_ticket, request.params);
       let user = userId ? await people.user(userId) : null;
       if (!user) {
         const email = typeof body.email === 'string' ? body.email.trim().toLowerCase().slice(0, 320) : '';
         const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
-        if (!email || !password) return showLogin(req, res, request, { status: 400, email, error: 'Enter your e-mail and password.' });
+        if (!email || !password) return showLogin(req, res, request, { status: 400, email, error: localeOf(req, res).t('signIn.missing') });
         const address = clientAddress(req);
         const wait = (await deps.throttles.loginAddress.hit(address)) ?? (await deps.throttles.login.hit(`${address}|${email}`));
         if (wait !== null) {
           res.setHeader('Retry-After', String(wait));
-          return showLogin(req, res, request, { status: 429, email, error: `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.` });
+          return showLogin(req, res, request, { status: 429, email, error: localeOf(req, res).t('signIn.throttled', { minutes: Math.ceil(wait / 60) }) });
         }
         user = await people.checkPassword(email, password);
-        if (!user) return showLogin(req, res, request, { status: 401, email, error: 'The e-mail or password is not right.' });
+        if (!user) return showLogin(req, res, request, { status: 401, email, error: localeOf(req, res).t('signIn.wrong') });
         await deps.throttles.login.reset(`${address}|${email}`);
         userId = user._id;
       }
@@ -319,7 +326,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
       });
       redirectWith(res, request.redirectUri, { code, state: request.state });
     } catch (err) {
-      authorizeFailed(res, err);
+      authorizeFailed(req, res, err);
     }
   });
 

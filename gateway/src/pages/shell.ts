@@ -32,6 +32,13 @@ export function serveAppAsset(req: Request, res: Response): void {
   res.type(asset.type).send(asset.body);
 }
 
+/** The signed-in pages, in the navigation's order. */
+export const APP_PAGES = {
+  approvals: '/app/approvals', dashboards: '/dashboards', keys: '/app/keys', policies: '/app/policies',
+  members: '/app/members', einvoicing: '/app/einvoicing', ledger: '/app/ledger',
+} as const;
+export type AppPageKey = keyof typeof APP_PAGES;
+
 const assetUrl = (name: string) => `${APP_ASSET_PATH}/${name}?v=${encodeURIComponent(APP_ASSETS.get(name)!.etag.replace(/"/g, ''))}`;
 
 /**
@@ -39,8 +46,10 @@ const assetUrl = (name: string) => `${APP_ASSET_PATH}/${name}?v=${encodeURICompo
  * a skip link; the served stylesheet and (optionally) script; the headers every page carries.
  */
 export function sendAppPage(req: Request, res: Response, input: {
-  t: Translator; status?: number; title: string; body: SafeHtml; current: 'approvals' | 'dashboards'; signOutCsrf: string;
+  t: Translator; status?: number; title: string; body: SafeHtml; current: AppPageKey; signOutCsrf: string;
   script?: 'inbox.js'; meta?: Record<string, string>;
+  /** The workspace the page is about: kept in the navigation's links. */
+  ws?: string;
 }): void {
   const { t } = input;
   res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
@@ -48,8 +57,9 @@ export function sendAppPage(req: Request, res: Response, input: {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Cache-Control', 'no-store');
-  const nav = (key: 'approvals' | 'dashboards', href: string) =>
-    html`<li><a href="${href}" ${input.current === key ? html`aria-current="page"` : ''}>${t.t(`nav.${key}`)}</a></li>`;
+  const q = input.ws ? `?ws=${encodeURIComponent(input.ws)}` : '';
+  const nav = (key: AppPageKey) =>
+    html`<li><a href="${APP_PAGES[key]}${key === 'dashboards' ? '' : q}" ${input.current === key ? html`aria-current="page"` : ''}>${t.t(`nav.${key}`)}</a></li>`;
   const meta = Object.entries(input.meta ?? {}).map(([k, v]) => html`<meta name="${k}" content="${v}">`);
   const page = html`<!doctype html>
 <html lang="${t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -57,7 +67,7 @@ export function sendAppPage(req: Request, res: Response, input: {
 <link rel="stylesheet" href="${assetUrl('app.css')}">${input.script ? html`<script src="${assetUrl(input.script)}" defer></script>` : ''}</head>
 <body><a class="skip" href="#main">${t.t('nav.skip')}</a>
 <header class="top"><span class="brand">Cuadra</span>
-<nav aria-label="${t.t('nav.label')}"><ul>${nav('approvals', '/app/approvals')}${nav('dashboards', '/dashboards')}</ul></nav>
+<nav aria-label="${t.t('nav.label')}"><ul>${(Object.keys(APP_PAGES) as AppPageKey[]).map(nav)}</ul></nav>
 <a class="lang" href="${switchHref(req, t.locale)}" lang="${t.locale === 'en' ? 'es' : 'en'}" hreflang="${t.locale === 'en' ? 'es' : 'en'}">${t.t('lang.switch')}</a>
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${input.signOutCsrf}"><button type="submit" class="btn ghost">${t.t('signOut')}</button></form></header>
 <main id="main" tabindex="-1">${input.body}</main>

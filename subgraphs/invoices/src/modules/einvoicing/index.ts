@@ -9,11 +9,12 @@ import { qr } from './tools/qr.ts';
 import { peppolConfigure } from './tools/peppol_configure.ts';
 import { peppolExport } from './tools/peppol_export.ts';
 import { peppolSettings } from '../../einvoicing/peppol/settings.ts';
+import { settingsTool } from './tools/settings.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 
 /** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
-  tools: [configure, uploadCertificate, qr, peppolConfigure, peppolExport],
+  tools: [configure, uploadCertificate, qr, settingsTool, peppolConfigure, peppolExport],
   models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments, peppolSettings],
 });

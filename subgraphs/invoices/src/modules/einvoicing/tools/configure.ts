@@ -54,12 +54,12 @@ export const SETTINGS_VIEW_SCHEMA = {
  */
 export const configure = defineTool({
   name: 'einvoicing.configure',
-  description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice and credit-note numbering ranges (prefix, from, to, resolution) and the base currency.',
+  description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice and credit-note numbering ranges (prefix, from, to, resolution) and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
   // Never stored as given in a held approval (CONTRACT §9).
   secretInputs: ['technical_key', 'software_pin'],
   risk: 'write',
   input: {
-    type: 'object', additionalProperties: false, required: ['issuer', 'technical_key', 'software_pin', 'numbering'],
+    type: 'object', additionalProperties: false, required: ['issuer', 'numbering'],
     properties: {
       issuer: {
         type: 'object', additionalProperties: false, required: ['nit', 'name'],
@@ -84,14 +84,19 @@ export const configure = defineTool({
       if (r && r.to < r.from) throw new CuadraError('invalid_input', 'A numbering range ends before it starts.', { field: `/numbering/${kind}/to` });
     }
     const existing = await settings(ctx.db).findById(ctx.workspace).lean();
+    // The secrets are replaced when given, kept when left out; the first set-up needs both.
+    const technicalKey = input.technical_key ?? existing?.technical_key;
+    const softwarePin = input.software_pin ?? existing?.software_pin;
+    if (!technicalKey) throw new CuadraError('invalid_input', 'The first set-up needs the technical key of the numbering range.', { field: '/technical_key' });
+    if (!softwarePin) throw new CuadraError('invalid_input', 'The first set-up needs the software PIN.', { field: '/software_pin' });
     const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_to: r.valid_to ?? null });
     const doc: SettingsDoc = {
       _id: ctx.workspace,
       issuer: { nit: m[1], check_digit: Number(m[2]), name: input.issuer.name.trim() },
       environment: input.environment === 'production' ? '1' : '2',
-      technical_key: input.technical_key,
+      technical_key: technicalKey,
       software_id: input.software_id ?? existing?.software_id ?? randomUUID(),
-      software_pin: input.software_pin,
+      software_pin: softwarePin,
       currency: input.currency ?? existing?.currency ?? 'COP',
       numbering: {
         invoice: toRange(input.numbering.invoice),

@@ -1,0 +1,218 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../scripts/infra.ts';
+import { claimCodeFor, messagesTo } from './helpers/mail.ts';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+// Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const owner = { email: 'camila@cafe-quindio.example', password: 'arepa con queso 2026' };
+
+let sys: TestSystem;
+let context: BrowserContext;
+let profileDir: string;
+let agentKey: string;
+let ownerKey: string;
+let workspaceId: string;
+let claimUrl: string;
+const consoleProblems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  sys = await startTestSystem('wspages');
+  const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: owner.email, workspace_name: 'Café del Quindío', agent_name: 'Asistente contable', name: 'Camila' } });
+  expect(opened.status).toBe(201);
+  agentKey = opened.body.api_key;
+  workspaceId = opened.body.workspace_id;
+  claimUrl = opened.body.claim_url;
+  ownerKey = (await sys.key(workspaceId, 'owner')).api_key;
+  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+});
+afterAll(async () => {
+  await context?.close();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await sys?.stop();
+});
+
+async function openPage(): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) consoleProblems.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleProblems.push(e.message));
+  return page;
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function axeProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
+  return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+async function look(page: Page, name: string): Promise<void> {
+  expect(await axeProblems(page)).toEqual([]);
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+}
+
+const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
+
+describe('the workspace pages in Chromium', () => {
+  let page: Page;
+
+  it('the claim page and its e-mail speak Spanish by default; the claim goes through', async () => {
+    const mail = messagesTo(owner.email)[0];
+    expect(mail).toMatch(/Subject: .*(Tu c=C3=B3digo|Tu código|=\?UTF-8\?)/i);
+    page = await openPage();
+    await page.goto(claimUrl);
+    expect(await page.getAttribute('html', 'lang')).toBe('es-CO');
+    await expect(h1(page)).resolves.toBe('Reclama Café del Quindío');
+    await look(page, 'claim-es');
+    await page.getByLabel(/Código del correo/).fill(await claimCodeFor(owner.email));
+    await page.getByLabel('Tu nombre').fill('Camila Restrepo');
+    await page.getByLabel('Elige una contraseña').fill(owner.password);
+    await page.getByRole('button', { name: 'Reclamar el espacio de trabajo' }).click();
+    await expect(h1(page)).resolves.toBe('Café del Quindío es tuyo');
+    await look(page, 'claim-done-es');
+  });
+
+  it('signs in and creates a key with a role and patterns: the secret is shown once, works, and is gone on reload', async () => {
+    await page.goto(`${sys.gatewayUrl}/app/keys`);
+    await page.getByLabel('Correo electrónico').fill(owner.email);
+    await page.getByLabel('Contraseña').fill(owner.password);
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await page.waitForURL('**/app/keys');
+    await expect(h1(page)).resolves.toBe('Claves de API de Café del Quindío');
+    await expect(page.locator('nav a[aria-current=page]').textContent()).resolves.toBe('Claves de API');
+    await page.getByLabel('Nombre').fill('Lector de facturas');
+    await page.getByLabel('Rol').selectOption('accountant');
+    await page.getByLabel('Herramientas permitidas (opcional)').fill('invoices.%:read parties.%:read');
+    await page.getByRole('button', { name: 'Crear la clave' }).click();
+    const secret = (await page.locator('#new-secret').textContent())!;
+    expect(secret).toMatch(/^nk_/);
+    await look(page, 'keys-created-es');
+    // The key works within its patterns, and is refused outside them.
+    expect((await sys.invoke('invoices.list', {}, secret)).status).toBe(200);
+    expect((await sys.invoke('items.list', {}, secret)).status).toBe(403);
+    // Listed, never shown again.
+    await page.goto(`${sys.gatewayUrl}/app/keys`);
+    expect(await page.content()).not.toContain(secret);
+    const row = page.locator('#keys-table tr', { hasText: 'Lector de facturas' });
+    await expect(row.textContent()).resolves.toContain('invoices.%:read');
+    await row.getByRole('button', { name: 'Revocar la clave Lector de facturas' }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toContain('Revocaste la clave');
+    expect((await sys.invoke('invoices.list', {}, secret)).status).toBe(401);
+    await look(page, 'keys-es');
+    // The ledger has both, as the person through the pages.
+    const ledger = await sys.invoke('ledger.list', { tool: 'api_keys.create' }, ownerKey);
+    expect(ledger.body.output.rows[0]).toMatchObject({ actor: { type: 'oauth_app', id: 'cuadra-web' }, outcome: 'ok' });
+  });
+
+  it('creates a policy from the template "hold every agent write over COP 5.000.000" and deletes it', async () => {
+    await page.getByRole('link', { name: 'Políticas' }).click();
+    await expect(h1(page)).resolves.toBe('Políticas de Café del Quindío');
+    await page.getByLabel('Retener toda escritura de un agente por encima de un monto').check();
+    await page.getByLabel('Monto (COP)').fill('5.000.000');
+    await page.getByRole('button', { name: 'Crear la política' }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toBe('Creaste la política «Retener escrituras de agentes por encima de COP 5.000.000».');
+    // COP 5.000.000 = 500.000.000 centavos.
+    const made = (await sys.invoke('policies.list', {}, ownerKey)).body.output.rows.find((p: any) => p.name.includes('5.000.000'));
+    expect(made).toMatchObject({ effect: 'hold', match: { actors: ['agent'], risk: ['write', 'external', 'destructive'] }, conditions: { amount_over: 500_000_000 } });
+    const row = page.locator(`#${made.id}`);
+    await expect(row.textContent()).resolves.toContain('Cuando mueve más de COP 5.000.000');
+    await look(page, 'policies-es');
+    await row.getByRole('button', { name: /Borrar la política/ }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toBe('Borraste la política.');
+    expect((await sys.invoke('policies.list', {}, ownerKey)).body.output.rows.some((p: any) => p.id === made.id)).toBe(false);
+  });
+
+  it('members and roles: invites a person (the link shown once)', async () => {
+    await page.getByRole('link', { name: 'Miembros y roles' }).click();
+    await expect(page.locator('#members-table').textContent()).resolves.toContain('Camila Restrepo');
+    await page.getByLabel('Correo electrónico').fill('andres@cafe-quindio.example');
+    await page.getByLabel('Nombre', { exact: true }).fill('Andrés');
+    await page.getByRole('button', { name: 'Invitar', exact: true }).click();
+    await expect(page.locator('#notice code').textContent()).resolves.toMatch(/\/claim\?token=/);
+    await expect(page.locator('#members-table').textContent()).resolves.toContain('andres@cafe-quindio.example');
+    await look(page, 'members-es');
+  });
+
+  it('e-invoicing settings: saved through the tool; the secrets are never written back, and kept when left blank', async () => {
+    await page.getByRole('link', { name: 'Facturación electrónica' }).click();
+    await look(page, 'einvoicing-empty-es');
+    await page.getByLabel('NIT con dígito de verificación').fill('900123456-8');
+    await page.locator('#invoice-resolution').fill('18760000001');
+    await page.getByLabel('Clave técnica').fill('fc8eac422eba16e22ffd8c6f94b3f40a6e38162c');
+    await page.getByLabel('PIN del software').fill('12345');
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toBe('Guardaste la configuración de facturación electrónica.');
+    const html = await page.content();
+    expect(html).not.toContain('fc8eac422eba16e22ffd8c6f94b3f40a6e38162c');
+    expect(html).toContain('Guardada (nunca se muestra)');
+    // Saved again with the secrets left blank: the stored ones stay.
+    await page.locator('#invoice-to').fill('9000');
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    const read = (await sys.invoke('einvoicing.settings', {}, ownerKey)).body.output;
+    expect(read).toMatchObject({ secrets: { technical_key: true, software_pin: true }, settings: { issuer: { nit: '900123456', check_digit: 8 }, numbering: { invoice: { prefix: 'FE', from: 1, to: 9000, resolution: '18760000001' } } } });
+    expect(JSON.stringify(read)).not.toContain('12345"');
+    await look(page, 'einvoicing-es');
+  });
+
+  it('the ledger: who did what, and the chain verified', async () => {
+    await page.getByRole('link', { name: 'Registro' }).click();
+    await expect(page.locator('#chain').textContent()).resolves.toContain('Íntegra');
+    const text = await page.locator('#ledger-table').textContent();
+    expect(text).toContain('einvoicing.configure');
+    expect(text).toContain('las páginas de Cuadra');
+    await look(page, 'ledger-es');
+    await page.getByLabel('Filtrar por herramienta').fill('api_keys.revoke');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    expect(await page.locator('#ledger-table tbody tr').count()).toBe(1);
+  });
+
+  it('switches to English on every page, remembered; money and dates per locale', async () => {
+    await page.goto(`${sys.gatewayUrl}/app/policies`);
+    await page.getByRole('link', { name: 'English' }).click();
+    await expect(h1(page)).resolves.toBe('Policies of Café del Quindío');
+    await page.getByLabel('Hold every agent write over an amount').check();
+    await page.getByLabel('Amount (COP)').fill('5,000,000');
+    await page.getByRole('button', { name: 'Create the policy' }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toBe('You created the policy “Hold agent writes over COP 5,000,000”.');
+    await look(page, 'policies-en');
+    for (const [link, heading, shot] of [['API keys', 'API keys of Café del Quindío', 'keys-en'], ['Members and roles', 'Members and roles of Café del Quindío', 'members-en'], ['E-invoicing', 'E-invoicing of Café del Quindío', 'einvoicing-en'], ['Ledger', 'Action ledger of Café del Quindío', 'ledger-en']] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await expect(h1(page)).resolves.toBe(heading);
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      await look(page, shot);
+    }
+    const at = await page.locator('#ledger-table time').first().getAttribute('datetime');
+    const [y, m, d] = new Date(at!).toLocaleDateString('en-CA', { timeZone: 'America/Bogota' }).split('-');
+    await expect(page.locator('#ledger-table time').first().textContent()).resolves.toContain(`${m}/${d}/${y}`);
+    await page.goto(`${sys.gatewayUrl}/app/ledger?lang=es`);
+    await expect(page.locator('#ledger-table time').first().textContent()).resolves.toContain(`${d}/${m}/${y}`);
+  });
+
+  it('is sealed: another workspace named in ?ws= is not shown; a form without its token is refused', async () => {
+    const other = await sys.workspace('Otra Empresa SAS');
+    await sys.invoke('api_keys.create', { name: 'Clave ajena', role: 'viewer' }, other.api_key);
+    await page.goto(`${sys.gatewayUrl}/app/keys?ws=${other.workspace_id}`);
+    await expect(h1(page)).resolves.toBe('Claves de API de Café del Quindío');
+    expect(await page.content()).not.toContain('Clave ajena');
+    const res = await page.request.post(`${sys.gatewayUrl}/app/keys`, { form: { name: 'x', role: 'viewer', ws: workspaceId } });
+    expect(res.status()).toBe(403);
+    const keys = (await sys.invoke('api_keys.list', {}, ownerKey)).body.output.rows;
+    expect(keys.some((k: any) => k.name === 'x')).toBe(false);
+    expect(consoleProblems).toEqual([]);
+    void agentKey;
+  });
+});
