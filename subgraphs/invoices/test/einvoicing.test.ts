@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
-import { parseXml, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
+import { child, childrenNamed, MAX_XML_CHARS, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parseXml, textOf, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
 import { roundDiv } from '@cuadra/shared';
 import { decimalAmount, lineAmounts, localTime } from '../src/lib/money.ts';
 import { PIN, TECH_KEY, configuredWorkspace, draft, startInvoices } from './setup.ts';
@@ -32,14 +32,39 @@ describe('money', () => {
 });
 
 describe('XML', () => {
-  it('escapes and parses, and refuses what is not well-formed', () => {
+  it('escapes and parses (with @xmldom/xmldom), and refuses what is not well-formed', () => {
     expect(xmlEscape(`<a & "b" 'c'>`)).toBe('&lt;a &amp; &quot;b&quot; &apos;c&apos;&gt;');
     const root = parseXml('<?xml version="1.0"?><a x="1 &amp; 2"><b>t&lt;</b><c/><!-- note --><d><![CDATA[<raw>]]></d></a>');
-    expect(root.attrs.x).toBe('1 & 2');
-    expect(root.children.map((c) => [c.name, c.text])).toEqual([['b', 't<'], ['c', ''], ['d', '<raw>']]);
-    for (const bad of ['<a><b></a></b>', '<a>', '<a></a><b></b>', '<a x="1" x="2"/>', '<a>&nope;</a>', '<a>& </a>', '<!DOCTYPE a><a/>', 'text']) {
+    expect(root.getAttribute('x')).toBe('1 & 2');
+    expect(childrenNamed(root, 'b').map(textOf)).toEqual(['t<']);
+    expect(textOf(child(root, 'd'))).toBe('<raw>');
+    expect(child(root, 'c')).toBeDefined();
+    for (const bad of ['<a><b></a></b>', '<a>', '<a></a><b></b>', '<a x="1" x="2"/>', '<a>&nope;</a>', '<a>& </a>', '<!DOCTYPE a><a/>', 'text', '<a><?php echo 1 ?></a>', '<a xmlns:p="u"><q:b/></a>']) {
       expect(() => parseXml(bad), bad).toThrow(XmlError);
     }
+  });
+
+  it('finds UBL elements by namespace, whatever prefix the document uses', () => {
+    const root = parseXml('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:b="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2" xmlns:cbc="urn:other"><cbc:ID>wrong</cbc:ID><b:ID>SETP1</b:ID></Invoice>');
+    expect(textOf(child(root, 'cbc:ID'))).toBe('SETP1');
+  });
+
+  it('refuses hostile XML: entity expansion, external entities, huge, too deep, too many elements', () => {
+    const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('')}]><lolz>&lol9;</lolz>`;
+    expect(() => parseXml(laughs)).toThrow(/DOCTYPE|entity/i);
+    const xxe = '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>';
+    let message = '';
+    try { parseXml(xxe); } catch (err) { message = (err as Error).message; }
+    expect(message).toMatch(/DOCTYPE|entity/i);
+    expect(message).not.toMatch(/root:/);
+    // Refused by its length before any parsing: fast however big it is.
+    const started = Date.now();
+    expect(() => parseXml(`<a>${'x'.repeat(MAX_XML_CHARS)}</a>`)).toThrow(/at most 8000000/);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(() => parseXml(`${'<a>'.repeat(MAX_XML_DEPTH + 1)}${'</a>'.repeat(MAX_XML_DEPTH + 1)}`)).toThrow(/more than 100 deep/);
+    expect(() => parseXml(`${'<a>'.repeat(20_000)}${'</a>'.repeat(20_000)}`)).toThrow(XmlError);
+    expect(parseXml(`${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH)}`).localName).toBe('a');
+    expect(() => parseXml(`<a>${'<b/>'.repeat(MAX_XML_ELEMENTS)}</a>`)).toThrow(/more than 50000 elements/);
   });
 });
 
@@ -72,6 +97,11 @@ describe('the sandbox', () => {
     const broken = await post(xml.slice(0, -20));
     expect(broken).toMatchObject({ is_valid: false, status_code: '99' });
     expect(broken.errors[0]).toMatch(/mal formado/);
+    // An entity declaration smuggled in before the root is refused as a whole, never expanded.
+    const withDtd = xml.replace('<Invoice ', '<!DOCTYPE Invoice [<!ENTITY x SYSTEM "file:///etc/passwd">]><Invoice ');
+    const refused = await post(withDtd);
+    expect(refused).toMatchObject({ is_valid: false, status_code: '99' });
+    expect(refused.errors[0]).toMatch(/mal formado.*DOCTYPE/);
   });
 
   it('rejects tampered amounts, a wrong CUFE, a missing element and an unknown issuer, with reasons', async () => {

@@ -1,13 +1,13 @@
 import { modelOn } from '@cuadra/shared';
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { settings, type SettingsDoc } from '../lib/settings.ts';
+import { rangeOf, settings, type SettingsDoc } from '../lib/settings.ts';
 import { applicationResponseXml } from './attached.ts';
 import { certificates } from './certificate.ts';
 import { cufe } from './cufe.ts';
 import { softwareSecurityCode } from './ubl.ts';
 import { verifyUbl } from './xades.ts';
-import { child, childrenNamed, parseXml, XmlError, type XmlElement } from './xml.ts';
+import { child, childrenNamed, parseXml, textOf, ublRootNs, XmlError, type XmlElement } from './xml.ts';
 
 /** The authority's answer, shaped like DIAN's DianResponse (test environment). */
 export interface AuthorityAnswer {
@@ -51,10 +51,11 @@ export const AUTHORITY_ANSWER_SCHEMA = {
 export type IssuerLookup = (softwareId: string, nit: string) => Promise<(Pick<SettingsDoc, 'technical_key' | 'software_pin' | 'software_id' | 'numbering' | 'environment'> & { certificate_pem?: string | null }) | null>;
 
 function cents(el: XmlElement | undefined): number | null {
-  if (!el || !/^-?\d+\.\d{2}$/.test(el.text.trim())) return null;
-  const [whole, frac] = el.text.trim().replace('-', '').split('.');
+  const t = textOf(el).trim();
+  if (!el || !/^-?\d+\.\d{2}$/.test(t)) return null;
+  const [whole, frac] = t.replace('-', '').split('.');
   const v = Number(whole) * 100 + Number(frac);
-  return el.text.trim().startsWith('-') ? -v : v;
+  return t.startsWith('-') ? -v : v;
 }
 
 /** Sums the document-level TaxTotal amounts of one tax scheme (01 IVA, 04 INC, 03 ICA). */
@@ -62,10 +63,18 @@ function taxOf(root: XmlElement, scheme: string): number {
   let sum = 0;
   for (const total of childrenNamed(root, 'cac:TaxTotal')) {
     for (const sub of childrenNamed(total, 'cac:TaxSubtotal')) {
-      if (child(sub, 'cac:TaxCategory/cac:TaxScheme/cbc:ID')?.text.trim() === scheme) sum += cents(child(sub, 'cbc:TaxAmount')) ?? 0;
+      if (textOf(child(sub, 'cac:TaxCategory/cac:TaxScheme/cbc:ID')).trim() === scheme) sum += cents(child(sub, 'cbc:TaxAmount')) ?? 0;
     }
   }
   return sum;
+}
+
+/** Which DIAN document a UBL root is (by namespace and name), or null. */
+function documentKind(root: XmlElement): 'invoice' | 'credit_note' | 'debit_note' | null {
+  for (const [name, kind] of [['Invoice', 'invoice'], ['CreditNote', 'credit_note'], ['DebitNote', 'debit_note']] as const) {
+    if (root.localName === name && root.namespaceURI === ublRootNs(name)) return kind;
+  }
+  return null;
 }
 
 /**
@@ -83,33 +92,39 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
     throw err;
   }
   const errors: string[] = [];
-  const isCredit = root.name === 'CreditNote';
-  if (root.name !== 'Invoice' && !isCredit) return { errors: [`Raíz desconocida <${root.name}>: se espera Invoice o CreditNote.`], key: null, number: null };
-  const text = (path: string) => child(root, path)?.text.trim() ?? '';
+  const kind = documentKind(root);
+  if (!kind) return { errors: [`Raíz desconocida <${root.localName}> (${root.namespaceURI ?? 'sin espacio de nombres'}): se espera Invoice, CreditNote o DebitNote de UBL 2.1.`], key: null, number: null };
+  const isCredit = kind === 'credit_note';
+  const isDebit = kind === 'debit_note';
+  const isNote = isCredit || isDebit;
+  const total = isDebit ? 'cac:RequestedMonetaryTotal' : 'cac:LegalMonetaryTotal';
+  const text = (path: string) => textOf(child(root, path)).trim();
   const required = ['cbc:UBLVersionID', 'cbc:CustomizationID', 'cbc:ProfileExecutionID', 'cbc:ID', 'cbc:UUID', 'cbc:IssueDate', 'cbc:IssueTime',
-    isCredit ? 'cbc:CreditNoteTypeCode' : 'cbc:InvoiceTypeCode', 'cbc:DocumentCurrencyCode',
+    ...(isDebit ? [] : [isCredit ? 'cbc:CreditNoteTypeCode' : 'cbc:InvoiceTypeCode']), 'cbc:DocumentCurrencyCode',
     'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID', 'cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID',
-    'cac:LegalMonetaryTotal/cbc:LineExtensionAmount', 'cac:LegalMonetaryTotal/cbc:PayableAmount',
+    `${total}/cbc:LineExtensionAmount`, `${total}/cbc:PayableAmount`,
     'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareProvider/sts:SoftwareID'];
-  if (isCredit) required.push('cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID', 'cac:DiscrepancyResponse/cbc:ResponseCode');
-  for (const path of required) if (!text(path)) errors.push(`FAD/CAD: falta el elemento requerido ${path}.`);
+  if (isNote) required.push('cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID', 'cac:DiscrepancyResponse/cbc:ResponseCode');
+  for (const path of required) if (!text(path)) errors.push(`${isDebit ? 'DAD' : isCredit ? 'CAD' : 'FAD'}: falta el elemento requerido ${path}.`);
   if (errors.length) return { errors, key: null, number: text('cbc:ID') || null };
   if (text('cbc:UBLVersionID') !== 'UBL 2.1') errors.push('FAB: UBLVersionID debe ser "UBL 2.1".');
-  if (!isCredit && text('cbc:InvoiceTypeCode') !== '01') errors.push('FAD: InvoiceTypeCode debe ser 01 (factura de venta).');
+  if (kind === 'invoice' && text('cbc:InvoiceTypeCode') !== '01') errors.push('FAD: InvoiceTypeCode debe ser 01 (factura de venta).');
   if (isCredit && text('cbc:CreditNoteTypeCode') !== '91') errors.push('CAD: CreditNoteTypeCode debe ser 91.');
   if (isCredit && !/^[1-5]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) errors.push('CBF: el concepto de la nota crédito debe ser 1 a 5.');
+  if (isDebit && text('cbc:CustomizationID') !== '30') errors.push('DAB: CustomizationID de una nota débito que referencia una factura debe ser 30.');
+  if (isDebit && !/^[1-4]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) errors.push('DBF: el concepto de la nota débito debe ser 1 a 4.');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text('cbc:IssueDate'))) errors.push('FAD09: IssueDate no es una fecha AAAA-MM-DD.');
   if (!/^\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/.test(text('cbc:IssueTime'))) errors.push('FAD10: IssueTime debe llevar zona horaria (HH:MM:SS-05:00).');
   const environment = text('cbc:ProfileExecutionID');
   if (environment !== '2') errors.push('FAB: este es el ambiente de habilitación (pruebas): ProfileExecutionID debe ser 2.');
 
-  const lineTag = isCredit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
+  const lineTag = isDebit ? 'cac:DebitNoteLine' : isCredit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
   const lines = childrenNamed(root, lineTag);
   if (lines.length === 0) errors.push('FAV: el documento no tiene líneas.');
   if (text('cbc:LineCountNumeric') && Number(text('cbc:LineCountNumeric')) !== lines.length) errors.push('FAD: LineCountNumeric no coincide con el número de líneas.');
   const lineSum = lines.reduce((s, l) => s + (cents(child(l, 'cbc:LineExtensionAmount')) ?? NaN), 0);
-  const subtotal = cents(child(root, 'cac:LegalMonetaryTotal/cbc:LineExtensionAmount'));
-  const payable = cents(child(root, 'cac:LegalMonetaryTotal/cbc:PayableAmount'));
+  const subtotal = cents(child(root, `${total}/cbc:LineExtensionAmount`));
+  const payable = cents(child(root, `${total}/cbc:PayableAmount`));
   const vat = taxOf(root, '01');
   const inc = taxOf(root, '04');
   const ica = taxOf(root, '03');
@@ -127,7 +142,7 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
     errors.push('FAB: el software o el emisor no están habilitados ante la DIAN.');
     return { errors, key: null, number };
   }
-  const range = isCredit ? issuer.numbering.credit_note : issuer.numbering.invoice;
+  const range = rangeOf(issuer.numbering, kind);
   const seq = number.startsWith(range.prefix) ? Number(number.slice(range.prefix.length)) : NaN;
   if (!Number.isInteger(seq) || seq < range.from || seq > range.to) errors.push(`FAD05: el número ${number} está fuera del rango autorizado ${range.prefix}${range.from}–${range.to}.`);
   const securityCode = text('ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareSecurityCode');
@@ -135,9 +150,9 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
   const key = subtotal === null || payable === null ? null : cufe({
     number, issueDate: text('cbc:IssueDate'), issueTime: text('cbc:IssueTime'), subtotal, vat, inc, ica, total: payable,
     issuerNit, buyerId: text('cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'),
-    key: isCredit ? issuer.software_pin : issuer.technical_key, environment: environment === '1' ? '1' : '2',
+    key: isNote ? issuer.software_pin : issuer.technical_key, environment: environment === '1' ? '1' : '2',
   });
-  if (key && key !== text('cbc:UUID')) errors.push(`${isCredit ? 'CAD05: el CUDE' : 'FAD06: el CUFE'} no corresponde a los datos del documento.`);
+  if (key && key !== text('cbc:UUID')) errors.push(`${isDebit ? 'DAD05: el CUDE' : isCredit ? 'CAD05: el CUDE' : 'FAD06: el CUFE'} no corresponde a los datos del documento.`);
   if (issuer.certificate_pem) errors.push(...verifyUbl(xml, issuer.certificate_pem).map((e) => e.message));
   return { errors, key, number };
 }
@@ -186,12 +201,12 @@ export async function sandboxReceive(db: Connection, xml: string): Promise<Autho
   const root = parseXml(xml);
   const supplier = child(root, 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme');
   const companyId = child(supplier, 'cbc:CompanyID');
-  const checkDigit = companyId?.attrs.schemeID;
+  const checkDigit = companyId?.getAttribute('schemeID');
   const trackId = randomUUID();
   const receivedAt = new Date();
   const applicationResponse = applicationResponseXml({
-    number, key, isCredit: root.name === 'CreditNote', trackId, at: receivedAt,
-    issuer: { nit: companyId?.text.trim() ?? '', name: child(supplier, 'cbc:RegistrationName')?.text.trim() ?? '', check_digit: checkDigit && /^\d$/.test(checkDigit) ? Number(checkDigit) : null },
+    number, key, isCredit: documentKind(root) !== 'invoice', trackId, at: receivedAt,
+    issuer: { nit: textOf(companyId).trim(), name: textOf(child(supplier, 'cbc:RegistrationName')).trim(), check_digit: checkDigit && /^\d$/.test(checkDigit) ? Number(checkDigit) : null },
   });
   try {
     await model.create({ _id: key, track_id: trackId, number, received_at: receivedAt, application_response: applicationResponse });

@@ -1,141 +1,120 @@
+import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
+import { XMLValidator } from 'fast-xml-parser';
+
+export type { Element as XmlElement } from '@xmldom/xmldom';
+
 /** Escapes text or an attribute value for XML. */
 export function xmlEscape(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
-/** A parsed element: name with prefix (`cbc:ID`), attributes, children and its own text. */
-export interface XmlElement {
-  name: string;
-  attrs: Record<string, string>;
-  children: XmlElement[];
-  text: string;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeEntities(text: string, at: number): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);|&/g, (_whole, name: string | undefined) => {
-    if (!name) throw new XmlError(`A bare "&" is not allowed (near offset ${at}).`);
-    if (name.startsWith('#x')) return String.fromCodePoint(parseInt(name.slice(2), 16));
-    if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));
-    const v = ENTITIES[name];
-    if (v === undefined) throw new XmlError(`Unknown entity &${name}; (near offset ${at}).`);
-    return v;
-  });
-}
-
-/** A document that is not well-formed XML. */
+/** A document that is not well-formed XML, or that this service does not read (DTDs, too big, too deep). */
 export class XmlError extends Error {}
 
-const NAME = /^[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?$/;
+/** The largest document read (characters): a signed invoice of 500 lines is ~1 MB; an AttachedDocument carries it twice at most. */
+export const MAX_XML_CHARS = 8_000_000;
+/** The deepest element nesting read: UBL needs about 12 levels; the database refuses past 100. */
+export const MAX_XML_DEPTH = 100;
+/** The most elements read in one document. */
+export const MAX_XML_ELEMENTS = 50_000;
+
+/** The namespaces of DIAN's UBL documents, by the prefixes the Anexo Técnico uses. */
+export const UBL_NS = {
+  cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
+  cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
+  ext: 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
+  sts: 'dian:gov:co:facturaelectronica:Structures-2-1',
+  ds: 'http://www.w3.org/2000/09/xmldsig#',
+  xades: 'http://uri.etsi.org/01903/v1.3.2#',
+} as const;
+
+/** The namespace of a UBL 2.1 document's root (`Invoice`, `CreditNote`, `DebitNote`, `AttachedDocument`, …). */
+export function ublRootNs(name: string): string {
+  return `urn:oasis:names:specification:ubl:schema:xsd:${name}-2`;
+}
 
 /**
- * Parses a well-formed XML document (elements, attributes, text, entities, comments, CDATA,
- * the XML declaration; no DTDs — the authority refuses them too). Throws {@link XmlError} with
- * the reason when the document is not well-formed. Small on purpose: this is all UBL needs.
+ * Parses a well-formed XML document with @xmldom/xmldom and answers its root element. Refused
+ * with {@link XmlError} (nothing is expanded or fetched): anything xmldom reports as an error,
+ * what fast-xml-parser's validator finds not well-formed (a bare `&` xmldom lets through), any
+ * DOCTYPE (so no entity declarations: the authority refuses DTDs too), processing instructions,
+ * more than {@link MAX_XML_CHARS} characters, more than {@link MAX_XML_DEPTH} levels or
+ * {@link MAX_XML_ELEMENTS} elements.
  */
-export function parseXml(source: string): XmlElement {
-  let i = 0;
-  const stack: XmlElement[] = [];
-  let root: XmlElement | null = null;
+export function parseXml(source: string): Element {
+  if (typeof source !== 'string') throw new XmlError('The document is not text.');
+  if (source.length > MAX_XML_CHARS) throw new XmlError(`The document has ${source.length} characters; at most ${MAX_XML_CHARS} are read.`);
   const text = source.replace(/^\uFEFF/, '');
-  if (text.startsWith('<?xml')) {
-    const end = text.indexOf('?>');
-    if (end < 0) throw new XmlError('The XML declaration is not closed.');
-    i = end + 2;
+  const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
+  if (valid !== true) throw new XmlError(`${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
+  let root: Element | null;
+  try {
+    const doc = new DOMParser({
+      onError: (level, msg) => {
+        if (level !== 'warning') throw new XmlError(String(msg).split('\n')[0]);
+      },
+    }).parseFromString(text, 'text/xml');
+    if (doc.doctype) throw new XmlError('A DOCTYPE (DTD) is not accepted.');
+    root = doc.documentElement;
+  } catch (err) {
+    if (err instanceof XmlError) throw err;
+    if (err instanceof RangeError) throw new XmlError('The document is nested too deeply.');
+    throw new XmlError((err as Error).message.split('\n')[0]);
   }
-  while (i < text.length) {
-    const lt = text.indexOf('<', i);
-    const chunk = lt < 0 ? text.slice(i) : text.slice(i, lt);
-    if (chunk.length) {
-      if (stack.length === 0) {
-        if (chunk.trim()) throw new XmlError(`Text outside the root element (offset ${i}).`);
-      } else {
-        stack[stack.length - 1].text += decodeEntities(chunk, i);
-      }
-    }
-    if (lt < 0) break;
-    i = lt;
-    if (text.startsWith('<!--', i)) {
-      const end = text.indexOf('-->', i + 4);
-      if (end < 0) throw new XmlError('A comment is not closed.');
-      i = end + 3;
-    } else if (text.startsWith('<![CDATA[', i)) {
-      const end = text.indexOf(']]>', i);
-      if (end < 0 || stack.length === 0) throw new XmlError('A CDATA section is not closed or is outside the root.');
-      stack[stack.length - 1].text += text.slice(i + 9, end);
-      i = end + 3;
-    } else if (text.startsWith('<!', i) || text.startsWith('<?', i)) {
-      throw new XmlError(`Declarations and processing instructions are not accepted (offset ${i}).`);
-    } else if (text.startsWith('</', i)) {
-      const end = text.indexOf('>', i);
-      if (end < 0) throw new XmlError('An end tag is not closed.');
-      const name = text.slice(i + 2, end).trim();
-      const open = stack.pop();
-      if (!open || open.name !== name) throw new XmlError(`End tag </${name}> does not match <${open?.name ?? ''}> (offset ${i}).`);
-      i = end + 1;
-    } else {
-      const end = findTagEnd(text, i);
-      let body = text.slice(i + 1, end);
-      const selfClosing = body.endsWith('/');
-      if (selfClosing) body = body.slice(0, -1);
-      const nameMatch = /^[^\s/>]+/.exec(body);
-      if (!nameMatch || !NAME.test(nameMatch[0])) throw new XmlError(`A malformed start tag (offset ${i}).`);
-      const el: XmlElement = { name: nameMatch[0], attrs: {}, children: [], text: '' };
-      const attrText = body.slice(nameMatch[0].length);
-      const attrRe = /\s+([^\s=]+)\s*=\s*("([^"]*)"|'([^']*)')/gy;
-      let pos = 0;
-      while (pos < attrText.length) {
-        if (/^\s*$/.test(attrText.slice(pos))) break;
-        attrRe.lastIndex = pos;
-        const m = attrRe.exec(attrText);
-        if (!m || !NAME.test(m[1])) throw new XmlError(`A malformed attribute in <${el.name}> (offset ${i}).`);
-        if (Object.hasOwn(el.attrs, m[1])) throw new XmlError(`Attribute ${m[1]} repeated in <${el.name}>.`);
-        const raw = m[3] ?? m[4];
-        if (raw.includes('<')) throw new XmlError(`"<" inside an attribute of <${el.name}>.`);
-        el.attrs[m[1]] = decodeEntities(raw, i);
-        pos = attrRe.lastIndex;
-      }
-      if (stack.length) stack[stack.length - 1].children.push(el);
-      else if (root) throw new XmlError('More than one root element.');
-      else root = el;
-      if (!selfClosing) stack.push(el);
-      i = end + 1;
-    }
-  }
-  if (stack.length) throw new XmlError(`<${stack[stack.length - 1].name}> is never closed.`);
   if (!root) throw new XmlError('The document has no root element.');
+  checkShape(root);
   return root;
 }
 
-function findTagEnd(text: string, from: number): number {
-  let quote: string | null = null;
-  for (let j = from + 1; j < text.length; j++) {
-    const c = text[j];
-    if (quote) {
-      if (c === quote) quote = null;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-    } else if (c === '>') {
-      return j;
-    } else if (c === '<') {
-      break;
-    }
+/** Walks the tree without recursion: refuses processing instructions, and too deep or too many elements. */
+function checkShape(root: Element): void {
+  let elements = 0;
+  const stack: { node: Node; depth: number }[] = [{ node: root, depth: 1 }];
+  while (stack.length) {
+    const { node, depth } = stack.pop()!;
+    if (node.nodeType === 7) throw new XmlError('Processing instructions are not accepted.');
+    if (node.nodeType !== 1) continue;
+    if (depth > MAX_XML_DEPTH) throw new XmlError(`The document nests elements more than ${MAX_XML_DEPTH} deep.`);
+    if (++elements > MAX_XML_ELEMENTS) throw new XmlError(`The document has more than ${MAX_XML_ELEMENTS} elements.`);
+    for (let c = node.firstChild; c; c = c.nextSibling) stack.push({ node: c, depth: depth + 1 });
   }
-  throw new XmlError(`A start tag is not closed (offset ${from}).`);
 }
 
-/** The first child with this name, following a path of names (`cac:LegalMonetaryTotal/cbc:PayableAmount`). */
-export function child(el: XmlElement | undefined, path: string): XmlElement | undefined {
-  let cur = el;
-  for (const name of path.split('/')) {
-    cur = cur?.children.find((c) => c.name === name);
+function isElement(n: Node): n is Element {
+  return n.nodeType === 1;
+}
+
+/** `cbc:ID` → its namespace and local name (a prefix of {@link UBL_NS}); an unprefixed name is in no namespace. */
+function qname(step: string): { ns: string | null; local: string } {
+  const i = step.indexOf(':');
+  if (i < 0) return { ns: null, local: step };
+  const ns = UBL_NS[step.slice(0, i) as keyof typeof UBL_NS];
+  if (!ns) throw new Error(`Unknown prefix in ${step}.`);
+  return { ns, local: step.slice(i + 1) };
+}
+
+/** Every direct child element with this name (`cac:TaxTotal`: namespace by the UBL prefix, not by how the document spells it). */
+export function childrenNamed(el: Element | null | undefined, name: string): Element[] {
+  if (!el) return [];
+  const { ns, local } = qname(name);
+  const out: Element[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (isElement(n) && n.localName === local && (n.namespaceURI ?? null) === ns) out.push(n);
+  }
+  return out;
+}
+
+/** The first child element along a path of names (`cac:LegalMonetaryTotal/cbc:PayableAmount`), or undefined. */
+export function child(el: Element | null | undefined, path: string): Element | undefined {
+  let cur: Element | undefined = el ?? undefined;
+  for (const step of path.split('/')) {
+    cur = childrenNamed(cur, step)[0];
     if (!cur) return undefined;
   }
   return cur;
 }
 
-/** Every direct child with this name. */
-export function childrenNamed(el: XmlElement | undefined, name: string): XmlElement[] {
-  return el ? el.children.filter((c) => c.name === name) : [];
+/** The text of an element (its descendants' text, CDATA included), or '' when absent. */
+export function textOf(el: Element | null | undefined): string {
+  return el?.textContent ?? '';
 }

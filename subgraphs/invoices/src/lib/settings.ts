@@ -25,7 +25,8 @@ export interface SettingsDoc {
   software_pin: string;
   /** The workspace's base currency: metrics are reported in it. */
   currency: string;
-  numbering: { invoice: NumberingRange; credit_note: NumberingRange };
+  /** `debit_note` is absent from set-ups made before debit notes existed: {@link rangeOf} gives its default. */
+  numbering: { invoice: NumberingRange; credit_note: NumberingRange; debit_note?: NumberingRange };
   updated_at: Date;
 }
 
@@ -68,7 +69,20 @@ export function counters(db: Connection): Model<CounterDoc> {
   return modelOn<CounterDoc>(db, 'Counter', counterSchema, 'counters');
 }
 
+/** The kinds of documents numbered from a range of their own. */
+export type NumberedKind = 'invoice' | 'credit_note' | 'debit_note';
+
+/** The range used when a set-up names none for notes: prefix NC / ND, 1 to 999,999,999. */
+export function defaultNoteRange(kind: 'credit_note' | 'debit_note'): NumberingRange {
+  return { prefix: kind === 'credit_note' ? 'NC' : 'ND', from: 1, to: 999_999_999, resolution: null, valid_to: null };
+}
+
+/** The numbering range of a kind of document (a set-up without a debit-note range gets the default). */
+export function rangeOf(numbering: SettingsDoc['numbering'], kind: NumberedKind): NumberingRange {
+  return kind === 'debit_note' ? (numbering.debit_note ?? defaultNoteRange('debit_note')) : numbering[kind];
+}
+
 /** Counter id of a range. */
-export function counterId(workspace: string, kind: 'invoice' | 'credit_note', prefix: string): string {
+export function counterId(workspace: string, kind: NumberedKind, prefix: string): string {
   return `${workspace}:${kind}:${prefix}`;
 }

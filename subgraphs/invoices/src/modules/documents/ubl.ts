@@ -1,4 +1,5 @@
-import { DOMParser, type Element } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
+import { parseXml, XmlError } from '../../einvoicing/xml.ts';
 
 /** UBL 2.1 namespaces (OASIS) a DIAN document uses. */
 const NS = {
@@ -111,18 +112,17 @@ function subtotals(total: Element): UblTaxSubtotal[] {
   }));
 }
 
-/** Parses XML with xmldom, refusing anything not well-formed and any DTD (no entity tricks). */
+/**
+ * Parses XML with the e-invoicing reader (@xmldom/xmldom): refuses anything not well-formed, any
+ * DTD (no entity tricks), and documents too big or too deep (einvoicing/xml.ts).
+ */
 function parseDocument(xml: string): Element {
-  let root: Element | null;
   try {
-    const doc = new DOMParser({ onError: (level, msg) => { if (level !== 'warning') throw new Error(msg); } }).parseFromString(xml, 'text/xml');
-    if (doc.doctype) throw new Error('DTDs are not accepted');
-    root = doc.documentElement;
+    return parseXml(xml);
   } catch (err) {
-    throw new DocumentProblem(`The file is not well-formed XML: ${(err as Error).message.split('\n')[0]}.`);
+    if (err instanceof XmlError) throw new DocumentProblem(`The file is not well-formed XML: ${err.message}`);
+    throw err;
   }
-  if (!root) throw new DocumentProblem('The file is not well-formed XML: it has no root element.');
-  return root;
 }
 
 /**
