@@ -21,7 +21,7 @@ const MONTHS = Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padSta
 const endOf = (ym: string) => new Date(Date.UTC(Number(ym.slice(0, 4)), Number(ym.slice(5, 7)), 0)).toISOString().slice(0, 10);
 
 /** The test's own ledger of what it posted, in cents: the hand calculation the statements must equal. */
-const posted = { capital: 0, revenue: 0, collected: 0, billNet: 0, billVat: 0, billPaid: 0, salaries: 0, revenueByMonth: [] as number[], expenseByMonth: [] as number[] };
+const posted = { capital: 0, revenue: 0, collected: 0, billNet: 0, billVat: 0, billPaid: 0, salaries: 0, open: 0, revenueByMonth: [] as number[], expenseByMonth: [] as number[] };
 
 beforeAll(async () => {
   sys = await startTestSystem('booksyear');
@@ -97,6 +97,7 @@ describe('a generated year of books', () => {
         expect(late.body.code).toBe('conflict');
       }
     }
+    posted.open = previous!.balance; // December's invoice, due 2026-01-05, is still open
     // The year-end close: December's closing entry moves the result to 3605.
     expect((await ok('periods.close', { month: '2025-12' })).period.status).toBe('closed');
   }, 90_000);
@@ -178,5 +179,19 @@ describe('a generated year of books', () => {
     // History from December 2024 (the capital entry's month, income 0), then 2025 month by month.
     expect(f.rows.filter((r: any) => r.kind === 'actual').map((r: any) => r.value)).toEqual([0, ...posted.revenueByMonth]);
     expect(f.series).toHaveLength(3);
+    // The other forecasts answer through the gateway too (their answers held to metrics.query's output schema).
+    const cf = await metric({ metric: 'cashflow_forecast', as_of: '2026-01-01', horizon: 2 });
+    expect(cf.rows.slice(0, 2).map((r: any) => r.method)).toEqual(['seasonal_naive_drift', 'seasonal_naive_drift']);
+    expect((await metric({ metric: 'expenses_forecast', as_of: '2026-01-01' })).series).toHaveLength(6);
+    // Cash projection at the year end, by hand: the bank's balance, then December's open invoice collected in January.
+    const cash = posted.capital + posted.collected - posted.billPaid - posted.salaries;
+    const p = await metric({ metric: 'cash_projection', as_of: '2025-12-31', horizon: 2 });
+    expect(p.series).toEqual([
+      { period: '2025-12-31', period_end: '2025-12-31', value: cash },
+      { period: '2026-01-01', period_end: '2026-01-31', value: cash + posted.open },
+    ]);
+    const tooFar = await sys.invoke('metrics.query', { metric: 'cash_projection', horizon: 25 }, key);
+    expect(tooFar.status).toBe(422);
+    expect(tooFar.body).toMatchObject({ code: 'invalid_input', field: '/horizon' });
   });
 });
