@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
@@ -298,7 +299,24 @@ describe('accounts.print_statement: Spanish, es-CO numbers, printed by Chromium,
     const html = await call(owner, 'accounts.print_statement', { metric: 'trial_balance', as_of: '2026-10-31', format: 'html' });
     expect(html.content_type).toBe('text/html; charset=utf-8');
     expect(Buffer.from(html.content_base64, 'base64').toString()).toContain('<html lang="es-CO">');
-    expect(await sg.call('accounts.print_statement', { metric: 'cashflow' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/metric' });
+    // Cash flow for October: financing 12.000.000 (3105), operating -1.234.567,89 (5120); cash 0 → 10.765.432,11.
+    const cf = await text({ metric: 'cashflow', from: '2026-10-01', to: '2026-10-31' });
+    expect(cf).toContain('Estado de flujos de efectivo (método directo)');
+    expect(cf).toMatch(/Flujo de efectivo de actividades de operación -1\.234\.567,89/);
+    expect(cf).toMatch(/Flujo de efectivo de actividades de financiación 12\.000\.000/);
+    expect(cf).toMatch(/Aumento \(disminución\) neto del efectivo 10\.765\.432,11/);
+    expect(cf).toMatch(/Efectivo al 2026-10-31 10\.765\.432,11/);
+    // The same cash flow exported to XLSX, read back with exceljs: amounts in pesos with two decimals.
+    const xlsx = await call(owner, 'accounts.export_statement', { metric: 'cashflow', from: '2026-10-01', to: '2026-10-31' });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(xlsx.base64, 'base64') as never);
+    const sheet = wb.getWorksheet('Flujos de efectivo')!;
+    const cells: Record<string, unknown> = {};
+    sheet.eachRow((row) => { cells[String(row.getCell(3).value)] = row.getCell(4).value; });
+    expect(cells['Aumento (disminución) neto del efectivo']).toBe(10765432.11);
+    expect(cells['Flujo de efectivo de actividades de financiación']).toBe(12000000);
+    expect(cells['Flujo de efectivo de actividades de operación']).toBe(-1234567.89);
+    expect(await sg.call('accounts.print_statement', { metric: 'ar_aging' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/metric' });
     expect(await sg.call('accounts.print_statement', { metric: 'income_statement', from: '2026-10-31', to: '2026-10-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input' });
   });
 });

@@ -1,10 +1,14 @@
 import type { StatementAnswer } from './statements.ts';
 
+/** What can be printed: a statement's answer, or the cash flow's (same envelope, `rows` with `value`). */
+export type PrintableAnswer = Omit<StatementAnswer, 'metric'> & { metric: StatementAnswer['metric'] | 'cashflow' };
+
 /** Titles of the printable statements, in Spanish (Decreto 2420 de 2015 names). */
 export const PRINT_TITLES = {
   trial_balance: 'Balance de prueba',
   balance_sheet: 'Estado de situación financiera',
   income_statement: 'Estado de resultados',
+  cashflow: 'Estado de flujos de efectivo (método directo)',
 } as const;
 
 /**
@@ -27,6 +31,7 @@ function esc(s: string): string {
 
 const SECTION_NAMES: Record<string, string> = {
   asset: 'Activo', liability: 'Pasivo', equity: 'Patrimonio', income: 'Ingresos', cost: 'Costos', expense: 'Gastos', result: 'Resultado', liability_and_equity: 'Pasivo y patrimonio',
+  operating: 'Operación', investing: 'Inversión', financing: 'Financiación', net_change: 'Variación neta', opening_cash: 'Efectivo inicial', closing_cash: 'Efectivo final',
 };
 
 /**
@@ -34,7 +39,7 @@ const SECTION_NAMES: Record<string, string> = {
  * the company, the statement's title and period, one row per account line and the totals,
  * amounts in {@link formatCop}.
  */
-export function statementHtml(answer: StatementAnswer, company: { name: string; nit: string | null }, period: string): string {
+export function statementHtml(answer: PrintableAnswer, company: { name: string; nit: string | null }, period: string): string {
   const title = PRINT_TITLES[answer.metric];
   let head: string[];
   let body: string[][];
