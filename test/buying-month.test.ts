@@ -60,7 +60,7 @@ const FEV = 'FEV-1001';
 /** DOMAIN.md's CUFE over the invoice's literal strings, with node's crypto (not the product's code). */
 const CUFE = createHash('sha384').update(`${FEV}2026-11-05` + '09:30:00-05:00' + '504800.00' + '01' + '95912.00' + '04' + '0.00' + '03' + '0.00' + '600712.00' + SUPPLIER.nit + BUYER_NIT + SUPPLIER_TECH_KEY + '2').digest('hex');
 
-function supplierInvoice(): string {
+function supplierInvoice(email?: string): string {
   const line = (id: number, desc: string, qty: string, price: string, net: string, vat: string) => `
   <cac:InvoiceLine>
     <cbc:ID>${id}</cbc:ID>
@@ -109,7 +109,8 @@ function supplierInvoice(): string {
         <cbc:RegistrationName>${SUPPLIER.name}</cbc:RegistrationName>
         <cbc:CompanyID schemeAgencyID="195" schemeID="${SUPPLIER.dv}" schemeName="31">${SUPPLIER.nit}</cbc:CompanyID>
         <cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme>
-      </cac:PartyTaxScheme>
+      </cac:PartyTaxScheme>${email ? `
+      <cac:Contact><cbc:ElectronicMail>${email}</cbc:ElectronicMail></cac:Contact>` : ''}
     </cac:Party>
   </cac:AccountingSupplierParty>
   <cac:AccountingCustomerParty>
@@ -140,7 +141,7 @@ function supplierInvoice(): string {
 }
 
 /** The DIAN AttachedDocument the supplier sends: the invoice in CDATA, its CUFE named again. */
-function attachedDocument(): string {
+function attachedDocument(email?: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <AttachedDocument xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2"
   xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
@@ -160,7 +161,7 @@ function attachedDocument(): string {
     <cac:ExternalReference>
       <cbc:MimeCode>text/xml</cbc:MimeCode>
       <cbc:EncodingCode>UTF-8</cbc:EncodingCode>
-      <cbc:Description><![CDATA[${supplierInvoice()}]]></cbc:Description>
+      <cbc:Description><![CDATA[${supplierInvoice(email)}]]></cbc:Description>
     </cac:ExternalReference>
   </cac:Attachment>
   <cac:ParentDocumentLineReference>
@@ -455,6 +456,37 @@ describe('a month of buying and paying', () => {
     // The lane from 1 Nov to 31 Dec: the rent is the only open bill, overdue since 10 Nov.
     const lane = (await graph('query($w: JSON!) { invoicesAgenda(lane: "payables", window: $w) }', { w: { from: '2026-11-01', to: '2026-12-31', limit: 100, overdue: true } })).invoicesAgenda;
     expect(lane.map((e: any) => [e.date, e.amount, e.status, e.ref.bill_id])).toEqual([['2026-11-10', 506925000, 'overdue', ids.rent]]);
+  });
+
+  it('a supplier crm does not know: the document keeps it, crm creates it from the document (once), the document then becomes a bill', async () => {
+    // Another workspace of the same system, whose crm has no party with the supplier's NIT.
+    const ws = await sys.workspace('Segunda Compañía SAS');
+    const as = (tool: string, input: unknown) => sys.invoke(tool, input, ws.api_key);
+    const up = await as('documents.upload', { name: 'factura-valle.xml', content_type: 'application/xml', content: Buffer.from(attachedDocument('facturacion@valle.co')).toString('base64') });
+    const doc = up.body.output.document;
+    expect(doc).toMatchObject({ status: 'failed', bill_id: null, supplier_pending: { tax_id: { type: 'NIT', number: SUPPLIER.nit, check_digit: 3 }, name: SUPPLIER.name, email: 'facturacion@valle.co' } });
+    expect(doc.reason).toContain('parties.create_from_document');
+    // crm makes the party by its own tool path, reading the supplier from the document through the graph.
+    const made = await as('parties.create_from_document', { document_id: doc.id });
+    expect(made.status).toBe(200);
+    expect(made.body.output).toMatchObject({ created: true, party: { kind: 'vendor', name: SUPPLIER.name, email: 'facturacion@valle.co', tax_id: { type: 'NIT', number: SUPPLIER.nit, check_digit: 3 } } });
+    // Again: the same party (the NIT is unique in crm), nothing new.
+    const again = await as('parties.create_from_document', { document_id: doc.id });
+    expect(again.body.output).toEqual({ created: false, party: made.body.output.party });
+    expect((await as('parties.create_from_document', { document_id: 'doc_nothere' })).body).toMatchObject({ code: 'not_found' });
+    // The first workspace's document is not this workspace's to read.
+    expect((await as('parties.create_from_document', { document_id: ids.doc })).body).toMatchObject({ code: 'not_found' });
+    const processed = (await as('documents.process', { id: doc.id })).body.output.document;
+    expect(processed).toMatchObject({ status: 'processed', supplier_pending: null });
+    const bill = (await as('bills.get', { id: processed.bill_id })).body.output.bill;
+    expect(bill).toMatchObject({ vendor_id: made.body.output.party.id, supplier_number: FEV, ...FEV_BILL });
+    // Processed, the document awaits no supplier any more.
+    expect((await as('parties.create_from_document', { document_id: doc.id })).body).toMatchObject({ code: 'not_found' });
+    // The party was made through the tool pipeline: on this workspace's ledger, by its owner's key.
+    const ledger = (await as('ledger.list', { tool: 'parties.create_from_document' })).body.output.rows;
+    expect(ledger.map((e: any) => e.outcome)).toEqual(expect.arrayContaining(['ok']));
+    const viewer = await sys.key(ws.workspace_id, 'viewer');
+    expect(await refused('parties.create_from_document', { document_id: doc.id }, viewer.api_key)).toMatchObject({ status: 403, code: 'policy_denied' });
   });
 
   it('seals the workspace and keeps viewers out of payments', async () => {

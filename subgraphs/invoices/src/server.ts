@@ -6,6 +6,7 @@ import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { owned } from './modules/index.ts';
+import { documents } from './modules/documents/model.ts';
 
 function invoiceNode(i: InvoiceDoc) {
   return {
@@ -38,6 +39,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   resolvers: {
     Query: {
       invoice: invoice.byId,
+      // crm reads the supplier of a document it is asked to create (parties.create_from_document): one read by _id.
+      documentSupplier: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
+        const d = await documents(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }, { supplier_pending: 1, status: 1 }).lean();
+        const s = d?.status === 'failed' ? d.supplier_pending : null;
+        return s ? { documentId: args.id, taxIdType: s.tax_id.type, taxIdNumber: s.tax_id.number, checkDigit: s.tax_id.check_digit, name: s.name, email: s.email } : null;
+      },
       invoices: async (_: unknown, args: { status?: string; customerId?: string; limit?: number }, ctx: SubgraphContext) => {
         const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;
         const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });

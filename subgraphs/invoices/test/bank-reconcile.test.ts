@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '@cuadra/shared';
+import type { Principal, ToolContext } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { andina, configuredWorkspace, crmPeer, draft, startInvoices } from './setup.ts';
+import { registerPayments } from '../src/modules/payments/tools/register.ts';
 import { bankAccount, camt053 } from './bank-helpers.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
 import { bankTransactions } from '../src/modules/bank/model.ts';
@@ -363,5 +364,58 @@ describe('bank_reconciliation over a window, by interval, compared', () => {
     await expect(q({ from: '2025-01-01', to: '2026-11-01' })).rejects.toMatchObject({ code: 'invalid_input', field: '/to' });
     // Another workspace sees none of it.
     expect((await unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation', from: '2026-11-01', to: '2026-11-30' } }, testPrincipal()), 'invoicesMetric')).rows).toEqual([]);
+  });
+});
+
+describe('bank reconciliation: a process that died after registering a customer payment', () => {
+  it('is taken over after the lease by a call with the same parts: the payment it booked is found by its id, nothing is booked twice', async () => {
+    const owner = await configuredWorkspace(sg);
+    const bank = await bankAccount(sg, owner);
+    // Invoice: 1,000,000 + 19 % = 1,190,000 cents; the customer pays 500,000 of it.
+    const inv = await postedInvoice(owner, 1000000);
+    const tx = (await importOne(owner, bank, 'STMT-C', [{ ref: 'C-1', amount: '5000.00', sign: 'CRDT', date: '2026-11-10', info: 'Abono' }]))['C-1'];
+    // What the dead process left: the lease (attempt 1, a minute and more ago), the payment booked
+    // under the id attempt 1 derives for part 0, and not yet recorded on the transaction.
+    const ctx = {
+      db: sg.db, workspace: owner.workspace, now: new Date(), principal: owner,
+      graph: async (_sg: string, query: string, variables: Record<string, unknown>) => {
+        const r = await crmPeer().graphql(query, variables, owner);
+        if (r.body.errors?.length) throw new Error(r.body.errors[0].message);
+        return r.body.data;
+      },
+    } as unknown as ToolContext;
+    const derived = `pay_${tx.slice(4)}_1_0`;
+    await registerPayments(ctx, { customer_id: inv.customer_id, amount: 500000, currency: 'COP', date: '2026-11-10', method: 'bank_transfer', reference: 'C-1', invoices: [{ invoice_id: inv.id, amount: 500000 }] }, { id: derived });
+    await bankTransactions(sg.db).updateOne({ _id: tx }, {
+      $set: { status: 'reconciling', attempt: 1, lock_at: new Date(Date.now() - 5 * 60_000), matches: [{ type: 'invoice', id: inv.id, amount: 500000, payment_id: null, registered: false, journal_entry_id: null }] },
+      $inc: { rev: 1 },
+    });
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(1190000 - 500000);
+
+    // Other parts than the interrupted call's are refused; the same parts finish it.
+    expect(await sg.call('bank.reconcile', { transaction_id: tx, matches: [{ account: '4295', amount: 500000 }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    const done = await call(owner, 'bank.reconcile', { transaction_id: tx, matches: [{ invoice_id: inv.id, amount: 500000 }] });
+    expect(done.transaction).toMatchObject({ status: 'reconciled', matches: [{ type: 'invoice', id: inv.id, amount: 500000, payment_id: derived, registered: true }] });
+    // One payment, applied once: 1,190,000 − 500,000 = 690,000 open.
+    expect(await sg.db.collection('payments').countDocuments({ workspace: owner.workspace })).toBe(1);
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(690000);
+    const all = (await entries(owner)).filter((e) => e.source.kind === 'payment');
+    expect(all).toHaveLength(1);
+    expect(all.every(balanced)).toBe(true);
+    // Undo reverses that one payment; a new reconciliation is attempt 2, with ids of its own.
+    await call(owner, 'bank.unreconcile', { transaction_id: tx });
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(1190000);
+    const again = await call(owner, 'bank.reconcile', { transaction_id: tx, matches: [{ invoice_id: inv.id, amount: 500000 }] });
+    expect(again.transaction.matches[0].payment_id).toBe(`pay_${tx.slice(4)}_2_0`);
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(690000);
+
+    // An undo that died right after taking the lease: a reconcile cannot take it over; another undo
+    // finishes it, and the counters move back once (it started from reconciled).
+    await bankTransactions(sg.db).updateOne({ _id: tx }, { $set: { status: 'reconciling', undoing: 'reconciled', lock_at: new Date(Date.now() - 5 * 60_000) }, $inc: { rev: 1 } });
+    expect(await sg.call('bank.reconcile', { transaction_id: tx, matches: [{ invoice_id: inv.id, amount: 500000 }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    await call(owner, 'bank.unreconcile', { transaction_id: tx });
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(1190000);
+    const m = unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation' } }, owner), 'invoicesMetric');
+    expect(m.rows.map((r: any) => [r.reconciled_count, r.unreconciled_count, r.unreconciled_amount])).toEqual([[0, 1, 500000]]);
   });
 });

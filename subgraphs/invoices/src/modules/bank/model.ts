@@ -151,6 +151,14 @@ export interface BankTransactionDoc {
   reconciled_at: Date | null;
   /** Held while a reconciliation registers payments; older than a minute it belongs to a dead process. */
   lock_at: Date | null;
+  /**
+   * Which reconciliation this is (1, 2… counting undone ones): the ids of the payments and entries
+   * it books derive from it, and a takeover of a dead one keeps it, so a retry books nothing twice.
+   * Absent on transactions reconciled before it existed.
+   */
+  attempt?: number;
+  /** Set while an undo holds the lease: the status it started from (a takeover of a dead undo needs it). */
+  undoing?: 'reconciled' | 'reconciling' | null;
   rev: number;
   pending_rollups: RollupIntent[];
   pending_count: number;
@@ -178,6 +186,8 @@ const transactionSchema = new Schema<BankTransactionDoc>(
     matches: { type: Schema.Types.Mixed, default: [] },
     reconciled_at: { type: Date, default: null },
     lock_at: { type: Date, default: null },
+    attempt: { type: Number },
+    undoing: { type: String, default: null },
     rev: { type: Number, required: true },
     pending_rollups: { type: Schema.Types.Mixed, default: [] },
     pending_count: { type: Number, required: true },

@@ -1,5 +1,5 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { journalEntries, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { reversePayment } from '../../lib/payment-ops.ts';
@@ -10,7 +10,7 @@ import { billPayments, reverseBillPayment } from '../bills/payments.ts';
 import { payBills } from '../bills/tools/pay.ts';
 import { invoices } from '../invoices/model.ts';
 import { payments } from '../payments/model.ts';
-import { register } from '../payments/tools/register.ts';
+import { registerPayments } from '../payments/tools/register.ts';
 import { bankRollupNs } from './import.ts';
 import { bankAccounts, bankTransactions, transactionKind, type BankAccountDoc, type BankMatch, type BankTransactionDoc } from './model.ts';
 
@@ -92,25 +92,39 @@ export function accountEntryLines(account: BankAccountDoc, kind: 'credit' | 'deb
  * is booked (conditional on the lease's `rev`), then completes (reconciling → reconciled) with
  * the rollup intent that moves the account's counters from unreconciled to reconciled.
  *
- * Known gap: a vendor payment's id is derived from the transaction (a retry completes it), but
- * payments.register takes no caller id, so a process dying between registering a customer
- * payment and recording its id on the transaction leaves that payment unlinked (the
- * transaction stays `reconciling`; bank.unreconcile reverses only what was recorded).
+ * The payments and entries a reconciliation books have ids derived from the transaction, its
+ * `attempt` and the part (customer payments through payments.register's path with that id, vendor
+ * payments through bills.pay's, entries by their `_id`): a process dying between booking one and
+ * recording it on the transaction is taken over after the lease by a call with the same parts,
+ * which finds what was booked and books nothing twice. A takeover with other parts is refused
+ * (finish it with the same parts, or undo it).
  */
 export async function reconcileTransaction(ctx: ToolContext, transactionId: string, parts: readonly MatchInput[]): Promise<BankTransactionDoc> {
   const model = bankTransactions(ctx.db);
   const t = await model.findOne({ _id: transactionId, workspace: ctx.workspace }).lean();
   if (!t) throw new CuadraError('not_found', `No bank transaction ${transactionId} exists in this workspace.`);
-  if (t.status !== 'unreconciled' && !(t.status === 'reconciling' && t.lock_at && ctx.now.getTime() - new Date(t.lock_at).getTime() >= LEASE_MS && t.matches.every((m) => m.type === 'payment' || m.type === 'bill_payment' || (!m.payment_id && !m.journal_entry_id)))) {
+  const expired = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= LEASE_MS;
+  // Before attempts existed, only a lease that booked nothing could be taken over.
+  const legacyFree = t.matches.every((m) => m.type === 'payment' || m.type === 'bill_payment' || (!m.payment_id && !m.journal_entry_id));
+  if (t.status !== 'unreconciled' && !(expired && !t.undoing && (t.attempt !== undefined || legacyFree))) {
     throw new CuadraError('conflict', `Bank transaction ${transactionId} is ${t.status}.`);
   }
+  const takeover = t.status === 'reconciling' && t.attempt !== undefined;
   const account = await bankAccounts(ctx.db).findOne({ _id: t.bank_id, workspace: ctx.workspace }).lean();
   if (!account) throw new CuadraError('internal', `The bank account of ${transactionId} vanished.`);
   await assertPeriodOpen(ctx.db, ctx.workspace, t.date);
-  const planned = await planMatches(ctx, t, parts);
+  const same = (a: readonly { type: string; id: string; amount: number }[], b: readonly MatchInput[]) => a.length === b.length
+    && a.every((m, i) => m.amount === b[i].amount && m.id === (b[i].invoice_id ?? b[i].bill_id ?? b[i].payment_id ?? b[i].account));
+  if (takeover && !same(t.matches, parts)) {
+    throw new CuadraError('conflict', `Bank transaction ${transactionId} was being reconciled with other parts by a call that did not finish; reconcile it with the same parts, or undo it with bank.unreconcile.`);
+  }
+  // A takeover re-checks nothing against balances its own dead attempt already lowered: what it
+  // booked is found by id below. A fresh attempt checks every part.
+  const planned = takeover ? t.matches.map((m) => ({ ...m })) : await planMatches(ctx, t, parts);
+  const attempt = takeover ? t.attempt! : (t.attempt ?? 0) + 1;
   const leased = await model.findOneAndUpdate(
     { _id: t._id, workspace: ctx.workspace, status: t.status, rev: t.rev },
-    { $set: { status: 'reconciling', lock_at: ctx.now, matches: planned, updated_at: ctx.now }, $inc: { rev: 1 } },
+    { $set: { status: 'reconciling', lock_at: ctx.now, matches: planned, attempt, undoing: null, updated_at: ctx.now }, $inc: { rev: 1 } },
     { returnDocument: 'after' },
   ).lean();
   if (!leased) throw new CuadraError('conflict', `Bank transaction ${transactionId} is being reconciled by another request.`);
@@ -122,15 +136,16 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
     for (const [i, m] of matches.entries()) {
       if (m.type === 'invoice') {
         const inv = await invoices(ctx.db).findOne({ _id: m.id, workspace: ctx.workspace }).lean();
-        const r = await register.handler({ customer_id: inv!.customer_id, amount: m.amount, currency: t.currency, date: t.date, method: 'bank_transfer', reference, invoices: [{ invoice_id: m.id, amount: m.amount }] }, ctx) as { payment: { id: string } };
+        // The payment's id is derived from the transaction, attempt and part: a takeover completes it, never registers twice.
+        const r = await registerPayments(ctx, { customer_id: inv!.customer_id, amount: m.amount, currency: t.currency, date: t.date, method: 'bank_transfer', reference, invoices: [{ invoice_id: m.id, amount: m.amount }] }, { id: `pay_${t._id.slice(4)}_${attempt}_${i}` });
         matches[i] = { ...m, payment_id: r.payment.id, registered: true };
       } else if (m.type === 'bill') {
         const bill = await bills(ctx.db).findOne({ _id: m.id, workspace: ctx.workspace }).lean();
-        // The payment's id is derived from the transaction and part: a retry completes it, never pays twice.
-        const r = await payBills(ctx, { vendor_id: bill!.vendor_id, amount: m.amount, currency: t.currency, date: t.date, bank_account: account.puc_account, reference, bills: [{ bill_id: m.id, amount: m.amount }] }, { id: `bpy_${t._id.slice(4)}_${rev}_${i}` });
+        // The payment's id is derived from the transaction, attempt and part: a takeover completes it, never pays twice.
+        const r = await payBills(ctx, { vendor_id: bill!.vendor_id, amount: m.amount, currency: t.currency, date: t.date, bank_account: account.puc_account, reference, bills: [{ bill_id: m.id, amount: m.amount }] }, { id: `bpy_${t._id.slice(4)}_${attempt}_${i}` });
         matches[i] = { ...m, payment_id: r.payment.id, registered: true };
       } else if (m.type === 'account') {
-        const entryId = `je_${t._id}_${rev}_${i}`;
+        const entryId = `je_${t._id}_${attempt}_${i}`;
         await writeJournalEntry(ctx.db, {
           _id: entryId, workspace: ctx.workspace, date: t.date, currency: t.currency, memo: `Conciliación bancaria ${reference} — ${t.description}`,
           source: { kind: 'bank_transaction', id: t._id }, lines: accountEntryLines(account, kind, m.id, m.amount), created_at: ctx.now,
@@ -142,9 +157,10 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
       await model.updateOne({ _id: t._id, status: 'reconciling', rev }, { $set: { [`matches.${i}`]: matches[i], lock_at: new Date() } });
     }
   } catch (err) {
-    // Nothing booked yet: the lease is given back. Something booked: the transaction stays
-    // reconciling with what was booked recorded, for bank.unreconcile to reverse.
-    if (matches.every((m, i) => m === planned[i])) {
+    // Nothing booked yet: the lease is given back. Something booked (recorded or not): the
+    // transaction stays reconciling, for a call with the same parts to finish after the lease or
+    // for bank.unreconcile to reverse what was recorded.
+    if (!takeover && matches.every((m, i) => m === planned[i]) && !(await bookedAny(ctx, t._id, attempt, planned))) {
       await model.updateOne({ _id: t._id, status: 'reconciling', rev }, { $set: { status: 'unreconciled', matches: [], lock_at: null, updated_at: ctx.now } });
     }
     throw err;
@@ -164,6 +180,16 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
   }
   await applyRollupIntent(ctx.db, model, t._id, ctx.workspace, intent);
   return (await model.findById(t._id).lean())!;
+}
+
+/** Whether any part of an attempt booked something under its derived id (recorded on the transaction or not). */
+async function bookedAny(ctx: ToolContext, txId: string, attempt: number, planned: readonly BankMatch[]): Promise<boolean> {
+  for (const [i, m] of planned.entries()) {
+    if (m.type === 'invoice' && await payments(ctx.db).exists({ _id: `pay_${txId.slice(4)}_${attempt}_${i}` })) return true;
+    if (m.type === 'bill' && await billPayments(ctx.db).exists({ _id: `bpy_${txId.slice(4)}_${attempt}_${i}` })) return true;
+    if (m.type === 'account' && await journalEntries(ctx.db).exists({ _id: `je_${txId}_${attempt}_${i}` })) return true;
+  }
+  return false;
 }
 
 /**
@@ -186,10 +212,12 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
   if (when < t.date) throw new CuadraError('invalid_input', 'The reversal cannot be dated before the transaction.', { field: '/date' });
   await assertPeriodOpen(ctx.db, ctx.workspace, t.date);
   await assertPeriodOpen(ctx.db, ctx.workspace, when);
-  const wasReconciled = t.status === 'reconciled';
+  // A dead undo taken over keeps the status its undo started from: the counters move back only if it was reconciled.
+  const from = t.status === 'reconciling' && t.undoing ? t.undoing : t.status as 'reconciled' | 'reconciling';
+  const wasReconciled = from === 'reconciled';
   const leased = await model.findOneAndUpdate(
     { _id: t._id, workspace: ctx.workspace, status: t.status, rev: t.rev },
-    { $set: { status: 'reconciling', lock_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1 } },
+    { $set: { status: 'reconciling', lock_at: ctx.now, undoing: from, updated_at: ctx.now }, $inc: { rev: 1 } },
     { returnDocument: 'after' },
   ).lean();
   if (!leased) throw new CuadraError('conflict', `Bank transaction ${transactionId} is being changed by another request.`);
@@ -212,7 +240,7 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
   const iu = intentUpdate(intent);
   const done = await model.findOneAndUpdate(
     { _id: t._id, workspace: ctx.workspace, status: 'reconciling', rev: leased.rev },
-    { $set: { status: 'unreconciled', matches: [], reconciled_at: null, lock_at: null, updated_at: ctx.now }, $inc: { rev: 1, ...(iu.$inc ?? {}) }, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { $set: { status: 'unreconciled', matches: [], reconciled_at: null, lock_at: null, undoing: null, updated_at: ctx.now }, $inc: { rev: 1, ...(iu.$inc ?? {}) }, ...(iu.$push ? { $push: iu.$push } : {}) },
     { returnDocument: 'after' },
   ).lean();
   if (!done) {

@@ -13,5 +13,5 @@ export const documentsModule = defineModule({
   models: [documents],
   listed: [{ model: documents }],
   reads: { sources: { documents: documentsSource } },
-  readGuards: {},
+  readGuards: { 'Query.documentSupplier': 'documents' },
 });

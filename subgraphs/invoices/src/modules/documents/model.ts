@@ -55,6 +55,12 @@ export interface DocumentDoc {
   /** Set once processed: the bill exists under `bill_id`. */
   processed_bill: string | null;
   invoice: DocumentInvoice | null;
+  /**
+   * The supplier as the e-invoice names it, while crm has no party with its NIT (the document
+   * failed for that reason): what crm's parties.create_from_document reads through the graph.
+   * Absent on documents written before it existed.
+   */
+  supplier_pending?: SupplierPending | null;
   /** When processing was claimed; a claim older than a minute belongs to a dead process. */
   processing_at: Date | null;
   /** Lower-cased name, supplier number and supplier name, for search. */
@@ -80,6 +86,7 @@ const documentSchema = new Schema<DocumentDoc>(
     bill_id: { type: String, required: true },
     processed_bill: { type: String, default: null },
     invoice: { type: Schema.Types.Mixed, default: null },
+    supplier_pending: { type: Schema.Types.Mixed, default: null },
     processing_at: { type: Date, default: null },
     search_lc: { type: String, required: true },
     created_at: { type: Date, required: true },
@@ -94,6 +101,13 @@ addPositions(documentSchema);
 /** The documents collection. */
 export function documents(db: Connection): Model<DocumentDoc> {
   return modelOn<DocumentDoc>(db, 'Document', documentSchema, 'documents');
+}
+
+/** A supplier an e-invoice names that crm does not know yet. */
+export interface SupplierPending {
+  tax_id: { type: 'NIT'; number: string; check_digit: number | null };
+  name: string;
+  email: string | null;
 }
 
 /** The kind of a content type: its family. */
@@ -130,10 +144,21 @@ const INVOICE_VIEW = {
 /** JSON Schema of {@link documentView}. */
 export const DOCUMENT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'content_type', 'kind', 'size', 'sha256', 'status', 'reason', 'bill_id', 'invoice', 'created_at', 'updated_at'],
+  required: ['id', 'name', 'content_type', 'kind', 'size', 'sha256', 'status', 'reason', 'bill_id', 'invoice', 'supplier_pending', 'created_at', 'updated_at'],
   properties: {
     id: TEXT, name: TEXT, content_type: TEXT, kind: { enum: DOCUMENT_KINDS }, size: { type: 'integer', minimum: 0 }, sha256: TEXT,
-    status: { enum: DOCUMENT_STATUSES }, reason: NULLABLE_TEXT, bill_id: NULLABLE_TEXT, invoice: INVOICE_VIEW, created_at: DATE_TIME, updated_at: DATE_TIME,
+    status: { enum: DOCUMENT_STATUSES }, reason: NULLABLE_TEXT, bill_id: NULLABLE_TEXT, invoice: INVOICE_VIEW,
+    supplier_pending: {
+      description: 'Set while the supplier is not a crm party: its NIT, name and e-mail from the e-invoice. Create it with parties.create_from_document, then process again.',
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['tax_id', 'name', 'email'],
+        properties: {
+          tax_id: { type: 'object', additionalProperties: false, required: ['type', 'number', 'check_digit'], properties: { type: { const: 'NIT' }, number: TEXT, check_digit: { type: ['integer', 'null'] } } },
+          name: TEXT, email: NULLABLE_TEXT,
+        },
+      }],
+    },
+    created_at: DATE_TIME, updated_at: DATE_TIME,
   },
 } as const;
 
@@ -141,6 +166,6 @@ export const DOCUMENT_VIEW_SCHEMA = {
 export function documentView(d: DocumentDoc) {
   return {
     id: d._id, name: d.name, content_type: d.content_type, kind: d.kind, size: d.size, sha256: d.sha256, status: d.status, reason: d.reason,
-    bill_id: d.processed_bill, invoice: d.invoice, created_at: d.created_at.toISOString(), updated_at: d.updated_at.toISOString(),
+    bill_id: d.processed_bill, invoice: d.invoice, supplier_pending: d.supplier_pending ?? null, created_at: d.created_at.toISOString(), updated_at: d.updated_at.toISOString(),
   };
 }

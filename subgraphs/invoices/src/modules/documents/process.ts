@@ -3,7 +3,7 @@ import { cufe } from '../../einvoicing/cufe.ts';
 import type { BillLineAccount } from '../bills/accounts.ts';
 import { billLines, bills, billTotals, type BillWithholdingType } from '../bills/model.ts';
 import { createDraftBill, type BillCreateInput } from '../bills/tools/create.ts';
-import { documents, documentSearchText, type DocumentDoc, type DocumentInvoice, type DocumentStatus } from './model.ts';
+import { documents, documentSearchText, type DocumentDoc, type DocumentInvoice, type DocumentStatus, type SupplierPending } from './model.ts';
 import { DocumentProblem, readSupplierInvoice, type UblInvoice } from './ubl.ts';
 
 /** A processing claim older than this belongs to a process that died; another may take it over. */
@@ -135,13 +135,24 @@ export async function processDocument(ctx: ToolContext, id: string, options: { t
   }
   try {
     const party = await partyByNit(ctx, inv.supplier_nit);
-    if (!party) return settle(ctx, claimed, { status: 'failed', ...read, reason: `supplier ${inv.supplier_nit} is not a party yet: add ${inv.supplier_name} (NIT ${inv.supplier_nit}) to crm as a vendor, then process the document again.` });
+    if (!party) {
+      return settle(ctx, claimed, {
+        status: 'failed', ...read, supplier_pending: supplierOf(inv),
+        reason: `supplier ${inv.supplier_nit} is not a party yet: create ${inv.supplier_name} (NIT ${inv.supplier_nit}) from this document with parties.create_from_document (crm reads it from here), or add it to crm as a vendor, then process the document again.`,
+      });
+    }
     await createDraftBill(ctx, { ...input, vendor_id: party.id }, claimed.bill_id);
   } catch (err) {
     if (err instanceof CuadraError && (err.code === 'invalid_input' || err.code === 'conflict')) return settle(ctx, claimed, { status: 'failed', reason: err.message, ...read });
     throw await release(ctx, claimed, err);
   }
-  return settle(ctx, claimed, { status: 'processed', processed_bill: claimed.bill_id, ...read });
+  return settle(ctx, claimed, { status: 'processed', processed_bill: claimed.bill_id, supplier_pending: null, ...read });
+}
+
+/** The supplier as the invoice names it (NIT digits, check digit when given, name, e-mail). */
+function supplierOf(inv: UblInvoice): SupplierPending {
+  const dv = inv.supplier_check_digit !== null && /^\d$/.test(inv.supplier_check_digit) ? Number(inv.supplier_check_digit) : null;
+  return { tax_id: { type: 'NIT', number: inv.supplier_nit, check_digit: dv }, name: inv.supplier_name.slice(0, 200), email: inv.supplier_email?.slice(0, 254) ?? null };
 }
 
 /** Gives a claim back (crm not answering, say): the document returns to uploaded so it can be processed again. */

@@ -39,6 +39,10 @@ export interface UblInvoice {
   environment: string;
   supplier_nit: string;
   supplier_name: string;
+  /** The NIT's check digit as the invoice gives it (CompanyID@schemeID), or null. */
+  supplier_check_digit: string | null;
+  /** The supplier's e-mail (cac:Contact/cbc:ElectronicMail), or null. */
+  supplier_email: string | null;
   buyer_id: string;
   lines: UblLine[];
   /** Document-level cac:TaxTotal amounts by scheme (01 IVA, 04 INC, 03 ICA). */
@@ -181,6 +185,8 @@ export function readSupplierInvoice(xml: string): UblInvoice {
     environment: textOf(at(root, 'cbc:ProfileExecutionID')) ?? '',
     supplier_nit: required(root, 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'),
     supplier_name: required(root, 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:RegistrationName'),
+    supplier_check_digit: at(root, 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID')?.getAttribute('schemeID') || null,
+    supplier_email: textOf(at(root, 'cac:AccountingSupplierParty/cac:Party/cac:Contact/cbc:ElectronicMail')),
     buyer_id: required(root, 'cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'),
     lines,
     taxes,

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput, type ToolContext } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 
 /** JSON Schema of a party's fields, shared by parties.create and parties.update. */
@@ -69,6 +69,29 @@ export const create = defineTool({
   input: { type: 'object', additionalProperties: false, required: ['name', 'kind'], properties: partyFields },
   output: recordOutput('party', PARTY_VIEW_SCHEMA),
   async handler(input, ctx) {
+    return { party: partyView(await insertParty(ctx, input)) };
+  },
+});
+
+/** The fields of a new party (parties.create's input). */
+export interface PartyInput {
+  name: string;
+  kind: 'customer' | 'vendor' | 'both';
+  tax_id?: { type: string; number: string };
+  email?: string;
+  phone?: string;
+  addresses?: PartyDoc['addresses'];
+  contacts?: PartyDoc['contacts'];
+  tags?: string[];
+}
+
+/**
+ * Writes a new party: the one path parties.create and parties.create_from_document take. A tax id
+ * already held in the workspace is a `conflict` (the unique tax_key), so two creates of one NIT
+ * cannot both succeed.
+ */
+export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput): Promise<PartyDoc> {
+  {
     const taxId = parseTaxId(input.tax_id);
     const id = newId('pty');
     const doc: PartyDoc = {
@@ -96,6 +119,6 @@ export const create = defineTool({
       }
       throw err;
     }
-    return { party: partyView(doc) };
-  },
-});
+    return doc;
+  }
+}

@@ -47,10 +47,23 @@ export const register = defineTool({
   // One customer's payments are registered one after another: ten at once on one invoice answer
   // exactly what ten in a row would (the first applies, the rest are refused), never money booked
   // as credit because a race lowered the balance between the check and the application.
-  handler: (input, ctx) => withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx)),
+  handler: (input, ctx) => registerPayments(ctx, input),
 });
 
-async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext) {
+/**
+ * payments.register's path, for callers inside the subgraph that choose the payment's id first
+ * (bank reconciliation): a payment already recorded under that id is completed if a process died
+ * on it, and answered — a retry never registers a second payment.
+ */
+export function registerPayments(ctx: ToolContext, input: InputOf<typeof registerInput>, options: { id?: string } = {}) {
+  return withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx, options.id));
+}
+
+async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext, id?: string) {
+  if (id) {
+    const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+    if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, known) : known) };
+  }
   const date = input.date ?? localDate(ctx.now);
   // Refused before anything is applied (writeJournalEntry holds the rule).
   await assertPeriodOpen(ctx.db, ctx.workspace, date);
@@ -92,7 +105,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
     }
   }
   const doc: PaymentDoc = {
-    _id: newId('pay'), workspace: ctx.workspace, direction: 'incoming', status: 'pending', customer_id: input.customer_id, customer_name: customerName,
+    _id: id ?? newId('pay'), workspace: ctx.workspace, direction: 'incoming', status: 'pending', customer_id: input.customer_id, customer_name: customerName,
     search_lc: `${customerName} ${input.reference ?? ''}`.toLowerCase(), currency: input.currency, amount: input.amount, date, method: input.method ?? 'bank_transfer',
     reference: input.reference ?? null, allocations, applied: 0, unapplied: 0, journal_entry_id: null, pending_rollups: [], pending_count: 0,
     created_at: ctx.now, updated_at: ctx.now,
