@@ -5,6 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { EmployeeDoc } from '../employees/model.ts';
 import { commercialWeight, type PayrollLine } from './calc.ts';
 import type { RunDoc } from './runs.ts';
+import { SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
 
 /**
  * The electronic payroll support document (documento soporte de pago de nómina electrónica,
@@ -190,6 +191,8 @@ export interface BuiltDocument { xml: string; cune: string; cune_input: string; 
  */
 export function buildNominaIndividual(args: {
   runs: readonly RunDoc[]; employee: EmployeeDoc; settings: EpayrollSettingsDoc; consecutive: number; now: Date;
+  /** Shape it for a signature (epayroll_certificate.ts): the ds/xades namespaces on the root and an empty `ext:UBLExtension` first. */
+  signed?: boolean;
 }): BuiltDocument {
   const { runs, employee: e, settings: s, now } = args;
   const slips = runs.map((r) => r.payslips.find((p) => p.employee_id === e._id)).filter((p) => !!p);
@@ -296,6 +299,7 @@ export function buildNominaIndividual(args: {
       // The XSD requires a SchemaLocation attribute on the root (empty, as DIAN's own examples have it).
       '@_SchemaLocation': '',
       '@_xsi:schemaLocation': `${NOMINA_NS} NominaIndividualElectronicaXSD.xsd`,
+      ...(args.signed ? { ...SIGNATURE_ROOT_ATTRIBUTES, 'ext:UBLExtensions': SIGNATURE_EXTENSION } : {}),
       Periodo: {
         '@_FechaIngreso': e.hire_date, ...(retired ? { '@_FechaRetiro': retired.date } : {}),
         '@_FechaLiquidacionInicio': from, '@_FechaLiquidacionFin': to,

@@ -1,18 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { Connection } from 'mongoose';
 import { cune, NOMINA_NS, nitCheckDigit, sha384, TIPO_XML_NOMINA, type AuthorityAnswer, type EpayrollSettingsDoc } from './epayroll.ts';
+import { epayrollCertificates, verifyPayrollXml } from './epayroll_certificate.ts';
 
 /**
  * THE BUILT-IN SANDBOX — not DIAN. It answers a Nómina Individual the way DIAN's habilitación
  * (test) environment answers one, in the parts that can be checked without DIAN: well-formed
  * XML, the required elements of the annex's XSD, the test environment (Ambiente 2), a software
  * registered for the employer's NIT, the NIT's check digit, SoftwareSC, totals that add up, and
- * the CUNE recomputed from the document and the software PIN (DIAN's rule NIE024). It does not
- * check signatures (documents are not signed here) nor anything DIAN knows and we do not.
+ * the CUNE recomputed from the document and the software PIN (DIAN's rule NIE024), and the
+ * XAdES-EPES signature against the employer's registered certificate (FAA02, ZE02). It does not
+ * check anything DIAN knows and we do not.
  */
 
-/** The issuer the sandbox knows for a software id and NIT (its habilitación), or null. */
-export type EpayrollIssuerLookup = (softwareId: string, nit: string) => Promise<Pick<EpayrollSettingsDoc, 'software_id' | 'software_pin' | 'nit'> | null>;
+/**
+ * The issuer the sandbox knows for a software id and NIT (its habilitación), or null; with the
+ * signing certificate it registered (`cert_pem`), if any.
+ */
+export type EpayrollIssuerLookup = (softwareId: string, nit: string) => Promise<(Pick<EpayrollSettingsDoc, 'software_id' | 'software_pin' | 'nit'> & { cert_pem?: string | null }) | null>;
+
+/** The lookup of the workspace's own habilitación: its settings and its payroll certificate. */
+export function issuerLookup(db: Connection, workspace: string, settings: EpayrollSettingsDoc): EpayrollIssuerLookup {
+  return async (softwareId, nit) => {
+    if (softwareId !== settings.software_id || nit !== settings.nit) return null;
+    const cert = await epayrollCertificates(db).findById(workspace, { cert_pem: 1 }).lean();
+    return { ...settings, cert_pem: cert?.cert_pem ?? null };
+  };
+}
+
+/**
+ * The signature rule: an employer that registered a certificate must sign (FAA02 when the
+ * document has none), and a signature must hold against that certificate (ZE02: a changed
+ * document, a foreign certificate, a wrong policy…); a signature from an employer with no
+ * registered certificate cannot be checked and is refused too.
+ */
+export function signatureErrors(xml: string, certPem: string | null | undefined): string[] {
+  if (!certPem) return xml.includes('http://www.w3.org/2000/09/xmldsig#') ? ['ZE02: valor de la firma inválido: el empleador no tiene certificado de firma registrado.'] : [];
+  const checked = verifyPayrollXml(xml, certPem);
+  if (checked.ok) return [];
+  if (checked.missing) return ['FAA02: el documento debe llevar ext:UBLExtension/ext:ExtensionContent/ds:Signature (el empleador tiene certificado de firma registrado).'];
+  return [`ZE02: valor de la firma inválido: ${checked.problem}`];
+}
 
 type Node = Record<string, unknown>;
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseAttributeValue: false, parseTagValue: false, removeNSPrefix: false, isArray: () => false });
@@ -105,6 +134,7 @@ export async function validateNomina(xml: string, lookup: EpayrollIssuerLookup):
   });
   if (key && key !== attr(info, 'CUNE')) errors.push('NIE024: el CUNE no corresponde a los datos del documento.');
   if (key && !String(root.CodigoQR).includes(key)) errors.push('NIE: CodigoQR no lleva el CUNE del documento.');
+  errors.push(...signatureErrors(xml, issuer.cert_pem));
   return { errors, key, number };
 }
 

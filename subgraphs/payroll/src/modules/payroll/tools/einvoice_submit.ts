@@ -1,7 +1,8 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { employees } from '../../employees/model.ts';
 import { AUTHORITY_ANSWER_SCHEMA, buildNominaIndividual, epayrollDocuments, epayrollSettings, type AuthorityAnswer, type EpayrollDocumentDoc } from '../epayroll.ts';
-import { sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
+import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
+import { issuerLookup, sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
 import { payrollRuns } from '../runs.ts';
 
 const DOCUMENT_VIEW = {
@@ -80,11 +81,13 @@ export const einvoiceSubmit = defineTool({
       const s = await epayrollSettings(ctx.db).findOneAndUpdate({ _id: ctx.workspace }, { $inc: { next_number: 1 } }, { returnDocument: 'before' }).lean();
       consecutive = s!.next_number;
     }
-    const built = buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now });
-    const lookup: EpayrollIssuerLookup = async (softwareId, nit) => (softwareId === settings.software_id && nit === settings.nit ? settings : null);
-    const { endpoint, answer } = await submitTo(built.xml, lookup);
+    // Signed with the employer's certificate when it uploaded one (payroll.upload_certificate).
+    const key = await signingKey(ctx.db, ctx.workspace, ctx.now);
+    const built = buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now, signed: !!key });
+    const xml = key ? signPayrollXml(built.xml, key, ctx.now) : built.xml;
+    const { endpoint, answer } = await submitTo(xml, issuerLookup(ctx.db, ctx.workspace, settings));
     const doc: EpayrollDocumentDoc = {
-      _id: id, workspace: ctx.workspace, employee_id: employee._id, month: input.month, number: built.number, cune: built.cune, xml: built.xml,
+      _id: id, workspace: ctx.workspace, employee_id: employee._id, month: input.month, number: built.number, cune: built.cune, xml,
       status: answer.is_valid ? 'accepted' : 'rejected', authority: answer, endpoint, submitted_at: ctx.now,
     };
     // Never overwrite an accepted document (a concurrent submission may have won).
