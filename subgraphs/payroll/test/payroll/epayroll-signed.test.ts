@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { XMLParser } from 'fast-xml-parser';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +16,16 @@ import { sandboxAnswer, type EpayrollIssuerLookup } from '../../src/modules/payr
  * The signed Nómina Individual (issue 18): XAdES-EPES with the employer's certificate (uploaded
  * to payroll with payroll.upload_certificate, its key sealed), checked by xmlsec1 (independent of
  * our code) and by the XSD with xmllint; the built-in sandbox refuses a tampered, missing or
- * foreign signature. The signing core is shared with e-invoicing (shared/src/xades.ts).
+ * foreign signature. The signing core is shared with e-invoicing (shared/src/xades.ts). Then the
+ * adjustment notes (TipoXML 103): replace and delete, each validated against the annex's
+ * NominaIndividualDeAjuste XSD, signed, with its CUNE recomputed here by hand.
  */
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'nomina-sig-'));
 const XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualElectronicaXSD.xsd', import.meta.url));
+const AJUSTE_XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualDeAjusteElectronicaXSD.xsd', import.meta.url));
+const parse = (text: string, root: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, parseTagValue: false }).parse(text)[root];
 
 let payroll: TestSubgraph;
 const sealKeyBefore = process.env.CUADRA_SEAL_KEY;
@@ -66,7 +71,7 @@ async function xmlsecVerify(xml: string, certPem: string): Promise<{ ok: boolean
   }
 }
 
-export function xmllint(xml: string, xsd = XSD): { ok: boolean; out: string } {
+function xmllint(xml: string, xsd = XSD): { ok: boolean; out: string } {
   const file = join(dir, `lint-${randomBytes(4).toString('hex')}.xml`);
   writeFileSync(file, xml);
   try {
@@ -162,6 +167,62 @@ describe('the signed Nómina Individual', () => {
     expect((await sandboxAnswer(xml, lookup(null))).errors).toEqual([expect.stringMatching(/^ZE02: /)]);
     // The untouched document passes.
     expect((await sandboxAnswer(xml, lookup(p12.certPem))).errors).toEqual([]);
+  });
+
+  it('adjusts the accepted document: a replacing note after the month was posted again, then a deleting one (XSD, xmlsec1, CUNE by hand, sandbox)', async () => {
+    const original = parse(xml, 'NominaIndividual');
+    expect(await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-05', kind: 'replace' }, owner)).toMatchObject({ code: 'conflict' });
+    expect(await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'undo' }, owner)).toMatchObject({ code: 'invalid_input', field: '/kind' });
+    expect(await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'delete' }, testPrincipal())).toMatchObject({ code: 'conflict' });
+    // April is corrected: the posted run is voided (reversed), a commission of $100.000 added, April run and posted again.
+    const runs = await payroll.graphql('query($q: JSON!) { payrollRecords(query: $q) }', { q: { source: 'payroll_runs', status: 'posted' } }, owner);
+    const aprilId = runs.body.data.payrollRecords.rows[0].id;
+    expect((await payroll.call('payroll.void', { id: aprilId, reason: 'Faltó la comisión' }, owner)).output.run.status).toBe('void');
+    expect((await payroll.call('payroll.novelties.create', { employee_id: ana.id, type: 'commission', date: '2026-04-15', amount: 10_000_000 }, owner)).ok).toBe(true);
+    const again = await payroll.call('payroll.run', { month: '2026-04' }, owner);
+    // Earnings 175_090_500 + 24_909_500 + 10_000_000 = 210_000_000; IBC 185_090_500; health 4 % = 7_403_620 → 7_403_700,
+    // pension the same; net 210_000_000 − 14_807_400 = 195_192_600.
+    expect(again.output.run.totals.net).toBe(195_192_600);
+    expect((await payroll.call('payroll.approve', { id: again.output.run.id, amount: 195_192_600 }, owner)).ok).toBe(true);
+    expect((await payroll.call('payroll.post', { id: again.output.run.id }, owner)).ok).toBe(true);
+
+    const replaced = await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'replace', reason: 'Comisión de abril' }, owner);
+    const note = replaced.output.note;
+    expect(note.authority, JSON.stringify(note.authority)).toMatchObject({ is_valid: true, errors: [] });
+    expect(note).toMatchObject({ kind: 'replace', number: 'NE2', status: 'accepted', predecessor: { number: 'NE1', cune: original.InformacionGeneral.CUNE, date: original.InformacionGeneral.FechaGen } });
+    let lint = xmllint(note.xml, AJUSTE_XSD);
+    expect(lint.ok, lint.out).toBe(true);
+    expect((await xmlsecVerify(note.xml, p12.certPem)).ok).toBe(true);
+    const r = parse(note.xml, 'NominaIndividualDeAjuste');
+    expect(r.TipoNota).toBe('1');
+    const body = r.Reemplazar;
+    expect(body.ReemplazandoPredecesor).toEqual({ NumeroPred: 'NE1', CUNEPred: original.InformacionGeneral.CUNE, FechaGenPred: original.InformacionGeneral.FechaGen });
+    // 2.100.000 devengados (1.750.905 + 249.095 + 100.000); 148.074 deducciones (74.037 × 2); 1.951.926 neto.
+    expect(body.Devengados.Comisiones).toEqual({ Comision: '100000.00' });
+    expect([body.DevengadosTotal, body.DeduccionesTotal, body.ComprobanteTotal]).toEqual(['2100000.00', '148074.00', '1951926.00']);
+    // The CUNE again, by hand: NumNE + FecNE + HorNE + ValDev + ValDed + ValTolNE + NitNE + DocEmp + TipoXML 103 + PIN 75315 + Ambiente 2.
+    const g = body.InformacionGeneral;
+    expect(g.TipoXML).toBe('103');
+    const byHand = `NE2${g.FechaGen}${g.HoraGen}2100000.00148074.001951926.00900373115${body.Trabajador.NumeroDocumento}103753152`;
+    expect(createHash('sha384').update(byHand, 'utf8').digest('hex')).toBe(g.CUNE);
+    expect(note.cune).toBe(g.CUNE);
+    // Altered after signing: the sandbox refuses it.
+    expect((await sandboxAnswer(note.xml.replace('Comision>100000.00', 'Comision>100000.00 '), lookup(p12.certPem))).errors).toEqual([expect.stringMatching(/^ZE02: /)]);
+
+    // Deleting: it adjusts the replacement now in force.
+    const deleted = (await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'delete', reason: 'Documento emitido por error' }, owner)).output.note;
+    expect(deleted).toMatchObject({ kind: 'delete', number: 'NE3', status: 'accepted', predecessor: { number: 'NE2', cune: note.cune } });
+    lint = xmllint(deleted.xml, AJUSTE_XSD);
+    expect(lint.ok, lint.out).toBe(true);
+    expect((await xmlsecVerify(deleted.xml, p12.certPem)).ok).toBe(true);
+    const d = parse(deleted.xml, 'NominaIndividualDeAjuste');
+    expect(d.TipoNota).toBe('2');
+    expect(d.Eliminar.EliminandoPredecesor).toMatchObject({ NumeroPred: 'NE2', CUNEPred: note.cune });
+    expect(d.Eliminar.Trabajador).toBeUndefined();
+    // A deletion hashes zero amounts and worker document 0.
+    const dg = d.Eliminar.InformacionGeneral;
+    expect(createHash('sha384').update(`NE3${dg.FechaGen}${dg.HoraGen}0.000.000.009003731150103753152`, 'utf8').digest('hex')).toBe(dg.CUNE);
+    expect(await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'replace' }, owner)).toMatchObject({ code: 'conflict' });
   });
 
   it('is sealed to the workspace: another one has no certificate and signs nothing', async () => {
