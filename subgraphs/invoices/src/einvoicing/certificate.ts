@@ -1,6 +1,5 @@
-import { createHash, X509Certificate } from 'node:crypto';
 import { CuadraError, sealerFromEnv, type Sealer, modelOn } from '@cuadra/shared';
-import forge from 'node-forge';
+import type { ReadCertificate, SigningKey } from '@cuadra/shared/xades';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -51,77 +50,7 @@ export function requireSealer(env: NodeJS.ProcessEnv = process.env): Sealer {
   return sealer;
 }
 
-/** A certificate and key read from a PKCS#12 file. */
-export interface ReadCertificate {
-  keyPem: string;
-  certPem: string;
-  fingerprint: string;
-  subject: string;
-  issuer: string;
-  serial: string;
-  notBefore: Date;
-  notAfter: Date;
-}
-
-/** An X.500 name as RFC 4514 writes it (most specific first), the form of XAdES' X509IssuerName. */
-export function rfc4514(attrs: forge.pki.CertificateField[]): string {
-  return [...attrs].reverse().map((a) => {
-    const value = String(a.value).replace(/[\\,+"<>;=]/g, (c) => `\\${c}`).replace(/^[ #]|[ ]$/g, (c) => `\\${c}`);
-    return `${a.shortName ?? a.type}=${value}`;
-  }).join(',');
-}
-
-/**
- * Reads a PKCS#12 (.p12/.pfx) file given in base64 with its password: the RSA private key and the
- * certificate that belongs to it. Refuses, naming the field, what is not base64, not PKCS#12, a
- * wrong password, a file without an RSA key and its certificate, and a certificate that is not
- * valid at `now`.
- */
-export function readPkcs12(base64: string, password: string, now: Date): ReadCertificate {
-  const compact = base64.replace(/\s+/g, '');
-  if (!compact || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
-    throw new CuadraError('invalid_input', 'The certificate must be the .p12 file in base64.', { field: '/p12_base64' });
-  }
-  let p12: forge.pkcs12.Pkcs12Pfx;
-  try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(Buffer.from(compact, 'base64').toString('binary')), password);
-  } catch (err) {
-    // forge says "Invalid password?" when the MAC does not verify; anything else is not a PKCS#12 file it can read.
-    if (/password/i.test((err as Error).message)) throw new CuadraError('invalid_input', 'The password does not open this certificate file.', { field: '/password' });
-    throw new CuadraError('invalid_input', 'The file is not a PKCS#12 (.p12/.pfx) certificate.', { field: '/p12_base64' });
-  }
-  const keys = [
-    ...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? []),
-    ...(p12.getBags({ bagType: forge.pki.oids.keyBag })[forge.pki.oids.keyBag] ?? []),
-  ].map((b) => b.key).filter((k): k is forge.pki.rsa.PrivateKey => !!k && 'n' in k);
-  const certs = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).map((b) => b.cert).filter((c): c is forge.pki.Certificate => !!c);
-  // The signing certificate is the one whose public key is the private key's (a .p12 often carries the CA chain too).
-  let pair: { key: forge.pki.rsa.PrivateKey; cert: forge.pki.Certificate } | null = null;
-  for (const key of keys) {
-    const cert = certs.find((c) => 'n' in c.publicKey && (c.publicKey as forge.pki.rsa.PublicKey).n.equals(key.n));
-    if (cert) pair = { key, cert };
-  }
-  if (!pair) throw new CuadraError('invalid_input', 'The file holds no RSA private key with its certificate (DIAN signs with RSA-SHA256).', { field: '/p12_base64' });
-  const certPem = forge.pki.certificateToPem(pair.cert);
-  const der = new X509Certificate(certPem).raw;
-  const { notBefore, notAfter } = pair.cert.validity;
-  if (notAfter.getTime() <= now.getTime()) {
-    throw new CuadraError('invalid_input', `The certificate expired on ${notAfter.toISOString().slice(0, 10)}; DIAN refuses documents it signs.`, { field: '/p12_base64' });
-  }
-  if (notBefore.getTime() > now.getTime()) {
-    throw new CuadraError('invalid_input', `The certificate is valid only from ${notBefore.toISOString()}.`, { field: '/p12_base64' });
-  }
-  return {
-    keyPem: forge.pki.privateKeyInfoToPem(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(pair.key))),
-    certPem,
-    fingerprint: createHash('sha256').update(der).digest('base64'),
-    subject: rfc4514(pair.cert.subject.attributes),
-    issuer: rfc4514(pair.cert.issuer.attributes),
-    serial: BigInt(`0x${pair.cert.serialNumber}`).toString(10),
-    notBefore,
-    notAfter,
-  };
-}
+export { readPkcs12, rfc4514, type ReadCertificate } from '@cuadra/shared/xades';
 
 /** Keeps a read certificate as the workspace's (replacing the previous one), its key sealed. */
 export async function storeCertificate(db: Connection, workspace: string, read: ReadCertificate, sealer: Sealer, now: Date): Promise<CertificateDoc> {
@@ -133,15 +62,7 @@ export async function storeCertificate(db: Connection, workspace: string, read: 
   return doc;
 }
 
-/** The key and certificate a document is signed with. */
-export interface SigningKey {
-  keyPem: string;
-  certPem: string;
-  /** SHA-256 of the certificate (base64): which certificate a stored signature was made with. */
-  fingerprint: string;
-  issuer: string;
-  serial: string;
-}
+export type { SigningKey } from '@cuadra/shared/xades';
 
 /**
  * The workspace's signing key, or null when it uploaded no certificate. A certificate that has

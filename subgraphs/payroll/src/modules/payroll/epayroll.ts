@@ -5,6 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { EmployeeDoc } from '../employees/model.ts';
 import { commercialWeight, type PayrollLine } from './calc.ts';
 import type { RunDoc } from './runs.ts';
+import { SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
 
 /**
  * The electronic payroll support document (documento soporte de pago de nómina electrónica,
@@ -28,6 +29,9 @@ import type { RunDoc } from './runs.ts';
 export const NOMINA_NS = 'dian:gov:co:facturaelectronica:NominaIndividual';
 /** TipoXML of the Nómina Individual (103 is the adjustment note, Nómina Individual de Ajuste). */
 export const TIPO_XML_NOMINA = '102';
+/** TipoXML of the adjustment note (Nómina Individual de Ajuste), and its namespace. */
+export const TIPO_XML_AJUSTE = '103';
+export const NOMINA_AJUSTE_NS = 'dian:gov:co:facturaelectronica:NominaIndividualDeAjuste';
 
 /** Integer centavos as the annex writes money: `1750905.00`. */
 export function decimal2(minor: number): string {
@@ -190,6 +194,13 @@ export interface BuiltDocument { xml: string; cune: string; cune_input: string; 
  */
 export function buildNominaIndividual(args: {
   runs: readonly RunDoc[]; employee: EmployeeDoc; settings: EpayrollSettingsDoc; consecutive: number; now: Date;
+  /** Shape it for a signature (epayroll_certificate.ts): the ds/xades namespaces on the root and an empty `ext:UBLExtension` first. */
+  signed?: boolean;
+  /**
+   * Build it as an adjustment note that replaces `replaces` (NominaIndividualDeAjuste, TipoXML
+   * 103, TipoNota 1: the same content under Reemplazar, after ReemplazandoPredecesor).
+   */
+  replaces?: Predecessor;
 }): BuiltDocument {
   const { runs, employee: e, settings: s, now } = args;
   const slips = runs.map((r) => r.payslips.find((p) => p.employee_id === e._id)).filter((p) => !!p);
@@ -282,20 +293,12 @@ export function buildNominaIndividual(args: {
 
   const parts: CuneParts = {
     NumNE: number, FecNE: genDate, HorNE: genTime, ValDev: decimal2(devTotal), ValDed: decimal2(dedTotal), ValTolNE: decimal2(total),
-    NitNE: s.nit, DocEmp: e.document.number, TipoXML: TIPO_XML_NOMINA, SoftwarePin: s.software_pin, TipAmb: s.environment,
+    NitNE: s.nit, DocEmp: e.document.number, TipoXML: args.replaces ? TIPO_XML_AJUSTE : TIPO_XML_NOMINA, SoftwarePin: s.software_pin, TipAmb: s.environment,
   };
   const key = cune(parts);
   const names = splitName(e.name);
   const qrBase = s.environment === '1' ? 'https://catalogo-vpfe.dian.gov.co' : 'https://catalogo-vpfe-hab.dian.gov.co';
-  const doc = {
-    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
-    NominaIndividual: {
-      '@_xmlns': NOMINA_NS,
-      '@_xmlns:ext': 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
-      '@_xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
-      // The XSD requires a SchemaLocation attribute on the root (empty, as DIAN's own examples have it).
-      '@_SchemaLocation': '',
-      '@_xsi:schemaLocation': `${NOMINA_NS} NominaIndividualElectronicaXSD.xsd`,
+  const body = {
       Periodo: {
         '@_FechaIngreso': e.hire_date, ...(retired ? { '@_FechaRetiro': retired.date } : {}),
         '@_FechaLiquidacionInicio': from, '@_FechaLiquidacionFin': to,
@@ -306,7 +309,7 @@ export function buildNominaIndividual(args: {
       ProveedorXML: { '@_RazonSocial': s.company_name, '@_NIT': s.nit, '@_DV': String(s.dv), '@_SoftwareID': s.software_id, '@_SoftwareSC': sha384(s.software_id + s.software_pin + number) },
       CodigoQR: `${qrBase}/document/searchqr?documentkey=${key}`,
       InformacionGeneral: {
-        '@_Version': 'V1.0: Documento Soporte de Pago de Nómina Electrónica', '@_Ambiente': s.environment, '@_TipoXML': TIPO_XML_NOMINA,
+        '@_Version': 'V1.0: Documento Soporte de Pago de Nómina Electrónica', '@_Ambiente': s.environment, '@_TipoXML': args.replaces ? TIPO_XML_AJUSTE : TIPO_XML_NOMINA,
         '@_CUNE': key, '@_EncripCUNE': 'CUNE-SHA384', '@_FechaGen': genDate, '@_HoraGen': genTime,
         // Code list 5.5.1: 4 quincenal, 5 mensual.
         '@_PeriodoNomina': runs.some((r) => r.frequency === 'monthly') ? '5' : '4', '@_TipoMoneda': 'COP',
@@ -332,8 +335,78 @@ export function buildNominaIndividual(args: {
       DevengadosTotal: decimal2(devTotal),
       DeduccionesTotal: decimal2(dedTotal),
       ComprobanteTotal: decimal2(total),
-    },
   };
+  const doc = args.replaces
+    ? wrap(NOMINA_AJUSTE_NS, 'NominaIndividualDeAjusteElectronicaXSD.xsd', !!args.signed, {
+      TipoNota: '1',
+      Reemplazar: { ReemplazandoPredecesor: predecessorAttributes(args.replaces), ...body },
+    }, 'NominaIndividualDeAjuste')
+    : wrap(NOMINA_NS, 'NominaIndividualElectronicaXSD.xsd', !!args.signed, body, 'NominaIndividual');
   const xml = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true }).build(doc) as string;
   return { xml, cune: key, cune_input: cuneInput(parts), number, totals: { devengados: devTotal, deducciones: dedTotal, comprobante: total } };
+}
+
+/** The document whose place an adjustment note takes: its number, CUNE and generation date. */
+export interface Predecessor { number: string; cune: string; date: string }
+
+function predecessorAttributes(p: Predecessor) {
+  return { '@_NumeroPred': p.number, '@_CUNEPred': p.cune, '@_FechaGenPred': p.date };
+}
+
+/** The root element of a payroll document with its namespaces, SchemaLocation and, when signed, the signature's extension. */
+function wrap(ns: string, xsd: string, signed: boolean, content: Record<string, unknown>, root: string) {
+  return {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    [root]: {
+      '@_xmlns': ns,
+      '@_xmlns:ext': 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
+      '@_xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+      // The XSD requires a SchemaLocation attribute on the root (empty, as DIAN's own examples have it).
+      '@_SchemaLocation': '',
+      '@_xsi:schemaLocation': `${ns} ${xsd}`,
+      ...(signed ? { ...SIGNATURE_ROOT_ATTRIBUTES, 'ext:UBLExtensions': SIGNATURE_EXTENSION } : {}),
+      ...content,
+    },
+  };
+}
+
+/**
+ * The adjustment note that deletes `deletes` (NominaIndividualDeAjuste, TipoXML 103, TipoNota 2:
+ * Eliminar with EliminandoPredecesor, the numbering, provider, QR, general information, notes and
+ * employer — no worker and no amounts). Its CUNE hashes the amounts as 0.00 and the worker's
+ * document as 0 (the annex's rule for a deletion, as open implementations apply it; not re-read
+ * in the annex here).
+ */
+export function buildEliminar(args: { deletes: Predecessor; settings: EpayrollSettingsDoc; consecutive: number; now: Date; reason?: string; signed?: boolean }): BuiltDocument {
+  const { settings: s, now } = args;
+  const number = `${s.prefix}${args.consecutive}`;
+  const genDate = localDate(now);
+  const genTime = `${new Date(now.getTime() - 5 * 3600_000).toISOString().slice(11, 19)}-05:00`;
+  const parts: CuneParts = {
+    NumNE: number, FecNE: genDate, HorNE: genTime, ValDev: '0.00', ValDed: '0.00', ValTolNE: '0.00',
+    NitNE: s.nit, DocEmp: '0', TipoXML: TIPO_XML_AJUSTE, SoftwarePin: s.software_pin, TipAmb: s.environment,
+  };
+  const key = cune(parts);
+  const qrBase = s.environment === '1' ? 'https://catalogo-vpfe.dian.gov.co' : 'https://catalogo-vpfe-hab.dian.gov.co';
+  const doc = wrap(NOMINA_AJUSTE_NS, 'NominaIndividualDeAjusteElectronicaXSD.xsd', !!args.signed, {
+    TipoNota: '2',
+    Eliminar: {
+      EliminandoPredecesor: predecessorAttributes(args.deletes),
+      NumeroSecuenciaXML: { '@_Prefijo': s.prefix, '@_Consecutivo': String(args.consecutive), '@_Numero': number },
+      LugarGeneracionXML: { '@_Pais': 'CO', '@_DepartamentoEstado': s.department, '@_MunicipioCiudad': s.municipality, '@_Idioma': 'es' },
+      ProveedorXML: { '@_RazonSocial': s.company_name, '@_NIT': s.nit, '@_DV': String(s.dv), '@_SoftwareID': s.software_id, '@_SoftwareSC': sha384(s.software_id + s.software_pin + number) },
+      CodigoQR: `${qrBase}/document/searchqr?documentkey=${key}`,
+      InformacionGeneral: {
+        '@_Version': 'V1.0: Nota de Ajuste de Documento Soporte de Pago de Nómina Electrónica', '@_Ambiente': s.environment, '@_TipoXML': TIPO_XML_AJUSTE,
+        '@_CUNE': key, '@_EncripCUNE': 'CUNE-SHA384', '@_FechaGen': genDate, '@_HoraGen': genTime,
+      },
+      ...(args.reason ? { Notas: args.reason } : {}),
+      Empleador: {
+        '@_RazonSocial': s.company_name, '@_NIT': s.nit, '@_DV': String(s.dv), '@_Pais': 'CO',
+        '@_DepartamentoEstado': s.department, '@_MunicipioCiudad': s.municipality, '@_Direccion': s.address,
+      },
+    },
+  }, 'NominaIndividualDeAjuste');
+  const xml = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true }).build(doc) as string;
+  return { xml, cune: key, cune_input: cuneInput(parts), number, totals: { devengados: 0, deducciones: 0, comprobante: 0 } };
 }

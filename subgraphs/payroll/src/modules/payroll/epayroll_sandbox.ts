@@ -1,18 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { cune, NOMINA_NS, nitCheckDigit, sha384, TIPO_XML_NOMINA, type AuthorityAnswer, type EpayrollSettingsDoc } from './epayroll.ts';
+import type { Connection } from 'mongoose';
+import { cune, NOMINA_AJUSTE_NS, NOMINA_NS, nitCheckDigit, sha384, TIPO_XML_AJUSTE, TIPO_XML_NOMINA, type AuthorityAnswer, type EpayrollSettingsDoc } from './epayroll.ts';
+import { epayrollCertificates, verifyPayrollXml } from './epayroll_certificate.ts';
 
 /**
  * THE BUILT-IN SANDBOX — not DIAN. It answers a Nómina Individual the way DIAN's habilitación
  * (test) environment answers one, in the parts that can be checked without DIAN: well-formed
  * XML, the required elements of the annex's XSD, the test environment (Ambiente 2), a software
  * registered for the employer's NIT, the NIT's check digit, SoftwareSC, totals that add up, and
- * the CUNE recomputed from the document and the software PIN (DIAN's rule NIE024). It does not
- * check signatures (documents are not signed here) nor anything DIAN knows and we do not.
+ * the CUNE recomputed from the document and the software PIN (DIAN's rule NIE024), and the
+ * XAdES-EPES signature against the employer's registered certificate (FAA02, ZE02). It does not
+ * check anything DIAN knows and we do not.
  */
 
-/** The issuer the sandbox knows for a software id and NIT (its habilitación), or null. */
-export type EpayrollIssuerLookup = (softwareId: string, nit: string) => Promise<Pick<EpayrollSettingsDoc, 'software_id' | 'software_pin' | 'nit'> | null>;
+/**
+ * The issuer the sandbox knows for a software id and NIT (its habilitación), or null; with the
+ * signing certificate it registered (`cert_pem`), if any.
+ */
+export type EpayrollIssuerLookup = (softwareId: string, nit: string) => Promise<(Pick<EpayrollSettingsDoc, 'software_id' | 'software_pin' | 'nit'> & { cert_pem?: string | null }) | null>;
+
+/** The lookup of the workspace's own habilitación: its settings and its payroll certificate. */
+export function issuerLookup(db: Connection, workspace: string, settings: EpayrollSettingsDoc): EpayrollIssuerLookup {
+  return async (softwareId, nit) => {
+    if (softwareId !== settings.software_id || nit !== settings.nit) return null;
+    const cert = await epayrollCertificates(db).findById(workspace, { cert_pem: 1 }).lean();
+    return { ...settings, cert_pem: cert?.cert_pem ?? null };
+  };
+}
+
+/**
+ * The signature rule: an employer that registered a certificate must sign (FAA02 when the
+ * document has none), and a signature must hold against that certificate (ZE02: a changed
+ * document, a foreign certificate, a wrong policy…); a signature from an employer with no
+ * registered certificate cannot be checked and is refused too.
+ */
+export function signatureErrors(xml: string, certPem: string | null | undefined): string[] {
+  if (!certPem) return xml.includes('http://www.w3.org/2000/09/xmldsig#') ? ['ZE02: valor de la firma inválido: el empleador no tiene certificado de firma registrado.'] : [];
+  const checked = verifyPayrollXml(xml, certPem);
+  if (checked.ok) return [];
+  if (checked.missing) return ['FAA02: el documento debe llevar ext:UBLExtension/ext:ExtensionContent/ds:Signature (el empleador tiene certificado de firma registrado).'];
+  return [`ZE02: valor de la firma inválido: ${checked.problem}`];
+}
 
 type Node = Record<string, unknown>;
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseAttributeValue: false, parseTagValue: false, removeNSPrefix: false, isArray: () => false });
@@ -53,10 +82,27 @@ export async function validateNomina(xml: string, lookup: EpayrollIssuerLookup):
   const wellFormed = XMLValidator.validate(xml);
   if (wellFormed !== true) return { errors: [`XML mal formado: ${wellFormed.err.msg} (línea ${wellFormed.err.line}).`], key: null, number: null };
   const parsed = parser.parse(xml) as Node;
-  const root = parsed.NominaIndividual as Node | undefined;
-  if (!root) return { errors: ['NIE: la raíz debe ser NominaIndividual.'], key: null, number: null };
   const errors: string[] = [];
-  if (root['@_xmlns'] !== NOMINA_NS) errors.push(`NIE: el espacio de nombres debe ser ${NOMINA_NS}.`);
+  let root = parsed.NominaIndividual as Node | undefined;
+  let tipoXml = TIPO_XML_NOMINA;
+  if (!root && parsed.NominaIndividualDeAjuste) {
+    // An adjustment note (TipoXML 103): TipoNota 1 replaces its predecessor (the same content
+    // under Reemplazar), 2 deletes it (Eliminar, no worker and no amounts).
+    const note = parsed.NominaIndividualDeAjuste as Node;
+    if (note['@_xmlns'] !== NOMINA_AJUSTE_NS) errors.push(`NIAE: el espacio de nombres debe ser ${NOMINA_AJUSTE_NS}.`);
+    const tipoNota = String(note.TipoNota ?? '').trim();
+    const body = (tipoNota === '1' ? note.Reemplazar : tipoNota === '2' ? note.Eliminar : undefined) as Node | undefined;
+    if (!body || (note.Reemplazar && note.Eliminar)) return { errors: [...errors, 'NIAE: TipoNota debe ser 1 (Reemplazar) o 2 (Eliminar), con solo ese elemento.'], key: null, number: null };
+    const pred = (body.ReemplazandoPredecesor ?? body.EliminandoPredecesor) as unknown;
+    if (!pred || !/^[0-9a-f]{96}$/.test(attr(pred, 'CUNEPred')) || !attr(pred, 'NumeroPred') || !/^\d{4}-\d{2}-\d{2}$/.test(attr(pred, 'FechaGenPred'))) {
+      errors.push('NIAE: el predecesor debe llevar NumeroPred, CUNEPred (SHA-384) y FechaGenPred.');
+    }
+    if (tipoNota === '2') return deletionChecks(xml, body, errors, lookup);
+    root = body;
+    tipoXml = TIPO_XML_AJUSTE;
+  }
+  if (!root) return { errors: ['NIE: la raíz debe ser NominaIndividual o NominaIndividualDeAjuste.'], key: null, number: null };
+  if (tipoXml === TIPO_XML_NOMINA && root['@_xmlns'] !== NOMINA_NS) errors.push(`NIE: el espacio de nombres debe ser ${NOMINA_NS}.`);
   const required = ['Periodo', 'NumeroSecuenciaXML', 'LugarGeneracionXML', 'ProveedorXML', 'CodigoQR', 'InformacionGeneral', 'Empleador', 'Trabajador', 'Pago', 'FechasPagos', 'Devengados', 'Deducciones', 'DevengadosTotal', 'DeduccionesTotal', 'ComprobanteTotal'];
   for (const r of required) if (!(r in root)) errors.push(`NIE: falta el elemento requerido ${r}.`);
   if (errors.length) return { errors, key: null, number: null };
@@ -71,7 +117,7 @@ export async function validateNomina(xml: string, lookup: EpayrollIssuerLookup):
   const employer = root.Empleador;
   const worker = root.Trabajador;
   const number = attr(seq, 'Numero');
-  if (attr(info, 'TipoXML') !== TIPO_XML_NOMINA) errors.push('NIE: TipoXML debe ser 102 (Nómina Individual).');
+  if (attr(info, 'TipoXML') !== tipoXml) errors.push(tipoXml === TIPO_XML_NOMINA ? 'NIE: TipoXML debe ser 102 (Nómina Individual).' : 'NIAE: TipoXML debe ser 103 (Nota de Ajuste).');
   if (attr(info, 'Ambiente') !== '2') errors.push('NIE: este es el ambiente de habilitación (pruebas): Ambiente debe ser 2.');
   if (attr(info, 'EncripCUNE') !== 'CUNE-SHA384') errors.push('NIE: EncripCUNE debe ser CUNE-SHA384.');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(attr(info, 'FechaGen'))) errors.push('NIE: FechaGen no es una fecha AAAA-MM-DD.');
@@ -105,6 +151,33 @@ export async function validateNomina(xml: string, lookup: EpayrollIssuerLookup):
   });
   if (key && key !== attr(info, 'CUNE')) errors.push('NIE024: el CUNE no corresponde a los datos del documento.');
   if (key && !String(root.CodigoQR).includes(key)) errors.push('NIE: CodigoQR no lleva el CUNE del documento.');
+  errors.push(...signatureErrors(xml, issuer.cert_pem));
+  return { errors, key, number };
+}
+
+/** The checks of a deleting note (Eliminar): its numbering, employer, software, CUNE over zero amounts, QR and signature. */
+async function deletionChecks(xml: string, body: Node, errors: string[], lookup: EpayrollIssuerLookup): Promise<{ errors: string[]; key: string | null; number: string | null }> {
+  for (const r of ['NumeroSecuenciaXML', 'LugarGeneracionXML', 'ProveedorXML', 'CodigoQR', 'InformacionGeneral', 'Empleador']) if (!(r in body)) errors.push(`NIAE: falta el elemento requerido Eliminar/${r}.`);
+  if (errors.length) return { errors, key: null, number: null };
+  const info = body.InformacionGeneral;
+  const seq = body.NumeroSecuenciaXML;
+  const number = attr(seq, 'Numero');
+  if (attr(info, 'TipoXML') !== TIPO_XML_AJUSTE) errors.push('NIAE: TipoXML debe ser 103 (Nota de Ajuste).');
+  if (attr(info, 'Ambiente') !== '2') errors.push('NIAE: este es el ambiente de habilitación (pruebas): Ambiente debe ser 2.');
+  if (attr(info, 'EncripCUNE') !== 'CUNE-SHA384') errors.push('NIAE: EncripCUNE debe ser CUNE-SHA384.');
+  if (number !== `${attr(seq, 'Prefijo')}${attr(seq, 'Consecutivo')}`) errors.push('NIAE: Numero debe ser Prefijo seguido de Consecutivo.');
+  const nit = attr(body.Empleador, 'NIT');
+  if (!/^\d+$/.test(nit) || String(nitCheckDigit(nit)) !== attr(body.Empleador, 'DV')) errors.push('NIAE: el DV del empleador no corresponde a su NIT.');
+  const issuer = await lookup(attr(body.ProveedorXML, 'SoftwareID'), nit);
+  if (!issuer) return { errors: [...errors, 'NIAE: el software o el empleador no están habilitados para nómina electrónica.'], key: null, number };
+  if (attr(body.ProveedorXML, 'SoftwareSC') !== sha384(issuer.software_id + issuer.software_pin + number)) errors.push('NIAE: SoftwareSC no corresponde al software, su PIN y el número.');
+  const key = cune({
+    NumNE: number, FecNE: attr(info, 'FechaGen'), HorNE: attr(info, 'HoraGen'), ValDev: '0.00', ValDed: '0.00', ValTolNE: '0.00',
+    NitNE: nit, DocEmp: '0', TipoXML: attr(info, 'TipoXML'), SoftwarePin: issuer.software_pin, TipAmb: attr(info, 'Ambiente'),
+  });
+  if (key !== attr(info, 'CUNE')) errors.push('NIAE024: el CUNE no corresponde a los datos de la nota.');
+  if (!String(body.CodigoQR).includes(key)) errors.push('NIAE: CodigoQR no lleva el CUNE de la nota.');
+  errors.push(...signatureErrors(xml, issuer.cert_pem));
   return { errors, key, number };
 }
 

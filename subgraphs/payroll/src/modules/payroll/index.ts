@@ -1,6 +1,7 @@
 import { defineModule } from '@cuadra/shared';
 import { payrollDatesLane } from './agenda.ts';
 import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
+import { epayrollCertificates } from './epayroll_certificate.ts';
 import { payrollJournal, payrollJournalSource } from './journal_feed.ts';
 import { payslipMailings } from './mail.ts';
 import { novelties } from './novelties.ts';
@@ -13,6 +14,8 @@ import { noveltiesList } from './tools/novelties_list.ts';
 import { parameters } from './tools/parameters.ts';
 import { payslip } from './tools/payslip.ts';
 import { einvoiceSubmit } from './tools/einvoice_submit.ts';
+import { uploadCertificate } from './tools/upload_certificate.ts';
+import { einvoiceAdjust, epayrollNotes } from './tools/einvoice_adjust.ts';
 import { epayrollConfigure } from './tools/epayroll_configure.ts';
 import { sendPayslips } from './tools/send_payslips.ts';
 import { post } from './tools/post.ts';
@@ -26,8 +29,8 @@ import { voidRun } from './tools/void.ts';
  */
 export const payrollModule = defineModule({
   name: 'payroll',
-  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit],
-  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments, payrollJournal],
+  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit, uploadCertificate, einvoiceAdjust],
+  models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments, payrollJournal, epayrollCertificates, epayrollNotes],
   listed: [{ model: novelties }, { model: payrollRuns }, { model: payrollJournal }],
   reads: {
     sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource, payroll_journal: payrollJournalSource },

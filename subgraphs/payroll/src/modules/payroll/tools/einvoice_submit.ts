@@ -1,8 +1,10 @@
-import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_SCHEMA, type ToolContext } from '@cuadra/shared';
+import type { EmployeeDoc } from '../../employees/model.ts';
 import { employees } from '../../employees/model.ts';
 import { AUTHORITY_ANSWER_SCHEMA, buildNominaIndividual, epayrollDocuments, epayrollSettings, type AuthorityAnswer, type EpayrollDocumentDoc } from '../epayroll.ts';
-import { sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
-import { payrollRuns } from '../runs.ts';
+import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
+import { issuerLookup, sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
+import { payrollRuns, type RunDoc } from '../runs.ts';
 
 const DOCUMENT_VIEW = {
   type: 'object', additionalProperties: false,
@@ -15,9 +17,9 @@ const DOCUMENT_VIEW = {
 } as const;
 
 /** Where documents go: `PAYROLL_EPAYROLL_ENDPOINT` (answering AUTHORITY_ANSWER_SCHEMA as JSON), else the built-in sandbox. */
-const SANDBOX = 'builtin-sandbox (Cuadra; not DIAN)';
+export const SANDBOX = 'builtin-sandbox (Cuadra; not DIAN)';
 
-async function submitTo(xml: string, lookup: EpayrollIssuerLookup): Promise<{ endpoint: string; answer: AuthorityAnswer }> {
+export async function submitTo(xml: string, lookup: EpayrollIssuerLookup): Promise<{ endpoint: string; answer: AuthorityAnswer }> {
   const url = process.env.PAYROLL_EPAYROLL_ENDPOINT;
   if (!url) return { endpoint: SANDBOX, answer: await sandboxAnswer(xml, lookup) };
   let res: Response;
@@ -35,6 +37,22 @@ function view(d: EpayrollDocumentDoc, alreadyAccepted: boolean) {
     id: d._id, employee_id: d.employee_id, month: d.month, number: d.number, cune: d.cune, status: d.status, authority: d.authority,
     endpoint: d.endpoint ?? SANDBOX, xml: d.xml, submitted_at: d.submitted_at.toISOString(), already_accepted: alreadyAccepted,
   };
+}
+
+/** The month's posted runs that paid the employee (the whole month posted: a monthly run, or both halves), or a refusal. */
+export async function postedRunsPaying(ctx: Pick<ToolContext, 'db' | 'workspace'>, employee: Pick<EmployeeDoc, '_id' | 'name'>, month: string): Promise<RunDoc[]> {
+  // A workspace has a few runs a month: the month's runs are read whole.
+  const runs = (await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month }).lean()).filter((r) => r.status !== 'void');
+  const pending = runs.find((r) => r.status !== 'posted');
+  if (pending) throw new CuadraError('conflict', `The ${pending.frequency} run of ${month} is ${pending.status}; the payroll document is built from posted runs only.`);
+  if (runs.some((r) => r.frequency === 'monthly') && runs.some((r) => r.frequency !== 'monthly')) {
+    throw new CuadraError('conflict', `${month} has both a monthly run and half-month runs; void the ones that overlap before the payroll document is built.`);
+  }
+  const covered = runs.some((r) => r.frequency === 'monthly') || (runs.some((r) => r.frequency === 'first_half') && runs.some((r) => r.frequency === 'second_half'));
+  if (!covered) throw new CuadraError('conflict', `The payroll of ${month} is not posted for the whole month (a monthly run, or both halves).`);
+  const paid = runs.filter((r) => r.payslips.some((p) => p.employee_id === employee._id));
+  if (!paid.length) throw new CuadraError('not_found', `${employee.name} was not paid in the runs of ${month}.`);
+  return paid;
 }
 
 /**
@@ -61,17 +79,7 @@ export const einvoiceSubmit = defineTool({
     const existing = await docs.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (existing?.status === 'accepted') return { document: view(existing, true) };
 
-    // A workspace has a few runs a month: the month's runs are read whole.
-    const runs = (await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month }).lean()).filter((r) => r.status !== 'void');
-    const pending = runs.find((r) => r.status !== 'posted');
-    if (pending) throw new CuadraError('conflict', `The ${pending.frequency} run of ${input.month} is ${pending.status}; the payroll document is built from posted runs only.`);
-    if (runs.some((r) => r.frequency === 'monthly') && runs.some((r) => r.frequency !== 'monthly')) {
-      throw new CuadraError('conflict', `${input.month} has both a monthly run and half-month runs; void the ones that overlap before the payroll document is built.`);
-    }
-    const covered = runs.some((r) => r.frequency === 'monthly') || (runs.some((r) => r.frequency === 'first_half') && runs.some((r) => r.frequency === 'second_half'));
-    if (!covered) throw new CuadraError('conflict', `The payroll of ${input.month} is not posted for the whole month (a monthly run, or both halves).`);
-    const paid = runs.filter((r) => r.payslips.some((p) => p.employee_id === employee._id));
-    if (!paid.length) throw new CuadraError('not_found', `${employee.name} was not paid in the runs of ${input.month}.`);
+    const paid = await postedRunsPaying(ctx, employee, input.month);
 
     // The number: kept from an earlier rejected attempt, else the next consecutive (one $inc).
     let consecutive: number;
@@ -80,11 +88,13 @@ export const einvoiceSubmit = defineTool({
       const s = await epayrollSettings(ctx.db).findOneAndUpdate({ _id: ctx.workspace }, { $inc: { next_number: 1 } }, { returnDocument: 'before' }).lean();
       consecutive = s!.next_number;
     }
-    const built = buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now });
-    const lookup: EpayrollIssuerLookup = async (softwareId, nit) => (softwareId === settings.software_id && nit === settings.nit ? settings : null);
-    const { endpoint, answer } = await submitTo(built.xml, lookup);
+    // Signed with the employer's certificate when it uploaded one (payroll.upload_certificate).
+    const key = await signingKey(ctx.db, ctx.workspace, ctx.now);
+    const built = buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now, signed: !!key });
+    const xml = key ? signPayrollXml(built.xml, key, ctx.now) : built.xml;
+    const { endpoint, answer } = await submitTo(xml, issuerLookup(ctx.db, ctx.workspace, settings));
     const doc: EpayrollDocumentDoc = {
-      _id: id, workspace: ctx.workspace, employee_id: employee._id, month: input.month, number: built.number, cune: built.cune, xml: built.xml,
+      _id: id, workspace: ctx.workspace, employee_id: employee._id, month: input.month, number: built.number, cune: built.cune, xml,
       status: answer.is_valid ? 'accepted' : 'rejected', authority: answer, endpoint, submitted_at: ctx.now,
     };
     // Never overwrite an accepted document (a concurrent submission may have won).
