@@ -1,4 +1,4 @@
-import { CuadraError, type PeerGraph } from '@cuadra/shared';
+import { CuadraError, type MetricReader, type PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { balances, journalEntries, writeJournalEntry, type JournalLine } from './journal.ts';
 
@@ -93,4 +93,12 @@ export async function pullPayrollEntries(db: Connection, workspace: string, grap
     }
   }
   return result;
+}
+
+/** A metric read from the journal's rollups, with payroll's postings pulled in first (see {@link pullPayrollEntries}). */
+export function afterPayrollPull(reader: MetricReader): MetricReader {
+  return async (q, ctx) => {
+    await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now);
+    return reader(q, ctx);
+  };
 }

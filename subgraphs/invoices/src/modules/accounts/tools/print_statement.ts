@@ -1,3 +1,4 @@
+import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { createHash } from 'node:crypto';
 import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
 import { htmlToPdf } from '../../../einvoicing/pdf.ts';
@@ -29,6 +30,7 @@ export const printStatement = defineTool({
     },
   },
   async handler(input, ctx) {
+    await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
     const { format = 'pdf', ...query } = input;
     let answer: PrintableAnswer;
     if (query.metric === 'cashflow') {
