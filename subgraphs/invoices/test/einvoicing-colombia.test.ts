@@ -1,12 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '@cuadra/shared';
+import { addDays, localDate, type Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { debitNote } from '../src/modules/invoices/tools/debit_note.ts';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readMaildir } from '../../../scripts/smtp.ts';
+import { deliver } from '../src/modules/invoices/tools/deliver.ts';
 import { fileURLToPath } from 'node:url';
-import { makeP12, run, tempFile, xmlsecVerify, zbar } from './einvoicing-helpers.ts';
+import { makeP12, pdfText, run, tempFile, xmlsecVerify, zbar } from './einvoicing-helpers.ts';
 import { PIN, configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 const NS = {
@@ -237,5 +241,111 @@ describe('e-invoicing, Colombia: debit notes', () => {
       const answer = await xsdCheck(response, 'ApplicationResponse');
       expect(answer.ok, `ApplicationResponse: ${answer.output}`).toBe(true);
     }
+  }, 90_000);
+
+  /** The newest message the real SMTP server (exim4) delivered to `to`, waiting up to 10 s. */
+  async function mailTo(to: string): Promise<string> {
+    for (let i = 0; i < 100; i++) {
+      const raw = readMaildir(process.env.CUADRA_MAILDIR!).map((m) => m.raw).reverse().find((m) => new RegExp(`^Envelope-to: ${to.replace(/[.+]/g, '\\$&')}$`, 'mi').test(m));
+      if (raw) return raw;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error(`nothing reached ${to}`);
+  }
+
+  /** The message's attachments, taken apart by Python's standard e-mail parser (not ours): a folder with them. */
+  async function attachmentsOf(raw: string): Promise<{ dir: string; subject: string; messageId: string; files: string[] }> {
+    const dir = mkdtempSync(join(tmpdir(), 'einv-mail-'));
+    const script = [
+      'import email, email.policy, os, sys, json',
+      'm = email.message_from_bytes(open(sys.argv[1], "rb").read(), policy=email.policy.default)',
+      'out = []',
+      'for part in m.iter_attachments():',
+      '    name = part.get_filename(); open(os.path.join(sys.argv[2], name), "wb").write(part.get_payload(decode=True)); out.append(name)',
+      'print(json.dumps({"subject": str(m["subject"]), "id": str(m["message-id"]), "files": out}))',
+    ].join('\n');
+    const { stdout } = await run('python3', ['-c', script, tempFile('mail.eml', raw), dir]);
+    const parsed = JSON.parse(stdout) as { subject: string; id: string; files: string[] };
+    return { dir, subject: parsed.subject, messageId: parsed.id, files: parsed.files };
+  }
+
+  it('delivers the AttachedDocument and the PDF to the buyer by e-mail (read from the real SMTP server, unzipped, pdftotext), tracked; a refused recipient is a bounce, and sending again works', async () => {
+    const { owner } = await signedWorkspace();
+    const invoice = await postedInvoice(owner);
+    // Not yet accepted by the authority: nothing to deliver.
+    expect(await sg.call('invoices.deliver', { id: invoice.id, to: 'compras@example.co' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await sg.call('invoices.send', { id: invoice.id }, owner)).ok).toBe(true);
+
+    const bounce = await sg.call('invoices.deliver', { id: invoice.id, to: 'facturas@buzon.invalid' }, owner);
+    expect(bounce.ok, bounce.message).toBe(true);
+    expect(bounce.output.delivery).toMatchObject({ status: 'bounced', to: 'facturas@buzon.invalid', attempts: 1 });
+    expect(bounce.output.delivery.error).toMatch(/550|no mailbox/);
+
+    const to = `recepcion.${randomBytes(4).toString('hex')}@andina.example.co`;
+    const r = await sg.call('invoices.deliver', { id: invoice.id, to }, owner);
+    expect(r.ok, r.message).toBe(true);
+    checkOutput('invoices.deliver', deliver.output, r.output);
+    expect(r.output.delivery).toMatchObject({ status: 'sent', to, error: null, attempts: 2 });
+    expect(r.output.invoice.delivery).toEqual(r.output.delivery);
+    const stored = await sg.call('invoices.get', { id: invoice.id }, owner);
+    expect(stored.output.invoice.delivery).toMatchObject({ status: 'sent', message_id: r.output.delivery.message_id });
+    // Sent once: a second call is refused, nothing sent again.
+    expect(await sg.call('invoices.deliver', { id: invoice.id, to }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+
+    const mail = await attachmentsOf(await mailTo(to));
+    expect(mail.messageId).toBe(r.output.delivery.message_id);
+    expect(mail.subject).toBe(`900373115;Cuadra Demo SAS;${invoice.number};01;Cuadra Demo SAS`);
+    expect(mail.files).toEqual([`z${invoice.number}.zip`]);
+    await run('unzip', ['-q', join(mail.dir, mail.files[0]), '-d', mail.dir]);
+    expect(readdirSync(mail.dir).sort()).toEqual([`${invoice.number}.pdf`, `ad${invoice.number}.xml`, `z${invoice.number}.zip`].sort());
+    const xml = readFileSync(join(mail.dir, `ad${invoice.number}.xml`), 'utf8');
+    expect(xml).toBe((await sg.call('invoices.attached_document', { id: invoice.id }, owner)).output.content);
+    expect((await xsdCheck(xml, 'AttachedDocument')).ok).toBe(true);
+    const text = await pdfText(readFileSync(join(mail.dir, `${invoice.number}.pdf`)));
+    expect(text.replace(/\s+/g, '')).toContain(invoice.cufe);
+    // 2 × 150,000.00 = 300,000.00; VAT 19 % = 57,000.00; total 357,000.00.
+    expect(text).toMatch(/COP 357\.000,00/);
+
+    // Sealed: another workspace sees nothing and sends nothing.
+    expect(await sg.call('invoices.deliver', { id: invoice.id, to }, testPrincipal())).toMatchObject({ ok: false, code: expect.stringMatching(/not_found|conflict/) });
+    expect(await sg.call('invoices.deliver', { id: invoice.id, to: 'no es un correo' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/to' });
+  }, 90_000);
+
+  it('the tax lane warns 30 days ahead of the certificate\'s and the resolution\'s end, and when 10 % or less of a range is left (hand-checked)', async () => {
+    const today = localDate(new Date());
+    const owner = await configuredWorkspace(sg, {
+      numbering: { invoice: { prefix: 'SETT', from: 1, to: 10, resolution: '18760000099', valid_to: addDays(today, 40) }, credit_note: { prefix: 'NC', from: 1, to: 1000 } },
+    });
+    const lane = async (window: Record<string, unknown>, who: Principal = owner) => {
+      const r = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "tax", window: $w) }', { w: window }, who);
+      expect(r.body.errors).toBeUndefined();
+      return r.body.data.invoicesAgenda as any[];
+    };
+    const month = { from: today, to: addDays(today, 30), limit: 100, overdue: true };
+    // Nothing to warn of yet: the resolution ends in 40 days (warned from day 10), 10 of 10 numbers left, no certificate.
+    expect(await lane(month)).toEqual([
+      expect.objectContaining({ date: addDays(today, 10), kind: 'compliance', source: 'tax', status: 'open', ref: expect.objectContaining({ kind: 'numbering_resolution', range: 'invoice', days_left: 40 }) }),
+    ]);
+    // A certificate that lapses in 20 days: inside the 30-day warning, so dated today.
+    const up = await sg.call('einvoicing.upload_certificate', { p12_base64: makeP12({ password: 'k', to: new Date(Date.now() + 20 * 86_400_000) }).base64, password: 'k' }, owner);
+    expect(up.ok, up.message).toBe(true);
+    // 8 invoices: SETT1..SETT8; next is 9, so 10 − 9 + 1 = 2 left of 10 = 20 % > 10 %: no warning.
+    for (let i = 0; i < 8; i++) expect((await sg.call('invoices.post', { id: (await draft(sg, owner)).id }, owner)).ok).toBe(true);
+    let entries = await lane(month);
+    expect(entries.map((e) => [e.date, e.ref.kind])).toEqual([[today, 'certificate'], [addDays(today, 10), 'numbering_resolution']]);
+    expect(entries[0]).toMatchObject({ status: 'open', ref: { days_left: 20, expires_on: addDays(today, 20) } });
+    expect(entries[0].title).toMatch(/vence el .* \(en 20 días\)/);
+    // The 9th: next is 10, 1 left of 10 = 10 %: warned, dated today.
+    expect((await sg.call('invoices.post', { id: (await draft(sg, owner)).id }, owner)).output.invoice.number).toBe('SETT9');
+    entries = await lane(month);
+    expect(entries.map((e) => [e.date, e.ref.kind])).toEqual([[today, 'certificate'], [today, 'numbering_exhaustion'], [addDays(today, 10), 'numbering_resolution']]);
+    expect(entries[1]).toMatchObject({ status: 'open', title: 'Numeración de facturas SETT1–SETT10: quedan 1 de 10 números', ref: { range: 'invoice', left: 1, total: 10, next_number: 'SETT10' } });
+    // A window that starts after the warnings, without overdue ones: nothing.
+    expect(await lane({ from: addDays(today, 11), to: addDays(today, 40), limit: 100, overdue: false })).toEqual([]);
+    // A certificate that lapsed 5 days ago is overdue, dated its last day.
+    await sg.db.collection('einvoicing_certificates').updateOne({ _id: owner.workspace } as never, { $set: { not_after: new Date(Date.now() - 5 * 86_400_000) } });
+    expect((await lane(month))[0]).toMatchObject({ date: addDays(today, -5), status: 'overdue', ref: { kind: 'certificate' } });
+    // Sealed: another workspace's lane is empty.
+    expect(await lane(month, testPrincipal())).toEqual([]);
   }, 90_000);
 });
