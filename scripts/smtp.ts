@@ -1,7 +1,8 @@
 // A real SMTP server for the embedded default and the tests: Debian's exim4 (exim4-daemon-light),
 // started on a free loopback port with a configuration of its own (spool and log under the given
 // folder), delivering every recipient to one Maildir a person (`npm run cuadra -- mail`) and the tests
-// can read. Stopped by its pid only.
+// can read. Recipients in the reserved `.invalid` domains are refused at RCPT (550), so a bounce can be
+// tested. Stopped by its pid only.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +48,8 @@ tls_advertise_hosts =
 acl_smtp_rcpt = acl_rcpt
 begin acl
 acl_rcpt:
+  deny domains = *.invalid
+       message = no mailbox here: .invalid domains never take mail (RFC 2606)
   accept hosts = 127.0.0.1
   deny
 begin routers

@@ -18,7 +18,7 @@ export interface JournalLine {
 }
 
 /** What caused an entry: a document's posting, a manual entry, its reversal, or a year-end close. */
-export const JOURNAL_SOURCE_KINDS = ['invoice', 'credit_note', 'payment', 'bill', 'bill_payment', 'bill_credit_note', 'manual', 'reversal', 'closing', 'bank_transaction', 'payroll', 'payroll_reversal'] as const;
+export const JOURNAL_SOURCE_KINDS = ['invoice', 'credit_note', 'debit_note', 'payment', 'bill', 'bill_payment', 'bill_credit_note', 'manual', 'reversal', 'closing', 'bank_transaction', 'payroll', 'payroll_reversal'] as const;
 export type JournalSourceKind = (typeof JOURNAL_SOURCE_KINDS)[number];
 
 /**
@@ -143,6 +143,15 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
     ...byTags(doc, ACCOUNTS.revenue, 'credit'),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
+}
+
+/**
+ * Posting a debit note (DIAN type 92: interest, expenses, a higher value): more owed on the same
+ * terms as an invoice. Dr 130505 receivables the amount due (and withholding assets, if any);
+ * Cr 413595 revenue the subtotal; Cr 240805 VAT payable the tax.
+ */
+export function debitNoteEntryLines(doc: InvoiceDoc): JournalLine[] {
+  return invoiceEntryLines(doc);
 }
 
 /**

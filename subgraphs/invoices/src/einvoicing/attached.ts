@@ -72,8 +72,8 @@ export function applicationResponseXml(a: AcceptedDocument): string {
  */
 export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date): string {
   if (!doc.number || !doc.cufe) throw new Error('Only a posted document has an AttachedDocument.');
-  const isCredit = doc.kind === 'credit_note';
-  const keyScheme = isCredit ? 'CUDE-SHA384' : 'CUFE-SHA384';
+  const keyScheme = doc.kind === 'invoice' ? 'CUFE-SHA384' : 'CUDE-SHA384';
+  const profile = { invoice: 'Factura Electrónica de Venta', credit_note: 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta', debit_note: 'DIAN 2.1: Nota Débito de Factura Electrónica de Venta' }[doc.kind];
   const { date, time } = bogotaDateTime(validatedAt);
   const buyer = doc.customer;
   const buyerScheme = buyer.tax_id ? ({ NIT: '31', CC: '13', CE: '22', PASSPORT: '41', FOREIGN: '42' } as Record<string, string>)[buyer.tax_id.type] ?? '13' : '13';
@@ -82,7 +82,7 @@ export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: st
     `<AttachedDocument xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2" xmlns:cac="${CAC}" xmlns:cbc="${CBC}" xmlns:ext="${EXT}">`,
     '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>',
     '<cbc:CustomizationID>Documentos adjuntos</cbc:CustomizationID>',
-    `<cbc:ProfileID>${isCredit ? 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta' : 'Factura Electrónica de Venta'}</cbc:ProfileID>`,
+    `<cbc:ProfileID>${profile}</cbc:ProfileID>`,
     `<cbc:ProfileExecutionID>${s.environment}</cbc:ProfileExecutionID>`,
     `<cbc:ID>${x(doc.number)}</cbc:ID>`,
     `<cbc:UUID schemeName="${keyScheme}">${x(doc.cufe)}</cbc:UUID>`,

@@ -1,7 +1,7 @@
 import type { ToolContext } from '@cuadra/shared';
 import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { invoices, type InvoiceDoc } from '../modules/invoices/model.ts';
+import { invoices, referencedInvoiceId, type InvoiceDoc } from '../modules/invoices/model.ts';
 import { settings, type SettingsDoc } from '../lib/settings.ts';
 import { certificates, signingKey } from './certificate.ts';
 import { renderUbl } from './ubl.ts';
@@ -69,7 +69,7 @@ export async function signPosted(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
   try {
     const s = await settings(ctx.db).findById(ctx.workspace).lean();
     if (!s || !doc.number) return;
-    const credited = doc.credit_of ? await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
     await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
   } catch (err) {
     ctx.log.warn({ err, invoice: doc._id }, 'posted document not signed yet');

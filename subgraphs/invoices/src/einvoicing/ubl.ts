@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
-import type { SettingsDoc } from '../lib/settings.ts';
+import { rangeOf, type SettingsDoc } from '../lib/settings.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../lib/money.ts';
 import { FINAL_CONSUMER_ID } from './cufe.ts';
 import { qrContent } from './qr.ts';
@@ -70,18 +70,30 @@ function party(role: 'AccountingSupplierParty' | 'AccountingCustomerParty', name
     + `<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme></cac:Party></cac:${role}>`;
 }
 
+/** What differs between DIAN's three documents in UBL: root, customization, profile, line and quantity tags, monetary total. */
+const SHAPES = {
+  invoice: { root: 'Invoice', customization: '10', profile: 'DIAN 2.1: Factura Electrónica de Venta', key: 'CUFE-SHA384', line: 'InvoiceLine', qty: 'InvoicedQuantity', total: 'LegalMonetaryTotal' },
+  credit_note: { root: 'CreditNote', customization: '20', profile: 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta', key: 'CUDE-SHA384', line: 'CreditNoteLine', qty: 'CreditedQuantity', total: 'LegalMonetaryTotal' },
+  // DIAN's CustomizationID 30: a debit note that references an invoice. UBL 2.1's DebitNote has no type code, no
+  // withholding totals, and names its total RequestedMonetaryTotal.
+  debit_note: { root: 'DebitNote', customization: '30', profile: 'DIAN 2.1: Nota Débito de Factura Electrónica de Venta', key: 'CUDE-SHA384', line: 'DebitNoteLine', qty: 'DebitedQuantity', total: 'RequestedMonetaryTotal' },
+} as const;
+
 /**
- * The UBL 2.1 document DIAN expects (Anexo Técnico 1.9): an `Invoice` (type 01) or a
- * `CreditNote` (type 91, with the credited invoice and the concept). Built by string templating,
- * every value escaped. `credited` is the invoice a credit note names.
+ * The UBL 2.1 document DIAN expects (Anexo Técnico 1.9): an `Invoice` (type 01), a `CreditNote`
+ * (type 91, with the credited invoice and the concept) or a `DebitNote` (92, CustomizationID 30,
+ * with the invoice it adds to and the concept). Built by string templating, every value escaped.
+ * `referenced` is the invoice a note names.
  */
-export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, credited?: InvoiceDoc | null): string {
+export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, referenced?: InvoiceDoc | null): string {
   if (!doc.number || !doc.cufe || !doc.issue_time) throw new Error('Only a posted document has a UBL form.');
+  const shape = SHAPES[doc.kind];
   const isCredit = doc.kind === 'credit_note';
-  const root = isCredit ? 'CreditNote' : 'Invoice';
-  const range = isCredit ? s.numbering.credit_note : s.numbering.invoice;
-  const lineTag = isCredit ? 'CreditNoteLine' : 'InvoiceLine';
-  const qtyTag = isCredit ? 'CreditedQuantity' : 'InvoicedQuantity';
+  const isNote = doc.kind !== 'invoice';
+  const root = shape.root;
+  const range = rangeOf(s.numbering, doc.kind);
+  const lineTag = shape.line;
+  const qtyTag = shape.qty;
   const buyer = doc.customer;
   const parts: string[] = [
     '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
@@ -93,30 +105,30 @@ export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, credited?: InvoiceDoc
     `<sts:QRCode>${x(qrContent(doc, s))}</sts:QRCode>`,
     '</sts:DianExtensions></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>',
     '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>',
-    `<cbc:CustomizationID>${isCredit ? '20' : '10'}</cbc:CustomizationID>`,
-    `<cbc:ProfileID>${isCredit ? 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta' : 'DIAN 2.1: Factura Electrónica de Venta'}</cbc:ProfileID>`,
+    `<cbc:CustomizationID>${shape.customization}</cbc:CustomizationID>`,
+    `<cbc:ProfileID>${shape.profile}</cbc:ProfileID>`,
     `<cbc:ProfileExecutionID>${s.environment}</cbc:ProfileExecutionID>`,
     `<cbc:ID>${x(doc.number)}</cbc:ID>`,
-    `<cbc:UUID schemeID="${s.environment}" schemeName="${isCredit ? 'CUDE-SHA384' : 'CUFE-SHA384'}">${doc.cufe}</cbc:UUID>`,
+    `<cbc:UUID schemeID="${s.environment}" schemeName="${shape.key}">${doc.cufe}</cbc:UUID>`,
     `<cbc:IssueDate>${doc.issue_date}</cbc:IssueDate>`,
     `<cbc:IssueTime>${x(doc.issue_time)}</cbc:IssueTime>`,
-    isCredit ? '<cbc:CreditNoteTypeCode>91</cbc:CreditNoteTypeCode>' : `<cbc:DueDate>${doc.due_date}</cbc:DueDate><cbc:InvoiceTypeCode>01</cbc:InvoiceTypeCode>`,
+    doc.kind === 'invoice' ? `<cbc:DueDate>${doc.due_date}</cbc:DueDate><cbc:InvoiceTypeCode>01</cbc:InvoiceTypeCode>` : isCredit ? '<cbc:CreditNoteTypeCode>91</cbc:CreditNoteTypeCode>' : '',
     doc.notes ? `<cbc:Note>${x(doc.notes)}</cbc:Note>` : '',
     `<cbc:DocumentCurrencyCode>${x(doc.currency)}</cbc:DocumentCurrencyCode>`,
     `<cbc:LineCountNumeric>${doc.lines.length}</cbc:LineCountNumeric>`,
   ];
-  if (isCredit && credited) {
+  if (isNote && referenced) {
     parts.push(
-      `<cac:DiscrepancyResponse><cbc:ReferenceID>${x(credited.number ?? '')}</cbc:ReferenceID><cbc:ResponseCode>${doc.concept}</cbc:ResponseCode><cbc:Description>${x(doc.notes ?? '')}</cbc:Description></cac:DiscrepancyResponse>`,
-      `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${x(credited.number ?? '')}</cbc:ID><cbc:UUID schemeName="CUFE-SHA384">${credited.cufe ?? ''}</cbc:UUID><cbc:IssueDate>${credited.issue_date}</cbc:IssueDate></cac:InvoiceDocumentReference></cac:BillingReference>`,
+      `<cac:DiscrepancyResponse><cbc:ReferenceID>${x(referenced.number ?? '')}</cbc:ReferenceID><cbc:ResponseCode>${doc.concept}</cbc:ResponseCode><cbc:Description>${x(doc.notes ?? '')}</cbc:Description></cac:DiscrepancyResponse>`,
+      `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${x(referenced.number ?? '')}</cbc:ID><cbc:UUID schemeName="CUFE-SHA384">${referenced.cufe ?? ''}</cbc:UUID><cbc:IssueDate>${referenced.issue_date}</cbc:IssueDate></cac:InvoiceDocumentReference></cac:BillingReference>`,
     );
   }
   parts.push(
     party('AccountingSupplierParty', s.issuer.name, '31', s.issuer.nit, s.issuer.check_digit),
     party('AccountingCustomerParty', buyer.name, buyer.tax_id ? idScheme(buyer.tax_id.type) : '13', buyerId(doc), buyer.tax_id?.check_digit ?? null),
     taxTotals(doc.lines, doc.currency),
-    withholdingTotals(doc),
-    `<cac:LegalMonetaryTotal>${money('LineExtensionAmount', doc.subtotal, doc.currency)}${money('TaxExclusiveAmount', doc.subtotal, doc.currency)}${money('TaxInclusiveAmount', doc.total, doc.currency)}${money('PayableAmount', doc.total, doc.currency)}</cac:LegalMonetaryTotal>`,
+    doc.kind === 'debit_note' ? '' : withholdingTotals(doc),
+    `<cac:${shape.total}>${money('LineExtensionAmount', doc.subtotal, doc.currency)}${money('TaxExclusiveAmount', doc.subtotal, doc.currency)}${money('TaxInclusiveAmount', doc.total, doc.currency)}${money('PayableAmount', doc.total, doc.currency)}</cac:${shape.total}>`,
   );
   doc.lines.forEach((l, index) => {
     parts.push(

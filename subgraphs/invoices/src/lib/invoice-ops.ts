@@ -1,17 +1,20 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { creditNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { creditNoteEntryLines, debitNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
 import { assertPeriodOpen } from '../accounting/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
-import { counterId, counters, settings, type SettingsDoc } from './settings.ts';
+import { counterId, counters, rangeOf, settings, type NumberedKind, type SettingsDoc } from './settings.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
 import { pendingChanges } from './rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
+
+/** How a kind of document is named in messages. */
+const KIND_NAME = { invoice: 'Invoice', credit_note: 'Credit note', debit_note: 'Debit note' } as const;
 
 /** A post lock older than this belongs to a process that died; another post may take it over. */
 export const STALE_LOCK_MS = 60_000;
@@ -87,8 +90,12 @@ export function settledStatus(doc: Pick<InvoiceDoc, 'balance' | 'paid' | 'status
  * Hands out the next consecutive number of a range. The counter only ever moves forward by one
  * conditional `$inc` (`next <= to`), so two posts never get the same number.
  */
-async function nextNumber(db: Connection, workspace: string, kind: 'invoice' | 'credit_note', s: SettingsDoc): Promise<{ seq: number; number: string }> {
-  const range = s.numbering[kind];
+async function nextNumber(db: Connection, workspace: string, kind: NumberedKind, s: SettingsDoc): Promise<{ seq: number; number: string }> {
+  const range = rangeOf(s.numbering, kind);
+  // A set-up made before debit notes existed has no counter for their default range yet.
+  if (kind === 'debit_note' && !s.numbering.debit_note) {
+    await counters(db).updateOne({ _id: counterId(workspace, kind, range.prefix) }, { $setOnInsert: { workspace, next: range.from } }, { upsert: true });
+  }
   const before = await counters(db).findOneAndUpdate({ _id: counterId(workspace, kind, range.prefix), next: { $lte: range.to } }, { $inc: { next: 1 } }, { returnDocument: 'before' }).lean();
   if (!before) throw new CuadraError('conflict', `The numbering range ${range.prefix}${range.from}–${range.to} is used up; authorise a new range with einvoicing.configure.`);
   return { seq: before.next, number: `${range.prefix}${before.next}` };
@@ -151,7 +158,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   if (!locked) {
     const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
-    if (doc.status !== 'draft') throw new CuadraError('conflict', `${doc.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+    if (doc.status !== 'draft') throw new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
     throw new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
   }
   let doc = locked;
@@ -171,13 +178,13 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   const issueTime = localTime(ctx.now);
   const key = cufe({
     number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
-    issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'credit_note' ? s.software_pin : s.technical_key, environment: s.environment,
+    issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
   });
   const entryId = `je_${doc._id}`;
-  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied) : invoiceEntryLines(doc);
+  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied) : doc.kind === 'debit_note' ? debitNoteEntryLines(doc) : invoiceEntryLines(doc);
   await writeJournalEntry(ctx.db, {
     _id: entryId, workspace: ctx.workspace, date: doc.issue_date, currency: doc.currency,
-    memo: `${doc.kind === 'credit_note' ? 'Nota crédito' : 'Factura de venta'} ${doc.number} — ${doc.customer.name}`,
+    memo: `${{ invoice: 'Factura de venta', credit_note: 'Nota crédito', debit_note: 'Nota débito' }[doc.kind]} ${doc.number} — ${doc.customer.name}`,
     source: { kind: doc.kind, id: doc._id }, lines, created_at: ctx.now,
   });
   const sign = doc.kind === 'credit_note' ? -1 : 1;
@@ -188,7 +195,9 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
       day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
       inc: doc.kind === 'credit_note'
         ? { revenue: -doc.subtotal, credited: doc.total, ar: -applied, credit_notes: 1 }
-        : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+        : doc.kind === 'debit_note'
+          ? { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
+          : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
     },
   ];
   const intent = rollupIntent(deltas, ctx.now);
@@ -214,14 +223,14 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
 
 /** A new draft document with every stored field set. */
 export function draftDocument(fields: Pick<InvoiceDoc, '_id' | 'workspace' | 'kind' | 'customer_id' | 'customer' | 'currency' | 'issue_date' | 'due_date' | 'lines' | 'withholding_rates' | 'notes' | 'created_at'>
-  & Partial<Pick<InvoiceDoc, 'credit_of' | 'concept' | 'source'>>
+  & Partial<Pick<InvoiceDoc, 'credit_of' | 'debit_of' | 'concept' | 'source'>>
   & ReturnType<typeof import('./documents.ts').documentTotals>): InvoiceDoc {
   return {
     ...fields,
     status: 'draft', number: null, number_seq: null, number_key: `none:${fields._id}`,
     search_lc: searchText(null, fields.customer.name, fields.notes),
     issue_time: null, paid: 0, credited: 0, balance: fields.amount_due, settlements: [], closed_on: null, cufe: null,
-    credit_of: fields.credit_of ?? null, concept: fields.concept ?? null, credit_notes: [], journal_entry_id: null, authority: null,
+    credit_of: fields.credit_of ?? null, debit_of: fields.debit_of ?? null, concept: fields.concept ?? null, credit_notes: [], journal_entry_id: null, authority: null,
     source: fields.source ?? null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, posted_at: null, updated_at: fields.created_at,
   };
 }

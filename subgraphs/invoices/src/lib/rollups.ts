@@ -90,7 +90,7 @@ async function addToRollup(db: Connection, workspace: string, mark: string, grai
 
 /** Counters that are document counts: also kept across currencies (records totals). */
 export function isCount(key: string): boolean {
-  return key.startsWith('status_') || key === 'invoices' || key === 'credit_notes' || key === 'payments';
+  return key.startsWith('status_') || key === 'invoices' || key === 'credit_notes' || key === 'debit_notes' || key === 'payments';
 }
 
 /** The rollup documents one change lands in. */

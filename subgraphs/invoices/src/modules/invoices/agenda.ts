@@ -10,7 +10,7 @@ import { recurringInvoices } from './recurring.ts';
 export const receivablesLane: LaneReader = async (w, ctx) => {
   const start = w.overdue ? addDays(w.from, -90) : w.from;
   const open = await invoices(ctx.db).find(
-    { workspace: ctx.workspace, kind: 'invoice', status: { $in: ['posted', 'partially_paid'] }, due_date: { $gte: start, $lte: w.to } },
+    { workspace: ctx.workspace, kind: { $in: ['invoice', 'debit_note'] }, status: { $in: ['posted', 'partially_paid'] }, due_date: { $gte: start, $lte: w.to } },
     { number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1 },
   ).sort({ due_date: 1, _id: 1 }).limit(w.limit).lean();
   const today = localDate(ctx.now);

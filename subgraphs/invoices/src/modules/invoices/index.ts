@@ -10,6 +10,8 @@ import { invoicesSource } from './sources.ts';
 import { attachedDocument } from './tools/attached_document.ts';
 import { create } from './tools/create.ts';
 import { creditNote } from './tools/credit_note.ts';
+import { debitNote } from './tools/debit_note.ts';
+import { deliver } from './tools/deliver.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
 import { pdf } from './tools/pdf.ts';
@@ -22,10 +24,10 @@ import { render } from './tools/render.ts';
 import { send } from './tools/send.ts';
 import { update } from './tools/update.ts';
 
-/** Sales invoices and credit notes, recurring schedules, and the receivables read from them. */
+/** Sales invoices, credit and debit notes, recurring schedules, and the receivables read from them. */
 export const invoicesModule = defineModule({
   name: 'invoices',
-  tools: [create, update, post, creditNote, send, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
+  tools: [create, update, post, creditNote, debitNote, send, deliver, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
   listed: [{ model: invoices }, { model: recurringInvoices }],
   reads: {

@@ -1,6 +1,7 @@
 import {
   addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
 import type { RollupIntent } from '../../lib/rollups.ts';
@@ -64,7 +65,7 @@ export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'c
 export interface InvoiceDoc {
   _id: string;
   workspace: string;
-  kind: 'invoice' | 'credit_note';
+  kind: 'invoice' | 'credit_note' | 'debit_note';
   status: (typeof INVOICE_STATUSES)[number];
   /** Prefix + consecutive from the numbering range (`SETP990000001`); null until posted. */
   number: string | null;
@@ -104,10 +105,14 @@ export interface InvoiceDoc {
   cufe: string | null;
   /** Credit notes: the invoice credited and the DIAN concept (1 partial return … 5 other). */
   credit_of: string | null;
+  /** Debit notes: the invoice the note adds to (its concept: 1 interest, 2 expenses, 3 change of value, 4 other). */
+  debit_of?: string | null;
   concept: number | null;
   credit_notes: string[];
   journal_entry_id: string | null;
   authority: AuthorityState | null;
+  /** The e-mail to the buyer of an accepted document (invoices.deliver); absent until one is sent. */
+  delivery?: DeliveryState | null;
   source: { quote_id?: string; sales_order_id?: string; recurring_id?: string } | null;
   /** Held while posting; a lock older than a minute belongs to a dead process and may be taken over. */
   post_lock: { id: string; at: Date } | null;
@@ -140,10 +145,12 @@ const invoiceSchema = new Schema<InvoiceDoc>(
     closed_on: { type: String, default: null },
     cufe: { type: String, default: null },
     credit_of: { type: String, default: null },
+    debit_of: { type: String, default: null },
     concept: { type: Number, default: null },
     credit_notes: { type: [String], default: [] },
     journal_entry_id: { type: String, default: null },
     authority: { type: Schema.Types.Mixed, default: null },
+    delivery: { type: Schema.Types.Mixed, default: null },
     source: { type: Schema.Types.Mixed, default: null },
     post_lock: { type: Schema.Types.Mixed, default: null },
     rev: { type: Number, required: true },
@@ -166,6 +173,11 @@ invoiceSchema.index({ number_key: 1 }, { unique: true });
 // Lists page newest first by position (CONTRACT §9).
 addPositions(invoiceSchema);
 
+/** The invoice a credit or debit note refers to (null for an invoice). */
+export function referencedInvoiceId(doc: Pick<InvoiceDoc, 'credit_of' | 'debit_of'>): string | null {
+  return doc.credit_of ?? doc.debit_of ?? null;
+}
+
 /** The invoices collection on this subgraph's connection. */
 export function invoices(db: Connection): Model<InvoiceDoc> {
   return modelOn<InvoiceDoc>(db, 'Invoice', invoiceSchema, 'invoices');
@@ -181,11 +193,11 @@ export const INVOICE_VIEW_SCHEMA = {
   required: [
     'id', 'kind', 'status', 'number', 'customer_id', 'customer', 'currency', 'issue_date', 'issue_time', 'due_date', 'lines', 'withholding_rates',
     'subtotal', 'tax_total', 'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'credited', 'balance', 'settlements',
-    'credit_of', 'concept', 'credit_notes', 'journal_entry_id', 'authority', 'source', 'notes', 'posted_at', 'created_at', 'updated_at',
+    'credit_of', 'debit_of', 'concept', 'credit_notes', 'journal_entry_id', 'authority', 'delivery', 'source', 'notes', 'posted_at', 'created_at', 'updated_at',
   ],
   properties: {
     id: TEXT,
-    kind: { enum: ['invoice', 'credit_note'] },
+    kind: { enum: ['invoice', 'credit_note', 'debit_note'] },
     status: { enum: ['draft', 'posted', 'partially_paid', 'paid', 'cancelled'] },
     number: NULLABLE_TEXT,
     customer_id: TEXT,
@@ -209,6 +221,8 @@ export const INVOICE_VIEW_SCHEMA = {
     cufe: NULLABLE_TEXT,
     cude: NULLABLE_TEXT,
     credit_of: NULLABLE_TEXT,
+    /** A debit note's invoice. */
+    debit_of: NULLABLE_TEXT,
     concept: { enum: [1, 2, 3, 4, 5, null] },
     credit_notes: { type: 'array', items: TEXT },
     journal_entry_id: NULLABLE_TEXT,
@@ -218,6 +232,8 @@ export const INVOICE_VIEW_SCHEMA = {
         properties: { status: { enum: ['submitting', 'accepted', 'rejected'] }, track_id: NULLABLE_TEXT, errors: { type: 'array', items: TEXT }, submitted_at: DATE_TIME },
       }],
     },
+    /** The e-mail to the buyer (AttachedDocument and PDF): sent, bounced (the recipient was refused) or failed. */
+    delivery: DELIVERY_VIEW_SCHEMA,
     source: {
       anyOf: [{ type: 'null' }, {
         type: 'object', additionalProperties: false,
@@ -229,8 +245,8 @@ export const INVOICE_VIEW_SCHEMA = {
     created_at: DATE_TIME,
     updated_at: DATE_TIME,
   },
-  // An invoice carries its CUFE, a credit note its CUDE (never both).
-  if: { properties: { kind: { const: 'credit_note' } } },
+  // An invoice carries its CUFE, a credit or debit note its CUDE (never both).
+  if: { properties: { kind: { enum: ['credit_note', 'debit_note'] } } },
   then: { required: ['cude'], properties: { cude: NULLABLE_TEXT, cufe: false } },
   else: { required: ['cufe'], properties: { cufe: NULLABLE_TEXT, cude: false } },
 } as const;
@@ -242,10 +258,10 @@ export function invoiceView(i: InvoiceDoc) {
     issue_date: i.issue_date, issue_time: i.issue_time, due_date: i.due_date, lines: i.lines, withholding_rates: i.withholding_rates,
     subtotal: i.subtotal, tax_total: i.tax_total, total: i.total, withholdings: i.withholdings, withholding_total: i.withholding_total,
     amount_due: i.amount_due, paid: i.paid, credited: i.credited, balance: i.balance, settlements: i.settlements,
-    [i.kind === 'credit_note' ? 'cude' : 'cufe']: i.cufe, credit_of: i.credit_of, concept: i.concept, credit_notes: i.credit_notes,
+    [i.kind === 'invoice' ? 'cufe' : 'cude']: i.cufe, credit_of: i.credit_of, debit_of: i.debit_of ?? null, concept: i.concept, credit_notes: i.credit_notes,
     journal_entry_id: i.journal_entry_id,
     authority: i.authority ? { status: i.authority.status, track_id: i.authority.track_id, errors: i.authority.errors, submitted_at: new Date(i.authority.submitted_at).toISOString() } : null,
-    source: i.source, notes: i.notes, posted_at: i.posted_at ? new Date(i.posted_at).toISOString() : null,
+    delivery: deliveryView(i.delivery), source: i.source, notes: i.notes, posted_at: i.posted_at ? new Date(i.posted_at).toISOString() : null,
     created_at: i.created_at.toISOString(), updated_at: i.updated_at.toISOString(),
   };
 }

@@ -18,9 +18,13 @@ function invoiceRow(i: InvoiceDoc) {
 async function invoicesTotal(q: RecordsQuery, ctx: ReadContext): Promise<number | null> {
   if (q.search) return null;
   const v = await allTimeCounts(ctx.db, ctx.workspace);
+  // Debit notes are counted when posted, not by status (they are paid like invoices): with a status, unknown.
+  const debitNotes = v.debit_notes ?? 0;
+  if (q.kind === 'debit_note') return q.status ? null : debitNotes;
+  if (!q.kind && q.status && debitNotes > 0) return null;
   const invoicesCount = q.kind === 'credit_note' ? 0 : (q.status ? (v[`status_${q.status}`] ?? 0) : INVOICE_STATUSES.reduce((s, st) => s + (v[`status_${st}`] ?? 0), 0));
   const notesCount = q.kind === 'invoice' || (q.status && q.status !== 'posted') ? 0 : (v.credit_notes ?? 0);
-  return invoicesCount + notesCount;
+  return invoicesCount + notesCount + (!q.kind && !q.status ? debitNotes : 0);
 }
 
 /**
@@ -31,7 +35,7 @@ async function invoicesTotal(q: RecordsQuery, ctx: ReadContext): Promise<number 
 export const invoicesSource = defineSource<InvoiceDoc>({
   model: invoices,
   search: invoiceMatches,
-  kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' } },
+  kinds: { invoice: { kind: 'invoice' }, credit_note: { kind: 'credit_note' }, debit_note: { kind: 'debit_note' } },
   statuses: INVOICE_STATUSES,
   row: invoiceRow,
   total: invoicesTotal,

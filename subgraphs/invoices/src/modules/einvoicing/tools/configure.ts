@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CuadraError, defineTool, nitCheckDigit, recordOutput, type InputOf } from '@cuadra/shared';
-import { counterId, counters, settings, type SettingsDoc } from '../../../lib/settings.ts';
+import { counterId, counters, defaultNoteRange, rangeOf, settings, type SettingsDoc } from '../../../lib/settings.ts';
 
 const range = {
   type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to'],
@@ -41,7 +41,7 @@ export const SETTINGS_VIEW_SCHEMA = {
     currency: { type: 'string' },
     numbering: {
       type: 'object', additionalProperties: false, required: ['invoice', 'credit_note'],
-      properties: { invoice: RANGE_VIEW, credit_note: RANGE_VIEW },
+      properties: { invoice: RANGE_VIEW, credit_note: RANGE_VIEW, debit_note: RANGE_VIEW },
     },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -54,7 +54,7 @@ export const SETTINGS_VIEW_SCHEMA = {
  */
 export const configure = defineTool({
   name: 'einvoicing.configure',
-  description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice and credit-note numbering ranges (prefix, from, to, resolution) and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
+  description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution) and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
   // Never stored as given in a held approval (CONTRACT §9).
   secretInputs: ['technical_key', 'software_pin'],
   risk: 'write',
@@ -70,7 +70,7 @@ export const configure = defineTool({
       software_id: { type: 'string', pattern: '^[A-Za-z0-9-]{8,64}$' },
       software_pin: { type: 'string', pattern: '^[A-Za-z0-9]{3,32}$' },
       currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-      numbering: { type: 'object', additionalProperties: false, required: ['invoice'], properties: { invoice: range, credit_note: range } },
+      numbering: { type: 'object', additionalProperties: false, required: ['invoice'], properties: { invoice: range, credit_note: range, debit_note: range } },
     },
   },
   output: recordOutput('settings', SETTINGS_VIEW_SCHEMA),
@@ -79,7 +79,7 @@ export const configure = defineTool({
     if (!m || nitCheckDigit(m[1]) !== Number(m[2])) {
       throw new CuadraError('invalid_input', 'The issuer NIT needs its digits and a correct check digit, like 900123456-8.', { field: '/issuer/nit' });
     }
-    for (const kind of ['invoice', 'credit_note'] as const) {
+    for (const kind of ['invoice', 'credit_note', 'debit_note'] as const) {
       const r = input.numbering[kind];
       if (r && r.to < r.from) throw new CuadraError('invalid_input', 'A numbering range ends before it starts.', { field: `/numbering/${kind}/to` });
     }
@@ -100,13 +100,14 @@ export const configure = defineTool({
       currency: input.currency ?? existing?.currency ?? 'COP',
       numbering: {
         invoice: toRange(input.numbering.invoice),
-        credit_note: toRange(input.numbering.credit_note ?? { prefix: 'NC', from: 1, to: 999_999_999 }),
+        credit_note: input.numbering.credit_note ? toRange(input.numbering.credit_note) : defaultNoteRange('credit_note'),
+        debit_note: input.numbering.debit_note ? toRange(input.numbering.debit_note) : defaultNoteRange('debit_note'),
       },
       updated_at: ctx.now,
     };
     await settings(ctx.db).replaceOne({ _id: ctx.workspace }, doc, { upsert: true });
-    for (const kind of ['invoice', 'credit_note'] as const) {
-      const r = doc.numbering[kind];
+    for (const kind of ['invoice', 'credit_note', 'debit_note'] as const) {
+      const r = rangeOf(doc.numbering, kind);
       await counters(ctx.db).updateOne({ _id: counterId(ctx.workspace, kind, r.prefix) }, { $setOnInsert: { workspace: ctx.workspace, next: r.from } }, { upsert: true });
     }
     const { technical_key: _k, software_pin: _p, ...visible } = doc;

@@ -10,7 +10,7 @@ export const list = defineListTool({
   viewSchema: INVOICE_VIEW_SCHEMA,
   filters: {
     status: { enum: INVOICE_STATUSES },
-    kind: { enum: ['invoice', 'credit_note'] },
+    kind: { enum: ['invoice', 'credit_note', 'debit_note'] },
     customer_id: ID_SCHEMA,
     search: { type: 'string', minLength: 1, maxLength: 100 },
   },

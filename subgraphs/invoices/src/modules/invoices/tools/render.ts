@@ -3,8 +3,8 @@ import { authorityXml } from '../../../einvoicing/signed.ts';
 import { qrContent, qrPng } from '../../../einvoicing/qr.ts';
 import { xmlEscape as h } from '../../../einvoicing/xml.ts';
 import type { Connection } from 'mongoose';
-import { invoices, type InvoiceDoc } from '../model.ts';
-import { settings, type SettingsDoc } from '../../../lib/settings.ts';
+import { invoices, referencedInvoiceId, type InvoiceDoc } from '../model.ts';
+import { rangeOf, settings, type SettingsDoc } from '../../../lib/settings.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../../../lib/money.ts';
 
 function money(cents: number, currency: string): string {
@@ -15,7 +15,7 @@ function money(cents: number, currency: string): string {
 /** The numbering resolution printed on the document (DIAN requires it on the graphic representation). */
 function resolutionLine(doc: InvoiceDoc, s: SettingsDoc | null): string {
   if (!s) return '';
-  const r = doc.kind === 'credit_note' ? s.numbering.credit_note : s.numbering.invoice;
+  const r = rangeOf(s.numbering, doc.kind);
   if (!r.resolution) return `<p>Numeración ${h(r.prefix)}${r.from} a ${h(r.prefix)}${r.to}</p>`;
   return `<p>Resolución DIAN de facturación N.º ${h(r.resolution)}, numeración ${h(r.prefix)}${r.from} a ${h(r.prefix)}${r.to}${r.valid_to ? `, vigente hasta ${h(r.valid_to)}` : ''}</p>`;
 }
@@ -41,7 +41,9 @@ export interface RepresentationExtras {
 
 /** A printable HTML page of the document (printed to PDF by invoices.pdf), every value escaped. */
 export function renderHtml(doc: InvoiceDoc, s: SettingsDoc | null, extras: RepresentationExtras = {}): string {
-  const title = doc.kind === 'credit_note' ? 'Nota crédito electrónica' : 'Factura electrónica de venta';
+  const title = { invoice: 'Factura electrónica de venta', credit_note: 'Nota crédito electrónica', debit_note: 'Nota débito electrónica' }[doc.kind];
+  const keyName = doc.kind === 'invoice' ? 'CUFE' : 'CUDE';
+  const docName = { invoice: 'factura', credit_note: 'nota crédito', debit_note: 'nota débito' }[doc.kind];
   const rows = doc.lines.map((l, i) => `<tr><td>${i + 1}</td><td>${h(l.description)}</td><td class="n">${decimalQuantity(l.quantity).replace('.', ',')}</td><td class="n">${h(money(l.unit_price, doc.currency))}</td><td class="n">${percentFromPpm(l.tax_rate_ppm, 0).replace('.', ',')} %</td><td class="n">${h(money(l.subtotal, doc.currency))}</td></tr>`).join('');
   const withholdings = doc.withholdings.map((w) => `<tr><td colspan="5">${h(w.type)} ${percentFromPpm(w.rate_ppm, 2).replace('.', ',')} %</td><td class="n">−${h(money(w.amount, doc.currency))}</td></tr>`).join('');
   return `<!doctype html><html lang="es"><head><meta charset="utf-8"><title>${h(title)} ${h(doc.number ?? 'borrador')}</title>
@@ -50,22 +52,22 @@ export function renderHtml(doc: InvoiceDoc, s: SettingsDoc | null, extras: Repre
 <p><strong>${h(s?.issuer.name ?? '')}</strong> NIT ${h(s ? `${s.issuer.nit}-${s.issuer.check_digit}` : '')}</p>
 <p>Cliente: <strong>${h(doc.customer.name)}</strong>${doc.customer.tax_id ? ` — ${h(doc.customer.tax_id.type)} ${h(doc.customer.tax_id.number)}${doc.customer.tax_id.check_digit === null ? '' : `-${doc.customer.tax_id.check_digit}`}` : ''}</p>
 ${resolutionLine(doc, s)}
-${extras.credited ? `<p>Nota crédito a la factura ${h(extras.credited.number ?? '')} del ${h(extras.credited.issue_date)} (CUFE ${h(extras.credited.cufe ?? '')})</p>` : ''}
+${extras.credited ? `<p>${doc.kind === 'debit_note' ? 'Nota débito' : 'Nota crédito'} a la factura ${h(extras.credited.number ?? '')} del ${h(extras.credited.issue_date)} (CUFE ${h(extras.credited.cufe ?? '')})</p>` : ''}
 <p>Fecha: ${h(doc.issue_date)} ${h(doc.issue_time ?? '')} · Vence: ${h(doc.due_date)} · Estado: ${h(doc.status)}</p>
 <table><thead><tr><th>#</th><th>Descripción</th><th class="n">Cant.</th><th class="n">Precio</th><th class="n">IVA</th><th class="n">Subtotal</th></tr></thead><tbody>${rows}</tbody>
 <tfoot><tr><td colspan="5">Subtotal</td><td class="n">${h(money(doc.subtotal, doc.currency))}</td></tr>${taxRows(doc)}<tr><td colspan="5">Total IVA</td><td class="n">${h(money(doc.tax_total, doc.currency))}</td></tr>
 <tr><td colspan="5"><strong>Total</strong></td><td class="n"><strong>${h(money(doc.total, doc.currency))}</strong></td></tr>${withholdings}
 <tr><td colspan="5">A pagar</td><td class="n">${h(money(doc.amount_due, doc.currency))}</td></tr></tfoot></table>
-${doc.cufe ? `<p>${doc.kind === 'credit_note' ? 'CUDE' : 'CUFE'}: <span class="key">${h(doc.cufe)}</span></p>` : ''}
+${doc.cufe ? `<p>${keyName}: <span class="key">${h(doc.cufe)}</span></p>` : ''}
 ${extras.qrDataUri ? `<p><img class="qr" alt="Código QR del documento" src="${h(extras.qrDataUri)}"></p>` : ''}
-${doc.cufe ? `<p class="legal">Representación gráfica de la ${doc.kind === 'credit_note' ? 'nota crédito' : 'factura'} electrónica. Consúltela en el catálogo de la DIAN con su ${doc.kind === 'credit_note' ? 'CUDE' : 'CUFE'}.</p>` : ''}
+${doc.cufe ? `<p class="legal">Representación gráfica de la ${docName} electrónica. Consúltela en el catálogo de la DIAN con su ${keyName}.</p>` : ''}
 ${doc.notes ? `<p>${h(doc.notes)}</p>` : ''}</body></html>`;
 }
 
 /** The HTML of a document with everything a posted one carries (QR code, credited invoice). */
 export async function representationHtml(db: Connection, doc: InvoiceDoc, s: SettingsDoc | null): Promise<string> {
   if (doc.status === 'draft' || !s || !doc.cufe) return renderHtml(doc, s);
-  const credited = doc.credit_of ? await invoices(db).findOne({ _id: doc.credit_of, workspace: doc.workspace }).lean() : null;
+  const credited = referencedInvoiceId(doc) ? await invoices(db).findOne({ _id: referencedInvoiceId(doc)!, workspace: doc.workspace }).lean() : null;
   const png = await qrPng(qrContent(doc, s));
   return renderHtml(doc, s, { qrDataUri: `data:image/png;base64,${png.toString('base64')}`, credited });
 }
@@ -93,7 +95,7 @@ export const render = defineTool({
     const s = await settings(ctx.db).findById(ctx.workspace).lean();
     if ((input.format ?? 'html') === 'html') return { format: 'html', content_type: 'text/html; charset=utf-8', content: await representationHtml(ctx.db, doc, s) };
     if (doc.status === 'draft' || !s) throw new CuadraError('conflict', 'Only a posted document has a UBL form.');
-    const credited = doc.credit_of ? await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
     return { format: 'ubl', content_type: 'application/xml', content: await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: false }) };
   },
 });

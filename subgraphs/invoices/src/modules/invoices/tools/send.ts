@@ -4,7 +4,7 @@ import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
 import { authorityXml } from '../../../einvoicing/signed.ts';
 import { requireSettings } from '../../../lib/invoice-ops.ts';
-import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type AuthorityState } from '../model.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, referencedInvoiceId, type AuthorityState } from '../model.ts';
 
 /** A submission that has said nothing for this long is presumed lost and may be sent again. */
 const STALE_SUBMISSION_MS = 60_000;
@@ -32,7 +32,7 @@ export const send = defineTool({
     if (doc.status === 'draft') throw new CuadraError('conflict', `Invoice ${doc._id} is a draft; post it before sending it.`);
     if (doc.authority?.status === 'accepted') throw new CuadraError('conflict', `${doc.number} was already accepted by the authority (tracking id ${doc.authority.track_id}).`);
     // Signed before the claim: a certificate that cannot sign refuses the call with nothing marked as submitting.
-    const credited = doc.credit_of ? await model.findOne({ _id: doc.credit_of, workspace: ctx.workspace }).lean() : null;
+    const credited = referencedInvoiceId(doc) ? await model.findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
     const xml = await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
     const endpoint = authorityEndpoint();
     const submitting: AuthorityState = { status: 'submitting', track_id: null, errors: [], submitted_at: ctx.now, attempts: (doc.authority?.attempts ?? 0) + 1, endpoint };

@@ -74,7 +74,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
   if (input.invoices) {
     const ids = input.invoices.map((a) => a.invoice_id);
     if (new Set(ids).size !== ids.length) throw new CuadraError('invalid_input', 'An invoice is named twice.', { field: '/invoices' });
-    const found = new Map((await model.find({ _id: { $in: ids }, workspace: ctx.workspace, kind: 'invoice' }).lean()).map((i) => [i._id, i]));
+    const found = new Map((await model.find({ _id: { $in: ids }, workspace: ctx.workspace, kind: { $in: ['invoice', 'debit_note'] } }).lean()).map((i) => [i._id, i]));
     let requested = 0;
     allocations = input.invoices.map((a, index) => {
       const inv = found.get(a.invoice_id);

@@ -1,0 +1,72 @@
+import { CuadraError, defineTool, ID_SCHEMA, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
+import { documentTotals } from '../../../lib/documents.ts';
+import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
+import { lineAmounts, localDate } from '../../../lib/money.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
+
+/** DIAN debit note concepts (Anexo Técnico 1.9, "Conceptos de corrección para notas débito"). */
+export const DEBIT_CONCEPTS = { 1: 'Intereses', 2: 'Gastos por cobrar', 3: 'Cambio del valor', 4: 'Otros' } as const;
+
+/**
+ * Issues a debit note (DIAN type 92, CUDE with the software PIN) against a posted invoice: new
+ * charges the buyer owes on top of it (interest, expenses, a higher value). Created and posted in
+ * one call: numbered from the debit-note range, journalled like an invoice (Dr 130505, Cr 413595,
+ * Cr 240805), signed when the workspace has a certificate. The note is its own receivable: it has
+ * its due date and takes payments like an invoice.
+ */
+export const debitNote = defineTool({
+  name: 'invoices.debit_note',
+  description: 'Issue a DIAN debit note against a posted invoice: concept (1 interest, 2 expenses, 3 change of value, 4 other), a reason, and the lines charged (description, quantity, unit price in cents, VAT rate in ppm). Numbered from the debit-note range, CUDE computed, journalled and signed at once; it is a receivable of its own with a due date (default the invoice\'s, or the issue date if later).',
+  risk: 'write',
+  input: {
+    type: 'object', additionalProperties: false, required: ['invoice_id', 'concept', 'reason', 'lines'],
+    properties: {
+      invoice_id: ID_SCHEMA,
+      concept: { enum: [1, 2, 3, 4] },
+      reason: { type: 'string', minLength: 1, maxLength: 500 },
+      issue_date: { type: 'string', format: 'date' },
+      due_date: { type: 'string', format: 'date' },
+      lines: {
+        type: 'array', minItems: 1, maxItems: 500,
+        items: {
+          type: 'object', additionalProperties: false, required: ['description', 'quantity', 'unit_price'],
+          properties: {
+            description: { type: 'string', minLength: 1, maxLength: 500 },
+            quantity: QUANTITY_SCHEMA,
+            unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },
+            unit_price: { type: 'integer', minimum: 1, maximum: 1_000_000_000_000 },
+            tax_rate_ppm: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+          },
+        },
+      },
+    },
+  },
+  output: {
+    type: 'object', additionalProperties: false, required: ['debit_note', 'invoice'],
+    properties: { debit_note: INVOICE_VIEW_SCHEMA, invoice: INVOICE_VIEW_SCHEMA },
+  },
+  async handler(input, ctx) {
+    const invoice = await invoices(ctx.db).findOne({ _id: input.invoice_id, workspace: ctx.workspace, kind: 'invoice' }).lean();
+    if (!invoice) throw new CuadraError('not_found', `No invoice ${input.invoice_id} exists in this workspace.`);
+    if (invoice.status === 'draft') throw new CuadraError('conflict', `Invoice ${invoice._id} is a draft: edit it instead of adding a debit note.`);
+    if (invoice.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${invoice.number} was cancelled by a credit note; a debit note cannot add to it.`);
+    const issueDate = input.issue_date ?? localDate(ctx.now);
+    if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A debit note cannot be dated before the invoice it refers to.', { field: '/issue_date' });
+    const dueDate = input.due_date ?? (invoice.due_date > issueDate ? invoice.due_date : issueDate);
+    if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date is before the issue date.', { field: '/due_date' });
+    const lines: InvoiceLine[] = input.lines.map((l, i) => ({
+      item_id: null, description: l.description, quantity: l.quantity, unit: l.unit ?? '94', unit_price: l.unit_price, discount_bps: 0,
+      tax_rate_ppm: l.tax_rate_ppm ?? 0, withholdings: [],
+      ...lineAmounts(l.quantity, l.unit_price, 0, l.tax_rate_ppm ?? 0, `/lines/${i}`),
+    }));
+    const note = draftDocument({
+      _id: newId('inv'), workspace: ctx.workspace, kind: 'debit_note', customer_id: invoice.customer_id, customer: invoice.customer,
+      currency: invoice.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: [],
+      notes: `${DEBIT_CONCEPTS[input.concept]}: ${input.reason}`, created_at: ctx.now, debit_of: invoice._id, concept: input.concept,
+      ...documentTotals(lines, []),
+    });
+    await insertDraft(ctx, note);
+    const posted = await postDocument(ctx, note._id);
+    return { debit_note: invoiceView(posted), invoice: invoiceView(invoice) };
+  },
+});

@@ -1,0 +1,80 @@
+import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
+import { attachedDocuments } from '../../../einvoicing/attached.ts';
+import { deliveryMailer, deliverySubject, deliveryView, deliveryZip, DELIVERY_VIEW_SCHEMA, type DeliveryState } from '../../../einvoicing/delivery.ts';
+import { htmlToPdf } from '../../../einvoicing/pdf.ts';
+import { buyerFromCrm } from '../../../lib/documents.ts';
+import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../model.ts';
+import { representationHtml } from './render.ts';
+
+/** A claim left `sending` this long belongs to a process that died; another call may take it over. */
+const STALE_DELIVERY_MS = 5 * 60_000;
+
+/**
+ * E-mails an accepted invoice or note to the buyer as DIAN asks: one ZIP with the AttachedDocument
+ * (XML) and the graphic representation (PDF), subject "NIT;name;number;type;name". Tracked on the
+ * document (`delivery`): claimed `sending` by one conditional update (a second call meanwhile is a
+ * `conflict`), then `sent`, `bounced` (the server refused the recipient) or `failed`; a bounced or
+ * failed delivery may be tried again, a sent one is not repeated.
+ */
+export const deliver = defineTool({
+  name: 'invoices.deliver',
+  description: 'E-mail an invoice, credit or debit note the authority accepted to the buyer: a ZIP with DIAN\'s AttachedDocument (XML) and the PDF, to the address given or the customer\'s e-mail in crm. The outcome is kept on the document (delivery: sent, bounced, failed); a bounced or failed delivery can be sent again.',
+  risk: 'external',
+  input: {
+    type: 'object', additionalProperties: false, required: ['id'],
+    properties: {
+      id: ID_SCHEMA,
+      to: { type: 'string', format: 'email', maxLength: 254, description: 'The buyer\'s e-invoicing reception address; default the customer\'s e-mail in crm.' },
+    },
+  },
+  output: {
+    type: 'object', additionalProperties: false, required: ['invoice', 'delivery'],
+    properties: { invoice: INVOICE_VIEW_SCHEMA, delivery: DELIVERY_VIEW_SCHEMA },
+  },
+  async handler(input, ctx) {
+    const s = await requireSettings(ctx.db, ctx.workspace);
+    const model = invoices(ctx.db);
+    const doc = await model.findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
+    const attached = doc.authority?.status === 'accepted' ? await attachedDocuments(ctx.db).findOne({ _id: doc._id, workspace: ctx.workspace }).lean() : null;
+    if (!attached || !doc.number) throw new CuadraError('conflict', `${doc.number ?? doc._id} cannot be delivered yet: only a document the authority accepted (invoices.send) has the AttachedDocument the buyer receives.`);
+    if (doc.delivery?.status === 'sent') throw new CuadraError('conflict', `${doc.number} was already delivered to ${doc.delivery.to} (message ${doc.delivery.message_id}).`);
+    const to = input.to ?? (await buyerFromCrm(ctx, doc.customer_id, { archived: true })).email ?? doc.customer.email;
+    if (!to) throw new CuadraError('invalid_input', `${doc.customer.name} has no e-mail in crm: give the buyer's e-invoicing address.`, { field: '/to' });
+    const mailer = deliveryMailer();
+    // Everything that can fail before the message leaves is done before the claim.
+    let pdf: Buffer;
+    try {
+      pdf = await htmlToPdf(await representationHtml(ctx.db, doc, s));
+    } catch (err) {
+      throw new CuadraError('unavailable', 'The PDF printer (Chromium) could not print this document right now; nothing was sent.', { cause: err });
+    }
+    const zip = await deliveryZip(doc.number, attached.xml, pdf);
+    const attempts = (doc.delivery?.attempts ?? 0) + 1;
+    const claim: DeliveryState = { status: 'sending', to, at: ctx.now, message_id: `<${doc._id}.${attempts}@${mailer.domain}>`, error: null, attempts };
+    const claimed = await model.findOneAndUpdate(
+      {
+        _id: doc._id, workspace: ctx.workspace,
+        $or: [{ delivery: null }, { 'delivery.status': { $in: ['bounced', 'failed'] } }, { 'delivery.status': 'sending', 'delivery.at': { $lt: new Date(ctx.now.getTime() - STALE_DELIVERY_MS) } }],
+      },
+      { $set: { delivery: claim } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!claimed) throw new CuadraError('conflict', `${doc.number} is being delivered by another call, or was delivered meanwhile.`);
+    const kindName = { invoice: 'la factura electrónica', credit_note: 'la nota crédito electrónica', debit_note: 'la nota débito electrónica' }[doc.kind];
+    const outcome = await mailer.send({
+      to, messageId: claim.message_id, subject: deliverySubject(doc, s),
+      text: `${s.issuer.name} (NIT ${s.issuer.nit}-${s.issuer.check_digit}) le envía ${kindName} ${doc.number}, validada por la DIAN (${doc.kind === 'invoice' ? 'CUFE' : 'CUDE'} ${doc.cufe}). Adjunto: el contenedor electrónico (AttachedDocument) y su representación gráfica en PDF.`,
+      zip: { filename: `z${doc.number}.zip`, content: zip },
+    });
+    const final: DeliveryState = { ...claim, status: outcome.status, at: ctx.now, error: outcome.status === 'sent' ? null : outcome.error };
+    const after = await model.findOneAndUpdate(
+      { _id: doc._id, workspace: ctx.workspace, 'delivery.message_id': claim.message_id, 'delivery.status': 'sending' },
+      { $set: { delivery: final } },
+      { returnDocument: 'after' },
+    ).lean();
+    const shown = after ?? { ...claimed, delivery: final };
+    return { invoice: invoiceView(shown), delivery: deliveryView(shown.delivery) };
+  },
+});
