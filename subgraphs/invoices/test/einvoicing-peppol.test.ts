@@ -133,8 +133,11 @@ describe('Peppol BIS Billing 3.0', () => {
     // lines no longer add up to the line total (BR-CO-10).
     const wrongPayable = inv.xml.replace('<cbc:PayableAmount currencyID="EUR">797.40<', '<cbc:PayableAmount currencyID="EUR">797.41<');
     const wrongLine = inv.xml.replace('<cbc:LineExtensionAmount currencyID="EUR">360.00<', '<cbc:LineExtensionAmount currencyID="EUR">361.00<');
-    expect(wrongPayable).not.toBe(inv.xml);
-    expect(wrongLine).not.toBe(inv.xml);
+    // And one per other layer: no buyer reference (a Peppol rule, PEPPOL-EN16931-R003), and the
+    // due date after the type code (the UBL 2.1 XSD's element order).
+    const noBuyerReference = inv.xml.replace('<cbc:BuyerReference>PO-2026-117</cbc:BuyerReference>', '');
+    const badOrder = inv.xml.replace('<cbc:DueDate>2026-12-02</cbc:DueDate><cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>', '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode><cbc:DueDate>2026-12-02</cbc:DueDate>');
+    for (const t of [wrongPayable, wrongLine, noBuyerReference, badOrder]) expect(t).not.toBe(inv.xml);
 
     // Kept for a person (and for the validator's command line: java -jar <jar> file.xml).
     const out = path.join(process.env.CUADRA_TEST_OUTPUT ?? 'test-output', 'peppol');
@@ -147,6 +150,7 @@ describe('Peppol BIS Billing 3.0', () => {
       validator.validate('invoice', inv.xml), validator.validate('credit-note', note.xml),
       validator.validate('wrong-payable', wrongPayable), validator.validate('wrong-line', wrongLine),
     ]);
+    const [vNoRef, vOrder] = await Promise.all([validator.validate('no-buyer-reference', noBuyerReference), validator.validate('bad-order', badOrder)]);
     console.log(`[peppol] rules ${validator.rules}; JVM ready in ${jvmStartMs} ms (Schematron compiled in ${validator.warmUpMs} ms); 4 documents in ${Date.now() - started} ms (${[vInv, vNote, vPayable, vLine].map((v) => `${v.id} ${v.ms} ms`).join(', ')})`);
     expectValid(vInv);
     expectValid(vNote);
@@ -155,6 +159,11 @@ describe('Peppol BIS Billing 3.0', () => {
     expect(fatal(vPayable).map((e) => e.split(':')[0])).toEqual(['BR-CO-16']);
     expect(vLine.valid).toBe(false);
     expect(fatal(vLine).map((e) => e.split(':')[0])).toContain('BR-CO-10');
+    expect(vNoRef.valid).toBe(false);
+    expect(fatal(vNoRef).map((e) => e.split(':')[0])).toEqual(['PEPPOL-EN16931-R003']);
+    expect(vOrder.valid).toBe(false);
+    expect(vOrder.artefacts.map((a) => [a.type, a.errors > 0, a.skipped])).toEqual([['xsd', true, false], ['schematron-xslt', false, true], ['schematron-xslt', false, true]]);
+    expect(fatal(vOrder).join(' ')).toMatch(/cvc-complex-type.*DueDate/);
   }, 120_000);
 
   it('intra-community supply (K) and reverse charge (AE) name the buyer\'s VAT id, the delivery and the exemption, and pass', async () => {
