@@ -17,10 +17,10 @@ export const taxModule = defineModule({
   reads: { agenda: { tax: mergeLanes(taxLane, einvoicingLane) } },
 });
 
-/** Several readers' entries of one lane, by date then title, within the window's limit. */
+/** Several readers' entries of one lane, by date (a stable sort: each reader's own order kept within a day), within the window's limit. */
 function mergeLanes(...readers: LaneReader[]): LaneReader {
   return async (w, ctx) => {
     const parts = await Promise.all(readers.map((read) => read(w, ctx)));
-    return parts.flat().sort((a, b) => a.date.localeCompare(b.date) || a.title.localeCompare(b.title)).slice(0, w.limit);
+    return parts.flat().sort((a, b) => a.date.localeCompare(b.date)).slice(0, w.limit);
   };
 }
