@@ -61,7 +61,8 @@ export interface RunningSystem {
 const nodeBin = process.execPath;
 
 /** Waits until `url` answers 200, or the child exits, or the time is up. */
-async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = 60_000): Promise<void> {
+// CUADRA_START_TIMEOUT_MS: a longer wait on a loaded machine (shared CI runners, many test files at once).
+async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS) > 0 ? Number(process.env.CUADRA_START_TIMEOUT_MS) : 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;

@@ -35,7 +35,8 @@ beforeAll(async () => {
   ownerKey = (await sys.key(workspaceId, 'owner')).api_key;
   profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
   context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
-});
+  // Six processes start on a shared machine: give them room when it is loaded.
+}, 420_000);
 afterAll(async () => {
   await context?.close();
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });

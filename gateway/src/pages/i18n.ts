@@ -34,6 +34,10 @@ const es = {
   // dashboards chrome
   'dashboards.title': 'Tableros',
   'dashboards.none': 'Aún no hay tableros.',
+  'dashboards.homes.note': 'Cada módulo (ventas, compras, finanzas, nómina, proyectos) tiene un tablero de inicio con sus cifras y registros.',
+  'dashboards.homes.make': 'Crear los tableros de inicio',
+  'dashboards.homes.made': 'Se crearon los tableros de inicio de cada módulo.',
+  'dashboards.homes.refused': 'No se pudieron crear los tableros de inicio (el formulario venció o tu rol no lo permite).',
   'dashboards.missing.title': 'Ese tablero no existe',
   'dashboards.missing.text': 'Este tablero no existe, o pertenece a un espacio de trabajo del que no eres miembro.',
   'dashboard.skip': 'Saltar al tablero',
@@ -75,6 +79,11 @@ const es = {
   'inbox.refused': 'No se pudo decidir: {error} ({code})',
   'inbox.expired': 'Este formulario venció o vino de otro sitio. Vuelve a intentarlo.',
   'inbox.more': 'Ver más antiguas',
+  'inbox.change': 'Lo que cambiaría',
+  'inbox.change.field': 'Campo',
+  'inbox.change.before': 'Ahora',
+  'inbox.change.after': 'Después',
+  'inbox.change.none': 'No cambia ningún campo respecto a lo guardado.',
   'actor.agent': 'el agente {id}',
   'actor.oauth_app': 'la aplicación {id}',
   'actor.api_key': 'la clave {id}',
@@ -365,6 +374,10 @@ const en: Record<MessageKey, string> = {
   'signIn.wrong': 'The e-mail or password is not right.',
   'dashboards.title': 'Dashboards',
   'dashboards.none': 'No dashboards yet.',
+  'dashboards.homes.note': 'Each module (sales, purchases, finance, payroll, projects) has a home dashboard with its figures and records.',
+  'dashboards.homes.make': 'Create the home dashboards',
+  'dashboards.homes.made': 'The home dashboard of each module was created.',
+  'dashboards.homes.refused': 'The home dashboards could not be created (the form expired or your role does not allow it).',
   'dashboards.missing.title': 'No such dashboard',
   'dashboards.missing.text': 'This dashboard does not exist, or it belongs to a workspace you are not a member of.',
   'dashboard.skip': 'Skip to the dashboard',
@@ -405,6 +418,11 @@ const en: Record<MessageKey, string> = {
   'inbox.refused': 'Could not decide: {error} ({code})',
   'inbox.expired': 'This form expired or came from another site. Try again.',
   'inbox.more': 'Show older',
+  'inbox.change': 'What would change',
+  'inbox.change.field': 'Field',
+  'inbox.change.before': 'Now',
+  'inbox.change.after': 'After',
+  'inbox.change.none': 'No field differs from what is stored.',
   'actor.agent': 'the agent {id}',
   'actor.oauth_app': 'the app {id}',
   'actor.api_key': 'the key {id}',
@@ -745,6 +763,22 @@ function cookieValue(req: Request, name: string): string | undefined {
     if (k === name) return rest.join('=');
   }
   return undefined;
+}
+
+/** The language this request asks for with `?lang=` (to remember it for the signed-in person), or null. */
+export function langAsked(req: Request): Locale | null {
+  return parseLang(req.query?.lang);
+}
+
+/** True when the browser carries a remembered language choice. */
+export function hasLangCookie(req: Request): boolean {
+  return parseLang(cookieValue(req, LANG_COOKIE)) !== null;
+}
+
+/** Sets the language cookie (at sign-in, from the language the person chose before, on another browser). */
+export function setLangCookie(req: Request, res: Response, locale: Locale): void {
+  const secure = req.protocol === 'https' || /^https:/.test(process.env.PUBLIC_URL ?? '');
+  res.append('Set-Cookie', `${LANG_COOKIE}=${locale}; Path=/; SameSite=Lax; Max-Age=${365 * 24 * 3600}${secure ? '; Secure' : ''}`);
 }
 
 /**

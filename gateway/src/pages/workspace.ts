@@ -5,7 +5,7 @@ import type { IdentityStore } from '../identity/store.ts';
 import type { AccessTokens } from '../oauth/tokens.ts';
 import { PipelineRefusal, type InvokePipeline } from '../pipeline.ts';
 import { html, type CsrfGuard, type SafeHtml } from './html.ts';
-import { localeOf, type MessageKey, type Translator } from './i18n.ts';
+import { langAsked, localeOf, type MessageKey, type Translator } from './i18n.ts';
 import { sendAppPage, type AppPageKey } from './shell.ts';
 
 interface Session { user: string; grant: string }
@@ -138,6 +138,8 @@ export function workspacePages(deps: {
     try {
       const s = await deps.session(req);
       if (!s) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent(req.originalUrl.slice(0, 500))}`);
+      // The person's choice of language is remembered for them too (their e-mails follow it).
+      if (langAsked(req)) await deps.people.setLocale(s.user, t.locale);
       const ctx = await context(s, req.query.ws ?? (req.body as Record<string, unknown> | undefined)?.ws);
       if (!ctx) return sendAppPage(req, res, { t, title, current: key, signOutCsrf, body: html`<h1>${title}</h1><p>${t.t('inbox.noWorkspace')}</p>` });
       const csrf = deps.csrf.issue(req, res, `app-${key}`);
