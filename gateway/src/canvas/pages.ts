@@ -14,7 +14,7 @@ import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
-import { sendAppPage } from '../pages/shell.ts';
+import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
 import { PipelineRefusal } from '../pipeline.ts';
 import { buildProducts } from '../catalog.ts';
 import { homeDashboards } from './home.ts';
@@ -251,7 +251,7 @@ function sendDashboardPage(res: Response, input: { t: Translator; langHref: stri
       `<link rel="stylesheet" href="/app/assets/canvas.css?v=${v('canvas.css')}"><script src="/app/assets/canvas.js?v=${v('canvas.js')}" defer></script></head>` +
       `<body><a class="skip" href="#canvas">${escapeHtml(t('dashboard.skip'))}</a>` +
       `<header class="top" role="banner"><span class="brand">Cuadra</span><h1 id="dash-title">${escapeHtml(input.title)}</h1>` +
-      `<nav aria-label="${escapeHtml(t('nav.label'))}"><a href="/app/approvals">${escapeHtml(t('nav.approvals'))}</a> · <a href="/dashboards">${escapeHtml(t('nav.dashboards'))}</a> · ` +
+      `<nav aria-label="${escapeHtml(t('nav.label'))}">${(Object.keys(APP_PAGES) as AppPageKey[]).map((k) => `<a href="${APP_PAGES[k]}">${escapeHtml(t(`nav.${k}`))}</a>`).join(' · ')} · ` +
       `<a href="${escapeHtml(input.langHref)}" lang="${other}" hreflang="${other}">${escapeHtml(t('lang.switch'))}</a></nav>` +
       `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">${escapeHtml(t('signOut'))}</button></form></header>` +
       '<p id="live-status" class="sr-only" role="status" aria-live="polite"></p>' +
