@@ -68,6 +68,22 @@ async function look(page: Page, name: string): Promise<void> {
 
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
+/** The newest message to the owner that mentions `needle`, its quoted-printable body decoded (waits up to 15 s). */
+async function mailWith(needle: string): Promise<string> {
+  for (let i = 0; i < 150; i++) {
+    for (const raw of messagesTo(owner.email)) {
+      const at = raw.search(/\r?\n\r?\n/);
+      const [head, body] = [raw.slice(0, at), raw.slice(at)];
+      const text = /Content-Transfer-Encoding: base64/i.test(head)
+        ? Buffer.from(body.replace(/\s/g, ''), 'base64').toString('utf8')
+        : body.replace(/=\r?\n/g, '').replace(/(?:=[0-9A-F]{2})+/g, (m) => Buffer.from(m.replace(/=/g, ''), 'hex').toString('utf8'));
+      if (text.includes(needle)) return text;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return '';
+}
+
 describe('the workspace pages in Chromium', () => {
   let page: Page;
 
@@ -188,13 +204,7 @@ describe('the workspace pages in Chromium', () => {
     expect(held.status).toBe(202);
     const id = held.body.approval_id;
     // The owner's e-mail: who asked, what, and the link to this very request in the inbox.
-    let mail = '';
-    for (let i = 0; i < 100 && !mail; i++) {
-      mail = messagesTo(owner.email).find((m) => m.includes(id)) ?? '';
-      if (!mail) await new Promise((r) => setTimeout(r, 100));
-    }
-    const body = mail.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h) => String.fromCharCode(parseInt(h, 16)));
-    const text = Buffer.from(body, 'latin1').toString('utf8');
+    const text = await mailWith(id);
     expect(text).toContain(`/app/approvals?ws=${workspaceId}#${id}`);
     expect(text).toContain('Herramienta: parties.update');
     expect(text).toContain('El agente Asistente contable');
@@ -247,11 +257,7 @@ describe('the workspace pages in Chromium', () => {
     // Remembered on the account too: the next held call's e-mail comes in English.
     const held = await sys.invoke('parties.create', { name: 'Finca El Roble', kind: 'vendor' }, agentKey);
     expect(held.status).toBe(202);
-    let mail = '';
-    for (let i = 0; i < 100 && !mail; i++) {
-      mail = messagesTo(owner.email).find((m) => m.includes(held.body.approval_id)) ?? '';
-      if (!mail) await new Promise((r) => setTimeout(r, 100));
-    }
+    const mail = await mailWith(held.body.approval_id);
     expect(mail).toContain('Tool: parties.create');
     expect(mail).toContain('Review it and decide here');
     const at = await page.locator('#ledger-table time').first().getAttribute('datetime');
@@ -264,7 +270,7 @@ describe('the workspace pages in Chromium', () => {
   it('is sealed: another workspace named in ?ws= is not shown; a form without its token is refused', async () => {
     const other = await sys.workspace('Otra Empresa SAS');
     await sys.invoke('api_keys.create', { name: 'Clave ajena', role: 'viewer' }, other.api_key);
-    await page.goto(`${sys.gatewayUrl}/app/keys?ws=${other.workspace_id}`);
+    await page.goto(`${sys.gatewayUrl}/app/keys?ws=${other.workspace_id}&lang=es`);
     await expect(h1(page)).resolves.toBe('Claves de API de Café del Quindío');
     expect(await page.content()).not.toContain('Clave ajena');
     const res = await page.request.post(`${sys.gatewayUrl}/app/keys`, { form: { name: 'x', role: 'viewer', ws: workspaceId } });
