@@ -256,7 +256,7 @@ ${hidden(csrf, ctx)}
 ${templates.map((k, i) => html`<label class="choice"><input type="radio" name="template" value="${k}" ${i === 0 ? html`checked` : ''}> <span>${t.t(`tpl.${k}.label` as MessageKey)}</span></label>`)}
 </fieldset>
 <label for="policy-amount">${t.t('policies.amount', { currency })}</label>
-<input id="policy-amount" name="amount" type="text" inputmode="numeric" value="5.000.000" aria-describedby="policy-amount-help" maxlength="20">
+<input id="policy-amount" name="amount" type="text" inputmode="numeric" value="${t.number(5_000_000)}" aria-describedby="policy-amount-help" maxlength="20">
 <p class="note" id="policy-amount-help">${t.t('policies.amount.help')}</p>
 <button type="submit" class="primary">${t.t('policies.create')}</button>
 </form>
