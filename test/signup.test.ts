@@ -89,7 +89,7 @@ describe('agent sign-up and claim', () => {
     expect(JSON.stringify(opened)).not.toContain(code);
     const short = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'short' });
     expect(short.status).toBe(400);
-    expect(short.text).toContain('at least 12 characters');
+    expect(short.text).toContain('al menos 12 caracteres');
 
     const noCsrf = await new FormAgent(sys.gatewayUrl).post('/claim', { token: new URL(opened.claim_url).searchParams.get('token')!, name: 'Mallory', password: 'mallory password 1' });
     expect(noCsrf.status).toBe(403);
