@@ -100,7 +100,7 @@ describe('agent sign-up and claim', () => {
     expect(noCode.text).toContain('código no es correcto');
     const done = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'pan de yuca 2026' });
     expect(done.status).toBe(200);
-    expect(done.text).toContain('Panadería Lucía is yours');
+    expect(done.text).toContain('Panadería Lucía es tuyo');
     const user = await people.userByEmail('lucia@andes.example');
     expect(user?.name).toBe('Lucía Pérez');
     expect(user?.password_hash).toMatch(/^scrypt\$17\$8\$1\$/);
