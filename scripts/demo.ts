@@ -444,7 +444,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     }
     // The home dashboard of each module (sales, purchases, finance, payroll, projects) over what this catalog reads.
     const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
-    for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) })) {
+    for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
       await api.invoke('dashboards.save', home, k(`dashboard-${home.key}`));
       bump('dashboards');
     }

@@ -78,7 +78,7 @@ function keep(block: Block, a: HomeAvailability): Block | null {
   return block;
 }
 
-/** The `dashboards.save` inputs of the module homes this catalog can fill (one per module with data). */
+/** The `dashboards.save` inputs of the module homes this catalog can fill (one per module with data), sales first; saved in reverse so the newest-first list shows sales first. */
 export function homeDashboards(a: HomeAvailability): { key: string; title: string; blocks: Block[] }[] {
   const out: { key: string; title: string; blocks: Block[] }[] = [];
   for (const module of HOME_MODULES) {

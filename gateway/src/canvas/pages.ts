@@ -201,7 +201,7 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
       const { token } = deps.tokens.sign({ user: current.user, workspace: chosen.workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant: current.grant });
       const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
       let held = false;
-      for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) })) {
+      for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
         const answer = await deps.pipeline.invoke({ authorization: `Bearer ${token}`, tool: 'dashboards.save', body: async () => home });
         held ||= answer.status === 202;
       }
