@@ -280,4 +280,24 @@ describe('the workspace pages in Chromium', () => {
     expect(consoleProblems).toEqual([]);
     void agentKey;
   });
+  it('the OAuth sign-in and consent screens speak Spanish too, and pass axe', async () => {
+    const oauth = await import('oauth4webapi');
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const issuer = new URL(sys.gatewayUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Conciliador Plus', redirect_uris: ['http://127.0.0.1:53682/cb'], token_endpoint_auth_method: 'none' }, insecure));
+    const url = new URL(as.authorization_endpoint!);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: 'http://127.0.0.1:53682/cb', scope: 'tools:read tools', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256', lang: 'es' })) url.searchParams.set(k, v);
+    await page.goto(url.href);
+    await expect(h1(page)).resolves.toBe('Inicia sesión para continuar en Conciliador Plus');
+    await look(page, 'oauth-login-es');
+    await page.getByLabel('Correo electrónico').fill(owner.email);
+    await page.getByLabel('Contraseña').fill(owner.password);
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await expect(h1(page)).resolves.toBe('¿Permitir que Conciliador Plus use tu espacio de trabajo?');
+    const text = await page.getByRole('main').textContent();
+    expect(text).toContain('tools: Leer y cambiar los datos de tu espacio de trabajo');
+    expect(text).toContain('tu rol: owner');
+    await look(page, 'oauth-consent-es');
+  }, 120_000);
 });
