@@ -9,6 +9,8 @@
 // Optional parts (bills, payment runs, payroll, bank, dashboards) run only when the catalog
 // (GET /v1/tools) lists their tools.
 import { nitCheckDigit } from '../shared/src/nit.ts';
+import { buildProducts } from '../gateway/src/catalog.ts';
+import { homeDashboards } from '../gateway/src/canvas/home.ts';
 
 export type DemoSize = 'full' | 'small';
 
@@ -438,6 +440,12 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
           { type: 'records', title: 'Facturas de proveedores', records: { source: 'bills', limit: 10 } },
         ],
       }, k('dashboard-payables'));
+      bump('dashboards');
+    }
+    // The home dashboard of each module (sales, purchases, finance, payroll, projects) over what this catalog reads.
+    const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
+    for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
+      await api.invoke('dashboards.save', home, k(`dashboard-${home.key}`));
       bump('dashboards');
     }
     log(`dashboards: ${counts.dashboards}`);

@@ -60,8 +60,12 @@ export interface RunningSystem {
 
 const nodeBin = process.execPath;
 
-/** Waits until `url` answers 200, or the child exits, or the time is up (`CUADRA_START_TIMEOUT_MS`, default 60 s: more on a crowded machine). */
-async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS ?? 60_000)): Promise<void> {
+/**
+ * Waits until `url` answers 200, or the child exits, or the time is up: `CUADRA_START_TIMEOUT_MS`,
+ * default 120 s (a service starts in a few seconds on a quiet machine; the wait only matters when
+ * the machine is crowded, and a failed start still ends at once when the child exits).
+ */
+async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS) > 0 ? Number(process.env.CUADRA_START_TIMEOUT_MS) : 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;

@@ -77,7 +77,8 @@ describe('the demo company', () => {
     expect(await all('banks')).toHaveLength(1);
     const payments = await all('payments', { kind: 'incoming' });
     expect(payments).toHaveLength(plan.invoices.reduce((s, i) => s + i.payments.length, 0));
-    expect(first.counts).toMatchObject({ customers: plan.customers.length, invoices: plan.invoices.length, dashboards: 2, payroll_runs: 1, payment_runs: 1 });
+    // Dashboards: the year's overview, payables, and the five module homes (sales, purchases, finance, payroll, projects).
+    expect(first.counts).toMatchObject({ customers: plan.customers.length, invoices: plan.invoices.length, dashboards: 2 + 5, payroll_runs: 1, payment_runs: 1 });
     expect(first.dashboard_url).toMatch(/\/dashboards\//);
     expect(first.invite_url).toMatch(/\/claim\?token=/);
   });

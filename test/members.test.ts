@@ -76,10 +76,10 @@ describe('members tools', () => {
     expect((await sys.invoke('roles.delete', { key: 'sales_rep' }, owner)).body.code).toBe('conflict');
 
     const a = await accept(first.body.output.invite_url, { password: ana.password });
-    expect(a.page.text).toContain('Join Miembros SAS');
+    expect(a.page.text).toContain('Únete a Miembros SAS');
     expect(a.page.text).toContain('owner');
     expect(a.done.status).toBe(200);
-    expect(a.done.text).toContain('Welcome to Miembros SAS');
+    expect(a.done.text).toContain('Bienvenido a Miembros SAS');
 
     const noCsrf = await new FormAgent(sys.gatewayUrl).post('/claim', { token: new URL(second.body.output.invite_url).searchParams.get('token')!, name: 'Mallory', password: 'mallory password 1' });
     expect(noCsrf.status).toBe(403);

@@ -46,6 +46,8 @@ beforeAll(async () => {
   client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Inventario Plus', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure));
   profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
   context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 900, height: 900 } });
+  // These pages speak Spanish by default (workspace-pages.test.ts checks it); here the English a person can choose.
+  await context.addCookies([{ name: 'cuadra_lang', value: 'en', url: sys.gatewayUrl }]);
 });
 afterAll(async () => {
   await context?.close();

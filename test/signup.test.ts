@@ -79,7 +79,7 @@ describe('agent sign-up and claim', () => {
     const agent = new FormAgent(sys.gatewayUrl);
     const page = await agent.get(opened.claim_url);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Claim Panadería Lucía');
+    expect(page.text).toContain('Reclama Panadería Lucía');
     expect(page.text).toContain('lucia@andes.example');
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -89,7 +89,7 @@ describe('agent sign-up and claim', () => {
     expect(JSON.stringify(opened)).not.toContain(code);
     const short = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'short' });
     expect(short.status).toBe(400);
-    expect(short.text).toContain('at least 12 characters');
+    expect(short.text).toContain('al menos 12 caracteres');
 
     const noCsrf = await new FormAgent(sys.gatewayUrl).post('/claim', { token: new URL(opened.claim_url).searchParams.get('token')!, name: 'Mallory', password: 'mallory password 1' });
     expect(noCsrf.status).toBe(403);
@@ -97,10 +97,10 @@ describe('agent sign-up and claim', () => {
     // Without the code (what the agent alone can do), the claim is refused.
     const noCode = await agent.post('/claim', { ...formFields(page.text), name: 'Agente', password: 'agent password 12' });
     expect(noCode.status).toBe(400);
-    expect(noCode.text).toContain('code is not right');
+    expect(noCode.text).toContain('código no es correcto');
     const done = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'pan de yuca 2026' });
     expect(done.status).toBe(200);
-    expect(done.text).toContain('Panadería Lucía is yours');
+    expect(done.text).toContain('Panadería Lucía es tuyo');
     const user = await people.userByEmail('lucia@andes.example');
     expect(user?.name).toBe('Lucía Pérez');
     expect(user?.password_hash).toMatch(/^scrypt\$17\$8\$1\$/);
@@ -129,7 +129,7 @@ describe('agent sign-up and claim', () => {
     page = await agent.get(r.body.claim_url);
     const late = await agent.post('/claim', { ...formFields(page.text), code, name: 'Nadie', password: 'the right code 2026' });
     expect(late.status).toBe(403);
-    expect(late.text).toContain('locked');
+    expect(late.text).toContain('bloqueado');
   });
 
   it('lets the owner sign in to an app after claiming', async () => {

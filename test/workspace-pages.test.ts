@@ -35,7 +35,8 @@ beforeAll(async () => {
   ownerKey = (await sys.key(workspaceId, 'owner')).api_key;
   profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
   context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
-});
+  // Six processes start on a shared machine: give them room when it is loaded.
+}, 420_000);
 afterAll(async () => {
   await context?.close();
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });
@@ -67,6 +68,22 @@ async function look(page: Page, name: string): Promise<void> {
 
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
+/** The newest message to the owner that mentions `needle`, its quoted-printable body decoded (waits up to 15 s). */
+async function mailWith(needle: string): Promise<string> {
+  for (let i = 0; i < 150; i++) {
+    for (const raw of messagesTo(owner.email)) {
+      const at = raw.search(/\r?\n\r?\n/);
+      const [head, body] = [raw.slice(0, at), raw.slice(at)];
+      const text = /Content-Transfer-Encoding: base64/i.test(head)
+        ? Buffer.from(body.replace(/\s/g, ''), 'base64').toString('utf8')
+        : body.replace(/=\r?\n/g, '').replace(/(?:=[0-9A-F]{2})+/g, (m) => Buffer.from(m.replace(/=/g, ''), 'hex').toString('utf8'));
+      if (text.includes(needle)) return text;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return '';
+}
+
 describe('the workspace pages in Chromium', () => {
   let page: Page;
 
@@ -81,17 +98,18 @@ describe('the workspace pages in Chromium', () => {
     await page.getByLabel(/Código del correo/).fill(await claimCodeFor(owner.email));
     await page.getByLabel('Tu nombre').fill('Camila Restrepo');
     await page.getByLabel('Elige una contraseña').fill(owner.password);
-    await page.getByRole('button', { name: 'Reclamar el espacio de trabajo' }).click();
+    // A password is hashed with scrypt: on a loaded machine the answer can take a while.
+    await page.getByRole('button', { name: 'Reclamar el espacio de trabajo' }).click({ timeout: 180_000 });
     await expect(h1(page)).resolves.toBe('Café del Quindío es tuyo');
     await look(page, 'claim-done-es');
-  });
+  }, 240_000);
 
   it('signs in and creates a key with a role and patterns: the secret is shown once, works, and is gone on reload', async () => {
     await page.goto(`${sys.gatewayUrl}/app/keys`);
     await page.getByLabel('Correo electrónico').fill(owner.email);
     await page.getByLabel('Contraseña').fill(owner.password);
-    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-    await page.waitForURL('**/app/keys');
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click({ timeout: 180_000 });
+    await page.waitForURL('**/app/keys', { timeout: 180_000 });
     await expect(h1(page)).resolves.toBe('Claves de API de Café del Quindío');
     await expect(page.locator('nav a[aria-current=page]').textContent()).resolves.toBe('Claves de API');
     await page.getByLabel('Nombre').fill('Lector de facturas');
@@ -116,7 +134,7 @@ describe('the workspace pages in Chromium', () => {
     // The ledger has both, as the person through the pages.
     const ledger = await sys.invoke('ledger.list', { tool: 'api_keys.create' }, ownerKey);
     expect(ledger.body.output.rows[0]).toMatchObject({ actor: { type: 'oauth_app', id: 'cuadra-web' }, outcome: 'ok' });
-  });
+  }, 240_000);
 
   it('creates a policy from the template "hold every agent write over COP 5.000.000" and deletes it', async () => {
     await page.getByRole('link', { name: 'Políticas' }).click();
@@ -180,12 +198,53 @@ describe('the workspace pages in Chromium', () => {
     expect(await page.locator('#ledger-table tbody tr').count()).toBe(1);
   });
 
+  it('a held update e-mails the owner a link (in Spanish) and shows before → after in the inbox', async () => {
+    const party = (await sys.invoke('parties.create', { name: 'Tostadora La Loma', kind: 'vendor', email: 'compras@laloma.example' }, ownerKey)).body.output.party;
+    const held = await sys.invoke('parties.update', { id: party.id, name: 'Tostadora La Loma SAS', email: 'pagos@laloma.example' }, agentKey);
+    expect(held.status).toBe(202);
+    const id = held.body.approval_id;
+    // The owner's e-mail: who asked, what, and the link to this very request in the inbox.
+    const text = await mailWith(id);
+    expect(text).toContain(`/app/approvals?ws=${workspaceId}#${id}`);
+    expect(text).toContain('Herramienta: parties.update');
+    expect(text).toContain('El agente Asistente contable');
+    expect(text).toContain('Cambiar los datos de Tostadora La Loma');
+    await page.goto(`${sys.gatewayUrl}/app/approvals#${id}`);
+    const change = page.locator(`#${id} table.change`);
+    await expect(change.locator('caption').textContent()).resolves.toBe('Lo que cambiaría');
+    const rows = await change.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows).toEqual([['name', 'Tostadora La Loma', 'Tostadora La Loma SAS'], ['email', 'compras@laloma.example', 'pagos@laloma.example']]);
+    await look(page, 'inbox-before-after-es');
+  });
+
+  it('makes the module home dashboards through dashboards.save; each renders without a block error', async () => {
+    await page.goto(`${sys.gatewayUrl}/dashboards`);
+    await page.getByRole('button', { name: 'Crear los tableros de inicio' }).click();
+    await expect(page.locator('#notice').textContent()).resolves.toBe('Se crearon los tableros de inicio de cada módulo.');
+    const titles = await page.locator('ul.tiles a').allTextContents();
+    expect(titles).toEqual(expect.arrayContaining(['Inicio · Ventas', 'Inicio · Compras', 'Inicio · Finanzas', 'Inicio · Nómina', 'Inicio · Proyectos']));
+    await look(page, 'dashboards-homes-es');
+    const list = (await sys.invoke('dashboards.list', {}, ownerKey)).body.output.rows.filter((d: any) => /^Inicio · /.test(d.title));
+    expect(list).toHaveLength(5);
+    for (const d of list) {
+      const rendered = await sys.invoke('dashboards.render', { id: d.id }, ownerKey);
+      expect(rendered.status).toBe(200);
+      const errors: string[] = [];
+      const walk = (blocks: any[]) => { for (const b of blocks) { if (b.error) errors.push(`${d.title} ${b.type} ${b.title ?? ''}: ${b.error.code} ${b.error.error}`); if (b.children) walk(b.children); } };
+      walk(rendered.body.output.blocks);
+      expect(errors).toEqual([]);
+    }
+    await page.getByRole('link', { name: 'Inicio · Ventas' }).click();
+    await page.waitForSelector('body[data-ready="true"]');
+    await look(page, 'dashboard-home-sales-es');
+  });
+
   it('switches to English on every page, remembered; money and dates per locale', async () => {
     await page.goto(`${sys.gatewayUrl}/app/policies`);
     await page.getByRole('link', { name: 'English' }).click();
     await expect(h1(page)).resolves.toBe('Policies of Café del Quindío');
     await page.getByLabel('Hold every agent write over an amount').check();
-    await page.getByLabel('Amount (COP)').fill('5,000,000');
+    expect(await page.getByLabel('Amount (COP)').inputValue()).toBe('5,000,000');
     await page.getByRole('button', { name: 'Create the policy' }).click();
     await expect(page.locator('#notice').textContent()).resolves.toBe('You created the policy “Hold agent writes over COP 5,000,000”.');
     await look(page, 'policies-en');
@@ -195,6 +254,12 @@ describe('the workspace pages in Chromium', () => {
       expect(await page.getAttribute('html', 'lang')).toBe('en');
       await look(page, shot);
     }
+    // Remembered on the account too: the next held call's e-mail comes in English.
+    const held = await sys.invoke('parties.create', { name: 'Finca El Roble', kind: 'vendor' }, agentKey);
+    expect(held.status).toBe(202);
+    const mail = await mailWith(held.body.approval_id);
+    expect(mail).toContain('Tool: parties.create');
+    expect(mail).toContain('Review it and decide here');
     const at = await page.locator('#ledger-table time').first().getAttribute('datetime');
     const [y, m, d] = new Date(at!).toLocaleDateString('en-CA', { timeZone: 'America/Bogota' }).split('-');
     await expect(page.locator('#ledger-table time').first().textContent()).resolves.toContain(`${m}/${d}/${y}`);
@@ -205,7 +270,7 @@ describe('the workspace pages in Chromium', () => {
   it('is sealed: another workspace named in ?ws= is not shown; a form without its token is refused', async () => {
     const other = await sys.workspace('Otra Empresa SAS');
     await sys.invoke('api_keys.create', { name: 'Clave ajena', role: 'viewer' }, other.api_key);
-    await page.goto(`${sys.gatewayUrl}/app/keys?ws=${other.workspace_id}`);
+    await page.goto(`${sys.gatewayUrl}/app/keys?ws=${other.workspace_id}&lang=es`);
     await expect(h1(page)).resolves.toBe('Claves de API de Café del Quindío');
     expect(await page.content()).not.toContain('Clave ajena');
     const res = await page.request.post(`${sys.gatewayUrl}/app/keys`, { form: { name: 'x', role: 'viewer', ws: workspaceId } });
@@ -215,4 +280,24 @@ describe('the workspace pages in Chromium', () => {
     expect(consoleProblems).toEqual([]);
     void agentKey;
   });
+  it('the OAuth sign-in and consent screens speak Spanish too, and pass axe', async () => {
+    const oauth = await import('oauth4webapi');
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const issuer = new URL(sys.gatewayUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Conciliador Plus', redirect_uris: ['http://127.0.0.1:53682/cb'], token_endpoint_auth_method: 'none' }, insecure));
+    const url = new URL(as.authorization_endpoint!);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: 'http://127.0.0.1:53682/cb', scope: 'tools:read tools', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256', lang: 'es' })) url.searchParams.set(k, v);
+    await page.goto(url.href);
+    await expect(h1(page)).resolves.toBe('Inicia sesión para continuar en Conciliador Plus');
+    await look(page, 'oauth-login-es');
+    await page.getByLabel('Correo electrónico').fill(owner.email);
+    await page.getByLabel('Contraseña').fill(owner.password);
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await expect(h1(page)).resolves.toBe('¿Permitir que Conciliador Plus use tu espacio de trabajo?');
+    const text = await page.getByRole('main').textContent();
+    expect(text).toContain('tools: Leer y cambiar los datos de tu espacio de trabajo');
+    expect(text).toContain('tu rol: owner');
+    await look(page, 'oauth-consent-es');
+  }, 120_000);
 });

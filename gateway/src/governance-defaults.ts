@@ -1,7 +1,7 @@
 import { newId, type Governance } from '@cuadra/shared';
 
 /** Name of the policy an agent-opened workspace starts with; the owner deletes or relaxes it. */
-export const AGENT_HOLD_POLICY = 'Hold the agent’s actions for the owner';
+export const AGENT_HOLD_POLICY = 'Retener las acciones del agente para el dueño';
 
 /**
  * The defaults of a workspace an agent opened (CONTRACT.md §3–4): every non-read call made by an

@@ -28,6 +28,7 @@ const ROUTES: readonly { path: RegExp; methods: readonly string[] }[] = [
   { path: /^\/app\/keys\/[^/]+\/revoke$/, methods: ['POST'] },
   { path: /^\/app\/policies\/[^/]+\/delete$/, methods: ['POST'] },
   { path: /^\/app\/members\/invite$/, methods: ['POST'] },
+  { path: /^\/app\/home-dashboards$/, methods: ['POST'] },
   { path: /^\/app\/members\/[^/]+\/(role|remove)$/, methods: ['POST'] },
 ];
 

@@ -53,6 +53,8 @@ export class InvokePipeline {
   readonly #signer: AssertionSigner;
   readonly #governance: Governance;
   readonly #local: ToolOwner;
+  /** Told of each call held for approval (not of replays): the owners' e-mail (gateway/src/pages/notify.ts). */
+  onHeld: ((principal: Principal, approvalId: string) => void) | null = null;
 
   constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner }) {
     this.#local = deps.local;
@@ -151,6 +153,10 @@ export class InvokePipeline {
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
     if (answer.receipt) headers = { ...headers, 'Ledger-Receipt': answer.receipt };
+    if (answer.status === 202 && !answer.replayed && this.onHeld) {
+      const approvalId = (answer.body as { approval_id?: unknown }).approval_id;
+      if (typeof approvalId === 'string') this.onHeld(principal, approvalId);
+    }
     if (answer.status === 200 || answer.status === 202) {
       return { status: answer.status, body: answer.body as InvokeResult['body'], headers };
     }

@@ -16,6 +16,7 @@ import { createAgentWorkspaceDefaults } from './governance-defaults.ts';
 import { health } from './health.ts';
 import { graphGate } from './graph-gate.ts';
 import { mailerFromEnv } from './mail.ts';
+import { heldCallNotifier } from './pages/notify.ts';
 import { methodGuard } from './methods.ts';
 import { sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
@@ -65,12 +66,13 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const signer = new AssertionSigner(deps.signingKey);
   const forwarder = new SubgraphForwarder(deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
+  const mailer = mailerFromEnv(deps.log);
   // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
   const peopleAccess = await createPeopleAccess({
     db: deps.db, redis: deps.redis, log: deps.log, publicUrl: deps.publicUrl, identity, signingKey: deps.signingKey, tokenSigningKey: deps.tokenSigningKey,
     // A workspace an agent opens holds the agent's non-read calls for the owner (CONTRACT.md §3).
     onAgentWorkspaceOpened: (opened) => createAgentWorkspaceDefaults(deps.governance, opened.workspace_id),
-    mailer: mailerFromEnv(deps.log),
+    mailer,
   });
   identity.acceptAccessTokens(peopleAccess.tokens);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.
@@ -83,6 +85,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
   local.start();
   const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
+  // A held call e-mails the workspace's owners a link to it in the inbox (when e-mail is configured).
+  if (mailer) pipeline.onHeld = heldCallNotifier({ governance: deps.governance, people: peopleAccess.people, identity, mailer, publicUrl: deps.publicUrl, log: deps.log, pipeline: () => pipeline });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
   const refusalCtx = { publicUrl: deps.publicUrl, log: deps.log };
   // The canvas reads through the composed graph as the caller, and runs result blocks' read tools through the pipeline.

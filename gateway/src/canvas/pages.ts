@@ -13,8 +13,11 @@ import type { DashboardStore } from './store.ts';
 import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
-import { localeOf, pageChrome, switchHref, type Translator } from '../pages/i18n.ts';
-import { sendAppPage } from '../pages/shell.ts';
+import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
+import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
+import { PipelineRefusal } from '../pipeline.ts';
+import { buildProducts } from '../catalog.ts';
+import { homeDashboards } from './home.ts';
 
 /** A browser session lasts 12 hours; the page's access token (minted per page view) one hour. */
 const SESSION_TTL_SECONDS = 12 * 3600;
@@ -127,6 +130,9 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
       const user = await deps.people.checkPassword(email, password);
       if (!user) return again(401, t.t('signIn.wrong'));
       await throttles.login.reset(`${address}|${email}`);
+      // The language the person chose before (another browser) comes with them; a choice made here is kept.
+      if (!hasLangCookie(req) && !langAsked(req) && user.locale) setLangCookie(req, res, user.locale);
+      else if (langAsked(req) || hasLangCookie(req)) await deps.people.setLocale(user._id, t.locale);
       const token = randomBytes(32).toString('base64url');
       const record: Session = { user: user._id, grant: `web_${randomBytes(12).toString('base64url')}` };
       await deps.redis.set(sessionKey(token), JSON.stringify(record), 'EX', SESSION_TTL_SECONDS);
@@ -156,22 +162,56 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     try {
       const current = await session(req);
       if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent('/dashboards')}`);
+      if (langAsked(req)) await deps.people.setLocale(current.user, t.locale);
       const memberships = await deps.people.memberships(current.user);
       const groups = await Promise.all(memberships.map(async (m) => ({
+        id: m.workspace,
         name: (await deps.identity.workspace(m.workspace))?.name ?? m.workspace,
         // The 100 most recently changed of each workspace (one bounded page).
-        boards: (await deps.dashboards.list(m.workspace, { limit: 100 }, (d) => ({ _id: d._id, title: d.title }))).rows,
-      })));
+        boards: (await deps.dashboards.list(m.workspace, { limit: 100 }, (d) => ({ _id: d._id, title: d.title, handle: (d as { handle?: string }).handle }))).rows,
+      }))).then((gs) => gs.map((g) => ({ ...g, homes: g.boards.some((b) => typeof b.handle === 'string' && b.handle.startsWith('home-')) })));
+      const homeCsrf = csrf.issue(req, res, 'app-dashboards-home');
+      const notice = req.query.homes === 'made' ? html`<p class="notice" role="status" id="notice">${t.t('dashboards.homes.made')}</p>`
+        : req.query.homes === 'held' ? html`<p class="notice" role="status" id="notice">${t.t('ws.held')}</p>`
+        : req.query.homes === 'refused' ? html`<p class="error" role="alert" id="notice">${t.t('dashboards.homes.refused')}</p>` : '';
       sendAppPage(req, res, {
         t, title: t.t('dashboards.title'), current: 'dashboards', signOutCsrf: csrf.issue(req, res, 'app-sign-out'),
-        body: html`<h1>${t.t('dashboards.title')}</h1>${groups.map((g) => html`<h2>${g.name}</h2>${g.boards.length
-          ? html`<ul>${g.boards.map((d) => html`<li><a href="/dashboards/${d._id}">${d.title}</a></li>`)}</ul>`
-          : html`<p class="note">${t.t('dashboards.none')}</p>`}`)}`,
+        body: html`<h1>${t.t('dashboards.title')}</h1>${notice}${groups.map((g) => html`<h2>${g.name}</h2>${g.boards.length
+          ? html`<ul class="tiles">${g.boards.map((d) => html`<li><a href="/dashboards/${d._id}">${d.title}</a></li>`)}</ul>`
+          : html`<p class="note">${t.t('dashboards.none')}</p>`}
+${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="card"><input type="hidden" name="csrf" value="${homeCsrf}"><input type="hidden" name="ws" value="${g.id}"><p class="note">${t.t('dashboards.homes.note')}</p><button type="submit" class="primary">${t.t('dashboards.homes.make')}</button></form>`}`)}`,
       });
     } catch (err) {
       deps.log.error({ err }, 'dashboards list page failed');
       sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: html`<h1>${t.t('error.title')}</h1><p>${t.t('error.retry')}</p>` });
     }
+  });
+
+  // The module home dashboards, made through dashboards.save as the person (one call per module; saving again by key replaces).
+  router.post('/app/home-dashboards', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const t = localeOf(req, res);
+    try {
+      const current = await session(req);
+      if (!current) return res.redirect(303, '/app/sign-in?next=%2Fdashboards');
+      if (!csrf.check(req, 'app-dashboards-home', body.csrf) || !deps.pipeline) return res.redirect(303, '/dashboards?homes=refused');
+      const memberships = await deps.people.memberships(current.user);
+      const chosen = memberships.find((m) => m.workspace === body.ws);
+      if (!chosen) return res.redirect(303, '/dashboards?homes=refused');
+      const { token } = deps.tokens.sign({ user: current.user, workspace: chosen.workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant: current.grant });
+      const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
+      let held = false;
+      for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
+        const answer = await deps.pipeline.invoke({ authorization: `Bearer ${token}`, tool: 'dashboards.save', body: async () => home });
+        held ||= answer.status === 202;
+      }
+      res.redirect(303, `/dashboards?homes=${held ? 'held' : 'made'}`);
+    } catch (err) {
+      if (err instanceof PipelineRefusal) return res.redirect(303, '/dashboards?homes=refused');
+      deps.log.error({ err }, 'home dashboards failed');
+      res.redirect(303, '/dashboards?homes=refused');
+    }
+    void t;
   });
 
   router.get('/dashboards/:id', async (req, res) => {
@@ -211,7 +251,7 @@ function sendDashboardPage(res: Response, input: { t: Translator; langHref: stri
       `<link rel="stylesheet" href="/app/assets/canvas.css?v=${v('canvas.css')}"><script src="/app/assets/canvas.js?v=${v('canvas.js')}" defer></script></head>` +
       `<body><a class="skip" href="#canvas">${escapeHtml(t('dashboard.skip'))}</a>` +
       `<header class="top" role="banner"><span class="brand">Cuadra</span><h1 id="dash-title">${escapeHtml(input.title)}</h1>` +
-      `<nav aria-label="${escapeHtml(t('nav.label'))}"><a href="/app/approvals">${escapeHtml(t('nav.approvals'))}</a> · <a href="/dashboards">${escapeHtml(t('nav.dashboards'))}</a> · ` +
+      `<nav aria-label="${escapeHtml(t('nav.label'))}">${(Object.keys(APP_PAGES) as AppPageKey[]).map((k) => `<a href="${APP_PAGES[k]}">${escapeHtml(t(`nav.${k}`))}</a>`).join(' · ')} · ` +
       `<a href="${escapeHtml(input.langHref)}" lang="${other}" hreflang="${other}">${escapeHtml(t('lang.switch'))}</a></nav>` +
       `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">${escapeHtml(t('signOut'))}</button></form></header>` +
       '<p id="live-status" class="sr-only" role="status" aria-live="polite"></p>' +

@@ -13,6 +13,8 @@ export interface UserDoc {
   /** `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<hash b64url>`: parameters travel with the hash so they can be raised later. */
   password_hash: string;
   created_at: Date;
+  /** The language the person chose for pages and e-mails (`es-CO` when never chosen). */
+  locale?: 'es-CO' | 'en';
 }
 
 /** A person's place in a workspace: which built-in or custom role they hold there. */
@@ -61,6 +63,7 @@ const userSchema = new Schema<UserDoc>(
     name: { type: String, required: true },
     password_hash: { type: String, required: true },
     created_at: { type: Date, required: true },
+    locale: { type: String },
   },
   { versionKey: false },
 );
@@ -186,12 +189,12 @@ export class PeopleStore {
   }
 
   /** Creates a person. Refuses a taken e-mail (`conflict`) and a short password. */
-  async createUser(input: { email: string; name: string; password: string }): Promise<UserDoc> {
+  async createUser(input: { email: string; name: string; password: string; locale?: 'es-CO' | 'en' }): Promise<UserDoc> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL.test(email)) throw new CuadraError('invalid_input', 'The e-mail is not valid.', { field: '/email' });
     if (input.password.length < MIN_PASSWORD_LENGTH) throw new CuadraError('invalid_input', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`, { field: '/password' });
     const name = input.name.trim().slice(0, 200) || email;
-    const doc: UserDoc = { _id: newId('usr'), email, name, password_hash: await hashPassword(input.password), created_at: new Date() };
+    const doc: UserDoc = { _id: newId('usr'), email, name, password_hash: await hashPassword(input.password), created_at: new Date(), ...(input.locale ? { locale: input.locale } : {}) };
     try {
       await this.#models.users.create(doc);
     } catch (err) {
@@ -214,6 +217,18 @@ export class PeopleStore {
 
   async user(id: string): Promise<UserDoc | null> {
     return this.#models.users.findById(id).lean();
+  }
+
+  /** Remembers the language the person chose (pages without the cookie, and the e-mails they are sent). */
+  async setLocale(user: string, locale: 'es-CO' | 'en'): Promise<void> {
+    await this.#models.users.updateOne({ _id: user, locale: { $ne: locale } }, { $set: { locale } });
+  }
+
+  /** The owners of a workspace (at most `limit`), with their e-mail, name and language: whom a held call is mailed to. */
+  async ownersOf(workspace: string, limit = 10): Promise<Pick<UserDoc, '_id' | 'email' | 'name' | 'locale'>[]> {
+    const owners = await this.#models.memberships.find({ workspace, role: 'owner' }, { user: 1 }).limit(limit).lean();
+    if (owners.length === 0) return [];
+    return this.#models.users.find({ _id: { $in: owners.map((m) => m.user) } }, { email: 1, name: 1, locale: 1 }).lean();
   }
 
   async userByEmail(email: string): Promise<UserDoc | null> {

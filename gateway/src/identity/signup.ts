@@ -168,7 +168,7 @@ export function signupRouter(deps: {
       // The claim is used exactly once: a second submit (or a race) finds it used.
       const used = await people.useClaim(token);
       if (!used) return invalidLink(req, res, t);
-      const user = existing ?? (await people.createUser({ email: used.email, name, password }));
+      const user = existing ?? (await people.createUser({ email: used.email, name, password, locale: t.locale }));
       // A claim makes the owner; an invitation (members.invite) the role it was sent with.
       const invite = used.kind === 'invite';
       await people.setMembership(used.workspace, user._id, invite ? (used.role ?? 'viewer') : 'owner');

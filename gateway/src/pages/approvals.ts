@@ -6,7 +6,7 @@ import type { AccessTokens } from '../oauth/tokens.ts';
 import { PipelineRefusal, type InvokePipeline } from '../pipeline.ts';
 import { describeCall, wantedBy, type Names, type Wanted } from './describe.ts';
 import { html, type CsrfGuard, type SafeHtml } from './html.ts';
-import { localeOf, type MessageKey, type Translator } from './i18n.ts';
+import { langAsked, localeOf, type MessageKey, type Translator } from './i18n.ts';
 import { APP_ASSET_PATH, sendAppPage, serveAppAsset } from './shell.ts';
 
 
@@ -45,12 +45,21 @@ export function approvalPages(deps: {
   };
 
   /** Names for the ids the sentences use, and for who asked: each looked up through a read tool, at most {@link MAX_LOOKUPS}. */
-  const lookUp = async (principal: Principal, workspace: string, rows: Approval[]): Promise<Names & { actors: Map<string, string> }> => {
+  const lookUp = async (principal: Principal, workspace: string, rows: Approval[]): Promise<Looked> => {
     const wanted: Wanted = { parties: new Set(), invoices: new Set(), bills: new Set() };
     for (const r of rows) wantedBy(r.tool, r.input, wanted);
-    const names = { parties: new Map<string, string>(), invoices: new Map<string, string>(), bills: new Map<string, string>(), actors: new Map<string, string>() };
+    const names: Looked = { parties: new Map<string, string>(), invoices: new Map<string, string>(), bills: new Map<string, string>(), actors: new Map<string, string>(), current: new Map() };
     let budget = MAX_LOOKUPS;
     const jobs: Promise<void>[] = [];
+    // For a pending update: the record as it is now, read through its get tool, so the page shows before → after.
+    for (const r of rows) {
+      const get = updateReader(r.tool, r.input);
+      if (r.status !== 'pending' || !get || budget-- <= 0) continue;
+      jobs.push(deps.pipeline.invokeReadAs(principal, get.tool, get.input).then((o) => {
+        const record = Object.values(o).find((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v));
+        if (record) names.current.set(r.id, record);
+      }, () => undefined));
+    }
     const read = (tool: string, id: string, pick: (o: Record<string, any>) => string | undefined, into: Map<string, string>) => {
       if (budget-- <= 0 || !ID.test(id)) return;
       jobs.push(deps.pipeline.invokeReadAs(principal, tool, { id }).then((o) => {
@@ -116,6 +125,7 @@ export function approvalPages(deps: {
     try {
       const s = await deps.session(req);
       if (!s) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent(req.originalUrl.slice(0, 500))}`);
+      if (langAsked(req)) await deps.people.setLocale(s.user, t.locale);
       const ctx = await context(s, req.query.ws ?? req.body?.ws);
       if (!ctx.chosen || !ctx.principal) {
         return sendAppPage(req, res, { t, title: t.t('inbox.title'), current: 'approvals', signOutCsrf, body: html`<h1>${t.t('inbox.title')}</h1><p>${t.t('inbox.noWorkspace')}</p>` });
@@ -214,6 +224,41 @@ ${body}`,
   return router;
 }
 
+/** What the inbox looked up for a view: names by id, who asked, and the current record of each pending update. */
+type Looked = Names & { actors: Map<string, string>; current: Map<string, Record<string, unknown>> };
+
+/** The get tool (and its input) that reads the record an update tool would change: `x.update {id}` → `x.get {id}`. */
+export function updateReader(tool: string, input: Record<string, unknown>): { tool: string; input: Record<string, unknown> } | null {
+  const m = /^([a-z_]+)\.(update|patch)$/.exec(tool);
+  if (!m) return null;
+  if (typeof input.id === 'string' && ID.test(input.id)) return { tool: `${m[1]}.get`, input: { id: input.id } };
+  if (typeof input.code === 'string' && /^[0-9A-Za-z_.-]{1,20}$/.test(input.code)) return { tool: `${m[1]}.get`, input: { code: input.code } };
+  return null;
+}
+
+/** A value in brief, as the change table shows it (amounts by name as money, long structures cut). */
+function valueText(t: Translator, key: string, v: unknown, currency: string): string {
+  if (v === undefined || v === null || v === '') return '—';
+  if (typeof v === 'number' && Number.isSafeInteger(v) && /(^|_)(price|amount|total|salary)$/.test(key)) return t.money(v, currency);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  const json = JSON.stringify(v);
+  return json.length > 160 ? `${json.slice(0, 159)}…` : json;
+}
+
+/** The fields a pending update changes: before (the record now) → after (the input), only those that differ. */
+function changeRows(t: Translator, r: Approval, current: Record<string, unknown> | undefined): SafeHtml {
+  if (!current) return html``;
+  const currency = typeof current.currency === 'string' ? current.currency : 'COP';
+  const rows = Object.entries(r.input)
+    .filter(([k]) => k !== 'id' && k !== 'code')
+    .filter(([k, v]) => JSON.stringify(current[k] ?? null) !== JSON.stringify(v ?? null))
+    .slice(0, 20);
+  if (rows.length === 0) return html`<p class="note">${t.t('inbox.change.none')}</p>`;
+  return html`<table class="change"><caption>${t.t('inbox.change')}</caption>
+<thead><tr><th scope="col">${t.t('inbox.change.field')}</th><th scope="col">${t.t('inbox.change.before')}</th><th scope="col">${t.t('inbox.change.after')}</th></tr></thead>
+<tbody>${rows.map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td class="before">${valueText(t, k, current[k], currency)}</td><td class="after">${valueText(t, k, v, currency)}</td></tr>`)}</tbody></table>`;
+}
+
 function actorText(t: Translator, who: { type: string; id: string; person?: string }, names: Map<string, string>): string {
   // A person acting through an app (these pages included): the person's name, then the app.
   const person = who.person ? names.get(`member:${who.person}`) ?? who.person : null;
@@ -225,7 +270,7 @@ function actorText(t: Translator, who: { type: string; id: string; person?: stri
 }
 
 /** One approval: the sentence, who asked, the policy, the input on demand; a decision form while pending, the result after. */
-function item(t: Translator, r: Approval, names: Names & { actors: Map<string, string> }, decide: { csrf: string; ws: string } | null): SafeHtml {
+function item(t: Translator, r: Approval, names: Looked, decide: { csrf: string; ws: string } | null): SafeHtml {
   const sentence = describeCall(t, r.tool, r.input, names);
   const hid = `h-${r.id}`;
   const result = r.result;
@@ -241,6 +286,7 @@ function item(t: Translator, r: Approval, names: Names & { actors: Map<string, s
   ${r.reason ? html`<dt>${t.t('inbox.reasonShown')}</dt><dd>${r.reason}</dd>` : ''}
   ${r.status !== 'pending' ? html`<dt>${t.t('inbox.result')}</dt><dd>${result ? resultText(result) : r.status === 'rejected' || r.status === 'expired' ? t.t('inbox.result.notRun') : t.t('inbox.result.none')}</dd>` : ''}
 </dl>
+${r.status === 'pending' && updateReader(r.tool, r.input) ? changeRows(t, r, names.current.get(r.id)) : ''}
 <details><summary>${t.t('inbox.input')}</summary><pre>${JSON.stringify(r.input, null, 2)}</pre></details>
 ${result && result.status === 200 ? html`<details><summary>${t.t('inbox.result.show')}</summary><pre>${JSON.stringify(result.body, null, 2)}</pre></details>` : ''}
 ${decide ? html`<form method="post" action="/app/approvals/${r.id}/decide">

@@ -34,6 +34,10 @@ const es = {
   // dashboards chrome
   'dashboards.title': 'Tableros',
   'dashboards.none': 'Aún no hay tableros.',
+  'dashboards.homes.note': 'Cada módulo (ventas, compras, finanzas, nómina, proyectos) tiene un tablero de inicio con sus cifras y registros.',
+  'dashboards.homes.make': 'Crear los tableros de inicio',
+  'dashboards.homes.made': 'Se crearon los tableros de inicio de cada módulo.',
+  'dashboards.homes.refused': 'No se pudieron crear los tableros de inicio (el formulario venció o tu rol no lo permite).',
   'dashboards.missing.title': 'Ese tablero no existe',
   'dashboards.missing.text': 'Este tablero no existe, o pertenece a un espacio de trabajo del que no eres miembro.',
   'dashboard.skip': 'Saltar al tablero',
@@ -75,6 +79,11 @@ const es = {
   'inbox.refused': 'No se pudo decidir: {error} ({code})',
   'inbox.expired': 'Este formulario venció o vino de otro sitio. Vuelve a intentarlo.',
   'inbox.more': 'Ver más antiguas',
+  'inbox.change': 'Lo que cambiaría',
+  'inbox.change.field': 'Campo',
+  'inbox.change.before': 'Ahora',
+  'inbox.change.after': 'Después',
+  'inbox.change.none': 'No cambia ningún campo respecto a lo guardado.',
   'actor.agent': 'el agente {id}',
   'actor.oauth_app': 'la aplicación {id}',
   'actor.api_key': 'la clave {id}',
@@ -223,6 +232,12 @@ const es = {
   'members.invited.heading': 'Invitación para {email}',
   'members.invited.once': 'Envíale este enlace: funciona una sola vez, durante 7 días, y no se vuelve a mostrar.',
   'roles.list': 'Roles',
+  'role.owner': 'Dueño',
+  'role.admin': 'Administrador',
+  'role.accountant': 'Contador',
+  'role.member': 'Miembro',
+  'role.viewer': 'Solo lectura',
+  'role.agent': 'Agente',
   'roles.name': 'Rol',
   'roles.key': 'Clave',
   'roles.reach': 'Qué alcanza',
@@ -265,7 +280,7 @@ const es = {
   'ledger.chain': 'Verificación de la cadena',
   'ledger.ok': 'Íntegra',
   'ledger.broken': 'Rota',
-  'ledger.checked': 'Se recalcularon {count} entradas desde la {from}.',
+  'ledger.checked': 'Se recalcularon {count} entradas, desde la posición {from}.',
   'ledger.brokenAt': 'La cadena se rompe en la entrada {seq}: {reason}',
   'ledger.head': 'Última huella',
   'ledger.anchored': 'firmada por el servidor',
@@ -365,6 +380,10 @@ const en: Record<MessageKey, string> = {
   'signIn.wrong': 'The e-mail or password is not right.',
   'dashboards.title': 'Dashboards',
   'dashboards.none': 'No dashboards yet.',
+  'dashboards.homes.note': 'Each module (sales, purchases, finance, payroll, projects) has a home dashboard with its figures and records.',
+  'dashboards.homes.make': 'Create the home dashboards',
+  'dashboards.homes.made': 'The home dashboard of each module was created.',
+  'dashboards.homes.refused': 'The home dashboards could not be created (the form expired or your role does not allow it).',
   'dashboards.missing.title': 'No such dashboard',
   'dashboards.missing.text': 'This dashboard does not exist, or it belongs to a workspace you are not a member of.',
   'dashboard.skip': 'Skip to the dashboard',
@@ -405,6 +424,11 @@ const en: Record<MessageKey, string> = {
   'inbox.refused': 'Could not decide: {error} ({code})',
   'inbox.expired': 'This form expired or came from another site. Try again.',
   'inbox.more': 'Show older',
+  'inbox.change': 'What would change',
+  'inbox.change.field': 'Field',
+  'inbox.change.before': 'Now',
+  'inbox.change.after': 'After',
+  'inbox.change.none': 'No field differs from what is stored.',
   'actor.agent': 'the agent {id}',
   'actor.oauth_app': 'the app {id}',
   'actor.api_key': 'the key {id}',
@@ -552,6 +576,12 @@ const en: Record<MessageKey, string> = {
   'members.invited.heading': 'Invitation for {email}',
   'members.invited.once': 'Send them this link: it works once, for 7 days, and is not shown again.',
   'roles.list': 'Roles',
+  'role.owner': 'Owner',
+  'role.admin': 'Admin',
+  'role.accountant': 'Accountant',
+  'role.member': 'Member',
+  'role.viewer': 'Viewer',
+  'role.agent': 'Agent',
   'roles.name': 'Role',
   'roles.key': 'Key',
   'roles.reach': 'What it reaches',
@@ -594,7 +624,7 @@ const en: Record<MessageKey, string> = {
   'ledger.chain': 'Chain verification',
   'ledger.ok': 'Intact',
   'ledger.broken': 'Broken',
-  'ledger.checked': '{count} entries recomputed from number {from}.',
+  'ledger.checked': '{count} entries recomputed, from position {from}.',
   'ledger.brokenAt': 'The chain breaks at entry {seq}: {reason}',
   'ledger.head': 'Latest hash',
   'ledger.anchored': 'signed by the server',
@@ -745,6 +775,22 @@ function cookieValue(req: Request, name: string): string | undefined {
     if (k === name) return rest.join('=');
   }
   return undefined;
+}
+
+/** The language this request asks for with `?lang=` (to remember it for the signed-in person), or null. */
+export function langAsked(req: Request): Locale | null {
+  return parseLang(req.query?.lang);
+}
+
+/** True when the browser carries a remembered language choice. */
+export function hasLangCookie(req: Request): boolean {
+  return parseLang(cookieValue(req, LANG_COOKIE)) !== null;
+}
+
+/** Sets the language cookie (at sign-in, from the language the person chose before, on another browser). */
+export function setLangCookie(req: Request, res: Response, locale: Locale): void {
+  const secure = req.protocol === 'https' || /^https:/.test(process.env.PUBLIC_URL ?? '');
+  res.append('Set-Cookie', `${LANG_COOKIE}=${locale}; Path=/; SameSite=Lax; Max-Age=${365 * 24 * 3600}${secure ? '; Secure' : ''}`);
 }
 
 /**

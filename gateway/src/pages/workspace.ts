@@ -5,7 +5,7 @@ import type { IdentityStore } from '../identity/store.ts';
 import type { AccessTokens } from '../oauth/tokens.ts';
 import { PipelineRefusal, type InvokePipeline } from '../pipeline.ts';
 import { html, type CsrfGuard, type SafeHtml } from './html.ts';
-import { localeOf, type MessageKey, type Translator } from './i18n.ts';
+import { langAsked, localeOf, type MessageKey, type Translator } from './i18n.ts';
 import { sendAppPage, type AppPageKey } from './shell.ts';
 
 interface Session { user: string; grant: string }
@@ -118,6 +118,8 @@ export function workspacePages(deps: {
       throw err;
     }
   };
+  /** A role's name in the person's language (built-in roles); a custom role keeps the name it was given. */
+  const roleName = (t: Translator, r: { key: string; name: string; built_in?: boolean }) => (r.built_in ? t.t(`role.${r.key}` as MessageKey) : r.name);
   const refusedRead = (t: Translator, r: { refused: string }) => html`<p class="error" role="alert">${t.t('ws.cannotRead', { code: r.refused })}</p>`;
   const isRefused = (r: unknown): r is { refused: string } => typeof r === 'object' && r !== null && 'refused' in r;
 
@@ -138,6 +140,8 @@ export function workspacePages(deps: {
     try {
       const s = await deps.session(req);
       if (!s) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent(req.originalUrl.slice(0, 500))}`);
+      // The person's choice of language is remembered for them too (their e-mails follow it).
+      if (langAsked(req)) await deps.people.setLocale(s.user, t.locale);
       const ctx = await context(s, req.query.ws ?? (req.body as Record<string, unknown> | undefined)?.ws);
       if (!ctx) return sendAppPage(req, res, { t, title, current: key, signOutCsrf, body: html`<h1>${title}</h1><p>${t.t('inbox.noWorkspace')}</p>` });
       const csrf = deps.csrf.issue(req, res, `app-${key}`);
@@ -185,14 +189,14 @@ ${content}`,
     const cursor = typeof req.query.cursor === 'string' && CURSOR.test(req.query.cursor) ? req.query.cursor : undefined;
     const [keys, roles] = await Promise.all([read(ctx, 'api_keys.list', { limit: 100, ...(cursor ? { cursor } : {}) }), read(ctx, 'roles.list', { limit: 100 })]);
     if (isRefused(keys)) return refusedRead(t, keys);
-    const roleRows: { key: string; name: string }[] = isRefused(roles) ? [] : roles.rows;
+    const roleRows: { key: string; name: string; built_in: boolean }[] = isRefused(roles) ? [] : roles.rows;
     return html`
 <form class="card" method="post" action="/app/keys" aria-labelledby="new-key">
 ${hidden(csrf, ctx)}
 <h2 id="new-key">${t.t('keys.new')}</h2>
 <p class="note">${t.t('keys.new.note')}</p>
 <div class="row"><div><label for="key-name">${t.t('keys.name')}</label><input id="key-name" name="name" type="text" required maxlength="100"></div>
-<div><label for="key-role">${t.t('keys.role')}</label><select id="key-role" name="role">${roleRows.filter((r) => r.key !== 'owner').map((r) => html`<option value="${r.key}" ${r.key === 'agent' ? html`selected` : ''}>${r.name} (${r.key})</option>`)}</select></div></div>
+<div><label for="key-role">${t.t('keys.role')}</label><select id="key-role" name="role">${roleRows.filter((r) => r.key !== 'owner').map((r) => html`<option value="${r.key}" ${r.key === 'agent' ? html`selected` : ''}>${roleName(t, r)} (${r.key})</option>`)}</select></div></div>
 <label for="key-patterns">${t.t('keys.patterns')}</label>
 <input id="key-patterns" name="patterns" type="text" maxlength="900" aria-describedby="key-patterns-help" placeholder="invoices.%:read parties.%">
 <p class="note" id="key-patterns-help">${t.t('keys.patterns.help')}</p>
@@ -202,7 +206,7 @@ ${hidden(csrf, ctx)}
 <h2>${t.t('keys.list')}</h2>
 ${keys.rows.length === 0 ? html`<p class="note">${t.t('keys.none')}</p>` : html`<table class="grid" id="keys-table"><caption class="sr-only">${t.t('keys.list')}</caption>
 <thead><tr><th scope="col">${t.t('keys.name')}</th><th scope="col">${t.t('keys.role')}</th><th scope="col">${t.t('keys.patterns.short')}</th><th scope="col">${t.t('keys.prefix')}</th><th scope="col">${t.t('keys.created')}</th><th scope="col">${t.t('keys.state')}</th></tr></thead>
-<tbody>${(keys.rows as any[]).map((k) => html`<tr id="${k.id}"><th scope="row">${k.name}</th><td><code>${k.role}</code></td><td>${k.patterns.length ? k.patterns.map((p: string) => html`<code>${p}</code> `) : t.t('keys.patterns.all')}</td><td><code>${k.prefix}…</code></td><td>${t.date(k.created_at)}</td>
+<tbody>${(keys.rows as any[]).map((k) => html`<tr id="${k.id}"><th scope="row">${k.name}</th><td><code>${k.role}</code></td><td>${k.patterns.length ? k.patterns.map((p: string) => html`<code>${p}</code> `) : t.t('keys.patterns.all')}</td><td><code>${k.prefix}…</code></td><td class="date">${t.date(k.created_at)}</td>
 <td>${k.revoked_at ? html`<span class="badge bad">${t.t('keys.revoked', { date: t.date(k.revoked_at) })}</span>` : k.expires_at && Date.parse(k.expires_at) < Date.now() ? html`<span class="badge">${t.t('keys.expired')}</span>` : html`<span class="badge ok">${t.t('keys.active')}</span>${k.expires_at ? html` <span class="note">${t.t('keys.until', { date: t.date(k.expires_at) })}</span>` : ''}
 <form method="post" action="/app/keys/${k.id}/revoke">${hidden(csrf, ctx)}<button type="submit" class="danger small" aria-label="${t.t('keys.revoke.label', { name: k.name })}">${t.t('keys.revoke')}</button></form>`}</td></tr>`)}</tbody></table>`}
 ${keys.next_cursor ? html`<p class="more"><a href="/app/keys?ws=${encodeURIComponent(ctx.workspace)}&amp;cursor=${encodeURIComponent(keys.next_cursor)}">${t.t('inbox.more')}</a></p>` : ''}`;
@@ -252,7 +256,7 @@ ${hidden(csrf, ctx)}
 ${templates.map((k, i) => html`<label class="choice"><input type="radio" name="template" value="${k}" ${i === 0 ? html`checked` : ''}> <span>${t.t(`tpl.${k}.label` as MessageKey)}</span></label>`)}
 </fieldset>
 <label for="policy-amount">${t.t('policies.amount', { currency })}</label>
-<input id="policy-amount" name="amount" type="text" inputmode="numeric" value="5.000.000" aria-describedby="policy-amount-help" maxlength="20">
+<input id="policy-amount" name="amount" type="text" inputmode="numeric" value="${t.number(5_000_000)}" aria-describedby="policy-amount-help" maxlength="20">
 <p class="note" id="policy-amount-help">${t.t('policies.amount.help')}</p>
 <button type="submit" class="primary">${t.t('policies.create')}</button>
 </form>
@@ -292,14 +296,14 @@ ${policies.rows.length === 0 ? html`<p class="note">${t.t('policies.none')}</p>`
     const [members, roles] = await Promise.all([read(ctx, 'members.list', { limit: 100, ...(cursor ? { cursor } : {}) }), read(ctx, 'roles.list', { limit: 100 })]);
     if (isRefused(members)) return refusedRead(t, members);
     const roleRows: { key: string; name: string; patterns: string[]; built_in: boolean }[] = isRefused(roles) ? [] : roles.rows;
-    const roleSelect = (id: string, current: string, label: string) => html`<label class="sr-only" for="${id}">${label}</label><select id="${id}" name="role">${roleRows.map((r) => html`<option value="${r.key}" ${r.key === current ? html`selected` : ''}>${r.name}</option>`)}</select>`;
+    const roleSelect = (id: string, current: string, label: string) => html`<label class="sr-only" for="${id}">${label}</label><select id="${id}" name="role">${roleRows.map((r) => html`<option value="${r.key}" ${r.key === current ? html`selected` : ''}>${roleName(t, r)}</option>`)}</select>`;
     return html`
 <h2>${t.t('members.list')}</h2>
 <table class="grid" id="members-table"><caption class="sr-only">${t.t('members.list')}</caption>
 <thead><tr><th scope="col">${t.t('members.name')}</th><th scope="col">${t.t('members.email')}</th><th scope="col">${t.t('members.role')}</th><th scope="col">${t.t('members.since')}</th><th scope="col"><span class="sr-only">${t.t('policies.actions')}</span></th></tr></thead>
 <tbody>${(members.rows as any[]).map((m) => m.status === 'active' ? html`<tr id="${m.user_id}"><th scope="row">${m.name}${m.user_id === ctx.user ? html` <span class="badge">${t.t('members.you')}</span>` : ''}</th><td>${m.email}</td>
 <td><form method="post" action="/app/members/${m.user_id}/role">${hidden(csrf, ctx)}${roleSelect(`role-${m.user_id}`, m.role, t.t('members.role.of', { name: m.name }))} <button type="submit" class="secondary small">${t.t('members.change')}</button></form></td>
-<td>${t.date(m.joined_at)}</td>
+<td class="date">${t.date(m.joined_at)}</td>
 <td>${m.user_id === ctx.user ? '' : html`<form method="post" action="/app/members/${m.user_id}/remove">${hidden(csrf, ctx)}<button type="submit" class="danger small" aria-label="${t.t('members.remove.label', { name: m.name })}">${t.t('members.remove')}</button></form>`}</td></tr>`
       : html`<tr id="${m.invitation_id}"><th scope="row">${m.name ?? '—'}</th><td>${m.email}</td><td><code>${m.role}</code></td><td><span class="badge hold">${t.t('members.invited', { date: t.date(m.expires_at) })}</span></td><td></td></tr>`)}</tbody></table>
 ${members.next_cursor ? html`<p class="more"><a href="/app/members?ws=${encodeURIComponent(ctx.workspace)}&amp;cursor=${encodeURIComponent(members.next_cursor)}">${t.t('inbox.more')}</a></p>` : ''}
@@ -308,13 +312,13 @@ ${hidden(csrf, ctx)}
 <h2>${t.t('members.invite')}</h2>
 <div class="row"><div><label for="inv-email">${t.t('members.email')}</label><input id="inv-email" name="email" type="email" required maxlength="320"></div>
 <div><label for="inv-name">${t.t('members.name')}</label><input id="inv-name" name="name" type="text" maxlength="200"></div>
-<div><label for="inv-role">${t.t('members.role')}</label><select id="inv-role" name="role">${roleRows.filter((r) => r.key !== 'owner' && r.key !== 'agent').map((r) => html`<option value="${r.key}" ${r.key === 'member' ? html`selected` : ''}>${r.name}</option>`)}</select></div></div>
+<div><label for="inv-role">${t.t('members.role')}</label><select id="inv-role" name="role">${roleRows.filter((r) => r.key !== 'owner' && r.key !== 'agent').map((r) => html`<option value="${r.key}" ${r.key === 'member' ? html`selected` : ''}>${roleName(t, r)}</option>`)}</select></div></div>
 <button type="submit" class="primary">${t.t('members.invite.send')}</button>
 </form>
 <h2>${t.t('roles.list')}</h2>
 <table class="grid" id="roles-table"><caption class="sr-only">${t.t('roles.list')}</caption>
 <thead><tr><th scope="col">${t.t('roles.name')}</th><th scope="col">${t.t('roles.key')}</th><th scope="col">${t.t('roles.reach')}</th></tr></thead>
-<tbody>${roleRows.map((r) => html`<tr><th scope="row">${r.name}${r.built_in ? '' : html` <span class="badge">${t.t('roles.custom')}</span>`}</th><td><code>${r.key}</code></td><td>${r.patterns.slice(0, 12).map((p) => html`<code>${p}</code> `)}${r.patterns.length > 12 ? html`<span class="note">${t.t('roles.more', { count: r.patterns.length - 12 })}</span>` : ''}</td></tr>`)}</tbody></table>`;
+<tbody>${roleRows.map((r) => html`<tr><th scope="row">${roleName(t, r)}${r.built_in ? '' : html` <span class="badge">${t.t('roles.custom')}</span>`}</th><td><code>${r.key}</code></td><td>${r.patterns.slice(0, 12).map((p) => html`<code>${p}</code> `)}${r.patterns.length > 12 ? html`<span class="note">${t.t('roles.more', { count: r.patterns.length - 12 })}</span>` : ''}</td></tr>`)}</tbody></table>`;
   };
   router.get('/app/members', (req, res) => show(req, res, 'members', membersBody));
   router.post('/app/members/invite', form, post('members', membersBody, async (t, ctx, f) => {
