@@ -1,7 +1,7 @@
 // `npm run bench:soak`: sustained load (BENCH_SOAK_SECONDS, default 60) of REST invokes through the
 // gateway — parties.list, half of them with a fresh Idempotency-Key — and the memory of each
-// process before and after (RSS, V8 heap used), from the probe of shared/src/probe.ts, with a
-// GC-independent reading: the heap after the run is read again after 10 s of rest.
+// process before and after (RSS, V8 heap used after a full collection, so what is live), from the
+// probe of shared/src/probe.ts; read again after 10 s of rest.
 // Also prints throughput and latency per 10 s slice, to show whether either drifts over time.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,7 @@ mkdirSync(probeDir, { recursive: true });
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'soak', ports: 'free', logDir: path.join(outDir, 'logs'),
-  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
 try {
   const { apiKey } = await startTestSystemIdentity(mongo.url, redis.url, 'soak_gateway');
@@ -62,7 +62,7 @@ try {
   const rested = await cutAll();
   console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes of parties.list (half with an Idempotency-Key)`);
   for (const row of rows) console.log(row);
-  console.log('memory (before → after → after 10 s of rest):');
+  console.log('memory (before → after → after 10 s of rest; heap used after a full GC):');
   for (const name of Object.keys(processes)) {
     const [b, a, z] = [before[name], after[name], rested[name]];
     console.log(`  ${name.padEnd(7)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)};  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)};  CPU ${(a.cpu_us / total).toFixed(0)} µs/call`);

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 
@@ -51,6 +53,13 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
     };
   }
   const profile = env.CUADRA_PROBE_PROFILE === '1';
+  // CUADRA_PROBE_GC=1 (the soak bench): a full collection before memory is read, so the heap
+  // figure is what is live, not what garbage the collector has not reached yet.
+  let collect: (() => void) | null = null;
+  if (env.CUADRA_PROBE_GC === '1') {
+    v8.setFlagsFromString('--expose-gc');
+    collect = vm.runInNewContext('gc') as () => void;
+  }
   const session = profile ? new Session() : null;
   session?.connect();
   let window = 0;
@@ -73,6 +82,7 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       const wall = performance.now() - opened;
       const n = window++;
       const closing = counts;
+      collect?.();
       const mem = process.memoryUsage();
       if (session) {
         const { profile: p } = await session.post('Profiler.stop');

@@ -1,4 +1,5 @@
 import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
+import { batchGraphReads } from './batch.ts';
 import { listRecords, queryMetric, readAgenda, type GraphRunner, type LocalSourceReader, type SavedMetricReader } from './routes.ts';
 import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
@@ -75,8 +76,10 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
     if (!reads.has(id)) reads.set(id, read());
     return reads.get(id)!;
   };
-  const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(deps.run, deps.principal, q, deps.saved));
-  const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(deps.run, deps.readLocal, deps.principal, q));
+  // The reads a render starts together go to the graph as one operation (one request per subgraph).
+  const run = batchGraphReads(deps.run);
+  const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(run, deps.principal, q, deps.saved));
+  const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(run, deps.readLocal, deps.principal, q));
 
   /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */
   const paramValue = (key: string): { value?: unknown; missing: boolean } => {
@@ -149,11 +152,11 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
         const a = block.agenda ?? {};
         const from = a.from ?? deps.today;
         const to = a.to ?? addDays(from, (a.days ?? 30) - 1);
-        out.agenda_data = await readAgenda(deps.run, deps.principal, { from, to, limit: a.limit ?? 100, overdue: a.overdue ?? true, kinds: a.kinds, sources: a.sources ?? [...AGENDA_LANES] });
+        out.agenda_data = await readAgenda(run, deps.principal, { from, to, limit: a.limit ?? 100, overdue: a.overdue ?? true, kinds: a.kinds, sources: a.sources ?? [...AGENDA_LANES] });
       } else if (block.type === 'event') {
         const e = block.event ?? {};
         if (e.event_id) throw new CuadraError('not_found', `The calendar event ${e.event_id} cannot be shown: calendar events are not available yet.`);
-        const agenda = await readAgenda(deps.run, deps.principal, {
+        const agenda = await readAgenda(run, deps.principal, {
           from: deps.today, to: addDays(deps.today, (e.horizon ?? 90) - 1), limit: 400, overdue: false, kinds: e.kind ? [e.kind] : undefined,
           sources: e.source ? [e.source] : [...AGENDA_LANES],
         });

@@ -128,10 +128,13 @@ export class IdempotencyStore {
     for (;;) {
       const run = randomBytes(12).toString('hex');
       try {
-        await this.#model.create({
+        // Straight to the driver: every field is given here, typed as stored (no mongoose document
+        // to build, cast and validate on each keyed call).
+        const record: IdempotencyDoc = {
           _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, run, lease_until: new Date(Date.now() + this.#leaseMs),
           created_at: now, expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-        });
+        };
+        await this.#model.collection.insertOne(record as never);
         return this.#handle(id, run);
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
