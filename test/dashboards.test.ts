@@ -96,12 +96,49 @@ describe('metrics.query and records.list', () => {
     const parties = await ok('records.list', { source: 'parties', kind: 'customer' });
     expect(parties.rows.map((r: any) => r.name).sort()).toEqual(['Ana Gómez', 'Ferretería Búho Ltda', 'Tienda Andina SAS']);
     expect((await ok('records.list', { source: 'invoices', limit: 2 })).rows).toHaveLength(2);
-    const cashflow = await refused('metrics.query', { metric: 'cashflow' });
-    expect(cashflow).toMatchObject({ status: 404, code: 'not_found' });
-    expect(cashflow.error).toMatch(/cashflow.*not available yet/);
+    const inventory = await refused('metrics.query', { metric: 'inventory_value' });
+    expect(inventory).toMatchObject({ status: 404, code: 'not_found' });
+    expect(inventory.error).toMatch(/inventory_value.*not available yet/);
     expect(await refused('records.list', { source: 'assets' })).toMatchObject({ status: 404, code: 'not_found' });
     expect(await refused('metrics.query', { metric: 'revenue', from: '2026-01-01' })).toMatchObject({ status: 422, field: '/to' });
     expect(await refused('records.list', { source: 'parties', kind: 'product' })).toMatchObject({ status: 422, field: '/kind' });
+  });
+});
+
+describe('saved metrics: metrics.save|list|delete and saved:<key> in metrics.query and blocks', () => {
+  it('saves a query under a key that blocks name, lays the block\'s fields over it, and seals it to the workspace', async () => {
+    const saved = await ok('metrics.save', { key: 'ventas-semana', query: { metric: 'revenue', interval: 'week', days: 60 } });
+    expect(saved).toMatchObject({ created: true, saved_metric: { key: 'ventas-semana', metric: 'saved:ventas-semana', query: { metric: 'revenue', interval: 'week', days: 60 }, version: 1 } });
+    const direct = await ok('metrics.query', { metric: 'revenue', interval: 'week', days: 60 });
+    expect(direct.summary.value).toBeGreaterThan(0);
+    expect(await ok('metrics.query', { metric: 'saved:ventas-semana' })).toEqual(direct);
+    // A caller's fields override the saved ones; a caller's window replaces the saved window.
+    expect(await ok('metrics.query', { metric: 'saved:ventas-semana', interval: 'day', days: 30 })).toEqual(await ok('metrics.query', { metric: 'revenue', interval: 'day', days: 30 }));
+    // A dashboard block naming saved:<key> renders the saved query.
+    const rendered = (await ok('dashboards.render', { blocks: [{ type: 'chart', chart: 'bar', query: { metric: 'saved:ventas-semana' } }, { type: 'stats', items: [{ label: 'Ventas', query: { metric: 'saved:ventas-semana' } }] }] })).blocks;
+    expect(rendered[0].data).toEqual(direct);
+    expect(rendered[1].items[0].value).toBe(direct.summary.value);
+    // Saving the key again replaces its query.
+    expect(await ok('metrics.save', { key: 'ventas-semana', query: { metric: 'revenue', interval: 'month', days: 90 } })).toMatchObject({ created: false, saved_metric: { version: 2, query: { interval: 'month' } } });
+    await ok('metrics.save', { key: 'cartera', query: { metric: 'ar_outstanding' } });
+    expect((await ok('metrics.list', {})).rows.map((r: any) => r.key)).toEqual(['cartera', 'ventas-semana']);
+    const firstPage = await ok('metrics.list', { limit: 1 });
+    expect((await ok('metrics.list', { limit: 1, cursor: firstPage.next_cursor })).rows.map((r: any) => r.key)).toEqual(['ventas-semana']);
+    // Refusals: the key's pattern (CONTRACT: saved:[a-z0-9_][a-z0-9_-]{0,63}), a saved metric of a saved metric, an unknown key.
+    expect(await refused('metrics.save', { key: 'Ventas Semana', query: { metric: 'revenue' } })).toMatchObject({ status: 422, code: 'invalid_input', field: '/key' });
+    expect(await refused('metrics.save', { key: 'x'.repeat(65), query: { metric: 'revenue' } })).toMatchObject({ status: 422, field: '/key' });
+    expect(await refused('metrics.save', { key: 'otro', query: { metric: 'saved:cartera' } })).toMatchObject({ status: 422, code: 'invalid_input', field: '/query/metric' });
+    expect(await refused('metrics.save', { key: 'otro', query: { metric: 'revenue', from: '2026-01-01' } })).toMatchObject({ status: 422, field: '/query/to' });
+    expect(await refused('metrics.query', { metric: 'saved:nada' })).toMatchObject({ status: 404, code: 'not_found' });
+    // Another workspace sees none of it.
+    const stranger = (await sys.workspace('Otra SAS')).api_key;
+    expect((await sys.invoke('metrics.query', { metric: 'saved:cartera' }, stranger)).body).toMatchObject({ code: 'not_found' });
+    expect((await sys.invoke('metrics.list', {}, stranger)).body.output.rows).toEqual([]);
+    expect((await sys.invoke('metrics.delete', { key: 'cartera' }, stranger)).body).toMatchObject({ code: 'not_found' });
+    // Deleted, a block naming it shows its own not_found error.
+    expect(await ok('metrics.delete', { key: 'cartera' })).toEqual({ deleted: true, key: 'cartera' });
+    const after = (await ok('dashboards.render', { blocks: [{ type: 'chart', chart: 'line', query: { metric: 'saved:cartera' } }] })).blocks;
+    expect(after[0].error).toMatchObject({ code: 'not_found' });
   });
 });
 

@@ -43,16 +43,16 @@ export const BUILT_IN_ROLES: Record<string, readonly string[]> = {
   accountant: [
     '%:read', 'invoices.%', 'bills.%', 'quotes.%', 'sales_orders.%', 'purchase_orders.%', 'items.%', 'payments.%',
     'payment_runs.%', 'bank.%', 'accounts.%', 'journal.%', 'periods.%', 'assets.%', 'inventory.%', 'documents.%', 'einvoicing.%',
-    'tax.%', 'parties.%', 'payroll.%', 'employees.%', 'dashboards.%',
+    'tax.%', 'parties.%', 'payroll.%', 'employees.%', 'dashboards.%', 'dimensions.%', 'metrics.%',
   ],
   member: [
     '%:read', 'parties.%:write', 'deals.%:write', 'projects.%:write', 'tasks.%:write', 'calendar.%:write',
-    'dashboards.%:write', 'quotes.%:write', 'items.%:write', 'invoices.%:write',
+    'dashboards.%:write', 'quotes.%:write', 'items.%:write', 'invoices.%:write', 'metrics.%:write',
   ],
   viewer: ['%:read'],
   agent: [
     '%:read', 'invoices.%', 'quotes.%', 'sales_orders.%', 'items.%', 'payments.%', 'bills.%', 'parties.%', 'deals.%',
-    'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%',
+    'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%', 'metrics.%',
   ],
 };
 

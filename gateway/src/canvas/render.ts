@@ -1,5 +1,5 @@
 import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
-import { listRecords, queryMetric, readAgenda, type GraphRunner, type LocalSourceReader } from './routes.ts';
+import { listRecords, queryMetric, readAgenda, type GraphRunner, type LocalSourceReader, type SavedMetricReader } from './routes.ts';
 import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
 
@@ -19,6 +19,8 @@ export interface RenderDeps {
   invokeRead: (tool: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Today, YYYY-MM-DD (the agenda's default start). */
   today: string;
+  /** Reads the workspace's saved metrics, for blocks naming `saved:<key>`. */
+  saved?: SavedMetricReader;
 }
 
 /** Default span on the twelve-column grid (specification §2.2). */
@@ -73,7 +75,7 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
     if (!reads.has(id)) reads.set(id, read());
     return reads.get(id)!;
   };
-  const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(deps.run, deps.principal, q));
+  const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(deps.run, deps.principal, q, deps.saved));
   const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(deps.run, deps.readLocal, deps.principal, q));
 
   /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */

@@ -1,6 +1,7 @@
 import { type AgendaEntry, type CatalogReads, CuadraError, DATE_SCHEMA as DATE, type ListAnswer, type Principal } from '@cuadra/shared';
 import { buildProducts } from '../catalog.ts';
 import { GATEWAY_OWNER } from '../local/services.ts';
+import { resolveSaved } from './saved.ts';
 import { metricQuerySchema, SOURCES, type MetricQuery, type RecordsQuery } from './schema.ts';
 
 /** Reads a records source the gateway answers itself (members, roles) as a caller, who must reach its owning module. */
@@ -61,8 +62,20 @@ export const RECORDS_ANSWER_SCHEMA = {
   },
 } as const;
 
-/** `metrics.query`: fans out to the subgraph field that owns the metric. */
-export async function queryMetric(run: GraphRunner, principal: Principal, query: MetricQuery): Promise<Record<string, unknown>> {
+/** Reads a workspace's saved metric query by key (null when it has none of that key). */
+export type SavedMetricReader = (workspace: string, key: string) => Promise<MetricQuery | null>;
+
+/**
+ * `metrics.query`: fans out to the subgraph field that owns the metric. A `saved:<key>` metric
+ * is the caller's workspace's saved query (metrics.save) with the caller's other fields laid over it.
+ */
+export async function queryMetric(run: GraphRunner, principal: Principal, asked: MetricQuery, saved?: SavedMetricReader): Promise<Record<string, unknown>> {
+  let query = asked;
+  if (asked.metric.startsWith('saved:') && saved) {
+    const stored = await saved(principal.workspace, asked.metric.slice(6));
+    if (!stored) throw new CuadraError('not_found', `There is no saved metric "${asked.metric.slice(6)}" in this workspace (metrics.save makes one).`);
+    query = resolveSaved(stored, asked);
+  }
   const metrics = readRoutes().metrics;
   const field = Object.hasOwn(metrics, query.metric) ? metrics[query.metric].field : undefined;
   if (!field) {

@@ -2,6 +2,7 @@ import {
   addPositions, backfillPositions, createPositioned, DATE_TIME_SCHEMA as DATE_TIME, ensureModel, type ListAnswer, listNewestFirst, modelOn, newId, releasePosition, repositionDocument,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { SavedMetricStore } from './saved.ts';
 import { BLOCK_TYPES, type Block } from './schema.ts';
 
 /** A stored dashboard: one document per dashboard, in the gateway's database, sealed to its workspace. */
@@ -76,13 +77,17 @@ export function dashboardView(doc: DashboardDoc): Record<string, unknown> {
 /** Dashboards per workspace. */
 export class DashboardStore {
   readonly model: Model<DashboardDoc>;
+  /** The workspace's saved metrics (`saved:<key>` in blocks), kept next to the dashboards that use them. */
+  readonly saved: SavedMetricStore;
   constructor(db: Connection) {
     this.model = modelOn(db, 'Dashboard', dashboardSchema, 'dashboards');
+    this.saved = new SavedMetricStore(db);
   }
 
   async init(): Promise<void> {
     await ensureModel(this.model);
     await backfillPositions(this.model);
+    await this.saved.init();
   }
 
   /** Creates a dashboard, or replaces the one with the same key (a save by key is idempotent by design). */

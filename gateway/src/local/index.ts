@@ -17,7 +17,10 @@ import { patch as patchDashboard } from './dashboards/patch.ts';
 import { remove as deleteDashboard } from './dashboards/delete.ts';
 import { render as renderDashboard } from './dashboards/render.ts';
 import { save as saveDashboard } from './dashboards/save.ts';
+import { remove as deleteMetric } from './metrics/delete.ts';
+import { list as listMetrics } from './metrics/list.ts';
 import { query as queryMetrics } from './metrics/query.ts';
+import { save as saveMetric } from './metrics/save.ts';
 import { list as listRecords } from './records/list.ts';
 
 /**
@@ -34,7 +37,7 @@ export const gatewayTools: readonly Tool<any, any>[] = [
   inviteMember, listMembers, changeMemberRole, removeMember,
   searchTool, describeTool,
   saveDashboard, patchDashboard, getDashboard, listDashboards, deleteDashboard, renderDashboard,
-  queryMetrics, listRecords,
+  queryMetrics, saveMetric, listMetrics, deleteMetric, listRecords,
 ];
 
 export { GATEWAY_OWNER } from './services.ts';

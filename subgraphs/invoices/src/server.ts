@@ -4,6 +4,7 @@ import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
+import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { owned } from './modules/index.ts';
 
 function invoiceNode(i: InvoiceDoc) {
@@ -54,6 +55,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   async prepare(server, deps) {
     const migrated = await migrateRatesToPpm(deps.db);
     if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
+    const backfilled = await backfillLedgerRollups(deps.db);
+    if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
     // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
     // that answers the same way); unset, the service calls the sandbox in-process.
     const sandbox = express.Router();

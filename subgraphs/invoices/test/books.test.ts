@@ -158,6 +158,7 @@ describe('journal.create, post, reverse: refusals with code and field', () => {
 
   it('posts once, reverses once with swapped lines, never before the original; sealed to its workspace', async () => {
     const owner = testPrincipal();
+    await call(owner, 'dimensions.create_tag', { dimension: 'cost_center', key: 'administracion', name: 'Administración' });
     const d = await call(owner, 'journal.create', {
       date: '2026-10-06', memo: 'Arriendo oficina octubre',
       lines: [{ account: '5120', debit: 2500000, tags: { cost_center: 'administracion' } }, { account: '111005', credit: 2500000 }],
@@ -213,6 +214,7 @@ describe('a month of activity: statements against hand figures; closed periods',
     // E4 2026-10-20 payment on the invoice: Dr 111005 20,000,000 / Cr 130505 20,000,000.
     await call(owner, 'payments.register', { customer_id: await andina(owner), amount: 20000000, currency: 'COP', date: '2026-10-20', invoices: [{ invoice_id: invoiceId }] });
     // E5 2026-10-31 rent: Dr 5120 3,000,000 (cost center admin) / Cr 111005 3,000,000.
+    await call(owner, 'dimensions.create_tag', { dimension: 'cost_center', key: 'admin', name: 'Administración' });
     rentId = (await manual(owner, '2026-10-31', 'Arriendo octubre', [{ account: '5120', debit: 3000000, tags: { cost_center: 'admin' } }, { account: '111005', credit: 3000000 }])).id;
   });
 

@@ -37,6 +37,7 @@ export const render = defineTool({
     const rendered = await renderBlocks(blocks!, input.values ?? {}, {
       run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
       invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
+      saved: async (workspace, key) => (await services.dashboards.saved.get(workspace, key))?.query ?? null,
     });
     return { ...(dashboard ? { dashboard } : {}), blocks: rendered, rendered_at: ctx.now.toISOString(), render_ms: Math.round(performance.now() - started) };
   },

@@ -11,6 +11,7 @@ export const query = defineTool({
   input: metricsQueryInputSchema,
   output: METRIC_ANSWER_SCHEMA,
   async handler(input, ctx) {
-    return queryMetric(canvasServices(ctx).graph, ctx.principal, input);
+    const services = canvasServices(ctx);
+    return queryMetric(services.graph, ctx.principal, input, async (workspace, key) => (await services.dashboards.saved.get(workspace, key))?.query ?? null);
   },
 });

@@ -13,7 +13,7 @@ export interface JournalLine {
   debit: number;
   credit: number;
   party_id: string | null;
-  /** Dimension tags of the line (`{cost_center: 'ventas'}`); manual entries only, so far. */
+  /** Dimension tags of the line (`{cost_center: 'ventas'}`): manual entries, and invoices' and bills' lines carried over. */
   tags?: Record<string, string>;
 }
 
@@ -38,6 +38,12 @@ export interface JournalEntryDoc {
   /** The ledger rollup intent (per account and day/month) until it is applied (lib/rollups.ts). */
   pending_rollups?: RollupIntent[];
   pending_count?: number;
+  /**
+   * Which ledger counters the entry is counted in ({@link LEDGER_ROLLUP_VERSION}): absent on
+   * entries written before the ledger rollups existed (none), or written with version 1 (`d`/`c`
+   * only, as `pending_rollups` shows); accounting/backfill.ts brings older entries up to date.
+   */
+  rolled?: number;
 }
 
 const journalSchema = new Schema<JournalEntryDoc>(
@@ -52,6 +58,7 @@ const journalSchema = new Schema<JournalEntryDoc>(
     created_at: { type: Date, required: true },
     pending_rollups: { type: Schema.Types.Mixed, default: [] },
     pending_count: { type: Number, default: 0 },
+    rolled: { type: Number },
   },
   { versionKey: false },
 );
@@ -80,12 +87,17 @@ function line(account: { code: string; name: string }, debit: number, credit: nu
   return { account: account.code, name: account.name, debit, credit, party_id: party };
 }
 
-/** Drops zero lines and merges lines of the same account and side. */
+/** A line's tags as one comparable string ('' without tags). */
+export function tagsKey(tags: Record<string, string> | undefined): string {
+  return tags ? Object.keys(tags).sort().map((k) => `${k}=${tags[k]}`).join('&') : '';
+}
+
+/** Drops zero lines and merges lines of the same account, side and tags. */
 function tidy(lines: JournalLine[]): JournalLine[] {
   const out: JournalLine[] = [];
   for (const l of lines) {
     if (l.debit === 0 && l.credit === 0) continue;
-    const same = out.find((o) => o.account === l.account && o.party_id === l.party_id && (o.debit > 0) === (l.debit > 0));
+    const same = out.find((o) => o.account === l.account && o.party_id === l.party_id && (o.debit > 0) === (l.debit > 0) && tagsKey(o.tags) === tagsKey(l.tags));
     if (same) {
       same.debit += l.debit;
       same.credit += l.credit;
@@ -103,6 +115,24 @@ function withholdingLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLin
 }
 
 /**
+ * The document's taxable base on `account`, one line per set of line tags (the tagged lines'
+ * subtotals, so profitability reads each tag's income) and one untagged line for the rest: Σ =
+ * the document's subtotal.
+ */
+function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 'debit' | 'credit'): JournalLine[] {
+  const out: JournalLine[] = [];
+  let tagged = 0;
+  for (const l of doc.lines) {
+    if (!l.tags || Object.keys(l.tags).length === 0) continue;
+    out.push({ ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), tags: { ...l.tags } });
+    tagged += l.subtotal;
+  }
+  const rest = doc.subtotal - tagged;
+  out.push(side === 'debit' ? line(account, rest, 0) : line(account, 0, rest));
+  return out;
+}
+
+/**
  * Posting an invoice: Dr receivable (what the customer owes) + Dr withholdings (tax credits the
  * customer withheld); Cr revenue (taxable base) + Cr VAT payable.
  */
@@ -110,7 +140,7 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
   return tidy([
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
     ...withholdingLines(doc, 'debit'),
-    line(ACCOUNTS.revenue, 0, doc.subtotal),
+    ...byTags(doc, ACCOUNTS.revenue, 'credit'),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
 }
@@ -122,7 +152,7 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
  */
 export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
   return tidy([
-    line(ACCOUNTS.salesReturns, doc.subtotal, 0),
+    ...byTags(doc, ACCOUNTS.salesReturns, 'debit'),
     line(ACCOUNTS.vatPayable, doc.tax_total, 0),
     line(ACCOUNTS.receivables, 0, applied, doc.customer_id),
     line(ACCOUNTS.customerAdvances, 0, doc.amount_due - applied, doc.customer_id),
@@ -148,15 +178,22 @@ export function ledgerCurrency(currency: string): string {
 export const LEDGER_USAGE = 'gl:*';
 
 /**
- * The rollup change of an entry: per account, `d<code>` += debits and `c<code>` += credits on
- * the entry's day (and so its month and all time); a closing entry also counts under
- * `kd<code>`/`kc<code>` so the income statement can leave the year-end close out. `n<code>`
- * counts lines per account across currencies.
+ * The version of the ledger counters {@link ledgerDeltas} keeps: 1 = `d`/`c`/`k`/`n` per account;
+ * 2 = also profitability per tag (`pi`/`pe`) and the cash flow by counter-account (`x`).
  */
-export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 'source' | 'lines'>): RollupDelta[] {
-  const inc: Record<string, number> = {};
-  const used: Record<string, number> = {};
-  const add = (key: string, v: number) => { if (v) inc[key] = (inc[key] ?? 0) + v; };
+export const LEDGER_ROLLUP_VERSION = 2;
+
+/** Whether a code is cash or a bank (PUC 11, Disponible: 1105 caja, 1110 bancos, 1120 cuentas de ahorro…). */
+export function isCash(code: string): boolean {
+  return code.startsWith('11');
+}
+
+/**
+ * The counters of version 1: per account, `d<code>` += debits and `c<code>` += credits; a closing
+ * entry also counts under `kd<code>`/`kc<code>` so the income statement can leave the year-end
+ * close out.
+ */
+function baseCounters(entry: Pick<JournalEntryDoc, 'source' | 'lines'>, add: (key: string, v: number) => void): void {
   for (const l of entry.lines) {
     add(`d${l.account}`, l.debit);
     add(`c${l.account}`, l.credit);
@@ -164,8 +201,48 @@ export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 
       add(`kd${l.account}`, l.debit);
       add(`kc${l.account}`, l.credit);
     }
-    used[`n${l.account}`] = (used[`n${l.account}`] ?? 0) + 1;
   }
+}
+
+/**
+ * The counters version 2 added:
+ * - profitability per tag: for each tagged line on an income (class 4) account, `pi<dimension>~<tag>`
+ *   += credit − debit; on a cost or expense account (5, 6, 7), `pe<dimension>~<tag>` += debit − credit
+ *   (never the year-end close's lines);
+ * - the cash flow, direct method: in an entry that moves cash or bank accounts (PUC 11), each
+ *   other line's credit − debit is cash that came in through that counter-account: `x<code>`.
+ *   Σ x over an entry = the entry's net movement of 11xx (it balances), so Σ x over a window is
+ *   the change in cash; transfers between cash accounts leave no counter-account and count 0.
+ */
+function versionTwoCounters(entry: Pick<JournalEntryDoc, 'source' | 'lines'>, add: (key: string, v: number) => void): void {
+  if (entry.source.kind !== 'closing') {
+    for (const l of entry.lines) {
+      if (!l.tags || !['4', '5', '6', '7'].includes(l.account[0])) continue;
+      for (const [dim, tag] of Object.entries(l.tags)) {
+        if (l.account[0] === '4') add(`pi${dim}~${tag}`, l.credit - l.debit);
+        else add(`pe${dim}~${tag}`, l.debit - l.credit);
+      }
+    }
+  }
+  if (entry.lines.some((l) => isCash(l.account))) {
+    for (const l of entry.lines) if (!isCash(l.account)) add(`x${l.account}`, l.credit - l.debit);
+  }
+}
+
+/**
+ * The rollup change of an entry, on the entry's day (and so its month and all time), under the
+ * ledger namespace of its currency: the counters of the versions after `since` (0: all of them).
+ * `n<code>` (version 1) counts lines per account across currencies.
+ */
+export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 'source' | 'lines'>, since = 0): RollupDelta[] {
+  const inc: Record<string, number> = {};
+  const used: Record<string, number> = {};
+  const add = (key: string, v: number) => { if (v) inc[key] = (inc[key] ?? 0) + v; };
+  if (since < 1) {
+    baseCounters(entry, add);
+    for (const l of entry.lines) used[`n${l.account}`] = (used[`n${l.account}`] ?? 0) + 1;
+  }
+  if (since < 2) versionTwoCounters(entry, add);
   return [{ day: entry.date, currency: ledgerCurrency(entry.currency), inc }, { day: entry.date, currency: LEDGER_USAGE, inc: used }];
 }
 
@@ -191,7 +268,7 @@ export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, 
     throw err;
   }
   try {
-    await createPositioned(model, { ...entry, pending_rollups: intent ? [intent] : [], pending_count: intent ? 1 : 0 });
+    await createPositioned(model, { ...entry, pending_rollups: intent ? [intent] : [], pending_count: intent ? 1 : 0, rolled: LEDGER_ROLLUP_VERSION });
   } catch (err) {
     if (intent) await pendingChanges(db).deleteOne({ _id: intent.id });
     if ((err as { code?: number }).code !== 11000) throw err;

@@ -74,6 +74,7 @@ export const DOCUMENT_LINE_SCHEMA = {
     total: { type: 'integer' },
     credited_quantity: { type: 'number' },
     invoice_line: { type: 'integer' },
+    tags: { type: 'object', additionalProperties: { type: 'string' } },
   },
 } as const;
 

@@ -4,6 +4,7 @@ import type { CustomerSnapshot, InvoiceLine } from '../modules/invoices/model.ts
 import { items } from '../modules/items/model.ts';
 import { documentWithholdings, lineAmounts, sumAmounts, VAT_RATES_PPM, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
 import { QUANTITY_SCHEMA } from '@cuadra/shared';
+import { checkTags, LINE_TAGS_SCHEMA } from '../modules/dimensions/model.ts';
 
 /** A line as callers write it (invoices, quotes, sales orders). */
 export interface LineInput {
@@ -15,6 +16,7 @@ export interface LineInput {
   discount_bps?: number;
   tax_rate_ppm?: number;
   withholdings?: WithholdingRate[];
+  tags?: Record<string, string>;
 }
 
 /** JSON Schema of withholding rates. */
@@ -46,6 +48,7 @@ export const lineSchema = {
     discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
     tax_rate_ppm: { enum: [...VAT_RATES_PPM], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0.' },
     withholdings: withholdingsSchema,
+    tags: LINE_TAGS_SCHEMA,
   },
   // A line without a catalog item says what it is and what it costs.
   if: { not: { properties: { item_id: true }, required: ['item_id'] } },
@@ -87,6 +90,7 @@ export async function buildLines(db: Connection, workspace: string, currency: st
   const itemIds = [...new Set(input.flatMap((l) => (l.item_id ? [l.item_id] : [])))];
   const found = itemIds.length ? await items(db).find({ _id: { $in: itemIds }, workspace }).lean() : [];
   const byId = new Map(found.map((i) => [i._id, i]));
+  for (const [index, l] of input.entries()) if (l.tags) await checkTags(db, workspace, l.tags, `${fieldBase}/${index}/tags`);
   return input.map((l, index) => {
     const item = l.item_id ? byId.get(l.item_id) : undefined;
     if (l.item_id && !item) throw new CuadraError('not_found', `No item ${l.item_id} exists in this workspace (line ${index}).`);
@@ -103,6 +107,7 @@ export async function buildLines(db: Connection, workspace: string, currency: st
     return {
       item_id: item?._id ?? null, description, quantity: l.quantity, unit: l.unit ?? item?.unit ?? '94', unit_price: unitPrice,
       discount_bps: discount, tax_rate_ppm: rate, withholdings: l.withholdings ?? [], ...lineAmounts(l.quantity, unitPrice, discount, rate, `${fieldBase}/${index}`),
+      ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
     };
   });
 }

@@ -2,6 +2,7 @@ import { fromModules } from '@cuadra/shared';
 import { accountsModule } from './accounts/index.ts';
 import { bankModule } from './bank/index.ts';
 import { billsModule } from './bills/index.ts';
+import { dimensionsModule } from './dimensions/index.ts';
 import { documentsModule } from './documents/index.ts';
 import { einvoicingModule } from './einvoicing/index.ts';
 import { forecastsModule } from './forecasts/index.ts';
@@ -18,6 +19,6 @@ import { taxModule } from './tax/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule, forecastsModule, taxModule],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule, dimensionsModule, forecastsModule, taxModule],
   ['rentals', 'assets', 'inventory'],
 );

@@ -23,6 +23,8 @@ export interface BillLine {
   subtotal: number;
   tax: number;
   total: number;
+  /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the line's account in the journal entry. */
+  tags?: Record<string, string>;
 }
 
 /** A withholding of the bill: rate, the base it was taken on, and the amount kept from the vendor. */
@@ -161,6 +163,7 @@ export interface BillLineInput {
   unit_price: number;
   discount_bps?: number;
   tax_rate_ppm?: number;
+  tags?: Record<string, string>;
 }
 
 /** Stored lines from input lines: amounts exact (shared lineAmounts), refused at the line that overflows. */
@@ -169,6 +172,7 @@ export function billLines(input: readonly BillLineInput[], fieldBase = '/lines')
     description: l.description, account: l.account, quantity: l.quantity, unit_price: l.unit_price,
     discount_bps: l.discount_bps ?? 0, tax_rate_ppm: l.tax_rate_ppm ?? 0,
     ...lineAmounts(l.quantity, l.unit_price, l.discount_bps ?? 0, l.tax_rate_ppm ?? 0, `${fieldBase}/${i}`),
+    ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
   }));
 }
 
@@ -258,7 +262,7 @@ export const BILL_VIEW_SCHEMA = {
         required: ['description', 'account', 'quantity', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'subtotal', 'tax', 'total'],
         properties: {
           description: TEXT, account: TEXT, quantity: { type: 'number' }, unit_price: AMOUNT, discount_bps: { type: 'integer' }, tax_rate_ppm: { type: 'integer' },
-          subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT,
+          subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT, tags: { type: 'object', additionalProperties: { type: 'string' } },
         },
       },
     },

@@ -1,5 +1,5 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
-import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { tagsKey, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../lib/rollups.ts';
@@ -103,10 +103,16 @@ export async function insertDraftBill(ctx: Pick<ToolContext, 'db' | 'workspace' 
  * the authority. Lines of one account are merged; Σ debits = total = Σ credits.
  */
 export function billEntryLines(doc: BillDoc): JournalLine[] {
-  const byAccount = new Map<string, number>();
-  for (const l of doc.lines) byAccount.set(l.account, (byAccount.get(l.account) ?? 0) + l.subtotal);
-  const lines: JournalLine[] = [...byAccount.entries()].map(([account, amount]) => ({
-    account, name: BILL_LINE_ACCOUNTS[account as keyof typeof BILL_LINE_ACCOUNTS].name, debit: amount, credit: 0, party_id: null,
+  // One line per account and set of tags (untagged lines of an account merge as before).
+  const byAccount = new Map<string, { account: string; amount: number; tags?: Record<string, string> }>();
+  for (const l of doc.lines) {
+    const key = `${l.account}|${tagsKey(l.tags)}`;
+    const acc = byAccount.get(key) ?? { account: l.account, amount: 0, ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}) };
+    acc.amount += l.subtotal;
+    byAccount.set(key, acc);
+  }
+  const lines: JournalLine[] = [...byAccount.values()].map(({ account, amount, tags }) => ({
+    account, name: BILL_LINE_ACCOUNTS[account as keyof typeof BILL_LINE_ACCOUNTS].name, debit: amount, credit: 0, party_id: null, ...(tags ? { tags } : {}),
   }));
   lines.push({ account: PAYABLE_ACCOUNTS.deductibleVat.code, name: PAYABLE_ACCOUNTS.deductibleVat.name, debit: doc.tax_total, credit: 0, party_id: null });
   lines.push({ account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: 0, credit: doc.amount_due, party_id: doc.vendor_id });

@@ -24,6 +24,8 @@ export interface InvoiceLine {
   credited_quantity?: number;
   /** Credit notes only: the line of the credited invoice this line reverses. */
   invoice_line?: number;
+  /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the revenue line of the journal entry. */
+  tags?: Record<string, string>;
 }
 
 /** The buyer as named on the document: a snapshot of the crm party when the document was made. */

@@ -105,6 +105,7 @@ export const RECURRING_VIEW_SCHEMA = {
         properties: {
           item_id: TEXT, description: TEXT, quantity: { type: 'number' }, unit: TEXT, unit_price: { type: 'integer' }, discount_bps: { type: 'integer' },
           tax_rate_ppm: { type: 'integer' }, withholdings: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
+          tags: { type: 'object', additionalProperties: { type: 'string' } },
         },
       },
     },

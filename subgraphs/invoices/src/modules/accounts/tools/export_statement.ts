@@ -1,8 +1,8 @@
 import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
 import ExcelJS from 'exceljs';
-import { statement, STATEMENT_METRICS, type StatementAnswer } from '../statements.ts';
-
-const TITLES = { trial_balance: 'Balance de prueba', balance_sheet: 'Estado de situación financiera', income_statement: 'Estado de resultados' } as const;
+import { cashflow } from '../cashflow.ts';
+import { PRINT_TITLES as TITLES, type PrintableAnswer } from '../printable.ts';
+import { statement, STATEMENT_METRICS } from '../statements.ts';
 
 /** Cents as the spreadsheet shows them: currency units with two decimals (exact for |cents| < 2^53). */
 function units(cents: number): number {
@@ -10,10 +10,10 @@ function units(cents: number): number {
 }
 
 /** The statement as one worksheet: a heading, one row per line, amounts in currency units. */
-async function workbookOf(answer: StatementAnswer, heading: string): Promise<Buffer> {
+async function workbookOf(answer: PrintableAnswer, heading: string): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   wb.creator = 'Cuadra';
-  const ws = wb.addWorksheet(TITLES[answer.metric]);
+  const ws = wb.addWorksheet(answer.metric === 'cashflow' ? 'Flujos de efectivo' : TITLES[answer.metric]);
   ws.addRow([TITLES[answer.metric]]).font = { bold: true, size: 14 };
   ws.addRow([heading, `Moneda: ${answer.currency}`]);
   ws.addRow([]);
@@ -47,12 +47,12 @@ async function workbookOf(answer: StatementAnswer, heading: string): Promise<Buf
 /** A statement exported to a spreadsheet (XLSX, written with exceljs). */
 export const exportStatement = defineTool({
   name: 'accounts.export_statement',
-  description: 'Export a financial statement — trial_balance or balance_sheet at as_of, income_statement over from/to (with interval and compare) — as an XLSX spreadsheet, base64-encoded: one worksheet, one row per account line and the totals, amounts in currency units with two decimals.',
+  description: 'Export a financial statement — trial_balance or balance_sheet at as_of, income_statement or cashflow over from/to (with interval and compare) — as an XLSX spreadsheet, base64-encoded: one worksheet, one row per account line and the totals, amounts in currency units with two decimals.',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false, required: ['metric'],
     properties: {
-      metric: { enum: STATEMENT_METRICS },
+      metric: { enum: [...STATEMENT_METRICS, 'cashflow'] },
       as_of: DATE_SCHEMA, from: DATE_SCHEMA, to: DATE_SCHEMA,
       interval: { enum: ['day', 'week', 'month'] }, compare: { enum: ['previous_period', 'previous_year'] },
     },
@@ -62,11 +62,17 @@ export const exportStatement = defineTool({
     properties: { filename: { type: 'string' }, content_type: { const: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }, size: { type: 'integer', minimum: 1 }, base64: { type: 'string' } },
   },
   async handler(input, ctx) {
-    const answer = await statement(ctx.db, ctx.workspace, { ...input, interval: input.interval ?? 'month' }, ctx.now);
-    const period = answer.metric === 'income_statement'
+    let answer: PrintableAnswer;
+    if (input.metric === 'cashflow') {
+      const cf = await cashflow(ctx.db, ctx.workspace, { ...input, metric: 'cashflow', interval: input.interval ?? 'month' }, ctx.now);
+      answer = { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };
+    } else {
+      answer = await statement(ctx.db, ctx.workspace, { ...input, metric: input.metric, interval: input.interval ?? 'month' }, ctx.now);
+    }
+    const period = answer.metric === 'income_statement' || answer.metric === 'cashflow'
       ? `${answer.series[0]?.period ?? ''} – ${answer.series[answer.series.length - 1]?.period_end ?? ''}`
       : answer.series[0].period;
-    const file = await workbookOf(answer, answer.metric === 'income_statement' ? `Periodo: ${period}` : `Al ${period}`);
+    const file = await workbookOf(answer, answer.metric === 'income_statement' || answer.metric === 'cashflow' ? `Periodo: ${period}` : `Al ${period}`);
     return {
       filename: `${answer.metric}_${period.replace(/[^0-9-]+/g, '_')}.xlsx`,
       content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' as const,

@@ -1,4 +1,5 @@
 import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
+import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
 import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
 import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
 import { insertDraftBill } from '../ops.ts';
@@ -13,6 +14,7 @@ const LINE = {
     unit_price: { type: 'integer', minimum: 0, maximum: 1e15 },
     discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
     tax_rate_ppm: { enum: [190000, 50000, 0], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0 (default).' },
+    tags: LINE_TAGS_SCHEMA,
   },
 } as const;
 
@@ -53,6 +55,7 @@ export type BillCreateInput = InputOf<typeof CREATE_INPUT>;
  */
 export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, id?: string): Promise<BillDoc> {
   checkWithholdingTypes(input.withholdings);
+  for (const [i, l] of input.lines.entries()) if (l.tags) await checkTags(ctx.db, ctx.workspace, l.tags, `/lines/${i}/tags`);
   const lines = billLines(input.lines);
   const issueDate = input.issue_date ?? localDate(ctx.now);
   const dueDate = input.due_date ?? addDays(issueDate, 30);

@@ -5,16 +5,13 @@ import { assertPeriodOpen } from '../../../accounting/periods.ts';
 import type { JournalLine } from '../../../accounting/journal.ts';
 import { settings } from '../../../lib/settings.ts';
 import { CODE_SCHEMA } from '../../accounts/model.ts';
+import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
 import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView, type ManualEntryDoc } from '../manual.ts';
 
 const SIDE = { type: 'integer', minimum: 0, maximum: 1e15 } as const;
 
 /** Dimension tags of a line: `{dimension key: tag}`, cost center first (`cost_center`). */
-export const TAGS_SCHEMA = {
-  type: 'object', maxProperties: 8, propertyNames: { pattern: '^[a-z][a-z0-9_]{0,39}$' },
-  additionalProperties: { type: 'string', minLength: 1, maxLength: 80 },
-  description: 'Dimension tags, e.g. {"cost_center": "ventas"}.',
-} as const;
+export const TAGS_SCHEMA = LINE_TAGS_SCHEMA;
 
 /** Writes a manual journal entry as a draft, checked and balanced. */
 export const create = defineTool({
@@ -49,6 +46,7 @@ export const create = defineTool({
       if (d > 0 && c > 0) throw new CuadraError('invalid_input', `Line ${i} has both a debit and a credit; a line is one or the other.`, { field: `/lines/${i}/credit` });
       if (d === 0 && c === 0) throw new CuadraError('invalid_input', `Line ${i} has neither a debit nor a credit.`, { field: `/lines/${i}` });
       const account = await postableAccount(ctx.db, ctx.workspace, l.account, `/lines/${i}/account`);
+      if (l.tags) await checkTags(ctx.db, ctx.workspace, l.tags, `/lines/${i}/tags`);
       debit += d;
       credit += c;
       if (debit > MONEY_LIMIT || credit > MONEY_LIMIT) throw new CuadraError('invalid_input', `The entry's total passes 10^15 cents at line ${i}.`, { field: `/lines/${i}` });

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
+import { htmlToPdf } from '../../../einvoicing/pdf.ts';
+import { settings } from '../../../lib/settings.ts';
+import { statementHtml } from '../printable.ts';
+import { cashflow } from '../cashflow.ts';
+import type { PrintableAnswer } from '../printable.ts';
+import { statement, STATEMENT_METRICS } from '../statements.ts';
+
+/** A statement printed: HTML laid out for A4, printed to PDF by Chromium (as invoices.pdf). */
+export const printStatement = defineTool({
+  name: 'accounts.print_statement',
+  description: 'Print a financial statement — trial_balance or balance_sheet at as_of, income_statement or cashflow over from/to (with compare) — in Spanish with Colombian number format (1.200.000), as a PDF (default) or the HTML page it is printed from, base64-encoded.',
+  risk: 'read',
+  input: {
+    type: 'object', additionalProperties: false, required: ['metric'],
+    properties: {
+      metric: { enum: [...STATEMENT_METRICS, 'cashflow'] },
+      as_of: DATE_SCHEMA, from: DATE_SCHEMA, to: DATE_SCHEMA,
+      compare: { enum: ['previous_period', 'previous_year'] },
+      format: { enum: ['pdf', 'html'] },
+    },
+  },
+  output: {
+    type: 'object', additionalProperties: false, required: ['filename', 'content_type', 'bytes', 'sha256', 'content_base64'],
+    properties: {
+      filename: { type: 'string' }, content_type: { enum: ['application/pdf', 'text/html; charset=utf-8'] }, bytes: { type: 'integer', minimum: 1 },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, content_base64: { type: 'string' },
+    },
+  },
+  async handler(input, ctx) {
+    const { format = 'pdf', ...query } = input;
+    let answer: PrintableAnswer;
+    if (query.metric === 'cashflow') {
+      const cf = await cashflow(ctx.db, ctx.workspace, { ...query, metric: 'cashflow', interval: 'month' }, ctx.now);
+      answer = { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };
+    } else {
+      answer = await statement(ctx.db, ctx.workspace, { ...query, metric: query.metric, interval: 'month' }, ctx.now);
+    }
+    const issuer = (await settings(ctx.db).findById(ctx.workspace, { issuer: 1 }).lean())?.issuer;
+    const company = { name: issuer?.name ?? 'Empresa', nit: issuer ? `${issuer.nit}-${issuer.check_digit}` : null };
+    const period = answer.metric === 'income_statement' || answer.metric === 'cashflow'
+      ? `Del ${answer.series[0]?.period ?? ''} al ${answer.series[answer.series.length - 1]?.period_end ?? ''}`
+      : `Al ${answer.series[0].period}`;
+    const html = statementHtml(answer, company, period);
+    const bytes = format === 'html' ? Buffer.from(html, 'utf8') : await htmlToPdf(html);
+    const stamp = period.replace(/[^0-9-]+/g, '_').replace(/^_|_$/g, '');
+    return {
+      filename: `${answer.metric}_${stamp}.${format}`,
+      content_type: format === 'html' ? 'text/html; charset=utf-8' as const : 'application/pdf' as const,
+      bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), content_base64: bytes.toString('base64'),
+    };
+  },
+});
