@@ -22,6 +22,10 @@ const endOf = (ym: string) => new Date(Date.UTC(Number(ym.slice(0, 4)), Number(y
 
 /** The test's own ledger of what it posted, in cents: the hand calculation the statements must equal. */
 const posted = { capital: 0, revenue: 0, collected: 0, billNet: 0, billVat: 0, billPaid: 0, salaries: 0, open: 0, revenueByMonth: [] as number[], expenseByMonth: [] as number[] };
+/** Per tag of the dimension `proyecto` (and untagged), what the test posted: income and costs + expenses, in cents. */
+const byTag: Record<'alfa' | 'beta' | 'untagged', { income: number; costs: number }> = { alfa: { income: 0, costs: 0 }, beta: { income: 0, costs: 0 }, untagged: { income: 0, costs: 0 } };
+/** Balance sheets read by the equity test, kept for the cash flow's tie-out. */
+const sheets: Record<string, any[]> = {};
 
 beforeAll(async () => {
   sys = await startTestSystem('booksyear');
@@ -42,6 +46,10 @@ describe('a generated year of books', () => {
       (await ok('parties.create', { name: 'Ferretería Búho Ltda', kind: 'customer', tax_id: { type: 'NIT', number: '860002964-4' } })).party.id,
     ];
     const vendor = (await ok('parties.create', { name: 'Arriendos del Norte SAS', kind: 'vendor' })).party.id;
+    // A dimension of the workspace's own (cost_center exists by default) with two tags.
+    await ok('dimensions.create', { key: 'proyecto', name: 'Proyecto' });
+    await ok('dimensions.create_tag', { dimension: 'proyecto', key: 'alfa', name: 'Proyecto Alfa' });
+    await ok('dimensions.create_tag', { dimension: 'proyecto', key: 'beta', name: 'Proyecto Beta' });
 
     // Opening capital in the bank, dated the day before the year: 200,000,000.00 COP.
     const capital = await ok('journal.create', { date: '2024-12-31', memo: 'Capital inicial', lines: [{ account: '111005', debit: 20_000_000_000 }, { account: '3105', credit: 20_000_000_000 }] });
@@ -54,15 +62,18 @@ describe('a generated year of books', () => {
       const quantity = 1 + (i % 3);
       const price = 400_000_000 + 25_000_000 * i;
       const customer = customers[i % 2];
+      // The invoice line is tagged proyecto alfa in January, March… and beta in February, April…
+      const project = i % 2 === 0 ? 'alfa' : 'beta';
       const inv = await ok('invoices.create', {
         customer_id: customer, currency: 'COP', issue_date: `${m}-05`, due_date: `${MONTHS[i + 1] ?? '2026-01'}-05`,
-        lines: [{ description: `Consultoría ${m}`, quantity, unit_price: price, tax_rate_ppm: 190000 }],
+        lines: [{ description: `Consultoría ${m}`, quantity, unit_price: price, tax_rate_ppm: 190000, tags: { proyecto: project } }],
       });
       const post = await ok('invoices.post', { id: inv.invoice.id });
       expect(post.invoice.subtotal).toBe(quantity * price);
       expect(post.invoice.total).toBe(quantity * price + Math.round(quantity * price * 0.19));
       posted.revenue += quantity * price;
       posted.revenueByMonth.push(quantity * price);
+      byTag[project].income += quantity * price;
       // Collection: last month's invoice paid in full on the 10th.
       if (previous) {
         await ok('payments.register', { customer_id: previous.customer, amount: previous.balance, currency: 'COP', date: `${m}-10`, method: 'bank_transfer', invoices: [{ invoice_id: previous.id }] });
@@ -73,20 +84,24 @@ describe('a generated year of books', () => {
       // Rent: a bill of 1,500,000.00 + 19 % VAT on the 8th, paid on the 28th.
       const bill = await ok('bills.create', {
         vendor_id: vendor, supplier_number: `AR-${m}`, currency: 'COP', issue_date: `${m}-08`, due_date: `${m}-28`,
-        lines: [{ description: `Arriendo ${m}`, account: '5120', quantity: 1, unit_price: 150_000_000, tax_rate_ppm: 190000 }],
+        lines: [{ description: `Arriendo ${m}`, account: '5120', quantity: 1, unit_price: 150_000_000, tax_rate_ppm: 190000, tags: { proyecto: 'beta' } }],
       });
       const pb = await ok('bills.post', { id: bill.bill.id });
       expect(pb.bill.balance).toBe(178_500_000);
       await ok('bills.pay', { vendor_id: vendor, amount: pb.bill.balance, currency: 'COP', date: `${m}-28`, bills: [{ bill_id: bill.bill.id }] });
       posted.billNet += 150_000_000;
+      byTag.beta.costs += 150_000_000; // the rent line is tagged beta
       posted.billVat += 28_500_000;
       posted.billPaid += 178_500_000;
 
       // Salaries as a manual entry on the last day: 600,000.00 + 10,000.00·i.
       const salary = 60_000_000 + 1_000_000 * i;
-      const je = await ok('journal.create', { date: endOf(m), memo: `Nómina ${m}`, lines: [{ account: '5105', debit: salary }, { account: '111005', credit: salary }] });
+      // January to March the salary line is tagged proyecto alfa; from April it is untagged.
+      const salaryTag = i < 3 ? 'alfa' : 'untagged';
+      const je = await ok('journal.create', { date: endOf(m), memo: `Nómina ${m}`, lines: [{ account: '5105', debit: salary, ...(i < 3 ? { tags: { proyecto: 'alfa' } } : {}) }, { account: '111005', credit: salary }] });
       await ok('journal.post', { id: je.entry.id });
       posted.salaries += salary;
+      byTag[salaryTag].costs += salary;
       posted.expenseByMonth.push(150_000_000 + salary);
 
       // June is closed once its books are done: nothing more posts into it.
@@ -107,6 +122,7 @@ describe('a generated year of books', () => {
   it('has a balance sheet that balances at every month end, each month\'s result equal to the change in equity', async () => {
     const equityAt = async (date: string) => {
       const bs = await metric({ metric: 'balance_sheet', as_of: date });
+      sheets[date] = bs.rows;
       const total = (section: string) => bs.rows.find((r: any) => r.kind === 'total' && r.section === section).balance;
       expect(total('asset'), `balance sheet at ${date}`).toBe(total('liability_and_equity'));
       expect(total('liability') + total('equity')).toBe(total('liability_and_equity'));
@@ -171,6 +187,58 @@ describe('a generated year of books', () => {
     const last = await metric({ metric: 'income_statement', from: '2024-10-01', to: '2024-12-31' });
     expect(yoy.summary.previous).toBe(last.summary.value);
     expect(yoy.summary.previous).toBe(0);
+  });
+
+  it('has dimensions that add up to the result, and a saved metric that answers as the query it saved', async () => {
+    // By hand: alfa = January, March… invoices' net − January–March salaries; beta = February, April… invoices' net − every rent;
+    // untagged = − April–December salaries. With limit 1 the better tag is its own row and the other goes to "other".
+    const value = (t: keyof typeof byTag) => byTag[t].income - byTag[t].costs;
+    expect(byTag.alfa.income + byTag.beta.income).toBe(posted.revenue);
+    expect(byTag.alfa.costs + byTag.beta.costs + byTag.untagged.costs).toBe(posted.billNet + posted.salaries);
+    const [best, rest] = value('alfa') >= value('beta') ? ['alfa', 'beta'] as const : ['beta', 'alfa'] as const;
+    const query = { metric: 'profitability', from: '2025-01-01', to: '2025-12-31', dimension_key: 'proyecto', limit: 1 };
+    const p = await metric(query);
+    expect(p.summary.value).toBe(result());
+    expect(p.rows.map((r: any) => [r.kind, r.tag, r.income, r.costs, r.value])).toEqual([
+      ['tag', best, byTag[best].income, byTag[best].costs, value(best)],
+      ['other', null, byTag[rest].income, byTag[rest].costs, value(rest)],
+      ['untagged', null, 0, byTag.untagged.costs, value('untagged')],
+    ]);
+    expect(p.rows[0].name).toBe(best === 'alfa' ? 'Proyecto Alfa' : 'Proyecto Beta');
+    // The rows (tag, other, untagged) add up to the total, which is the income statement's result for the year.
+    expect(p.rows.reduce((s: number, r: any) => s + r.value, 0)).toBe(p.summary.value);
+    const year = await metric({ metric: 'income_statement', from: '2025-01-01', to: '2025-12-31' });
+    expect(p.summary.value).toBe(year.summary.value);
+
+    // Saved under a key, the same query answers the same through saved:<key>.
+    expect((await ok('metrics.save', { key: 'rentabilidad-proyecto', query })).created).toBe(true);
+    expect(await metric({ metric: 'saved:rentabilidad-proyecto' })).toEqual(p);
+  });
+
+  it('has a cash flow whose activities add up to the change of cash between the balance sheets', async () => {
+    const cashIn = (rows: any[]) => rows.filter((r) => r.kind === 'account' && r.account.startsWith('11')).reduce((s, r) => s + r.balance, 0);
+    const opening = cashIn(sheets['2024-12-31']);
+    const closing = cashIn(sheets['2025-12-31']);
+    expect(opening).toBe(posted.capital);
+    expect(closing).toBe(posted.capital + posted.collected - posted.billPaid - posted.salaries);
+    const cf = await metric({ metric: 'cashflow', from: '2025-01-01', to: '2025-12-31' });
+    const row = (section: string) => cf.rows.find((r: any) => r.section === section && r.kind !== 'account').value;
+    // By hand: operating = collections − bills paid − salaries; nothing invested or financed in 2025 (the capital came in 2024).
+    expect(row('operating')).toBe(posted.collected - posted.billPaid - posted.salaries);
+    expect(row('investing')).toBe(0);
+    expect(row('financing')).toBe(0);
+    expect(row('operating') + row('investing') + row('financing')).toBe(closing - opening);
+    expect(row('net_change')).toBe(closing - opening);
+    expect(cf.summary.value).toBe(closing - opening);
+    expect([row('opening_cash'), row('closing_cash')]).toEqual([opening, closing]);
+    // August against July: previous_period is the 31 days before 1 August, July itself, read separately.
+    const aug = await metric({ metric: 'cashflow', from: '2025-08-01', to: '2025-08-31', compare: 'previous_period' });
+    const jul = await metric({ metric: 'cashflow', from: '2025-07-01', to: '2025-07-31' });
+    expect(aug.summary.previous).toBe(jul.summary.value);
+    const totals = (x: any, side: 'value' | 'previous') => x.rows.filter((r: any) => r.kind === 'total').map((r: any) => [r.section, r[side]]);
+    expect(totals(aug, 'previous')).toEqual(totals(jul, 'value'));
+    // July by hand: June's invoice collected, July's rent paid, July's salary (month index 6).
+    expect(jul.summary.value).toBe(posted.revenueByMonth[5] + Math.round(posted.revenueByMonth[5] * 0.19) - 178_500_000 - (60_000_000 + 6_000_000));
   });
 
   it('feeds the forecasts the same monthly figures', async () => {
