@@ -71,6 +71,13 @@ export interface ModuleReads {
   sources?: Record<string, SourceReader>;
   metrics?: Record<string, MetricReader>;
   agenda?: Record<string, LaneReader>;
+  /**
+   * Records sources read only service to service (another subgraph pulling through the graph with the
+   * read-only service assertion, e.g. payroll's `payroll_journal` feed that finance takes in). Served by
+   * the same records field and guard as `sources`, but not published in the catalog: records.list and
+   * canvas blocks offer the specification's sources (§2.5) only.
+   */
+  feeds?: Record<string, SourceReader>;
 }
 
 /** The graph field of a subgraph that answers one kind of composite read. */
@@ -80,7 +87,7 @@ export function compositeField(subgraph: string, kind: ReadKind): string {
 
 /** A subgraph's composite reads, with the module that owns each. */
 export interface OwnedReaders {
-  sources: Record<string, { module: string; read: SourceReader }>;
+  sources: Record<string, { module: string; read: SourceReader; feed?: true }>;
   metrics: Record<string, { module: string; read: MetricReader }>;
   agenda: Record<string, { module: string; read: LaneReader }>;
 }
@@ -91,7 +98,10 @@ export function readRoutesOf(subgraph: string, readers: OwnedReaders): ReadDecla
   for (const kind of ['sources', 'metrics', 'agenda'] as const) {
     const entries = Object.entries(readers[kind]);
     if (entries.length === 0) continue;
-    out[kind] = Object.fromEntries(entries.map(([key, r]) => [key, { field: compositeField(subgraph, kind), module: r.module }]));
+    // A feed is served but not published (ModuleReads.feeds).
+    const published = entries.filter(([, r]) => !(r as { feed?: true }).feed);
+    if (published.length === 0) continue;
+    out[kind] = Object.fromEntries(published.map(([key, r]) => [key, { field: compositeField(subgraph, kind), module: r.module }]));
   }
   return out;
 }

@@ -72,6 +72,11 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
         (readers[kind] as Record<string, { module: string; read: unknown }>)[key] = { module: m.name, read };
       }
     }
+    for (const [key, read] of Object.entries(m.reads?.feeds ?? {})) {
+      if (Object.hasOwn(readers.sources, key)) throw new Error(`The sources "${key}" is declared by two modules.`);
+      if (typeof read !== 'function') throw new Error(`The feed "${key}" of the module ${m.name} is not a reader function.`);
+      readers.sources[key] = { module: m.name, read, feed: true };
+    }
     for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
       if (key in readGuards) throw new Error(`The read guard of ${key} is declared by two modules.`);
       readGuards[key] = guard;

@@ -33,7 +33,9 @@ export const payrollModule = defineModule({
   models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments, payrollJournal, epayrollCertificates, epayrollNotes],
   listed: [{ model: novelties }, { model: payrollRuns }, { model: payrollJournal }],
   reads: {
-    sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource, payroll_journal: payrollJournalSource },
+    sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },
+    // Read by finance through the graph only (ARCHITECTURE.md, "Payroll postings"); not a §2.5 source.
+    feeds: { payroll_journal: payrollJournalSource },
     agenda: { recurring: payrollDatesLane },
   },
 });
