@@ -217,10 +217,15 @@ describe('the workspace pages in Chromium', () => {
     await look(page, 'inbox-before-after-es');
   });
 
-  it('makes the module home dashboards through dashboards.save; each renders without a block error', async () => {
+  it('makes the module home dashboards through dashboards.save on the first visit, once; each renders in Spanish without a block error', async () => {
+    const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.length;
+    expect(await saves()).toBe(0);
     await page.goto(`${sys.gatewayUrl}/dashboards`);
-    await page.getByRole('button', { name: 'Crear los tableros de inicio' }).click();
-    await expect(page.locator('#notice').textContent()).resolves.toBe('Se crearon los tableros de inicio de cada módulo.');
+    await expect(page.getByRole('button', { name: 'Crear los tableros de inicio' }).count()).resolves.toBe(0);
+    expect(await saves()).toBe(5);
+    // A second visit creates nothing.
+    await page.goto(`${sys.gatewayUrl}/dashboards`);
+    expect(await saves()).toBe(5);
     const titles = await page.locator('ul.tiles a').allTextContents();
     expect(titles).toEqual(expect.arrayContaining(['Inicio · Ventas', 'Inicio · Compras', 'Inicio · Finanzas', 'Inicio · Nómina', 'Inicio · Proyectos']));
     await look(page, 'dashboards-homes-es');
@@ -236,6 +241,11 @@ describe('the workspace pages in Chromium', () => {
     }
     await page.getByRole('link', { name: 'Inicio · Ventas' }).click();
     await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.getAttribute('#canvas', 'lang')).toBeNull();
+    // The blocks' own words are Spanish: an empty table, its column names, the agenda's empty window.
+    const canvasText = await page.locator('#canvas').innerText();
+    expect(canvasText).not.toMatch(/Nothing to show yet|Nothing due|Bucket|Value\b/);
+    expect(canvasText).toMatch(/Aún no hay nada que mostrar\.|Nada vence en este periodo\.|Tramo|Valor/);
     await look(page, 'dashboard-home-sales-es');
   });
 
