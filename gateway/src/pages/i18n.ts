@@ -383,6 +383,7 @@ const es = {
   'canvas.down': 'baja {v} por ciento frente al periodo anterior',
   'canvas.selectRow': '{caption}. Elige una fila para filtrar los bloques que dependen de ella.',
   'canvas.columns': 'bucket=Tramo;value=Valor;previous=Anterior;period=Periodo;period_end=Fin del periodo;name=Nombre;label=Etiqueta;status=Estado;count=Cantidad;total=Total;amount=Monto;amount_due=Saldo por cobrar;balance=Saldo;outstanding=Pendiente;revenue=Ingresos;currency=Moneda;number=Número;date=Fecha;issue_date=Fecha de emisión;due_date=Vencimiento;customer=Cliente;customer_name=Cliente;vendor=Proveedor;vendor_name=Proveedor;party=Tercero;party_id=Tercero;email=Correo;phone=Teléfono;title=Título;id=Id;created_at=Creado;updated_at=Actualizado;paid=Pagado;subtotal=Subtotal;tax=Impuesto;tax_id=NIT;kind=Tipo;type=Tipo;description=Descripción;quantity=Cantidad;price=Precio;days_overdue=Días de mora;invoices=Facturas;bills=Cuentas por pagar;share=Participación;employee=Empleado;project=Proyecto;hours=Horas;stage=Etapa;owner=Responsable',
+  'date.hint': 'Día/mes/año, p. ej. 22/11/2026',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -756,6 +757,7 @@ const en: Record<MessageKey, string> = {
   'canvas.down': 'down {v} percent against the previous period',
   'canvas.selectRow': '{caption}. Select a row to filter the blocks that follow it.',
   'canvas.columns': '',
+  'date.hint': 'Month/day/year, e.g. 11/22/2026',
 };
 
 const CATALOGS: Record<Locale, Record<MessageKey, string>> = { 'es-CO': es, en };
@@ -878,4 +880,22 @@ export function switchHref(req: Request, current: Locale): string {
 /** What a sign-in style page ({@link sendPage}) needs to speak the person's language. */
 export function pageChrome(req: Request, t: Translator): { lang: string; footer: string; langSwitch: { href: string; text: string; lang: string } } {
   return { lang: t.lang, footer: t.t('brand.footer'), langSwitch: { href: switchHref(req, t.locale), text: t.t('lang.switch'), lang: t.locale === 'en' ? 'es' : 'en' } };
+}
+
+/** A calendar date (`2026-11-22`) as a date field shows it in `locale`: `22/11/2026` (es-CO), `11/22/2026` (en). */
+export function dateField(iso: string | undefined | null, locale: Locale): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso ?? '');
+  if (!m) return '';
+  return locale === 'en' ? `${m[2]}/${m[3]}/${m[1]}` : `${m[3]}/${m[2]}/${m[1]}`;
+}
+
+/** What a person typed in a date field (`22/11/2026` in es-CO, `11/22/2026` in en, or ISO) as `2026-11-22`; null when it is no calendar date. */
+export function parseDateField(text: string, locale: Locale): string | null {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const local = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
+  const [y, mo, d] = iso ? [iso[1], iso[2], iso[3]] : local ? (locale === 'en' ? [local[3], local[1], local[2]] : [local[3], local[2], local[1]]) : [];
+  if (!y) return null;
+  const out = `${y}-${mo!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
+  const check = new Date(`${out}T12:00:00Z`);
+  return Number.isNaN(check.getTime()) || check.toISOString().slice(0, 10) !== out ? null : out;
 }
