@@ -88,7 +88,7 @@ describe('the dashboard page in Chromium', () => {
     expect(right!.x).toBeGreaterThan(left!.x + left!.width - 1);
     expect(Math.abs(left!.width - right!.width)).toBeLessThan(4);
     // Waiting block, block errors, tabs.
-    await expect(page.locator('section[data-path="5"] .waiting').textContent()).resolves.toContain('Select a row');
+    await expect(page.locator('section[data-path="5"] .waiting').textContent()).resolves.toContain('Elige una fila arriba');
     expect(await page.getByRole('tab').count()).toBe(3);
     await page.getByRole('tab', { name: 'Deals' }).click();
     await expect(page.locator('section[data-path="7.2"] .block-error').textContent()).resolves.toContain('not available yet');
@@ -133,15 +133,15 @@ describe('the dashboard page in Chromium', () => {
     const customers = page.locator('section[data-path="4.1"] tbody tr');
     expect(await customers.count()).toBe(3);
     const form = page.locator('section[data-type="form"] form');
-    await form.getByLabel('Name *').fill('Cerámicas del Valle');
+    await form.getByLabel('Nombre *').fill('Cerámicas del Valle');
     // The kind comes prefilled from the action's values.
-    expect(await form.getByLabel('Kind *').inputValue()).toBe('customer');
+    expect(await form.getByLabel('Tipo *').inputValue()).toBe('customer');
     const questions: string[] = [];
     page.once('dialog', (d) => { questions.push(d.message()); void d.accept(); });
     // Counted before the click: the ledger event may re-render the block before the action says "Done".
     const rendersBefore = Number(await page.evaluate(() => (globalThis as any).document.body.dataset.renders ?? '0'));
     await form.getByRole('button', { name: 'Create customer' }).click();
-    await expect(form.locator('.action-result').filter({ hasText: 'Done' }).waitFor()).resolves.toBeUndefined();
+    await expect(form.locator('.action-result').filter({ hasText: 'Hecho' }).waitFor()).resolves.toBeUndefined();
     expect(questions).toEqual(['Create this customer?']);
     // parties.create lands on the ledger; only blocks listing "parties" re-query, once.
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('section[data-path="4.1"] tbody tr').length === 4);

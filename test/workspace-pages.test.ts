@@ -115,9 +115,16 @@ describe('the workspace pages in Chromium', () => {
     await page.getByLabel('Nombre').fill('Lector de facturas');
     await page.getByLabel('Rol').selectOption('accountant');
     await page.getByLabel('Herramientas permitidas (opcional)').fill('invoices.%:read parties.%:read');
+    // The date written the Colombian way (day/month/year), its hint in words; the end of that day in Bogotá (UTC−5).
+    const expiresField = page.getByLabel('Vence el (opcional)');
+    expect(await expiresField.getAttribute('type')).toBe('text');
+    await expect(page.locator('#key-expires-help').textContent()).resolves.toBe('Día/mes/año, p. ej. 22/11/2026');
+    await expiresField.fill('31/12/2027');
     await page.getByRole('button', { name: 'Crear la clave' }).click();
     const secret = (await page.locator('#new-secret').textContent())!;
     expect(secret).toMatch(/^nk_/);
+    const made = (await sys.invoke('api_keys.list', {}, ownerKey)).body.output.rows.find((k: any) => k.name === 'Lector de facturas');
+    expect(made.expires_at).toBe('2028-01-01T04:59:59.000Z');
     await look(page, 'keys-created-es');
     // The key works within its patterns, and is refused outside them.
     expect((await sys.invoke('invoices.list', {}, secret)).status).toBe(200);
@@ -170,6 +177,7 @@ describe('the workspace pages in Chromium', () => {
     await look(page, 'einvoicing-empty-es');
     await page.getByLabel('NIT con dígito de verificación').fill('900123456-8');
     await page.locator('#invoice-resolution').fill('18760000001');
+    await page.locator('#invoice-valid').fill('30/06/2027');
     await page.getByLabel('Clave técnica').fill('fc8eac422eba16e22ffd8c6f94b3f40a6e38162c');
     await page.getByLabel('PIN del software').fill('12345');
     await page.getByRole('button', { name: 'Guardar' }).click();
@@ -178,10 +186,12 @@ describe('the workspace pages in Chromium', () => {
     expect(html).not.toContain('fc8eac422eba16e22ffd8c6f94b3f40a6e38162c');
     expect(html).toContain('Guardada (nunca se muestra)');
     // Saved again with the secrets left blank: the stored ones stay.
+    // The stored date (2027-06-30) comes back the Colombian way.
+    expect(await page.locator('#invoice-valid').inputValue()).toBe('30/06/2027');
     await page.locator('#invoice-to').fill('9000');
     await page.getByRole('button', { name: 'Guardar' }).click();
     const read = (await sys.invoke('einvoicing.settings', {}, ownerKey)).body.output;
-    expect(read).toMatchObject({ secrets: { technical_key: true, software_pin: true }, settings: { issuer: { nit: '900123456', check_digit: 8 }, numbering: { invoice: { prefix: 'FE', from: 1, to: 9000, resolution: '18760000001' } } } });
+    expect(read).toMatchObject({ secrets: { technical_key: true, software_pin: true }, settings: { issuer: { nit: '900123456', check_digit: 8 }, numbering: { invoice: { prefix: 'FE', from: 1, to: 9000, resolution: '18760000001', valid_to: '2027-06-30' } } } });
     expect(JSON.stringify(read)).not.toContain('12345"');
     await look(page, 'einvoicing-es');
   });
@@ -217,10 +227,15 @@ describe('the workspace pages in Chromium', () => {
     await look(page, 'inbox-before-after-es');
   });
 
-  it('makes the module home dashboards through dashboards.save; each renders without a block error', async () => {
+  it('makes the module home dashboards through dashboards.save on the first visit, once; each renders in Spanish without a block error', async () => {
+    const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.length;
+    expect(await saves()).toBe(0);
     await page.goto(`${sys.gatewayUrl}/dashboards`);
-    await page.getByRole('button', { name: 'Crear los tableros de inicio' }).click();
-    await expect(page.locator('#notice').textContent()).resolves.toBe('Se crearon los tableros de inicio de cada módulo.');
+    await expect(page.getByRole('button', { name: 'Crear los tableros de inicio' }).count()).resolves.toBe(0);
+    expect(await saves()).toBe(5);
+    // A second visit creates nothing.
+    await page.goto(`${sys.gatewayUrl}/dashboards`);
+    expect(await saves()).toBe(5);
     const titles = await page.locator('ul.tiles a').allTextContents();
     expect(titles).toEqual(expect.arrayContaining(['Inicio · Ventas', 'Inicio · Compras', 'Inicio · Finanzas', 'Inicio · Nómina', 'Inicio · Proyectos']));
     await look(page, 'dashboards-homes-es');
@@ -236,6 +251,11 @@ describe('the workspace pages in Chromium', () => {
     }
     await page.getByRole('link', { name: 'Inicio · Ventas' }).click();
     await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.getAttribute('#canvas', 'lang')).toBeNull();
+    // The blocks' own words are Spanish: an empty table, its column names, the agenda's empty window.
+    const canvasText = await page.locator('#canvas').innerText();
+    expect(canvasText).not.toMatch(/Nothing to show yet|Nothing due|Bucket|Value\b/);
+    expect(canvasText).toMatch(/Aún no hay nada que mostrar\.|Nada vence en este periodo\.|Tramo|Valor/);
     await look(page, 'dashboard-home-sales-es');
   });
 

@@ -164,6 +164,8 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
       if (!current) return res.redirect(303, `/app/sign-in?next=${encodeURIComponent('/dashboards')}`);
       if (langAsked(req)) await deps.people.setLocale(current.user, t.locale);
       const memberships = await deps.people.memberships(current.user);
+      // A workspace's module homes are made on the first visit of this page (once per workspace).
+      for (const m of memberships) await makeHomes(current.user, current.grant, m.workspace, true);
       const groups = await Promise.all(memberships.map(async (m) => ({
         id: m.workspace,
         name: (await deps.identity.workspace(m.workspace))?.name ?? m.workspace,
@@ -187,7 +189,32 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
     }
   });
 
-  // The module home dashboards, made through dashboards.save as the person (one call per module; saving again by key replaces).
+  /**
+   * The module home dashboards of `workspace`, each missing one saved through dashboards.save as the person (the
+   * whole pipeline: role, policies, ledger). `firstVisit`: only once per workspace (a Redis mark taken first), and
+   * quietly — a role that may not save, a refusal or a hold leaves the page's button to do it. True when held.
+   */
+  async function makeHomes(user: string, grant: string, workspace: string, firstVisit: boolean): Promise<boolean> {
+    if (!deps.pipeline) return false;
+    if (firstVisit && (await deps.redis.set(`cuadra:homes-made:${workspace}`, '1', 'NX')) !== 'OK') return false;
+    const { token } = deps.tokens.sign({ user, workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant });
+    const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
+    let held = false;
+    for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
+      if (await deps.dashboards.get(workspace, home.key)) continue;
+      try {
+        const answer = await deps.pipeline.invoke({ authorization: `Bearer ${token}`, tool: 'dashboards.save', body: async () => home });
+        held ||= answer.status === 202;
+      } catch (err) {
+        if (!firstVisit) throw err;
+        if (!(err instanceof PipelineRefusal)) deps.log.warn({ err, workspace }, 'home dashboards on first visit failed');
+        return false;
+      }
+    }
+    return held;
+  }
+
+  // The module home dashboards, made through dashboards.save as the person (one call per missing module home).
   router.post('/app/home-dashboards', form, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const t = localeOf(req, res);
@@ -198,13 +225,7 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
       const memberships = await deps.people.memberships(current.user);
       const chosen = memberships.find((m) => m.workspace === body.ws);
       if (!chosen) return res.redirect(303, '/dashboards?homes=refused');
-      const { token } = deps.tokens.sign({ user: current.user, workspace: chosen.workspace, scope: 'tools', clientId: WEB_CLIENT_ID, resource: deps.tokens.issuer, grant: current.grant });
-      const reads = buildProducts().reads as unknown as Record<'metrics' | 'sources' | 'agenda', Record<string, unknown>>;
-      let held = false;
-      for (const home of homeDashboards({ metrics: new Set(Object.keys(reads.metrics ?? {})), sources: new Set(Object.keys(reads.sources ?? {})), agenda: new Set(Object.keys(reads.agenda ?? {})) }).reverse()) {
-        const answer = await deps.pipeline.invoke({ authorization: `Bearer ${token}`, tool: 'dashboards.save', body: async () => home });
-        held ||= answer.status === 202;
-      }
+      const held = await makeHomes(current.user, current.grant, chosen.workspace, false);
       res.redirect(303, `/dashboards?homes=${held ? 'held' : 'made'}`);
     } catch (err) {
       if (err instanceof PipelineRefusal) return res.redirect(303, '/dashboards?homes=refused');
@@ -234,6 +255,14 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
   return router;
 }
 
+/** The `canvas.*` messages of the page's locale as JSON safe inside a <script> data block. */
+function canvasTexts(t: Translator): string {
+  const keys = ['unexpected', 'chart', 'periods', 'empty', 'waitingRow', 'waitingParams', 'unavailable', 'total', 'table', 'records', 'nOfTotal', 'overdue', 'nothingDue', 'notShown', 'nothingNext', 'done', 'waitingApproval', 'working', 'section', 'tabs', 'tab', 'refreshFailed', 'updated', 'updated1', 'selected', 'up', 'down', 'selectRow', 'columns'] as const;
+  const out: Record<string, string> = {};
+  for (const k of keys) out[k] = t.t(`canvas.${k}`);
+  return JSON.stringify(out).replace(/</g, '\\u003c');
+}
+
 /** The dashboard page: a shell the served script fills from `dashboards.render`. */
 function sendDashboardPage(res: Response, input: { t: Translator; langHref: string; id: string; title: string; token: string; signOutCsrf: string; assets: ReturnType<typeof loadAssets> }): void {
   const v = (name: string) => encodeURIComponent(input.assets.get(name)!.etag.replace(/"/g, ''));
@@ -248,6 +277,9 @@ function sendDashboardPage(res: Response, input: { t: Translator; langHref: stri
     `<!doctype html>\n<html lang="${input.t.lang}"><head>` + '<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
       `<title>${escapeHtml(input.title)} · Cuadra</title><link rel="icon" href="data:,">` +
       `<meta name="cuadra-dashboard" content="${escapeHtml(input.id)}"><meta name="cuadra-token" content="${escapeHtml(input.token)}">` +
+      `<meta name="cuadra-locale" content="${escapeHtml(input.t.lang)}">` +
+      // The blocks' own words, from the pages' catalog (a data block, not a script: the CSP stays 'self').
+      `<script type="application/json" id="cuadra-text">${canvasTexts(input.t)}</script>` +
       `<link rel="stylesheet" href="/app/assets/canvas.css?v=${v('canvas.css')}"><script src="/app/assets/canvas.js?v=${v('canvas.js')}" defer></script></head>` +
       `<body><a class="skip" href="#canvas">${escapeHtml(t('dashboard.skip'))}</a>` +
       `<header class="top" role="banner"><span class="brand">Cuadra</span><h1 id="dash-title">${escapeHtml(input.title)}</h1>` +
@@ -255,8 +287,7 @@ function sendDashboardPage(res: Response, input: { t: Translator; langHref: stri
       `<a href="${escapeHtml(input.langHref)}" lang="${other}" hreflang="${other}">${escapeHtml(t('lang.switch'))}</a></nav>` +
       `<form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.signOutCsrf)}"><button type="submit" class="btn ghost">${escapeHtml(t('signOut'))}</button></form></header>` +
       '<p id="live-status" class="sr-only" role="status" aria-live="polite"></p>' +
-      // The blocks' own words (canvas.js) are English for now: marked so, inside a Spanish page.
-      `<main id="canvas" class="grid" aria-busy="true" tabindex="-1" lang="en"><p class="loading">${escapeHtml(t('dashboard.loading'))}</p></main>` +
+      `<main id="canvas" class="grid" aria-busy="true" tabindex="-1"><p class="loading">${escapeHtml(t('dashboard.loading'))}</p></main>` +
       `<noscript><p class="note">${escapeHtml(t('dashboard.noscript'))}</p></noscript></body></html>`,
   );
 }

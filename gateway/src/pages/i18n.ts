@@ -354,6 +354,36 @@ const es = {
   'mail.claim.text': 'Un agente de IA ({agent}) abrió el espacio de trabajo «{workspace}» en Cuadra para ti.\n\nPara reclamarlo y ser su dueño, abre el enlace que te dio el agente y escribe este código:\n\n    {code}\n\nEl código sirve durante 7 días y 5 intentos. Si no pediste esto, ignora este mensaje: nadie puede reclamar el espacio de trabajo sin el código.\n',
   'mail.held.subject': 'Una solicitud espera tu aprobación en {workspace}',
   'mail.held.text': '{who} pidió: {what}\n\nHerramienta: {tool}\nRetenida por la política: {policy}\nVence el {expires}\n\nRevísala y decide aquí:\n{link}\n\nSi no decides antes del vencimiento, la solicitud no se ejecuta.\n',
+  'canvas.unexpected': 'El servidor respondió algo inesperado.',
+  'canvas.chart': 'Gráfico',
+  'canvas.periods': '{n} periodos',
+  'canvas.empty': 'Aún no hay nada que mostrar.',
+  'canvas.waitingRow': 'Elige una fila arriba para ver esto.',
+  'canvas.waitingParams': 'Completa los valores de arriba para ver esto.',
+  'canvas.unavailable': 'No disponible: ',
+  'canvas.total': 'Total {v}',
+  'canvas.table': 'Tabla',
+  'canvas.records': 'Registros',
+  'canvas.nOfTotal': '{n} de {total}',
+  'canvas.overdue': 'vencido',
+  'canvas.nothingDue': 'Nada vence en este periodo.',
+  'canvas.notShown': 'Aún no se muestra: {lanes}.',
+  'canvas.nothingNext': 'Nada en los próximos {n} días.',
+  'canvas.done': 'Hecho: {tool}.',
+  'canvas.waitingApproval': 'Esperando aprobación ({id}).',
+  'canvas.working': 'Trabajando…',
+  'canvas.section': 'Sección',
+  'canvas.tabs': 'Pestañas',
+  'canvas.tab': 'Pestaña {n}',
+  'canvas.refreshFailed': 'No se pudo actualizar: {error}',
+  'canvas.updated': 'Se actualizaron {n} bloques.',
+  'canvas.updated1': 'Se actualizó 1 bloque.',
+  'canvas.selected': 'Seleccionado. Se actualizan los bloques que dependen de él.',
+  'canvas.up': 'sube {v} por ciento frente al periodo anterior',
+  'canvas.down': 'baja {v} por ciento frente al periodo anterior',
+  'canvas.selectRow': '{caption}. Elige una fila para filtrar los bloques que dependen de ella.',
+  'canvas.columns': 'bucket=Tramo;value=Valor;previous=Anterior;period=Periodo;period_end=Fin del periodo;name=Nombre;label=Etiqueta;status=Estado;count=Cantidad;total=Total;amount=Monto;amount_due=Saldo por cobrar;balance=Saldo;outstanding=Pendiente;revenue=Ingresos;currency=Moneda;number=Número;date=Fecha;issue_date=Fecha de emisión;due_date=Vencimiento;customer=Cliente;customer_name=Cliente;vendor=Proveedor;vendor_name=Proveedor;party=Tercero;party_id=Tercero;email=Correo;phone=Teléfono;title=Título;id=Id;created_at=Creado;updated_at=Actualizado;paid=Pagado;subtotal=Subtotal;tax=Impuesto;tax_id=NIT;kind=Tipo;type=Tipo;description=Descripción;quantity=Cantidad;price=Precio;days_overdue=Días de mora;invoices=Facturas;bills=Cuentas por pagar;share=Participación;employee=Empleado;project=Proyecto;hours=Horas;stage=Etapa;owner=Responsable',
+  'date.hint': 'Día/mes/año, p. ej. 22/11/2026',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -698,6 +728,36 @@ const en: Record<MessageKey, string> = {
   'mail.claim.text': 'An AI agent ({agent}) opened the workspace "{workspace}" on Cuadra for you.\n\nTo claim it and become its owner, open the link the agent gave you and enter this code:\n\n    {code}\n\nThe code works for 7 days and 5 tries. If you did not ask for this, ignore this message: nobody can claim the workspace without the code.\n',
   'mail.held.subject': 'A request waits for your approval in {workspace}',
   'mail.held.text': '{who} asked: {what}\n\nTool: {tool}\nHeld by the policy: {policy}\nExpires on {expires}\n\nReview it and decide here:\n{link}\n\nIf nobody decides before it expires, the request does not run.\n',
+  'canvas.unexpected': 'The server answered something unexpected.',
+  'canvas.chart': 'Chart',
+  'canvas.periods': '{n} periods',
+  'canvas.empty': 'Nothing to show yet.',
+  'canvas.waitingRow': 'Select a row above to see this.',
+  'canvas.waitingParams': 'Fill in the values above to see this.',
+  'canvas.unavailable': 'Not available: ',
+  'canvas.total': 'Total {v}',
+  'canvas.table': 'Table',
+  'canvas.records': 'Records',
+  'canvas.nOfTotal': '{n} of {total}',
+  'canvas.overdue': 'overdue',
+  'canvas.nothingDue': 'Nothing due in this window.',
+  'canvas.notShown': 'Not shown yet: {lanes}.',
+  'canvas.nothingNext': 'Nothing in the next {n} days.',
+  'canvas.done': 'Done: {tool}.',
+  'canvas.waitingApproval': 'Waiting for approval ({id}).',
+  'canvas.working': 'Working…',
+  'canvas.section': 'Section',
+  'canvas.tabs': 'Tabs',
+  'canvas.tab': 'Tab {n}',
+  'canvas.refreshFailed': 'Could not refresh: {error}',
+  'canvas.updated': 'Updated {n} blocks.',
+  'canvas.updated1': 'Updated 1 block.',
+  'canvas.selected': 'Selected. Updating the blocks that follow it.',
+  'canvas.up': 'up {v} percent against the previous period',
+  'canvas.down': 'down {v} percent against the previous period',
+  'canvas.selectRow': '{caption}. Select a row to filter the blocks that follow it.',
+  'canvas.columns': '',
+  'date.hint': 'Month/day/year, e.g. 11/22/2026',
 };
 
 const CATALOGS: Record<Locale, Record<MessageKey, string>> = { 'es-CO': es, en };
@@ -820,4 +880,22 @@ export function switchHref(req: Request, current: Locale): string {
 /** What a sign-in style page ({@link sendPage}) needs to speak the person's language. */
 export function pageChrome(req: Request, t: Translator): { lang: string; footer: string; langSwitch: { href: string; text: string; lang: string } } {
   return { lang: t.lang, footer: t.t('brand.footer'), langSwitch: { href: switchHref(req, t.locale), text: t.t('lang.switch'), lang: t.locale === 'en' ? 'es' : 'en' } };
+}
+
+/** A calendar date (`2026-11-22`) as a date field shows it in `locale`: `22/11/2026` (es-CO), `11/22/2026` (en). */
+export function dateField(iso: string | undefined | null, locale: Locale): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso ?? '');
+  if (!m) return '';
+  return locale === 'en' ? `${m[2]}/${m[3]}/${m[1]}` : `${m[3]}/${m[2]}/${m[1]}`;
+}
+
+/** What a person typed in a date field (`22/11/2026` in es-CO, `11/22/2026` in en, or ISO) as `2026-11-22`; null when it is no calendar date. */
+export function parseDateField(text: string, locale: Locale): string | null {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const local = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
+  const [y, mo, d] = iso ? [iso[1], iso[2], iso[3]] : local ? (locale === 'en' ? [local[3], local[1], local[2]] : [local[3], local[2], local[1]]) : [];
+  if (!y) return null;
+  const out = `${y}-${mo!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
+  const check = new Date(`${out}T12:00:00Z`);
+  return Number.isNaN(check.getTime()) || check.toISOString().slice(0, 10) !== out ? null : out;
 }

@@ -5,7 +5,7 @@ import type { IdentityStore } from '../identity/store.ts';
 import type { AccessTokens } from '../oauth/tokens.ts';
 import { PipelineRefusal, type InvokePipeline } from '../pipeline.ts';
 import { html, type CsrfGuard, type SafeHtml } from './html.ts';
-import { langAsked, localeOf, type MessageKey, type Translator } from './i18n.ts';
+import { dateField, langAsked, localeOf, parseDateField, type MessageKey, type Translator } from './i18n.ts';
 import { sendAppPage, type AppPageKey } from './shell.ts';
 
 interface Session { user: string; grant: string }
@@ -200,7 +200,8 @@ ${hidden(csrf, ctx)}
 <label for="key-patterns">${t.t('keys.patterns')}</label>
 <input id="key-patterns" name="patterns" type="text" maxlength="900" aria-describedby="key-patterns-help" placeholder="invoices.%:read parties.%">
 <p class="note" id="key-patterns-help">${t.t('keys.patterns.help')}</p>
-<label for="key-expires">${t.t('keys.expires')}</label><input id="key-expires" name="expires" type="date">
+<label for="key-expires">${t.t('keys.expires')}</label><input id="key-expires" name="expires" type="text" inputmode="numeric" maxlength="10" pattern="\\d{1,2}/\\d{1,2}/\\d{4}" autocomplete="off" aria-describedby="key-expires-help">
+<p class="note" id="key-expires-help">${t.t('date.hint')}</p>
 <button type="submit" class="primary">${t.t('keys.create')}</button>
 </form>
 <h2>${t.t('keys.list')}</h2>
@@ -214,11 +215,14 @@ ${keys.next_cursor ? html`<p class="more"><a href="/app/keys?ws=${encodeURICompo
   router.get('/app/keys', (req, res) => show(req, res, 'keys', keysBody));
   router.post('/app/keys', form, post('keys', keysBody, async (t, ctx, f) => {
     const patterns = text(f.patterns, 900).split(/[\s,]+/).filter(Boolean);
-    const expires = text(f.expires, 10);
+    const typed = text(f.expires, 10);
+    // The day as the page's locale writes it (22/11/2026 in es-CO); what is no date goes to the tool as typed, to be refused there.
+    const expires = typed ? parseDateField(typed, t.locale) ?? typed : '';
     const input: Record<string, unknown> = { name: text(f.name, 100), role: text(f.role, 40) };
     if (patterns.length) input.patterns = patterns;
     // A date means the end of that day in Bogotá (UTC−5).
     if (/^\d{4}-\d{2}-\d{2}$/.test(expires)) input.expires_at = new Date(`${expires}T23:59:59-05:00`).toISOString();
+    else if (expires) input.expires_at = expires;
     const o = await act(ctx, 'api_keys.create', input);
     if (o.kind !== 'ok') return { status: statusOf(o), top: outcomeText(t, ctx, o, '') };
     // Shown once, in this answer only; the page is not cached (no-store) and the value is never stored in clear.
@@ -352,7 +356,7 @@ ${hidden(csrf, ctx)}
 <div><label for="${kind}-from">${t.t('einv.from')}</label><input id="${kind}-from" name="${kind}_from" type="number" min="1" max="9999999999" value="${r?.from ?? 1}"></div>
 <div><label for="${kind}-to">${t.t('einv.to')}</label><input id="${kind}-to" name="${kind}_to" type="number" min="1" max="9999999999" value="${r?.to ?? 5000}"></div>
 <div><label for="${kind}-resolution">${t.t('einv.resolution')}</label><input id="${kind}-resolution" name="${kind}_resolution" type="text" maxlength="40" value="${r?.resolution ?? ''}"></div>
-<div><label for="${kind}-valid">${t.t('einv.validTo')}</label><input id="${kind}-valid" name="${kind}_valid_to" type="date" value="${r?.valid_to ?? ''}"></div></div></fieldset>`;
+<div><label for="${kind}-valid">${t.t('einv.validTo')}</label><input id="${kind}-valid" name="${kind}_valid_to" type="text" inputmode="numeric" maxlength="10" pattern="\\d{1,2}/\\d{1,2}/\\d{4}" autocomplete="off" aria-describedby="${kind}-valid-help" value="${dateField(r?.valid_to, t.locale)}"><small id="${kind}-valid-help">${t.t('date.hint')}</small></div></div></fieldset>`;
     return html`
 <section class="card" aria-labelledby="einv-now"><h2 id="einv-now">${t.t('einv.current')}</h2>
 ${s ? html`<dl class="facts">
@@ -392,7 +396,8 @@ ${range('credit_note', cn)}
     const range = (kind: string) => {
       const r: Record<string, unknown> = { prefix: text(f[`${kind}_prefix`], 4).toUpperCase(), from: num(f[`${kind}_from`]), to: num(f[`${kind}_to`]) };
       const resolution = text(f[`${kind}_resolution`], 40);
-      const validTo = text(f[`${kind}_valid_to`], 10);
+      const typedTo = text(f[`${kind}_valid_to`], 10);
+      const validTo = typedTo ? parseDateField(typedTo, t.locale) ?? typedTo : '';
       if (resolution) r.resolution = resolution;
       if (validTo) r.valid_to = validTo;
       return r;

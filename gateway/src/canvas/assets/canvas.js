@@ -9,6 +9,11 @@
   const root = document.getElementById('canvas');
   const liveStatus = document.getElementById('live-status');
   const SVG = 'http://www.w3.org/2000/svg';
+  // The page's language (es-CO by default) and the blocks' words in it, from the server's catalog.
+  const LOCALE = meta('cuadra-locale') === 'en' ? 'en-US' : 'es-CO';
+  const TEXT = (() => { try { return JSON.parse(document.getElementById('cuadra-text')?.textContent || '{}'); } catch { return {}; } })();
+  const say = (key, vars) => String(TEXT[key] ?? key).replace(/\{(\w+)\}/g, (m, n) => (vars && n in vars ? String(vars[n]) : m));
+  const COLUMNS = new Map(String(TEXT.columns || '').split(';').filter(Boolean).map((p) => p.split('=')));
 
   /** Saved block definitions by path ("0.2.1"), rendered blocks by path, DOM slots by path. */
   const defs = new Map();
@@ -20,7 +25,7 @@
     const res = await fetch(`/v1/tools/${encodeURIComponent(tool)}:invoke`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input),
     });
-    const body = await res.json().catch(() => ({ error: 'The server answered something unexpected.', code: 'internal' }));
+    const body = await res.json().catch(() => ({ error: say('unexpected'), code: 'internal' }));
     if (res.status === 401) location.reload();
     return { status: res.status, body };
   };
@@ -45,23 +50,33 @@
   };
 
   // ------------------------------------------------------------------ formatting
-  const fmtNumber = (n) => (typeof n === 'number' ? new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 }).format(n) : n === undefined || n === null ? '—' : String(n));
+  const fmtNumber = (n) => (typeof n === 'number' ? new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2 }).format(n) : n === undefined || n === null ? '—' : String(n));
   const fmtMoney = (cents, currency) => {
     if (typeof cents !== 'number') return '—';
     try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency || 'USD', maximumFractionDigits: 0 }).format(cents / 100);
+      // `COP 1.200.000` (es-CO), `COP 1,200,000` (en): the code, as the pages write money.
+      return new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency || 'USD', currencyDisplay: 'code', maximumFractionDigits: 0 }).format(cents / 100).replace(/\u00a0/g, ' ');
     } catch {
       return fmtNumber(cents / 100);
     }
   };
   const fmtValue = (v, unit, currency) => (unit === 'money' ? fmtMoney(v, currency) : unit === 'ratio' ? `${fmtNumber(v / 100)} %` : fmtNumber(v));
+  /** `2026-11-22` → `22/11/2026` (es-CO) or `11/22/2026` (en); a timestamp keeps its time of day. */
+  const fmtDate = (v) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})(T.*)?$/.exec(String(v ?? ''));
+    if (!m) return v === null || v === undefined ? '' : String(v);
+    if (!m[4]) return LOCALE === 'en-US' ? `${m[2]}/${m[3]}/${m[1]}` : `${m[3]}/${m[2]}/${m[1]}`;
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? String(v) : new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'America/Bogota' }).format(d).replace(/\u00a0/g, ' ');
+  };
   const fmtCell = (key, v, currency) => {
     if (v === null || v === undefined) return '';
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v)) return fmtDate(v);
     if (typeof v === 'number' && /amount|total|balance|price|subtotal|revenue|outstanding|paid|value/.test(key)) return fmtMoney(v, currency);
     if (typeof v === 'object') return Array.isArray(v) ? v.join(', ') : Object.values(v).filter((x) => typeof x !== 'object').join(' · ');
     return String(v);
   };
-  const label = (key) => key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  const label = (key) => COLUMNS.get(key) ?? key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 
   /** Markdown, minimally and safely: paragraphs, **bold**, *italic*, `code`, - lists. Never HTML. */
   const markdown = (text) => {
@@ -98,7 +113,7 @@
     const bw = (W - L - R) / Math.max(points.length, 1);
     const y = (v) => T + (H - T - B) * (1 - (v - min) / (max - min || 1));
     // A group, not an image: its period buckets are focusable buttons (an image may hold nothing interactive).
-    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'group', 'aria-label': `${title || 'Chart'}: ${points.length} periods` });
+    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'group', 'aria-label': `${title || say('chart')}: ${say('periods', { n: points.length })}` });
     for (let k = 0; k <= 4; k++) {
       const v = min + ((max - min) * k) / 4;
       g.append(svg('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'gridline' }));
@@ -144,7 +159,7 @@
   };
   const pieChart = (slices, unit, currency, title) => {
     const total = slices.reduce((a, s) => a + Math.max(0, s.value), 0) || 1;
-    const g = svg('svg', { viewBox: '0 0 220 220', class: 'chart pie', role: 'img', 'aria-label': `${title || 'Chart'}: ${slices.map((s) => `${s.label} ${fmtValue(s.value, unit, currency)}`).join('; ')}` });
+    const g = svg('svg', { viewBox: '0 0 220 220', class: 'chart pie', role: 'img', 'aria-label': `${title || say('chart')}: ${slices.map((s) => `${s.label} ${fmtValue(s.value, unit, currency)}`).join('; ')}` });
     let a = -Math.PI / 2;
     slices.forEach((s, i) => {
       const frac = Math.max(0, s.value) / total;
@@ -174,7 +189,7 @@
   };
   /** A table of rows; with a selector key, rows are selectable by click, Enter or Space. */
   const rowsTable = (rows, selectorKey, caption, currencyOf) => {
-    if (!rows.length) return el('p', { class: 'empty', text: 'Nothing to show yet.' });
+    if (!rows.length) return el('p', { class: 'empty', text: say('empty') });
     const cols = columnsOf(rows);
     const selected = selectorKey ? values.selections[selectorKey] : null;
     const body = rows.map((r) => {
@@ -193,7 +208,7 @@
       return tr;
     });
     return el('div', { class: 'table-wrap' }, el('table', selectorKey ? { role: 'grid', 'aria-multiselectable': 'false' } : {},
-      el('caption', { class: 'sr-only', text: selectorKey ? `${caption}. Select a row to filter the blocks that follow it.` : caption }),
+      el('caption', { class: 'sr-only', text: selectorKey ? say('selectRow', { caption }) : caption }),
       el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col', text: label(c) })))),
       el('tbody', {}, body)));
   };
@@ -203,8 +218,8 @@
 
   const drawLeaf = (b, path) => {
     const content = [];
-    if (b.waiting) content.push(el('p', { class: 'waiting', text: b.bind || b.inputs?.some((i) => i.block) ? 'Select a row above to see this.' : 'Fill in the values above to see this.' }));
-    else if (b.error && b.type !== 'stats') content.push(el('p', { class: 'block-error', role: 'note' }, el('strong', { text: 'Not available: ' }), b.error.error, el('span', { class: 'code', text: ` (${b.error.code})` })));
+    if (b.waiting) content.push(el('p', { class: 'waiting', text: b.bind || b.inputs?.some((i) => i.block) ? say('waitingRow') : say('waitingParams') }));
+    else if (b.error && b.type !== 'stats') content.push(el('p', { class: 'block-error', role: 'note' }, el('strong', { text: say('unavailable') }), b.error.error, el('span', { class: 'code', text: ` (${b.error.code})` })));
     else content.push(...drawContent(b, path));
     return content;
   };
@@ -222,7 +237,7 @@
         return el('li', { class: 'card' },
           el('span', { class: 'card-label', text: card.label }),
           card.error ? el('span', { class: 'block-error', text: card.error.error }) : el('span', { class: 'card-value', text: card.format === 'money' ? fmtMoney(card.value, card.currency) : fmtNumber(card.value) }),
-          change !== null ? el('span', { class: `change ${good}`, text: `${change >= 0 ? '▲' : '▼'} ${fmtNumber(Math.abs(change) / 100)} %`, 'aria-label': `${change >= 0 ? 'up' : 'down'} ${fmtNumber(Math.abs(change) / 100)} percent against the previous period` }) : null,
+          change !== null ? el('span', { class: `change ${good}`, text: `${change >= 0 ? '▲' : '▼'} ${fmtNumber(Math.abs(change) / 100)} %`, 'aria-label': say(change >= 0 ? 'up' : 'down', { v: fmtNumber(Math.abs(change) / 100) }) }) : null,
           spark(card.spark));
       }))];
       case 'chart': {
@@ -234,20 +249,20 @@
         }
         const points = (data.series || []).map((p) => ({ label: String(p.period ?? '').slice(5) || String(p.period), raw: p, values: Object.fromEntries(series.map((s) => [s, Number(p[s] ?? 0)])) }));
         const onPick = b.key ? (p) => select(b.key, { period: p.raw.period, period_end: p.raw.period_end }) : null;
-        return [xyChart(b.chart || 'line', points, series, data.unit, data.currency, onPick, b.title), el('p', { class: 'note', text: data.summary ? `Total ${fmtValue(data.summary.value, data.unit, data.currency)}` : '' })];
+        return [xyChart(b.chart || 'line', points, series, data.unit, data.currency, onPick, b.title), el('p', { class: 'note', text: data.summary ? say('total', { v: fmtValue(data.summary.value, data.unit, data.currency) }) : '' })];
       }
       case 'table': {
         const data = b.data || {};
         const rows = data.rows?.length ? data.rows : (data.series || []).map((p) => ({ period: p.period, value: p.value, ...(p.previous !== undefined ? { previous: p.previous } : {}) }));
-        return [rowsTable(rows, b.key, b.title || 'Table', () => data.currency)];
+        return [rowsTable(rows, b.key, b.title || say('table'), () => data.currency)];
       }
       case 'records': {
         const rows = b.records_data?.rows || [];
-        return [rowsTable(rows, b.key, b.title || b.records?.source || 'Records', (r) => r.currency), el('p', { class: 'note', text: b.records_data ? `${rows.length} of ${b.records_data.total ?? rows.length}` : '' })];
+        return [rowsTable(rows, b.key, b.title || b.records?.source || say('records'), (r) => r.currency), el('p', { class: 'note', text: b.records_data ? say('nOfTotal', { n: fmtNumber(rows.length), total: fmtNumber(b.records_data.total ?? rows.length) }) : '' })];
       }
       case 'detail': {
         const row = b.records_data?.rows?.[0];
-        if (!row) return [el('p', { class: 'empty', text: 'Nothing to show yet.' })];
+        if (!row) return [el('p', { class: 'empty', text: say('empty') })];
         return [el('dl', { class: 'detail' }, Object.entries(row).filter(([, v]) => typeof v !== 'object' || v === null).flatMap(([k, v]) => [el('dt', { text: label(k) }), el('dd', { text: fmtCell(k, v, row.currency) })]))];
       }
       case 'profile': {
@@ -256,13 +271,13 @@
       }
       case 'agenda': {
         const entries = b.agenda_data?.entries || [];
-        const out = [entries.length ? el('ol', { class: 'agenda' }, entries.map((e) => el('li', { class: e.status === 'overdue' ? 'overdue' : '' }, el('time', { datetime: e.date, text: e.date }), ' ', el('span', { text: e.title }), e.status === 'overdue' ? el('span', { class: 'tag', text: 'overdue' }) : null))) : el('p', { class: 'empty', text: 'Nothing due in this window.' })];
-        if (b.agenda_data?.unavailable_lanes?.length) out.push(el('p', { class: 'note', text: `Not shown yet: ${b.agenda_data.unavailable_lanes.join(', ')}.` }));
+        const out = [entries.length ? el('ol', { class: 'agenda' }, entries.map((e) => el('li', { class: e.status === 'overdue' ? 'overdue' : '' }, el('time', { datetime: e.date, text: fmtDate(e.date) }), ' ', el('span', { text: e.title }), e.status === 'overdue' ? el('span', { class: 'tag', text: say('overdue') }) : null))) : el('p', { class: 'empty', text: say('nothingDue') })];
+        if (b.agenda_data?.unavailable_lanes?.length) out.push(el('p', { class: 'note', text: say('notShown', { lanes: b.agenda_data.unavailable_lanes.join(', ') }) }));
         return out;
       }
       case 'event': {
         const e = b.event_data?.event;
-        return [e ? el('p', { class: 'event' }, el('time', { datetime: e.date, text: e.date }), ' — ', e.title) : el('p', { class: 'empty', text: `Nothing in the next ${b.event_data?.horizon ?? 90} days.` })];
+        return [e ? el('p', { class: 'event' }, el('time', { datetime: e.date, text: fmtDate(e.date) }), ' — ', e.title) : el('p', { class: 'empty', text: say('nothingNext', { n: b.event_data?.horizon ?? 90 }) })];
       }
       case 'kanban': {
         const cols = b.board_data?.columns || [];
@@ -326,8 +341,8 @@
   const announce = (text) => { liveStatus.textContent = text; };
   const outcome = (node, status, body, tool) => {
     node.textContent = '';
-    if (status === 200) node.append(el('span', { class: 'ok', text: `Done: ${tool}.` }));
-    else if (status === 202) node.append(el('span', { class: 'pending', text: `Waiting for approval (${body.approval_id}).` }));
+    if (status === 200) node.append(el('span', { class: 'ok', text: say('done', { tool }) }));
+    else if (status === 202) node.append(el('span', { class: 'pending', text: say('waitingApproval', { id: body.approval_id }) }));
     else node.append(el('span', { class: 'block-error', text: `${body.error}${body.field ? ` (${body.field})` : ''}` }));
     announce(node.textContent);
   };
@@ -342,7 +357,7 @@
   };
   const run = async (a, b, input, resultNode) => {
     if (a.confirm && !window.confirm(a.confirm)) return;
-    resultNode.textContent = 'Working…';
+    resultNode.textContent = say('working');
     const { status, body } = await api(a.tool, input);
     outcome(resultNode, status, body, a.tool);
   };
@@ -435,13 +450,13 @@
     }
     if (b.type === 'section') {
       const summaryId = `s-${path.replace(/\./g, '-')}`;
-      const details = el('details', { class: `block container section span-${b.span || 12}`, open: b.variant !== 'collapsed' }, el('summary', { id: summaryId, text: b.title || 'Section' }), el('div', { class: 'grid' }, drawTree(b.children, path)));
+      const details = el('details', { class: `block container section span-${b.span || 12}`, open: b.variant !== 'collapsed' }, el('summary', { id: summaryId, text: b.title || say('section') }), el('div', { class: 'grid' }, drawTree(b.children, path)));
       return details;
     }
     if (b.type === 'tabs') {
-      const tabs = el('div', { class: 'tablist', role: 'tablist', 'aria-label': b.title || 'Tabs' });
+      const tabs = el('div', { class: 'tablist', role: 'tablist', 'aria-label': b.title || say('tabs') });
       const panels = b.children.map((c, i) => el('div', { class: 'grid tabpanel', role: 'tabpanel', id: `p-${path.replace(/\./g, '-')}-${i}`, hidden: i !== 0, 'aria-labelledby': `t-${path.replace(/\./g, '-')}-${i}` }, drawOne(c, `${path}.${i}`)));
-      const buttons = b.children.map((c, i) => el('button', { type: 'button', role: 'tab', id: `t-${path.replace(/\./g, '-')}-${i}`, 'aria-controls': `p-${path.replace(/\./g, '-')}-${i}`, 'aria-selected': i === 0 ? 'true' : 'false', tabindex: i === 0 ? 0 : -1, text: c.title || `Tab ${i + 1}` }));
+      const buttons = b.children.map((c, i) => el('button', { type: 'button', role: 'tab', id: `t-${path.replace(/\./g, '-')}-${i}`, 'aria-controls': `p-${path.replace(/\./g, '-')}-${i}`, 'aria-selected': i === 0 ? 'true' : 'false', tabindex: i === 0 ? 0 : -1, text: c.title || say('tab', { n: i + 1 }) }));
       const show = (k) => buttons.forEach((btn, i) => { btn.setAttribute('aria-selected', String(i === k)); btn.tabIndex = i === k ? 0 : -1; panels[i].hidden = i !== k; });
       buttons.forEach((btn, i) => {
         btn.addEventListener('click', () => show(i));
@@ -469,10 +484,10 @@
     for (const p of paths) { slots.get(p)?.classList.add('stale'); slots.get(p)?.setAttribute('aria-busy', 'true'); }
     pending = pending.then(async () => {
       const { status, body } = await api('dashboards.render', { blocks: paths.map((p) => defs.get(p)), values: currentValues() });
-      if (status !== 200) return announce(`Could not refresh: ${body.error}`);
+      if (status !== 200) return announce(say('refreshFailed', { error: body.error }));
       body.output.blocks.forEach((b, i) => { const node = slots.get(paths[i]); if (node) fill(node, b, paths[i]); });
       document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
-      announce(`Updated ${paths.length} block${paths.length === 1 ? '' : 's'}.`);
+      announce(paths.length === 1 ? say('updated1') : say('updated', { n: paths.length }));
     });
     return pending;
   };
@@ -485,7 +500,7 @@
   };
   const select = (key, row) => {
     values.selections[key] = row;
-    announce('Selected. Updating the blocks that follow it.');
+    announce(say('selected'));
     requery((d) => d.bind?.block === key || (d.inputs || []).some((i) => i.block === key));
   };
 
