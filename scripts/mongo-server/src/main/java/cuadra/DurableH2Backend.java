@@ -6,7 +6,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.h2.mvstore.MVStore;
 
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
 
@@ -45,6 +49,31 @@ final class DurableH2Backend extends H2Backend {
         } finally {
             // Also after a failed write: an ordered insert that stopped at a duplicate key kept the documents before it.
             if (writes) makeDurable(applied.incrementAndGet());
+        }
+    }
+
+    @Override
+    protected MongoDatabase openOrCreateDatabase(String databaseName) {
+        return new IdLookupH2Database(databaseName);
+    }
+
+    /**
+     * H2's database, making {@link IdLookupH2Collection}s. Map names as in H2Database 1.47
+     * ({@code databases.<ns>}, {@code meta.<ns>}). An inner class on purpose: H2Database's constructor
+     * already opens the existing collections, before a field of a subclass would be set, while the
+     * outer instance (and H2Backend's store, set before any database is opened) is already there.
+     */
+    private final class IdLookupH2Database extends H2Database {
+        IdLookupH2Database(String databaseName) {
+            super(databaseName, getMvStore(), getCursorRegistry());
+        }
+
+        @Override
+        protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
+            String namespace = getFullCollectionNamespace(collectionName);
+            MVStore mvStore = DurableH2Backend.this.getMvStore();
+            return new IdLookupH2Collection(this, collectionName, options, mvStore.openMap("databases." + namespace),
+                mvStore.openMap("meta." + namespace), cursorRegistry);
         }
     }
 
