@@ -18,16 +18,19 @@ import { bills, type BillDoc } from './model.ts';
  * Bills open before the index existed are indexed once at start (backfillBillsDue).
  */
 /** What the lane reads of a bill. */
-type LaneBill = Pick<BillDoc, '_id' | 'supplier_number' | 'vendor_id' | 'vendor' | 'due_date' | 'balance' | 'currency' | 'status' | 'kind'>;
+type LaneBill = Pick<BillDoc, '_id' | 'workspace' | 'supplier_number' | 'vendor_id' | 'vendor' | 'due_date' | 'balance' | 'currency' | 'status' | 'kind'>;
 
 export const payablesLane: LaneReader = async (w, ctx) => {
   const start = w.overdue ? addDays(w.from, -90) : w.from;
   const open = await billsDue.read<LaneBill>(ctx.db, ctx.workspace, start, w.to, w.limit,
+    // Only `_id` in the filter: mongo-java-server answers by its `_id` index only when the query
+    // names no other field (AbstractUniqueIndex.canHandle compares the key sets); the workspace
+    // is checked on the documents read.
     async (ids) => bills(ctx.db).find(
-      { _id: { $in: ids }, workspace: ctx.workspace },
-      { supplier_number: 1, vendor_id: 1, vendor: 1, due_date: 1, balance: 1, currency: 1, status: 1, kind: 1 },
+      { _id: { $in: ids } },
+      { workspace: 1, supplier_number: 1, vendor_id: 1, vendor: 1, due_date: 1, balance: 1, currency: 1, status: 1, kind: 1 },
     ).lean(),
-    billIsOpen);
+    (b) => b.workspace === ctx.workspace && billIsOpen(b));
   const today = localDate(ctx.now);
   return open.map((b) => ({
     date: b.due_date, kind: 'deadline', source: 'payables', title: `${b.supplier_number} — ${b.vendor.name}`,
