@@ -169,6 +169,7 @@ try {
         const t = performance.now();
         const res = await sg.graphql(query, vars, owner);
         if (res.body.errors) throw new Error(`${label}: ${JSON.stringify(res.body.errors)}`);
+        if (lane && i === 0) console.log(`  ${label}: ${res.body.data.r.length} entries (limit ${window.limit})`);
         if (i >= 3) times.push(performance.now() - t);
       }
       table[label] ??= {};
