@@ -12,6 +12,7 @@
 // `bill_<status>`, per-vendor `spend`; the due-date grains `due`/`duem`; `bank:<account>` with
 // `unrec_*`/`rec_*` on each transaction's booking date). Replaying 100,000 posts and payments
 // through the tools would take most of an hour and measure the write path, not the reads.
+// The open bills' due-date index (`bill_due_index`, bills/due.ts) is seeded the same way.
 // BENCH_SIZES=1000,100000 chooses sizes; BENCH_RUNS (default 15) timed runs per query.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -68,6 +69,8 @@ async function seed(workspace: string, n: number): Promise<string> {
     }
   };
   const batch: Record<string, unknown>[] = [];
+  // The due-date index of open bills (bills/due.ts) the posts would have written: ids per due day.
+  const dueIndex = new Map<string, string[]>();
   const flush = async (collection: string) => {
     if (batch.length) await sg.db.collection(collection).insertMany(batch.splice(0) as never[], { ordered: false });
   };
@@ -104,6 +107,7 @@ async function seed(workspace: string, n: number): Promise<string> {
     });
     add('ap:COP', issue, { expenses: expenseLine ? subtotal : 0, purchases: subtotal, billed: total, ap: due_amount, bills: 1, [`bill_${status}`]: 1 }, { id: vendorId, name: vendorName, inc: { spend: subtotal } });
     addDue(issue, due, due_amount);
+    if (status !== 'paid') dueIndex.set(due, [...(dueIndex.get(due) ?? []), id]);
     if (settled) {
       add('ap:COP', payDay, { ap: -paid, disbursed: paid, bill_payments: 1 });
       addDue(payDay, due, -paid);
@@ -111,6 +115,8 @@ async function seed(workspace: string, n: number): Promise<string> {
     if (batch.length >= 2000) await flush('bills');
   }
   await flush('bills');
+  const dueDocs = [...dueIndex].map(([date, ids]) => ({ _id: `${workspace}|${date}`, workspace, date, ids }));
+  for (let i = 0; i < dueDocs.length; i += 2000) await sg.db.collection('bill_due_index').insertMany(dueDocs.slice(i, i + 2000) as never[], { ordered: false });
   // One bank account with n transactions over the year, 75 % reconciled (counters on booking dates).
   const bankId = `bnk_bench${n}`;
   await sg.db.collection('bank_accounts').insertOne({
@@ -163,6 +169,7 @@ try {
         const t = performance.now();
         const res = await sg.graphql(query, vars, owner);
         if (res.body.errors) throw new Error(`${label}: ${JSON.stringify(res.body.errors)}`);
+        if (lane && i === 0) console.log(`  ${label}: ${res.body.data.r.length} entries (limit ${window.limit})`);
         if (i >= 3) times.push(performance.now() - t);
       }
       table[label] ??= {};

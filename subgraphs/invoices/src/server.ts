@@ -5,6 +5,7 @@ import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
+import { backfillBillsDue } from './modules/bills/due.ts';
 import { owned } from './modules/index.ts';
 import { documents } from './modules/documents/model.ts';
 
@@ -64,6 +65,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
     const backfilled = await backfillLedgerRollups(deps.db);
     if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
+    const indexed = await backfillBillsDue(deps.db);
+    if (indexed > 0) deps.log.info({ indexed }, 'open bills indexed by due date for the payables lane');
     // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
     // that answers the same way); unset, the service calls the sandbox in-process.
     const sandbox = express.Router();

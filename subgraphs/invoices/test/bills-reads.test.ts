@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDate } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { startInvoices } from './setup.ts';
+import { backfillBillsDue, billsDue } from '../src/modules/bills/due.ts';
+import { reverseBillPayment } from '../src/modules/bills/payments.ts';
 import { draftBill, postedBill, vendor, workspace } from './bills-helpers.ts';
 
 let sg: TestSubgraph;
@@ -129,5 +131,59 @@ describe('payables reads (metrics, the bills source, the payables lane) against 
     expect(s.body.data.invoicesRecords.rows).toEqual([]);
     const l = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "payables", window: $w) }', { w: { from: '2026-11-25', to: '2026-12-15', limit: 50, overdue: true } }, stranger);
     expect(l.body.data.invoicesAgenda).toEqual([]);
+  });
+});
+
+describe('the payables lane reads the due-date index of open bills (bills/due.ts, lib/due-index.ts)', () => {
+  const window = { from: '2026-11-25', to: '2026-12-15', limit: 50, overdue: true };
+  const lane = async (owner: ReturnType<typeof workspace>) => unwrap(await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "payables", window: $w) }', { w: window }, owner), 'invoicesAgenda')
+    .map((e: any) => [e.date, e.ref.bill_id, e.amount]);
+  const indexed = async (owner: ReturnType<typeof workspace>, date: string) => ((await sg.db.collection('bill_due_index').findOne({ _id: `${owner.workspace}|${date}` } as never)) as any)?.ids ?? [];
+
+  it('a crash between the index add and the post, or between a payment and the pull, leaves the lane right', async () => {
+    const owner = workspace();
+    const v = await vendor(owner, 'Papelería Central SAS');
+    // 100,000 + 19 % VAT = 119,000 owed, due 2 Dec.
+    const d = await draftBill(sg, owner, v, { supplier_number: 'P-1', issue_date: '2026-11-02', due_date: '2026-12-02' });
+    // The post took its lock and indexed the bill, then its process died before draft → posted.
+    await billsDue.add(sg.db, owner.workspace, '2026-12-02', d.id);
+    await sg.db.collection('bills').updateOne({ _id: d.id } as never, { $set: { post_lock: { id: 'lock_dead', at: new Date(Date.now() - 120_000) } } });
+    expect(await indexed(owner, '2026-12-02')).toEqual([d.id]);
+    expect(await lane(owner)).toEqual([]); // the extra id of a draft is read and dropped
+    // Another post takes over the dead lock: listed once (the second add found the id there).
+    expect((await sg.call('bills.post', { id: d.id }, owner)).ok).toBe(true);
+    expect(await lane(owner)).toEqual([['2026-12-02', d.id, 119000]]);
+    expect(await indexed(owner, '2026-12-02')).toEqual([d.id]);
+    // Paid in full: paid, then pulled from the index.
+    const paid = await sg.call('bills.pay', { vendor_id: v, amount: 119000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: d.id, amount: 119000 }] }, owner);
+    expect(paid.ok).toBe(true);
+    expect(await indexed(owner, '2026-12-02')).toEqual([]);
+    expect(await lane(owner)).toEqual([]);
+    // A crash after the payment and before the pull leaves the id behind: still not listed.
+    await billsDue.add(sg.db, owner.workspace, '2026-12-02', d.id);
+    expect(await lane(owner)).toEqual([]);
+    // The payment reversed (bank.unreconcile's path): open again, indexed before, listed with 119,000.
+    await reverseBillPayment({ db: sg.db, workspace: owner.workspace, now: new Date() }, paid.output.payment.id, '2026-11-21');
+    expect(await lane(owner)).toEqual([['2026-12-02', d.id, 119000]]);
+    expect(await indexed(owner, '2026-12-02')).toEqual([d.id]);
+  });
+
+  it('bills open before the index existed are indexed once at start (a migrations marker)', async () => {
+    const owner = workspace();
+    const v = await vendor(owner, 'Ferretería Andina SAS');
+    // 100,000 + 19 % VAT = 119,000 owed, due 5 Dec.
+    const b = await postedBill(sg, owner, v, { supplier_number: 'F-1', issue_date: '2026-11-02', due_date: '2026-12-05' });
+    // As a database written before the index: no day document for the workspace, no marker.
+    await sg.db.collection('bill_due_index').deleteMany({ workspace: owner.workspace });
+    await sg.db.collection('migrations').deleteOne({ _id: 'bill-due-index' } as never);
+    expect(await lane(owner)).toEqual([]);
+    expect(await backfillBillsDue(sg.db)).toBeGreaterThanOrEqual(1);
+    expect(await lane(owner)).toEqual([['2026-12-05', b.id, 119000]]);
+    expect(await backfillBillsDue(sg.db)).toBe(0); // the marker: later starts read nothing
+    // A start that died before writing its marker runs again: nothing added twice.
+    await sg.db.collection('migrations').deleteOne({ _id: 'bill-due-index' } as never);
+    expect(await backfillBillsDue(sg.db)).toBeGreaterThanOrEqual(1);
+    expect(await indexed(owner, '2026-12-05')).toEqual([b.id]);
+    expect(await lane(owner)).toEqual([['2026-12-05', b.id, 119000]]);
   });
 });

@@ -4,6 +4,7 @@ import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../lib/rollups.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
+import { billIsOpen, billsDue } from './due.ts';
 import { bills, expenseOf, type BillDoc, type BillStatus } from './model.ts';
 
 /** A post lock older than this belongs to a process that died; another post may take it over. */
@@ -57,10 +58,17 @@ export async function changeBill(
     const update: Record<string, unknown> = { $set: { ...change.set, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc } };
     const push = { ...change.push, ...iu.$push };
     if (Object.keys(push).length) update.$push = push;
+    // The due-date index (due.ts): added to before the bill becomes open (or moves day), pulled
+    // from after it no longer is — a crash in between leaves an extra id the lane filters out.
+    const planned = { ...doc, ...change.set };
+    const wasOpen = billIsOpen(doc);
+    const willBeOpen = billIsOpen(planned);
+    if (willBeOpen && (!wasOpen || planned.due_date !== doc.due_date)) await billsDue.add(ctx.db, ctx.workspace, planned.due_date, id);
     await markIntent(ctx.db, ctx.workspace, model, id, intent);
     try {
       const after = await model.findOneAndUpdate({ _id: id, workspace: ctx.workspace, rev: doc.rev, ...extraFilter }, update, { returnDocument: 'after' }).lean();
       if (after) {
+        if (wasOpen && (!billIsOpen(after) || after.due_date !== doc.due_date)) await billsDue.pull(ctx.db, ctx.workspace, doc.due_date, id);
         await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
         return after;
       }
@@ -166,6 +174,8 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   ];
   const intent = rollupIntent(deltas, ctx.now);
   const iu = intentUpdate(intent);
+  // Indexed by due date before it is open (due.ts); a post that fails from here leaves an extra id only.
+  await billsDue.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
   await markIntent(ctx.db, ctx.workspace, model, id, intent);
   const posted = await model.findOneAndUpdate(
     { _id: id, 'post_lock.id': lockId, status: 'draft' },
