@@ -191,8 +191,9 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
 
   /**
    * The module home dashboards of `workspace`, each missing one saved through dashboards.save as the person (the
-   * whole pipeline: role, policies, ledger). `firstVisit`: only once per workspace (a Redis mark taken first), and
-   * quietly — a role that may not save, a refusal or a hold leaves the page's button to do it. True when held.
+   * whole pipeline: role, policies, ledger). `firstVisit`: once per workspace (a Redis mark taken first, given back
+   * when the homes could not be saved, so a viewer's first visit does not use up an owner's), and quietly — a
+   * refusal or a hold leaves the page's button to do it. True when held.
    */
   async function makeHomes(user: string, grant: string, workspace: string, firstVisit: boolean): Promise<boolean> {
     if (!deps.pipeline) return false;
@@ -208,6 +209,9 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
       } catch (err) {
         if (!firstVisit) throw err;
         if (!(err instanceof PipelineRefusal)) deps.log.warn({ err, workspace }, 'home dashboards on first visit failed');
+        // Not made (a role that may not save, a refusal, a failure): the mark goes, so the next visit of
+        // someone who may save makes them; the homes already saved are skipped then.
+        await deps.redis.del(`cuadra:homes-made:${workspace}`);
         return false;
       }
     }
