@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import v8 from 'node:v8';
@@ -88,10 +88,13 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
         const { profile: p } = await session.post('Profiler.stop');
         writeFileSync(path.join(dir, `${name}.${n}.cpuprofile`), JSON.stringify(p));
       }
-      writeFileSync(path.join(dir, `${name}.${n}.json`), JSON.stringify({
+      // Written aside and renamed: the bench polls for the file and must never read half of it.
+      const file = path.join(dir, `${name}.${n}.json`);
+      writeFileSync(`${file}.part`, JSON.stringify({
         name, pid: process.pid, window: n, wall_ms: wall, cpu_us: used.user + used.system, ...closing,
         memory: { rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external },
       }));
+      renameSync(`${file}.part`, file);
       await startWindow();
     })();
   });
