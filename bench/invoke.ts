@@ -78,7 +78,7 @@ try {
   console.log(`idle CPU: gateway ${(idleRate.gateway * 1000).toFixed(0)} µs/s, crm ${(idleRate.crm * 1000).toFixed(0)} µs/s (taken out of the per-call CPU below)`);
   for (const v of variants.filter((x) => !only || only.includes(x.key))) {
     // A service assertion lives 60 s: the variants straight at the subgraph get one signed just before them.
-    if (ASSERTION_HEADER in v.headers) (v.headers as Record<string, string>)[ASSERTION_HEADER] = signAssertion(principal, system.keys.privateKey);
+    if (ASSERTION_HEADER in v.headers) (v.headers as unknown as Record<string, string>)[ASSERTION_HEADER] = signAssertion(principal, system.keys.privateKey);
     // Check the answer first: a bench of errors measures nothing.
     let counter = 0;
     // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).

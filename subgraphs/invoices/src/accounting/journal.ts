@@ -256,7 +256,9 @@ export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 
 }
 
 /**
- * Writes an entry once: a second write of the same `_id` (a retry) is a no-op. Refuses an
+ * Writes an entry once: a second write of the same `_id` (a retry, or a writer racing another)
+ * writes nothing and returns once the entry is counted in the rollups ({@link settleJournalEntry}),
+ * so whoever reads the statements after either write sees it. Refuses an
  * unbalanced entry, and (for an entry not yet written) one dated in a closed period: this is the
  * one place every posting path goes through (accounting/periods.ts). The entry carries its
  * ledger rollup intent, applied right after (and by the repair if the process dies first), so
@@ -265,7 +267,7 @@ export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 
 export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, options: { closingEntry?: boolean } = {}): Promise<void> {
   if (!balances(entry.lines)) throw new Error(`Journal entry ${entry._id} does not balance.`);
   const model = journalEntries(db);
-  if (await model.exists({ _id: entry._id })) return;
+  if (await model.exists({ _id: entry._id })) return settleJournalEntry(db, entry._id);
   const intent = rollupIntent(ledgerDeltas(entry), entry.created_at);
   // The marker is written before the period is read: a close that starts meanwhile then sees
   // this entry in flight and waits for it (ledger.ts settleLedger) instead of missing it.
@@ -281,9 +283,30 @@ export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, 
   } catch (err) {
     if (intent) await pendingChanges(db).deleteOne({ _id: intent.id });
     if ((err as { code?: number }).code !== 11000) throw err;
-    return;
+    return settleJournalEntry(db, entry._id);
   }
   await applyRollupIntent(db, model, entry._id, entry.workspace, intent);
+}
+
+/** How long a second writer waits for the first to count an entry (ms). */
+const SETTLE_WAIT_MS = 5_000;
+
+/**
+ * Waits until a written entry's rollup intent is applied by the writer that holds it, so that who
+ * wrote it a second time (a retry, a racing pull) reads statements that count it. It waits rather
+ * than applying the intent itself: once the holder finishes, the marks that make a second
+ * application harmless are forgotten (lib/rollups.ts applyRollupIntent), so two appliers could
+ * count it twice. A holder that died leaves the intent to the repair (after REPAIR_AFTER_MS);
+ * the wait ends after {@link SETTLE_WAIT_MS} and the read answers what is counted by then.
+ */
+export async function settleJournalEntry(db: Connection, id: string): Promise<void> {
+  const model = journalEntries(db);
+  const until = Date.now() + SETTLE_WAIT_MS;
+  while (Date.now() < until) {
+    const doc = await model.findById(id, { pending_count: 1 }).lean<{ pending_count?: number }>();
+    if (!doc?.pending_count) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** JSON Schema of {@link journalView}: what every tool answering a journal entry gives. */

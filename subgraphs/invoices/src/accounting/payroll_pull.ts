@@ -1,6 +1,6 @@
 import { CuadraError, type MetricReader, type PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { balances, journalEntries, writeJournalEntry, type JournalLine } from './journal.ts';
+import { balances, journalEntries, settleJournalEntry, writeJournalEntry, type JournalLine } from './journal.ts';
 
 /**
  * The finance journal takes in payroll's postings (ARCHITECTURE.md, "Payroll postings"): it reads
@@ -67,7 +67,10 @@ export async function pullPayrollEntries(db: Connection, workspace: string, grap
   result.reachable = true;
   const model = journalEntries(db);
   const ids = rows.map((r) => r.id);
-  const held = new Set(ids.length ? (await model.find({ _id: { $in: ids }, workspace }, { _id: 1 }).lean()).map((e) => e._id) : []);
+  const found = ids.length ? await model.find({ _id: { $in: ids }, workspace }, { _id: 1, pending_count: 1 }).lean<{ _id: string; pending_count?: number }[]>() : [];
+  const held = new Set(found.map((e) => e._id));
+  // An entry another pull is still counting (written, rollups in flight) is counted before this read goes on.
+  for (const e of found) if (e.pending_count) await settleJournalEntry(db, e._id);
   // Oldest first, so a posting is written before its reversal.
   for (const r of rows.reverse()) {
     if (held.has(r.id)) continue;
