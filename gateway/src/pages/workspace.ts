@@ -350,9 +350,10 @@ ${hidden(csrf, ctx)}
     const s = got.settings;
     const inv = s?.numbering.invoice;
     const cn = s?.numbering.credit_note;
+    const dn = s?.numbering.debit_note;
     const secretHelp = (set: boolean) => (set ? t.t('einv.secret.set') : t.t('einv.secret.unset'));
-    const range = (kind: 'invoice' | 'credit_note', r: any) => html`<fieldset><legend>${t.t(`einv.range.${kind}` as MessageKey)}</legend><div class="row">
-<div><label for="${kind}-prefix">${t.t('einv.prefix')}</label><input id="${kind}-prefix" name="${kind}_prefix" type="text" maxlength="4" pattern="[A-Z0-9]{0,4}" value="${r?.prefix ?? (kind === 'invoice' ? 'FE' : 'NC')}"></div>
+    const range = (kind: 'invoice' | 'credit_note' | 'debit_note', r: any) => html`<fieldset><legend>${t.t(`einv.range.${kind}` as MessageKey)}</legend><div class="row">
+<div><label for="${kind}-prefix">${t.t('einv.prefix')}</label><input id="${kind}-prefix" name="${kind}_prefix" type="text" maxlength="4" pattern="[A-Z0-9]{0,4}" value="${r?.prefix ?? (kind === 'invoice' ? 'FE' : kind === 'credit_note' ? 'NC' : 'ND')}"></div>
 <div><label for="${kind}-from">${t.t('einv.from')}</label><input id="${kind}-from" name="${kind}_from" type="number" min="1" max="9999999999" value="${r?.from ?? 1}"></div>
 <div><label for="${kind}-to">${t.t('einv.to')}</label><input id="${kind}-to" name="${kind}_to" type="number" min="1" max="9999999999" value="${r?.to ?? 5000}"></div>
 <div><label for="${kind}-resolution">${t.t('einv.resolution')}</label><input id="${kind}-resolution" name="${kind}_resolution" type="text" maxlength="40" value="${r?.resolution ?? ''}"></div>
@@ -366,6 +367,7 @@ ${s ? html`<dl class="facts">
 <dt>${t.t('einv.currency')}</dt><dd>${s.currency}</dd>
 <dt>${t.t('einv.range.invoice')}</dt><dd><code>${inv.prefix}</code> ${t.number(inv.from)}–${t.number(inv.to)}${inv.resolution ? html` · ${t.t('einv.resolution')} ${inv.resolution}` : ''}${inv.valid_to ? html` · ${t.t('einv.until', { date: t.date(`${inv.valid_to}T12:00:00Z`) })}` : ''}</dd>
 <dt>${t.t('einv.range.credit_note')}</dt><dd><code>${cn.prefix}</code> ${t.number(cn.from)}–${t.number(cn.to)}</dd>
+${dn ? html`<dt>${t.t('einv.range.debit_note')}</dt><dd><code>${dn.prefix}</code> ${t.number(dn.from)}–${t.number(dn.to)}</dd>` : ''}
 <dt>${t.t('einv.technicalKey')}</dt><dd>${secretHelp(got.secrets.technical_key)}</dd>
 <dt>${t.t('einv.pin')}</dt><dd>${secretHelp(got.secrets.software_pin)}</dd>
 <dt>${t.t('einv.updated')}</dt><dd>${t.dateTime(s.updated_at)}</dd>
@@ -384,6 +386,7 @@ ${hidden(csrf, ctx)}
 <div><label for="currency">${t.t('einv.currency')}</label><input id="currency" name="currency" type="text" maxlength="3" pattern="[A-Z]{3}" value="${s?.currency ?? 'COP'}"></div></div>
 ${range('invoice', inv)}
 ${range('credit_note', cn)}
+${range('debit_note', dn)}
 <fieldset><legend>${t.t('einv.secrets')}</legend><p class="note">${s ? t.t('einv.secrets.keep') : t.t('einv.secrets.first')}</p><div class="row">
 <div><label for="technical-key">${t.t('einv.technicalKey')}</label><input id="technical-key" name="technical_key" type="password" autocomplete="new-password" maxlength="128" ${s ? '' : html`required`}></div>
 <div><label for="software-pin">${t.t('einv.pin')}</label><input id="software-pin" name="software_pin" type="password" autocomplete="new-password" maxlength="32" ${s ? '' : html`required`}></div></div></fieldset>
@@ -406,7 +409,8 @@ ${range('credit_note', cn)}
       issuer: { nit: text(f.issuer_nit, 20), name: text(f.issuer_name, 200) },
       environment: f.environment === 'production' ? 'production' : 'test',
       currency: text(f.currency, 3).toUpperCase() || 'COP',
-      numbering: { invoice: range('invoice'), credit_note: range('credit_note') },
+      // All three ranges: configure replaces the numbering, so a range left out would fall back to its default.
+      numbering: { invoice: range('invoice'), credit_note: range('credit_note'), debit_note: range('debit_note') },
     };
     const softwareId = text(f.software_id, 64);
     if (softwareId) input.software_id = softwareId;
