@@ -10,12 +10,10 @@
 // BENCH_ONLY=records to time only the queries whose label contains that text.
 // The MongoDB-protocol server runs its H2 backend (data on disk, as `npm start` does): the memory
 // backend's 768 MB heap does not hold 100,000 invoices with their rollups (measured: it runs out at ~82,000).
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
-import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
-import { createServer, name } from '../subgraphs/invoices/src/server.ts';
+import { stopAll } from '../scripts/infra.ts';
+import { rng, startInvoicesOnH2 } from './invoices-h2.ts';
+import { testPrincipal } from '../shared/src/testing.ts';
 import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 
@@ -25,19 +23,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 15);
 const END = new Date().toISOString().slice(0, 10);
 const CUSTOMERS = 200;
 
-await ensureJavaAndMaven();
-await buildMongoServerJar();
-const dataFile = path.join(repoRoot, 'test-output', 'bench', 'metrics-h2.mv');
-rmSync(dataFile, { force: true });
-const mongo = await startMongo({ backend: 'h2', file: dataFile, logFile: path.join(repoRoot, 'test-output', 'bench', 'mongo-metrics.log') });
-process.env.MONGO_URL = mongo.url;
-const sg = await startTestSubgraph(name, createServer);
-
-/** Deterministic pseudo-random numbers, so every run seeds the same data. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
+const sg = await startInvoicesOnH2('metrics');
 
 async function seed(workspace: string, n: number): Promise<void> {
   const rand = rng(n);

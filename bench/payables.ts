@@ -14,12 +14,10 @@
 // through the tools would take most of an hour and measure the write path, not the reads.
 // The open bills' due-date index (`bill_due_index`, bills/due.ts) is seeded the same way.
 // BENCH_SIZES=1000,100000 chooses sizes; BENCH_RUNS (default 15) timed runs per query.
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
-import { startTestSubgraph, testPrincipal } from '../shared/src/testing.ts';
-import { createServer, name } from '../subgraphs/invoices/src/server.ts';
+import { stopAll } from '../scripts/infra.ts';
+import { rng, startInvoicesOnH2 } from './invoices-h2.ts';
+import { testPrincipal } from '../shared/src/testing.ts';
 import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 
@@ -28,19 +26,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 15);
 const END = new Date().toISOString().slice(0, 10);
 const VENDORS = 300;
 
-await ensureJavaAndMaven();
-await buildMongoServerJar();
-const dataFile = path.join(repoRoot, 'test-output', 'bench', 'payables-h2.mv');
-rmSync(dataFile, { force: true });
-const mongo = await startMongo({ backend: 'h2', file: dataFile, logFile: path.join(repoRoot, 'test-output', 'bench', 'mongo-payables.log') });
-process.env.MONGO_URL = mongo.url;
-const sg = await startTestSubgraph(name, createServer);
-
-/** Deterministic pseudo-random numbers, so every run seeds the same data. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
+const sg = await startInvoicesOnH2('payables');
 
 type Roll = { _id: string; workspace: string; currency: string; grain: string; period: string; v: Record<string, number>; c: Record<string, Record<string, number>>; n: Record<string, string>; e?: Record<string, number>; applied: string[] };
 
