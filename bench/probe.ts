@@ -41,3 +41,54 @@ export function perCall(r: Record<string, number>, calls: number): string {
 }
 
 export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux (getconf CLK_TCK)
+
+/** CPU time (µs) a process has used so far, from /proc/<pid>/stat (utime + stime; children not counted). */
+export function processCpuUs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy and total CPU time (µs) of the whole machine so far, from /proc/stat's `cpu` line. */
+export function machineCpuUs(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: (busy * 1e6) / CLOCK_TICKS, total: ((busy + idle + iowait) * 1e6) / CLOCK_TICKS };
+}
+
+/**
+ * Every process of a bench, read from /proc before and after a window: where the machine's CPU
+ * went per call — the figure that bounds throughput when the cores are all busy.
+ */
+export class MachineMeter {
+  readonly #pids: Record<string, number>;
+  #start: { machine: { busy: number; total: number }; procs: Record<string, number> } | null = null;
+  constructor(pids: Record<string, number>) {
+    this.#pids = pids;
+  }
+  begin(): void {
+    this.#start = { machine: machineCpuUs(), procs: Object.fromEntries(Object.entries(this.#pids).map(([k, pid]) => [k, processCpuUs(pid)])) };
+  }
+  /** Per call: µs of CPU by process (and `other`: the rest of the machine), and how busy the cores were. */
+  end(calls: number): { busyShare: number; perCall: Record<string, number> } {
+    const start = this.#start!;
+    const machine = machineCpuUs();
+    const perCall: Record<string, number> = {};
+    let named = 0;
+    for (const [k, pid] of Object.entries(this.#pids)) {
+      const used = processCpuUs(pid) - start.procs[k];
+      named += used;
+      perCall[k] = used / calls;
+    }
+    const busy = machine.busy - start.machine.busy;
+    perCall.other = Math.max(0, busy - named) / calls;
+    return { busyShare: busy / Math.max(1, machine.total - start.machine.total), perCall };
+  }
+}

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -52,5 +54,37 @@ describe('rate limits shared by every gateway', () => {
     const next = await invokeAt(sys.gatewayUrl, (await sys.key(ws.workspace_id, 'owner')).api_key);
     expect(next.status).toBe(429);
     expect(next.body.error).toMatch(/workspace/);
+  });
+
+  // A gateway that has checked a key counts its later calls in one round trip, only while the
+  // shared cache entry is the one it checked: an entry gone or overwritten is seen on that call.
+  it('counts each call once, and sees an expired cache entry and a revocation on the very next call', async () => {
+    const ws = await sys.workspace('Una Vuelta SAS');
+    const r = (a: { headers: Headers }) => a.headers.get('ratelimit');
+    expect(r(await invokeAt(sys.gatewayUrl, ws.api_key))).toMatch(/^"credential";r=5;/);
+    expect(r(await invokeAt(sys.gatewayUrl, ws.api_key))).toMatch(/^"credential";r=4;/);
+    // The shared entry expires (deleted here, independently of the gateway's code): read again, counted once.
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      const entry = `cred:${createHash('sha256').update(ws.api_key).digest('hex')}`;
+      expect(await redis.del(entry)).toBe(1);
+      expect(r(await invokeAt(sys.gatewayUrl, ws.api_key))).toMatch(/^"credential";r=3;/);
+      expect(await redis.exists(entry)).toBe(1);
+      expect(r(await invokeAt(sys.gatewayUrl, ws.api_key))).toMatch(/^"credential";r=2;/);
+    } finally {
+      redis.disconnect();
+    }
+    // Revoked through the other gateway: refused at once here, and not counted against the workspace.
+    const owner = await sys.key(ws.workspace_id, 'owner');
+    const revoked = await fetch(`${second.url}/v1/tools/api_keys.revoke:invoke`, {
+      method: 'POST', headers: { authorization: `Bearer ${owner.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: ws.key_id }),
+    });
+    expect(revoked.status).toBe(200);
+    const refused = await invokeAt(sys.gatewayUrl, ws.api_key);
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('unauthenticated');
+    // Workspace: 4 calls of the first key + the revocation + this call = 6 of 10 (r=4); the refused call counted nothing.
+    const fresh = await sys.key(ws.workspace_id, 'owner');
+    expect(r(await invokeAt(sys.gatewayUrl, fresh.api_key))).toMatch(/^"workspace";r=4;t=\d+$/);
   });
 });

@@ -100,8 +100,20 @@ export class InvokePipeline {
     throw errorFromBody(answer.body);
   }
 
+  /**
+   * Steps 1 and 2 together: who is calling, and the call counted — for an API key this process
+   * has checked before, one Redis round trip for both (IdentityStore.authenticateApiKeyCounted).
+   * Throws an authentication refusal; a limiter refusal is thrown by `counted`, after the caller is known.
+   */
+  async #authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; counted: () => Promise<Record<string, string>> }> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (match && match[1].startsWith('nk_')) return this.#identity.authenticateApiKeyCounted(match[1], this.#limiter);
+    const principal = await this.authenticate(authorization);
+    return { principal, counted: () => this.#limiter.consume(principal) };
+  }
+
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
-    const principal = await this.authenticate(req.authorization);
+    const { principal, counted } = await this.#authenticateCounted(req.authorization);
     const started = Date.now();
     let headers: Record<string, string> = {};
     let risk: Risk | null = null;
@@ -118,7 +130,7 @@ export class InvokePipeline {
       throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
     };
     try {
-      headers = await this.#limiter.consume(principal);
+      headers = await counted();
     } catch (err) {
       return refuse(err);
     }

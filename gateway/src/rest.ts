@@ -56,6 +56,12 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
     }
   });
 
+  return router;
+}
+
+/** Anything else under `/v1` (mounted after every `/v1` route): not found, with a pointer to the description. */
+export function restNotFound(deps: { publicUrl: string; log: Logger }): Router {
+  const router = Router();
   router.use('/v1', (_req, res) => {
     sendRefusal(res, new CuadraError('not_found', 'No such endpoint. See /openapi.json.'), deps);
   });

@@ -28,7 +28,7 @@ import { InvokePipeline } from './pipeline.ts';
 import { graphRunner } from './canvas/graph-runner.ts';
 import { DashboardStore } from './canvas/store.ts';
 import { dashboardPages } from './canvas/pages.ts';
-import { restRouter } from './rest.ts';
+import { restNotFound, restRouter } from './rest.ts';
 
 /** What the gateway needs from outside; `index.ts` reads it from the environment. */
 export interface GatewayDeps {
@@ -106,6 +106,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     res.status(status).json(body);
   });
 
+  // The REST surface first: its two routes are the hot path, and every route mounted before them is
+  // matched against each call (the page routers hold dozens). No route below serves these paths.
+  app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(peopleAccess.router);
   // GET /dashboards/{id}: the page a signed-in person views a dashboard on.
   app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, identity, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl, pipeline }));
@@ -115,7 +118,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
-  app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
+  app.use(restNotFound(refusalCtx));
 
   app.use(
     '/graphql',

@@ -36,24 +36,37 @@ export function redisKeyPrefix(env: NodeJS.ProcessEnv = process.env): string {
 export type RateLimitHeaders = Record<string, string>;
 
 /**
- * Both counters of a call in one script, so one round trip: for each key, a fixed window as
- * rate-limiter-flexible keeps it (same keys, same arithmetic): create at 0 with the window's
- * expiry when absent, add the points, read the time left (an expiry lost is set again).
- * Answers {consumed₁, pttl₁, consumed₂, pttl₂}.
+ * The two counters of a call, as a Lua fragment over KEYS[k+1], KEYS[k+2] and their windows
+ * ARGV[a+1], ARGV[a+2], appended to `out`: for each key, a fixed window as rate-limiter-flexible
+ * keeps it (same keys, same arithmetic): create at 0 with the window's expiry when absent, add the
+ * points, read the time left (an expiry lost is set again).
  */
-const CONSUME_BOTH = `local out = {}
-for i = 1, 2 do
-  redis.call('set', KEYS[i], 0, 'EX', ARGV[i], 'NX')
-  local consumed = redis.call('incrby', KEYS[i], 1)
-  local ttl = redis.call('pttl', KEYS[i])
+const countBoth = (k: number, a: number) => `for i = 1, 2 do
+  local key, window = KEYS[${k} + i], ARGV[${a} + i]
+  redis.call('set', key, 0, 'EX', window, 'NX')
+  local consumed = redis.call('incrby', key, 1)
+  local ttl = redis.call('pttl', key)
   if ttl == -1 then
-    redis.call('expire', KEYS[i], ARGV[i])
-    ttl = 1000 * ARGV[i]
+    redis.call('expire', key, window)
+    ttl = 1000 * window
   end
-  out[2 * i - 1] = consumed
-  out[2 * i] = ttl
+  out[#out + 1] = consumed
+  out[#out + 1] = ttl
 end
 return out`;
+
+/** Both counters in one script, so one round trip. Answers {consumed₁, pttl₁, consumed₂, pttl₂}. */
+const CONSUME_BOTH = `local out = {}\n${countBoth(0, 0)}`;
+
+/**
+ * The same, counted only while KEYS[1] still holds ARGV[1] (the shared cache entry of the
+ * credential the caller read earlier): answers {0} and counts nothing when it does not, else
+ * {1, consumed₁, pttl₁, consumed₂, pttl₂}. Lets a caller check "still this credential, not revoked"
+ * and count the call in one round trip.
+ */
+const CONSUME_BOTH_IF = `if redis.call('get', KEYS[1]) ~= ARGV[1] then return {0} end
+local out = {1}
+${countBoth(1, 1)}`;
 
 interface Counted { name: 'credential' | 'workspace'; remaining: number; msBeforeNext: number; limited: boolean }
 
@@ -63,7 +76,7 @@ interface Counted { name: 'credential' | 'workspace'; remaining: number; msBefor
  * both in one Redis round trip.
  */
 export class RateLimiter {
-  readonly #redis: Redis & { cuadraConsumeBoth?: (...args: (string | number)[]) => Promise<number[]> };
+  readonly #redis: Redis & { cuadraConsumeBoth?: (...args: (string | number)[]) => Promise<number[]>; cuadraConsumeBothIf?: (...args: (string | number)[]) => Promise<number[]> };
   readonly #quotas: { credential: Quota; workspace: Quota };
   readonly #prefix: string;
 
@@ -73,6 +86,7 @@ export class RateLimiter {
     this.#redis = redis;
     // EVALSHA with a fallback to EVAL when the script cache is empty (after a Redis restart).
     if (!this.#redis.cuadraConsumeBoth) redis.defineCommand('cuadraConsumeBoth', { numberOfKeys: 2, lua: CONSUME_BOTH });
+    if (!this.#redis.cuadraConsumeBothIf) redis.defineCommand('cuadraConsumeBothIf', { numberOfKeys: 3, lua: CONSUME_BOTH_IF });
   }
 
   /**
@@ -88,8 +102,32 @@ export class RateLimiter {
         `${this.#prefix}:cred:${principal.credential_id}`, `${this.#prefix}:ws:${principal.workspace}`, credential.seconds, workspace.seconds,
       );
     } catch (err) {
-      throw new CuadraError('unavailable', 'The rate limiter cannot be reached; nothing was done. Try again shortly.', { cause: err });
+      throw unreachable(err);
     }
+    return this.#answer(raw);
+  }
+
+  /**
+   * {@link consume}, counted only if the Redis key `guard.key` still holds exactly `guard.value`
+   * (checked and counted in one script: one round trip). Resolves to `null`, having counted
+   * nothing, when it does not; otherwise as {@link consume}.
+   */
+  async consumeIfUnchanged(principal: Principal, guard: { key: string; value: string }): Promise<RateLimitHeaders | null> {
+    const { credential, workspace } = this.#quotas;
+    let raw: number[];
+    try {
+      raw = await this.#redis.cuadraConsumeBothIf!(
+        guard.key, `${this.#prefix}:cred:${principal.credential_id}`, `${this.#prefix}:ws:${principal.workspace}`, guard.value, credential.seconds, workspace.seconds,
+      );
+    } catch (err) {
+      throw unreachable(err);
+    }
+    if (Number(raw[0]) !== 1) return null;
+    return this.#answer(raw.slice(1));
+  }
+
+  /** The headers of a count ({consumed₁, pttl₁, consumed₂, pttl₂}); throws `rate_limited` when a quota is spent. */
+  #answer(raw: number[]): RateLimitHeaders {
     const results: Counted[] = (['credential', 'workspace'] as const).map((name, i) => {
       const consumed = Number(raw[2 * i]);
       const points = this.#quotas[name].points;
@@ -112,4 +150,8 @@ export class RateLimiter {
     }
     return headers;
   }
+}
+
+function unreachable(err: unknown): CuadraError {
+  return new CuadraError('unavailable', 'The rate limiter cannot be reached; nothing was done. Try again shortly.', { cause: err });
 }

@@ -1,5 +1,6 @@
 import {
-  API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, sameDigest,
+  API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, type RateLimiter,
+  type RateLimitHeaders, sameDigest,
 } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -10,6 +11,11 @@ import { RoleStore } from './roles.ts';
 const CACHE_SECONDS = 60;
 const cacheKey = (hash: string) => `cred:${hash}`;
 const REVOKED = 'revoked';
+/** How many shared cache entries one process remembers (see {@link IdentityStore.authenticateApiKeyCounted}). */
+const SEEN_MAX = 10_000;
+
+/** What the shared cache holds of a key. */
+type CachedKey = Pick<ApiKeyDoc, '_id' | 'workspace' | 'role' | 'patterns' | 'hash' | 'actor_type' | 'expires_at' | 'revoked_at' | 'created_by_person'>;
 
 /** Currency of a country when the caller does not say (CONTRACT.md §4: default from country). */
 const COUNTRY_CURRENCY: Record<string, string> = { CO: 'COP', MX: 'MXN', PE: 'PEN', CL: 'CLP', AR: 'ARS', EC: 'USD', US: 'USD', ES: 'EUR', DE: 'EUR', FR: 'EUR', NL: 'EUR', IT: 'EUR', PT: 'EUR', BE: 'EUR' };
@@ -51,6 +57,8 @@ export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
   #accessTokens: AccessTokenAuthenticator | null = null;
+  /** Shared cache entries this process has checked: key hash → the entry's exact text and the key it holds. */
+  readonly #seen = new Map<string, { entry: string; key: CachedKey }>();
   /** The workspaces' custom roles; their patterns are resolved at every authentication. */
   readonly roles: RoleStore;
 
@@ -151,17 +159,54 @@ export class IdentityStore {
     const hash = hashApiKey(apiKey);
     const cached = await this.#redis.get(cacheKey(hash));
     if (cached === REVOKED) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
-    let key: Pick<ApiKeyDoc, '_id' | 'workspace' | 'role' | 'patterns' | 'hash' | 'actor_type' | 'expires_at' | 'revoked_at' | 'created_by_person'> | null;
+    let key: CachedKey | null;
+    let entry: string | null = null;
     if (cached) {
-      key = JSON.parse(cached);
-      if (key && key.expires_at) key.expires_at = new Date(key.expires_at);
+      key = parseCached(cached);
+      entry = cached;
     } else {
       key = await this.#models.apiKeys.findOne({ hash }, { _id: 1, workspace: 1, role: 1, patterns: 1, hash: 1, actor_type: 1, expires_at: 1, revoked_at: 1, created_by_person: 1 }).lean();
       if (key && !key.revoked_at) {
         // NX: never overwrite a revocation written meanwhile.
-        await this.#redis.set(cacheKey(hash), JSON.stringify(key), 'EX', CACHE_SECONDS, 'NX');
+        const text = JSON.stringify(key);
+        if ((await this.#redis.set(cacheKey(hash), text, 'EX', CACHE_SECONDS, 'NX')) === 'OK') entry = text;
       }
     }
+    const principal = await this.#principalOf(key, hash);
+    if (entry) this.#remember(hash, entry, key!);
+    return principal;
+  }
+
+  /**
+   * Who an API key is, with the call counted by `limiter` — in one Redis round trip when this
+   * process has checked the key's shared cache entry before: the limiter counts only while that
+   * entry is still exactly the text held here, so a revocation (which overwrites it) or an expired
+   * entry is seen on this very call, as {@link authenticateApiKey} would see it; then, and for a key
+   * not seen before, the two steps one after the other. `counted` answers the limiter's headers or
+   * throws its refusal (`rate_limited`, `unavailable`), for the caller to record as a refusal of an
+   * authenticated call.
+   */
+  async authenticateApiKeyCounted(apiKey: string, limiter: RateLimiter): Promise<{ principal: Principal; counted: () => Promise<RateLimitHeaders> }> {
+    const hash = API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : null;
+    const seen = hash ? this.#seen.get(hash) : undefined;
+    if (hash && seen && !(seen.key.expires_at && seen.key.expires_at.getTime() <= Date.now())) {
+      const principal = await this.#principalOf(seen.key, hash);
+      let headers: RateLimitHeaders | null;
+      try {
+        headers = await limiter.consumeIfUnchanged(principal, { key: cacheKey(hash), value: seen.entry });
+      } catch (err) {
+        // The limiter's refusal (`rate_limited` counts only after the entry matched; `unavailable` is the caller's to record).
+        return { principal, counted: () => Promise.reject(err) };
+      }
+      if (headers) return { principal, counted: () => Promise.resolve(headers) };
+      this.#seen.delete(hash);
+    }
+    const principal = await this.authenticateApiKey(apiKey);
+    return { principal, counted: () => limiter.consume(principal) };
+  }
+
+  /** The principal of a key read from the cache or the store; `unauthenticated` unless it is a live key with this hash. */
+  async #principalOf(key: CachedKey | null, hash: string): Promise<Principal> {
     if (!key || !sameDigest(key.hash, hash)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
     if (key.revoked_at) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
     if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
@@ -178,4 +223,17 @@ export class IdentityStore {
       ...(key.created_by_person ? { person: key.created_by_person } : {}),
     };
   }
+
+  #remember(hash: string, entry: string, key: CachedKey): void {
+    if (this.#seen.size >= SEEN_MAX && !this.#seen.has(hash)) this.#seen.clear();
+    this.#seen.set(hash, { entry, key });
+  }
+
+}
+
+/** A key as the shared cache holds it (JSON: its expiry back to a Date). */
+function parseCached(text: string): CachedKey | null {
+  const key = JSON.parse(text) as CachedKey | null;
+  if (key && key.expires_at) key.expires_at = new Date(key.expires_at);
+  return key;
 }
