@@ -8,6 +8,8 @@
 //   (f) the crm tool mutation without GraphQL (POST /invoke: what the gateway's forwarder uses)
 // Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a, and per call for the gateway and
 // crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
+// BENCH_COUNT_MONGO=0 leaves the driver's command monitoring off (it copies every command, a cost the
+// bare handler (c) does not pay): the verdict figures; MongoDB commands then read 0.
 // BENCH_VARIANTS=abe runs some only, in that order (a letter may repeat); BENCH_PROFILE=1 also writes one V8 CPU profile per variant and
 // process under test-output/bench/probe/ (summarise with `node bench/profile-summary.ts <files>`).
 import { spawn } from 'node:child_process';
@@ -38,7 +40,7 @@ const only = process.env.BENCH_VARIANTS;
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
-  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_MONGO: process.env.BENCH_COUNT_MONGO === '0' ? '0' : '1', CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
 const barePort = await freePort();
 const bare = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-server.ts')], {

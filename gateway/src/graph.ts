@@ -5,6 +5,9 @@ import { ASSERTION_HEADER, INTERNAL_MESSAGE, type Logger, type Principal } from 
 import type { GraphQLFormattedError } from 'graphql';
 import type { AssertionSigner } from './assertions.ts';
 
+/** Node's global fetch, as the data source's fetcher (the same Request/Response shape it expects). */
+const nodeFetch = globalThis.fetch as unknown as NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher'];
+
 /** Context of a /graphql request: the authenticated caller. */
 export interface GraphContext {
   principal: Principal;
@@ -30,6 +33,9 @@ export async function createGraph(deps: { supergraphSdl: string; urls: Record<st
     buildService: ({ name }) =>
       new RemoteGraphQLDataSource<GraphContext>({
         url: `${deps.urls[name]}/graphql`,
+        // Node's own fetch (undici, kept-alive connections) instead of the default make-fetch-happen,
+        // whose agent and option handling were 8 % of the gateway's CPU in a dashboard render.
+        fetcher: nodeFetch,
         willSendRequest({ request, context }) {
           if (context.principal) request.http?.headers.set(ASSERTION_HEADER, deps.signer.for(context.principal));
         },

@@ -33,6 +33,36 @@ export interface ReadContext {
    * posted payroll entries through it before its reads (invoices accounting/payroll_pull.ts).
    */
   graph?: PeerGraph;
+  /**
+   * Runs `work` once for every read of the same operation that asks with the same key (a
+   * dashboard's reads reach a subgraph as one operation): the steps that make the numbers whole
+   * before a read — finishing what a dead process left, pulling payroll's postings — run once per
+   * operation instead of once per field. Absent outside the composite fields; use {@link onceInRead}.
+   */
+  once?: <T>(key: string, work: () => Promise<T>) => Promise<T>;
+}
+
+/** `ctx.once(key, work)` when the read has an operation to share it with, else `work()`. */
+export function onceInRead<T>(ctx: Pick<ReadContext, 'once'>, key: string, work: () => Promise<T>): Promise<T> {
+  return ctx.once ? ctx.once(key, work) : work();
+}
+
+/** Per GraphQL operation (its context object): key → the promise of the work done once for it. */
+const perOperation = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+function onceFor(operation: object): NonNullable<ReadContext['once']> {
+  return <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    let done = perOperation.get(operation);
+    if (!done) perOperation.set(operation, (done = new Map()));
+    let p = done.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = work();
+      done.set(key, p);
+      // A failure is not kept: a later read of the operation tries again.
+      p.catch(() => done!.delete(key));
+    }
+    return p;
+  };
 }
 
 /** A metric query (specification §2.3; CONTRACT §8). */
@@ -137,7 +167,9 @@ type Ctx = { db: Connection; workspace: string; principal: Principal };
 /** The resolvers of the composite fields: shape checked, then the reader of the name asked for. */
 export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance, peers?: PeerConfig): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
   const out: Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> = {};
-  const context = (ctx: Ctx): ReadContext => ({ db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance, ...(peers ? { graph: peerGraph(subgraph, peers, ctx.workspace) } : {}) });
+  const context = (ctx: Ctx): ReadContext => ({
+    db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance, once: onceFor(ctx), ...(peers ? { graph: peerGraph(subgraph, peers, ctx.workspace) } : {}),
+  });
   if (Object.keys(readers.sources).length) {
     out[compositeField(subgraph, 'sources')] = async (_p, args, ctx) => {
       validateRecordsQuery(args.query);

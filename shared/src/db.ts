@@ -14,8 +14,9 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
     // services starting together is retried instead of failing one of them.
     autoIndex: false,
     autoCreate: false,
-    // The bench's probe counts commands (shared/src/probe.ts); off otherwise.
-    ...(probeEnabled() ? { monitorCommands: true } : {}),
+    // The bench's probe counts commands (shared/src/probe.ts); off otherwise, and off when the
+    // bench measures without it (CUADRA_PROBE_MONGO=0: command monitoring copies every command).
+    ...(probeEnabled() && process.env.CUADRA_PROBE_MONGO !== '0' ? { monitorCommands: true } : {}),
   });
   await connection.asPromise();
   return connection;

@@ -17,8 +17,30 @@ export function localDayStart(date: string, offsetMinutes = LOCAL_OFFSET_MINUTES
   return new Date(Date.parse(`${date}T00:00:00Z`) - offsetMinutes * 60_000).toISOString();
 }
 
-/** The date `days` after `date` (negative: before). */
+const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The date `days` after `date` (negative: before). A metric read asks this thousands of times (every
+ * day of every window), so a real calendar date of years 1000–9999 is computed from its numbers,
+ * without parsing a date-time string; anything else goes the way it always went (an invalid date
+ * throws RangeError).
+ */
 export function addDays(date: string, days: number): string {
+  const m = CALENDAR_DATE.exec(date);
+  if (m) {
+    const y = Number(m[1]);
+    const mo = Number(m[2]) - 1;
+    const day = Number(m[3]);
+    const d = new Date(0);
+    d.setUTCFullYear(y, mo, day);
+    if (y >= 1000 && d.getUTCFullYear() === y && d.getUTCMonth() === mo && d.getUTCDate() === day && Number.isInteger(days)) {
+      d.setUTCDate(day + days);
+      const ny = d.getUTCFullYear();
+      const nm = d.getUTCMonth() + 1;
+      const nd = d.getUTCDate();
+      if (ny >= 1000 && ny <= 9999) return `${ny}-${nm < 10 ? '0' : ''}${nm}-${nd < 10 ? '0' : ''}${nd}`;
+    }
+  }
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
@@ -67,6 +89,13 @@ export function previousWindow(w: { from: string; to: string }, compare: 'previo
 
 /** The last day of the month of `date`. */
 export function endOfMonth(date: string): string {
+  const y = Number(date.slice(0, 4));
+  const m = Number(date.slice(5, 7));
+  // Years 1000–9999 from the numbers (the last day: day 0 of the next month); anything else as always.
+  if (/^\d{4}-\d{2}/.test(date) && y >= 1000 && m >= 1 && m <= 12) {
+    const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+    return `${date.slice(0, 7)}-${last}`;
+  }
   const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
   d.setUTCMonth(d.getUTCMonth() + 1);
   d.setUTCDate(0);

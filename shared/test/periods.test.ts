@@ -5,7 +5,7 @@ import { connectDatabase } from '../src/db.ts';
 import { Governance } from '../src/governance/index.ts';
 import { Ledger } from '../src/governance/ledger.ts';
 import type { Principal } from '../src/principal.ts';
-import { buckets, countSeries, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from '../src/periods.ts';
+import { addDays, buckets, countSeries, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from '../src/periods.ts';
 
 describe('metric query periods', () => {
   it('builds windows, clipped buckets and the comparison window', () => {
@@ -19,6 +19,33 @@ describe('metric query periods', () => {
     expect(windowProblem({ from: '2026-02-01', to: '2026-01-01' })).toMatchObject({ field: '/from' });
     expect(windowProblem({ from: '2025-01-01', to: '2026-01-02' })).toMatchObject({ field: '/to' });
     expect(windowProblem({ from: '2025-01-01', to: '2026-01-01' })).toBeNull();
+  });
+
+  it('adds days and finds month ends as the calendar does (checked against epoch-day arithmetic)', () => {
+    // Independent: whole days as milliseconds from the epoch; month lengths from the Gregorian rule.
+    const byEpoch = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+    const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    const monthEnd = (date: string) => {
+      const y = Number(date.slice(0, 4));
+      const m = Number(date.slice(5, 7));
+      return `${date.slice(0, 7)}-${[31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]}`;
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const first = Date.UTC(1000, 0, 1);
+    const span = (Date.UTC(9990, 0, 1) - first) / 86_400_000;
+    for (let i = 0; i < 20_000; i++) {
+      const date = new Date(first + Math.floor(next() * span) * 86_400_000).toISOString().slice(0, 10);
+      const days = Math.floor((next() - 0.5) * 4000);
+      expect(addDays(date, days)).toBe(byEpoch(date, days));
+      expect(endOfMonth(date)).toBe(monthEnd(date));
+    }
+    expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
+    expect(addDays('2100-02-28', 1)).toBe('2100-03-01');
+    expect(addDays('1000-01-01', -1)).toBe('0999-12-31');
+    expect(endOfMonth('2000-02-10')).toBe('2000-02-29');
+    // Not a calendar date: refused as before.
+    expect(() => addDays('2024-02-30x', 1)).toThrow(RangeError);
   });
 
   it('reads calendar dates in Colombian time', () => {

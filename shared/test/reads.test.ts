@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectReads, readModule } from '../src/index.ts';
+import { collectReads, onceInRead, readModule, type Governance, type MetricReader } from '../src/index.ts';
+import { compositeResolvers } from '../src/composite.ts';
 
 const sdl = (fields: string) => `type Query {\n${fields}\n}`;
 
@@ -35,5 +36,38 @@ describe('composite reads declared by subgraphs', () => {
     expect(reads.agenda).toEqual({ recurring: { field: 'invoicesAgenda', module: 'invoices', subgraph: 'invoices', also: [{ field: 'payrollAgenda', module: 'payroll', subgraph: 'payroll' }] } });
     expect(() => collectReads([lane('invoices', 'invoices'), lane('invoices', 'bills')])).toThrow(/"recurring" is declared by both invoices and invoices/);
     expect(() => collectReads([lane('invoices', 'invoices'), { ...lane('payroll', 'payroll'), typeDefs: sdl('x: Int') }])).toThrow(/payrollAgenda, which its schema does not define/);
+  });
+
+  it('runs the work a read shares with its operation once per operation, and keeps no failure', async () => {
+    let runs = 0;
+    let fail = false;
+    const read: MetricReader = async (q, ctx) => {
+      const n = await onceInRead(ctx, 'repair', async () => {
+        runs += 1;
+        await new Promise((r) => setTimeout(r, 5));
+        if (fail) throw new Error('store down');
+        return runs;
+      });
+      return { metric: q.metric, n };
+    };
+    const fields = compositeResolvers('finance', { sources: {}, metrics: { revenue: { module: 'invoices', read }, expenses: { module: 'bills', read } }, agenda: {} }, {} as Governance);
+    const field = fields.financeMetric;
+    const operation = { db: {} as never, workspace: 'ws_a', principal: {} as never };
+    // Three fields of one operation (a dashboard's reads), concurrently: one run.
+    const answers = await Promise.all(['revenue', 'expenses', 'revenue'].map((metric) => field(null, { query: { metric } }, operation)));
+    expect(runs).toBe(1);
+    expect(answers.map((a) => (a as { n: number }).n)).toEqual([1, 1, 1]);
+    // Another operation runs it again.
+    await field(null, { query: { metric: 'revenue' } }, { ...operation });
+    expect(runs).toBe(2);
+    // A failure is shared by the fields waiting on it, then forgotten: the next field of the same operation tries again.
+    const failing = { ...operation };
+    fail = true;
+    await expect(Promise.all([field(null, { query: { metric: 'revenue' } }, failing), field(null, { query: { metric: 'expenses' } }, failing)])).rejects.toThrow('store down');
+    expect(runs).toBe(3);
+    fail = false;
+    expect(await field(null, { query: { metric: 'revenue' } }, failing)).toEqual({ metric: 'revenue', n: 4 });
+    // Outside an operation (a tool calling a reader directly) the work simply runs.
+    expect(await onceInRead({}, 'repair', async () => 'ran')).toBe('ran');
   });
 });

@@ -24,10 +24,39 @@ export type MetricAnswer = {
 /** A counter's name, or a function of a rollup's counters. */
 export type CounterKey = string | ((v: Record<string, number>) => number);
 
-/** Rollup documents by id, 400 ids per read. */
+/** The reads of rollup documents asked for during one turn of the event loop, on one connection. */
+interface Batch { ids: Set<string>; done: Promise<Map<string, RollupDoc>> }
+const batches = new WeakMap<Connection, Batch>();
+
+/**
+ * Rollup documents by id. Every read asked for in the same turn of the event loop on the same
+ * connection is answered by one pass of `_id: {$in}` reads, 400 ids each (a dashboard's metrics
+ * ask theirs at once: a dozen reads became one or two). Each caller gets the documents of its own
+ * ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
+ */
 export async function rollupsByIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
+  if (ids.length === 0) return [];
+  let batch = batches.get(db);
+  if (!batch) {
+    const open: Batch = { ids: new Set(), done: null as unknown as Promise<Map<string, RollupDoc>> };
+    open.done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
+      batches.delete(db);
+      const all = [...open.ids];
+      const found = new Map<string, RollupDoc>();
+      for (let i = 0; i < all.length; i += 400) {
+        for (const d of await rollups(db).collection.find<RollupDoc>({ _id: { $in: all.slice(i, i + 400) } } as object).toArray()) found.set(d._id, d);
+      }
+      return found;
+    });
+    batches.set(db, (batch = open));
+  }
+  for (const id of ids) batch.ids.add(id);
+  const found = await batch.done;
   const out: RollupDoc[] = [];
-  for (let i = 0; i < ids.length; i += 400) out.push(...await rollups(db).find({ _id: { $in: ids.slice(i, i + 400) } }).lean<RollupDoc[]>());
+  for (const id of new Set(ids)) {
+    const d = found.get(id);
+    if (d) out.push(d);
+  }
   return out;
 }
 
@@ -70,8 +99,9 @@ export async function cumulative(db: Connection, workspace: string, currency: st
     ...monthsBetween(nextMonth(date.slice(0, 7)), horizonOf(date, today)).map((m) => rollupId(workspace, currency, 'm', m)),
     ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, currency, 'd', d)) : []),
   ];
-  const [all] = await rollupsByIds(db, [rollupId(workspace, currency, 'a', 'all')]);
-  return (all?.v[key] ?? 0) - (await rollupsByIds(db, later)).reduce((s, d) => s + (d.v[key] ?? 0), 0);
+  const allId = rollupId(workspace, currency, 'a', 'all');
+  const docs = await rollupsByIds(db, [allId, ...later]);
+  return docs.reduce((s, d) => (d._id === allId ? s + (d.v[key] ?? 0) : s - (d.v[key] ?? 0)), 0);
 }
 
 /** A summary with the query's `target` when it gave one. */

@@ -1,4 +1,4 @@
-import { modelOn } from '@cuadra/shared';
+import { modelOn, onceInRead, type ReadContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A DIAN numbering range (resolución de facturación): prefix and consecutive bounds. */
@@ -85,4 +85,12 @@ export function rangeOf(numbering: SettingsDoc['numbering'], kind: NumberedKind)
 /** Counter id of a range. */
 export function counterId(workspace: string, kind: NumberedKind, prefix: string): string {
   return `${workspace}:${kind}:${prefix}`;
+}
+
+/**
+ * The workspace's base currency (COP when it has no set-up), read once per operation when the
+ * read has one to share it with (a dashboard's metrics all ask it: shared composite.ts `once`).
+ */
+export function workspaceCurrency(db: Connection, workspace: string, ctx: Pick<ReadContext, 'once'> = {}): Promise<string> {
+  return onceInRead(ctx, 'currency', async () => (await settings(db).findById(workspace, { currency: 1 }).lean())?.currency ?? 'COP');
 }

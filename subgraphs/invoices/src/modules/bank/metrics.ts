@@ -2,7 +2,7 @@ import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowPro
 import { rollupId, type RollupDoc } from '../../lib/rollup.ts';
 import { rangeSums, rollupsByIds, summaryOf, type MetricAnswer } from '../../lib/rollup-reads.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { completeStuckImports, bankRollupNs } from './import.ts';
 import { bankAccounts, bankImports, bankTransactions } from './model.ts';
 
@@ -45,7 +45,7 @@ export const bankReconciliation: MetricReader = async (q, ctx) => {
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   await completeStuckImports({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
   await repairPendingRollups(ctx.db, ctx.workspace, [bankImports(ctx.db), bankTransactions(ctx.db)], ctx.now);
-  const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const accounts = (await bankAccounts(ctx.db).find({ workspace: ctx.workspace, currency }).limit(ACCOUNTS_READ).lean())
     .sort((a, b) => a.name.localeCompare(b.name) || a._id.localeCompare(b._id));
   const today = localDate(ctx.now);

@@ -1,7 +1,7 @@
-import { addDays, buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
+import { addDays, buckets, CuadraError, localDate, onceInRead, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../lib/rollup-reads.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { positionDate } from '../../lib/periods.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
 import { BILL_STATUSES, bills } from './model.ts';
@@ -39,10 +39,13 @@ async function windowSeries(db: Connection, workspace: string, currency: string,
 async function prepare(q: MetricQuery, ctx: ReadContext) {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-  await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-  await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
-  const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  // Once per operation: a dashboard asks several of these at once.
+  await onceInRead(ctx, 'payables-repair', async () => {
+    await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
+    await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
+    await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
+  });
+  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   return { currency, ns: apCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };
 }
 

@@ -1,7 +1,7 @@
 import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
 import { ledgerBetween, repairLedger, type LedgerSums } from '../../accounting/ledger.ts';
 import { wholeChart } from '../../accounting/chart.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { summaryOf, type MetricAnswer } from '../../lib/rollup-reads.ts';
 import { incomeStatement } from '../accounts/statements.ts';
 import { findDimension, tags } from './model.ts';
@@ -48,7 +48,7 @@ export const profitability: MetricReader = async (q: MetricQuery, ctx) => {
   if (!dim) throw new CuadraError('invalid_input', `There is no dimension "${dimension}" in this workspace.`, { field: '/dimension_key' });
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
   await repairLedger(ctx.db, ctx.workspace, ctx.now);
-  const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const chart = new Map((await wholeChart(ctx.db, ctx.workspace)).map((a) => [a.code, a]));
   const w = queryWindow(q, localDate(ctx.now));
   const bs = buckets(w, q.interval ?? 'day');

@@ -8,7 +8,7 @@ import { rollupsByIds } from '../../lib/rollup-reads.ts';
 import { rollupId } from '../../lib/rollup.ts';
 import { cumulative } from '../../lib/rollup-reads.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { bills } from '../bills/model.ts';
 import { invoices } from '../invoices/model.ts';
 import { nextPeriod, recurringInvoices } from '../invoices/recurring.ts';
@@ -68,7 +68,7 @@ interface Setting { currency: string; today: string; first: string; horizon: num
 async function setup(q: MetricQuery, ctx: ReadContext): Promise<Setting> {
   if (q.interval && q.interval !== 'month') throw new CuadraError('invalid_input', 'Forecasts are monthly: interval is month or left out.', { field: '/interval' });
   await repairLedger(ctx.db, ctx.workspace, ctx.now);
-  const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const today = localDate(ctx.now);
   const first = (q.as_of ?? today).slice(0, 7);
   const horizon = q.horizon ?? DEFAULT_HORIZON;

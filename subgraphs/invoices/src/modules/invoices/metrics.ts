@@ -1,9 +1,9 @@
-import { CuadraError, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
+import { CuadraError, onceInRead, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
 import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../lib/rollup-reads.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
 import { repairPendingRollups } from '../../lib/rollups.ts';
@@ -42,13 +42,16 @@ async function windowSeries(
  * except ar_aging, which reads the invoices open at `as_of` by an indexed query). Finishes any
  * rollup intent or payment a dead process left behind first, so the numbers are whole.
  */
-async function receivablesMetric(db: Connection, workspace: string, q: MetricQuery, now = new Date()): Promise<MetricAnswer> {
+async function receivablesMetric(db: Connection, workspace: string, q: MetricQuery, now = new Date(), ctx: Pick<ReadContext, 'once'> = {}): Promise<MetricAnswer> {
   if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
   if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
   if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
-  await completeStuckPayments({ db, workspace, now });
-  await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
-  const currency = (await settings(db).findById(workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  // Once per operation: a dashboard asks several of these at once.
+  await onceInRead(ctx, 'receivables-repair', async () => {
+    await completeStuckPayments({ db, workspace, now });
+    await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
+  });
+  const currency = await workspaceCurrency(db, workspace, ctx);
   const today = localDate(now);
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
 
@@ -115,5 +118,5 @@ async function receivablesMetric(db: Connection, workspace: string, q: MetricQue
 
 /** The readers of the receivables metrics, one per name (the module manifest declares them). */
 export const receivablesMetrics: Record<string, MetricReader> = Object.fromEntries(
-  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx: ReadContext) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now)]),
+  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx: ReadContext) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now, ctx)]),
 );

@@ -1,4 +1,4 @@
-import { defineSource, type SourceReader } from '@cuadra/shared';
+import { defineSource, onceInRead, type SourceReader } from '@cuadra/shared';
 import { journalEntries, journalMatches, journalView, type JournalEntryDoc } from '../../accounting/journal.ts';
 import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 
@@ -10,6 +10,6 @@ const entries = defineSource<JournalEntryDoc>({
 
 /** records.list `journal_entries`: no kind and no status (specification §2.5); search the memo. Payroll's postings are pulled in first. */
 export const journalEntriesSource: SourceReader = async (q, ctx) => {
-  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now);
+  await onceInRead(ctx, 'payroll-pull', () => pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now));
   return entries(q, ctx);
 };
