@@ -8,6 +8,7 @@ import path from 'node:path';
 import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startSmtp } from './smtp.ts';
+import { compileCacheDir } from './system.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
 const args = process.argv.slice(2);
@@ -55,7 +56,7 @@ try {
     const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, ...args], {
       cwd: repoRoot,
       stdio: 'inherit',
-      env: { ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator },
+      env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator },
     });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.once('SIGINT', forward);

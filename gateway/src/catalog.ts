@@ -45,17 +45,21 @@ export function buildProducts(file = BUILT): { tools: CatalogEntry[]; reads: Cat
   return built;
 }
 
-/** The tool catalog of all subgraphs, with validators compiled once at start-up. */
+/**
+ * The tool catalog of all subgraphs. Each tool's validator is compiled the first time the tool is
+ * validated here: every schema has already been compiled, strictly, by its owner's registry when
+ * that service started (a schema ajv rejects stops the owner, shared registry.ts), so compiling all
+ * of them again at the gateway's start (a third of its start-up CPU) checked nothing new.
+ */
 export class Catalog {
   readonly entries: readonly CatalogEntry[];
   readonly #byName: Map<string, CatalogEntry>;
-  readonly #validators: Map<string, (input: unknown) => void>;
+  readonly #validators = new Map<string, (input: unknown) => void>();
+  readonly #ajv = createAjv();
 
   constructor(entries: readonly CatalogEntry[]) {
     this.entries = entries;
     this.#byName = new Map(entries.map((e) => [e.name, e]));
-    const ajv = createAjv();
-    this.#validators = new Map(entries.map((e) => [e.name, compileValidator(ajv, e.input_schema)]));
   }
 
   /** Reads the catalog the build wrote (gateway/generated/catalog.json). */
@@ -69,7 +73,12 @@ export class Catalog {
 
   /** Throws `invalid_input` with the JSON Pointer of the offending argument. */
   validate(name: string, input: unknown): void {
-    this.#validators.get(name)!(input);
+    let validator = this.#validators.get(name);
+    if (!validator) {
+      validator = compileValidator(this.#ajv, this.#byName.get(name)!.input_schema);
+      this.#validators.set(name, validator);
+    }
+    validator(input);
   }
 
   /** Exactly the tools this principal reaches (scope, role, key patterns), optionally filtered. */

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`); `CUADRA_CHROMIUM` overrides it. Never a browser download. */
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -35,6 +34,8 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
 export async function htmlToPdf(html: string): Promise<Buffer> {
   return slot(async () => {
     const profile = await mkdtemp(path.join(tmpdir(), 'cuadra-pdf-'));
+    // Loaded on the first print, not at the service's start (it was a fifth of the start's CPU).
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: FLAGS, offline: true, javaScriptEnabled: false, timeout: 30_000 });
     try {
       const page = browser.pages()[0] ?? (await browser.newPage());

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { PayrollLine } from './calc.ts';
 import type { Payslip, RunDoc } from './runs.ts';
 
@@ -131,6 +130,8 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 /** Prints an HTML page to an A4 PDF with Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium), in a fresh profile removed afterwards. */
 export async function htmlToPdf(html: string): Promise<Buffer> {
   const profile = await mkdtemp(join(tmpdir(), 'cuadra-payslip-'));
+  // Loaded on the first print, not at the service's start (it was a fifth of the start's CPU).
+  const { chromium } = await import('playwright-core');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
