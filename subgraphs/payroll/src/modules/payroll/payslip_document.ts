@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { PayrollLine } from './calc.ts';
 import type { Payslip, RunDoc } from './runs.ts';
 
@@ -124,26 +121,5 @@ ${employer}
 </body></html>`;
 }
 
-/** Chromium's flags as root in this environment (INFRA.md: pages in a real browser). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-/** Prints an HTML page to an A4 PDF with Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium), in a fresh profile removed afterwards. */
-export async function htmlToPdf(html: string): Promise<Buffer> {
-  const profile = await mkdtemp(join(tmpdir(), 'cuadra-payslip-'));
-  // Loaded on the first print, not at the service's start (it was a fifth of the start's CPU).
-  const { chromium } = await import('playwright-core');
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-  try {
-    const page = await context.newPage();
-    // The page has no external resources: nothing is fetched.
-    await page.setContent(html, { waitUntil: 'load' });
-    return await page.pdf({ format: 'A4', printBackground: true, margin: { top: '12mm', bottom: '12mm', left: '12mm', right: '12mm' } });
-  } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-  }
-}
+/** Printed by the one hardened printer every service uses (no network, no scripts, two at a time). */
+export { htmlToPdf } from '@cuadra/shared/pdf';

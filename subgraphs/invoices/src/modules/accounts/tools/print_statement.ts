@@ -1,7 +1,7 @@
 import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { createHash } from 'node:crypto';
 import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
-import { htmlToPdf } from '../../../einvoicing/pdf.ts';
+import { htmlToPdf } from '@cuadra/shared/pdf';
 import { settings } from '../../../lib/settings.ts';
 import { statementHtml } from '../printable.ts';
 import { cashflow } from '../cashflow.ts';

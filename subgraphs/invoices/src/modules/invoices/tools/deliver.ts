@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { attachedDocuments } from '../../../einvoicing/attached.ts';
 import { deliveryMailer, deliverySubject, deliveryView, deliveryZip, DELIVERY_VIEW_SCHEMA, type DeliveryState } from '../../../einvoicing/delivery.ts';
-import { htmlToPdf } from '../../../einvoicing/pdf.ts';
+import { htmlToPdf } from '@cuadra/shared/pdf';
 import { buyerFromCrm } from '../../../lib/documents.ts';
 import { requireSettings } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../model.ts';

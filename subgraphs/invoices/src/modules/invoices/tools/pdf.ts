@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
 import { createHash } from 'node:crypto';
-import { htmlToPdf } from '../../../einvoicing/pdf.ts';
+import { htmlToPdf } from '@cuadra/shared/pdf';
 import { settings } from '../../../lib/settings.ts';
 import { invoices } from '../model.ts';
 import { representationHtml } from './render.ts';

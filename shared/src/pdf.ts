@@ -2,9 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/** Debian's Chromium (`apt-get install chromium`); `CUADRA_CHROMIUM` overrides it. Never a browser download. */
+/**
+ * Printing HTML to PDF with Chromium's own print engine, for every service that prints (invoices'
+ * representation and statements, payroll's payslips): one hardened way, so no printer fetches what
+ * a page names.
+ */
+
+/**
+ * Debian's Chromium (`apt-get install chromium`); `CUADRA_CHROMIUM` overrides it (`CHROMIUM_PATH`,
+ * payroll's older name, still read). Never a browser download.
+ */
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CUADRA_CHROMIUM?.trim() || '/usr/bin/chromium';
+  return env.CUADRA_CHROMIUM?.trim() || env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium';
 }
 
 /** The flags INFRA.md asks for: no sandbox as root, and no background traffic on a closed network. */
