@@ -6,6 +6,7 @@ import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
+import { backfillInvoicesDue } from './modules/invoices/due.ts';
 import { owned } from './modules/index.ts';
 import { documents } from './modules/documents/model.ts';
 
@@ -67,6 +68,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
     const indexed = await backfillBillsDue(deps.db);
     if (indexed > 0) deps.log.info({ indexed }, 'open bills indexed by due date for the payables lane');
+    const indexedInvoices = await backfillInvoicesDue(deps.db);
+    if (indexedInvoices > 0) deps.log.info({ indexed: indexedInvoices }, 'open invoices indexed by due date for the receivables lane');
     // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
     // that answers the same way); unset, the service calls the sandbox in-process.
     const sandbox = express.Router();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { agingBucket, agingBuckets } from '../src/lib/aging.ts';
 import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/lib/periods.ts';
+import { backfillInvoicesDue, invoicesDue } from '../src/modules/invoices/due.ts';
 import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';
 
 describe('periods', () => {
@@ -134,5 +135,47 @@ describe('invoicesMetric and invoicesRecords over GraphQL', () => {
     expect(await laneError('receivables', { from: '2026-13-01', to: '2026-12-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/from' });
     expect(await laneError('receivables', { from: '2026-11-01', to: '2026-12-01', limit: 401 })).toMatchObject({ code: 'invalid_input', field: '/limit' });
     expect(await laneError('tasks', { from: '2026-11-01', to: '2026-12-01', limit: 10 })).toMatchObject({ code: 'invalid_input', field: '/sources' });
+  });
+
+  it('the receivables lane reads the due-date index of open invoices: crashes leave it right, old invoices are indexed once', async () => {
+    const owner = await configuredWorkspace(sg);
+    const window = { from: '2026-11-25', to: '2026-12-15', limit: 50, overdue: true };
+    const lane = async () => (await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "receivables", window: $w) }', { w: window }, owner)).body.data.invoicesAgenda
+      .map((e: any) => [e.date, e.ref.invoice_id, e.amount]);
+    const indexed = async (date: string) => ((await sg.db.collection('invoice_due_index').findOne({ _id: `${owner.workspace}|${date}` } as never)) as any)?.ids ?? [];
+    // 2 × 15,000,000 + 19 % VAT = 35,700,000 due 2 Dec.
+    const d = await draft(sg, owner);
+    // A post that indexed the invoice and died before draft → posted: the extra id of a draft is read and dropped.
+    await invoicesDue.add(sg.db, owner.workspace, '2026-12-02', d.id);
+    expect(await lane()).toEqual([]);
+    expect((await sg.call('invoices.post', { id: d.id }, owner)).ok).toBe(true);
+    expect(await lane()).toEqual([['2026-12-02', d.id, 35700000]]);
+    expect(await indexed('2026-12-02')).toEqual([d.id]);
+    // Partly paid: still open, with its balance (35,700,000 − 10,700,000 = 25,000,000).
+    const customer = await andina(owner);
+    expect((await sg.call('payments.register', { customer_id: customer, amount: 10700000, currency: 'COP', date: '2026-11-10', invoices: [{ invoice_id: d.id, amount: 10700000 }] }, owner)).ok).toBe(true);
+    expect(await lane()).toEqual([['2026-12-02', d.id, 25000000]]);
+    // Paid in full: pulled from the index after it stopped being open.
+    expect((await sg.call('payments.register', { customer_id: customer, amount: 25000000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: d.id, amount: 25000000 }] }, owner)).ok).toBe(true);
+    expect(await indexed('2026-12-02')).toEqual([]);
+    expect(await lane()).toEqual([]);
+    // A crash after the payment and before the pull leaves the id behind: still not listed.
+    await invoicesDue.add(sg.db, owner.workspace, '2026-12-02', d.id);
+    expect(await lane()).toEqual([]);
+    // Invoices open before the index existed: indexed once at start (a migrations marker), nothing twice.
+    const e = await draft(sg, owner, { due_date: '2026-12-05' });
+    expect((await sg.call('invoices.post', { id: e.id }, owner)).ok).toBe(true);
+    await sg.db.collection('invoice_due_index').deleteMany({ workspace: owner.workspace });
+    await sg.db.collection('migrations').deleteOne({ _id: 'invoice-due-index' } as never);
+    expect(await lane()).toEqual([]);
+    expect(await backfillInvoicesDue(sg.db)).toBeGreaterThanOrEqual(1);
+    expect(await lane()).toEqual([['2026-12-05', e.id, 35700000]]);
+    expect(await backfillInvoicesDue(sg.db)).toBe(0);
+    await sg.db.collection('migrations').deleteOne({ _id: 'invoice-due-index' } as never);
+    expect(await backfillInvoicesDue(sg.db)).toBeGreaterThanOrEqual(1);
+    expect(await indexed('2026-12-05')).toEqual([e.id]);
+    // Another workspace's lane never sees them.
+    const stranger = testPrincipal();
+    expect((await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "receivables", window: $w) }', { w: window }, stranger)).body.data.invoicesAgenda).toEqual([]);
   });
 });

@@ -1,18 +1,28 @@
 import type { AgendaEntry, LaneReader } from '@cuadra/shared';
 import { addDays, localDate } from '../../lib/money.ts';
-import { invoices } from './model.ts';
+import { invoiceIsOpen, invoicesDue } from './due.ts';
+import { invoices, type InvoiceDoc } from './model.ts';
 import { recurringInvoices } from './recurring.ts';
+
+/** What the lane reads of an invoice. */
+type LaneInvoice = Pick<InvoiceDoc, '_id' | 'workspace' | 'number' | 'customer_id' | 'customer' | 'due_date' | 'balance' | 'currency' | 'status' | 'kind'>;
 
 /**
  * The `receivables` agenda lane (specification §2.6): open invoices falling due in the window,
- * and (with `overdue`) those that fell due up to 90 days before it and are still open.
+ * and (with `overdue`) those that fell due up to 90 days before it and are still open. Read
+ * through the due-date index by `_id` (due.ts, lib/due-index.ts), never by a range query over the
+ * invoices (which the store answers by scanning them all): one read of the window's days, then the
+ * invoices by `_id`, 200 at a time — set by the window and the page, not by how many invoices there are.
  */
 export const receivablesLane: LaneReader = async (w, ctx) => {
   const start = w.overdue ? addDays(w.from, -90) : w.from;
-  const open = await invoices(ctx.db).find(
-    { workspace: ctx.workspace, kind: { $in: ['invoice', 'debit_note'] }, status: { $in: ['posted', 'partially_paid'] }, due_date: { $gte: start, $lte: w.to } },
-    { number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1 },
-  ).sort({ due_date: 1, _id: 1 }).limit(w.limit).lean();
+  const open = await invoicesDue.read<LaneInvoice>(ctx.db, ctx.workspace, start, w.to, w.limit,
+    // Only `_id` in the filter (the store's `_id` index answers only then); the workspace is checked on what is read.
+    async (ids) => invoices(ctx.db).find(
+      { _id: { $in: ids } },
+      { workspace: 1, number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1, status: 1, kind: 1 },
+    ).lean<LaneInvoice[]>(),
+    (i) => i.workspace === ctx.workspace && invoiceIsOpen(i));
   const today = localDate(ctx.now);
   return open.map((i): AgendaEntry => ({
     date: i.due_date, kind: 'deadline', source: 'receivables', title: `${i.number} — ${i.customer.name}`,
