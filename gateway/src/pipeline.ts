@@ -18,6 +18,26 @@ export interface InvokeRequest {
   idempotencyKey?: string;
   /** `X-Approval-Id` header: runs an `ask` call its approval allowed. */
   approvalId?: string;
+  /**
+   * The caller, when the surface's gate already authenticated this HTTP request (`/graphql`,
+   * `/mcp`): used as is, so a request looks its credential up once. A revoked credential is
+   * still refused by the next request's gate.
+   */
+  principal?: Principal;
+  /** This request's rate-limit count, when the surface's gate already took it (`/mcp`): its headers, or its refusal. */
+  counted?: RateCount;
+}
+
+/** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
+export type RateCount = { headers: Record<string, string> } | { refusal: unknown };
+
+/** Takes one request's count: never throws, so a surface can decide how to answer a refusal. */
+export async function countRequest(limiter: RateLimiter, principal: Principal): Promise<RateCount> {
+  try {
+    return { headers: await limiter.consume(principal) };
+  } catch (refusal) {
+    return { refusal };
+  }
 }
 
 /** The answer of the pipeline: headers always, and either the tool's answer or a thrown refusal. */
@@ -101,7 +121,7 @@ export class InvokePipeline {
   }
 
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
-    const principal = await this.authenticate(req.authorization);
+    const principal = req.principal ?? await this.authenticate(req.authorization);
     const started = Date.now();
     let headers: Record<string, string> = {};
     let risk: Risk | null = null;
@@ -117,11 +137,9 @@ export class InvokePipeline {
       if (written?.receipt) headers = { ...headers, 'Ledger-Receipt': written.receipt };
       throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
     };
-    try {
-      headers = await this.#limiter.consume(principal);
-    } catch (err) {
-      return refuse(err);
-    }
+    const counted = req.counted ?? await countRequest(this.#limiter, principal);
+    if ('refusal' in counted) return refuse(counted.refusal);
+    headers = counted.headers;
     let input: unknown;
     let entry;
     try {
