@@ -234,4 +234,35 @@ describe('/mcp (and /graphql) behind the same gates as REST', () => {
     expect(rest.status).toBe(429);
   });
 
+  it('looks a credential up once per request on /graphql and /mcp, and refuses it on the next request once revoked', async () => {
+    const { workspace_id: workspace } = await gateway.identity.createWorkspace({ name: 'Una Consulta SAS', ownerEmail: `once-${Date.now()}@example.com` });
+    const { id, api_key: key } = await gateway.identity.createApiKey({ workspace, name: 'once', role: 'admin' });
+    const lookups = async (request: () => Promise<unknown>) => {
+      const before = gets.filter((k) => k.startsWith('cred:')).length;
+      await request();
+      return gets.filter((k) => k.startsWith('cred:')).length - before;
+    };
+    const graphql = (query: string, variables: Record<string, unknown> = {}) => fetch(`${url}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }),
+    });
+    const mutation = 'mutation M($t: String!, $i: JSON!) { invokeCrmTool(tool: $t, input: $i) }';
+    // A tool mutation runs the whole pipeline (crm is not running here: the answer is `unavailable`, after every gate).
+    let answer: any;
+    expect(await lookups(async () => {
+      answer = await (await graphql(mutation, { t: 'parties.list', i: {} })).json();
+    })).toBe(1);
+    expect(answer.data.invokeCrmTool).toMatchObject({ status: 503, body: { code: 'unavailable' } });
+    // An MCP tools/call: the router's lookup serves the call too.
+    const { session } = await open(key);
+    expect(await lookups(async () => {
+      answer = await rpc(key, { id: 2, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session);
+    })).toBe(1);
+    expect(answer.body.result.isError).toBeFalsy();
+    // Revoked: refused on the very next request, on both surfaces.
+    expect(await gateway.identity.revokeApiKey(workspace, id)).toBe(true);
+    const refused = await graphql(mutation, { t: 'parties.list', i: {} });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'unauthenticated' });
+    expect((await rpc(key, { id: 3, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session)).status).toBe(401);
+  });
 });
