@@ -9,6 +9,8 @@ let sys: TestSystem;
 let workspace: string;
 
 const clients: Client[] = [];
+/** One MCP client per key, connected once (as an assistant does): its `server/discover` is a request too, counted like any. */
+const clientOf = new Map<string, Client>();
 const LIMIT = 12;
 
 beforeAll(async () => {
@@ -50,9 +52,13 @@ const surfaces: Record<string, (key: string | null, tool: string, input: unknown
       const res = await fetch(`${sys.gatewayUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
       return { status: res.status, code: res.status === 401 ? 'unauthenticated' : undefined };
     }
-    const client = new Client({ name: 'surfaces', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), { authProvider: { token: async () => key } }));
-    clients.push(client);
+    let client = clientOf.get(key);
+    if (!client) {
+      client = new Client({ name: 'surfaces', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), { authProvider: { token: async () => key } }));
+      clients.push(client);
+      clientOf.set(key, client);
+    }
     try {
       const result = await client.callTool({ name: tool, arguments: input as Record<string, unknown>, ...(idempotencyKey !== undefined ? { _meta: { 'io.cuadra/idempotency-key': idempotencyKey } } : {}) });
       const structured = result.structuredContent as any;
@@ -109,7 +115,8 @@ describe.each(Object.keys(surfaces))('%s', (surface) => {
       const got = await call(key, 'parties.list', {});
       if (got.code === 'rate_limited') {
         limited = got;
-        expect(i).toBe(LIMIT / 2);
+        // Every MCP request counts (CONTRACT.md §3 step 2): the client's one server/discover took one.
+        expect(i).toBe(LIMIT / 2 - (surface === 'mcp' ? 1 : 0));
         break;
       }
     }

@@ -53,7 +53,8 @@ function toolCallOf(body: { query?: unknown; variables?: unknown; operationName?
 
 /**
  * The gates of `/graphql` (issue 12: one gate for every surface). Every request is authenticated
- * and rate limited with the same limiter as REST and MCP. A subgraph's tool mutation is not
+ * once (by the gate before this one, `res.locals.principal`) and rate limited once, with the same
+ * limiter as REST and MCP. A subgraph's tool mutation is not
  * planned through the graph: it runs through {@link InvokePipeline} like a REST invoke, so its
  * Idempotency-Key is checked the same way (1–255 visible ASCII), refusals and idempotency apply,
  * and the attempt is on the ledger. Its answer keeps the mutation's shape: `{status, body, replayed?}`.
@@ -88,6 +89,8 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
     try {
       const result = await deps.pipeline.invoke({
         authorization: req.header('authorization'),
+        // Authenticated (and its tenant checked) by /graphql's first gate for this request: not looked up twice.
+        principal: res.locals.principal,
         tool: mismatch ? `${call.subgraph}:${tool}` : tool,
         tenant: req.header('x-tenant-id'),
         idempotencyKey: key === null || key === undefined ? undefined : String(key),

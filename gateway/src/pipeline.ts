@@ -18,6 +18,22 @@ export interface InvokeRequest {
   idempotencyKey?: string;
   /** `X-Approval-Id` header: runs an `ask` call its approval allowed. */
   approvalId?: string;
+  /**
+   * The caller, when the surface's gate already authenticated this HTTP request (`/graphql`,
+   * `/mcp`): used as is, so a request looks its credential up once. A revoked credential is
+   * still refused by the next request's gate.
+   */
+  principal?: Principal;
+  /** This request's rate-limit count, when the surface's gate already took it (`/mcp`): its headers, or its refusal. */
+  counted?: RateCount;
+}
+
+/** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
+export type RateCount = { headers: Record<string, string> } | { refusal: unknown };
+
+/** A count already taken, as the thunk the pipeline awaits: its headers, or its refusal thrown. */
+function settledCount(count: RateCount): () => Promise<Record<string, string>> {
+  return () => ('refusal' in count ? Promise.reject(count.refusal) : Promise.resolve(count.headers));
 }
 
 /** The answer of the pipeline: headers always, and either the tool's answer or a thrown refusal. */
@@ -105,7 +121,7 @@ export class InvokePipeline {
    * has checked before, one Redis round trip for both (IdentityStore.authenticateApiKeyCounted).
    * Throws an authentication refusal; a limiter refusal is thrown by `counted`, after the caller is known.
    */
-  async #authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; counted: () => Promise<Record<string, string>> }> {
+  async authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; counted: () => Promise<Record<string, string>> }> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (match && match[1].startsWith('nk_')) return this.#identity.authenticateApiKeyCounted(match[1], this.#limiter);
     const principal = await this.authenticate(authorization);
@@ -113,7 +129,10 @@ export class InvokePipeline {
   }
 
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
-    const { principal, counted } = await this.#authenticateCounted(req.authorization);
+    // A surface's gate may have authenticated (and counted) this request already (`/graphql`, `/mcp`).
+    const { principal, counted } = req.principal
+      ? { principal: req.principal, counted: req.counted ? settledCount(req.counted) : () => this.#limiter.consume(req.principal!) }
+      : await this.authenticateCounted(req.authorization);
     const started = Date.now();
     let headers: Record<string, string> = {};
     let risk: Risk | null = null;

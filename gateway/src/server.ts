@@ -116,7 +116,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
-  app.use(mcpRouter({ pipeline, catalog, limiter, ...refusalCtx }));
+  app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restNotFound(refusalCtx));
 

@@ -1,5 +1,5 @@
 import { annotationsFor, type Risk } from '@cuadra/shared';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicTool } from '../src/catalog.ts';
 import { scoreTool, searchTools } from '../src/mcp/catalogTools.ts';
 import { originAllowed } from '../src/mcp/router.ts';
@@ -123,5 +123,149 @@ describe('tools.search and tools.describe as declared tools (for the gateway\'s 
     expect((found.tools as { name: string }[]).map((t) => t.name)).toEqual(['invoices.list']);
     await expect(describeTool.handler({ name: 'invoices.create' }, ctx)).rejects.toMatchObject({ code: 'not_found' });
     expect((await describeTool.handler({ name: 'invoices.list' }, ctx)).tool).toMatchObject({ name: 'invoices.list', risk: 'read' });
+  });
+});
+
+describe('/mcp (and /graphql) behind the same gates as REST', () => {
+  // A gateway in this process on the test run's MongoDB-protocol server and Redis; no subgraph is
+  // needed (initialize, tools/list and the catalog tools are the gateway's own). Quota: 4 per minute.
+  const LIMIT = 4;
+  let gateway: Awaited<ReturnType<typeof import('../src/server.ts').createGateway>>;
+  let url: string;
+  let close: () => Promise<void>;
+  /** The Redis keys the gateway GETs (its own client, observed: the API-key cache is `cred:<hash>`). */
+  const gets: string[] = [];
+
+  beforeAll(async () => {
+    const { connectDatabase, createLogger, generateSigningKeyPair, Governance, quotasFromEnv } = await import('@cuadra/shared');
+    const { Redis } = await import('ioredis');
+    const { createGateway } = await import('../src/server.ts');
+    const { SUBGRAPHS } = await import('../src/subgraphs.ts');
+    const suffix = Math.random().toString(36).slice(2, 10);
+    const db = await connectDatabase(process.env.MONGO_URL!, `test_gateway_mcp_${suffix}`);
+    const governanceDb = await connectDatabase(process.env.MONGO_URL!, `test_gateway_mcp_${suffix}_governance`);
+    const redis = new Redis(process.env.REDIS_URL!);
+    // Every read of a credential's shared cache entry: a GET of it, or a script given it as its first key
+    // (the limiter's count-if-unchanged reads it inside Redis: one round trip for the check and the count).
+    const send = redis.sendCommand.bind(redis) as (cmd: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
+    (redis as unknown as { sendCommand: typeof send }).sendCommand = (cmd, ...rest) => {
+      const key = cmd.name === 'get' ? cmd.args[0] : cmd.name === 'evalsha' || cmd.name === 'eval' ? cmd.args[2] : undefined;
+      if (key !== undefined) gets.push(String(key));
+      return send(cmd, ...rest);
+    };
+    const governance = new Governance(governanceDb, redis);
+    await governance.init();
+    gateway = await createGateway({
+      db, redis, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', signingKey: generateSigningKeyPair().privateKey,
+      subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, 'http://127.0.0.1:9'])),
+      // As the environment gives it (RATE_LIMIT_PER_CREDENTIAL).
+      quotas: quotasFromEnv({ RATE_LIMIT_PER_CREDENTIAL: `${LIMIT}/60` }), governance,
+    });
+    url = (await gateway.listen(0)).url;
+    close = async () => {
+      await gateway.stop();
+      redis.disconnect();
+      await Promise.all([db.close(), governanceDb.close()]);
+    };
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  /** One JSON-RPC POST to /mcp (protocol 2025-11-25): its HTTP status, headers and JSON (or SSE data) body. */
+  async function rpc(key: string | null, message: Record<string, unknown>, session?: string) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (session) headers['mcp-session-id'] = session;
+    const res = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...message }) });
+    const text = await res.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    let body: any = null;
+    try {
+      body = data ? JSON.parse(data) : null;
+    } catch {
+      body = text;
+    }
+    return { status: res.status, headers: res.headers, body };
+  }
+
+  async function open(key: string) {
+    const init = await rpc(key, { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'gates', version: '1' } } });
+    expect(init.status).toBe(200);
+    return { init, session: init.headers.get('mcp-session-id')! };
+  }
+
+  it('needs a credential for every method (401 with the OAuth challenge)', async () => {
+    for (const method of ['initialize', 'tools/list', 'tools/call', 'ping']) {
+      const got = await rpc(null, { id: 1, method, params: {} });
+      expect({ method, status: got.status }).toEqual({ method, status: 401 });
+      expect(got.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=/);
+    }
+    expect((await rpc('nk_live_not_a_key', { id: 1, method: 'tools/list' })).status).toBe(401);
+  });
+
+  it('counts every request once against the credential\'s limit: initialize, tools/list, notifications, tools/call; over it, 429 rate_limited', async () => {
+    const { workspace_id: workspace } = await gateway.identity.createWorkspace({ name: 'Límites MCP SAS', ownerEmail: `mcp-${Date.now()}@example.com` });
+    const { api_key: key } = await gateway.identity.createApiKey({ workspace, name: 'mcp', role: 'admin' });
+    const { init, session } = await open(key); // 1
+    // Every answer carries the RateLimit headers, as REST's do.
+    expect(init.headers.get('ratelimit')).toMatch(new RegExp(`;r=${LIMIT - 1};`));
+    expect(init.headers.get('ratelimit-policy')).toBeTruthy();
+    expect((await rpc(key, { method: 'notifications/initialized' }, session)).status).toBe(202); // 2
+    const list = await rpc(key, { id: 2, method: 'tools/list' }, session); // 3
+    expect(list.status).toBe(200);
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).toContain('tools.search');
+    expect(list.headers.get('ratelimit')).toMatch(/;r=1;/);
+    // A tools/call spends the request's count, not a second one.
+    const found = await rpc(key, { id: 3, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session); // 4
+    expect(found.status).toBe(200);
+    expect(found.body.result.isError).toBeFalsy();
+    expect(found.headers.get('ratelimit')).toMatch(/;r=0;/);
+    // Over the limit: tools/list is refused like a REST call (429, Retry-After, the contract's body)…
+    const refused = await rpc(key, { id: 4, method: 'tools/list' }, session);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: expect.any(String), code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit')).toMatch(/;r=0;/);
+    expect((await rpc(key, { id: 5, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'gates', version: '1' } } })).status).toBe(429);
+    // …and a tools/call answers the refusal as its tool result (CONTRACT.md §7).
+    const call = await rpc(key, { id: 6, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session);
+    expect(call.status).toBe(200);
+    expect(call.body.result).toMatchObject({ isError: true, structuredContent: { code: 'rate_limited' } });
+    // REST shares the same count.
+    const rest = await fetch(`${url}/v1/tools/tools.search:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"query":"x"}' });
+    expect(rest.status).toBe(429);
+  });
+
+  it('looks a credential up once per request on /graphql and /mcp, and refuses it on the next request once revoked', async () => {
+    const { workspace_id: workspace } = await gateway.identity.createWorkspace({ name: 'Una Consulta SAS', ownerEmail: `once-${Date.now()}@example.com` });
+    const { id, api_key: key } = await gateway.identity.createApiKey({ workspace, name: 'once', role: 'admin' });
+    const lookups = async (request: () => Promise<unknown>) => {
+      const before = gets.filter((k) => k.startsWith('cred:')).length;
+      await request();
+      return gets.filter((k) => k.startsWith('cred:')).length - before;
+    };
+    const graphql = (query: string, variables: Record<string, unknown> = {}) => fetch(`${url}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }),
+    });
+    const mutation = 'mutation M($t: String!, $i: JSON!) { invokeCrmTool(tool: $t, input: $i) }';
+    // A tool mutation runs the whole pipeline (crm is not running here: the answer is `unavailable`, after every gate).
+    let answer: any;
+    expect(await lookups(async () => {
+      answer = await (await graphql(mutation, { t: 'parties.list', i: {} })).json();
+    })).toBe(1);
+    expect(answer.data.invokeCrmTool).toMatchObject({ status: 503, body: { code: 'unavailable' } });
+    // An MCP tools/call: the router's lookup serves the call too.
+    const { session } = await open(key);
+    expect(await lookups(async () => {
+      answer = await rpc(key, { id: 2, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session);
+    })).toBe(1);
+    expect(answer.body.result.isError).toBeFalsy();
+    // Revoked: refused on the very next request, on both surfaces.
+    expect(await gateway.identity.revokeApiKey(workspace, id)).toBe(true);
+    const refused = await graphql(mutation, { t: 'parties.list', i: {} });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'unauthenticated' });
+    expect((await rpc(key, { id: 3, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session)).status).toBe(401);
   });
 });

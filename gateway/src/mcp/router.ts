@@ -1,13 +1,13 @@
 import {
-  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach,
-  type Logger, type Principal, type RateLimiter,
+  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach, toCuadraError,
+  type Logger, type Principal,
 } from '@cuadra/shared';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { Router, type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
 import getRawBody from 'raw-body';
 import type { Catalog } from '../catalog.ts';
 import { sendRefusal, type Challenge } from '../http.ts';
-import { InvokePipeline } from '../pipeline.ts';
+import { InvokePipeline, type RateCount } from '../pipeline.ts';
 import { createMcpServer, type McpCaller } from './server.ts';
 import { McpSessions } from './sessions.ts';
 import { sendWebResponse, toWebRequest } from './web.ts';
@@ -52,11 +52,15 @@ function requestsIn(body: unknown): { method?: unknown; params?: { name?: unknow
  * (`tools.search`, `tools.describe`) on REST.
  *
  * Every HTTP request is checked here before the SDK sees it: Origin, credential (401 with the
- * OAuth challenge), `X-Tenant-Id`, the endpoint's scope, the body's size, and — for OAuth
+ * OAuth challenge), the rate limit (one count per HTTP request, whatever its method — `initialize`,
+ * `tools/list`, a notification, a GET stream — with the same limiter as REST; over it, 429
+ * `rate_limited` with `Retry-After`, except that a body of only `tools/call`s gets the refusal as
+ * their tool result, CONTRACT.md §7; the RateLimit headers on every answer), `X-Tenant-Id`, the
+ * endpoint's scope, the body's size, and — for OAuth
  * tokens — a `tools/call` whose tool needs a scope the token lacks is answered 403
  * `insufficient_scope` with a step-up challenge, as the MCP authorization spec asks.
  */
-export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; limiter: RateLimiter; publicUrl: string; log: Logger }): Router {
+export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; publicUrl: string; log: Logger }): Router {
   const { pipeline, catalog, publicUrl, log } = deps;
   const router = Router();
   const sessions = new McpSessions();
@@ -110,8 +114,14 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
 
     const authorization = req.header('authorization');
     let principal: Principal;
+    let counted: RateCount;
     try {
-      principal = await pipeline.authenticate(authorization);
+      // Counted once per HTTP request (with the credential check in one round trip when it can be); a tools/call in it spends this count, not another.
+      const checked = await pipeline.authenticateCounted(authorization);
+      principal = checked.principal;
+      counted = await checked.counted().then((headers): RateCount => ({ headers }), (refusal: unknown): RateCount => ({ refusal }));
+      const rateHeaders = 'headers' in counted ? counted.headers : (toCuadraError(counted.refusal).extra as { headers?: Record<string, string> }).headers ?? {};
+      for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       if (!scopesReach(principal, 'tools:read')) {
         throw new CuadraError('insufficient_scope', 'The MCP endpoint needs the "tools:read" or "tools" scope.', { extra: { scope: 'tools:read' } });
@@ -136,6 +146,11 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
       const scope = missingScope(principal, parsed);
       if (scope) return refuse(res, new CuadraError('insufficient_scope', `This tool needs the "${scope}" scope.`, { extra: { scope } }));
     }
+    if ('refusal' in counted) {
+      // Over the limit: tools/call answers the refusal as its tool result (and is on the ledger); anything else is refused here.
+      const messages = requestsIn(parsed);
+      if (messages.length === 0 || messages.some((m) => m.method !== 'tools/call')) return refuse(res, counted.refusal);
+    }
 
     const aborted = new AbortController();
     res.once('close', () => aborted.abort());
@@ -145,6 +160,7 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; li
       tenant: req.header('x-tenant-id'),
       idempotencyKey: req.header('idempotency-key'),
       approvalId: req.header('x-approval-id'),
+      counted,
     };
     const authInfo: AuthInfo = {
       token: /^Bearer\s+(\S+)/i.exec(authorization!)![1],

@@ -1,7 +1,7 @@
 import { CuadraError, isCuadraError, type Logger, type Principal } from '@cuadra/shared';
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { PublicTool } from '../catalog.ts';
-import { PipelineRefusal, type InvokePipeline, type InvokeRequest } from '../pipeline.ts';
+import { PipelineRefusal, type InvokePipeline, type InvokeRequest, type RateCount } from '../pipeline.ts';
 import type { Catalog } from '../catalog.ts';
 import { renderAnswer, renderRefusal } from './render.ts';
 
@@ -24,6 +24,8 @@ export interface McpCaller {
   /** `Idempotency-Key` / `X-Approval-Id` headers of the HTTP request, if any. */
   idempotencyKey?: string;
   approvalId?: string;
+  /** The HTTP request's rate-limit count: spent by its first tools/call (a later one in a batch counts again). */
+  counted?: RateCount;
 }
 
 function callerOf(ctx: ServerContext): McpCaller {
@@ -84,8 +86,13 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
     const caller = callerOf(ctx);
     const { name, arguments: args = {} } = request.params;
     const meta = request.params._meta as Record<string, unknown> | undefined;
+    const counted = caller.counted;
+    caller.counted = undefined;
     const invoke: InvokeRequest = {
       authorization: caller.authorization,
+      // Authenticated by the router for this HTTP request (a revoked credential is refused by the next one).
+      principal: caller.principal,
+      counted,
       tool: name,
       tenant: caller.tenant,
       idempotencyKey: stringMeta(meta, META_IDEMPOTENCY_KEY) ?? caller.idempotencyKey,
@@ -102,7 +109,6 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       const result = await deps.pipeline.invoke(invoke);
       return withReceipt(renderAnswer(result), result.headers);
     } catch (err) {
-      // A credential revoked between the router's check and this call is refused like any other.
       const error = err instanceof PipelineRefusal ? err.error : isCuadraError(err) ? err : undefined;
       if (!error) throw err;
       // CONTRACT.md §7: an unknown tool is a protocol error; every other refusal is a tool result.

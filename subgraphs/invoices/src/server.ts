@@ -4,6 +4,7 @@ import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm } from './lib/migrations.ts';
+import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue } from './modules/invoices/due.ts';
@@ -66,6 +67,9 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
     const backfilled = await backfillLedgerRollups(deps.db);
     if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
+    // E-invoicing secrets written in plain text before they were sealed (CONTRACT §9).
+    const sealed = await sealPlainSettings(deps.db);
+    if (sealed > 0) deps.log.info({ sealed }, 'e-invoicing technical keys and software PINs sealed at rest');
     const indexed = await backfillBillsDue(deps.db);
     if (indexed > 0) deps.log.info({ indexed }, 'open bills indexed by due date for the payables lane');
     const indexedInvoices = await backfillInvoicesDue(deps.db);

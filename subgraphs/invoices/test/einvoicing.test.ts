@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
+import { openSettings } from '../src/lib/settings.ts';
 import { child, childrenNamed, MAX_XML_CHARS, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parseXml, textOf, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
 import { roundDiv } from '@cuadra/shared';
 import { decimalAmount, lineAmounts, localTime } from '../src/lib/money.ts';
@@ -83,7 +84,8 @@ describe('the sandbox', () => {
     await sg.call('invoices.post', { id: inv.id }, owner);
     const xml = (await sg.call('invoices.render', { id: inv.id, format: 'ubl' }, owner)).output.content as string;
     const s = await sg.db.collection('einvoicing_settings').findOne({ _id: owner.workspace } as never);
-    const lookup = async () => s as never;
+    // The register's view of the issuer: its set-up with the secrets opened.
+    const lookup = async () => openSettings(s as never) as never;
     return { xml, lookup, owner };
   }
 

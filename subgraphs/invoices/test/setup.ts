@@ -1,8 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { startTestSubgraph, testPrincipal } from '@cuadra/shared/testing';
 import type { Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { createServer as createCrm, name as crmName } from '../../crm/src/server.ts';
 import { createServer, name } from '../src/server.ts';
+
+// The e-invoicing secrets are stored only sealed: the service gets its sealing key from the
+// environment, as in production (files that need a key of their own set it before starting).
+process.env.CUADRA_SEAL_KEY ??= randomBytes(32).toString('base64');
 
 let crm: TestSubgraph | undefined;
 const andinaOf = new Map<string, string>();

@@ -1,4 +1,5 @@
 import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
+import { sealPlainEpayrollSettings } from './modules/payroll/epayroll.ts';
 import { employees, type EmployeeDoc } from './modules/employees/model.ts';
 import { owned } from './modules/index.ts';
 
@@ -23,5 +24,10 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       },
     },
     Employee: employee.reference,
+  },
+  async prepare(_server, deps) {
+    // E-payroll software PINs written in plain text before they were sealed (CONTRACT §9).
+    const sealed = await sealPlainEpayrollSettings(deps.db);
+    if (sealed > 0) deps.log.info({ sealed }, 'e-payroll software PINs sealed at rest');
   },
 });

@@ -1,7 +1,7 @@
 import { modelOn } from '@cuadra/shared';
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { rangeOf, settings, type SettingsDoc } from '../lib/settings.ts';
+import { openSettings, rangeOf, settings, type SettingsDoc } from '../lib/settings.ts';
 import { applicationResponseXml } from './attached.ts';
 import { certificates } from './certificate.ts';
 import { cufe } from './cufe.ts';
@@ -183,7 +183,7 @@ export function issuerRegister(db: Connection): IssuerLookup {
     const issuer = await settings(db).findOne({ software_id: softwareId, 'issuer.nit': nit }).lean();
     if (!issuer) return null;
     const registered = await certificates(db).findById(issuer._id, { cert_pem: 1 }).lean();
-    return { ...issuer, certificate_pem: registered?.cert_pem ?? null };
+    return { ...openSettings(issuer), certificate_pem: registered?.cert_pem ?? null };
   };
 }
 

@@ -2,7 +2,7 @@ import type { ToolContext } from '@cuadra/shared';
 import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { invoices, referencedInvoiceId, type InvoiceDoc } from '../modules/invoices/model.ts';
-import { settings, type SettingsDoc } from '../lib/settings.ts';
+import { openedSettings, type SettingsDoc } from '../lib/settings.ts';
 import { certificates, signingKey } from './certificate.ts';
 import { renderUbl } from './ubl.ts';
 import { signUbl } from './xades.ts';
@@ -67,8 +67,9 @@ export async function authorityXml(db: Connection, workspace: string, doc: Invoi
  */
 export async function signPosted(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'log'>, doc: InvoiceDoc): Promise<void> {
   try {
-    const s = await settings(ctx.db).findById(ctx.workspace).lean();
-    if (!s || !doc.number) return;
+    if (!doc.number) return;
+    const s = await openedSettings(ctx.db, ctx.workspace);
+    if (!s) return;
     const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
     await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
   } catch (err) {

@@ -7,7 +7,7 @@ import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
-import { counterId, counters, rangeOf, settings, type NumberedKind, type SettingsDoc } from './settings.ts';
+import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type SettingsDoc } from './settings.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
 import { pendingChanges } from './rollup.ts';
@@ -22,7 +22,7 @@ export const STALE_LOCK_MS = 60_000;
 
 /** The workspace's e-invoicing set-up, or `conflict` when there is none yet. */
 export async function requireSettings(db: Connection, workspace: string): Promise<SettingsDoc> {
-  const s = await settings(db).findById(workspace).lean();
+  const s = await openedSettings(db, workspace);
   if (!s) throw new CuadraError('conflict', 'E-invoicing is not set up in this workspace yet: run einvoicing.configure (issuer NIT, software, numbering range) first.');
   return s;
 }

@@ -1,4 +1,4 @@
-import { modelOn, onceInRead, type ReadContext } from '@cuadra/shared';
+import { CuadraError, modelOn, onceInRead, sealerFromEnv, type ReadContext, type Sealer } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A DIAN numbering range (resolución de facturación): prefix and consecutive bounds. */
@@ -11,9 +11,10 @@ export interface NumberingRange {
 }
 
 /**
- * A workspace's e-invoicing set-up: who issues (NIT), the software registered with the
- * authority (id, PIN), the range's technical key (ClTec) and the numbering ranges.
- * `_id` is the workspace id: one set-up per workspace.
+ * A workspace's e-invoicing set-up as the code uses it: who issues (NIT), the software registered
+ * with the authority (id, PIN), the range's technical key (ClTec) and the numbering ranges.
+ * `_id` is the workspace id: one set-up per workspace. It is stored as a {@link StoredSettingsDoc}
+ * (the two secrets sealed) and opened with {@link openSettings}.
  */
 export interface SettingsDoc {
   _id: string;
@@ -30,14 +31,33 @@ export interface SettingsDoc {
   updated_at: Date;
 }
 
-const settingsSchema = new Schema<SettingsDoc>(
+/** The set-up without its secrets: all a rendering for people needs. */
+export type VisibleSettings = Omit<SettingsDoc, 'technical_key' | 'software_pin'>;
+
+/**
+ * The set-up as stored: the technical key and the software PIN only sealed (CONTRACT.md §9), each
+ * with a context naming the workspace and the field. Documents written before sealing hold them in
+ * plain `technical_key`/`software_pin`: still read, and sealed at start-up by {@link sealPlainSettings}
+ * (or by the next einvoicing.configure, which writes only the sealed form).
+ */
+export type StoredSettingsDoc = VisibleSettings & {
+  technical_key_sealed?: string;
+  software_pin_sealed?: string;
+  /** Before sealing: the plain values. */
+  technical_key?: string;
+  software_pin?: string;
+};
+
+const settingsSchema = new Schema<StoredSettingsDoc>(
   {
     _id: { type: String, required: true },
     issuer: { type: Schema.Types.Mixed, required: true },
     environment: { type: String, required: true },
-    technical_key: { type: String, required: true },
+    technical_key_sealed: String,
+    technical_key: String,
     software_id: { type: String, required: true },
-    software_pin: { type: String, required: true },
+    software_pin_sealed: String,
+    software_pin: String,
     currency: { type: String, required: true },
     numbering: { type: Schema.Types.Mixed, required: true },
     updated_at: { type: Date, required: true },
@@ -46,9 +66,82 @@ const settingsSchema = new Schema<SettingsDoc>(
 );
 settingsSchema.index({ software_id: 1 });
 
-/** The e-invoicing settings collection. */
-export function settings(db: Connection): Model<SettingsDoc> {
-  return modelOn<SettingsDoc>(db, 'EinvoicingSettings', settingsSchema, 'einvoicing_settings');
+/** The e-invoicing settings collection (secrets sealed: read them through {@link openSettings}). */
+export function settings(db: Connection): Model<StoredSettingsDoc> {
+  return modelOn<StoredSettingsDoc>(db, 'EinvoicingSettings', settingsSchema, 'einvoicing_settings');
+}
+
+type Secret = 'technical_key' | 'software_pin';
+
+/** What a secret is sealed to: the workspace and the field, so a box copied elsewhere does not open. */
+function sealContext(workspace: string, field: Secret): string {
+  return `einvoicing.${field}:${workspace}`;
+}
+
+/** The sealer, or a refusal: without a sealing key the secrets cannot be kept safely, so they are not kept at all. */
+export function requireSettingsSealer(env: NodeJS.ProcessEnv = process.env): Sealer {
+  const sealer = sealerFromEnv(env);
+  if (!sealer) throw new CuadraError('unavailable', 'This server has no sealing key (CUADRA_SEAL_KEY), so the technical key and software PIN cannot be stored safely; ask the operator to set one.', { beforeAnyEffect: true });
+  return sealer;
+}
+
+/** The two secrets sealed for storing (the fields {@link StoredSettingsDoc} keeps). */
+export function sealSettingsSecrets(workspace: string, secrets: Pick<SettingsDoc, Secret>, sealer: Sealer): Pick<StoredSettingsDoc, 'technical_key_sealed' | 'software_pin_sealed'> {
+  return {
+    technical_key_sealed: sealer.seal(secrets.technical_key, sealContext(workspace, 'technical_key')),
+    software_pin_sealed: sealer.seal(secrets.software_pin, sealContext(workspace, 'software_pin')),
+  };
+}
+
+/** Are the secrets set (sealed or, before sealing, plain)? Never opens them. */
+export function secretsSet(doc: StoredSettingsDoc | null | undefined): Record<Secret, boolean> {
+  return { technical_key: Boolean(doc?.technical_key_sealed || doc?.technical_key), software_pin: Boolean(doc?.software_pin_sealed || doc?.software_pin) };
+}
+
+/**
+ * A stored set-up with its secrets opened (a plain one, written before sealing, as it is). A box
+ * that does not open (the sealing key changed) is a `conflict`: the CUFE computed without it would
+ * only be refused by the authority.
+ */
+export function openSettings(doc: StoredSettingsDoc, sealer: Sealer | null = sealerFromEnv()): SettingsDoc {
+  const { technical_key_sealed, software_pin_sealed, technical_key, software_pin, ...rest } = doc;
+  const open = (field: Secret, box: string | undefined, plain: string | undefined): string => {
+    if (box === undefined) {
+      if (plain === undefined) throw new CuadraError('conflict', `The e-invoicing ${field.replace('_', ' ')} is not set; run einvoicing.configure with it.`);
+      return plain;
+    }
+    const opened = (sealer ?? requireSettingsSealer()).open(box, sealContext(doc._id, field));
+    if (opened === null) throw new CuadraError('conflict', `The stored ${field.replace('_', ' ')} cannot be opened with this server's sealing key; run einvoicing.configure again with technical_key and software_pin.`);
+    return opened;
+  };
+  return { ...rest, technical_key: open('technical_key', technical_key_sealed, technical_key), software_pin: open('software_pin', software_pin_sealed, software_pin) };
+}
+
+/** The workspace's set-up with its secrets opened, or null when it has none. */
+export async function openedSettings(db: Connection, workspace: string): Promise<SettingsDoc | null> {
+  const doc = await settings(db).findById(workspace).lean();
+  return doc ? openSettings(doc) : null;
+}
+
+/**
+ * Seals the secrets of set-ups written before sealing (plain `technical_key`/`software_pin`): run
+ * at start-up, one conditional update per document (it applies only while the plain values are
+ * still the ones read, so a configure in between wins). Without a sealing key nothing is changed.
+ * The number of documents sealed.
+ */
+export async function sealPlainSettings(db: Connection, sealer: Sealer | null = sealerFromEnv()): Promise<number> {
+  if (!sealer) return 0;
+  const coll = db.collection<StoredSettingsDoc>('einvoicing_settings');
+  let sealed = 0;
+  for await (const doc of coll.find({ $or: [{ technical_key: { $exists: true } }, { software_pin: { $exists: true } }] })) {
+    if (typeof doc.technical_key !== 'string' || typeof doc.software_pin !== 'string') continue;
+    const r = await coll.updateOne(
+      { _id: doc._id, technical_key: doc.technical_key, software_pin: doc.software_pin },
+      { $set: sealSettingsSecrets(doc._id, { technical_key: doc.technical_key, software_pin: doc.software_pin }, sealer), $unset: { technical_key: '', software_pin: '' } },
+    );
+    sealed += r.modifiedCount;
+  }
+  return sealed;
 }
 
 /** A consecutive counter of one numbering range. `_id` = `<workspace>:<kind>:<prefix>`. */

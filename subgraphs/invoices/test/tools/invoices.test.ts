@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ASSERTION_HEADER, generateSigningKeyPair, signServiceAssertion } from '@cuadra/shared';
+import { ASSERTION_HEADER, generateSigningKeyPair, sealerFromEnv, signServiceAssertion } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, testServiceKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
 import { cufe } from '../../src/einvoicing/cufe.ts';
+import { sealSettingsSecrets } from '../../src/lib/settings.ts';
 import { BUYER, PIN, TECH_KEY, andina, configuredWorkspace, crmPeer, draft, party, startInvoices } from '../setup.ts';
 
 let sg: TestSubgraph;
@@ -201,7 +202,7 @@ describe('invoices.send', () => {
     const inv = await draft(sg, owner);
     await sg.call('invoices.post', { id: inv.id }, owner);
     // The range's technical key is changed after posting: the CUFE no longer matches the authority's.
-    await sg.db.collection('einvoicing_settings').updateOne({ _id: owner.workspace } as never, { $set: { technical_key: 'ffffffffffffffffffffffff' } });
+    await sg.db.collection('einvoicing_settings').updateOne({ _id: owner.workspace } as never, { $set: sealSettingsSecrets(owner.workspace, { technical_key: 'ffffffffffffffffffffffff', software_pin: PIN }, sealerFromEnv()!) });
     const sent = await sg.call('invoices.send', { id: inv.id }, owner);
     expect(sent.output.authority.is_valid).toBe(false);
     expect(sent.output.authority.errors.join(' ')).toMatch(/CUFE/);

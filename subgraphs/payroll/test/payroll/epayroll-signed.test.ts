@@ -115,11 +115,15 @@ describe('the signed Nómina Individual', () => {
 
   it('uploads the certificate sealed, refusing what does not fit', async () => {
     expect(await payroll.call('payroll.upload_certificate', { p12_base64: p12.base64, password }, owner)).toMatchObject({ code: 'conflict' });
+    // The settings' PIN is sealed too (with this key, kept for the rest of the file).
+    const sealKey = randomBytes(32).toString('base64');
+    process.env.CUADRA_SEAL_KEY = sealKey;
     expect((await payroll.call('payroll.epayroll_configure', SETTINGS, owner)).ok).toBe(true);
     // Without a sealing key the key cannot be kept safely, so nothing is kept.
     delete process.env.CUADRA_SEAL_KEY;
     expect(await payroll.call('payroll.upload_certificate', { p12_base64: p12.base64, password }, owner)).toMatchObject({ code: 'unavailable' });
-    process.env.CUADRA_SEAL_KEY = randomBytes(32).toString('base64');
+    expect(await payroll.call('payroll.epayroll_configure', SETTINGS, owner)).toMatchObject({ code: 'unavailable' });
+    process.env.CUADRA_SEAL_KEY = sealKey;
     expect(await payroll.call('payroll.upload_certificate', { p12_base64: 'not base64!', password }, owner)).toMatchObject({ code: 'invalid_input', field: '/p12_base64' });
     expect(await payroll.call('payroll.upload_certificate', { p12_base64: p12.base64, password: 'wrong' }, owner)).toMatchObject({ code: 'invalid_input', field: '/password' });
     const r = await payroll.call('payroll.upload_certificate', { p12_base64: p12.base64, password }, owner);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
-import { nitCheckDigit, splitName } from '../../src/modules/payroll/epayroll.ts';
+import { nitCheckDigit, sealPlainEpayrollSettings, splitName } from '../../src/modules/payroll/epayroll.ts';
 import { sandboxAnswer } from '../../src/modules/payroll/epayroll_sandbox.ts';
 
 /**
@@ -22,6 +22,8 @@ const XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividua
 
 let payroll: TestSubgraph;
 beforeAll(async () => {
+  // The software PIN is stored only sealed: the service gets its sealing key from the environment, as in production.
+  process.env.CUADRA_SEAL_KEY ??= randomBytes(32).toString('base64');
   payroll = await startTestSubgraph(name, createServer);
 });
 afterAll(async () => {
@@ -93,6 +95,11 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
       software_id: 'a1b2c3d4-sw', prefix: 'NE', environment: '2', payment_method: '42', next_number: 1, software_pin_set: true,
     });
     expect(JSON.stringify(r.output)).not.toContain('75315');
+    // At rest the PIN is only sealed.
+    const stored = await payroll.db.collection('payroll_epayroll_settings').findOne({ _id: owner.workspace as never });
+    expect(stored).toMatchObject({ software_pin_sealed: expect.stringMatching(/^v1\./) });
+    expect(stored).not.toHaveProperty('software_pin');
+    expect(JSON.stringify(stored)).not.toContain('75315');
   });
 
   it('refuses a month whose run is not posted, and a bad month', async () => {
@@ -108,6 +115,9 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
   });
 
   it('builds a document the XSD accepts, whose CUNE recomputes by hand, and the sandbox accepts it', async () => {
+    // Settings as written before sealing (the PIN in plain text) are still read: the CUNE below is the PIN's.
+    const settingsColl = payroll.db.collection('payroll_epayroll_settings');
+    await settingsColl.updateOne({ _id: owner.workspace as never }, { $set: { software_pin: '75315' }, $unset: { software_pin_sealed: '' } });
     const r = await payroll.call('payroll.einvoice_submit', { employee_id: ana.id, month: '2026-04' }, owner);
     expect(r.ok, JSON.stringify(r)).toBe(true);
     const d = r.output.document;
@@ -159,6 +169,12 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     expect((await sandboxAnswer(d.xml, async () => null)).errors.join('\n')).toMatch(/no están habilitados/);
     expect((await sandboxAnswer('<NominaIndividual><a></NominaIndividual>', lookup)).errors[0]).toMatch(/mal formado/);
     expect((await sandboxAnswer(d.xml.replace(/<Empleador [^>]*\/>/, ''), lookup)).errors).toContain('NIE: falta el elemento requerido Empleador.');
+    // The start-up step seals it (one conditional update per document); a second run finds nothing plain.
+    expect(await sealPlainEpayrollSettings(payroll.db)).toBeGreaterThanOrEqual(1);
+    const sealed = await settingsColl.findOne({ _id: owner.workspace as never });
+    expect(sealed).not.toHaveProperty('software_pin');
+    expect(JSON.stringify(sealed)).not.toContain('75315');
+    expect(await sealPlainEpayrollSettings(payroll.db)).toBe(0);
   });
 
   it('answers an accepted document again without resubmitting; other workspaces see nothing', async () => {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { CuadraError, localDate } from '@cuadra/shared';
+import { CuadraError, localDate, sealerFromEnv, type Sealer } from '@cuadra/shared';
 import { XMLBuilder } from 'fast-xml-parser';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EmployeeDoc } from '../employees/model.ts';
 import { commercialWeight, type PayrollLine } from './calc.ts';
 import type { RunDoc } from './runs.ts';
-import { SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
+import { requireSealer, SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
 
 /**
  * The electronic payroll support document (documento soporte de pago de nómina electrónica,
@@ -81,13 +81,69 @@ export interface EpayrollSettingsDoc {
   updated_at: Date;
 }
 
-const settingsSchema = new Schema<EpayrollSettingsDoc>({
+/**
+ * The settings as stored: the software PIN only sealed (CONTRACT.md §9, context
+ * `epayroll.software_pin:<workspace>`). Documents written before sealing hold it in plain
+ * `software_pin`: still read, and sealed at start-up by {@link sealPlainEpayrollSettings}.
+ */
+export type StoredEpayrollSettingsDoc = Omit<EpayrollSettingsDoc, 'software_pin'> & { software_pin_sealed?: string; software_pin?: string };
+
+const settingsSchema = new Schema<StoredEpayrollSettingsDoc>({
   _id: String, nit: String, dv: Number, company_name: String, department: String, municipality: String, address: String,
-  software_id: String, software_pin: String, prefix: String, environment: String, payment_method: String, next_number: Number, created_at: Date, updated_at: Date,
+  software_id: String, software_pin_sealed: String, software_pin: String, prefix: String, environment: String, payment_method: String, next_number: Number, created_at: Date, updated_at: Date,
 }, { versionKey: false });
 
-export function epayrollSettings(db: Connection): Model<EpayrollSettingsDoc> {
-  return (db.models.EpayrollSettings as Model<EpayrollSettingsDoc> | undefined) ?? db.model<EpayrollSettingsDoc>('EpayrollSettings', settingsSchema, 'payroll_epayroll_settings');
+/** The e-payroll settings collection (the PIN sealed: read it through {@link openEpayrollSettings}). */
+export function epayrollSettings(db: Connection): Model<StoredEpayrollSettingsDoc> {
+  return (db.models.EpayrollSettings as Model<StoredEpayrollSettingsDoc> | undefined) ?? db.model<StoredEpayrollSettingsDoc>('EpayrollSettings', settingsSchema, 'payroll_epayroll_settings');
+}
+
+const pinContext = (workspace: string) => `epayroll.software_pin:${workspace}`;
+
+/** The software PIN sealed for storing. */
+export function sealSoftwarePin(workspace: string, pin: string, sealer: Sealer): string {
+  return sealer.seal(pin, pinContext(workspace));
+}
+
+/**
+ * Stored settings with the PIN opened (a plain one, written before sealing, as it is). A box that
+ * does not open (the sealing key changed) is a `conflict`: documents built without it would be refused.
+ */
+export function openEpayrollSettings(doc: StoredEpayrollSettingsDoc, sealer: Sealer | null = sealerFromEnv()): EpayrollSettingsDoc {
+  const { software_pin_sealed, software_pin, ...rest } = doc;
+  if (software_pin_sealed === undefined) {
+    if (software_pin === undefined) throw new CuadraError('conflict', 'The e-payroll software PIN is not set; run payroll.epayroll_configure.');
+    return { ...rest, software_pin };
+  }
+  const pin = (sealer ?? requireSealer()).open(software_pin_sealed, pinContext(doc._id));
+  if (pin === null) throw new CuadraError('conflict', 'The stored software PIN cannot be opened with this server\'s sealing key; run payroll.epayroll_configure again.');
+  return { ...rest, software_pin: pin };
+}
+
+/** The workspace's e-payroll settings with the PIN opened, or null when not configured. */
+export async function openedEpayrollSettings(db: Connection, workspace: string): Promise<EpayrollSettingsDoc | null> {
+  const doc = await epayrollSettings(db).findOne({ _id: workspace }).lean();
+  return doc ? openEpayrollSettings(doc) : null;
+}
+
+/**
+ * Seals the PINs of settings written before sealing: at start-up, one conditional update per
+ * document (only while the plain PIN is still the one read). Without a sealing key nothing changes.
+ * The number of documents sealed.
+ */
+export async function sealPlainEpayrollSettings(db: Connection, sealer: Sealer | null = sealerFromEnv()): Promise<number> {
+  if (!sealer) return 0;
+  const coll = db.collection<StoredEpayrollSettingsDoc>('payroll_epayroll_settings');
+  let sealed = 0;
+  for await (const doc of coll.find({ software_pin: { $exists: true } })) {
+    if (typeof doc.software_pin !== 'string') continue;
+    const r = await coll.updateOne(
+      { _id: doc._id, software_pin: doc.software_pin },
+      { $set: { software_pin_sealed: sealSoftwarePin(doc._id, doc.software_pin, sealer) }, $unset: { software_pin: '' } },
+    );
+    sealed += r.modifiedCount;
+  }
+  return sealed;
 }
 
 /** The NIT check digit (DIAN, Orden Administrativa 4 de 1989: weights 3, 7, 13, 17, 19, 23… from the right, mod 11). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CuadraError, defineTool, nitCheckDigit, recordOutput, type InputOf } from '@cuadra/shared';
-import { counterId, counters, defaultNoteRange, rangeOf, settings, type SettingsDoc } from '../../../lib/settings.ts';
+import { counterId, counters, defaultNoteRange, openSettings, rangeOf, requireSettingsSealer, sealSettingsSecrets, settings, type StoredSettingsDoc } from '../../../lib/settings.ts';
 
 const range = {
   type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to'],
@@ -83,21 +83,23 @@ export const configure = defineTool({
       const r = input.numbering[kind];
       if (r && r.to < r.from) throw new CuadraError('invalid_input', 'A numbering range ends before it starts.', { field: `/numbering/${kind}/to` });
     }
-    const existing = await settings(ctx.db).findById(ctx.workspace).lean();
-    // The secrets are replaced when given, kept when left out; the first set-up needs both.
+    // The secrets are kept only sealed (CONTRACT §9): without a sealing key nothing is stored.
+    const sealer = requireSettingsSealer();
+    const stored = await settings(ctx.db).findById(ctx.workspace).lean();
+    // The secrets are replaced when given, kept when left out (opened from either stored form); the first set-up needs both.
+    const existing = stored && (input.technical_key === undefined || input.software_pin === undefined) ? openSettings(stored, sealer) : null;
     const technicalKey = input.technical_key ?? existing?.technical_key;
     const softwarePin = input.software_pin ?? existing?.software_pin;
     if (!technicalKey) throw new CuadraError('invalid_input', 'The first set-up needs the technical key of the numbering range.', { field: '/technical_key' });
     if (!softwarePin) throw new CuadraError('invalid_input', 'The first set-up needs the software PIN.', { field: '/software_pin' });
     const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_to: r.valid_to ?? null });
-    const doc: SettingsDoc = {
+    const doc: StoredSettingsDoc = {
       _id: ctx.workspace,
       issuer: { nit: m[1], check_digit: Number(m[2]), name: input.issuer.name.trim() },
       environment: input.environment === 'production' ? '1' : '2',
-      technical_key: technicalKey,
-      software_id: input.software_id ?? existing?.software_id ?? randomUUID(),
-      software_pin: softwarePin,
-      currency: input.currency ?? existing?.currency ?? 'COP',
+      ...sealSettingsSecrets(ctx.workspace, { technical_key: technicalKey, software_pin: softwarePin }, sealer),
+      software_id: input.software_id ?? stored?.software_id ?? randomUUID(),
+      currency: input.currency ?? stored?.currency ?? 'COP',
       numbering: {
         invoice: toRange(input.numbering.invoice),
         credit_note: input.numbering.credit_note ? toRange(input.numbering.credit_note) : defaultNoteRange('credit_note'),
@@ -110,7 +112,7 @@ export const configure = defineTool({
       const r = rangeOf(doc.numbering, kind);
       await counters(ctx.db).updateOne({ _id: counterId(ctx.workspace, kind, r.prefix) }, { $setOnInsert: { workspace: ctx.workspace, next: r.from } }, { upsert: true });
     }
-    const { technical_key: _k, software_pin: _p, ...visible } = doc;
+    const { technical_key_sealed: _k, software_pin_sealed: _p, ...visible } = doc;
     return { settings: { ...visible, updated_at: doc.updated_at.toISOString() } };
   },
 });

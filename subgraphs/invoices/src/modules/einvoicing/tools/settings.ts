@@ -1,6 +1,6 @@
 import { defineTool } from '@cuadra/shared';
 import { CERTIFICATE_VIEW_SCHEMA, certificates, certificateView } from '../../../einvoicing/certificate.ts';
-import { settings } from '../../../lib/settings.ts';
+import { secretsSet, settings } from '../../../lib/settings.ts';
 import { SETTINGS_VIEW_SCHEMA } from './configure.ts';
 
 /**
@@ -29,9 +29,9 @@ export const settingsTool = defineTool({
       settings(ctx.db).findById(ctx.workspace).lean(),
       certificates(ctx.db).findById(ctx.workspace, { subject: 1, issuer: 1, serial: 1, not_after: 1 }).lean(),
     ]);
-    const secrets = { technical_key: Boolean(doc?.technical_key), software_pin: Boolean(doc?.software_pin) };
+    const secrets = secretsSet(doc);
     if (!doc) return { settings: null, secrets, certificate: cert ? certificateView(cert) : null };
-    const { technical_key: _k, software_pin: _p, ...visible } = doc;
+    const { technical_key: _k, software_pin: _p, technical_key_sealed: _ks, software_pin_sealed: _ps, ...visible } = doc;
     return { settings: { ...visible, updated_at: doc.updated_at.toISOString() }, secrets, certificate: cert ? certificateView(cert) : null };
   },
 });

@@ -4,7 +4,7 @@ import { qrContent, qrPng } from '../../../einvoicing/qr.ts';
 import { xmlEscape as h } from '../../../einvoicing/xml.ts';
 import type { Connection } from 'mongoose';
 import { invoices, referencedInvoiceId, type InvoiceDoc } from '../model.ts';
-import { rangeOf, settings, type SettingsDoc } from '../../../lib/settings.ts';
+import { openSettings, rangeOf, settings, type VisibleSettings } from '../../../lib/settings.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../../../lib/money.ts';
 
 function money(cents: number, currency: string): string {
@@ -13,7 +13,7 @@ function money(cents: number, currency: string): string {
 }
 
 /** The numbering resolution printed on the document (DIAN requires it on the graphic representation). */
-function resolutionLine(doc: InvoiceDoc, s: SettingsDoc | null): string {
+function resolutionLine(doc: InvoiceDoc, s: VisibleSettings | null): string {
   if (!s) return '';
   const r = rangeOf(s.numbering, doc.kind);
   if (!r.resolution) return `<p>Numeración ${h(r.prefix)}${r.from} a ${h(r.prefix)}${r.to}</p>`;
@@ -40,7 +40,7 @@ export interface RepresentationExtras {
 }
 
 /** A printable HTML page of the document (printed to PDF by invoices.pdf), every value escaped. */
-export function renderHtml(doc: InvoiceDoc, s: SettingsDoc | null, extras: RepresentationExtras = {}): string {
+export function renderHtml(doc: InvoiceDoc, s: VisibleSettings | null, extras: RepresentationExtras = {}): string {
   const title = { invoice: 'Factura electrónica de venta', credit_note: 'Nota crédito electrónica', debit_note: 'Nota débito electrónica' }[doc.kind];
   const keyName = doc.kind === 'invoice' ? 'CUFE' : 'CUDE';
   const docName = { invoice: 'factura', credit_note: 'nota crédito', debit_note: 'nota débito' }[doc.kind];
@@ -65,7 +65,7 @@ ${doc.notes ? `<p>${h(doc.notes)}</p>` : ''}</body></html>`;
 }
 
 /** The HTML of a document with everything a posted one carries (QR code, credited invoice). */
-export async function representationHtml(db: Connection, doc: InvoiceDoc, s: SettingsDoc | null): Promise<string> {
+export async function representationHtml(db: Connection, doc: InvoiceDoc, s: VisibleSettings | null): Promise<string> {
   if (doc.status === 'draft' || !s || !doc.cufe) return renderHtml(doc, s);
   const credited = referencedInvoiceId(doc) ? await invoices(db).findOne({ _id: referencedInvoiceId(doc)!, workspace: doc.workspace }).lean() : null;
   const png = await qrPng(qrContent(doc, s));
@@ -96,6 +96,6 @@ export const render = defineTool({
     if ((input.format ?? 'html') === 'html') return { format: 'html', content_type: 'text/html; charset=utf-8', content: await representationHtml(ctx.db, doc, s) };
     if (doc.status === 'draft' || !s) throw new CuadraError('conflict', 'Only a posted document has a UBL form.');
     const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
-    return { format: 'ubl', content_type: 'application/xml', content: await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: false }) };
+    return { format: 'ubl', content_type: 'application/xml', content: await authorityXml(ctx.db, ctx.workspace, doc, openSettings(s), credited, ctx.now, { store: false }) };
   },
 });

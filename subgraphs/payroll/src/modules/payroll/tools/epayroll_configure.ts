@@ -1,5 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { epayrollSettings, nitCheckDigit } from '../epayroll.ts';
+import { epayrollSettings, nitCheckDigit, sealSoftwarePin } from '../epayroll.ts';
+import { requireSealer } from '../epayroll_certificate.ts';
 
 const VIEW = {
   type: 'object', additionalProperties: false,
@@ -41,14 +42,17 @@ export const epayrollConfigure = defineTool({
     if (!input.municipality.startsWith(input.department)) {
       throw new CuadraError('invalid_input', `The municipality code ${input.municipality} is not in department ${input.department} (DIVIPOLA codes begin with their department's).`, { field: '/municipality' });
     }
+    // The PIN is kept only sealed (CONTRACT §9): without a sealing key nothing is stored.
+    const sealer = requireSealer();
     const s = await epayrollSettings(ctx.db).findOneAndUpdate(
       { _id: ctx.workspace },
       {
         $set: {
           nit: input.nit, dv: nitCheckDigit(input.nit), company_name: input.company_name.trim(), department: input.department, municipality: input.municipality,
-          address: input.address.trim(), software_id: input.software_id, software_pin: input.software_pin, prefix: input.prefix,
+          address: input.address.trim(), software_id: input.software_id, software_pin_sealed: sealSoftwarePin(ctx.workspace, input.software_pin, sealer), prefix: input.prefix,
           environment: input.environment ?? '2', payment_method: input.payment_method ?? '42', updated_at: ctx.now,
         },
+        $unset: { software_pin: '' },
         $setOnInsert: { next_number: 1, created_at: ctx.now },
       },
       { upsert: true, returnDocument: 'after' },
