@@ -14,7 +14,9 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
 
   router.get('/v1/tools', async (req, res) => {
     try {
-      const principal = await pipeline.authenticate(req.header('authorization'));
+      // Counted like every request that names a credential (as MCP's tools/list is); a refusal carries its headers.
+      const { principal, counted } = await pipeline.authenticateCounted(req.header('authorization'));
+      for (const [k, v] of Object.entries(await counted())) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       // CONTRACT.md §1: `sites.login` reaches no tool; a token with no tool-reaching scope is told which scope it lacks.
       if (principal.scopes !== null && !principal.scopes.some((s) => TOOL_SCOPES.has(s))) {

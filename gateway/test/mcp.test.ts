@@ -235,6 +235,12 @@ describe('/mcp (and /graphql) behind the same gates as REST', () => {
     // REST shares the same count.
     const rest = await fetch(`${url}/v1/tools/tools.search:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"query":"x"}' });
     expect(rest.status).toBe(429);
+    // Listing the tools over REST is counted and refused the same way (as MCP's tools/list).
+    const listed = await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } });
+    expect(listed.status).toBe(429);
+    expect(await listed.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(listed.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(listed.headers.get('ratelimit')).toMatch(/;r=0;/);
   });
 
   it('looks a credential up once per request on /graphql and /mcp, and refuses it on the next request once revoked', async () => {
