@@ -108,6 +108,13 @@ export interface ModuleReads {
    * canvas blocks offer the specification's sources (§2.5) only.
    */
   feeds?: Record<string, SourceReader>;
+  /**
+   * Entries this module adds to an agenda lane another module of the same subgraph answers (the
+   * `tax` lane carries e-invoicing's compliance warnings). The subgraph's field reads the owner's
+   * reader and each part, and merges them as the gateway merges a lane several subgraphs answer
+   * ({@link mergeLane}); a part whose module the caller does not read is left out.
+   */
+  agendaParts?: Record<string, LaneReader>;
 }
 
 /** The graph field of a subgraph that answers one kind of composite read. */
@@ -119,7 +126,17 @@ export function compositeField(subgraph: string, kind: ReadKind): string {
 export interface OwnedReaders {
   sources: Record<string, { module: string; read: SourceReader; feed?: true }>;
   metrics: Record<string, { module: string; read: MetricReader }>;
-  agenda: Record<string, { module: string; read: LaneReader }>;
+  /** `parts`: other modules' entries of the same lane (ModuleReads.agendaParts). */
+  agenda: Record<string, { module: string; read: LaneReader; parts?: { module: string; read: LaneReader }[] }>;
+}
+
+/**
+ * One agenda lane from several answerers, as the gateway merges a lane several subgraphs answer
+ * (gateway canvas/routes.ts readAgenda): the lists in order, by date (a stable sort: each
+ * answerer's own order kept within a day), within the window's limit.
+ */
+export function mergeLane(lists: readonly AgendaEntry[][], limit: number): AgendaEntry[] {
+  return lists.flat().sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)).slice(0, limit);
 }
 
 /** The catalog's routes (field and module of each read) of a subgraph's readers. */
@@ -165,7 +182,7 @@ export function compositeGuard(readers: OwnedReaders, kind: ReadKind, fallback: 
 type Ctx = { db: Connection; workspace: string; principal: Principal };
 
 /** The resolvers of the composite fields: shape checked, then the reader of the name asked for. */
-export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance, peers?: PeerConfig): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
+export function compositeResolvers(subgraph: string, readers: OwnedReaders, governance: Governance, peers?: PeerConfig, readsModule: (principal: Principal, module: string) => boolean = () => true): Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> {
   const out: Record<string, (parent: unknown, args: any, ctx: Ctx) => Promise<unknown>> = {};
   const context = (ctx: Ctx): ReadContext => ({
     db: ctx.db, workspace: ctx.workspace, principal: ctx.principal, now: new Date(), governance, once: onceFor(ctx), ...(peers ? { graph: peerGraph(subgraph, peers, ctx.workspace) } : {}),
@@ -195,7 +212,12 @@ export function compositeResolvers(subgraph: string, readers: OwnedReaders, gove
       if (w.to < w.from || daysBetween(w.from, w.to) > 400) throw new CuadraError('invalid_input', 'The agenda window runs forwards and is at most 400 days.', { field: '/to' });
       const reader = Object.hasOwn(readers.agenda, args.lane) ? readers.agenda[args.lane] : undefined;
       if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the agenda lane "${args.lane}".`, { field: '/sources' });
-      return reader.read({ from: w.from, to: w.to, limit: w.limit, overdue: w.overdue ?? true }, context(ctx));
+      const window = { from: w.from, to: w.to, limit: w.limit, overdue: w.overdue ?? true };
+      if (!reader.parts?.length) return reader.read(window, context(ctx));
+      // The owner's reader is guarded by the field; a part the caller may not read (its module out of reach) is left out.
+      const parts = reader.parts.filter((p) => readsModule(ctx.principal, p.module));
+      const read = context(ctx);
+      return mergeLane(await Promise.all([reader, ...parts].map((r) => r.read(window, read))), window.limit);
     };
   }
   return out;

@@ -1,6 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import type { ListedSeries } from './paging.ts';
-import { compositeField, compositeGuard, readRoutesOf, type ModuleReads, type OwnedReaders } from './composite.ts';
+import { compositeField, compositeGuard, readRoutesOf, type LaneReader, type ModuleReads, type OwnedReaders } from './composite.ts';
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
 import type { Tool } from './tool.ts';
@@ -22,7 +22,7 @@ export interface ModuleManifest {
   models?: readonly ((db: Connection) => Model<any>)[];
   /** Collections that page by position (CONTRACT §9 bounded lists). */
   listed?: readonly ListedSeries[];
-  /** Records sources, metrics and agenda lanes this module answers: one reader each (composite.ts). */
+  /** Records sources, metrics and agenda lanes this module answers: one reader each, and its parts of other modules' lanes (composite.ts). */
   reads?: ModuleReads;
   /** Graph root fields (`Query.<field>`) and entities of this module, with their read guard. */
   readGuards?: Record<string, ReadGuard>;
@@ -61,6 +61,7 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
   const models = new Set<(db: Connection) => Model<any>>();
   const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {} };
   const readGuards: Record<string, ReadGuard> = {};
+  const parts: { lane: string; module: string; read: LaneReader }[] = [];
   for (const m of manifests) {
     if (names.has(m.name)) throw new Error(`The module ${m.name} is declared twice.`);
     names.add(m.name);
@@ -77,10 +78,21 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
       if (typeof read !== 'function') throw new Error(`The feed "${key}" of the module ${m.name} is not a reader function.`);
       readers.sources[key] = { module: m.name, read, feed: true };
     }
+    for (const [key, read] of Object.entries(m.reads?.agendaParts ?? {})) {
+      if (typeof read !== 'function') throw new Error(`The agenda part "${key}" of the module ${m.name} is not a reader function.`);
+      parts.push({ lane: key, module: m.name, read });
+    }
     for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
       if (key in readGuards) throw new Error(`The read guard of ${key} is declared by two modules.`);
       readGuards[key] = guard;
     }
+  }
+  // A lane's parts join its owner whatever the modules' order; the owner's module guards the lane.
+  for (const part of parts) {
+    const owner = Object.hasOwn(readers.agenda, part.lane) ? readers.agenda[part.lane] : undefined;
+    if (!owner) throw new Error(`The module ${part.module} adds to the agenda lane "${part.lane}", which no module of ${subgraph} answers.`);
+    if (owner.module === part.module || owner.parts?.some((p) => p.module === part.module)) throw new Error(`The module ${part.module} answers the agenda lane "${part.lane}" twice.`);
+    owner.parts = [...(owner.parts ?? []), { module: part.module, read: part.read }];
   }
   const first = manifests[0]?.name ?? subgraph;
   for (const kind of READ_KINDS) {

@@ -127,7 +127,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   for (const { model, ...series } of def.listed ?? []) await backfillPositions(model(deps.db), series);
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
-  const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance, deps.peers) : {}) } } }, registry);
+  const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance, deps.peers, (principal, module) => readsModule(principal, module, registry)) : {}) } } }, registry);
   const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, peers: deps.peers });
   // The tool mutation, reached through the graph or, without GraphQL, at POST /invoke (below).
   const runTool = (args: ToolMutationArgs, principal: Principal) => {

@@ -4,6 +4,11 @@ import forge from 'node-forge';
 import { SignedXml } from 'xml-crypto';
 import { CuadraError } from './errors.ts';
 
+// How a signing service keeps its certificate (reading, validating and sealing it), beside the signer so
+// only the services that sign load it.
+export { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, CERTIFICATE_VIEW_SCHEMA, certificateStore, certificateView } from './certificates.ts';
+export type { CertificateDoc, CertificateStore, CertificateStoreOptions, CertificateView } from './certificates.ts';
+
 /**
  * A small generic XAdES-EPES signer and checker (ETSI TS 101 903 v1.3.2, enveloped), and the
  * reading of the PKCS#12 file a signing certificate comes in. Used by e-invoicing (invoices

@@ -306,8 +306,13 @@ describe('e-invoicing, Colombia: debit notes', () => {
     // 2 × 150,000.00 = 300,000.00; VAT 19 % = 57,000.00; total 357,000.00.
     expect(text).toMatch(/COP 357\.000,00/);
 
-    // Sealed: another workspace sees nothing and sends nothing.
-    expect(await sg.call('invoices.deliver', { id: invoice.id, to }, testPrincipal())).toMatchObject({ ok: false, code: expect.stringMatching(/not_found|conflict/) });
+    // Sealed: to another workspace (one without e-invoicing set up, whose own refusal would be conflict) the invoice is absent, and nothing is sent.
+    const messagesTo = () => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => new RegExp(`^Envelope-to: ${to.replace(/[.+]/g, '\\$&')}$`, 'mi').test(m.raw)).length;
+    const sent = messagesTo();
+    expect(await sg.call('invoices.deliver', { id: invoice.id, to }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await sg.call('invoices.deliver', { id: 'inv_doesnotexist0000', to }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+    await new Promise((res) => setTimeout(res, 300));
+    expect(messagesTo()).toBe(sent);
     expect(await sg.call('invoices.deliver', { id: invoice.id, to: 'no es un correo' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/to' });
   }, 90_000);
 

@@ -3,7 +3,8 @@ import { ASSERTION_HEADER, createLogger, localDate, peerGraph, signAssertion, ty
 import { startTestSubgraph, testPrincipal, testServiceKeys, testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer as createPayroll, name as payrollName } from '../../payroll/src/server.ts';
 import { payrollRuns } from '../../payroll/src/modules/payroll/runs.ts';
-import { recordPosting } from '../../payroll/src/modules/payroll/journal_feed.ts';
+import { payrollJournal, payrollJournalHeads, publish, recordPosting } from '../../payroll/src/modules/payroll/journal_feed.ts';
+import { payrollPullMarks } from '../src/accounting/payroll_pull.ts';
 import { createServer, name } from '../src/server.ts';
 import { journalEntries } from '../src/accounting/journal.ts';
 import { pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
@@ -108,7 +109,7 @@ describe('payroll postings in the finance journal', () => {
     const real = peerGraph('invoices', { ...testServiceKeys(), urls: { payroll: payroll.url } }, owner.workspace);
     const crashed = await pullPayrollEntries(invoices.db, owner.workspace, async (sg, q, v) => {
       const data = await real(sg, q, v);
-      return { payrollRecords: { rows: data.payrollRecords.rows.slice(-1) } };
+      return { payrollRecords: { rows: data.payrollRecords.rows.slice(0, 1) } };
     }, new Date());
     expect(crashed.written).toEqual([`je_${runs['2026-03']}`]);
 
@@ -187,5 +188,73 @@ describe('payroll postings in the finance journal', () => {
     for (const [account, [d, c]] of Object.entries(MONTH_ACCOUNTS)) expect(now.by[account][0] - now.by[account][1]).toBe(3 * (d - c));
     // The period is free again: March can be run anew.
     expect((await payroll.call('payroll.run', { month: '2026-03' }, owner)).ok).toBe(true);
+  });
+
+  it('reads only what is new, and never skips an entry made final after the mark moved, one a crash left without its place, or one waiting for a closed month', async () => {
+    const real = peerGraph('invoices', { ...testServiceKeys(), urls: { payroll: payroll.url } }, owner.workspace);
+    const read = { calls: 0, items: [] as string[] };
+    const counting: typeof real = async (sg, q, v) => {
+      const data = await real(sg, q, v);
+      read.calls += 1;
+      read.items.push(...(data.payrollRecords.rows as { id: string }[]).map((r) => r.id));
+      return data;
+    };
+    const pull = async () => {
+      read.calls = 0;
+      read.items = [];
+      return pullPayrollEntries(invoices.db, owner.workspace, counting, new Date());
+    };
+    await pull();
+    // Nothing new: one read, no feed item.
+    expect(await pull()).toMatchObject({ written: [], blocked: [], reachable: true });
+    expect(read).toEqual({ calls: 1, items: [] });
+
+    // October is closed in finance before payroll posts into it: the entry waits, kept by the mark.
+    expect((await invoices.call('periods.close', { month: '2026-10' }, owner)).output.period.status).toBe('closed');
+    await postedMonth('2026-10');
+    expect(await pull()).toMatchObject({ written: [], blocked: [{ id: `je_${runs['2026-10']}` }] });
+    expect(read.items).toEqual([`je_${runs['2026-10']}`]);
+
+    // July's entry is written (its place in the feed taken) before August is posted, but July is posted after.
+    const july = await postedMonth('2026-07', { post: false });
+    await recordPosting(payroll.db, (await payrollRuns(payroll.db).findById(july).lean())!, new Date());
+    await postedMonth('2026-08');
+    expect((await pull()).written).toEqual([`je_${runs['2026-08']}`]);
+    expect(read.items).toEqual([`je_${runs['2026-08']}`]);
+    expect((await payroll.call('payroll.post', { id: july }, owner)).output.run.status).toBe('posted');
+    expect((await pull()).written).toEqual([`je_${july}`]);
+    expect(read.items).toEqual([`je_${july}`]);
+
+    // September's post dies after its run moved, before the entry got its place: still taken in, once.
+    const september = await postedMonth('2026-09', { post: false });
+    await recordPosting(payroll.db, (await payrollRuns(payroll.db).findById(september).lean())!, new Date());
+    await payrollRuns(payroll.db).updateOne({ _id: september }, { $set: { status: 'posted', posted_at: new Date() } });
+    expect((await pull()).written).toEqual([`je_${september}`]);
+    expect((await pull()).written).toEqual([]);
+    expect(await journalEntries(invoices.db).countDocuments({ _id: `je_${september}` })).toBe(1);
+
+    // The mark moved past October's entry; reopening October takes it in from the mark, not from payroll's feed again.
+    expect((await payrollPullMarks(invoices.db).findOne({ _id: owner.workspace }))?.waiting.map((r) => r.id)).toEqual([`je_${runs['2026-10']}`]);
+    expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-10']}` })).toBeNull();
+    expect((await invoices.call('periods.reopen', { month: '2026-10' }, owner)).output.period.status).toBe('open');
+    expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-10']}` })).not.toBeNull();
+    expect((await payrollPullMarks(invoices.db).findOne({ _id: owner.workspace }))?.waiting).toEqual([]);
+    // As of October: March (its reversal is dated today, in November) and April to October, each once.
+    const october = await trialBalance(invoices, owner, '2026-10-31');
+    for (const [account, [d, c]] of Object.entries(MONTH_ACCOUNTS)) expect(october.by[account][0] - october.by[account][1]).toBe(8 * (d - c));
+  });
+
+  it('gives entries made final at once each their own place, with no hole', async () => {
+    const workspace = `ws_seq_${Date.now()}`;
+    const ids = Array.from({ length: 12 }, (_, i) => `je_prun_seq${i}`);
+    for (const id of ids) {
+      await payrollJournal(payroll.db).create({ _id: id, workspace, run_id: id.slice(3), kind: 'posting', date: '2026-01-31', currency: 'COP', memo: 'x', lines: [], created_at: new Date() });
+      await payrollJournalHeads(payroll.db).updateOne({ _id: workspace }, { $addToSet: { pending: id }, $setOnInsert: { head: 0 } }, { upsert: true });
+    }
+    await Promise.all(ids.map((id) => publish(payroll.db, workspace, id)));
+    await Promise.all(ids.slice(0, 3).map((id) => publish(payroll.db, workspace, id))); // a retry keeps its place
+    const seqs = (await payrollJournal(payroll.db).find({ workspace }).lean()).map((d) => d.seq).sort((a, b) => a! - b!);
+    expect(seqs).toEqual(ids.map((_, i) => i + 1));
+    expect(await payrollJournalHeads(payroll.db).findOne({ _id: workspace })).toMatchObject({ head: 12, pending: [] });
   });
 });

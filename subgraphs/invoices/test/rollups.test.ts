@@ -4,6 +4,8 @@ import { invoices } from '../src/modules/invoices/model.ts';
 import { rollupId } from '../src/lib/rollup.ts';
 import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/lib/rollups.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { createPositioned } from '@cuadra/shared';
+import { journalEntries, LEDGER_ROLLUP_VERSION, ledgerCurrency, ledgerDeltas, writeJournalEntry, type JournalEntryDoc } from '../src/accounting/journal.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -40,5 +42,35 @@ describe('rollup intents', () => {
     expect((await total())!.v.revenue).toBe(before + 1234);
     expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);
     expect((await total())!.applied).toEqual([]);
+  });
+
+  it('a second writer of a journal entry whose holder never counts it gives up with conflict, having applied nothing', async () => {
+    const owner = await configuredWorkspace(sg);
+    const day = '2026-11-03';
+    const entry: JournalEntryDoc = {
+      _id: `je_settle_${owner.workspace}`, workspace: owner.workspace, date: day, currency: 'COP', memo: 'Nómina', source: { kind: 'payroll', id: 'prun_x' },
+      lines: [{ account: '510506', name: 'Sueldos', debit: 5_000, credit: 0, party_id: null }, { account: '250505', name: 'Salarios por pagar', debit: 0, credit: 5_000, party_id: null }],
+      created_at: new Date(Date.now() - REPAIR_AFTER_MS - 1000),
+    };
+    const model = journalEntries(sg.db);
+    const ledger = () => sg.db.collection('rollups').findOne({ _id: rollupId(owner.workspace, ledgerCurrency('COP'), 'd', day) } as never);
+    const before = (await ledger())?.v ?? {};
+    // The holder wrote the entry with its intent (holding the mark), then never counted it.
+    const intent = rollupIntent(ledgerDeltas(entry), entry.created_at)!;
+    await markIntent(sg.db, owner.workspace, model, entry._id, intent);
+    await createPositioned(model, { ...entry, pending_rollups: [intent], pending_count: 1, rolled: LEDGER_ROLLUP_VERSION });
+    const started = Date.now();
+    await expect(writeJournalEntry(sg.db, entry, { settleWaitMs: 300 })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('still being counted') });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    // Nothing applied by the second writer: the mark is still the holder's, the rollups as before.
+    expect((await model.findById(entry._id).lean())!.pending_count).toBe(1);
+    expect((await ledger())?.v ?? {}).toEqual(before);
+    // The repair counts it once; a later writer then answers at once and counts nothing again.
+    expect(await repairPendingRollups(sg.db, owner.workspace, [model])).toBe(1);
+    const counted = (await ledger())!.v;
+    expect(counted).not.toEqual(before);
+    await writeJournalEntry(sg.db, entry, { settleWaitMs: 300 });
+    expect((await ledger())!.v).toEqual(counted);
+    expect(await model.countDocuments({ _id: entry._id })).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { addPositions, createPositioned, searchIn, modelOn } from '@cuadra/shared';
+import { addPositions, createPositioned, CuadraError, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
@@ -264,10 +264,10 @@ export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 
  * ledger rollup intent, applied right after (and by the repair if the process dies first), so
  * the statements read per-account rollups, never the journal.
  */
-export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, options: { closingEntry?: boolean } = {}): Promise<void> {
+export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, options: { closingEntry?: boolean; settleWaitMs?: number } = {}): Promise<void> {
   if (!balances(entry.lines)) throw new Error(`Journal entry ${entry._id} does not balance.`);
   const model = journalEntries(db);
-  if (await model.exists({ _id: entry._id })) return settleJournalEntry(db, entry._id);
+  if (await model.exists({ _id: entry._id })) return settleJournalEntry(db, entry._id, options.settleWaitMs);
   const intent = rollupIntent(ledgerDeltas(entry), entry.created_at);
   // The marker is written before the period is read: a close that starts meanwhile then sees
   // this entry in flight and waits for it (ledger.ts settleLedger) instead of missing it.
@@ -283,13 +283,13 @@ export async function writeJournalEntry(db: Connection, entry: JournalEntryDoc, 
   } catch (err) {
     if (intent) await pendingChanges(db).deleteOne({ _id: intent.id });
     if ((err as { code?: number }).code !== 11000) throw err;
-    return settleJournalEntry(db, entry._id);
+    return settleJournalEntry(db, entry._id, options.settleWaitMs);
   }
   await applyRollupIntent(db, model, entry._id, entry.workspace, intent);
 }
 
 /** How long a second writer waits for the first to count an entry (ms). */
-const SETTLE_WAIT_MS = 5_000;
+export const SETTLE_WAIT_MS = 5_000;
 
 /**
  * Waits until a written entry's rollup intent is applied by the writer that holds it, so that who
@@ -297,16 +297,19 @@ const SETTLE_WAIT_MS = 5_000;
  * than applying the intent itself: once the holder finishes, the marks that make a second
  * application harmless are forgotten (lib/rollups.ts applyRollupIntent), so two appliers could
  * count it twice. A holder that died leaves the intent to the repair (after REPAIR_AFTER_MS);
- * the wait ends after {@link SETTLE_WAIT_MS} and the read answers what is counted by then.
+ * after `waitMs` ({@link SETTLE_WAIT_MS}) the second writer gives up with `conflict`, having
+ * applied nothing — answering would show statements that do not count the entry yet.
  */
-export async function settleJournalEntry(db: Connection, id: string): Promise<void> {
+export async function settleJournalEntry(db: Connection, id: string, waitMs: number = SETTLE_WAIT_MS): Promise<void> {
   const model = journalEntries(db);
-  const until = Date.now() + SETTLE_WAIT_MS;
-  while (Date.now() < until) {
+  const until = Date.now() + waitMs;
+  for (;;) {
     const doc = await model.findById(id, { pending_count: 1 }).lean<{ pending_count?: number }>();
     if (!doc?.pending_count) return;
+    if (Date.now() >= until) break;
     await new Promise((r) => setTimeout(r, 20));
   }
+  throw new CuadraError('conflict', `The journal entry ${id} is still being counted by the call that wrote it; nothing was done. Retry in a moment.`);
 }
 
 /** JSON Schema of {@link journalView}: what every tool answering a journal entry gives. */

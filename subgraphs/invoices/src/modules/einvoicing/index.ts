@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { attachedDocuments } from '../../einvoicing/attached.ts';
+import { einvoicingLane } from './agenda.ts';
 import { certificates } from '../../einvoicing/certificate.ts';
 import { sandboxDocuments } from '../../einvoicing/sandbox.ts';
 import { signedDocuments } from '../../einvoicing/signed.ts';
@@ -12,9 +13,13 @@ import { peppolSettings } from '../../einvoicing/peppol/settings.ts';
 import { settingsTool } from './tools/settings.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 
-/** Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. */
+/**
+ * Electronic invoicing settings, numbering, and the built-in DIAN-like sandbox. Its compliance
+ * warnings (certificate, numbering resolutions) are part of the tax module's `tax` agenda lane.
+ */
 export const einvoicingModule = defineModule({
   name: 'einvoicing',
   tools: [configure, uploadCertificate, qr, settingsTool, peppolConfigure, peppolExport],
   models: [settings, counters, sandboxDocuments, certificates, signedDocuments, attachedDocuments, peppolSettings],
+  reads: { agendaParts: { tax: einvoicingLane } },
 });

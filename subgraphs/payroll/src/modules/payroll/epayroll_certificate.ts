@@ -1,6 +1,4 @@
-import { CuadraError, modelOn, sealerFromEnv, type Sealer } from '@cuadra/shared';
-import { signXadesEpes, verifyXadesEpes, XADES141, XADES_NS, XMLDSIG_NS, type ReadCertificate, type SigningKey, type XadesCheck, type XadesPolicy } from '@cuadra/shared/xades';
-import { Schema, type Connection, type Model } from 'mongoose';
+import { certificateStore, signXadesEpes, verifyXadesEpes, XADES141, XADES_NS, XMLDSIG_NS, type CertificateDoc, type SigningKey, type XadesCheck, type XadesPolicy } from '@cuadra/shared/xades';
 
 /**
  * The employer's signing certificate for electronic payroll (DIAN's "certificado de firma
@@ -9,79 +7,21 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * Why payroll keeps its own: the payroll subgraph may not read the invoices subgraph's
  * collections, and a private key never travels between services (the graph between subgraphs is
  * read-only and carries no secrets). The same .p12 may be uploaded to both; each service seals
- * its copy. The private key is kept only sealed (CONTRACT.md §9) under a context naming the
- * workspace (`epayroll.certificate:<workspace>`), so a box copied elsewhere does not open; the
- * file and its password are never kept. Without a sealing key (CUADRA_SEAL_KEY) nothing is kept.
+ * its copy, both the one way (@cuadra/shared certificates.ts). The private key is kept only sealed
+ * (CONTRACT.md §9) under a context naming the workspace (`epayroll.certificate:<workspace>`), so a
+ * box copied elsewhere does not open; the file and its password are never kept. Without a sealing
+ * key (CUADRA_SEAL_KEY) nothing is kept.
  */
-export interface EpayrollCertificateDoc {
-  _id: string; // the workspace
-  key_sealed: string;
-  cert_pem: string;
-  fingerprint: string;
-  subject: string;
-  issuer: string;
-  serial: string;
-  not_before: Date;
-  not_after: Date;
-  uploaded_at: Date;
-}
+export type EpayrollCertificateDoc = CertificateDoc;
 
-const schema = new Schema<EpayrollCertificateDoc>(
-  {
-    _id: { type: String, required: true }, key_sealed: { type: String, required: true }, cert_pem: { type: String, required: true },
-    fingerprint: { type: String, required: true }, subject: String, issuer: String, serial: String, not_before: Date, not_after: Date, uploaded_at: Date,
-  },
-  { versionKey: false },
-);
+/** The collection (`_id` = workspace); the signing key, or null when none was uploaded (an expired certificate or a key that no longer opens is a `conflict`: nothing is submitted); an upload. */
+export const { certificates: epayrollCertificates, signingKey, upload, requireSealer } = certificateStore({
+  model: 'EpayrollCertificate', collection: 'epayroll_certificates', sealPrefix: 'epayroll.certificate',
+  uploadTool: 'payroll.upload_certificate', certificateName: 'payroll signing certificate', keyName: 'payroll signing key',
+  sealerRefusalBeforeAnyEffect: true,
+});
 
-/** The payroll signing certificates (`_id` = workspace). */
-export function epayrollCertificates(db: Connection): Model<EpayrollCertificateDoc> {
-  return modelOn<EpayrollCertificateDoc>(db, 'EpayrollCertificate', schema, 'epayroll_certificates');
-}
-
-const sealContext = (workspace: string) => `epayroll.certificate:${workspace}`;
-
-/** The sealer, or `unavailable`: a private key is not kept unsealed. */
-export function requireSealer(env: NodeJS.ProcessEnv = process.env): Sealer {
-  const sealer = sealerFromEnv(env);
-  if (!sealer) throw new CuadraError('unavailable', 'This server has no sealing key (CUADRA_SEAL_KEY), so a signing certificate cannot be stored safely; ask the operator to set one.', { beforeAnyEffect: true });
-  return sealer;
-}
-
-/** Keeps a read certificate as the workspace's (replacing the previous one), its key sealed. */
-export async function storeCertificate(db: Connection, workspace: string, read: ReadCertificate, sealer: Sealer, now: Date): Promise<EpayrollCertificateDoc> {
-  const doc: EpayrollCertificateDoc = {
-    _id: workspace, key_sealed: sealer.seal(read.keyPem, sealContext(workspace)), cert_pem: read.certPem, fingerprint: read.fingerprint,
-    subject: read.subject, issuer: read.issuer, serial: read.serial, not_before: read.notBefore, not_after: read.notAfter, uploaded_at: now,
-  };
-  await epayrollCertificates(db).replaceOne({ _id: workspace }, doc, { upsert: true });
-  return doc;
-}
-
-/**
- * The workspace's signing key, or null when it uploaded none. An expired certificate, or a key
- * the server's sealing key no longer opens, is a `conflict` (nothing is submitted).
- */
-export async function signingKey(db: Connection, workspace: string, now: Date): Promise<SigningKey | null> {
-  const doc = await epayrollCertificates(db).findById(workspace).lean();
-  if (!doc) return null;
-  if (doc.not_after.getTime() <= now.getTime()) {
-    throw new CuadraError('conflict', `The payroll signing certificate expired on ${doc.not_after.toISOString().slice(0, 10)}; upload a new one with payroll.upload_certificate.`);
-  }
-  const keyPem = requireSealer().open(doc.key_sealed, sealContext(workspace));
-  if (!keyPem) throw new CuadraError('conflict', 'The stored payroll signing key cannot be opened with this server\'s sealing key; upload the certificate again with payroll.upload_certificate.');
-  return { keyPem, certPem: doc.cert_pem, fingerprint: doc.fingerprint, issuer: doc.issuer, serial: doc.serial };
-}
-
-/** JSON Schema of the certificate as shown: whom it names, its issuer, serial and expiry; never the key. */
-export const CERTIFICATE_VIEW_SCHEMA = {
-  type: 'object', additionalProperties: false, required: ['subject', 'issuer', 'serial', 'not_after'],
-  properties: { subject: { type: 'string' }, issuer: { type: 'string' }, serial: { type: 'string', pattern: '^[0-9]+$' }, not_after: { type: 'string', format: 'date-time' } },
-} as const;
-
-export function certificateView(doc: Pick<EpayrollCertificateDoc, 'subject' | 'issuer' | 'serial' | 'not_after'>) {
-  return { subject: doc.subject, issuer: doc.issuer, serial: doc.serial, not_after: doc.not_after.toISOString() };
-}
+export { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, CERTIFICATE_VIEW_SCHEMA, certificateView } from '@cuadra/shared/xades';
 
 /**
  * DIAN's signature policy v2 and the issuer's role, as e-invoicing signs (invoices

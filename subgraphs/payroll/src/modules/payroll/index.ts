@@ -2,7 +2,7 @@ import { defineModule } from '@cuadra/shared';
 import { payrollDatesLane } from './agenda.ts';
 import { epayrollDocuments, epayrollSettings } from './epayroll.ts';
 import { epayrollCertificates } from './epayroll_certificate.ts';
-import { payrollJournal, payrollJournalSource } from './journal_feed.ts';
+import { payrollJournal, payrollJournalSinceSource, payrollJournalSource } from './journal_feed.ts';
 import { payslipMailings } from './mail.ts';
 import { novelties } from './novelties.ts';
 import { payrollRuns } from './runs.ts';
@@ -35,7 +35,7 @@ export const payrollModule = defineModule({
   reads: {
     sources: { payroll_parameters: parametersSource, payroll_runs: payrollRunsSource, payslips: payslipsSource, payroll_novelties: noveltiesSource },
     // Read by finance through the graph only (ARCHITECTURE.md, "Payroll postings"); not a §2.5 source.
-    feeds: { payroll_journal: payrollJournalSource },
+    feeds: { payroll_journal: payrollJournalSource, payroll_journal_since: payrollJournalSinceSource },
     agenda: { recurring: payrollDatesLane },
   },
 });

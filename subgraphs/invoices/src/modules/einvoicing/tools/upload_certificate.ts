@@ -1,5 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { CERTIFICATE_VIEW_SCHEMA, certificateView, readPkcs12, requireSealer, storeCertificate } from '../../../einvoicing/certificate.ts';
+import { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, upload } from '../../../einvoicing/certificate.ts';
 import { settings } from '../../../lib/settings.ts';
 
 /**
@@ -15,25 +15,13 @@ export const uploadCertificate = defineTool({
   // Sealed in a held approval's stored input, shown to nobody (CONTRACT §9).
   secretInputs: ['p12_base64', 'password'],
   risk: 'write',
-  input: {
-    type: 'object', additionalProperties: false, required: ['p12_base64', 'password'],
-    properties: {
-      p12_base64: { type: 'string', minLength: 4, maxLength: 65_536, description: 'The PKCS#12 (.p12/.pfx) file, base64.' },
-      password: { type: 'string', maxLength: 256, description: 'The password of the file.' },
-    },
-  },
-  output: {
-    type: 'object', additionalProperties: false, required: ['certificate'],
-    properties: { certificate: CERTIFICATE_VIEW_SCHEMA },
-  },
+  input: CERTIFICATE_UPLOAD_INPUT,
+  output: CERTIFICATE_UPLOAD_OUTPUT,
   async handler(input, ctx) {
     if (!(await settings(ctx.db).exists({ _id: ctx.workspace }))) {
       throw new CuadraError('conflict', 'Set up e-invoicing first (einvoicing.configure); the certificate signs for that issuer.');
     }
-    // Checked before the file is read: without a sealing key the key could not be kept, so nothing is.
-    const sealer = requireSealer();
-    const read = readPkcs12(input.p12_base64, input.password, ctx.now);
-    const stored = await storeCertificate(ctx.db, ctx.workspace, read, sealer, ctx.now);
-    return { certificate: certificateView(stored) };
+    // The sealing key is checked before the file is read: without one the key could not be kept, so nothing is.
+    return upload(ctx.db, ctx.workspace, input, ctx.now);
   },
 });

@@ -33,10 +33,11 @@ export const deliver = defineTool({
     properties: { invoice: INVOICE_VIEW_SCHEMA, delivery: DELIVERY_VIEW_SCHEMA },
   },
   async handler(input, ctx) {
-    const s = await requireSettings(ctx.db, ctx.workspace);
+    // The document first: another workspace's invoice is absent here (not_found), whatever this workspace has set up.
     const model = invoices(ctx.db);
     const doc = await model.findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
+    const s = await requireSettings(ctx.db, ctx.workspace);
     const attached = doc.authority?.status === 'accepted' ? await attachedDocuments(ctx.db).findOne({ _id: doc._id, workspace: ctx.workspace }).lean() : null;
     if (!attached || !doc.number) throw new CuadraError('conflict', `${doc.number ?? doc._id} cannot be delivered yet: only a document the authority accepted (invoices.send) has the AttachedDocument the buyer receives.`);
     if (doc.delivery?.status === 'sent') throw new CuadraError('conflict', `${doc.number} was already delivered to ${doc.delivery.to} (message ${doc.delivery.message_id}).`);

@@ -1,5 +1,5 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { recordPosting } from '../journal_feed.ts';
+import { publish, recordPosting } from '../journal_feed.ts';
 import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
 
 /**
@@ -18,6 +18,9 @@ export const post = defineTool({
   async handler(input, ctx) {
     const run = await loadRun(ctx, input.id);
     if (run.status === 'approved') await recordPosting(ctx.db, run, ctx.now);
-    return { run: runView(await transition(ctx, input.id, ['approved'], { status: 'posted', posted_at: ctx.now })) };
+    const posted = await transition(ctx, input.id, ['approved'], { status: 'posted', posted_at: ctx.now });
+    // Final now: its place in the order finance reads (journal_feed.ts).
+    await publish(ctx.db, ctx.workspace, posted.journal_entry.id);
+    return { run: runView(posted) };
   },
 });

@@ -1,7 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { readPkcs12 } from '@cuadra/shared/xades';
 import { epayrollSettings } from '../epayroll.ts';
-import { CERTIFICATE_VIEW_SCHEMA, certificateView, requireSealer, storeCertificate } from '../epayroll_certificate.ts';
+import { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, upload } from '../epayroll_certificate.ts';
 
 /**
  * Uploads the employer's signing certificate for electronic payroll (PKCS#12 with its password).
@@ -13,20 +12,12 @@ export const uploadCertificate = defineTool({
   // Sealed in a held approval's stored input, shown to nobody (CONTRACT §9).
   secretInputs: ['p12_base64', 'password'],
   risk: 'write',
-  input: {
-    type: 'object', additionalProperties: false, required: ['p12_base64', 'password'],
-    properties: {
-      p12_base64: { type: 'string', minLength: 4, maxLength: 65_536, description: 'The PKCS#12 (.p12/.pfx) file, base64.' },
-      password: { type: 'string', maxLength: 256, description: 'The password of the file.' },
-    },
-  },
-  output: { type: 'object', additionalProperties: false, required: ['certificate'], properties: { certificate: CERTIFICATE_VIEW_SCHEMA } },
+  input: CERTIFICATE_UPLOAD_INPUT,
+  output: CERTIFICATE_UPLOAD_OUTPUT,
   async handler(input, ctx) {
     if (!(await epayrollSettings(ctx.db).exists({ _id: ctx.workspace }))) {
       throw new CuadraError('conflict', 'Set up electronic payroll first (payroll.epayroll_configure); the certificate signs for that employer.');
     }
-    const sealer = requireSealer();
-    const read = readPkcs12(input.p12_base64, input.password, ctx.now);
-    return { certificate: certificateView(await storeCertificate(ctx.db, ctx.workspace, read, sealer, ctx.now)) };
+    return upload(ctx.db, ctx.workspace, input, ctx.now);
   },
 });

@@ -1,5 +1,5 @@
 import { defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { recordReversal } from '../journal_feed.ts';
+import { publish, recordReversal } from '../journal_feed.ts';
 import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
 
 /**
@@ -21,7 +21,10 @@ export const voidRun = defineTool({
     const set = { status: 'void' as const, voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` };
     if (current.status === 'posted') {
       await recordReversal(ctx.db, current, ctx.now);
-      return { run: runView(await transition(ctx, input.id, ['posted'], set)) };
+      const voided = await transition(ctx, input.id, ['posted'], set);
+      // Final now: its place in the order finance reads (journal_feed.ts).
+      await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`);
+      return { run: runView(voided) };
     }
     return { run: runView(await transition(ctx, input.id, ['computed', 'approved'], set)) };
   },
