@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
@@ -227,8 +228,47 @@ describe('the workspace pages in Chromium', () => {
     await look(page, 'inbox-before-after-es');
   });
 
+  it('a viewer\'s first visit, whose saves are refused, gives the mark back: nothing is made, and the owner\'s later visit makes the homes', async () => {
+    // Saves that went through (the ledger also keeps refused ones: a viewer's first visit is refused).
+    const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.filter((r: any) => r.outcome === 'ok').length;
+    const viewer = { email: 'lucia@cafe-quindio.example', password: 'solo miro los tableros' };
+    const invited = await sys.invoke('members.invite', { email: viewer.email, role: 'viewer' }, ownerKey);
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    // Another browser: the viewer's cookies, not the owner's.
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const other = await (await browser.newContext()).newPage();
+      await other.goto(invited.body.output.invite_url);
+      await other.getByLabel('Tu nombre').fill('Lucía');
+      await other.getByLabel(/contraseña/i).fill(viewer.password);
+      await other.getByRole('button', { name: 'Unirme al espacio de trabajo' }).click({ timeout: 180_000 });
+      await expect(h1(other)).resolves.toBe('Bienvenido a Café del Quindío');
+      await other.goto(`${sys.gatewayUrl}/app/sign-in?next=%2Fdashboards`);
+      await other.getByLabel('Correo electrónico').fill(viewer.email);
+      await other.getByLabel('Contraseña').fill(viewer.password);
+      await other.getByRole('button', { name: 'Iniciar sesión' }).click({ timeout: 180_000 });
+      await other.waitForURL('**/dashboards', { timeout: 180_000 });
+      // The viewer's first visit: dashboards.save tried as the viewer and refused for the role, so nothing is made …
+      const tried = (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows;
+      expect(tried.length).toBeGreaterThan(0);
+      expect(tried.every((r: any) => r.outcome === 'policy_denied')).toBe(true);
+      expect(await saves()).toBe(0);
+      await expect(other.getByRole('button', { name: 'Crear los tableros de inicio' }).count()).resolves.toBe(1);
+      // … and the once-per-workspace mark was given back (the owner's visit, next test, makes the five).
+      const redis = new Redis(process.env.REDIS_URL!);
+      try {
+        expect(await redis.exists(`cuadra:homes-made:${workspaceId}`)).toBe(0);
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
   it('makes the module home dashboards through dashboards.save on the first visit, once; each renders in Spanish without a block error', async () => {
-    const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.length;
+    // Saves that went through (the ledger also keeps refused ones: a viewer's first visit is refused).
+    const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.filter((r: any) => r.outcome === 'ok').length;
     expect(await saves()).toBe(0);
     await page.goto(`${sys.gatewayUrl}/dashboards`);
     await expect(page.getByRole('button', { name: 'Crear los tableros de inicio' }).count()).resolves.toBe(0);

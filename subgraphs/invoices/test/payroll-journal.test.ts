@@ -232,6 +232,13 @@ describe('payroll postings in the finance journal', () => {
     expect((await pull()).written).toEqual([`je_${september}`]);
     expect((await pull()).written).toEqual([]);
     expect(await journalEntries(invoices.db).countDocuments({ _id: `je_${september}` })).toBe(1);
+    // February's publisher dies between giving the entry its place and moving the head: still taken in.
+    const february = await postedMonth('2026-02', { post: false });
+    await recordPosting(payroll.db, (await payrollRuns(payroll.db).findById(february).lean())!, new Date());
+    await payrollRuns(payroll.db).updateOne({ _id: february }, { $set: { status: 'posted', posted_at: new Date() } });
+    const head = (await payrollJournalHeads(payroll.db).findOne({ _id: owner.workspace }))!.head;
+    await payrollJournal(payroll.db).updateOne({ _id: `je_${february}` }, { $set: { seq: head + 1, seq_key: `${owner.workspace}|${head + 1}` } });
+    expect((await pull()).written).toEqual([`je_${february}`]);
 
     // The mark moved past October's entry; reopening October takes it in from the mark, not from payroll's feed again.
     expect((await payrollPullMarks(invoices.db).findOne({ _id: owner.workspace }))?.waiting.map((r) => r.id)).toEqual([`je_${runs['2026-10']}`]);
@@ -239,9 +246,9 @@ describe('payroll postings in the finance journal', () => {
     expect((await invoices.call('periods.reopen', { month: '2026-10' }, owner)).output.period.status).toBe('open');
     expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-10']}` })).not.toBeNull();
     expect((await payrollPullMarks(invoices.db).findOne({ _id: owner.workspace }))?.waiting).toEqual([]);
-    // As of October: March (its reversal is dated today, in November) and April to October, each once.
+    // As of October: February, March (its reversal is dated today, in November) and April to October, each once.
     const october = await trialBalance(invoices, owner, '2026-10-31');
-    for (const [account, [d, c]] of Object.entries(MONTH_ACCOUNTS)) expect(october.by[account][0] - october.by[account][1]).toBe(8 * (d - c));
+    for (const [account, [d, c]] of Object.entries(MONTH_ACCOUNTS)) expect(october.by[account][0] - october.by[account][1]).toBe(9 * (d - c));
   });
 
   it('gives entries made final at once each their own place, with no hole', async () => {

@@ -215,7 +215,10 @@ export const payrollJournalSinceSource: SourceReader = async (q, ctx) => {
   const feed = payrollJournal(ctx.db);
   const sequenced = keys.length ? await feed.find({ seq_key: { $in: keys } }).lean() : [];
   const pending = current?.pending?.length ? await feed.find({ _id: { $in: current.pending }, workspace: ctx.workspace }).lean() : [];
-  const docs = [...sequenced.filter((d) => d.workspace === ctx.workspace).sort((a, b) => a.seq! - b.seq!), ...pending.filter((d) => typeof d.seq !== 'number')];
+  // Pending: no seq yet, or a seq the head has not reached (its publisher died between the two writes;
+  // the next publish moves the head past it, and it is read again then, once more by id).
+  const head = current?.head ?? 0;
+  const docs = [...sequenced.filter((d) => d.workspace === ctx.workspace).sort((a, b) => a.seq! - b.seq!), ...pending.filter((d) => typeof d.seq !== 'number' || d.seq > head)];
   const ids = [...new Set(docs.map((d) => d.run_id))];
   const runs = ids.length ? await payrollRuns(ctx.db).find({ _id: { $in: ids }, workspace: ctx.workspace }, { status: 1, posted_at: 1 }).lean() : [];
   const byId = new Map(runs.map((r) => [r._id, r]));
