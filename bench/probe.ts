@@ -55,12 +55,16 @@ export function processCpuUs(pid: number): number {
   }
 }
 
-/** Busy and total CPU time (µs) of the whole machine so far, from /proc/stat's `cpu` line. */
-export function machineCpuUs(): { busy: number; total: number } {
+/**
+ * Busy, stolen and total CPU time (µs) of the whole machine so far, from /proc/stat's `cpu` line.
+ * `steal` is time the hypervisor gave another guest while this one wanted to run: not ours, and a
+ * sign the run was disturbed from outside.
+ */
+export function machineCpuUs(): { busy: number; steal: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line;
-  const busy = user + nice + system + irq + softirq + steal;
-  return { busy: (busy * 1e6) / CLOCK_TICKS, total: ((busy + idle + iowait) * 1e6) / CLOCK_TICKS };
+  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = line;
+  const busy = user + nice + system + irq + softirq;
+  return { busy: (busy * 1e6) / CLOCK_TICKS, steal: (steal * 1e6) / CLOCK_TICKS, total: ((busy + steal + idle + iowait) * 1e6) / CLOCK_TICKS };
 }
 
 /**
@@ -69,7 +73,7 @@ export function machineCpuUs(): { busy: number; total: number } {
  */
 export class MachineMeter {
   readonly #pids: Record<string, number>;
-  #start: { machine: { busy: number; total: number }; procs: Record<string, number> } | null = null;
+  #start: { machine: { busy: number; steal: number; total: number }; procs: Record<string, number> } | null = null;
   constructor(pids: Record<string, number>) {
     this.#pids = pids;
   }
@@ -77,7 +81,7 @@ export class MachineMeter {
     this.#start = { machine: machineCpuUs(), procs: Object.fromEntries(Object.entries(this.#pids).map(([k, pid]) => [k, processCpuUs(pid)])) };
   }
   /** Per call: µs of CPU by process (and `other`: the rest of the machine), and how busy the cores were. */
-  end(calls: number): { busyShare: number; perCall: Record<string, number> } {
+  end(calls: number): { busyShare: number; stealShare: number; perCall: Record<string, number> } {
     const start = this.#start!;
     const machine = machineCpuUs();
     const perCall: Record<string, number> = {};
@@ -89,6 +93,7 @@ export class MachineMeter {
     }
     const busy = machine.busy - start.machine.busy;
     perCall.other = Math.max(0, busy - named) / calls;
-    return { busyShare: busy / Math.max(1, machine.total - start.machine.total), perCall };
+    const total = Math.max(1, machine.total - start.machine.total);
+    return { busyShare: busy / total, stealShare: (machine.steal - start.machine.steal) / total, perCall };
   }
 }
