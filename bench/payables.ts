@@ -20,10 +20,11 @@ import { rng, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
 import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
+import { localDate } from '../shared/src/periods.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 15);
-const END = new Date().toISOString().slice(0, 10);
+const END = localDate(new Date());
 const VENDORS = 300;
 
 const sg = await startInvoicesOnH2('payables');

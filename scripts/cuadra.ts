@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { IdentityStore } from '../gateway/src/identity/store.ts';
 import { repoRoot } from './infra.ts';
 import { readMaildir } from './smtp.ts';
+import { localDate } from '../shared/src/periods.ts';
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -110,7 +111,7 @@ async function demo(): Promise<number> {
   } else {
     const ownerEmail = values['owner-email'] ?? 'demo@cuadra.example';
     const created = await identity.createWorkspace({ name: 'Cuadra Demo SAS', ownerEmail, keyName: 'Demo owner key' });
-    state = { workspace_id: created.workspace_id, api_key: created.api_key, today: new Date().toISOString().slice(0, 10), owner_email: ownerEmail, opened_at: new Date().toISOString() };
+    state = { workspace_id: created.workspace_id, api_key: created.api_key, today: localDate(new Date()), owner_email: ownerEmail, opened_at: new Date().toISOString() };
     writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
     process.stdout.write(`Opened the demo workspace ${state.workspace_id} (its owner key is kept in ${path.relative(process.cwd(), stateFile)}).\n`);
   }

@@ -11,6 +11,7 @@
 import { nitCheckDigit } from '../shared/src/nit.ts';
 import { buildProducts } from '../gateway/src/catalog.ts';
 import { homeDashboards } from '../gateway/src/canvas/home.ts';
+import { localDate } from '../shared/src/periods.ts';
 
 export type DemoSize = 'full' | 'small';
 
@@ -257,7 +258,9 @@ const TECH_KEY = 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c';
 export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const seed = opts.seed ?? 2026;
   const size = opts.size ?? 'full';
-  const today = opts.today ?? iso(new Date());
+  // The workspace's calendar day (Colombia, UTC−5), not UTC's: after 19:00 there UTC is already tomorrow, and the
+  // product refuses a payment dated after its own today.
+  const today = opts.today ?? localDate(new Date());
   const log = opts.log ?? (() => {});
   const plan = planDemo(seed, size, today);
   const api = new ToolClient(opts.gatewayUrl.replace(/\/$/, ''), opts.apiKey, opts.perSecond ?? 8);

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planDemo, runDemo, type DemoResult } from '../scripts/demo.ts';
 import { nitCheckDigit } from '../shared/src/nit.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { localDate } from '../shared/src/periods.ts';
 
 let sys: TestSystem;
 let key: string;
-const TODAY = new Date().toISOString().slice(0, 10);
+// The workspace's calendar day (Colombia, UTC−5), as the product dates things: a UTC date is tomorrow there after 19:00.
+const TODAY = localDate(new Date());
 const SEED = 7;
 let first: DemoResult;
 

@@ -1,8 +1,9 @@
+import { localDate } from '../../shared/src/periods.ts';
 import type { TestSystem } from './system.ts';
 
-/** YYYY-MM-DD, `days` from today (UTC). */
+/** YYYY-MM-DD, `days` from the workspace's today (Colombia, UTC−5, as the product dates things). */
 export function dayOffset(days: number): string {
-  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+  return localDate(new Date(Date.now() + days * 86_400_000));
 }
 
 /**
