@@ -90,6 +90,9 @@ describe('payment runs: pick, approve, export, confirm', () => {
     expect(check.valid).toBe(true);
     const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false, isArray: (name) => name === 'CdtTrfTxInf' }).parse(pain.output.file.content).Document.CstmrCdtTrfInitn;
     expect(doc.GrpHdr).toMatchObject({ MsgId: run.id, NbOfTxs: '3', CtrlSum: '1600001.50' });
+    // Created at the workspace's local time (Colombia, UTC−5), with its offset: the export moment less five hours.
+    const colombia = new Date(Date.parse(pain.output.payment_run.exported_at) - 5 * 3_600_000).toISOString();
+    expect(doc.GrpHdr.CreDtTm).toBe(`${colombia.slice(0, 19)}-05:00`);
     expect(doc.PmtInf).toMatchObject({ PmtMtd: 'TRF', NbOfTxs: '3', CtrlSum: '1600001.50', ReqdExctnDt: '2026-11-21' });
     expect(doc.PmtInf.Dbtr.Nm).toBe('Cuadra Demo SAS');
     expect(doc.PmtInf.DbtrAcct.Id.Othr.Id).toBe('12345678901');
@@ -119,7 +122,8 @@ describe('payment runs: pick, approve, export, confirm', () => {
     expect(at(h, 17, 17)).toBe('I');
     expect(at(h, 18, 32)).toBe(' '.repeat(15));
     expect(at(h, 33, 35)).toBe('220');
-    expect(at(h, 46, 53)).toBe(pain.output.payment_run.exported_at.slice(0, 10).replaceAll('-', ''));
+    // Transmission date: the workspace's calendar day (Colombia, UTC−5) of the export, worked out here from the UTC instant.
+    expect(at(h, 46, 53)).toBe(new Date(Date.parse(pain.output.payment_run.exported_at) - 5 * 3_600_000).toISOString().slice(0, 10).replaceAll('-', ''));
     expect(at(h, 54, 55)).toBe('01');
     expect(at(h, 56, 63)).toBe('20261121');
     expect(at(h, 64, 69)).toBe('000003');

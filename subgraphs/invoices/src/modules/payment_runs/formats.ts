@@ -1,4 +1,5 @@
 import { CuadraError, decimalAmount, localDate } from '@cuadra/shared';
+import { localTime } from '../../lib/money.ts';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { BankAccountRef, PaymentRunDoc } from './model.ts';
 
@@ -85,7 +86,9 @@ function organisation(name: string, nit: string | null) {
  */
 export function pain001(run: PaymentRunDoc): BankFile {
   const sum = decimalAmount(run.total);
-  const created = createdAt(run).toISOString().slice(0, 19);
+  // The workspace's local time with its offset (`2026-11-23T19:10:00-05:00`): a bare date-time reads as the
+  // bank's local time, and a UTC clock without `Z` would move the file five hours.
+  const created = `${localDate(createdAt(run))}T${localTime(createdAt(run))}`;
   const transactions = run.lines.map((l) => {
     const payee = payeeOf(run, l.vendor_id);
     return {
