@@ -1,4 +1,4 @@
-import { CuadraError, defineTool } from '@cuadra/shared';
+import { CuadraError, defineTool, localDate } from '@cuadra/shared';
 import { RENDERED_BLOCK_SCHEMA, renderBlocks } from '../../canvas/render.ts';
 import { renderInputSchema, validatedBlocks } from '../../canvas/schema.ts';
 import { readGatewaySource } from '../reads.ts';
@@ -35,7 +35,7 @@ export const render = defineTool({
     }
     const started = performance.now();
     const rendered = await renderBlocks(blocks!, input.values ?? {}, {
-      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: ctx.now.toISOString().slice(0, 10),
+      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: localDate(ctx.now),
       invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
       saved: async (workspace, key) => (await services.dashboards.saved.get(workspace, key))?.query ?? null,
     });
