@@ -22,3 +22,30 @@ export function rng(seed: number) {
   let s = seed >>> 0;
   return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 }
+
+/** The `p`th percentile of `values` (nearest rank). */
+export function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** A query-by-size table of the finance benches: `record` one cell, `print` the markdown table. */
+export class SizeTable {
+  readonly #rows: Record<string, Record<number, string>> = {};
+  readonly #width: number;
+  constructor(width: number) {
+    this.#width = width;
+  }
+
+  /** Keeps `label` at `size`: p50 / p95 of `times` (ms), and prints the line. */
+  record(label: string, size: number, times: number[]): void {
+    (this.#rows[label] ??= {})[size] = `${pct(times, 50).toFixed(1)} / ${pct(times, 95).toFixed(1)}`;
+    console.log(`  ${label.padEnd(this.#width)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
+  }
+
+  print(sizes: number[], noun: string): void {
+    console.log(`\n| query (p50 / p95 ms) | ${sizes.map((n) => `${n.toLocaleString('en')} ${noun}`).join(' | ')} |`);
+    console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
+    for (const [label, row] of Object.entries(this.#rows)) console.log(`| ${label} | ${sizes.map((n) => row[n]).join(' | ')} |`);
+  }
+}

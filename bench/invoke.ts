@@ -88,27 +88,31 @@ try {
   // JVM, and its first seconds on a new path (the ledger, the idempotency records) cost it 3–4× the
   // CPU per command — which would be charged to whichever variant happened to run first.
   const selected = only ? [...only].map((k) => variants.find((x) => x.key === k)!).filter(Boolean) : variants;
-  for (const v of new Set(selected)) {
+  // A service assertion lives 60 s: the variants straight at the subgraph get one signed just before they run.
+  const freshAssertion = (v: (typeof variants)[number]) => {
     if (ASSERTION_HEADER in v.headers) (v.headers as unknown as Record<string, string>)[ASSERTION_HEADER] = signAssertion(principal, system.keys.privateKey);
-    let n = 0;
-    const requests = v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `warm-${process.pid}-${n++}` } }) }] : undefined;
-    await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 3, requests });
+  };
+  let keys = 0;
+  // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
+  const load = (v: (typeof variants)[number], duration: number) => autocannon({
+    url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration,
+    requests: v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${keys++}` } }) }] : undefined,
+  });
+  for (const v of new Set(selected)) {
+    freshAssertion(v);
+    await load(v, 3);
   }
   // BENCH_VARIANTS also sets the order, and may repeat one (`afa`: is (a) slower first or always?).
   for (const v of selected) {
-    // A service assertion lives 60 s: the variants straight at the subgraph get one signed just before them.
-    if (ASSERTION_HEADER in v.headers) (v.headers as unknown as Record<string, string>)[ASSERTION_HEADER] = signAssertion(principal, system.keys.privateKey);
+    freshAssertion(v);
     // Check the answer first: a bench of errors measures nothing.
-    let counter = 0;
-    // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
-    const requests = v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${counter++}` } }) }] : undefined;
     const probe = await fetch(v.url, { method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body });
     const probeText = await probe.text();
     if (probe.status !== 200 || !probeText.includes('Cliente 199')) throw new Error(`${v.label} answered ${probe.status}: ${probeText.slice(0, 200)}`);
-    await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: 2, requests }); // warm-up
+    await load(v, 2); // warm-up of this window
     await Promise.all([probes.gateway.cut(), probes.crm.cut()]); // ends the warm-up's window
     meter.begin();
-    const r = await autocannon({ url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration: seconds, requests });
+    const r = await load(v, seconds);
     const machine = meter.end(r.requests.total);
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.label}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     const [gw, crm] = await Promise.all([probes.gateway.cut(), probes.crm.cut()]);

@@ -12,7 +12,7 @@
 // backend's 768 MB heap does not hold 100,000 invoices with their rollups (measured: it runs out at ~82,000).
 import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
-import { rng, startInvoicesOnH2 } from './invoices-h2.ts';
+import { rng, SizeTable, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
 import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
@@ -116,12 +116,7 @@ const QUERIES: [string, string, Record<string, unknown>][] = [
   ['records', 'records invoices search', { source: 'invoices', search: 'cliente 17' }],
 ];
 
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-const table: Record<string, Record<number, string>> = {};
+const table = new SizeTable(42);
 try {
   for (const n of sizes) {
     const owner = testPrincipal();
@@ -136,14 +131,10 @@ try {
         if (res.body.errors) throw new Error(`${label}: ${JSON.stringify(res.body.errors)}`);
         if (i >= 3) times.push(performance.now() - t);
       }
-      table[label] ??= {};
-      table[label][n] = `${pct(times, 50).toFixed(1)} / ${pct(times, 95).toFixed(1)}`;
-      console.log(`  ${label.padEnd(42)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
+      table.record(label, n, times);
     }
   }
-  console.log(`\n| query (p50 / p95 ms) | ${sizes.map((n) => `${n.toLocaleString('en')} invoices`).join(' | ')} |`);
-  console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
-  for (const [label, row] of Object.entries(table)) console.log(`| ${label} | ${sizes.map((n) => row[n]).join(' | ')} |`);
+  table.print(sizes, 'invoices');
 } finally {
   await sg.close();
   await stopAll();

@@ -16,7 +16,7 @@
 // BENCH_SIZES=1000,100000 chooses sizes; BENCH_RUNS (default 15) timed runs per query.
 import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
-import { rng, startInvoicesOnH2 } from './invoices-h2.ts';
+import { rng, SizeTable, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
 import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
@@ -134,12 +134,7 @@ const QUERIES: [string, Record<string, unknown>][] = [
   ['payables lane 30 d + overdue (agenda)', { lane: true, from: END, to: addDays(END, 30), limit: 50, overdue: true }],
 ];
 
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-const table: Record<string, Record<number, string>> = {};
+const table = new SizeTable(52);
 try {
   for (const n of sizes) {
     const owner = testPrincipal();
@@ -159,14 +154,10 @@ try {
         if (lane && i === 0) console.log(`  ${label}: ${res.body.data.r.length} entries (limit ${window.limit})`);
         if (i >= 3) times.push(performance.now() - t);
       }
-      table[label] ??= {};
-      table[label][n] = `${pct(times, 50).toFixed(1)} / ${pct(times, 95).toFixed(1)}`;
-      console.log(`  ${label.padEnd(52)} p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms`);
+      table.record(label, n, times);
     }
   }
-  console.log(`\n| query (p50 / p95 ms) | ${sizes.map((n) => `${n.toLocaleString('en')} bills`).join(' | ')} |`);
-  console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
-  for (const [label, row] of Object.entries(table)) console.log(`| ${label} | ${sizes.map((n) => row[n]).join(' | ')} |`);
+  table.print(sizes, 'bills');
 } finally {
   await sg.close();
   await stopAll();
