@@ -31,6 +31,13 @@ export interface InvokeRequest {
 /** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
 export type RateCount = { headers: Record<string, string> } | { refusal: unknown };
 
+/** The credential of an `Authorization: Bearer …` header; `unauthenticated` without one. */
+function bearerToken(authorization: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) throw new CuadraError('unauthenticated', 'Send a credential: Authorization: Bearer <API key or access token>.');
+  return match[1];
+}
+
 /** A count already taken, as the thunk the pipeline awaits: its headers, or its refusal thrown. */
 function settledCount(count: RateCount): () => Promise<Record<string, string>> {
   return () => ('refusal' in count ? Promise.reject(count.refusal) : Promise.resolve(count.headers));
@@ -84,10 +91,9 @@ export class InvokePipeline {
 
   /** Step 1: who is calling. */
   async authenticate(authorization: string | undefined): Promise<Principal> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) throw new CuadraError('unauthenticated', 'Send a credential: Authorization: Bearer <API key or access token>.');
+    const token = bearerToken(authorization);
     // `nk_…` is an API key; anything else is taken for an OAuth access token (CONTRACT.md §5).
-    return match[1].startsWith('nk_') ? this.#identity.authenticateApiKey(match[1]) : this.#identity.authenticateAccessToken(match[1]);
+    return token.startsWith('nk_') ? this.#identity.authenticateApiKey(token) : this.#identity.authenticateAccessToken(token);
   }
 
   /** Checks `X-Tenant-Id`: it may only name the credential's own workspace. */
@@ -122,9 +128,9 @@ export class InvokePipeline {
    * Throws an authentication refusal; a limiter refusal is thrown by `counted`, after the caller is known.
    */
   async authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; counted: () => Promise<Record<string, string>> }> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (match && match[1].startsWith('nk_')) return this.#identity.authenticateApiKeyCounted(match[1], this.#limiter);
-    const principal = await this.authenticate(authorization);
+    const token = bearerToken(authorization);
+    if (token.startsWith('nk_')) return this.#identity.authenticateApiKeyCounted(token, this.#limiter);
+    const principal = await this.#identity.authenticateAccessToken(token);
     return { principal, counted: () => this.#limiter.consume(principal) };
   }
 

@@ -1,4 +1,4 @@
-import { CuadraError, onceInRead, type MetricReader, type PeerGraph } from '@cuadra/shared';
+import { CuadraError, onceInRead, type MetricReader, type PeerGraph, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { balances, journalEntries, settleJournalEntry, writeJournalEntry, type JournalLine } from './journal.ts';
 
@@ -131,8 +131,12 @@ export async function pullPayrollEntries(db: Connection, workspace: string, grap
 /** A metric read from the journal's rollups, with payroll's postings pulled in first (see {@link pullPayrollEntries}). */
 export function afterPayrollPull(reader: MetricReader): MetricReader {
   return async (q, ctx) => {
-    // Once per operation: a dashboard's statement, cash-flow and forecast reads share one pull.
-    await onceInRead(ctx, 'payroll-pull', () => pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now));
+    await pullPayrollOnce(ctx);
     return reader(q, ctx);
   };
+}
+
+/** {@link pullPayrollEntries} once per GraphQL operation: a dashboard's statement, cash-flow, forecast and journal reads share one pull. */
+export function pullPayrollOnce(ctx: ReadContext): Promise<PullResult> {
+  return onceInRead(ctx, 'payroll-pull', () => pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now));
 }

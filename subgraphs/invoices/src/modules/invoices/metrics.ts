@@ -42,7 +42,8 @@ async function windowSeries(
  * except ar_aging, which reads the invoices open at `as_of` by an indexed query). Finishes any
  * rollup intent or payment a dead process left behind first, so the numbers are whole.
  */
-async function receivablesMetric(db: Connection, workspace: string, q: MetricQuery, now = new Date(), ctx: Pick<ReadContext, 'once'> = {}): Promise<MetricAnswer> {
+async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<MetricAnswer> {
+  const { db, workspace, now } = ctx;
   if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
   if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
   if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
@@ -118,5 +119,5 @@ async function receivablesMetric(db: Connection, workspace: string, q: MetricQue
 
 /** The readers of the receivables metrics, one per name (the module manifest declares them). */
 export const receivablesMetrics: Record<string, MetricReader> = Object.fromEntries(
-  RECEIVABLES_METRICS.map((metric) => [metric, (q: MetricQuery, ctx: ReadContext) => receivablesMetric(ctx.db, ctx.workspace, q, ctx.now, ctx)]),
+  RECEIVABLES_METRICS.map((metric) => [metric, receivablesMetric]),
 );

@@ -1,6 +1,6 @@
-import { defineSource, onceInRead, type SourceReader } from '@cuadra/shared';
+import { defineSource, type SourceReader } from '@cuadra/shared';
 import { journalEntries, journalMatches, journalView, type JournalEntryDoc } from '../../accounting/journal.ts';
-import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
+import { pullPayrollOnce } from '../../accounting/payroll_pull.ts';
 
 const entries = defineSource<JournalEntryDoc>({
   model: journalEntries,
@@ -10,6 +10,6 @@ const entries = defineSource<JournalEntryDoc>({
 
 /** records.list `journal_entries`: no kind and no status (specification §2.5); search the memo. Payroll's postings are pulled in first. */
 export const journalEntriesSource: SourceReader = async (q, ctx) => {
-  await onceInRead(ctx, 'payroll-pull', () => pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now));
+  await pullPayrollOnce(ctx);
   return entries(q, ctx);
 };
