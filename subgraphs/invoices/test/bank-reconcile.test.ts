@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal, ToolContext } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { andina, configuredWorkspace, crmPeer, draft, startInvoices } from './setup.ts';
+import { andina, configuredWorkspace, crmPeer, draft, startInvoices, unwrap } from './setup.ts';
 import { registerPayments } from '../src/modules/payments/tools/register.ts';
 import { bankAccount, camt053 } from './bank-helpers.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
@@ -25,10 +25,6 @@ afterAll(async () => {
 });
 
 const IBAN = 'CO12345678901234';
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 
 async function call(owner: Principal, tool: string, input: Record<string, unknown>) {
   const r = await sg.call(tool, input, owner);

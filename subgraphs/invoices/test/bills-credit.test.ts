@@ -5,7 +5,7 @@ import { billCreditMarkers, planCreditNote } from '../src/modules/bills/credit.t
 import { bills } from '../src/modules/bills/model.ts';
 import { creditNote } from '../src/modules/bills/tools/credit_note.ts';
 import { draftBill, postedBill, vendor, workspace } from './bills-helpers.ts';
-import { startInvoices } from './setup.ts';
+import { startInvoices, unwrap } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -15,10 +15,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 
 /**
  * The bill, by hand (cents), issued 2 Nov, due 30 Nov:

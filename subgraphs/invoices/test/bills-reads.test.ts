@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDate } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { startInvoices } from './setup.ts';
+import { startInvoices, unwrap } from './setup.ts';
 import { backfillBillsDue, billsDue } from '../src/modules/bills/due.ts';
 import { reverseBillPayment } from '../src/modules/bills/payments.ts';
 import { draftBill, postedBill, vendor, workspace } from './bills-helpers.ts';
@@ -14,10 +14,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 
 describe('payables reads (metrics, the bills source, the payables lane) against hand figures', () => {
   let owner: ReturnType<typeof workspace>;

@@ -8,7 +8,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { configuredWorkspace, draft, startInvoices, unwrap } from './setup.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
 import { backfillLedgerRollups, BACKFILL_MARKER } from '../src/accounting/backfill.ts';
 import { journalEntries, ledgerDeltas } from '../src/accounting/journal.ts';
@@ -27,10 +27,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 const metric = async (owner: Principal, query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner), 'invoicesMetric');
 const metricError = async (owner: Principal, query: Record<string, unknown>) => {
   const r = await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner);

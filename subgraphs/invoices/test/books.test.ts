@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { andina, configuredWorkspace, draft, startInvoices, unwrap } from './setup.ts';
 import { draftBill, postedBill, vendor } from './bills-helpers.ts';
 import { ACCOUNTS } from '../src/accounting/accounts.ts';
 import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS } from '../src/modules/bills/accounts.ts';
@@ -17,10 +17,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 const metric = async (owner: Principal, query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: query }, owner), 'invoicesMetric');
 const records = async (owner: Principal, query: Record<string, unknown>) => unwrap(await sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: query }, owner), 'invoicesRecords');
 

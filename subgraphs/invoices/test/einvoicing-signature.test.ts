@@ -1,57 +1,17 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
-import type { TestSubgraph } from '@cuadra/shared/testing';
+import { dumpDatabase, useFreshSealKey, type TestSubgraph } from '@cuadra/shared/testing';
+import { makeP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'einv-sig-'));
-
-/** A self-signed RSA certificate and key in a PKCS#12 file, made here as a CA would hand one out. */
-function makeP12(opts: { password: string; from?: Date; to?: Date; cn?: string }) {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
-  cert.validity.notBefore = opts.from ?? new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = opts.to ?? new Date(Date.now() + 365 * 86_400_000);
-  const name = [{ name: 'commonName', value: opts.cn ?? 'Cuadra Demo SAS' }, { name: 'organizationName', value: 'Cuadra Demo SAS' }, { name: 'countryName', value: 'CO' }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.sign(key, forge.md.sha256.create());
-  const der = forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, cert, opts.password, { algorithm: '3des' })).getBytes();
-  return { base64: Buffer.from(der, 'binary').toString('base64'), certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(key), cert };
-}
-
-/** xmlsec1 (Debian's xmlsec1), trusting only the given certificate; the Id attributes XAdES references by. */
-async function xmlsecVerify(xml: string, certPem: string): Promise<{ ok: boolean; output: string }> {
-  const file = join(dir, `doc-${randomBytes(4).toString('hex')}.xml`);
-  const pem = join(dir, `cert-${randomBytes(4).toString('hex')}.pem`);
-  writeFileSync(file, xml);
-  writeFileSync(pem, certPem);
-  try {
-    const { stdout, stderr } = await run('xmlsec1', ['--verify', '--trusted-pem', pem,
-      '--id-attr:Id', 'http://uri.etsi.org/01903/v1.3.2#:SignedProperties', '--id-attr:Id', 'http://www.w3.org/2000/09/xmldsig#:KeyInfo', file]);
-    return { ok: true, output: stdout + stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
-
-/** Every document of every collection of a database, as one JSON text: where a leaked secret would show. */
-async function dump(db: TestSubgraph['db']): Promise<string> {
-  const parts: string[] = [];
-  for (const { name } of await db.db!.listCollections().toArray()) parts.push(JSON.stringify(await db.db!.collection(name).find({}).toArray()));
-  return parts.join('\n');
-}
 
 function unescapeXml(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
@@ -61,16 +21,14 @@ const amount = (cents: number) => (cents / 100).toFixed(2);
 
 describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code', () => {
   let sg: TestSubgraph;
-  const sealKeyBefore = process.env.CUADRA_SEAL_KEY;
+  let restoreSealKey: () => void;
   beforeAll(async () => {
-    // The services get their sealing key from the environment, as in production.
-    process.env.CUADRA_SEAL_KEY = randomBytes(32).toString('base64');
+    restoreSealKey = useFreshSealKey();
     sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
-    if (sealKeyBefore === undefined) delete process.env.CUADRA_SEAL_KEY;
-    else process.env.CUADRA_SEAL_KEY = sealKeyBefore;
+    restoreSealKey();
   });
 
   async function signedWorkspace(): Promise<{ owner: Principal; p12: ReturnType<typeof makeP12>; password: string }> {
@@ -135,7 +93,7 @@ describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code',
 
     const keyBody = p12.keyPem.split('\n').slice(1, 4).join('');
     const secrets = [password, p12.base64.slice(100, 160), keyBody.slice(0, 60)];
-    const texts = [JSON.stringify(first), JSON.stringify(replay), await dump(sg.db), await dump(sg.governance.db)];
+    const texts = [JSON.stringify(first), JSON.stringify(replay), await dumpDatabase(sg.db), await dumpDatabase(sg.governance.db)];
     for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
     // The ledger did record both calls (so the scan above looked where they are).
     expect(await sg.governance.db.collection('ledger').countDocuments({ tool: 'einvoicing.upload_certificate' })).toBeGreaterThanOrEqual(2);

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { checkOutput, testPrincipal, type TestSubgraph, useFreshSealKey } from '@cuadra/shared/testing';
 import { cdata } from '../src/einvoicing/attached.ts';
 import { attachedDocument } from '../src/modules/invoices/tools/attached_document.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
@@ -56,16 +56,14 @@ function one(el: Element, path: string): Element {
 
 describe('invoices.attached_document: DIAN’s container for the buyer', () => {
   let sg: TestSubgraph;
-  const sealKeyBefore = process.env.CUADRA_SEAL_KEY;
+  let restoreSealKey: () => void;
   beforeAll(async () => {
-    // The service seals the certificate's key with its key from the environment, as in production.
-    process.env.CUADRA_SEAL_KEY = randomBytes(32).toString('base64');
+    restoreSealKey = useFreshSealKey();
     sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
-    if (sealKeyBefore === undefined) delete process.env.CUADRA_SEAL_KEY;
-    else process.env.CUADRA_SEAL_KEY = sealKeyBefore;
+    restoreSealKey();
   });
 
   it('is built when the authority accepts: the signed invoice byte for byte and the ApplicationResponse in CDATA, parties and CUFE', async () => {

@@ -4,7 +4,7 @@ import type { Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { postedBill, workspace } from './bills-helpers.ts';
 import { pain001Xsd, xmllintValidate } from './iso20022-schemas.ts';
-import { party, startInvoices } from './setup.ts';
+import { party, startInvoices, unwrap } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -14,10 +14,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 
 const DEBTOR = { name: 'Cuadra Demo SAS', tax_id: '900373115', account_number: '12345678901', account_type: 'checking', bic: 'COLOCOBM' };
 const line = (unit_price: number, quantity = 1, tax_rate_ppm = 0) => [{ description: 'Compra', account: '5195', quantity, unit_price, tax_rate_ppm }];

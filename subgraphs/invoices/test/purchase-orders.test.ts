@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { draftBill, vendor, workspace } from './bills-helpers.ts';
-import { party, startInvoices } from './setup.ts';
+import { party, startInvoices, unwrap } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -11,10 +11,6 @@ afterAll(async () => {
   await sg?.close();
 });
 
-const unwrap = (r: { status: number; body: any }, field: string) => {
-  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
-  return r.body.data[field];
-};
 
 /**
  * Two lines. Hand figures:

@@ -76,3 +76,9 @@ export async function draft(sg: TestSubgraph, owner: Principal, input: Record<st
   if (!r.ok) throw new Error(`create failed: ${r.code} ${r.field} ${r.message}`);
   return r.output.invoice;
 }
+
+/** The `field` of a GraphQL answer; its first error thrown as an Error carrying the contract's `code` and `field`. */
+export function unwrap(r: { status: number; body: any }, field: string) {
+  if (r.body.errors?.length) throw Object.assign(new Error(r.body.errors[0].message), { code: r.body.errors[0].extensions?.code, field: r.body.errors[0].extensions?.field });
+  return r.body.data[field];
+}

@@ -1,14 +1,13 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { dumpDatabase, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { makeP12 as makeSignedP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
 import { createServer, name } from '../../src/server.ts';
 import { sandboxAnswer, type EpayrollIssuerLookup } from '../../src/modules/payroll/epayroll_sandbox.ts';
 
@@ -21,7 +20,6 @@ import { sandboxAnswer, type EpayrollIssuerLookup } from '../../src/modules/payr
  * NominaIndividualDeAjuste XSD, signed, with its CUNE recomputed here by hand.
  */
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'nomina-sig-'));
 const XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualElectronicaXSD.xsd', import.meta.url));
 const AJUSTE_XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualDeAjusteElectronicaXSD.xsd', import.meta.url));
@@ -38,38 +36,8 @@ afterAll(async () => {
   else process.env.CUADRA_SEAL_KEY = sealKeyBefore;
 });
 
-/** A self-signed RSA certificate and key in a PKCS#12 file, made here as a CA would hand one out. */
-function makeP12(password: string, cn = 'Tienda Andina SAS') {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
-  const subject = [{ name: 'commonName', value: cn }, { name: 'organizationName', value: cn }, { name: 'countryName', value: 'CO' }];
-  cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.sign(key, forge.md.sha256.create());
-  const der = forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, cert, password, { algorithm: '3des' })).getBytes();
-  return { base64: Buffer.from(der, 'binary').toString('base64'), certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(key) };
-}
-
-/** xmlsec1, trusting only the given certificate; the Id attributes XAdES references by. */
-async function xmlsecVerify(xml: string, certPem: string): Promise<{ ok: boolean; output: string }> {
-  const file = join(dir, `doc-${randomBytes(4).toString('hex')}.xml`);
-  const pem = join(dir, `cert-${randomBytes(4).toString('hex')}.pem`);
-  writeFileSync(file, xml);
-  writeFileSync(pem, certPem);
-  try {
-    const { stdout, stderr } = await run('xmlsec1', ['--verify', '--trusted-pem', pem,
-      '--id-attr:Id', 'http://uri.etsi.org/01903/v1.3.2#:SignedProperties', '--id-attr:Id', 'http://www.w3.org/2000/09/xmldsig#:KeyInfo', file]);
-    return { ok: true, output: stdout + stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+/** The employer's certificate as a CA would hand one out (shared with e-invoicing's signature tests). */
+const makeP12 = (password: string, cn = 'Tienda Andina SAS') => makeSignedP12({ password, cn, org: cn });
 
 function xmllint(xml: string, xsd = XSD): { ok: boolean; out: string } {
   const file = join(dir, `lint-${randomBytes(4).toString('hex')}.xml`);
@@ -81,11 +49,6 @@ function xmllint(xml: string, xsd = XSD): { ok: boolean; out: string } {
   }
 }
 
-async function dump(db: TestSubgraph['db']): Promise<string> {
-  const parts: string[] = [];
-  for (const { name: c } of await db.db!.listCollections().toArray()) parts.push(JSON.stringify(await db.db!.collection(c).find({}).toArray()));
-  return parts.join('\n');
-}
 
 const SETTINGS = {
   nit: '900373115', company_name: 'Tienda Andina SAS', department: '11', municipality: '11001', address: 'Calle 26 # 68-35',
@@ -130,7 +93,7 @@ describe('the signed Nómina Individual', () => {
     expect(r.output.certificate).toMatchObject({ subject: 'C=CO,O=Tienda Andina SAS,CN=Tienda Andina SAS', issuer: 'C=CO,O=Tienda Andina SAS,CN=Tienda Andina SAS' });
     expect(r.output.certificate.serial).toMatch(/^\d+$/);
     // Nothing secret is kept or answered: not the password, not the key, not the file.
-    const stored = await dump(payroll.db);
+    const stored = await dumpDatabase(payroll.db);
     const keyBody = p12.keyPem.split('\n')[1];
     for (const secret of [password, keyBody, p12.base64.slice(0, 40)]) {
       expect(stored).not.toContain(secret);
