@@ -147,19 +147,6 @@ export async function startTestSubgraph(
   };
 }
 
-/**
- * Sets CUADRA_SEAL_KEY to a fresh key for the services a test starts (they read it from the
- * environment, as in production); answers the function that puts back what was there.
- */
-export function useFreshSealKey(): () => void {
-  const before = process.env.CUADRA_SEAL_KEY;
-  process.env.CUADRA_SEAL_KEY = randomBytes(32).toString('base64');
-  return () => {
-    if (before === undefined) delete process.env.CUADRA_SEAL_KEY;
-    else process.env.CUADRA_SEAL_KEY = before;
-  };
-}
-
 /** Every document of every collection of a database as one JSON text: where a leaked secret would show. */
 export async function dumpDatabase(db: Connection): Promise<string> {
   const parts: string[] = [];

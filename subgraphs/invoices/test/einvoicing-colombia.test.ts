@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate, type Principal } from '@cuadra/shared';
-import { checkOutput, testPrincipal, type TestSubgraph, useFreshSealKey } from '@cuadra/shared/testing';
+import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { debitNote } from '../src/modules/invoices/tools/debit_note.ts';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,14 +66,12 @@ function handCude(parts: { number: string; date: string; time: string; subtotal:
 
 describe('e-invoicing, Colombia: debit notes', () => {
   let sg: TestSubgraph;
-  let restoreSealKey: () => void;
+  // Sealing key: the one setup.ts gives the services through the environment, as in production.
   beforeAll(async () => {
-    restoreSealKey = useFreshSealKey();
     sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
-    restoreSealKey();
   });
 
   async function signedWorkspace(): Promise<{ owner: Principal; certPem: string }> {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
-import { dumpDatabase, useFreshSealKey, type TestSubgraph } from '@cuadra/shared/testing';
+import { dumpDatabase, type TestSubgraph } from '@cuadra/shared/testing';
 import { makeP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 
@@ -21,14 +21,12 @@ const amount = (cents: number) => (cents / 100).toFixed(2);
 
 describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code', () => {
   let sg: TestSubgraph;
-  let restoreSealKey: () => void;
+  // Sealing key: the one setup.ts gives the services through the environment, as in production.
   beforeAll(async () => {
-    restoreSealKey = useFreshSealKey();
     sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
-    restoreSealKey();
   });
 
   async function signedWorkspace(): Promise<{ owner: Principal; p12: ReturnType<typeof makeP12>; password: string }> {

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutput, testPrincipal, type TestSubgraph, useFreshSealKey } from '@cuadra/shared/testing';
+import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { cdata } from '../src/einvoicing/attached.ts';
 import { attachedDocument } from '../src/modules/invoices/tools/attached_document.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
@@ -56,14 +56,12 @@ function one(el: Element, path: string): Element {
 
 describe('invoices.attached_document: DIAN’s container for the buyer', () => {
   let sg: TestSubgraph;
-  let restoreSealKey: () => void;
+  // Sealing key: the one setup.ts gives the services through the environment, as in production.
   beforeAll(async () => {
-    restoreSealKey = useFreshSealKey();
     sg = await startInvoices();
   });
   afterAll(async () => {
     await sg?.close();
-    restoreSealKey();
   });
 
   it('is built when the authority accepts: the signed invoice byte for byte and the ApplicationResponse in CDATA, parties and CUFE', async () => {

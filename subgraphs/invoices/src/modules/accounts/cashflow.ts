@@ -5,7 +5,7 @@ import { isCash } from '../../accounting/journal.ts';
 import { ledgerAsOf, ledgerBetween, repairLedger, type LedgerSums } from '../../accounting/ledger.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { withTarget, type MetricAnswer } from '../../lib/rollup-reads.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 
 /** The three activities of a cash flow statement (NIC 7 / IAS 7). */
 export type CashActivity = 'operating' | 'investing' | 'financing';
@@ -62,7 +62,7 @@ export async function cashflow(db: Connection, workspace: string, q: MetricQuery
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   await repairLedger(db, workspace, now);
-  const currency = (await settings(db).findById(workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  const currency = await workspaceCurrency(db, workspace);
   const today = localDate(now);
   const chart = new Map((await wholeChart(db, workspace)).map((a) => [a.code, a]));
   const w = queryWindow(q, today);

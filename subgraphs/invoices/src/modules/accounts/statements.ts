@@ -4,7 +4,7 @@ import { wholeChart, type ChartAccount } from '../../accounting/chart.ts';
 import { codesIn, ledgerAsOf, ledgerBetween, repairLedger, signedBalance, type LedgerSums } from '../../accounting/ledger.ts';
 import { accountType, PUC } from '../../accounting/puc.ts';
 import { positionDate } from '../../lib/periods.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 
 /** The financial statements, as metrics (specification §2.3). */
 export const STATEMENT_METRICS = ['trial_balance', 'balance_sheet', 'income_statement'] as const;
@@ -97,7 +97,7 @@ export async function statement(db: Connection, workspace: string, q: MetricQuer
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   await repairLedger(db, workspace, now);
-  const currency = (await settings(db).findById(workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+  const currency = await workspaceCurrency(db, workspace);
   const today = localDate(now);
   const chart = new Map((await wholeChart(db, workspace)).map((a) => [a.code, a]));
   if (q.metric === 'trial_balance' || q.metric === 'balance_sheet') {

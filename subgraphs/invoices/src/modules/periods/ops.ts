@@ -6,7 +6,7 @@ import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { REPAIR_AFTER_MS } from '../../lib/rollups.ts';
-import { settings } from '../../lib/settings.ts';
+import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentMarkers } from '../bills/payments.ts';
 
 /** Where the year's result goes at the year-end close (PUC 36, resultados del ejercicio). */
@@ -79,7 +79,7 @@ export async function closePeriod(ctx: ToolContext, month: string): Promise<Peri
   let closingEntry: string | null = null;
   if (month.endsWith('-12')) {
     const year = month.slice(0, 4);
-    const currency = (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+    const currency = await workspaceCurrency(ctx.db, ctx.workspace);
     const id = closingEntryId(ctx.workspace, year, doc.closings);
     const lines = await journalEntries(ctx.db).exists({ _id: id }) ? [] : await closingLines(ctx, year, currency);
     if (lines.length) {

@@ -3,7 +3,7 @@ import { postableAccount } from '../../../accounting/chart.ts';
 import { ledgerHorizon } from '../../../accounting/ledger.ts';
 import { assertPeriodOpen } from '../../../accounting/periods.ts';
 import type { JournalLine } from '../../../accounting/journal.ts';
-import { settings } from '../../../lib/settings.ts';
+import { workspaceCurrency } from '../../../lib/settings.ts';
 import { CODE_SCHEMA } from '../../accounts/model.ts';
 import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
 import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView, type ManualEntryDoc } from '../manual.ts';
@@ -57,7 +57,7 @@ export const create = defineTool({
       throw new CuadraError('invalid_input', `The entry does not balance: debits ${debit}, credits ${credit} (difference ${debit - credit} cents). Adjust the lines, e.g. line ${last}.`, { field: `/lines/${last}` });
     }
     await assertPeriodOpen(ctx.db, ctx.workspace, input.date);
-    const currency = input.currency ?? (await settings(ctx.db).findById(ctx.workspace, { currency: 1 }).lean())?.currency ?? 'COP';
+    const currency = input.currency ?? await workspaceCurrency(ctx.db, ctx.workspace);
     const doc: ManualEntryDoc = {
       _id: newId('mje'), workspace: ctx.workspace, status: 'draft', date: input.date, currency, memo: input.memo, lines,
       journal_entry_id: null, reversal_entry_id: null, created_at: ctx.now, posted_at: null, reversed_at: null, updated_at: ctx.now,

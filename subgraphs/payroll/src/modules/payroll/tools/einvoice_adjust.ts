@@ -1,10 +1,9 @@
 import { CuadraError, defineTool, ID_SCHEMA, localDate } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { employees } from '../../employees/model.ts';
-import { AUTHORITY_ANSWER_SCHEMA, buildEliminar, buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type AuthorityAnswer, type Predecessor } from '../epayroll.ts';
+import { AUTHORITY_ANSWER_SCHEMA, buildEliminar, buildNominaIndividual, epayrollDocuments, epayrollSettings, type AuthorityAnswer, type Predecessor } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup } from '../epayroll_sandbox.ts';
-import { postedRunsPaying, SANDBOX, submitTo } from './einvoice_submit.ts';
+import { postedRunsPaying, SANDBOX, settingsAndEmployee, submitTo } from './einvoice_submit.ts';
 
 /**
  * Adjustment notes (Nota de Ajuste del Documento Soporte de Pago de Nómina Electrónica, TipoXML
@@ -92,10 +91,7 @@ export const einvoiceAdjust = defineTool({
   } as const,
   output: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: NOTE_VIEW } } as const,
   async handler(input, ctx) {
-    const settings = await openedEpayrollSettings(ctx.db, ctx.workspace);
-    if (!settings) throw new CuadraError('conflict', 'Electronic payroll is not configured for this workspace: payroll.epayroll_configure first.');
-    const employee = await employees(ctx.db).findOne({ _id: input.employee_id, workspace: ctx.workspace }).lean();
-    if (!employee) throw new CuadraError('not_found', `No employee ${input.employee_id} exists in this workspace.`);
+    const { settings, employee } = await settingsAndEmployee(ctx, input.employee_id);
     const predecessor = await head(ctx.db, ctx.workspace, employee._id, input.month);
     const paid = input.kind === 'replace' ? await postedRunsPaying(ctx, employee, input.month) : [];
     const notes = epayrollNotes(ctx.db);

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, type ToolContext } from '@cuadra/shared';
 import type { EmployeeDoc } from '../../employees/model.ts';
 import { employees } from '../../employees/model.ts';
-import { AUTHORITY_ANSWER_SCHEMA, buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type AuthorityAnswer, type EpayrollDocumentDoc } from '../epayroll.ts';
+import { AUTHORITY_ANSWER_SCHEMA, buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type AuthorityAnswer, type EpayrollDocumentDoc, type EpayrollSettingsDoc } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup, sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
 import { payrollRuns, type RunDoc } from '../runs.ts';
@@ -70,10 +70,7 @@ export const einvoiceSubmit = defineTool({
   } as const,
   output: { type: 'object', additionalProperties: false, required: ['document'], properties: { document: DOCUMENT_VIEW } } as const,
   async handler(input, ctx) {
-    const settings = await openedEpayrollSettings(ctx.db, ctx.workspace);
-    if (!settings) throw new CuadraError('conflict', 'Electronic payroll is not configured for this workspace: set the employer\'s NIT and software with payroll.epayroll_configure first.');
-    const employee = await employees(ctx.db).findOne({ _id: input.employee_id, workspace: ctx.workspace }).lean();
-    if (!employee) throw new CuadraError('not_found', `No employee ${input.employee_id} exists in this workspace.`);
+    const { settings, employee } = await settingsAndEmployee(ctx, input.employee_id);
     const docs = epayrollDocuments(ctx.db);
     const id = `${ctx.workspace}:${employee._id}:${input.month}`;
     const existing = await docs.findOne({ _id: id, workspace: ctx.workspace }).lean();
@@ -107,3 +104,12 @@ export const einvoiceSubmit = defineTool({
     return { document: view(saved, false) };
   },
 });
+
+/** What a payroll document is made from: the workspace's e-payroll set-up (PIN opened) and the employee; `conflict` / `not_found` without them. */
+export async function settingsAndEmployee(ctx: Pick<ToolContext, 'db' | 'workspace'>, employeeId: string): Promise<{ settings: EpayrollSettingsDoc; employee: EmployeeDoc }> {
+  const settings = await openedEpayrollSettings(ctx.db, ctx.workspace);
+  if (!settings) throw new CuadraError('conflict', 'Electronic payroll is not configured for this workspace: set the employer\'s NIT and software with payroll.epayroll_configure first.');
+  const employee = await employees(ctx.db).findOne({ _id: employeeId, workspace: ctx.workspace }).lean();
+  if (!employee) throw new CuadraError('not_found', `No employee ${employeeId} exists in this workspace.`);
+  return { settings, employee };
+}
