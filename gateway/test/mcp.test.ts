@@ -274,4 +274,16 @@ describe('/mcp (and /graphql) behind the same gates as REST', () => {
     expect(await refused.json()).toMatchObject({ code: 'unauthenticated' });
     expect((await rpc(key, { id: 3, method: 'tools/call', params: { name: 'tools.search', arguments: { query: 'invoice' } } }, session)).status).toBe(401);
   });
+
+  it('refuses an API key once it has expired, though this gateway checked it before and its shared cache entry still holds', async () => {
+    const { workspace_id: workspace } = await gateway.identity.createWorkspace({ name: 'Vence Pronto SAS', ownerEmail: `expiry-${Date.now()}@example.com` });
+    const { api_key: key } = await gateway.identity.createApiKey({ workspace, name: 'short', role: 'admin', expiresAt: new Date(Date.now() + 1_500) });
+    const call = () => fetch(`${url}/v1/tools/tools.search:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"query":"x"}' });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200); // the one-round-trip path: checked before, entry unchanged
+    await new Promise((r) => setTimeout(r, 1_700));
+    const refused = await call();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'unauthenticated', error: expect.stringMatching(/expired/) });
+  });
 });

@@ -189,7 +189,7 @@ export class IdentityStore {
   async authenticateApiKeyCounted(apiKey: string, limiter: RateLimiter): Promise<{ principal: Principal; counted: () => Promise<RateLimitHeaders> }> {
     const hash = API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : null;
     const seen = hash ? this.#seen.get(hash) : undefined;
-    if (hash && seen && !(seen.key.expires_at && seen.key.expires_at.getTime() <= Date.now())) {
+    if (hash && seen) {
       const principal = await this.#principalOf(seen.key, hash);
       let headers: RateLimitHeaders | null;
       try {
