@@ -1,5 +1,6 @@
 // What an `_id` lookup with another field costs on the embedded H2 store (issue 21), and that its
-// answers are right. Starts the launcher with `--backend h2` on a temporary file, inserts 50,000
+// answers are right. Starts the launcher with `--backend h2` on a temporary file (BENCH_BACKEND=memory:
+// the memory backend the tests and the other benches use, which has the same lookup), inserts 50,000
 // documents into one collection and prints ms per operation (mean of BENCH_RUNS, default 200, random
 // ids) for `{_id}`, `{_id, workspace}`, `findOneAndUpdate({_id})`, `findOneAndUpdate({_id, status})`,
 // `{_id: {$in: 8}}` and `{_id: {$in: 8}, workspace}`. Then checks that a second field still filters:
@@ -21,7 +22,8 @@ const runs = Number(process.env.BENCH_RUNS ?? 200);
 await ensureJavaAndMaven();
 const jar = process.env.BENCH_JAR ?? (await buildMongoServerJar());
 const dir = mkdtempSync(path.join(os.tmpdir(), 'h2-id-lookup-'));
-const child = spawn('java', ['-Xmx768m', '-jar', jar, '--backend', 'h2', '--file', path.join(dir, 'data.mv'),
+const backend = process.env.BENCH_BACKEND === 'memory' ? 'memory' : 'h2';
+const child = spawn('java', ['-Xmx768m', '-jar', jar, '--backend', backend, ...(backend === 'h2' ? ['--file', path.join(dir, 'data.mv')] : []),
   '--host', '127.0.0.1', '--port', '0', '--exit-when-stdin-closes'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const port = await new Promise<number>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`launcher exited (${code}) before listening`)));
@@ -50,7 +52,7 @@ async function time(label: string, op: (n: number) => Promise<unknown>): Promise
   console.log(`${label.padEnd(44)} ${((performance.now() - started) / runs).toFixed(2)} ms/op`);
 }
 
-console.log(`${path.basename(jar)}, ${docs} documents, H2 (--commit sync), mean of ${runs}`);
+console.log(`${path.basename(jar)}, ${docs} documents, ${backend === 'h2' ? 'H2 (--commit sync)' : 'memory'}, mean of ${runs}`);
 await time('findOne({_id})', (n) => col.findOne({ _id: id(n) }));
 await time('findOne({_id, workspace})', (n) => col.findOne({ _id: id(n), workspace: ws(n) }));
 await time('findOneAndUpdate({_id})', (n) => col.findOneAndUpdate({ _id: id(n) }, { $set: { touched: n } }));

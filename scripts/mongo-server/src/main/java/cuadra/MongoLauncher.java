@@ -11,7 +11,6 @@ import de.bwaldvogel.mongo.MongoVersion;
 import org.h2.mvstore.MVStore;
 
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
 /**
  * Starts a MongoDB wire-protocol server (mongo-java-server) for Cuadra's development
@@ -126,7 +125,7 @@ public final class MongoLauncher {
             if (file != null) {
                 usage("--file only applies to --backend h2");
             }
-            backend = new MemoryBackend();
+            backend = new IdLookupMemoryBackend();
         } else {
             usage("--backend must be h2 or memory");
             return;
