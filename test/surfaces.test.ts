@@ -1,6 +1,7 @@
 // One gate for every surface (issue 12): REST invoke, MCP tools/call and a /graphql tool mutation
 // walk the same refusal table, share one rate limit, check Idempotency-Keys the same way, replay
 // the same way, and every attempt is on the ledger.
+import { ASSERTION_HEADER, signAssertion, type Principal } from '@cuadra/shared';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
@@ -153,5 +154,45 @@ describe('/graphql beyond tool mutations', () => {
     const res = await fetch(`${sys.gatewayUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query: 'mutation { invokeInvoicesTool(tool: "parties.list", input: {}) }' }) });
     const body = (await res.json()) as any;
     expect(body.data.invokeInvoicesTool.body.code).toBe('unknown_tool');
+  });
+});
+
+describe("a subgraph's tool mutation document", () => {
+  it('answers the same on its short path as through Apollo, byte for byte (data, refusals inside it, thrown errors, aliases)', async () => {
+    const member: Principal = { workspace, role: 'admin', actor: { type: 'api_key', id: 'key_direct' }, credential_id: 'key_direct', scopes: null, patterns: null };
+    const post = async (principal: Principal, query: string, variables?: unknown) => {
+      const res = await fetch(`${sys.subgraphs.crm.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(principal, sys.keys.privateKey) },
+        body: JSON.stringify({ query, variables }),
+      });
+      // Each call writes its own ledger entry: its receipt (seq, hash, signature) is the one part that differs.
+      return { status: res.status, type: res.headers.get('content-type'), text: (await res.text()).replace(/"receipt":"\d+;[0-9a-f]{64};[\w-]+"/, '"receipt":"…"') };
+    };
+    // The short path takes only a document that is the tool mutation alone; `@include(if: true)` sends
+    // the same mutation to Apollo, which executes it in full.
+    const both = async (principal: Principal, field: string, variables?: unknown, head = 'mutation M($t: String!, $i: JSON!)') => {
+      const short = await post(principal, `${head} { ${field} }`, variables);
+      const apollo = await post(principal, `${head} { ${field} @include(if: true) }`, variables);
+      expect(short).toEqual(apollo);
+      return JSON.parse(short.text);
+    };
+    await sys.invoke('parties.create', { name: 'Atajo SAS', kind: 'customer' }, (await sys.key(workspace, 'admin')).api_key);
+    const listed = await both(member, 'invokeCrmTool(tool: $t, input: $i)', { t: 'parties.list', i: { limit: 2 } });
+    expect(listed.data.invokeCrmTool.status).toBe(200);
+    expect(listed.data.invokeCrmTool.body.output.rows.length).toBeGreaterThan(0);
+    const aliased = await both(member, 'x: invokeCrmTool(tool: $t, input: $i)', { t: 'parties.list', i: { limit: 1 } });
+    expect(Object.keys(aliased.data)).toEqual(['x']);
+    const refused = await both(member, 'invokeCrmTool(tool: $t, input: $i)', { t: 'parties.create', i: { name: 7, kind: 'customer' } });
+    expect(refused.data.invokeCrmTool.body).toMatchObject({ code: 'invalid_input', field: '/name' });
+    // A service assertion reads the graph and runs no tool: the resolver throws, the field is non-null.
+    const service = { ...member, actor: { type: 'service' as const, id: 'invoices' } };
+    const thrown = await both(service, 'invokeCrmTool(tool: $t, input: $i)', { t: 'parties.list', i: {} });
+    expect(thrown).toMatchObject({ data: null, errors: [{ path: ['invokeCrmTool'], extensions: { code: 'policy_denied' } }] });
+    // Literal arguments, and variables that do not coerce (Apollo answers those, before anything runs).
+    const literal = await both(member, 'invokeCrmTool(tool: "parties.list", input: {limit: 1})', undefined, 'mutation');
+    expect(literal.data.invokeCrmTool.status).toBe(200);
+    const bad = await both(member, 'invokeCrmTool(tool: $t, input: $i)', { t: 5, i: {} });
+    expect(bad.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

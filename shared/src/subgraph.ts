@@ -24,6 +24,7 @@ import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
+import { toolMutationFastPath } from './tool-mutation.ts';
 import type { OwnedModules } from './module.ts';
 
 /** The tool mutation's arguments (GraphQL or the POST /invoke body). */
@@ -144,8 +145,9 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     },
   } as GraphQLResolverMap<any>;
 
+  const schema = buildSubgraphSchema({ typeDefs: parse(def.typeDefs), resolvers });
   const apollo = new ApolloServer<SubgraphContext>({
-    schema: buildSubgraphSchema({ typeDefs: parse(def.typeDefs), resolvers }),
+    schema,
     includeStacktraceInErrorResponses: false,
     plugins: [ApolloServerPluginInlineTraceDisabled()],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, deps.log),
@@ -195,6 +197,8 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   app.use(
     '/graphql',
     express.json({ limit: '2mb' }),
+    // A document that is only the tool mutation skips Apollo's per-request pipeline (same answer).
+    toolMutationFastPath(schema, mutationName, (args, principal) => runTool(args as unknown as ToolMutationArgs, principal), (formatted, error) => formatSubgraphError(formatted, error, deps.log)),
     expressMiddleware(apollo, {
       context: async ({ res }) => {
         const principal = res.locals.principal as Principal;
