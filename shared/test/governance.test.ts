@@ -85,6 +85,16 @@ describe('idempotency records', () => {
     await expect(g2.idempotency.begin('ws_i', 'key-1', 'parties.update', 'd1')).rejects.toMatchObject({ code: 'idempotency_conflict' });
   });
 
+  it('replays the bytes that were sent: a key left undefined in the answer is absent, not null', async () => {
+    const g = new Governance(a);
+    const first = await g.idempotency.begin('ws_i', 'key-3', 'parties.list', 'd');
+    const answer = { status: 422, body: { error: 'x', code: 'invalid_input', field: undefined, extra: { rows: [1, undefined], note: undefined } } };
+    if (first.kind === 'run') await first.complete(answer as never);
+    const again = await g.idempotency.begin('ws_i', 'key-3', 'parties.list', 'd');
+    expect(again.kind).toBe('replay');
+    if (again.kind === 'replay') expect(JSON.stringify(again.answer)).toBe(JSON.stringify(answer));
+  });
+
   it('lets a key run again when the first run released it (a server failure is not kept)', async () => {
     const g = new Governance(a);
     const first = await g.idempotency.begin('ws_i', 'key-2', 'parties.create', 'd');

@@ -68,6 +68,18 @@ export class LedgerSigner {
     return sign(null, statementBytes(workspace, seq, hash), this.#private).toString('base64url');
   }
 
+  /**
+   * The same signature, computed on libuv's thread pool (Node's callback form of `crypto.sign`):
+   * about 30 µs of Ed25519 per entry that the service's one JavaScript thread does not spend.
+   */
+  signAsync(workspace: string, seq: number, hash: string): Promise<string> {
+    const key = this.#private;
+    if (!key) return Promise.reject(new Error('no ledger private key'));
+    return new Promise((resolve, reject) => {
+      sign(null, statementBytes(workspace, seq, hash), key, (err, signature) => (err ? reject(err) : resolve(signature.toString('base64url'))));
+    });
+  }
+
   verify(workspace: string, seq: number, hash: string, signature: string): boolean {
     try {
       const sig = Buffer.from(signature, 'base64url');

@@ -105,7 +105,10 @@ export class IdempotencyStore {
         await this.#model.deleteOne({ _id: id, state: 'running', run });
       },
       complete: async (answer) => {
-        await this.#model.updateOne({ _id: id, state: 'running', run }, { $set: { state: 'done', answer } });
+        // Straight to the driver, as the insert: every field is typed as stored, nothing to cast.
+        // `ignoreUndefined`: a key left undefined was not in the JSON sent, so it is not stored (BSON
+        // would store null, and the replay would no longer be the bytes sent); in arrays both give null.
+        await this.#model.collection.updateOne({ _id: id, state: 'running', run } as never, { $set: { state: 'done', answer } }, { ignoreUndefined: true });
       },
     };
   }
