@@ -38,6 +38,7 @@ export type { Approval, ApprovalDoc, ApprovalStatus } from './governance/approva
 export { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from './governance/idempotency.ts';
 export type { StoredAnswer } from './governance/idempotency.ts';
 export { ensureModel, modelOn } from './db.ts';
+export { readByKeys } from './keyed-reads.ts';
 export type { ToolAnswer } from './invoke.ts';
 export { connectDatabase, databaseAnswers } from './db.ts';
 export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';

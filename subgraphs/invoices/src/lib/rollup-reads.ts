@@ -1,4 +1,4 @@
-import type { MetricQuery } from '@cuadra/shared';
+import { readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { addDays } from './money.ts';
 import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './periods.ts';
@@ -24,40 +24,14 @@ export type MetricAnswer = {
 /** A counter's name, or a function of a rollup's counters. */
 export type CounterKey = string | ((v: Record<string, number>) => number);
 
-/** The reads of rollup documents asked for during one turn of the event loop, on one connection. */
-interface Batch { ids: Set<string>; done: Promise<Map<string, RollupDoc>> }
-const batches = new WeakMap<Connection, Batch>();
-
 /**
  * Rollup documents by id. Every read asked for in the same turn of the event loop on the same
- * connection is answered by one pass of `_id: {$in}` reads, 400 ids each (a dashboard's metrics
- * ask theirs at once: a dozen reads became one or two). Each caller gets the documents of its own
- * ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
+ * connection is answered by one pass of `_id: {$in}` reads, 400 ids each (readByKeys: a dashboard's
+ * metrics ask theirs at once: a dozen reads became one or two). Each caller gets the documents of
+ * its own ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
  */
-export async function rollupsByIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
-  if (ids.length === 0) return [];
-  let batch = batches.get(db);
-  if (!batch) {
-    const open: Batch = { ids: new Set(), done: null as unknown as Promise<Map<string, RollupDoc>> };
-    open.done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
-      batches.delete(db);
-      const all = [...open.ids];
-      const found = new Map<string, RollupDoc>();
-      for (let i = 0; i < all.length; i += 400) {
-        for (const d of await rollups(db).collection.find<RollupDoc>({ _id: { $in: all.slice(i, i + 400) } } as object).toArray()) found.set(d._id, d);
-      }
-      return found;
-    });
-    batches.set(db, (batch = open));
-  }
-  for (const id of ids) batch.ids.add(id);
-  const found = await batch.done;
-  const out: RollupDoc[] = [];
-  for (const id of new Set(ids)) {
-    const d = found.get(id);
-    if (d) out.push(d);
-  }
-  return out;
+export function rollupsByIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
+  return readByKeys<RollupDoc>(db, rollups(db).collection.collectionName, '_id', ids);
 }
 
 /** Ids of the day and month rollups that together cover a day range: whole months monthly, the edges daily. */

@@ -47,12 +47,14 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
   if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
   if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
   if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
-  // Once per operation: a dashboard asks several of these at once.
-  await onceInRead(ctx, 'receivables-repair', async () => {
-    await completeStuckPayments({ db, workspace, now });
-    await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
-  });
-  const currency = await workspaceCurrency(db, workspace, ctx);
+  // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
+  const [, currency] = await Promise.all([
+    onceInRead(ctx, 'receivables-repair', async () => {
+      await completeStuckPayments({ db, workspace, now });
+      await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
+    }),
+    workspaceCurrency(db, workspace, ctx),
+  ]);
   const today = localDate(now);
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
 
