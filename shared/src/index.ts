@@ -55,7 +55,7 @@ export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIE
 export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
 export {
-  LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
+  LOCAL_OFFSET_MINUTES, addDays, buckets, calendarDays, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
   windowProblem,
 } from './periods.ts';
 export type { Bucket, WindowQuery } from './periods.ts';
