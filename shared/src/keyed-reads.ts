@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 /**
  * Documents read by a unique key (`_id`, `pos_key`…), together: every read asked for in the same
  * turn of the event loop on the same connection, collection, key field and projection is answered
- * by one `{<field>: {$in}}` pass (400 keys a command). A dashboard's reads reach a subgraph as one
+ * by one `{<field>: {$in}}` pass (400 keys a command, the commands sent together). A dashboard's reads reach a subgraph as one
  * operation and its fields ask at once — the same list counter, the same bucket of positions, the
  * day documents of two agenda windows — so a dozen commands become one or two.
  *
@@ -34,13 +34,16 @@ export async function readByKeys<D>(db: Connection, collection: string, field: s
     b.done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
       all.delete(id);
       const asked = [...b.keys];
-      const found = new Map<unknown, Found>();
       const coll = db.collection(collection);
-      for (let i = 0; i < asked.length; i += KEYS_PER_COMMAND) {
-        const filter = { [field]: { $in: asked.slice(i, i + KEYS_PER_COMMAND) } };
-        const docs = await (projection ? coll.find(filter, { projection }) : coll.find(filter)).toArray();
-        for (const doc of docs) found.set(doc[field], { doc, taken: false });
-      }
+      const chunks: string[][] = [];
+      for (let i = 0; i < asked.length; i += KEYS_PER_COMMAND) chunks.push(asked.slice(i, i + KEYS_PER_COMMAND));
+      // The commands of a large batch go out together.
+      const read = await Promise.all(chunks.map((chunk) => {
+        const filter = { [field]: { $in: chunk } };
+        return (projection ? coll.find(filter, { projection }) : coll.find(filter)).toArray();
+      }));
+      const found = new Map<unknown, Found>();
+      for (const docs of read) for (const doc of docs) found.set(doc[field], { doc, taken: false });
       return found;
     });
     batches.set(id, (batch = b));
