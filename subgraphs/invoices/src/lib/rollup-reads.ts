@@ -96,12 +96,13 @@ export function summaryOf(value: number, previous: number | undefined, q: Metric
  * before `asOf`; > 90 days is the rest of the cumulative `counter` (`ar`, `ap`).
  */
 export async function agingAt(db: Connection, workspace: string, currency: string, counter: string, asOf: string, today: string): Promise<{ total: number; rows: { bucket: AgingBucket; value: number }[] }> {
-  const total = await cumulative(db, workspace, currency, counter, asOf, today);
   const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, 'due', d));
   const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizonOf(asOf, today)).map((m) => rollupId(workspace, currency, 'duem', m));
+  // Both reads in one turn: their rollups come in one command.
+  const [total, due] = await Promise.all([cumulative(db, workspace, currency, counter, asOf, today), rollupsByIds(db, [...dayIds, ...monthIds])]);
   const openAt = (d: RollupDoc) => Object.entries(d.e ?? {}).reduce((sum, [day, v]) => (day <= asOf ? sum + v : sum), 0);
   const values: Record<AgingBucket, number> = { current: 0, '1_30': 0, '31_60': 0, '61_90': 0, over_90: 0 };
-  for (const d of await rollupsByIds(db, [...dayIds, ...monthIds])) values[d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
+  for (const d of due) values[d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
   values.over_90 = total - values.current - values['1_30'] - values['31_60'] - values['61_90'];
   return { total, rows: AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] })) };
 }
