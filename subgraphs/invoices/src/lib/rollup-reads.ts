@@ -30,17 +30,32 @@ export type CounterKey = string | ((v: Record<string, number>) => number);
  * metrics ask theirs at once: a dozen reads became one or two). Each caller gets the documents of
  * its own ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
  */
-export function rollupsByIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
+export function rollupsByIds(db: Connection, ids: readonly string[]): Promise<RollupDoc[]> {
   return readByKeys<RollupDoc>(db, rollups(db).collection.collectionName, '_id', ids);
 }
 
-/** Ids of the day and month rollups that together cover a day range: whole months monthly, the edges daily. */
-export function rangeIds(workspace: string, currency: string, from: string, to: string): string[] {
-  const split = splitByMonths(from, to);
-  return [
-    ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
-    ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
-  ];
+/** Ranges whose ids were listed lately (a dashboard's metrics share windows and buckets, render after render). */
+const listedRanges = new Map<string, readonly string[]>();
+const LISTED_RANGES_KEPT = 4_000;
+
+/**
+ * Ids of the day and month rollups that together cover a day range: whole months monthly, the
+ * edges daily. Calendar arithmetic only (no data), so the lists of recent ranges are kept: a
+ * dashboard asks the same windows and buckets from several metrics, and again at every render.
+ */
+export function rangeIds(workspace: string, currency: string, from: string, to: string): readonly string[] {
+  const key = `${workspace}|${currency}|${from}|${to}`;
+  let ids = listedRanges.get(key);
+  if (!ids) {
+    const split = splitByMonths(from, to);
+    ids = [
+      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
+      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
+    ];
+    if (listedRanges.size >= LISTED_RANGES_KEPT) listedRanges.clear();
+    listedRanges.set(key, ids);
+  }
+  return ids;
 }
 
 /** Sums of counters over several day ranges, all rollup documents read in one pass by `_id`. */
