@@ -157,6 +157,15 @@ export async function repairPendingRollups(db: Connection, workspace: string, mo
   return repaired;
 }
 
+/**
+ * Whether the workspace has any change marker at all — in flight or left by a dead process (one
+ * read). Usually none: a read that makes its numbers whole first then skips the repairs' reads
+ * ({@link repairPendingRollups}, completeStuckPayments), which would have found nothing to do.
+ */
+export async function anyPendingChange(db: Connection, workspace: string): Promise<boolean> {
+  return (await pendingChanges(db).exists({ workspace, kind: { $in: ['payment', 'intent'] } })) !== null;
+}
+
 /** The all-time, all-currency counters of a workspace (document counts by status, payments). */
 export async function allTimeCounts(db: Connection, workspace: string): Promise<Record<string, number>> {
   // With the other rollup reads of this turn (a dashboard's metrics and lists ask at once).
