@@ -3,7 +3,8 @@
 // system started as `npm test` starts it (memory backend, throwaway Redis, six processes).
 // Data: the seeded receivables of test/helpers/canvas.ts (3 customers, 6 posted invoices, 1 payment).
 // BENCH_RUNS (default 30) timed renders after 5 warm-up renders. Prints, per render, the CPU and the
-// MongoDB commands of the gateway, invoices and crm processes (shared/src/probe.ts); BENCH_PROFILE=1
+// MongoDB commands of the gateway, invoices and crm processes (shared/src/probe.ts), and the whole
+// machine's CPU per render by process from /proc (the JVM and Redis too); BENCH_PROFILE=1
 // also writes their V8 CPU profiles under test-output/bench/render/probe/ (bench/profile-summary.ts).
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { build } from '../scripts/build.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { seedReceivables } from '../test/helpers/canvas.ts';
 import { startTestSystem } from '../test/helpers/system.ts';
-import { perCall, Probe } from './probe.ts';
+import { MachineMeter, perCall, Probe } from './probe.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const runDir = path.join(repoRoot, 'test-output', 'bench', 'render');
@@ -45,6 +46,10 @@ rmSync(probeDir, { recursive: true, force: true });
 mkdirSync(probeDir, { recursive: true });
 const sys = await startTestSystem('benchrender', { CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0' });
 const probes = ['gateway', 'invoices', 'crm'].map((n) => new Probe(probeDir, n, (n === 'gateway' ? sys.gateway : sys.subgraphs[n]).child.pid!));
+// Every process a render runs through, read from /proc: with the 2 cores shared, the sum bounds the render.
+const meter = new MachineMeter({
+  gateway: sys.gateway.child.pid!, invoices: sys.subgraphs.invoices.child.pid!, crm: sys.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'bench client': process.pid,
+});
 try {
   const ws = await sys.workspace('Bench SAS');
   await seedReceivables(sys, ws.api_key);
@@ -53,7 +58,10 @@ try {
   const timed: number[] = [];
   const server: number[] = [];
   for (let i = 0; i < runs + 5; i++) {
-    if (i === 5) await Promise.all(probes.map((p) => p.cut())); // the timed window starts
+    if (i === 5) {
+      await Promise.all(probes.map((p) => p.cut())); // the timed window starts
+      meter.begin();
+    }
     const t0 = performance.now();
     const r = await sys.invoke('dashboards.render', { id }, ws.api_key);
     const ms = performance.now() - t0;
@@ -65,11 +73,13 @@ try {
       server.push(r.body.output.render_ms);
     }
   }
+  const machine = meter.end(runs);
   const windows = await Promise.all(probes.map((p) => p.cut()));
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
   console.log(`dashboards.render, ${blocks.length} leaf blocks (stats of 3 cards, 9 metric charts/tables, 8 records/detail, agenda of 2 lanes, event: 23 graph reads), ${runs} runs`);
   console.log(`  over REST:     p50 ${pct(timed, 50).toFixed(1)} ms  p95 ${pct(timed, 95).toFixed(1)} ms  max ${Math.max(...timed).toFixed(1)} ms`);
   console.log(`  in the gateway (render_ms): p50 ${pct(server, 50)} ms  p95 ${pct(server, 95)} ms`);
+  console.log(`  the whole machine (/proc): cores ${(machine.busyShare * 100).toFixed(0)} % busy, ${(machine.stealShare * 100).toFixed(0)} % stolen by the host; CPU ms/render: ${Object.entries(machine.perCall).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}`);
   for (const w of windows) {
     console.log(`  ${w.name.padEnd(8)} CPU ${(w.cpu_us / runs / 1000).toFixed(1).padStart(5)} ms/render; MongoDB ${perCall(w.mongo, runs)}${w.profile ? `; profile ${path.relative(repoRoot, w.profile)}` : ''}`);
   }

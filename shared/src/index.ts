@@ -38,6 +38,7 @@ export type { Approval, ApprovalDoc, ApprovalStatus } from './governance/approva
 export { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from './governance/idempotency.ts';
 export type { StoredAnswer } from './governance/idempotency.ts';
 export { ensureModel, modelOn } from './db.ts';
+export { readByKeys } from './keyed-reads.ts';
 export type { ToolAnswer } from './invoke.ts';
 export { connectDatabase, databaseAnswers } from './db.ts';
 export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';
@@ -54,7 +55,7 @@ export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIE
 export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './nit.ts';
 export {
-  LOCAL_OFFSET_MINUTES, addDays, buckets, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
+  LOCAL_OFFSET_MINUTES, addDays, buckets, calendarDays, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
   windowProblem,
 } from './periods.ts';
 export type { Bucket, WindowQuery } from './periods.ts';

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
+import { readByKeys } from './keyed-reads.ts';
 
 /**
  * Bounded lists (CONTRACT §9): newest-first pages read by indexed EQUALITY, never by a sort,
@@ -260,7 +261,8 @@ async function readPage<T>(model: Model<any>, options: PageOptions<T>): Promise<
   if (options.cursor) {
     start = decodeCursor(series, workspace, options.cursor);
   } else {
-    const c = await counters(model.db).findOne({ _id: counterId(series, workspace) });
+    // Read with the other reads of this turn (keyed-reads.ts): a dashboard's lists of one subgraph share one command.
+    const [c] = await readByKeys<CounterDoc>(model.db, COUNTERS_COLLECTION, '_id', [counterId(series, workspace)]);
     start = (c?.seq ?? 0) + 1;
     live = c?.live ?? 0;
   }
@@ -273,8 +275,9 @@ async function readPage<T>(model: Model<any>, options: PageOptions<T>): Promise<
     const low = Math.max(1, bucket * POS_BUCKET_SIZE);
     const high = Math.min(bucket * POS_BUCKET_SIZE + POS_BUCKET_SIZE, start); // exclusive
     const keys = Array.from({ length: high - low }, (_, i) => positionKey(series, workspace, low + i));
-    // Only the key in the query (see the top of this file); the workspace is checked here as well.
-    const docs = (await model.find({ pos_key: { $in: keys } }).lean()) as (T & Partial<Positioned> & Record<string, unknown>)[];
+    // Only the key in the query (see the top of this file); the workspace is checked here as well. Read
+    // with the other reads of this turn: lists of one series asked at once (a dashboard's) share the command.
+    const docs = await readByKeys<T & Partial<Positioned> & Record<string, unknown>>(model.db, model.collection.collectionName, 'pos_key', keys);
     const kept = docs.filter((d) => d.workspace === workspace && typeof d.pos === 'number' && inScope(d, options.scope) && (!options.match || options.match(d)))
       .sort((a, b) => b.pos! - a.pos!);
     for (let i = 0; i < kept.length; i++) {

@@ -46,6 +46,46 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** Days in month `m` (1–12) of year `y`. */
+function monthLength(y: number, m: number): number {
+  return m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+/**
+ * Every day from `from` to `to` (YYYY-MM-DD), inclusive: what stepping {@link addDays} by one from
+ * `from` while `<= to` gives. A metric read lists thousands of days (the rollup ids of each window
+ * and bucket), so a real calendar date of years 1000–9999 is stepped on its numbers; anything else
+ * steps through addDays as before.
+ */
+export function calendarDays(from: string, to: string): string[] {
+  const out: string[] = [];
+  const m = CALENDAR_DATE.exec(from);
+  let y = m ? Number(m[1]) : 0;
+  let mo = m ? Number(m[2]) : 0;
+  let d = m ? Number(m[3]) : 0;
+  if (!m || y < 1000 || mo < 1 || mo > 12 || d < 1 || d > monthLength(y, mo)) {
+    for (let day = from; day <= to; day = addDays(day, 1)) out.push(day);
+    return out;
+  }
+  for (let day = from; day <= to;) {
+    out.push(day);
+    if (++d > monthLength(y, mo)) {
+      d = 1;
+      if (++mo > 12) {
+        mo = 1;
+        y++;
+      }
+    }
+    if (y > 9999) {
+      // Past the years addDays computes from numbers: the rest as it would step.
+      for (day = addDays(day, 1); day <= to; day = addDays(day, 1)) out.push(day);
+      break;
+    }
+    day = `${y}-${mo < 10 ? '0' : ''}${mo}-${d < 10 ? '0' : ''}${d}`;
+  }
+  return out;
+}
+
 /** Whole days from `a` to `b` (YYYY-MM-DD); positive when `b` is later. */
 export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
@@ -104,11 +144,11 @@ export function endOfMonth(date: string): string {
 
 /** Calendar buckets over the window (days; ISO weeks Monday–Sunday; months), the first and last clipped to it. */
 export function buckets(w: { from: string; to: string }, interval: 'day' | 'week' | 'month' = 'day'): Bucket[] {
+  if (interval === 'day') return calendarDays(w.from, w.to).map((day) => ({ period: day, period_end: day }));
   const out: Bucket[] = [];
   let start = w.from;
   while (start <= w.to) {
-    const dow = (new Date(`${start}T00:00:00Z`).getUTCDay() + 6) % 7;
-    let end = interval === 'day' ? start : interval === 'week' ? addDays(start, 6 - dow) : endOfMonth(start);
+    let end = interval === 'week' ? addDays(start, 6 - ((new Date(`${start}T00:00:00Z`).getUTCDay() + 6) % 7)) : endOfMonth(start);
     if (end > w.to) end = w.to;
     out.push({ period: start, period_end: end });
     start = addDays(end, 1);

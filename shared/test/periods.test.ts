@@ -5,9 +5,29 @@ import { connectDatabase } from '../src/db.ts';
 import { Governance } from '../src/governance/index.ts';
 import { Ledger } from '../src/governance/ledger.ts';
 import type { Principal } from '../src/principal.ts';
-import { addDays, buckets, countSeries, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from '../src/periods.ts';
+import { addDays, buckets, calendarDays, countSeries, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, windowProblem } from '../src/periods.ts';
 
 describe('metric query periods', () => {
+  it('lists calendar days as stepping addDays by one does: month and year ends, leap years, empty and odd ranges', () => {
+    const stepped = (from: string, to: string) => {
+      const out: string[] = [];
+      for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+      return out;
+    };
+    expect(calendarDays('2024-02-27', '2024-03-01')).toEqual(['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01']);
+    expect(calendarDays('1900-02-28', '1900-03-01')).toEqual(['1900-02-28', '1900-03-01']);
+    expect(calendarDays('2026-12-31', '2027-01-01')).toEqual(['2026-12-31', '2027-01-01']);
+    expect(calendarDays('2026-11-26', '2026-11-25')).toEqual([]);
+    for (const [from, to] of [['2000-02-25', '2001-03-05'], ['2023-01-31', '2023-03-01'], ['2026-02-30', '2026-03-04'], ['0999-12-30', '1000-01-02']]) {
+      expect(calendarDays(from, to)).toEqual(stepped(from, to));
+    }
+    for (let i = 0; i < 200; i++) {
+      const from = addDays('1990-01-01', (i * 7919) % 15000);
+      expect(calendarDays(from, addDays(from, i % 400))).toEqual(stepped(from, addDays(from, i % 400)));
+    }
+    expect(buckets({ from: '2026-02-26', to: '2026-03-02' }, 'day').map((b) => b.period_end)).toEqual(['2026-02-26', '2026-02-27', '2026-02-28', '2026-03-01', '2026-03-02']);
+  });
+
   it('builds windows, clipped buckets and the comparison window', () => {
     expect(queryWindow({ days: 7 }, '2026-11-30')).toEqual({ from: '2026-11-24', to: '2026-11-30' });
     expect(queryWindow({ from: '2026-01-01', to: '2026-01-31', days: 7 }, '2026-11-30')).toEqual({ from: '2026-01-01', to: '2026-01-31' });

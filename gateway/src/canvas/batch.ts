@@ -18,6 +18,66 @@ function mergeable(doc: DocumentNode): OperationDefinitionNode | null {
   return op.selectionSet.selections.every((s) => s.kind === Kind.FIELD) ? op : null;
 }
 
+// Kept across renders (texts only, at most 1,000 of each): a render merges a new batcher's reads,
+// and a dashboard asks the same operations, in the same order, every time.
+const parsed = new Map<string, OperationDefinitionNode | null>();
+const merges = new Map<string, Merged>();
+
+/** The mergeable operation of a read's text (parsed once), or null. */
+function operationOf(query: string): OperationDefinitionNode | null {
+  if (!parsed.has(query)) {
+    let op: OperationDefinitionNode | null = null;
+    try {
+      op = mergeable(parse(query));
+    } catch {
+      op = null; // the runner gives the parse error on its own
+    }
+    if (parsed.size > 1_000) parsed.clear();
+    parsed.set(query, op);
+  }
+  return parsed.get(query)!;
+}
+
+/** The merged operation of a list of mergeable reads, made once per list. */
+function mergedOf(queries: string[]): Merged {
+  const id = queries.join('\u0000');
+  let m = merges.get(id);
+  if (!m) {
+    m = merge(queries.map((q) => operationOf(q)!));
+    if (merges.size > 1_000) merges.clear();
+    merges.set(id, m);
+  }
+  return m;
+}
+
+/** One operation of several reads: its text, and each read's root keys (aliased `b<i>_<key>` in it). */
+interface Merged { text: string; keys: string[][] }
+
+/** The reads' operations as one: root fields aliased `b<i>_<key>`, variables renamed `b<i>_<name>`. */
+function merge(operations: OperationDefinitionNode[]): Merged {
+  const definitions: VariableDefinitionNode[] = [];
+  const fields: FieldNode[] = [];
+  const keys: string[][] = [];
+  operations.forEach((operation, i) => {
+    const renamed = visit(operation, {
+      Variable: (node) => ({ ...node, name: { ...node.name, value: `b${i}_${node.name.value}` } }),
+    }) as OperationDefinitionNode;
+    definitions.push(...(renamed.variableDefinitions ?? []));
+    const own: string[] = [];
+    for (const field of renamed.selectionSet.selections as FieldNode[]) {
+      const key = (field.alias ?? field.name).value;
+      own.push(key);
+      fields.push({ ...field, alias: { kind: Kind.NAME, value: `b${i}_${key}` } });
+    }
+    keys.push(own);
+  });
+  const merged: OperationDefinitionNode = {
+    kind: Kind.OPERATION_DEFINITION, operation: 'query' as OperationDefinitionNode['operation'], name: { kind: Kind.NAME, value: 'CanvasReads' },
+    variableDefinitions: definitions, selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
+  };
+  return { text: print({ kind: Kind.DOCUMENT, definitions: [merged] }), keys };
+}
+
 /**
  * Reads of one render through the composed graph, merged: every read asked for in the same turn
  * of the event loop by the same principal goes out as one operation (its root fields aliased
@@ -27,20 +87,6 @@ function mergeable(doc: DocumentNode): OperationDefinitionNode | null {
  * with its own error, as unmerged, and the others still answer.
  */
 export function batchGraphReads(run: GraphRunner): GraphRunner {
-  const parsed = new Map<string, OperationDefinitionNode | null>();
-  const operationOf = (query: string): OperationDefinitionNode | null => {
-    if (!parsed.has(query)) {
-      let op: OperationDefinitionNode | null = null;
-      try {
-        op = mergeable(parse(query));
-      } catch {
-        op = null; // the runner gives the parse error on its own
-      }
-      if (parsed.size > 1_000) parsed.clear();
-      parsed.set(query, op);
-    }
-    return parsed.get(query)!;
-  };
   let pending: Pending[] = [];
 
   const alone = (p: Pending) => run(p.principal, p.query, p.variables).then(p.resolve, p.reject);
@@ -58,31 +104,14 @@ export function batchGraphReads(run: GraphRunner): GraphRunner {
     }
     await Promise.all([...byPrincipal.values()].map(async (group) => {
       if (group.length === 1) return alone(group[0]);
-      const definitions: VariableDefinitionNode[] = [];
-      const fields: FieldNode[] = [];
+      const { text, keys } = mergedOf(group.map((p) => p.query));
       const variables: Record<string, unknown> = {};
-      const keys: string[][] = [];
       group.forEach((p, i) => {
-        const renamed = visit(operationOf(p.query)!, {
-          Variable: (node) => ({ ...node, name: { ...node.name, value: `b${i}_${node.name.value}` } }),
-        }) as OperationDefinitionNode;
-        definitions.push(...(renamed.variableDefinitions ?? []));
-        const own: string[] = [];
-        for (const field of renamed.selectionSet.selections as FieldNode[]) {
-          const key = (field.alias ?? field.name).value;
-          own.push(key);
-          fields.push({ ...field, alias: { kind: Kind.NAME, value: `b${i}_${key}` } });
-        }
-        keys.push(own);
         for (const [name, value] of Object.entries(p.variables)) variables[`b${i}_${name}`] = value;
       });
-      const merged: OperationDefinitionNode = {
-        kind: Kind.OPERATION_DEFINITION, operation: 'query' as OperationDefinitionNode['operation'], name: { kind: Kind.NAME, value: 'CanvasReads' },
-        variableDefinitions: definitions, selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
-      };
       let data: Record<string, unknown>;
       try {
-        data = await run(group[0].principal, print({ kind: Kind.DOCUMENT, definitions: [merged] }), variables);
+        data = await run(group[0].principal, text, variables);
       } catch {
         await Promise.all(group.map(alone));
         return;

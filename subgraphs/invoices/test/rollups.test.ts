@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
 import { rollupId } from '../src/lib/rollup.ts';
-import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/lib/rollups.ts';
+import { anyPendingChange, applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/lib/rollups.ts';
+import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
+import { localDate } from '../src/lib/money.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 import { createPositioned } from '@cuadra/shared';
 import { journalEntries, LEDGER_ROLLUP_VERSION, ledgerCurrency, ledgerDeltas, writeJournalEntry, type JournalEntryDoc } from '../src/accounting/journal.ts';
@@ -42,6 +44,23 @@ describe('rollup intents', () => {
     expect((await total())!.v.revenue).toBe(before + 1234);
     expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);
     expect((await total())!.applied).toEqual([]);
+  });
+
+  it('a metrics read finishes a dead handler’s intent before it answers, and finds nothing to do once none is left', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    const model = invoices(sg.db);
+    const now = new Date();
+    const day = localDate(now);
+    const read = async () => ((await receivablesMetrics.revenue({ metric: 'revenue', days: 7 }, { db: sg.db, workspace: owner.workspace, now: new Date() } as never)) as { summary: { value: number } }).summary.value;
+    const before = await read();
+    const intent = rollupIntent([{ day, currency: 'COP', inc: { revenue: 4321 } }], new Date(now.getTime() - REPAIR_AFTER_MS - 1000))!;
+    await markIntent(sg.db, owner.workspace, model, inv.id, intent);
+    await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } });
+    expect(await anyPendingChange(sg.db, owner.workspace)).toBe(true);
+    expect(await read()).toBe(before + 4321);
+    expect(await anyPendingChange(sg.db, owner.workspace)).toBe(false);
+    expect(await read()).toBe(before + 4321);
   });
 
   it('a second writer of a journal entry whose holder never counts it gives up with conflict, having applied nothing', async () => {

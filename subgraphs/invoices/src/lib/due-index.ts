@@ -1,3 +1,4 @@
+import { readByKeys } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { addDays } from './money.ts';
 
@@ -91,7 +92,8 @@ export class DueIndex {
   ): Promise<T[]> {
     const keys: string[] = [];
     for (let d = from; d <= to; d = addDays(d, 1)) keys.push(DueIndex.key(workspace, d));
-    const days = await this.coll(db).find({ _id: { $in: keys } }).toArray();
+    // With the other reads of this turn (two lanes' windows of a dashboard share the command).
+    const days = await readByKeys<DueIndexDoc>(db, this.collection, '_id', keys);
     days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     const out: T[] = [];
     let pending: { id: string; date: string }[] = [];

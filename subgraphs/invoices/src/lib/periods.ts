@@ -1,4 +1,4 @@
-import { addDays, endOfMonth, type MetricQuery } from '@cuadra/shared';
+import { addDays, calendarDays, endOfMonth, type MetricQuery } from '@cuadra/shared';
 
 // The window, its buckets, the comparison window and the change are the shared ones.
 export { buckets, changeBps, endOfMonth, previousWindow, queryWindow, shiftYear } from '@cuadra/shared';
@@ -42,7 +42,5 @@ export function monthsBetween(from: string, to: string): string[] {
 
 /** Every day from `from` to `to` (YYYY-MM-DD), inclusive. */
 export function daysOf(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
-  return out;
+  return calendarDays(from, to);
 }

@@ -1,4 +1,4 @@
-import type { MetricQuery } from '@cuadra/shared';
+import { readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { addDays } from './money.ts';
 import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './periods.ts';
@@ -24,49 +24,38 @@ export type MetricAnswer = {
 /** A counter's name, or a function of a rollup's counters. */
 export type CounterKey = string | ((v: Record<string, number>) => number);
 
-/** The reads of rollup documents asked for during one turn of the event loop, on one connection. */
-interface Batch { ids: Set<string>; done: Promise<Map<string, RollupDoc>> }
-const batches = new WeakMap<Connection, Batch>();
-
 /**
  * Rollup documents by id. Every read asked for in the same turn of the event loop on the same
- * connection is answered by one pass of `_id: {$in}` reads, 400 ids each (a dashboard's metrics
- * ask theirs at once: a dozen reads became one or two). Each caller gets the documents of its own
- * ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
+ * connection is answered by one pass of `_id: {$in}` reads, 400 ids each (readByKeys: a dashboard's
+ * metrics ask theirs at once: a dozen reads became one or two). Each caller gets the documents of
+ * its own ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
  */
-export async function rollupsByIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
-  if (ids.length === 0) return [];
-  let batch = batches.get(db);
-  if (!batch) {
-    const open: Batch = { ids: new Set(), done: null as unknown as Promise<Map<string, RollupDoc>> };
-    open.done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
-      batches.delete(db);
-      const all = [...open.ids];
-      const found = new Map<string, RollupDoc>();
-      for (let i = 0; i < all.length; i += 400) {
-        for (const d of await rollups(db).collection.find<RollupDoc>({ _id: { $in: all.slice(i, i + 400) } } as object).toArray()) found.set(d._id, d);
-      }
-      return found;
-    });
-    batches.set(db, (batch = open));
-  }
-  for (const id of ids) batch.ids.add(id);
-  const found = await batch.done;
-  const out: RollupDoc[] = [];
-  for (const id of new Set(ids)) {
-    const d = found.get(id);
-    if (d) out.push(d);
-  }
-  return out;
+export function rollupsByIds(db: Connection, ids: readonly string[]): Promise<RollupDoc[]> {
+  return readByKeys<RollupDoc>(db, rollups(db).collection.collectionName, '_id', ids);
 }
 
-/** Ids of the day and month rollups that together cover a day range: whole months monthly, the edges daily. */
-export function rangeIds(workspace: string, currency: string, from: string, to: string): string[] {
-  const split = splitByMonths(from, to);
-  return [
-    ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
-    ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
-  ];
+/** Ranges whose ids were listed lately (a dashboard's metrics share windows and buckets, render after render). */
+const listedRanges = new Map<string, readonly string[]>();
+const LISTED_RANGES_KEPT = 4_000;
+
+/**
+ * Ids of the day and month rollups that together cover a day range: whole months monthly, the
+ * edges daily. Calendar arithmetic only (no data), so the lists of recent ranges are kept: a
+ * dashboard asks the same windows and buckets from several metrics, and again at every render.
+ */
+export function rangeIds(workspace: string, currency: string, from: string, to: string): readonly string[] {
+  const key = `${workspace}|${currency}|${from}|${to}`;
+  let ids = listedRanges.get(key);
+  if (!ids) {
+    const split = splitByMonths(from, to);
+    ids = [
+      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
+      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
+    ];
+    if (listedRanges.size >= LISTED_RANGES_KEPT) listedRanges.clear();
+    listedRanges.set(key, ids);
+  }
+  return ids;
 }
 
 /** Sums of counters over several day ranges, all rollup documents read in one pass by `_id`. */
@@ -122,12 +111,13 @@ export function summaryOf(value: number, previous: number | undefined, q: Metric
  * before `asOf`; > 90 days is the rest of the cumulative `counter` (`ar`, `ap`).
  */
 export async function agingAt(db: Connection, workspace: string, currency: string, counter: string, asOf: string, today: string): Promise<{ total: number; rows: { bucket: AgingBucket; value: number }[] }> {
-  const total = await cumulative(db, workspace, currency, counter, asOf, today);
   const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, 'due', d));
   const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizonOf(asOf, today)).map((m) => rollupId(workspace, currency, 'duem', m));
+  // Both reads in one turn: their rollups come in one command.
+  const [total, due] = await Promise.all([cumulative(db, workspace, currency, counter, asOf, today), rollupsByIds(db, [...dayIds, ...monthIds])]);
   const openAt = (d: RollupDoc) => Object.entries(d.e ?? {}).reduce((sum, [day, v]) => (day <= asOf ? sum + v : sum), 0);
   const values: Record<AgingBucket, number> = { current: 0, '1_30': 0, '31_60': 0, '61_90': 0, over_90: 0 };
-  for (const d of await rollupsByIds(db, [...dayIds, ...monthIds])) values[d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
+  for (const d of due) values[d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
   values.over_90 = total - values.current - values['1_30'] - values['31_60'] - values['61_90'];
   return { total, rows: AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] })) };
 }

@@ -1,6 +1,7 @@
 import { newId } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { pendingChanges, rollupId, rollups } from './rollup.ts';
+import { rollupsByIds } from './rollup-reads.ts';
 
 /**
  * One change to the receivables rollups, dated on the day it belongs to: `inc` goes to the
@@ -156,7 +157,17 @@ export async function repairPendingRollups(db: Connection, workspace: string, mo
   return repaired;
 }
 
+/**
+ * Whether the workspace has any change marker at all — in flight or left by a dead process (one
+ * read). Usually none: a read that makes its numbers whole first then skips the repairs' reads
+ * ({@link repairPendingRollups}, completeStuckPayments), which would have found nothing to do.
+ */
+export async function anyPendingChange(db: Connection, workspace: string): Promise<boolean> {
+  return (await pendingChanges(db).exists({ workspace, kind: { $in: ['payment', 'intent'] } })) !== null;
+}
+
 /** The all-time, all-currency counters of a workspace (document counts by status, payments). */
 export async function allTimeCounts(db: Connection, workspace: string): Promise<Record<string, number>> {
-  return (await rollups(db).findById(rollupId(workspace, '*', 'a', 'all')).lean())?.v ?? {};
+  // With the other rollup reads of this turn (a dashboard's metrics and lists ask at once).
+  return (await rollupsByIds(db, [rollupId(workspace, '*', 'a', 'all')]))[0]?.v ?? {};
 }

@@ -39,13 +39,15 @@ async function windowSeries(db: Connection, workspace: string, currency: string,
 async function prepare(q: MetricQuery, ctx: ReadContext) {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  // Once per operation: a dashboard asks several of these at once.
-  await onceInRead(ctx, 'payables-repair', async () => {
-    await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-    await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-    await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
-  });
-  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
+  // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
+  const [, currency] = await Promise.all([
+    onceInRead(ctx, 'payables-repair', async () => {
+      await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
+      await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
+      await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
+    }),
+    workspaceCurrency(ctx.db, ctx.workspace, ctx),
+  ]);
   return { currency, ns: apCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };
 }
 
@@ -60,8 +62,8 @@ const expenses: MetricReader = async (q, ctx) => {
 const billsStatus: MetricReader = async (q, ctx) => {
   const { ns, today } = await prepare(q, ctx);
   const count = (v: Record<string, number>) => BILL_STATUSES.reduce((s, st) => s + (v[`bill_${st}`] ?? 0), 0);
-  const r = await windowSeries(ctx.db, ctx.workspace, ns, q, today, count);
-  const [window] = await rangeSums(ctx.db, ctx.workspace, ns, [queryWindow(q, today)]);
+  // Both reads in one turn: their rollups come in one command.
+  const [r, [window]] = await Promise.all([windowSeries(ctx.db, ctx.workspace, ns, q, today, count), rangeSums(ctx.db, ctx.workspace, ns, [queryWindow(q, today)])]);
   const rows = BILL_STATUSES.map((status) => ({ status, count: window(`bill_${status}`) }));
   return { metric: q.metric, unit: 'count', series: r.series, summary: summaryOf(r.value, r.previous, q), rows } satisfies Answer;
 };
@@ -72,14 +74,16 @@ const apOutstanding: MetricReader = async (q, ctx) => {
   const w = queryWindow(q, today);
   const running = async (win: { from: string; to: string }) => {
     const bs = buckets(win, q.interval ?? 'day');
-    let total = await cumulative(ctx.db, ctx.workspace, ns, 'ap', addDays(win.from, -1), today);
-    const sums = await rangeSums(ctx.db, ctx.workspace, ns, bs.map((b) => ({ from: b.period, to: b.period_end })));
+    const [base, sums] = await Promise.all([
+      cumulative(ctx.db, ctx.workspace, ns, 'ap', addDays(win.from, -1), today), rangeSums(ctx.db, ctx.workspace, ns, bs.map((b) => ({ from: b.period, to: b.period_end }))),
+    ]);
+    let total = base;
     return { points: bs.map((b, i) => ({ ...b, value: (total += sums[i]('ap')) })), value: total };
   };
-  const now = await running(w);
+  // Both windows in one turn: their rollups come in one command.
+  const [now, before] = await Promise.all([running(w), q.compare ? running(previousWindow(w, q.compare)) : null]);
   let previous: number | undefined;
-  if (q.compare) {
-    const before = await running(previousWindow(w, q.compare));
+  if (before) {
     now.points.forEach((p, i) => {
       if (before.points[i]) (p as { previous?: number }).previous = before.points[i].value;
     });
@@ -107,11 +111,10 @@ const apAging: MetricReader = async (q, ctx) => {
 const topVendors: MetricReader = async (q, ctx) => {
   const { currency, ns, today, limit } = await prepare(q, ctx);
   const w = queryWindow(q, today);
-  const totals = await partyTotals(ctx.db, ctx.workspace, ns, w.from, w.to, 'spend');
+  const pw = q.compare ? previousWindow(w, q.compare) : null;
+  const [totals, before] = await Promise.all([partyTotals(ctx.db, ctx.workspace, ns, w.from, w.to, 'spend'), pw ? partyTotals(ctx.db, ctx.workspace, ns, pw.from, pw.to, 'spend') : null]);
   const ranked = [...totals.entries()].map(([vendor_id, t]) => ({ vendor_id, name: t.name, value: t.value }))
     .filter((r) => r.value !== 0).sort((a, b) => b.value - a.value || a.vendor_id.localeCompare(b.vendor_id)).slice(0, limit);
-  const pw = q.compare ? previousWindow(w, q.compare) : null;
-  const before = pw ? await partyTotals(ctx.db, ctx.workspace, ns, pw.from, pw.to, 'spend') : null;
   const rows = ranked.map((r) => (before ? { ...r, previous: before.get(r.vendor_id)?.value ?? 0 } : r));
   const value = rows.reduce((s, r) => s + r.value, 0);
   const previous = before ? rows.reduce((s, r) => s + ((r as { previous?: number }).previous ?? 0), 0) : undefined;

@@ -1,4 +1,4 @@
-import type { AgendaEntry, LaneReader } from '@cuadra/shared';
+import { readByKeys, type AgendaEntry, type LaneReader } from '@cuadra/shared';
 import { addDays, localDate } from '../../lib/money.ts';
 import { invoiceIsOpen, invoicesDue } from './due.ts';
 import { invoices, type InvoiceDoc } from './model.ts';
@@ -6,6 +6,8 @@ import { recurringInvoices } from './recurring.ts';
 
 /** What the lane reads of an invoice. */
 type LaneInvoice = Pick<InvoiceDoc, '_id' | 'workspace' | 'number' | 'customer_id' | 'customer' | 'due_date' | 'balance' | 'currency' | 'status' | 'kind'>;
+
+const LANE_FIELDS = { workspace: 1, number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1, status: 1, kind: 1 } as const;
 
 /**
  * The `receivables` agenda lane (specification §2.6): open invoices falling due in the window,
@@ -18,10 +20,8 @@ export const receivablesLane: LaneReader = async (w, ctx) => {
   const start = w.overdue ? addDays(w.from, -90) : w.from;
   const open = await invoicesDue.read<LaneInvoice>(ctx.db, ctx.workspace, start, w.to, w.limit,
     // Only `_id` in the filter (the store's `_id` index answers only then); the workspace is checked on what is read.
-    async (ids) => invoices(ctx.db).find(
-      { _id: { $in: ids } },
-      { workspace: 1, number: 1, customer_id: 1, customer: 1, due_date: 1, balance: 1, currency: 1, status: 1, kind: 1 },
-    ).lean<LaneInvoice[]>(),
+    // With the other reads of this turn: a dashboard's agenda and event blocks share the command.
+    (ids) => readByKeys<LaneInvoice>(ctx.db, invoices(ctx.db).collection.collectionName, '_id', ids, LANE_FIELDS),
     (i) => i.workspace === ctx.workspace && invoiceIsOpen(i));
   const today = localDate(ctx.now);
   return open.map((i): AgendaEntry => ({

@@ -6,7 +6,7 @@ import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, typ
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
-import { repairPendingRollups } from '../../lib/rollups.ts';
+import { anyPendingChange, repairPendingRollups } from '../../lib/rollups.ts';
 import { buckets, positionDate, previousWindow, queryWindow } from '../../lib/periods.ts';
 
 /** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
@@ -47,12 +47,16 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
   if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
   if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
   if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
-  // Once per operation: a dashboard asks several of these at once.
-  await onceInRead(ctx, 'receivables-repair', async () => {
-    await completeStuckPayments({ db, workspace, now });
-    await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
-  });
-  const currency = await workspaceCurrency(db, workspace, ctx);
+  // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
+  const [, currency] = await Promise.all([
+    onceInRead(ctx, 'receivables-repair', async () => {
+      // One read when nothing is pending (the usual case) instead of the two repairs' reads.
+      if (!(await anyPendingChange(db, workspace))) return;
+      await completeStuckPayments({ db, workspace, now });
+      await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
+    }),
+    workspaceCurrency(db, workspace, ctx),
+  ]);
   const today = localDate(now);
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
 
@@ -63,8 +67,8 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
     }
     case 'invoices_status': {
       const w = queryWindow(q, today);
-      const r = await windowSeries(db, workspace, currency, q, today, statusCount);
-      const [window] = await rangeSums(db, workspace, currency, [w]);
+      // Both reads in one turn: their rollups come in one command.
+      const [r, [window]] = await Promise.all([windowSeries(db, workspace, currency, q, today, statusCount), rangeSums(db, workspace, currency, [w])]);
       const rows = INVOICE_STATUSES.map((status) => ({ status, count: window(`status_${status}`) }));
       return { metric: q.metric, unit: 'count', series: r.series, summary: summaryOf(r.value, r.previous, q), rows };
     }
@@ -72,17 +76,21 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
       // Outstanding at a day = what was outstanding before the window + the change since.
       const w = queryWindow(q, today);
       const bs = buckets(w, q.interval ?? 'day');
-      const base = await cumulative(db, workspace, currency, 'ar', addDays(w.from, -1), today);
-      const sums = await rangeSums(db, workspace, currency, bs.map((b) => ({ from: b.period, to: b.period_end })));
+      const pw = q.compare ? previousWindow(w, q.compare) : null;
+      const pbs = pw ? buckets(pw, q.interval ?? 'day') : [];
+      // Every read of both windows in one turn: their rollups come in one command.
+      const [base, sums, pbase, psums] = await Promise.all([
+        cumulative(db, workspace, currency, 'ar', addDays(w.from, -1), today),
+        rangeSums(db, workspace, currency, bs.map((b) => ({ from: b.period, to: b.period_end }))),
+        pw ? cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1), today) : 0,
+        pw ? rangeSums(db, workspace, currency, pbs.map((b) => ({ from: b.period, to: b.period_end }))) : [],
+      ]);
       let running = base;
       const series: MetricAnswer['series'] = bs.map((b, i) => ({ ...b, value: (running += sums[i]('ar')) }));
       const value = running;
       let previous: number | undefined;
-      if (q.compare) {
-        const pw = previousWindow(w, q.compare);
-        const pbs = buckets(pw, q.interval ?? 'day');
-        let prunning = await cumulative(db, workspace, currency, 'ar', addDays(pw.from, -1), today);
-        const psums = await rangeSums(db, workspace, currency, pbs.map((b) => ({ from: b.period, to: b.period_end })));
+      if (pw) {
+        let prunning = pbase;
         const pvalues = pbs.map((_, i) => (prunning += psums[i]('ar')));
         series.forEach((p, i) => {
           if (pvalues[i] !== undefined) p.previous = pvalues[i];
@@ -103,11 +111,12 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
     }
     case 'top_customers': {
       const w = queryWindow(q, today);
-      const totals = await partyTotals(db, workspace, currency, w.from, w.to, 'revenue');
+      const pw = q.compare ? previousWindow(w, q.compare) : null;
+      const [totals, previousTotals] = await Promise.all([
+        partyTotals(db, workspace, currency, w.from, w.to, 'revenue'), pw ? partyTotals(db, workspace, currency, pw.from, pw.to, 'revenue') : null,
+      ]);
       const ranked = [...totals.entries()].map(([customer_id, t]) => ({ customer_id, name: t.name, value: t.value }))
         .filter((r) => r.value !== 0).sort((a, b) => b.value - a.value || a.customer_id.localeCompare(b.customer_id)).slice(0, limit);
-      let previousTotals: Map<string, { name: string; value: number }> | null = null;
-      if (q.compare) previousTotals = await partyTotals(db, workspace, currency, previousWindow(w, q.compare).from, previousWindow(w, q.compare).to, 'revenue');
       const rows = ranked.map((r) => (previousTotals ? { ...r, previous: previousTotals.get(r.customer_id)?.value ?? 0 } : r));
       const value = rows.reduce((s, r) => s + r.value, 0);
       const previous = previousTotals ? rows.reduce((s, r) => s + ((r as { previous?: number }).previous ?? 0), 0) : undefined;
