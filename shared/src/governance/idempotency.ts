@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
+import { Coalescer, perItemErrors } from '../coalesce.ts';
 import { CuadraError } from '../errors.ts';
 
 /** The answer kept for a key: what was sent, byte for byte (status and body). */
@@ -85,11 +86,43 @@ export class IdempotencyStore {
   readonly #waitMs: number;
   readonly #leaseMs: number;
   #intents: IntentProbe | null = null;
+  /**
+   * The two writes of every keyed call, each sent for many calls at once (`Coalescer`: one command
+   * while none is in flight, then one for all that queued meanwhile). A record is still inserted
+   * before its call runs and its answer stored before the call is answered; a duplicate key in the
+   * same command fails at its own index, exactly as its own insert would have.
+   */
+  readonly #inserts: Coalescer<IdempotencyDoc>;
+  readonly #completions: Coalescer<{ id: string; run: string; answer: StoredAnswer }>;
 
   constructor(db: Connection, options: { waitMs?: number; leaseMs?: number } = {}) {
     this.#model = modelOn<IdempotencyDoc>(db, 'IdempotencyRecord', schema, 'idempotency');
     this.#waitMs = options.waitMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? ACTION_LEASE_MS;
+    this.#inserts = new Coalescer(async (records) => {
+      try {
+        // Straight to the driver: every field is given, typed as stored. Unordered: each record stands alone.
+        await this.#model.collection.insertMany(records as never[], { ordered: false });
+        return records.map(() => null);
+      } catch (err) {
+        const each = perItemErrors(err, records.length);
+        if (!each) throw err;
+        return each;
+      }
+    });
+    this.#completions = new Coalescer(async (done) => {
+      // `ignoreUndefined`: a key left undefined was not in the JSON sent, so it is not stored (BSON
+      // would store null, and the replay would no longer be the bytes sent); in arrays both give null.
+      const ops = done.map(({ id, run, answer }) => ({ updateOne: { filter: { _id: id, state: 'running', run }, update: { $set: { state: 'done', answer } } } }));
+      try {
+        await this.#model.collection.bulkWrite(ops as never[], { ordered: false, ignoreUndefined: true });
+        return done.map(() => null);
+      } catch (err) {
+        const each = perItemErrors(err, done.length);
+        if (!each) throw err;
+        return each;
+      }
+    });
   }
 
   /** Lets a retry settle or take over an attempt whose process died (set by the owning service). */
@@ -105,10 +138,7 @@ export class IdempotencyStore {
         await this.#model.deleteOne({ _id: id, state: 'running', run });
       },
       complete: async (answer) => {
-        // Straight to the driver, as the insert: every field is typed as stored, nothing to cast.
-        // `ignoreUndefined`: a key left undefined was not in the JSON sent, so it is not stored (BSON
-        // would store null, and the replay would no longer be the bytes sent); in arrays both give null.
-        await this.#model.collection.updateOne({ _id: id, state: 'running', run } as never, { $set: { state: 'done', answer } }, { ignoreUndefined: true });
+        await this.#completions.add({ id, run, answer });
       },
     };
   }
@@ -131,13 +161,11 @@ export class IdempotencyStore {
     for (;;) {
       const run = randomBytes(12).toString('hex');
       try {
-        // Straight to the driver: every field is given here, typed as stored (no mongoose document
-        // to build, cast and validate on each keyed call).
         const record: IdempotencyDoc = {
           _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, run, lease_until: new Date(Date.now() + this.#leaseMs),
           created_at: now, expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
         };
-        await this.#model.collection.insertOne(record as never);
+        await this.#inserts.add(record);
         return this.#handle(id, run);
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;

@@ -1,0 +1,83 @@
+// Writes of many callers in one command (shared/src/coalesce.ts), and the Idempotency-Key records
+// that use it: one command per turn while none is in flight, each caller answered for its own item.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import mongoose, { type Connection } from 'mongoose';
+import { Coalescer } from '../src/coalesce.ts';
+import { Governance } from '../src/governance/index.ts';
+
+describe('Coalescer', () => {
+  it('sends what is asked in one turn as one command, and what queues meanwhile as the next', async () => {
+    const commands: number[][] = [];
+    let release!: () => void;
+    const c = new Coalescer<number>(async (items) => {
+      commands.push(items);
+      if (commands.length === 1) await new Promise<void>((r) => { release = r; });
+      return items.map((n) => (n % 5 === 0 ? new Error(`no ${n}`) : null));
+    });
+    const first = [1, 2, 3].map((n) => c.add(n));
+    await new Promise((r) => setTimeout(r, 10));
+    const second = [4, 5, 6].map((n) => c.add(n)); // the first command is still in flight
+    await new Promise((r) => setTimeout(r, 10));
+    expect(commands).toEqual([[1, 2, 3]]);
+    release();
+    await Promise.all(first);
+    const settled = await Promise.allSettled(second);
+    expect(commands).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason.message).toBe('no 5');
+  });
+
+  it('fails every item of a command that fails as a whole, and goes on with the next', async () => {
+    let calls = 0;
+    const c = new Coalescer<number>(async (items) => {
+      calls++;
+      if (calls === 1) throw new Error('store down');
+      return items.map(() => null);
+    });
+    const failed = await Promise.allSettled([c.add(1), c.add(2)]);
+    expect(failed.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    await expect(c.add(3)).resolves.toBeUndefined();
+  });
+});
+
+describe('Idempotency-Key records written together', () => {
+  let db: Connection;
+  beforeAll(async () => {
+    // Command monitoring on, to count the commands sent.
+    db = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: `test_coalesce_${randomBytes(4).toString('hex')}`, monitorCommands: true }).asPromise();
+    await new Governance(db).init();
+  });
+  afterAll(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await db.close();
+  });
+
+  it('runs each key once when 40 first uses of 10 keys arrive together, and replays each key its own answer', async () => {
+    const g = new Governance(db);
+    // Per insert / update command on the records, how many documents or updates it carried.
+    const sizes: { insert: number[]; update: number[] } = { insert: [], update: [] };
+    db.getClient().on('commandStarted', (e: { commandName: string; command: { insert?: string; update?: string; documents?: unknown[]; updates?: unknown[] } }) => {
+      if (e.command.insert === 'idempotency') sizes.insert.push(e.command.documents?.length ?? 0);
+      if (e.command.update === 'idempotency') sizes.update.push(e.command.updates?.length ?? 0);
+    });
+    const keys = Array.from({ length: 10 }, (_, i) => `k-${i}`);
+    const begins = keys.flatMap((k) => [0, 1, 2, 3].map(() => g.idempotency.begin('ws_c', k, 'parties.create', `d-${k}`)));
+    const runs = new Map<string, Awaited<(typeof begins)[number]>>();
+    // The runs answer as soon as they start; the 30 duplicates wait for them and replay.
+    const started = await Promise.all(begins.map((p, i) => Promise.race([p, new Promise((r) => setTimeout(() => r(null), 300))]).then((s) => [i, s] as const)));
+    for (const [i, s] of started) if (s && (s as { kind: string }).kind === 'run') runs.set(keys[Math.floor(i / 4)], s as never);
+    expect([...runs.keys()].sort()).toEqual([...keys].sort());
+    await Promise.all([...runs].map(([k, r]) => (r as { complete(a: unknown): Promise<void> }).complete({ status: 200, body: { tool: 'parties.create', output: { key: k } } })));
+    const all = await Promise.all(begins);
+    expect(all.filter((s) => s.kind === 'run')).toHaveLength(10);
+    for (const [i, s] of all.entries()) {
+      if (s.kind === 'replay') expect(s.answer.body).toEqual({ tool: 'parties.create', output: { key: keys[Math.floor(i / 4)] } });
+    }
+    // The forty first uses went out as one command (the duplicates then wait and ask again, one by one);
+    // the ten answers stored together as one.
+    expect(sizes.insert[0]).toBe(40);
+    expect(sizes.update).toEqual([10]);
+    expect(await db.collection('idempotency').countDocuments({ workspace: 'ws_c' })).toBe(10);
+  });
+});
