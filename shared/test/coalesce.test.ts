@@ -81,3 +81,54 @@ describe('Idempotency-Key records written together', () => {
     expect(await db.collection('idempotency').countDocuments({ workspace: 'ws_c' })).toBe(10);
   });
 });
+
+describe('the Idempotency-Key retention sweep', () => {
+  let db: Connection;
+  beforeAll(async () => {
+    db = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: `test_sweep_${randomBytes(4).toString('hex')}`, monitorCommands: true }).asPromise();
+    await new Governance(db).init();
+  });
+  afterAll(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await db.close();
+  });
+
+  it('deletes what expired by the expiry index, never by reading every record, and keeps what is alive or used again', async () => {
+    const g = new Governance(db);
+    const hour = 3600_000;
+    const now = new Date('2026-11-26T20:30:00Z');
+    const use = async (key: string, at: Date) => {
+      const run = await g.idempotency.begin('ws_s', key, 'parties.list', 'd', at);
+      if (run.kind !== 'run') throw new Error(`${key} did not run`);
+      await run.complete({ status: 200, body: { tool: 'parties.list', output: { key } } });
+    };
+    await use('expired-long-ago', new Date(now.getTime() - 72 * hour));
+    await use('expired-2h-ago', new Date(now.getTime() - 50 * hour));
+    await use('alive', new Date(now.getTime() - 47 * hour));
+    await use('used-again', new Date(now.getTime() - 60 * hour));
+    await use('used-again', now); // expired, so taken anew: its old hour still lists it
+    // A record written before the index existed: indexed once when a store starts on this database.
+    await db.collection('idempotency').insertOne({ _id: 'ws_s:from-before' as never, workspace: 'ws_s', tool: 'parties.list', input_digest: 'd', state: 'done', answer: null, run: 'r', lease_until: now, created_at: new Date(now.getTime() - 70 * hour), expires_at: new Date(now.getTime() - 22 * hour) });
+    await db.collection('migrations').deleteOne({ _id: 'idempotency-expiry-index' as never });
+    await new Governance(db).idempotency.init();
+
+    const sent: { name: string; command: Record<string, any> }[] = [];
+    const listen = (e: { commandName: string; command: Record<string, any> }) => sent.push({ name: e.commandName, command: e.command });
+    db.getClient().on('commandStarted', listen);
+    const deleted = await g.idempotency.sweep(now);
+    db.getClient().off('commandStarted', listen);
+
+    expect(deleted).toBe(3); // expired-long-ago, expired-2h-ago, from-before (the first used-again went when its key was taken anew)
+    const left = (await db.collection('idempotency').find({ workspace: 'ws_s' }).toArray()).map((d) => String(d._id)).sort();
+    expect(left).toEqual(['ws_s:alive', 'ws_s:used-again']);
+    // The records were only ever named by _id: no find over them, every delete by `_id: {$in}`.
+    expect(sent.filter((c) => c.name === 'find' && c.command.find === 'idempotency')).toEqual([]);
+    const deletes = sent.filter((c) => c.name === 'delete' && c.command.delete === 'idempotency');
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const d of deletes) for (const q of d.command.deletes) expect(q.q._id.$in).toBeInstanceOf(Array);
+    // The hours swept are gone from the index; a second sweep finds nothing more.
+    expect(await g.idempotency.sweep(now)).toBe(0);
+    const hours = (await db.collection('idempotency_expiry').find({}).toArray()).map((d) => String(d._id)).sort();
+    expect(hours.every((h) => h >= '2026-11-26T20')).toBe(true);
+  });
+});

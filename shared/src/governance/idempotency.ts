@@ -43,6 +43,24 @@ schema.index({ expires_at: 1 });
 schema.index({ run: 1 });
 
 /**
+ * Where the sweep finds expired records without reading them all. The ids expiring in one UTC hour
+ * are kept in chunks of at most {@link CHUNK_IDS} (`idempotency_expiry_ids`, a chunk a process fills
+ * with `$push`, so no document grows past ~40 KB however busy the hour); the hour's document
+ * (`idempotency_expiry`) names its chunks, and is written before its chunk is first used.
+ */
+interface ExpiryHourDoc { _id: string; chunks: string[] }
+interface ExpiryChunkDoc { _id: string; ids: string[] }
+const EXPIRY_HOURS = 'idempotency_expiry';
+const EXPIRY_CHUNKS = 'idempotency_expiry_ids';
+const EXPIRY_MIGRATION = 'idempotency-expiry-index';
+const CHUNK_IDS = 1_000;
+
+/** The UTC hour a record expiring at `at` is swept after: `2026-11-28T20`. */
+export function expiryBucket(at: Date): string {
+  return at.toISOString().slice(0, 13);
+}
+
+/**
  * How long a running action owns its intent and its Idempotency-Key before recovery may settle
  * it (`CUADRA_ACTION_LEASE_MS`, default 60 s; tests shorten it).
  */
@@ -94,12 +112,17 @@ export class IdempotencyStore {
    */
   readonly #inserts: Coalescer<IdempotencyDoc>;
   readonly #completions: Coalescer<{ id: string; run: string; answer: StoredAnswer }>;
+  /** This process's chunk of the expiry index now being filled (writes to it go one at a time: the insert coalescer's). */
+  #chunk: { hour: string; id: string; count: number } | null = null;
 
   constructor(db: Connection, options: { waitMs?: number; leaseMs?: number } = {}) {
     this.#model = modelOn<IdempotencyDoc>(db, 'IdempotencyRecord', schema, 'idempotency');
     this.#waitMs = options.waitMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? ACTION_LEASE_MS;
     this.#inserts = new Coalescer(async (records) => {
+      // Each id goes into its expiry hour first, so no record is ever stored where the sweep would not
+      // find it (a crash in between leaves only an id the sweep finds no record for).
+      await this.#addToExpiry(records);
       try {
         // Straight to the driver: every field is given, typed as stored. Unordered: each record stands alone.
         await this.#model.collection.insertMany(records as never[], { ordered: false });
@@ -153,6 +176,32 @@ export class IdempotencyStore {
 
   async init(): Promise<void> {
     await ensureModel(this.#model);
+    // Records stored before the expiry index existed are put in it once (a marker in `migrations`;
+    // `$addToSet`, so a start that died half-way adds nothing twice when it runs again).
+    const migrations = this.#model.db.collection<{ _id: string; at: Date }>('migrations');
+    if (await migrations.findOne({ _id: EXPIRY_MIGRATION })) return;
+    const old = await this.#model.collection.find({}, { projection: { _id: 1, expires_at: 1 } }).toArray();
+    for (let i = 0; i < old.length; i += 1_000) await this.#addToExpiry(old.slice(i, i + 1_000) as unknown as { _id: string; expires_at: Date }[]);
+    await migrations.updateOne({ _id: EXPIRY_MIGRATION }, { $set: { at: new Date() } }, { upsert: true });
+  }
+
+  async #addToExpiry(records: readonly { _id: string; expires_at: Date }[]): Promise<void> {
+    const byHour = new Map<string, string[]>();
+    for (const r of records) {
+      const hour = expiryBucket(r.expires_at);
+      byHour.set(hour, [...(byHour.get(hour) ?? []), r._id]);
+    }
+    const db = this.#model.db;
+    for (const [hour, ids] of byHour) {
+      if (!this.#chunk || this.#chunk.hour !== hour || this.#chunk.count + ids.length > CHUNK_IDS) {
+        const id = `${hour}|${randomBytes(8).toString('hex')}`;
+        // The hour names the chunk before the chunk holds an id: the sweep never misses one.
+        await db.collection<ExpiryHourDoc>(EXPIRY_HOURS).updateOne({ _id: hour }, { $addToSet: { chunks: id } }, { upsert: true });
+        this.#chunk = { hour, id, count: 0 };
+      }
+      await db.collection<ExpiryChunkDoc>(EXPIRY_CHUNKS).updateOne({ _id: this.#chunk.id }, { $push: { ids: { $each: ids } } }, { upsert: true });
+      this.#chunk.count += ids.length;
+    }
   }
 
   async begin(workspace: string, key: string, tool: string, digest: string, now = new Date()): Promise<IdempotencyStart> {
@@ -207,9 +256,37 @@ export class IdempotencyStore {
     }
   }
 
-  /** Deletes records past their retention (there is no TTL index on every MongoDB-protocol server). */
+  /**
+   * Deletes records past their retention (there is no TTL index on every MongoDB-protocol server).
+   * It reads the expiry index, never the records: an hour's ids once the hour is over, deleted by
+   * `_id` and only if still expired (a key used again since has a later expiry and stays), then the
+   * hour itself. A record outlives its retention by at most an hour. The index holds one small
+   * document per hour of retention, so reading it all is cheap.
+   */
   async sweep(now = new Date()): Promise<number> {
-    const res = await this.#model.deleteMany({ expires_at: { $lte: now } });
-    return res.deletedCount ?? 0;
+    const db = this.#model.db;
+    const hours = db.collection<ExpiryHourDoc>(EXPIRY_HOURS);
+    const chunks = db.collection<ExpiryChunkDoc>(EXPIRY_CHUNKS);
+    const current = expiryBucket(now);
+    let deleted = 0;
+    // One document per hour of retention (~49): reading them all is cheap.
+    for (const hour of await hours.find({}).toArray()) {
+      if (hour._id >= current) continue;
+      for (let c = 0; c < hour.chunks.length; c += 100) {
+        const named = hour.chunks.slice(c, c + 100);
+        for (const chunk of await chunks.find({ _id: { $in: named } }).toArray()) {
+          for (let i = 0; i < chunk.ids.length; i += 500) {
+            const res = await this.#model.collection.deleteMany({ _id: { $in: chunk.ids.slice(i, i + 500) }, expires_at: { $lte: now } } as never);
+            deleted += res.deletedCount ?? 0;
+          }
+        }
+        await chunks.deleteMany({ _id: { $in: named } });
+      }
+      // Only once its records are gone: a sweep that dies half-way does the hour again. (A past hour
+      // gets no new ids: a record always expires its retention after it is written.)
+      await hours.deleteOne({ _id: hour._id });
+      if (this.#chunk?.hour === hour._id) this.#chunk = null;
+    }
+    return deleted;
   }
 }
