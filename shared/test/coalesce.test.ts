@@ -41,17 +41,18 @@ describe('Coalescer', () => {
   });
 });
 
+// Command monitoring on, to count and read the commands sent.
+let db: Connection;
+beforeAll(async () => {
+  db = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: `test_coalesce_${randomBytes(4).toString('hex')}`, monitorCommands: true }).asPromise();
+  await new Governance(db).init();
+});
+afterAll(async () => {
+  await db.dropDatabase().catch(() => undefined);
+  await db.close();
+});
+
 describe('Idempotency-Key records written together', () => {
-  let db: Connection;
-  beforeAll(async () => {
-    // Command monitoring on, to count the commands sent.
-    db = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: `test_coalesce_${randomBytes(4).toString('hex')}`, monitorCommands: true }).asPromise();
-    await new Governance(db).init();
-  });
-  afterAll(async () => {
-    await db.dropDatabase().catch(() => undefined);
-    await db.close();
-  });
 
   it('runs each key once when 40 first uses of 10 keys arrive together, and replays each key its own answer', async () => {
     const g = new Governance(db);
@@ -83,15 +84,6 @@ describe('Idempotency-Key records written together', () => {
 });
 
 describe('the Idempotency-Key retention sweep', () => {
-  let db: Connection;
-  beforeAll(async () => {
-    db = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: `test_sweep_${randomBytes(4).toString('hex')}`, monitorCommands: true }).asPromise();
-    await new Governance(db).init();
-  });
-  afterAll(async () => {
-    await db.dropDatabase().catch(() => undefined);
-    await db.close();
-  });
 
   it('deletes what expired by the expiry index, never by reading every record, and keeps what is alive or used again', async () => {
     const g = new Governance(db);
