@@ -7,6 +7,8 @@ import { readByKeys } from '../src/keyed-reads.ts';
 const dbName = `test_keyed_reads_${randomBytes(4).toString('hex')}`;
 let db: Connection;
 let finds = 0;
+/** The next command fails as the store would (its toArray rejects). */
+let failNext = false;
 
 beforeAll(async () => {
   db = await connectDatabase(process.env.MONGO_URL!, dbName);
@@ -18,6 +20,10 @@ beforeAll(async () => {
   const find = docs.find.bind(docs);
   docs.find = (...a: unknown[]) => {
     finds++;
+    if (failNext) {
+      failNext = false;
+      return { toArray: () => Promise.reject(new Error('store unreachable')) };
+    }
     return find(...a);
   };
 });
@@ -60,4 +66,19 @@ it('a later turn, another field or another projection is another command', async
   expect(finds).toBe(4);
   expect(await readByKeys<Doc>(db, 'docs', '_id', [])).toEqual([]);
   expect(finds).toBe(4);
+});
+
+it('a failed command fails every read of its batch, and the next turn reads afresh', async () => {
+  finds = 0;
+  failNext = true;
+  const settled = await Promise.allSettled([
+    readByKeys<Doc>(db, 'docs', '_id', ['a|1']),
+    readByKeys<Doc>(db, 'docs', '_id', ['b|1']),
+  ]);
+  expect(finds).toBe(1);
+  expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+  expect((settled[0] as PromiseRejectedResult).reason.message).toBe('store unreachable');
+  // Nothing of the failed batch is kept: the next read sends its own command and gets its document.
+  expect((await readByKeys<Doc>(db, 'docs', '_id', ['a|1'])).map((d) => d._id)).toEqual(['a|1']);
+  expect(finds).toBe(2);
 });
