@@ -12,6 +12,7 @@ import { deleteRule } from '../src/modules/bank/tools/delete_rule.ts';
 import { suggest } from '../src/modules/bank/tools/suggest.ts';
 import { reconcile } from '../src/modules/bank/tools/reconcile.ts';
 import { unreconcile } from '../src/modules/bank/tools/unreconcile.ts';
+import { receivablesLane } from '../src/modules/invoices/agenda.ts';
 import { get as getInvoice } from '../src/modules/invoices/tools/get.ts';
 import { get as getPayment } from '../src/modules/payments/tools/get.ts';
 import { get as getBill } from '../src/modules/bills/tools/get.ts';
@@ -196,6 +197,10 @@ describe('bank reconciliation: rules, suggestions, one-to-many against invoices,
 
   it('undo of the two-invoice reconciliation: both payments reversed (entries Dr 130505 / Cr 111005), A owes 1,190,000 again, B 810,000; counters back', async () => {
     const before = (await bankTransactions(sg.db).findById(tx['R-1']).lean())!;
+    // The receivables lane reads the due-date index: a paid invoice is not in it; reopened, it is again, owing its balance.
+    const lane = async () => (await receivablesLane({ from: '2026-01-01', to: '2027-12-31', limit: 100, overdue: true } as never, { db: sg.db, workspace: owner.workspace, now: new Date() } as never))
+      .map((e) => [e.ref?.invoice_id, e.amount]);
+    expect((await lane()).filter(([id]) => id === invA.id || id === invB.id)).toEqual([]);
     const u = await call(owner, 'bank.unreconcile', { transaction_id: tx['R-1'] });
     expect(u.transaction).toMatchObject({ status: 'unreconciled', matches: [] });
     const aOut = await call(owner, 'invoices.get', { id: invA.id });
@@ -204,6 +209,7 @@ describe('bank reconciliation: rules, suggestions, one-to-many against invoices,
     // By hand: A 0 + 1,190,000 = 1,190,000, nothing paid → posted. B was paid (0) by 810,000 (R-1) + 1,570,000 (R-3):
     // 0 + 810,000 = 810,000 open, 1,570,000 paid → partially_paid.
     expect([a.status, a.balance, a.paid, b.status, b.balance, b.paid]).toEqual(['posted', 1190000, 0, 'partially_paid', 810000, 1570000]);
+    expect((await lane()).filter(([id]) => id === invA.id || id === invB.id).sort()).toEqual([[invA.id, 1190000], [invB.id, 810000]].sort());
     checkOutput('invoices.get', getInvoice.output, aOut);
     checkOutput('invoices.get', getInvoice.output, bOut);
     // A's settlements: the payment +1,190,000 and its reversal −1,190,000, both dated 2026-11-10 (Σ 0: owes all again).
