@@ -199,7 +199,7 @@ describe('bank reconciliation: rules, suggestions, one-to-many against invoices,
     const before = (await bankTransactions(sg.db).findById(tx['R-1']).lean())!;
     // The receivables lane reads the due-date index: a paid invoice is not in it; reopened, it is again, owing its balance.
     const lane = async () => (await receivablesLane({ from: '2026-01-01', to: '2027-12-31', limit: 100, overdue: true } as never, { db: sg.db, workspace: owner.workspace, now: new Date() } as never))
-      .map((e) => [e.ref?.invoice_id, e.amount]);
+      .map((e) => [(e.ref as { invoice_id?: string } | undefined)?.invoice_id, e.amount]);
     expect((await lane()).filter(([id]) => id === invA.id || id === invB.id)).toEqual([]);
     const u = await call(owner, 'bank.unreconcile', { transaction_id: tx['R-1'] });
     expect(u.transaction).toMatchObject({ status: 'unreconciled', matches: [] });
