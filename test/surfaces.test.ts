@@ -160,11 +160,11 @@ describe('/graphql beyond tool mutations', () => {
 describe("a subgraph's tool mutation document", () => {
   it('answers the same on its short path as through Apollo, byte for byte (data, refusals inside it, thrown errors, aliases)', async () => {
     const member: Principal = { workspace, role: 'admin', actor: { type: 'api_key', id: 'key_direct' }, credential_id: 'key_direct', scopes: null, patterns: null };
-    const post = async (principal: Principal, query: string, variables?: unknown) => {
+    const post = async (principal: Principal, query: string, variables?: unknown, operationName?: string) => {
       const res = await fetch(`${sys.subgraphs.crm.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(principal, sys.keys.privateKey) },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query, variables, operationName }),
       });
       // Each call writes its own ledger entry: its receipt (seq, hash, signature) is the one part that differs.
       return { status: res.status, type: res.headers.get('content-type'), text: (await res.text()).replace(/"receipt":"\d+;[0-9a-f]{64};[\w-]+"/, '"receipt":"…"') };
@@ -194,5 +194,11 @@ describe("a subgraph's tool mutation document", () => {
     expect(literal.data.invokeCrmTool.status).toBe(200);
     const bad = await both(member, 'invokeCrmTool(tool: $t, input: $i)', { t: 5, i: {} });
     expect(bad.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // An operationName the document does not have: not the short path's to run; Apollo refuses it and nothing is created.
+    const named = await post(member, 'mutation M($t: String!, $i: JSON!) { invokeCrmTool(tool: $t, input: $i) }', { t: 'parties.create', i: { name: 'Nunca SAS', kind: 'customer' } }, 'Other');
+    expect(named.status).not.toBe(200);
+    expect(JSON.parse(named.text).data?.invokeCrmTool).toBeUndefined();
+    const after = await both(member, 'invokeCrmTool(tool: $t, input: $i)', { t: 'parties.list', i: { search: 'Nunca' } });
+    expect(after.data.invokeCrmTool.body.output.rows).toEqual([]);
   });
 });

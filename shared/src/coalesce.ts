@@ -53,16 +53,21 @@ export class Coalescer<T> {
 }
 
 /**
- * Per-item errors of a MongoDB bulk write that failed for some items only (`writeErrors` with their
- * `index`); `null` when the error is not one of those (the whole command failed).
+ * Runs one bulk write for `count` items and answers per item as {@link Coalescer}'s `send` must:
+ * all `null` when it succeeds; when it failed for some items only (a MongoDB bulk write error's
+ * `writeErrors`, each with its `index`), that item's error and `null` for the others; any other
+ * failure is thrown (every item of the command gets it).
  */
-export function perItemErrors(err: unknown, count: number): (Error | null)[] | null {
-  const e = err as { writeErrors?: { index: number; code?: number; errmsg?: string }[] | { index: number; code?: number; errmsg?: string } };
-  const list = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors ? [e.writeErrors] : null;
-  if (!list || list.length === 0) return null;
-  const out: (Error | null)[] = Array.from({ length: count }, () => null);
-  for (const w of list) {
-    out[w.index] = Object.assign(new Error(w.errmsg ?? `write error ${w.code}`), { code: w.code });
+export async function eachItem(count: number, write: () => Promise<unknown>): Promise<(Error | null)[]> {
+  try {
+    await write();
+    return Array.from({ length: count }, () => null);
+  } catch (err) {
+    const e = err as { writeErrors?: { index: number; code?: number; errmsg?: string }[] | { index: number; code?: number; errmsg?: string } };
+    const list = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors ? [e.writeErrors] : [];
+    if (list.length === 0) throw err;
+    const out: (Error | null)[] = Array.from({ length: count }, () => null);
+    for (const w of list) out[w.index] = Object.assign(new Error(w.errmsg ?? `write error ${w.code}`), { code: w.code });
+    return out;
   }
-  return out;
 }

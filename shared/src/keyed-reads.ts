@@ -29,11 +29,11 @@ export async function readByKeys<D>(db: Connection, collection: string, field: s
   const id = `${collection}\u0000${field}\u0000${projection ? JSON.stringify(projection) : ''}`;
   let batch = batches.get(id);
   if (!batch) {
-    const b: Batch = { keys: new Set(), done: null as unknown as Batch['done'] };
+    const asking = new Set<string>();
     const all = batches;
-    b.done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
+    const done = new Promise<void>((resolve) => process.nextTick(resolve)).then(async () => {
       all.delete(id);
-      const asked = [...b.keys];
+      const asked = [...asking];
       const coll = db.collection(collection);
       const chunks: string[][] = [];
       for (let i = 0; i < asked.length; i += KEYS_PER_COMMAND) chunks.push(asked.slice(i, i + KEYS_PER_COMMAND));
@@ -46,7 +46,7 @@ export async function readByKeys<D>(db: Connection, collection: string, field: s
       for (const docs of read) for (const doc of docs) found.set(doc[field], { doc, taken: false });
       return found;
     });
-    batches.set(id, (batch = b));
+    batches.set(id, (batch = { keys: asking, done }));
   }
   for (const k of keys) batch.keys.add(k);
   const found = await batch.done;

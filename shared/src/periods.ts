@@ -116,7 +116,7 @@ export function windowProblem(q: WindowQuery): { field: string; error: string } 
 export function shiftYear(date: string, years: number): string {
   const y = Number(date.slice(0, 4)) + years;
   const md = date.slice(5);
-  if (md === '02-29' && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return `${y}-02-28`;
+  if (md === '02-29' && monthLength(y, 2) === 28) return `${y}-02-28`;
   return `${y}-${md}`;
 }
 

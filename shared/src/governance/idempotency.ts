@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
-import { Coalescer, perItemErrors } from '../coalesce.ts';
+import { Coalescer, eachItem } from '../coalesce.ts';
 import { CuadraError } from '../errors.ts';
 
 /** The answer kept for a key: what was sent, byte for byte (status and body). */
@@ -123,28 +123,14 @@ export class IdempotencyStore {
       // Each id goes into its expiry hour first, so no record is ever stored where the sweep would not
       // find it (a crash in between leaves only an id the sweep finds no record for).
       await this.#addToExpiry(records);
-      try {
-        // Straight to the driver: every field is given, typed as stored. Unordered: each record stands alone.
-        await this.#model.collection.insertMany(records as never[], { ordered: false });
-        return records.map(() => null);
-      } catch (err) {
-        const each = perItemErrors(err, records.length);
-        if (!each) throw err;
-        return each;
-      }
+      // Straight to the driver: every field is given, typed as stored. Unordered: each record stands alone.
+      return eachItem(records.length, () => this.#model.collection.insertMany(records as never[], { ordered: false }));
     });
     this.#completions = new Coalescer(async (done) => {
       // `ignoreUndefined`: a key left undefined was not in the JSON sent, so it is not stored (BSON
       // would store null, and the replay would no longer be the bytes sent); in arrays both give null.
       const ops = done.map(({ id, run, answer }) => ({ updateOne: { filter: { _id: id, state: 'running', run }, update: { $set: { state: 'done', answer } } } }));
-      try {
-        await this.#model.collection.bulkWrite(ops as never[], { ordered: false, ignoreUndefined: true });
-        return done.map(() => null);
-      } catch (err) {
-        const each = perItemErrors(err, done.length);
-        if (!each) throw err;
-        return each;
-      }
+      return eachItem(done.length, () => this.#model.collection.bulkWrite(ops as never[], { ordered: false, ignoreUndefined: true }));
     });
   }
 
@@ -180,8 +166,12 @@ export class IdempotencyStore {
     // `$addToSet`, so a start that died half-way adds nothing twice when it runs again).
     const migrations = this.#model.db.collection<{ _id: string; at: Date }>('migrations');
     if (await migrations.findOne({ _id: EXPIRY_MIGRATION })) return;
-    const old = await this.#model.collection.find({}, { projection: { _id: 1, expires_at: 1 } }).toArray();
-    for (let i = 0; i < old.length; i += 1_000) await this.#addToExpiry(old.slice(i, i + 1_000) as unknown as { _id: string; expires_at: Date }[]);
+    let page: { _id: string; expires_at: Date }[] = [];
+    for await (const doc of this.#model.collection.find({}, { projection: { _id: 1, expires_at: 1 } })) {
+      page.push(doc as unknown as { _id: string; expires_at: Date });
+      if (page.length === CHUNK_IDS) await this.#addToExpiry(page.splice(0));
+    }
+    await this.#addToExpiry(page);
     await migrations.updateOne({ _id: EXPIRY_MIGRATION }, { $set: { at: new Date() } }, { upsert: true });
   }
 

@@ -1,6 +1,5 @@
-import { readByKeys } from '@cuadra/shared';
+import { calendarDays, readByKeys } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { addDays } from './money.ts';
 
 /** One index document: the ids of a workspace's open documents falling due on one day. */
 export interface DueIndexDoc {
@@ -90,8 +89,7 @@ export class DueIndex {
     db: Connection, workspace: string, from: string, to: string, limit: number,
     fetch: (ids: string[]) => Promise<T[]>, isOpen: (doc: NoInfer<T>) => boolean,
   ): Promise<T[]> {
-    const keys: string[] = [];
-    for (let d = from; d <= to; d = addDays(d, 1)) keys.push(DueIndex.key(workspace, d));
+    const keys = calendarDays(from, to).map((d) => DueIndex.key(workspace, d));
     // With the other reads of this turn (two lanes' windows of a dashboard share the command).
     const days = await readByKeys<DueIndexDoc>(db, this.collection, '_id', keys);
     days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));

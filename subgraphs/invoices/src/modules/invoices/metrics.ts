@@ -1,4 +1,4 @@
-import { CuadraError, onceInRead, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
+import { CuadraError, onceInRead, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
@@ -44,9 +44,8 @@ async function windowSeries(
  */
 async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<MetricAnswer> {
   const { db, workspace, now } = ctx;
-  if ((q.from && !q.to) || (!q.from && q.to)) throw new CuadraError('invalid_input', '`from` and `to` go together.', { field: q.from ? '/to' : '/from' });
-  if (q.from && q.to && q.from > q.to) throw new CuadraError('invalid_input', '`from` is after `to`.', { field: '/from' });
-  if (q.from && q.to && (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > 365) throw new CuadraError('invalid_input', 'A window is at most 366 days.', { field: '/to' });
+  const problem = windowProblem(q);
+  if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
   const [, currency] = await Promise.all([
     onceInRead(ctx, 'receivables-repair', async () => {
