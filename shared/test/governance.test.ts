@@ -95,6 +95,22 @@ describe('idempotency records', () => {
     if (again.kind === 'replay') expect(JSON.stringify(again.answer)).toBe(JSON.stringify(answer));
   });
 
+  it('stores an answer as the JSON text sent, one value, and still replays a record stored as a tree before', async () => {
+    const g = new Governance(a);
+    const first = await g.idempotency.begin('ws_i', 'key-4', 'parties.list', 'd');
+    const body = { tool: 'parties.list', output: { rows: [{ id: 'p1', name: 'Ñandú S.A.S.' }], total: 1 } };
+    if (first.kind === 'run') await first.complete({ status: 200, body });
+    const stored = await g.db.collection('idempotency').findOne({ _id: 'ws_i:key-4' as never });
+    expect(stored?.answer).toEqual({ status: 200, json: JSON.stringify(body) });
+    // A record from before this change holds the body as a document: it replays unchanged.
+    await g.db.collection('idempotency').insertOne({
+      _id: 'ws_i:key-5' as never, workspace: 'ws_i', tool: 'parties.list', input_digest: 'd', state: 'done', answer: { status: 200, body }, run: 'r5',
+      lease_until: new Date(), created_at: new Date(), expires_at: new Date(Date.now() + 3600_000),
+    });
+    const legacy = await g.idempotency.begin('ws_i', 'key-5', 'parties.list', 'd');
+    expect(legacy).toEqual({ kind: 'replay', answer: { status: 200, body } });
+  });
+
   it('lets a key run again when the first run released it (a server failure is not kept)', async () => {
     const g = new Governance(a);
     const first = await g.idempotency.begin('ws_i', 'key-2', 'parties.create', 'd');

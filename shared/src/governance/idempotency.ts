@@ -10,6 +10,28 @@ export interface StoredAnswer {
   body: Record<string, unknown>;
 }
 
+/**
+ * How an answer is stored: its status and the JSON text of its body, as one string. Replaying it
+ * gives back exactly what `JSON.stringify` sent (an `undefined` key absent, as it was on the wire),
+ * and the store keeps one value instead of the body's tree: on the MongoDB-protocol server's
+ * memory backend a 2.5 KB answer held as a tree took ~20 KB of the JVM's heap, and 30,000 keyed
+ * calls filled its 768 MB (`bench/invoke.ts`, `BENCH_VARIANTS=eeee`). Records written before keep
+ * `body` and are read as they were.
+ */
+interface StoredAnswerDoc {
+  status: number;
+  json?: string;
+  body?: Record<string, unknown>;
+}
+
+function toStored(answer: StoredAnswer): StoredAnswerDoc {
+  return { status: answer.status, json: JSON.stringify(answer.body) };
+}
+
+function fromStored(stored: StoredAnswerDoc): StoredAnswer {
+  return { status: stored.status, body: stored.json !== undefined ? JSON.parse(stored.json) as Record<string, unknown> : stored.body ?? {} };
+}
+
 interface IdempotencyDoc {
   /** `<workspace>:<key>`: one record per key per workspace, made unique by `_id`. */
   _id: string;
@@ -17,7 +39,7 @@ interface IdempotencyDoc {
   tool: string;
   input_digest: string;
   state: 'running' | 'done';
-  answer: StoredAnswer | null;
+  answer: StoredAnswerDoc | null;
   /**
    * The running attempt: the intent of its action is `int_<run>` (written before the handler
    * starts). A running record whose lease has passed and whose intent does not exist provably
@@ -127,10 +149,8 @@ export class IdempotencyStore {
       return eachItem(records.length, () => this.#model.collection.insertMany(records as never[], { ordered: false }));
     });
     this.#completions = new Coalescer(async (done) => {
-      // `ignoreUndefined`: a key left undefined was not in the JSON sent, so it is not stored (BSON
-      // would store null, and the replay would no longer be the bytes sent); in arrays both give null.
-      const ops = done.map(({ id, run, answer }) => ({ updateOne: { filter: { _id: id, state: 'running', run }, update: { $set: { state: 'done', answer } } } }));
-      return eachItem(done.length, () => this.#model.collection.bulkWrite(ops as never[], { ordered: false, ignoreUndefined: true }));
+      const ops = done.map(({ id, run, answer }) => ({ updateOne: { filter: { _id: id, state: 'running', run }, update: { $set: { state: 'done', answer: toStored(answer) } } } }));
+      return eachItem(done.length, () => this.#model.collection.bulkWrite(ops as never[], { ordered: false }));
     });
   }
 
@@ -157,7 +177,7 @@ export class IdempotencyStore {
    * (recovery found its intent): a retry replays that instead of running a second time.
    */
   async settleInterrupted(run: string, answer: StoredAnswer): Promise<void> {
-    await this.#model.updateOne({ run, state: 'running' }, { $set: { state: 'done', answer } });
+    await this.#model.updateOne({ run, state: 'running' }, { $set: { state: 'done', answer: toStored(answer) } });
   }
 
   async init(): Promise<void> {
@@ -218,7 +238,7 @@ export class IdempotencyStore {
       if (existing.tool !== tool || existing.input_digest !== digest) {
         throw new CuadraError('idempotency_conflict', 'This Idempotency-Key was already used with a different tool or input. Use a new key for a new request.');
       }
-      if (existing.state === 'done' && existing.answer) return { kind: 'replay', answer: existing.answer };
+      if (existing.state === 'done' && existing.answer) return { kind: 'replay', answer: fromStored(existing.answer) };
       if (existing.state === 'running' && this.#intents && existing.lease_until && existing.lease_until.getTime() <= Date.now()) {
         // The attempt holding the key is past its lease: its process died or hangs. Its intent is
         // written before its action starts, so without one the action provably never started.
