@@ -58,8 +58,12 @@ describe('Idempotency-Key records written together', () => {
     const g = new Governance(db);
     // Per insert / update command on the records, how many documents or updates it carried.
     const sizes: { insert: number[]; update: number[] } = { insert: [], update: [] };
-    db.getClient().on('commandStarted', (e: { commandName: string; command: { insert?: string; update?: string; documents?: unknown[]; updates?: unknown[] } }) => {
-      if (e.command.insert === 'idempotency') sizes.insert.push(e.command.documents?.length ?? 0);
+    const firstInsert: { _id: string; ids?: string[] }[] = [];
+    db.getClient().on('commandStarted', (e: { commandName: string; command: { insert?: string; update?: string; documents?: { _id: string; ids?: string[] }[]; updates?: unknown[] } }) => {
+      if (e.command.insert === 'idempotency') {
+        if (firstInsert.length === 0) firstInsert.push(...(e.command.documents ?? []));
+        sizes.insert.push((e.command.documents ?? []).filter((d) => !String(d._id).startsWith('~expiry|')).length);
+      }
       if (e.command.update === 'idempotency') sizes.update.push(e.command.updates?.length ?? 0);
     });
     const keys = Array.from({ length: 10 }, (_, i) => `k-${i}`);
@@ -78,6 +82,10 @@ describe('Idempotency-Key records written together', () => {
     // The forty first uses went out as one command (the duplicates then wait and ask again, one by one);
     // the ten answers stored together as one.
     expect(sizes.insert[0]).toBe(40);
+    // Ahead of them in the same command, the expiry marker naming all forty ids (one hour).
+    expect(firstInsert[0]._id).toMatch(/^~expiry\|\d{4}-\d\d-\d\dT\d\d\|[0-9a-f]{16}\|\d+$/);
+    expect(firstInsert[0].ids).toEqual(firstInsert.slice(1).map((d) => d._id));
+    expect(firstInsert).toHaveLength(41);
     expect(sizes.update).toEqual([10]);
     expect(await db.collection('idempotency').countDocuments({ workspace: 'ws_c' })).toBe(10);
   });
@@ -101,6 +109,10 @@ describe('the Idempotency-Key retention sweep', () => {
     await use('used-again', now); // expired, so taken anew: its old hour still lists it
     // A record written before the index existed: indexed once when a store starts on this database.
     await db.collection('idempotency').insertOne({ _id: 'ws_s:from-before' as never, workspace: 'ws_s', tool: 'parties.list', input_digest: 'd', state: 'done', answer: null, run: 'r', lease_until: now, created_at: new Date(now.getTime() - 70 * hour), expires_at: new Date(now.getTime() - 22 * hour) });
+    // An hour indexed the way before markers (a chunk document of ids), with its expired record.
+    await db.collection('idempotency').insertOne({ _id: 'ws_s:chunked' as never, workspace: 'ws_s', tool: 'parties.list', input_digest: 'd', state: 'done', answer: null, run: 'r2', lease_until: now, created_at: new Date(now.getTime() - 63 * hour), expires_at: new Date(now.getTime() - 15 * hour) });
+    await db.collection('idempotency_expiry').insertOne({ _id: '2026-11-26T05' as never, chunks: ['2026-11-26T05|old'] });
+    await db.collection('idempotency_expiry_ids').insertOne({ _id: '2026-11-26T05|old' as never, ids: ['ws_s:chunked'] });
     await db.collection('migrations').deleteOne({ _id: 'idempotency-expiry-index' as never });
     await new Governance(db).idempotency.init();
 
@@ -110,11 +122,19 @@ describe('the Idempotency-Key retention sweep', () => {
     const deleted = await g.idempotency.sweep(now);
     db.getClient().off('commandStarted', listen);
 
-    expect(deleted).toBe(3); // expired-long-ago, expired-2h-ago, from-before (the first used-again went when its key was taken anew)
+    // expired-long-ago, expired-2h-ago, from-before, chunked — twice listed (the migration's marker and its
+    // old chunk), deleted once (the first used-again went when its key was taken anew)
+    expect(deleted).toBe(4);
+    expect(await db.collection('idempotency_expiry_ids').countDocuments({})).toBe(0);
     const left = (await db.collection('idempotency').find({ workspace: 'ws_s' }).toArray()).map((d) => String(d._id)).sort();
     expect(left).toEqual(['ws_s:alive', 'ws_s:used-again']);
-    // The records were only ever named by _id: no find over them, every delete by `_id: {$in}`.
-    expect(sent.filter((c) => c.name === 'find' && c.command.find === 'idempotency')).toEqual([]);
+    // The records were only ever named by _id: the only reads are of markers by their ids, every delete by `_id: {$in}`.
+    const finds = sent.filter((c) => c.name === 'find' && c.command.find === 'idempotency');
+    expect(finds.length).toBeGreaterThan(0);
+    for (const f of finds) {
+      expect(Object.keys(f.command.filter)).toEqual(['_id']);
+      for (const id of f.command.filter._id.$in) expect(id).toMatch(/^~expiry\|/);
+    }
     const deletes = sent.filter((c) => c.name === 'delete' && c.command.delete === 'idempotency');
     expect(deletes.length).toBeGreaterThan(0);
     for (const d of deletes) for (const q of d.command.deletes) expect(q.q._id.$in).toBeInstanceOf(Array);
@@ -122,5 +142,31 @@ describe('the Idempotency-Key retention sweep', () => {
     expect(await g.idempotency.sweep(now)).toBe(0);
     const hours = (await db.collection('idempotency_expiry').find({}).toArray()).map((d) => String(d._id)).sort();
     expect(hours.every((h) => h >= '2026-11-26T20')).toBe(true);
+  });
+
+  it('takes back the records of a batch whose expiry marker cannot be stored, and sweeps over the gap', async () => {
+    const g = new Governance(db);
+    const hour = 3600_000;
+    const at = new Date('2026-11-20T10:15:00Z');
+    const first = await g.idempotency.begin('ws_m', 'k-1', 'parties.list', 'd', at);
+    expect(first.kind).toBe('run');
+    // The marker the next batch will use is taken by someone else: that insert fails at the marker.
+    const [series] = ((await db.collection('idempotency_expiry').findOne({ _id: '2026-11-22T10' as never }))?.series ?? []) as string[];
+    await db.collection('idempotency').insertOne({ _id: `~expiry|${series}|1` as never, ids: [] });
+    const inserts: { documents: { _id: string }[]; writeErrors?: unknown }[] = [];
+    const started = (e: { command: { insert?: string; documents?: { _id: string }[] } }) => {
+      if (e.command.insert === 'idempotency') inserts.push({ documents: e.command.documents ?? [] });
+    };
+    db.getClient().on('commandStarted', started);
+    const second = await g.idempotency.begin('ws_m', 'k-2', 'parties.list', 'd', at);
+    db.getClient().off('commandStarted', started);
+    // Its record was stored without a marker, so it was taken back and the key taken again, under the next marker.
+    expect(inserts.map((c) => c.documents.map((d) => d._id))).toEqual([[`~expiry|${series}|1`, 'ws_m:k-2'], [`~expiry|${series}|2`, 'ws_m:k-2']]);
+    expect(second.kind).toBe('run');
+    const record = await db.collection('idempotency').findOne({ _id: 'ws_m:k-2' as never });
+    expect(record?.run).toBe(second.kind === 'run' ? second.run : null);
+    // The sweep walks over the marker that was not ours and deletes both records.
+    expect(await g.idempotency.sweep(new Date(at.getTime() + 50 * hour))).toBe(2);
+    expect(await db.collection('idempotency').countDocuments({ _id: { $in: ['ws_m:k-1', 'ws_m:k-2', `~expiry|${series}|0`, `~expiry|${series}|1`, `~expiry|${series}|2`] } as never })).toBe(0);
   });
 });

@@ -65,17 +65,32 @@ schema.index({ expires_at: 1 });
 schema.index({ run: 1 });
 
 /**
- * Where the sweep finds expired records without reading them all. The ids expiring in one UTC hour
- * are kept in chunks of at most {@link CHUNK_IDS} (`idempotency_expiry_ids`, a chunk a process fills
- * with `$push`, so no document grows past ~40 KB however busy the hour); the hour's document
- * (`idempotency_expiry`) names its chunks, and is written before its chunk is first used.
+ * Where the sweep finds expired records without reading them all. Each insert of records also
+ * inserts, in the same command and ahead of them, one marker per expiry hour naming their ids:
+ * `~expiry|<hour>|<series>|<n>` (n = 0, 1, 2 … within a series; a process starts a series per hour
+ * and a new one every {@link SERIES_MARKS} markers). The hour's document (`idempotency_expiry`)
+ * names its series, and is written before a series' first marker. No record id starts with `~`
+ * (they are `<workspace>:<key>`), and markers have no `workspace` or `expires_at`.
+ *
+ * Before, ids went into separate chunk documents (`idempotency_expiry_ids`, filled with `$push`):
+ * one more command per batch of keyed calls, and a growing document the store copied on every
+ * push — 10 % of a keyed call's throughput (`bench/invoke.ts`, `BENCH_VARIANTS=ee`). Hours written
+ * that way (`chunks`) are still swept.
  */
-interface ExpiryHourDoc { _id: string; chunks: string[] }
+interface ExpiryHourDoc { _id: string; series?: string[]; chunks?: string[] }
 interface ExpiryChunkDoc { _id: string; ids: string[] }
+interface ExpiryMarkDoc { _id: string; ids: string[] }
 const EXPIRY_HOURS = 'idempotency_expiry';
 const EXPIRY_CHUNKS = 'idempotency_expiry_ids';
 const EXPIRY_MIGRATION = 'idempotency-expiry-index';
-const CHUNK_IDS = 1_000;
+const MARK_PREFIX = '~expiry|';
+const SERIES_MARKS = 4_096;
+/** Markers read per command by the sweep; a run of this many missing ends a series. */
+const SWEEP_WINDOW = 100;
+
+function markId(series: string, n: number): string {
+  return `${MARK_PREFIX}${series}|${n}`;
+}
 
 /** The UTC hour a record expiring at `at` is swept after: `2026-11-28T20`. */
 export function expiryBucket(at: Date): string {
@@ -134,19 +149,28 @@ export class IdempotencyStore {
    */
   readonly #inserts: Coalescer<IdempotencyDoc>;
   readonly #completions: Coalescer<{ id: string; run: string; answer: StoredAnswer }>;
-  /** This process's chunk of the expiry index now being filled (writes to it go one at a time: the insert coalescer's). */
-  #chunk: { hour: string; id: string; count: number } | null = null;
+  /** This process's series of expiry markers per hour (written one batch at a time: the insert coalescer's). */
+  readonly #series = new Map<string, { id: string; next: number }>();
 
   constructor(db: Connection, options: { waitMs?: number; leaseMs?: number } = {}) {
     this.#model = modelOn<IdempotencyDoc>(db, 'IdempotencyRecord', schema, 'idempotency');
     this.#waitMs = options.waitMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? ACTION_LEASE_MS;
     this.#inserts = new Coalescer(async (records) => {
-      // Each id goes into its expiry hour first, so no record is ever stored where the sweep would not
-      // find it (a crash in between leaves only an id the sweep finds no record for).
-      await this.#addToExpiry(records);
+      // The markers go first in the same command: the server stores them before the records (a
+      // crash in between leaves only ids the sweep finds no record for).
+      const marks = await this.#expiryMarks(records);
       // Straight to the driver: every field is given, typed as stored. Unordered: each record stands alone.
-      return eachItem(records.length, () => this.#model.collection.insertMany(records as never[], { ordered: false }));
+      const results = await eachItem(marks.length + records.length, () => this.#model.collection.insertMany([...marks, ...records] as never[], { ordered: false }));
+      const markFailed = results.slice(0, marks.length).find((r) => r !== null);
+      if (markFailed) {
+        // A record the sweep could not find would be kept for ever: take back what was stored and fail
+        // them all (with a duplicate marker, each caller finds its key free and takes it again, under the next marker).
+        const stored = records.filter((_, i) => results[marks.length + i] === null);
+        await this.#model.collection.deleteMany({ _id: { $in: stored.map((r) => r._id) }, run: { $in: stored.map((r) => r.run) } } as never).catch(() => undefined);
+        throw markFailed;
+      }
+      return results.slice(marks.length);
     });
     this.#completions = new Coalescer(async (done) => {
       const ops = done.map(({ id, run, answer }) => ({ updateOne: { filter: { _id: id, state: 'running', run }, update: { $set: { state: 'done', answer: toStored(answer) } } } }));
@@ -187,31 +211,43 @@ export class IdempotencyStore {
     const migrations = this.#model.db.collection<{ _id: string; at: Date }>('migrations');
     if (await migrations.findOne({ _id: EXPIRY_MIGRATION })) return;
     let page: { _id: string; expires_at: Date }[] = [];
+    const flush = async () => {
+      const marks = await this.#expiryMarks(page.splice(0));
+      if (marks.length > 0) await this.#model.collection.insertMany(marks as never[]);
+    };
     for await (const doc of this.#model.collection.find({}, { projection: { _id: 1, expires_at: 1 } })) {
+      if (!(doc.expires_at instanceof Date)) continue; // a marker, not a record
       page.push(doc as unknown as { _id: string; expires_at: Date });
-      if (page.length === CHUNK_IDS) await this.#addToExpiry(page.splice(0));
+      if (page.length === 1_000) await flush();
     }
-    await this.#addToExpiry(page);
+    await flush();
     await migrations.updateOne({ _id: EXPIRY_MIGRATION }, { $set: { at: new Date() } }, { upsert: true });
   }
 
-  async #addToExpiry(records: readonly { _id: string; expires_at: Date }[]): Promise<void> {
+  /**
+   * The markers naming `records`' ids, one per expiry hour, each the next of this process's series
+   * for its hour; a series' hour document names it before its first marker is handed out.
+   */
+  async #expiryMarks(records: readonly { _id: string; expires_at: Date }[]): Promise<ExpiryMarkDoc[]> {
     const byHour = new Map<string, string[]>();
     for (const r of records) {
       const hour = expiryBucket(r.expires_at);
-      byHour.set(hour, [...(byHour.get(hour) ?? []), r._id]);
+      const ids = byHour.get(hour);
+      if (ids) ids.push(r._id);
+      else byHour.set(hour, [r._id]);
     }
-    const db = this.#model.db;
+    const marks: ExpiryMarkDoc[] = [];
     for (const [hour, ids] of byHour) {
-      if (!this.#chunk || this.#chunk.hour !== hour || this.#chunk.count + ids.length > CHUNK_IDS) {
+      let series = this.#series.get(hour);
+      if (!series || series.next >= SERIES_MARKS) {
         const id = `${hour}|${randomBytes(8).toString('hex')}`;
-        // The hour names the chunk before the chunk holds an id: the sweep never misses one.
-        await db.collection<ExpiryHourDoc>(EXPIRY_HOURS).updateOne({ _id: hour }, { $addToSet: { chunks: id } }, { upsert: true });
-        this.#chunk = { hour, id, count: 0 };
+        await this.#model.db.collection<ExpiryHourDoc>(EXPIRY_HOURS).updateOne({ _id: hour }, { $addToSet: { series: id } }, { upsert: true });
+        this.#series.set(hour, (series = { id, next: 0 }));
       }
-      await db.collection<ExpiryChunkDoc>(EXPIRY_CHUNKS).updateOne({ _id: this.#chunk.id }, { $push: { ids: { $each: ids } } }, { upsert: true });
-      this.#chunk.count += ids.length;
+      // Every marker handed out uses up its number, stored or not: the sweep walks over gaps.
+      marks.push({ _id: markId(series.id, series.next++), ids });
     }
+    return marks;
   }
 
   async begin(workspace: string, key: string, tool: string, digest: string, now = new Date()): Promise<IdempotencyStart> {
@@ -268,7 +304,7 @@ export class IdempotencyStore {
 
   /**
    * Deletes records past their retention (there is no TTL index on every MongoDB-protocol server).
-   * It reads the expiry index, never the records: an hour's ids once the hour is over, deleted by
+   * It reads the expiry index (markers by `_id`), never the records: an hour's ids once the hour is over, deleted by
    * `_id` and only if still expired (a key used again since has a later expiry and stays), then the
    * hour itself. A record outlives its retention by at most an hour. The index holds one small
    * document per hour of retention, so reading it all is cheap.
@@ -282,20 +318,33 @@ export class IdempotencyStore {
     // One document per hour of retention (~49): reading them all is cheap.
     for (const hour of await hours.find({}).toArray()) {
       if (hour._id >= current) continue;
-      for (let c = 0; c < hour.chunks.length; c += 100) {
-        const named = hour.chunks.slice(c, c + 100);
-        for (const chunk of await chunks.find({ _id: { $in: named } }).toArray()) {
-          for (let i = 0; i < chunk.ids.length; i += 500) {
-            const res = await this.#model.collection.deleteMany({ _id: { $in: chunk.ids.slice(i, i + 500) }, expires_at: { $lte: now } } as never);
-            deleted += res.deletedCount ?? 0;
-          }
+      const forget = async (ids: string[]) => {
+        for (let i = 0; i < ids.length; i += 500) {
+          const res = await this.#model.collection.deleteMany({ _id: { $in: ids.slice(i, i + 500) }, expires_at: { $lte: now } } as never);
+          deleted += res.deletedCount ?? 0;
         }
+      };
+      for (const series of hour.series ?? []) {
+        // Markers by _id, a window at a time, until a whole window is missing (the series' end).
+        for (let n = 0; ; n += SWEEP_WINDOW) {
+          const named = Array.from({ length: SWEEP_WINDOW }, (_, i) => markId(series, n + i));
+          const marks = (await this.#model.collection.find({ _id: { $in: named } } as never).toArray()) as unknown as ExpiryMarkDoc[];
+          if (marks.length === 0) break;
+          for (const mark of marks) await forget(mark.ids);
+          await this.#model.collection.deleteMany({ _id: { $in: named } } as never);
+        }
+      }
+      // Hours indexed before the markers: chunk documents of ids.
+      const chunkNames = hour.chunks ?? [];
+      for (let c = 0; c < chunkNames.length; c += 100) {
+        const named = chunkNames.slice(c, c + 100);
+        for (const chunk of await chunks.find({ _id: { $in: named } }).toArray()) await forget(chunk.ids);
         await chunks.deleteMany({ _id: { $in: named } });
       }
       // Only once its records are gone: a sweep that dies half-way does the hour again. (A past hour
       // gets no new ids: a record always expires its retention after it is written.)
       await hours.deleteOne({ _id: hour._id });
-      if (this.#chunk?.hour === hour._id) this.#chunk = null;
+      this.#series.delete(hour._id);
     }
     return deleted;
   }
