@@ -6,6 +6,7 @@
 //   (d) the same mutation through the gateway's /graphql (query planner) — what (a) avoids
 //   (e) (a) with a fresh Idempotency-Key on every request
 //   (f) the crm tool mutation without GraphQL (POST /invoke: what the gateway's forwarder uses)
+//   (g) (f) through a bare Node proxy (bench/bare-proxy.ts): the floor of one proxy hop here
 // Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a, and per call for the gateway and
 // crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
 // BENCH_COUNT_MONGO=0 leaves the driver's command monitoring off (it copies every command, a cost the
@@ -47,6 +48,11 @@ const bare = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-server.
   env: { ...process.env, MONGO_URL: mongo.url, MONGO_DB: 'bench_crm', PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'],
 });
 await new Promise<void>((resolve) => bare.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
+const proxyPort = await freePort();
+const proxy = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-proxy.ts')], {
+  env: { ...process.env, TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER, PORT: String(proxyPort) }, stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise<void>((resolve) => proxy.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
 
 try {
   const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');
@@ -66,6 +72,7 @@ try {
     { key: 'c', label: 'bare express + mongoose', url: `http://127.0.0.1:${barePort}/parties`, headers: { 'x-workspace': workspace }, body: JSON.stringify(input) },
     { key: 'd', label: 'gateway /graphql (planner)', url: `${system.gatewayUrl}/graphql`, headers: { authorization: `Bearer ${apiKey}` }, body: mutation },
     { key: 'f', label: 'subgraph POST /invoke', url: `${system.subgraphs.crm.url}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
+    { key: 'g', label: 'bare Node proxy -> (f)', url: `http://127.0.0.1:${proxyPort}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
     { key: 'e', label: 'gateway REST + Idempotency-Key', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), idempotent: true },
   ];
   const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
@@ -74,7 +81,7 @@ try {
   // Every process on the path, read from /proc: where the machine's CPU went per call. When the
   // cores are busy, throughput is 2 cores ÷ the sum of this row, so this is what bounds it.
   const meter = new MachineMeter({
-    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!,
+    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!, proxy: proxy.pid!,
   });
   const machineLines: string[] = [];
   // What each process burns with no calls at all (sweeps, timers), to take out of the per-call figures:
@@ -138,6 +145,8 @@ try {
   console.log(`ratios (${connections} connections, ${seconds} s each, 200 parties, newest 8 + count):`);
   if (have('a', 'b')) console.log(`  ${ratio('a', 'b')}; p50 added by the gateway ${(results.a.p50 - results.b.p50).toFixed(1)} ms`);
   if (have('a', 'f')) console.log(`  ${ratio('a', 'f')}; p50 added by the gateway ${(results.a.p50 - results.f.p50).toFixed(1)} ms  (against the route the gateway uses)`);
+  if (have('g', 'f')) console.log(`  ${ratio('g', 'f')}; p50 added by a bare Node proxy hop ${(results.g.p50 - results.f.p50).toFixed(1)} ms  (the floor of any proxy hop on this machine)`);
+  if (have('a', 'g')) console.log(`  ${ratio('a', 'g')}  (the gateway's own work: credential, limiter, validation, headers)`);
   if (have('b', 'c')) console.log(`  ${ratio('b', 'c')}`);
   if (have('f', 'c')) console.log(`  ${ratio('f', 'c')}`);
   if (have('d', 'a')) console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
@@ -146,6 +155,7 @@ try {
   for (const [k, x] of Object.entries(results)) if (x.p99 > 3 * x.p50) console.log(`  (${k}) p99 ${x.p99} ms is over 3× its p50 ${x.p50} ms`);
 } finally {
   bare.kill('SIGTERM');
+  proxy.kill('SIGTERM');
   await system.stop();
   await stopAll();
 }

@@ -60,7 +60,6 @@ const schema = new Schema<IdempotencyDoc>(
   },
   { versionKey: false },
 );
-schema.index({ expires_at: 1 });
 // Recovery finds the key of an interrupted attempt by its run.
 schema.index({ run: 1 });
 
