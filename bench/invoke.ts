@@ -7,13 +7,13 @@
 //   (e) (a) with a fresh Idempotency-Key on every request
 //   (f) the crm tool mutation without GraphQL (POST /invoke: what the gateway's forwarder uses)
 //   (g) (f) through a bare Node proxy (bench/bare-proxy.ts): the floor of one proxy hop here
-// Prints req/s, p50/p99 latency and the ratios a/b, b/c and d/a, and per call for the gateway and
+// Prints req/s, p50/p99 latency and the ratios (a/b, a/f, g/f, a/g, b/c, d/a, e/a…), and per call for the gateway and
 // crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
 // BENCH_COUNT_MONGO=0 leaves the driver's command monitoring off (it copies every command, a cost the
 // bare handler (c) does not pay): the verdict figures; MongoDB commands then read 0.
 // BENCH_VARIANTS=abe runs some only, in that order (a letter may repeat); BENCH_PROFILE=1 also writes one V8 CPU profile per variant and
 // process under test-output/bench/probe/ (summarise with `node bench/profile-summary.ts <files>`).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -43,16 +43,15 @@ const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
   env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_MONGO: process.env.BENCH_COUNT_MONGO === '0' ? '0' : '1', CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
-const barePort = await freePort();
-const bare = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-server.ts')], {
-  env: { ...process.env, MONGO_URL: mongo.url, MONGO_DB: 'bench_crm', PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise<void>((resolve) => bare.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
-const proxyPort = await freePort();
-const proxy = spawn(process.execPath, [path.join(repoRoot, 'bench', 'bare-proxy.ts')], {
-  env: { ...process.env, TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER, PORT: String(proxyPort) }, stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise<void>((resolve) => proxy.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
+/** A baseline server of this folder on a free port, once it prints READY. */
+async function baseline(file: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bench', file)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
+  return { child, port };
+}
+const { child: bare, port: barePort } = await baseline('bare-server.ts', { MONGO_URL: mongo.url, MONGO_DB: 'bench_crm' });
+const { child: proxy, port: proxyPort } = await baseline('bare-proxy.ts', { TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER });
 
 try {
   const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');

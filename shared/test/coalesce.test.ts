@@ -59,13 +59,14 @@ describe('Idempotency-Key records written together', () => {
     // Per insert / update command on the records, how many documents or updates it carried.
     const sizes: { insert: number[]; update: number[] } = { insert: [], update: [] };
     const firstInsert: { _id: string; ids?: string[] }[] = [];
-    db.getClient().on('commandStarted', (e: { commandName: string; command: { insert?: string; update?: string; documents?: { _id: string; ids?: string[] }[]; updates?: unknown[] } }) => {
+    const count = (e: { commandName: string; command: { insert?: string; update?: string; documents?: { _id: string; ids?: string[] }[]; updates?: unknown[] } }) => {
       if (e.command.insert === 'idempotency') {
         if (firstInsert.length === 0) firstInsert.push(...(e.command.documents ?? []));
         sizes.insert.push((e.command.documents ?? []).filter((d) => !String(d._id).startsWith('~expiry|')).length);
       }
       if (e.command.update === 'idempotency') sizes.update.push(e.command.updates?.length ?? 0);
-    });
+    };
+    db.getClient().on('commandStarted', count);
     const keys = Array.from({ length: 10 }, (_, i) => `k-${i}`);
     const begins = keys.flatMap((k) => [0, 1, 2, 3].map(() => g.idempotency.begin('ws_c', k, 'parties.create', `d-${k}`)));
     const runs = new Map<string, Awaited<(typeof begins)[number]>>();
@@ -75,6 +76,7 @@ describe('Idempotency-Key records written together', () => {
     expect([...runs.keys()].sort()).toEqual([...keys].sort());
     await Promise.all([...runs].map(([k, r]) => (r as { complete(a: unknown): Promise<void> }).complete({ status: 200, body: { tool: 'parties.create', output: { key: k } } })));
     const all = await Promise.all(begins);
+    db.getClient().off('commandStarted', count);
     expect(all.filter((s) => s.kind === 'run')).toHaveLength(10);
     for (const [i, s] of all.entries()) {
       if (s.kind === 'replay') expect(s.answer.body).toEqual({ tool: 'parties.create', output: { key: keys[Math.floor(i / 4)] } });

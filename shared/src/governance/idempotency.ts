@@ -77,8 +77,8 @@ schema.index({ run: 1 });
  * that way (`chunks`) are still swept.
  */
 interface ExpiryHourDoc { _id: string; series?: string[]; chunks?: string[] }
-interface ExpiryChunkDoc { _id: string; ids: string[] }
-interface ExpiryMarkDoc { _id: string; ids: string[] }
+/** A marker, or a chunk of an hour indexed before markers: ids that expire in one hour. */
+interface ExpiryIdsDoc { _id: string; ids: string[] }
 const EXPIRY_HOURS = 'idempotency_expiry';
 const EXPIRY_CHUNKS = 'idempotency_expiry_ids';
 const EXPIRY_MIGRATION = 'idempotency-expiry-index';
@@ -205,8 +205,8 @@ export class IdempotencyStore {
 
   async init(): Promise<void> {
     await ensureModel(this.#model);
-    // Records stored before the expiry index existed are put in it once (a marker in `migrations`;
-    // `$addToSet`, so a start that died half-way adds nothing twice when it runs again).
+    // Records stored before the expiry index existed are put in it once (a marker in `migrations`; a
+    // start that died half-way lists some ids twice when it runs again, and the sweep deletes a record once).
     const migrations = this.#model.db.collection<{ _id: string; at: Date }>('migrations');
     if (await migrations.findOne({ _id: EXPIRY_MIGRATION })) return;
     let page: { _id: string; expires_at: Date }[] = [];
@@ -227,7 +227,7 @@ export class IdempotencyStore {
    * The markers naming `records`' ids, one per expiry hour, each the next of this process's series
    * for its hour; a series' hour document names it before its first marker is handed out.
    */
-  async #expiryMarks(records: readonly { _id: string; expires_at: Date }[]): Promise<ExpiryMarkDoc[]> {
+  async #expiryMarks(records: readonly { _id: string; expires_at: Date }[]): Promise<ExpiryIdsDoc[]> {
     const byHour = new Map<string, string[]>();
     for (const r of records) {
       const hour = expiryBucket(r.expires_at);
@@ -235,10 +235,14 @@ export class IdempotencyStore {
       if (ids) ids.push(r._id);
       else byHour.set(hour, [r._id]);
     }
-    const marks: ExpiryMarkDoc[] = [];
+    const marks: ExpiryIdsDoc[] = [];
     for (const [hour, ids] of byHour) {
       let series = this.#series.get(hour);
       if (!series || series.next >= SERIES_MARKS) {
+        // Series of hours already over get no new ids (a record expires after it is written): forgotten here,
+        // as the process that sweeps them forgets them there.
+        const over = expiryBucket(new Date());
+        for (const h of this.#series.keys()) if (h < over) this.#series.delete(h);
         const id = `${hour}|${randomBytes(8).toString('hex')}`;
         await this.#model.db.collection<ExpiryHourDoc>(EXPIRY_HOURS).updateOne({ _id: hour }, { $addToSet: { series: id } }, { upsert: true });
         this.#series.set(hour, (series = { id, next: 0 }));
@@ -311,23 +315,23 @@ export class IdempotencyStore {
   async sweep(now = new Date()): Promise<number> {
     const db = this.#model.db;
     const hours = db.collection<ExpiryHourDoc>(EXPIRY_HOURS);
-    const chunks = db.collection<ExpiryChunkDoc>(EXPIRY_CHUNKS);
+    const chunks = db.collection<ExpiryIdsDoc>(EXPIRY_CHUNKS);
     const current = expiryBucket(now);
     let deleted = 0;
+    const forget = async (ids: string[]) => {
+      for (let i = 0; i < ids.length; i += 500) {
+        const res = await this.#model.collection.deleteMany({ _id: { $in: ids.slice(i, i + 500) }, expires_at: { $lte: now } } as never);
+        deleted += res.deletedCount ?? 0;
+      }
+    };
     // One document per hour of retention (~49): reading them all is cheap.
     for (const hour of await hours.find({}).toArray()) {
       if (hour._id >= current) continue;
-      const forget = async (ids: string[]) => {
-        for (let i = 0; i < ids.length; i += 500) {
-          const res = await this.#model.collection.deleteMany({ _id: { $in: ids.slice(i, i + 500) }, expires_at: { $lte: now } } as never);
-          deleted += res.deletedCount ?? 0;
-        }
-      };
       for (const series of hour.series ?? []) {
         // Markers by _id, a window at a time, until a whole window is missing (the series' end).
         for (let n = 0; ; n += SWEEP_WINDOW) {
           const named = Array.from({ length: SWEEP_WINDOW }, (_, i) => markId(series, n + i));
-          const marks = (await this.#model.collection.find({ _id: { $in: named } } as never).toArray()) as unknown as ExpiryMarkDoc[];
+          const marks = (await this.#model.collection.find({ _id: { $in: named } } as never).toArray()) as unknown as ExpiryIdsDoc[];
           if (marks.length === 0) break;
           for (const mark of marks) await forget(mark.ids);
           await this.#model.collection.deleteMany({ _id: { $in: named } } as never);
