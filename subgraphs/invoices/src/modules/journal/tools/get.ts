@@ -1,9 +1,33 @@
-import { defineGetTool } from '@cuadra/shared';
-import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView, type ManualEntryDoc } from '../manual.ts';
+import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
+import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
+import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView } from '../manual.ts';
 
-/** One manual journal entry (draft, posted or reversed). */
-export const get = defineGetTool<ManualEntryDoc>({
+/**
+ * One entry of the journal by the id journal.list and the records source give (`je_…`), in the
+ * shape they give it; or one manual entry by its own id (`mje_…`: a draft is in no journal yet),
+ * in the shape journal.create/post/reverse answer. A payroll entry not taken in yet is pulled
+ * first, as journal.list does, so an id payroll names is found too.
+ */
+export const get = defineTool({
   name: 'journal.get',
-  description: 'Get one manual journal entry by id (mje_…): its status (draft, posted, reversed), lines, totals and the journal entries it wrote.',
-  model: manualEntries, view: manualEntryView, key: 'entry', what: 'journal entry', viewSchema: MANUAL_ENTRY_VIEW_SCHEMA,
+  description: 'Get one journal entry by id: an entry of the journal (je_…, as journal.list gives it: date, memo, source, lines, totals), or a manual entry by its own id (mje_…: status draft, posted or reversed, lines, totals and the journal entries it wrote).',
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
+  output: {
+    type: 'object', additionalProperties: false, required: ['entry'],
+    properties: { entry: { anyOf: [JOURNAL_VIEW_SCHEMA, MANUAL_ENTRY_VIEW_SCHEMA] } },
+  },
+  async handler(input, ctx) {
+    const manual = await manualEntries(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    if (manual) return { entry: manualEntryView(manual) };
+    const find = () => journalEntries(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    let entry = await find();
+    if (!entry && input.id.startsWith('je_')) {
+      await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
+      entry = await find();
+    }
+    if (!entry) throw new CuadraError('not_found', `No journal entry ${input.id} exists in this workspace.`);
+    return { entry: journalView(entry) };
+  },
 });
