@@ -331,6 +331,26 @@ describe('a month of activity: statements against hand figures; closed periods',
     await expect(metric(owner, { metric: 'income_statement', from: '2026-10-31', to: '2026-10-01' })).rejects.toMatchObject({ code: 'invalid_input', field: '/from' });
   });
 
+
+  it('journal.get answers every id journal.list gives, as the list shows it; a manual draft by its own id; nothing of another workspace', async () => {
+    const listed = (await call(owner, 'journal.list', { limit: 100 })).rows as any[];
+    // E0–E5 of the month above: two manual entries before October, the invoice, the bill, the payment and the rent.
+    expect(listed.map((e) => e.source.kind).sort()).toEqual(['bill', 'invoice', 'manual', 'manual', 'manual', 'payment']);
+    for (const row of listed) {
+      const got = await sg.call('journal.get', { id: row.id }, owner);
+      expect(got.ok, `${row.id}: ${got.code} ${got.message}`).toBe(true);
+      expect(got.output.entry).toEqual(row);
+    }
+    // The invoice's entry, by hand: Dr 130505 35,700,000 / Cr 413595 30,000,000 / Cr 240805 5,700,000.
+    const invoiceEntry = (await call(owner, 'journal.get', { id: `je_${invoiceId}` })).entry;
+    expect(invoiceEntry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['130505', 35700000, 0], ['413595', 0, 30000000], ['240805', 0, 5700000]]);
+    // A manual entry is still read by its own id (mje_…), with its status; its journal entry by the id it names.
+    const rent = (await call(owner, 'journal.get', { id: rentId })).entry;
+    expect(rent).toMatchObject({ id: rentId, status: 'posted', journal_entry_id: `je_${rentId}` });
+    expect((await call(owner, 'journal.get', { id: rent.journal_entry_id })).entry).toMatchObject({ id: `je_${rentId}`, source: { kind: 'manual', id: rentId }, total_debit: 3000000 });
+    expect(await sg.call('journal.get', { id: 'je_nothing' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await sg.call('journal.get', { id: `je_${invoiceId}` }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+  });
   it('a closed month refuses a manual entry, an invoice post, a payment and a bill post; reopened, they post', async () => {
     const lateDraft = await call(owner, 'journal.create', { date: '2026-10-25', memo: 'Ajuste', lines: [{ account: '5195', debit: 100000 }, { account: '110505', credit: 100000 }] });
     const inv = await draft(sg, owner, { issue_date: '2026-10-28', due_date: '2026-11-28' });
@@ -428,5 +448,46 @@ describe('year-end close: the result moves to equity', () => {
     const final = tbMap(await metric(owner, { metric: 'trial_balance', as_of: '2026-12-31' }));
     expect(final['3605']).toEqual([2500000, 2500000 + 2200000, -2200000]);
     expect(final['5145']).toEqual([300000, 300000, 0]);
+  });
+});
+
+describe('debit notes: late-payment interest is financial income (PUC 4210), not sales (4135)', () => {
+  it('books interest to 421005 and keeps it out of revenue; a change of value stays sales; a line may name its income account', async () => {
+    const owner = await configuredWorkspace(sg, {
+      numbering: { invoice: { prefix: 'SETP', from: 990000000, to: 995000000, resolution: '18760000001' }, credit_note: { prefix: 'NC', from: 1, to: 1000 }, debit_note: { prefix: 'ND', from: 1, to: 1000 } },
+    });
+    const inv = await draft(sg, owner, { issue_date: '2026-10-05', due_date: '2026-11-04' });
+    const invoice = (await call(owner, 'invoices.post', { id: inv.id })).invoice;
+    // ND1, concept 1 (intereses): 30 days late on 35,700,000 at 2 % a month = 714,000 of interest, no VAT
+    // (interest for late payment is not a sale); and 50,000 of collection expenses the line books to 4250 (recuperaciones).
+    const interest = (await call(owner, 'invoices.debit_note', {
+      invoice_id: invoice.id, concept: 1, reason: 'Pago 30 días tarde', issue_date: '2026-11-20',
+      lines: [{ description: 'Intereses de mora, 30 días', quantity: 1, unit_price: 714000 }, { description: 'Gastos de cobranza', quantity: 1, unit_price: 50000, account: '4250' }],
+    })).debit_note;
+    expect(interest.lines.map((l: any) => [l.description, l.subtotal, l.account])).toEqual([['Intereses de mora, 30 días', 714000, '421005'], ['Gastos de cobranza', 50000, '4250']]);
+    // By hand: Dr 130505 764,000 = Cr 421005 714,000 + Cr 4250 50,000.
+    const entry = (await call(owner, 'journal.get', { id: interest.journal_entry_id })).entry;
+    expect(entry.lines.map((l: any) => [l.account, l.name, l.debit, l.credit])).toEqual([
+      ['130505', 'Clientes nacionales', 764000, 0], ['421005', 'Intereses', 0, 714000], ['4250', 'Recuperaciones', 0, 50000],
+    ]);
+    // ND2, concept 3 (cambio del valor): a price the invoice understated is still a sale: Cr 413595 100,000 + VAT 19,000.
+    const change = (await call(owner, 'invoices.debit_note', {
+      invoice_id: invoice.id, concept: 3, reason: 'Precio acordado mayor', issue_date: '2026-11-20', lines: [{ description: 'Ajuste de precio', quantity: 1, unit_price: 100000, tax_rate_ppm: 190000 }],
+    })).debit_note;
+    expect((await call(owner, 'journal.get', { id: change.journal_entry_id })).entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([
+      ['130505', 119000, 0], ['413595', 0, 100000], ['240805', 0, 19000],
+    ]);
+    // The income statement of November: operating income (41) 100,000; non-operating (42) 714,000 + 50,000.
+    const is = await metric(owner, { metric: 'income_statement', from: '2026-11-01', to: '2026-11-30' });
+    const value = (code: string) => is.rows.find((r: any) => r.account === code)?.value;
+    expect([value('413595'), value('421005'), value('4250')]).toEqual([100000, 714000, 50000]);
+    // Revenue (sales) counts the invoice and the change of value, never the interest: 30,000,000 in October, 100,000 in November.
+    const revenue = await metric(owner, { metric: 'revenue', from: '2026-10-01', to: '2026-11-30', interval: 'month' });
+    expect(revenue.series.map((p: any) => p.value)).toEqual([30000000, 100000]);
+    // A line's account must be an income account of the chart that takes postings.
+    const bad = (account: string) => sg.call('invoices.debit_note', { invoice_id: invoice.id, concept: 1, reason: 'x', issue_date: '2026-11-20', lines: [{ description: 'x', quantity: 1, unit_price: 1, account }] }, owner);
+    expect(await bad('5135')).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/account' });
+    expect(await bad('42')).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/account' });
+    expect(await bad('429999')).toMatchObject({ ok: false, code: 'invalid_input', field: '/lines/0/account' });
   });
 });

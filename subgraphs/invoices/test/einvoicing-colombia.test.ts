@@ -149,11 +149,11 @@ describe('e-invoicing, Colombia: debit notes', () => {
     expect(attached.ok, attached.message).toBe(true);
     expect(attached.output.content).toContain('Nota Débito');
 
-    // Dr 130505 74,751.19 = Cr 413595 70,001.00 + Cr 240805 4,750.19.
+    // Concept 1 (interest): financial income, not sales. Dr 130505 74,751.19 = Cr 421005 70,001.00 + Cr 240805 4,750.19.
     const entry = await sg.db.collection('journal_entries').findOne({ 'source.id': note.id });
     expect(entry?.source).toEqual({ kind: 'debit_note', id: note.id });
     const lines = (entry!.lines as any[]).map((l) => [l.account, l.debit, l.credit]);
-    expect(lines).toEqual([['130505', 7_475_119, 0], ['413595', 0, 7_000_100], ['240805', 0, 475_019]]);
+    expect(lines).toEqual([['130505', 7_475_119, 0], ['421005', 0, 7_000_100], ['240805', 0, 475_019]]);
     expect(lines.reduce((s, l) => s + (l[1] as number), 0)).toBe(lines.reduce((s, l) => s + (l[2] as number), 0));
 
     // It is a receivable of its own: a payment settles it.

@@ -10,6 +10,8 @@ export const ACCOUNTS = {
   bank: { code: '111005', name: 'Bancos — moneda nacional' },
   customerAdvances: { code: '280505', name: 'Anticipos y avances recibidos de clientes' },
   revenue: { code: '413595', name: 'Ingresos operacionales — comercio y servicios' },
+  /** Interest a customer owes for paying late (debit note concept 1): non-operating financial income, PUC 4210. */
+  interestIncome: { code: '421005', name: 'Intereses' },
   salesReturns: { code: '417505', name: 'Devoluciones en ventas' },
   vatPayable: { code: '240805', name: 'IVA por pagar (generado)' },
 } as const;

@@ -123,3 +123,36 @@ export async function postableAccount(db: Connection, workspace: string, code: s
   if (account.level === 'class' || account.level === 'group') throw new CuadraError('invalid_input', `${code} is a PUC ${account.level}; post to an account (four digits) or below.`, { field });
   return account;
 }
+
+/**
+ * Opens in the workspace's chart each account a posting from another service names that the chart
+ * lacks (payroll's journal feed books to sub-accounts of its own), with the name the posting gives
+ * it, so every statement names it. Idempotent (`$setOnInsert` on the account's `_id`); an account the
+ * workspace already has keeps its own name. Past {@link MAX_WORKSPACE_ACCOUNTS} nothing is opened and
+ * the code shows bare, as before.
+ */
+export async function openPostedAccounts(db: Connection, workspace: string, lines: readonly { account: string; name: string }[], now: Date): Promise<void> {
+  const missing = new Map<string, string>();
+  for (const l of lines) if (!Object.hasOwn(PUC, l.account) && !missing.has(l.account)) missing.set(l.account, l.name);
+  if (missing.size === 0) return;
+  const model = workspaceAccounts(db);
+  const held = new Set((await model.find({ _id: { $in: [...missing.keys()].map((c) => accountId(workspace, c)) } }, { code: 1 }).lean()).map((d) => d.code));
+  const toOpen = [...missing].filter(([code]) => !held.has(code));
+  if (toOpen.length === 0) return;
+  if (await model.countDocuments({ workspace }) + toOpen.length > MAX_WORKSPACE_ACCOUNTS) return;
+  for (const [code, name] of toOpen) {
+    const doc = { workspace, code, name: (name.trim() || code).slice(0, 120), default: false, status: 'active', created_at: now, updated_at: now };
+    // Two pulls at once: the second upsert's insert collides on `_id`, and the account is there.
+    await model.updateOne({ _id: accountId(workspace, code) }, { $setOnInsert: doc }, { upsert: true }).catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
+  }
+}
+
+/** The chart's names of some codes (one read per workspace account; PUC names from memory). Codes the chart lacks are left out. */
+export async function accountNames(db: Connection, workspace: string, codes: readonly string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const code of new Set(codes)) {
+    const account = await findAccount(db, workspace, code);
+    if (account) out[code] = account.name;
+  }
+  return out;
+}

@@ -145,13 +145,35 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
   ]);
 }
 
+/** The income account a debit-note line is credited to: its own, else sales (413595). */
+export function debitLineAccount(l: Pick<InvoiceDoc['lines'][number], 'account'>): string {
+  return l.account ?? ACCOUNTS.revenue.code;
+}
+
 /**
  * Posting a debit note (DIAN type 92: interest, expenses, a higher value): more owed on the same
  * terms as an invoice. Dr 130505 receivables the amount due (and withholding assets, if any);
- * Cr 413595 revenue the subtotal; Cr 240805 VAT payable the tax.
+ * Cr each line's income account its subtotal — 421005 for interest (financial income, not a sale),
+ * 413595 for a change of value, the line's own when it names one; Cr 240805 VAT payable the tax.
+ * `names` are the chart's names of the lines' accounts.
  */
-export function debitNoteEntryLines(doc: InvoiceDoc): JournalLine[] {
-  return invoiceEntryLines(doc);
+export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<string, string>> = {}): JournalLine[] {
+  const income = doc.lines.map((l) => {
+    const code = debitLineAccount(l);
+    const name = code === ACCOUNTS.revenue.code ? ACCOUNTS.revenue.name : names[code] ?? code;
+    return { ...line({ code, name }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}) };
+  });
+  return tidy([
+    line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
+    ...withholdingLines(doc, 'debit'),
+    ...income,
+    line(ACCOUNTS.vatPayable, 0, doc.tax_total),
+  ]);
+}
+
+/** The part of a document's subtotal that is sales (PUC 41): every line of an invoice or credit note, a debit note's lines booked to 41. */
+export function salesOf(doc: InvoiceDoc): number {
+  return doc.kind === 'debit_note' ? doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0) : doc.subtotal;
 }
 
 /**

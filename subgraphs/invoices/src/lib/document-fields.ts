@@ -75,6 +75,7 @@ export const DOCUMENT_LINE_SCHEMA = {
     credited_quantity: { type: 'number' },
     invoice_line: { type: 'integer' },
     tags: { type: 'object', additionalProperties: { type: 'string' } },
+    account: { type: 'string', description: 'Debit notes only: the income account (PUC class 4) the line is credited to.' },
   },
 } as const;
 

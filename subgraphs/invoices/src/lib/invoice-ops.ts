@@ -1,6 +1,7 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { creditNoteEntryLines, debitNoteEntryLines, invoiceEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { accountNames } from '../accounting/chart.ts';
+import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf, writeJournalEntry } from '../accounting/journal.ts';
 import { assertPeriodOpen } from '../accounting/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
@@ -188,14 +189,18 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
   });
   const entryId = `je_${doc._id}`;
-  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied) : doc.kind === 'debit_note' ? debitNoteEntryLines(doc) : invoiceEntryLines(doc);
+  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
+    : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
+      : invoiceEntryLines(doc);
   await writeJournalEntry(ctx.db, {
     _id: entryId, workspace: ctx.workspace, date: doc.issue_date, currency: doc.currency,
     memo: `${{ invoice: 'Factura de venta', credit_note: 'Nota crédito', debit_note: 'Nota débito' }[doc.kind]} ${doc.number} — ${doc.customer.name}`,
     source: { kind: doc.kind, id: doc._id }, lines, created_at: ctx.now,
   });
   const sign = doc.kind === 'credit_note' ? -1 : 1;
-  const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * doc.subtotal, invoiced: sign * doc.total } };
+  // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales.
+  const sales = salesOf(doc);
+  const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
   const deltas: RollupDelta[] = [
     ...statusDelta(doc, 'draft', 'posted'),
     {
@@ -203,7 +208,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
       inc: doc.kind === 'credit_note'
         ? { revenue: -doc.subtotal, credited: doc.total, ar: -applied, credit_notes: 1 }
         : doc.kind === 'debit_note'
-          ? { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
+          ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
           : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
     },
   ];

@@ -27,6 +27,11 @@ export interface InvoiceLine {
   invoice_line?: number;
   /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the revenue line of the journal entry. */
   tags?: Record<string, string>;
+  /**
+   * Debit notes only: the income account (class 4) the line is credited to. Interest for late
+   * payment is financial income (421005), not a sale: absent on invoices, whose lines are sales (413595).
+   */
+  account?: string;
 }
 
 /** The buyer as named on the document: a snapshot of the crm party when the document was made. */

@@ -1,4 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
+import { ACCOUNTS } from '../../../accounting/accounts.ts';
+import { postableAccount } from '../../../accounting/chart.ts';
 import { documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
 import { lineAmounts, localDate } from '../../../lib/money.ts';
@@ -8,15 +10,22 @@ import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '..
 export const DEBIT_CONCEPTS = { 1: 'Intereses', 2: 'Gastos por cobrar', 3: 'Cambio del valor', 4: 'Otros' } as const;
 
 /**
+ * The income account a line of each concept is credited to when the line names none. Interest
+ * for paying late is financial income (PUC 4210 Financieros, 421005 Intereses), not a sale; the
+ * other concepts add to what was sold (413595), unless a line says otherwise.
+ */
+export const DEBIT_CONCEPT_ACCOUNTS: Record<keyof typeof DEBIT_CONCEPTS, string> = { 1: ACCOUNTS.interestIncome.code, 2: ACCOUNTS.revenue.code, 3: ACCOUNTS.revenue.code, 4: ACCOUNTS.revenue.code };
+
+/**
  * Issues a debit note (DIAN type 92, CUDE with the software PIN) against a posted invoice: new
  * charges the buyer owes on top of it (interest, expenses, a higher value). Created and posted in
- * one call: numbered from the debit-note range, journalled like an invoice (Dr 130505, Cr 413595,
- * Cr 240805), signed when the workspace has a certificate. The note is its own receivable: it has
+ * one call: numbered from the debit-note range, journalled (Dr 130505; Cr each line's income
+ * account — 421005 for interest, 413595 for more of what was sold; Cr 240805), signed when the workspace has a certificate. The note is its own receivable: it has
  * its due date and takes payments like an invoice.
  */
 export const debitNote = defineTool({
   name: 'invoices.debit_note',
-  description: 'Issue a DIAN debit note against a posted invoice: concept (1 interest, 2 expenses, 3 change of value, 4 other), a reason, and the lines charged (description, quantity, unit price in cents, VAT rate in ppm). Numbered from the debit-note range, CUDE computed, journalled and signed at once; it is a receivable of its own with a due date (default the invoice\'s, or the issue date if later).',
+  description: 'Issue a DIAN debit note against a posted invoice: concept (1 interest, 2 expenses, 3 change of value, 4 other), a reason, and the lines charged (description, quantity, unit price in cents, VAT rate in ppm, and optionally the income account: interest goes to 421005 Intereses, financial income, by default; the other concepts to 413595 sales). Numbered from the debit-note range, CUDE computed, journalled and signed at once; it is a receivable of its own with a due date (default the invoice\'s, or the issue date if later).',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['invoice_id', 'concept', 'reason', 'lines'],
@@ -36,6 +45,7 @@ export const debitNote = defineTool({
             unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },
             unit_price: { type: 'integer', minimum: 1, maximum: 1_000_000_000_000 },
             tax_rate_ppm: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+            account: { type: 'string', pattern: '^4[0-9]{3,11}$', description: 'Income account (PUC class 4) the line is credited to; default by concept: 1 (interest) → 421005 Intereses, else 413595.' },
           },
         },
       },
@@ -54,10 +64,12 @@ export const debitNote = defineTool({
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A debit note cannot be dated before the invoice it refers to.', { field: '/issue_date' });
     const dueDate = input.due_date ?? (invoice.due_date > issueDate ? invoice.due_date : issueDate);
     if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date is before the issue date.', { field: '/due_date' });
+    for (const [i, l] of input.lines.entries()) if (l.account) await postableAccount(ctx.db, ctx.workspace, l.account, `/lines/${i}/account`);
     const lines: InvoiceLine[] = input.lines.map((l, i) => ({
       item_id: null, description: l.description, quantity: l.quantity, unit: l.unit ?? '94', unit_price: l.unit_price, discount_bps: 0,
       tax_rate_ppm: l.tax_rate_ppm ?? 0, withholdings: [],
       ...lineAmounts(l.quantity, l.unit_price, 0, l.tax_rate_ppm ?? 0, `/lines/${i}`),
+      account: l.account ?? DEBIT_CONCEPT_ACCOUNTS[input.concept],
     }));
     const note = draftDocument({
       _id: newId('inv'), workspace: ctx.workspace, kind: 'debit_note', customer_id: invoice.customer_id, customer: invoice.customer,
