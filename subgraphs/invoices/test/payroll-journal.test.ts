@@ -152,6 +152,53 @@ describe('payroll postings in the finance journal', () => {
     expect(await feed(other)).toEqual([]);
   });
 
+  it('names every payroll account in the trial balance and the balance sheet by its PUC name, never by its bare code', async () => {
+    // The PUC's names (Decreto 2650 de 1993, catálogo de cuentas) of the codes a run posts to; ARP is ARL since Ley 1562 de 2012.
+    const PUC_NAMES: Record<string, string> = {
+      510506: 'Sueldos', 510527: 'Auxilio de transporte', 510530: 'Cesantías', 510533: 'Intereses sobre cesantías', 510536: 'Prima de servicios',
+      510539: 'Vacaciones', 510568: 'Aportes a administradoras de riesgos laborales, ARL', 510570: 'Aportes a fondos de pensiones y/o cesantías',
+      510572: 'Aportes cajas de compensación familiar', 237005: 'Aportes a entidades promotoras de salud, EPS',
+      237006: 'Aportes a administradoras de riesgos laborales, ARL', 237010: 'Aportes parafiscales', 238030: 'Fondos de cesantías y/o pensiones',
+      250505: 'Salarios por pagar', 261005: 'Cesantías', 261010: 'Intereses sobre cesantías', 261015: 'Vacaciones', 261020: 'Prima de servicios',
+    };
+    const r = await invoices.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'trial_balance', as_of: '2026-04-30' } }, owner);
+    const rows = r.body.data.invoicesMetric.rows as { account: string; name: string }[];
+    expect(rows.map((x) => x.account).sort()).toEqual(Object.keys(MONTH_ACCOUNTS).sort());
+    expect(Object.fromEntries(rows.map((x) => [x.account, x.name]))).toEqual(PUC_NAMES);
+    const bs = await invoices.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'balance_sheet', as_of: '2026-04-30' } }, owner);
+    const accounts = (bs.body.data.invoicesMetric.rows as { kind: string; account: string | null; name: string }[]).filter((x) => x.kind === 'account');
+    expect(accounts.length).toBe(9);
+    for (const a of accounts) expect([a.account, a.name]).toEqual([a.account, PUC_NAMES[a.account!]]);
+    // The chart answers them too, as PUC accounts.
+    expect((await invoices.call('accounts.get', { code: '510506' }, owner)).output.account).toMatchObject({ name: 'Sueldos', default: true, parent: '5105' });
+  });
+
+  it('opens in the workspace\'s chart, with the name payroll gave, an account payroll posts to that the PUC lacks', async () => {
+    const p = testPrincipal();
+    const e = await payroll.call('employees.create', {
+      name: 'Beto Planta', document: { type: 'CC', number: '1023456790' }, position: 'Auxiliar', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, p);
+    expect(e.ok, JSON.stringify(e)).toBe(true);
+    const run = (await payroll.call('payroll.run', { month: '2026-02' }, p)).output.run;
+    expect((await payroll.call('payroll.approve', { id: run.id, amount: 185_992_600 }, p)).ok).toBe(true);
+    expect((await payroll.call('payroll.post', { id: run.id }, p)).ok).toBe(true);
+    // Payroll's feed as it would read if payroll booked salaries to an auxiliary of its own (51050601).
+    const real = peerGraph('invoices', { ...testServiceKeys(), urls: { payroll: payroll.url } }, p.workspace);
+    await pullPayrollEntries(invoices.db, p.workspace, async (sg, q, v) => {
+      const data = await real(sg, q, v);
+      const rows = (data.payrollRecords.rows as { lines: { account: string; name: string }[] }[]).map((row) => ({
+        ...row, lines: row.lines.map((l) => (l.account === '510506' ? { ...l, account: '51050601', name: 'Sueldos personal de planta' } : l)),
+      }));
+      return { payrollRecords: { ...data.payrollRecords, rows } };
+    }, new Date());
+    const tb = await invoices.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'trial_balance', as_of: '2026-02-28' } }, p);
+    expect((tb.body.data.invoicesMetric.rows as { account: string; name: string; debit: number }[]).find((x) => x.account === '51050601')).toMatchObject({ name: 'Sueldos personal de planta', debit: 175_090_500 });
+    expect((await invoices.call('accounts.get', { code: '51050601' }, p)).output.account).toMatchObject({ name: 'Sueldos personal de planta', default: false, parent: '510506', level: 'auxiliary' });
+    // Only in that workspace.
+    expect(await invoices.call('accounts.get', { code: '51050601' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
   it('leaves an entry dated in a closed month out until the month is reopened; closing a month takes in what was posted first', async () => {
     // May is closed in finance before payroll posts into it.
     expect((await invoices.call('periods.close', { month: '2026-05' }, owner)).output.period.status).toBe('closed');

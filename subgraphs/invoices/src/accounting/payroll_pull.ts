@@ -1,5 +1,6 @@
 import { CuadraError, onceInRead, type MetricReader, type PeerGraph, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
+import { openPostedAccounts } from './chart.ts';
 import { balances, journalEntries, settleJournalEntry, writeJournalEntry, type JournalLine } from './journal.ts';
 
 /**
@@ -103,12 +104,13 @@ export async function pullPayrollEntries(db: Connection, workspace: string, grap
       log?.warn({ id: r?.id, workspace }, 'a payroll journal entry is not well formed; left out');
       continue;
     }
+    const lines = r.lines.map((l) => ({ account: l.account, name: String(l.name), debit: l.debit, credit: l.credit, party_id: null }));
+    await openPostedAccounts(db, workspace, lines, now);
     try {
       await writeJournalEntry(db, {
         _id: r.id, workspace, date: r.date, currency: r.currency, memo: r.memo,
         source: { kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id },
-        lines: r.lines.map((l) => ({ account: l.account, name: String(l.name), debit: l.debit, credit: l.credit, party_id: null })),
-        created_at: now,
+        lines, created_at: now,
       });
       result.written.push(r.id);
     } catch (err) {
