@@ -181,13 +181,14 @@ function attachedDocument(email?: string): string {
 //   0: 3 × 250,000,000 = 750,000,000; VAT 142,500,000
 //   1: 6 × 9,000,000   =  54,000,000; VAT  10,260,000
 //   net 804,000,000; VAT 152,760,000; total 956,760,000
-//   retefuente 2.5 % × 804,000,000 = 20,100,000; ReteIVA 15 % × 152,760,000 = 22,914,000;
+//   retefuente 2.5 % × 804,000,000 = 20,100,000, by concept: compras (1528) 2.5 % × 750,000,000 = 18,750,000
+//   and servicios (5135) 2.5 % × 54,000,000 = 1,350,000; ReteIVA 15 % × 152,760,000 = 22,914,000;
 //   ReteICA 9.66 ‰ × 804,000,000 = 7,766,640; withholdings 50,780,640; owed 905,979,360.
 // Supplier e-invoice FEV-1001 (Suministros del Valle, 5 Nov, due 5 Dec), lines charged to 5195:
 //   net 50,480,000; VAT 9,591,200; total 60,071,200; retefuente 1,262,000; ReteIVA 1,438,680;
 //   ReteICA 487,637; withholdings 3,188,317; owed 56,882,883.
 // Rent ARR-11 (Inmobiliaria Centro Ltda, NIT 860002964-4, 1 Nov, due 10 Nov), 5120:
-//   1 × 450,000,000; VAT 19 % 85,500,000; total 535,500,000; retefuente 3.5 % 15,750,000;
+//   1 × 450,000,000; VAT 19 % 85,500,000; total 535,500,000; retefuente 3.5 % 15,750,000 (arrendamientos, 236530);
 //   ReteIVA 15 % 12,825,000; withholdings 28,575,000; owed 506,925,000. Never paid this month.
 // Payment run of FE-501 and FEV-1001, paid by the bank on 20 Nov:
 //   905,979,360 + 56,882,883 = 962,862,243 (9,628,622.43 COP), 2 transfers.
@@ -241,7 +242,8 @@ describe('a month of buying and paying', () => {
     expect(converted.bill).toMatchObject({ status: 'draft', vendor_id: ids.nandu, ...PO_BILL });
     expect(converted.bill.lines.map((l: any) => [l.account, l.quantity, l.subtotal, l.tax])).toEqual([['1528', 3, 750000000, 142500000], ['5135', 6, 54000000, 10260000]]);
     expect(converted.bill.withholdings).toEqual([
-      { type: 'retefuente', rate_ppm: 25000, base: 804000000, amount: 20100000 },
+      { type: 'retefuente', rate_ppm: 25000, base: 750000000, amount: 18750000, concept: 'compras' },
+      { type: 'retefuente', rate_ppm: 25000, base: 54000000, amount: 1350000, concept: 'servicios' },
       { type: 'reteiva', rate_ppm: 150000, base: 152760000, amount: 22914000 },
       { type: 'reteica', rate_ppm: 9660, base: 804000000, amount: 7766640 },
     ]);
@@ -264,7 +266,7 @@ describe('a month of buying and paying', () => {
     const bill = (await ok('bills.get', { id: done.bill_id })).bill;
     expect(bill).toMatchObject({ status: 'draft', vendor_id: ids.valle, supplier_number: FEV, due_date: '2026-12-05', ...FEV_BILL });
     expect(bill.withholdings).toEqual([
-      { type: 'retefuente', rate_ppm: 25000, base: 50480000, amount: 1262000 },
+      { type: 'retefuente', rate_ppm: 25000, base: 50480000, amount: 1262000, concept: 'compras' },
       { type: 'reteiva', rate_ppm: 150000, base: 9591200, amount: 1438680 },
       { type: 'reteica', rate_ppm: 9660, base: 50480000, amount: 487637 },
     ]);
@@ -287,10 +289,11 @@ describe('a month of buying and paying', () => {
     expect(await refused('bills.post', { id: ids.rent })).toMatchObject({ status: 409, code: 'conflict' });
     expect(await refused('bills.update', { id: ids.rent, notes: 'x' })).toMatchObject({ status: 409, code: 'conflict' });
     // FE-501's entry by hand: Dr 1528 750,000,000, Dr 5135 54,000,000, Dr 240810 152,760,000 =
-    // 956,760,000; Cr 220505 905,979,360, Cr 236540 20,100,000, Cr 236740 22,914,000, Cr 236801 7,766,640.
+    // 956,760,000; Cr 220505 905,979,360, Cr 236540 18,750,000 (compras), Cr 236525 1,350,000 (servicios),
+    // Cr 236740 22,914,000, Cr 236801 7,766,640.
     const po = await ok('bills.get', { id: ids.poBill });
     const lines = Object.fromEntries(po.journal_entry.lines.map((l: any) => [l.account, l.debit - l.credit]));
-    expect(lines).toEqual({ 1528: 750000000, 5135: 54000000, 240810: 152760000, 220505: -905979360, 236540: -20100000, 236740: -22914000, 236801: -7766640 });
+    expect(lines).toEqual({ 1528: 750000000, 5135: 54000000, 240810: 152760000, 220505: -905979360, 236540: -18750000, 236525: -1350000, 236740: -22914000, 236801: -7766640 });
   });
 
   it('pays FE-501 and FEV-1001 in a run: approved, pain.001 valid against the XSD, confirmed once', async () => {
@@ -368,7 +371,8 @@ describe('a month of buying and paying', () => {
     }
     const net = (account: string) => entries.flatMap((e: any) => e.lines).filter((l: any) => l.account === account).reduce((s: number, l: any) => s + l.debit - l.credit, 0);
     expect(net('220505')).toBe(-RENT_BILL.amount_due); // only the rent is owed at the end
-    expect(net('236540')).toBe(-(20100000 + 1262000 + 15750000));
+    // Retención en la fuente by concept: compras FE-501's 18,750,000 + FEV-1001's 1,262,000 (5195); servicios FE-501's 1,350,000; the rent 15,750,000.
+    expect([net('236540'), net('236525'), net('236530')]).toEqual([-(18750000 + 1262000), -1350000, -15750000]);
     expect(net('236740')).toBe(-(22914000 + 1438680 + 12825000));
     expect(net('236801')).toBe(-(7766640 + 487637));
     expect(net('240810')).toBe(152760000 + 9591200 + 85500000);

@@ -21,7 +21,7 @@ afterAll(async () => {
  *   0: 10 chairs (1524, asset) × 30,000,000 = 300,000,000; VAT 19 % 57,000,000
  *   1: 4 h maintenance (5145, expense) × 5,000,000 = 20,000,000; VAT 19 % 3,800,000
  *   net 320,000,000; VAT 60,800,000; total 380,800,000
- *   retefuente 2.5 % 8,000,000; ReteIVA 15 % of VAT 9,120,000; ReteICA 9.66 ‰ 3,091,200
+ *   retefuente 2.5 % 8,000,000 (compras 7,500,000 + servicios 500,000); ReteIVA 15 % of VAT 9,120,000; ReteICA 9.66 ‰ 3,091,200
  *   withholdings 20,211,200; owed 360,588,800. Paid 200,000,000 on 3 Nov → open 160,588,800.
  * NC-1 (5 Nov): 3 chairs back: net 90,000,000; VAT 17,100,000; total 107,100,000;
  *   retefuente 2,250,000; ReteIVA 2,565,000; ReteICA 869,400 → 5,684,400; gives back 101,415,600.
@@ -57,7 +57,7 @@ describe('vendor credit notes', () => {
       subtotal: 90000000, tax_total: 17100000, total: 107100000, withholding_total: 5684400, amount_due: 101415600, balance: 0,
     });
     expect(nc1.withholdings).toEqual([
-      { type: 'retefuente', rate_ppm: 25000, base: 90000000, amount: 2250000 },
+      { type: 'retefuente', rate_ppm: 25000, base: 90000000, amount: 2250000, concept: 'compras' },
       { type: 'reteiva', rate_ppm: 150000, base: 17100000, amount: 2565000 },
       { type: 'reteica', rate_ppm: 9660, base: 90000000, amount: 869400 },
     ]);
@@ -120,7 +120,8 @@ describe('vendor credit notes', () => {
     const net = (account: string) => entries.flatMap((e: any) => e.lines).filter((l: any) => l.account === account).reduce((s: number, l: any) => s + l.debit - l.credit, 0);
     // 220505: only FV-301 (1,000,000) is owed. Withholdings: 8,000,000 − 2,250,000 − 250,000 = 5,500,000 etc.
     expect(net('220505')).toBe(-1000000);
-    expect([net('236540'), net('236740'), net('236801')]).toEqual([-(8000000 - 2250000 - 250000), -(9120000 - 2565000 - 285000), -(3091200 - 869400 - 96600)]);
+    // Retención en la fuente by concept: compras (1524) 2.5 % × 300,000,000 = 7,500,000 − 2,250,000 (NC-1); servicios (5145) 2.5 % × 20,000,000 = 500,000 − 250,000 (NC-2).
+    expect([net('236540'), net('236525'), net('236740'), net('236801')]).toEqual([-(7500000 - 2250000), -(500000 - 250000), -(9120000 - 2565000 - 285000), -(3091200 - 869400 - 96600)]);
     expect([net('1524'), net('5145'), net('240810')]).toEqual([300000000 - 90000000, 20000000 - 10000000, 60800000 - 17100000 - 1900000]);
 
     // Metrics (FV-301: 5195 expense 1,000,000, issued today-less: on 2 Nov by the helper's default).

@@ -29,14 +29,16 @@ describe('bills: a bill with VAT and the three withholdings, against a hand calc
     // line 1: 1 × 100,000,000 = 100,000,000; VAT 19 % = 19,000,000.
     // line 2: 3 × 333,333 × 0.90 = 899,999.1 → 899,999; VAT 899,999 × 0.19 = 170,999.81 → 171,000.
     // subtotal 100,899,999; VAT 19,171,000; total 120,070,999.
-    // retefuente 2.5 % × 100,899,999 = 2,522,499.975 → 2,522,500
+    // retefuente 2.5 % per concept of the lines: servicios (5135) 2.5 % × 100,000,000 = 2,500,000;
+    //   compras (1524) 2.5 % × 899,999 = 22,499.975 → 22,500; together 2,522,500
     // ReteIVA 15 % × 19,171,000 = 2,875,650
     // ReteICA 9.66 ‰ × 100,899,999 = 974,693.99034 → 974,694
     // withholdings 6,372,844; owed to the vendor 120,070,999 − 6,372,844 = 113,698,155.
     expect(bill.lines.map((l: any) => [l.subtotal, l.tax, l.total])).toEqual([[100000000, 19000000, 119000000], [899999, 171000, 1070999]]);
     expect(bill).toMatchObject({ status: 'draft', subtotal: 100899999, tax_total: 19171000, total: 120070999, withholding_total: 6372844, amount_due: 113698155, balance: 113698155, paid: 0 });
     expect(bill.withholdings).toEqual([
-      { type: 'retefuente', rate_ppm: 25000, base: 100899999, amount: 2522500 },
+      { type: 'retefuente', rate_ppm: 25000, base: 100000000, amount: 2500000, concept: 'servicios' },
+      { type: 'retefuente', rate_ppm: 25000, base: 899999, amount: 22500, concept: 'compras' },
       { type: 'reteiva', rate_ppm: 150000, base: 19171000, amount: 2875650 },
       { type: 'reteica', rate_ppm: 9660, base: 100899999, amount: 974694 },
     ]);
@@ -48,7 +50,8 @@ describe('bills: a bill with VAT and the three withholdings, against a hand calc
     const entry = got.output.journal_entry;
     expect(entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([
       ['5135', 100000000, 0], ['1524', 899999, 0], ['240810', 19171000, 0],
-      ['220505', 0, 113698155], ['236540', 0, 2522500], ['236740', 0, 2875650], ['236801', 0, 974694],
+      // Retención en la fuente to the sub-account of each concept: 236525 servicios, 236540 compras.
+      ['220505', 0, 113698155], ['236525', 0, 2500000], ['236540', 0, 22500], ['236740', 0, 2875650], ['236801', 0, 974694],
     ]);
     const debits = entry.lines.reduce((s: number, l: any) => s + l.debit, 0);
     const credits = entry.lines.reduce((s: number, l: any) => s + l.credit, 0);

@@ -199,7 +199,7 @@ describe('documents: a supplier\'s AttachedDocument becomes a draft bill', () =>
       subtotal: 50480000, tax_total: 9591200, total: 60071200, withholding_total: 2700680, amount_due: 57370520, balance: 57370520,
     });
     expect(bill.withholdings).toEqual([
-      { type: 'retefuente', rate_ppm: 25000, base: 50480000, amount: 1262000 },
+      { type: 'retefuente', rate_ppm: 25000, base: 50480000, amount: 1262000, concept: 'compras' },
       { type: 'reteiva', rate_ppm: 150000, base: 9591200, amount: 1438680 },
     ]);
     expect(bill.notes).toContain(cufeOf('FEV-1001'));

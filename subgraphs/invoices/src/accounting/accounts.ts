@@ -1,3 +1,5 @@
+import { retefuenteAccount } from './withholdings.ts';
+
 /**
  * The accounts of the Colombian PUC (Plan Único de Cuentas) the receivables cycle posts to.
  * Codes are PUC auxiliary accounts; names as the PUC gives them.
@@ -16,7 +18,12 @@ export const ACCOUNTS = {
   vatPayable: { code: '240805', name: 'IVA por pagar (generado)' },
 } as const;
 
-/** The account a withholding the customer made is carried in (an asset: a tax credit). */
-export function withholdingAccount(type: 'retefuente' | 'reteiva' | 'reteica') {
-  return type === 'retefuente' ? ACCOUNTS.withholdingIncomeTax : type === 'reteiva' ? ACCOUNTS.withholdingVat : ACCOUNTS.withholdingIca;
+/**
+ * The account a withholding the customer made is carried in (an asset: a tax credit): retención en
+ * la fuente in the 135515 auxiliary of its concept (13551525 servicios…; accounting/withholdings.ts),
+ * or 135515 itself for one recorded before concepts existed; ReteIVA 135517; ReteICA 135518.
+ */
+export function withholdingAccount(w: { type: 'retefuente' | 'reteiva' | 'reteica'; concept?: string }): { code: string; name: string } {
+  if (w.type === 'retefuente') return retefuenteAccount(w.concept, 'receivable', ACCOUNTS.withholdingIncomeTax);
+  return w.type === 'reteiva' ? ACCOUNTS.withholdingVat : ACCOUNTS.withholdingIca;
 }

@@ -4,6 +4,7 @@ import { ACCOUNTS } from './accounts.ts';
 import { accountType, levelOf, normalBalance, parentCode, PUC, type AccountType } from './puc.ts';
 import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS } from '../modules/bills/accounts.ts';
 import { PAYMENT_BANK_ACCOUNTS } from '../modules/bills/payments.ts';
+import { WITHHOLDING_CONCEPTS } from './withholdings.ts';
 
 /**
  * A workspace's own change to its chart: a sub-account it opened (`default: false`), or a PUC
@@ -87,6 +88,7 @@ export const SYSTEM_ACCOUNTS: ReadonlySet<string> = new Set([
   ...Object.values(PAYABLE_ACCOUNTS).map((a) => a.code),
   ...Object.keys(BILL_LINE_ACCOUNTS),
   ...Object.keys(PAYMENT_BANK_ACCOUNTS),
+  ...Object.values(WITHHOLDING_CONCEPTS).flatMap((c) => [c.payable.code, c.receivable.code]),
   '3605', '3610',
 ]);
 

@@ -106,10 +106,10 @@ function tidy(lines: JournalLine[]): JournalLine[] {
   return out;
 }
 
-/** Withholding amounts per account of a document. */
+/** Withholding amounts per account of a document: retención en la fuente in its concept's 135515 auxiliary. */
 function withholdingLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine[] {
   return doc.withholdings.map((w) => {
-    const account = withholdingAccount(w.type);
+    const account = withholdingAccount(w);
     return side === 'debit' ? line(account, w.amount, 0) : line(account, 0, w.amount);
   });
 }

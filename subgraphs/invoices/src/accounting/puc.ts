@@ -8,7 +8,8 @@
  * 2380, 2505, 2510, 2610 and 5105 payroll's journal feed posts to (and their siblings), and the
  * year-end close (36 and 37). ARP reads ARL since Ley 1562 de 2012 renamed the risk administrators. A
  * code a feed posts to that is missing here is opened in the workspace's chart with the feed's name
- * (chart.ts, openPostedAccounts), so no statement shows a bare code. Sub-account codes without a
+ * (chart.ts, openPostedAccounts), so no statement shows a bare code. 135515's auxiliaries carry the
+ * 2365 suffix of their withholding concept (accounting/withholdings.ts). Sub-account codes without a
  * legal sub-account under 2367, 2368 and 2408 are the auxiliaries Colombian charts commonly open
  * (see the note in modules/bills/accounts.ts).
  * Names follow the decree's catalogue of accounts ("Catálogo de cuentas"); they were written
@@ -38,6 +39,11 @@ export const PUC: Readonly<Record<string, string>> = {
   '135505': 'Anticipo de impuestos de renta y complementarios',
   '135510': 'Anticipo de impuestos de industria y comercio',
   '135515': 'Retención en la fuente',
+  '13551515': 'Honorarios',
+  '13551520': 'Comisiones',
+  '13551525': 'Servicios',
+  '13551530': 'Arrendamientos',
+  '13551540': 'Compras',
   '135517': 'Impuesto a las ventas retenido',
   '135518': 'Impuesto de industria y comercio retenido',
   '1365': 'Cuentas por cobrar a trabajadores',
@@ -75,7 +81,9 @@ export const PUC: Readonly<Record<string, string>> = {
   '2335': 'Costos y gastos por pagar',
   '2365': 'Retención en la fuente',
   '236515': 'Honorarios',
+  '236520': 'Comisiones',
   '236525': 'Servicios',
+  '236530': 'Arrendamientos',
   '236540': 'Compras',
   '2367': 'Impuesto a las ventas retenido',
   '236740': 'ReteIVA por pagar',

@@ -1,5 +1,6 @@
 import { AMOUNT_SCHEMA, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema } from 'mongoose';
+import { WITHHOLDING_CONCEPT_KEYS } from '../accounting/withholdings.ts';
 
 /**
  * Stored fields every sales document shares — invoices and credit notes, quotes and sales
@@ -32,10 +33,13 @@ export const WITHHOLDING_RATE_VIEW_SCHEMA = {
   properties: { type: WITHHOLDING_TYPE, rate_ppm: { type: 'integer' } },
 } as const;
 
-/** A computed withholding of a document: `{type, rate_ppm, base, amount}` (minor units). */
+/** A computed withholding of a document: `{type, rate_ppm, base, amount, concept?}` (minor units). */
 export const WITHHOLDING_AMOUNT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false, required: ['type', 'rate_ppm', 'base', 'amount'],
-  properties: { type: WITHHOLDING_TYPE, rate_ppm: { type: 'integer' }, base: { type: 'integer' }, amount: { type: 'integer' } },
+  properties: {
+    type: WITHHOLDING_TYPE, rate_ppm: { type: 'integer' }, base: { type: 'integer' }, amount: { type: 'integer' },
+    concept: { enum: WITHHOLDING_CONCEPT_KEYS, description: 'Retención en la fuente: the concept of the lines it was taken on.' },
+  },
 } as const;
 
 /** The buyer as named on a document (CustomerSnapshot). */
@@ -76,6 +80,7 @@ export const DOCUMENT_LINE_SCHEMA = {
     invoice_line: { type: 'integer' },
     tags: { type: 'object', additionalProperties: { type: 'string' } },
     account: { type: 'string', description: 'Debit notes only: the income account (PUC class 4) the line is credited to.' },
+    withholding_concept: { enum: WITHHOLDING_CONCEPT_KEYS },
   },
 } as const;
 

@@ -5,6 +5,7 @@ import { items } from '../modules/items/model.ts';
 import { documentWithholdings, lineAmounts, sumAmounts, VAT_RATES_PPM, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
 import { QUANTITY_SCHEMA } from '@cuadra/shared';
 import { checkTags, LINE_TAGS_SCHEMA } from '../modules/dimensions/model.ts';
+import { WITHHOLDING_CONCEPT_SCHEMA, type WithholdingConceptKey } from '../accounting/withholdings.ts';
 
 /** A line as callers write it (invoices, quotes, sales orders). */
 export interface LineInput {
@@ -17,6 +18,7 @@ export interface LineInput {
   tax_rate_ppm?: number;
   withholdings?: WithholdingRate[];
   tags?: Record<string, string>;
+  withholding_concept?: WithholdingConceptKey;
 }
 
 /** JSON Schema of withholding rates. */
@@ -49,6 +51,7 @@ export const lineSchema = {
     tax_rate_ppm: { enum: [...VAT_RATES_PPM], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0.' },
     withholdings: withholdingsSchema,
     tags: LINE_TAGS_SCHEMA,
+    withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default: the item's, else servicios for a service or a line without item, compras for a product.` },
   },
   // A line without a catalog item says what it is and what it costs.
   if: { not: { properties: { item_id: true }, required: ['item_id'] } },
@@ -108,6 +111,7 @@ export async function buildLines(db: Connection, workspace: string, currency: st
       item_id: item?._id ?? null, description, quantity: l.quantity, unit: l.unit ?? item?.unit ?? '94', unit_price: unitPrice,
       discount_bps: discount, tax_rate_ppm: rate, withholdings: l.withholdings ?? [], ...lineAmounts(l.quantity, unitPrice, discount, rate, `${fieldBase}/${index}`),
       ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
+      withholding_concept: l.withholding_concept ?? item?.withholding_concept ?? (item?.kind === 'product' ? 'compras' : 'servicios'),
     };
   });
 }

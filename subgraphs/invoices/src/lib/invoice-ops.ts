@@ -1,6 +1,7 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { accountNames } from '../accounting/chart.ts';
+import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
 import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf, writeJournalEntry } from '../accounting/journal.ts';
 import { assertPeriodOpen } from '../accounting/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
@@ -211,6 +212,8 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
           ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
           : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
     },
+    // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
+    { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
   ];
   const intent = rollupIntent(deltas, ctx.now);
   const iu = intentUpdate(intent);

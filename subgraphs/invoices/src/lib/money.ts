@@ -20,12 +20,16 @@ export interface WithholdingRate {
   rate_ppm: number;
 }
 
-/** A computed withholding amount of a document, per type and rate. */
+/**
+ * A computed withholding amount of a document, per type and rate — and, for retención en la fuente,
+ * per concept of the lines it was taken on (absent on lines written before concepts existed).
+ */
 export interface WithholdingAmount {
   type: WithholdingType;
   rate_ppm: number;
   base: number;
   amount: number;
+  concept?: string;
 }
 
 /** JSON Schema of a withholding rate in parts per million. */
@@ -38,11 +42,13 @@ function withholdingBase(type: WithholdingType, line: { subtotal: number; tax: n
 
 /**
  * Withholdings of a document: each line's own rates, else the document-level rates, are
- * applied line by line and rounded per line (half away from zero), then summed per type and rate.
- * Sums stay within ±10^15 or the document is refused naming the line that overflows.
+ * applied line by line and rounded per line (half away from zero), then summed per type and rate,
+ * and retención en la fuente also per the line's concept (its account, 135515xx, and its
+ * Formulario 350 row follow it). Sums stay within ±10^15 or the document is refused naming the line
+ * that overflows.
  */
 export function documentWithholdings(
-  lines: readonly { subtotal: number; tax: number; withholdings?: readonly WithholdingRate[] | null }[],
+  lines: readonly { subtotal: number; tax: number; withholdings?: readonly WithholdingRate[] | null; withholding_concept?: string }[],
   documentRates: readonly WithholdingRate[],
   fieldBase = '/lines',
 ): WithholdingAmount[] {
@@ -52,8 +58,9 @@ export function documentWithholdings(
     for (const rate of rates) {
       const base = withholdingBase(rate.type, line);
       const amount = applyRate(base, rate.rate_ppm);
-      const key = `${rate.type}:${rate.rate_ppm}`;
-      const acc = totals.get(key) ?? { type: rate.type, rate_ppm: rate.rate_ppm, base: 0, amount: 0 };
+      const concept = rate.type === 'retefuente' ? line.withholding_concept : undefined;
+      const key = `${rate.type}:${rate.rate_ppm}:${concept ?? ''}`;
+      const acc = totals.get(key) ?? { type: rate.type, rate_ppm: rate.rate_ppm, base: 0, amount: 0, ...(concept ? { concept } : {}) };
       acc.base = checkedAmount(acc.base + base, `${fieldBase}/${index}`, `The ${rate.type} base`);
       acc.amount = checkedAmount(acc.amount + amount, `${fieldBase}/${index}`, `The ${rate.type} amount`);
       totals.set(key, acc);

@@ -104,7 +104,8 @@ describe('invoices.post', () => {
     expect(entry.total_debit).toBe(entry.total_credit);
     expect(entry.lines).toEqual([
       { account: '130505', name: expect.any(String), debit: 35700000 - 1200000, credit: 0, party_id: await andina(owner) },
-      { account: '135515', name: expect.any(String), debit: 1200000, credit: 0, party_id: null },
+      // A line without item is a service to the buyer: its retención en la fuente is carried under 135515's servicios auxiliary.
+      { account: '13551525', name: expect.any(String), debit: 1200000, credit: 0, party_id: null },
       { account: '413595', name: expect.any(String), debit: 0, credit: 30000000, party_id: null },
       { account: '240805', name: expect.any(String), debit: 0, credit: 5700000, party_id: null },
     ]);

@@ -1,9 +1,11 @@
+import { retefuenteAccount } from '../../accounting/withholdings.ts';
+
 /**
  * The PUC accounts the payables cycle posts to (Plan Único de Cuentas, Decreto 2650 de 1993).
  * Checked against a published PUC sub-account table (EliasVega/Ecounts2.5,
  * database/seeders/SubaccountsTableSeeder.php): 220505 Proveedores nacionales, 111005 Bancos —
- * moneda nacional, 236540 Retención en la fuente — compras (236525 would be services; one account
- * is used for every bill until bills carry a withholding concept). 2367 (impuesto a las ventas
+ * moneda nacional, 236540 Retención en la fuente — compras (kept for withholdings recorded before
+ * concepts; retención en la fuente now goes to its concept's 2365 sub-account). 2367 (impuesto a las ventas
  * retenido), 2368 (impuesto de industria y comercio retenido) and 2408 (impuesto sobre las ventas
  * por pagar) are PUC accounts without legal sub-accounts: 236740, 236801 and 240810 (IVA
  * descontable) are the auxiliaries Colombian charts commonly open under them.
@@ -35,7 +37,13 @@ export const BILL_LINE_ACCOUNTS = {
 export type BillLineAccount = keyof typeof BILL_LINE_ACCOUNTS;
 export const BILL_LINE_ACCOUNT_CODES = Object.keys(BILL_LINE_ACCOUNTS) as BillLineAccount[];
 
-/** The account a withholding the buyer made is owed to the authority in (a liability). */
-export function withholdingPayableAccount(type: 'retefuente' | 'reteiva' | 'reteica') {
-  return type === 'retefuente' ? PAYABLE_ACCOUNTS.withholdingIncomeTax : type === 'reteiva' ? PAYABLE_ACCOUNTS.withholdingVat : PAYABLE_ACCOUNTS.withholdingIca;
+/**
+ * The account a withholding the buyer made is owed to the authority in (a liability): retención en
+ * la fuente in the 2365 sub-account of its concept (236515 honorarios, 236525 servicios, 236530
+ * arrendamientos, 236540 compras…; accounting/withholdings.ts), or 236540 for one recorded before
+ * concepts existed; ReteIVA 236740; ReteICA 236801.
+ */
+export function withholdingPayableAccount(w: { type: 'retefuente' | 'reteiva' | 'reteica'; concept?: string }): { code: string; name: string } {
+  if (w.type === 'retefuente') return retefuenteAccount(w.concept, 'payable', PAYABLE_ACCOUNTS.withholdingIncomeTax);
+  return w.type === 'reteiva' ? PAYABLE_ACCOUNTS.withholdingVat : PAYABLE_ACCOUNTS.withholdingIca;
 }

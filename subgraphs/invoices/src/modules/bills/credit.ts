@@ -4,9 +4,10 @@ import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
-import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
+import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
+import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
-import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber } from './ops.ts';
+import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
 import { settledStatus } from './payments.ts';
 
 /*
@@ -83,10 +84,13 @@ export function planCreditNote(ctx: Pick<ToolContext, 'workspace' | 'now'>, bill
   if (issueDate < bill.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the bill it credits.', { field: '/issue_date' });
   const lines = billLines(wanted.map((w) => {
     const src = bill.lines[w.line];
-    return { description: src.description, account: src.account, quantity: w.quantity, unit_price: src.unit_price, discount_bps: src.discount_bps, tax_rate_ppm: src.tax_rate_ppm };
+    return {
+      description: src.description, account: src.account, quantity: w.quantity, unit_price: src.unit_price, discount_bps: src.discount_bps, tax_rate_ppm: src.tax_rate_ppm,
+      ...(src.withholding_concept ? { withholding_concept: src.withholding_concept } : {}),
+    };
   }));
-  // The bill's withholding rates on the note's base: the withholdings reverse in proportion.
-  const totals = billTotals(lines, bill.withholding_rates);
+  // The bill's withholdings, concept by concept at the rates it applied, on the note's base: they reverse in proportion.
+  const totals = billTotals(lines, bill.withholding_rates, bill.issue_date, bill.withholdings);
   if (totals.amount_due > bill.balance) {
     throw new CuadraError('conflict', `The credit note would give back ${totals.amount_due}, but bill ${bill.supplier_number} has ${bill.balance} open. A credit note cannot exceed what is open.`);
   }
@@ -104,10 +108,7 @@ export function creditNoteEntryLines(note: BillDoc): JournalLine[] {
   const byAccount = new Map<string, number>();
   for (const l of note.lines) byAccount.set(l.account, (byAccount.get(l.account) ?? 0) + l.subtotal);
   const lines: JournalLine[] = [{ account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: note.amount_due, credit: 0, party_id: note.vendor_id }];
-  for (const w of note.withholdings) {
-    const account = withholdingPayableAccount(w.type);
-    lines.push({ account: account.code, name: account.name, debit: w.amount, credit: 0, party_id: null });
-  }
+  lines.push(...withholdingEntryLines(note.withholdings, 'debit'));
   for (const [account, amount] of byAccount) lines.push({ account, name: BILL_LINE_ACCOUNTS[account as keyof typeof BILL_LINE_ACCOUNTS].name, debit: 0, credit: amount, party_id: null });
   lines.push({ account: PAYABLE_ACCOUNTS.deductibleVat.code, name: PAYABLE_ACCOUNTS.deductibleVat.name, debit: 0, credit: note.tax_total, party_id: null });
   return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
@@ -157,7 +158,7 @@ export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspac
       day: note.issue_date, currency, due: { date: bill.due_date, amount: -note.amount_due },
       customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },
       inc: { expenses: -expenseOf(note.lines), purchases: -note.subtotal, billed: -note.total, ap: -note.amount_due, bill_credit_notes: 1 },
-    }], ctx.now);
+    }, { day: note.issue_date, currency: withholdingCurrency(note.currency), inc: withholdingIncrements('p', note.withholdings, -1) }], ctx.now);
     const iu = intentUpdate(intent);
     await markIntent(ctx.db, ctx.workspace, model, note._id, intent);
     const posted = await model.findOneAndUpdate(

@@ -3,6 +3,7 @@ import {
   NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../lib/rollups.ts';
+import { BILL_ACCOUNT_CONCEPTS, minimumBase, WITHHOLDING_CONCEPT_KEYS, WITHHOLDING_CONCEPTS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
 
 /** Withholdings the buyer makes on a bill (Colombia), rates in parts per million. */
@@ -29,15 +30,31 @@ export interface BillLine {
   total: number;
   /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the line's account in the journal entry. */
   tags?: Record<string, string>;
+  /**
+   * The line's concept of retención en la fuente: the caller's, else its account's (5135 servicios,
+   * 5110 honorarios…; accounting/withholdings.ts). Absent on lines written before concepts existed.
+   */
+  withholding_concept?: WithholdingConceptKey;
 }
 
-/** A withholding of the bill: rate, the base it was taken on, and the amount kept from the vendor. */
+/**
+ * A withholding of the bill: rate, the base it was taken on, and the amount kept from the vendor.
+ * Retención en la fuente is one per concept of the bill's lines (`concept`); absent on a
+ * withholding written before concepts existed (then it was the whole bill's, booked to 236540).
+ */
 export interface BillWithholding {
   type: BillWithholdingType;
   rate_ppm: number;
   base: number;
   amount: number;
+  concept?: WithholdingConceptKey;
 }
+
+/**
+ * A withholding the bill asks for. Without `rate_ppm` (retención en la fuente only) each concept of
+ * the bill's lines takes its own rate from the table, when its base reaches the concept's minimum.
+ */
+export interface BillWithholdingRate { type: BillWithholdingType; rate_ppm?: number }
 
 /** The vendor as crm knew it when the bill was recorded. */
 export interface VendorSnapshot {
@@ -72,7 +89,7 @@ export interface BillDoc {
   issue_date: string;
   due_date: string;
   lines: BillLine[];
-  withholding_rates: { type: BillWithholdingType; rate_ppm: number }[];
+  withholding_rates: BillWithholdingRate[];
   subtotal: number;
   tax_total: number;
   total: number;
@@ -183,33 +200,70 @@ export interface BillLineInput {
   discount_bps?: number;
   tax_rate_ppm?: number;
   tags?: Record<string, string>;
+  withholding_concept?: WithholdingConceptKey;
 }
 
-/** Stored lines from input lines: amounts exact (shared lineAmounts), refused at the line that overflows. */
+/** Stored lines from input lines: amounts exact (shared lineAmounts), refused at the line that overflows; each with its withholding concept. */
 export function billLines(input: readonly BillLineInput[], fieldBase = '/lines'): BillLine[] {
   return input.map((l, i) => ({
     description: l.description, account: l.account, quantity: l.quantity, unit_price: l.unit_price,
     discount_bps: l.discount_bps ?? 0, tax_rate_ppm: l.tax_rate_ppm ?? 0,
     ...lineAmounts(l.quantity, l.unit_price, l.discount_bps ?? 0, l.tax_rate_ppm ?? 0, `${fieldBase}/${i}`),
     ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
+    withholding_concept: l.withholding_concept ?? BILL_ACCOUNT_CONCEPTS[l.account],
   }));
 }
 
 /**
- * Totals of a bill. Withholdings are taken on the bill's whole base, rounded once per type
- * (half away from zero), as the withholding certificate reports them: retefuente and ReteICA on
- * the taxable base (Σ line subtotals), ReteIVA on the VAT (Σ line taxes). Whether a withholding
- * applies at all (minimum bases in UVT, the vendor's regime) is the caller's decision: it gives
- * the rates. Every sum stays within ±10^15 minor units.
+ * Retención en la fuente of a bill, one per concept of its lines, each on the base of that concept's
+ * lines (Σ their subtotals: the payment of that concept), rounded once (half away from zero):
+ * - at the caller's rate when one is given (a buyer may withhold under the minimum, art. 1.2.4.6 DUR);
+ * - else at the concept's rate, when the base reaches the concept's minimum on the bill's date;
+ * - a credit note (`reverses`: the credited bill's withholdings) at the rate the bill applied to
+ *   that concept, and nothing for a concept the bill did not withhold.
+ * Lines written before concepts existed, or a bill whose withholding has no concept, keep the old
+ * rule: one withholding on the whole base.
  */
-export function billTotals(lines: readonly BillLine[], rates: readonly { type: BillWithholdingType; rate_ppm: number }[]) {
+function retefuenteByConcept(lines: readonly BillLine[], rate: BillWithholdingRate, date: string, subtotal: number, reverses?: readonly BillWithholding[]): BillWithholding[] {
+  const previous = reverses?.filter((w) => w.type === 'retefuente');
+  const legacy = previous ? previous.some((w) => !w.concept) : lines.some((l) => !l.withholding_concept);
+  if (legacy) {
+    const ratePpm = previous?.[0]?.rate_ppm ?? rate.rate_ppm;
+    if (ratePpm === undefined || (previous && previous.length === 0)) return [];
+    return [{ type: 'retefuente', rate_ppm: ratePpm, base: subtotal, amount: applyRate(subtotal, ratePpm) }];
+  }
+  const bases = new Map<WithholdingConceptKey, number>();
+  lines.forEach((l, i) => bases.set(l.withholding_concept!, checkedAmount((bases.get(l.withholding_concept!) ?? 0) + l.subtotal, `/lines/${i}`, 'The withholding base')));
+  const out: BillWithholding[] = [];
+  for (const [concept, base] of bases) {
+    let ratePpm: number | undefined;
+    if (previous) ratePpm = previous.find((w) => w.concept === concept)?.rate_ppm;
+    else if (rate.rate_ppm !== undefined) ratePpm = rate.rate_ppm;
+    else if (base >= minimumBase(WITHHOLDING_CONCEPTS[concept], date).amount) ratePpm = WITHHOLDING_CONCEPTS[concept].rate_ppm;
+    if (ratePpm === undefined || base === 0) continue;
+    out.push({ type: 'retefuente', concept, rate_ppm: ratePpm, base, amount: applyRate(base, ratePpm) });
+  }
+  return out;
+}
+
+/**
+ * Totals of a bill. Retención en la fuente is taken per concept of the lines
+ * ({@link retefuenteByConcept}); ReteIVA on the VAT (Σ line taxes) and ReteICA on the taxable base
+ * (Σ line subtotals), each rounded once (half away from zero), as the withholding certificate reports
+ * them. `date` (the bill's) picks the UVT and the minimum bases; `reverses` is the credited bill's
+ * withholdings when these totals are a credit note's. Every sum stays within ±10^15 minor units.
+ */
+export function billTotals(lines: readonly BillLine[], rates: readonly BillWithholdingRate[], date: string, reverses?: readonly BillWithholding[]) {
   const at = (i: number) => `/lines/${i}`;
   const subtotal = sumAmounts(lines.map((l) => l.subtotal), at, 'The bill subtotal');
   const taxTotal = sumAmounts(lines.map((l) => l.tax), at, 'The bill VAT');
   const total = sumAmounts(lines.map((l) => l.total), at, 'The bill total');
-  const withholdings: BillWithholding[] = rates.map((r) => {
+  const withholdings: BillWithholding[] = rates.flatMap((r): BillWithholding[] => {
+    if (r.type === 'retefuente') return retefuenteByConcept(lines, r, date, subtotal, reverses);
     const base = r.type === 'reteiva' ? taxTotal : subtotal;
-    return { type: r.type, rate_ppm: r.rate_ppm, base, amount: applyRate(base, r.rate_ppm) };
+    // A credit note reverses at the rate the bill applied; ReteIVA and ReteICA always state theirs.
+    const ratePpm = reverses?.find((w) => w.type === r.type)?.rate_ppm ?? r.rate_ppm!;
+    return [{ type: r.type, rate_ppm: ratePpm, base, amount: applyRate(base, ratePpm) }];
   });
   const withholdingTotal = checkedAmount(withholdings.reduce((s, w) => s + w.amount, 0), '/withholdings', 'The withholding total');
   if (withholdingTotal > total) throw new CuadraError('invalid_input', 'The withholdings add up to more than the bill.', { field: '/withholdings' });
@@ -242,9 +296,14 @@ export async function vendorFromCrm(ctx: Pick<ToolContext, 'graph'>, vendorId: s
   return { name: party.name, tax_id: party.taxIdentity ? { type: party.taxIdentity.type, number: party.taxIdentity.number, check_digit: party.taxIdentity.checkDigit ?? null } : null };
 }
 
+const CONCEPT_VIEW = { enum: WITHHOLDING_CONCEPT_KEYS } as const;
+
 const WITHHOLDING_VIEW = {
   type: 'object', additionalProperties: false, required: ['type', 'rate_ppm', 'base', 'amount'],
-  properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer' }, base: AMOUNT, amount: AMOUNT },
+  properties: {
+    type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer' }, base: AMOUNT, amount: AMOUNT,
+    concept: { ...CONCEPT_VIEW, description: 'Retención en la fuente: the concept of the lines it was taken on (absent on bills recorded before concepts).' },
+  },
 } as const;
 
 /** JSON Schema of {@link billView}. */
@@ -283,13 +342,16 @@ export const BILL_VIEW_SCHEMA = {
         required: ['description', 'account', 'quantity', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'subtotal', 'tax', 'total'],
         properties: {
           description: TEXT, account: TEXT, quantity: { type: 'number' }, unit_price: AMOUNT, discount_bps: { type: 'integer' }, tax_rate_ppm: { type: 'integer' },
-          subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT, tags: { type: 'object', additionalProperties: { type: 'string' } },
+          subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT, tags: { type: 'object', additionalProperties: { type: 'string' } }, withholding_concept: CONCEPT_VIEW,
         },
       },
     },
     withholding_rates: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['type', 'rate_ppm'], properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer' } } },
+      items: {
+        type: 'object', additionalProperties: false, required: ['type'],
+        properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: { type: 'integer', description: 'Absent: retención en la fuente at each concept\'s own rate and minimum base.' } },
+      },
     },
     subtotal: AMOUNT,
     tax_total: AMOUNT,

@@ -3,9 +3,10 @@ import { tagsKey, writeJournalEntry, type JournalLine } from '../../accounting/j
 import { assertPeriodOpen } from '../../accounting/periods.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../lib/rollups.ts';
+import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
-import { bills, expenseOf, type BillDoc, type BillStatus } from './model.ts';
+import { bills, expenseOf, type BillDoc, type BillStatus, type BillWithholding } from './model.ts';
 
 /** A post lock older than this belongs to a process that died; another post may take it over. */
 export const STALE_LOCK_MS = 60_000;
@@ -124,13 +125,23 @@ export function billEntryLines(doc: BillDoc): JournalLine[] {
   }));
   lines.push({ account: PAYABLE_ACCOUNTS.deductibleVat.code, name: PAYABLE_ACCOUNTS.deductibleVat.name, debit: doc.tax_total, credit: 0, party_id: null });
   lines.push({ account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: 0, credit: doc.amount_due, party_id: doc.vendor_id });
-  const byType = new Map<string, number>();
-  for (const w of doc.withholdings) byType.set(w.type, (byType.get(w.type) ?? 0) + w.amount);
-  for (const [type, amount] of byType) {
-    const account = withholdingPayableAccount(type as 'retefuente' | 'reteiva' | 'reteica');
-    lines.push({ account: account.code, name: account.name, debit: 0, credit: amount, party_id: null });
-  }
+  lines.push(...withholdingEntryLines(doc.withholdings, 'credit'));
   return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
+}
+
+/**
+ * The withholdings of a bill (credited: owed to the authority) or of its credit note (debited:
+ * taken back), one line per account — retención en la fuente in its concept's 2365 sub-account.
+ */
+export function withholdingEntryLines(withholdings: readonly BillWithholding[], side: 'debit' | 'credit'): JournalLine[] {
+  const byAccount = new Map<string, { name: string; amount: number }>();
+  for (const w of withholdings) {
+    const account = withholdingPayableAccount(w);
+    const acc = byAccount.get(account.code) ?? { name: account.name, amount: 0 };
+    acc.amount += w.amount;
+    byAccount.set(account.code, acc);
+  }
+  return [...byAccount].map(([account, { name, amount }]) => ({ account, name, debit: side === 'debit' ? amount : 0, credit: side === 'credit' ? amount : 0, party_id: null }));
 }
 
 /**
@@ -171,6 +182,8 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
       customer: { id: doc.vendor_id, name: doc.vendor.name, inc: { spend: doc.subtotal } },
       inc: { expenses: expenseOf(doc.lines), purchases: doc.subtotal, billed: doc.total, ap: doc.amount_due, bills: 1 },
     },
+    // The withholdings practiced, by type and concept, for the month's Formulario 350 (tax.withholdings).
+    { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('p', doc.withholdings, 1) },
   ];
   const intent = rollupIntent(deltas, ctx.now);
   const iu = intentUpdate(intent);

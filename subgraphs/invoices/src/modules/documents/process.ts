@@ -48,14 +48,18 @@ export function billFromInvoice(inv: UblInvoice, account: BillLineAccount, techn
     return { type, rate_ppm: w.rate_ppm };
   });
   if (new Set(rates.map((r) => r.type)).size !== rates.length) throw new DocumentProblem('The invoice names one withholding type twice; a bill takes one rate per type.');
-  const totals = billTotals(computed, rates);
+  const totals = billTotals(computed, rates, inv.issue_date);
   if (totals.subtotal !== t.line_extension) throw new DocumentProblem(`The lines add up to ${totals.subtotal / 100}, but cbc:LineExtensionAmount says ${t.line_extension / 100}.`);
   if (totals.tax_total !== (inv.taxes['01'] ?? 0)) throw new DocumentProblem(`The lines' VAT adds up to ${totals.tax_total / 100}, but the invoice's VAT total says ${(inv.taxes['01'] ?? 0) / 100}.`);
   if (totals.total !== t.tax_inclusive) throw new DocumentProblem(`Lines plus VAT are ${totals.total / 100}, but cbc:TaxInclusiveAmount says ${t.tax_inclusive / 100}.`);
   if (totals.total !== t.payable) throw new DocumentProblem(`Lines plus VAT are ${totals.total / 100}, but cbc:PayableAmount says ${t.payable / 100}.`);
-  totals.withholdings.forEach((w, i) => {
+  // Per type: the bill splits retención en la fuente by its lines' concepts, the invoice states one amount.
+  rates.forEach((r, i) => {
     const stated = inv.withholdings[i]!.amount;
-    if (w.amount !== stated) throw new DocumentProblem(`${w.type} at ${w.rate_ppm / 10000} % of ${w.base / 100} is ${w.amount / 100}, but the invoice says ${stated / 100}.`);
+    const ours = totals.withholdings.filter((w) => w.type === r.type);
+    const amount = ours.reduce((s, w) => s + w.amount, 0);
+    const base = ours.reduce((s, w) => s + w.base, 0);
+    if (amount !== stated) throw new DocumentProblem(`${r.type} at ${r.rate_ppm / 10000} % of ${base / 100} is ${amount / 100}, but the invoice says ${stated / 100}.`);
   });
   if (technicalKey !== undefined) {
     const expected = cufe({

@@ -18,6 +18,12 @@ export interface InvoiceLine {
   tax_rate_ppm: number;
   /** Line-level withholdings; when empty the document's rates apply. */
   withholdings: WithholdingRate[];
+  /**
+   * The line's concept of retención en la fuente, as the buyer withholds it (accounting/withholdings.ts):
+   * the caller's, else its item's, else servicios for a service (or a line without item), compras for
+   * a product. Absent on lines written before concepts existed.
+   */
+  withholding_concept?: string;
   subtotal: number;
   tax: number;
   total: number;

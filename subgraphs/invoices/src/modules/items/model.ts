@@ -1,5 +1,6 @@
 import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { WITHHOLDING_CONCEPT_KEYS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 
 /** A product or service of the workspace's catalog. */
 export interface ItemDoc {
@@ -17,6 +18,11 @@ export interface ItemDoc {
   price: number;
   currency: string;
   tax_rate_ppm: number;
+  /**
+   * The concept of retención en la fuente a buyer withholds on it (accounting/withholdings.ts); null:
+   * servicios for a service, compras for a product. Its invoice lines carry it.
+   */
+  withholding_concept?: WithholdingConceptKey | null;
   status: 'active' | 'archived';
   created_at: Date;
 }
@@ -34,6 +40,7 @@ const itemSchema = new Schema<ItemDoc>(
     price: { type: Number, required: true },
     currency: { type: String, required: true },
     tax_rate_ppm: { type: Number, required: true },
+    withholding_concept: { type: String, default: null },
     status: { type: String, required: true },
     created_at: { type: Date, required: true },
   },
@@ -64,6 +71,7 @@ export const ITEM_VIEW_SCHEMA = {
       properties: { amount: { type: 'integer' }, currency: { type: 'string' } },
     },
     tax_rate_ppm: { type: 'integer' },
+    withholding_concept: { anyOf: [{ type: 'null' }, { enum: WITHHOLDING_CONCEPT_KEYS }], description: 'Concept of retención en la fuente on its sales; null: servicios for a service, compras for a product.' },
     status: { enum: ['active', 'archived'] },
     created_at: { type: 'string', format: 'date-time' },
   },
@@ -73,7 +81,7 @@ export const ITEM_VIEW_SCHEMA = {
 export function itemView(i: ItemDoc) {
   return {
     id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit,
-    price: { amount: i.price, currency: i.currency }, tax_rate_ppm: i.tax_rate_ppm, status: i.status,
+    price: { amount: i.price, currency: i.currency }, tax_rate_ppm: i.tax_rate_ppm, withholding_concept: i.withholding_concept ?? null, status: i.status,
     created_at: i.created_at.toISOString(),
   };
 }

@@ -4,6 +4,7 @@ import { ledgerBetween } from '../../accounting/ledger.ts';
 import { settings } from '../../lib/settings.ts';
 import { CALENDAR_YEARS, deadlinesDueIn, dueDate, LEGAL_SOURCE, UVT, VAT_BIMONTHLY_UVT, type Obligation } from './calendar.ts';
 import { defaultProfile, taxProfiles, type TaxProfileDoc } from './model.ts';
+import { monthWithholdings } from './withholdings.ts';
 
 /** Gross income of a year (credits to class 4 without the closing entries), in cents of the base currency. */
 async function grossIncome(db: Connection, workspace: string, currency: string, year: number): Promise<number> {
@@ -32,7 +33,8 @@ async function vatMode(db: Connection, profile: TaxProfileDoc, currency: string,
  * The `tax` agenda lane (specification §2.6): the workspace's DIAN deadlines in the window — VAT
  * (bimonthly or four-monthly), monthly withholding at source, income tax (two instalments for a
  * legal person, three for a large taxpayer) — dated by the last digit of its NIT from the national
- * calendar (calendar.ts, with its legal source). Only the years the calendar holds (2026, 2027)
+ * calendar (calendar.ts, with its legal source). A withholding deadline carries its month's
+ * Formulario 350 figures as declared (`amount`, `ref.form_350`; tax.withholdings gives them whole). Only the years the calendar holds (2026, 2027)
  * are answered. No overdue entries: the lane does not know what was filed. A workspace without a
  * NIT (no tax profile NIT, no e-invoicing set-up) has no entries.
  */
@@ -59,9 +61,18 @@ export const taxLane: LaneReader = async (w, ctx) => {
         if (!modes.has(periodYear)) modes.set(periodYear, await vatMode(ctx.db, profile, currency, periodYear));
         if (modes.get(periodYear)!.mode !== d.obligation) continue;
       }
+      // The monthly withholding return carries its month's figures (tax.withholdings): what is to be declared and paid.
+      const form350 = d.obligation === 'withholding' ? (await monthWithholdings(ctx.db, ctx.workspace, currency, d.period.slice(0, 7), ctx.now)).form_350 : null;
       entries.push({
         date, kind: 'tax', source: 'tax', title: d.title, status: date < today ? 'past' : 'open',
-        ref: { obligation: d.obligation, form: d.form, period: d.period, nit_last_digit: nit[nit.length - 1], ...(d.obligation.startsWith('vat_') ? { basis: modes.get(Number(d.period.slice(0, 4)))!.basis } : {}) },
+        ref: {
+          obligation: d.obligation, form: d.form, period: d.period, nit_last_digit: nit[nit.length - 1], ...(d.obligation.startsWith('vat_') ? { basis: modes.get(Number(d.period.slice(0, 4)))!.basis } : {}),
+          ...(form350 ? {
+            tool: 'tax.withholdings', month: d.period.slice(0, 7),
+            form_350: { renta: form350.renta_total.declared, iva: form350.iva.declared, total: form350.total.declared, rows: form350.renta.filter((r) => r.withheld !== 0).map((r) => ({ row: r.row, base: r.declared.base, withheld: r.declared.withheld })) },
+          } : {}),
+        },
+        ...(form350 ? { amount: form350.total.declared, currency } : {}),
         legal_source: `${LEGAL_SOURCE}, art. ${d.article}`, article_verified: d.articleVerified, verified: known.verified,
       });
     }

@@ -1,7 +1,8 @@
 import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
 import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
 import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
-import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
+import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
+import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc, type BillWithholdingRate } from '../model.ts';
 import { insertDraftBill } from '../ops.ts';
 
 /** JSON Schema of a bill line as callers write it. */
@@ -15,6 +16,7 @@ const LINE = {
     discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
     tax_rate_ppm: { enum: [190000, 50000, 0], description: 'VAT in parts per million: 190000 (19 %), 50000 (5 %) or 0 (default).' },
     tags: LINE_TAGS_SCHEMA,
+    withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default from the account: 5110 honorarios, 5120 arrendamiento_inmuebles, 5135 and 5145 servicios, 5195, 1435, 1524 and 1528 compras.` },
   },
 } as const;
 
@@ -29,10 +31,19 @@ export const BILL_FIELDS = {
   lines: { type: 'array', minItems: 1, maxItems: 500, items: LINE },
   withholdings: {
     type: 'array', maxItems: 3, uniqueItems: true,
-    description: 'Withholdings this business makes on the bill: retefuente and reteica on the taxable base, reteiva on the VAT (rates in ppm: 2.5 % = 25000, ReteICA 9.66 ‰ = 9660).',
-    items: { type: 'object', additionalProperties: false, required: ['type', 'rate_ppm'], properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: RATE_PPM_SCHEMA } },
+    description: 'Withholdings this business makes on the bill: retefuente per concept of the lines (each line\'s withholding_concept) on the base of that concept\'s lines; reteica on the taxable base, reteiva on the VAT (rates in ppm: 2.5 % = 25000, ReteICA 9.66 ‰ = 9660). Retefuente without rate_ppm takes each concept\'s own 2026 rate, and only where the concept\'s base reaches its minimum in UVT (services 2 UVT, purchases and rent of real estate 10 UVT, Decreto 0572 de 2025); with rate_ppm that rate applies to every concept, whatever the base.',
+    items: {
+      type: 'object', additionalProperties: false, required: ['type'], properties: { type: { enum: BILL_WITHHOLDING_TYPES }, rate_ppm: RATE_PPM_SCHEMA },
+      // ReteIVA and ReteICA have no table here: their rate is always stated.
+      if: { properties: { type: { const: 'retefuente' } } }, else: { properties: { rate_ppm: true }, required: ['rate_ppm'] },
+    },
   },
 } as const;
+
+/** The withholding rates to store: retefuente's rate only when given (absent: by concept from the table). */
+export function billRates(input: readonly { type: BillWithholdingRate['type']; rate_ppm?: number }[]): BillWithholdingRate[] {
+  return input.map((w) => (w.rate_ppm === undefined ? { type: w.type } : { type: w.type, rate_ppm: w.rate_ppm }));
+}
 
 /** One withholding per type: two rates of one type on one bill is a mistake, not a feature. */
 export function checkWithholdingTypes(rates: readonly { type: string }[] | undefined): void {
@@ -60,8 +71,8 @@ export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, 
   const issueDate = input.issue_date ?? localDate(ctx.now);
   const dueDate = input.due_date ?? addDays(issueDate, 30);
   if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
-  const rates = (input.withholdings ?? []).map((w) => ({ type: w.type, rate_ppm: w.rate_ppm }));
-  const totals = billTotals(lines, rates);
+  const rates = billRates(input.withholdings ?? []);
+  const totals = billTotals(lines, rates, issueDate);
   const vendor = await vendorFromCrm(ctx, input.vendor_id);
   const totalsDoc = { ...totals, paid: 0, balance: totals.amount_due };
   const doc: BillDoc = {

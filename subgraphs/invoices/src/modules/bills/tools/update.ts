@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
 import { BILL_VIEW_SCHEMA, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
 import { billStatusDelta, changeBill } from '../ops.ts';
-import { BILL_FIELDS, checkWithholdingTypes } from './create.ts';
+import { BILL_FIELDS, billRates, checkWithholdingTypes } from './create.ts';
 import { checkTags } from '../../dimensions/model.ts';
 
 /** Changes a draft bill; a posted bill is never edited (DOMAIN.md) — that is a `conflict`. */
@@ -30,9 +30,9 @@ export const update = defineTool({
       if ((next.due_date ?? doc.due_date) < (next.issue_date ?? doc.issue_date)) {
         throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: input.due_date ? '/due_date' : '/issue_date' });
       }
-      const rates = input.withholdings ? input.withholdings.map((w) => ({ type: w.type, rate_ppm: w.rate_ppm })) : doc.withholding_rates;
+      const rates = input.withholdings ? billRates(input.withholdings) : doc.withholding_rates;
       const newLines = lines ?? doc.lines;
-      const totals = billTotals(newLines, rates);
+      const totals = billTotals(newLines, rates, next.issue_date ?? doc.issue_date);
       Object.assign(next, { lines: newLines, withholding_rates: rates, ...totals, balance: totals.amount_due });
       const vendorId = next.vendor_id ?? doc.vendor_id;
       const number = next.supplier_number ?? doc.supplier_number;

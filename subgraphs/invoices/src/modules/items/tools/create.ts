@@ -1,12 +1,13 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
 import { VAT_RATES_PPM } from '../../../lib/money.ts';
+import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 
 
 /** Adds a product or service to the catalog. */
 export const create = defineTool({
   name: 'items.create',
-  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (190000, 50000 or 0 parts per million) and unit.',
+  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (190000, 50000 or 0 parts per million), unit, and the concept of retención en la fuente its buyers withhold (default servicios for a service, compras for a product).',
   risk: 'write',
   input: {
     type: 'object',
@@ -24,6 +25,7 @@ export const create = defineTool({
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
       tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
+      withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default: servicios for a service, compras for a product.` },
     },
   },
   output: recordOutput('item', ITEM_VIEW_SCHEMA),
@@ -33,7 +35,7 @@ export const create = defineTool({
       _id: id, workspace: ctx.workspace, kind: input.kind, name: input.name.trim(), name_lc: input.name.trim().toLowerCase(),
       sku: input.sku ?? null, sku_key: input.sku ? `${ctx.workspace}:${input.sku}` : `none:${id}`,
       unit: input.unit ?? (input.kind === 'service' ? 'HUR' : '94'), price: input.price.amount, currency: input.price.currency,
-      tax_rate_ppm: input.tax_rate_ppm ?? 190000, status: 'active', created_at: ctx.now,
+      tax_rate_ppm: input.tax_rate_ppm ?? 190000, withholding_concept: input.withholding_concept ?? null, status: 'active', created_at: ctx.now,
     };
     try {
       await createPositioned(items(ctx.db), doc);

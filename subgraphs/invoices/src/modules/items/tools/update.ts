@@ -1,12 +1,13 @@
 import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
 import { VAT_RATES_PPM } from '../../../lib/money.ts';
+import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 
 
 /** Changes a catalog item. Documents already made keep the prices they were made with. */
 export const update = defineTool({
   name: 'items.update',
-  description: 'Change a catalog item: name, SKU, unit, price (cents + currency) or VAT rate. Invoices and quotes already made keep their own prices. Archived items cannot be changed.',
+  description: 'Change a catalog item: name, SKU, unit, price (cents + currency), VAT rate or withholding concept. Invoices and quotes already made keep their own prices. Archived items cannot be changed.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
@@ -20,6 +21,7 @@ export const update = defineTool({
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
       tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
+      withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default: servicios for a service, compras for a product.` },
     },
   },
   output: recordOutput('item', ITEM_VIEW_SCHEMA),
@@ -30,6 +32,7 @@ export const update = defineTool({
     if (input.unit) set.unit = input.unit;
     if (input.price) Object.assign(set, { price: input.price.amount, currency: input.price.currency });
     if (input.tax_rate_ppm !== undefined) set.tax_rate_ppm = input.tax_rate_ppm;
+    if (input.withholding_concept) set.withholding_concept = input.withholding_concept;
     let after;
     try {
       after = await items(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: set }, { returnDocument: 'after' }).lean();

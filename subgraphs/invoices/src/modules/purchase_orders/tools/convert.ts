@@ -19,6 +19,7 @@ function billInput(po: PurchaseOrderDoc, conversion: NonNullable<PurchaseOrderDo
       description: l.description, account: l.account, quantity: l.received_micros / 1_000_000, unit_price: l.unit_price, discount_bps: l.discount_bps,
       // A line's rate was one of the bill's rates when the order was made.
       tax_rate_ppm: l.tax_rate_ppm as 190000 | 50000 | 0,
+      ...(l.withholding_concept ? { withholding_concept: l.withholding_concept } : {}),
     })),
   };
 }

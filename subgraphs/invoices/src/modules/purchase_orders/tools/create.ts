@@ -18,8 +18,8 @@ export const create = defineTool({
   output: recordOutput('purchase_order', PURCHASE_ORDER_VIEW_SCHEMA),
   async handler(input, ctx) {
     const lines = billLines(input.lines);
-    const totals = billTotals(lines, []);
     const orderDate = input.order_date ?? localDate(ctx.now);
+    const totals = billTotals(lines, [], orderDate);
     if (input.expected_date && input.expected_date < orderDate) throw new CuadraError('invalid_input', 'The expected date cannot be before the order date.', { field: '/expected_date' });
     const vendor = await vendorFromCrm(ctx, input.vendor_id);
     const doc: PurchaseOrderDoc = {
