@@ -3,6 +3,7 @@ import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, startInvoices } from './setup.ts';
 import { vendor } from './bills-helpers.ts';
+import { rollups } from '../src/lib/rollup.ts';
 
 /**
  * Retención en la fuente by concept (issue 30, item 12): a month of bills and invoices with several
@@ -52,7 +53,10 @@ async function bill(key: string, v: string, lines: Record<string, unknown>[], wi
   return posted;
 }
 async function entryOf(journalEntryId: string) {
-  return ((await call('journal.get', { id: journalEntryId })).entry.lines as any[]).map((l) => [l.account, l.debit, l.credit]);
+  return entryOf2(owner, journalEntryId);
+}
+async function entryOf2(p: Principal, journalEntryId: string) {
+  return ((await call('journal.get', { id: journalEntryId }, p)).entry.lines as any[]).map((l) => [l.account, l.debit, l.credit]);
 }
 
 beforeAll(async () => {
@@ -199,6 +203,35 @@ describe('retención en la fuente by concept: a month of bills and invoices agai
       { row: 'honorarios', base: 4_000_000 * C, withheld: 440_000 * C }, { row: 'servicios', base: 1_400_000 * C, withheld: 38_000 * C },
       { row: 'arrendamientos', base: 4_000_000 * C, withheld: 140_000 * C }, { row: 'compras', base: 1_200_000 * C, withheld: 30_000 * C },
     ]);
+  });
+
+  it('counts a bill whose post died before its withholdings were counted exactly once, by the first read after a minute', async () => {
+    const p = testPrincipal();
+    const v = await vendor(p, 'Consultores Uno SAS');
+    const d = await call('bills.create', { vendor_id: v, supplier_number: 'FE-K1', currency: 'COP', issue_date: '2026-11-10', lines: [line('Honorarios', '5110', 1_000_000)], withholdings: [{ type: 'retefuente' }] }, p);
+    // The process dies while adding the bill's counters: every write to the withholdings rollups fails.
+    const coll = rollups(sg.db).collection;
+    const original = coll.updateOne;
+    coll.updateOne = function (this: unknown, filter: { _id?: unknown }, ...rest: unknown[]) {
+      if (String(filter?._id).includes('|wh:')) return Promise.reject(new Error('killed')) as never;
+      return (original as (...a: unknown[]) => unknown).call(this, filter, ...rest) as never;
+    } as typeof coll.updateOne;
+    try {
+      expect((await sg.call('bills.post', { id: d.bill.id }, p)).ok).toBe(false);
+    } finally {
+      coll.updateOne = original;
+    }
+    // Posted and journalled (honorarios 11 % of 1,000,000 = 110,000 to 236515); its withholding not counted yet.
+    expect((await call('bills.get', { id: d.bill.id }, p)).bill.status).toBe('posted');
+    expect(await entryOf2(p, `je_${d.bill.id}`)).toContainEqual(['236515', 0, 110_000 * C]);
+    // A minute later (the repair leaves a younger intent to the call that wrote it), the next read counts it, once.
+    await sg.db.collection('pending_changes').updateMany({ workspace: p.workspace }, { $set: { at: new Date(Date.now() - 2 * 60_000) } });
+    for (let i = 0; i < 2; i++) {
+      const m = await call('tax.withholdings', { month: '2026-11' }, p);
+      expect(m.practiced.map((t: any) => [t.concept, t.base, t.amount])).toEqual([['honorarios', 1_000_000 * C, 110_000 * C]]);
+      expect(m.form_350.renta[0]).toMatchObject({ row: 'honorarios', withheld: 110_000 * C, booked: 110_000 * C });
+    }
+    expect(await sg.db.collection('pending_changes').countDocuments({ workspace: p.workspace })).toBe(0);
   });
 
   it('refuses ReteIVA or ReteICA without a rate, and an unknown concept, at the field', async () => {
