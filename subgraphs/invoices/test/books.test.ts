@@ -7,6 +7,7 @@ import { ACCOUNTS } from '../src/accounting/accounts.ts';
 import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS } from '../src/modules/bills/accounts.ts';
 import { PAYMENT_BANK_ACCOUNTS } from '../src/modules/bills/payments.ts';
 import { PUC } from '../src/accounting/puc.ts';
+import { WITHHOLDING_CONCEPTS } from '../src/accounting/withholdings.ts';
 import ExcelJS from 'exceljs';
 
 let sg: TestSubgraph;
@@ -39,7 +40,10 @@ function tbMap(tb: any): Record<string, [number, number, number]> {
 
 describe('the default chart: the PUC holds every code the postings use', () => {
   it('has each automatic posting account, with type and normal balance from its class', async () => {
-    const codes = [...Object.values(ACCOUNTS).map((a) => a.code), ...Object.values(PAYABLE_ACCOUNTS).map((a) => a.code), ...Object.keys(BILL_LINE_ACCOUNTS), ...Object.keys(PAYMENT_BANK_ACCOUNTS), '3605', '3610', '3705', '3710'];
+    const codes = [
+      ...Object.values(ACCOUNTS).map((a) => a.code), ...Object.values(PAYABLE_ACCOUNTS).map((a) => a.code), ...Object.keys(BILL_LINE_ACCOUNTS), ...Object.keys(PAYMENT_BANK_ACCOUNTS),
+      ...Object.values(WITHHOLDING_CONCEPTS).flatMap((c) => [c.payable.code, c.receivable.code]), '3605', '3610', '3705', '3710',
+    ];
     for (const c of codes) expect(PUC[c], c).toBeTypeOf('string');
     // Every code's parent is in the chart too (a tree, no orphans).
     for (const c of Object.keys(PUC)) if (c.length > 1) expect(PUC[c.length === 2 ? c[0] : c.slice(0, -2)], c).toBeTypeOf('string');
