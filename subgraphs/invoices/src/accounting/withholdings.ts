@@ -139,7 +139,9 @@ export function withholdingConcept(key: string | undefined | null): WithholdingC
 
 /**
  * Pesos of a value in UVT (art. 868 E.T. inciso 6, as every UVT resolution applies it): the product
- * rounded to the nearest thousand when above $10,000, to the nearest hundred when above $100.
+ * rounded to the nearest thousand when above $10,000 (the published withholding tables do so: 10 UVT
+ * of 2025 = $497,990 → $498,000). Smaller amounts (to the hundred above $100) are from memory of the
+ * article, not re-read here; no minimum base of the table is that small.
  */
 export function uvtToPesos(uvt: number, uvtValue: number): number {
   const pesos = uvt * uvtValue;
