@@ -3,7 +3,7 @@ import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
-import { migrateRatesToPpm } from './lib/migrations.ts';
+import { migrateRatesToPpm, migrateRunHolds } from './lib/migrations.ts';
 import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
@@ -65,6 +65,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   async prepare(server, deps) {
     const migrated = await migrateRatesToPpm(deps.db);
     if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
+    const runHolds = await migrateRunHolds(deps.db);
+    if (runHolds > 0) deps.log.info({ runHolds }, 'bills of approved payment runs held for their bank file');
     const backfilled = await backfillLedgerRollups(deps.db);
     if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
     // E-invoicing secrets written in plain text before they were sealed (CONTRACT §9).

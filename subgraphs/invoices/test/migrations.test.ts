@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connectDatabase } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from 'mongoose';
-import { migrateRatesToPpm } from '../src/lib/migrations.ts';
+import { migrateRatesToPpm, migrateRunHolds } from '../src/lib/migrations.ts';
 
 let db: Connection;
 beforeAll(async () => {
@@ -32,5 +32,25 @@ describe('rates stored in basis points', () => {
     expect(await db.collection('items').findOne({ _id: 'itm_old' } as never)).toMatchObject({ name: 'Libro', tax_rate_ppm: 0 });
     // Done once: a later start reads the marker and changes nothing.
     expect(await migrateRatesToPpm(db)).toBe(0);
+  });
+});
+
+describe('bills of payment runs approved before runs held them (issue 31)', () => {
+  it('are held for their run once; a bill the run already paid, and runs not approved, are left alone', async () => {
+    const line = (bill_id: string, n: number) => ({ bill_id, payment_id: `bpy_prun_old_${n}`, amount: 1000 });
+    await db.collection('payment_runs').insertMany([
+      { _id: 'prun_old', workspace: 'ws_1', status: 'exported', lines: [line('bil_a', 1), line('bil_b', 2)] },
+      { _id: 'prun_draft', workspace: 'ws_1', status: 'draft', lines: [line('bil_c', 1)] },
+    ] as never);
+    await db.collection('bills').insertMany([
+      { _id: 'bil_a', workspace: 'ws_1', rev: 3, settlements: [] },
+      { _id: 'bil_b', workspace: 'ws_1', rev: 1, settlements: [{ ref: 'bpy_prun_old_2', amount: 1000 }] },
+      { _id: 'bil_c', workspace: 'ws_1', rev: 1, settlements: [] },
+    ] as never);
+    expect(await migrateRunHolds(db)).toBe(1);
+    expect(await db.collection('bills').findOne({ _id: 'bil_a' } as never)).toMatchObject({ rev: 4, run_hold: { run_id: 'prun_old', payment_id: 'bpy_prun_old_1', amount: 1000 } });
+    expect((await db.collection('bills').findOne({ _id: 'bil_b' } as never))?.run_hold).toBeUndefined();
+    expect((await db.collection('bills').findOne({ _id: 'bil_c' } as never))?.run_hold).toBeUndefined();
+    expect(await migrateRunHolds(db)).toBe(0);
   });
 });

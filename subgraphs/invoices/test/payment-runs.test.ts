@@ -239,10 +239,12 @@ describe('payment runs: pick, approve, export, confirm', () => {
     const next = await makeRun(owner, t.payees);
     expect(next.total).toBe(TOTAL);
 
-    // A bill paid outside the run after it was exported: confirm refuses before paying anything.
+    // A bill of an exported run takes no payment outside it (issue 31: the bank file pays it).
     await sg.call('payment_runs.approve', { id: next.id, amount: TOTAL }, owner);
     await sg.call('payment_runs.export', { id: next.id, format: 'bancolombia_pab' }, owner);
-    expect((await sg.call('bills.pay', { vendor_id: t.b, amount: 13500150, currency: 'COP', bills: [{ bill_id: t.inv7.id }] }, owner)).ok).toBe(true);
+    expect(await sg.call('bills.pay', { vendor_id: t.b, amount: 13500150, currency: 'COP', bills: [{ bill_id: t.inv7.id }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    // A bill changed outside the run all the same (as by a path from before holds existed): confirm refuses before paying anything.
+    await sg.db.collection('bills').updateOne({ _id: t.inv7.id as never }, { $set: { balance: 0, paid: 13500150, status: 'paid' } });
     expect(await sg.call('payment_runs.confirm', { id: next.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect((await sg.call('bills.get', { id: t.fe101.id }, owner)).output.bill).toMatchObject({ status: 'posted', paid: 0 });
     expect((await sg.call('payment_runs.get', { id: next.id }, owner)).output.payment_run.status).toBe('exported');

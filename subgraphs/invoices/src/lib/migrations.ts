@@ -45,3 +45,27 @@ export async function migrateRatesToPpm(db: Connection): Promise<number> {
   await migrations.updateOne({ _id: 'rates-ppm' }, { $set: { at: new Date() } }, { upsert: true });
   return changed;
 }
+
+/**
+ * Bills of payment runs approved before runs held their bills (issue 31) get the hold their run
+ * would give them now, so their bank file stays the only way they are paid. Done once per
+ * database; reads only the runs still approved, exported or confirming. A bill the run's payment
+ * already settled, or already held, is left alone.
+ */
+export async function migrateRunHolds(db: Connection, now = new Date()): Promise<number> {
+  const migrations = db.collection<{ _id: string; at: Date }>('migrations');
+  if (await migrations.findOne({ _id: 'run-holds' })) return 0;
+  let held = 0;
+  const runs = db.collection<{ _id: string; workspace: string; lines: { bill_id: string; payment_id: string; amount: number }[] }>('payment_runs');
+  for await (const run of runs.find({ status: { $in: ['approved', 'exported', 'confirming'] } })) {
+    for (const l of run.lines) {
+      const r = await db.collection<{ _id: string }>('bills').updateOne(
+        { _id: l.bill_id, workspace: run.workspace, run_hold: null, 'settlements.ref': { $ne: l.payment_id } },
+        { $set: { run_hold: { run_id: run._id, payment_id: l.payment_id, amount: l.amount, at: now } }, $inc: { rev: 1 } },
+      );
+      held += r.modifiedCount;
+    }
+  }
+  await migrations.updateOne({ _id: 'run-holds' }, { $set: { at: now } }, { upsert: true });
+  return held;
+}

@@ -5,6 +5,7 @@ import { PUC } from '../../accounting/puc.ts';
 import { reversePayment } from '../../lib/payment-ops.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
+import { assertNotHeld } from '../bills/holds.ts';
 import { bills } from '../bills/model.ts';
 import { billPayments, reverseBillPayment } from '../bills/payments.ts';
 import { payBills } from '../bills/tools/pay.ts';
@@ -56,6 +57,7 @@ export async function planMatches(ctx: ToolContext, t: BankTransactionDoc, parts
       if (bill.currency !== t.currency) throw new CuadraError('invalid_input', `Bill ${bill.supplier_number} is in ${bill.currency}; the transaction is in ${t.currency}.`, { field });
       if (bill.status !== 'posted' && bill.status !== 'partially_paid') throw new CuadraError('conflict', `Bill ${bill.supplier_number} is ${bill.status}; only posted, unpaid bills take payments.`);
       if (p.amount > bill.balance) throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${p.amount} cannot be applied to it.`);
+      await assertNotHeld(ctx, bill, null);
       out.push({ type: 'bill', id, amount: p.amount, payment_id: null, registered: false, journal_entry_id: null });
     } else if (key === 'payment_id') {
       const incoming = id.startsWith('pay_');

@@ -6,6 +6,7 @@ import { pendingChanges } from '../../lib/rollup.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
+import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
 import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
 import { settledStatus } from './payments.ts';
@@ -188,6 +189,8 @@ export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: s
     return { note: existing, bill };
   }
   const note = planCreditNote(ctx, bill, input, id, today);
+  // What a payment run's bank file pays cannot shrink under it (checked again as the note is applied).
+  await assertNotHeld(ctx, bill, null);
   await assertPeriodOpen(ctx.db, ctx.workspace, note.issue_date);
   await billCreditMarkers(ctx.db).create({ _id: note._id, workspace: ctx.workspace, at: ctx.now });
   try {

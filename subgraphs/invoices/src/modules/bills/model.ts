@@ -5,6 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../lib/rollups.ts';
 import { BILL_ACCOUNT_CONCEPTS, minimumBase, WITHHOLDING_CONCEPT_KEYS, WITHHOLDING_CONCEPTS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
+import type { BillHold } from './holds.ts';
 
 /** Withholdings the buyer makes on a bill (Colombia), rates in parts per million. */
 export const BILL_WITHHOLDING_TYPES = ['retefuente', 'reteiva', 'reteica'] as const;
@@ -122,6 +123,11 @@ export interface BillDoc {
   credited_micros?: number[];
   /** A bill: the credit notes applied to it. */
   credit_notes?: string[];
+  /**
+   * The payment run whose bank file pays this bill (set when the run is approved, cleared by its
+   * payment or when it is cancelled): no other settlement is taken meanwhile (holds.ts). Absent: none.
+   */
+  run_hold?: BillHold | null;
 }
 
 const billSchema = new Schema<BillDoc>(
@@ -163,6 +169,7 @@ const billSchema = new Schema<BillDoc>(
     credit_lines: { type: Schema.Types.Mixed, default: undefined },
     credited_micros: { type: Schema.Types.Mixed, default: undefined },
     credit_notes: { type: Schema.Types.Mixed, default: undefined },
+    run_hold: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
@@ -311,7 +318,7 @@ export const BILL_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
   required: [
     'id', 'kind', 'credit_of', 'status', 'vendor_id', 'vendor', 'supplier_number', 'currency', 'issue_date', 'due_date', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
-    'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'balance', 'settlements', 'journal_entry_id', 'notes', 'posted_at', 'created_at', 'updated_at',
+    'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'balance', 'settlements', 'payment_run_id', 'journal_entry_id', 'notes', 'posted_at', 'created_at', 'updated_at',
   ],
   properties: {
     id: TEXT,
@@ -365,6 +372,7 @@ export const BILL_VIEW_SCHEMA = {
       type: 'array',
       items: { type: 'object', additionalProperties: false, required: ['ref', 'date', 'amount'], properties: { ref: TEXT, date: DATE, amount: AMOUNT } },
     },
+    payment_run_id: { ...NULLABLE_TEXT, description: 'The approved or exported payment run whose bank file pays this bill: until it is confirmed or cancelled the bill takes no other payment or credit.' },
     journal_entry_id: NULLABLE_TEXT,
     notes: NULLABLE_TEXT,
     posted_at: { type: ['string', 'null'], format: 'date-time' },
@@ -379,7 +387,7 @@ export function billView(b: BillDoc) {
     id: b._id, kind: b.kind ?? 'invoice', credit_of: b.credit_of ?? null, status: b.status, vendor_id: b.vendor_id, vendor: b.vendor, supplier_number: b.supplier_number, currency: b.currency,
     issue_date: b.issue_date, due_date: b.due_date, lines: b.lines, withholding_rates: b.withholding_rates, subtotal: b.subtotal, tax_total: b.tax_total,
     total: b.total, withholdings: b.withholdings, withholding_total: b.withholding_total, amount_due: b.amount_due, paid: b.paid, balance: b.balance,
-    settlements: b.settlements, journal_entry_id: b.journal_entry_id, notes: b.notes, posted_at: b.posted_at ? new Date(b.posted_at).toISOString() : null,
+    settlements: b.settlements, payment_run_id: b.run_hold?.run_id ?? null, journal_entry_id: b.journal_entry_id, notes: b.notes, posted_at: b.posted_at ? new Date(b.posted_at).toISOString() : null,
     created_at: new Date(b.created_at).toISOString(), updated_at: new Date(b.updated_at).toISOString(),
   };
 }

@@ -6,6 +6,7 @@ import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupD
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
+import { blockingHold, heldRefusal, settlementOf } from './holds.ts';
 import { bills, expenseOf, type BillDoc, type BillStatus, type BillWithholding } from './model.ts';
 
 /** A post lock older than this belongs to a process that died; another post may take it over. */
@@ -41,6 +42,10 @@ export interface BillChange {
  * Changes one bill by a conditional update on its `rev`: reads it, lets `plan` decide (or
  * refuse), writes only if nobody changed it meanwhile, else tries again. The rollup intent rides
  * in the same write. `plan` returning null means "nothing to do" (an idempotent repeat).
+ *
+ * Every path that settles a bill comes through here, so here is where a bill held by a payment
+ * run refuses every settlement but the run's own (holds.ts): the check reads the same revision the
+ * write is conditional on, so a hold set meanwhile makes the write retry and refuse.
  */
 export async function changeBill(
   ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>,
@@ -52,8 +57,15 @@ export async function changeBill(
   for (let attempt = 0; attempt < 8; attempt++) {
     const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No bill ${id} exists in this workspace.`);
-    const change = plan(doc);
+    let change = plan(doc);
     if (!change) return doc;
+    const settling = doc.run_hold ? settlementOf(doc, change) : null;
+    if (settling) {
+      const held = await blockingHold(ctx, doc, settling.ref);
+      if (held) throw heldRefusal(doc, held);
+      // The run's own payment, or a hold a closed run left behind: the hold goes in the same write.
+      change = { ...change, set: { ...change.set, run_hold: null } };
+    }
     const intent = rollupIntent(change.deltas ?? [], ctx.now);
     const iu = intentUpdate(intent);
     const update: Record<string, unknown> = { $set: { ...change.set, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc } };

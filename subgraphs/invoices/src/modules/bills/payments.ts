@@ -1,4 +1,4 @@
-import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
 import { pendingChanges } from '../../lib/rollup.ts';
@@ -126,6 +126,14 @@ export async function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspa
         push: { settlements: { ref: payment._id, date: payment.date, amount } },
         deltas: billStatusDelta(bill, bill.status, status),
       };
+    }).catch(async (err: unknown) => {
+      // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
+      // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
+      if (!allocations.length && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {
+        await billPayments(ctx.db).deleteOne({ _id: payment._id, workspace: ctx.workspace, status: 'pending' });
+        await billPaymentMarkers(ctx.db).deleteOne({ _id: payment._id });
+      }
+      throw err;
     });
     const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
     allocations.push({ ...a, applied });
@@ -166,8 +174,12 @@ export async function completeStuckBillPayments(ctx: Pick<ToolContext, 'db' | 'w
     if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
     const p = await billPayments(ctx.db).findById(m._id).lean();
     if (p) {
-      await completeBillPayment(ctx, p);
-      completed++;
+      // One payment that cannot be finished (refused and discarded above, or still refused) does not stop the others.
+      const done = await completeBillPayment(ctx, p).then(() => true, (err: unknown) => {
+        if (isCuadraError(err) && err.code === 'conflict') return false;
+        throw err;
+      });
+      if (done) completed++;
     } else {
       await billPaymentMarkers(ctx.db).deleteOne({ _id: m._id });
     }

@@ -2,7 +2,8 @@ import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { PAYMENT_BANK_ACCOUNTS } from '../bills/payments.ts';
+// Type only: the bills module reads runs (bills/holds.ts), so nothing of it is loaded from here.
+import type { PAYMENT_BANK_ACCOUNTS } from '../bills/payments.ts';
 
 /**
  * A payment run's life (each step one conditional update on `status`): draft → approved (a person

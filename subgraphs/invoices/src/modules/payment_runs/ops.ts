@@ -1,6 +1,8 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, isCuadraError, withLock, type ToolContext } from '@cuadra/shared';
+import { blockingHold, heldRefusal } from '../bills/holds.ts';
 import { bills } from '../bills/model.ts';
-import { payBills } from '../bills/tools/pay.ts';
+import { changeBill } from '../bills/ops.ts';
+import { payBills, vendorPaymentLock } from '../bills/tools/pay.ts';
 import { claimKey, OPEN_RUN_STATUSES, paymentRunClaims, paymentRuns, type PaymentRunDoc, type PaymentRunStatus } from './model.ts';
 
 /** A run of this workspace, or `not_found`. */
@@ -87,5 +89,52 @@ export async function payRunBills(ctx: ToolContext, run: PaymentRunDoc): Promise
       vendor_id: l.vendor_id, amount: l.amount, currency: run.currency, date: run.paid_on ?? run.payment_date, bank_account: run.bank_account,
       reference: `${run._id} ${l.supplier_number}`.slice(0, 100), bills: [{ bill_id: l.bill_id, amount: l.amount }],
     }, { id: l.payment_id });
+  }
+}
+
+/**
+ * Holds every bill of a run for its bank file (bills/holds.ts): each bill, still open for at least
+ * what the run pays, is marked by one conditional write on its revision, under the same per-vendor
+ * lock payments take. From then on every other settlement of it is refused; a payment that got
+ * there first makes this refuse, naming the bill. One vendor at a time (never two locks at once).
+ * On a refusal the holds this call set are released again: nothing is left half-held.
+ */
+export async function holdRunBills(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, run: PaymentRunDoc): Promise<void> {
+  const byVendor = new Map<string, PaymentRunDoc['lines']>();
+  for (const l of run.lines) byVendor.set(l.vendor_id, [...(byVendor.get(l.vendor_id) ?? []), l]);
+  try {
+    for (const [vendor, lines] of [...byVendor].sort(([a], [b]) => a.localeCompare(b))) {
+      await withLock(ctx.db, vendorPaymentLock(ctx.workspace, vendor), async () => {
+        for (const l of lines) {
+          const current = await bills(ctx.db).findOne({ _id: l.bill_id, workspace: ctx.workspace }).lean();
+          if (!current) throw new CuadraError('conflict', `Bill ${l.supplier_number} of this run no longer exists.`);
+          const other = current.run_hold && current.run_hold.run_id !== run._id ? await blockingHold(ctx, current, null) : null;
+          if (other) throw heldRefusal(current, other);
+          await changeBill(ctx, l.bill_id, (bill) => {
+            if (bill.run_hold?.run_id === run._id) return null;
+            if (bill.run_hold && bill.run_hold.run_id !== current.run_hold?.run_id) throw new CuadraError('conflict', `Bill ${bill.supplier_number} was taken by payment run ${bill.run_hold.run_id} meanwhile.`);
+            if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || bill.balance < l.amount) {
+              throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open (${bill.status}) but the run pays ${l.amount}: it was paid or credited since the run was made. Cancel the run and make a new one.`);
+            }
+            return { set: { run_hold: { run_id: run._id, payment_id: l.payment_id, amount: l.amount, at: ctx.now } } };
+          });
+        }
+      });
+    }
+  } catch (err) {
+    // Released unless the run got approved meanwhile by another call (whose holds these are too).
+    const now = await paymentRuns(ctx.db).findOne({ _id: run._id, workspace: ctx.workspace }, { status: 1 }).lean();
+    if (!now || now.status === 'draft' || now.status === 'cancelled') await releaseRunHolds(ctx, run).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Releases the holds a run has on its bills (cancelled, or an approval refused): each bill takes payments again. */
+export async function releaseRunHolds(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, run: Pick<PaymentRunDoc, '_id' | 'lines'>): Promise<void> {
+  for (const l of run.lines) {
+    await changeBill(ctx, l.bill_id, (bill) => (bill.run_hold?.run_id === run._id ? { set: { run_hold: null } } : null)).catch((err: unknown) => {
+      // A bill that no longer exists holds nothing.
+      if (!(isCuadraError(err) && err.code === 'not_found')) throw err;
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
 import { assertPeriodOpen } from '../../../accounting/periods.ts';
+import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
 import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentMarkers, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
 
@@ -49,7 +50,12 @@ export interface BillPaymentInput { vendor_id: string; amount: number; currency:
  * recorded twice — how a payment run pays each bill exactly once across retries.
  */
 export function payBills(ctx: ToolContext, input: BillPaymentInput, options: { id?: string } = {}) {
-  return withLock(ctx.db, `bills:pay:${ctx.workspace}:${input.vendor_id}`, () => recordPayment(input, ctx, options.id));
+  return withLock(ctx.db, vendorPaymentLock(ctx.workspace, input.vendor_id), () => recordPayment(input, ctx, options.id));
+}
+
+/** The lock one vendor's payments are recorded under (a payment run's approval holds its bills under it too). */
+export function vendorPaymentLock(workspace: string, vendorId: string): string {
+  return `bills:pay:${workspace}:${vendorId}`;
 }
 
 async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: string) {
@@ -83,6 +89,8 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
     return { bill_id: bill._id, supplier_number: bill.supplier_number, requested: amount, applied: null };
   });
   if (applied !== input.amount) throw new CuadraError('invalid_input', `The payment is ${input.amount} but ${applied} is applied to the bills named; they must be equal.`, { field: '/amount' });
+  // A bill a payment run's bank file pays takes no other payment (checked again, atomically, as it is applied).
+  for (const a of allocations) await assertNotHeld(ctx, found.get(a.bill_id)!, id ?? null);
   const doc: BillPaymentDoc = {
     _id: id ?? newId('bpy'), workspace: ctx.workspace, status: 'pending', vendor_id: input.vendor_id, vendor_name: vendor.name,
     search_lc: `${vendor.name} ${input.reference ?? ''}`.toLowerCase(), currency: input.currency, amount: input.amount, date: input.date ?? localDate(ctx.now),
