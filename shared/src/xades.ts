@@ -1,8 +1,9 @@
 import { createHash, randomUUID, X509Certificate } from 'node:crypto';
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
 import forge from 'node-forge';
 import { SignedXml } from 'xml-crypto';
 import { CuadraError } from './errors.ts';
+import { parseXml } from './xml.ts';
 
 // How a signing service keeps its certificate (reading, validating and sealing it), beside the signer so
 // only the services that sign load it.
@@ -132,7 +133,8 @@ export function verifyXadesEpes(xml: string, certPem: string, options: { policy:
   const invalid = (problem: string): XadesCheck => ({ ok: false, missing: false, problem });
   let doc: Document;
   try {
-    doc = new DOMParser({ onError: (level, msg) => { if (level !== 'warning') throw new Error(msg); } }).parseFromString(xml, 'text/xml');
+    // The hardened reader: a signed document with a DOCTYPE (entities) is not read at all.
+    doc = parseXml(xml).ownerDocument!;
   } catch (err) {
     return invalid(`el XML no se puede leer (${(err as Error).message}).`);
   }

@@ -1,5 +1,4 @@
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
-import { XMLValidator } from 'fast-xml-parser';
+import type { Element, Node } from '@xmldom/xmldom';
 
 export type { Element as XmlElement } from '@xmldom/xmldom';
 
@@ -8,15 +7,8 @@ export function xmlEscape(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
-/** A document that is not well-formed XML, or that this service does not read (DTDs, too big, too deep). */
-export class XmlError extends Error {}
-
-/** The largest document read (characters): a signed invoice of 500 lines is ~1 MB; an AttachedDocument carries it twice at most. */
-export const MAX_XML_CHARS = 8_000_000;
-/** The deepest element nesting read: UBL needs about 12 levels; the database refuses past 100. */
-export const MAX_XML_DEPTH = 100;
-/** The most elements read in one document. */
-export const MAX_XML_ELEMENTS = 50_000;
+// The one hardened XML reader of the product (DOCTYPE refused, bounded): shared/src/xml.ts.
+export { MAX_XML_CHARS, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parseXml, XmlError } from '@cuadra/shared/xml';
 
 /** The namespaces of DIAN's UBL documents, by the prefixes the Anexo Técnico uses. */
 export const UBL_NS = {
@@ -31,53 +23,6 @@ export const UBL_NS = {
 /** The namespace of a UBL 2.1 document's root (`Invoice`, `CreditNote`, `DebitNote`, `AttachedDocument`, …). */
 export function ublRootNs(name: string): string {
   return `urn:oasis:names:specification:ubl:schema:xsd:${name}-2`;
-}
-
-/**
- * Parses a well-formed XML document with @xmldom/xmldom and answers its root element. Refused
- * with {@link XmlError} (nothing is expanded or fetched): anything xmldom reports as an error,
- * what fast-xml-parser's validator finds not well-formed (a bare `&` xmldom lets through), any
- * DOCTYPE (so no entity declarations: the authority refuses DTDs too), processing instructions,
- * more than {@link MAX_XML_CHARS} characters, more than {@link MAX_XML_DEPTH} levels or
- * {@link MAX_XML_ELEMENTS} elements.
- */
-export function parseXml(source: string): Element {
-  if (typeof source !== 'string') throw new XmlError('The document is not text.');
-  if (source.length > MAX_XML_CHARS) throw new XmlError(`The document has ${source.length} characters; at most ${MAX_XML_CHARS} are read.`);
-  const text = source.replace(/^\uFEFF/, '');
-  const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
-  if (valid !== true) throw new XmlError(`${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
-  let root: Element | null;
-  try {
-    const doc = new DOMParser({
-      onError: (level, msg) => {
-        if (level !== 'warning') throw new XmlError(String(msg).split('\n')[0]);
-      },
-    }).parseFromString(text, 'text/xml');
-    if (doc.doctype) throw new XmlError('A DOCTYPE (DTD) is not accepted.');
-    root = doc.documentElement;
-  } catch (err) {
-    if (err instanceof XmlError) throw err;
-    if (err instanceof RangeError) throw new XmlError('The document is nested too deeply.');
-    throw new XmlError((err as Error).message.split('\n')[0]);
-  }
-  if (!root) throw new XmlError('The document has no root element.');
-  checkShape(root);
-  return root;
-}
-
-/** Walks the tree without recursion: refuses processing instructions, and too deep or too many elements. */
-function checkShape(root: Element): void {
-  let elements = 0;
-  const stack: { node: Node; depth: number }[] = [{ node: root, depth: 1 }];
-  while (stack.length) {
-    const { node, depth } = stack.pop()!;
-    if (node.nodeType === 7) throw new XmlError('Processing instructions are not accepted.');
-    if (node.nodeType !== 1) continue;
-    if (depth > MAX_XML_DEPTH) throw new XmlError(`The document nests elements more than ${MAX_XML_DEPTH} deep.`);
-    if (++elements > MAX_XML_ELEMENTS) throw new XmlError(`The document has more than ${MAX_XML_ELEMENTS} elements.`);
-    for (let c = node.firstChild; c; c = c.nextSibling) stack.push({ node: c, depth: depth + 1 });
-  }
 }
 
 function isElement(n: Node): n is Element {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { parseXml, XmlError } from '@cuadra/shared/xml';
+import { XMLParser } from 'fast-xml-parser';
 import type { Connection } from 'mongoose';
 import { cune, NOMINA_AJUSTE_NS, NOMINA_NS, nitCheckDigit, sha384, TIPO_XML_AJUSTE, TIPO_XML_NOMINA, type AuthorityAnswer, type EpayrollSettingsDoc } from './epayroll.ts';
 import { epayrollCertificates, verifyPayrollXml } from './epayroll_certificate.ts';
@@ -79,8 +80,13 @@ function sumMoney(node: unknown, attrs: readonly string[], texts: readonly strin
 
 /** Validates a Nómina Individual as the habilitación environment would, in the parts listed above. */
 export async function validateNomina(xml: string, lookup: EpayrollIssuerLookup): Promise<{ errors: string[]; key: string | null; number: string | null }> {
-  const wellFormed = XMLValidator.validate(xml);
-  if (wellFormed !== true) return { errors: [`XML mal formado: ${wellFormed.err.msg} (línea ${wellFormed.err.line}).`], key: null, number: null };
+  // The product's one hardened XML reader first (shared/src/xml.ts): a DOCTYPE or anything not well-formed is refused before it is read.
+  try {
+    parseXml(xml);
+  } catch (err) {
+    if (!(err instanceof XmlError)) throw err;
+    return { errors: [`XML mal formado o no admitido: ${err.message}`], key: null, number: null };
+  }
   const parsed = parser.parse(xml) as Node;
   const errors: string[] = [];
   let root = parsed.NominaIndividual as Node | undefined;

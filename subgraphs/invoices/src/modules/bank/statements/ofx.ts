@@ -1,15 +1,14 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { xmlChild, xmlChildren, xmlText } from '@cuadra/shared/xml';
+import { statementXml } from './camt.ts';
 import { badFile, isDate, minorUnits, type ParsedStatement, type StatementEntry } from './entry.ts';
 
 /*
- * OFX bank statements (STMTRS), both generations: OFX 2.x is XML and goes straight to
- * fast-xml-parser; OFX 1.x is SGML (a colon header, then tags whose leaf elements are never
+ * OFX bank statements (STMTRS), both generations: OFX 2.x is XML and goes straight to the
+ * hardened XML reader (shared/src/xml.ts: a DOCTYPE is refused, no entity is read); OFX 1.x is SGML (a colon header, then tags whose leaf elements are never
  * closed), which is turned into well-formed XML by walking its tags — each leaf closed where its
  * text ends, each aggregate where its end tag is — and then parsed the same way. The OFX npm
  * parsers were not used: they rewrite the SGML with regular expressions and are barely kept.
  */
-
-type Node = Record<string, any>;
 
 function escapeXml(s: string): string {
   let out = '';
@@ -64,13 +63,8 @@ export function sgmlToXml(body: string): string {
   return out.join('');
 }
 
-const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, parseTagValue: false, trimValues: true, isArray: (name) => name === 'STMTTRN' || name === 'STMTTRNRS' });
-
-const text = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null);
-
 /** YYYYMMDD[HHMMSS[.XXX]][[±h:TZ]] → YYYY-MM-DD (the day as the bank wrote it). */
-function ofxDate(v: unknown, what: string): string {
-  const s = text(v);
+function ofxDate(s: string | null, what: string): string {
   const d = s && s.length >= 8 ? `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}` : '';
   if (!isDate(d)) throw badFile(`${what}: "${s ?? ''}" is not an OFX date.`);
   return d;
@@ -83,33 +77,28 @@ export function parseOfx(content: string): ParsedStatement {
   const head = content.slice(0, start);
   const isXml = head.includes('<?xml') || head.includes('<?OFX');
   if (!isXml && !head.includes('OFXHEADER:')) throw badFile('The file is not OFX: it has neither an OFX 1.x header (OFXHEADER:100) nor an XML declaration.');
-  let xml: string;
-  if (isXml) {
-    const valid = XMLValidator.validate(content);
-    if (valid !== true) throw badFile(`The OFX file is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`);
-    xml = content;
-  } else {
-    xml = sgmlToXml(content.slice(start));
-  }
-  const doc = parser.parse(xml) as Node;
-  const rs: Node | undefined = doc.OFX?.BANKMSGSRSV1?.STMTTRNRS?.[0]?.STMTRS;
+  // OFX 2.x is the file itself (its `<?OFX …?>` header is a processing instruction of the prolog).
+  const root = statementXml(isXml ? content : sgmlToXml(content.slice(start)), 'OFX');
+  const rs = root.localName === 'OFX' ? xmlChild(root, 'BANKMSGSRSV1/STMTTRNRS/STMTRS') : undefined;
   if (!rs) throw badFile('The OFX file holds no bank statement (BANKMSGSRSV1/STMTTRNRS/STMTRS).');
-  const currency = text(rs.CURDEF);
+  const currency = xmlText(rs, 'CURDEF');
   if (!currency || currency.length !== 3) throw badFile('The OFX statement has no currency (CURDEF).');
-  const list: Node = rs.BANKTRANLIST ?? {};
-  const account = text(rs.BANKACCTFROM?.ACCTID);
-  const entries: StatementEntry[] = (list.STMTTRN as Node[] | undefined ?? []).map((t, i) => {
+  const list = xmlChild(rs, 'BANKTRANLIST');
+  const account = xmlText(rs, 'BANKACCTFROM/ACCTID');
+  const entries: StatementEntry[] = xmlChildren(list, 'STMTTRN').map((t, i) => {
     const what = `Transaction ${i + 1}`;
-    const fitid = text(t.FITID);
+    const fitid = xmlText(t, 'FITID');
     if (!fitid) throw badFile(`${what} has no FITID.`);
-    const name = text(t.NAME);
-    const memo = text(t.MEMO);
+    const name = xmlText(t, 'NAME');
+    const memo = xmlText(t, 'MEMO');
     return {
-      entry_id: fitid, date: ofxDate(t.DTPOSTED, what), amount: minorUnits(text(t.TRNAMT) ?? '', currency, what), currency,
-      description: [name, memo].filter(Boolean).join(' — ') || text(t.TRNTYPE) || 'Sin descripción',
-      reference: text(t.REFNUM) ?? text(t.CHECKNUM) ?? null,
+      entry_id: fitid, date: ofxDate(xmlText(t, 'DTPOSTED'), what), amount: minorUnits(xmlText(t, 'TRNAMT') ?? '', currency, what), currency,
+      description: [name, memo].filter(Boolean).join(' — ') || xmlText(t, 'TRNTYPE') || 'Sin descripción',
+      reference: xmlText(t, 'REFNUM') ?? xmlText(t, 'CHECKNUM') ?? null,
     };
   });
-  const period = list.DTSTART && list.DTEND ? `${ofxDate(list.DTSTART, 'DTSTART')}/${ofxDate(list.DTEND, 'DTEND')}` : 'sin-periodo';
+  const dtStart = xmlText(list, 'DTSTART');
+  const dtEnd = xmlText(list, 'DTEND');
+  const period = dtStart && dtEnd ? `${ofxDate(dtStart, 'DTSTART')}/${ofxDate(dtEnd, 'DTEND')}` : 'sin-periodo';
   return { statement_id: `${account ?? 'ofx'}:${period}`, account, currency, entries, skipped: 0 };
 }
