@@ -1,4 +1,4 @@
-import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
+import { DATE_SCHEMA, defineTool, spreadsheetRow } from '@cuadra/shared';
 import ExcelJS from 'exceljs';
 import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { cashflow } from '../cashflow.ts';
@@ -15,26 +15,28 @@ async function workbookOf(answer: PrintableAnswer, heading: string): Promise<Buf
   const wb = new ExcelJS.Workbook();
   wb.creator = 'Cuadra';
   const ws = wb.addWorksheet(answer.metric === 'cashflow' ? 'Flujos de efectivo' : TITLES[answer.metric]);
-  ws.addRow([TITLES[answer.metric]]).font = { bold: true, size: 14 };
-  ws.addRow([heading, `Moneda: ${answer.currency}`]);
-  ws.addRow([]);
+  // Every row is written through the one cell writer: an account name like `=HYPERLINK(…)` stays text (OWASP).
+  const addRow = (values: readonly (string | number)[]) => ws.addRow(spreadsheetRow(values));
+  addRow([TITLES[answer.metric]]).font = { bold: true, size: 14 };
+  addRow([heading, `Moneda: ${answer.currency}`]);
+  addRow([]);
   const money = '#,##0.00;[Red]-#,##0.00';
   if (answer.metric === 'trial_balance') {
-    ws.addRow(['Cuenta', 'Nombre', 'Débitos', 'Créditos', 'Saldo']).font = { bold: true };
+    addRow(['Cuenta', 'Nombre', 'Débitos', 'Créditos', 'Saldo']).font = { bold: true };
     let debit = 0;
     let credit = 0;
     for (const r of answer.rows as { account: string; name: string; debit: number; credit: number; balance: number }[]) {
-      ws.addRow([r.account, r.name, units(r.debit), units(r.credit), units(r.balance)]);
+      addRow([r.account, r.name, units(r.debit), units(r.credit), units(r.balance)]);
       debit += r.debit;
       credit += r.credit;
     }
-    ws.addRow(['', 'Totales', units(debit), units(credit), units(debit - credit)]).font = { bold: true };
+    addRow(['', 'Totales', units(debit), units(credit), units(debit - credit)]).font = { bold: true };
     for (const c of ['C', 'D', 'E']) ws.getColumn(c).numFmt = money;
   } else {
     const compare = answer.rows.some((r) => 'previous' in r);
-    ws.addRow(['Sección', 'Cuenta', 'Nombre', answer.metric === 'balance_sheet' ? 'Saldo' : 'Valor', ...(compare ? ['Anterior'] : [])]).font = { bold: true };
+    addRow(['Sección', 'Cuenta', 'Nombre', answer.metric === 'balance_sheet' ? 'Saldo' : 'Valor', ...(compare ? ['Anterior'] : [])]).font = { bold: true };
     for (const r of answer.rows as { kind: string; section: string; account: string | null; name: string; balance?: number; value?: number; previous?: number }[]) {
-      const row = ws.addRow([r.section, r.account ?? '', r.name, units(r.balance ?? r.value ?? 0), ...(compare ? [units(r.previous ?? 0)] : [])]);
+      const row = addRow([r.section, r.account ?? '', r.name, units(r.balance ?? r.value ?? 0), ...(compare ? [units(r.previous ?? 0)] : [])]);
       if (r.kind !== 'account') row.font = { bold: true };
     }
     for (const c of ['D', 'E']) ws.getColumn(c).numFmt = money;
