@@ -26,6 +26,7 @@ export type { OwnedAnswer, OwnedCall } from './owner.ts';
 export { runSubgraph } from './main.ts';
 export { installProbe } from './probe.ts';
 export { Governance } from './governance/index.ts';
+export { DEFAULT_MAIL_DAILY_QUOTA, MailQuota, mailDailyQuota } from './governance/mail-quota.ts';
 export { canonicalJson, inputDigest, sha256 } from './governance/digest.ts';
 export { CHECKPOINT_EVERY, GENESIS_HASH, Ledger, entryHash, ledgerReceiptScope } from './governance/ledger.ts';
 export type { AppendedEntry, LedgerEntry, LedgerRecord, LedgerVerification } from './governance/ledger.ts';

@@ -315,7 +315,9 @@ export class ToolOwner {
     });
     attempt.recorded = true;
     if (attempt.keyed && !attempt.keySettled && !failure) {
-      await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(principal, opts.idempotencyKey!)));
+      // A quota refusal (429 rate_limited: nothing done, "wait and retry") is not kept: kept, the retry would replay it for good.
+      if (answer.body.code === 'rate_limited') await attempt.keyed.release();
+      else await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(principal, opts.idempotencyKey!)));
       attempt.keySettled = true;
     }
     if (intentId) await this.#governance.intents.deleteOne({ _id: intentId });

@@ -5,6 +5,7 @@ import { ApprovalStore } from './approvals.ts';
 import { IdempotencyStore } from './idempotency.ts';
 import { intents, type IntentDoc } from './intents.ts';
 import { Ledger } from './ledger.ts';
+import { MailQuota } from './mail-quota.ts';
 import { PolicyStore } from './policies.ts';
 
 /**
@@ -19,6 +20,8 @@ export class Governance {
   readonly policies: PolicyStore;
   readonly approvals: ApprovalStore;
   readonly intents: Model<IntentDoc>;
+  /** E-mails each workspace sends per day, counted across every service (mail-quota.ts). */
+  readonly mailQuota: MailQuota;
   readonly db: Connection;
 
   constructor(db: Connection, redis?: Redis, options: { idempotencyWaitMs?: number } = {}) {
@@ -28,6 +31,7 @@ export class Governance {
     this.policies = new PolicyStore(db, redis);
     this.approvals = new ApprovalStore(db);
     this.intents = intents(db);
+    this.mailQuota = new MailQuota(db);
   }
 
   /** Builds the indexes the guarantees rest on (unique ledger positions…). */
