@@ -137,3 +137,26 @@ describe('order of checks and methods', () => {
     }
   });
 });
+
+describe('hostile XML files (issue 31, finding 5)', () => {
+  it('an OFX file with an external entity is a deterministic 422 at /content, replayed as such under an Idempotency-Key; nothing imported', async () => {
+    const account = await sys.invoke('bank.create_account', { name: 'Corriente', bank_name: 'Bancolombia', account_number: 'CO12345678901234', currency: 'COP' }, key);
+    expect(account.status).toBe(200);
+    const bank = account.body.output.account.id;
+    const ofx = `<?xml version="1.0" encoding="UTF-8"?>
+<?OFX OFXHEADER="200" VERSION="220" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>
+<!DOCTYPE OFX [<!ENTITY ext SYSTEM "file:///etc/passwd">]>
+<OFX><BANKMSGSRSV1><STMTTRNRS><TRNUID>1</TRNUID><STMTRS><CURDEF>COP</CURDEF><BANKACCTFROM><BANKID>007</BANKID><ACCTID>CO12345678901234</ACCTID><ACCTTYPE>CHECKING</ACCTTYPE></BANKACCTFROM>
+<BANKTRANLIST><STMTTRN><TRNTYPE>CREDIT</TRNTYPE><DTPOSTED>20261112</DTPOSTED><TRNAMT>1.00</TRNAMT><FITID>X-1</FITID><NAME>&ext;</NAME></STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>`;
+    const headers = { 'idempotency-key': 'hostile-ofx-1' };
+    const first = await sys.invoke('bank.import_statement', { bank_id: bank, format: 'ofx', content: ofx }, key, headers);
+    expect(first.status).toBe(422);
+    expect(first.body).toMatchObject({ code: 'invalid_input', field: '/content' });
+    const again = await sys.invoke('bank.import_statement', { bank_id: bank, format: 'ofx', content: ofx }, key, headers);
+    expect(again.status).toBe(422);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const rows = await sys.invoke('records.list', { source: 'bank_transactions' }, key);
+    expect(rows.body.output.rows).toEqual([]);
+  });
+});
