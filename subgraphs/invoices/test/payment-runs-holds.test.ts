@@ -137,6 +137,44 @@ describe('a bill held by a payment run is paid once', () => {
     expect(await bill(owner, t.fe1.id)).toMatchObject({ status: 'paid', payment_run_id: null });
   });
 
+  it('a payment of a free bill and a held one is refused whole (nothing applied to the free one); an approval that died half-way holds until approved or cancelled', async () => {
+    const owner = workspace();
+    const t = await setUp(owner);
+    const r = await run(owner, t.payees, [t.fe1.id]);
+    await sg.call('payment_runs.approve', { id: r.id, amount: r.total }, owner);
+    const both = await sg.call('bills.pay', { vendor_id: t.v, amount: 169000000, currency: 'COP', bills: [{ bill_id: t.fe2.id }, { bill_id: t.fe1.id }] }, owner);
+    expect(both).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await bill(owner, t.fe2.id)).toMatchObject({ status: 'posted', paid: 0, balance: 50000000 });
+    expect(await sg.db.collection('bill_payments').countDocuments({ workspace: owner.workspace })).toBe(0);
+
+    // A payment recorded before the hold and left pending by a process that died: its completion
+    // meets the hold in the bill's own write (not only in the early check) and is refused; the
+    // pending payment is discarded, and it blocks no other payment of the workspace.
+    const stale = new Date(Date.now() - 5 * 60_000);
+    await sg.db.collection('bill_payment_markers').insertOne({ _id: 'bpy_died', workspace: owner.workspace, at: stale } as never);
+    await sg.db.collection('bill_payments').insertOne({
+      _id: 'bpy_died', workspace: owner.workspace, status: 'pending', vendor_id: t.v, vendor_name: 'Suministros Andinos SAS', search_lc: 'x', currency: 'COP',
+      amount: 119000000, date: '2026-11-20', bank_account: '111005', reference: null, allocations: [{ bill_id: t.fe1.id, supplier_number: 'FE-1', requested: 119000000, applied: null }],
+      journal_entry_id: null, pending_rollups: [], pending_count: 0, created_at: stale, updated_at: stale,
+    } as never);
+    expect((await sg.call('bills.pay', { vendor_id: t.v, amount: 1000, currency: 'COP', bills: [{ bill_id: t.fe2.id, amount: 1000 }] }, owner)).ok).toBe(true);
+    expect(await sg.db.collection('bill_payments').countDocuments({ _id: 'bpy_died' as never })).toBe(0);
+    expect(await sg.db.collection('bill_payment_markers').countDocuments({ _id: 'bpy_died' as never })).toBe(0);
+    expect(await bill(owner, t.fe1.id)).toMatchObject({ status: 'posted', paid: 0, payment_run_id: r.id });
+    expect(await bill(owner, t.fe2.id)).toMatchObject({ paid: 1000, balance: 49999000 });
+
+    // As if an approval died after holding FE-2 and before the run left draft.
+    const r2 = await run(owner, t.payees, [t.fe2.id]);
+    await sg.db.collection('bills').updateOne({ _id: t.fe2.id as never }, { $set: { run_hold: { run_id: r2.id, payment_id: r2.lines[0].payment_id, amount: 49999000, at: new Date() } }, $inc: { rev: 1 } });
+    const refused = await sg.call('bills.pay', { vendor_id: t.v, amount: 49999000, currency: 'COP', bills: [{ bill_id: t.fe2.id }] }, owner);
+    expect(refused).toMatchObject({ ok: false, code: 'conflict' });
+    expect(refused.message).toMatch(new RegExp(`${r2.id}.*approve or cancel`));
+    // Approving again finishes it; cancelling releases the bill.
+    expect((await sg.call('payment_runs.approve', { id: r2.id, amount: r2.total }, owner)).output.payment_run.status).toBe('approved');
+    expect((await sg.call('payment_runs.cancel', { id: r2.id }, owner)).output.bank_may_still_pay).toBeNull();
+    expect((await sg.call('bills.pay', { vendor_id: t.v, amount: 49999000, currency: 'COP', bills: [{ bill_id: t.fe2.id }] }, owner)).ok).toBe(true);
+  });
+
   it('a race between the run\'s approval and a payment of its bill: one winner, the bill paid once', async () => {
     const owner = workspace();
     const v = await party(owner, { name: 'Carrera SAS', kind: 'vendor' });
