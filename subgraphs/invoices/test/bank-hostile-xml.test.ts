@@ -1,8 +1,11 @@
 // Issue 31, finding 5: a hostile XML statement is a deterministic refusal — 422 invalid_input at
 // /content with nothing written, replayed as such under an Idempotency-Key — never 502, never an
 // entity expanded or fetched. Every XML the product reads goes through shared/src/xml.ts.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { parseXml, XmlError } from '@cuadra/shared/xml';
@@ -111,5 +114,24 @@ describe('the one hardened XML reader (shared/src/xml.ts)', () => {
   it('a signature is not verified over a document with a DOCTYPE', () => {
     const check = verifyXadesEpes('<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>', '', { policy: { url: '', hash: '' } as never, role: '', placement: () => null });
     expect(check).toMatchObject({ ok: false, missing: false });
+  });
+
+  it('no source file parses XML but through it (the payroll sandbox reads its object tree only after it)', () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      let entries;
+      try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return; }
+      for (const e of entries) {
+        if (e.isDirectory()) walk(join(dir, e.name));
+        else if (e.name.endsWith('.ts')) files.push(join(dir, e.name));
+      }
+    };
+    for (const d of ['gateway/src', 'shared/src', ...readdirSync(join(root, 'subgraphs')).map((s) => `subgraphs/${s}/src`)]) walk(join(root, d));
+    const parsers = files.filter((f) => /new DOMParser\(|new XMLParser\(|XMLValidator\.validate\(|xml2js|libxmljs|from 'sax'/.test(readFileSync(f, 'utf8'))).map((f) => f.slice(root.length)).sort();
+    expect(parsers).toEqual(['shared/src/xml.ts', 'subgraphs/payroll/src/modules/payroll/epayroll_sandbox.ts']);
+    const sandbox = readFileSync(join(root, 'subgraphs/payroll/src/modules/payroll/epayroll_sandbox.ts'), 'utf8');
+    expect(sandbox.indexOf('parseXml(xml)')).toBeGreaterThan(-1);
+    expect(sandbox.indexOf('parseXml(xml)')).toBeLessThan(sandbox.indexOf('parser.parse(xml)'));
   });
 });
