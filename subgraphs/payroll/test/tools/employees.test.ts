@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { createServer, name } from '../../src/server.ts';
+import { MONEY_LIMIT } from '@cuadra/shared';
+import { createServer, name, tools } from '../../src/server.ts';
 import { MINIMUM_WAGES, minimumWageFor } from '../../src/parameters.ts';
 
 let payroll: TestSubgraph;
@@ -132,6 +133,62 @@ describe('employees.create', () => {
     // The accountant role and a key narrowed to employees.% do reach it.
     expect((await payroll.call('employees.create', hire(), { ...owner, role: 'accountant' })).ok).toBe(true);
     expect((await payroll.call('employees.create', hire(), { ...owner, patterns: ['employees.%'] })).ok).toBe(true);
+  });
+});
+
+describe('money bounds (CONTRACT §9: every amount within ±10^15 minor units)', () => {
+  /** Every number a schema accepts, with the pointer to it: [pointer, minimum, maximum]. */
+  function numbersOf(schema: any, pointer: string, out: [string, number, number][]): [string, number, number][] {
+    if (!schema || typeof schema !== 'object') return out;
+    const types = [schema.type].flat();
+    if (types.includes('integer') || types.includes('number')) {
+      const lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum : -Infinity);
+      const hi = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum : Infinity);
+      out.push([pointer, lo, hi]);
+    }
+    for (const [key, sub] of Object.entries(schema.properties ?? {})) numbersOf(sub, `${pointer}/${key}`, out);
+    if (schema.items) numbersOf(schema.items, `${pointer}/0`, out);
+    for (const k of ['oneOf', 'anyOf', 'allOf'] as const) for (const sub of schema[k] ?? []) numbersOf(sub, pointer, out);
+    return out;
+  }
+
+  it('bounds every number of every payroll tool\'s input within ±10^15', () => {
+    const unbounded: string[] = [];
+    let amounts = 0;
+    for (const tool of tools) {
+      for (const [pointer, lo, hi] of numbersOf(tool.input, '', [])) {
+        if (!(lo >= -MONEY_LIMIT && hi <= MONEY_LIMIT)) unbounded.push(`${tool.name} ${pointer} [${lo}, ${hi}]`);
+        if (/amount/.test(pointer)) amounts += 1;
+      }
+    }
+    expect(unbounded).toEqual([]);
+    // The money inputs are there to be checked: salary, salary changes, novelties, the approved net pay.
+    expect(amounts).toBeGreaterThanOrEqual(4);
+  });
+
+  it('refuses a salary above 10^15 minor units (2^53 − 1 included) at /salary/amount, and takes 10^15', async () => {
+    const ws = testPrincipal();
+    for (const amount of [Number.MAX_SAFE_INTEGER, MONEY_LIMIT + 1]) {
+      expect(await payroll.call('employees.create', hire({ salary: { amount, currency: 'COP' } }), ws)).toMatchObject({ code: 'invalid_input', field: '/salary/amount' });
+    }
+    const top = await payroll.call('employees.create', hire({ salary: { amount: MONEY_LIMIT, currency: 'COP' } }), ws);
+    expect(employeeOf(top).status).toBe('active');
+    expect(await payroll.call('employees.change_salary', { id: employeeOf(top).id, amount: MONEY_LIMIT + 1, effective_from: '2026-04-01' }, ws)).toMatchObject({ code: 'invalid_input', field: '/amount' });
+    expect(await payroll.call('payroll.novelties.create', { employee_id: employeeOf(top).id, type: 'commission', date: '2026-03-10', amount: MONEY_LIMIT + 1 }, ws)).toMatchObject({ code: 'invalid_input', field: '/amount' });
+  });
+
+  it('refuses a run whose computed amounts would leave ±10^15, naming the employee, and stores nothing', async () => {
+    const ws = testPrincipal();
+    // One employee on 10^15 a month: the salary alone fits, but the entry's debits are the earnings
+    // (10^15) plus the employer's contributions and provisions, beyond the bound.
+    const rich = employeeOf(await payroll.call('employees.create', hire({ name: 'Fortunato Rico', salary: { amount: MONEY_LIMIT, currency: 'COP' } }), ws));
+    const refused = await payroll.call('payroll.run', { month: '2026-04' }, ws);
+    expect(refused).toMatchObject({ code: 'invalid_input', field: '/month' });
+    expect(refused.message).toContain('Fortunato Rico');
+    expect(await payroll.db.collection('payroll_runs').countDocuments({ workspace: ws.workspace })).toBe(0);
+    // A salary the run can carry is computed as usual.
+    expect((await payroll.call('employees.change_salary', { id: rich.id, amount: 1_000_000_000_000, effective_from: '2026-04-01' }, ws)).ok).toBe(true);
+    expect((await payroll.call('payroll.run', { month: '2026-04' }, ws)).ok).toBe(true);
   });
 });
 

@@ -201,6 +201,18 @@ export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
   return [...acc.values()].sort((a, b) => (a.debit > 0 ? 0 : 1) - (b.debit > 0 ? 0 : 1) || a.account.localeCompare(b.account));
 }
 
+/** Every amount of one payslip's result, named: what CONTRACT §9 bounds. */
+export function resultAmounts(r: PayrollResult): [string, number][] {
+  const lines = [...r.earnings, ...r.employee_contributions, ...r.deductions, ...r.employer_contributions, ...r.provisions];
+  return [
+    ...lines.flatMap((l): [string, number][] => [[`${l.concept}`, l.amount], ...(l.base !== undefined ? [[`the base of ${l.concept}`, l.base] as [string, number]] : [])]),
+    ...Object.entries(r.ibc).map(([k, v]): [string, number] => [`the contribution base ${k}`, v]),
+    ...Object.entries(r.totals).map(([k, v]): [string, number] => [`the total ${k}`, v]),
+    // What the employee's lines debit in the run's entry.
+    ['the cost to the employer (earnings, contributions and provisions)', r.totals.earnings + r.totals.employer_contributions + r.totals.provisions],
+  ];
+}
+
 /** True when Σ debits = Σ credits, every amount a non-negative integer, no line on both sides. */
 export function entryBalances(lines: readonly JournalLine[]): boolean {
   let d = 0;

@@ -2,6 +2,7 @@ import { CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, recordOutput } from '@
 import { EMPLOYEE_VIEW_SCHEMA, employeeView, salaryHistoryOf } from '../model.ts';
 import { assertActive, loadEmployee, updateSeen } from '../ops.ts';
 import { assertMinimumWage } from '../wage.ts';
+import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 
 /**
  * A new monthly salary from a date on. The history is kept: runs pay each day at the salary of
@@ -17,7 +18,7 @@ export const changeSalary = defineTool({
     required: ['id', 'amount', 'effective_from'],
     properties: {
       id: ID_SCHEMA,
-      amount: { type: 'integer', exclusiveMinimum: 0, maximum: 1_000_000_000_000_000 },
+      amount: PAYROLL_AMOUNT_SCHEMA,
       effective_from: DATE_SCHEMA,
     },
   } as const,

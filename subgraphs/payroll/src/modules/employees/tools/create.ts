@@ -1,4 +1,5 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
 import { assertMinimumWage } from '../wage.ts';
 
@@ -42,7 +43,7 @@ export const create = defineTool({
         additionalProperties: false,
         required: ['amount', 'currency'],
         properties: {
-          amount: { type: 'integer', exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          amount: PAYROLL_AMOUNT_SCHEMA,
           currency: { type: 'string', pattern: '^[A-Z]{3}$' },
         },
       },

@@ -1,4 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { PAYROLL_TOTAL_SCHEMA } from '../../../money.ts';
 import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
 
 /**
@@ -14,7 +15,7 @@ export const approve = defineTool({
     type: 'object',
     additionalProperties: false,
     required: ['id', 'amount'],
-    properties: { id: ID_SCHEMA, amount: { type: 'integer', minimum: 0, maximum: 1_000_000_000_000_000 } },
+    properties: { id: ID_SCHEMA, amount: PAYROLL_TOTAL_SCHEMA },
   } as const,
   amount: (input) => input.amount,
   output: recordOutput('run', RUN_VIEW_SCHEMA),

@@ -1,4 +1,5 @@
 import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, newId, recordOutput } from '@cuadra/shared';
+import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { loadEmployee } from '../../employees/ops.ts';
 import { HOUR_KINDS } from '../calc.ts';
 import { ABSENCE_TYPES, AMOUNT_TYPES, assertPeriodOpen, NOVELTY_TYPES, NOVELTY_VIEW_SCHEMA, novelties, noveltiesIn, noveltyView, shiftDays, type NoveltyDoc } from '../novelties.ts';
@@ -20,7 +21,7 @@ export const noveltiesCreate = defineTool({
       from: DATE_SCHEMA,
       to: DATE_SCHEMA,
       hours: { type: 'number', exclusiveMinimum: 0, maximum: 24, multipleOf: 0.01 },
-      amount: { type: 'integer', exclusiveMinimum: 0, maximum: 1_000_000_000_000_000 },
+      amount: PAYROLL_AMOUNT_SCHEMA,
       paid: { type: 'boolean' },
       salary_type: { type: 'boolean' },
       days: { type: 'integer', minimum: 0, maximum: 366 },

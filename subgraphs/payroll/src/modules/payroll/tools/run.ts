@@ -3,7 +3,8 @@ import { employees, salaryHistoryOf } from '../../employees/model.ts';
 import { calculatePayroll } from '../calc.ts';
 import { engineFacts, noveltiesIn } from '../novelties.ts';
 import { ParameterUnknown } from '../parameters.ts';
-import { entryBalances, PAYSLIP_VIEW_SCHEMA, payrollRuns, payslipView, periodOf, RUN_FREQUENCIES, RUN_VIEW_SCHEMA, runEntryLines, runView, type Payslip, type RunDoc } from '../runs.ts';
+import { assertWithinMoneyLimit } from '../../../money.ts';
+import { entryBalances, resultAmounts, PAYSLIP_VIEW_SCHEMA, payrollRuns, payslipView, periodOf, RUN_FREQUENCIES, RUN_VIEW_SCHEMA, runEntryLines, runView, type Payslip, type RunDoc } from '../runs.ts';
 
 /** The most employees one run computes (the run is one document; see ARCHITECTURE.md). */
 const MAX_EMPLOYEES = 2_000;
@@ -62,6 +63,8 @@ export const run = defineTool({
           if (err instanceof RangeError) throw new CuadraError('conflict', `${e.name}'s novelties do not fit the period: ${err.message}`);
           throw err;
         }
+        // CONTRACT §9: what the run computes from salaries within the bound stays within it too.
+        assertWithinMoneyLimit(resultAmounts(result), `The payroll of ${e.name} for ${from}–${to}`, '/month');
         payslips.push({ employee_id: e._id, name: e.name, document: e.document, position: e.position, period: { from, to }, result });
       }
       const sum = (k: keyof Payslip['result']['totals']) => payslips.reduce((s, p) => s + p.result.totals[k], 0);
@@ -71,6 +74,8 @@ export const run = defineTool({
       };
       const id = newId('prun');
       const lines = runEntryLines(payslips);
+      const debits = lines.reduce((t, l) => t + l.debit, 0);
+      assertWithinMoneyLimit([...Object.entries(totals), ['the journal entry\'s debits', debits]], `The payroll of ${period.from}–${period.to}`, '/month');
       if (!entryBalances(lines)) throw new Error(`The journal entry of run ${id} does not balance.`);
       const doc: RunDoc = {
         _id: id, workspace: ctx.workspace, frequency, month: input.month, period, currency: 'COP', slot: `${period.from}/${period.to}`,
