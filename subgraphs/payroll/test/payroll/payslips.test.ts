@@ -75,6 +75,19 @@ describe('payroll.payslip and payroll.send_payslips', () => {
     runId = r.output.run.id;
   });
 
+  it('is refused until the employer\'s name and NIT are set, which then head the page (issue 30 item 11)', async () => {
+    expect(await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, owner)).toMatchObject({ code: 'conflict' });
+    expect(await payroll.call('payroll.employer_configure', { company_name: 'Tienda Andina SAS', nit: '900.373.115' }, owner)).toMatchObject({ code: 'invalid_input', field: '/nit' });
+    expect(await payroll.call('payroll.employer_configure', { company_name: '', nit: '900373115' }, owner)).toMatchObject({ code: 'invalid_input', field: '/company_name' });
+    const set = await payroll.call('payroll.employer_configure', { company_name: ' Tienda Andina SAS ', nit: '900373115' }, owner);
+    // DV of 900373115 worked out in epayroll.test.ts: 3.
+    expect(set.output.employer).toEqual({ company_name: 'Tienda Andina SAS', nit: '900373115', dv: 3 });
+    const r = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, owner);
+    expect(r.output.content).toContain('<dt>Empleador</dt><dd id="employer">Tienda Andina SAS · NIT 900.373.115-3</dd>');
+    // Another workspace's employer is not this one's.
+    expect(await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, testPrincipal())).toMatchObject({ code: 'not_found' });
+  });
+
   it('renders the page in Spanish with the net pay the run computed, employer costs only when asked', async () => {
     // Ana, one minimum wage in April 2026: salary 175_090_500 + transport 24_909_500 = 200_000_000.
     // IBC 175_090_500 (already whole pesos); health 4 % = 7_003_620 → up to the peso 7_003_700; pension the same.
@@ -101,6 +114,7 @@ describe('payroll.payslip and payroll.send_payslips', () => {
     expect(Buffer.from(r.output.content, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
     const text = pdfText(r.output.content);
     expect(text).toContain('Desprendible de nómina');
+    expect(text).toMatch(/Empleador\s+Tienda Andina SAS · NIT 900\.373\.115-3/);
     expect(text).toContain('Ana Mínimo');
     expect(text).toMatch(/Neto a pagar: COP 1\.859\.926/);
   }, 60_000);
@@ -139,6 +153,7 @@ describe('payroll.payslip and payroll.send_payslips', () => {
     const pdf = pdfPartOf(raw!);
     expect(pdf).not.toBeNull();
     expect(pdfText(pdf!)).toMatch(/Neto a pagar: COP 1\.859\.926/);
+    expect(pdfText(pdf!)).toMatch(/Tienda Andina SAS · NIT 900\.373\.115-3/);
 
     // A second call sends nothing again.
     const again = await payroll.call('payroll.send_payslips', { run_id: runId }, owner);

@@ -146,6 +146,25 @@ export async function sealPlainEpayrollSettings(db: Connection, sealer: Sealer |
   return sealed;
 }
 
+/** The employer as payslips name it: legal name and NIT with its check digit. */
+export interface Employer { company_name: string; nit: string; dv: number }
+
+/** JSON Schema of {@link Employer}. */
+export const EMPLOYER_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['company_name', 'nit', 'dv'],
+  properties: { company_name: { type: 'string' }, nit: { type: 'string' }, dv: { type: 'integer', minimum: 0, maximum: 10 } },
+} as const;
+
+/**
+ * The workspace's employer (set by payroll.employer_configure or payroll.epayroll_configure), or
+ * `conflict` naming the tool: a payslip that does not name its employer is not handed out.
+ */
+export async function requireEmployer(db: Connection, workspace: string): Promise<Employer> {
+  const s = await epayrollSettings(db).findOne({ _id: workspace }, { company_name: 1, nit: 1, dv: 1 }).lean();
+  if (!s?.company_name || !s.nit) throw new CuadraError('conflict', 'The employer\'s name and NIT are not set; a payslip names its employer. Set them with payroll.employer_configure (or payroll.epayroll_configure).');
+  return { company_name: s.company_name, nit: s.nit, dv: s.dv };
+}
+
 /** The NIT check digit (DIAN, Orden Administrativa 4 de 1989: weights 3, 7, 13, 17, 19, 23… from the right, mod 11). */
 export function nitCheckDigit(nit: string): number {
   const weights = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];

@@ -17,6 +17,7 @@ import { einvoiceSubmit } from './tools/einvoice_submit.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 import { einvoiceAdjust, epayrollNotes } from './tools/einvoice_adjust.ts';
 import { epayrollConfigure } from './tools/epayroll_configure.ts';
+import { employerConfigure } from './tools/employer_configure.ts';
 import { sendPayslips } from './tools/send_payslips.ts';
 import { post } from './tools/post.ts';
 import { run } from './tools/run.ts';
@@ -29,7 +30,7 @@ import { voidRun } from './tools/void.ts';
  */
 export const payrollModule = defineModule({
   name: 'payroll',
-  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, epayrollConfigure, einvoiceSubmit, uploadCertificate, einvoiceAdjust],
+  tools: [parameters, noveltiesCreate, noveltiesList, noveltiesDelete, run, approve, post, voidRun, payslip, sendPayslips, employerConfigure, epayrollConfigure, einvoiceSubmit, uploadCertificate, einvoiceAdjust],
   models: [novelties, payrollRuns, payslipMailings, epayrollSettings, epayrollDocuments, payrollJournal, epayrollCertificates, epayrollNotes],
   listed: [{ model: novelties }, { model: payrollRuns }, { model: payrollJournal }],
   reads: {

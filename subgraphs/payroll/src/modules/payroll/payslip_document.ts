@@ -1,4 +1,5 @@
 import type { PayrollLine } from './calc.ts';
+import type { Employer } from './epayroll.ts';
 import type { Payslip, RunDoc } from './runs.ts';
 
 /**
@@ -80,12 +81,17 @@ function table(title: string, lines: readonly PayrollLine[], total: number, tota
 export interface PayslipHtmlOptions {
   /** The employer's contributions and provisions are the employer's cost: shown only when asked. */
   employer_costs?: boolean;
-  /** The employer's name for the heading, when known. */
-  employer?: string | null;
+  /** The employer the payslip is issued by: its legal name and NIT head the page. */
+  employer: Employer;
+}
+
+/** A NIT as Colombians write it: `900.373.115-3`. */
+export function formatNit(nit: string, dv: number): string {
+  return `${nit.replace(/\B(?=(\d{3})+(?!\d))/g, '.')}-${dv}`;
 }
 
 /** The payslip of one employee in a run, as a complete HTML page in Spanish (es-CO). */
-export function payslipHtml(run: Pick<RunDoc, '_id' | 'status' | 'period' | 'frequency'>, p: Payslip, opts: PayslipHtmlOptions = {}): string {
+export function payslipHtml(run: Pick<RunDoc, '_id' | 'status' | 'period' | 'frequency'>, p: Payslip, opts: PayslipHtmlOptions): string {
   const r = p.result;
   const t = r.totals;
   const withheld = [...r.employee_contributions, ...r.deductions];
@@ -104,8 +110,9 @@ table{width:100%;border-collapse:collapse}th,td{border-bottom:1px solid #ccc;pad
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dt{font-weight:bold}
 .net{font-size:16px;margin-top:18px;border:2px solid #111;padding:8px}
 </style></head><body>
-<header><h1>Desprendible de nómina</h1>${opts.employer ? `<p>${esc(opts.employer)}</p>` : ''}${draft}
+<header><h1>Desprendible de nómina</h1>${draft}
 <dl>
+<dt>Empleador</dt><dd id="employer">${esc(opts.employer.company_name)} · NIT ${formatNit(opts.employer.nit, opts.employer.dv)}</dd>
 <dt>Empleado</dt><dd>${esc(p.name)}</dd>
 <dt>Documento</dt><dd>${esc(p.document.type)} ${esc(p.document.number)}</dd>
 <dt>Cargo</dt><dd>${esc(p.position)}</dd>

@@ -1,4 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
+import { requireEmployer } from '../epayroll.ts';
 import { htmlToPdf, payslipHtml } from '../payslip_document.ts';
 import { loadRun } from '../runs.ts';
 
@@ -8,7 +9,7 @@ import { loadRun } from '../runs.ts';
  */
 export const payslip = defineTool({
   name: 'payroll.payslip',
-  description: 'The payslip (desprendible de nómina) of one employee in a payroll run, in Spanish: earnings, deductions and net pay, money as COP 1.200.000. format html gives the page; pdf gives it printed to A4 PDF, base64. employer_costs: true adds the employer\'s contributions and provisions (not shown to the employee by default). A run not yet posted is marked as a draft.',
+  description: 'The payslip (desprendible de nómina) of one employee in a payroll run, in Spanish: earnings, deductions and net pay, money as COP 1.200.000. format html gives the page; pdf gives it printed to A4 PDF, base64. employer_costs: true adds the employer\'s contributions and provisions (not shown to the employee by default). A run not yet posted is marked as a draft. The page is headed by the employer\'s name and NIT (set with payroll.employer_configure).',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false, required: ['run_id', 'employee_id'],
@@ -36,7 +37,8 @@ export const payslip = defineTool({
     const run = await loadRun(ctx, input.run_id);
     const slip = run.payslips.find((p) => p.employee_id === input.employee_id);
     if (!slip) throw new CuadraError('not_found', `The payroll run of ${run.period.from}–${run.period.to} has no payslip for employee ${input.employee_id}.`, { field: '/employee_id' });
-    const html = payslipHtml(run, slip, { employer_costs: input.employer_costs ?? false });
+    const employer = await requireEmployer(ctx.db, ctx.workspace);
+    const html = payslipHtml(run, slip, { employer_costs: input.employer_costs ?? false, employer });
     const format = input.format ?? 'html';
     const base = `desprendible-${run.period.from}-${run.period.to}-${slip.document.number}`;
     if (format === 'html') {

@@ -1,5 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { employees } from '../../employees/model.ts';
+import { requireEmployer } from '../epayroll.ts';
 import { payslipMailer, payslipMailings, STALE_CLAIM_MS } from '../mail.ts';
 import { formatCop, htmlToPdf, payslipHtml } from '../payslip_document.ts';
 import { loadRun } from '../runs.ts';
@@ -20,7 +21,7 @@ const RESULT = {
  */
 export const sendPayslips = defineTool({
   name: 'payroll.send_payslips',
-  description: 'E-mail every employee of a posted payroll run their payslip in Spanish, the PDF attached, to the e-mail on their employee record. Employees without e-mail are listed as no_email; payslips already sent are not sent again (calling twice is safe). Refused when e-mail (SMTP) is not configured or the run is not posted.',
+  description: 'E-mail every employee of a posted payroll run their payslip in Spanish, the PDF attached, to the e-mail on their employee record. Employees without e-mail are listed as no_email; payslips already sent are not sent again (calling twice is safe). Refused when e-mail (SMTP) is not configured, the run is not posted, or the employer\'s name and NIT are not set (payroll.employer_configure).',
   risk: 'external',
   input: { type: 'object', additionalProperties: false, required: ['run_id'], properties: { run_id: ID_SCHEMA } } as const,
   output: {
@@ -32,6 +33,8 @@ export const sendPayslips = defineTool({
     if (run.status !== 'posted') throw new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; payslips are sent once it is posted.`, { field: '/run_id' });
     const send = payslipMailer();
     if (!send) throw new CuadraError('unavailable', 'E-mail is not configured on this installation (SMTP_URL); payslips can be downloaded with payroll.payslip.', { beforeAnyEffect: true });
+    // Every payslip names its employer: without one, nothing is sent.
+    const employer = await requireEmployer(ctx.db, ctx.workspace);
     const ids = run.payslips.map((p) => p.employee_id);
     const people = new Map((await employees(ctx.db).find({ _id: { $in: ids }, workspace: ctx.workspace }, { email: 1 }).lean()).map((e) => [e._id, e.email]));
     const mailings = payslipMailings(ctx.db);
@@ -63,7 +66,7 @@ export const sendPayslips = defineTool({
         continue;
       }
       try {
-        const html = payslipHtml(run, slip);
+        const html = payslipHtml(run, slip, { employer });
         const pdf = await htmlToPdf(html);
         await send({
           to,
