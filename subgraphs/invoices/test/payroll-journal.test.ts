@@ -15,27 +15,32 @@ import { pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
  * invoices journal pulling payroll's `payroll_journal` source with the read-only service assertion.
  *
  * Hand calculation of one employee on the minimum wage for a whole month of 2026 (amounts in
- * centavos; rules of payroll's calc.ts: lines half up to the centavo, IBC and contributions up to the peso):
+ * centavos; rules of payroll's calc.ts: lines half up to the centavo, IBC up to the peso, each
+ * subsystem declared to PILA up to the next 100 pesos — Decreto 1990 de 2016 — the employee's
+ * share half up to the peso, the employer's the rest):
  *   salary 175_090_500 (SMMLV 2026) + transport allowance 24_909_500 = earnings 200_000_000
- *   IBC 175_090_500; health 4 % = 7_003_620 → 7_003_700; pension 4 % → 7_003_700
- *   net = 200_000_000 − 14_007_400 = 185_992_600
- *   employer (ET 114-1: no health, ICBF, SENA): pension 12 % = 21_010_860 → 21_010_900;
- *     ARL class I 0.522 % = 913_972.41 → 914_000; family fund 4 % = 7_003_620 → 7_003_700 → 28_928_600
+ *   IBC 175_090_500; health 4 % = 7_003_620 → 7_003_600; pension 4 % → 7_003_600
+ *   net = 200_000_000 − 14_007_200 = 185_992_800
+ *   PILA (ET 114-1: the employer's health, ICBF, SENA rates are 0): health 4 % = 7_003_620 → 7_010_000
+ *     (employer 6_400); pension 16 % = 28_014_480 → 28_020_000 (employer 28_020_000 − 7_003_600 = 21_016_400);
+ *     ARL class I 0.522 % = 913_972.41 → 920_000; family fund 4 % → 7_010_000;
+ *     employer = 6_400 + 21_016_400 + 920_000 + 7_010_000 = 28_952_800
  *   provisions on 200_000_000: severance /12 = 16_666_666.67 → 16_666_667; its interest 12 % of
  *     16_666_666.67 = 2_000_000.00 → 2_000_000; service bonus 16_666_667;
  *     vacations 175_090_500 × 15/360 = 7_295_437.5 → 7_295_438 → 42_628_772
- *   Σ debits = 200_000_000 + 28_928_600 + 42_628_772 = 271_557_372 = Σ credits.
+ *   Σ debits = 200_000_000 + 28_952_800 + 42_628_772 = 271_581_572 = Σ credits.
  */
-const MONTH_DEBITS = 271_557_372;
+const MONTH_DEBITS = 271_581_572;
 const MONTH_ACCOUNTS: Record<string, [number, number]> = {
   510506: [175_090_500, 0], 510527: [24_909_500, 0],
   510530: [16_666_667, 0], 510533: [2_000_000, 0], 510536: [16_666_667, 0], 510539: [7_295_438, 0],
-  510568: [914_000, 0], 510570: [21_010_900, 0], 510572: [7_003_700, 0],
-  237005: [0, 7_003_700], 237006: [0, 914_000], 237010: [0, 7_003_700],
-  238030: [0, 7_003_700 + 21_010_900], 250505: [0, 185_992_600],
+  510568: [920_000, 0], 510569: [6_400, 0], 510570: [21_016_400, 0], 510572: [7_010_000, 0],
+  // Each administrator's payable is what PILA declares for it.
+  237005: [0, 7_010_000], 237006: [0, 920_000], 237010: [0, 7_010_000],
+  238030: [0, 28_020_000], 250505: [0, 185_992_800],
   261005: [0, 16_666_667], 261010: [0, 2_000_000], 261015: [0, 7_295_438], 261020: [0, 16_666_667],
 };
-// The credits above: 7_003_700 + 914_000 + 7_003_700 + 28_014_600 + 185_992_600 + 16_666_667 + 2_000_000 + 7_295_438 + 16_666_667 = 271_557_372.
+// The credits above: 7_010_000 + 920_000 + 7_010_000 + 28_020_000 + 185_992_800 + 16_666_667 + 2_000_000 + 7_295_438 + 16_666_667 = 271_581_572.
 
 let payroll: TestSubgraph;
 let invoices: TestSubgraph;
@@ -56,7 +61,7 @@ async function postedMonth(month: string, options: { post?: boolean } = {}): Pro
   expect(r.ok, JSON.stringify(r)).toBe(true);
   const id = r.output.run.id as string;
   expect(r.output.run.journal_entry.total_debit).toBe(MONTH_DEBITS);
-  expect((await payroll.call('payroll.approve', { id, amount: 185_992_600 }, owner)).ok).toBe(true);
+  expect((await payroll.call('payroll.approve', { id, amount: 185_992_800 }, owner)).ok).toBe(true);
   if (options.post !== false) expect((await payroll.call('payroll.post', { id }, owner)).output.run.status).toBe('posted');
   runs[month] = id;
   return id;

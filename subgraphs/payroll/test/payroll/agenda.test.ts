@@ -61,14 +61,15 @@ describe('the recurring lane: payroll dates', () => {
     }, owner)).ok).toBe(true);
     const run = await payroll.call('payroll.run', { month: '2026-10', frequency: 'first_half' }, owner);
     // First half of October: salary 15/30 × 175_090_500 = 87_545_250; transport 12_454_750; earnings 100_000_000.
-    // IBC 87_545_250; health 4 % = 3_501_810 → up to the peso 3_501_900; pension the same; net = 100_000_000 − 7_003_800 = 92_996_200.
-    expect(run.output.run.totals.net).toBe(92_996_200);
+    // IBC: the floor for 15 days, 875.452,50, up to the peso 875.453 (87_545_300); health 4 % = 35.018,12 → half up
+    // to the peso 35.018 (3_501_800); pension the same; net = 100_000_000 − 7_003_600 = 92_996_400.
+    expect(run.output.run.totals.net).toBe(92_996_400);
     const id = run.output.run.id;
-    expect((await payroll.call('payroll.approve', { id, amount: 92_996_200 }, owner)).ok).toBe(true);
+    expect((await payroll.call('payroll.approve', { id, amount: 92_996_400 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id }, owner)).ok).toBe(true);
     const entries = await lane(owner, { from: '2026-10-01', to: '2026-11-30', overdue: false }) as any[];
     expect(entries.map((x) => [x.date, x.ref.frequency, x.ref.run_id, x.amount ?? null])).toEqual([
-      ['2026-10-15', 'first_half', id, 92_996_200],
+      ['2026-10-15', 'first_half', id, 92_996_400],
       ['2026-10-31', 'second_half', null, null],
       ['2026-11-15', 'first_half', null, null],
       ['2026-11-30', 'second_half', null, null],

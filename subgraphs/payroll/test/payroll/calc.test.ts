@@ -5,7 +5,9 @@ import { calculatePayroll, commercialDays, type PayrollLine, type PayrollResult 
  * Hand-worked payrolls (issue 18). Amounts are minor units (centavos): 175_090_500 is
  * $1.750.905,00. Each expectation below was worked out by hand in the comments before the
  * engine ran; the rules are those of calc.ts (lines rounded half up to the centavo, IBC up to
- * the peso, contributions up to the peso).
+ * the peso; each subsystem's contribution as PILA declares it — employee and employer rates
+ * together — up to the next 100 pesos, Decreto 1990 de 2016; the employee's share half up to the
+ * peso, the employer's the rest).
  */
 
 const line = (lines: PayrollLine[], concept: string) => lines.find((l) => l.concept === concept);
@@ -34,19 +36,38 @@ describe('a minimum-wage employee, March 2026 (transport allowance)', () => {
 
   it('deducts health and pension on the IBC, which leaves out the transport allowance', () => {
     // IBC = salary 175_090_500 (whole peso already; the floor is 1 SMMLV = the same).
-    // health 4 % = 7_003_620 → up to the peso 7_003_700; pension 4 % the same; no solidarity fund under 4 SMMLV.
-    // net = 200_000_000 − 7_003_700 − 7_003_700 = 185_992_600.
+    // health 4 % = 70.036,20 → half up to the peso 70.036 (7_003_600); pension 4 % the same; no solidarity fund under 4 SMMLV.
+    // net = 200_000_000 − 7_003_600 − 7_003_600 = 185_992_800.
     expect(r.ibc.health_pension).toBe(175_090_500);
-    expect(amounts(r.employee_contributions)).toEqual({ health: 7_003_700, pension: 7_003_700 });
-    expect(r.totals.net).toBe(185_992_600);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 7_003_600, pension: 7_003_600 });
+    expect(r.totals.net).toBe(185_992_800);
   });
 
   it('costs the employer pension, ARL class I and the family fund; health, ICBF and SENA are exempt (ET 114-1)', () => {
-    // pension 12 % = 21_010_860 → 21_010_900; ARL I 0.522 % = 913_972.41 → 914_000;
-    // family fund 4 % = 7_003_620 → 7_003_700; 1 SMMLV < 10 SMMLV so health, ICBF, SENA 0.
+    // 1 SMMLV < 10 SMMLV: the employer's health, ICBF and SENA rates are 0. PILA declares, on 1.750.905:
+    // health 4 % = 70.036,20 → 70.100: employer 70.100 − 70.036 = 64 (the approximation);
+    // pension 16 % = 280.144,80 → 280.200 (the audit's example): employer 280.200 − 70.036 = 210.164;
+    // ARL I 0,522 % = 9.139,72 → 9.200; family fund 4 % = 70.036,20 → 70.100; ICBF and SENA 0.
+    // Employer total = 64 + 210.164 + 9.200 + 70.100 = 289.528 (28_952_800).
     expect(r.exempt_114_1).toBe(true);
-    expect(amounts(r.employer_contributions)).toEqual({ health: 0, pension: 21_010_900, arl: 914_000, family_fund: 7_003_700, icbf: 0, sena: 0 });
-    expect(r.totals.employer_contributions).toBe(28_928_600);
+    expect(amounts(r.employer_contributions)).toEqual({ health: 6_400, pension: 21_016_400, arl: 920_000, family_fund: 7_010_000, icbf: 0, sena: 0 });
+    expect(r.totals.employer_contributions).toBe(28_952_800);
+  });
+
+  it('declares each subsystem in PILA up to the next 100 pesos, employee plus employer (Decreto 1990 de 2016)', () => {
+    // The figures above, as PILA declares them: amount = employee + employer, a multiple of 10_000 centavos.
+    expect(r.pila.map((l) => [l.subsystem, l.base, l.rate_ppm, l.amount, l.employee, l.employer])).toEqual([
+      ['health', 175_090_500, 40_000, 7_010_000, 7_003_600, 6_400],
+      ['pension', 175_090_500, 160_000, 28_020_000, 7_003_600, 21_016_400],
+      ['arl', 175_090_500, 5_220, 920_000, 0, 920_000],
+      ['family_fund', 175_090_500, 40_000, 7_010_000, 0, 7_010_000],
+      ['icbf', 175_090_500, 0, 0, 0, 0],
+      ['sena', 175_090_500, 0, 0, 0, 0],
+    ]);
+    for (const l of r.pila) expect(l.amount % 10_000).toBe(0);
+    // What the payslip withholds and the employer bears is exactly what PILA pays.
+    const declared = r.pila.reduce((t, l) => t + l.amount, 0);
+    expect(r.totals.employee_contributions + r.totals.employer_contributions).toBe(declared);
   });
 
   it('provisions severance, its interest, the service bonus and vacations', () => {
@@ -63,30 +84,35 @@ describe('an employee on five minimum wages, March 2026 (solidarity fund, no tra
 
   it('gets no transport allowance and pays 1 % to the solidarity fund', () => {
     // 5 SMMLV > 2 SMMLV: no transport allowance. IBC 875_452_500 (5 SMMLV ≥ 4: solidarity 1 %).
-    // health 4 % = 35_018_100; pension 35_018_100; solidarity 1 % = 8_754_525 → 8_754_600.
-    // net = 875_452_500 − 35_018_100 − 35_018_100 − 8_754_600 = 796_661_700.
+    // health 4 % = 350.181 (35_018_100); pension the same; solidarity 1 % = 87.545,25 → half up 87.545 (8_754_500).
+    // net = 875_452_500 − 35_018_100 − 35_018_100 − 8_754_500 = 796_661_800.
     expect(amounts(r.earnings)).toEqual({ salary: 875_452_500 });
-    expect(amounts(r.employee_contributions)).toEqual({ health: 35_018_100, pension: 35_018_100, solidarity_fund: 8_754_600 });
+    expect(amounts(r.employee_contributions)).toEqual({ health: 35_018_100, pension: 35_018_100, solidarity_fund: 8_754_500 });
     expect(line(r.employee_contributions, 'solidarity_fund')?.rate_ppm).toBe(10_000);
-    expect(r.totals.net).toBe(796_661_700);
+    expect(r.totals.net).toBe(796_661_800);
   });
 
   it('costs the employer every contribution when the company does not qualify for ET 114-1', () => {
-    // health 8.5 % = 74_413_462.5 → 74_413_500; pension 12 % = 105_054_300; ARL I = 4_569_862.05 → 4_569_900;
-    // family fund 4 % = 35_018_100; ICBF 3 % = 26_263_575 → 26_263_600; SENA 2 % = 17_509_050 → 17_509_100.
-    expect(amounts(r.employer_contributions)).toEqual({ health: 74_413_500, pension: 105_054_300, arl: 4_569_900, family_fund: 35_018_100, icbf: 26_263_600, sena: 17_509_100 });
+    // PILA on 8.754.525: health 12,5 % = 1.094.315,63 → 1.094.400, employer 1.094.400 − 350.181 = 744.219;
+    // pension 16 % = 1.400.724 → 1.400.800, employer 1.400.800 − 350.181 = 1.050.619;
+    // solidarity 1 % = 87.545,25 → 87.600, employer 87.600 − 87.545 = 55 (the approximation only);
+    // ARL I 0,522 % = 45.698,62 → 45.700; family fund 4 % = 350.181 → 350.200; ICBF 3 % = 262.635,75 → 262.700;
+    // SENA 2 % = 175.090,50 → 175.100.
+    expect(amounts(r.employer_contributions)).toEqual({ health: 74_421_900, pension: 105_061_900, solidarity_fund: 5_500, arl: 4_570_000, family_fund: 35_020_000, icbf: 26_270_000, sena: 17_510_000 });
   });
 
   it('exempts health, ICBF and SENA under 10 minimum wages when the company qualifies', () => {
     const exempt = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 875_452_500, arl_class: 1, exempt_114_1: true });
-    expect(amounts(exempt.employer_contributions)).toMatchObject({ health: 0, icbf: 0, sena: 0, pension: 105_054_300, family_fund: 35_018_100 });
+    // Health declared at the employee's 4 % only: 350.181 → 350.200, the employer's share the 19 pesos of approximation.
+    expect(amounts(exempt.employer_contributions)).toMatchObject({ health: 1_900, icbf: 0, sena: 0, pension: 105_061_900, family_fund: 35_020_000 });
   });
 
   it('raises the solidarity fund in the higher brackets and caps the IBC at 25 minimum wages', () => {
-    // 17 SMMLV = 2_976_538_500: 1.4 % = 41_671_539 → 41_671_600.
+    // 17 SMMLV = 2_976_538_500: 1.4 % = 416.715,39 → half up 416.715 (41_671_500); declared 416.800.
     const seventeen = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 2_976_538_500, arl_class: 1 });
-    expect(line(seventeen.employee_contributions, 'solidarity_fund')).toMatchObject({ amount: 41_671_600, rate_ppm: 14_000 });
-    // 30 SMMLV: IBC = 25 × 175_090_500 = 4_377_262_500; health 4 % = 175_090_500; solidarity 2 % = 87_545_250 → 87_545_300.
+    expect(line(seventeen.employee_contributions, 'solidarity_fund')).toMatchObject({ amount: 41_671_500, rate_ppm: 14_000 });
+    expect(seventeen.pila.find((l) => l.subsystem === 'solidarity_fund')).toMatchObject({ amount: 41_680_000, employee: 41_671_500, employer: 8_500 });
+    // 30 SMMLV: IBC = 25 × 175_090_500 = 4_377_262_500; health 4 % = 1.750.905; solidarity 2 % = 875.452,50 → half up 875.453.
     const thirty = calculatePayroll({ period: { from: '2026-03-01', to: '2026-03-31' }, salary: 5_252_715_000, arl_class: 1 });
     expect(thirty.ibc.health_pension).toBe(4_377_262_500);
     expect(amounts(thirty.employee_contributions)).toEqual({ health: 175_090_500, pension: 175_090_500, solidarity_fund: 87_545_300 });
@@ -124,12 +150,12 @@ describe('night and Sunday hours on both sides of 1 July 2026', () => {
   it('adds them to the IBC and the net pay', () => {
     // hours = 1_590_909 + 1_666_667 + 1_454_545 + 1_636_364 = 6_348_485
     // earnings = 200_000_000 + 6_348_485 + transport 24_909_500 = 231_257_985
-    // IBC = 206_348_485 → up to the peso 206_348_500; health 4 % = 8_253_940 → 8_254_000; pension the same.
-    // net = 231_257_985 − 16_508_000 = 214_749_985.
+    // IBC = 206_348_485 → up to the peso 206_348_500; health 4 % = 82.539,40 → 82.539 (8_253_900); pension the same.
+    // net = 231_257_985 − 16_507_800 = 214_750_185.
     expect(r.totals.earnings).toBe(231_257_985);
     expect(r.ibc.health_pension).toBe(206_348_500);
-    expect(amounts(r.employee_contributions)).toEqual({ health: 8_254_000, pension: 8_254_000 });
-    expect(r.totals.net).toBe(214_749_985);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 8_253_900, pension: 8_253_900 });
+    expect(r.totals.net).toBe(214_750_185);
   });
 
   it('prices overtime with the hour itself, and a Sunday overtime hour with both surcharges', () => {
@@ -162,13 +188,13 @@ describe('five days of sick leave, March 2026', () => {
   });
 
   it('contributes on salary plus sick pay, and ARL on the days worked only', () => {
-    // IBC = 250_000_000 + 20_000_000 + 20_001_000 = 290_001_000; health 4 % = 11_600_040 → 11_600_100; pension the same.
-    // net = 250_000_000 + 40_001_000 + 20_757_917 − 23_200_200 = 287_558_717.
-    // ARL base = 250_000_000 (worked days' pay); ARL I 0.522 % = 1_305_000.
+    // IBC = 250_000_000 + 20_000_000 + 20_001_000 = 290_001_000; health 4 % = 116.000,40 → 116.000 (11_600_000); pension the same.
+    // net = 250_000_000 + 40_001_000 + 20_757_917 − 23_200_000 = 287_558_917.
+    // ARL base = 250_000_000 (worked days' pay); ARL I 0,522 % = 13.050 → declared 13.100 (1_310_000).
     expect(r.ibc).toEqual({ health_pension: 290_001_000, arl: 250_000_000, parafiscal: 250_000_000 });
-    expect(amounts(r.employee_contributions)).toEqual({ health: 11_600_100, pension: 11_600_100 });
-    expect(r.totals.net).toBe(287_558_717);
-    expect(line(r.employer_contributions, 'arl')?.amount).toBe(1_305_000);
+    expect(amounts(r.employee_contributions)).toEqual({ health: 11_600_000, pension: 11_600_000 });
+    expect(r.totals.net).toBe(287_558_917);
+    expect(line(r.employer_contributions, 'arl')?.amount).toBe(1_310_000);
   });
 
   it('never pays a sick day below the minimum wage', () => {

@@ -71,8 +71,8 @@ describe('the signed Nómina Individual', () => {
     }, owner);
     ana = r.output.employee;
     const month = await payroll.call('payroll.run', { month: '2026-04' }, owner);
-    // One minimum wage: net 185_992_600 (payslips.test.ts works it out).
-    expect((await payroll.call('payroll.approve', { id: month.output.run.id, amount: 185_992_600 }, owner)).ok).toBe(true);
+    // One minimum wage: net 185_992_800 (payslips.test.ts works it out).
+    expect((await payroll.call('payroll.approve', { id: month.output.run.id, amount: 185_992_800 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: month.output.run.id }, owner)).ok).toBe(true);
   });
 
@@ -147,10 +147,10 @@ describe('the signed Nómina Individual', () => {
     expect((await payroll.call('payroll.void', { id: aprilId, reason: 'Faltó la comisión' }, owner)).output.run.status).toBe('void');
     expect((await payroll.call('payroll.novelties.create', { employee_id: ana.id, type: 'commission', date: '2026-04-15', amount: 10_000_000 }, owner)).ok).toBe(true);
     const again = await payroll.call('payroll.run', { month: '2026-04' }, owner);
-    // Earnings 175_090_500 + 24_909_500 + 10_000_000 = 210_000_000; IBC 185_090_500; health 4 % = 7_403_620 → 7_403_700,
-    // pension the same; net 210_000_000 − 14_807_400 = 195_192_600.
-    expect(again.output.run.totals.net).toBe(195_192_600);
-    expect((await payroll.call('payroll.approve', { id: again.output.run.id, amount: 195_192_600 }, owner)).ok).toBe(true);
+    // Earnings 175_090_500 + 24_909_500 + 10_000_000 = 210_000_000; IBC 185_090_500; health 4 % = 74.036,20 → half up 74.036,
+    // pension the same; net 210_000_000 − 14_807_200 = 195_192_800.
+    expect(again.output.run.totals.net).toBe(195_192_800);
+    expect((await payroll.call('payroll.approve', { id: again.output.run.id, amount: 195_192_800 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: again.output.run.id }, owner)).ok).toBe(true);
 
     const replaced = await payroll.call('payroll.einvoice_adjust', { employee_id: ana.id, month: '2026-04', kind: 'replace', reason: 'Comisión de abril' }, owner);
@@ -164,13 +164,13 @@ describe('the signed Nómina Individual', () => {
     expect(r.TipoNota).toBe('1');
     const body = r.Reemplazar;
     expect(body.ReemplazandoPredecesor).toEqual({ NumeroPred: 'NE1', CUNEPred: original.InformacionGeneral.CUNE, FechaGenPred: original.InformacionGeneral.FechaGen });
-    // 2.100.000 devengados (1.750.905 + 249.095 + 100.000); 148.074 deducciones (74.037 × 2); 1.951.926 neto.
+    // 2.100.000 devengados (1.750.905 + 249.095 + 100.000); 148.072 deducciones (74.036 × 2); 1.951.928 neto.
     expect(body.Devengados.Comisiones).toEqual({ Comision: '100000.00' });
-    expect([body.DevengadosTotal, body.DeduccionesTotal, body.ComprobanteTotal]).toEqual(['2100000.00', '148074.00', '1951926.00']);
+    expect([body.DevengadosTotal, body.DeduccionesTotal, body.ComprobanteTotal]).toEqual(['2100000.00', '148072.00', '1951928.00']);
     // The CUNE again, by hand: NumNE + FecNE + HorNE + ValDev + ValDed + ValTolNE + NitNE + DocEmp + TipoXML 103 + PIN 75315 + Ambiente 2.
     const g = body.InformacionGeneral;
     expect(g.TipoXML).toBe('103');
-    const byHand = `NE2${g.FechaGen}${g.HoraGen}2100000.00148074.001951926.00900373115${body.Trabajador.NumeroDocumento}103753152`;
+    const byHand = `NE2${g.FechaGen}${g.HoraGen}2100000.00148072.001951928.00900373115${body.Trabajador.NumeroDocumento}103753152`;
     expect(createHash('sha384').update(byHand, 'utf8').digest('hex')).toBe(g.CUNE);
     expect(note.cune).toBe(g.CUNE);
     // Altered after signing: the sandbox refuses it.

@@ -109,8 +109,8 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     expect(await payroll.call('payroll.einvoice_submit', { employee_id: ana.id, month: '2026-04' }, owner)).toMatchObject({ code: 'conflict' });
     expect(await payroll.call('payroll.einvoice_submit', { employee_id: ana.id, month: '2026-13' }, owner)).toMatchObject({ code: 'invalid_input', field: '/month' });
     expect(await payroll.call('payroll.einvoice_submit', { employee_id: ana.id, month: '2026-05' }, owner)).toMatchObject({ code: 'conflict' });
-    // Ana alone, one minimum wage: net 185_992_600 (payslips.test.ts works it out).
-    expect((await payroll.call('payroll.approve', { id: runId, amount: 185_992_600 }, owner)).ok).toBe(true);
+    // Ana alone, one minimum wage: net 185_992_800 (payslips.test.ts works it out).
+    expect((await payroll.call('payroll.approve', { id: runId, amount: 185_992_800 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: runId }, owner)).ok).toBe(true);
   });
 
@@ -133,11 +133,11 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     // Devengados: salary 175_090_500 → 1750905.00 for 30 days; transport 24_909_500 → 249095.00.
     expect(x.Devengados.Basico).toEqual({ DiasTrabajados: '30', SueldoTrabajado: '1750905.00' });
     expect(x.Devengados.Transporte).toEqual({ AuxilioTransporte: '249095.00' });
-    // Deducciones: health and pension 4 % of 1.750.905 = 70.036,20 → up to the peso 70.037.
-    expect(x.Deducciones.Salud).toEqual({ Porcentaje: '4.00', Deduccion: '70037.00' });
-    expect(x.Deducciones.FondoPension).toEqual({ Porcentaje: '4.00', Deduccion: '70037.00' });
-    // Totals: 1.750.905 + 249.095 = 2.000.000; 70.037 × 2 = 140.074; 2.000.000 − 140.074 = 1.859.926.
-    expect([x.DevengadosTotal, x.DeduccionesTotal, x.ComprobanteTotal]).toEqual(['2000000.00', '140074.00', '1859926.00']);
+    // Deducciones: health and pension 4 % of 1.750.905 = 70.036,20 → the employee's share half up to the peso, 70.036.
+    expect(x.Deducciones.Salud).toEqual({ Porcentaje: '4.00', Deduccion: '70036.00' });
+    expect(x.Deducciones.FondoPension).toEqual({ Porcentaje: '4.00', Deduccion: '70036.00' });
+    // Totals: 1.750.905 + 249.095 = 2.000.000; 70.036 × 2 = 140.072; 2.000.000 − 140.072 = 1.859.928.
+    expect([x.DevengadosTotal, x.DeduccionesTotal, x.ComprobanteTotal]).toEqual(['2000000.00', '140072.00', '1859928.00']);
     expect(x.Trabajador).toMatchObject({ TipoDocumento: '13', NumeroDocumento: doc, PrimerNombre: 'Ana', OtrosNombres: 'María', PrimerApellido: 'Gómez', SegundoApellido: 'Ruiz', TipoContrato: '2', Sueldo: '1750905.00' });
     expect(x.Empleador).toMatchObject({ NIT: '900373115', DV: '3' });
     expect(x.Periodo).toMatchObject({ FechaIngreso: '2026-01-01', FechaLiquidacionInicio: '2026-04-01', FechaLiquidacionFin: '2026-04-30', TiempoLaborado: '120' });
@@ -147,7 +147,7 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     const fec: string = x.InformacionGeneral.FechaGen;
     const hor: string = x.InformacionGeneral.HoraGen;
     expect(hor).toMatch(/^\d{2}:\d{2}:\d{2}-05:00$/);
-    const byHand = 'NE1' + fec + hor + '2000000.00' + '140074.00' + '1859926.00' + '900373115' + doc + '102' + '75315' + '2';
+    const byHand = 'NE1' + fec + hor + '2000000.00' + '140072.00' + '1859928.00' + '900373115' + doc + '102' + '75315' + '2';
     const expected = createHash('sha384').update(byHand).digest('hex');
     expect(x.InformacionGeneral.CUNE).toBe(expected);
     expect(d.cune).toBe(expected);
@@ -158,7 +158,7 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
 
     // The sandbox refuses what DIAN would: a changed total, a CUNE that does not match, production, an unknown software.
     const lookup = async (sw: string, nit: string) => (sw === 'a1b2c3d4-sw' && nit === '900373115' ? { software_id: sw, software_pin: '75315', nit } : null);
-    const tampered = await sandboxAnswer(d.xml.replace('<ComprobanteTotal>1859926.00</ComprobanteTotal>', '<ComprobanteTotal>1859927.00</ComprobanteTotal>'), lookup);
+    const tampered = await sandboxAnswer(d.xml.replace('<ComprobanteTotal>1859928.00</ComprobanteTotal>', '<ComprobanteTotal>1859929.00</ComprobanteTotal>'), lookup);
     expect(tampered.is_valid).toBe(false);
     expect(tampered.errors.join('\n')).toMatch(/ComprobanteTotal no es DevengadosTotal menos DeduccionesTotal/);
     expect(tampered.errors.join('\n')).toMatch(/NIE024/);

@@ -69,7 +69,12 @@ describe('payroll_parameters (records.list) through the subgraph', () => {
 
   it('filters by kind, status and search, and pages by cursor', async () => {
     const unverified = (await records({ source: 'payroll_parameters', ref: '2026', status: 'unverified', limit: 100 })).data.payrollRecords;
-    expect(unverified.rows.map((r: any) => r.key).sort()).toEqual(['contribution_rounding', 'sick_leave_employer_days_rate', 'vacation_days_per_year']);
+    expect(unverified.rows.map((r: any) => r.key).sort()).toEqual(['sick_leave_employer_days_rate', 'vacation_days_per_year']);
+    // The PILA approximations, read in Decreto 1990 de 2016 (issue 30 item 10): IBC up to the peso, each contribution up to 100 pesos.
+    const rounding = (await records({ source: 'payroll_parameters', ref: '2026', search: 'decreto 1990', limit: 100 })).data.payrollRecords.rows;
+    expect(rounding.map((r: any) => [r.key, r.value, r.unit, r.status])).toEqual([['ibc_rounding', 100, 'cop_minor', 'verified'], ['contribution_rounding', 10_000, 'cop_minor', 'verified']]);
+    expect(rounding[1].source).toContain('3.2.1.5');
+    expect(rounding[1].evidence).toContain('múltiplo de 100 superior');
     const hours = (await records({ source: 'payroll_parameters', ref: '2026', kind: 'hours', limit: 100 })).data.payrollRecords;
     expect(hours.rows.every((r: any) => r.kind === 'hours')).toBe(true);
     expect((await records({ source: 'payroll_parameters', ref: '2026', search: 'ley 2466', limit: 100 })).data.payrollRecords.rows.map((r: any) => r.key))

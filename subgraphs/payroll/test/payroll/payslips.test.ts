@@ -90,33 +90,33 @@ describe('payroll.payslip and payroll.send_payslips', () => {
 
   it('renders the page in Spanish with the net pay the run computed, employer costs only when asked', async () => {
     // Ana, one minimum wage in April 2026: salary 175_090_500 + transport 24_909_500 = 200_000_000.
-    // IBC 175_090_500 (already whole pesos); health 4 % = 7_003_620 → up to the peso 7_003_700; pension the same.
-    // Net = 200_000_000 − 14_007_400 = 185_992_600 → "COP 1.859.926".
+    // IBC 175_090_500 (already whole pesos); health 4 % = 70.036,20 → half up to the peso 70.036 (7_003_600); pension the same.
+    // Net = 200_000_000 − 14_007_200 = 185_992_800 → "COP 1.859.928".
     const r = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id }, owner);
     expect(r.ok).toBe(true);
-    expect(r.output).toMatchObject({ format: 'html', content_type: 'text/html; charset=utf-8', net: 185_992_600 });
+    expect(r.output).toMatchObject({ format: 'html', content_type: 'text/html; charset=utf-8', net: 185_992_800 });
     const html: string = r.output.content;
     expect(html).toContain('lang="es-CO"');
-    expect(html).toContain('Neto a pagar: <span id="net">COP 1.859.926</span>');
+    expect(html).toContain('Neto a pagar: <span id="net">COP 1.859.928</span>');
     expect(html).toContain('Auxilio de transporte');
     expect(html).toContain('COP 1.750.905');
     expect(html).toContain('Borrador');
     expect(html).not.toContain('Aportes del empleador');
     const full = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id, employer_costs: true }, owner);
-    // Employer pension 12 % of 175_090_500 = 21_010_860 → 21_010_900 ("COP 210.109").
+    // Employer pension: PILA declares 16 % of 1.750.905 = 280.144,80 → 280.200; less the employee's 70.036 = 210.164.
     expect(full.output.content).toContain('Aportes del empleador');
-    expect(full.output.content).toContain('COP 210.109');
+    expect(full.output.content).toContain('COP 210.164');
   });
 
   it('prints the PDF with Chromium; pdftotext reads the net pay', async () => {
     const r = await payroll.call('payroll.payslip', { run_id: runId, employee_id: ana.id, format: 'pdf' }, owner);
-    expect(r.output).toMatchObject({ format: 'pdf', content_type: 'application/pdf', net: 185_992_600 });
+    expect(r.output).toMatchObject({ format: 'pdf', content_type: 'application/pdf', net: 185_992_800 });
     expect(Buffer.from(r.output.content, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
     const text = pdfText(r.output.content);
     expect(text).toContain('Desprendible de nómina');
     expect(text).toMatch(/Empleador\s+Tienda Andina SAS · NIT 900\.373\.115-3/);
     expect(text).toContain('Ana Mínimo');
-    expect(text).toMatch(/Neto a pagar: COP 1\.859\.926/);
+    expect(text).toMatch(/Neto a pagar: COP 1\.859\.928/);
   }, 60_000);
 
   it('refuses an unknown run, an employee not in the run, a bad format, and other workspaces', async () => {
@@ -130,9 +130,9 @@ describe('payroll.payslip and payroll.send_payslips', () => {
   it('sends only after posting, to the employees with e-mail, once', async () => {
     expect(await payroll.call('payroll.send_payslips', { run_id: runId }, owner)).toMatchObject({ code: 'conflict' });
     const run = (await payroll.call('payroll.payslip', { run_id: runId, employee_id: beto.id }, owner)).output;
-    expect(run.net).toBe(185_992_600);
-    // Two minimum-wage employees: total net 2 × 185_992_600 = 371_985_200.
-    expect((await payroll.call('payroll.approve', { id: runId, amount: 371_985_200 }, owner)).ok).toBe(true);
+    expect(run.net).toBe(185_992_800);
+    // Two minimum-wage employees: total net 2 × 185_992_800 = 371_985_600.
+    expect((await payroll.call('payroll.approve', { id: runId, amount: 371_985_600 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: runId }, owner)).ok).toBe(true);
 
     const sent = await payroll.call('payroll.send_payslips', { run_id: runId }, owner);
@@ -152,7 +152,7 @@ describe('payroll.payslip and payroll.send_payslips', () => {
     expect(raw).toMatch(/Subject: =\?UTF-8\?|Subject: Desprendible de n/);
     const pdf = pdfPartOf(raw!);
     expect(pdf).not.toBeNull();
-    expect(pdfText(pdf!)).toMatch(/Neto a pagar: COP 1\.859\.926/);
+    expect(pdfText(pdf!)).toMatch(/Neto a pagar: COP 1\.859\.928/);
     expect(pdfText(pdf!)).toMatch(/Tienda Andina SAS · NIT 900\.373\.115-3/);
 
     // A second call sends nothing again.

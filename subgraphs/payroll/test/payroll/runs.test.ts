@@ -6,7 +6,8 @@ import { createServer, name } from '../../src/server.ts';
 /**
  * Employees' changes, novelties and runs through the subgraph (issue 18). Amounts are minor
  * units (centavos): 175_090_500 is $1.750.905,00. Every expected figure is worked out by hand in
- * the comments (rules of calc.ts: lines half up to the centavo, IBC and contributions up to the peso).
+ * the comments (rules of calc.ts: lines half up to the centavo, IBC up to the peso; each subsystem
+ * declared to PILA up to the next 100 pesos, the employee's share half up to the peso, the employer's the rest).
  */
 
 let payroll: TestSubgraph;
@@ -188,14 +189,16 @@ describe('a run for two employees, March 2026', () => {
     // Overtime: divisor 220 (44 h a week in March 2026); 175_090_500 × 1.25 × 2 / 220 = 1_989_664.77 → 1_989_665.
     // Earnings = 175_090_500 + 1_989_665 + 24_909_500 = 201_989_665.
     expect(amounts(slip.earnings)).toEqual({ salary: 175_090_500, overtime_day: 1_989_665, transport_allowance: 24_909_500 });
-    // IBC = 177_080_165 → up to the peso 177_080_200; health 4 % = 7_083_208 → 7_083_300; pension the same.
-    // Net = 201_989_665 − 14_166_600 = 187_823_065.
+    // IBC = 177_080_165 → up to the peso 177_080_200; health 4 % = 70.832,08 → 70.832 (7_083_200); pension the same.
+    // Net = 201_989_665 − 14_166_400 = 187_823_265.
     expect(slip.ibc.health_pension).toBe(177_080_200);
-    expect(amounts(slip.employee_contributions)).toEqual({ health: 7_083_300, pension: 7_083_300 });
-    expect(slip.totals.net).toBe(187_823_065);
-    // Employer: health 0 (114-1); pension 12 % = 21_249_624 → 21_249_700; ARL I 0.522 % = 924_358.64 → 924_400;
-    // family fund 4 % of 177_080_200 = 7_083_208 → 7_083_300; ICBF, SENA 0. Total 29_257_400.
-    expect(amounts(slip.employer_contributions)).toEqual({ health: 0, pension: 21_249_700, arl: 924_400, family_fund: 7_083_300, icbf: 0, sena: 0 });
+    expect(amounts(slip.employee_contributions)).toEqual({ health: 7_083_200, pension: 7_083_200 });
+    expect(slip.totals.net).toBe(187_823_265);
+    // PILA on 1.770.802: health (employee's 4 % only, 114-1) 70.832,08 → 70.900, employer 68; pension 16 % = 283.328,32
+    // → 283.400, employer 283.400 − 70.832 = 212.568; ARL I 0,522 % = 9.243,59 → 9.300; family fund 4 % → 70.900;
+    // ICBF, SENA 0. Employer total 68 + 212.568 + 9.300 + 70.900 = 292.836 (29_283_600).
+    expect(amounts(slip.employer_contributions)).toEqual({ health: 6_800, pension: 21_256_800, arl: 930_000, family_fund: 7_090_000, icbf: 0, sena: 0 });
+    expect(slip.pila.map((l: any) => [l.subsystem, l.amount])).toEqual([['health', 7_090_000], ['pension', 28_340_000], ['arl', 930_000], ['family_fund', 7_090_000], ['icbf', 0], ['sena', 0]]);
     // Provisions: base 175_090_500 + 1_989_665 + 24_909_500 = 201_989_665; severance /12 = 16_832_472.08 → 16_832_472;
     // interest 12 % = 2_019_896.65 → 2_019_897; bonus 16_832_472; vacations 175_090_500 × 15/360 = 7_295_437.5 → 7_295_438.
     expect(amounts(slip.provisions)).toEqual({ severance: 16_832_472, severance_interest: 2_019_897, service_bonus: 16_832_472, vacations: 7_295_438 });
@@ -203,36 +206,40 @@ describe('a run for two employees, March 2026', () => {
 
   it('pays the five-minimum-wage employee with the solidarity fund', () => {
     const slip = run.payslips.find((p: any) => p.employee_id === b.id);
-    // 875_452_500: health and pension 4 % = 35_018_100 each; solidarity 1 % = 8_754_525 → 8_754_600.
-    // Net = 875_452_500 − 78_790_800 = 796_661_700. Employer: pension 105_054_300; ARL 4_569_862.05 → 4_569_900;
-    // family fund 35_018_100 (health, ICBF, SENA exempt: 5 < 10 SMMLV).
-    expect(amounts(slip.employee_contributions)).toEqual({ health: 35_018_100, pension: 35_018_100, solidarity_fund: 8_754_600 });
-    expect(slip.totals).toMatchObject({ earnings: 875_452_500, net: 796_661_700, employer_contributions: 144_642_300 });
+    // 875_452_500: health and pension 4 % = 350.181 each; solidarity 1 % = 87.545,25 → 87.545 (8_754_500).
+    // Net = 875_452_500 − 78_790_700 = 796_661_800. PILA: health 350.181 → 350.200 (employer 19; 5 < 10 SMMLV, exempt);
+    // pension 1.400.724 → 1.400.800 (employer 1.050.619); solidarity 87.545,25 → 87.600 (employer 55);
+    // ARL 45.698,62 → 45.700; family fund 350.181 → 350.200; ICBF, SENA 0.
+    // Employer = 19 + 1.050.619 + 55 + 45.700 + 350.200 = 1.446.593 (144_659_300).
+    expect(amounts(slip.employee_contributions)).toEqual({ health: 35_018_100, pension: 35_018_100, solidarity_fund: 8_754_500 });
+    expect(slip.totals).toMatchObject({ earnings: 875_452_500, net: 796_661_800, employer_contributions: 144_659_300 });
     // Provisions: severance 875_452_500 / 12 = 72_954_375; interest 8_754_525; bonus 72_954_375; vacations 36_477_187.5 → 36_477_188.
     expect(slip.totals.provisions).toBe(191_140_463);
   });
 
   it('totals the run and writes a balanced journal entry on PUC accounts', () => {
-    // Earnings 201_989_665 + 875_452_500 = 1_077_442_165; employee contributions 14_166_600 + 78_790_800 = 92_957_400;
-    // net 187_823_065 + 796_661_700 = 984_484_765; employer 29_257_400 + 144_642_300 = 173_899_700;
+    // Earnings 201_989_665 + 875_452_500 = 1_077_442_165; employee contributions 14_166_400 + 78_790_700 = 92_957_100;
+    // net 187_823_265 + 796_661_800 = 984_485_065; employer 29_283_600 + 144_659_300 = 173_942_900;
     // provisions (16_832_472 + 2_019_897 + 16_832_472 + 7_295_438 = 42_980_279) + 191_140_463 = 234_120_742.
     expect(run.run).toMatchObject({ status: 'computed', period: { from: '2026-03-01', to: '2026-03-31' }, frequency: 'monthly' });
-    expect(run.run.totals).toEqual({ employees: 2, earnings: 1_077_442_165, employee_contributions: 92_957_400, deductions: 0, net: 984_484_765, employer_contributions: 173_899_700, provisions: 234_120_742 });
+    expect(run.run.totals).toMatchObject({ employees: 2, earnings: 1_077_442_165, employee_contributions: 92_957_100, deductions: 0, net: 984_485_065, employer_contributions: 173_942_900, provisions: 234_120_742 });
     const je = run.run.journal_entry;
-    // Σ debits = earnings + employer + provisions = 1_077_442_165 + 173_899_700 + 234_120_742 = 1_485_462_607 = Σ credits.
-    expect(je).toMatchObject({ id: `je_${run.run.id}`, date: '2026-03-31', currency: 'COP', total_debit: 1_485_462_607, total_credit: 1_485_462_607, posted: false });
+    // Σ debits = earnings + employer + provisions = 1_077_442_165 + 173_942_900 + 234_120_742 = 1_485_505_807 = Σ credits.
+    expect(je).toMatchObject({ id: `je_${run.run.id}`, date: '2026-03-31', currency: 'COP', total_debit: 1_485_505_807, total_credit: 1_485_505_807, posted: false });
     const byAccount = Object.fromEntries(je.lines.map((l: any) => [`${l.account}${l.debit ? 'D' : 'C'}`, l.debit || l.credit]));
     expect(byAccount).toEqual({
       '510506D': 1_050_543_000, // salaries 175_090_500 + 875_452_500
       '510515D': 1_989_665, // overtime
       '510527D': 24_909_500, // transport allowance
       '510530D': 16_832_472 + 72_954_375, '510533D': 2_019_897 + 8_754_525, '510536D': 16_832_472 + 72_954_375, '510539D': 7_295_438 + 36_477_188,
-      '510568D': 924_400 + 4_569_900, '510570D': 21_249_700 + 105_054_300, '510572D': 7_083_300 + 35_018_100,
-      '237005C': 7_083_300 + 35_018_100, // health, employee shares (employer's exempt)
-      '237006C': 5_494_300, // ARL
-      '237010C': 42_101_400, // family fund
-      '238030C': 177_160_000, // pension 7_083_300 + 35_018_100 + 8_754_600 + 21_249_700 + 105_054_300
-      '250505C': 984_484_765, // net pay
+      '510568D': 930_000 + 4_570_000, '510570D': 21_256_800 + 105_061_900 + 5_500, '510572D': 7_090_000 + 35_020_000,
+      '510569D': 6_800 + 1_900, // health: the employer's rate is 0 (114-1), its share only PILA's approximation
+      // Each administrator's payable is what PILA declares for it (Decreto 1990 de 2016), employee and employer shares together:
+      '237005C': 7_090_000 + 35_020_000, // health: 7_083_200 + 35_018_100 withheld + 6_800 + 1_900 borne
+      '237006C': 930_000 + 4_570_000, // ARL
+      '237010C': 7_090_000 + 35_020_000, // family fund
+      '238030C': 28_340_000 + 140_080_000 + 8_760_000, // pension A and B, and B's solidarity fund = 177_180_000
+      '250505C': 984_485_065, // net pay
       '261005C': 89_786_847, '261010C': 10_774_422, '261015C': 43_772_626, '261020C': 89_786_847,
     });
   });
@@ -252,7 +259,7 @@ describe('a run for two employees, March 2026', () => {
     expect((await records(other, { source: 'payroll_runs' })).body.data.payrollRecords.rows).toEqual([]);
     expect((await records(other, { source: 'payslips', ref: run.run.id })).body.errors[0].extensions.code).toBe('not_found');
     for (const tool of ['payroll.post', 'payroll.void']) expect(await payroll.call(tool, { id: run.run.id }, other)).toMatchObject({ code: 'not_found' });
-    expect(await payroll.call('payroll.approve', { id: run.run.id, amount: 984_484_765 }, other)).toMatchObject({ code: 'not_found' });
+    expect(await payroll.call('payroll.approve', { id: run.run.id, amount: 984_485_065 }, other)).toMatchObject({ code: 'not_found' });
   });
 
   it('refuses a second run of an overlapping period, a post before approval, and a wrong amount', async () => {
@@ -260,12 +267,12 @@ describe('a run for two employees, March 2026', () => {
     expect(await payroll.call('payroll.run', { month: '2026-03', frequency: 'second_half' }, owner)).toMatchObject({ code: 'conflict' });
     expect(await payroll.call('payroll.run', { month: '2026-13' }, owner)).toMatchObject({ code: 'invalid_input', field: '/month' });
     expect(await payroll.call('payroll.post', { id: run.run.id }, owner)).toMatchObject({ code: 'conflict' });
-    expect(await payroll.call('payroll.approve', { id: run.run.id, amount: 984_484_764 }, owner)).toMatchObject({ code: 'invalid_input', field: '/amount' });
+    expect(await payroll.call('payroll.approve', { id: run.run.id, amount: 984_485_064 }, owner)).toMatchObject({ code: 'invalid_input', field: '/amount' });
   });
 
   it('is held for approval by an amount_over policy on the net pay, then approved and posted once', async () => {
     await payroll.governance.policies.create(owner.workspace, { name: 'Nómina grande', priority: 5, match: { tools: ['payroll.approve'] }, conditions: { amount_over: 500_000_000 }, effect: 'hold' }, newId('pol'));
-    const held = await payroll.call('payroll.approve', { id: run.run.id, amount: 984_484_765 }, owner);
+    const held = await payroll.call('payroll.approve', { id: run.run.id, amount: 984_485_065 }, owner);
     expect(held).toMatchObject({ pending: true, httpStatus: 202 });
     expect(held.approvalId).toMatch(/^apr_/);
     // Still computed: nothing ran.
@@ -278,12 +285,12 @@ describe('a run for two employees, March 2026', () => {
     // Novelties of an approved period are closed.
     expect(await payroll.call('payroll.novelties.create', { employee_id: a.id, type: 'commission', date: '2026-03-12', amount: 100 }, owner)).toMatchObject({ code: 'conflict' });
     const posted = await payroll.call('payroll.post', { id: run.run.id }, owner);
-    expect(posted.output.run).toMatchObject({ status: 'posted', journal_entry: { posted: true, total_debit: 1_485_462_607 } });
+    expect(posted.output.run).toMatchObject({ status: 'posted', journal_entry: { posted: true, total_debit: 1_485_505_807 } });
     expect(posted.output.run.posted_at).toMatch(/^\d{4}-/);
     expect(await payroll.call('payroll.post', { id: run.run.id }, owner)).toMatchObject({ code: 'conflict' });
     // Its entry is in payroll's journal feed (the finance journal pulls it: invoices test/payroll-journal.test.ts).
     const feed = (await records(owner, { source: 'payroll_journal' })).body.data.payrollRecords;
-    expect(feed.rows).toMatchObject([{ id: `je_${run.run.id}`, kind: 'posting', date: '2026-03-31', total_debit: 1_485_462_607, total_credit: 1_485_462_607 }]);
+    expect(feed.rows).toMatchObject([{ id: `je_${run.run.id}`, kind: 'posting', date: '2026-03-31', total_debit: 1_485_505_807, total_credit: 1_485_505_807 }]);
     expect((await records(testPrincipal(), { source: 'payroll_journal' })).body.data.payrollRecords.rows).toEqual([]);
   });
 });

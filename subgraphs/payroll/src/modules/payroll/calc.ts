@@ -14,9 +14,10 @@ import { valueAt, type ParameterKey } from './parameters.ts';
  *   own days or hours.
  * - **Rounding**: arithmetic is exact (BigInt fractions). Each earnings, deduction and provision
  *   line is rounded once, half up, to the minor unit; the hour value is never rounded on its own.
- *   The contribution bases (IBC) are rounded UP to the whole peso (Decreto 1990 de 2016) and each
- *   contribution UP to the unit of the `contribution_rounding` parameter (see its verification
- *   note), as PILA approximates.
+ *   The contribution bases (IBC) are rounded UP to the whole peso and each subsystem's declared
+ *   contribution UP to the next 100 pesos (Decreto 1990 de 2016; parameters `ibc_rounding` and
+ *   `contribution_rounding`); the employee's share is theirs half up to the peso, the employer's
+ *   the rest (see the contributions below).
  */
 
 /** Hour novelties: surcharges on ordinary hours and overtime (CST arts. 168, 179). */
@@ -73,6 +74,26 @@ export interface PayrollLine {
   days?: number;
 }
 
+/**
+ * One subsystem's contribution as the PILA (Planilla Integrada de Liquidación de Aportes)
+ * declares it: the base, the rates, the declared amount (rounded up to the parameter
+ * `contribution_rounding`), and who bears it. `employee + employer = amount`.
+ */
+export interface PilaLine {
+  subsystem: 'health' | 'pension' | 'solidarity_fund' | 'arl' | 'family_fund' | 'icbf' | 'sena';
+  base: number;
+  /** The subsystem's whole rate on the base (employee's and employer's), ppm. */
+  rate_ppm: number;
+  /** What PILA declares and pays the administrator. */
+  amount: number;
+  /** Withheld from the employee: their rate on the base, half up to the peso. */
+  employee: number;
+  /** Borne by the employer: the rest of the declared amount (its rate, and the approximation). */
+  employer: number;
+  employee_rate_ppm: number;
+  employer_rate_ppm: number;
+}
+
 /** The payroll of one employee for one period. */
 export interface PayrollResult {
   period: { from: string; to: string; days: number };
@@ -88,6 +109,8 @@ export interface PayrollResult {
   employee_contributions: PayrollLine[];
   deductions: PayrollLine[];
   employer_contributions: PayrollLine[];
+  /** The contributions as PILA declares them, one line per subsystem. */
+  pila: PilaLine[];
   provisions: PayrollLine[];
   totals: { earnings: number; employee_contributions: number; deductions: number; net: number; employer_contributions: number; provisions: number };
 }
@@ -102,6 +125,10 @@ const PPM = 1_000_000n;
 /** Half up to the integer (values here are never negative). */
 function roundHalfUp(x: Q): number {
   return Number((2n * x.n + x.d) / (2n * x.d));
+}
+/** Half up to a multiple of `unit` minor units. */
+function roundHalfUpTo(x: Q, unit: number): number {
+  return roundHalfUp({ n: x.n, d: x.d * BigInt(unit) }) * unit;
 }
 /** Up to a multiple of `unit` minor units. */
 function ceilTo(x: Q, unit: number): number {
@@ -310,25 +337,49 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   const monthlySalaryPay = q(BigInt(salaryType + sickTotal) * 30n, contractDays);
   const exempt = Boolean(input.exempt_114_1) && cmp(monthlySalaryPay, q(BigInt(valueAt('minimum_wage', end)) * BigInt(valueAt('exemption_114_1_below', end)))) < 0;
 
-  const unit = valueAt('contribution_rounding', end);
-  const contribution = (concept: string, key: ParameterKey, base: number): PayrollLine => {
-    const r = rateOver(key, dates, days);
-    return { concept, amount: ceilTo(mul(q(base), r), unit), base, rate_ppm: roundHalfUp(mul(r, q(PPM))) };
+  // Contributions as PILA declares them (Decreto 780 de 2016 art. 3.2.1.5 as modified by Decreto
+  // 1990 de 2016; parameters `ibc_rounding`, `contribution_rounding`): per subsystem, base × the
+  // employee's and the employer's rates together, up to the next multiple of the unit (100 pesos).
+  // The employee's share is their own rate on the base, half up to the peso, and never more: the
+  // approximation of the declared figure is the employer's, the aportante who declares and pays it
+  // (Ley 100 de 1993 art. 22: the employer answers for the whole contribution). So the employer's
+  // share is the declared figure less the employee's, and the books credit each administrator
+  // exactly what PILA pays it.
+  const pilaUnit = valueAt('contribution_rounding', end);
+  const ppmOf = (r: Q) => roundHalfUp(mul(r, q(PPM)));
+  const pila: PilaLine[] = [];
+  const subsystem = (name: PilaLine['subsystem'], base: number, employeeRate: Q, employerRate: Q): PilaLine => {
+    const amount = ceilTo(mul(q(base), add(employeeRate, employerRate)), pilaUnit);
+    const employeeShare = roundHalfUpTo(mul(q(base), employeeRate), ibcUnit);
+    const line: PilaLine = {
+      subsystem: name, base, rate_ppm: ppmOf(add(employeeRate, employerRate)), amount,
+      employee: employeeShare, employer: amount - employeeShare, employee_rate_ppm: ppmOf(employeeRate), employer_rate_ppm: ppmOf(employerRate),
+    };
+    pila.push(line);
+    return line;
   };
-  const employee: PayrollLine[] = [contribution('health', 'health_employee', ibcHealth), contribution('pension', 'pension_employee', ibcHealth)];
-  const solidarity = solidarityRate(q(BigInt(ibcHealth) * 30n, contractDays), valueAt('minimum_wage', end), end);
-  if (solidarity) employee.push({ concept: 'solidarity_fund', amount: ceilTo(q(BigInt(ibcHealth) * BigInt(solidarity), PPM), unit), base: ibcHealth, rate_ppm: solidarity });
+  const rate = (key: ParameterKey) => rateOver(key, dates, days);
+  const none = q(0);
+  const health = subsystem('health', ibcHealth, rate('health_employee'), exempt ? none : rate('health_employer'));
+  const pension = subsystem('pension', ibcHealth, rate('pension_employee'), rate('pension_employer'));
+  const solidarityPpm = solidarityRate(q(BigInt(ibcHealth) * 30n, contractDays), valueAt('minimum_wage', end), end);
+  const solidarity = solidarityPpm ? subsystem('solidarity_fund', ibcHealth, q(solidarityPpm, PPM), none) : null;
+  const arl = subsystem('arl', ibcArl, none, rate(`arl_class_${input.arl_class}` as ParameterKey));
+  const familyFund = subsystem('family_fund', paraBase, none, rate('family_fund'));
+  const icbf = subsystem('icbf', paraBase, none, exempt ? none : rate('icbf'));
+  const sena = subsystem('sena', paraBase, none, exempt ? none : rate('sena'));
+
+  const employeeLine = (concept: string, l: PilaLine): PayrollLine => ({ concept, amount: l.employee, base: l.base, rate_ppm: l.employee_rate_ppm });
+  const employerLine = (concept: string, l: PilaLine): PayrollLine => ({ concept, amount: l.employer, base: l.base, rate_ppm: l.employer_rate_ppm });
+  const employee: PayrollLine[] = [employeeLine('health', health), employeeLine('pension', pension), ...(solidarity ? [employeeLine('solidarity_fund', solidarity)] : [])];
 
   const deductions: PayrollLine[] = (input.deductions ?? []).map((d) => ({ concept: d.label ? `${d.kind}: ${d.label}` : d.kind, amount: d.amount }));
 
-  const zero = (concept: string, base: number): PayrollLine => ({ concept, amount: 0, base, rate_ppm: 0 });
   const employer: PayrollLine[] = [
-    exempt ? zero('health', ibcHealth) : contribution('health', 'health_employer', ibcHealth),
-    contribution('pension', 'pension_employer', ibcHealth),
-    contribution('arl', `arl_class_${input.arl_class}` as ParameterKey, ibcArl),
-    contribution('family_fund', 'family_fund', paraBase),
-    exempt ? zero('icbf', paraBase) : contribution('icbf', 'icbf', paraBase),
-    exempt ? zero('sena', paraBase) : contribution('sena', 'sena', paraBase),
+    employerLine('health', health), employerLine('pension', pension),
+    // The solidarity fund is the employee's; the employer bears only the approximation of its declared figure.
+    ...(solidarity ? [employerLine('solidarity_fund', solidarity)] : []),
+    employerLine('arl', arl), employerLine('family_fund', familyFund), employerLine('icbf', icbf), employerLine('sena', sena),
   ];
 
   // Provisions: severance and service bonus on the salary of the whole period (sick days count as
@@ -359,6 +410,7 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     employee_contributions: employee,
     deductions,
     employer_contributions: employer,
+    pila,
     provisions,
     totals: {
       earnings: totalEarnings,

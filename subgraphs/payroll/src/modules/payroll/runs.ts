@@ -157,6 +157,8 @@ const earningAccount = (l: PayrollLine): Account => {
 const EMPLOYER: Record<string, [Account, Account]> = {
   health: [PAYROLL_ACCOUNTS.health, PAYROLL_ACCOUNTS.healthPayable],
   pension: [PAYROLL_ACCOUNTS.pension, PAYROLL_ACCOUNTS.pensionPayable],
+  // The approximation of the solidarity fund's declared figure (calc.ts): the fund is the pension administrator's.
+  solidarity_fund: [PAYROLL_ACCOUNTS.pension, PAYROLL_ACCOUNTS.pensionPayable],
   arl: [PAYROLL_ACCOUNTS.arl, PAYROLL_ACCOUNTS.arlPayable],
   family_fund: [PAYROLL_ACCOUNTS.familyFund, PAYROLL_ACCOUNTS.parafiscalPayable],
   icbf: [PAYROLL_ACCOUNTS.icbf, PAYROLL_ACCOUNTS.parafiscalPayable],
@@ -206,6 +208,7 @@ export function resultAmounts(r: PayrollResult): [string, number][] {
   const lines = [...r.earnings, ...r.employee_contributions, ...r.deductions, ...r.employer_contributions, ...r.provisions];
   return [
     ...lines.flatMap((l): [string, number][] => [[`${l.concept}`, l.amount], ...(l.base !== undefined ? [[`the base of ${l.concept}`, l.base] as [string, number]] : [])]),
+    ...(r.pila ?? []).map((l): [string, number] => [`the declared ${l.subsystem} contribution`, l.amount]),
     ...Object.entries(r.ibc).map(([k, v]): [string, number] => [`the contribution base ${k}`, v]),
     ...Object.entries(r.totals).map(([k, v]): [string, number] => [`the total ${k}`, v]),
     // What the employee's lines debit in the run's entry.
@@ -255,11 +258,19 @@ const LINE_SCHEMA = {
   },
 } as const;
 const LINES = { type: 'array', items: LINE_SCHEMA } as const;
+const PILA_LINE_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['subsystem', 'base', 'rate_ppm', 'amount', 'employee', 'employer', 'employee_rate_ppm', 'employer_rate_ppm'],
+  properties: {
+    subsystem: { enum: ['health', 'pension', 'solidarity_fund', 'arl', 'family_fund', 'icbf', 'sena'] },
+    base: { type: 'integer' }, rate_ppm: { type: 'integer' }, amount: { type: 'integer' }, employee: { type: 'integer' }, employer: { type: 'integer' },
+    employee_rate_ppm: { type: 'integer' }, employer_rate_ppm: { type: 'integer' },
+  },
+} as const;
 
 /** JSON Schema of {@link payslipView}. */
 export const PAYSLIP_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['run_id', 'run_status', 'employee_id', 'name', 'document', 'position', 'period', 'days_worked', 'sick_days', 'unpaid_days', 'vacation_days', 'earnings', 'ibc', 'employee_contributions', 'deductions', 'employer_contributions', 'provisions', 'totals'],
+  required: ['run_id', 'run_status', 'employee_id', 'name', 'document', 'position', 'period', 'days_worked', 'sick_days', 'unpaid_days', 'vacation_days', 'earnings', 'ibc', 'employee_contributions', 'deductions', 'employer_contributions', 'pila', 'provisions', 'totals'],
   properties: {
     run_id: { type: 'string' },
     run_status: { enum: [...RUN_STATUSES] },
@@ -272,6 +283,8 @@ export const PAYSLIP_VIEW_SCHEMA = {
     earnings: LINES,
     ibc: { type: 'object', additionalProperties: false, required: ['health_pension', 'arl', 'parafiscal'], properties: { health_pension: { type: 'integer' }, arl: { type: 'integer' }, parafiscal: { type: 'integer' } } },
     employee_contributions: LINES, deductions: LINES, employer_contributions: LINES, provisions: LINES,
+    /** The contributions as PILA declares them (one line per subsystem; employee + employer = amount). */
+    pila: { type: 'array', items: PILA_LINE_SCHEMA },
     totals: {
       type: 'object', additionalProperties: false, required: ['earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions'],
       properties: { earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' } },
@@ -286,7 +299,7 @@ export function payslipView(run: Pick<RunDoc, '_id' | 'status'>, p: Payslip) {
     run_id: run._id, run_status: run.status, employee_id: p.employee_id, name: p.name, document: p.document, position: p.position,
     period: r.period, days_worked: r.days_worked, sick_days: r.sick_days, unpaid_days: r.unpaid_days, vacation_days: r.vacation_days,
     earnings: r.earnings, ibc: r.ibc, employee_contributions: r.employee_contributions, deductions: r.deductions,
-    employer_contributions: r.employer_contributions, provisions: r.provisions, totals: r.totals,
+    employer_contributions: r.employer_contributions, pila: r.pila ?? [], provisions: r.provisions, totals: r.totals,
   };
 }
 
