@@ -28,6 +28,8 @@ describe('metrics.query and records.list beyond receivables', () => {
     const today = localDate(new Date());
     const employee = (name: string, number: string, hire_date: string, contract_type: string) => ok('employees.create', {
       name, document: { type: 'CC', number }, position: 'Analista', hire_date, salary: { amount: 350_000_000, currency: 'COP' }, contract_type, arl_class: 1,
+      // A fixed-term contract records its agreed end: a year's term here.
+      ...(contract_type === 'fixed_term' ? { term_end: new Date(Date.parse(`${hire_date}T00:00:00Z`) + 364 * 86_400_000).toISOString().slice(0, 10) } : {}),
     });
     await employee('Ana Pérez', '1020304050', today, 'indefinite');
     await employee('Bruno Díaz', '1020304051', today, 'fixed_term');

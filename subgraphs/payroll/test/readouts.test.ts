@@ -77,7 +77,7 @@ describe('payrollMetric (metrics.query payroll_employees)', () => {
   it('counts active employees, hires per bucket by hire date and active ones by contract type', async () => {
     const owner = testPrincipal();
     await hire(owner, { hire_date: '2026-01-05' });
-    await hire(owner, { hire_date: '2026-01-20', contract_type: 'fixed_term' });
+    await hire(owner, { hire_date: '2026-01-20', contract_type: 'fixed_term', term_end: '2026-12-31' });
     const gone = await hire(owner, { hire_date: '2026-02-10' });
     await hire(owner, { hire_date: '2026-03-31', contract_type: 'service', salary: { amount: 100_000_00, currency: 'COP' } });
     await hire(owner, { hire_date: '2025-12-15' }); // before the window

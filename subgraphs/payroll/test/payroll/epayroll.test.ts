@@ -194,7 +194,7 @@ describe('payroll.einvoice_submit for a contract ended mid-month', () => {
     const doc = String(1_030_000_000 + Math.floor(Math.random() * 1e8));
     const hired = await payroll.call('employees.create', {
       name: 'Luis Pérez Soto', document: { type: 'CC', number: doc }, position: 'Vendedor', hire_date: '2026-01-01',
-      salary: { amount: 200_000_000, currency: 'COP' }, contract_type: 'fixed_term', arl_class: 1,
+      salary: { amount: 200_000_000, currency: 'COP' }, contract_type: 'fixed_term', term_end: '2026-12-31', arl_class: 1,
     }, owner);
     const id = hired.output.employee.id;
     // Settlement on 15 March (runs.test.ts, employees.terminate, works it out): severance 46_856_146, interest 1_171_404,
@@ -202,9 +202,10 @@ describe('payroll.einvoice_submit for a contract ended mid-month', () => {
     expect((await payroll.call('employees.terminate', { id, date: '2026-03-15', reason: 'resignation' }, owner)).ok).toBe(true);
     const run = await payroll.call('payroll.run', { month: '2026-03' }, owner);
     // March 1–15: salary 200_000_000 × 15/30 = 100_000_000; transport 24_909_500 × 15/30 = 12_454_750.
-    // Health and pension 4 % of 100_000_000 = 4_000_000 each. Net = 112_454_750 − 8_000_000 = 104_454_750.
-    expect(run.output.run.totals.net).toBe(104_454_750);
-    expect((await payroll.call('payroll.approve', { id: run.output.run.id, amount: 104_454_750 }, owner)).ok).toBe(true);
+    // Health and pension 4 % of 100_000_000 = 4_000_000 each. Net of the period = 112_454_750 − 8_000_000 = 104_454_750;
+    // the run pays it with the settlement (a resignation: no indemnity), 104_454_750 + 115_717_029 = 220_171_779.
+    expect(run.output.run.totals).toMatchObject({ net: 220_171_779, settlement: 115_717_029 });
+    expect((await payroll.call('payroll.approve', { id: run.output.run.id, amount: 220_171_779 }, owner)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: run.output.run.id }, owner)).ok).toBe(true);
 
     const r = await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-03' }, owner);

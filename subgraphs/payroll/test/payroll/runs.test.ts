@@ -222,7 +222,7 @@ describe('a run for two employees, March 2026', () => {
     // net 187_823_265 + 796_661_800 = 984_485_065; employer 29_283_600 + 144_659_300 = 173_942_900;
     // provisions (16_832_472 + 2_019_897 + 16_832_472 + 7_295_438 = 42_980_279) + 191_140_463 = 234_120_742.
     expect(run.run).toMatchObject({ status: 'computed', period: { from: '2026-03-01', to: '2026-03-31' }, frequency: 'monthly' });
-    expect(run.run.totals).toMatchObject({ employees: 2, earnings: 1_077_442_165, employee_contributions: 92_957_100, deductions: 0, net: 984_485_065, employer_contributions: 173_942_900, provisions: 234_120_742 });
+    expect(run.run.totals).toEqual({ employees: 2, earnings: 1_077_442_165, employee_contributions: 92_957_100, deductions: 0, net: 984_485_065, employer_contributions: 173_942_900, provisions: 234_120_742, settlement: 0 });
     const je = run.run.journal_entry;
     // Σ debits = earnings + employer + provisions = 1_077_442_165 + 173_942_900 + 234_120_742 = 1_485_505_807 = Σ credits.
     expect(je).toMatchObject({ id: `je_${run.run.id}`, date: '2026-03-31', currency: 'COP', total_debit: 1_485_505_807, total_credit: 1_485_505_807, posted: false });

@@ -1,5 +1,6 @@
 import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { SETTLEMENT_CONCEPTS, TERMINATION_REASONS, type SettlementLine, type TerminationReason } from '../payroll/settlement.ts';
 
 /** Identity documents an employee can be registered with (cédula, cédula de extranjería, passport, NIT). */
 export const DOCUMENT_TYPES = ['CC', 'CE', 'PASSPORT', 'NIT'] as const;
@@ -30,6 +31,12 @@ export interface EmployeeDoc {
   /** Monthly salary in integer minor units of `currency`. */
   salary: { amount: number; currency: string };
   contract_type: (typeof CONTRACT_TYPES)[number];
+  /**
+   * A fixed-term contract's agreed last day, of the term now running (a renewal moves it, through
+   * employees.update): what the indemnity for dismissal pays up to (CST art. 64). Null for other
+   * contracts; absent on fixed-term contracts recorded before it was kept.
+   */
+  term_end?: string | null;
   /** Occupational-risk class I–V: sets the employer's ARL rate (0.522 %–6.96 %). */
   arl_class: 1 | 2 | 3 | 4 | 5;
   status: 'active' | 'terminated';
@@ -50,14 +57,12 @@ export interface EmployeeDoc {
 /** One salary of the contract, from a date on. */
 export interface SalaryStep { amount: number; effective_from: string; changed_at: Date | null }
 
-/** Why a contract ended (CST arts. 61–62). */
-export const TERMINATION_REASONS = ['resignation', 'just_cause', 'without_just_cause', 'mutual_agreement', 'end_of_term', 'other'] as const;
-
 export interface Termination {
   date: string;
-  reason: (typeof TERMINATION_REASONS)[number];
+  reason: TerminationReason;
   note: string | null;
-  settlement: { lines: { concept: string; amount: number; base: number; days: number }[]; total: number };
+  /** The final settlement (payroll/settlement.ts), the indemnity included when one is owed. */
+  settlement: { lines: SettlementLine[]; total: number };
   at: Date;
 }
 
@@ -78,6 +83,7 @@ const employeeSchema = new Schema<EmployeeDoc>(
     hire_date: { type: String, required: true },
     salary: { type: Schema.Types.Mixed, required: true },
     contract_type: { type: String, required: true },
+    term_end: { type: String, default: null },
     arl_class: { type: Number, required: true },
     status: { type: String, required: true, default: 'active' },
     salary_history: { type: Schema.Types.Mixed, default: undefined },
@@ -105,7 +111,7 @@ export function employees(db: Connection): Model<EmployeeDoc> {
 /** JSON Schema of {@link employeeView}: what every tool answering an employee gives. */
 export const EMPLOYEE_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'salary_history', 'contract_type', 'arl_class', 'status', 'termination', 'created_at', 'updated_at'],
+  required: ['id', 'name', 'document', 'email', 'position', 'hire_date', 'salary', 'salary_history', 'contract_type', 'term_end', 'arl_class', 'status', 'termination', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     name: TEXT,
@@ -129,6 +135,8 @@ export const EMPLOYEE_VIEW_SCHEMA = {
       },
     },
     contract_type: { enum: [...CONTRACT_TYPES] },
+    /** A fixed-term contract's agreed last day (null for other contracts, or when not recorded). */
+    term_end: { type: ['string', 'null'], format: 'date' },
     arl_class: { enum: [1, 2, 3, 4, 5] },
     status: { enum: ['active', 'terminated'] },
     termination: {
@@ -144,7 +152,11 @@ export const EMPLOYEE_VIEW_SCHEMA = {
               type: 'array',
               items: {
                 type: 'object', additionalProperties: false, required: ['concept', 'amount', 'base', 'days'],
-                properties: { concept: { enum: ['severance', 'severance_interest', 'service_bonus', 'vacations'] }, amount: { type: 'integer' }, base: { type: 'integer' }, days: { type: 'integer' } },
+                properties: {
+                  concept: { enum: [...SETTLEMENT_CONCEPTS] }, amount: { type: 'integer' }, base: { type: 'integer' }, days: { type: 'integer' },
+                  /** How the indemnity (CST art. 64) was reckoned, in Spanish. */
+                  note: { type: 'string' },
+                },
               },
             },
             total: { type: 'integer' },
@@ -169,6 +181,7 @@ export function employeeView(e: EmployeeDoc) {
     salary: { amount: e.salary.amount, currency: e.salary.currency },
     salary_history: salaryHistoryOf(e).map((s) => ({ amount: s.amount, effective_from: s.effective_from })),
     contract_type: e.contract_type,
+    term_end: e.term_end ?? null,
     arl_class: e.arl_class,
     status: e.status,
     termination: e.termination

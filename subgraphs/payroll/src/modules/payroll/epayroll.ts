@@ -5,6 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { EmployeeDoc } from '../employees/model.ts';
 import { commercialWeight, type PayrollLine } from './calc.ts';
 import type { RunDoc } from './runs.ts';
+import type { SettlementConcept } from './settlement.ts';
 import { requireSealer, SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
 
 /**
@@ -294,7 +295,12 @@ export function buildNominaIndividual(args: {
   const to = slips.map((p) => p.result.period.to).sort().at(-1)!;
   const month = runs[0].month;
   const retired = e.termination && e.termination.date.startsWith(month) ? e.termination : null;
-  const settlement = retired ? Object.fromEntries(retired.settlement.lines.map((l) => [l.concept, l])) : {};
+  // The settlement as the run of the last day carried it into the books (the same figures); runs
+  // computed before settlements reached the books did not carry one: the employee's record then.
+  const carried = slips.find((p) => p.settlement)?.settlement;
+  const settlement: Partial<Record<SettlementConcept, { amount: number; days: number }>> = retired
+    ? Object.fromEntries((carried ?? retired.settlement).lines.map((l) => [l.concept, l]))
+    : {};
 
   const number = `${s.prefix}${args.consecutive}`;
   const genDate = localDate(now);
@@ -345,6 +351,8 @@ export function buildNominaIndividual(args: {
   }
   const commissions = sum(earnings, 'commissions');
   if (commissions) { dev.Comisiones = { Comision: decimal2(commissions) }; devTotal += commissions; }
+  // CST art. 64 (settlement.ts): the annex's Indemnizacion, last but Reintegro in Devengados.
+  if (settlement.indemnity) { dev.Indemnizacion = decimal2(settlement.indemnity.amount); devTotal += settlement.indemnity.amount; }
   const placed = new Set(['salary', 'transport_allowance', 'vacations', 'sick_leave', 'bonus_salary', 'bonus_non_salary', 'commissions', ...Object.keys(HOUR_ELEMENTS)]);
   const unplaced = earnings.find((l) => !placed.has(l.concept));
   if (unplaced) throw new CuadraError('internal', `No annex element for the earning ${unplaced.concept}.`);

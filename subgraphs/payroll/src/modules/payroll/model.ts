@@ -2,7 +2,7 @@ import { CuadraError, localDate } from '@cuadra/shared';
 import { PARAMETER_KEYS, PARAMETER_YEARS, stepsForYear, type ParameterKey, type ParameterStep } from './parameters.ts';
 
 /** Groups of parameters: the `kind` of a `payroll_parameters` row. */
-export const PARAMETER_GROUPS = ['wages', 'employee', 'employer', 'bases', 'provisions', 'hours', 'sick_leave'] as const;
+export const PARAMETER_GROUPS = ['wages', 'employee', 'employer', 'bases', 'provisions', 'termination', 'hours', 'sick_leave'] as const;
 export type ParameterGroup = (typeof PARAMETER_GROUPS)[number];
 
 /** Whether a figure was checked against a public text: the `status` of a row. */
@@ -14,6 +14,7 @@ function groupOf(key: ParameterKey): ParameterGroup {
   if (key.endsWith('_employer') || key.startsWith('arl_') || key === 'family_fund' || key === 'icbf' || key === 'sena' || key === 'exemption_114_1_below') return 'employer';
   if (key.startsWith('contribution_') || key === 'non_salary_cap' || key === 'ibc_rounding') return 'bases';
   if (key.startsWith('sick_leave')) return 'sick_leave';
+  if (key.startsWith('dismissal_')) return 'termination';
   if (key.startsWith('severance') || key.endsWith('_days_per_year')) return 'provisions';
   return 'hours';
 }

@@ -35,6 +35,8 @@ export const PARAMETER_KEYS = [
   'family_fund', 'icbf', 'sena', 'exemption_114_1_below',
   'contribution_base_floor', 'contribution_base_ceiling', 'non_salary_cap', 'ibc_rounding', 'contribution_rounding',
   'severance_days_per_year', 'severance_interest', 'service_bonus_days_per_year', 'vacation_days_per_year',
+  'dismissal_first_year_days', 'dismissal_further_year_days', 'dismissal_high_wage_from', 'dismissal_high_wage_first_year_days',
+  'dismissal_high_wage_further_year_days', 'dismissal_fixed_term_minimum_days',
   'night_work_start', 'night_surcharge', 'sunday_holiday_surcharge', 'overtime_day', 'overtime_night',
   'max_weekly_hours', 'monthly_hour_divisor',
   'sick_leave_employer_days', 'sick_leave_employer_days_rate', 'sick_leave_rate', 'sick_leave_floor',
@@ -60,6 +62,8 @@ export interface ParameterStep {
 }
 
 const LEY_2466 = 'Ley 2466 de 2025 (25 Jun 2025)';
+const CST_64 = 'CST art. 64 as modified by Ley 789 de 2002 art. 28 (terminación unilateral del contrato sin justa causa)';
+const CST_64_EVIDENCE = 'The article\'s text as modified by Ley 789 art. 28 (scribd copies of "Artículo 64 del Código Sustantivo del Trabajo"): "a) Para trabajadores que devenguen un salario inferior a diez (10) salarios mínimos mensuales legales: 1. Treinta (30) días de salario cuando el trabajador tuviere un tiempo de servicio no mayor de un (1) año. 2. ... veinte (20) días adicionales de salario sobre los treinta (30) básicos ... por cada uno de los años de servicio subsiguientes al primero y proporcionalmente por fracción; b) ... igual o superior a diez (10) ... 1. Veinte (20) días ... 2. ... quince (15) días adicionales"';
 const DECRETO_1990 = 'Decreto 780 de 2016 art. 3.2.1.5 as modified by Decreto 1990 de 2016 art. 1 (aproximación de los valores de la planilla de autoliquidación de aportes, PILA)';
 const DECRETO_1990_EVIDENCE = 'Decreto 1990 de 2016 (Diario Oficial 50.079, 6 Dec 2016) read on normograma.mincultura.gov.co: "Por medio del cual se modifica el artículo 3.2.1.5. ... del Decreto 780 de 2016 ... en relación con las reglas de aproximación de los valores contenidos en la planilla de autoliquidación de aportes", its recital: "se hace necesario modificar las reglas de aproximación de los valores del ingreso base de cotización" (the article\'s own body could not be read here). '
   + 'The rule as applied by PILA: PorkColombia\'s summary of the decree (IBC "PESO SUPERIOR" from 6 Mar 2017, before: the nearest 1.000); open-source payroll code quoting it as "el IBC deberá aproximarse al peso superior más cercano; el valor de la cotización deberá redondearse al múltiplo de 100 superior más cercano", one of them checked against a PILA on the 2026 minimum wage (1.750.905) that declares pensión 280.200 (16 % = 280.144,80) and salud 218.900 (12,5 % = 218.863,13)';
@@ -120,6 +124,15 @@ export const PARAMETER_STEPS: readonly ParameterStep[] = [
   step('severance_interest', 'ppm', 120_000, SINCE_2025, 'Ley 52 de 1975 art. 1: 12 % a year on severance (1 % a month of the base)', true, 'derecholaboralcid.blogspot.com; aleluya.com (12 % of the year\'s severance, provisioned monthly)', { in_force_since: 'Ley 52 de 1975' }),
   step('service_bonus_days_per_year', 'days', 30, SINCE_2025, 'CST art. 306 as modified by Ley 1788 de 2016: one month of salary a year, paid by halves', true, 'mcaccounting.com.co (one month a year, two payments)', { in_force_since: 'CST' }),
   step('vacation_days_per_year', 'days', 15, SINCE_2025, 'CST art. 186: 15 working days of paid rest a year (4.17 % of the salary)', false, 'Not found in the pages searched; figure as in DOMAIN.md (4.17 %)', { in_force_since: 'CST' }),
+
+  step('dismissal_first_year_days', 'days', 30, SINCE_2025, `${CST_64}, lit. a num. 1: 30 days of salary for a year of service or less (salary under 10 SMMLV)`, true, CST_64_EVIDENCE, { in_force_since: 'Ley 789 de 2002 art. 28' }),
+  step('dismissal_further_year_days', 'days', 20, SINCE_2025, `${CST_64}, lit. a num. 2: 20 more days for each further year, proportionally for a fraction`, true, CST_64_EVIDENCE, { in_force_since: 'Ley 789 de 2002 art. 28' }),
+  step('dismissal_high_wage_from', 'minimum_wages', 10, SINCE_2025, `${CST_64}, lit. b: salaries of 10 SMMLV or more take the lower table`, true, CST_64_EVIDENCE, { in_force_since: 'Ley 789 de 2002 art. 28' }),
+  step('dismissal_high_wage_first_year_days', 'days', 20, SINCE_2025, `${CST_64}, lit. b num. 1: 20 days for a year of service or less`, true, CST_64_EVIDENCE, { in_force_since: 'Ley 789 de 2002 art. 28' }),
+  step('dismissal_high_wage_further_year_days', 'days', 15, SINCE_2025, `${CST_64}, lit. b num. 2: 15 more days for each further year, proportionally for a fraction`, true, CST_64_EVIDENCE, { in_force_since: 'Ley 789 de 2002 art. 28' }),
+  step('dismissal_fixed_term_minimum_days', 'days', 15, SINCE_2025, `${CST_64}: fixed term, the salaries of the time left of the term; the indemnity "no será inferior a quince (15) días"`, true,
+    `${CST_64_EVIDENCE}; the floor read as binding fixed-term contracts too by the Ministerio de la Protección Social (ambitojuridico.com, 2 Aug 2011: "en todo caso, no podrá ser inferior a 15 días")`,
+    { in_force_since: 'Ley 789 de 2002 art. 28', note: 'The sentence ties the 15-day floor to contracts for a piece of work; the Ministry reads it for every fixed term, and so does this table (the reading that favours the worker, CST art. 21).' }),
 
   step('night_work_start', 'hour_of_day', 21, SINCE_2025, 'CST art. 160 as modified by Ley 1846 de 2017: night work from 9 p.m. to 6 a.m.', true, 'Ley 1846 de 2017 text (safetya.co)', { in_force_since: 'Ley 1846 de 2017' }),
   step('night_work_start', 'hour_of_day', 19, '2025-12-25', `${LEY_2466} art. 10 (CST art. 160): night work from 7 p.m. to 6 a.m., six months after the law`, true, 'El Colombiano (24-25 Dec 2025): art. 10 par. 2, in force 25 Dec 2025; Noticias RCN; El Espectador'),

@@ -1,6 +1,7 @@
 import type { PayrollLine } from './calc.ts';
 import type { Employer } from './epayroll.ts';
-import type { Payslip, RunDoc } from './runs.ts';
+import { payslipNet, type Payslip, type PayslipSettlement, type RunDoc } from './runs.ts';
+import type { SettlementConcept, TerminationReason } from './settlement.ts';
 
 /**
  * The payslip as a person reads it (desprendible de pago): HTML in Spanish, and the same page
@@ -77,6 +78,35 @@ function table(title: string, lines: readonly PayrollLine[], total: number, tota
     + `<tfoot><tr><th colspan="2">${totalLabel}</th><th class="n">${formatCop(total)}</th></tr></tfoot></table></section>`;
 }
 
+/** Spanish names of the final settlement's lines. */
+const SETTLEMENT_NAMES: Record<SettlementConcept, string> = {
+  severance: 'Cesantías',
+  severance_interest: 'Intereses sobre cesantías',
+  service_bonus: 'Prima de servicios',
+  vacations: 'Vacaciones compensadas en dinero',
+  indemnity: 'Indemnización por terminación sin justa causa (CST art. 64)',
+};
+
+/** Why the contract ended, as the payslip says it. */
+const REASON_NAMES: Record<TerminationReason, string> = {
+  resignation: 'renuncia', just_cause: 'despido con justa causa', without_just_cause: 'despido sin justa causa',
+  constructive_dismissal: 'renuncia por justa causa imputable al empleador', mutual_agreement: 'mutuo acuerdo',
+  end_of_term: 'vencimiento del plazo pactado', other: 'otra causa',
+};
+
+/** The final settlement (liquidación definitiva) as a table: each concept with its days and base, the indemnity with how it was reckoned. */
+function settlementTable(s: PayslipSettlement): string {
+  const rows = s.lines.map((l) => {
+    // The indemnity's note says what its days are; vacations count the days of service.
+    const days = l.concept === 'indemnity' ? [] : [`${l.days} días${l.concept === 'vacations' ? ' de servicio' : ''}`];
+    const what = [...days, `base ${formatCop(l.base)}`, ...(l.note ? [l.note] : [])].join(' · ');
+    return `<tr><td>${esc(SETTLEMENT_NAMES[l.concept])}</td><td class="d">${esc(what)}</td><td class="n">${formatCop(l.amount)}</td></tr>`;
+  }).join('');
+  return `<section id="settlement"><h2>Liquidación definitiva</h2><p>Contrato terminado el ${s.date} (${REASON_NAMES[s.reason]}).</p>`
+    + `<table><thead><tr><th>Concepto</th><th>Detalle</th><th class="n">Valor</th></tr></thead><tbody>${rows}</tbody>`
+    + `<tfoot><tr><th colspan="2">Total liquidación</th><th class="n">${formatCop(s.total)}</th></tr></tfoot></table></section>`;
+}
+
 /** Options of {@link payslipHtml}. */
 export interface PayslipHtmlOptions {
   /** The employer's contributions and provisions are the employer's cost: shown only when asked. */
@@ -122,7 +152,8 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}
 </dl></header>
 ${table('Devengados', r.earnings, t.earnings, 'Total devengado')}
 ${table('Deducciones', withheld, t.employee_contributions + t.deductions, 'Total deducciones')}
-<p class="net"><strong>Neto a pagar: <span id="net">${formatCop(t.net)}</span></strong></p>
+${p.settlement ? `<p>Neto del periodo: ${formatCop(t.net)}</p>\n${settlementTable(p.settlement)}` : ''}
+<p class="net"><strong>Neto a pagar: <span id="net">${formatCop(payslipNet(p))}</span></strong></p>
 ${employer}
 <footer><p class="d">Ingreso base de cotización (salud y pensión): ${formatCop(r.ibc.health_pension)}.</p></footer>
 </body></html>`;

@@ -1,6 +1,7 @@
 import { addPositions, CuadraError, DATE_TIME_SCHEMA, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { PayrollLine, PayrollResult } from './calc.ts';
+import { SETTLEMENT_CONCEPTS, TERMINATION_REASONS, type SettlementConcept, type SettlementLine, type TerminationReason } from './settlement.ts';
 
 /**
  * Payroll runs: `computed → approved → posted`, or `void` (a posted run with a reversing entry). A run holds, per
@@ -10,6 +11,22 @@ import type { PayrollLine, PayrollResult } from './calc.ts';
 
 export const RUN_STATUSES = ['computed', 'approved', 'posted', 'void'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * The lock that serializes what changes a month's payroll: computing its runs, and ending a
+ * contract on one of its days (employees.terminate), so a run never pays someone terminated meanwhile.
+ */
+export function runLock(workspace: string, month: string): string {
+  return `payroll-run:${workspace}:${month}`;
+}
+
+/**
+ * The lock between computing a final settlement (which releases posted runs' provisions) and
+ * voiding a posted run (which reverses them): one per workspace, both rare.
+ */
+export function settlementLock(workspace: string): string {
+  return `payroll-settlement:${workspace}`;
+}
 
 /** Monthly, or one half of a month (1–15, 16–end). */
 export const RUN_FREQUENCIES = ['monthly', 'first_half', 'second_half'] as const;
@@ -26,9 +43,41 @@ export interface Payslip {
   /** The employee's days in the run: the run's period cut to the contract. */
   period: { from: string; to: string };
   result: PayrollResult;
+  /**
+   * The final settlement, on the payslip whose period holds the contract's last day (absent on
+   * others, and on runs computed before settlements reached the books).
+   */
+  settlement?: PayslipSettlement | null;
 }
 
-export interface RunTotals { employees: number; earnings: number; employee_contributions: number; deductions: number; net: number; employer_contributions: number; provisions: number }
+/**
+ * A settlement line as the books take it: what is owed (`amount`), the part the provisions for it
+ * already hold (`provisioned`, released from 2610xx) and the `difference` booked to the expense
+ * (negative when more was provisioned than is owed). `provisioned + difference = amount`.
+ */
+export interface SettlementRelease extends SettlementLine { provisioned: number; difference: number }
+
+/** The final settlement on the last payslip of a contract (release.ts). */
+export interface PayslipSettlement {
+  date: string;
+  reason: TerminationReason;
+  lines: SettlementRelease[];
+  total: number;
+  /** The posted runs whose provisions this settlement releases: none of them may be voided while it stands. */
+  released_runs: string[];
+}
+
+/** What the employee is paid by this payslip: the period's net pay and the settlement, if any. */
+export function payslipNet(p: Pick<Payslip, 'result' | 'settlement'>): number {
+  return p.result.totals.net + (p.settlement?.total ?? 0);
+}
+
+/**
+ * A run's totals. `net` is what the run pays out (the payslips' net pay and the settlements);
+ * `settlement` is the settlements' part of it. Runs computed before settlements reached the books
+ * have no `settlement`.
+ */
+export interface RunTotals { employees: number; earnings: number; employee_contributions: number; deductions: number; net: number; employer_contributions: number; provisions: number; settlement?: number }
 
 export interface RunDoc {
   _id: string;
@@ -47,6 +96,8 @@ export interface RunDoc {
   exempt_114_1: boolean;
   payslips: Payslip[];
   totals: RunTotals;
+  /** Every payslip's `settlement.released_runs`: what payroll.void checks before reversing a posted run. */
+  released_runs?: string[];
   /**
    * The balanced entry posting writes, computed with the run: `je_<run id>`, dated the period's
    * last day. Kept in the run; once posted, the finance journal pulls it through the
@@ -73,6 +124,7 @@ const runSchema = new Schema<RunDoc>(
     status: { type: String, required: true },
     exempt_114_1: { type: Boolean, required: true },
     payslips: { type: Schema.Types.Mixed, required: true },
+    released_runs: { type: [String], default: undefined },
     totals: { type: Schema.Types.Mixed, required: true },
     journal_entry: { type: Schema.Types.Mixed, required: true },
     approved_at: { type: Date, default: null },
@@ -105,7 +157,10 @@ export function periodOf(month: string, frequency: RunDoc['frequency']): { from:
 /**
  * PUC accounts (Decreto 2650 de 1993, Plan Único de Cuentas para comerciantes) a payroll run
  * posts to: operating administrative expenses 5105xx, payroll withholdings and contributions
- * payable 2370xx, pension funds 238030, salaries payable 250505, provisions 2610xx.
+ * payable 2370xx, pension funds 238030, salaries payable 250505, provisions 2610xx; a final
+ * settlement, the labour obligations of group 25 by concept (2510 cesantías consolidadas, 2515
+ * intereses, 2520 prima, 2525 vacaciones consolidadas, 2540 indemnizaciones; the sub-account codes
+ * under 2515–2540 are the ones charts commonly open, the decree fixing none).
  */
 export const PAYROLL_ACCOUNTS = {
   salaries: { code: '510506', name: 'Sueldos' },
@@ -139,6 +194,13 @@ export const PAYROLL_ACCOUNTS = {
   severanceInterestProvision: { code: '261010', name: 'Intereses sobre cesantías' },
   vacationsProvision: { code: '261015', name: 'Vacaciones' },
   serviceBonusProvision: { code: '261020', name: 'Prima de servicios' },
+  /** The final settlement (release.ts): the indemnity's expense, and what is owed to the worker by concept. */
+  indemnity: { code: '510560', name: 'Indemnizaciones laborales' },
+  severancePayable: { code: '251020', name: 'Cesantías consolidadas — Ley 50 de 1990 y normas posteriores' },
+  severanceInterestPayable: { code: '251505', name: 'Intereses sobre cesantías' },
+  serviceBonusPayable: { code: '252005', name: 'Prima de servicios' },
+  vacationsPayable: { code: '252505', name: 'Vacaciones consolidadas' },
+  indemnityPayable: { code: '254005', name: 'Indemnizaciones laborales' },
 } as const;
 
 type Account = { code: string; name: string };
@@ -164,6 +226,16 @@ const EMPLOYER: Record<string, [Account, Account]> = {
   icbf: [PAYROLL_ACCOUNTS.icbf, PAYROLL_ACCOUNTS.parafiscalPayable],
   sena: [PAYROLL_ACCOUNTS.sena, PAYROLL_ACCOUNTS.parafiscalPayable],
 };
+/** A settlement concept's provision (released), expense (the difference) and payable (what is owed). */
+const SETTLEMENT: Record<SettlementConcept, [Account | null, Account, Account]> = {
+  severance: [PAYROLL_ACCOUNTS.severanceProvision, PAYROLL_ACCOUNTS.severance, PAYROLL_ACCOUNTS.severancePayable],
+  severance_interest: [PAYROLL_ACCOUNTS.severanceInterestProvision, PAYROLL_ACCOUNTS.severanceInterest, PAYROLL_ACCOUNTS.severanceInterestPayable],
+  service_bonus: [PAYROLL_ACCOUNTS.serviceBonusProvision, PAYROLL_ACCOUNTS.serviceBonus, PAYROLL_ACCOUNTS.serviceBonusPayable],
+  vacations: [PAYROLL_ACCOUNTS.vacationsProvision, PAYROLL_ACCOUNTS.vacationsExpense, PAYROLL_ACCOUNTS.vacationsPayable],
+  // Nothing is provisioned for an indemnity: it is all expense.
+  indemnity: [null, PAYROLL_ACCOUNTS.indemnity, PAYROLL_ACCOUNTS.indemnityPayable],
+};
+
 const PROVISION: Record<string, [Account, Account]> = {
   severance: [PAYROLL_ACCOUNTS.severance, PAYROLL_ACCOUNTS.severanceProvision],
   severance_interest: [PAYROLL_ACCOUNTS.severanceInterest, PAYROLL_ACCOUNTS.severanceInterestProvision],
@@ -176,6 +248,9 @@ const PROVISION: Record<string, [Account, Account]> = {
  * provisions; Cr salaries payable (net pay), contributions payable (employee and employer
  * shares), deductions to whom they are owed, and the provisions. Σ debits = Σ credits because
  * net = earnings − employee contributions − deductions, line by line of each payslip.
+ * A final settlement releases its provisions (Dr 2610xx `provisioned`), books the `difference` to
+ * the expense (Dr, or Cr when more was provisioned than is owed) and credits what is owed to the
+ * group-25 payable of its concept; it balances because provisioned + difference = amount.
  * Lines of one account and side are merged; the employee is not named on the lines (the payslips are).
  */
 export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
@@ -199,6 +274,12 @@ export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
     put(PAYROLL_ACCOUNTS.salariesPayable, 0, r.totals.net);
     for (const l of r.employer_contributions) { const [dr, cr] = EMPLOYER[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
     for (const l of r.provisions) { const [dr, cr] = PROVISION[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
+    for (const l of p.settlement?.lines ?? []) {
+      const [provision, expense, payable] = SETTLEMENT[l.concept];
+      if (provision) put(provision, Math.max(l.provisioned, 0), Math.max(-l.provisioned, 0));
+      put(expense, Math.max(l.difference, 0), Math.max(-l.difference, 0));
+      put(payable, 0, l.amount);
+    }
   }
   return [...acc.values()].sort((a, b) => (a.debit > 0 ? 0 : 1) - (b.debit > 0 ? 0 : 1) || a.account.localeCompare(b.account));
 }
@@ -258,6 +339,27 @@ const LINE_SCHEMA = {
   },
 } as const;
 const LINES = { type: 'array', items: LINE_SCHEMA } as const;
+/** JSON Schema of {@link PayslipSettlement}. */
+export const PAYSLIP_SETTLEMENT_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['date', 'reason', 'lines', 'total', 'released_runs'],
+  properties: {
+    date: { type: 'string', format: 'date' },
+    reason: { enum: [...TERMINATION_REASONS] },
+    lines: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['concept', 'amount', 'base', 'days', 'provisioned', 'difference'],
+        properties: {
+          concept: { enum: [...SETTLEMENT_CONCEPTS] }, amount: { type: 'integer' }, base: { type: 'integer' }, days: { type: 'integer' }, note: { type: 'string' },
+          provisioned: { type: 'integer' }, difference: { type: 'integer' },
+        },
+      },
+    },
+    total: { type: 'integer' },
+    released_runs: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
 const PILA_LINE_SCHEMA = {
   type: 'object', additionalProperties: false, required: ['subsystem', 'base', 'rate_ppm', 'amount', 'employee', 'employer', 'employee_rate_ppm', 'employer_rate_ppm'],
   properties: {
@@ -270,7 +372,7 @@ const PILA_LINE_SCHEMA = {
 /** JSON Schema of {@link payslipView}. */
 export const PAYSLIP_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['run_id', 'run_status', 'employee_id', 'name', 'document', 'position', 'period', 'days_worked', 'sick_days', 'unpaid_days', 'vacation_days', 'earnings', 'ibc', 'employee_contributions', 'deductions', 'employer_contributions', 'pila', 'provisions', 'totals'],
+  required: ['run_id', 'run_status', 'employee_id', 'name', 'document', 'position', 'period', 'days_worked', 'sick_days', 'unpaid_days', 'vacation_days', 'earnings', 'ibc', 'employee_contributions', 'deductions', 'employer_contributions', 'pila', 'provisions', 'settlement', 'totals'],
   properties: {
     run_id: { type: 'string' },
     run_status: { enum: [...RUN_STATUSES] },
@@ -285,9 +387,12 @@ export const PAYSLIP_VIEW_SCHEMA = {
     employee_contributions: LINES, deductions: LINES, employer_contributions: LINES, provisions: LINES,
     /** The contributions as PILA declares them (one line per subsystem; employee + employer = amount). */
     pila: { type: 'array', items: PILA_LINE_SCHEMA },
+    /** The final settlement, on the payslip of the contract's last day; null on others. */
+    settlement: { anyOf: [PAYSLIP_SETTLEMENT_SCHEMA, { type: 'null' }] },
     totals: {
-      type: 'object', additionalProperties: false, required: ['earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions'],
-      properties: { earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' } },
+      type: 'object', additionalProperties: false, required: ['earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions', 'settlement'],
+      // net: what the payslip pays, the period's net pay plus the settlement.
+      properties: { earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' }, settlement: { type: 'integer' } },
     },
   },
 } as const;
@@ -299,13 +404,16 @@ export function payslipView(run: Pick<RunDoc, '_id' | 'status'>, p: Payslip) {
     run_id: run._id, run_status: run.status, employee_id: p.employee_id, name: p.name, document: p.document, position: p.position,
     period: r.period, days_worked: r.days_worked, sick_days: r.sick_days, unpaid_days: r.unpaid_days, vacation_days: r.vacation_days,
     earnings: r.earnings, ibc: r.ibc, employee_contributions: r.employee_contributions, deductions: r.deductions,
-    employer_contributions: r.employer_contributions, pila: r.pila ?? [], provisions: r.provisions, totals: r.totals,
+    employer_contributions: r.employer_contributions, pila: r.pila ?? [], provisions: r.provisions,
+    settlement: p.settlement ?? null,
+    totals: { ...r.totals, settlement: p.settlement?.total ?? 0, net: payslipNet(p) },
   };
 }
 
 const TOTALS_SCHEMA = {
-  type: 'object', additionalProperties: false, required: ['employees', 'earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions'],
-  properties: { employees: { type: 'integer' }, earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' } },
+  type: 'object', additionalProperties: false, required: ['employees', 'earnings', 'employee_contributions', 'deductions', 'net', 'employer_contributions', 'provisions', 'settlement'],
+  // net: what the run pays out, the payslips' net pay and the final settlements (`settlement`).
+  properties: { employees: { type: 'integer' }, earnings: { type: 'integer' }, employee_contributions: { type: 'integer' }, deductions: { type: 'integer' }, net: { type: 'integer' }, employer_contributions: { type: 'integer' }, provisions: { type: 'integer' }, settlement: { type: 'integer' } },
 } as const;
 
 /** JSON Schema of {@link runView}. */
@@ -348,7 +456,7 @@ export const RUN_VIEW_SCHEMA = {
 export function runView(r: RunDoc) {
   const e = r.journal_entry;
   return {
-    id: r._id, frequency: r.frequency, month: r.month, period: r.period, currency: r.currency, status: r.status, exempt_114_1: r.exempt_114_1, totals: r.totals,
+    id: r._id, frequency: r.frequency, month: r.month, period: r.period, currency: r.currency, status: r.status, exempt_114_1: r.exempt_114_1, totals: { ...r.totals, settlement: r.totals.settlement ?? 0 },
     journal_entry: { ...e, total_debit: e.lines.reduce((s, l) => s + l.debit, 0), total_credit: e.lines.reduce((s, l) => s + l.credit, 0), posted: r.status === 'posted' },
     approved_at: r.approved_at?.toISOString() ?? null, posted_at: r.posted_at?.toISOString() ?? null, voided_at: r.voided_at?.toISOString() ?? null,
     void_reason: r.void_reason, created_at: r.created_at.toISOString(),

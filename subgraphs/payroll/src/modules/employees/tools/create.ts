@@ -1,7 +1,8 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
 import { assertMinimumWage } from '../wage.ts';
+import { contractTerm } from '../term.ts';
 
 /**
  * The document number as stored: separators dropped, upper case. Cédulas and NITs are digits
@@ -18,7 +19,8 @@ export const create = defineTool({
   name: 'employees.create',
   description:
     'Register an employee: identity document, position, hire date, monthly salary (integer cents), contract type and ARL risk class (1–5). ' +
-    'A COP salary on a labour contract (not `service`) must be at least the Colombian minimum monthly wage of the hire year.',
+    'A COP salary on a labour contract (not `service`) must be at least the Colombian minimum monthly wage of the hire year. ' +
+    'A fixed_term contract records term_end, the agreed last day of its term (CST art. 46: in writing, with its term); other contracts have none.',
   risk: 'write',
   input: {
     type: 'object',
@@ -48,6 +50,8 @@ export const create = defineTool({
         },
       },
       contract_type: { enum: [...CONTRACT_TYPES] },
+      /** A fixed-term contract's agreed last day (required for one, refused for others). */
+      term_end: DATE_SCHEMA,
       arl_class: { enum: [1, 2, 3, 4, 5] },
     },
   },
@@ -59,6 +63,7 @@ export const create = defineTool({
       throw new CuadraError('invalid_input', `A ${input.document.type} number is made of ${shape}.`, { field: '/document/number' });
     }
     assertMinimumWage(input.salary, input.contract_type, input.hire_date, '/salary/amount');
+    const termEnd = contractTerm(input.contract_type, input.term_end, input.hire_date);
     const doc: EmployeeDoc = {
       _id: newId('emp'),
       workspace: ctx.workspace,
@@ -70,6 +75,7 @@ export const create = defineTool({
       hire_date: input.hire_date,
       salary: { amount: input.salary.amount, currency: input.salary.currency },
       contract_type: input.contract_type,
+      term_end: termEnd,
       arl_class: input.arl_class,
       status: 'active',
       salary_history: [{ amount: input.salary.amount, effective_from: input.hire_date, changed_at: null }],

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { requireEmployer } from '../epayroll.ts';
 import { htmlToPdf, payslipHtml } from '../payslip_document.ts';
-import { loadRun } from '../runs.ts';
+import { loadRun, payslipNet } from '../runs.ts';
 
 /**
  * One employee's payslip of a run as a document: HTML in Spanish, or that page printed to PDF
@@ -9,7 +9,7 @@ import { loadRun } from '../runs.ts';
  */
 export const payslip = defineTool({
   name: 'payroll.payslip',
-  description: 'The payslip (desprendible de nómina) of one employee in a payroll run, in Spanish: earnings, deductions and net pay, money as COP 1.200.000. format html gives the page; pdf gives it printed to A4 PDF, base64. employer_costs: true adds the employer\'s contributions and provisions (not shown to the employee by default). A run not yet posted is marked as a draft. The page is headed by the employer\'s name and NIT (set with payroll.employer_configure).',
+  description: 'The payslip (desprendible de nómina) of one employee in a payroll run, in Spanish: earnings, deductions and net pay (with the final settlement — severance, its interest, service bonus, vacations and any indemnity — on the payslip of a contract\'s last day), money as COP 1.200.000. format html gives the page; pdf gives it printed to A4 PDF, base64. employer_costs: true adds the employer\'s contributions and provisions (not shown to the employee by default). A run not yet posted is marked as a draft. The page is headed by the employer\'s name and NIT (set with payroll.employer_configure).',
   risk: 'read',
   input: {
     type: 'object', additionalProperties: false, required: ['run_id', 'employee_id'],
@@ -42,9 +42,9 @@ export const payslip = defineTool({
     const format = input.format ?? 'html';
     const base = `desprendible-${run.period.from}-${run.period.to}-${slip.document.number}`;
     if (format === 'html') {
-      return { run_id: run._id, employee_id: slip.employee_id, format, content_type: 'text/html; charset=utf-8' as const, filename: `${base}.html`, net: slip.result.totals.net, content: html };
+      return { run_id: run._id, employee_id: slip.employee_id, format, content_type: 'text/html; charset=utf-8' as const, filename: `${base}.html`, net: payslipNet(slip), content: html };
     }
     const pdf = await htmlToPdf(html);
-    return { run_id: run._id, employee_id: slip.employee_id, format, content_type: 'application/pdf' as const, filename: `${base}.pdf`, net: slip.result.totals.net, content: pdf.toString('base64') };
+    return { run_id: run._id, employee_id: slip.employee_id, format, content_type: 'application/pdf' as const, filename: `${base}.pdf`, net: payslipNet(slip), content: pdf.toString('base64') };
   },
 });

@@ -3,7 +3,7 @@ import { employees } from '../../employees/model.ts';
 import { requireEmployer } from '../epayroll.ts';
 import { payslipMailer, payslipMailings, STALE_CLAIM_MS } from '../mail.ts';
 import { formatCop, htmlToPdf, payslipHtml } from '../payslip_document.ts';
-import { loadRun } from '../runs.ts';
+import { loadRun, payslipNet } from '../runs.ts';
 
 const RESULT = {
   type: 'object', additionalProperties: false, required: ['employee_id', 'name', 'to', 'status', 'error'],
@@ -71,7 +71,7 @@ export const sendPayslips = defineTool({
         await send({
           to,
           subject: `Desprendible de nómina ${run.period.from} a ${run.period.to}`,
-          text: `Hola, ${slip.name}:\n\nAdjuntamos su desprendible de nómina del periodo ${run.period.from} a ${run.period.to}.\nNeto a pagar: ${formatCop(slip.result.totals.net)}.\n`,
+          text: `Hola, ${slip.name}:\n\nAdjuntamos su desprendible de nómina del periodo ${run.period.from} a ${run.period.to}.\nNeto a pagar: ${formatCop(payslipNet(slip))}.\n`,
           html,
           attachment: { filename: `desprendible-${run.period.from}-${run.period.to}-${slip.document.number}.pdf`, content: pdf },
         });

@@ -1,6 +1,6 @@
-import { defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput, withLock } from '@cuadra/shared';
 import { publish, recordReversal } from '../journal_feed.ts';
-import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
+import { loadRun, payrollRuns, RUN_VIEW_SCHEMA, runView, settlementLock, transition } from '../runs.ts';
 
 /**
  * Voids a run; its period can then be run again. A computed or approved run just becomes void. A
@@ -9,7 +9,7 @@ import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
  */
 export const voidRun = defineTool({
   name: 'payroll.void',
-  description: 'Void a payroll run. A computed or approved run is simply voided; a posted run is voided with a reversing journal entry (every debit and credit of its entry swapped, dated today, never before the original) that the finance journal takes in as `je_<run id>_void`. The period can then be run again and its novelties change again. Electronic payroll documents already submitted are not withdrawn by this: that is an adjustment note.',
+  description: 'Void a payroll run. A computed or approved run is simply voided; a posted run is voided with a reversing journal entry (every debit and credit of its entry swapped, dated today, never before the original) that the finance journal takes in as `je_<run id>_void`. The period can then be run again and its novelties change again. A posted run whose provisions a live run\'s final settlement releases is refused until that run is voided. Electronic payroll documents already submitted are not withdrawn by this: that is an adjustment note.',
   risk: 'destructive',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
@@ -20,11 +20,18 @@ export const voidRun = defineTool({
     const current = await loadRun(ctx, input.id);
     const set = { status: 'void' as const, voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` };
     if (current.status === 'posted') {
-      await recordReversal(ctx.db, current, ctx.now);
-      const voided = await transition(ctx, input.id, ['posted'], set);
-      // Final now: its place in the order finance reads (journal_feed.ts).
-      await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`);
-      return { run: runView(voided) };
+      // Under the lock payroll.run holds while a final settlement releases posted runs' provisions.
+      return withLock(ctx.db, settlementLock(ctx.workspace), async () => {
+        const holder = await payrollRuns(ctx.db).findOne({ workspace: ctx.workspace, status: { $ne: 'void' }, released_runs: input.id }, { _id: 1, period: 1, status: 1 }).lean();
+        if (holder) {
+          throw new CuadraError('conflict', `The ${holder.status} run ${holder._id} of ${holder.period.from}–${holder.period.to} carries a final settlement that releases this run's provisions; void that run first.`);
+        }
+        await recordReversal(ctx.db, current, ctx.now);
+        const voided = await transition(ctx, input.id, ['posted'], set);
+        // Final now: its place in the order finance reads (journal_feed.ts).
+        await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`);
+        return { run: runView(voided) };
+      });
     }
     return { run: runView(await transition(ctx, input.id, ['computed', 'approved'], set)) };
   },
