@@ -316,4 +316,38 @@ describe('payroll postings in the finance journal', () => {
     expect(seqs).toEqual(ids.map((_, i) => i + 1));
     expect(await payrollJournalHeads(payroll.db).findOne({ _id: workspace })).toMatchObject({ head: 12, pending: [] });
   });
+
+  it('takes in a run with a final settlement: the provisions the books held for it released to zero, what is owed by concept, by hand', async () => {
+    // Issue 30 item 9. A minimum-wage contract from 2026-07-01, dismissed without just cause on 2026-09-15.
+    const ws = testPrincipal();
+    const hired = await payroll.call('employees.create', {
+      name: 'Bea Corto', document: { type: 'CC', number: '1023456790' }, position: 'Auxiliar', hire_date: '2026-07-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, ws);
+    const run = async (month: string) => {
+      const r = await payroll.call('payroll.run', { month }, ws);
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+      expect((await payroll.call('payroll.approve', { id: r.output.run.id, amount: r.output.run.totals.net }, ws)).ok).toBe(true);
+      expect((await payroll.call('payroll.post', { id: r.output.run.id }, ws)).ok).toBe(true);
+      return r.output.run as { journal_entry: { total_debit: number } };
+    };
+    const july = await run('2026-07');
+    const august = await run('2026-08');
+    expect((await payroll.call('employees.terminate', { id: hired.output.employee.id, date: '2026-09-15', reason: 'without_just_cause' }, ws)).ok).toBe(true);
+    const september = await run('2026-09');
+    // Settlement, 75 days (1 Jul – 15 Sep), base 175_090_500 + transport 24_909_500 = 200_000_000:
+    //   severance 200_000_000 × 75/360 = 41_666_666.67 → 41_666_667; interest 41_666_666.67 × 12 % × 75/360 = 1_041_666.67 → 1_041_667;
+    //   service bonus (semester from 1 Jul) 41_666_667; vacations 175_090_500 × 75/720 = 18_238_593.75 → 18_238_594;
+    //   indemnity: 75 days ≤ a year, 30 days of salary = 175_090_500.
+    // Provisions booked: July and August 16_666_667 + 2_000_000 + 16_666_667 + 7_295_438 each; 1–15 Sep on 100_000_000:
+    //   8_333_333 + 1_000_000 + 8_333_333 + 3_647_719. Severance 41_666_667, interest 5_000_000, bonus 41_666_667, vacations 18_238_595.
+    // All of them are in the settlement's windows, so the release empties each provision account, and each expense
+    // account ends at what is owed: interest 5_000_000 − (5_000_000 − 1_041_667) = 1_041_667; vacations 18_238_595 − 1 = 18_238_594.
+    const tb = await trialBalance(invoices, ws, '2026-09-30');
+    expect(tb.total).toBe(july.journal_entry.total_debit + august.journal_entry.total_debit + september.journal_entry.total_debit);
+    const net = (a: string) => (tb.by[a] ? tb.by[a][0] - tb.by[a][1] : 0);
+    for (const provision of ['261005', '261010', '261015', '261020']) expect(net(provision)).toBe(0);
+    expect([net('510530'), net('510533'), net('510536'), net('510539'), net('510560')]).toEqual([41_666_667, 1_041_667, 41_666_667, 18_238_594, 175_090_500]);
+    expect([net('251020'), net('251505'), net('252005'), net('252505'), net('254005')]).toEqual([-41_666_667, -1_041_667, -41_666_667, -18_238_594, -175_090_500]);
+  });
 });
