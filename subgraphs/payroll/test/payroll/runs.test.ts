@@ -295,6 +295,55 @@ describe('a run for two employees, March 2026', () => {
   });
 });
 
+describe('a month paid in two halves (June 2026, one minimum wage)', () => {
+  it('declares the month\'s PILA once: the second half books the month\'s figures less the first half\'s', async () => {
+    const owner = testPrincipal();
+    await hire(owner, { name: 'Carla Quincena' });
+    const first = await payroll.call('payroll.run', { month: '2026-06', frequency: 'first_half' }, owner);
+    const h1 = first.output.payslips[0];
+    // 1–15 June: salary 87_545_250 + transport 12_454_750. IBC: the floor for 15 days, 875.452,50, up to the peso 875.453.
+    // PILA on its own: health 4 % = 35.018,12 → 35.100 (employee 35.018, employer 82); pension 16 % = 140.072,48 → 140.100
+    // (employer 105.082); ARL 0,522 % = 4.569,86 → 4.600; family fund 4 % → 35.100. Net 100_000_000 − 7_003_600 = 92_996_400.
+    expect(h1.pila.map((l: any) => [l.subsystem, l.amount, l.employee, l.employer])).toEqual([
+      ['health', 3_510_000, 3_501_800, 8_200], ['pension', 14_010_000, 3_501_800, 10_508_200], ['arl', 460_000, 0, 460_000],
+      ['family_fund', 3_510_000, 0, 3_510_000], ['icbf', 0, 0, 0], ['sena', 0, 0, 0],
+    ]);
+    expect(h1.totals.net).toBe(92_996_400);
+    await payroll.call('payroll.approve', { id: first.output.run.id, amount: 92_996_400 }, owner);
+    await payroll.call('payroll.post', { id: first.output.run.id }, owner);
+    const second = await payroll.call('payroll.run', { month: '2026-06', frequency: 'second_half' }, owner);
+    const h2 = second.output.payslips[0];
+    // The month: IBC 1.750.905; PILA health 70.100 (employee 70.036, employer 64), pension 280.200 (employee 70.036,
+    // employer 210.164), ARL 9.200, family fund 70.100. The second half books the month less the first half:
+    // health 70.100 − 35.100 = 35.000, employee 70.036 − 35.018 = 35.018, employer 64 − 82 = −18 (the first half's
+    // approximation given back); pension 140.100 (employee 35.018, employer 105.082); ARL 4.600; family fund 35.000.
+    expect(h2.pila.map((l: any) => [l.subsystem, l.amount, l.employee, l.employer])).toEqual([
+      ['health', 3_500_000, 3_501_800, -1_800], ['pension', 14_010_000, 3_501_800, 10_508_200], ['arl', 460_000, 0, 460_000],
+      ['family_fund', 3_500_000, 0, 3_500_000], ['icbf', 0, 0, 0], ['sena', 0, 0, 0],
+    ]);
+    // Its IBC is the month's less the first half's: 1.750.905 − 875.453 = 875.452. Net again 92_996_400.
+    expect(h2.ibc.health_pension).toBe(87_545_200);
+    expect(h2.totals.net).toBe(92_996_400);
+    // Together each subsystem is the month's declared figure, and so are the payables of the two entries.
+    for (const l of h1.pila) expect(l.amount + h2.pila.find((x: any) => x.subsystem === l.subsystem).amount).toBe(({ health: 7_010_000, pension: 28_020_000, arl: 920_000, family_fund: 7_010_000, icbf: 0, sena: 0 } as any)[l.subsystem]);
+    const side = (je: any, account: string) => je.lines.filter((l: any) => l.account === account).reduce((t: number, l: any) => t + l.credit - l.debit, 0);
+    for (const [account, month] of [['237005', 7_010_000], ['238030', 28_020_000], ['237006', 920_000], ['237010', 7_010_000], ['510569', -6_400]] as const) {
+      expect(side(first.output.run.journal_entry, account) + side(second.output.run.journal_entry, account)).toBe(month);
+    }
+    // The second half's health expense is a credit of 18 pesos: 510569 C 1_800; its payable the net 3_500_000.
+    expect(second.output.run.journal_entry.lines.filter((l: any) => ['510569', '237005'].includes(l.account)).map((l: any) => [l.account, l.debit, l.credit]))
+      .toEqual([['237005', 0, 3_500_000], ['510569', 0, 1_800]]);
+    // The halves run in order: the first is not run again, nor voided, while the second is live.
+    expect(await payroll.call('payroll.void', { id: first.output.run.id }, owner)).toMatchObject({ code: 'conflict' });
+    expect((await payroll.call('payroll.void', { id: second.output.run.id }, owner)).output.run.status).toBe('void');
+    expect((await payroll.call('payroll.void', { id: first.output.run.id }, owner)).output.run.status).toBe('void');
+    const secondAlone = await payroll.call('payroll.run', { month: '2026-06', frequency: 'second_half' }, owner);
+    expect(await payroll.call('payroll.run', { month: '2026-06', frequency: 'first_half' }, owner)).toMatchObject({ code: 'conflict' });
+    // Without a first half, the second is a period of its own: 15 days declared on their own.
+    expect(secondAlone.output.payslips[0].pila[0]).toMatchObject({ subsystem: 'health', amount: 3_510_000 });
+  });
+});
+
 describe('payroll.void', () => {
   it('voids a computed run, frees the period, and lets a half-month run follow', async () => {
     const owner = testPrincipal();

@@ -57,6 +57,12 @@ export interface PayrollInput {
   bonus_non_salary?: number;
   /** Loans, garnishments and other deductions from the net pay. */
   deductions?: readonly { kind: 'loan' | 'garnishment' | 'other'; amount: number; label?: string }[];
+  /**
+   * The payslip of the same month's earlier days, already computed (the first half, when this is
+   * the second): PILA declares a month, so the contribution bases and declared figures are the
+   * whole month's, and this period books the month's less what the earlier one booked.
+   */
+  earlier?: Pick<PayrollResult, 'period' | 'unpaid_days' | 'days_worked' | 'earnings' | 'ibc' | 'pila'>;
 }
 
 /** One line of a payslip or of the employer's cost. */
@@ -222,6 +228,10 @@ function solidarityRate(monthlyIbc: Q, smmlv: number, date: string): number {
 
 const sum = (lines: readonly { amount: number }[]) => lines.reduce((s, l) => s + l.amount, 0);
 
+/** The order PILA lines are listed in, and the subsystems withheld from the employee. */
+const PILA_ORDER: readonly PilaLine['subsystem'][] = ['health', 'pension', 'solidarity_fund', 'arl', 'family_fund', 'icbf', 'sena'];
+const WITHHELD: readonly PilaLine['subsystem'][] = ['health', 'pension', 'solidarity_fund'];
+
 /** The payroll of one employee for one period (see the module comment for the conventions). */
 export function calculatePayroll(input: PayrollInput): PayrollResult {
   const { from, to } = input.period;
@@ -313,27 +323,37 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   if (transport) earnings.push({ concept: 'transport_allowance', amount: transport, days: eligible.reduce((s, d) => s + commercialWeight(d), 0) });
   if (input.bonus_non_salary) earnings.push({ concept: 'bonus_non_salary', amount: input.bonus_non_salary });
 
-  // Contribution bases.
+  // Contribution bases: of the month so far when the earlier days of the month were booked apart
+  // (`earlier`, the first half), else of this period.
   // Vacation pay is salary for the contribution bases (Ley 100 art. 18 read with CST art. 186).
-  const salaryType = sum(earnings.filter((l) => l.concept !== 'sick_leave' && l.concept !== 'transport_allowance' && l.concept !== 'bonus_non_salary'));
-  const sickTotal = sum(sickPay);
-  const nonSalary = input.bonus_non_salary ?? 0;
+  const isSalaryType = (l: PayrollLine) => l.concept !== 'sick_leave' && l.concept !== 'transport_allowance' && l.concept !== 'bonus_non_salary';
+  const prior = input.earlier?.pila ? input.earlier : undefined;
+  const priorSum = (pick: (l: PayrollLine) => boolean) => (prior ? sum(prior.earnings.filter(pick)) : 0);
+  const periodSalaryType = sum(earnings.filter(isSalaryType));
+  const salaryType = periodSalaryType + priorSum(isSalaryType);
+  const sickTotal = sum(sickPay) + priorSum((l) => l.concept === 'sick_leave');
+  const nonSalary = (input.bonus_non_salary ?? 0) + priorSum((l) => l.concept === 'bonus_non_salary');
+  const monthVacationPay = vacationPay + priorSum((l) => l.concept === 'vacations');
+  // The earlier days count for the floor and ceiling by their number (one month: one minimum wage).
+  const priorContractDays = prior ? prior.period.days - prior.unpaid_days : 0;
+  const priorWorked = prior?.days_worked ?? 0;
   // Ley 1393 art. 30: what non-salary pay exceeds of 40 % of (salary + non-salary pay) enters the IBC.
   const capRate = valueAt('non_salary_cap', end);
   const allowed = q(BigInt(salaryType + nonSalary) * BigInt(capRate), PPM);
   const excess = cmp(q(nonSalary), allowed) > 0 ? roundHalfUp({ n: BigInt(nonSalary) * allowed.d - allowed.n, d: allowed.d }) : 0;
-  const floorOver = (ds: readonly string[]) => prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_floor', d));
-  const ceilingOver = (ds: readonly string[]) => prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_ceiling', d));
+  const wagesFor = (factor: ParameterKey, extraDays: number) => q(BigInt(valueAt('minimum_wage', end)) * BigInt(valueAt(factor, end)) * BigInt(extraDays), 30);
+  const floorOver = (ds: readonly string[], extraDays: number) => add(prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_floor', d)), wagesFor('contribution_base_floor', extraDays));
+  const ceilingOver = (ds: readonly string[], extraDays: number) => add(prorated(ds, (d) => valueAt('minimum_wage', d) * valueAt('contribution_base_ceiling', d)), wagesFor('contribution_base_ceiling', extraDays));
   const ibcUnit = valueAt('ibc_rounding', end);
-  const clampBase = (raw: number, ds: readonly string[]) => (raw === 0 && ds.length === 0 ? 0 : ceilTo(min(max(q(raw), floorOver(ds)), ceilingOver(ds)), ibcUnit));
-  const ibcHealth = clampBase(salaryType + sickTotal + excess, contractDates);
+  const clampBase = (raw: number, ds: readonly string[], extraDays: number) => (raw === 0 && ds.length === 0 && extraDays === 0 ? 0 : ceilTo(min(max(q(raw), floorOver(ds, extraDays)), ceilingOver(ds, extraDays)), ibcUnit));
+  const ibcHealth = clampBase(salaryType + sickTotal + excess, contractDates, priorContractDays);
   // Occupational risk is not paid for days on sick leave: the base is the worked days' pay.
-  const ibcArl = worked > 0 ? clampBase(salaryType - vacationPay + excess, workedDates) : 0;
+  const ibcArl = worked + priorWorked > 0 ? clampBase(salaryType - monthVacationPay + excess, workedDates, priorWorked) : 0;
   // Family fund, ICBF and SENA apply to the salary payments of the month (Ley 21 de 1982).
   const paraBase = ceilTo(q(salaryType), ibcUnit);
 
   // ET art. 114-1: employees earning (salary payments only, DIAN Concepto 7196 de 2025) under 10 minimum wages.
-  const contractDays = days - unpaidWeight || days;
+  const contractDays = (days - unpaidWeight || days) + priorContractDays;
   const monthlySalaryPay = q(BigInt(salaryType + sickTotal) * 30n, contractDays);
   const exempt = Boolean(input.exempt_114_1) && cmp(monthlySalaryPay, q(BigInt(valueAt('minimum_wage', end)) * BigInt(valueAt('exemption_114_1_below', end)))) < 0;
 
@@ -348,7 +368,7 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
   const pilaUnit = valueAt('contribution_rounding', end);
   const ppmOf = (r: Q) => roundHalfUp(mul(r, q(PPM)));
   const pila: PilaLine[] = [];
-  const subsystem = (name: PilaLine['subsystem'], base: number, employeeRate: Q, employerRate: Q): PilaLine => {
+  const subsystem = (name: PilaLine['subsystem'], base: number, employeeRate: Q, employerRate: Q): void => {
     const amount = ceilTo(mul(q(base), add(employeeRate, employerRate)), pilaUnit);
     const employeeShare = roundHalfUpTo(mul(q(base), employeeRate), ibcUnit);
     const line: PilaLine = {
@@ -356,36 +376,45 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
       employee: employeeShare, employer: amount - employeeShare, employee_rate_ppm: ppmOf(employeeRate), employer_rate_ppm: ppmOf(employerRate),
     };
     pila.push(line);
-    return line;
   };
   const rate = (key: ParameterKey) => rateOver(key, dates, days);
   const none = q(0);
-  const health = subsystem('health', ibcHealth, rate('health_employee'), exempt ? none : rate('health_employer'));
-  const pension = subsystem('pension', ibcHealth, rate('pension_employee'), rate('pension_employer'));
+  subsystem('health', ibcHealth, rate('health_employee'), exempt ? none : rate('health_employer'));
+  subsystem('pension', ibcHealth, rate('pension_employee'), rate('pension_employer'));
   const solidarityPpm = solidarityRate(q(BigInt(ibcHealth) * 30n, contractDays), valueAt('minimum_wage', end), end);
-  const solidarity = solidarityPpm ? subsystem('solidarity_fund', ibcHealth, q(solidarityPpm, PPM), none) : null;
-  const arl = subsystem('arl', ibcArl, none, rate(`arl_class_${input.arl_class}` as ParameterKey));
-  const familyFund = subsystem('family_fund', paraBase, none, rate('family_fund'));
-  const icbf = subsystem('icbf', paraBase, none, exempt ? none : rate('icbf'));
-  const sena = subsystem('sena', paraBase, none, exempt ? none : rate('sena'));
+  if (solidarityPpm) subsystem('solidarity_fund', ibcHealth, q(solidarityPpm, PPM), none);
+  subsystem('arl', ibcArl, none, rate(`arl_class_${input.arl_class}` as ParameterKey));
+  subsystem('family_fund', paraBase, none, rate('family_fund'));
+  subsystem('icbf', paraBase, none, exempt ? none : rate('icbf'));
+  subsystem('sena', paraBase, none, exempt ? none : rate('sena'));
 
-  const employeeLine = (concept: string, l: PilaLine): PayrollLine => ({ concept, amount: l.employee, base: l.base, rate_ppm: l.employee_rate_ppm });
-  const employerLine = (concept: string, l: PilaLine): PayrollLine => ({ concept, amount: l.employer, base: l.base, rate_ppm: l.employer_rate_ppm });
-  const employee: PayrollLine[] = [employeeLine('health', health), employeeLine('pension', pension), ...(solidarity ? [employeeLine('solidarity_fund', solidarity)] : [])];
+  // With the month's earlier days booked apart, this period books the month's figures less theirs
+  // (a subsystem they booked and the month no longer owes comes back negative).
+  if (prior) {
+    for (const was of prior.pila) {
+      const now = pila.find((l) => l.subsystem === was.subsystem);
+      if (now) {
+        now.base -= was.base; now.amount -= was.amount; now.employee -= was.employee; now.employer -= was.employer;
+      } else {
+        pila.push({ ...was, base: -was.base, amount: -was.amount, employee: -was.employee, employer: -was.employer });
+      }
+    }
+  }
+  pila.sort((x, y) => PILA_ORDER.indexOf(x.subsystem) - PILA_ORDER.indexOf(y.subsystem));
+  const employeeLine = (l: PilaLine): PayrollLine => ({ concept: l.subsystem, amount: l.employee, base: l.base, rate_ppm: l.employee_rate_ppm });
+  const employerLine = (l: PilaLine): PayrollLine => ({ concept: l.subsystem, amount: l.employer, base: l.base, rate_ppm: l.employer_rate_ppm });
+  // Health, pension and the solidarity fund are withheld (the fund is the employee's alone; the
+  // employer's line of it is only the approximation of its declared figure); the rest is the employer's.
+  const employee: PayrollLine[] = pila.filter((l) => WITHHELD.includes(l.subsystem)).map(employeeLine);
 
   const deductions: PayrollLine[] = (input.deductions ?? []).map((d) => ({ concept: d.label ? `${d.kind}: ${d.label}` : d.kind, amount: d.amount }));
 
-  const employer: PayrollLine[] = [
-    employerLine('health', health), employerLine('pension', pension),
-    // The solidarity fund is the employee's; the employer bears only the approximation of its declared figure.
-    ...(solidarity ? [employerLine('solidarity_fund', solidarity)] : []),
-    employerLine('arl', arl), employerLine('family_fund', familyFund), employerLine('icbf', icbf), employerLine('sena', sena),
-  ];
+  const employer: PayrollLine[] = pila.map(employerLine);
 
   // Provisions: severance and service bonus on the salary of the whole period (sick days count as
   // time served) plus variable salary and the transport allowance; vacations on the salary alone.
   const salaryForDays = prorated(contractDates, salaryOn);
-  const variable = salaryType - salaryEarned - vacationPay;
+  const variable = periodSalaryType - salaryEarned - vacationPay;
   const prestBase = add(salaryForDays, q(variable + transport));
   const severance = mul(prestBase, q(valueAt('severance_days_per_year', end), 360));
   const provisions: PayrollLine[] = [
@@ -405,7 +434,8 @@ export function calculatePayroll(input: PayrollInput): PayrollResult {
     unpaid_days: unpaidWeight,
     vacation_days: vacationWeight,
     earnings,
-    ibc: { health_pension: ibcHealth, arl: ibcArl, parafiscal: paraBase },
+    // What this period books of the bases (the month's less the earlier days', with `earlier`).
+    ibc: { health_pension: ibcHealth - (prior?.ibc.health_pension ?? 0), arl: ibcArl - (prior?.ibc.arl ?? 0), parafiscal: paraBase - (prior?.ibc.parafiscal ?? 0) },
     exempt_114_1: exempt,
     employee_contributions: employee,
     deductions,

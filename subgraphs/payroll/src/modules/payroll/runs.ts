@@ -255,7 +255,12 @@ const PROVISION: Record<string, [Account, Account]> = {
  */
 export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
   const acc = new Map<string, JournalLine>();
-  const put = (a: Account, debit: number, credit: number) => {
+  const put = (a: Account, signedDebit: number, signedCredit: number) => {
+    // A negative amount goes to the other side: a second half giving back what the first half of
+    // the month booked over the month's figure (calc.ts `earlier`), a release larger than what is owed.
+    const debit = Math.max(signedDebit, 0) + Math.max(-signedCredit, 0);
+    const credit = Math.max(signedCredit, 0) + Math.max(-signedDebit, 0);
+    if (debit && credit) { put(a, debit, 0); put(a, 0, credit); return; }
     if (!debit && !credit) return;
     const key = `${a.code}:${debit ? 'd' : 'c'}`;
     const l = acc.get(key) ?? { account: a.code, name: a.name, debit: 0, credit: 0, party_id: null };
@@ -266,18 +271,24 @@ export function runEntryLines(payslips: readonly Payslip[]): JournalLine[] {
   for (const p of payslips) {
     const r = p.result;
     for (const l of r.earnings) put(earningAccount(l), l.amount, 0);
-    for (const l of r.employee_contributions) put(l.concept === 'health' ? PAYROLL_ACCOUNTS.healthPayable : PAYROLL_ACCOUNTS.pensionPayable, 0, l.amount);
     for (const l of r.deductions) {
       const account = l.concept.startsWith('loan') ? PAYROLL_ACCOUNTS.employeeLoans : l.concept.startsWith('garnishment') ? PAYROLL_ACCOUNTS.garnishments : PAYROLL_ACCOUNTS.otherDeductions;
       put(account, 0, l.amount);
     }
     put(PAYROLL_ACCOUNTS.salariesPayable, 0, r.totals.net);
-    for (const l of r.employer_contributions) { const [dr, cr] = EMPLOYER[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
+    if (r.pila) {
+      // Each administrator is owed what PILA declares for it (the employee's share and the
+      // employer's together, calc.ts); the employer's share is the expense.
+      for (const l of r.pila) { const [expense, payable] = EMPLOYER[l.subsystem]; put(expense, l.employer, 0); put(payable, 0, l.amount); }
+    } else {
+      for (const l of r.employee_contributions) put(l.concept === 'health' ? PAYROLL_ACCOUNTS.healthPayable : PAYROLL_ACCOUNTS.pensionPayable, 0, l.amount);
+      for (const l of r.employer_contributions) { const [dr, cr] = EMPLOYER[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
+    }
     for (const l of r.provisions) { const [dr, cr] = PROVISION[l.concept]; put(dr, l.amount, 0); put(cr, 0, l.amount); }
     for (const l of p.settlement?.lines ?? []) {
       const [provision, expense, payable] = SETTLEMENT[l.concept];
-      if (provision) put(provision, Math.max(l.provisioned, 0), Math.max(-l.provisioned, 0));
-      put(expense, Math.max(l.difference, 0), Math.max(-l.difference, 0));
+      if (provision) put(provision, l.provisioned, 0);
+      put(expense, l.difference, 0);
       put(payable, 0, l.amount);
     }
   }

@@ -11,10 +11,14 @@ import { entryBalances, payslipNet, resultAmounts, runLock, settlementLock, tran
 const MAX_EMPLOYEES = 2_000;
 
 /** What one run is computed from: its period, the employees under contract in it and their novelties. */
-interface RunFacts { month: string; frequency: RunDoc['frequency']; period: { from: string; to: string }; exempt: boolean; inPeriod: EmployeeDoc[]; allNovelties: NoveltyDoc[] }
+interface RunFacts {
+  month: string; frequency: RunDoc['frequency']; period: { from: string; to: string }; exempt: boolean; inPeriod: EmployeeDoc[]; allNovelties: NoveltyDoc[];
+  /** The payslips of the month's first half, when this is its second (their contributions are completed to the month's). */
+  earlierSlips: Payslip[];
+}
 
 /** Computes every payslip of the run (with a final settlement where a contract ends), its totals and entry, and writes it. */
-async function computeAndStore(ctx: ToolContext, { month, frequency, period, exempt, inPeriod, allNovelties }: RunFacts) {
+async function computeAndStore(ctx: ToolContext, { month, frequency, period, exempt, inPeriod, allNovelties, earlierSlips }: RunFacts) {
   const payslips: Payslip[] = [];
   for (const e of inPeriod) {
     const from = e.hire_date > period.from ? e.hire_date : period.from;
@@ -26,7 +30,8 @@ async function computeAndStore(ctx: ToolContext, { month, frequency, period, exe
     const facts = engineFacts(allNovelties.filter((n) => n.employee_id === e._id), from, to);
     let result;
     try {
-      result = calculatePayroll({ period: { from, to }, salary, salary_changes: changes, arl_class: e.arl_class, exempt_114_1: exempt, ...facts });
+      const earlier = earlierSlips.find((p) => p.employee_id === e._id)?.result;
+      result = calculatePayroll({ period: { from, to }, salary, salary_changes: changes, arl_class: e.arl_class, exempt_114_1: exempt, ...facts, ...(earlier ? { earlier } : {}) });
     } catch (err) {
       if (err instanceof ParameterUnknown) throw new CuadraError('invalid_input', `${err.message} The payroll of ${month} cannot be computed yet.`, { field: '/month' });
       if (err instanceof RangeError) throw new CuadraError('conflict', `${e.name}'s novelties do not fit the period: ${err.message}`);
@@ -89,7 +94,7 @@ async function refuseIfTerminatedMeanwhile(ctx: Parameters<typeof transition>[0]
 /** Computes the payroll of a period for every employee under contract in it. */
 export const run = defineTool({
   name: 'payroll.run',
-  description: 'Compute the payroll of a month, or of its first (1–15) or second (16–end) half, for every employee whose contract runs in the period (cut to the hire and termination dates), with their novelties: earnings, employee contributions and deductions, employer contributions, provisions, and the balanced journal entry posting will write. A period has at most one live run (void it to run again). exempt_114_1 (default true): the employer qualifies for the exemption of employer health, ICBF and SENA for employees under 10 minimum wages (ET art. 114-1).',
+  description: 'Compute the payroll of a month, or of its first (1–15) or second (16–end) half, for every employee whose contract runs in the period (cut to the hire and termination dates), with their novelties: earnings, employee contributions and deductions, employer contributions, provisions, and the balanced journal entry posting will write. Contributions are as PILA declares them, per subsystem up to the next 100 pesos (Decreto 1990 de 2016); a second half completes the month\'s from the first half\'s, so the halves run in order. The payslip of a contract\'s last day carries its final settlement (employees.terminate), releasing the provisions posted runs hold for it. A period has at most one live run (void it to run again). exempt_114_1 (default true): the employer qualifies for the exemption of employer health, ICBF and SENA for employees under 10 minimum wages (ET art. 114-1).',
   risk: 'write',
   input: {
     type: 'object',
@@ -111,9 +116,14 @@ export const run = defineTool({
     const exempt = input.exempt_114_1 ?? true;
     // Runs of one month are computed one at a time, so a monthly run and a half-month run cannot overlap.
     return withLock(ctx.db, runLock(ctx.workspace, input.month), async () => {
-      const live = await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month, status: { $ne: 'void' } }, { period: 1, status: 1 }).lean();
+      const live = await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month, status: { $ne: 'void' } }, { period: 1, status: 1, frequency: 1 }).lean();
       const overlap = live.find((r) => r.period.from <= period.to && r.period.to >= period.from);
       if (overlap) throw new CuadraError('conflict', `A ${overlap.status} run ${overlap._id} already covers ${overlap.period.from}–${overlap.period.to}; void it to run the period again.`);
+      // The second half completes the month's contributions from the first half's (calc.ts `earlier`): the halves run in order.
+      const second = frequency === 'first_half' ? live.find((r) => r.frequency === 'second_half') : undefined;
+      if (second) throw new CuadraError('conflict', `The second half of ${input.month} (run ${second._id}) is ${second.status}; it completes the month's contributions from the first half's, so void it before running the first half again.`);
+      const firstHalf = frequency === 'second_half' ? live.find((r) => r.frequency === 'first_half') : undefined;
+      const earlierSlips = firstHalf ? (await payrollRuns(ctx.db).findById(firstHalf._id, { payslips: 1 }).lean())?.payslips ?? [] : [];
 
       const staff = await employees(ctx.db).find({ workspace: ctx.workspace, hire_date: { $lte: period.to } }).limit(MAX_EMPLOYEES + 1).lean();
       if (staff.length > MAX_EMPLOYEES) throw new CuadraError('invalid_input', `A run computes at most ${MAX_EMPLOYEES} employees.`, { field: '/month' });
@@ -125,7 +135,7 @@ export const run = defineTool({
       // A final settlement releases posted runs' provisions: computed and written under the lock
       // payroll.void takes to reverse a posted run, so none of them is voided in between.
       const settles = inPeriod.some((e) => e.termination && e.termination.date <= period.to);
-      const compute = () => computeAndStore(ctx, { month: input.month, frequency, period, exempt, inPeriod, allNovelties });
+      const compute = () => computeAndStore(ctx, { month: input.month, frequency, period, exempt, inPeriod, allNovelties, earlierSlips });
       return settles ? withLock(ctx.db, settlementLock(ctx.workspace), compute) : compute();
     });
   },

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput, withLock } from '@cuadra/shared';
 import { publish, recordReversal } from '../journal_feed.ts';
-import { loadRun, payrollRuns, RUN_VIEW_SCHEMA, runView, settlementLock, transition } from '../runs.ts';
+import { loadRun, payrollRuns, RUN_VIEW_SCHEMA, runLock, runView, settlementLock, transition } from '../runs.ts';
 
 /**
  * Voids a run; its period can then be run again. A computed or approved run just becomes void. A
@@ -9,7 +9,7 @@ import { loadRun, payrollRuns, RUN_VIEW_SCHEMA, runView, settlementLock, transit
  */
 export const voidRun = defineTool({
   name: 'payroll.void',
-  description: 'Void a payroll run. A computed or approved run is simply voided; a posted run is voided with a reversing journal entry (every debit and credit of its entry swapped, dated today, never before the original) that the finance journal takes in as `je_<run id>_void`. The period can then be run again and its novelties change again. A posted run whose provisions a live run\'s final settlement releases is refused until that run is voided. Electronic payroll documents already submitted are not withdrawn by this: that is an adjustment note.',
+  description: 'Void a payroll run. A computed or approved run is simply voided; a posted run is voided with a reversing journal entry (every debit and credit of its entry swapped, dated today, never before the original) that the finance journal takes in as `je_<run id>_void`. The period can then be run again and its novelties change again. A posted run whose provisions a live run\'s final settlement releases, or a first half whose second half is live, is refused until that run is voided. Electronic payroll documents already submitted are not withdrawn by this: that is an adjustment note.',
   risk: 'destructive',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
@@ -18,8 +18,14 @@ export const voidRun = defineTool({
   output: recordOutput('run', RUN_VIEW_SCHEMA),
   async handler(input, ctx) {
     const current = await loadRun(ctx, input.id);
-    const set = { status: 'void' as const, voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` };
-    if (current.status === 'posted') {
+    // Under the month's run lock: a second half being computed reads the first half's payslips.
+    return withLock(ctx.db, runLock(ctx.workspace, current.month), async () => {
+      if (current.frequency === 'first_half') {
+        const second = await payrollRuns(ctx.db).findOne({ workspace: ctx.workspace, month: current.month, frequency: 'second_half', status: { $ne: 'void' } }, { _id: 1, status: 1 }).lean();
+        if (second) throw new CuadraError('conflict', `The ${second.status} second half of ${current.month} (run ${second._id}) completes the month's contributions from this half's; void it first.`);
+      }
+      const set = { status: 'void' as const, voided_at: ctx.now, void_reason: input.reason ?? null, slot: `void:${input.id}` };
+      if (current.status !== 'posted') return { run: runView(await transition(ctx, input.id, ['computed', 'approved'], set)) };
       // Under the lock payroll.run holds while a final settlement releases posted runs' provisions.
       return withLock(ctx.db, settlementLock(ctx.workspace), async () => {
         const holder = await payrollRuns(ctx.db).findOne({ workspace: ctx.workspace, status: { $ne: 'void' }, released_runs: input.id }, { _id: 1, period: 1, status: 1 }).lean();
@@ -32,7 +38,6 @@ export const voidRun = defineTool({
         await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`);
         return { run: runView(voided) };
       });
-    }
-    return { run: runView(await transition(ctx, input.id, ['computed', 'approved'], set)) };
+    });
   },
 });
