@@ -15,6 +15,14 @@ import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
  * invisible feed document that the retried call (or nothing) completes — never an entry in the
  * finance journal without its posted run, nor a posted run whose entry never reaches it.
  *
+ * What a row is (the contract the finance journal's pull relies on, invoices accounting/payroll_pull.ts):
+ * `{id, run_id, kind, date, currency, memo, lines, total_debit, total_credit, created_at}` (and `seq`
+ * on the `_since` feed); `lines` are `{account, name, debit, credit, party_id}` on PUC sub-accounts
+ * (digits), each named, each amount a non-negative integer on one side only, Σ debits = Σ credits.
+ * Every entry payroll makes keeps that shape: a month's pay, and a final settlement too (issue 30:
+ * 2610xx debits for the provisions released, 510560 for an indemnity, the group-25 payables
+ * 251020, 251505, 252005, 252505, 254005 credited) — finance needs to know no payroll concept.
+ *
  * The order finance reads in (`payroll_journal_since`): a feed document's position is taken
  * before it is written and before its run moves, so positions do not follow the order in which
  * entries become final (a run recorded early and posted late, two posts at once, a crash between
