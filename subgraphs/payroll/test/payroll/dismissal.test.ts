@@ -1,8 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +6,7 @@ import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/sha
 import { makeP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
 import { createServer, name } from '../../src/server.ts';
 import { finalSettlement, type SettlementInput } from '../../src/modules/payroll/settlement.ts';
+import { hirer, pdfText, xmllint } from '../support.ts';
 
 /**
  * The final settlement of a dismissal (issue 30 items 8 and 9): the indemnity of CST art. 64 as
@@ -22,22 +19,6 @@ import { finalSettlement, type SettlementInput } from '../../src/modules/payroll
  */
 
 const XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualElectronicaXSD.xsd', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'dismissal-'));
-
-function xmllint(xml: string): { ok: boolean; out: string } {
-  const file = join(dir, `lint-${randomBytes(4).toString('hex')}.xml`);
-  writeFileSync(file, xml);
-  try {
-    return { ok: true, out: execFileSync('xmllint', ['--noout', '--schema', XSD, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
-  } catch (err) {
-    return { ok: false, out: String((err as { stderr?: string }).stderr) };
-  }
-}
-const pdfText = (base64: string): string => {
-  const file = join(dir, `slip-${randomBytes(4).toString('hex')}.pdf`);
-  writeFileSync(file, Buffer.from(base64, 'base64'));
-  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-};
 const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, parseTagValue: false }).parse(xml).NominaIndividual;
 
 const indemnityOf = (input: SettlementInput) => finalSettlement(input).lines.find((l) => l.concept === 'indemnity') ?? null;
@@ -132,16 +113,7 @@ afterAll(async () => {
 });
 
 type P = ReturnType<typeof testPrincipal>;
-let n = 0;
-async function hire(owner: P, overrides: Record<string, unknown> = {}) {
-  n += 1;
-  const r = await payroll.call('employees.create', {
-    name: `Persona ${n}`, document: { type: 'CC', number: String(7_100_000_000 + n + Math.floor(Math.random() * 1e6) * 10) }, position: 'Analista', hire_date: '2026-01-01',
-    salary: { amount: 300_000_000, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1, ...overrides,
-  }, owner);
-  expect(r.ok, JSON.stringify(r)).toBe(true);
-  return r.output.employee as { id: string; name: string; term_end: string | null };
-}
+const hire = hirer(() => payroll, { salary: { amount: 300_000_000, currency: 'COP' } });
 async function post(owner: P, month: string) {
   const r = await payroll.call('payroll.run', { month }, owner);
   expect(r.ok, JSON.stringify(r)).toBe(true);
@@ -312,7 +284,7 @@ describe('the audit\'s dismissal through payroll: run, books, payslip and Nómin
     expect(r.ok, JSON.stringify(r)).toBe(true);
     const d = r.output.document;
     expect(d.authority, JSON.stringify(d.authority)).toMatchObject({ is_valid: true, errors: [] });
-    const lint = xmllint(d.xml);
+    const lint = xmllint(d.xml, XSD);
     expect(lint.ok, lint.out).toBe(true);
     const verified = await xmlsecVerify(d.xml, p12.certPem);
     expect(verified.ok, verified.output).toBe(true);

@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { makeP12 as makeSignedP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
 import { createServer, name } from '../../src/server.ts';
+import { xmllint } from '../support.ts';
 import { sandboxAnswer, type EpayrollIssuerLookup } from '../../src/modules/payroll/epayroll_sandbox.ts';
 
 /**
@@ -20,7 +17,6 @@ import { sandboxAnswer, type EpayrollIssuerLookup } from '../../src/modules/payr
  * NominaIndividualDeAjuste XSD, signed, with its CUNE recomputed here by hand.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'nomina-sig-'));
 const XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualElectronicaXSD.xsd', import.meta.url));
 const AJUSTE_XSD = fileURLToPath(new URL('../../src/modules/payroll/xsd/NominaIndividualDeAjusteElectronicaXSD.xsd', import.meta.url));
 const parse = (text: string, root: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, parseTagValue: false }).parse(text)[root];
@@ -39,15 +35,6 @@ afterAll(async () => {
 /** The employer's certificate as a CA would hand one out (shared with e-invoicing's signature tests). */
 const makeP12 = (password: string, cn = 'Tienda Andina SAS') => makeSignedP12({ password, cn, org: cn });
 
-function xmllint(xml: string, xsd = XSD): { ok: boolean; out: string } {
-  const file = join(dir, `lint-${randomBytes(4).toString('hex')}.xml`);
-  writeFileSync(file, xml);
-  try {
-    return { ok: true, out: execFileSync('xmllint', ['--noout', '--schema', xsd, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
-  } catch (err) {
-    return { ok: false, out: String((err as { stderr?: string }).stderr) };
-  }
-}
 
 
 const SETTINGS = {
@@ -112,7 +99,7 @@ describe('the signed Nómina Individual', () => {
     const verified = await xmlsecVerify(xml, p12.certPem);
     expect(verified.ok, verified.output).toBe(true);
     expect(verified.output).toContain('OK');
-    const lint = xmllint(xml);
+    const lint = xmllint(xml, XSD);
     expect(lint.ok, lint.out).toBe(true);
   });
 

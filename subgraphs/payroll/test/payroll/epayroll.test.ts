@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
+import { xmllint } from '../support.ts';
 import { nitCheckDigit, sealPlainEpayrollSettings, splitName } from '../../src/modules/payroll/epayroll.ts';
 import { sandboxAnswer } from '../../src/modules/payroll/epayroll_sandbox.ts';
 
@@ -35,16 +33,6 @@ const SETTINGS = {
   software_id: 'a1b2c3d4-sw', software_pin: '75315', prefix: 'NE',
 };
 
-function xmllint(xml: string): { ok: boolean; out: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'nomina-'));
-  const file = join(dir, 'nomina.xml');
-  writeFileSync(file, xml);
-  try {
-    return { ok: true, out: execFileSync('xmllint', ['--noout', '--schema', XSD, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
-  } catch (err) {
-    return { ok: false, out: String((err as { stderr?: string }).stderr) };
-  }
-}
 const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, parseTagValue: false }).parse(xml).NominaIndividual;
 
 describe('the vendored schema', () => {
@@ -126,7 +114,7 @@ describe('payroll.epayroll_configure and payroll.einvoice_submit', () => {
     expect(d.authority.status_description).toContain('Sandbox');
 
     // The official schema (xmllint, independent of our code).
-    const lint = xmllint(d.xml);
+    const lint = xmllint(d.xml, XSD);
     expect(lint.ok, lint.out).toBe(true);
 
     const x = parse(d.xml);
@@ -211,7 +199,7 @@ describe('payroll.einvoice_submit for a contract ended mid-month', () => {
     const r = await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-03' }, owner);
     expect(r.ok, JSON.stringify(r)).toBe(true);
     expect(r.output.document).toMatchObject({ number: 'NR1', status: 'accepted' });
-    const lint = xmllint(r.output.document.xml);
+    const lint = xmllint(r.output.document.xml, XSD);
     expect(lint.ok, lint.out).toBe(true);
     const x = parse(r.output.document.xml);
     expect(x.Periodo).toMatchObject({ FechaIngreso: '2026-01-01', FechaRetiro: '2026-03-15', FechaLiquidacionInicio: '2026-03-01', FechaLiquidacionFin: '2026-03-15', TiempoLaborado: '75' });
@@ -251,7 +239,7 @@ describe('payroll.einvoice_submit for a month paid in two halves', () => {
     const second = await post('second_half');
     const r = await payroll.call('payroll.einvoice_submit', { employee_id: id, month: '2026-06' }, owner);
     expect(r.ok, JSON.stringify(r)).toBe(true);
-    const lint = xmllint(r.output.document.xml);
+    const lint = xmllint(r.output.document.xml, XSD);
     expect(lint.ok, lint.out).toBe(true);
     const x = parse(r.output.document.xml);
     expect(x.InformacionGeneral.PeriodoNomina).toBe('4');

@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { readMaildir } from '../../../../scripts/smtp.ts';
 import { createServer, name } from '../../src/server.ts';
 import { formatCop } from '../../src/modules/payroll/payslip_document.ts';
+import { hirer, pdfText } from '../support.ts';
 
 /**
  * Payslips (issue 18): the page in Spanish, the PDF printed by Chromium and read back with
@@ -21,24 +18,7 @@ afterAll(async () => {
   await payroll?.close();
 });
 
-type P = ReturnType<typeof testPrincipal>;
-let n = 0;
-async function hire(owner: P, overrides: Record<string, unknown> = {}) {
-  n += 1;
-  const r = await payroll.call('employees.create', {
-    name: `Persona ${n}`, document: { type: 'CC', number: String(5_100_000_000 + n + Math.floor(Math.random() * 1e6) * 10) }, position: 'Auxiliar', hire_date: '2026-01-01',
-    salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1, ...overrides,
-  }, owner);
-  expect(r.ok, JSON.stringify(r)).toBe(true);
-  return r.output.employee as { id: string; name: string };
-}
-
-const pdfText = (base64: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'payslip-test-'));
-  const file = join(dir, 'slip.pdf');
-  writeFileSync(file, Buffer.from(base64, 'base64'));
-  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-};
+const hire = hirer(() => payroll, { position: 'Auxiliar' });
 
 /** The base64 body of the MIME part with `Content-Type: application/pdf` in a raw message. */
 function pdfPartOf(raw: string): string | null {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
+import { hirer } from '../support.ts';
 
 /**
  * Employees' changes, novelties and runs through the subgraph (issue 18). Amounts are minor
@@ -19,16 +20,7 @@ afterAll(async () => {
 });
 
 type P = ReturnType<typeof testPrincipal>;
-let n = 0;
-async function hire(owner: P, overrides: Record<string, unknown> = {}) {
-  n += 1;
-  const r = await payroll.call('employees.create', {
-    name: `Persona ${n}`, document: { type: 'CC', number: String(3_000_000_000 + n) }, position: 'Analista', hire_date: '2026-01-01',
-    salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1, ...overrides,
-  }, owner);
-  expect(r.ok).toBe(true);
-  return r.output.employee as { id: string; name: string };
-}
+const hire = hirer(() => payroll);
 const records = (p: P, q: unknown) => payroll.graphql('query($q: JSON!) { payrollRecords(query: $q) }', { q }, p);
 const amounts = (lines: { concept: string; amount: number }[]) => Object.fromEntries(lines.map((l) => [l.concept, l.amount]));
 
