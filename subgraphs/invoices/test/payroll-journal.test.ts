@@ -162,7 +162,7 @@ describe('payroll postings in the finance journal', () => {
     const PUC_NAMES: Record<string, string> = {
       510506: 'Sueldos', 510527: 'Auxilio de transporte', 510530: 'Cesantías', 510533: 'Intereses sobre cesantías', 510536: 'Prima de servicios',
       510539: 'Vacaciones', 510568: 'Aportes a administradoras de riesgos laborales, ARL', 510570: 'Aportes a fondos de pensiones y/o cesantías',
-      510572: 'Aportes cajas de compensación familiar', 237005: 'Aportes a entidades promotoras de salud, EPS',
+      510569: 'Aportes a entidades promotoras de salud, EPS', 510572: 'Aportes cajas de compensación familiar', 237005: 'Aportes a entidades promotoras de salud, EPS',
       237006: 'Aportes a administradoras de riesgos laborales, ARL', 237010: 'Aportes parafiscales', 238030: 'Fondos de cesantías y/o pensiones',
       250505: 'Salarios por pagar', 261005: 'Cesantías', 261010: 'Intereses sobre cesantías', 261015: 'Vacaciones', 261020: 'Prima de servicios',
     };
@@ -186,7 +186,7 @@ describe('payroll postings in the finance journal', () => {
     }, p);
     expect(e.ok, JSON.stringify(e)).toBe(true);
     const run = (await payroll.call('payroll.run', { month: '2026-02' }, p)).output.run;
-    expect((await payroll.call('payroll.approve', { id: run.id, amount: 185_992_600 }, p)).ok).toBe(true);
+    expect((await payroll.call('payroll.approve', { id: run.id, amount: 185_992_800 }, p)).ok).toBe(true);
     expect((await payroll.call('payroll.post', { id: run.id }, p)).ok).toBe(true);
     // Payroll's feed as it would read if payroll booked salaries to an auxiliary of its own (51050601).
     const real = peerGraph('invoices', { ...testServiceKeys(), urls: { payroll: payroll.url } }, p.workspace);
@@ -348,6 +348,6 @@ describe('payroll postings in the finance journal', () => {
     const net = (a: string) => (tb.by[a] ? tb.by[a][0] - tb.by[a][1] : 0);
     for (const provision of ['261005', '261010', '261015', '261020']) expect(net(provision)).toBe(0);
     expect([net('510530'), net('510533'), net('510536'), net('510539'), net('510560')]).toEqual([41_666_667, 1_041_667, 41_666_667, 18_238_594, 175_090_500]);
-    expect([net('251020'), net('251505'), net('252005'), net('252505'), net('254005')]).toEqual([-41_666_667, -1_041_667, -41_666_667, -18_238_594, -175_090_500]);
+    expect([net('251010'), net('251505'), net('252005'), net('252505'), net('254005')]).toEqual([-41_666_667, -1_041_667, -41_666_667, -18_238_594, -175_090_500]);
   });
 });

@@ -21,7 +21,7 @@ import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
  * (digits), each named, each amount a non-negative integer on one side only, Σ debits = Σ credits.
  * Every entry payroll makes keeps that shape: a month's pay, and a final settlement too (issue 30:
  * 2610xx debits for the provisions released, 510560 for an indemnity, the group-25 payables
- * 251020, 251505, 252005, 252505, 254005 credited) — finance needs to know no payroll concept.
+ * 251010, 251505, 252005, 252505, 254005 credited) — finance needs to know no payroll concept.
  *
  * The order finance reads in (`payroll_journal_since`): a feed document's position is taken
  * before it is written and before its run moves, so positions do not follow the order in which

@@ -158,9 +158,10 @@ export function periodOf(month: string, frequency: RunDoc['frequency']): { from:
  * PUC accounts (Decreto 2650 de 1993, Plan Único de Cuentas para comerciantes) a payroll run
  * posts to: operating administrative expenses 5105xx, payroll withholdings and contributions
  * payable 2370xx, pension funds 238030, salaries payable 250505, provisions 2610xx; a final
- * settlement, the labour obligations of group 25 by concept (2510 cesantías consolidadas, 2515
- * intereses, 2520 prima, 2525 vacaciones consolidadas, 2540 indemnizaciones; the sub-account codes
- * under 2515–2540 are the ones charts commonly open, the decree fixing none).
+ * settlement, the labour obligations of group 25 by concept (251010 cesantías consolidadas under
+ * Ley 50 de 1990, 2515 intereses, 2520 prima, 2525 vacaciones consolidadas, 2540 indemnizaciones; the
+ * sub-account codes under 2515–2540 are the ones charts commonly open, the decree fixing none, and
+ * the finance journal opens them in the workspace's chart with these names).
  */
 export const PAYROLL_ACCOUNTS = {
   salaries: { code: '510506', name: 'Sueldos' },
@@ -196,7 +197,7 @@ export const PAYROLL_ACCOUNTS = {
   serviceBonusProvision: { code: '261020', name: 'Prima de servicios' },
   /** The final settlement (release.ts): the indemnity's expense, and what is owed to the worker by concept. */
   indemnity: { code: '510560', name: 'Indemnizaciones laborales' },
-  severancePayable: { code: '251020', name: 'Cesantías consolidadas — Ley 50 de 1990 y normas posteriores' },
+  severancePayable: { code: '251010', name: 'Ley 50 de 1990 y normas posteriores' },
   severanceInterestPayable: { code: '251505', name: 'Intereses sobre cesantías' },
   serviceBonusPayable: { code: '252005', name: 'Prima de servicios' },
   vacationsPayable: { code: '252505', name: 'Vacaciones consolidadas' },

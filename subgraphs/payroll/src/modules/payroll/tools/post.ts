@@ -11,7 +11,7 @@ import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
  */
 export const post = defineTool({
   name: 'payroll.post',
-  description: 'Post an approved payroll run: its balanced journal entry (PUC 5105xx expenses; 2370xx contributions and withholdings payable and 238030 pension funds, each at what PILA declares; 250505 salaries payable; 2610xx provisions; for a final settlement, the 2610xx provisions released and 251020, 251505, 252005, 252505, 254005 payable) becomes final, and the finance journal takes it in (once, as `je_<run id>`, dated the period\'s last day) through the `payroll_journal` source. Posting twice is refused; a posted run is undone with payroll.void, which reverses the entry.',
+  description: 'Post an approved payroll run: its balanced journal entry (PUC 5105xx expenses; 2370xx contributions and withholdings payable and 238030 pension funds, each at what PILA declares; 250505 salaries payable; 2610xx provisions; for a final settlement, the 2610xx provisions released and 251010, 251505, 252005, 252505, 254005 payable) becomes final, and the finance journal takes it in (once, as `je_<run id>`, dated the period\'s last day) through the `payroll_journal` source. Posting twice is refused; a posted run is undone with payroll.void, which reverses the entry.',
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('run', RUN_VIEW_SCHEMA),
