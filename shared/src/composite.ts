@@ -96,11 +96,18 @@ export type SourceReader = (query: RecordsQuery, ctx: ReadContext) => Promise<Li
 export type MetricReader = (query: MetricQuery, ctx: ReadContext) => Promise<Record<string, unknown>>;
 export type LaneReader = (window: AgendaWindow, ctx: ReadContext) => Promise<AgendaEntry[]>;
 
+/** What a kanban block asks of a board (specification §2.2 `board`): the pipeline's key (empty: the first) and cards per column. */
+export interface BoardQuery { board: string; pipeline?: string; limit?: number }
+/** Reads a board: its columns with their first cards, counts and sums (the kanban block's `board_data`). */
+export type BoardReader = (query: BoardQuery, ctx: ReadContext) => Promise<Record<string, unknown>>;
+
 /** The composite reads one module answers, by name. */
 export interface ModuleReads {
   sources?: Record<string, SourceReader>;
   metrics?: Record<string, MetricReader>;
   agenda?: Record<string, LaneReader>;
+  /** Boards (the kanban block's `board_data`), by the kind of board: `pipeline` for the sales pipeline. */
+  boards?: Record<string, BoardReader>;
   /**
    * Records sources read only service to service (another subgraph pulling through the graph with the
    * read-only service assertion, e.g. payroll's `payroll_journal` feed that finance takes in). Served by
@@ -119,7 +126,7 @@ export interface ModuleReads {
 
 /** The graph field of a subgraph that answers one kind of composite read. */
 export function compositeField(subgraph: string, kind: ReadKind): string {
-  return `${subgraph}${kind === 'sources' ? 'Records' : kind === 'metrics' ? 'Metric' : 'Agenda'}`;
+  return `${subgraph}${kind === 'sources' ? 'Records' : kind === 'metrics' ? 'Metric' : kind === 'boards' ? 'Board' : 'Agenda'}`;
 }
 
 /** A subgraph's composite reads, with the module that owns each. */
@@ -128,6 +135,7 @@ export interface OwnedReaders {
   metrics: Record<string, { module: string; read: MetricReader }>;
   /** `parts`: other modules' entries of the same lane (ModuleReads.agendaParts). */
   agenda: Record<string, { module: string; read: LaneReader; parts?: { module: string; read: LaneReader }[] }>;
+  boards: Record<string, { module: string; read: BoardReader }>;
 }
 
 /**
@@ -142,7 +150,7 @@ export function mergeLane(lists: readonly AgendaEntry[][], limit: number): Agend
 /** The catalog's routes (field and module of each read) of a subgraph's readers. */
 export function readRoutesOf(subgraph: string, readers: OwnedReaders): ReadDeclarations {
   const out: ReadDeclarations = {};
-  for (const kind of ['sources', 'metrics', 'agenda'] as const) {
+  for (const kind of ['sources', 'metrics', 'agenda', 'boards'] as const) {
     const entries = Object.entries(readers[kind]);
     if (entries.length === 0) continue;
     // A feed is served but not published (ModuleReads.feeds).
@@ -159,8 +167,14 @@ export function compositeTypeDefs(subgraph: string, readers: OwnedReaders): stri
   if (Object.keys(readers.sources).length) fields.push(`  """records.list for the sources ${Object.keys(readers.sources).join(', ')}: query is a records source object (specification §2.5); answer {source, rows, total?, next_cursor?}."""\n  ${compositeField(subgraph, 'sources')}(query: JSON!): JSON!`);
   if (Object.keys(readers.metrics).length) fields.push(`  """metrics.query for ${Object.keys(readers.metrics).join(', ')}: query is a metric query object (specification §2.3); answer as CONTRACT.md §8."""\n  ${compositeField(subgraph, 'metrics')}(query: JSON!): JSON!`);
   if (Object.keys(readers.agenda).length) fields.push(`  """The agenda lanes ${Object.keys(readers.agenda).join(', ')} (specification §2.6): window {from, to, limit, overdue}; answer a list of entries."""\n  ${compositeField(subgraph, 'agenda')}(lane: String!, window: JSON!): JSON!`);
+  if (Object.keys(readers.boards ?? {}).length) fields.push(`  """The kanban boards ${Object.keys(readers.boards).join(', ')} (specification §2.2 \`board\`): query {board, pipeline?, limit?}; answer the board's columns with their cards, counts and sums."""\n  ${compositeField(subgraph, 'boards')}(query: JSON!): JSON!`);
   return fields.length ? `extend type Query {\n${fields.join('\n')}\n}\n` : '';
 }
+
+const validateBoard = compileValidator(createAjv(), {
+  type: 'object', additionalProperties: false, required: ['board'],
+  properties: { board: { type: 'string', minLength: 1, maxLength: 64 }, pipeline: { type: 'string', maxLength: 64 }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
+});
 
 const validateWindow = compileValidator(createAjv(), {
   type: 'object', additionalProperties: false, required: ['from', 'to', 'limit'],
@@ -174,7 +188,7 @@ const validateWindow = compileValidator(createAjv(), {
  */
 export function compositeGuard(readers: OwnedReaders, kind: ReadKind, fallback: string): (args: any) => string {
   return (args) => {
-    const key = kind === 'sources' ? args?.query?.source : kind === 'metrics' ? args?.query?.metric : args?.lane;
+    const key = kind === 'sources' ? args?.query?.source : kind === 'metrics' ? args?.query?.metric : kind === 'boards' ? args?.query?.board : args?.lane;
     return typeof key === 'string' && Object.hasOwn(readers[kind], key) ? readers[kind][key].module : fallback;
   };
 }
@@ -202,6 +216,15 @@ export function compositeResolvers(subgraph: string, readers: OwnedReaders, gove
       const q = args.query as MetricQuery;
       const reader = Object.hasOwn(readers.metrics, q.metric) ? readers.metrics[q.metric] : undefined;
       if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the metric "${q.metric}".`, { field: '/metric' });
+      return reader.read(q, context(ctx));
+    };
+  }
+  if (Object.keys(readers.boards ?? {}).length) {
+    out[compositeField(subgraph, 'boards')] = async (_p, args, ctx) => {
+      validateBoard(args.query);
+      const q = args.query as BoardQuery;
+      const reader = Object.hasOwn(readers.boards, q.board) ? readers.boards[q.board] : undefined;
+      if (!reader) throw new CuadraError('invalid_input', `The ${subgraph} subgraph does not answer the board "${q.board}".`, { field: '/board' });
       return reader.read(q, context(ctx));
     };
   }

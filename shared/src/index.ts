@@ -3,7 +3,7 @@ export type { ErrorCode, RefusalBody } from './errors.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_INPUT_BYTES, RISKS, TOOL_NAME, annotationsFor, catalogEntry, defineTool, scopeFor } from './tool.ts';
-export type { CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
+export type { CallFacts, CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
 export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
 export type { Principal } from './principal.ts';
 export {
@@ -33,7 +33,7 @@ export type { AppendedEntry, LedgerEntry, LedgerRecord, LedgerVerification } fro
 export { LedgerSigner, formatReceipt, parseReceipt, statementBytes } from './governance/anchor.ts';
 export type { Receipt } from './governance/anchor.ts';
 export { PolicyStore, decide, policyMatches } from './governance/policies.ts';
-export type { Policy, PolicyEffect } from './governance/policies.ts';
+export type { Policy, PolicyCall, PolicyEffect } from './governance/policies.ts';
 export { APPROVAL_TTL_MS, ApprovalStore, approvalView, isRequester } from './governance/approvals.ts';
 export type { Approval, ApprovalDoc, ApprovalStatus } from './governance/approvals.ts';
 export { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from './governance/idempotency.ts';
@@ -74,4 +74,6 @@ export type { ModuleManifest, OwnedModules, ReadGuard } from './module.ts';
 export { spreadsheetCell, spreadsheetRow } from './spreadsheet.ts';
 export { DATE_TIME_SCHEMA, ID_INPUT, ID_SCHEMA, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
 export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from './composite.ts';
-export type { AgendaEntry, AgendaWindow, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
+export type { AgendaEntry, AgendaWindow, BoardQuery, BoardReader, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
+export { applyIntent, carryIntent, derivedIntent, DERIVED_REPAIR_AFTER_MS, dropMarker, markIntent, repairDerived } from './derived.ts';
+export type { DerivedChange, DerivedIntent, FeedsDerived } from './derived.ts';

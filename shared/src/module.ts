@@ -59,7 +59,7 @@ export interface OwnedModules {
 export function fromModules(subgraph: string, manifests: readonly ModuleManifest[], planned: readonly string[] = []): OwnedModules {
   const names = new Set<string>();
   const models = new Set<(db: Connection) => Model<any>>();
-  const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {} };
+  const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {}, boards: {} };
   const readGuards: Record<string, ReadGuard> = {};
   const parts: { lane: string; module: string; read: LaneReader }[] = [];
   for (const m of manifests) {

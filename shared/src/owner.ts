@@ -15,7 +15,7 @@ import type { Logger } from './logger.ts';
 import { idempotencyScope, type Principal } from './principal.ts';
 import { openInputs, openSecrets, sealerFromEnv, sealInputs, sealSecrets, type Sealer } from './seal.ts';
 import type { ToolRegistry } from './registry.ts';
-import type { Tool } from './tool.ts';
+import type { CallFacts, Tool } from './tool.ts';
 
 /** One call as it reaches the owning service. */
 export interface OwnedCall {
@@ -253,8 +253,10 @@ export class ToolOwner {
     }
 
     const policies = await (loading ?? this.#governance.policies.forEvaluation(principal.workspace));
-    const amount = tool.amount ? tool.amount(input) : null;
-    const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount });
+    // Facts kept on the record the call acts on (a deal's amount…) are looked up for the policies; none if that fails.
+    const facts: CallFacts = tool.facts && policies.length ? await tool.facts(input, { db: this.#db, workspace: principal.workspace }).catch(() => ({})) : {};
+    const amount = typeof facts.amount === 'number' ? facts.amount : tool.amount ? tool.amount(input) : null;
+    const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount, facts });
     if (effect === 'deny') {
       const answer = refusal(new CuadraError('policy_denied', `The workspace policy "${policy!.name}" does not allow ${tool.name}.`));
       await record(answer);

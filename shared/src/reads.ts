@@ -1,6 +1,6 @@
 /**
- * What a subgraph answers for the composite reads (specification §2.3, §2.5, §2.6): each records
- * source, metric and agenda lane it owns, the graph field that answers it, and the tool module
+ * What a subgraph answers for the composite reads (specification §2.3, §2.5, §2.6, and the kanban
+ * block's `board` of §2.2): each records source, metric, agenda lane and board it owns, the graph field that answers it, and the tool module
  * whose read reach it needs. Declared once beside the subgraph; the build writes every
  * subgraph's declarations into the catalog, and the gateway routes `records.list`,
  * `metrics.query` and the agenda from there — adding a source or metric edits no gateway file.
@@ -12,8 +12,8 @@ export interface ReadRoute {
   module: string;
 }
 
-export type ReadKind = 'sources' | 'metrics' | 'agenda';
-export const READ_KINDS: readonly ReadKind[] = ['sources', 'metrics', 'agenda'];
+export type ReadKind = 'sources' | 'metrics' | 'agenda' | 'boards';
+export const READ_KINDS: readonly ReadKind[] = ['sources', 'metrics', 'agenda', 'boards'];
 
 /** A subgraph's composite reads. */
 export type ReadDeclarations = Partial<Record<ReadKind, Record<string, ReadRoute>>>;
@@ -42,7 +42,7 @@ export function readModule(routes: Record<string, ReadRoute> | undefined, key: u
  * fails the build.
  */
 export function collectReads(subgraphs: readonly { name: string; typeDefs: string; reads?: ReadDeclarations }[]): CatalogReads {
-  const out: CatalogReads = { sources: {}, metrics: {}, agenda: {} };
+  const out: CatalogReads = { sources: {}, metrics: {}, agenda: {}, boards: {} };
   for (const sg of subgraphs) {
     for (const kind of READ_KINDS) {
       for (const [name, route] of Object.entries(sg.reads?.[kind] ?? {})) {

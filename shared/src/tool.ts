@@ -56,6 +56,14 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    */
   amount?: (input: Input) => number | null;
   /**
+   * Facts about the call that autonomy policies select on when they are not in the input but in
+   * the record the call acts on (a deal's amount, the kind of stage it moves into), looked up
+   * before the policy decides. `amount` (when a number) stands for {@link amount} in `amount_over`;
+   * the others answer `conditions.facts`. A lookup that fails gives no facts: the handler then
+   * gives its own refusal (the record is not there…).
+   */
+  facts?: (input: Input, ctx: { db: Connection; workspace: string }) => Promise<CallFacts>;
+  /**
    * Fields of the output that are secrets (an API key, an invitation link): given only in the
    * direct answer to the principal that ran the call (and its own replay); sealed at rest in
    * idempotency records and approvals, redacted for everyone else, never logged (CONTRACT.md §9).
@@ -69,6 +77,9 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
   secretInputs?: readonly string[];
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
+
+/** What a tool tells policies about one call ({@link ToolDeclaration.facts}). */
+export type CallFacts = { amount?: number | null } & Record<string, string | number | boolean | null | undefined>;
 
 /** A declared tool, with its module derived from its name. */
 export interface Tool<Input = Record<string, unknown>, Output = Record<string, unknown>> extends ToolDeclaration<Input, Output> {

@@ -50,7 +50,7 @@ describe('composite reads declared by subgraphs', () => {
       });
       return { metric: q.metric, n };
     };
-    const fields = compositeResolvers('finance', { sources: {}, metrics: { revenue: { module: 'invoices', read }, expenses: { module: 'bills', read } }, agenda: {} }, {} as Governance);
+    const fields = compositeResolvers('finance', { sources: {}, metrics: { revenue: { module: 'invoices', read }, expenses: { module: 'bills', read } }, agenda: {}, boards: {} }, {} as Governance);
     const field = fields.financeMetric;
     const operation = { db: {} as never, workspace: 'ws_a', principal: {} as never };
     // Three fields of one operation (a dashboard's reads), concurrently: one run.

@@ -1,6 +1,6 @@
 import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
 import { batchGraphReads } from './batch.ts';
-import { listRecords, queryMetric, readAgenda, type GraphRunner, type LocalSourceReader, type SavedMetricReader } from './routes.ts';
+import { listRecords, queryMetric, readAgenda, readBoard, type GraphRunner, type LocalSourceReader, type SavedMetricReader } from './routes.ts';
 import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
 import { walkBlocks } from './rules.ts';
 
@@ -80,6 +80,7 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
   const run = batchGraphReads(deps.run);
   const metric = (q: MetricQuery) => once('metric', q, () => queryMetric(run, deps.principal, q, deps.saved));
   const recordsOf = (q: RecordsQuery) => once('records', q, () => listRecords(run, deps.readLocal, deps.principal, q));
+  const board = (q: { pipeline?: string; limit?: number }) => once('board', q, () => readBoard(run, deps.principal, q));
 
   /** A param's value: the viewer's, else the control's default; `missing` when a required one has none. */
   const paramValue = (key: string): { value?: unknown; missing: boolean } => {
@@ -162,7 +163,7 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
         });
         out.event_data = { event: agenda.entries[0] ?? null, horizon: e.horizon ?? 90, unavailable_lanes: agenda.unavailable_lanes };
       } else if (block.type === 'kanban') {
-        throw new CuadraError('not_found', 'The deals board (crm_deals) is not available yet: no module of this workspace answers it.');
+        out.board_data = await board({ pipeline: block.board?.pipeline, limit: block.board?.limit });
       } else if (block.type === 'result' && block.result) {
         out.result_data = await deps.invokeRead(block.result.tool, { ...(block.result.values ?? {}), ...set });
       }

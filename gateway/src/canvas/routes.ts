@@ -99,6 +99,20 @@ export async function listRecords(run: GraphRunner, local: LocalSourceReader, pr
 
 
 /**
+ * A kanban block's board (specification §2.2 `board`): the board reader of the subgraph that
+ * declared it (`pipeline`: the sales pipeline), with the pipeline's key (empty: the first) and
+ * cards per column (default 25, max 100).
+ */
+export async function readBoard(run: GraphRunner, principal: Principal, query: { pipeline?: string; limit?: number }): Promise<Record<string, unknown>> {
+  const boards = readRoutes().boards ?? {};
+  const route = Object.hasOwn(boards, 'pipeline') ? boards.pipeline : undefined;
+  if (!route) throw new CuadraError('not_found', 'The deals board is not available yet: no module of this workspace answers it.');
+  const q = { board: 'pipeline', pipeline: query.pipeline ?? '', limit: query.limit ?? 25 };
+  const data = await run(principal, `query Board($q: JSON!) { ${route.field}(query: $q) }`, { q });
+  return data[route.field] as Record<string, unknown>;
+}
+
+/**
  * The agenda (specification §2.6): the lanes asked for, merged by date. Lanes no module answers
  * yet are named in `unavailable_lanes`; when none of the asked lanes is answered, it is `not_found`.
  */

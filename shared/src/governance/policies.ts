@@ -3,7 +3,7 @@ import { bumpVersion, currentVersion } from '../cache-version.ts';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
 import { anyPatternMatches, type Principal } from '../principal.ts';
-import type { Risk } from '../tool.ts';
+import type { CallFacts, Risk } from '../tool.ts';
 
 /** An autonomy policy (CONTRACT.md §3). */
 export interface Policy {
@@ -12,7 +12,11 @@ export interface Policy {
   name: string;
   priority: number;
   match: { tools?: string[]; risk?: Risk[]; actors?: Principal['actor']['type'][]; roles?: string[] };
-  conditions?: { amount_over?: number };
+  /**
+   * `amount_over`: the call moves more than this (the tool's declared amount). `facts`: each named
+   * fact the tool declares about the call (e.g. deals' `stage_kind`) is one of the values listed.
+   */
+  conditions?: { amount_over?: number; facts?: Record<string, (string | number | boolean)[]> };
   effect: PolicyEffect;
   created_at: string;
   updated_at: string;
@@ -34,8 +38,11 @@ schema.index({ workspace: 1 });
 /** When priorities tie, the more careful effect wins. */
 const CAUTION: Record<PolicyEffect, number> = { allow: 0, hold: 1, ask: 2, deny: 3 };
 
+/** What a policy is matched against: the call, its amount and the facts its tool declares about it. */
+export interface PolicyCall { tool: string; risk: Risk; principal: Principal; amount: number | null; facts?: CallFacts }
+
 /** Does the policy select this call? */
-export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call: { tool: string; risk: Risk; principal: Principal; amount: number | null }): boolean {
+export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call: PolicyCall): boolean {
   const m = policy.match ?? {};
   if (m.tools?.length && !anyPatternMatches(m.tools, { name: call.tool, risk: call.risk })) return false;
   if (m.risk?.length && !m.risk.includes(call.risk)) return false;
@@ -43,11 +50,15 @@ export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call
   if (m.roles?.length && !m.roles.includes(call.principal.role)) return false;
   const over = policy.conditions?.amount_over;
   if (over !== undefined && !(call.amount !== null && call.amount > over)) return false;
+  for (const [name, values] of Object.entries(policy.conditions?.facts ?? {})) {
+    const have = call.facts?.[name];
+    if (have === undefined || have === null || !values.includes(have)) return false;
+  }
   return true;
 }
 
 /** The deciding policy of a call: highest priority match; none → `allow` within the role. */
-export function decide(policies: readonly Policy[], call: { tool: string; risk: Risk; principal: Principal; amount: number | null }): { effect: PolicyEffect; policy: Policy | null } {
+export function decide(policies: readonly Policy[], call: PolicyCall): { effect: PolicyEffect; policy: Policy | null } {
   let best: Policy | null = null;
   for (const p of policies) {
     if (!policyMatches(p, call)) continue;

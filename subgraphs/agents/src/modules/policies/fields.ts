@@ -17,7 +17,14 @@ export const policyFields = {
   conditions: {
     type: 'object',
     additionalProperties: false,
-    properties: { amount_over: { type: 'integer', minimum: 0, description: 'Matches when the call moves more than this many minor units (cents).' } },
+    properties: {
+      amount_over: { type: 'integer', minimum: 0, description: 'Matches when the call moves more than this many minor units (cents).' },
+      facts: {
+        type: 'object', maxProperties: 10, propertyNames: { pattern: '^[a-z][a-z0-9_]{0,39}$' },
+        additionalProperties: { type: 'array', minItems: 1, maxItems: 20, items: { type: ['string', 'number', 'boolean'] } },
+        description: 'Matches when each named fact the tool declares about the call is one of the values (deals.move, win and lose: stage_kind open, won or lost; pipeline key).',
+      },
+    },
   },
   effect: { enum: ['allow', 'hold', 'ask', 'deny'] },
 } as const;

@@ -25,7 +25,10 @@ export const POLICY_SCHEMA = {
     },
     conditions: {
       type: 'object', additionalProperties: false,
-      properties: { amount_over: { type: 'integer', minimum: 0 } },
+      properties: {
+        amount_over: { type: 'integer', minimum: 0 },
+        facts: { type: 'object', additionalProperties: { type: 'array', items: { type: ['string', 'number', 'boolean'] } } },
+      },
     },
     effect: { enum: ['allow', 'hold', 'ask', 'deny'] },
     created_at: DATE_TIME,

@@ -1,0 +1,158 @@
+import type { Connection, Model } from 'mongoose';
+import { newId } from './credentials.ts';
+
+/**
+ * Documents derived from other documents and kept on write — a board's columns (their cards in
+ * order, counts and sums), a metric's day counters — without transactions (INFRA.md: the store
+ * has none). The pattern the invoices rollups use (subgraphs/invoices/src/lib/rollups.ts), in a
+ * general form any module can use:
+ *
+ * 1. the changes to the derived documents are written as an *intent* on the source document, in
+ *    the same conditional update as the change itself (one document, one atomic write), after a
+ *    *marker* naming it is stored in the `derived_pending` collection (so a repair finds it
+ *    without scanning the source collection);
+ * 2. each change is applied with a mark (`<intent>#<n>`) that the update both tests and adds
+ *    (`{_id, applied: {$ne: mark}}` → `…, $addToSet: {applied: mark}`), so applying it twice is a
+ *    no-op — counters are never doubled by a retry or by a repair racing the writer;
+ * 3. the intent is then pulled from the source document, and only after that are the marks
+ *    forgotten (nobody can apply it again once the source no longer lists it) and the marker deleted.
+ *
+ * A process that dies between 1 and 3 leaves the marker; {@link repairDerived} finishes the
+ * intent from the source document (or drops the marker when the write never happened). Changes
+ * are stored as plain data (paths and values), never as update operators, so they fit in a
+ * document on any MongoDB.
+ */
+
+/** One change to one derived document. */
+export interface DerivedChange {
+  /** The derived collection's name. */
+  coll: string;
+  /** The derived document's `_id`. */
+  id: string;
+  /** Counters added: `[path, amount]`. */
+  inc?: [string, number][];
+  /** Values set: `[path, value]`. */
+  set?: [string, unknown][];
+  /** Values set only when the document is created: `[path, value]`. */
+  init?: [string, unknown][];
+  /** An element added to an array kept sorted: `[path, element, sort spec]`. */
+  push?: [string, Record<string, unknown>, Record<string, 1 | -1>][];
+  /** Array elements removed: `[path, match]`. */
+  pull?: [string, Record<string, unknown>][];
+}
+
+/** The changes one write of a source document makes to derived documents. */
+export interface DerivedIntent {
+  id: string;
+  at: Date;
+  changes: DerivedChange[];
+}
+
+/** Fields a source document carries for its intents in flight. */
+export interface FeedsDerived {
+  pending_derived?: DerivedIntent[];
+}
+
+const MARKERS = 'derived_pending';
+
+interface MarkerDoc {
+  _id: string;
+  workspace: string;
+  /** The source collection and document that carry the intent. */
+  source: string;
+  doc: string;
+  at: Date;
+}
+
+/** A new intent, or null when there is nothing to change. */
+export function derivedIntent(changes: DerivedChange[], at: Date): DerivedIntent | null {
+  const kept = changes.filter((c) => (c.inc?.some(([, v]) => v !== 0)) || c.set?.length || c.push?.length || c.pull?.length || c.init?.length);
+  return kept.length ? { id: newId('drv'), at, changes: kept.map((c) => ({ ...c, inc: c.inc?.filter(([, v]) => v !== 0) })) } : null;
+}
+
+/** The `$push` that carries the intent, to merge into the source document's own conditional update. */
+export function carryIntent(intent: DerivedIntent | null): Record<string, unknown> {
+  return intent ? { pending_derived: intent } : {};
+}
+
+/**
+ * Stores the marker of an intent before the write that carries it: a repair finds in-flight
+ * intents by this small collection. A marker whose write never happened is dropped by the repair
+ * (or at once by {@link dropMarker} when the writer knows its conditional update lost).
+ */
+export async function markIntent(db: Connection, workspace: string, source: Model<any>, docId: string, intent: DerivedIntent | null): Promise<void> {
+  if (!intent) return;
+  await db.collection<MarkerDoc>(MARKERS).insertOne({ _id: intent.id, workspace, source: source.collection.collectionName, doc: docId, at: intent.at });
+}
+
+/** Removes the marker of an intent whose source write did not happen (a lost conditional update). */
+export async function dropMarker(db: Connection, intent: DerivedIntent | null): Promise<void> {
+  if (intent) await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: intent.id });
+}
+
+function updateOf(change: DerivedChange, mark: string): Record<string, unknown> {
+  const update: Record<string, any> = { $addToSet: { applied: mark } };
+  if (change.inc?.length) update.$inc = Object.fromEntries(change.inc);
+  if (change.set?.length) update.$set = Object.fromEntries(change.set);
+  if (change.init?.length) update.$setOnInsert = Object.fromEntries(change.init);
+  if (change.push?.length) update.$push = Object.fromEntries(change.push.map(([path, element, sort]) => [path, { $each: [element], $sort: sort }]));
+  if (change.pull?.length) update.$pull = Object.fromEntries(change.pull);
+  return update;
+}
+
+/**
+ * Applies an intent to its derived documents (each change once, whoever applies it), then takes
+ * it off its source document and forgets its marks. Idempotent: a repair racing the writer, or a
+ * second repair, changes nothing twice.
+ */
+export async function applyIntent(db: Connection, source: Model<any>, docId: string, intent: DerivedIntent | null): Promise<void> {
+  if (!intent) return;
+  const touched: { coll: string; id: string; mark: string }[] = [];
+  for (const [n, change] of intent.changes.entries()) {
+    const mark = `${intent.id}#${n}`;
+    try {
+      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: mark } } as never, updateOf(change, mark) as never, { upsert: true });
+    } catch (err) {
+      // The document exists and holds this mark already: the upsert's insert collides on _id.
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+    touched.push({ coll: change.coll, id: change.id, mark });
+  }
+  const done = await source.collection.updateOne({ _id: docId, 'pending_derived.id': intent.id } as never, { $pull: { pending_derived: { id: intent.id } } } as never);
+  if (done.modifiedCount === 1) {
+    // The source no longer lists the intent, so nobody will apply it again: its marks can go.
+    for (const t of touched) await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
+  }
+  await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: intent.id });
+}
+
+/** How long an intent is left to the writer that made it before a repair takes it over. */
+export const DERIVED_REPAIR_AFTER_MS = 30_000;
+
+/**
+ * Finishes the intents a dead writer left in a workspace (markers older than
+ * {@link DERIVED_REPAIR_AFTER_MS}), reading only the markers (what is in flight or abandoned), so
+ * it costs one small read when all is well. Run before the reads that show derived documents.
+ *
+ * @returns how many intents it applied
+ */
+export async function repairDerived(db: Connection, workspace: string, sources: readonly Model<any>[], now = new Date(), olderThanMs = DERIVED_REPAIR_AFTER_MS): Promise<number> {
+  const byName = new Map(sources.map((m) => [m.collection.collectionName, m]));
+  const stale = await db.collection<MarkerDoc>(MARKERS).find({ workspace }).limit(200).toArray();
+  let repaired = 0;
+  for (const marker of stale) {
+    if (now.getTime() - new Date(marker.at).getTime() < olderThanMs) continue;
+    const model = byName.get(marker.source);
+    if (!model) continue;
+    const doc = await model.collection.findOne({ _id: marker.doc } as never) as FeedsDerived | null;
+    const intent = doc?.pending_derived?.find((i) => i.id === marker._id);
+    if (intent) {
+      await applyIntent(db, model, marker.doc, intent);
+      repaired++;
+    } else {
+      // The write it announced never happened (a lost race, a crash before it), or is done.
+      await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: marker._id });
+    }
+  }
+  return repaired;
+}

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { repairDerived, type Principal } from '@cuadra/shared';
+import { generateKeyBetween } from 'fractional-indexing';
+import { createServer, name } from '../../src/server.ts';
+import { deals } from '../../src/modules/deals/model.ts';
+
+let crm: TestSubgraph;
+
+beforeAll(async () => {
+  crm = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await crm?.close();
+});
+
+const STAGES = [
+  { name: 'Prospecto', kind: 'open', probability_ppm: 100_000, rotting_days: 7 },
+  { name: 'Propuesta', kind: 'open', probability_ppm: 400_000 },
+  { name: 'Negociación', kind: 'open', probability_ppm: 700_000 },
+  { name: 'Ganado', kind: 'won' },
+  { name: 'Perdido', kind: 'lost' },
+];
+
+async function ok(tool: string, input: unknown, who: Principal) {
+  const r = await crm.call(tool, input, who);
+  if (!r.ok) throw new Error(`${tool}: ${r.code} ${r.field ?? ''} ${r.message}`);
+  return r.output;
+}
+
+async function setup() {
+  const ws = testPrincipal();
+  const { pipeline } = await ok('pipelines.create', { name: 'Ventas', stages: STAGES }, ws);
+  return { ws, pipeline, stage: (n: string) => pipeline.stages.find((s: { name: string }) => s.name === n).id as string };
+}
+
+/** The board through the graph field the kanban block reads. */
+async function board(ws: Principal, pipeline = '', limit = 25) {
+  const r = await crm.graphql('query($q: JSON!) { crmBoard(query: $q) }', { q: { board: 'pipeline', pipeline, limit } }, ws);
+  if (r.body.errors) throw new Error(JSON.stringify(r.body.errors));
+  return r.body.data.crmBoard;
+}
+
+describe('pipelines', () => {
+  it('keeps stages in order by fractional keys: adding and moving a stage changes only its own key', async () => {
+    const { ws, pipeline, stage } = await setup();
+    expect(pipeline.default).toBe(true);
+    expect(pipeline.stages.map((s: { name: string }) => s.name)).toEqual(STAGES.map((s) => s.name));
+    const before = Object.fromEntries(pipeline.stages.map((s: { id: string; order_key: string }) => [s.id, s.order_key]));
+    const added = await ok('pipelines.add_stage', { pipeline_id: pipeline.id, stage: { name: 'Demo', kind: 'open', probability_ppm: 250_000 }, place: { after: stage('Prospecto') } }, ws);
+    expect(added.pipeline.stages.map((s: { name: string }) => s.name)).toEqual(['Prospecto', 'Demo', 'Propuesta', 'Negociación', 'Ganado', 'Perdido']);
+    const moved = await ok('pipelines.update_stage', { id: stage('Negociación'), place: { before: stage('Prospecto') } }, ws);
+    expect(moved.pipeline.stages.map((s: { name: string }) => s.name)).toEqual(['Negociación', 'Prospecto', 'Demo', 'Propuesta', 'Ganado', 'Perdido']);
+    // Nobody else was renumbered: every stage but the moved one keeps the key it had.
+    for (const s of moved.pipeline.stages) if (s.id !== stage('Negociación') && before[s.id]) expect(s.order_key).toBe(before[s.id]);
+    // The moved key is what fractional-indexing puts before the first one.
+    expect(moved.pipeline.stages[0].order_key).toBe(generateKeyBetween(null, before[stage('Prospecto')]));
+    // Won and lost stages have fixed probabilities.
+    expect(moved.pipeline.stages.find((s: { kind: string }) => s.kind === 'won').probability_ppm).toBe(1_000_000);
+  });
+
+  it('makes the first pipeline the default, and another one default on request', async () => {
+    const { ws, pipeline } = await setup();
+    const second = await ok('pipelines.create', { name: 'Renovaciones', key: 'renov', stages: [{ name: 'Abierto', kind: 'open' }, { name: 'Renovado', kind: 'won' }] }, ws);
+    expect(second.pipeline.default).toBe(false);
+    expect((await ok('pipelines.get', { id: '' }, ws)).pipeline.id).toBe(pipeline.id);
+    await ok('pipelines.update', { id: second.pipeline.id, default: true }, ws);
+    expect((await ok('pipelines.get', { id: '' }, ws)).pipeline.key).toBe('renov');
+    expect((await ok('pipelines.list', {}, ws)).rows.map((p: { key: string }) => p.key)).toEqual(['renov', 'ventas']);
+  });
+
+  it('refuses what would break a pipeline, at the field', async () => {
+    const ws = testPrincipal();
+    expect(await crm.call('pipelines.create', { name: 'X', stages: [{ name: 'W', kind: 'won' }] }, ws)).toMatchObject({ code: 'invalid_input', field: '/stages' });
+    expect(await crm.call('pipelines.create', { name: 'X', stages: [{ name: 'A', kind: 'maybe' }] }, ws)).toMatchObject({ code: 'invalid_input', field: '/stages/0/kind' });
+    const { pipeline } = await ok('pipelines.create', { name: 'X', stages: [{ name: 'A', kind: 'open' }] }, ws);
+    expect(await crm.call('pipelines.create', { name: 'Y', key: pipeline.key, stages: [{ name: 'A', kind: 'open' }] }, ws)).toMatchObject({ code: 'invalid_input', field: '/key' });
+    expect(await crm.call('pipelines.archive', { id: pipeline.id }, ws)).toMatchObject({ code: 'conflict' });
+    expect(await crm.call('pipelines.update', { id: 'pip_nope', name: 'Z' }, ws)).toMatchObject({ code: 'not_found' });
+    expect(await crm.call('pipelines.create', { name: 'V', stages: [{ name: 'A', kind: 'open' }] }, { ...ws, role: 'viewer' })).toMatchObject({ code: 'policy_denied' });
+  });
+});
+
+describe('custom fields', () => {
+  it('validates deal values with the workspace schema and refuses a wrong type at its pointer', async () => {
+    const { ws } = await setup();
+    await ok('crm_fields.create', { entity: 'deal', key: 'budget', label: 'Presupuesto', type: 'money' }, ws);
+    await ok('crm_fields.create', { entity: 'deal', key: 'source', label: 'Origen', type: 'select', options: ['web', 'referido', 'feria'] }, ws);
+    const wrong = await crm.call('deals.create', { title: 'Licencias', amount: 100, custom: { budget: 'mucho' } }, ws);
+    expect(wrong).toMatchObject({ ok: false, code: 'invalid_input', field: '/custom/budget', httpStatus: 422 });
+    expect(await crm.call('deals.create', { title: 'L', custom: { source: 'radio' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/custom/source' });
+    expect(await crm.call('deals.create', { title: 'L', custom: { color: 'red' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/custom/color' });
+    const { deal } = await ok('deals.create', { title: 'Licencias anuales', amount: 500_000_00, custom: { budget: 600_000_00, source: 'feria' } }, ws);
+    expect(deal.custom).toEqual({ budget: 600_000_00, source: 'feria' });
+    // The value is searchable (select values are), through the index.
+    const found = await ok('deals.list', { search: 'FERIA' }, ws);
+    expect(found.rows.map((d: { id: string }) => d.id)).toEqual([deal.id]);
+  });
+
+  it('keeps an archived field\'s values, refuses new ones, and compiles a new schema per version', async () => {
+    const { ws } = await setup();
+    const { field } = await ok('crm_fields.create', { entity: 'deal', key: 'region', label: 'Región', type: 'text', required: true }, ws);
+    expect(await crm.call('deals.create', { title: 'Sin región' }, ws)).toMatchObject({ code: 'invalid_input', field: '/custom' });
+    const { deal } = await ok('deals.create', { title: 'Con región', custom: { region: 'Antioquia' } }, ws);
+    await ok('crm_fields.archive', { id: field.id }, ws);
+    expect(await crm.call('deals.update', { id: deal.id, custom: { region: 'Cundinamarca' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/custom/region' });
+    const kept = await ok('deals.update', { id: deal.id, title: 'Con región (editado)' }, ws);
+    expect(kept.deal.custom).toEqual({ region: 'Antioquia' });
+    // No longer required once archived.
+    expect((await crm.call('deals.create', { title: 'Ahora sin región' }, ws)).ok).toBe(true);
+    // Still found by its archived value.
+    expect((await ok('deals.list', { search: 'antioquia' }, ws)).rows.map((d: { id: string }) => d.id)).toEqual([deal.id]);
+  });
+});
+
+describe('deals on the board', () => {
+  it('moves cards between columns with history, counts and sums kept on write', async () => {
+    const { ws, stage } = await setup();
+    const party = (await ok('parties.create', { name: 'Tienda Andina SAS', kind: 'customer' }, ws)).party;
+    const a = (await ok('deals.create', { title: 'A', party_id: party.id, amount: 1_000_00 }, ws)).deal;
+    const b = (await ok('deals.create', { title: 'B', amount: 2_000_00 }, ws)).deal;
+    const c = (await ok('deals.create', { title: 'C', amount: 4_000_00 }, ws)).deal;
+    let bd = await board(ws);
+    // New cards go on top: C, B, A.
+    expect(bd.columns[0].deals.map((d: { title: string }) => d.title)).toEqual(['C', 'B', 'A']);
+    expect(bd.columns[0]).toMatchObject({ count: 3, amount: 7_000_00, weighted_amount: 70_000 }); // 700,000 × 10 % = 70,000
+    await ok('deals.move', { id: a.id, stage_id: stage('Propuesta') }, ws);
+    await ok('deals.move', { id: b.id, place: { after: c.id } }, ws);
+    await ok('deals.move', { id: c.id, place: { after: b.id } }, ws);
+    bd = await board(ws);
+    expect(bd.columns[0].deals.map((d: { title: string }) => d.title)).toEqual(['B', 'C']);
+    expect(bd.columns[1]).toMatchObject({ count: 1, amount: 1_000_00, weighted_amount: 40_000 });
+    const got = (await ok('deals.get', { id: a.id }, ws)).deal;
+    expect(got.history.map((h: { from: string | null; to: string }) => [h.from, h.to])).toEqual([[null, stage('Prospecto')], [stage('Prospecto'), stage('Propuesta')]]);
+    // A reorder within a column is not a stage change: no history entry.
+    expect((await ok('deals.get', { id: c.id }, ws)).deal.history).toHaveLength(1);
+    // Lost needs a reason from the pipeline's list; won and lost columns hold closed deals.
+    expect(await crm.call('deals.lose', { id: b.id, reason: 'Porque sí' }, ws)).toMatchObject({ code: 'invalid_input', field: '/reason' });
+    expect(await crm.call('deals.move', { id: b.id, stage_id: stage('Perdido') }, ws)).toMatchObject({ code: 'invalid_input', field: '/lost_reason' });
+    await ok('deals.lose', { id: b.id, reason: 'Precio', note: 'Más barato en otra parte' }, ws);
+    await ok('deals.win', { id: c.id }, ws);
+    expect(await crm.call('deals.win', { id: c.id }, ws)).toMatchObject({ code: 'conflict' });
+    bd = await board(ws);
+    expect(bd.columns.map((col: { count: number; amount: number }) => [col.count, col.amount])).toEqual([[0, 0], [1, 1_000_00], [0, 0], [1, 4_000_00], [1, 2_000_00]]);
+    const reopened = (await ok('deals.reopen', { id: c.id }, ws)).deal;
+    expect(reopened).toMatchObject({ status: 'open', stage_id: stage('Prospecto'), closed_at: null });
+    expect(await crm.call('deals.move', { id: 'dl_nope', stage_id: stage('Propuesta') }, ws)).toMatchObject({ code: 'not_found' });
+    expect(await crm.call('deals.move', { id: a.id, stage_id: 'stg_nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/stage_id' });
+    expect(await crm.call('deals.create', { title: 'X', party_id: 'pty_nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/party_id' });
+  });
+
+  it('ten concurrent moves of one card leave one history entry per stage change and one consistent order', async () => {
+    const { ws, stage } = await setup();
+    const open = ['Prospecto', 'Propuesta', 'Negociación'].map(stage);
+    const others = [];
+    for (let i = 0; i < 4; i++) others.push((await ok('deals.create', { title: `Otro ${i}`, amount: 100 }, ws)).deal);
+    const card = (await ok('deals.create', { title: 'La tarjeta', amount: 5_000 }, ws)).deal;
+    const moves = Array.from({ length: 10 }, (_, i) => ({ id: card.id, stage_id: open[(i % 2) + 1], ...(i % 3 === 0 ? { place: {} } : {}) }));
+    const answers = await Promise.all(moves.map((m) => crm.call('deals.move', m, ws)));
+    expect(answers.every((a) => a.ok)).toBe(true);
+    const final = (await ok('deals.get', { id: card.id }, ws)).deal;
+    // Each applied stage change is one entry, and the chain is unbroken (each from is the previous to).
+    const h = final.history as { from: string | null; to: string }[];
+    for (let i = 1; i < h.length; i++) expect(h[i].from).toBe(h[i - 1].to);
+    expect(h.at(-1)!.to).toBe(final.stage_id);
+    const applied = answers.filter((a, i) => a.output.deal.history.length > 0 && i >= 0).length;
+    expect(applied).toBe(10);
+    expect(h.length - 1).toBeLessThanOrEqual(10);
+    expect(new Set(answers.map((a) => a.output.deal.history.length)).size).toBe(h.length - 1); // every stage change was answered once
+    // The columns: the card once, in its stage; counts and sums match their cards.
+    const raw = await crm.db.collection('crm_columns').find({ workspace: ws.workspace }).toArray();
+    const where = raw.filter((c) => c.cards.some((x: { i: string }) => x.i === card.id));
+    expect(where.map((c) => c.stage_id)).toEqual([final.stage_id]);
+    for (const col of raw) {
+      expect(col.count).toBe(col.cards.length);
+      const keys = col.cards.map((x: { k: string; i: string }) => `${x.k}|${x.i}`);
+      expect(keys).toEqual([...keys].sort());
+      expect(col.applied ?? []).toEqual([]);
+    }
+    expect(raw.find((c) => c.stage_id === final.stage_id)!.amount).toBe(final.stage_id === open[0] ? 4 * 100 + 5_000 : 5_000);
+  });
+
+  it('finishes a move whose process died between the deal and its columns (repair from the intent)', async () => {
+    const { ws, stage } = await setup();
+    const d = (await ok('deals.create', { title: 'Interrumpido', amount: 300 }, ws)).deal;
+    // What a crash leaves: the deal already moved, carrying its intent, and the columns not yet changed.
+    const intent = { id: 'drv_crash1', at: new Date(Date.now() - 60_000), changes: [
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Prospecto')}`, pull: [['cards', { i: d.id }]], inc: [['count', -1], ['amount', -300]] },
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Propuesta')}`, push: [['cards', { k: 'a0', i: d.id }, { k: 1, i: 1 }]], inc: [['count', 1], ['amount', 300]], init: [['workspace', ws.workspace], ['stage_id', stage('Propuesta')]] },
+    ] };
+    await crm.db.collection('derived_pending').insertOne({ _id: intent.id, workspace: ws.workspace, source: 'crm_deals', doc: d.id, at: intent.at } as never);
+    await crm.db.collection('crm_deals').updateOne({ _id: d.id } as never, { $set: { stage_id: stage('Propuesta'), order_key: 'a0' }, $push: { pending_derived: intent } } as never);
+    // Applying it twice (the repair racing another) changes the counters once.
+    expect(await repairDerived(crm.db, ws.workspace, [deals(crm.db)])).toBe(1);
+    expect(await repairDerived(crm.db, ws.workspace, [deals(crm.db)])).toBe(0);
+    const bd = await board(ws);
+    expect(bd.columns.slice(0, 2).map((c: { count: number; amount: number }) => [c.count, c.amount])).toEqual([[0, 0], [1, 300]]);
+    expect((await crm.db.collection('crm_deals').findOne({ _id: d.id } as never))!.pending_derived).toEqual([]);
+  });
+
+  it('reads the board of 1 to 100 cards per column and flags rotting deals', async () => {
+    const { ws } = await setup();
+    for (let i = 0; i < 5; i++) await ok('deals.create', { title: `D${i}`, amount: 10 }, ws);
+    // Make one idle for 8 days (the first stage rots after 7).
+    const idle = (await ok('deals.create', { title: 'Quieto', amount: 10 }, ws)).deal;
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    await crm.db.collection('crm_deals').updateOne({ _id: idle.id } as never, { $set: { stage_entered_at: old, updated_at: old } } as never);
+    const bd = await board(ws, 'ventas', 2);
+    expect(bd.columns[0]).toMatchObject({ count: 6, more: true });
+    expect(bd.columns[0].deals).toHaveLength(2);
+    const all = await board(ws, '', 100);
+    expect(all.columns[0].deals.filter((d: { rotting: boolean }) => d.rotting).map((d: { id: string }) => d.id)).toEqual([idle.id]);
+    const bad = await crm.graphql('query($q: JSON!) { crmBoard(query: $q) }', { q: { board: 'pipeline', limit: 101 } }, ws);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'invalid_input', field: '/limit' });
+    const none = await crm.graphql('query($q: JSON!) { crmBoard(query: $q) }', { q: { board: 'pipeline', pipeline: 'nope' } }, ws);
+    expect(none.body.errors[0].extensions).toMatchObject({ code: 'invalid_input', field: '/pipeline' });
+  });
+});
+
+describe('activities', () => {
+  it('puts open activities in the agenda events lane until they are done', async () => {
+    const { ws } = await setup();
+    const d = (await ok('deals.create', { title: 'Con llamada', amount: 10 }, ws)).deal;
+    const call = (await ok('activities.create', { kind: 'call', subject: 'Llamar a compras', deal_id: d.id, due_date: '2026-12-03', due_time: '10:30' }, ws)).activity;
+    await ok('activities.create', { kind: 'note', subject: 'Nota', deal_id: d.id }, ws);
+    expect(await crm.call('activities.create', { kind: 'task', subject: 'Sin nada' }, ws)).toMatchObject({ code: 'invalid_input', field: '/deal_id' });
+    const lane = async () => (await crm.graphql('query($w: JSON!) { crmAgenda(lane: "events", window: $w) }', { w: { from: '2026-12-01', to: '2026-12-31', limit: 100, overdue: false } }, ws)).body.data.crmAgenda;
+    expect(await lane()).toMatchObject([{ date: '2026-12-03', source: 'events', title: 'Llamar a compras', time: '10:30', deal_id: d.id }]);
+    await ok('activities.complete', { id: call.id }, ws);
+    expect(await lane()).toEqual([]);
+    expect((await ok('activities.list', { deal_id: d.id }, ws)).rows).toHaveLength(2);
+  });
+});
