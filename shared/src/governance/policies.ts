@@ -14,9 +14,9 @@ export interface Policy {
   match: { tools?: string[]; risk?: Risk[]; actors?: Principal['actor']['type'][]; roles?: string[] };
   /**
    * `amount_over`: the call moves more than this (the tool's declared amount). `facts`: each named
-   * fact the tool declares about the call (e.g. deals' `stage_kind`) is one of the values listed.
+   * fact the tool declares about the call (e.g. deals' `stage_kind`) is one of the values listed (compared as text).
    */
-  conditions?: { amount_over?: number; facts?: Record<string, (string | number | boolean)[]> };
+  conditions?: { amount_over?: number; facts?: Record<string, string[]> };
   effect: PolicyEffect;
   created_at: string;
   updated_at: string;
@@ -52,7 +52,7 @@ export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call
   if (over !== undefined && !(call.amount !== null && call.amount > over)) return false;
   for (const [name, values] of Object.entries(policy.conditions?.facts ?? {})) {
     const have = call.facts?.[name];
-    if (have === undefined || have === null || !values.includes(have)) return false;
+    if (have === undefined || have === null || !values.includes(String(have))) return false;
   }
   return true;
 }

@@ -1,5 +1,6 @@
 import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
 import { owned } from './modules/index.ts';
+import { deals } from './modules/deals/model.ts';
 import { isKind, parties, partyMatches, partyView, type PartyDoc } from './modules/parties/model.ts';
 
 function partyNode(p: PartyDoc) {
@@ -17,6 +18,14 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   resolvers: {
     Query: {
       party: party.byId,
+      // Finance makes a quote from a deal (quotes.create_from_deal): one read by _id.
+      dealForQuote: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
+        const d = await deals(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }).lean();
+        return d ? {
+          id: d._id, title: d.title, partyId: d.party_id, currency: d.currency, status: d.status,
+          lines: d.lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: l.unit_price, discountBps: l.discount_bps, taxRatePpm: l.tax_rate_ppm, itemId: l.item_id })),
+        } : null;
+      },
       // Finance finds a supplier of an uploaded e-invoice by its NIT: the unique tax_key, one indexed read.
       partyByTaxId: async (_: unknown, args: { type: string; number: string }, ctx: SubgraphContext) => {
         const p = await parties(ctx.db).findOne({ tax_key: `${ctx.workspace}:${args.type}:${args.number}`, workspace: ctx.workspace }).lean();

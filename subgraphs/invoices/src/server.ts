@@ -8,6 +8,7 @@ import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './accounting/backfill.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue } from './modules/invoices/due.ts';
+import { salesDocuments } from './lib/sales-document.ts';
 import { owned } from './modules/index.ts';
 import { documents } from './modules/documents/model.ts';
 
@@ -47,6 +48,17 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const d = await documents(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }, { supplier_pending: 1, status: 1 }).lean();
         const s = d?.status === 'failed' ? d.supplier_pending : null;
         return s ? { documentId: args.id, taxIdType: s.tax_id.type, taxIdNumber: s.tax_id.number, checkDigit: s.tax_id.check_digit, name: s.name, email: s.email } : null;
+      },
+      // crm shows on a deal what finance made from it: the quote by its unique deal key, then what it became by id.
+      dealDocuments: async (_: unknown, args: { dealId: string }, ctx: SubgraphContext) => {
+        const quote = await salesDocuments(ctx.db).findOne({ deal_key: `${ctx.workspace}|${args.dealId}`, workspace: ctx.workspace }).lean();
+        if (!quote) return null;
+        const doc = (d: { _id: string; status: string; total: number; currency: string; number?: string | null }) => ({ id: d._id, number: d.number ?? null, status: d.status, total: d.total, currency: d.currency });
+        let order = quote.converted_to?.kind === 'sales_order' ? await salesDocuments(ctx.db).findOne({ _id: quote.converted_to.id, workspace: ctx.workspace }).lean() : null;
+        const invoiceId = quote.converted_to?.kind === 'invoice' ? quote.converted_to.id : order?.converted_to?.kind === 'invoice' ? order.converted_to.id : null;
+        const inv = invoiceId ? await invoices(ctx.db).findOne({ _id: invoiceId, workspace: ctx.workspace }).lean() : null;
+        order ??= null;
+        return { quote: doc(quote), salesOrder: order ? doc(order) : null, invoice: inv ? doc(inv) : null };
       },
       invoices: async (_: unknown, args: { status?: string; customerId?: string; limit?: number }, ctx: SubgraphContext) => {
         const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;

@@ -30,8 +30,13 @@ export interface SalesDocument {
   withholding_total: number;
   amount_due: number;
   notes: string | null;
-  /** Where it came from (a sales order from a quote). */
-  source: { quote_id?: string } | null;
+  /** Where it came from (a sales order from a quote; a quote, or what it became, from a crm deal). */
+  source: { quote_id?: string; deal_id?: string } | null;
+  /**
+   * `<workspace>|<deal id>` on the quote made from a deal (unique): a deal is quoted once, so a retry
+   * or a race of quotes.create_from_deal answers the quote already made. Absent on other documents.
+   */
+  deal_key?: string;
   /** What it became; the id is chosen before the target is written, so a retry writes the same one. */
   converted_to: { kind: 'invoice' | 'sales_order'; id: string } | null;
   created_at: Date;
@@ -48,6 +53,7 @@ const schema = new Schema<SalesDocument>(
     valid_until: { type: String, default: null },
     notes: { type: String, default: null },
     source: { type: Schema.Types.Mixed, default: null },
+    deal_key: { type: String },
     converted_to: { type: Schema.Types.Mixed, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -56,6 +62,7 @@ const schema = new Schema<SalesDocument>(
 );
 schema.index({ workspace: 1, kind: 1, created_at: -1 });
 schema.index({ workspace: 1, kind: 1, status: 1 });
+schema.index({ deal_key: 1 }, { unique: true, sparse: true });
 // Lists page newest first by position; quotes and sales orders are two series (salesSeries).
 addPositions(schema);
 
@@ -83,7 +90,7 @@ export const SALES_DOCUMENT_VIEW_SCHEMA = {
     valid_until: { type: ['string', 'null'], format: 'date' },
     ...DOCUMENT_BODY_VIEW_FIELDS,
     notes: { type: ['string', 'null'] },
-    source: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { quote_id: TEXT } }] },
+    source: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { quote_id: TEXT, deal_id: TEXT } }] },
     converted_to: {
       anyOf: [{ type: 'null' }, {
         type: 'object', additionalProperties: false, required: ['kind', 'id'],

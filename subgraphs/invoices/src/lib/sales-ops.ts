@@ -27,7 +27,7 @@ export const salesFields = {
 } as const;
 
 /** Creates a quote (draft) or a sales order (open). */
-export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument['kind'], input: SalesInput, source: SalesDocument['source'] = null): Promise<SalesDocument> {
+export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument['kind'], input: SalesInput, source: SalesDocument['source'] = null, dealKey?: string): Promise<SalesDocument> {
   const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
   const issueDate = input.issue_date ?? localDate(ctx.now);
   const validUntil = kind === 'quote' ? (input.valid_until ?? addDays(issueDate, 30)) : null;
@@ -38,7 +38,7 @@ export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument[
     _id: newId(kind === 'quote' ? 'quo' : 'so'), workspace: ctx.workspace, kind, status: kind === 'quote' ? 'draft' : 'open',
     customer_id: input.customer_id, customer, search_lc: `${customer.name} ${input.notes ?? ''}`.toLowerCase(), currency: input.currency,
     issue_date: issueDate, valid_until: validUntil, lines, withholding_rates: rates, ...documentTotals(lines, rates), notes: input.notes ?? null,
-    source, converted_to: null, created_at: ctx.now, updated_at: ctx.now,
+    source, converted_to: null, ...(dealKey ? { deal_key: dealKey } : {}), created_at: ctx.now, updated_at: ctx.now,
   };
   await createPositioned(salesDocuments(ctx.db), doc, salesSeries(kind));
   return doc;
@@ -86,13 +86,14 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
     const issueDate = localDate(ctx.now);
     await insertDraft(ctx, draftDocument({
       _id: chosen, workspace: ctx.workspace, kind: 'invoice', ...common, issue_date: issueDate, due_date: addDays(issueDate, 30), created_at: ctx.now,
-      source: kind === 'quote' ? { quote_id: source._id } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates),
+      // The deal a quote was made from stays named on what it becomes (crm links the deal to it).
+      source: kind === 'quote' ? { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates),
     })).catch((e) => {
       if ((e as { code?: number }).code !== 11000) throw e;
     });
   } else {
     const doc: SalesDocument = {
-      ...source, _id: chosen, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id }, converted_to: null,
+      ...source, _id: chosen, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) }, converted_to: null, deal_key: undefined,
       issue_date: localDate(ctx.now), created_at: ctx.now, updated_at: ctx.now,
     };
     await createPositioned(salesDocuments(ctx.db), doc, salesSeries('sales_order')).catch((e) => {

@@ -21,7 +21,7 @@ export const policyFields = {
       amount_over: { type: 'integer', minimum: 0, description: 'Matches when the call moves more than this many minor units (cents).' },
       facts: {
         type: 'object', maxProperties: 10, propertyNames: { pattern: '^[a-z][a-z0-9_]{0,39}$' },
-        additionalProperties: { type: 'array', minItems: 1, maxItems: 20, items: { type: ['string', 'number', 'boolean'] } },
+        additionalProperties: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 64 } },
         description: 'Matches when each named fact the tool declares about the call is one of the values (deals.move, win and lose: stage_kind open, won or lost; pipeline key).',
       },
     },

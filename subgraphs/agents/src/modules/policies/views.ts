@@ -27,7 +27,7 @@ export const POLICY_SCHEMA = {
       type: 'object', additionalProperties: false,
       properties: {
         amount_over: { type: 'integer', minimum: 0 },
-        facts: { type: 'object', additionalProperties: { type: 'array', items: { type: ['string', 'number', 'boolean'] } } },
+        facts: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 } } },
       },
     },
     effect: { enum: ['allow', 'hold', 'ask', 'deny'] },

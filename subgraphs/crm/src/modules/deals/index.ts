@@ -19,4 +19,5 @@ export const dealsModule = defineModule({
   models: [deals],
   listed: [{ model: deals }],
   reads: { sources: { crm_deals: dealsSource }, metrics: { crm_pipeline: crmPipelineMetric }, boards: { pipeline: readBoard } },
+  readGuards: { 'Query.dealForQuote': 'deals' },
 });

@@ -1,4 +1,5 @@
-import { CuadraError, type SourceReader } from '@cuadra/shared';
+import { CuadraError, readByKeys, type SourceReader } from '@cuadra/shared';
+import { COLUMNS, columnId, type ColumnDoc } from './columns.ts';
 import { readPipelines } from '../pipelines/model.ts';
 import { settleDeals } from './board.ts';
 import { findDeals } from './find.ts';
@@ -18,5 +19,11 @@ export const dealsSource: SourceReader = async (q, ctx) => {
   });
   const page = await findDeals(ctx, { status: q.status, pipeline: q.ref, search: q.search, limit: Math.min(Math.max(Math.trunc(q.limit ?? 8), 1), 100), cursor: q.cursor }, row);
   if (!page) throw new CuadraError('invalid_input', `No pipeline "${q.ref}" exists in this workspace.`, { field: '/ref' });
+  // Status and pipeline are columns: their total is the columns' counts, kept on write (a deal's status is its stage's kind).
+  if (!q.search && (q.status || q.ref)) {
+    const stages = set.pipelines.filter((p) => !q.ref || p.key === q.ref || p.id === q.ref).flatMap((p) => p.stages).filter((s) => !q.status || s.kind === q.status);
+    const columns = await readByKeys<ColumnDoc>(ctx.db, COLUMNS, '_id', stages.map((s) => columnId(ctx.workspace, s.id)));
+    page.total = columns.reduce((n, c) => n + Math.max(c.count ?? 0, 0), 0);
+  }
   return page;
 };
