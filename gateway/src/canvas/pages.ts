@@ -13,6 +13,7 @@ import type { DashboardStore } from './store.ts';
 import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
+import { crmPages } from '../pages/crm.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
 import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
 import { PipelineRefusal } from '../pipeline.ts';
@@ -104,6 +105,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   // The approvals inbox (gateway/src/pages/approvals.ts) shares this session and CSRF guard.
   if (deps.pipeline) router.use(approvalPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   // The workspace's own pages (keys, policies, members, e-invoicing, ledger): same session, same guard, acting through tools.
+  if (deps.pipeline) router.use(crmPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
 
   router.get('/app/sign-in', (req, res) => {

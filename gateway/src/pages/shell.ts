@@ -7,7 +7,7 @@ import { switchHref, type Translator } from './i18n.ts';
 /** The signed-in pages' own files (no inline script or style: a strict CSP), served with a content hash. */
 export const APP_ASSETS: Map<string, { body: string; type: string; etag: string }> = (() => {
   const assets = new Map<string, { body: string; type: string; etag: string }>();
-  for (const [name, type] of [['inbox.js', 'text/javascript'], ['app.css', 'text/css']] as const) {
+  for (const [name, type] of [['inbox.js', 'text/javascript'], ['board.js', 'text/javascript'], ['app.css', 'text/css']] as const) {
     const body = readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
     assets.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
   }
@@ -34,7 +34,7 @@ export function serveAppAsset(req: Request, res: Response): void {
 
 /** The signed-in pages, in the navigation's order. */
 export const APP_PAGES = {
-  approvals: '/app/approvals', dashboards: '/dashboards', keys: '/app/keys', policies: '/app/policies',
+  approvals: '/app/approvals', dashboards: '/dashboards', crm: '/app/crm', keys: '/app/keys', policies: '/app/policies',
   members: '/app/members', einvoicing: '/app/einvoicing', ledger: '/app/ledger',
 } as const;
 export type AppPageKey = keyof typeof APP_PAGES;
@@ -47,7 +47,7 @@ const assetUrl = (name: string) => `${APP_ASSET_PATH}/${name}?v=${encodeURICompo
  */
 export function sendAppPage(req: Request, res: Response, input: {
   t: Translator; status?: number; title: string; body: SafeHtml; current: AppPageKey; signOutCsrf: string;
-  script?: 'inbox.js'; meta?: Record<string, string>;
+  script?: 'inbox.js' | 'board.js'; meta?: Record<string, string>;
   /** The workspace the page is about: kept in the navigation's links. */
   ws?: string;
 }): void {
