@@ -126,7 +126,7 @@ describe('the sales board in Chromium', () => {
     const deal = await stageOf(deals.Licencias);
     expect(deal.stage_id).toBe(stages.Propuesta);
     expect(deal.history.map((h: any) => h.to)).toEqual([stages.Prospecto, stages.Propuesta]);
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.cardId)).toBe(deals.Licencias);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.dataset.cardId)).toBe(deals.Licencias);
     // Escape puts a lifted card back and changes nothing.
     await page.keyboard.press('Enter');
     await page.keyboard.press('ArrowRight');

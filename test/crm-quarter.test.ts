@@ -146,6 +146,11 @@ describe('a quarter of deals', () => {
     expect((await list({ source: 'crm_stages' })).total).toBe(8);
     const fields = await list({ source: 'crm_fields', kind: 'deal', status: 'active' });
     expect(fields.rows.map((f: any) => [f.key, f.type])).toEqual([['segmento', 'select'], ['presupuesto', 'money']]);
+    // A party's page: its open deals (odd deals are Tienda Andina's: 13, 15, …, 29 and 39 are open: 10), activities, open invoices from finance.
+    const andina = (await ok('parties.list', { search: 'andina' })).rows[0];
+    const page = await ok('parties.get', { id: andina.id });
+    expect(page.open_deals.map((d: any) => Number(d.title.slice(5))).sort((a: number, b: number) => a - b)).toEqual([13, 15, 17, 19, 21, 23, 25, 27, 29, 39]);
+    expect(page.open_invoices).toEqual([]); // its invoices from quotes are drafts: nothing open yet
     const refused = await sys.invoke('records.list', { source: 'crm_deals', status: 'closed' }, key);
     expect(refused.status).toBe(422);
     expect(refused.body.field).toBe('/status');

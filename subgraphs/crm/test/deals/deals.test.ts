@@ -217,6 +217,25 @@ describe('deals on the board', () => {
   });
 });
 
+describe('parties', () => {
+  it('validates party custom fields and shows a party\'s open deals and latest activities', async () => {
+    const { ws, stage } = await setup();
+    await ok('crm_fields.create', { entity: 'party', key: 'sector', label: 'Sector', type: 'select', options: ['retail', 'industria'] }, ws);
+    expect(await crm.call('parties.create', { name: 'X', kind: 'customer', custom: { sector: 42 } }, ws)).toMatchObject({ code: 'invalid_input', field: '/custom/sector' });
+    const p = (await ok('parties.create', { name: 'Ferretería Sur', kind: 'customer', custom: { sector: 'retail' } }, ws)).party;
+    expect(p.custom).toEqual({ sector: 'retail' });
+    expect((await ok('parties.update', { id: p.id, custom: { sector: 'industria' } }, ws)).party.custom).toEqual({ sector: 'industria' });
+    const open = (await ok('deals.create', { title: 'Abierto', amount: 10, party_id: p.id }, ws)).deal;
+    const won = (await ok('deals.create', { title: 'Ganado', amount: 10, party_id: p.id }, ws)).deal;
+    await ok('deals.win', { id: won.id, stage_id: stage('Ganado') }, ws);
+    await ok('activities.create', { kind: 'call', subject: 'Llamada', party_id: p.id }, ws);
+    const got = await ok('parties.get', { id: p.id }, ws);
+    expect(got.open_deals.map((d: { id: string }) => d.id)).toEqual([open.id]);
+    expect(got.activities.map((a: { subject: string }) => a.subject)).toEqual(['Llamada']);
+    expect(got.open_invoices).toBeNull(); // no finance in this test: said so, not faked
+  });
+});
+
 describe('activities', () => {
   it('puts open activities in the agenda events lane until they are done', async () => {
     const { ws } = await setup();

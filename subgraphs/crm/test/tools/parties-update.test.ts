@@ -76,7 +76,7 @@ describe('crmRecords (records.list for parties)', () => {
   it('refuses unknown sources, kinds, statuses and limits with invalid_input and a field', async () => {
     const owner = testPrincipal();
     const code = async (q: unknown) => (await crm.graphql(query, { q }, owner)).body.errors?.[0]?.extensions;
-    expect(await code({ source: 'crm_deals' })).toMatchObject({ code: 'invalid_input', field: '/source' });
+    expect(await code({ source: 'employees' })).toMatchObject({ code: 'invalid_input', field: '/source' });
     expect(await code({ source: 'parties', kind: 'friend' })).toMatchObject({ code: 'invalid_input', field: '/kind' });
     expect(await code({ source: 'parties', status: 'gone' })).toMatchObject({ code: 'invalid_input', field: '/status' });
     expect(await code({ source: 'parties', limit: 101 })).toMatchObject({ code: 'invalid_input', field: '/limit' });

@@ -6,7 +6,7 @@ import { findPipeline, findStage, keyBetween, readPipelines, stagesInOrder, type
 import { checkCustom, mergeCustom, readFields, searchableCustom, type FieldSetDoc } from '../crm_fields/model.ts';
 import { closeChanges, columnCards, columnChanges, stageExitChanges, type Placement } from './columns.ts';
 import { deals, HISTORY_KEPT, type DealDoc, type DealLine, type StageChange } from './model.ts';
-import { addToIndex, removeFromIndex, searchKeys } from './search.ts';
+import { addToIndex, partyKey, removeFromIndex, searchKeys } from './search.ts';
 
 /** Where to put a card in its column: before or after another deal of it (neither: on top). */
 export interface Place { before?: string; after?: string }
@@ -49,8 +49,8 @@ export async function partyName(ctx: Pick<ToolContext, 'db' | 'workspace'>, part
 }
 
 /** The texts a deal is found by. */
-export function dealSearchKeys(d: Pick<DealDoc, 'title' | 'party_name' | 'tags' | 'custom'>, fields: Pick<FieldSetDoc, 'fields'>): string[] {
-  return searchKeys([d.title, d.party_name, ...d.tags, ...searchableCustom(fields, 'deal', d.custom)]);
+export function dealSearchKeys(d: Pick<DealDoc, 'title' | 'party_name' | 'party_id' | 'tags' | 'custom'>, fields: Pick<FieldSetDoc, 'fields'>): string[] {
+  return [...searchKeys([d.title, d.party_name, ...d.tags, ...searchableCustom(fields, 'deal', d.custom)]), ...(d.party_id ? [partyKey(d.party_id)] : [])];
 }
 
 /** The deal's whole searchable text, normalised once per check. */

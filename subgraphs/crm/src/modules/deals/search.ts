@@ -50,6 +50,17 @@ export async function removeFromIndex(db: Connection, workspace: string, entity:
   await db.collection(SEARCH).bulkWrite(keys.map((k) => ({ updateOne: { filter: { _id: postingId(workspace, entity, k) } as never, update: { $pull: { ids: id } } as never } })), { ordered: false });
 }
 
+/** The ids listed under one exact key (e.g. a deal's party, {@link partyKey}). */
+export async function idsUnder(db: Connection, workspace: string, entity: string, key: string): Promise<string[]> {
+  const doc = await db.collection<{ _id: string; ids: string[] }>(SEARCH).findOne({ _id: postingId(workspace, entity, key) });
+  return doc?.ids ?? [];
+}
+
+/** The key a deal is also listed under for its party (not a word: searches never reach it), so a party's deals are read by `_id`. */
+export function partyKey(partyId: string): string {
+  return `~party:${partyId}`;
+}
+
 /** The ids listed under a term's key (a superset of the matches; null: the term has no indexable word). */
 export async function candidates(db: Connection, workspace: string, entity: string, term: string): Promise<string[] | null> {
   const key = keyOfTerm(term);

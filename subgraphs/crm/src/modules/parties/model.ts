@@ -22,6 +22,8 @@ export interface PartyDoc {
   addresses: { line1: string; city?: string; region?: string; country: string; postal_code?: string }[];
   contacts: { name: string; email?: string; phone?: string; role?: string }[];
   tags: string[];
+  /** Values of the workspace's custom party fields (crm_fields), checked against their JSON Schema. */
+  custom?: Record<string, unknown>;
   status: 'active' | 'archived';
   created_at: Date;
   updated_at: Date;
@@ -41,6 +43,7 @@ const partySchema = new Schema<PartyDoc>(
     addresses: { type: Schema.Types.Mixed, default: [] },
     contacts: { type: Schema.Types.Mixed, default: [] },
     tags: { type: [String], default: [] },
+    custom: { type: Schema.Types.Mixed, default: {} },
     status: { type: String, required: true, default: 'active' },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -83,6 +86,7 @@ export const PARTY_VIEW_SCHEMA = {
       items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: TEXT, email: TEXT, phone: TEXT, role: TEXT } },
     },
     tags: { type: 'array', items: TEXT },
+    custom: { type: 'object', description: 'Values of the workspace\'s custom party fields.' },
     status: { enum: ['active', 'archived'] },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -101,6 +105,7 @@ export function partyView(p: PartyDoc) {
     addresses: p.addresses,
     contacts: p.contacts,
     tags: p.tags,
+    custom: p.custom ?? {},
     status: p.status,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),

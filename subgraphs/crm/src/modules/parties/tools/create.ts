@@ -1,5 +1,6 @@
 import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput, type ToolContext } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
+import { checkCustom, readFields } from '../../crm_fields/model.ts';
 
 /** JSON Schema of a party's fields, shared by parties.create and parties.update. */
 export const partyFields = {
@@ -48,6 +49,7 @@ export const partyFields = {
     },
   },
   tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
+  custom: { type: 'object', description: 'Values of the workspace\'s custom party fields (crm_fields), by key; checked against their JSON Schema.' },
 } as const;
 
 /** The stored tax id from input; a NIT must carry a valid check digit (`invalid_input` at /tax_id/number). */
@@ -83,6 +85,7 @@ export interface PartyInput {
   addresses?: PartyDoc['addresses'];
   contacts?: PartyDoc['contacts'];
   tags?: string[];
+  custom?: Record<string, unknown>;
 }
 
 /**
@@ -93,6 +96,7 @@ export interface PartyInput {
 export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput): Promise<PartyDoc> {
   {
     const taxId = parseTaxId(input.tax_id);
+    checkCustom(await readFields(ctx.db, ctx.workspace), 'party', input.custom, true);
     const id = newId('pty');
     const doc: PartyDoc = {
       _id: id,
@@ -107,6 +111,7 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
       addresses: input.addresses ?? [],
       contacts: input.contacts ?? [],
       tags: input.tags ?? [],
+      custom: input.custom ?? {},
       status: 'active',
       created_at: ctx.now,
       updated_at: ctx.now,

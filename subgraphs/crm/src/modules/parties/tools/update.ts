@@ -1,6 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { parseTaxId, partyFields } from './create.ts';
+import { checkCustom, mergeCustom, readFields } from '../../crm_fields/model.ts';
 
 
 /**
@@ -29,6 +30,12 @@ export const update = defineTool({
     }
     for (const key of ['email', 'phone', 'addresses', 'contacts', 'tags'] as const) {
       if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
+    }
+    if (input.custom) {
+      // Given keys replace, null clears one; archived fields keep their values (crm_fields).
+      checkCustom(await readFields(ctx.db, ctx.workspace), 'party', input.custom, false);
+      const stored = await parties(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }, { custom: 1 }).lean();
+      set.custom = mergeCustom(stored?.custom, input.custom);
     }
     let after: PartyDoc | null;
     try {
