@@ -173,7 +173,7 @@ describe('dashboards.render', () => {
     expect(at(b, '5')).toMatchObject({ waiting: true });
     expect(at(b, '5')).not.toHaveProperty('records_data');
     expect(at(b, '6').records_data.rows).toHaveLength(1);
-    // agenda: receivables and tax lanes answered (issue 17); event follows the next due invoice; kanban not yet
+    // agenda: receivables and tax lanes answered (issue 17); event follows the next due invoice; kanban: this workspace has no pipeline yet
     expect(at(b, '7.0').agenda_data.entries.length).toBeGreaterThan(0);
     expect(at(b, '7.0').agenda_data.unavailable_lanes).toEqual([]);
     expect(at(b, '7.1').event_data.event).toMatchObject({ source: 'receivables' });

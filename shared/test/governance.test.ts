@@ -145,6 +145,19 @@ describe('policy decisions', () => {
     expect(decide([big], call({ amount: null })).effect).toBe('allow');
     expect(decide([p({ effect: 'deny', match: { roles: ['viewer'] } })], call()).effect).toBe('allow');
   });
+
+  it('matches the facts a tool declares about a call (a deal moving into a won stage), each among its listed values', () => {
+    const wins = p({ effect: 'hold', conditions: { amount_over: 500, facts: { stage_kind: ['won'] } } });
+    expect(decide([wins], call({ amount: 501, facts: { stage_kind: 'won' } })).effect).toBe('hold');
+    expect(decide([wins], call({ amount: 501, facts: { stage_kind: 'open' } })).effect).toBe('allow');
+    expect(decide([wins], call({ amount: 500, facts: { stage_kind: 'won' } })).effect).toBe('allow');
+    // A tool that declares no such fact is never selected by it.
+    expect(decide([wins], call({ amount: 501 })).effect).toBe('allow');
+    expect(decide([wins], call({ amount: 501, facts: { stage_kind: null } })).effect).toBe('allow');
+    const either = p({ effect: 'deny', conditions: { facts: { stage_kind: ['won', 'lost'], pipeline: ['ventas'] } } });
+    expect(decide([either], call({ facts: { stage_kind: 'lost', pipeline: 'ventas' } })).effect).toBe('deny');
+    expect(decide([either], call({ facts: { stage_kind: 'lost', pipeline: 'renov' } })).effect).toBe('allow');
+  });
 });
 
 describe('approval expiry', () => {

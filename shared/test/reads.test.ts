@@ -18,6 +18,7 @@ describe('composite reads declared by subgraphs', () => {
       sources: { parties: { field: 'crmRecords', module: 'parties', subgraph: 'crm' }, bills: { field: 'financeRecords', module: 'bills', subgraph: 'finance' } },
       metrics: { expenses: { field: 'financeMetric', module: 'bills', subgraph: 'finance' } },
       agenda: {},
+      boards: {},
     });
     expect(readModule(reads.sources, 'bills', 'x')).toBe('bills');
     expect(readModule(reads.sources, 'constructor', 'x')).toBe('x');

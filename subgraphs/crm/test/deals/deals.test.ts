@@ -46,15 +46,15 @@ describe('pipelines', () => {
     const { ws, pipeline, stage } = await setup();
     expect(pipeline.default).toBe(true);
     expect(pipeline.stages.map((s: { name: string }) => s.name)).toEqual(STAGES.map((s) => s.name));
-    const before = Object.fromEntries(pipeline.stages.map((s: { id: string; order_key: string }) => [s.id, s.order_key]));
+    const before = Object.fromEntries(pipeline.stages.map((s: { id: string; sort_key: string }) => [s.id, s.sort_key]));
     const added = await ok('pipelines.add_stage', { pipeline_id: pipeline.id, stage: { name: 'Demo', kind: 'open', probability_ppm: 250_000 }, place: { after: stage('Prospecto') } }, ws);
     expect(added.pipeline.stages.map((s: { name: string }) => s.name)).toEqual(['Prospecto', 'Demo', 'Propuesta', 'Negociación', 'Ganado', 'Perdido']);
     const moved = await ok('pipelines.update_stage', { id: stage('Negociación'), place: { before: stage('Prospecto') } }, ws);
     expect(moved.pipeline.stages.map((s: { name: string }) => s.name)).toEqual(['Negociación', 'Prospecto', 'Demo', 'Propuesta', 'Ganado', 'Perdido']);
     // Nobody else was renumbered: every stage but the moved one keeps the key it had.
-    for (const s of moved.pipeline.stages) if (s.id !== stage('Negociación') && before[s.id]) expect(s.order_key).toBe(before[s.id]);
+    for (const s of moved.pipeline.stages) if (s.id !== stage('Negociación') && before[s.id]) expect(s.sort_key).toBe(before[s.id]);
     // The moved key is what fractional-indexing puts before the first one.
-    expect(moved.pipeline.stages[0].order_key).toBe(generateKeyBetween(null, before[stage('Prospecto')]));
+    expect(moved.pipeline.stages[0].sort_key).toBe(generateKeyBetween(null, before[stage('Prospecto')]));
     // Won and lost stages have fixed probabilities.
     expect(moved.pipeline.stages.find((s: { kind: string }) => s.kind === 'won').probability_ppm).toBe(1_000_000);
   });

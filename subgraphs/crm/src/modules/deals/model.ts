@@ -93,10 +93,10 @@ const LINE_VIEW = {
 /** JSON Schema of {@link dealView}. */
 export const DEAL_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'title', 'party_id', 'party_name', 'amount', 'currency', 'owner_id', 'expected_close', 'pipeline_id', 'stage_id', 'status', 'order_key', 'lines', 'custom', 'tags', 'lost_reason', 'lost_note', 'stage_entered_at', 'closed_at', 'history', 'created_at', 'updated_at'],
+  required: ['id', 'title', 'party_id', 'party_name', 'amount', 'currency', 'owner_id', 'expected_close', 'pipeline_id', 'stage_id', 'status', 'sort_key', 'lines', 'custom', 'tags', 'lost_reason', 'lost_note', 'stage_entered_at', 'closed_at', 'history', 'created_at', 'updated_at'],
   properties: {
     id: TEXT, title: TEXT, party_id: NULLABLE_TEXT, party_name: NULLABLE_TEXT, amount: { type: 'integer' }, currency: TEXT, owner_id: NULLABLE_TEXT,
-    expected_close: { anyOf: [DATE_SCHEMA, { type: 'null' }] }, pipeline_id: TEXT, stage_id: TEXT, status: { enum: ['open', 'won', 'lost'] }, order_key: TEXT,
+    expected_close: { anyOf: [DATE_SCHEMA, { type: 'null' }] }, pipeline_id: TEXT, stage_id: TEXT, status: { enum: ['open', 'won', 'lost'] }, sort_key: { type: 'string', description: 'Its fractional order key in its column (ties: by id).' },
     lines: { type: 'array', items: LINE_VIEW }, custom: { type: 'object' }, tags: { type: 'array', items: TEXT }, lost_reason: NULLABLE_TEXT, lost_note: NULLABLE_TEXT,
     stage_entered_at: DATE_TIME_SCHEMA, closed_at: { anyOf: [DATE_TIME_SCHEMA, { type: 'null' }] },
     history: {
@@ -113,7 +113,7 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 export function dealView(d: DealDoc) {
   return {
     id: d._id, title: d.title, party_id: d.party_id, party_name: d.party_name, amount: d.amount, currency: d.currency, owner_id: d.owner_id,
-    expected_close: d.expected_close, pipeline_id: d.pipeline_id, stage_id: d.stage_id, status: d.status, order_key: d.order_key, lines: d.lines,
+    expected_close: d.expected_close, pipeline_id: d.pipeline_id, stage_id: d.stage_id, status: d.status, sort_key: d.order_key, lines: d.lines,
     custom: d.custom ?? {}, tags: d.tags, lost_reason: d.lost_reason, lost_note: d.lost_note, stage_entered_at: iso(d.stage_entered_at),
     closed_at: d.closed_at ? iso(d.closed_at) : null, history: d.history.map((h) => ({ from: h.from, to: h.to, at: iso(h.at), by: h.by })),
     created_at: iso(d.created_at), updated_at: iso(d.updated_at),

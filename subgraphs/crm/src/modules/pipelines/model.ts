@@ -173,10 +173,10 @@ export const STAGE_INPUT = {
 
 /** JSON Schema of a stage as tools answer it. */
 export const STAGE_VIEW_SCHEMA = {
-  type: 'object', additionalProperties: false, required: ['id', 'name', 'kind', 'probability_ppm', 'rotting_days', 'order_key', 'status'],
+  type: 'object', additionalProperties: false, required: ['id', 'name', 'kind', 'probability_ppm', 'rotting_days', 'sort_key', 'status'],
   properties: {
     id: TEXT, name: TEXT, kind: { enum: ['open', 'won', 'lost'] }, probability_ppm: { type: 'integer' }, rotting_days: { type: ['integer', 'null'] },
-    order_key: TEXT, status: { enum: ['active', 'archived'] },
+    sort_key: { type: 'string', description: 'Its fractional order key: stages sort by it.' }, status: { enum: ['active', 'archived'] },
   },
 } as const;
 
@@ -193,7 +193,7 @@ export const PIPELINE_VIEW_SCHEMA = {
 export function pipelineView(p: Pipeline, set: Pick<PipelineSetDoc, 'pipelines'>) {
   return {
     id: p.id, key: p.key, name: p.name, currency: p.currency, default: findPipeline(set, '')?.id === p.id, status: p.status, lost_reasons: p.lost_reasons,
-    stages: [...stagesInOrder(p), ...p.stages.filter((s) => s.status === 'archived')].map((s) => ({ ...s })),
+    stages: [...stagesInOrder(p), ...p.stages.filter((s) => s.status === 'archived')].map(({ order_key, ...s }) => ({ ...s, sort_key: order_key })),
     created_at: new Date(p.created_at).toISOString(), updated_at: new Date(p.updated_at).toISOString(),
   };
 }
