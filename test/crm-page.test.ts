@@ -144,6 +144,20 @@ describe('the sales board in Chromium', () => {
     await page.screenshot({ path: path.join(shots, 'crm-board-after-moves.png'), fullPage: true });
   });
 
+  it('moves a card from a dashboard\'s kanban block through deals.move (the canvas action), once', async () => {
+    const { dashboard } = await ok('dashboards.save', { title: 'Embudo', blocks: [{ type: 'kanban', title: 'Negocios', board: { pipeline: '', limit: 25 } }] });
+    await page.goto(`${sys.gatewayUrl}/dashboards/${dashboard.id}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const card = page.locator(`.t-kanban li[data-deal="${deals['Soporte anual']}"]`);
+    await card.getByLabel('Mover a').selectOption(stages['Negociación']);
+    await card.getByRole('button', { name: 'Mover' }).click();
+    await expect.poll(async () => (await stageOf(deals['Soporte anual'])).stage_id).toBe(stages['Negociación']);
+    await expect.poll(() => page.locator(`.t-kanban section[aria-label="Negociación"] li[data-deal="${deals['Soporte anual']}"]`).count()).toBe(1);
+    expect((await stageOf(deals['Soporte anual'])).history).toHaveLength(3);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.screenshot({ path: path.join(shots, 'crm-dashboard-kanban.png'), fullPage: true });
+  });
+
   it('speaks English on request, with no axe problem and no console error', async () => {
     await page.goto(`${sys.gatewayUrl}/app/crm?lang=en`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sales board · Ventas');

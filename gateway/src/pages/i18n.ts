@@ -410,6 +410,8 @@ const es = {
   'canvas.up': 'sube {v} por ciento frente al periodo anterior',
   'canvas.down': 'baja {v} por ciento frente al periodo anterior',
   'canvas.selectRow': '{caption}. Elige una fila para filtrar los bloques que dependen de ella.',
+  'canvas.moveTo': 'Mover a',
+  'canvas.move': 'Mover',
   'canvas.columns': 'bucket=Tramo;value=Valor;previous=Anterior;period=Periodo;period_end=Fin del periodo;name=Nombre;label=Etiqueta;status=Estado;count=Cantidad;total=Total;amount=Monto;amount_due=Saldo por cobrar;balance=Saldo;outstanding=Pendiente;revenue=Ingresos;currency=Moneda;number=Número;date=Fecha;issue_date=Fecha de emisión;due_date=Vencimiento;customer=Cliente;customer_name=Cliente;vendor=Proveedor;vendor_name=Proveedor;party=Tercero;party_id=Tercero;email=Correo;phone=Teléfono;title=Título;id=Id;created_at=Creado;updated_at=Actualizado;paid=Pagado;subtotal=Subtotal;tax=Impuesto;tax_id=NIT;kind=Tipo;type=Tipo;description=Descripción;quantity=Cantidad;price=Precio;days_overdue=Días de mora;invoices=Facturas;bills=Cuentas por pagar;share=Participación;employee=Empleado;project=Proyecto;hours=Horas;stage=Etapa;owner=Responsable',
   'date.hint': 'Día/mes/año, p. ej. 22/11/2026',
 } as const;
@@ -811,6 +813,8 @@ const en: Record<MessageKey, string> = {
   'canvas.up': 'up {v} percent against the previous period',
   'canvas.down': 'down {v} percent against the previous period',
   'canvas.selectRow': '{caption}. Select a row to filter the blocks that follow it.',
+  'canvas.moveTo': 'Move to',
+  'canvas.move': 'Move',
   'canvas.columns': '',
   'date.hint': 'Month/day/year, e.g. 11/22/2026',
 };

@@ -21,9 +21,9 @@
   const values = { params: {}, selections: {} };
   let toolSchemas = null;
 
-  const api = async (tool, input) => {
+  const api = async (tool, input, headers = {}) => {
     const res = await fetch(`/v1/tools/${encodeURIComponent(tool)}:invoke`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input),
+      method: 'POST', headers: { ...headers, authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input),
     });
     const body = await res.json().catch(() => ({ error: say('unexpected'), code: 'internal' }));
     if (res.status === 401) location.reload();
@@ -281,7 +281,27 @@
       }
       case 'kanban': {
         const cols = b.board_data?.columns || [];
-        return [el('div', { class: 'kanban' }, cols.map((c) => el('section', { class: 'lane', 'aria-label': c.name }, el('h4', { text: c.name }), el('ul', {}, (c.deals || []).map((d) => el('li', { text: d.title ?? d.name }))))))];
+        const currency = b.board_data?.pipeline?.currency;
+        // A card moves by the canvas action deals.move, through the same pipeline (policies, approvals,
+        // ledger), with an Idempotency-Key so a retried request moves it once; then this block re-renders.
+        const mover = (d, c) => {
+          const id = `mv-${path.replace(/\./g, '-')}-${d.id}`;
+          const result = el('span', { class: 'action-result', role: 'status' });
+          const select = el('select', { id, name: 'stage_id' }, cols.map((o) => el('option', { value: o.stage_id, text: o.name, selected: o.stage_id === c.stage_id })));
+          const form = el('form', { class: 'kanban-move' }, el('label', { for: id, text: say('moveTo') }), select, el('button', { type: 'submit', class: 'btn outline', text: say('move') }), result);
+          form.addEventListener('submit', async (e) => {
+            e.preventDefault();
+            if (select.value === c.stage_id) return;
+            result.textContent = say('working');
+            const { status, body } = await api('deals.move', { id: d.id, stage_id: select.value }, { 'idempotency-key': `canvas-${d.id}-${select.value}-${crypto.randomUUID()}` });
+            outcome(result, status, body, 'deals.move');
+            if (status === 200) requery((def) => def === defs.get(path));
+          });
+          return form;
+        };
+        return [el('div', { class: 'kanban' }, cols.map((c) => el('section', { class: 'lane', 'aria-label': c.name }, el('h4', { text: c.name }),
+          el('p', { class: 'lane-summary', text: `${fmtNumber(c.count)} · ${fmtMoney(c.amount, currency)}` }),
+          el('ul', {}, (c.deals || []).map((d) => el('li', { 'data-deal': d.id }, el('span', { class: 'kanban-title', text: d.title ?? d.name }), d.id && c.stage_id ? mover(d, c) : null))))))];
       }
       case 'result': {
         const r = b.result_data || {};
