@@ -91,7 +91,7 @@ describe('the dashboard page in Chromium', () => {
     await expect(page.locator('section[data-path="5"] .waiting').textContent()).resolves.toContain('Elige una fila arriba');
     expect(await page.getByRole('tab').count()).toBe(3);
     await page.getByRole('tab', { name: 'Deals' }).click();
-    await expect(page.locator('section[data-path="7.2"] .block-error').textContent()).resolves.toContain('not available yet');
+    await expect(page.locator('section[data-path="7.2"] .block-error').textContent()).resolves.toContain('no pipeline yet');
     await page.getByRole('tab', { name: 'Agenda' }).click();
     expect(await page.locator('.agenda li').count()).toBeGreaterThan(0);
     await page.screenshot({ path: path.join(shots, 'dashboard-desktop.png'), fullPage: true });
