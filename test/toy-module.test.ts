@@ -53,7 +53,7 @@ beforeAll(async () => {
   cpSync(path.join(repoRoot, 'test/fixtures/toy-module/toys'), path.join(tmp, 'subgraphs/crm/src/modules/toys'), { recursive: true });
   const list = path.join(tmp, 'subgraphs/crm/src/modules/index.ts');
   const text = readFileSync(list, 'utf8');
-  writeFileSync(list, `import { toysModule } from './toys/index.ts';\n${text.replace('[partiesModule]', '[partiesModule, toysModule]')}`);
+  writeFileSync(list, `import { toysModule } from './toys/index.ts';\n${text.replace('[partiesModule', '[partiesModule, toysModule')}`);
   const after = snapshot(path.join(tmp, 'subgraphs'));
   changedOutside = [...after.keys()].filter((f) => !f.startsWith('crm/src/modules/toys/') && before.get(f) !== after.get(f));
   execFileSync(process.execPath, ['scripts/build.ts'], { cwd: tmp, stdio: 'pipe' });

@@ -236,6 +236,55 @@ describe('parties', () => {
   });
 });
 
+describe('refusals', () => {
+  it('refuses each tool\'s wrong calls with the contract code and field, changing nothing', async () => {
+    const { ws, pipeline, stage } = await setup();
+    const d = (await ok('deals.create', { title: 'Base', amount: 100 }, ws)).deal;
+    // A stage holding deals cannot be archived; an empty one can, and a pipeline keeps an open stage.
+    expect(await crm.call('pipelines.update_stage', { id: stage('Prospecto'), status: 'archived' }, ws)).toMatchObject({ code: 'conflict' });
+    expect((await ok('pipelines.update_stage', { id: stage('Negociación'), status: 'archived' }, ws)).pipeline.stages.find((s: { id: string }) => s.id === stage('Negociación')).status).toBe('archived');
+    expect(await crm.call('deals.move', { id: d.id, stage_id: stage('Negociación') }, ws)).toMatchObject({ code: 'invalid_input', field: '/stage_id' });
+    expect(await crm.call('pipelines.update_stage', { id: stage('Ganado'), probability_ppm: 500_000 }, ws)).toMatchObject({ code: 'invalid_input', field: '/probability_ppm' });
+    expect(await crm.call('pipelines.update_stage', { id: stage('Perdido'), rotting_days: 3 }, ws)).toMatchObject({ code: 'invalid_input', field: '/rotting_days' });
+    expect(await crm.call('pipelines.update_stage', { id: stage('Prospecto'), place: { before: 'stg_nope' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/place/before' });
+    expect(await crm.call('pipelines.add_stage', { pipeline_id: 'pip_nope', stage: { name: 'X', kind: 'open' } }, ws)).toMatchObject({ code: 'not_found' });
+    expect(await crm.call('pipelines.add_stage', { pipeline_id: pipeline.id, stage: { name: 'X', kind: 'open' }, place: { before: 'a', after: 'b' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/place' });
+    // Custom fields: options only for choices, not removed once given, keys unique per entity.
+    expect(await crm.call('crm_fields.create', { entity: 'deal', key: 'tier', label: 'Nivel', type: 'select' }, ws)).toMatchObject({ code: 'invalid_input', field: '/options' });
+    expect(await crm.call('crm_fields.create', { entity: 'deal', key: 'n', label: 'N', type: 'number', options: ['a'] }, ws)).toMatchObject({ code: 'invalid_input', field: '/options' });
+    const { field } = await ok('crm_fields.create', { entity: 'deal', key: 'tier', label: 'Nivel', type: 'select', options: ['oro', 'plata'] }, ws);
+    expect(await crm.call('crm_fields.create', { entity: 'deal', key: 'tier', label: 'Otra', type: 'text' }, ws)).toMatchObject({ code: 'invalid_input', field: '/key' });
+    expect(await crm.call('crm_fields.update', { id: field.id, options: ['oro'] }, ws)).toMatchObject({ code: 'invalid_input', field: '/options' });
+    expect((await ok('crm_fields.update', { id: field.id, options: ['oro', 'plata', 'bronce'] }, ws)).field.options).toEqual(['oro', 'plata', 'bronce']);
+    expect(await crm.call('crm_fields.archive', { id: 'fld_nope' }, ws)).toMatchObject({ code: 'not_found' });
+    // Deals: amount or lines, a lines deal's amount is theirs, a closed deal's amount is fixed until reopened.
+    expect(await crm.call('deals.create', { title: 'X', amount: 5, lines: [{ description: 'a', quantity: 1, unit_price: 5 }] }, ws)).toMatchObject({ code: 'invalid_input', field: '/amount' });
+    const withLines = (await ok('deals.create', { title: 'Con líneas', lines: [{ description: 'Horas', quantity: 2.5, unit_price: 80_000_00, discount_bps: 1_000 }] }, ws)).deal;
+    expect(withLines.amount).toBe(180_000_00); // 2.5 × 8,000,000 × (1 − 10 %) = 18,000,000
+    expect(await crm.call('deals.update', { id: withLines.id, amount: 1 }, ws)).toMatchObject({ code: 'invalid_input', field: '/amount' });
+    await ok('deals.win', { id: d.id }, ws);
+    expect(await crm.call('deals.update', { id: d.id, amount: 999 }, ws)).toMatchObject({ code: 'conflict' });
+    expect(await crm.call('deals.lose', { id: d.id, reason: 'Precio' }, ws)).toMatchObject({ code: 'conflict' });
+    expect(await crm.call('deals.reopen', { id: withLines.id }, ws)).toMatchObject({ code: 'conflict' });
+    expect(await crm.call('deals.create', { title: 'X', pipeline: 'nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/pipeline' });
+    expect(await crm.call('deals.create', { title: 'X', currency: 'USD' }, ws)).toMatchObject({ code: 'invalid_input', field: '/currency' });
+    expect(await crm.call('deals.create', { title: 'X', stage_id: stage('Ganado') }, ws)).toMatchObject({ code: 'invalid_input', field: '/stage_id' });
+    expect(await crm.call('deals.move', { id: withLines.id, place: { after: 'dl_nope' } }, ws)).toMatchObject({ code: 'invalid_input', field: '/place/after' });
+    expect(await crm.call('deals.list', { pipeline: 'nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/pipeline' });
+    expect(await crm.call('deals.move', { id: withLines.id, stage_id: stage('Propuesta') }, { ...ws, role: 'viewer' })).toMatchObject({ code: 'policy_denied' });
+    // Another workspace's deal is not there.
+    expect(await crm.call('deals.get', { id: d.id }, testPrincipal())).toMatchObject({ code: 'not_found' });
+    // Activities.
+    const act = (await ok('activities.create', { kind: 'task', subject: 'Enviar propuesta', deal_id: withLines.id, due_date: '2026-12-01' }, ws)).activity;
+    await ok('activities.complete', { id: act.id }, ws);
+    expect(await crm.call('activities.complete', { id: act.id }, ws)).toMatchObject({ code: 'conflict' });
+    expect(await crm.call('activities.complete', { id: 'act_nope' }, ws)).toMatchObject({ code: 'not_found' });
+    expect(await crm.call('activities.create', { kind: 'call', subject: 'X', deal_id: 'dl_nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/deal_id' });
+    expect(await crm.call('activities.create', { kind: 'call', subject: 'X', party_id: 'pty_nope' }, ws)).toMatchObject({ code: 'invalid_input', field: '/party_id' });
+    expect(await crm.call('activities.create', { kind: 'call', subject: 'X', deal_id: withLines.id, due_time: '10:00' }, ws)).toMatchObject({ code: 'invalid_input', field: '/due_date' });
+  });
+});
+
 describe('activities', () => {
   it('puts open activities in the agenda events lane until they are done', async () => {
     const { ws } = await setup();
