@@ -2,27 +2,20 @@
 // pipeline's kanban block, moved by keyboard alone (focus, Space, arrows, Space — each step
 // announced) and by drag and drop, each move through REST deals.move with the person's token; axe
 // finds no serious or critical problem in Spanish or English; the screenshots are kept.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../scripts/infra.ts';
+import { axeProblems, openBrowser, pageWatching, SHOTS as shots } from './helpers/browser.ts';
 import { peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const person = { email: 'andres@ventas.example', password: 'vender antes de facturar' };
 
 let sys: TestSystem;
 let db: Connection;
 let context: BrowserContext;
-let profileDir: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 let key: string;
 let stages: Record<string, string>;
 const deals: Record<string, string> = {};
@@ -35,7 +28,6 @@ async function ok(tool: string, input: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   sys = await startTestSystem('crmpage');
   const people = await peopleOf(sys);
   db = people.db;
@@ -55,32 +47,15 @@ beforeAll(async () => {
     deals[title] = (await ok('deals.create', { title, amount, party_id: party.id, expected_close: '2026-12-15' })).deal.id;
   }
   await ok('deals.move', { id: deals['Soporte anual'], stage_id: stages.Propuesta });
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
+  ({ context, close: closeBrowser } = await openBrowser());
 });
 afterAll(async () => {
-  await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await closeBrowser?.();
   await db?.close();
   await sys?.stop();
 });
 
-async function openPage(): Promise<Page> {
-  const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) consoleProblems.push(m.text());
-  });
-  page.on('pageerror', (e) => consoleProblems.push(e.message));
-  return page;
-}
-
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
-  return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
+const openPage = () => pageWatching(context, consoleProblems);
 
 const columnTitles = (page: Page, stage: string) => page.locator(`.column[data-column-id="${stage}"] .card .card-title`).allTextContents();
 const stageOf = async (id: string) => (await ok('deals.get', { id })).deal;

@@ -1,6 +1,7 @@
 import { createAjv, CuadraError, DATE_SCHEMA, DATE_TIME_SCHEMA, modelOn, newId, pointerOf, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import type { ValidateFunction } from 'ajv';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { changeSet, readSet } from '../../lib/workspace-set.ts';
 
 export const FIELD_TYPES = ['text', 'number', 'money', 'date', 'select', 'multiselect', 'boolean', 'member', 'party'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -44,30 +45,13 @@ export function fieldSets(db: Connection): Model<FieldSetDoc> {
   return modelOn<FieldSetDoc>(db, 'CrmFieldSet', schema, 'crm_fields');
 }
 
-export async function readFields(db: Connection, workspace: string): Promise<FieldSetDoc> {
-  return (await fieldSets(db).findOne({ _id: workspace }).lean()) ?? { _id: workspace, workspace, version: 0, fields: [] };
+export function readFields(db: Connection, workspace: string): Promise<FieldSetDoc> {
+  return readSet(fieldSets(db), workspace, () => ({ _id: workspace, workspace, version: 0, fields: [] }));
 }
 
-/** Changes the workspace's fields with one conditional update on `version` (retried on a race). */
-export async function changeFields<T>(db: Connection, workspace: string, change: (set: FieldSetDoc) => T): Promise<{ set: FieldSetDoc; result: T }> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const current = await readFields(db, workspace);
-    const copy = structuredClone(current);
-    const result = change(copy);
-    const next = { ...copy, version: current.version + 1 };
-    if (current.version === 0) {
-      const inserted = await fieldSets(db).collection.insertOne(next as never).then(() => true, (err: { code?: number }) => {
-        if (err.code === 11000) return false;
-        throw err;
-      });
-      if (inserted) return { set: next, result };
-      continue;
-    }
-    const written = await fieldSets(db).collection.updateOne({ _id: workspace, version: current.version } as never, { $set: { fields: next.fields, version: next.version } } as never);
-    if (written.modifiedCount === 1) return { set: next, result };
-    await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
-  }
-  throw new CuadraError('conflict', 'The custom fields are being changed by many calls at once; try again.');
+/** Changes the workspace's fields by one conditional write on the set's version ({@link changeSet}). */
+export function changeFields<T>(db: Connection, workspace: string, change: (set: FieldSetDoc) => T): Promise<{ set: FieldSetDoc; result: T }> {
+  return changeSet(fieldSets(db), workspace, () => ({ _id: workspace, workspace, version: 0, fields: [] }), ['fields'], 'custom fields', change);
 }
 
 /** The JSON Schema of one field's value. */

@@ -1,6 +1,7 @@
 import { CuadraError, DATE_TIME_SCHEMA, modelOn, newId, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { generateKeyBetween } from 'fractional-indexing';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { changeSet, readSet } from '../../lib/workspace-set.ts';
 
 /** A stage of a pipeline: a column of the board. */
 export interface Stage {
@@ -66,36 +67,13 @@ export function pipelineSets(db: Connection): Model<PipelineSetDoc> {
 }
 
 /** The workspace's pipelines (an empty set when it has none yet). */
-export async function readPipelines(db: Connection, workspace: string): Promise<PipelineSetDoc> {
-  const doc = await pipelineSets(db).findOne({ _id: workspace }).lean();
-  return doc ?? { _id: workspace, workspace, version: 0, pipelines: [] };
+export function readPipelines(db: Connection, workspace: string): Promise<PipelineSetDoc> {
+  return readSet(pipelineSets(db), workspace, () => ({ _id: workspace, workspace, version: 0, pipelines: [] }));
 }
 
-/**
- * Changes a workspace's pipelines: `change` edits a copy (and may throw a refusal); the copy is
- * written only if nobody changed the set since it was read (`version`), else the change is made
- * again on the new set. Answers the set as written.
- */
-export async function changePipelines<T>(db: Connection, workspace: string, change: (set: PipelineSetDoc) => T): Promise<{ set: PipelineSetDoc; result: T }> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const current = await readPipelines(db, workspace);
-    const copy: PipelineSetDoc = structuredClone(current);
-    const result = change(copy);
-    const next = { ...copy, version: current.version + 1 };
-    if (current.version === 0) {
-      try {
-        await pipelineSets(db).collection.insertOne(next as never);
-        return { set: next, result };
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
-        continue; // another writer made the set first: change theirs
-      }
-    }
-    const written = await pipelineSets(db).collection.updateOne({ _id: workspace, version: current.version } as never, { $set: { pipelines: next.pipelines, version: next.version } } as never);
-    if (written.modifiedCount === 1) return { set: next, result };
-    await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
-  }
-  throw new CuadraError('conflict', 'The pipelines are being changed by many calls at once; try again.');
+/** Changes a workspace's pipelines by one conditional write on the set's version ({@link changeSet}). */
+export function changePipelines<T>(db: Connection, workspace: string, change: (set: PipelineSetDoc) => T): Promise<{ set: PipelineSetDoc; result: T }> {
+  return changeSet(pipelineSets(db), workspace, () => ({ _id: workspace, workspace, version: 0, pipelines: [] }), ['pipelines'], 'pipelines', change);
 }
 
 /** Active stages of a pipeline, in board order. */

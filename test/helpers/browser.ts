@@ -1,0 +1,40 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { repoRoot } from '../../scripts/infra.ts';
+
+/** Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Where page tests keep their screenshots (a person looks at them). */
+export const SHOTS = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A browser with its own empty profile; `close` ends it and removes the profile. */
+export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  mkdirSync(SHOTS, { recursive: true });
+  const profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport });
+  return { context, close: async () => { await context.close(); rmSync(profileDir, { recursive: true, force: true }); } };
+}
+
+/** A new page whose console errors and CSP reports land in `problems`. */
+export async function pageWatching(context: BrowserContext, problems: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  return page;
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function axeProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
+  return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
