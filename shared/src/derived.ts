@@ -126,8 +126,8 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
   await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: intent.id });
 }
 
-/** How long an intent is left to the writer that made it before a repair takes it over. */
-export const DERIVED_REPAIR_AFTER_MS = 30_000;
+/** How long an intent is left to the writer that made it before a repair takes it over (`CUADRA_DERIVED_REPAIR_MS`, for tests). */
+export const DERIVED_REPAIR_AFTER_MS = Number(process.env.CUADRA_DERIVED_REPAIR_MS ?? 30_000);
 
 /**
  * Finishes the intents a dead writer left in a workspace (markers older than
