@@ -65,7 +65,8 @@ describe('api_keys tools', () => {
     const policy = await sys.invoke('policies.create', { name: 'Hold key creation', priority: 1, match: { tools: ['api_keys.create'] }, effect: 'hold' }, owner);
     const held = await sys.invoke('api_keys.create', { name: 'Retenida', role: 'viewer' }, owner);
     expect(held.status).toBe(202);
-    const admin = await sys.key(workspace, 'admin');
+    // A person decides (CONTRACT §10): an admin's own key.
+    const admin = await sys.person(workspace, 'admin');
     await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, admin.api_key);
     let approval;
     for (let i = 0; i < 100; i++) {

@@ -153,6 +153,25 @@ describe('the dashboard page in Chromium', () => {
     await page.close();
   });
 
+  it('types a secret argument of an action in a password field, never prefilled (issue 31, finding 1)', async () => {
+    const saved = await sys.invoke('dashboards.save', { title: 'Nómina', blocks: [{ type: 'form', title: 'Nómina electrónica', actions: [{ tool: 'payroll.epayroll_configure', label: 'Registrar', values: { prefix: 'NE' } }] }] }, key);
+    expect(saved.status).toBe(200);
+    const page = await openPage();
+    await page.goto(`${sys.gatewayUrl}/dashboards/${saved.body.output.dashboard.id}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const form = page.locator('section[data-type="form"] form');
+    await form.locator('input[name="software_pin"]').waitFor();
+    expect(await form.locator('input[name="software_pin"]').getAttribute('type')).toBe('password');
+    expect(await form.locator('input[name="software_pin"]').getAttribute('autocomplete')).toBe('new-password');
+    expect(await form.locator('input[name="software_pin"]').inputValue()).toBe('');
+    expect(await form.locator('input[name="nit"]').getAttribute('type')).toBe('text');
+    await page.screenshot({ path: path.join(shots, 'dashboard-secret-field.png'), fullPage: true });
+    // A dashboard that would fix the PIN is refused at the value's pointer.
+    const fixed = await sys.invoke('dashboards.save', { title: 'Mala', blocks: [{ type: 'form', actions: [{ tool: 'payroll.epayroll_configure', values: { software_pin: '1234' } }] }] }, key);
+    expect(fixed.body).toMatchObject({ code: 'invalid_input', field: '/blocks/0/actions/0/values/software_pin' });
+    await page.close();
+  });
+
   it('reads on a phone: one column, no horizontal scroll of the page', async () => {
     const page = await context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });

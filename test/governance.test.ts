@@ -15,7 +15,8 @@ beforeAll(async () => {
   const ws = await sys.workspace('Gobierno SAS');
   owner = ws.api_key;
   workspace = ws.workspace_id;
-  admin = (await sys.key(workspace, 'admin')).api_key;
+  // A person's key: only a person decides approvals (CONTRACT §10).
+  admin = (await sys.person(workspace, 'admin', 'Admin')).api_key;
   mongo = await mongoose.mongo.MongoClient.connect(process.env.MONGO_URL!);
 });
 afterAll(async () => {
@@ -89,7 +90,7 @@ describe('autonomy policies and approvals', () => {
     expect(own.status).toBe(403);
     expect(own.body.code).toBe('policy_denied');
 
-    const second = (await sys.key(workspace, 'admin')).api_key;
+    const second = (await sys.person(workspace, 'admin', 'Segunda')).api_key;
     const [a, b] = await Promise.all([
       sys.invoke('approvals.decide', { id: approvalId, decision: 'approve' }, admin),
       sys.invoke('approvals.decide', { id: approvalId, decision: 'approve' }, second),

@@ -292,7 +292,9 @@ describe('the pipeline\'s guarantees over MCP', () => {
       const asked = await client.callTool({ name: 'projects.create', arguments: input });
       expect(asked).toMatchObject({ isError: true, structuredContent: { code: 'approval_required', approval_id: expect.stringMatching(/^apr_/) } });
       const approvalId = (asked.structuredContent as { approval_id: string }).approval_id;
-      expect((await sys.invoke('approvals.decide', { id: approvalId, decision: 'approve' }, ownerKey)).status).toBe(200);
+      // A person decides (CONTRACT §10): the owner's own key.
+      const ownerPerson = await sys.person(workspaceId, 'owner', 'Dueña MCP');
+      expect((await sys.invoke('approvals.decide', { id: approvalId, decision: 'approve' }, ownerPerson.api_key)).status).toBe(200);
       const ran = await client.callTool({ name: 'projects.create', arguments: input, _meta: { 'io.cuadra/approval-id': approvalId } });
       expect(ran.isError).toBeFalsy();
       expect((ran.structuredContent as { project: { key: string } }).project.key).toBe('PEDIDO');

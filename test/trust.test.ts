@@ -2,17 +2,23 @@
 // (never a viewer through approvals, never another principal through a replayed Idempotency-Key,
 // never at rest in plaintext); "nobody decides their own request" means the person, whatever app
 // carries them; an admin cannot revoke an owner's key.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormAgent, formFields, signInToNewApp } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { repoRoot } from '../scripts/infra.ts';
 
 let sys: TestSystem;
 let owner: string;
 let workspace: string;
 let admin: string;
 let viewer: string;
+/** A person's key (an admin): only a person decides approvals (CONTRACT §10). */
+let approver: string;
 let governanceDb: Connection;
 
 beforeAll(async () => {
@@ -20,6 +26,7 @@ beforeAll(async () => {
   ({ api_key: owner, workspace_id: workspace } = await sys.workspace('Confianza SAS'));
   admin = (await sys.key(workspace, 'admin')).api_key;
   viewer = (await sys.key(workspace, 'viewer')).api_key;
+  approver = (await sys.person(workspace, 'admin', 'Aprobadora')).api_key;
   governanceDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_governance'));
 });
 afterAll(async () => {
@@ -53,7 +60,7 @@ describe('hole 1 and 3: a held call\'s secret', () => {
     const held = await sys.invoke('api_keys.create', { name: 'robot', role: 'owner' }, owner);
     expect(held.status).toBe(202);
     const id = held.body.approval_id;
-    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, admin)).status).toBe(200);
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
     const seenByViewer = await waitFor(id, viewer, 'executed');
     expect(seenByViewer.result.body.output.api_key).toBe('[redacted]');
     expect(seenByViewer.result.body.output.key.role).toBe('owner');
@@ -75,7 +82,7 @@ describe('hole 1 and 3: a held call\'s secret', () => {
     const policyId = await hold('members.invite');
     const held = await sys.invoke('members.invite', { email: 'nueva@confianza.example', role: 'admin' }, owner);
     expect(held.status).toBe(202);
-    expect((await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, admin)).status).toBe(200);
+    expect((await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, approver)).status).toBe(200);
     const seen = await waitFor(held.body.approval_id, viewer, 'executed');
     expect(seen.result.body.output.invite_url).toBe('[redacted]');
     expect(await rawText('approvals')).not.toMatch(/claim\?token=/);
@@ -102,7 +109,7 @@ describe('secret inputs of a held call', () => {
     expect(atRest).not.toContain(technicalKey);
     expect(atRest).not.toContain(pin);
     expect(atRest).toContain('$sealed');
-    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, admin)).status).toBe(200);
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
     // Ran with the secrets opened: a sealed box or "[redacted]" would fail the key's and PIN's patterns.
     const done = await waitFor(id, owner, 'executed');
     expect(done.result.status).toBe(200);
@@ -178,8 +185,151 @@ describe('hole 4: nobody decides their own request, whatever app or key carries 
       expect(self.status).toBe(403);
       expect(self.body.code).toBe('policy_denied');
     }
-    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, admin)).status).toBe(200);
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
     await waitFor(id, owner, 'executed');
+    expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// Issue 31, finding 1: a secret input is declared in its tool's schema (`writeOnly`), wherever it is,
+// and never shown or kept in plain text — the payroll software PIN leaked through a held call.
+
+/** Canonical JSON as the contract defines it (keys sorted at every depth), written here independently of the product's. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const keys = Object.keys(value as object).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Every log line the system's services wrote for this test file. */
+function logText(): string {
+  const dir = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs', sys.gatewayDb.replace(/_gateway$/, ''));
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
+}
+
+const EPAYROLL = (pin: string) => ({
+  nit: '900373115', company_name: 'Confianza SAS', department: '11', municipality: '11001', address: 'Calle 1 # 2-3',
+  software_id: 'soft-nomina-0001', software_pin: pin, prefix: 'NE',
+});
+
+describe('issue 31, finding 1: the payroll software PIN of a held call', () => {
+  it('is [redacted] for everyone in approvals.get and approvals.list, sealed at rest, and opened only to run the approved call', async () => {
+    const policyId = await hold('payroll.epayroll_configure');
+    const pin = '48213';
+    const held = await sys.invoke('payroll.epayroll_configure', EPAYROLL(pin), owner);
+    expect(held.status).toBe(202);
+    const id = held.body.approval_id;
+    for (const who of [viewer, admin, owner, approver]) {
+      const seen = (await sys.invoke('approvals.get', { id }, who)).body.output.approval;
+      expect(seen.input).toMatchObject({ software_pin: '[redacted]', company_name: 'Confianza SAS' });
+      const listed = await sys.invoke('approvals.list', {}, who);
+      expect(JSON.stringify(listed.body)).not.toContain(`"${pin}"`);
+    }
+    const atRest = await rawText('approvals');
+    expect(atRest).not.toContain(`"${pin}"`);
+    expect(atRest).toContain('$sealed');
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
+    // It ran with the PIN opened: the settings say a PIN is set.
+    const done = await waitFor(id, owner, 'executed');
+    expect(done.result).toMatchObject({ status: 200, body: { output: { settings: { software_pin_set: true } } } });
+    for (const c of ['approvals', 'idempotency', 'ledger', 'intents']) expect(await rawText(c)).not.toContain(`"${pin}"`);
+    expect(logText()).not.toContain(pin);
+    expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
+  });
+
+  it('cannot be found by hashing guesses against the ledger\'s input digest', async () => {
+    // A viewer sees the held input without its PIN (approvals.get) and the attempt's digest (ledger.list):
+    // with a plain SHA-256 of the input, trying every 5-digit PIN would find it in a moment.
+    const policyId = await hold('payroll.epayroll_configure');
+    const pin = '73519';
+    const held = await sys.invoke('payroll.epayroll_configure', EPAYROLL(pin), owner);
+    const seen = (await sys.invoke('approvals.get', { id: held.body.approval_id }, viewer)).body.output.approval;
+    const rows = (await sys.invoke('ledger.list', { tool: 'payroll.epayroll_configure' }, viewer)).body.output.rows as { approval_id?: string; input_digest: string }[];
+    const digest = rows.find((r) => r.approval_id === held.body.approval_id)!.input_digest;
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    const guess = (candidate: string) => sha256Hex(canonical({ ...seen.input, software_pin: candidate }));
+    expect(guess(pin)).not.toBe(digest);
+    // Equal inputs still give equal digests (idempotency and ask approvals compare them): same key, same PIN → replayed.
+    const input = EPAYROLL('11111');
+    const first = await sys.invoke('payroll.epayroll_configure', input, owner, { 'idempotency-key': 'pin-digest-1' });
+    const again = await sys.invoke('payroll.epayroll_configure', input, owner, { 'idempotency-key': 'pin-digest-1' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const otherPin = await sys.invoke('payroll.epayroll_configure', EPAYROLL('22222'), owner, { 'idempotency-key': 'pin-digest-1' });
+    expect(otherPin.body.code).toBe('idempotency_conflict');
+    expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
+  });
+
+  it('held in plain text by an approval stored before the declaration, is sealed when the owning service starts', async () => {
+    // The database as an earlier version left it: a pending approval with the PIN in plain text, and no migration marker.
+    const pin = '60628';
+    const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'key_legacy' }, credential_id: 'key_legacy', scopes: null, patterns: null };
+    await governanceDb.collection('approvals').insertOne({
+      _id: 'apr_legacy_pin' as never, workspace, subgraph: 'payroll', status: 'pending', mode: 'hold', tool: 'payroll.epayroll_configure', input: EPAYROLL(pin),
+      input_digest: sha256Hex(canonical(EPAYROLL(pin))), idempotency_key: null, principal,
+      requested_by: { type: 'api_key', id: 'key_legacy', credential_id: 'key_legacy', role: 'owner' }, requested_at: new Date().toISOString(),
+      decided_by: null, decided_at: null, reason: null, result: null, expires_at: new Date(Date.now() + 86_400_000).toISOString(), lease_until: null, executor: null,
+    });
+    await governanceDb.collection('migrations').deleteMany({ _id: { $regex: '^approval-inputs-sealed:payroll:' } as never });
+    expect(await rawText('approvals')).toContain(`"${pin}"`);
+    await sys.killSubgraph('payroll');
+    await sys.restartSubgraph('payroll');
+    expect(await rawText('approvals')).not.toContain(`"${pin}"`);
+    const seen = (await sys.invoke('approvals.get', { id: 'apr_legacy_pin' }, viewer)).body.output.approval;
+    expect(seen.input.software_pin).toBe('[redacted]');
+    // Sealed for that approval: approved, it runs with the PIN opened.
+    expect((await sys.invoke('approvals.decide', { id: 'apr_legacy_pin', decision: 'approve' }, approver)).status).toBe(200);
+    const done = await waitFor('apr_legacy_pin', viewer, 'executed');
+    expect(done.result).toMatchObject({ status: 200, body: { output: { settings: { software_pin_set: true } } } });
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// Issue 31, finding 3: "nobody decides their own request" follows the chain of creation, and only a
+// person decides (CONTRACT §10).
+describe('issue 31, finding 3: self-approval through a chain of credentials', () => {
+  it('the operator\'s key (no person), a key it made, and a key that key made never decide', async () => {
+    const made = await sys.invoke('api_keys.create', { name: 'hecha por el operador', role: 'admin' }, owner);
+    expect(made.status).toBe(200);
+    const child = made.body.output.api_key;
+    const grandchild = (await sys.invoke('api_keys.create', { name: 'hecha por la hecha', role: 'admin' }, child)).body.output.api_key;
+    const policyId = await hold('parties.create');
+    const held = await sys.invoke('parties.create', { name: 'El operador pide', kind: 'customer' }, owner);
+    expect(held.status).toBe(202);
+    const id = held.body.approval_id;
+    for (const credential of [child, grandchild, owner, admin]) {
+      const refused = await sys.invoke('approvals.decide', { id, decision: 'approve' }, credential);
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('policy_denied');
+    }
+    expect((await sys.invoke('approvals.get', { id }, owner)).body.output.approval.status).toBe('pending');
+    // A person (not the requester's) decides.
+    expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
+    await waitFor(id, owner, 'executed');
+    expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
+  });
+
+  it('a key made by a person\'s key is that person: neither decides the other\'s requests; another person does', async () => {
+    const paula = await sys.person(workspace, 'admin', 'Paula');
+    const child = (await sys.invoke('api_keys.create', { name: 'de Paula', role: 'admin' }, paula.api_key)).body.output.api_key;
+    const grandchild = (await sys.invoke('api_keys.create', { name: 'de la de Paula', role: 'admin' }, child)).body.output.api_key;
+    const policyId = await hold('parties.create');
+    const byGrandchild = (await sys.invoke('parties.create', { name: 'Pide la nieta', kind: 'customer' }, grandchild)).body.approval_id;
+    const byPaula = (await sys.invoke('parties.create', { name: 'Pide Paula', kind: 'customer' }, paula.api_key)).body.approval_id;
+    for (const [id, deciders] of [[byGrandchild, [paula.api_key, child]], [byPaula, [grandchild, child]]] as const) {
+      for (const credential of deciders) {
+        const refused = await sys.invoke('approvals.decide', { id, decision: 'approve' }, credential);
+        expect(refused.status).toBe(403);
+        expect(refused.body).toMatchObject({ code: 'policy_denied', error: expect.stringMatching(/own request/) });
+      }
+      expect((await sys.invoke('approvals.decide', { id, decision: 'approve' }, approver)).status).toBe(200);
+    }
+    await waitFor(byGrandchild, owner, 'executed');
+    await waitFor(byPaula, owner, 'executed');
     expect((await sys.invoke('policies.delete', { id: policyId }, owner)).status).toBe(200);
   });
 });

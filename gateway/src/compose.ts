@@ -1,5 +1,5 @@
 import { composeServices } from '@apollo/composition';
-import { catalogEntry, type CatalogEntry, type Tool } from '@cuadra/shared';
+import { assertSecretFieldsDeclared, catalogEntry, type CatalogEntry, type Tool } from '@cuadra/shared';
 import { parse } from 'graphql';
 
 /** What the build needs from one subgraph package. */
@@ -17,7 +17,8 @@ export interface BuildOutput {
 
 /**
  * Composes the supergraph (Apollo Federation 2) and the tool catalog. Throws with every
- * composition error, and on a tool name claimed by two subgraphs.
+ * composition error, on a tool name claimed by two subgraphs, and on any field named like a secret
+ * that its tool does not declare secret (CONTRACT.md §10; the rule is in shared/src/secrets.ts).
  */
 export function composeSupergraph(sources: readonly SubgraphSource[], gatewayTools: readonly Tool<any, any>[] = []): BuildOutput {
   const services = sources.map((s) => {
@@ -48,5 +49,6 @@ export function composeSupergraph(sources: readonly SubgraphSource[], gatewayToo
     catalog.push(catalogEntry(tool, 'gateway'));
   }
   catalog.sort((a, b) => a.name.localeCompare(b.name));
+  assertSecretFieldsDeclared(catalog);
   return { supergraphSdl: result.supergraphSdl!, catalog };
 }

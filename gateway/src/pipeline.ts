@@ -1,4 +1,4 @@
-import { assertReach, CuadraError, inputDigest, statusOf, toCuadraError, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
+import { assertReach, CuadraError, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
 import type { SubgraphForwarder } from './forward.ts';
@@ -143,12 +143,12 @@ export class InvokePipeline {
     let headers: Record<string, string> = {};
     let risk: Risk | null = null;
     // Set once the input is valid; digested only if a refusal decided here needs a ledger entry.
-    let validInput: { value: unknown } | null = null;
+    let validInput: { value: unknown; schema: Record<string, unknown> } | null = null;
     // Refusals decided here get their ledger entry here; what reaches the owner is recorded there.
     const refuse = async (err: unknown): Promise<never> => {
       const error = toCuadraError(err);
       const written = await this.#governance.ledger.append({
-        principal, tool: req.tool, risk, input_digest: validInput ? inputDigest(validInput.value) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
+        principal, tool: req.tool, risk, input_digest: validInput ? toolInputDigest(validInput.value, secretShape(validInput.schema), principal.workspace) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
         duration_ms: Date.now() - started,
       }).catch(() => undefined);
       if (written?.receipt) headers = { ...headers, 'Ledger-Receipt': written.receipt };
@@ -172,7 +172,7 @@ export class InvokePipeline {
       }
       input = await req.body(entry.max_input_bytes);
       this.#catalog.validate(entry.name, input);
-      validInput = { value: input };
+      validInput = { value: input, schema: entry.input_schema };
     } catch (err) {
       return refuse(err);
     }

@@ -83,6 +83,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
+  await local.sealStoredInputs();
   local.start();
   const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
   // A held call e-mails the workspace's owners a link to it in the inbox (when e-mail is configured).

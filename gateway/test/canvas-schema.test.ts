@@ -8,7 +8,11 @@ import { BLOCK_TYPES, METRICS, patchInputSchema, saveInputSchema, SOURCES, type 
 const ajv = createAjv();
 const validateSave = compileValidator(ajv, saveInputSchema);
 const validatePatch = compileValidator(ajv, patchInputSchema);
-const TOOLS: Record<string, { risk: string }> = { 'invoices.create': { risk: 'write' }, 'parties.create': { risk: 'write' }, 'invoices.list': { risk: 'read' }, 'ledger.verify': { risk: 'read' } };
+const TOOLS: Record<string, { risk: string; input_schema?: Record<string, unknown> }> = {
+  'invoices.create': { risk: 'write' }, 'parties.create': { risk: 'write' }, 'invoices.list': { risk: 'read' }, 'ledger.verify': { risk: 'read' },
+  // A tool with a secret argument, nested too (issue 31, finding 1).
+  'payroll.epayroll_configure': { risk: 'write', input_schema: { type: 'object', properties: { nit: { type: 'string' }, software_pin: { type: 'string', writeOnly: true }, bank: { type: 'object', properties: { password: { type: 'string', writeOnly: true } } } } } },
+};
 const lookup = (name: string) => TOOLS[name];
 
 /** The refusal's field for a dashboard, or null when it is accepted — through both variants. */
@@ -197,6 +201,10 @@ const cases: Case[] = [
   ['duplicate param key', [...params([{ key: 'a' }]), ...params([{ key: 'a' }])], '/blocks/1/params/0/key'],
   // §2.9 actions
   ['actions 1 to 8', actions(Array.from({ length: 8 }, () => ({ tool: 'parties.create' }))), null],
+  // A dashboard is stored as given and shown to every reader: it never fixes a secret argument.
+  ['an action fixing a secret argument', actions([{ tool: 'payroll.epayroll_configure', values: { nit: '900', software_pin: '1234' } }]), '/blocks/0/actions/0/values/software_pin'],
+  ['an action fixing a nested secret argument', actions([{ tool: 'payroll.epayroll_configure', values: { bank: { password: 'x' } } }]), '/blocks/0/actions/0/values/bank/password'],
+  ['an action fixing only visible arguments of a tool with secrets', actions([{ tool: 'payroll.epayroll_configure', values: { nit: '900' } }]), null],
   ['actions 9', actions(Array.from({ length: 9 }, () => ({ tool: 'parties.create' }))), '/blocks/0/actions'],
   ['actions 0', actions([]), '/blocks/0/actions'],
   ['actions block needs actions', [{ type: 'actions' }], '/blocks/0/actions'],

@@ -48,8 +48,9 @@ export const CERTIFICATE_VIEW_SCHEMA = {
 export const CERTIFICATE_UPLOAD_INPUT = {
   type: 'object', additionalProperties: false, required: ['p12_base64', 'password'],
   properties: {
-    p12_base64: { type: 'string', minLength: 4, maxLength: 65_536, description: 'The PKCS#12 (.p12/.pfx) file, base64.' },
-    password: { type: 'string', maxLength: 256, description: 'The password of the file.' },
+    // Secrets (CONTRACT §10): sealed in a held approval's stored input, shown to nobody.
+    p12_base64: { type: 'string', minLength: 4, maxLength: 65_536, writeOnly: true, description: 'The PKCS#12 (.p12/.pfx) file, base64.' },
+    password: { type: 'string', maxLength: 256, writeOnly: true, description: 'The password of the file.' },
   },
 } as const;
 

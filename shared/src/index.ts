@@ -11,7 +11,9 @@ export {
   randomBase62, sameDigest, signAssertion,
 } from './credentials.ts';
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
-export { createSealer, holdsSecret, openSecrets, REDACTED, sealerFromEnv, sealSecrets } from './seal.ts';
+export { createSealer, holdsSecret, openSecrets, REDACTED, sealAt, sealerFromEnv, sealSecrets, toolInputDigest } from './seal.ts';
+export { assertSecretFieldsDeclared, declaredSecret, mapSecrets, namedLikeSecret, SECRET_KEYWORD, secretShape, secretsIn, undeclaredSecretFields } from './secrets.ts';
+export type { SecretShape } from './secrets.ts';
 export type { Sealer } from './seal.ts';
 export { bumpVersion, currentVersion } from './cache-version.ts';
 export { assertWithinBounds, boundsFor, INPUT_BOUNDS } from './bounds.ts';

@@ -5,7 +5,6 @@ import { newId } from './credentials.ts';
 import { CuadraError, isCuadraError, OUTCOME_UNKNOWN_MESSAGE, refusalBody, statusOf } from './errors.ts';
 import { decide, type Policy } from './governance/policies.ts';
 import { ledgerReceiptScope } from './governance/ledger.ts';
-import { inputDigest } from './governance/digest.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
 import type { IntentDoc } from './governance/intents.ts';
 import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/idempotency.ts';
@@ -13,7 +12,9 @@ import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
 import { idempotencyScope, type Principal } from './principal.ts';
-import { openInputs, openSecrets, sealerFromEnv, sealInputs, sealSecrets, type Sealer } from './seal.ts';
+import { openInputs, openSecrets, REDACTED, sealerFromEnv, sealInputs, sealSecrets, toolInputDigest, type Sealer } from './seal.ts';
+import { sha256 } from './governance/digest.ts';
+import { mapSecrets, secretShape } from './secrets.ts';
 import type { ToolRegistry } from './registry.ts';
 import type { CallFacts, Tool } from './tool.ts';
 
@@ -194,7 +195,8 @@ export class ToolOwner {
       }
     }
     const input = call.input as Record<string, unknown>;
-    const digest = inputDigest(input);
+    // Secrets are digested by HMAC, never plainly (a PIN's SHA-256 would be guessed from the ledger).
+    const digest = toolInputDigest(input, secretShape(tool.input), call.principal.workspace);
     attempt.digest = digest;
     // The policies that decide this call are read while the key is taken (one round trip less to
     // wait for); a failure to read them surfaces where they are used, as before.
@@ -224,7 +226,7 @@ export class ToolOwner {
     if (attempt.keyed && !attempt.keySettled) {
       // Server failures before any action are not kept: nothing was done, so a retry may run.
       if (answer.status >= 500 && answer.body.code !== 'outcome_unknown') await attempt.keyed.release();
-      else await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(call.principal, call.idempotencyKey!)));
+      else await attempt.keyed.complete(sealSecrets(answer, secretShape(tool.output), this.#sealer, idempotencyContext(call.principal, call.idempotencyKey!)));
       attempt.keySettled = true;
     }
     return answer;
@@ -248,7 +250,7 @@ export class ToolOwner {
         return answer;
       }
       const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started, attempt });
-      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, tool.secrets, this.#sealer, approvalContext(approval._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, secretShape(tool.output), this.#sealer, approvalContext(approval._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
       return answer;
     }
 
@@ -266,7 +268,7 @@ export class ToolOwner {
       const approvalId = newId('apr');
       const approval = await this.#governance.approvals.create({
         id: approvalId, workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name,
-        input: sealInputs(input, tool.secretInputs, this.#sealer, approvalContext(approvalId)), inputDigest: digest,
+        input: sealInputs(input, secretShape(tool.input), this.#sealer, approvalContext(approvalId)), inputDigest: digest,
         idempotencyKey: call.idempotencyKey, principal, ...(policy ? { policy: { id: policy.id, name: policy.name } } : {}),
       });
       const answer: OwnedAnswer = effect === 'hold'
@@ -319,13 +321,47 @@ export class ToolOwner {
     if (attempt.keyed && !attempt.keySettled && !failure) {
       // A quota refusal (429 rate_limited: nothing done, "wait and retry") is not kept: kept, the retry would replay it for good.
       if (answer.body.code === 'rate_limited') await attempt.keyed.release();
-      else await attempt.keyed.complete(sealSecrets(answer, tool.secrets, this.#sealer, idempotencyContext(principal, opts.idempotencyKey!)));
+      else await attempt.keyed.complete(sealSecrets(answer, secretShape(tool.output), this.#sealer, idempotencyContext(principal, opts.idempotencyKey!)));
       attempt.keySettled = true;
     }
     if (intentId) await this.#governance.intents.deleteOne({ _id: intentId });
     attempt.acting = false;
     if (failure) throw failure;
     return answer;
+  }
+
+  /**
+   * Seals what approvals stored in plain text before their tool declared a secret input (or before
+   * secrets were found at any depth): each plain secret of this service's tools' approvals sealed for
+   * its approval, or withheld with no seal key (CONTRACT.md §10). Run before the service serves; a
+   * marker per set of declarations makes later starts one read, and a new declaration runs it again.
+   * Idempotent: a sealed box is not sealed twice.
+   */
+  async sealStoredInputs(): Promise<number> {
+    const tools = [...this.#registry.tools.values()].filter((t) => secretShape(t.input));
+    if (tools.length === 0) return 0;
+    const { model } = this.#governance.approvals;
+    const migrations = model.db.collection<{ _id: string; at: Date }>('migrations');
+    const marker = `approval-inputs-sealed:${this.subgraph}:${sha256(tools.map((t) => `${t.name}=${JSON.stringify(t.input)}`).join('\n')).slice(0, 16)}`;
+    if (await migrations.findOne({ _id: marker })) return 0;
+    let sealed = 0;
+    for (const tool of tools) {
+      const shape = secretShape(tool.input);
+      for await (const doc of model.find({ subgraph: this.subgraph, tool: tool.name }, { _id: 1, input: 1 }).lean().cursor()) {
+        let plain = false;
+        const input = mapSecrets(doc.input, shape, (secret) => {
+          if (secret === REDACTED) return secret;
+          plain = true;
+          return this.#sealer ? { $sealed: this.#sealer.seal(secret, approvalContext(doc._id)) } : REDACTED;
+        });
+        if (!plain) continue;
+        await model.updateOne({ _id: doc._id }, { $set: { input } });
+        sealed++;
+      }
+    }
+    await migrations.updateOne({ _id: marker }, { $set: { at: new Date() } }, { upsert: true });
+    if (sealed > 0) this.#log.info({ sealed, subgraph: this.subgraph }, 'sealed secret inputs stored in plain text in approvals');
+    return sealed;
   }
 
   /** Runs one approved held call, at most once (the claim is a conditional update). */
@@ -339,7 +375,7 @@ export class ToolOwner {
       if (!tool) throw new CuadraError('unknown_tool', `The tool ${claimed.tool} no longer exists.`);
       // As the original caller, checked again: a role or key changed since the request counts.
       assertReach(claimed.principal, tool);
-      const opened = openInputs(claimed.input, tool.secretInputs, this.#sealer, approvalContext(claimed._id));
+      const opened = openInputs(claimed.input, secretShape(tool.input), this.#sealer, approvalContext(claimed._id));
       if (!opened) throw new CuadraError('conflict', `A secret of this ${tool.name} call could not be opened (no seal key, or another one); call the tool again.`);
       input = opened;
       this.#registry.validate(tool.name, input);
@@ -352,7 +388,7 @@ export class ToolOwner {
     }
     try {
       const answer = await this.#run(tool, input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
-      await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, tool.secrets, this.#sealer, approvalContext(claimed._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, secretShape(tool.output), this.#sealer, approvalContext(claimed._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
     } catch (err) {
       const error = classifyFailure(err);
       await this.#governance.approvals.finish(claimed._id, 'failed', refusal(error), error.message).catch(() => undefined);

@@ -1,4 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { inputDigest } from './governance/digest.ts';
+import { mapSecrets, secretsIn, type SecretShape } from './secrets.ts';
 
 /**
  * Sealing of secrets at rest (CONTRACT.md §9): AES-256-GCM with a server key that is not in the
@@ -52,79 +54,120 @@ export function createSealer(key: Buffer): Sealer {
 export interface SealedValue { $sealed: string }
 
 function isSealed(value: unknown): value is SealedValue {
-  return typeof value === 'object' && value !== null && typeof (value as SealedValue).$sealed === 'string';
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as SealedValue).$sealed === 'string' && Object.keys(value).length === 1;
 }
 
 type Answer = { status: number; body: Record<string, unknown> };
 
-/**
- * The answer as it may be stored: each declared secret field of a 200's `output` sealed (or, with
- * no key configured, withheld). The answer given to the caller is never changed.
- */
-export function sealSecrets(answer: Answer, secrets: readonly string[] | undefined, sealer: Sealer | null, context: string): Answer {
-  if (!secrets?.length || answer.status !== 200) return answer;
-  const output = answer.body.output as Record<string, unknown> | undefined;
-  if (!output || typeof output !== 'object') return answer;
-  const kept: Record<string, unknown> = { ...output };
-  for (const field of secrets) {
-    if (typeof kept[field] !== 'string') continue;
-    kept[field] = sealer ? { $sealed: sealer.seal(kept[field] as string, context) } : REDACTED;
+/** A copy of `value` with every sealed box, at any depth, replaced by what `open` gives for it; `value` itself is not changed. */
+function mapSealed(value: unknown, open: (box: SealedValue) => unknown): unknown {
+  if (isSealed(value)) return open(value);
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const next = mapSealed(v, open);
+      if (next !== v) changed = true;
+      return next;
+    });
+    return changed ? out : value;
   }
-  return { ...answer, body: { ...answer.body, output: kept } };
+  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const next = mapSealed(v, open);
+    if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
+  }
+  return out ?? value;
+}
+
+/** Does `value` hold a sealed box anywhere? */
+function holdsSealed(value: unknown): boolean {
+  let found = false;
+  mapSealed(value, (box) => {
+    found = true;
+    return box;
+  });
+  return found;
+}
+
+/** The secrets at the places `shape` marks, sealed for `context` (or, with no key configured, withheld as {@link REDACTED}). */
+export function sealAt<T>(value: T, shape: SecretShape | null, sealer: Sealer | null, context: string): T {
+  return mapSecrets(value, shape, (plain) => (sealer ? { $sealed: sealer.seal(plain, context) } : REDACTED)) as T;
 }
 
 /**
- * A stored answer made readable: sealed fields opened for the one principal allowed to see them
- * (`reveal`), otherwise replaced by {@link REDACTED}.
+ * The answer as it may be stored: each declared secret of a 200's `output` (`x-secret`/`writeOnly`
+ * in the tool's output schema, at any depth) sealed, or with no key configured withheld. The answer
+ * given to the caller is never changed.
+ */
+export function sealSecrets(answer: Answer, shape: SecretShape | null, sealer: Sealer | null, context: string): Answer {
+  if (!shape || answer.status !== 200 || typeof answer.body.output !== 'object' || answer.body.output === null) return answer;
+  const output = sealAt(answer.body.output, shape, sealer, context);
+  return output === answer.body.output ? answer : { ...answer, body: { ...answer.body, output } };
+}
+
+/**
+ * A stored answer made readable: sealed boxes (at any depth) opened for the one principal allowed
+ * to see them (`reveal`), otherwise replaced by {@link REDACTED}.
  */
 export function openSecrets(answer: Answer, sealer: Sealer | null, context: string, reveal: boolean): Answer {
-  const output = answer.body?.output as Record<string, unknown> | undefined;
-  if (!output || typeof output !== 'object' || !Object.values(output).some(isSealed)) return answer;
-  const shown: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(output)) {
-    shown[k] = isSealed(v) ? (reveal && sealer ? sealer.open(v.$sealed, context) ?? REDACTED : REDACTED) : v;
-  }
-  return { ...answer, body: { ...answer.body, output: shown } };
+  if (!answer.body) return answer;
+  const body = mapSealed(answer.body, (box) => (reveal && sealer ? sealer.open(box.$sealed, context) ?? REDACTED : REDACTED)) as Record<string, unknown>;
+  return body === answer.body ? answer : { ...answer, body };
 }
 
 /** Does a stored answer hold a sealed secret? */
 export function holdsSecret(answer: Answer | null | undefined): boolean {
-  const output = answer?.body?.output as Record<string, unknown> | undefined;
-  return !!output && typeof output === 'object' && Object.values(output).some(isSealed);
+  return !!answer?.body && holdsSealed(answer.body);
 }
 
 /**
- * An input as a held approval may store it: each declared secret input field (a certificate's
- * password, a file holding a private key) sealed for that approval, or — with no key configured —
- * withheld (the approved call then cannot run and fails saying so). The digest is of the input given.
+ * An input as a held approval may store it: each declared secret input field (`writeOnly`, at any
+ * depth: a PIN, a certificate's password, a file holding a private key) sealed for that approval, or —
+ * with no key configured — withheld (the approved call then cannot run and fails saying so).
  */
-export function sealInputs(input: Record<string, unknown>, fields: readonly string[] | undefined, sealer: Sealer | null, context: string): Record<string, unknown> {
-  if (!fields?.length) return input;
-  const kept: Record<string, unknown> = { ...input };
-  for (const field of fields) {
-    if (typeof kept[field] !== 'string') continue;
-    kept[field] = sealer ? { $sealed: sealer.seal(kept[field] as string, context) } : REDACTED;
-  }
-  return kept;
+export function sealInputs(input: Record<string, unknown>, shape: SecretShape | null, sealer: Sealer | null, context: string): Record<string, unknown> {
+  return sealAt(input, shape, sealer, context);
 }
 
 /** A stored input opened to run it; null when a secret cannot be opened (withheld, other key, tampered). */
-export function openInputs(input: Record<string, unknown>, fields: readonly string[] | undefined, sealer: Sealer | null, context: string): Record<string, unknown> | null {
-  if (!fields?.length) return input;
-  const opened: Record<string, unknown> = { ...input };
-  for (const field of fields) {
-    const value = opened[field];
-    if (value === REDACTED) return null;
-    if (!isSealed(value)) continue;
-    const plain = sealer?.open(value.$sealed, context) ?? null;
-    if (plain === null) return null;
-    opened[field] = plain;
-  }
+export function openInputs(input: Record<string, unknown>, shape: SecretShape | null, sealer: Sealer | null, context: string): Record<string, unknown> | null {
+  if (!shape) return input;
+  let failed = false;
+  const opened = mapSealed(input, (box) => {
+    const plain = sealer?.open(box.$sealed, context) ?? null;
+    if (plain === null) failed = true;
+    return plain;
+  }) as Record<string, unknown>;
+  if (failed || secretsIn(opened, shape).includes(REDACTED)) return null;
   return opened;
 }
 
-/** A stored input as people see it: sealed fields shown as {@link REDACTED}. */
-export function redactInputs(input: Record<string, unknown>): Record<string, unknown> {
-  if (!Object.values(input).some(isSealed)) return input;
-  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, isSealed(v) ? REDACTED : v]));
+/** A stored value as people see it: sealed boxes, at any depth, shown as {@link REDACTED}. */
+export function redactInputs<T>(input: T): T {
+  return mapSealed(input, () => REDACTED) as T;
+}
+
+let digestKey: { raw: string; key: Buffer } | null = null;
+
+/** The key that digests secrets, derived (HKDF) from `CUADRA_SEAL_KEY` so a digest of one opens nothing; null without a seal key. */
+function secretDigestKey(env: NodeJS.ProcessEnv = process.env): Buffer | null {
+  const raw = env.CUADRA_SEAL_KEY;
+  if (!raw) return null;
+  if (digestKey?.raw !== raw) digestKey = { raw, key: Buffer.from(hkdfSync('sha256', Buffer.from(raw, 'base64'), Buffer.alloc(0), 'cuadra/secret-digest/v1', 32)) };
+  return digestKey.key;
+}
+
+/**
+ * The digest of a tool's input (what idempotency and approvals compare, and what the ledger keeps
+ * instead of the input). A plain SHA-256 of an input holding a secret would let anyone who reads
+ * the ledger and sees the rest of the input (a held call's, in the inbox) try every PIN until one
+ * matches; so each declared secret is first replaced by its HMAC under a key derived from the seal
+ * key (by a fixed marker without one: such tools refuse to run then anyway). Equal inputs still
+ * give equal digests, across every service sharing the key.
+ */
+export function toolInputDigest(input: unknown, shape: SecretShape | null, workspace: string): string {
+  if (!shape) return inputDigest(input);
+  const key = secretDigestKey();
+  return inputDigest(mapSecrets(input, shape, (plain) => ({ $secret: key ? createHmac('sha256', key).update(`${workspace}\n${plain}`).digest('hex') : REDACTED })));
 }

@@ -153,6 +153,8 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     formatError: (formatted, error) => formatSubgraphError(formatted, error, deps.log),
   });
   await apollo.start();
+  // Secrets held in plain text by approvals stored before they were declared: sealed before serving.
+  await owner.sealStoredInputs();
   if (deps.runApprovals !== false) owner.start();
 
   const app = express();

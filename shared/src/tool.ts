@@ -42,10 +42,19 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
   name: string;
   description: string;
   risk: Risk;
+  /**
+   * JSON Schema of the input. A secret field (a PIN, a password, a file holding a private key) says so
+   * with `writeOnly: true`, at any depth: it is sealed at rest in a held approval, digested by HMAC,
+   * shown as "[redacted]" to everyone (CONTRACT.md §10). The build refuses a field named like a secret
+   * that does not (shared/src/secrets.ts).
+   */
   input: JsonSchema;
   /**
    * JSON Schema of the handler's output object: published as the 200 answer in OpenAPI and as
-   * `outputSchema` in MCP, and every output in the tests is checked against it.
+   * `outputSchema` in MCP, and every output in the tests is checked against it. A secret in the
+   * output (an API key, an invitation link) is marked `x-secret: true`, at any depth: given only in the
+   * direct answer to the principal that ran the call (and its own replay); sealed at rest in
+   * idempotency records and approvals, redacted for everyone else, never logged (CONTRACT.md §9, §10).
    */
   output?: JsonSchema;
   /** Largest accepted body in bytes; default {@link DEFAULT_MAX_INPUT_BYTES}. */
@@ -63,18 +72,6 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    * gives its own refusal (the record is not there…).
    */
   facts?: (input: Input, ctx: { db: Connection; workspace: string }) => Promise<CallFacts>;
-  /**
-   * Fields of the output that are secrets (an API key, an invitation link): given only in the
-   * direct answer to the principal that ran the call (and its own replay); sealed at rest in
-   * idempotency records and approvals, redacted for everyone else, never logged (CONTRACT.md §9).
-   */
-  secrets?: readonly string[];
-  /**
-   * Top-level input fields that are secrets (a password, a file holding a private key): sealed in a
-   * held approval's stored input and shown to nobody as they were given (CONTRACT.md §9). The
-   * ledger and idempotency records keep only the input's digest.
-   */
-  secretInputs?: readonly string[];
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
 

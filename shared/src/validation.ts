@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { assertWithinBounds, boundsFor, escapeToken } from './bounds.ts';
 import { CuadraError } from './errors.ts';
+import { SECRET_KEYWORD } from './secrets.ts';
 import type { JsonSchema } from './tool.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
@@ -11,6 +12,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
   addFormats(ajv);
+  // An annotation (like `writeOnly`): marks an output field secret (shared/src/secrets.ts); validates nothing.
+  ajv.addKeyword({ keyword: SECRET_KEYWORD, schemaType: 'boolean' });
   return ajv;
 }
 

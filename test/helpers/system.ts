@@ -5,6 +5,7 @@ import { checkOutput } from '@cuadra/shared/testing';
 import { Redis } from 'ioredis';
 import { buildProducts } from '../../gateway/src/catalog.ts';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
+import { PeopleStore } from '../../gateway/src/identity/people.ts';
 import { repoRoot } from '../../scripts/infra.ts';
 import { startSystem, type RunningSystem } from '../../scripts/system.ts';
 
@@ -17,8 +18,13 @@ export interface TestSystem extends RunningSystem {
   governanceFor(): Governance;
   /** Opens a workspace; returns its id and owner key. */
   workspace(name?: string): Promise<{ workspace_id: string; api_key: string; key_id: string }>;
-  /** Creates another key in a workspace. */
+  /** Creates another key in a workspace (as the operator does: no person behind it, so it decides no approval). */
   key(workspace: string, role: string, patterns?: string[]): Promise<{ id: string; api_key: string }>;
+  /**
+   * A person who is a member of the workspace with `role`, and an API key they made (it acts as them:
+   * it may decide approvals, never their own requests).
+   */
+  person(workspace: string, role: string, name?: string): Promise<{ user_id: string; email: string; api_key: string; key_id: string }>;
   /** Calls the gateway as a client would. */
   fetch(pathname: string, init?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
   invoke(tool: string, input: unknown, key: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
@@ -48,6 +54,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
   await identity.init();
   const governanceDb = await connectDatabase(mongoUrl, `${prefix}_governance`);
   const governance = new Governance(governanceDb);
+  const people = new PeopleStore(db);
 
   async function call(pathname: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { ...init.headers };
@@ -75,6 +82,13 @@ export async function startTestSystem(label: string, env: Record<string, string>
     governanceFor: () => governance,
     workspace: (name = 'Test SAS') => identity.createWorkspace({ name, ownerEmail: 'owner@example.com' }),
     key: (workspace, role, patterns) => identity.createApiKey({ workspace, name: `${role} key`, role, patterns }),
+    async person(workspace, role, name = role) {
+      const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}.${randomBytes(3).toString('hex')}@people.example`;
+      const user = await people.createUser({ email, name, password: `${randomBytes(12).toString('hex')}Aa1` });
+      await people.setMembership(workspace, user._id, role);
+      const key = await identity.createApiKey({ workspace, name: `${name}'s key`, role, createdByPerson: user._id });
+      return { user_id: user._id, email, api_key: key.api_key, key_id: key.id };
+    },
     fetch: call,
     async invoke(tool, input, key, headers) {
       const answer = await call(`/v1/tools/${tool}:invoke`, { key, body: input, headers });

@@ -1,4 +1,4 @@
-import { CuadraError, daysBetween } from '@cuadra/shared';
+import { CuadraError, daysBetween, mapSecrets, secretShape, type JsonSchema } from '@cuadra/shared';
 import { SELECTOR_TYPES, type Block } from './schema.ts';
 
 /** Largest agenda window, in days (specification §2.6, §8). */
@@ -6,7 +6,7 @@ export const AGENDA_MAX_DAYS = 400;
 
 /** What the cross-reference checks need to know about the catalog. */
 export interface ToolLookup {
-  (name: string): { risk: string } | undefined;
+  (name: string): { risk: string; input_schema?: JsonSchema } | undefined;
 }
 
 /** Every block of a tree with its JSON Pointer, depth first, in document order. */
@@ -27,7 +27,8 @@ const refuse = (field: string, message: string): never => {
  * with the same refusal (422 `invalid_input`, `field` = JSON Pointer into the input):
  * a selector key is unique and every `bind.block`/`inputs.block` names one; `inputs.param`
  * names a params control; `not_before` names a date param; an action's tool, and a result's
- * read tool, are registered; an agenda window is at most 400 days.
+ * read tool, are registered; an action fixes none of its tool's secret arguments (a dashboard is
+ * stored as given and shown to everyone who reads it; CONTRACT §10); an agenda window is at most 400 days.
  */
 export function checkDashboardRules(blocks: readonly Block[], tools: ToolLookup, base = '/blocks'): void {
   const selectors = new Map<string, string>();
@@ -59,7 +60,11 @@ export function checkDashboardRules(blocks: readonly Block[], tools: ToolLookup,
       }
     }
     for (const [i, action] of (block.actions ?? []).entries()) {
-      if (action.tool !== undefined && !tools(action.tool)) refuse(`${pointer}/actions/${i}/tool`, `No tool is named "${action.tool}".`);
+      const tool = action.tool !== undefined ? tools(action.tool) : undefined;
+      if (action.tool !== undefined && !tool) refuse(`${pointer}/actions/${i}/tool`, `No tool is named "${action.tool}".`);
+      if (tool && action.values) {
+        mapSecrets(action.values, secretShape(tool.input_schema), (_secret, at) => refuse(`${pointer}/actions/${i}/values${at}`, `A dashboard cannot hold a secret argument of ${action.tool}; the person running the action types it.`));
+      }
     }
     if (block.result) {
       const tool = tools(block.result.tool);

@@ -419,6 +419,8 @@
         let input;
         if (prop.enum) input = el('select', { id, name, required: required.has(name) }, required.has(name) ? null : el('option', { value: '', text: '—' }), prop.enum.map((o) => el('option', { value: o, text: o, selected: o === v })));
         else if (prop.type === 'boolean') input = el('input', { id, name, type: 'checkbox', checked: v === true });
+        // A secret argument (writeOnly / x-secret) is typed hidden, never prefilled or remembered by the browser.
+        else if (prop.writeOnly === true || prop['x-secret'] === true) input = el('input', { id, name, type: 'password', autocomplete: 'new-password', value: '', required: required.has(name), minlength: prop.minLength, maxlength: prop.maxLength });
         else input = el('input', { id, name, type: prop.type === 'integer' || prop.type === 'number' ? 'number' : prop.format === 'date' ? 'date' : prop.format === 'email' ? 'email' : 'text', value: v ?? '', required: required.has(name), minlength: prop.minLength, maxlength: prop.maxLength, min: prop.minimum, max: prop.maximum });
         fields.append(el('div', { class: 'field' }, el('label', { for: id, text: `${label(name)}${required.has(name) ? ' *' : ''}` }), input));
       }

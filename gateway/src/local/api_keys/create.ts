@@ -8,7 +8,6 @@ export const create = defineTool({
   name: 'api_keys.create',
   description: 'Create an API key (nk_…) for a program, with a role (built-in or one of the workspace\'s custom roles) and optional tool patterns narrowing it (invoices.%, %:read, invoices.%:read) and an expiry. The key is shown once in the output; only its hash is kept.',
   risk: 'write',
-  secrets: ['api_key'],
   input: {
     type: 'object',
     additionalProperties: false,
@@ -20,11 +19,11 @@ export const create = defineTool({
       expires_at: { type: 'string', format: 'date-time' },
     },
   },
-  // `api_key` is the secret (see `secrets`): the key itself, in the creator's direct answer only ("[redacted]" elsewhere).
+  // `api_key` is a secret (`x-secret`): the key itself, in the creator's direct answer only ("[redacted]" elsewhere).
   output: {
     type: 'object', additionalProperties: false, required: ['api_key', 'key'],
     properties: {
-      api_key: { type: 'string', description: 'The key (nk_…), shown once; only its hash is kept.' },
+      api_key: { type: 'string', 'x-secret': true, description: 'The key (nk_…), shown once; only its hash is kept.' },
       key: API_KEY_VIEW_SCHEMA,
     },
   },

@@ -7,7 +7,6 @@ export const invite = defineTool({
   name: 'members.invite',
   description: 'Invite a person to the workspace with a role (built-in or custom). Output holds invite_url once: the person opens it, sets a password (or enters the one of their existing Cuadra account) and becomes a member with that role. Links work once, for 7 days.',
   risk: 'write',
-  secrets: ['invite_url'],
   input: {
     type: 'object', additionalProperties: false, required: ['email', 'role'],
     properties: {
@@ -16,10 +15,10 @@ export const invite = defineTool({
       name: { type: 'string', minLength: 1, maxLength: 200 },
     },
   },
-  // `invite_url` is the secret (see `secrets`): in the inviter's direct answer only ("[redacted]" elsewhere).
+  // `invite_url` is a secret (`x-secret`): in the inviter's direct answer only ("[redacted]" elsewhere).
   output: {
     type: 'object', additionalProperties: false, required: ['invitation', 'invite_url'],
-    properties: { invitation: INVITATION_SCHEMA, invite_url: { type: 'string', description: 'The single-use link (…/claim?token=…), shown once.' } },
+    properties: { invitation: INVITATION_SCHEMA, invite_url: { type: 'string', 'x-secret': true, description: 'The single-use link (…/claim?token=…), shown once.' } },
   },
   async handler(input, ctx) {
     const { identity, people, publicUrl } = peopleServices(ctx);

@@ -4,7 +4,8 @@ import { createServer, name } from '../../src/server.ts';
 
 // The refusals of the governance tools, at the subgraph that owns them.
 let sg: TestSubgraph;
-const owner = testPrincipal();
+// A person's credential: only a person decides approvals (CONTRACT §10).
+const owner = testPrincipal({ person: 'usr_owner' });
 
 beforeAll(async () => {
   sg = await startTestSubgraph(name, createServer);
@@ -48,15 +49,23 @@ describe('approvals', () => {
     // An agent, even with an owner's reach over approvals, decides none.
     expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, { ...owner, actor: { type: 'agent', id: 'key_agent' } })).toMatchObject({ code: 'policy_denied' });
     expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, requester)).toMatchObject({ code: 'policy_denied' });
+    // An owner's credential with no person behind it (the operator's key, or a key it made) decides none (issue 31, finding 3).
+    const { person: _person, ...nobody } = owner;
+    expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, { ...nobody, credential_id: 'key_op', actor: { type: 'api_key', id: 'key_op' } })).toMatchObject({ code: 'policy_denied', message: expect.stringMatching(/no person/) });
+    // A key made by the requester's person is the requester.
+    const requesterPerson = testPrincipal({ workspace: owner.workspace, person: 'usr_requester' });
+    const held = await sg.governance.approvals.create({ id: 'apr_two', workspace: owner.workspace, subgraph: 'crm', mode: 'hold', tool: 'parties.create', input: {}, inputDigest: 'd', principal: requesterPerson });
+    expect(await sg.call('approvals.decide', { id: held._id, decision: 'approve' }, testPrincipal({ workspace: owner.workspace, person: 'usr_requester' }))).toMatchObject({ code: 'policy_denied', message: expect.stringMatching(/own request/) });
     expect((await sg.call('approvals.decide', { id: approval._id, decision: 'reject', reason: 'no' }, owner)).output.approval).toMatchObject({ status: 'rejected', reason: 'no' });
     expect(await sg.call('approvals.decide', { id: approval._id, decision: 'approve' }, owner)).toMatchObject({ code: 'conflict' });
     expect(await sg.call('approvals.get', { id: approval._id }, testPrincipal())).toMatchObject({ code: 'not_found' });
     expect((await sg.call('approvals.list', { status: 'rejected' }, owner)).output.rows.map((a: { id: string }) => a.id)).toEqual(['apr_one']);
+    expect((await sg.call('approvals.decide', { id: held._id, decision: 'reject' }, owner)).output.approval.status).toBe('rejected');
   });
 
   it('lists the inbox newest first by cursor, each approval once, filtered by status', async () => {
-    const owner = testPrincipal();
-    const requester = { ...owner, credential_id: 'key_req', actor: { type: 'api_key' as const, id: 'key_req' } };
+    const owner = testPrincipal({ person: 'usr_lister' });
+    const requester = { ...owner, person: 'usr_requester', credential_id: 'key_req', actor: { type: 'api_key' as const, id: 'key_req' } };
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
       const made = await sg.governance.approvals.create({ id: `apr_p${i}_${owner.workspace.slice(3, 9)}`, workspace: owner.workspace, subgraph: 'crm', mode: 'hold', tool: 'parties.create', input: { i }, inputDigest: 'd', principal: requester });

@@ -11,7 +11,7 @@ export const processTool = defineTool({
     type: 'object', additionalProperties: false, required: ['id'],
     properties: {
       id: ID_SCHEMA,
-      technical_key: { type: 'string', minLength: 1, maxLength: 100, description: 'The supplier\'s technical key for its numbering range, if known: the CUFE is then recomputed (SHA-384) and a mismatch fails the document.' },
+      technical_key: { type: 'string', minLength: 1, maxLength: 100, writeOnly: true, description: 'The supplier\'s technical key for its numbering range, if known: the CUFE is then recomputed (SHA-384) and a mismatch fails the document.' },
     },
   },
   output: { type: 'object', additionalProperties: false, required: ['document'], properties: { document: DOCUMENT_VIEW_SCHEMA } },

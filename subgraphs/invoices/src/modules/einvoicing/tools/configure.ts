@@ -55,8 +55,6 @@ export const SETTINGS_VIEW_SCHEMA = {
 export const configure = defineTool({
   name: 'einvoicing.configure',
   description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution) and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
-  // Never stored as given in a held approval (CONTRACT §9).
-  secretInputs: ['technical_key', 'software_pin'],
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['issuer', 'numbering'],
@@ -66,9 +64,10 @@ export const configure = defineTool({
         properties: { nit: { type: 'string', minLength: 3, maxLength: 20 }, name: { type: 'string', minLength: 1, maxLength: 200 } },
       },
       environment: { enum: ['test', 'production'] },
-      technical_key: { type: 'string', pattern: '^[A-Za-z0-9]{8,128}$' },
+      // Secrets (CONTRACT §10): sealed in a held approval, never shown.
+      technical_key: { type: 'string', pattern: '^[A-Za-z0-9]{8,128}$', writeOnly: true },
       software_id: { type: 'string', pattern: '^[A-Za-z0-9-]{8,64}$' },
-      software_pin: { type: 'string', pattern: '^[A-Za-z0-9]{3,32}$' },
+      software_pin: { type: 'string', pattern: '^[A-Za-z0-9]{3,32}$', writeOnly: true },
       currency: { type: 'string', pattern: '^[A-Z]{3}$' },
       numbering: { type: 'object', additionalProperties: false, required: ['invoice'], properties: { invoice: range, credit_note: range, debit_note: range } },
     },

@@ -12,8 +12,6 @@ import { settings } from '../../../lib/settings.ts';
 export const uploadCertificate = defineTool({
   name: 'einvoicing.upload_certificate',
   description: 'Upload the workspace\'s digital signing certificate for DIAN e-invoicing: the .p12/.pfx file in base64 and its password. Replaces the previous one. Answers the certificate\'s subject, issuer, serial and expiry (never the key or the password). Invoices and notes are signed with it from then on.',
-  // Sealed in a held approval's stored input, shown to nobody (CONTRACT §9).
-  secretInputs: ['p12_base64', 'password'],
   risk: 'write',
   input: CERTIFICATE_UPLOAD_INPUT,
   output: CERTIFICATE_UPLOAD_OUTPUT,

@@ -31,7 +31,8 @@ export const epayrollConfigure = defineTool({
       municipality: { type: 'string', pattern: '^[0-9]{5}$' },
       address: { type: 'string', minLength: 1, maxLength: 200 },
       software_id: { type: 'string', minLength: 1, maxLength: 100 },
-      software_pin: { type: 'string', minLength: 1, maxLength: 100 },
+      // A secret (CONTRACT §10): sealed in a held approval, never shown.
+      software_pin: { type: 'string', minLength: 1, maxLength: 100, writeOnly: true },
       prefix: { type: 'string', pattern: '^[A-Z0-9]{1,10}$' },
       environment: { enum: ['1', '2'], default: '2' },
       payment_method: { type: 'string', pattern: '^[0-9A-Z]{1,3}$', default: '42' },

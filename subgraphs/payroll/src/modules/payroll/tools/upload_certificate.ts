@@ -9,8 +9,6 @@ import { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, upload } from '../
 export const uploadCertificate = defineTool({
   name: 'payroll.upload_certificate',
   description: 'Upload the employer\'s digital signing certificate for DIAN electronic payroll: the .p12/.pfx file in base64 and its password. Replaces the previous one. From then on every Nómina Individual and adjustment note is signed (XAdES-EPES, DIAN\'s policy) and the sandbox refuses this employer\'s unsigned documents. Answers the certificate\'s subject, issuer, serial and expiry (never the key or the password). The payroll service keeps its own sealed copy (the same file may be uploaded to e-invoicing with einvoicing.upload_certificate).',
-  // Sealed in a held approval's stored input, shown to nobody (CONTRACT §9).
-  secretInputs: ['p12_base64', 'password'],
   risk: 'write',
   input: CERTIFICATE_UPLOAD_INPUT,
   output: CERTIFICATE_UPLOAD_OUTPUT,
