@@ -275,3 +275,57 @@ describe('the action ledger', () => {
     expect((await fetch(`${sys.gatewayUrl}/v1/events`)).status).toBe(401);
   });
 });
+
+describe('no policy locks the owners out (issue 31, finding 12; CONTRACT §10)', () => {
+  const refusedBy = { ask: [403, 'approval_required'], hold: [202, undefined], deny: [403, 'policy_denied'] } as const;
+
+  it.each(['ask', 'hold', 'deny'] as const)('a policy that %ss every call still lets the owner list policies, decide approvals and remove it', async (effect) => {
+    const ws = await sys.workspace(`Cerrojo ${effect} SAS`);
+    const ownerKey = ws.api_key;
+    const ownerPerson = await sys.person(ws.workspace_id, 'owner', 'Dueña');
+    const adminKey = (await sys.person(ws.workspace_id, 'admin', 'Administra')).api_key;
+    const created = await sys.invoke('policies.create', { name: 'all', effect, match: {} }, ownerKey);
+    expect(created.status).toBe(200);
+    const policyId = created.body.output.policy.id;
+    // The policy holds for everything else: the owner's other calls, and an admin's governance calls.
+    const [status, code] = refusedBy[effect];
+    const other = await sys.invoke('parties.list', {}, ownerKey);
+    expect(other.status).toBe(status);
+    if (code) expect(other.body.code).toBe(code);
+    const adminList = await sys.invoke('policies.list', {}, adminKey);
+    expect(adminList.status).toBe(status);
+    // The owner's way to govern stays: reading the policies and the approvals, deciding, removing.
+    for (const key of [ownerKey, ownerPerson.api_key]) {
+      const listed = await sys.invoke('policies.list', {}, key);
+      expect(listed.status).toBe(200);
+      expect(listed.body.output.rows.map((p: { id: string }) => p.id)).toContain(policyId);
+      expect((await sys.invoke('approvals.list', {}, key)).status).toBe(200);
+    }
+    if (effect !== 'deny') {
+      const approvalId = adminList.body.approval_id;
+      expect((await sys.invoke('approvals.get', { id: approvalId }, ownerKey)).status).toBe(200);
+      const decided = await sys.invoke('approvals.decide', { id: approvalId, decision: 'reject', reason: 'cerrojo' }, ownerPerson.api_key);
+      expect(decided.status).toBe(200);
+      expect(decided.body.output.approval.status).toBe('rejected');
+    }
+    const removed = await sys.invoke('policies.delete', { id: policyId }, ownerKey);
+    expect(removed.status).toBe(200);
+    expect((await sys.invoke('parties.list', {}, ownerKey)).status).toBe(200);
+  });
+
+  it('a deny aimed at the owner role, at API keys, or made so by an update leaves the way too', async () => {
+    const ws = await sys.workspace('Cerrojo Dirigido SAS');
+    const ownerKey = ws.api_key;
+    // policies.create is not part of the floor: the policy that denies owners everything comes last.
+    const narrow = await policy(ownerKey, { name: 'narrow', priority: 1, match: { tools: ['projects.create'] }, effect: 'hold' });
+    const atKeys = await policy(ownerKey, { name: 'keys', priority: 1000, match: { actors: ['api_key'], tools: ['policies.list', 'policies.update', 'policies.delete', 'approvals.%'] }, effect: 'deny' });
+    const atOwners = await policy(ownerKey, { name: 'owners', priority: 1000, match: { roles: ['owner'] }, effect: 'deny' });
+    expect((await sys.invoke('parties.list', {}, ownerKey)).body.code).toBe('policy_denied');
+    expect((await sys.invoke('policies.list', {}, ownerKey)).status).toBe(200);
+    // An update that widens a policy to everything, at the highest priority.
+    expect((await sys.invoke('policies.update', { id: narrow, match: {}, effect: 'ask', priority: 10_000 }, ownerKey)).status).toBe(200);
+    expect((await sys.invoke('policies.list', {}, ownerKey)).status).toBe(200);
+    for (const id of [atOwners, atKeys, narrow]) expect((await sys.invoke('policies.delete', { id }, ownerKey)).status).toBe(200);
+    expect((await sys.invoke('parties.list', {}, ownerKey)).status).toBe(200);
+  });
+});

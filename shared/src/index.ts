@@ -34,7 +34,7 @@ export { CHECKPOINT_EVERY, GENESIS_HASH, Ledger, entryHash, ledgerReceiptScope }
 export type { AppendedEntry, LedgerEntry, LedgerRecord, LedgerVerification } from './governance/ledger.ts';
 export { LedgerSigner, formatReceipt, parseReceipt, statementBytes } from './governance/anchor.ts';
 export type { Receipt } from './governance/anchor.ts';
-export { PolicyStore, decide, policyMatches } from './governance/policies.ts';
+export { GOVERNANCE_FLOOR, PolicyStore, decide, policyMatches } from './governance/policies.ts';
 export type { Policy, PolicyCall, PolicyEffect } from './governance/policies.ts';
 export { APPROVAL_TTL_MS, ApprovalStore, approvalView, isRequester } from './governance/approvals.ts';
 export type { Approval, ApprovalDoc, ApprovalStatus } from './governance/approvals.ts';

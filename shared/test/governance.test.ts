@@ -158,6 +158,18 @@ describe('policy decisions', () => {
     expect(decide([either], call({ facts: { stage_kind: 'lost', pipeline: 'ventas' } })).effect).toBe('deny');
     expect(decide([either], call({ facts: { stage_kind: 'lost', pipeline: 'renov' } })).effect).toBe('allow');
   });
+
+  it('never takes from an owner the governance floor: policies.list/update/delete, approvals.list/get/decide (issue 31, finding 12)', () => {
+    const lockOut = [p({ priority: 1_000_000, effect: 'ask' }), p({ priority: 1_000_000, effect: 'deny', match: { roles: ['owner'] } }), p({ priority: 1_000_000, effect: 'hold', match: { actors: ['api_key'] } })];
+    const owner = principal('w', { role: 'owner' });
+    for (const tool of ['policies.list', 'policies.update', 'policies.delete', 'approvals.list', 'approvals.get', 'approvals.decide']) {
+      expect(decide(lockOut, call({ tool, principal: owner })), tool).toEqual({ effect: 'allow', policy: null });
+      // Everyone else, and every other tool, stays under the policies.
+      expect(decide(lockOut, call({ tool, principal: principal('w', { role: 'admin' }) })).effect, tool).toBe('ask');
+    }
+    expect(decide(lockOut, call({ tool: 'policies.create', principal: owner })).effect).toBe('deny');
+    expect(decide(lockOut, call({ tool: 'invoices.post', principal: owner })).effect).toBe('deny');
+  });
 });
 
 describe('approval expiry', () => {

@@ -57,8 +57,22 @@ export function policyMatches(policy: Pick<Policy, 'match' | 'conditions'>, call
   return true;
 }
 
-/** The deciding policy of a call: highest priority match; none → `allow` within the role. */
+/**
+ * The tools that keep a workspace governable (CONTRACT.md §10: no policy may take away a workspace's
+ * last way to list policies, decide approvals and remove a policy). No autonomy policy applies to a
+ * call of one of them by a credential with the `owner` role: whatever the policies say (an `ask`,
+ * `hold` or `deny` matching everything, or the owner's role, or API keys), an owner can always read
+ * the policies and change or remove one, and read and decide approvals. The owner role cannot be
+ * redefined or taken from the last owner (members.*), so this way cannot be removed either.
+ */
+export const GOVERNANCE_FLOOR: ReadonlySet<string> = new Set(['policies.list', 'policies.update', 'policies.delete', 'approvals.list', 'approvals.get', 'approvals.decide']);
+
+/**
+ * The deciding policy of a call: highest priority match; none → `allow` within the role. An owner's
+ * call of a {@link GOVERNANCE_FLOOR} tool is allowed whatever the policies say.
+ */
 export function decide(policies: readonly Policy[], call: PolicyCall): { effect: PolicyEffect; policy: Policy | null } {
+  if (call.principal.role === 'owner' && GOVERNANCE_FLOOR.has(call.tool)) return { effect: 'allow', policy: null };
   let best: Policy | null = null;
   for (const p of policies) {
     if (!policyMatches(p, call)) continue;

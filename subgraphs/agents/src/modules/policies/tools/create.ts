@@ -5,7 +5,7 @@ import { policyFields } from '../fields.ts';
 /** Adds an autonomy policy to the workspace. */
 export const create = defineTool({
   name: 'policies.create',
-  description: 'Create an autonomy policy: which calls (tool patterns, risk classes, actor types, roles, amount over a threshold) are allowed, held for approval (hold → 202), need an approval first (ask) or denied. Highest priority wins.',
+  description: 'Create an autonomy policy: which calls (tool patterns, risk classes, actor types, roles, amount over a threshold) are allowed, held for approval (hold → 202), need an approval first (ask) or denied. Highest priority wins. No policy applies to an owner\'s own calls of policies.list, policies.update, policies.delete, approvals.list, approvals.get and approvals.decide, so no policy can lock the owners out of governing the workspace.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['name', 'match', 'effect'], properties: policyFields },
   output: recordOutput('policy', POLICY_SCHEMA),
