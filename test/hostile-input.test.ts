@@ -160,3 +160,114 @@ describe('hostile XML files (issue 31, finding 5)', () => {
     expect(rows.body.output.rows).toEqual([]);
   });
 });
+
+// Issue 31: what a fuzzer and a hand still found (findings 11, 14, 16).
+describe('bounds before anything walks the input, on every surface (finding 11)', () => {
+  /** A 2025-11-25 MCP session of `credential`: its id, for raw JSON-RPC posts. */
+  async function mcpSession(credential: string): Promise<string> {
+    const headers = { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    const init = await fetch(`${sys.gatewayUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'deep', version: '1' } } }) });
+    expect(init.status).toBe(200);
+    await init.text();
+    const session = init.headers.get('mcp-session-id')!;
+    await fetch(`${sys.gatewayUrl}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    return session;
+  }
+  /** A raw tools/call whose arguments are given as JSON text (too deep for JSON.stringify here too). */
+  async function mcpCall(credential: string, session: string, name: string, argumentsText: string): Promise<{ status: number; result: any }> {
+    const res = await fetch(`${sys.gatewayUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session },
+      body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsText}}}`,
+    });
+    const text = await res.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    return { status: res.status, result: JSON.parse(data).result };
+  }
+
+  it.each([3_000, 5_000, 20_000])('an MCP tools/call with arguments %i levels deep is refused 422 at the pointer, like REST, and the ledger says invalid_input', async (depth) => {
+    const session = await mcpSession(key);
+    const before = await sys.governanceFor().ledger.entries.countDocuments({ workspace, tool: 'dashboards.save', outcome: 'internal' });
+    const { status, result } = await mcpCall(key, session, 'dashboards.save', `{"title":"d","blocks":[{"type":"text","data":${nestedText(depth)}}]}`);
+    expect(status).toBe(200);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ code: 'invalid_input', field: deepPointer('/blocks/0/data', 29) });
+    const rest = await send('dashboards.save', `{"title":"d","blocks":[{"type":"text","data":${nestedText(depth)}}]}`);
+    expect(rest.body).toMatchObject({ code: 'invalid_input', field: result.structuredContent.field });
+    expect(await sys.governanceFor().ledger.entries.countDocuments({ workspace, tool: 'dashboards.save', outcome: 'internal' })).toBe(before);
+  });
+
+  it('an MCP tools/call too large and too deep answers 413, as REST does (size is checked first, without recursion)', async () => {
+    const session = await mcpSession(key);
+    // parties.list takes the default 256 KiB.
+    const big = `{"search":${JSON.stringify('x'.repeat(300 * 1024))},"kind":${nestedText(5_000)}}`;
+    const { result } = await mcpCall(key, session, 'parties.list', big);
+    expect(result.structuredContent).toMatchObject({ code: 'body_too_large' });
+    expect((await send('parties.list', big)).body.code).toBe('body_too_large');
+  });
+
+  it('a GraphQL tool mutation with input variables 5,000 levels deep is refused 422 at the pointer', async () => {
+    const res = await fetch(`${sys.gatewayUrl}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: `{"query":"mutation($i: JSON!) { invokeCrmTool(tool: \\"parties.list\\", input: $i) }","variables":{"i":{"search":${nestedText(5_000)}}}}`,
+    });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as any;
+    expect(json.data.invokeCrmTool).toMatchObject({ status: 422, body: { code: 'invalid_input', field: deepPointer('/search', 31) } });
+  });
+});
+
+describe('refusals at the right pointer, with a body (finding 14)', () => {
+  it('an issue date at the end of the calendar is refused at /issue_date, not at a due date computed from it', async () => {
+    const party = await sys.invoke('parties.create', { name: 'Calendario SAS', kind: 'customer' }, key);
+    const lines = [{ description: 'Servicio', quantity: 1, unit_price: 100000, tax_rate_ppm: 0 }];
+    const res = await send('invoices.create', { customer_id: party.body.output.party.id, currency: 'COP', issue_date: '9999-12-31', lines });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'invalid_input', field: '/issue_date' });
+    const due = await send('invoices.create', { customer_id: party.body.output.party.id, currency: 'COP', issue_date: '2026-01-10', due_date: '9999-12-31', lines });
+    expect(due.body).toMatchObject({ code: 'invalid_input', field: '/due_date' });
+    // A date the calendar has, within the range, is still taken.
+    const fine = await send('invoices.create', { customer_id: party.body.output.party.id, currency: 'COP', issue_date: '2026-01-10', lines });
+    expect(fine.status).toBe(200);
+    expect(fine.body.output.invoice.due_date).toBe('2026-02-09');
+  });
+
+  it('a property name over 64 KiB is refused at its own pointer, not its parent\'s', async () => {
+    const name = 'k'.repeat(64 * 1024 + 1);
+    const res = await send('dashboards.save', `{"title":"d","blocks":[{"type":"text","data":{"${name}":1}}]}`);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'invalid_input', field: `/blocks/0/data/${name}` });
+  });
+
+  it.each([20_000, 100_000, 1_000_000])('a tool name of %i characters gets a JSON 414 uri_too_long, read to the end (no connection reset)', async (length) => {
+    const res = await fetch(`${sys.gatewayUrl}/v1/tools/${'a'.repeat(length)}:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(414);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ code: 'uri_too_long', error: expect.any(String) });
+  });
+
+  it('headers over the server\'s limit get a JSON 431 headers_too_large', async () => {
+    const res = await fetch(`${sys.gatewayUrl}/v1/tools/parties.list:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-padding': 'p'.repeat(20_000) }, body: '{}' });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toMatchObject({ code: 'headers_too_large' });
+    // The server is unharmed.
+    expect((await send('parties.list', {})).status).toBe(200);
+  });
+});
+
+describe('an absent body is {}, a present non-object is refused at "" (finding 16)', () => {
+  it('no bytes at all: the tool runs with {} (or refuses at its first required argument)', async () => {
+    const list = await fetch(`${sys.gatewayUrl}/v1/tools/parties.list:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(list.status).toBe(200);
+    const create = await fetch(`${sys.gatewayUrl}/v1/tools/parties.create:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '0' } });
+    expect(create.status).toBe(422);
+    expect(await create.json()).toMatchObject({ code: 'invalid_input', field: '/name' });
+  });
+
+  it.each([[' '], ['\n\t '], ['null'], ['[]'], ['0'], ['"{}"']])('a present body %j that is not a JSON object → 422 at ""', async (body) => {
+    const res = await send('parties.list', body);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'invalid_input', field: '' });
+  });
+});

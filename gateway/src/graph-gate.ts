@@ -1,4 +1,4 @@
-import { assertWithinBounds, CuadraError, INPUT_BOUNDS, type Logger, type RateLimiter } from '@cuadra/shared';
+import { CuadraError, jsonByteLength, type Logger, type RateLimiter } from '@cuadra/shared';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { Catalog } from './catalog.ts';
@@ -96,9 +96,9 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
         idempotencyKey: key === null || key === undefined ? undefined : String(key),
         approvalId: approval === null || approval === undefined ? undefined : String(approval),
         body: async (limit) => {
-          // The same bounds and size limit as a REST body (the JSON was parsed by express already).
-          assertWithinBounds(call.args.input, { ...INPUT_BOUNDS, stringLength: Number.MAX_SAFE_INTEGER, arrayItems: Number.MAX_SAFE_INTEGER });
-          if (Buffer.byteLength(JSON.stringify(call.args.input ?? null)) > limit) throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+          // The same size limit as a REST body, first (the JSON was parsed by express already; measured
+          // without recursion), then the pipeline's bounds and schema, as for REST.
+          if (jsonByteLength(call.args.input ?? null, limit) > limit) throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
           return call.args.input;
         },
       });

@@ -1,4 +1,6 @@
 import { CuadraError, toCuadraError, type Logger } from '@cuadra/shared';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Request, Response } from 'express';
 import getRawBody from 'raw-body';
 
@@ -67,10 +69,63 @@ export async function readJsonBody(req: Request, limit: number): Promise<unknown
   } catch {
     throw new CuadraError('invalid_input', 'The request body is not valid UTF-8.', { field: '' });
   }
-  if (raw.trim() === '') return {};
+  // No body at all (no bytes) is the empty object (CONTRACT.md §10); anything present must be a JSON object.
+  if (bytes.length === 0) return {};
   try {
     return JSON.parse(raw);
   } catch {
     throw new CuadraError('invalid_input', 'The request body is not valid JSON.', { field: '' });
   }
+}
+
+/** How much of a request the server reads, and for how long, after refusing its oversized head (then the connection is closed). */
+const DRAIN = { bytes: 4 * 1024 * 1024, ms: 5_000 };
+
+/**
+ * Answers what Node's HTTP parser refuses before any route sees it with the contract's JSON
+ * refusal instead of Node's bare status line (issue 31, finding 14): a request line past the
+ * server's 16 KiB head limit (a tool name of 20 KB) → 414 `uri_too_long`; headers past it → 431
+ * `headers_too_large` (anything else malformed keeps Node's bare 400). The rest of the request
+ * is then read and dropped (up to 4 MiB or 5 s) before the connection closes, so the client reads
+ * the answer instead of a connection reset.
+ */
+export function answerClientErrors(server: Server): void {
+  const answered = new WeakSet<Duplex>();
+  server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
+    // The parser keeps reporting the same request as more of it arrives: answered once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    if (err.code !== 'HPE_HEADER_OVERFLOW') {
+      // Not HTTP at all, or a timeout: Node's own answer (a bare 400, 408 or 413), then close.
+      const line = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? '413 Payload Too Large' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${line}\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    // Which part made the head too long: the request line (the path, a tool's name) when it is longer
+    // than all the header lines read with it (or still unfinished), else the headers.
+    const raw = err.rawPacket ?? Buffer.alloc(0);
+    const lineEnd = raw.indexOf('\r\n');
+    const headEnd = raw.indexOf('\r\n\r\n');
+    const lineLength = lineEnd < 0 ? raw.length : lineEnd;
+    const headersLength = lineEnd < 0 ? 0 : (headEnd < 0 ? raw.length : headEnd) - lineEnd;
+    const error = lineLength <= headersLength
+      ? new CuadraError('headers_too_large', 'The request headers are larger than this server reads (16 KiB with the request line).')
+      : new CuadraError('uri_too_long', 'The request line is longer than this server reads (16 KiB with the headers); no tool has a name that long.');
+    const body = JSON.stringify(error.toBody());
+    const reason = error.status === 414 ? 'URI Too Long' : 'Request Header Fields Too Large';
+    socket.end(`HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    let drained = 0;
+    const stop = setTimeout(() => socket.destroy(), DRAIN.ms);
+    stop.unref();
+    socket.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN.bytes) socket.destroy();
+    });
+    socket.once('close', () => clearTimeout(stop));
+    socket.resume();
+  });
 }

@@ -18,7 +18,7 @@ import { graphGate } from './graph-gate.ts';
 import { mailerFromEnv } from './mail.ts';
 import { heldCallNotifier } from './pages/notify.ts';
 import { methodGuard } from './methods.ts';
-import { sendRefusal } from './http.ts';
+import { answerClientErrors, sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { revokeMemberGrants } from './oauth/grants.ts';
 import { createPeopleAccess } from './oauth/index.ts';
@@ -155,6 +155,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
       });
       httpServer.keepAliveTimeout = 65_000;
+      answerClientErrors(httpServer);
       return { server: httpServer, url: `http://${host}:${(httpServer.address() as AddressInfo).port}` };
     },
     async stop() {

@@ -89,10 +89,45 @@ export function assertWithinBounds(input: unknown, bounds: InputBounds = INPUT_B
       const key = keys[i];
       const at = `${path}/${escapeToken(key)}`;
       if (!key.isWellFormed()) throw new CuadraError('invalid_input', 'A property name is not well-formed Unicode (a lone surrogate).', { field: at });
-      if (key.length > bounds.stringLength) throw new CuadraError('invalid_input', `A property name is longer than ${bounds.stringLength} characters.`, { field: path });
+      // The pointer names the property itself (its parent did nothing wrong), however long: the body's size limit bounds it.
+      if (key.length > bounds.stringLength) throw new CuadraError('invalid_input', `A property name is longer than ${bounds.stringLength} characters.`, { field: at });
       // A database stores property names as C strings: one with a NUL character cannot be stored (BSON refuses it).
       if (key.includes('\u0000')) throw new CuadraError('invalid_input', 'A property name contains a NUL character (U+0000).', { field: at });
       stack.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1, key });
     }
   }
+}
+
+/**
+ * The length in bytes of `JSON.stringify(value)` (UTF-8), measured without recursion: a surface
+ * that received its input already parsed (MCP, GraphQL) checks the tool's size limit with it before
+ * anything walks the input recursively (an input 5,000 levels deep overflows `JSON.stringify`'s stack;
+ * the size check must answer 413, or let the bounds answer 422 at their pointer). Stops counting
+ * once past `stopAfter` (the limit being checked): an oversized input is not walked to its end.
+ */
+export function jsonByteLength(value: unknown, stopAfter = Number.POSITIVE_INFINITY): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= stopAfter) {
+    const v = stack.pop();
+    if (v === null) total += 4;
+    else if (typeof v === 'string') total += Buffer.byteLength(JSON.stringify(v));
+    else if (typeof v === 'number' || typeof v === 'boolean') total += String(JSON.stringify(v)).length;
+    else if (Array.isArray(v)) {
+      // `[`, `]` and the commas; undefined and functions stand as null in an array.
+      total += 1 + Math.max(1, v.length);
+      for (const item of v) stack.push(item === undefined || typeof item === 'function' ? null : item);
+    } else if (typeof v === 'object') {
+      let n = 0;
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (x === undefined || typeof x === 'function') continue;
+        // `"key":` then the value.
+        total += Buffer.byteLength(JSON.stringify(k)) + 1;
+        stack.push(x);
+        n++;
+      }
+      total += 1 + Math.max(1, n);
+    }
+  }
+  return total;
 }

@@ -16,7 +16,7 @@ export { assertSecretFieldsDeclared, declaredSecret, mapSecrets, namedLikeSecret
 export type { SecretShape } from './secrets.ts';
 export type { Sealer } from './seal.ts';
 export { bumpVersion, currentVersion } from './cache-version.ts';
-export { assertWithinBounds, boundsFor, INPUT_BOUNDS } from './bounds.ts';
+export { assertWithinBounds, boundsFor, INPUT_BOUNDS, jsonByteLength } from './bounds.ts';
 export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';

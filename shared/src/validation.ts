@@ -8,10 +8,30 @@ import type { JsonSchema } from './tool.ts';
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
+/**
+ * The calendar dates a `format: "date"` field accepts. The product adds days, months and years to
+ * dates a caller gave (a due date 30 days after an issue date, a schedule, a forecast's horizon);
+ * bounded here, no such sum leaves the calendar, so a date is refused at the field the caller sent,
+ * never at one computed from it (issue 31, finding 14). Business dates fall well inside.
+ */
+export const DATE_RANGE = { min: '1900-01-01', max: '2999-12-31' } as const;
+
+const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A real calendar date (RFC 3339 full-date) within {@link DATE_RANGE}. */
+function calendarDateInRange(value: string): boolean {
+  const m = CALENDAR_DATE.exec(value);
+  if (!m || value < DATE_RANGE.min || value > DATE_RANGE.max) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const days = mo === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= days;
+}
+
 /** One ajv instance per process: schemas are compiled once, at start-up. */
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
   addFormats(ajv);
+  ajv.addFormat('date', { type: 'string', validate: calendarDateInRange, compare: (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) });
   // An annotation (like `writeOnly`): marks an output field secret (shared/src/secrets.ts); validates nothing.
   ajv.addKeyword({ keyword: SECRET_KEYWORD, schemaType: 'boolean' });
   return ajv;
@@ -38,6 +58,8 @@ export function sentenceOf(error: ErrorObject): string {
     case 'additionalProperties': return `${where} is not an argument this tool accepts.`;
     case 'enum': return `${where} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
     case 'false schema': return `${where} is not allowed here.`;
+    case 'format': if (params.format === 'date') return `${where} must be a calendar date (YYYY-MM-DD) from ${DATE_RANGE.min} to ${DATE_RANGE.max}.`;
+      return `${where} ${error.message ?? 'is not valid'}.`;
     default: return `${where} ${error.message ?? 'is not valid'}.`;
   }
 }

@@ -1,4 +1,4 @@
-import { CuadraError, isCuadraError, type Logger, type Principal } from '@cuadra/shared';
+import { CuadraError, isCuadraError, jsonByteLength, type Logger, type Principal } from '@cuadra/shared';
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { PublicTool } from '../catalog.ts';
 import { PipelineRefusal, type InvokePipeline, type InvokeRequest, type RateCount } from '../pipeline.ts';
@@ -97,9 +97,11 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       tenant: caller.tenant,
       idempotencyKey: stringMeta(meta, META_IDEMPOTENCY_KEY) ?? caller.idempotencyKey,
       approvalId: stringMeta(meta, META_APPROVAL_ID) ?? caller.approvalId,
-      // The arguments are parsed already; the tool's size limit applies to their JSON form.
+      // The arguments are parsed already; the tool's size limit applies to their JSON form, measured
+      // without recursion (JSON.stringify overflows its stack on arguments thousands of levels deep).
+      // The bounds (depth first) are then checked before anything else walks them (CONTRACT.md §9).
       body: async (limit) => {
-        if (Buffer.byteLength(JSON.stringify(args)) > limit) {
+        if (jsonByteLength(args, limit) > limit) {
           throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
         }
         return args;

@@ -24,6 +24,8 @@ const REFUSAL_WHEN: Record<ErrorCode, string> = {
   idempotency_conflict: 'The Idempotency-Key was already used with a different input.',
   conflict: 'The record\'s state forbids the action.',
   body_too_large: 'The input exceeds the tool\'s limit.',
+  uri_too_long: 'The request line (the path, with a tool\'s name) is longer than the server reads (16 KiB with the headers).',
+  headers_too_large: 'The request\'s headers are larger than the server reads (16 KiB with the request line).',
   invalid_input: 'An argument does not fit the schema; `field` is its JSON Pointer.',
   rate_limited: 'Too many requests; wait Retry-After seconds and retry.',
   internal: 'Something failed on the service\'s side.',
