@@ -110,10 +110,17 @@ describe('order of checks and methods', () => {
     ['GET', '/v1/tools/parties.list:invoke', 'POST'],
     ['DELETE', '/v1/tools', 'GET, HEAD'],
     ['POST', '/healthz', 'GET, HEAD'],
-    ['PUT', '/mcp', 'GET, POST, DELETE, HEAD'],
+    ['PUT', '/mcp', 'GET, HEAD, POST, DELETE'],
     ['GET', '/oauth/token', 'POST, OPTIONS'],
     ['POST', '/openapi.json', 'GET, HEAD'],
     ['POST', '/v1/events', 'GET, HEAD'],
+    // Issue 31, finding 13: pages a hand-kept table said took POST, which no route served (404).
+    ['POST', '/app/members', 'GET, HEAD'],
+    ['POST', '/app/ledger', 'GET, HEAD'],
+    ['GET', '/app/members/invite', 'POST'],
+    ['DELETE', '/app/keys', 'GET, HEAD, POST'],
+    ['PUT', '/graphql', 'GET, HEAD, POST'],
+    ['DELETE', '/.well-known/oauth-authorization-server', 'GET, HEAD, OPTIONS'],
   ])('%s %s → 405 method_not_allowed with Allow', async (method, path, allow) => {
     const res = await fetch(`${sys.gatewayUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(405);

@@ -1,51 +1,87 @@
 import { CuadraError, type Logger } from '@cuadra/shared';
-import type { NextFunction, Request, Response } from 'express';
+import type { Application, NextFunction, Request, Response } from 'express';
+import { match } from 'path-to-regexp';
 import { sendRefusal } from './http.ts';
 
-/**
- * Every path the gateway serves and the methods it serves them with. A request for a known path
- * with another method is answered 405 `method_not_allowed` with `Allow` (CONTRACT.md §9), before any
- * router reads it. HEAD goes with GET; OPTIONS is answered where CORS is (the OAuth endpoints).
- */
-const ROUTES: readonly { path: RegExp; methods: readonly string[] }[] = [
-  { path: /^\/healthz$/, methods: ['GET'] },
-  { path: /^\/openapi\.json$/, methods: ['GET'] },
-  { path: /^\/v1\/tools$/, methods: ['GET'] },
-  { path: /^\/v1\/tools\/[^/]+:invoke$/, methods: ['POST'] },
-  { path: /^\/v1\/events$/, methods: ['GET'] },
-  { path: /^\/v1\/auth\/agent-signup$/, methods: ['POST'] },
-  { path: /^\/mcp$/, methods: ['GET', 'POST', 'DELETE'] },
-  { path: /^\/graphql$/, methods: ['GET', 'POST'] },
-  { path: /^\/claim$/, methods: ['GET', 'POST'] },
-  { path: /^\/oauth\/authorize$/, methods: ['GET', 'POST'] },
-  { path: /^\/oauth\/(register|token|revoke)$/, methods: ['POST', 'OPTIONS'] },
-  { path: /^\/\.well-known\/(oauth-authorization-server|oauth-protected-resource(\/mcp)?|jwks\.json)$/, methods: ['GET', 'OPTIONS'] },
-  { path: /^\/app\/sign-in$/, methods: ['GET', 'POST'] },
-  { path: /^\/app\/sign-out$/, methods: ['POST'] },
-  { path: /^\/app\/assets\/[^/]+$/, methods: ['GET'] },
-  { path: /^\/dashboards(\/[^/]+)?$/, methods: ['GET'] },
-  { path: /^\/app\/(keys|policies|members|einvoicing|ledger)$/, methods: ['GET', 'POST'] },
-  { path: /^\/app\/keys\/[^/]+\/revoke$/, methods: ['POST'] },
-  { path: /^\/app\/policies\/[^/]+\/delete$/, methods: ['POST'] },
-  { path: /^\/app\/members\/invite$/, methods: ['POST'] },
-  { path: /^\/app\/home-dashboards$/, methods: ['POST'] },
-  { path: /^\/app\/members\/[^/]+\/(role|remove)$/, methods: ['POST'] },
-];
-
-/** The methods a path is served with, or null for a path the gateway does not serve. */
-export function allowedMethods(path: string): readonly string[] | null {
-  return ROUTES.find((r) => r.path.test(path))?.methods ?? null;
+/** One served path: how to recognise it, and the methods its routes answer (`*`: the route answers every method itself). */
+interface ServedPath {
+  matches(path: string): boolean;
+  methods: readonly string[];
 }
 
-/** Express middleware: 405 with `Allow` for a known path asked with a method it does not serve. */
+/** A registered route as express's router lists it (`router.listRoutes()`, router 2.3). */
+interface ListedRoute {
+  path: string | RegExp;
+  methods: string[] | undefined;
+  router: ListingRouter | undefined;
+}
+interface ListingRouter {
+  listRoutes(): ListedRoute[];
+}
+
+/** A matcher for `path` (a route's string pattern or RegExp) under the mount point `prefix`, as express matches it (case-insensitive, trailing slash allowed). */
+function matcherOf(prefix: string, path: string | RegExp, end: boolean): (p: string) => boolean {
+  const own = typeof path === 'string'
+    ? ((m) => (p: string) => m(p) !== false)(match(path === '/' && !end ? '/{*rest}' : path, { end, trailing: true, sensitive: false, decode: false }))
+    : (p: string) => path.test(p);
+  if (prefix === '') return own;
+  return (p) => p.toLowerCase().startsWith(prefix.toLowerCase()) && own(p.slice(prefix.length) || '/');
+}
+
+/**
+ * Every path the app's routers serve and the methods they serve it with, read from the routers
+ * themselves (`listRoutes`, recursing into mounted routers): a route added to a page is in the table by
+ * being added, so no page path can answer 404 for a method it does not serve (issue 31, finding 13:
+ * the hand-kept table listed POST for `/app/members` and `/app/ledger`, which no route served).
+ */
+export function servedPaths(app: Application): ServedPath[] {
+  const out: ServedPath[] = [];
+  const walk = (router: ListingRouter, prefix: string) => {
+    for (const route of router.listRoutes()) {
+      if (route.router) {
+        if (typeof route.path !== 'string') continue; // no router here is mounted at a RegExp
+        walk(route.router, route.path === '/' ? prefix : `${prefix}${route.path}`);
+      } else if (route.methods && route.methods.length > 0) {
+        out.push({ matches: matcherOf(prefix, route.path, true), methods: route.methods });
+      }
+    }
+  };
+  walk(app.router as unknown as ListingRouter, '');
+  return out;
+}
+
+/**
+ * The methods a path is served with (HEAD with GET), or null for a path no route serves — or one
+ * whose route answers every method itself (`router.all`).
+ */
+export function allowedMethods(table: readonly ServedPath[], path: string): readonly string[] | null {
+  const methods = new Set<string>();
+  for (const served of table) {
+    if (!served.matches(path)) continue;
+    if (served.methods.includes('*')) return null;
+    for (const m of served.methods) methods.add(m);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return methods.size > 0 ? [...methods].sort((x, y) => rank(x) - rank(y) || x.localeCompare(y)) : null;
+}
+
+/** `Allow` lists methods in one order, whatever order the routes were added in. */
+const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const rank = (m: string) => (ORDER.includes(m) ? ORDER.indexOf(m) : ORDER.length);
+
+/**
+ * Express middleware, first in the app: 405 `method_not_allowed` with `Allow` for a served path
+ * asked with a method it does not serve (CONTRACT.md §9), before any router reads the request. The
+ * table is read from the app's routes at the first request (every route is mounted by then).
+ */
 export function methodGuard(ctx: { publicUrl: string; log: Logger }) {
+  let table: ServedPath[] | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
-    const methods = allowedMethods(req.path);
+    table ??= servedPaths(req.app);
+    const methods = allowedMethods(table, req.path);
     if (!methods) return next();
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    if (methods.includes(method)) return next();
-    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : [...methods];
-    res.setHeader('Allow', allow.join(', '));
-    sendRefusal(res, new CuadraError('method_not_allowed', `${req.path} does not serve ${req.method}; it serves ${allow.join(', ')}.`), ctx);
+    if (methods.includes(req.method)) return next();
+    res.setHeader('Allow', methods.join(', '));
+    sendRefusal(res, new CuadraError('method_not_allowed', `${req.path} does not serve ${req.method}; it serves ${methods.join(', ')}.`), ctx);
   };
 }

@@ -121,8 +121,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restNotFound(refusalCtx));
 
-  app.use(
-    '/graphql',
+  // GET and POST, as routes (the method guard reads the served methods from the routes).
+  const graphChain: express.RequestHandler[] = [
     async (req, res, next) => {
       try {
         const principal = await pipeline.authenticate(req.header('authorization'));
@@ -136,7 +136,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     express.json({ limit: '1mb' }),
     graphGate({ pipeline, limiter, catalog, ...refusalCtx }),
     expressMiddleware(graph, { context: async ({ res }): Promise<GraphContext> => ({ principal: res.locals.principal }) }),
-  );
+  ];
+  app.route('/graphql').get(...graphChain).post(...graphChain);
 
   app.use((_req, res) => sendRefusal(res, new CuadraError('not_found', 'No such endpoint.'), refusalCtx));
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {

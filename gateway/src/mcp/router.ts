@@ -105,11 +105,8 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
     }
   }
 
-  router.all('/mcp', async (req, res) => {
-    if (!['GET', 'POST', 'DELETE'].includes(req.method)) {
-      res.setHeader('Allow', 'GET, POST, DELETE');
-      return jsonRpcError(res, 405, -32600, 'Method not allowed.');
-    }
+  // GET, POST and DELETE only (Streamable HTTP), as routes: the gateway's 405 (with `Allow`) answers any other method.
+  const serve = async (req: ExpressRequest, res: ExpressResponse) => {
     if (!originAllowed(req.header('origin'), publicUrl)) return jsonRpcError(res, 403, -32600, 'Origin not allowed.');
 
     const authorization = req.header('authorization');
@@ -195,7 +192,8 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
       if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error.');
       else res.end();
     }
-  });
+  };
+  router.route('/mcp').get(serve).post(serve).delete(serve);
 
   return router;
 }

@@ -109,7 +109,11 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     resource_signing_alg_values_supported: ['ES256'],
   });
 
-  router.use(['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/jwks.json', '/oauth/register', '/oauth/token', '/oauth/revoke'], cors);
+  const corsPaths = ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/jwks.json', '/oauth/register', '/oauth/token', '/oauth/revoke'];
+  // The preflight is a route of its own (so the gateway's table of served methods lists OPTIONS);
+  // the same middleware then adds the CORS headers to the answers of the other methods.
+  router.options(corsPaths, cors);
+  router.use(corsPaths, cors);
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {
     res.json(authorizationServerMetadata);
   });

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../src/server.ts';
+
+// Issue 31, finding 13: `POST /app/members` and `POST /app/ledger` answered 404 — a hand-kept table
+// of methods said POST, and no route served it. The gateway now reads the table from its routes;
+// here every route the app has is asked with every method, and none answers 404 for a method it
+// does not serve: 405 with `Allow` naming exactly the methods its routes serve.
+
+let gateway: Gateway;
+let url: string;
+let close: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  const { connectDatabase, createLogger, generateSigningKeyPair, Governance, quotasFromEnv } = await import('@cuadra/shared');
+  const { Redis } = await import('ioredis');
+  const { createGateway } = await import('../src/server.ts');
+  const { SUBGRAPHS } = await import('../src/subgraphs.ts');
+  const suffix = Math.random().toString(36).slice(2, 10);
+  const db = await connectDatabase(process.env.MONGO_URL!, `test_gateway_methods_${suffix}`);
+  const governanceDb = await connectDatabase(process.env.MONGO_URL!, `test_gateway_methods_${suffix}_governance`);
+  const redis = new Redis(process.env.REDIS_URL!);
+  const governance = new Governance(governanceDb, redis);
+  await governance.init();
+  gateway = await createGateway({
+    db, redis, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', signingKey: generateSigningKeyPair().privateKey,
+    // Nothing listens there: no route asked here needs a subgraph to answer.
+    subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, 'http://127.0.0.1:9'])),
+    quotas: quotasFromEnv({}), governance,
+  });
+  url = (await gateway.listen(0)).url;
+  close = async () => {
+    await gateway.stop();
+    redis.disconnect();
+    await Promise.all([db.close(), governanceDb.close()]);
+  };
+});
+afterAll(async () => {
+  await close?.();
+});
+
+interface Listed { path: string | RegExp; methods?: string[]; router?: { listRoutes(): Listed[] } }
+
+/** Every route of the app as express lists it, with a concrete path for it (`:id` → `x`), walked here on its own. */
+function routes(): { path: string; methods: Set<string> }[] {
+  const byPath = new Map<string, Set<string>>();
+  const walk = (list: Listed[], prefix: string) => {
+    for (const r of list) {
+      if (r.router) walk(r.router.listRoutes(), typeof r.path === 'string' && r.path !== '/' ? prefix + r.path : prefix);
+      else if (typeof r.path === 'string' && r.methods?.length) {
+        const concrete = prefix + r.path.replace(/:[A-Za-z_]+/g, 'x');
+        const set = byPath.get(concrete) ?? new Set<string>();
+        for (const m of r.methods) set.add(m);
+        byPath.set(concrete, set);
+      } else if (r.path instanceof RegExp && r.path.source.includes('tools')) {
+        byPath.set('/v1/tools/parties.list:invoke', new Set(r.methods));
+      }
+    }
+  };
+  walk((gateway.app.router as unknown as { listRoutes(): Listed[] }).listRoutes(), '');
+  return [...byPath].map(([path, methods]) => ({ path, methods }));
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+describe('405 for every path the gateway serves, read from its routes', () => {
+  it('lists the pages, the REST, OAuth, MCP and graph routes', () => {
+    const paths = routes().map((r) => r.path);
+    expect(paths).toEqual(expect.arrayContaining(['/app/members', '/app/ledger', '/app/keys', '/app/members/invite', '/dashboards/x', '/mcp', '/graphql', '/oauth/token', '/v1/tools', '/v1/tools/parties.list:invoke']));
+    expect(paths.length).toBeGreaterThan(30);
+  });
+
+  it('POST /app/members and POST /app/ledger answer 405 with Allow: GET, HEAD', async () => {
+    for (const path of ['/app/members', '/app/ledger']) {
+      const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+      expect(await res.json()).toMatchObject({ code: 'method_not_allowed' });
+    }
+  });
+
+  it('no route answers 404 for a method it does not serve: 405 with Allow naming exactly what its routes serve', async () => {
+    const checked: string[] = [];
+    for (const { path, methods } of routes()) {
+      if (methods.has('GET')) methods.add('HEAD');
+      for (const method of METHODS) {
+        if (methods.has(method)) continue;
+        const res = await fetch(`${url}${path}`, { method });
+        await res.arrayBuffer();
+        expect({ path, method, status: res.status }).toEqual({ path, method, status: 405 });
+        expect(res.headers.get('allow')!.split(', ').sort(), `${method} ${path}`).toEqual([...methods].sort());
+        checked.push(`${method} ${path}`);
+      }
+    }
+    expect(checked).toContain('POST /app/members');
+    expect(checked.length).toBeGreaterThan(100);
+  });
+
+  it('a method a route serves is never refused 405', async () => {
+    for (const { path, methods } of routes()) {
+      for (const method of methods) {
+        if (method === 'GET' && (path === '/v1/events' || path === '/mcp')) continue; // streams: asked without a credential below
+        const res = await fetch(`${url}${path}`, { method, ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
+        await res.arrayBuffer();
+        expect({ path, method, status: res.status === 405 ? 405 : 'served' }).toEqual({ path, method, status: 'served' });
+      }
+    }
+    for (const path of ['/v1/events', '/mcp']) expect((await fetch(`${url}${path}`)).status).toBe(401);
+  });
+});
