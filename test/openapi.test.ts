@@ -41,3 +41,79 @@ describe('GET /openapi.json', () => {
     for (const name of ['tools.search', 'tools.describe']) expect(doc.paths[`/v1/tools/${name}:invoke`]).toBeDefined();
   });
 });
+
+describe('what the document declares (issue 31, findings 15 and 16)', () => {
+  /** An OpenAPI runtime expression embedded as `{$response.body#/…}`, resolved against a response body (RFC 6901, written here). */
+  function resolveEmbedded(template: string, body: unknown): unknown {
+    const m = /^\{\$response\.body#(\/.*)\}$/.exec(template);
+    if (!m) throw new Error(`not a response-body expression: ${template}`);
+    return m[1].split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')).reduce<any>((node, token) => node?.[token], body);
+  }
+
+  it('links each record a call makes to the tools that take its id, and a link followed works', async () => {
+    const doc = (await sys.fetch('/openapi.json')).body;
+    const operations = new Set(Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((op: any) => op.operationId)));
+    const links = doc.paths['/v1/tools/parties.create:invoke'].post.responses[200].links;
+    expect(Object.keys(links)).toEqual(expect.arrayContaining(['parties.get', 'parties.update']));
+    expect(links['parties.get']).toMatchObject({ operationId: 'parties.get', requestBody: { id: '{$response.body#/output/party/id}' } });
+    expect(Object.keys(doc.paths['/v1/tools/invoices.create:invoke'].post.responses[200].links)).toEqual(expect.arrayContaining(['invoices.get', 'invoices.update', 'invoices.post']));
+    // Every link names an operation of this document.
+    for (const path of Object.values(doc.paths) as any[]) {
+      for (const op of Object.values(path) as any[]) for (const link of Object.values(op.responses?.[200]?.links ?? {}) as any[]) expect(operations.has(link.operationId), link.operationId).toBe(true);
+    }
+    // Followed as a client would: the target gets the id the source answered.
+    const created = await sys.invoke('parties.create', { name: 'Enlazada SAS', kind: 'customer' }, ownerKey);
+    const body = Object.fromEntries(Object.entries(links['parties.get'].requestBody as Record<string, string>).map(([k, v]) => [k, resolveEmbedded(v, created.body)]));
+    const got = await sys.invoke(links['parties.get'].operationId, body, ownerKey);
+    expect(got.status).toBe(200);
+    expect(got.body.output.party).toMatchObject({ id: created.body.output.party.id, name: 'Enlazada SAS' });
+  });
+
+  it('declares /oauth/authorize\'s query parameters, the bodies of /oauth/register and /mcp, and Mcp-Session-Id', async () => {
+    const doc = (await sys.fetch('/openapi.json')).body;
+    const resolve = (node: any) => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, t: string) => n[t], doc) : node);
+    const authorize = doc.paths['/oauth/authorize'].get.parameters.map(resolve);
+    const byName = Object.fromEntries(authorize.map((p: any) => [p.name, p]));
+    for (const name of ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method']) expect(byName[name], name).toMatchObject({ in: 'query', required: true });
+    for (const name of ['scope', 'state', 'resource']) expect(byName[name], name).toMatchObject({ in: 'query', required: false });
+    expect(byName.code_challenge_method.schema).toEqual({ const: 'S256' });
+    const register = resolve(doc.paths['/oauth/register'].post.requestBody.content['application/json'].schema);
+    expect(register).toMatchObject({ type: 'object', required: ['redirect_uris'], properties: { redirect_uris: { type: 'array' }, token_endpoint_auth_method: { enum: expect.arrayContaining(['none']) } } });
+    const mcp = resolve(doc.paths['/mcp'].post.requestBody.content['application/json'].schema);
+    expect(mcp).toMatchObject({ type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' } } });
+    for (const method of ['post', 'get', 'delete']) {
+      const names = doc.paths['/mcp'][method].parameters.map(resolve).map((p: any) => `${p.in}:${p.name}`);
+      expect(names, method).toEqual(expect.arrayContaining(['header:Mcp-Session-Id', 'header:MCP-Protocol-Version']));
+    }
+    expect(doc.paths['/mcp'].post.responses[200].headers['Mcp-Session-Id']).toBeDefined();
+  });
+
+  it('requires `field` in every invalid_input refusal, and a real one has it', async () => {
+    const doc = (await sys.fetch('/openapi.json')).body;
+    const schema = doc.components.responses.Refusal422.content['application/json'].schema;
+    expect(schema.allOf[1].required).toContain('field');
+    const refusal = doc.components.schemas.Refusal;
+    expect(refusal.allOf).toContainEqual({ if: { required: ['code'], properties: { code: { const: 'invalid_input' } } }, then: { required: ['field'] } });
+    const real = await sys.invoke('parties.create', { kind: 'customer' }, ownerKey);
+    expect(real.status).toBe(422);
+    expect(real.body).toMatchObject({ code: 'invalid_input', field: '/name' });
+  });
+
+  it('says an absent body is {} and a present non-object is refused at "", and the service does so', async () => {
+    const doc = (await sys.fetch('/openapi.json')).body;
+    const body = doc.paths['/v1/tools/parties.create:invoke'].post.requestBody;
+    expect(body.required).toBe(false);
+    expect(body.description).toMatch(/no body .* `\{\}`/);
+    expect(body.description).toMatch(/field: ""/);
+    const none = await fetch(`${sys.gatewayUrl}/v1/tools/parties.create:invoke`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } });
+    expect(await none.json()).toMatchObject({ code: 'invalid_input', field: '/name' });
+    const array = await sys.fetch('/v1/tools/parties.create:invoke', { key: ownerKey, body: '[]' });
+    expect(array.body).toMatchObject({ code: 'invalid_input', field: '' });
+  });
+
+  it('declares the JSON refusals of an oversized request line or headers (414, 431)', async () => {
+    const doc = (await sys.fetch('/openapi.json')).body;
+    expect(doc.components.responses.Refusal414.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['uri_too_long']);
+    expect(doc.components.responses.Refusal431.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['headers_too_large']);
+  });
+});

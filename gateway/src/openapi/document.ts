@@ -50,13 +50,51 @@ function refusalComponents(): Json {
     const headers: Json = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
     if (status === 401 || codes.includes('insufficient_scope')) headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
     if (status === 429) headers['Retry-After'] = ref('headers', 'RetryAfter');
+    // An invalid_input always names its field (a JSON Pointer; "" for the body itself), an approval_required its approval.
+    const required = [...(codes.includes('invalid_input') && codes.length === 1 ? ['field'] : []), ...(codes.includes('approval_required') && codes.length === 1 ? ['approval_id'] : [])];
     out[`Refusal${status}`] = {
       description: codes.map((c) => `\`${c}\`: ${REFUSAL_WHEN[c]}`).join(' '),
       headers,
-      content: { 'application/json': { schema: { allOf: [ref('schemas', 'Refusal'), { properties: { code: { enum: codes } } }] } } },
+      content: { 'application/json': { schema: { allOf: [ref('schemas', 'Refusal'), { properties: { code: { enum: codes } }, ...(required.length ? { required } : {}) }] } } },
     };
   }
   return out;
+}
+
+/** What an invoke's body may be (CONTRACT.md §10), said on every invoke operation. */
+const ABSENT_BODY = 'The tool\'s input, a JSON object. A request with no body (no bytes) is taken as the empty object `{}` (a tool with required arguments then refuses at the first of them); a body that is present and not a JSON object is refused 422 `invalid_input` with `field: ""`.';
+
+/**
+ * Links from a tool that makes or changes a record to the tools of the same module that act on
+ * that record by its id (`invoices.create` → `invoices.get`, `invoices.update`, `invoices.post`…):
+ * a target takes `id` and answers the same record property as the source, whose `output.<record>.id`
+ * it is given. OpenAPI link objects, so clients and stateful testers (schemathesis) can chain calls.
+ */
+function linksOf(tool: PublicTool, tools: readonly PublicTool[]): Json | undefined {
+  if (tool.risk === 'read') return undefined;
+  const records = recordProperties(tool.output_schema);
+  if (records.length === 0) return undefined;
+  const links: Json = {};
+  for (const target of tools) {
+    if (target.name === tool.name || target.module !== tool.module) continue;
+    const input = target.input_schema as { required?: unknown; properties?: Record<string, unknown> };
+    if (!Array.isArray(input.required) || !input.required.includes('id') || !input.properties?.id) continue;
+    const record = records.find((r) => recordProperties(target.output_schema).includes(r));
+    if (!record) continue;
+    links[target.name] = {
+      operationId: target.name,
+      requestBody: { id: `{$response.body#/output/${record}/id}` },
+      description: `The ${record} this call answered, by its id: ${summaryOf(target.description)}`,
+    };
+  }
+  return Object.keys(links).length ? links : undefined;
+}
+
+/** The top-level properties of an output that are records with an `id` (`invoice` of `{invoice: {id, …}}`). */
+function recordProperties(schema: unknown): string[] {
+  const props = (schema as { properties?: Record<string, { properties?: Record<string, unknown> }> } | undefined)?.properties;
+  if (!props) return [];
+  return Object.entries(props).filter(([, s]) => typeof s === 'object' && s !== null && typeof s.properties?.id === 'object').map(([k]) => k);
 }
 
 /** The invoke refusals, in the contract's order of checks (CONTRACT.md §3), plus the owner's. */
@@ -105,7 +143,7 @@ function toolOperation(tool: PublicTool): Json {
     tags: [tool.module],
     security: securityFor(tool.scope),
     parameters,
-    requestBody: { required: true, content: { 'application/json': { schema: tool.input_schema } } },
+    requestBody: { required: false, description: ABSENT_BODY, content: { 'application/json': { schema: tool.input_schema } } },
     responses,
     'x-cuadra-risk': tool.risk,
     'x-cuadra-scope': tool.scope,
@@ -134,6 +172,35 @@ function otherPaths(): Json {
     413: ref('responses', 'Refusal413'),
     429: ref('responses', 'Refusal429'),
     503: ref('responses', 'Refusal503'),
+  };
+  // The MCP headers (Streamable HTTP): the 2025-11-25 session, and the protocol revision in use.
+  const mcpParameters = [
+    { name: 'Mcp-Session-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]+$' }, description: 'The session `initialize` answered (protocol 2025-11-25); absent for 2026-07-28, which has no sessions.' },
+    { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { enum: ['2025-11-25', '2026-07-28'] }, description: 'The protocol revision the client speaks.' },
+    ref('parameters', 'TenantId'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'ApprovalId'),
+  ];
+  const mcpAnswer = { ...mcpResponses, 200: { ...mcpResponses[200], headers: { 'Mcp-Session-Id': { schema: { type: 'string' }, description: 'The new session (the answer to a 2025-11-25 `initialize`).' } } } };
+  // The authorization request's parameters (RFC 6749 §4.1.1, RFC 7636 PKCE, RFC 8707 resource).
+  const authorizeParameters = {
+    response_type: { schema: { const: 'code' }, required: true, description: 'Only the authorization code flow.' },
+    client_id: { schema: { type: 'string', minLength: 1 }, required: true, description: 'A registered client\'s id (`cli_…`) or a Client ID Metadata Document URL (https).' },
+    redirect_uri: { schema: { type: 'string', format: 'uri' }, required: true, description: 'One of the client\'s redirect URIs, exactly (any port on loopback).' },
+    code_challenge: { schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, required: true, description: 'PKCE: base64url SHA-256 of the code verifier.' },
+    code_challenge_method: { schema: { const: 'S256' }, required: true, description: 'PKCE method; only S256.' },
+    scope: { schema: { type: 'string', pattern: '^[a-z:.]+( [a-z:.]+)*$' }, required: false, description: 'Space-separated scopes (tools:read, tools, sites.login, sites.edit); default tools:read.' },
+    state: { schema: { type: 'string' }, required: false, description: 'Returned unchanged with the code.' },
+    resource: { schema: { type: 'string', format: 'uri' }, required: false, description: 'The resource the token is for (RFC 8707): binds its audience.' },
+  } as const;
+  const authorizeForm = {
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(Object.entries(authorizeParameters).map(([k, v]) => [k, { ...v.schema, description: v.description }])),
+      csrf: { type: 'string', description: 'The form\'s anti-forgery token.' },
+      email: { type: 'string', format: 'email' },
+      password: { type: 'string', writeOnly: true },
+      decision: { enum: ['approve', 'deny'] },
+      workspace: { type: 'string', description: 'The workspace the token is for, when the person belongs to several.' },
+    },
   };
   return {
     '/v1/tools': {
@@ -197,9 +264,9 @@ function otherPaths(): Json {
       },
     },
     '/mcp': {
-      post: { operationId: 'mcp.post', summary: 'MCP Streamable HTTP: one JSON-RPC message (protocol 2025-11-25 or 2026-07-28).', tags: ['mcp'], security: toolsSecurity, requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: mcpResponses },
-      get: { operationId: 'mcp.get', summary: 'MCP server-sent event stream of a 2025-11-25 session.', tags: ['mcp'], security: toolsSecurity, responses: mcpResponses },
-      delete: { operationId: 'mcp.delete', summary: 'Ends a 2025-11-25 MCP session.', tags: ['mcp'], security: toolsSecurity, responses: mcpResponses },
+      post: { operationId: 'mcp.post', summary: 'MCP Streamable HTTP: one JSON-RPC message (protocol 2025-11-25 or 2026-07-28).', tags: ['mcp'], security: toolsSecurity, parameters: mcpParameters, requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'JsonRpcMessage') } } }, responses: mcpAnswer },
+      get: { operationId: 'mcp.get', summary: 'MCP server-sent event stream of a 2025-11-25 session.', tags: ['mcp'], security: toolsSecurity, parameters: mcpParameters, responses: mcpResponses },
+      delete: { operationId: 'mcp.delete', summary: 'Ends a 2025-11-25 MCP session.', tags: ['mcp'], security: toolsSecurity, parameters: mcpParameters, responses: mcpResponses },
     },
     '/healthz': {
       get: {
@@ -223,8 +290,12 @@ function otherPaths(): Json {
       get: { operationId: 'openapi', summary: 'This document.', tags: ['service'], security: [], responses: { 200: anyJson('OpenAPI 3.1.') } },
     },
     '/oauth/authorize': {
-      get: { operationId: 'oauth.authorize', summary: 'Login and consent page (authorization code + PKCE S256).', tags: ['oauth'], security: [], responses: { 200: html('The page.'), 303: { description: 'Back to redirect_uri with code, state and iss.' }, 400: html('A bad request the page explains.') } },
-      post: { operationId: 'oauth.authorizeSubmit', summary: 'Submits the login or consent form.', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } } }, responses: { 200: html('The next page.'), 303: { description: 'Back to redirect_uri with code (or error), state and iss.' }, 400: html('A bad request the page explains.') } },
+      get: {
+        operationId: 'oauth.authorize', summary: 'Login and consent page (authorization code + PKCE S256).', tags: ['oauth'], security: [],
+        parameters: Object.entries(authorizeParameters).map(([name, p]) => ({ name, in: 'query', ...p })),
+        responses: { 200: html('The page.'), 303: { description: 'Back to redirect_uri with code, state and iss.' }, 400: html('A bad request the page explains.') },
+      },
+      post: { operationId: 'oauth.authorizeSubmit', summary: 'Submits the login or consent form: the authorization request\'s parameters again, with the person\'s e-mail and password, then their decision.', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: authorizeForm } } }, responses: { 200: html('The next page.'), 303: { description: 'Back to redirect_uri with code (or error), state and iss.' }, 400: html('A bad request the page explains.') } },
     },
     '/oauth/token': {
       post: {
@@ -240,7 +311,7 @@ function otherPaths(): Json {
       post: { operationId: 'oauth.revoke', summary: 'Revokes a token (RFC 7009).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } }, responses: { 200: { description: 'Revoked (or unknown).' }, 400: oauthError('An OAuth error.'), 401: oauthError('Client authentication failed (invalid_client).') } },
     },
     '/oauth/register': {
-      post: { operationId: 'oauth.register', summary: 'Dynamic client registration (RFC 7591).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 201: anyJson('The registered client.'), 400: oauthError('Invalid client metadata.'), 413: oauthError('Client metadata over 16 KB.'), 429: oauthError('Too many registrations from this address.') } },
+      post: { operationId: 'oauth.register', summary: 'Dynamic client registration (RFC 7591).', tags: ['oauth'], security: [], requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'ClientMetadata') } } }, responses: { 201: { description: 'The registered client (RFC 7591 §3.2.1); `client_secret` only for a confidential client, shown once.', content: { 'application/json': { schema: ref('schemas', 'RegisteredClient') } } }, 400: oauthError('Invalid client metadata.'), 413: oauthError('Client metadata over 16 KB.'), 429: oauthError('Too many registrations from this address.') } },
     },
     '/.well-known/oauth-authorization-server': {
       get: { operationId: 'oauth.metadata', summary: 'Authorization server metadata (RFC 8414).', tags: ['oauth'], security: [], responses: { 200: anyJson('The metadata.') } },
@@ -306,6 +377,8 @@ export function openApiDocument(tools: readonly PublicTool[], publicUrl: string)
       const ok = (op.responses as Json)[200] as { content: Record<string, { schema: { properties: Json } }> };
       ok.content['application/json'].schema.properties.output = bundleSchema(tool.output_schema as Json, `${tool.name}.output`, bundled);
     }
+    const links = linksOf(tool, tools);
+    if (links) ((op.responses as Json)[200] as Json).links = links;
     paths[`/v1/tools/${tool.name}:invoke`] = { post: op };
   }
   Object.assign(paths, otherPaths());
@@ -362,8 +435,59 @@ export function openApiDocument(tools: readonly PublicTool[], publicUrl: string)
           properties: {
             error: { type: 'string', description: 'A sentence for a person.' },
             code: { enum: Object.keys(ERROR_STATUS), description: 'Stable machine code.' },
-            field: { type: 'string', description: 'JSON Pointer of the offending argument (invalid_input only).' },
+            field: { type: 'string', description: 'JSON Pointer of the offending argument (invalid_input only; "" for the body itself).' },
             approval_id: { type: 'string', description: 'The approval to wait for (approval_required only).' },
+          },
+          allOf: [
+            { if: { required: ['code'], properties: { code: { const: 'invalid_input' } } }, then: { required: ['field'] } },
+            { if: { required: ['code'], properties: { code: { const: 'approval_required' } } }, then: { required: ['approval_id'] } },
+          ],
+        },
+        JsonRpcMessage: {
+          description: 'One JSON-RPC 2.0 message (MCP): a request, a notification or a response.',
+          type: 'object',
+          required: ['jsonrpc'],
+          properties: {
+            jsonrpc: { const: '2.0' },
+            id: { type: ['string', 'integer'], description: 'Present in requests and responses; absent in notifications.' },
+            method: { type: 'string', description: 'e.g. initialize, tools/list, tools/call.' },
+            params: { type: 'object' },
+            result: { type: 'object' },
+            error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+          },
+          oneOf: [
+            { required: ['method'], not: { anyOf: [{ required: ['result'] }, { required: ['error'] }] } },
+            { required: ['id', 'result'], not: { anyOf: [{ required: ['method'] }, { required: ['error'] }] } },
+            { required: ['id', 'error'], not: { anyOf: [{ required: ['method'] }, { required: ['result'] }] } },
+          ],
+        },
+        ClientMetadata: {
+          description: 'Client metadata (RFC 7591 §2). Other RFC 7591 fields are accepted and ignored.',
+          type: 'object',
+          required: ['redirect_uris'],
+          properties: {
+            redirect_uris: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', format: 'uri' } },
+            client_name: { type: 'string', minLength: 1, maxLength: 120 },
+            client_uri: { type: 'string', format: 'uri', pattern: '^https?://' },
+            token_endpoint_auth_method: { enum: ['none', 'client_secret_basic', 'client_secret_post'], default: 'client_secret_basic' },
+            grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] }, contains: { const: 'authorization_code' }, default: ['authorization_code', 'refresh_token'] },
+            response_types: { type: 'array', items: { const: 'code' } },
+          },
+        },
+        RegisteredClient: {
+          type: 'object',
+          required: ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'token_endpoint_auth_method', 'grant_types', 'response_types'],
+          properties: {
+            client_id: { type: 'string', pattern: '^cli_' },
+            client_secret: { type: 'string', 'x-secret': true, description: 'Shown once; only its hash is kept.' },
+            client_secret_expires_at: { const: 0 },
+            client_id_issued_at: { type: 'integer' },
+            client_name: { type: 'string' },
+            client_uri: { type: 'string' },
+            redirect_uris: { type: 'array', items: { type: 'string' } },
+            token_endpoint_auth_method: { enum: ['none', 'client_secret_basic', 'client_secret_post'] },
+            grant_types: { type: 'array', items: { type: 'string' } },
+            response_types: { type: 'array', items: { const: 'code' } },
           },
         },
         Tool: {
