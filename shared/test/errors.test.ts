@@ -16,8 +16,11 @@ const CONTRACT_TABLE: [ErrorCode, number][] = [
   ['idempotency_conflict', 409],
   ['conflict', 409],
   ['body_too_large', 413],
+  // Issue 31 (CHANGELOG): a request head past the server's limit, answered with the JSON refusal body.
+  ['uri_too_long', 414],
   ['invalid_input', 422],
   ['rate_limited', 429],
+  ['headers_too_large', 431],
   ['internal', 500],
   ['outcome_unknown', 502],
   ['unavailable', 503],
