@@ -288,6 +288,30 @@ describe('issue 31, finding 1: the payroll software PIN of a held call', () => {
   });
 });
 
+describe('issue 31, finding 1: plain secrets of any tool in stored approvals', () => {
+  it('are sealed by a gateway before it listens (every caller reaches approvals through one), whichever service owns the tool', async () => {
+    const technicalKey = 'fc8eac422eba16e22ffd8c6f94b3f40aLegacy';
+    const input = { issuer: { nit: '900373115-3', name: 'Confianza SAS' }, technical_key: technicalKey, software_pin: '31415', numbering: { invoice: { prefix: 'SETT', from: 1, to: 5000 } } };
+    const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'key_legacy' }, credential_id: 'key_legacy', scopes: null, patterns: null };
+    await governanceDb.collection('approvals').insertOne({
+      _id: 'apr_legacy_key' as never, workspace, subgraph: 'invoices', status: 'pending', mode: 'hold', tool: 'einvoicing.configure', input,
+      input_digest: sha256Hex(canonical(input)), idempotency_key: null, principal,
+      requested_by: { type: 'api_key', id: 'key_legacy', credential_id: 'key_legacy', role: 'owner' }, requested_at: new Date().toISOString(),
+      decided_by: null, decided_at: null, reason: null, result: null, expires_at: new Date(Date.now() + 86_400_000).toISOString(), lease_until: null, executor: null,
+    });
+    await governanceDb.collection('migrations').deleteMany({ _id: { $regex: '^approval-inputs-sealed:' } as never });
+    expect(await rawText('approvals')).toContain(technicalKey);
+    // No subgraph restarts: a gateway starting is enough.
+    await sys.startAnotherGateway();
+    const atRest = await rawText('approvals');
+    expect(atRest).not.toContain(technicalKey);
+    expect(atRest).not.toContain('"31415"');
+    const seen = (await sys.invoke('approvals.get', { id: 'apr_legacy_key' }, viewer)).body.output.approval;
+    expect(seen.input).toMatchObject({ technical_key: '[redacted]', software_pin: '[redacted]', issuer: { name: 'Confianza SAS' } });
+    expect((await sys.invoke('approvals.decide', { id: 'apr_legacy_key', decision: 'reject', reason: 'prueba' }, approver)).status).toBe(200);
+  });
+});
+
 // ------------------------------------------------------------------------------------------------
 // Issue 31, finding 3: "nobody decides their own request" follows the chain of creation, and only a
 // person decides (CONTRACT §10).

@@ -83,7 +83,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
   const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
-  await local.sealStoredInputs();
+  // Every caller reaches approvals through a gateway: before it listens, no approval holds a plain secret of any tool.
+  await local.sealStoredInputs(catalog.entries.map((e) => ({ name: e.name, subgraph: e.subgraph, input: e.input_schema })));
   local.start();
   const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
   // A held call e-mails the workspace's owners a link to it in the inbox (when e-mail is configured).

@@ -16,7 +16,7 @@ import { openInputs, openSecrets, REDACTED, sealerFromEnv, sealInputs, sealSecre
 import { sha256 } from './governance/digest.ts';
 import { mapSecrets, secretShape } from './secrets.ts';
 import type { ToolRegistry } from './registry.ts';
-import type { CallFacts, Tool } from './tool.ts';
+import type { CallFacts, JsonSchema, Tool } from './tool.ts';
 
 /** One call as it reaches the owning service. */
 export interface OwnedCall {
@@ -332,22 +332,24 @@ export class ToolOwner {
 
   /**
    * Seals what approvals stored in plain text before their tool declared a secret input (or before
-   * secrets were found at any depth): each plain secret of this service's tools' approvals sealed for
-   * its approval, or withheld with no seal key (CONTRACT.md §10). Run before the service serves; a
-   * marker per set of declarations makes later starts one read, and a new declaration runs it again.
+   * secrets were found at any depth): each plain secret sealed for its approval, or withheld with no
+   * seal key (CONTRACT.md §10). By default this service's own tools; the gateway, which every caller
+   * reaches approvals through, gives every tool of the catalog and runs it before it listens. A marker
+   * per set of declarations makes later starts one read, and a new declaration runs it again.
    * Idempotent: a sealed box is not sealed twice.
    */
-  async sealStoredInputs(): Promise<number> {
-    const tools = [...this.#registry.tools.values()].filter((t) => secretShape(t.input));
+  async sealStoredInputs(declared?: readonly { name: string; subgraph: string; input: JsonSchema }[]): Promise<number> {
+    const all = declared ?? [...this.#registry.tools.values()].map((t) => ({ name: t.name, subgraph: this.subgraph, input: t.input }));
+    const tools = all.filter((t) => secretShape(t.input));
     if (tools.length === 0) return 0;
     const { model } = this.#governance.approvals;
     const migrations = model.db.collection<{ _id: string; at: Date }>('migrations');
-    const marker = `approval-inputs-sealed:${this.subgraph}:${sha256(tools.map((t) => `${t.name}=${JSON.stringify(t.input)}`).join('\n')).slice(0, 16)}`;
+    const marker = `approval-inputs-sealed:${declared ? 'catalog' : this.subgraph}:${sha256(tools.map((t) => `${t.subgraph}/${t.name}=${JSON.stringify(t.input)}`).join('\n')).slice(0, 16)}`;
     if (await migrations.findOne({ _id: marker })) return 0;
     let sealed = 0;
     for (const tool of tools) {
       const shape = secretShape(tool.input);
-      for await (const doc of model.find({ subgraph: this.subgraph, tool: tool.name }, { _id: 1, input: 1 }).lean().cursor()) {
+      for await (const doc of model.find({ subgraph: tool.subgraph, tool: tool.name }, { _id: 1, input: 1 }).lean().cursor()) {
         let plain = false;
         const input = mapSecrets(doc.input, shape, (secret) => {
           if (secret === REDACTED) return secret;
