@@ -223,6 +223,12 @@ describe('bounds before anything walks the input, on every surface (finding 11)'
     const json = (await res.json()) as any;
     expect(json.data.invokeCrmTool).toMatchObject({ status: 422, body: { code: 'invalid_input', field: deepPointer('/search', 31) } });
   });
+
+  it('/oauth/register with a redirect URI nested 5,000 arrays deep is refused in RFC 7591 shape, not a 500', async () => {
+    const res = await fetch(`${sys.gatewayUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"redirect_uris":[${'['.repeat(5_000)}${']'.repeat(5_000)}]}` });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
 });
 
 describe('refusals at the right pointer, with a body (finding 14)', () => {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { assertWithinBounds } from '@cuadra/shared';
 
 /** What the authorization server needs to know about a client, however it was registered. */
 export interface ClientInfo {
@@ -72,6 +73,13 @@ export function redirectUriMatches(registered: readonly string[], given: string)
 /** Validated client metadata of a registration request (RFC 7591 §2). */
 export function parseRegistration(body: unknown): { client_name: string; client_uri: string | null; redirect_uris: string[]; token_endpoint_auth_method: ClientInfo['token_endpoint_auth_method']; grant_types: string[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
+  // The contract's input bounds before anything reads it (a redirect URI nested 5,000 arrays deep overflowed
+  // JSON.stringify quoting it in the refusal: a 500; issue 31, finding 11).
+  try {
+    assertWithinBounds(body);
+  } catch (err) {
+    throw new OAuthError('invalid_client_metadata', `The client metadata is out of bounds: ${(err as Error).message}`);
+  }
   const b = body as Record<string, unknown>;
   if (!Array.isArray(b.redirect_uris) || b.redirect_uris.length === 0 || b.redirect_uris.length > 20) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs.');
