@@ -224,6 +224,27 @@ describe('bounds before anything walks the input, on every surface (finding 11)'
     expect(json.data.invokeCrmTool).toMatchObject({ status: 422, body: { code: 'invalid_input', field: deepPointer('/search', 31) } });
   });
 
+  it('a GraphQL read with a JSON variable 5,000 levels deep is refused before the graph walks it, not a 500', async () => {
+    const res = await fetch(`${sys.gatewayUrl}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: `{"query":"query($q: JSON!) { crmRecords(query: $q) }","variables":{"q":{"source":"parties","search":${nestedText(5_000)}}}}`,
+    });
+    const text = await res.text();
+    expect(res.status, text).toBeLessThan(500);
+    expect(res.status).toBe(422);
+    expect(JSON.parse(text)).toMatchObject({ code: 'invalid_input', field: '/variables/q/search' + '/a'.repeat(31) });
+    // The same through GET (variables in the query string).
+    const query = new URLSearchParams({ query: 'query($q: JSON!) { crmRecords(query: $q) }', variables: `{"q":{"source":"parties","search":${nestedText(40)}}}` });
+    const got = await fetch(`${sys.gatewayUrl}/graphql?${query}`, { headers: { authorization: `Bearer ${key}`, 'apollo-require-preflight': 'true' } });
+    expect(got.status).toBe(422);
+    expect(await got.json()).toMatchObject({ code: 'invalid_input', field: '/variables/q/search' + '/a'.repeat(31) });
+    // Within the bounds, the read is answered (the composite field refuses what is not a records query).
+    const fine = await fetch(`${sys.gatewayUrl}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query($q: JSON!) { crmRecords(query: $q) }', variables: { q: { source: 'parties', limit: 1 } } }) });
+    expect(fine.status).toBe(200);
+    expect(((await fine.json()) as any).data.crmRecords.source).toBe('parties');
+  });
+
   it('/oauth/register with a redirect URI nested 5,000 arrays deep is refused in RFC 7591 shape, not a 500', async () => {
     const res = await fetch(`${sys.gatewayUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"redirect_uris":[${'['.repeat(5_000)}${']'.repeat(5_000)}]}` });
     expect(res.status).toBe(400);

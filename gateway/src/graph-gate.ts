@@ -1,4 +1,4 @@
-import { CuadraError, jsonByteLength, type Logger, type RateLimiter } from '@cuadra/shared';
+import { assertWithinBounds, CuadraError, INPUT_BOUNDS, isCuadraError, jsonByteLength, type Logger, type RateLimiter } from '@cuadra/shared';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { Catalog } from './catalog.ts';
@@ -52,6 +52,31 @@ function toolCallOf(body: { query?: unknown; variables?: unknown; operationName?
 }
 
 /**
+ * The variables of a /graphql request the graph will run, checked against the contract's depth before
+ * the graph (Apollo, the query planner, the subgraphs) walks them: a JSON variable 5,000 levels deep broke the graph
+ * (`internal`; issue 31, finding 11). One level more than a tool's input, which a variable wraps; sizes
+ * are the body limit's and each tool's own, checked after. The pointer is into the request body.
+ */
+function assertVariablesBounded(variables: unknown): void {
+  try {
+    assertWithinBounds(variables ?? {}, { ...INPUT_BOUNDS, depth: INPUT_BOUNDS.depth + 1, stringLength: Number.MAX_SAFE_INTEGER, arrayItems: Number.MAX_SAFE_INTEGER });
+  } catch (err) {
+    if (!isCuadraError(err)) throw err;
+    throw new CuadraError('invalid_input', err.message, { field: `/variables${err.field ?? ''}` });
+  }
+}
+
+/** The variables of a GET /graphql (a JSON text in the query string), parsed as the graph will parse them; undefined when absent or not JSON (the graph answers that). */
+function getVariables(raw: unknown): unknown {
+  if (typeof raw !== 'string') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The gates of `/graphql` (issue 12: one gate for every surface). Every request is authenticated
  * once (by the gate before this one, `res.locals.principal`) and rate limited once, with the same
  * limiter as REST and MCP. A subgraph's tool mutation is not
@@ -65,6 +90,8 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
     let call: ToolCall | null;
     try {
       call = req.method === 'POST' ? toolCallOf((req.body ?? {}) as Record<string, unknown>) : null;
+      // A tool mutation is answered here, its input bounded by the pipeline (on the ledger); anything else goes to the graph.
+      if (!call) assertVariablesBounded(req.method === 'POST' ? (req.body as { variables?: unknown } | undefined)?.variables : getVariables(req.query.variables));
     } catch (err) {
       return sendRefusal(res, err, refusalCtx);
     }
