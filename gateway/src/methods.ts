@@ -76,9 +76,17 @@ const rank = (m: string) => (ORDER.includes(m) ? ORDER.indexOf(m) : ORDER.length
  */
 export function methodGuard(ctx: { publicUrl: string; log: Logger }) {
   let table: ServedPath[] | undefined;
+  // Every request passes here: the answer per path is kept (the invoke paths are a few hundred), so a
+  // request costs one lookup, not a match against every route. Bounded: cleared past 2,000 paths.
+  const known = new Map<string, readonly string[] | null>();
   return (req: Request, res: Response, next: NextFunction) => {
     table ??= servedPaths(req.app);
-    const methods = allowedMethods(table, req.path);
+    let methods = known.get(req.path);
+    if (methods === undefined) {
+      methods = allowedMethods(table, req.path);
+      if (known.size >= 2_000) known.clear();
+      known.set(req.path, methods);
+    }
     if (!methods) return next();
     if (methods.includes(req.method)) return next();
     res.setHeader('Allow', methods.join(', '));
