@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
+import { copyProduct } from './helpers/product-copy.ts';
 
 // Issue 31, finding 1: the build (`npm run build`, which `npm test` and `npm start` run) refuses a
 // tool field named like a secret that its schema does not declare secret. Shown on a temporary copy
@@ -12,30 +13,13 @@ const tmp = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'tes
 const partyFields = path.join(tmp, 'subgraphs/crm/src/modules/parties/tools/create.ts');
 const PHONE = "  phone: { type: 'string', minLength: 3, maxLength: 40 },\n";
 
-/** The sources copied, node_modules linked entry by entry (our own workspaces pointing into the copy). */
-function copyProduct(): void {
-  mkdirSync(tmp, { recursive: true });
-  for (const part of ['shared', 'gateway', 'subgraphs', 'scripts', 'package.json', 'tsconfig.json']) {
-    cpSync(path.join(repoRoot, part), path.join(tmp, part), { recursive: true, filter: (src) => !/[\\/](node_modules|generated|test)$/.test(src) });
-  }
-  const modules = path.join(tmp, 'node_modules');
-  mkdirSync(path.join(modules, '@cuadra'), { recursive: true });
-  for (const entry of readdirSync(path.join(repoRoot, 'node_modules'))) {
-    if (entry === '@cuadra' || entry === '.bin') continue;
-    symlinkSync(path.join(repoRoot, 'node_modules', entry), path.join(modules, entry));
-  }
-  for (const ws of readdirSync(path.join(repoRoot, 'node_modules', '@cuadra'))) {
-    symlinkSync(readlinkSync(path.join(repoRoot, 'node_modules', '@cuadra', ws)), path.join(modules, '@cuadra', ws));
-  }
-}
-
 function build(): { status: number | null; output: string } {
   const run = spawnSync(process.execPath, ['scripts/build.ts'], { cwd: tmp, encoding: 'utf8' });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 beforeAll(() => {
-  copyProduct();
+  copyProduct(tmp, { tests: false });
 }, 120_000);
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
+import { copyProduct } from './helpers/product-copy.ts';
 
 // "A module is declared once" (issue 15), checked end to end: a temporary copy of the product
 // gets a toy module — its own folder (test/fixtures/toy-module/toys) plus its name in the crm
@@ -13,24 +14,6 @@ const tmp = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'tes
 let sys: any;
 let key: string;
 let changedOutside: string[] = [];
-
-/** A temporary build: the sources copied, node_modules linked entry by entry, our own workspaces pointing into the copy. */
-function copyProduct(): void {
-  mkdirSync(tmp, { recursive: true });
-  for (const part of ['shared', 'gateway', 'subgraphs', 'scripts', 'test', 'package.json', 'tsconfig.json']) {
-    cpSync(path.join(repoRoot, part), path.join(tmp, part), { recursive: true, filter: (src) => !/[\\/](node_modules|generated)$/.test(src) && !src.includes(`${path.sep}test-output`) });
-  }
-  const modules = path.join(tmp, 'node_modules');
-  mkdirSync(path.join(modules, '@cuadra'), { recursive: true });
-  for (const entry of readdirSync(path.join(repoRoot, 'node_modules'))) {
-    if (entry === '@cuadra' || entry === '.bin') continue;
-    symlinkSync(path.join(repoRoot, 'node_modules', entry), path.join(modules, entry));
-  }
-  for (const ws of readdirSync(path.join(repoRoot, 'node_modules', '@cuadra'))) {
-    // Relative links (../../shared): in the copy they point into the copy.
-    symlinkSync(readlinkSync(path.join(repoRoot, 'node_modules', '@cuadra', ws)), path.join(modules, '@cuadra', ws));
-  }
-}
 
 /** Every file of a tree with its contents, to tell what the toy changed. */
 function snapshot(root: string): Map<string, string> {
@@ -47,7 +30,7 @@ function snapshot(root: string): Map<string, string> {
 }
 
 beforeAll(async () => {
-  copyProduct();
+  copyProduct(tmp, { tests: true });
   const before = snapshot(path.join(tmp, 'subgraphs'));
   // The module author's whole change: the folder, and one name in the subgraph's module list.
   cpSync(path.join(repoRoot, 'test/fixtures/toy-module/toys'), path.join(tmp, 'subgraphs/crm/src/modules/toys'), { recursive: true });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicTool } from '../src/catalog.ts';
 import { scoreTool, searchTools } from '../src/mcp/catalogTools.ts';
 import { originAllowed } from '../src/mcp/router.ts';
+import { startInProcessGateway } from './helpers/gateway.ts';
 
 function tool(name: string, risk: Risk, description: string): PublicTool {
   return { name, module: name.split('.')[0], risk, scope: risk === 'read' ? 'tools:read' : 'tools', description, input_schema: { type: 'object' }, annotations: annotationsFor(risk) };
@@ -137,36 +138,22 @@ describe('/mcp (and /graphql) behind the same gates as REST', () => {
   const gets: string[] = [];
 
   beforeAll(async () => {
-    const { connectDatabase, createLogger, generateSigningKeyPair, Governance, quotasFromEnv } = await import('@cuadra/shared');
-    const { Redis } = await import('ioredis');
-    const { createGateway } = await import('../src/server.ts');
-    const { SUBGRAPHS } = await import('../src/subgraphs.ts');
-    const suffix = Math.random().toString(36).slice(2, 10);
-    const db = await connectDatabase(process.env.MONGO_URL!, `test_gateway_mcp_${suffix}`);
-    const governanceDb = await connectDatabase(process.env.MONGO_URL!, `test_gateway_mcp_${suffix}_governance`);
-    const redis = new Redis(process.env.REDIS_URL!);
-    // Every read of a credential's shared cache entry: a GET of it, or a script given it as its first key
-    // (the limiter's count-if-unchanged reads it inside Redis: one round trip for the check and the count).
-    const send = redis.sendCommand.bind(redis) as (cmd: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
-    (redis as unknown as { sendCommand: typeof send }).sendCommand = (cmd, ...rest) => {
-      const key = cmd.name === 'get' ? cmd.args[0] : cmd.name === 'evalsha' || cmd.name === 'eval' ? cmd.args[2] : undefined;
-      if (key !== undefined) gets.push(String(key));
-      return send(cmd, ...rest);
-    };
-    const governance = new Governance(governanceDb, redis);
-    await governance.init();
-    gateway = await createGateway({
-      db, redis, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', signingKey: generateSigningKeyPair().privateKey,
-      subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, 'http://127.0.0.1:9'])),
-      // As the environment gives it (RATE_LIMIT_PER_CREDENTIAL).
-      quotas: quotasFromEnv({ RATE_LIMIT_PER_CREDENTIAL: `${LIMIT}/60` }), governance,
+    const started = await startInProcessGateway('mcp', {
+      // As the environment gives it.
+      env: { RATE_LIMIT_PER_CREDENTIAL: `${LIMIT}/60` },
+      // Every read of a credential's shared cache entry: a GET of it, or a script given it as its first key
+      // (the limiter's count-if-unchanged reads it inside Redis: one round trip for the check and the count).
+      redis: (redis) => {
+        const send = redis.sendCommand.bind(redis) as (cmd: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
+        (redis as unknown as { sendCommand: typeof send }).sendCommand = (cmd, ...rest) => {
+          const key = cmd.name === 'get' ? cmd.args[0] : cmd.name === 'evalsha' || cmd.name === 'eval' ? cmd.args[2] : undefined;
+          if (key !== undefined) gets.push(String(key));
+          return send(cmd, ...rest);
+        };
+      },
     });
-    url = (await gateway.listen(0)).url;
-    close = async () => {
-      await gateway.stop();
-      redis.disconnect();
-      await Promise.all([db.close(), governanceDb.close()]);
-    };
+    ({ gateway, url } = started);
+    close = started.close;
   });
   afterAll(async () => {
     await close?.();

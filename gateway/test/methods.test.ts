@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/server.ts';
+import { startInProcessGateway } from './helpers/gateway.ts';
 
 // Issue 31, finding 13: `POST /app/members` and `POST /app/ledger` answered 404 — a hand-kept table
 // of methods said POST, and no route served it. The gateway now reads the table from its routes;
@@ -11,28 +12,8 @@ let url: string;
 let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  const { connectDatabase, createLogger, generateSigningKeyPair, Governance, quotasFromEnv } = await import('@cuadra/shared');
-  const { Redis } = await import('ioredis');
-  const { createGateway } = await import('../src/server.ts');
-  const { SUBGRAPHS } = await import('../src/subgraphs.ts');
-  const suffix = Math.random().toString(36).slice(2, 10);
-  const db = await connectDatabase(process.env.MONGO_URL!, `test_gateway_methods_${suffix}`);
-  const governanceDb = await connectDatabase(process.env.MONGO_URL!, `test_gateway_methods_${suffix}_governance`);
-  const redis = new Redis(process.env.REDIS_URL!);
-  const governance = new Governance(governanceDb, redis);
-  await governance.init();
-  gateway = await createGateway({
-    db, redis, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', signingKey: generateSigningKeyPair().privateKey,
-    // Nothing listens there: no route asked here needs a subgraph to answer.
-    subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, 'http://127.0.0.1:9'])),
-    quotas: quotasFromEnv({}), governance,
-  });
-  url = (await gateway.listen(0)).url;
-  close = async () => {
-    await gateway.stop();
-    redis.disconnect();
-    await Promise.all([db.close(), governanceDb.close()]);
-  };
+  const started = await startInProcessGateway('methods');
+  ({ gateway, url, close } = started);
 });
 afterAll(async () => {
   await close?.();
