@@ -6,7 +6,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { mixedDashboard, seedReceivables } from './helpers/canvas.ts';
-import { claimCodeFor } from './helpers/mail.ts';
+import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { FormAgent, formFields } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -16,7 +16,8 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 // axe-core, the accessibility checker, evaluated in the page (DevTools evaluation is not bound by the page's CSP).
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const owner = { email: 'lucia@andes.example', password: 'pan de yuca 2026' };
+// People and the mailbox are shared by every file of the system: an address no other test uses.
+const owner = { email: uniqueAddress('lucia@andes.example'), password: 'pan de yuca 2026' };
 
 let sys: TestSystem;
 let context: BrowserContext;

@@ -6,6 +6,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { mixedDashboard, seedReceivables } from './helpers/canvas.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -13,7 +14,8 @@ import { startTestSystem, type TestSystem } from './helpers/system.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
-const person = { email: 'marta@andes.example', password: 'dashboards 4 everyone' };
+// People are shared by every file of the system: an address no other test uses.
+const person = { email: uniqueAddress('marta@andes.example'), password: 'dashboards 4 everyone' };
 
 let sys: TestSystem;
 let db: Connection;

@@ -8,7 +8,7 @@ import * as oauth from 'oauth4webapi';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
-import { claimCodeFor } from './helpers/mail.ts';
+import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -16,7 +16,9 @@ import { startTestSystem, type TestSystem } from './helpers/system.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
-const person = { email: 'marta@andes.example', password: 'consent screens 4 all' };
+// People and the mailbox are shared by every file of the system: addresses no other test uses.
+const person = { email: uniqueAddress('marta@andes.example'), password: 'consent screens 4 all' };
+const rosa = uniqueAddress('rosa@andes.example');
 
 let sys: TestSystem;
 let db: Connection;
@@ -190,14 +192,14 @@ describe('sign-in pages in Chromium', () => {
   });
 
   it('claim page: an agent-opened workspace is claimed in the browser', async () => {
-    const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'rosa@andes.example', workspace_name: 'Café Rosa', agent_name: 'Asistente' } });
+    const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: rosa, workspace_name: 'Café Rosa', agent_name: 'Asistente' } });
     expect(opened.status).toBe(201);
     const page = await openPage();
     await page.goto(opened.body.claim_url);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Claim Café Rosa');
     expect(await page.getByLabel('Your name').count()).toBe(1);
     await page.screenshot({ path: path.join(shots, 'claim-form.png'), fullPage: true });
-    await page.getByLabel(/Code from the e-mail/).fill(await claimCodeFor('rosa@andes.example'));
+    await page.getByLabel(/Code from the e-mail/).fill(await claimCodeFor(rosa));
     await page.getByLabel('Your name').fill('Rosa Díaz');
     await page.getByLabel('Choose a password').fill('cafe de altura 1800');
     await page.getByRole('button', { name: 'Claim workspace' }).click();

@@ -3,12 +3,15 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PeopleStore } from '../gateway/src/identity/people.ts';
 import { authorizeThroughForms, FormAgent, formFields, peopleOf } from './helpers/oauth.ts';
-import { claimCodeFor } from './helpers/mail.ts';
+import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let people: PeopleStore;
 let db: Connection;
+// People and the mailbox are shared by every file of the system: addresses no other test uses.
+const lucia = uniqueAddress('lucia@andes.example');
+const nadie = uniqueAddress('nadie@andes.example');
 
 beforeAll(async () => {
   // A low sign-up quota so the abuse limit can be shown within the file.
@@ -26,7 +29,7 @@ describe('agent sign-up and claim', () => {
   let opened: { workspace_id: string; api_key: string; role: string; claim_url: string };
 
   it('opens a workspace and an agent key for the person the agent works for', async () => {
-    const r = await signup({ email: 'Lucia@Andes.example', workspace_name: 'Panadería Lucía', agent_name: 'Contador IA', name: 'Lucía', country: 'MX' });
+    const r = await signup({ email: lucia.replace('lucia', 'Lucia').replace('andes', 'Andes'), workspace_name: 'Panadería Lucía', agent_name: 'Contador IA', name: 'Lucía', country: 'MX' });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(['api_key', 'claim_url', 'role', 'workspace_id']);
     expect(r.body.role).toBe('agent');
@@ -35,7 +38,7 @@ describe('agent sign-up and claim', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
     opened = r.body;
     const ws = await sys.identity.workspace(opened.workspace_id);
-    expect(ws).toMatchObject({ name: 'Panadería Lucía', country: 'MX', currency: 'MXN', owner_email: 'lucia@andes.example', opened_by: 'agent' });
+    expect(ws).toMatchObject({ name: 'Panadería Lucía', country: 'MX', currency: 'MXN', owner_email: lucia, opened_by: 'agent' });
     // The key acts as the agent: reads work; the role reaches only what `agent` reaches.
     const read = await sys.invoke('parties.list', {}, opened.api_key);
     expect(read.status).toBe(200);
@@ -80,12 +83,12 @@ describe('agent sign-up and claim', () => {
     const page = await agent.get(opened.claim_url);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Reclama Panadería Lucía');
-    expect(page.text).toContain('lucia@andes.example');
+    expect(page.text).toContain(lucia);
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 
     // The code went to the person's mailbox on the real SMTP server, never to the agent.
-    const code = await claimCodeFor('lucia@andes.example');
+    const code = await claimCodeFor(lucia);
     expect(JSON.stringify(opened)).not.toContain(code);
     const short = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'short' });
     expect(short.status).toBe(400);
@@ -101,7 +104,7 @@ describe('agent sign-up and claim', () => {
     const done = await agent.post('/claim', { ...formFields(page.text), code, name: 'Lucía Pérez', password: 'pan de yuca 2026' });
     expect(done.status).toBe(200);
     expect(done.text).toContain('Panadería Lucía es tuyo');
-    const user = await people.userByEmail('lucia@andes.example');
+    const user = await people.userByEmail(lucia);
     expect(user?.name).toBe('Lucía Pérez');
     expect(user?.password_hash).toMatch(/^scrypt\$17\$8\$1\$/);
     expect(await people.roleIn(opened.workspace_id, user!._id)).toBe('owner');
@@ -114,7 +117,7 @@ describe('agent sign-up and claim', () => {
   });
 
   it('locks a claim after 5 wrong codes: the agent cannot guess its way to owner', async () => {
-    const r = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'nadie@andes.example', workspace_name: 'Intento SAS', agent_name: 'Bot' } });
+    const r = await sys.fetch('/v1/auth/agent-signup', { body: { email: nadie, workspace_name: 'Intento SAS', agent_name: 'Bot' } });
     expect(r.status).toBe(201);
     const agent = new FormAgent(sys.gatewayUrl);
     let page = await agent.get(r.body.claim_url);
@@ -125,7 +128,7 @@ describe('agent sign-up and claim', () => {
         page = wrong;
       } else expect(wrong.status).toBe(403);
     }
-    const code = await claimCodeFor('nadie@andes.example');
+    const code = await claimCodeFor(nadie);
     page = await agent.get(r.body.claim_url);
     const late = await agent.post('/claim', { ...formFields(page.text), code, name: 'Nadie', password: 'the right code 2026' });
     expect(late.status).toBe(403);
@@ -141,9 +144,9 @@ describe('agent sign-up and claim', () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(as.authorization_endpoint!);
     for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'tools:read', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
-    const wrong = await authorizeThroughForms(sys.gatewayUrl, url, { email: 'lucia@andes.example', password: 'not the password' });
+    const wrong = await authorizeThroughForms(sys.gatewayUrl, url, { email: lucia, password: 'not the password' });
     expect(wrong.status).toBe(401);
-    const answer = await authorizeThroughForms(sys.gatewayUrl, url, { email: 'lucia@andes.example', password: 'pan de yuca 2026' });
+    const answer = await authorizeThroughForms(sys.gatewayUrl, url, { email: lucia, password: 'pan de yuca 2026' });
     expect(answer.status).toBe(303);
     expect(answer.consentPage).toContain('Panadería Lucía');
     const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), oauth.expectNoState);

@@ -157,9 +157,7 @@ describe('credentials', () => {
     const { MongoClient } = (await import('mongoose')).default.mongo;
     const client = await MongoClient.connect(process.env.MONGO_URL!);
     try {
-      const dbs = await client.db().admin().listDatabases();
-      const gatewayDb = dbs.databases.map((d) => d.name).find((n) => n.startsWith('t_system_') && n.endsWith('_gateway'))!;
-      const stored = await client.db(gatewayDb).collection('api_keys').findOne({ _id: k.id as never });
+      const stored = await client.db(sys.gatewayDb).collection('api_keys').findOne({ _id: k.id as never });
       expect(stored).not.toBeNull();
       expect(JSON.stringify(stored)).not.toContain(k.api_key.slice(3));
       expect(stored!.hash).toMatch(/^[0-9a-f]{64}$/);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readMaildir } from '../../scripts/smtp.ts';
 
 /**
@@ -24,4 +25,14 @@ export async function claimCodeFor(to: string): Promise<string> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no claim code reached ${to}`);
+}
+
+/**
+ * `address` made unique to this call (`lucia@andes.example` → `lucia.k3x9a2q1@andes.example`):
+ * the people of a system and the run's one mailbox are shared by every test file, so a test that
+ * signs a person up, invites one or mails one uses an address no other test uses.
+ */
+export function uniqueAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  return `${address.slice(0, at)}.${randomBytes(4).toString('hex')}${address.slice(at)}`;
 }
