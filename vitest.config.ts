@@ -19,14 +19,16 @@ const resolve = { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] };
 
 export default defineConfig({
   test: {
+    // Two workers on the two cores; each runs one file at a time, and the system tests of a worker
+    // share one system (test/helpers/system.ts, scripts/test-pool.ts).
+    maxWorkers: 2,
     projects: [
       ...packages.map((p) => ({
         resolve,
         test: { name: p.name, root: p.root, include: ['test/**/*.test.ts', 'src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 120_000 },
       })),
-      // Cross-service tests: the whole system over HTTP, one system per file. Files run one at
-      // a time (the machine has 2 cores and each file starts six Node processes).
-      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000, fileParallelism: false } },
+      // Cross-service tests: the whole system over HTTP, the system each worker shares (or a file's own).
+      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000 } },
     ],
   },
 });

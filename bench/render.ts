@@ -45,10 +45,10 @@ const probeDir = path.join(runDir, 'probe');
 rmSync(probeDir, { recursive: true, force: true });
 mkdirSync(probeDir, { recursive: true });
 const sys = await startTestSystem('benchrender', { CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0' });
-const probes = ['gateway', 'invoices', 'crm'].map((n) => new Probe(probeDir, n, (n === 'gateway' ? sys.gateway : sys.subgraphs[n]).child.pid!));
+const probes = ['gateway', 'invoices', 'crm'].map((n) => new Probe(probeDir, n, (n === 'gateway' ? sys.gateway : sys.subgraphs[n]).pid));
 // Every process a render runs through, read from /proc: with the 2 cores shared, the sum bounds the render.
 const meter = new MachineMeter({
-  gateway: sys.gateway.child.pid!, invoices: sys.subgraphs.invoices.child.pid!, crm: sys.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'bench client': process.pid,
+  gateway: sys.gateway.pid, invoices: sys.subgraphs.invoices.pid, crm: sys.subgraphs.crm.pid, mongo: mongo.pid, redis: redis.pid, 'bench client': process.pid,
 });
 try {
   const ws = await sys.workspace('Bench SAS');

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const project = path.join(repoRoot, 'scripts', 'peppol-validator');
@@ -125,6 +126,77 @@ async function buildOnce(): Promise<string> {
   } finally {
     await fsp.rm(lockDir, { recursive: true, force: true });
   }
+}
+
+/** One finding of the official rules: a Schematron assertion (`BR-CO-15`, `PEPPOL-EN16931-R120`) or an XSD error. */
+export interface PeppolFinding {
+  level: string;
+  id: string | null;
+  text: string;
+  location: string | null;
+  artefact: string;
+}
+
+/** What the validator answers for one document. */
+export interface PeppolVerdict {
+  id: string;
+  valid: boolean;
+  vesid: string;
+  artefacts: { type: string; path: string; skipped: boolean; errors: number }[];
+  errors: PeppolFinding[];
+  ms: number;
+  failure?: string;
+}
+
+/** A running validator JVM (`--serve`): one process answering many documents. */
+export interface PeppolValidatorProcess {
+  /** The OpenPEPPOL rules release it validates against. */
+  readonly rules: string;
+  /** Whether the start-up compiled the Schematron of both document types, and how long that took. */
+  readonly warmed: boolean;
+  readonly warmUpMs: number;
+  /** Validates one document; calls may overlap (answers come back in the order asked). */
+  validate(id: string, xml: string): Promise<PeppolVerdict>;
+  /** Ends the JVM (it also exits when its stdin closes, i.e. when this process goes away). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the validator jar as one JVM that validates one document per stdin line, and waits until
+ * it has compiled its rules. C1 only and the serial collector: a JVM that mostly runs compiled
+ * stylesheets starts faster so. `npm test` starts one for the whole run (scripts/test-pool.ts).
+ */
+export async function startPeppolValidator(jar: string): Promise<PeppolValidatorProcess> {
+  const child = spawn('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xss4m', '-jar', jar, '--serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(line));
+  child.once('exit', (code) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the Peppol validator exited (${code}): ${stderr}`));
+  });
+  child.on('error', (error) => {
+    for (const w of waiting.splice(0)) w.reject(error);
+  });
+  const next = () => new Promise<string>((resolve, reject) => waiting.push({ resolve, reject }));
+  const ready = JSON.parse(await next()) as { ready: boolean; rules: string; warmed: boolean; warm_up_ms: number };
+  return {
+    rules: ready.rules,
+    warmed: ready.warmed,
+    warmUpMs: ready.warm_up_ms,
+    async validate(id, xml) {
+      if (!/^[\x21-\x7e]+$/.test(id)) throw new Error(`a document id is visible ASCII without spaces, not ${JSON.stringify(id)}`);
+      const answer = next();
+      child.stdin.write(`${id} ${Buffer.from(xml, 'utf8').toString('base64')}\n`);
+      return JSON.parse(await answer) as PeppolVerdict;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin.end();
+      await gone;
+    },
+  };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

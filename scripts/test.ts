@@ -1,7 +1,13 @@
 // `npm test`: checks the types (Node runs TypeScript by stripping types, so only tsc sees them),
 // composes the supergraph (a composition error fails the tests), starts a throwaway
-// MongoDB-protocol server (memory backend) and Redis, runs vitest against them, stops what it
-// started, and exits with vitest's code. Extra arguments go to vitest (`--project crm`).
+// MongoDB-protocol server (memory backend), Redis and an SMTP server, and the pool of parts the
+// test files share (scripts/test-pool.ts: one system per vitest worker, the Peppol validator,
+// Chromium), runs vitest against them, stops what it started, prints where the time went, and
+// exits with vitest's code (or 1 when the type check failed). Extra arguments go to vitest: a
+// file or folder (`npm test -- test/system.test.ts`) runs just that part, `--project crm` one package.
+//
+// The type check runs beside everything else (incremental, its build info under .cache/tsc/); its
+// errors are printed after the tests.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +15,8 @@ import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
+import type { FileDuration } from './test-reporter.ts';
+import { startTestPool, type PoolTiming, type TestPool } from './test-pool.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
 const args = process.argv.slice(2);
@@ -21,48 +29,104 @@ mkdirSync(outDir, { recursive: true });
 // Per run, so two runs at once (two terminals, or CI beside a developer) never remove each other's files.
 const runDir = path.join(outDir, `servers-${process.pid}`);
 rmSync(runDir, { recursive: true, force: true });
+const durationsFile = path.join(runDir, 'durations.json');
+
+/** One step of the run and how long it took (ms); steps may overlap. */
+const phases: { name: string; ms: number; note?: string }[] = [];
+async function phase<T>(name: string, work: () => Promise<T>, note?: (result: T) => string): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  phases.push({ name, ms: performance.now() - started, note: note?.(result) });
+  return result;
+}
+
+/** Runs tsc (incremental: tsconfig.json keeps its build info under .cache/tsc/), output kept for the end. */
+function typecheck(): Promise<{ code: number; output: string }> {
+  const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stderr.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', (error) => resolve({ code: 1, output: String(error) }));
+    child.on('close', (code) => resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Where the time went: each step, what the pool started, and the slowest files. */
+function printDurations(poolTimings: PoolTiming[]): void {
+  const lines = ['', '[test] where the time went'];
+  for (const p of phases) lines.push(`  ${p.name.padEnd(40)} ${seconds(p.ms).padStart(9)}${p.note ? `  ${p.note}` : ''}`);
+  for (const kind of ['shared system', 'own system', 'Peppol validator', 'Chromium'] as const) {
+    const of = poolTimings.filter((t) => t.kind === kind);
+    if (of.length === 0) continue;
+    const total = of.reduce((sum, t) => sum + t.ms, 0);
+    const name = kind === 'own system' ? `own systems (${of.length} files)` : kind === 'shared system' ? `shared systems (${of.length})` : kind;
+    lines.push(`  ${name.padEnd(40)} ${seconds(total).padStart(9)}  ${of.map((t) => `${t.label} ${seconds(t.ms)}`).join(', ')}`);
+  }
+  try {
+    const files = (JSON.parse(readFileSync(durationsFile, 'utf8')) as FileDuration[]).sort((a, b) => b.total - a.total);
+    lines.push(`  slowest files of ${files.length} (import, hooks and tests; in its worker):`);
+    for (const f of files.slice(0, 10)) {
+      lines.push(`  ${seconds(f.total).padStart(9)}  ${f.file}  (import ${seconds(f.import)}, hooks and tests ${seconds(f.run)}, ${f.tests} tests)`);
+    }
+  } catch {
+    // vitest wrote no durations (it failed before running anything)
+  }
+  console.log(lines.join('\n'));
+}
 
 let code = 1;
 let stopSmtp: (() => Promise<void>) | undefined;
+let pool: TestPool | undefined;
+const runStarted = performance.now();
+// CUADRA_SKIP_TYPECHECK=1 is for a change in progress only (run `npm run typecheck` before committing); CI never sets it.
+const skipTypecheck = process.env.CUADRA_SKIP_TYPECHECK === '1' && !process.env.CI;
+const typechecked = skipTypecheck ? undefined : phase('type check (beside the rest)', typecheck);
 try {
+  if (skipTypecheck) console.log('[test] type check skipped (CUADRA_SKIP_TYPECHECK=1)');
   await ensureJavaAndMaven();
   await ensureRedisServer();
-  const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  // CUADRA_SKIP_TYPECHECK=1 is for a change in progress only (run `npm run typecheck` before committing); CI never sets it.
-  if (process.env.CUADRA_SKIP_TYPECHECK === '1' && !process.env.CI) {
-    console.log('[test] type check skipped (CUADRA_SKIP_TYPECHECK=1)');
-  } else {
-    const typecheck = await new Promise<number>((resolve) => {
-      spawn(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1));
-    });
-    if (typecheck !== 0) throw new Error('type check failed (tsc -p tsconfig.json)');
-    console.log('[test] types check');
-  }
-  const { tools } = await build();
+  const [{ tools }, peppolValidator] = await Promise.all([
+    phase('build (composition)', build, (r) => `${r.tools} tools`),
+    phase('jars (MongoDB server, Peppol validator)', async () => {
+      await buildMongoServerJar();
+      // The Peppol BIS 3 validator the einvoicing tests run (a no-op once built; .ci/run builds it first).
+      return buildPeppolValidatorJar();
+    }),
+  ]);
   console.log(`[test] supergraph composed; ${tools} tools in the catalog`);
-  await buildMongoServerJar();
-  // The Peppol BIS 3 validator the einvoicing tests run (a no-op once built; .ci/run builds it first).
-  const peppolValidator = await buildPeppolValidatorJar();
-  const [mongo, redis, smtp] = await Promise.all([
+  const [mongo, redis, smtp] = await phase('servers (MongoDB-protocol, Redis, SMTP)', () => Promise.all([
     startMongo({ backend: 'memory', logFile: path.join(runDir, 'mongo.log') }),
     startRedis({ dir: runDir }),
     startSmtp({ dir: path.join(runDir, 'mail') }),
-  ]);
+  ]));
   stopSmtp = () => smtp.stop();
   console.log(`[test] MongoDB-protocol server ${mongo.url}, Redis ${redis.url}`);
+  const testEnv: Record<string, string> = {
+    MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator,
+  };
+  pool = await startTestPool({
+    repoRoot, mongoUrl: mongo.url, redisUrl: redis.url, env: { NODE_COMPILE_CACHE: compileCacheDir, ...testEnv }, logDir: path.join(outDir, 'logs'),
+    peppolJar: peppolValidator, chromium: process.env.CUADRA_CHROMIUM ?? '/usr/bin/chromium',
+  });
   const reportFile = path.join(outDir, 'vitest-report.json');
   const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
-  code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, ...args], {
+  const testPool = pool;
+  code = await phase('vitest', () => new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`, `--reporter=${path.join(repoRoot, 'scripts', 'test-reporter.ts')}`, ...args], {
       cwd: repoRoot,
       stdio: 'inherit',
-      env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator },
+      env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, ...testEnv, CUADRA_TEST_POOL: testPool.url, CUADRA_TEST_DURATIONS: durationsFile },
     });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.once('SIGINT', forward);
     process.once('SIGTERM', forward);
     child.on('exit', (exitCode) => resolve(exitCode ?? 1));
-  });
+  }));
   try {
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
     // The plain closing line CI reads.
@@ -74,8 +138,17 @@ try {
   console.error(`[test] ${(err as Error).stack ?? err}`);
   code = 1;
 } finally {
+  const poolTimings = pool?.timings() ?? [];
+  await pool?.stop().catch((err) => console.error(`[test] stopping the test pool: ${err}`));
   await stopSmtp?.().catch(() => undefined);
   await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
+  const checked = await typechecked;
+  if (checked && checked.code !== 0) {
+    console.error(`${checked.output.trimEnd()}\n[test] type check failed (tsc -p tsconfig.json)`);
+    code = 1;
+  } else if (checked) console.log('[test] types check');
+  phases.push({ name: 'npm test, start to end', ms: performance.now() - runStarted });
+  printDurations(poolTimings);
   // Kept when something failed: the servers' logs are in it.
   if (code === 0) rmSync(runDir, { recursive: true, force: true });
 }

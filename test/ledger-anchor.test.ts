@@ -12,7 +12,7 @@ let sys: TestSystem;
 let mongo: mongoose.mongo.MongoClient;
 
 beforeAll(async () => {
-  sys = await startTestSystem('ledger', { RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60' });
+  sys = await startTestSystem('ledger');
   mongo = await mongoose.mongo.MongoClient.connect(process.env.MONGO_URL!);
 });
 afterAll(async () => {

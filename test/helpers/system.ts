@@ -1,16 +1,36 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { connectDatabase, Governance } from '@cuadra/shared';
 import { checkOutput } from '@cuadra/shared/testing';
 import { Redis } from 'ioredis';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { expect } from 'vitest';
 import { buildProducts } from '../../gateway/src/catalog.ts';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { PeopleStore } from '../../gateway/src/identity/people.ts';
 import { repoRoot } from '../../scripts/infra.ts';
-import { startSystem, type RunningSystem } from '../../scripts/system.ts';
+import { startSystem, type RunningSystem, type ServiceProcess } from '../../scripts/system.ts';
+import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type SharedSystemInfo } from '../../scripts/test-pool.ts';
 
-/** A whole Cuadra system for one test file, plus a way to open workspaces and keys in it. */
-export interface TestSystem extends RunningSystem {
+/** Where a service of the system answers, and its process id (for benches that read /proc). */
+export interface ServiceEndpoint {
+  name: string;
+  url: string;
+  port: number;
+  pid: number;
+}
+
+/** A whole Cuadra system for a test file, plus a way to open workspaces and keys in it. */
+export interface TestSystem {
+  gatewayUrl: string;
+  subgraphs: Record<string, ServiceEndpoint>;
+  gateway: ServiceEndpoint;
+  keys: { privateKey: string; publicKey: string };
+  /** The ledger's Ed25519 key pair; its public key verifies `Ledger-Receipt` values. */
+  ledgerKeys: { privateKey: string; publicKey: string };
+  /** Whether this file shares its worker's system with other files (see {@link startTestSystem}). */
+  shared: boolean;
   identity: IdentityStore;
   /** Name of the gateway's database in this system. */
   gatewayDb: string;
@@ -28,16 +48,61 @@ export interface TestSystem extends RunningSystem {
   /** Calls the gateway as a client would. */
   fetch(pathname: string, init?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
   invoke(tool: string, input: unknown, key: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  /** Kills one subgraph (SIGKILL, as a crash would). Own systems only. */
+  killSubgraph(name: string): Promise<void>;
+  /** Starts a killed subgraph again on the same port. Own systems only. */
+  restartSubgraph(name: string): Promise<void>;
+  /** Starts one more gateway on the same subgraphs, databases and Redis. Own systems only. */
+  startAnotherGateway(): Promise<ServiceEndpoint>;
+  /** Ends an own system; for a shared one, closes this file's connections and leaves the system running. */
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startTestSystem}. */
+export interface TestSystemOptions {
+  /** A system of this file's own even when the shared one would do (e.g. the file reads or changes what every workspace shares). */
+  own?: boolean;
+}
+
+// What a file does to the processes themselves: such a file cannot share them with others.
+const PROCESS_CONTROL = /\.(killSubgraph|restartSubgraph|startAnotherGateway)\s*\(/;
+
+/**
+ * Why the test file `file` cannot share its worker's system, or `null` when it can. A file shares
+ * unless it asks for its own, runs the services with other settings, or controls their processes
+ * (kills, restarts, adds a gateway). (A helper loaded from another tree — a copy of the product —
+ * is refused by the pool itself: the shared systems run this tree's code.)
+ */
+export function ownSystemReason(env: Record<string, string>, options: TestSystemOptions, file = expect.getState().testPath): string | null {
+  if (!testPoolUrl()) return 'no test pool (run the tests with `npm test`)';
+  if (options.own) return 'asked for';
+  const differs = Object.entries(env).filter(([k, v]) => SHARED_SYSTEM_ENV[k] !== v).map(([k]) => k);
+  if (differs.length > 0) return `settings of its own (${differs.join(', ')})`;
+  if (file && PROCESS_CONTROL.test(readFileSync(file, 'utf8'))) return 'it kills, restarts or adds processes';
+  return null;
 }
 
 /**
- * Starts the five subgraphs and the gateway as real processes on the servers `npm test`
- * started (MONGO_URL, REDIS_URL), with databases of their own for this file.
+ * The system a test file runs against, over real HTTP.
+ *
+ * Under `npm test` a file gets the **system its vitest worker shares** with the other files that
+ * worker runs (started once by scripts/test-pool.ts), and keeps to workspaces it opens itself;
+ * its connections leave from a loopback address of its own, so limits keyed by the client's
+ * address count it apart. A file gets a system of its own — six processes started for it, on
+ * databases named after `label` — when it passes settings the shared system does not run with
+ * (`env`), asks for one (`{ own: true }`), kills, restarts or adds a process, or is another tree's
+ * code. `stop()` ends an own system and only lets go of a shared one.
  */
-export async function startTestSystem(label: string, env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startTestSystem(label: string, env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
   const mongoUrl = process.env.MONGO_URL;
   const redisUrl = process.env.REDIS_URL;
   if (!mongoUrl || !redisUrl) throw new Error('MONGO_URL and REDIS_URL are not set: run the tests with `npm test`.');
+  const reason = ownSystemReason(env, options);
+  if (reason === null) {
+    const shared = await askTestPool<SharedSystemInfo | { refused: string }>('system', { worker: process.env.VITEST_POOL_ID ?? '1', root: repoRoot });
+    if (!('refused' in shared)) return sharedSystem(shared, mongoUrl, redisUrl);
+  }
+  const started = performance.now();
   const prefix = `t_${label}_${randomBytes(3).toString('hex')}`;
   const system = await startSystem({
     mongoUrl,
@@ -46,8 +111,58 @@ export async function startTestSystem(label: string, env: Record<string, string>
     ports: 'free',
     logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs', prefix),
     // Rate-limit counters live in Redis under the credential id, which is unique per key.
-    env: { LOG_LEVEL: 'warn', ...env },
+    env: { ...SHARED_SYSTEM_ENV, ...env },
   });
+  if (testPoolUrl()) await askTestPool('own-system', { file: path.relative(process.cwd(), expect.getState().testPath ?? label), ms: performance.now() - started }).catch(() => undefined);
+  return testSystem(ownProcesses(system), prefix, mongoUrl, redisUrl, false);
+}
+
+/** A shared system as this file sees it: the same servers, its own connections, no control of the processes. */
+async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: string): Promise<TestSystem> {
+  // Every connection this file opens (fetch, its OAuth and MCP clients) leaves from its own address.
+  setGlobalDispatcher(new Agent({ localAddress: info.sourceAddress }));
+  const refuse = (what: string) => async (): Promise<never> => {
+    throw new Error(`${what} would disturb every file sharing this worker's system: take a system of the file's own, startTestSystem(label, env, { own: true })`);
+  };
+  const running: ProcessesOf = {
+    gatewayUrl: info.gatewayUrl,
+    gateway: info.gateway,
+    subgraphs: info.subgraphs,
+    keys: info.keys,
+    ledgerKeys: info.ledgerKeys,
+    killSubgraph: refuse('Killing a subgraph'),
+    restartSubgraph: refuse('Restarting a subgraph'),
+    startAnotherGateway: refuse('Another gateway'),
+    // The pool stops the processes when the run ends.
+    stop: async () => undefined,
+  };
+  return testSystem(running, info.dbPrefix, mongoUrl, redisUrl, true);
+}
+
+/** The processes of a system, started here (own) or by the pool (shared). */
+type ProcessesOf = Pick<TestSystem, 'gatewayUrl' | 'gateway' | 'subgraphs' | 'keys' | 'ledgerKeys' | 'killSubgraph' | 'restartSubgraph' | 'startAnotherGateway' | 'stop'>;
+
+/** A service process as the tests see it. */
+function endpoint(p: ServiceProcess): ServiceEndpoint {
+  return { name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 };
+}
+
+/** An own system's processes, with their current endpoints (a restarted subgraph has a new process). */
+function ownProcesses(system: RunningSystem): ProcessesOf {
+  return {
+    gatewayUrl: system.gatewayUrl,
+    get gateway() { return endpoint(system.gateway); },
+    get subgraphs() { return Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, endpoint(p)])); },
+    keys: system.keys,
+    ledgerKeys: system.ledgerKeys,
+    killSubgraph: (name) => system.killSubgraph(name),
+    restartSubgraph: (name) => system.restartSubgraph(name),
+    startAnotherGateway: async () => endpoint(await system.startAnotherGateway()),
+    stop: () => system.stop(),
+  };
+}
+
+async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string, redisUrl: string, shared: boolean): Promise<TestSystem> {
   const db = await connectDatabase(mongoUrl, `${prefix}_gateway`);
   const redis = new Redis(redisUrl);
   const identity = new IdentityStore(db, redis);
@@ -76,7 +191,15 @@ export async function startTestSystem(label: string, env: Record<string, string>
   }
 
   return {
-    ...system,
+    gatewayUrl: system.gatewayUrl,
+    get gateway() { return system.gateway; },
+    get subgraphs() { return system.subgraphs; },
+    keys: system.keys,
+    ledgerKeys: system.ledgerKeys,
+    shared,
+    killSubgraph: system.killSubgraph,
+    restartSubgraph: system.restartSubgraph,
+    startAnotherGateway: system.startAnotherGateway,
     identity,
     gatewayDb: `${prefix}_gateway`,
     governanceFor: () => governance,

@@ -1,0 +1,257 @@
+/**
+ * The long-lived parts of one `npm test` run, started once and shared by the test files
+ * (issue 33): **one whole system per vitest worker** (the five subgraphs and the gateway, six
+ * processes), **the Peppol validator** (one JVM answering every document) and **one Chromium**
+ * (each page-test file opens its own context in it).
+ *
+ * `scripts/test.ts` starts the pool before vitest and names it to the tests in `CUADRA_TEST_POOL`
+ * (a loopback URL with a random path: only the processes given that variable can use it). Each
+ * part starts on first use, so a run that needs none of them pays for none. The parts are children of the `npm test` process: they are
+ * stopped when it ends, whatever the test files did.
+ *
+ * A worker's system is handed to one file at a time (vitest runs a worker's files one after the
+ * other): before each hand-over the pool checks that every process is alive and the gateway
+ * answers `/healthz` 200, and replaces a system that fails the check rather than reuse it.
+ * Test files keep to their own workspaces in it (test/helpers/system.ts).
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import type { BrowserServer } from 'playwright-core';
+import { startPeppolValidator, type PeppolValidatorProcess } from './peppol-validator.ts';
+import { startSystem, type RunningSystem } from './system.ts';
+
+/** The address book of a shared system, as a test file receives it. */
+export interface SharedSystemInfo {
+  gatewayUrl: string;
+  /** Database names are `<dbPrefix>_<service>`. */
+  dbPrefix: string;
+  gateway: { name: string; url: string; port: number; pid: number };
+  subgraphs: Record<string, { name: string; url: string; port: number; pid: number }>;
+  keys: { privateKey: string; publicKey: string };
+  ledgerKeys: { privateKey: string; publicKey: string };
+  /**
+   * The loopback address (127.1.x.y) this file's connections leave from: limits keyed by the
+   * client's address (sign-up, sign-in, client registration) then count each file apart, as they
+   * would count separate machines.
+   */
+  sourceAddress: string;
+}
+
+/** One timed step of the run, for the summary `npm test` prints at the end. */
+export interface PoolTiming {
+  kind: 'shared system' | 'own system' | 'Peppol validator' | 'Chromium';
+  /** The worker (shared systems) or the test file (own systems) it was for. */
+  label: string;
+  ms: number;
+}
+
+/** Options for {@link startTestPool}. */
+export interface TestPoolOptions {
+  /** The repository whose code the shared systems run; a test helper from another tree gets no shared system. */
+  repoRoot: string;
+  mongoUrl: string;
+  redisUrl: string;
+  /** Environment for every service of a shared system (SMTP_URL, LOG_LEVEL, …), on top of this process's. */
+  env: Record<string, string>;
+  /** Where each shared system's service logs go (`<logDir>/<db prefix>/<service>.log`). */
+  logDir: string;
+  /** The Peppol validator jar (scripts/peppol-validator.ts builds it). */
+  peppolJar: string;
+  /** Debian's Chromium (INFRA.md); never a downloaded browser. */
+  chromium: string;
+}
+
+/** The running pool. */
+export interface TestPool {
+  /** `CUADRA_TEST_POOL` for the test processes. */
+  readonly url: string;
+  /** What was started and how long each took, in the order the steps ended. */
+  timings(): PoolTiming[];
+  /** Stops every part it started. */
+  stop(): Promise<void>;
+}
+
+/** The settings a shared system runs with, beyond each service's production defaults. */
+export const SHARED_SYSTEM_ENV: Readonly<Record<string, string>> = { LOG_LEVEL: 'warn' };
+
+/** The flags Chromium needs here (INFRA.md): as root, headless, and quiet on the closed network. */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+interface Pooled {
+  system: RunningSystem;
+  dbPrefix: string;
+}
+
+/** Starts the pool's HTTP endpoint; nothing else starts until it is asked for. */
+export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
+  const token = randomBytes(16).toString('hex');
+  const timings: PoolTiming[] = [];
+  // By worker (VITEST_POOL_ID): the system that worker's files share.
+  const byWorker = new Map<string, Promise<Pooled>>();
+  const everyStart: Promise<Pooled>[] = [];
+  let sourceAddresses = 0;
+  let stopping = false;
+  let validator: Promise<PeppolValidatorProcess> | undefined;
+  let browser: Promise<BrowserServer> | undefined;
+
+  const timed = async <T>(kind: PoolTiming['kind'], label: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await work();
+    timings.push({ kind, label, ms: performance.now() - started });
+    return result;
+  };
+
+  const launch = (label: string): Promise<Pooled> => {
+    if (stopping) return Promise.reject(new Error('the test pool is stopping'));
+    const dbPrefix = `t_shared_${randomBytes(3).toString('hex')}`;
+    const started = timed('shared system', label, async () => ({
+      dbPrefix,
+      system: await startSystem({
+        mongoUrl: opts.mongoUrl, redisUrl: opts.redisUrl, dbPrefix, ports: 'free', logDir: path.join(opts.logDir, dbPrefix),
+        env: { ...opts.env, ...SHARED_SYSTEM_ENV },
+      }),
+    }));
+    everyStart.push(started);
+    return started;
+  };
+
+  /** Every process alive and the gateway healthy: the system can be handed to the next file. */
+  const healthy = async ({ system }: Pooled): Promise<boolean> => {
+    const processes = [system.gateway, ...Object.values(system.subgraphs)];
+    if (processes.some((p) => p.child.exitCode !== null || p.child.signalCode !== null)) return false;
+    try {
+      const res = await fetch(`${system.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  };
+
+  const handOver = async (worker: string): Promise<Pooled> => {
+    const current = byWorker.get(worker);
+    if (current) {
+      const pooled = await current.catch(() => undefined);
+      if (pooled && (await healthy(pooled))) return pooled;
+      // A system that crashed or cannot answer is not handed on: the next file gets a new one.
+      if (pooled) await pooled.system.stop().catch(() => undefined);
+    }
+    const next = launch(`worker ${worker}`);
+    byWorker.set(worker, next);
+    return next;
+  };
+  // One hand-over at a time per worker, so two questions at once never start two systems.
+  const handOvers = new Map<string, Promise<unknown>>();
+  const systemFor = (worker: string): Promise<Pooled> => {
+    const answer = (handOvers.get(worker) ?? Promise.resolve()).then(() => handOver(worker));
+    handOvers.set(worker, answer.catch(() => undefined));
+    return answer;
+  };
+
+  const handlers: Record<string, (body: any) => Promise<unknown>> = {
+    async system(body: { worker: string; root: string }) {
+      if (path.resolve(body.root) !== path.resolve(opts.repoRoot)) return { refused: `this run's shared systems run the code of ${opts.repoRoot}` };
+      const { system, dbPrefix } = await systemFor(String(body.worker));
+      sourceAddresses += 1;
+      const info: SharedSystemInfo = {
+        gatewayUrl: system.gatewayUrl,
+        dbPrefix,
+        gateway: { name: system.gateway.name, url: system.gateway.url, port: system.gateway.port, pid: system.gateway.child.pid ?? 0 },
+        subgraphs: Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, { name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 }])),
+        keys: system.keys,
+        ledgerKeys: system.ledgerKeys,
+        sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
+      };
+      return info;
+    },
+    async 'own-system'(body: { file: string; ms: number }) {
+      timings.push({ kind: 'own system', label: body.file, ms: body.ms });
+      return {};
+    },
+    async 'peppol/start'() {
+      validator ??= timed('Peppol validator', 'one JVM for the run', () => startPeppolValidator(opts.peppolJar));
+      const v = await validator;
+      return { rules: v.rules, warmed: v.warmed, warm_up_ms: v.warmUpMs };
+    },
+    async 'peppol/validate'(body: { id: string; xml: string }) {
+      if (!validator) await handlers['peppol/start']({});
+      return (await validator!).validate(body.id, body.xml);
+    },
+    async browser() {
+      browser ??= timed('Chromium', 'one browser for the run', async () => {
+        const { chromium } = await import('playwright-core');
+        return chromium.launchServer({ executablePath: opts.chromium, headless: true, args: CHROMIUM_ARGS });
+      });
+      return { ws_endpoint: (await browser).wsEndpoint() };
+    },
+  };
+
+  const server = http.createServer((req, res) => {
+    const prefix = `/${token}/`;
+    const name = req.url?.startsWith(prefix) ? req.url.slice(prefix.length) : '';
+    const handler = req.method === 'POST' ? handlers[name] : undefined;
+    if (!handler) {
+      res.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        try {
+          const answer = await handler(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {});
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        } catch (error) {
+          res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (error as Error).stack ?? String(error) }));
+        }
+      })();
+    });
+  });
+  // A file may wait minutes for its system on a crowded machine: no server-side timeout.
+  server.requestTimeout = 0;
+  server.headersTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+
+  return {
+    url: `http://127.0.0.1:${port}/${token}`,
+    timings: () => [...timings],
+    async stop() {
+      stopping = true;
+      server.closeAllConnections();
+      server.close();
+      const systems = await Promise.allSettled(everyStart);
+      await Promise.all([
+        ...systems.map((s) => (s.status === 'fulfilled' ? s.value.system.stop() : undefined)),
+        validator?.then((v) => v.stop(), () => undefined),
+        browser?.then((b) => b.close(), () => undefined),
+      ]);
+    },
+  };
+}
+
+/** The pool of this run, for test helpers: `undefined` outside `npm test`. */
+export function testPoolUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.CUADRA_TEST_POOL || undefined;
+}
+
+/** Calls the pool (by default the run's, `CUADRA_TEST_POOL`); throws with the pool's own message when it fails. */
+export async function askTestPool<T>(what: string, body: unknown = {}, url = testPoolUrl()): Promise<T> {
+  if (!url) throw new Error('CUADRA_TEST_POOL is not set: run the tests with `npm test`.');
+  // The pool is asked from 127.0.0.1 whatever address this file's other connections use.
+  const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.request(`${url}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      r.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+  if (res.status !== 200) throw new Error(`the test pool could not ${what}: ${res.text}`);
+  return JSON.parse(res.text) as T;
+}

@@ -1,0 +1,138 @@
+// The systems test files share (issue 33): one per vitest worker, handed by the run's test pool
+// (scripts/test-pool.ts) to each file in turn; each file speaks from a loopback address of its own;
+// nothing a file can do to the processes reaches the other files; a system that died is replaced.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, fetch as fetchFrom } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../scripts/infra.ts';
+import { askTestPool, startTestPool, type SharedSystemInfo } from '../scripts/test-pool.ts';
+import { ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+const worker = process.env.VITEST_POOL_ID ?? '1';
+
+beforeAll(async () => {
+  sys = await startTestSystem('shared');
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+/** What another file of this worker would be handed. */
+const anotherFile = () => askTestPool<SharedSystemInfo>('system', { worker, root: repoRoot });
+
+describe("a worker's shared system", () => {
+  it('is the one every file of the worker gets, each with a source address of its own', async () => {
+    expect(sys.shared).toBe(true);
+    const [a, b] = [await anotherFile(), await anotherFile()];
+    expect(a.gatewayUrl).toBe(sys.gatewayUrl);
+    expect(b.gatewayUrl).toBe(sys.gatewayUrl);
+    expect(a.dbPrefix).toBe(b.dbPrefix);
+    expect(a.sourceAddress).toMatch(/^127\.1\.\d+\.\d+$/);
+    expect(a.sourceAddress).not.toBe(b.sourceAddress);
+    // This file's connections leave from its address: a server of our own sees it.
+    const echo = createServer((req, res) => res.end(req.socket.remoteAddress));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const seen = await (await fetch(`http://127.0.0.1:${(echo.address() as AddressInfo).port}/`)).text();
+      expect(seen).toMatch(/^127\.1\.\d+\.\d+$/);
+      expect([a.sourceAddress, b.sourceAddress]).not.toContain(seen);
+    } finally {
+      echo.close();
+    }
+  });
+
+  it('counts a limit keyed by the client address per file: one file using up its sign-ups leaves the next its own', async () => {
+    const [first, next] = [await anotherFile(), await anotherFile()];
+    const signUp = (from: string, i: number) => fetchFrom(`${sys.gatewayUrl}/v1/auth/agent-signup`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, dispatcher: new Agent({ localAddress: from }),
+      body: JSON.stringify({ email: `limite.${i}.${from.replaceAll('.', '-')}@shared.example`, workspace_name: `Límite ${i}`, agent_name: 'Bot' }),
+    }).then((r) => r.status);
+    // The production quota: 10 sign-ups an hour per client address.
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await signUp(first.sourceAddress, i));
+    expect(statuses).toEqual([...Array(10).fill(201), 429]);
+    expect(await signUp(next.sourceAddress, 0)).toBe(201);
+  });
+
+  it('refuses what would disturb the other files: killing, restarting or adding a process', async () => {
+    // Bracket notation: a file whose text calls these methods the usual way gets a system of its own.
+    await expect(sys['killSubgraph']('crm')).rejects.toThrow(/own: true/);
+    await expect(sys['restartSubgraph']('crm')).rejects.toThrow(/own: true/);
+    await expect(sys['startAnotherGateway']()).rejects.toThrow(/own: true/);
+    expect((await sys.fetch('/healthz')).status).toBe(200);
+  });
+
+  it('is refused to a helper from another tree: the shared systems run this tree’s code', async () => {
+    const answer = await askTestPool<{ refused?: string }>('system', { worker, root: path.join(tmpdir(), 'a-copy-of-the-product') });
+    expect(answer.refused).toMatch(/run the code of/);
+  });
+});
+
+describe('which files take a system of their own', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'cuadra-own-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const file = (name: string, text: string) => {
+    const f = path.join(dir, name);
+    writeFileSync(f, text);
+    return f;
+  };
+
+  it('a file that asks, runs other settings, or controls the processes; not one with the shared settings', () => {
+    const plain = file('plain.test.ts', "sys = await startTestSystem('plain');\nawait sys.invoke('parties.list', {}, key);\n");
+    expect(ownSystemReason({}, {}, plain)).toBeNull();
+    expect(ownSystemReason({ LOG_LEVEL: 'warn' }, {}, plain)).toBeNull();
+    expect(ownSystemReason({}, { own: true }, plain)).toBe('asked for');
+    expect(ownSystemReason({ RATE_LIMIT_PER_CREDENTIAL: '6/60', LOG_LEVEL: 'warn' }, {}, plain)).toBe('settings of its own (RATE_LIMIT_PER_CREDENTIAL)');
+    expect(ownSystemReason({ LOG_LEVEL: 'debug' }, {}, plain)).toBe('settings of its own (LOG_LEVEL)');
+    for (const control of ['killSubgraph', 'restartSubgraph ', 'startAnotherGateway']) {
+      expect(ownSystemReason({}, {}, file('control.test.ts', `await sys.${control}('crm');\n`))).toBe('it kills, restarts or adds processes');
+    }
+  });
+});
+
+describe('a shared system that died', () => {
+  it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', async () => {
+    const pool = await startTestPool({
+      repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
+      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: '/usr/bin/chromium',
+    });
+    const pids: number[] = [];
+    try {
+      const first = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+      expect((await fetch(`${first.gatewayUrl}/healthz`)).status).toBe(200);
+      expect((await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url)).gatewayUrl).toBe(first.gatewayUrl);
+      pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
+      // crm crashes (a process of this test's own pool: ours to kill).
+      process.kill(first.subgraphs.crm.pid, 'SIGKILL');
+      const next = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+      pids.push(next.gateway.pid, ...Object.values(next.subgraphs).map((s) => s.pid));
+      expect(next.gatewayUrl).not.toBe(first.gatewayUrl);
+      expect(next.dbPrefix).not.toBe(first.dbPrefix);
+      const health = await fetch(`${next.gatewayUrl}/healthz`);
+      expect(await health.json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
+      // The broken one was stopped, not left behind.
+      await expect(fetch(`${first.gatewayUrl}/healthz`)).rejects.toThrow();
+      expect(pool.timings().filter((t) => t.kind === 'shared system').map((t) => t.label)).toEqual(['worker w', 'worker w']);
+    } finally {
+      await pool.stop();
+    }
+    const alive = pids.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+  }, 180_000);
+});
