@@ -5,7 +5,8 @@
  * The runnable jar is kept at `.cache/peppol-validator/peppol-validator-<hash>.jar`, where
  * `<hash>` covers the launcher's pom.xml and src/; it is built with `mvn -q -B package` only
  * when missing. `.ci/run` calls this before `npm test`; `scripts/test.ts` calls it too (a no-op
- * once built) and hands the path to the tests as `CUADRA_PEPPOL_VALIDATOR`.
+ * once built) and gives the jar to the test pool, which runs one validator for the whole run
+ * ({@link startPeppolValidator}; the tests ask it through subgraphs/invoices/test/peppol-validator.ts).
  *
  * `node scripts/peppol-validator.ts` builds it and prints the jar's path.
  * @module
