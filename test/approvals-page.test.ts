@@ -1,18 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { mixedDashboard, seedReceivables } from './helpers/canvas.ts';
 import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { FormAgent, formFields } from './helpers/oauth.ts';
+import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-// Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 // axe-core, the accessibility checker, evaluated in the page (DevTools evaluation is not bound by the page's CSP).
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -21,7 +18,6 @@ const owner = { email: uniqueAddress('lucia@andes.example'), password: 'pan de y
 
 let sys: TestSystem;
 let context: BrowserContext;
-let profileDir: string;
 let agentKey: string;
 let ownerKey: string;
 let workspaceId: string;
@@ -47,12 +43,11 @@ beforeAll(async () => {
   seeded = await seedReceivables(sys, ownerKey);
   invoiceNumber = (await sys.invoke('invoices.get', { id: seeded.invoices[1] }, ownerKey)).body.output.invoice.number;
   dashboardId = (await sys.invoke('dashboards.save', mixedDashboard(), ownerKey)).body.output.dashboard.id;
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+  // Debian's Chromium, driven by playwright-core (INFRA.md): a context of this file's own in the run's one browser.
+  context = await openBrowserContext({ viewport: { width: 1280, height: 900 } });
 });
 afterAll(async () => {
   await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   await sys?.stop();
 });
 

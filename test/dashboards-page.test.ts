@@ -1,18 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { mixedDashboard, seedReceivables } from './helpers/canvas.ts';
 import { uniqueAddress } from './helpers/mail.ts';
 import { peopleOf } from './helpers/oauth.ts';
+import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-// Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 // People are shared by every file of the system: an address no other test uses.
 const person = { email: uniqueAddress('marta@andes.example'), password: 'dashboards 4 everyone' };
@@ -20,7 +17,6 @@ const person = { email: uniqueAddress('marta@andes.example'), password: 'dashboa
 let sys: TestSystem;
 let db: Connection;
 let context: BrowserContext;
-let profileDir: string;
 let key: string;
 let dashboardId: string;
 let seeded: Awaited<ReturnType<typeof seedReceivables>>;
@@ -38,12 +34,11 @@ beforeAll(async () => {
   seeded = await seedReceivables(sys, key);
   const r = await sys.invoke('dashboards.save', mixedDashboard(), key);
   dashboardId = r.body.output.dashboard.id;
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+  // Debian's Chromium, driven by playwright-core (INFRA.md): a context of this file's own in the run's one browser.
+  context = await openBrowserContext({ viewport: { width: 1280, height: 900 } });
 });
 afterAll(async () => {
   await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   await db?.close();
   await sys?.stop();
 });

@@ -1,20 +1,17 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
 import * as oauth from 'oauth4webapi';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { peopleOf } from './helpers/oauth.ts';
+import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-// Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 // People and the mailbox are shared by every file of the system: addresses no other test uses.
 const person = { email: uniqueAddress('marta@andes.example'), password: 'consent screens 4 all' };
@@ -23,7 +20,6 @@ const rosa = uniqueAddress('rosa@andes.example');
 let sys: TestSystem;
 let db: Connection;
 let context: BrowserContext;
-let profileDir: string;
 let callback: Server;
 let redirectUri: string;
 let client: oauth.Client;
@@ -46,14 +42,13 @@ beforeAll(async () => {
   const insecure = { [oauth.allowInsecureRequests]: true };
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
   client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Inventario Plus', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure));
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 900, height: 900 } });
+  // Debian's Chromium, driven by playwright-core (INFRA.md): a context of this file's own in the run's one browser.
+  context = await openBrowserContext({ viewport: { width: 900, height: 900 } });
   // These pages speak Spanish by default (workspace-pages.test.ts checks it); here the English a person can choose.
   await context.addCookies([{ name: 'cuadra_lang', value: 'en', url: sys.gatewayUrl }]);
 });
 afterAll(async () => {
   await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   callback?.close();
   await db?.close();
   await sys?.stop();

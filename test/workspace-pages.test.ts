@@ -1,24 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
 import { claimCodeFor, messagesTo } from './helpers/mail.ts';
+import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-// Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const owner = { email: 'camila@cafe-quindio.example', password: 'arepa con queso 2026' };
 
 let sys: TestSystem;
 let context: BrowserContext;
-let profileDir: string;
 let agentKey: string;
 let ownerKey: string;
 let workspaceId: string;
@@ -34,13 +30,12 @@ beforeAll(async () => {
   workspaceId = opened.body.workspace_id;
   claimUrl = opened.body.claim_url;
   ownerKey = (await sys.key(workspaceId, 'owner')).api_key;
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+  // Debian's Chromium, driven by playwright-core (INFRA.md): a context of this file's own in the run's one browser.
+  context = await openBrowserContext({ viewport: { width: 1280, height: 900 } });
   // Six processes start on a shared machine: give them room when it is loaded.
 }, 420_000);
 afterAll(async () => {
   await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   await sys?.stop();
 });
 
@@ -234,10 +229,10 @@ describe('the workspace pages in Chromium', () => {
     const viewer = { email: 'lucia@cafe-quindio.example', password: 'solo miro los tableros' };
     const invited = await sys.invoke('members.invite', { email: viewer.email, role: 'viewer' }, ownerKey);
     expect(invited.status, JSON.stringify(invited.body)).toBe(200);
-    // Another browser: the viewer's cookies, not the owner's.
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    // Another browser context: the viewer's cookies, not the owner's.
+    const viewerContext = await openBrowserContext();
     try {
-      const other = await (await browser.newContext()).newPage();
+      const other = await viewerContext.newPage();
       await other.goto(invited.body.output.invite_url);
       await other.getByLabel('Tu nombre').fill('Lucía');
       await other.getByLabel(/contraseña/i).fill(viewer.password);
@@ -262,7 +257,7 @@ describe('the workspace pages in Chromium', () => {
         redis.disconnect();
       }
     } finally {
-      await browser.close();
+      await viewerContext.close();
     }
   }, 240_000);
 

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { repoRoot } from '../../scripts/infra.ts';
+import { askTestPool } from '../../scripts/test-pool.ts';
 
 /** Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -12,12 +12,30 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
 export const SHOTS = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** A browser with its own empty profile; `close` ends it and removes the profile. */
+/**
+ * A browser context of this file's own — its own cookies, storage and pages, as a separate
+ * browser profile would have — in the run's one Chromium (Debian's, started once by the test
+ * pool, scripts/test-pool.ts). Closing the context lets go of the browser; the pool stops it when
+ * the run ends.
+ */
+export async function openBrowserContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const { ws_endpoint } = await askTestPool<{ ws_endpoint: string }>('browser');
+  const browser = await chromium.connect(ws_endpoint);
+  const context = await browser.newContext(options);
+  // Closing the context also ends this file's connection to the browser (not the browser).
+  const closeContext = context.close.bind(context);
+  context.close = async (closeOptions) => {
+    await closeContext(closeOptions);
+    await browser.close();
+  };
+  return context;
+}
+
+/** A browser of the file's own as it sees it (a fresh context in the run's one Chromium); `close` ends it. */
 export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   mkdirSync(SHOTS, { recursive: true });
-  const profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport });
-  return { context, close: async () => { await context.close(); rmSync(profileDir, { recursive: true, force: true }); } };
+  const context = await openBrowserContext({ viewport });
+  return { context, close: () => context.close() };
 }
 
 /** A new page whose console errors and CSP reports land in `problems`. */
