@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleOf } from './helpers/oauth.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // records.list answers `members` and `roles` from the gateway's own data (no subgraph holds it),
@@ -8,6 +9,15 @@ let sys: TestSystem;
 let owner: string;
 let workspace: string;
 let other: string;
+// People are shared by every file of the system: addresses no other test uses.
+const mail = {
+  ana: uniqueAddress('ana@fuentes.example'),
+  beto: uniqueAddress('beto@fuentes.example'),
+  carla: uniqueAddress('carla@fuentes.example'),
+  dario: uniqueAddress('dario@fuentes.example'),
+  elena: uniqueAddress('elena@fuentes.example'),
+  zoe: uniqueAddress('zoe@otra.example'),
+};
 
 async function ok(tool: string, input: unknown, as = owner): Promise<any> {
   const r = await sys.invoke(tool, input, as);
@@ -37,15 +47,15 @@ beforeAll(async () => {
   other = elsewhere.api_key;
   // Members as an operator would seed them (joining through the claim pages is members.test.ts's).
   const { people, db } = await peopleOf(sys);
-  for (const [name, email] of [['Ana', 'ana@fuentes.example'], ['Beto', 'beto@fuentes.example'], ['Carla', 'carla@fuentes.example']]) {
+  for (const [name, email] of [['Ana', mail.ana], ['Beto', mail.beto], ['Carla', mail.carla]]) {
     const user = await people.createUser({ email, name, password: 'una contraseña larga 2026' });
     await people.setMembership(workspace, user._id, name === 'Ana' ? 'owner' : 'member');
   }
-  const stranger = await people.createUser({ email: 'zoe@otra.example', name: 'Zoe', password: 'una contraseña larga 2026' });
+  const stranger = await people.createUser({ email: mail.zoe, name: 'Zoe', password: 'una contraseña larga 2026' });
   await people.setMembership(elsewhere.workspace_id, stranger._id, 'owner');
   await db.close();
-  await ok('members.invite', { email: 'dario@fuentes.example', role: 'viewer', name: 'Darío' });
-  await ok('members.invite', { email: 'elena@fuentes.example', role: 'member', name: 'Elena' });
+  await ok('members.invite', { email: mail.dario, role: 'viewer', name: 'Darío' });
+  await ok('members.invite', { email: mail.elena, role: 'member', name: 'Elena' });
   await ok('roles.create', { key: 'billing_clerk', name: 'Billing clerk', patterns: ['invoices.%'] });
   await ok('roles.create', { key: 'sales_rep', name: 'Sales rep', patterns: ['parties.%'] });
 });
@@ -62,8 +72,8 @@ describe('records.list over the gateway\'s own sources', () => {
     expect(first.rows.map((r: any) => r.name)).toEqual(['Carla', 'Beto']);
     const rows = await all({ source: 'members', limit: 2 });
     expect(rows.map((r: any) => [r.email, r.status])).toEqual([
-      ['carla@fuentes.example', 'active'], ['beto@fuentes.example', 'active'], ['ana@fuentes.example', 'active'],
-      ['elena@fuentes.example', 'invited'], ['dario@fuentes.example', 'invited'],
+      [mail.carla, 'active'], [mail.beto, 'active'], [mail.ana, 'active'],
+      [mail.elena, 'invited'], [mail.dario, 'invited'],
     ]);
     // The same rows as members.list (plus the id the canvas selects by).
     expect(rows.map(({ id: _id, ...r }: any) => r)).toEqual(expect.arrayContaining(listed));
@@ -75,7 +85,7 @@ describe('records.list over the gateway\'s own sources', () => {
 
     expect((await all({ source: 'members', status: 'invited', limit: 1 })).map((r: any) => r.name)).toEqual(['Elena', 'Darío']);
     expect((await ok('records.list', { source: 'members', status: 'active' })).rows.map((r: any) => r.name)).toEqual(['Carla', 'Beto', 'Ana']);
-    expect((await ok('records.list', { source: 'members', search: 'BETO' })).rows.map((r: any) => r.email)).toEqual(['beto@fuentes.example']);
+    expect((await ok('records.list', { source: 'members', search: 'BETO' })).rows.map((r: any) => r.email)).toEqual([mail.beto]);
   });
 
   it('answers roles with the rows of roles.list: custom roles newest first, then the built-in ones, page by page', async () => {
@@ -117,9 +127,9 @@ describe('records.list over the gateway\'s own sources', () => {
 
   it('never shows another workspace\'s members or roles', async () => {
     const theirs = await all({ source: 'members' }, other);
-    expect(theirs.map((r: any) => r.email)).toEqual(['zoe@otra.example']);
+    expect(theirs.map((r: any) => r.email)).toEqual([mail.zoe]);
     const ours = await all({ source: 'members' });
-    expect(ours.map((r: any) => r.email)).not.toContain('zoe@otra.example');
+    expect(ours.map((r: any) => r.email)).not.toContain(mail.zoe);
     expect((await all({ source: 'roles' }, other)).map((r: any) => r.key)).not.toContain('billing_clerk');
     // A cursor given to one workspace is refused in another.
     const page = await ok('records.list', { source: 'members', limit: 1 });

@@ -4,6 +4,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeThroughForms, peopleOf } from './helpers/oauth.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // /mcp driven by the official MCP client, as an assistant would: both protocol revisions,
@@ -27,7 +28,8 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-const person = { email: 'lucia@mcp.example', password: 'una clave larga de verdad' };
+// People and the mailbox are shared by every file of the system: addresses no other test uses.
+const person = { email: uniqueAddress('lucia@mcp.example'), password: 'una clave larga de verdad' };
 
 /**
  * An assistant's OAuth client provider: registers itself (RFC 7591), and when sent to the
@@ -250,7 +252,7 @@ describe('the /mcp endpoint over HTTP', () => {
 describe('calls held for approval', () => {
   it('answers a held call as a normal result with pending_approval, on both revisions', async () => {
     // A workspace opened by an agent holds the agent's non-read calls until its owner decides.
-    const signup = await sys.fetch('/v1/auth/agent-signup', { body: { email: 'duena@mcp.example', workspace_name: 'Abierta Por Agente MCP', agent_name: 'Asistente' } });
+    const signup = await sys.fetch('/v1/auth/agent-signup', { body: { email: uniqueAddress('duena@mcp.example'), workspace_name: 'Abierta Por Agente MCP', agent_name: 'Asistente' } });
     expect(signup.status, JSON.stringify(signup.body)).toBe(201);
     for (const revision of ['2025-11-25', '2026-07-28'] as const) {
       const { client } = await connect(revision, signup.body.api_key);

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeThroughForms, FormAgent, formFields } from './helpers/oauth.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // members.* are tools the gateway owns: invitations go through the claim link's pages, the
@@ -48,8 +49,9 @@ async function accept(inviteUrl: string, fields: { name?: string; password: stri
   return { page, done };
 }
 
-const ana = { email: 'ana@miembros.example', password: 'ana contraseña 2026' };
-const beto = { email: 'beto@miembros.example', password: 'beto contraseña 2026' };
+// People are shared by every file of the system: addresses no other test uses.
+const ana = { email: uniqueAddress('ana@miembros.example'), password: 'ana contraseña 2026' };
+const beto = { email: uniqueAddress('beto@miembros.example'), password: 'beto contraseña 2026' };
 let anaId: string;
 let betoId: string;
 let betoToken: { access_token: string; refresh_token?: string; client_id: string };
@@ -58,10 +60,10 @@ describe('members tools', () => {
   it('invites an owner and a member with a custom role; each sets a password at the link and joins', async () => {
     await sys.invoke('roles.create', { key: 'sales_rep', name: 'Sales rep', patterns: ['parties.%'] }, owner);
 
-    const first = await sys.invoke('members.invite', { email: 'Ana@Miembros.example', role: 'owner', name: 'Ana' }, owner);
+    const first = await sys.invoke('members.invite', { email: ana.email.replace('ana', 'Ana').replace('miembros', 'Miembros'), role: 'owner', name: 'Ana' }, owner);
     expect(first.status).toBe(200);
     expect(first.body.output.invite_url).toMatch(new RegExp(`^${sys.gatewayUrl}/claim\\?token=[A-Za-z0-9_-]{43}$`));
-    expect(first.body.output.invitation).toMatchObject({ email: 'ana@miembros.example', role: 'owner', status: 'invited', invitation_id: expect.stringMatching(/^ivt_/) });
+    expect(first.body.output.invitation).toMatchObject({ email: ana.email, role: 'owner', status: 'invited', invitation_id: expect.stringMatching(/^ivt_/) });
     const second = await sys.invoke('members.invite', { email: beto.email, role: 'sales_rep' }, owner);
     expect(second.status).toBe(200);
 
@@ -70,7 +72,7 @@ describe('members tools', () => {
     // Newest first: Beto was invited after Ana.
     expect(pending.body.output.rows).toEqual([
       expect.objectContaining({ email: beto.email, role: 'sales_rep', status: 'invited', user_id: null }),
-      expect.objectContaining({ email: 'ana@miembros.example', role: 'owner', status: 'invited', user_id: null }),
+      expect.objectContaining({ email: ana.email, role: 'owner', status: 'invited', user_id: null }),
     ]);
     expect(JSON.stringify(pending.body)).not.toContain(new URL(first.body.output.invite_url).searchParams.get('token'));
     expect((await sys.invoke('roles.delete', { key: 'sales_rep' }, owner)).body.code).toBe('conflict');
@@ -96,7 +98,7 @@ describe('members tools', () => {
     // Newest first: Beto joined after Ana; the total counts members (kept on write).
     expect(rows.map((r: { email: string; role: string; status: string }) => [r.email, r.role, r.status])).toEqual([
       [beto.email, 'sales_rep', 'active'],
-      ['ana@miembros.example', 'owner', 'active'],
+      [ana.email, 'owner', 'active'],
     ]);
     expect(listed.body.output.total).toBe(2);
     expect(rows[0]).toMatchObject({ name: 'Beto Ruiz', user_id: expect.stringMatching(/^usr_/) });

@@ -9,6 +9,7 @@ import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormAgent, formFields, signInToNewApp } from './helpers/oauth.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 import { repoRoot } from '../scripts/infra.ts';
 
@@ -20,6 +21,11 @@ let viewer: string;
 /** A person's key (an admin): only a person decides approvals (CONTRACT §10). */
 let approver: string;
 let governanceDb: Connection;
+// People are shared by every file of the system: addresses no other test uses.
+const mail = {
+  nueva: uniqueAddress('nueva@confianza.example'),
+  dora: uniqueAddress('dora@confianza.example'),
+};
 
 beforeAll(async () => {
   sys = await startTestSystem('trust');
@@ -80,7 +86,7 @@ describe('hole 1 and 3: a held call\'s secret', () => {
 
   it('an invitation link in a held members.invite is redacted for a viewer', async () => {
     const policyId = await hold('members.invite');
-    const held = await sys.invoke('members.invite', { email: 'nueva@confianza.example', role: 'admin' }, owner);
+    const held = await sys.invoke('members.invite', { email: mail.nueva, role: 'admin' }, owner);
     expect(held.status).toBe(202);
     expect((await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, approver)).status).toBe(200);
     const seen = await waitFor(held.body.approval_id, viewer, 'executed');
@@ -168,7 +174,7 @@ describe('hole 4: nobody decides their own request, whatever app or key carries 
   const signIn = (person: { email: string; password: string }, clientName: string) => signInToNewApp(sys.gatewayUrl, person, clientName);
 
   it('refuses the same person through a second app and through a key they made; another person decides', async () => {
-    const dora = { email: 'dora@confianza.example', password: 'dora contraseña 2026' };
+    const dora = { email: mail.dora, password: 'dora contraseña 2026' };
     const invite = await sys.invoke('members.invite', { email: dora.email, role: 'admin', name: 'Dora' }, owner);
     const agent = new FormAgent(sys.gatewayUrl);
     const page = await agent.get(invite.body.output.invite_url);

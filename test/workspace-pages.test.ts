@@ -5,13 +5,15 @@ import { Redis } from 'ioredis';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../scripts/infra.ts';
-import { claimCodeFor, messagesTo } from './helpers/mail.ts';
+import { claimCodeFor, messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const owner = { email: 'camila@cafe-quindio.example', password: 'arepa con queso 2026' };
+// People and the mailbox are shared by every file of the system: addresses no other test uses.
+const owner = { email: uniqueAddress('camila@cafe-quindio.example'), password: 'arepa con queso 2026' };
+const andres = uniqueAddress('andres@cafe-quindio.example');
 
 let sys: TestSystem;
 let context: BrowserContext;
@@ -160,11 +162,11 @@ describe('the workspace pages in Chromium', () => {
   it('members and roles: invites a person (the link shown once)', async () => {
     await page.getByRole('link', { name: 'Miembros y roles' }).click();
     await expect(page.locator('#members-table').textContent()).resolves.toContain('Camila Restrepo');
-    await page.getByLabel('Correo electrónico').fill('andres@cafe-quindio.example');
+    await page.getByLabel('Correo electrónico').fill(andres);
     await page.getByLabel('Nombre', { exact: true }).fill('Andrés');
     await page.getByRole('button', { name: 'Invitar', exact: true }).click();
     await expect(page.locator('#notice code').textContent()).resolves.toMatch(/\/claim\?token=/);
-    await expect(page.locator('#members-table').textContent()).resolves.toContain('andres@cafe-quindio.example');
+    await expect(page.locator('#members-table').textContent()).resolves.toContain(andres);
     await look(page, 'members-es');
   });
 
@@ -226,7 +228,7 @@ describe('the workspace pages in Chromium', () => {
   it('a viewer\'s first visit, whose saves are refused, gives the mark back: nothing is made, and the owner\'s later visit makes the homes', async () => {
     // Saves that went through (the ledger also keeps refused ones: a viewer's first visit is refused).
     const saves = async () => (await sys.invoke('ledger.list', { tool: 'dashboards.save', limit: 100 }, ownerKey)).body.output.rows.filter((r: any) => r.outcome === 'ok').length;
-    const viewer = { email: 'lucia@cafe-quindio.example', password: 'solo miro los tableros' };
+    const viewer = { email: uniqueAddress('lucia@cafe-quindio.example'), password: 'solo miro los tableros' };
     const invited = await sys.invoke('members.invite', { email: viewer.email, role: 'viewer' }, ownerKey);
     expect(invited.status, JSON.stringify(invited.body)).toBe(200);
     // Another browser context: the viewer's cookies, not the owner's.
