@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { SUBGRAPHS } from './gateway/src/subgraphs.ts';
 
 // One project per package, so each team runs its own (`npm test -w subgraphs/crm` runs `--project crm`);
@@ -17,6 +18,19 @@ const packages = [
 const graphqlEntry = createRequire(import.meta.url).resolve('graphql');
 const resolve = { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] };
 
+/**
+ * vitest's order (by project, then the longest first by the last run's durations, else the largest
+ * file first), with the system tests first: they are the long files (own systems, browsers, restarts),
+ * and the many short module tests after them keep both workers busy to the end. On a fresh clone there
+ * are no durations yet, and a long file sorted last by size would run alone at the end.
+ */
+class SystemTestsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((f) => f.project.name === 'system'), ...sorted.filter((f) => f.project.name !== 'system')];
+  }
+}
+
 export default defineConfig({
   test: {
     // Two workers on the two cores; each runs one file at a time, and the system tests of a worker
@@ -25,6 +39,7 @@ export default defineConfig({
     // file (~45 % of the non-system projects' time went to re-importing). A file restores what it
     // changes in its process (process.env, globals) and does not vi.mock modules others import.
     maxWorkers: 2,
+    sequence: { sequencer: SystemTestsFirst },
     projects: [
       ...packages.map((p) => ({
         resolve,
