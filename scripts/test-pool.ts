@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import type { BrowserServer } from 'playwright-core';
+import { CHROMIUM_FLAGS } from '../shared/src/pdf.ts';
 import { startPeppolValidator, type PeppolValidatorProcess } from './peppol-validator.ts';
 import { startSystem, type RunningSystem } from './system.ts';
 
@@ -76,9 +77,6 @@ export interface TestPool {
 
 /** The settings a shared system runs with, beyond each service's production defaults. */
 export const SHARED_SYSTEM_ENV: Readonly<Record<string, string>> = { LOG_LEVEL: 'warn' };
-
-/** The flags Chromium needs here (INFRA.md): as root, headless, and quiet on the closed network. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 interface Pooled {
   system: RunningSystem;
@@ -183,7 +181,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     async browser() {
       browser ??= timed('Chromium', 'one browser for the run', async () => {
         const { chromium } = await import('playwright-core');
-        return chromium.launchServer({ executablePath: opts.chromium, headless: true, args: CHROMIUM_ARGS });
+        return chromium.launchServer({ executablePath: opts.chromium, headless: true, args: CHROMIUM_FLAGS });
       });
       return { ws_endpoint: (await browser).wsEndpoint() };
     },

@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { chromiumPath } from '../shared/src/pdf.ts';
 import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startSmtp } from './smtp.ts';
@@ -111,7 +112,7 @@ try {
   };
   pool = await startTestPool({
     repoRoot, mongoUrl: mongo.url, redisUrl: redis.url, env: { NODE_COMPILE_CACHE: compileCacheDir, ...testEnv }, logDir: path.join(outDir, 'logs'),
-    peppolJar: peppolValidator, chromium: process.env.CUADRA_CHROMIUM ?? '/usr/bin/chromium',
+    peppolJar: peppolValidator, chromium: chromiumPath(),
   });
   const reportFile = path.join(outDir, 'vitest-report.json');
   const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch as fetchFrom } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath } from '../shared/src/pdf.ts';
 import { repoRoot } from '../scripts/infra.ts';
 import { askTestPool, startTestPool, type SharedSystemInfo } from '../scripts/test-pool.ts';
 import { ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
@@ -103,7 +104,7 @@ describe('a shared system that died', () => {
   it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', async () => {
     const pool = await startTestPool({
       repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
-      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: '/usr/bin/chromium',
+      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
     });
     const pids: number[] = [];
     try {

@@ -17,7 +17,7 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The flags INFRA.md asks for: no sandbox as root, and no background traffic on a closed network. */
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** At most this many Chromium processes print at once in one service (each costs ~150 MB). */
 const MAX_PRINTERS = 2;
@@ -45,7 +45,7 @@ export async function htmlToPdf(html: string): Promise<Buffer> {
     const profile = await mkdtemp(path.join(tmpdir(), 'cuadra-pdf-'));
     // Loaded on the first print, not at the service's start (it was a fifth of the start's CPU).
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: FLAGS, offline: true, javaScriptEnabled: false, timeout: 30_000 });
+    const browser = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, offline: true, javaScriptEnabled: false, timeout: 30_000 });
     try {
       const page = browser.pages()[0] ?? (await browser.newPage());
       await page.route(/^(?!data:)/, (route) => route.abort());
