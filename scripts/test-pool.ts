@@ -6,8 +6,8 @@
  *
  * `scripts/test.ts` starts the pool before vitest and names it to the tests in `CUADRA_TEST_POOL`
  * (a loopback URL with a random path: only the processes given that variable can use it). Each
- * part starts on first use, so a run that needs none of them pays for none. The parts are children of the `npm test` process: they are
- * stopped when it ends, whatever the test files did.
+ * part starts on first use, so a run that needs none of them pays for none. The parts are children
+ * of the `npm test` process: they are stopped when it ends, whatever the test files did.
  *
  * A worker's system is handed to one file at a time (vitest runs a worker's files one after the
  * other): before each hand-over the pool checks that every process is alive and the gateway
@@ -161,6 +161,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
         subgraphs: Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, { name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 }])),
         keys: system.keys,
         ledgerKeys: system.ledgerKeys,
+        // 127.1.0.2, 127.1.0.3, …: every one on the loopback interface, none the servers' 127.0.0.1.
         sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
       };
       return info;
