@@ -7,10 +7,12 @@ import type { Connection } from 'mongoose';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeProblems, openBrowser, pageWatching, SHOTS as shots } from './helpers/browser.ts';
+import { uniqueAddress } from './helpers/mail.ts';
 import { peopleOf } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
-const person = { email: 'andres@ventas.example', password: 'vender antes de facturar' };
+// People are shared by every file of the system: an address no other test uses.
+const person = { email: uniqueAddress('andres@ventas.example'), password: 'vender antes de facturar' };
 
 let sys: TestSystem;
 let db: Connection;

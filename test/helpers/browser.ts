@@ -3,11 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { repoRoot } from '../../scripts/infra.ts';
+import { CHROMIUM_FLAGS, chromiumPath } from '../../shared/src/pdf.ts';
 import { askTestPool } from '../../scripts/test-pool.ts';
 
-/** Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser. */
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Debian's Chromium, driven by playwright-core (INFRA.md): never a downloaded browser; the flags it needs here. */
+export const CHROMIUM = chromiumPath();
+export const CHROMIUM_ARGS = CHROMIUM_FLAGS;
 /** Where page tests keep their screenshots (a person looks at them). */
 export const SHOTS = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
