@@ -23,6 +23,12 @@ export interface Principal {
    * (CONTRACT.md §9).
    */
   person?: string | null;
+  /**
+   * The workspace's country (ISO 3166-1 alpha-2), stated by the gateway from the workspace record:
+   * it decides the tax regime and the calendar of the workspace's documents (shared/src/locale.ts).
+   * Absent: read as Colombia.
+   */
+  country?: string;
 }
 
 /**

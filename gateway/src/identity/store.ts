@@ -61,6 +61,8 @@ export class IdentityStore {
   readonly #seen = new Map<string, { entry: string; key: CachedKey }>();
   /** The workspaces' custom roles; their patterns are resolved at every authentication. */
   readonly roles: RoleStore;
+  /** Each workspace's country, read once: it is chosen when the workspace is opened and never changes. */
+  readonly #countries = new Map<string, string>();
 
   constructor(db: Connection, redis: Redis) {
     this.#models = identityModels(db);
@@ -128,7 +130,23 @@ export class IdentityStore {
   /** Who an OAuth access token is; `unauthenticated` when this gateway takes no tokens or the token fails. */
   async authenticateAccessToken(token: string): Promise<Principal> {
     if (!this.#accessTokens || token.length > 4096) throw new CuadraError('unauthenticated', 'The credential is neither an API key nor a valid access token.');
-    return this.#accessTokens.authenticate(token);
+    return this.#withCountry(await this.#accessTokens.authenticate(token));
+  }
+
+  /**
+   * The principal with its workspace's country (shared/src/locale.ts): every subgraph reads the tax
+   * regime and the calendar of the workspace's documents from it. A workspace record that cannot be
+   * found leaves the principal as it is (read as Colombian downstream).
+   */
+  async #withCountry(principal: Principal): Promise<Principal> {
+    let country = this.#countries.get(principal.workspace);
+    if (country === undefined) {
+      country = (await this.#models.workspaces.findById(principal.workspace, { country: 1 }).lean())?.country;
+      if (!country) return principal;
+      if (this.#countries.size >= SEEN_MAX) this.#countries.clear();
+      this.#countries.set(principal.workspace, country);
+    }
+    return { ...principal, country };
   }
 
   /** One key of the workspace as api_keys.list shows it (never its hash), or null. */
@@ -212,7 +230,7 @@ export class IdentityStore {
     if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
     // A custom role's patterns are resolved now, not cached with the key: a role change counts on the next call.
     const rolePatterns = await this.roles.principalPatterns(key.workspace, key.role);
-    return {
+    return this.#withCountry({
       workspace: key.workspace,
       role: key.role,
       actor: { type: key.actor_type, id: key._id },
@@ -221,7 +239,7 @@ export class IdentityStore {
       patterns: key.patterns.length > 0 ? key.patterns : null,
       ...(rolePatterns ? { role_patterns: rolePatterns } : {}),
       ...(key.created_by_person ? { person: key.created_by_person } : {}),
-    };
+    });
   }
 
   #remember(hash: string, entry: string, key: CachedKey): void {
