@@ -3,7 +3,8 @@ import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchem
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from '../modules/invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentMatches, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './sales-document.ts';
-import { addDays, localDate, type WithholdingRate } from './money.ts';
+import { addDays, type WithholdingRate } from './money.ts';
+import { assertNotAfterToday, documentToday } from './document-dates.ts';
 
 /** Input of quotes.create and sales_orders.create. */
 export interface SalesInput {
@@ -29,7 +30,8 @@ export const salesFields = {
 /** Creates a quote (draft) or a sales order (open). */
 export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument['kind'], input: SalesInput, source: SalesDocument['source'] = null, dealKey?: string): Promise<SalesDocument> {
   const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
-  const issueDate = input.issue_date ?? localDate(ctx.now);
+  const issueDate = input.issue_date ?? documentToday(ctx);
+  assertNotAfterToday(ctx, issueDate);
   const validUntil = kind === 'quote' ? (input.valid_until ?? addDays(issueDate, 30)) : null;
   if (validUntil && validUntil < issueDate) throw new CuadraError('invalid_input', 'A quote cannot expire before it is issued.', { field: '/valid_until' });
   const customer = await buyerFromCrm(ctx, input.customer_id);
@@ -83,7 +85,7 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
   const chosen = source.converted_to!.id;
   const common = { customer_id: source.customer_id, customer: source.customer, currency: source.currency, lines: source.lines, withholding_rates: source.withholding_rates, notes: source.notes };
   if (to === 'invoice') {
-    const issueDate = localDate(ctx.now);
+    const issueDate = documentToday(ctx);
     await insertDraft(ctx, draftDocument({
       _id: chosen, workspace: ctx.workspace, kind: 'invoice', ...common, issue_date: issueDate, due_date: addDays(issueDate, 30), created_at: ctx.now,
       // The deal a quote was made from stays named on what it becomes (crm links the deal to it).
@@ -94,7 +96,7 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
   } else {
     const doc: SalesDocument = {
       ...source, _id: chosen, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) }, converted_to: null, deal_key: undefined,
-      issue_date: localDate(ctx.now), created_at: ctx.now, updated_at: ctx.now,
+      issue_date: documentToday(ctx), created_at: ctx.now, updated_at: ctx.now,
     };
     await createPositioned(salesDocuments(ctx.db), doc, salesSeries('sales_order')).catch((e) => {
       if ((e as { code?: number }).code !== 11000) throw e;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { addDays, dateInZone } from '@cuadra/shared';
 import { nextPeriod } from '../../src/modules/invoices/recurring.ts';
 import { andina, configuredWorkspace, startInvoices } from '../setup.ts';
 
@@ -30,7 +31,9 @@ describe('recurring invoices', () => {
     expect(made.output.rows.map((i: any) => i.issue_date).sort()).toEqual(['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30']);
     expect(made.output.rows.every((i: any) => i.status === 'posted' && i.source.recurring_id === r.id)).toBe(true);
     expect(new Set(made.output.rows.map((i: any) => i.number)).size).toBe(4);
-    expect((await sg.call('invoices.recurring_run', { as_of: '2026-12-31' }, owner)).output.issued).toEqual([]);
+    expect((await sg.call('invoices.recurring_run', {}, owner)).output.issued).toEqual([]);
+    // A run ahead of today would issue invoices dated in the future (CONTRACT §10).
+    expect(await sg.call('invoices.recurring_run', { as_of: addDays(dateInZone(new Date(), 'America/Bogota'), 1) }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/as_of' });
     expect((await sg.call('invoices.recurring_list', {}, owner)).output.rows[0]).toMatchObject({ status: 'ended', issued: 4 });
   });
 
@@ -44,7 +47,7 @@ describe('recurring invoices', () => {
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.rows.length).toBe(2);
     expect((await sg.call('invoices.recurring_cancel', { id: r.id }, owner)).output.recurring.status).toBe('cancelled');
     expect(await sg.call('invoices.recurring_cancel', { id: r.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
-    expect((await sg.call('invoices.recurring_run', { as_of: '2027-01-31' }, owner)).output.issued).toEqual([]);
+    expect((await sg.call('invoices.recurring_run', {}, owner)).output.issued).toEqual([]);
     expect(await sg.call('invoices.recurring_cancel', { id: 'rec_nope' }, owner)).toMatchObject({ ok: false, code: 'not_found' });
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), start_date: '2026-11-02', end_date: '2026-11-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end_date' });
     expect(await sg.call('invoices.recurring_create', { ...scheduleOf(await andina(owner)), interval: 'year' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/interval' });

@@ -2,7 +2,8 @@ import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
-import { addDays, localDate } from '../../../lib/money.ts';
+import { addDays } from '../../../lib/money.ts';
+import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 
 
 /** JSON Schema shared by invoices.create and invoices.update. */
@@ -25,7 +26,8 @@ export const create = defineTool({
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
     const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
-    const issueDate = input.issue_date ?? localDate(ctx.now);
+    const issueDate = input.issue_date ?? documentToday(ctx);
+    assertNotAfterToday(ctx, issueDate);
     const dueDate = input.due_date ?? addDays(issueDate, 30);
     if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: '/due_date' });
     const customer = await buyerFromCrm(ctx, input.customer_id);

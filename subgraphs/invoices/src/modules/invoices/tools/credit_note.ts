@@ -2,7 +2,8 @@ import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA } from '@cua
 import { documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
-import { lineAmounts, localDate, quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
+import { lineAmounts, quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
+import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 
 
 /** DIAN credit note concepts (Anexo Técnico 1.9, table 13.2.4). */
@@ -71,7 +72,8 @@ export const creditNote = defineTool({
       const src = invoice.lines[w.line];
       return { ...src, credited_quantity: undefined, quantity: w.quantity, invoice_line: w.line, ...lineAmounts(w.quantity, src.unit_price, src.discount_bps, src.tax_rate_ppm, `/lines/${w.line}`) };
     }).map(({ credited_quantity: _drop, ...l }) => l);
-    const issueDate = input.issue_date ?? localDate(ctx.now);
+    const issueDate = input.issue_date ?? documentToday(ctx);
+    assertNotAfterToday(ctx, issueDate);
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the invoice it credits.', { field: '/issue_date' });
     const note = draftDocument({
       _id: newId('inv'), workspace: ctx.workspace, kind: 'credit_note', customer_id: invoice.customer_id, customer: invoice.customer,

@@ -3,7 +3,8 @@ import { ACCOUNTS } from '../../../accounting/accounts.ts';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
-import { lineAmounts, localDate } from '../../../lib/money.ts';
+import { lineAmounts } from '../../../lib/money.ts';
+import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
 
 /** DIAN debit note concepts (Anexo Técnico 1.9, "Conceptos de corrección para notas débito"). */
@@ -60,7 +61,8 @@ export const debitNote = defineTool({
     if (!invoice) throw new CuadraError('not_found', `No invoice ${input.invoice_id} exists in this workspace.`);
     if (invoice.status === 'draft') throw new CuadraError('conflict', `Invoice ${invoice._id} is a draft: edit it instead of adding a debit note.`);
     if (invoice.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${invoice.number} was cancelled by a credit note; a debit note cannot add to it.`);
-    const issueDate = input.issue_date ?? localDate(ctx.now);
+    const issueDate = input.issue_date ?? documentToday(ctx);
+    assertNotAfterToday(ctx, issueDate);
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A debit note cannot be dated before the invoice it refers to.', { field: '/issue_date' });
     const dueDate = input.due_date ?? (invoice.due_date > issueDate ? invoice.due_date : issueDate);
     if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date is before the issue date.', { field: '/due_date' });

@@ -1,7 +1,7 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
-import { localDate } from '../../../lib/money.ts';
+import { documentToday } from '../../../lib/document-dates.ts';
 
 
 /** Schedules a recurring invoice. */
@@ -30,7 +30,7 @@ export const recurringCreate = defineTool({
     // Priced now only to check the lines (items exist, currencies match); each run prices them again.
     await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
     const customer = await buyerFromCrm(ctx, input.customer_id);
-    const start = input.start_date ?? localDate(ctx.now);
+    const start = input.start_date ?? documentToday(ctx);
     if (input.end_date && input.end_date < start) throw new CuadraError('invalid_input', 'The schedule ends before it starts.', { field: '/end_date' });
     const doc: RecurringDoc = {
       _id: newId('rec'), workspace: ctx.workspace, status: 'active', customer_id: input.customer_id, customer,

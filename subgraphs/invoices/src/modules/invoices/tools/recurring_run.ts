@@ -3,7 +3,8 @@ import { buildLines, documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
 import { invoices } from '../model.ts';
 import { nextPeriod, recurringInvoices, type RecurringDoc } from '../recurring.ts';
-import { addDays, localDate } from '../../../lib/money.ts';
+import { addDays } from '../../../lib/money.ts';
+import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 
 /** Most periods one run issues, so a schedule left alone for years cannot make one call unbounded. */
 const MAX_PER_RUN = 100;
@@ -45,7 +46,7 @@ async function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Pro
  */
 export const recurringRun = defineTool({
   name: 'invoices.recurring_run',
-  description: 'Issue the invoices of recurring schedules that have come due up to as_of (default today): one invoice per schedule and period, never twice, posted when the schedule says so.',
+  description: 'Issue the invoices of recurring schedules that have come due up to as_of (default today, never later: an invoice is not dated in the future): one invoice per schedule and period, never twice, posted when the schedule says so.',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, properties: { as_of: { type: 'string', format: 'date' } } },
   output: {
@@ -62,7 +63,9 @@ export const recurringRun = defineTool({
     },
   },
   async handler(input, ctx) {
-    const asOf = input.as_of ?? localDate(ctx.now);
+    const asOf = input.as_of ?? documentToday(ctx);
+    // Each period's invoice is dated its period's day: a run ahead of today would issue future-dated invoices.
+    assertNotAfterToday(ctx, asOf, '/as_of');
     const due = await recurringInvoices(ctx.db).find({ workspace: ctx.workspace, status: 'active', next_date: { $lte: asOf } }).limit(MAX_PER_RUN).lean();
     const issued: { recurring_id: string; invoice_id: string; date: string }[] = [];
     for (const schedule of due) {

@@ -3,6 +3,7 @@ import { buildLines, buyerFromCrm, documentTotals } from '../../../lib/documents
 import { changeInvoice, searchText, statusDelta } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../model.ts';
 import { invoiceFields } from './create.ts';
+import { assertNotAfterToday } from '../../../lib/document-dates.ts';
 
 
 /** Changes a draft; a posted document is never edited (DOMAIN.md) — that is a `conflict`. */
@@ -19,6 +20,7 @@ export const update = defineTool({
   },
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
   async handler(input, ctx) {
+    if (input.issue_date) assertNotAfterToday(ctx, input.issue_date);
     // Lines are priced before the conditional write (they read the catalog), in the final currency.
     const current = await changeInvoice(ctx, input.id, () => null);
     const currency = input.currency ?? current.currency;
