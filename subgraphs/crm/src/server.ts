@@ -5,7 +5,12 @@ import { isKind, parties, partyMatches, partyView, type PartyDoc } from './modul
 
 function partyNode(p: PartyDoc) {
   const v = partyView(p);
-  return { ...v, taxId: p.tax_id ? `${p.tax_id.number}${p.tax_id.check_digit === null ? '' : `-${p.tax_id.check_digit}`}` : null, taxIdentity: p.tax_id ? { type: p.tax_id.type, number: p.tax_id.number, checkDigit: p.tax_id.check_digit ?? null } : null, createdAt: v.created_at };
+  const f = v.fiscal;
+  const fiscal = f ? {
+    personType: f.person_type, legalName: f.legal_name, responsibilities: f.responsibilities, taxScheme: f.tax_scheme,
+    address: f.address ? { line: f.address.line, municipalityCode: f.address.municipality_code, municipality: f.address.municipality, departmentCode: f.address.department_code, department: f.address.department, postalCode: f.address.postal_code, country: f.address.country } : null,
+  } : null;
+  return { ...v, fiscal, taxId: p.tax_id ? `${p.tax_id.number}${p.tax_id.check_digit === null ? '' : `-${p.tax_id.check_digit}`}` : null, taxIdentity: p.tax_id ? { type: p.tax_id.type, number: p.tax_id.number, checkDigit: p.tax_id.check_digit ?? null } : null, createdAt: v.created_at };
 }
 
 const party = entityResolvers(parties, partyNode);

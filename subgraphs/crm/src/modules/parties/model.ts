@@ -1,5 +1,6 @@
 import { addPositions, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { FISCAL_VIEW_SCHEMA, fiscalView, type PartyFiscal } from './fiscal.ts';
 
 /** A party as stored. `_id` is our own prefixed string id (`pty_…`), never a Mongo ObjectId. */
 export interface PartyDoc {
@@ -24,6 +25,8 @@ export interface PartyDoc {
   tags: string[];
   /** Values of the workspace's custom party fields (crm_fields), checked against their JSON Schema. */
   custom?: Record<string, unknown>;
+  /** What a Colombian e-invoice says of the party (fiscal.ts); null until given. */
+  fiscal?: PartyFiscal | null;
   status: 'active' | 'archived';
   created_at: Date;
   updated_at: Date;
@@ -44,6 +47,7 @@ const partySchema = new Schema<PartyDoc>(
     contacts: { type: Schema.Types.Mixed, default: [] },
     tags: { type: [String], default: [] },
     custom: { type: Schema.Types.Mixed, default: {} },
+    fiscal: { type: Schema.Types.Mixed, default: null },
     status: { type: String, required: true, default: 'active' },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -64,7 +68,7 @@ export function parties(db: Connection): Model<PartyDoc> {
 /** JSON Schema of {@link partyView}: what every tool answering a party gives. */
 export const PARTY_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'kind', 'name', 'tax_id', 'email', 'phone', 'addresses', 'contacts', 'tags', 'status', 'created_at', 'updated_at'],
+  required: ['id', 'kind', 'name', 'tax_id', 'email', 'phone', 'addresses', 'contacts', 'tags', 'fiscal', 'status', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     kind: { enum: ['customer', 'vendor', 'both'] },
@@ -87,6 +91,8 @@ export const PARTY_VIEW_SCHEMA = {
     },
     tags: { type: 'array', items: TEXT },
     custom: { type: 'object', description: 'Values of the workspace\'s custom party fields.' },
+    /** What a Colombian e-invoice says of the party: person type, RUT name, fiscal responsibilities, tax, fiscal address (DANE codes). */
+    fiscal: FISCAL_VIEW_SCHEMA,
     status: { enum: ['active', 'archived'] },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -106,6 +112,7 @@ export function partyView(p: PartyDoc) {
     contacts: p.contacts,
     tags: p.tags,
     custom: p.custom ?? {},
+    fiscal: fiscalView(p.fiscal),
     status: p.status,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),

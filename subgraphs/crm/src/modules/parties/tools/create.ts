@@ -1,6 +1,7 @@
 import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput, type ToolContext } from '@cuadra/shared';
 import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { checkCustom, readFields } from '../../crm_fields/model.ts';
+import { FISCAL_INPUT, parseFiscal } from '../fiscal.ts';
 
 /** JSON Schema of a party's fields, shared by parties.create and parties.update. */
 export const partyFields = {
@@ -50,6 +51,7 @@ export const partyFields = {
   },
   tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
   custom: { type: 'object', description: 'Values of the workspace\'s custom party fields (crm_fields), by key; checked against their JSON Schema.' },
+  fiscal: FISCAL_INPUT,
 } as const;
 
 /** The stored tax id from input; a NIT must carry a valid check digit (`invalid_input` at /tax_id/number). */
@@ -66,7 +68,7 @@ export function parseTaxId(input: { type: string; number: string } | undefined):
 /** Creates a customer, vendor or both. A NIT must carry a valid DIAN check digit. */
 export const create = defineTool({
   name: 'parties.create',
-  description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses and tags. A Colombian NIT must include its check digit (900123456-8).',
+  description: 'Create a party (customer, vendor or both) with its tax id, contacts, addresses, tags and fiscal profile (what a Colombian e-invoice says of it: company or person, RUT name, fiscal responsibilities, tax, fiscal address with the DANE municipality code). A Colombian NIT must include its check digit (900123456-8).',
   risk: 'write',
   input: { type: 'object', additionalProperties: false, required: ['name', 'kind'], properties: partyFields },
   output: recordOutput('party', PARTY_VIEW_SCHEMA),
@@ -86,6 +88,7 @@ export interface PartyInput {
   contacts?: PartyDoc['contacts'];
   tags?: string[];
   custom?: Record<string, unknown>;
+  fiscal?: Parameters<typeof parseFiscal>[0];
 }
 
 /**
@@ -97,6 +100,7 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
   {
     const taxId = parseTaxId(input.tax_id);
     checkCustom(await readFields(ctx.db, ctx.workspace), 'party', input.custom, true);
+    const fiscal = parseFiscal(input.fiscal);
     const id = newId('pty');
     const doc: PartyDoc = {
       _id: id,
@@ -112,6 +116,7 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
       contacts: input.contacts ?? [],
       tags: input.tags ?? [],
       custom: input.custom ?? {},
+      fiscal,
       status: 'active',
       created_at: ctx.now,
       updated_at: ctx.now,

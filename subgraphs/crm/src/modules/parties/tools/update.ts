@@ -2,6 +2,7 @@ import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared
 import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { parseTaxId, partyFields } from './create.ts';
 import { checkCustom, mergeCustom, readFields } from '../../crm_fields/model.ts';
+import { parseFiscal } from '../fiscal.ts';
 
 
 /**
@@ -10,7 +11,7 @@ import { checkCustom, mergeCustom, readFields } from '../../crm_fields/model.ts'
  */
 export const update = defineTool({
   name: 'parties.update',
-  description: 'Change a party: name, kind, tax id (a NIT with its check digit), e-mail, phone, addresses, contacts or tags. Lists given replace the stored lists. Archived parties cannot be changed.',
+  description: 'Change a party: name, kind, tax id (a NIT with its check digit), e-mail, phone, addresses, contacts, tags or fiscal profile (replaced whole). Lists given replace the stored lists. Archived parties cannot be changed.',
   risk: 'write',
   input: {
     type: 'object',
@@ -28,6 +29,7 @@ export const update = defineTool({
       const taxId = parseTaxId(input.tax_id)!;
       Object.assign(set, { tax_id: taxId, tax_key: `${ctx.workspace}:${taxId.type}:${taxId.number}` });
     }
+    if (input.fiscal) set.fiscal = parseFiscal(input.fiscal);
     for (const key of ['email', 'phone', 'addresses', 'contacts', 'tags'] as const) {
       if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
     }
