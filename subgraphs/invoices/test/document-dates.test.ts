@@ -62,15 +62,15 @@ describe('a document dated after today is refused at /issue_date', () => {
     const colombian = await configuredWorkspace(sg);
     const nz = today('Pacific/Auckland');
     const co = today('America/Bogota');
-    const made = await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', lines: [{ ...line, tax_rate_ppm: 0 }] }, kiwi);
+    const made = await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', lines: [{ ...line, tax_rate_ppm: 0, tax_category: 'Z' }] }, kiwi);
     expect(made.ok, made.message).toBe(true);
     expect(made.output.invoice.issue_date).toBe(nz);
-    const dated = await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', issue_date: nz, lines: [{ ...line, tax_rate_ppm: 0 }] }, kiwi);
+    const dated = await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', issue_date: nz, lines: [{ ...line, tax_rate_ppm: 0, tax_category: 'Z' }] }, kiwi);
     expect(dated.ok, dated.message).toBe(true);
     const inColombia = await sg.call('invoices.create', { customer_id: await andina(colombian), currency: 'COP', issue_date: nz, lines: [line] }, colombian);
     if (nz > co) expect(inColombia).toMatchObject({ ok: false, code: 'invalid_input', field: '/issue_date' });
     else expect(inColombia.ok, inColombia.message).toBe(true);
-    expect(await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', issue_date: addDays(nz, 1), lines: [{ ...line, tax_rate_ppm: 0 }] }, kiwi))
+    expect(await sg.call('invoices.create', { customer_id: await andina(kiwi), currency: 'NZD', issue_date: addDays(nz, 1), lines: [{ ...line, tax_rate_ppm: 0, tax_category: 'Z' }] }, kiwi))
       .toMatchObject({ ok: false, code: 'invalid_input', field: '/issue_date' });
   });
 });

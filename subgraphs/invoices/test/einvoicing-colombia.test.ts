@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { deliver } from '../src/modules/invoices/tools/deliver.ts';
-import { fileURLToPath } from 'node:url';
-import { makeP12, pdfText, run, tempFile, xmlsecVerify, zbar } from './einvoicing-helpers.ts';
-import { PIN, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { makeP12, pdfText, run, tempFile, UBL_XSD, xmlsecVerify, xsdCheck, zbar } from './einvoicing-helpers.ts';
+import { PIN, configuredWorkspace, draft, draftToday, startInvoices, today } from './setup.ts';
 
 const NS = {
   dn: 'urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2',
@@ -20,20 +19,6 @@ const NS = {
   ext: 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
   sts: 'dian:gov:co:facturaelectronica:Structures-2-1',
 };
-
-/** The official OASIS UBL 2.1 schemas, vendored for the tests (schemas/oasis-ubl-2.1/README.md says from where). */
-const UBL_XSD = fileURLToPath(new URL('./schemas/oasis-ubl-2.1/', import.meta.url));
-
-/** xmllint (libxml2-utils) validating `xml` against the official UBL 2.1 schemas (its root's); never fetches anything. */
-async function xsdCheck(xml: string, root: string): Promise<{ ok: boolean; output: string }> {
-  try {
-    const { stdout, stderr } = await run('xmllint', ['--noout', '--nonet', '--schema', `${UBL_XSD}cuadra-ubl-2.1-documents.xsd`, tempFile(`${root}.xml`, xml)]);
-    return { ok: true, output: stdout + stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
 
 /** Parses with @xmldom/xmldom, failing on any error. */
 function parse(xml: string): Element {
@@ -88,7 +73,8 @@ describe('e-invoicing, Colombia: debit notes', () => {
   }
 
   async function postedInvoice(owner: Principal) {
-    const inv = await draft(sg, owner);
+    // Dated today: a signed document goes to DIAN the day it is signed (FAD09e).
+    const inv = await draftToday(sg, owner);
     const posted = await sg.call('invoices.post', { id: inv.id }, owner);
     expect(posted.ok, posted.message).toBe(true);
     return posted.output.invoice;
@@ -102,7 +88,7 @@ describe('e-invoicing, Colombia: debit notes', () => {
   it('is numbered, carries its CUDE (recomputed here), references the invoice, is signed (xmlsec1), has its QR code (zbarimg), is accepted by the sandbox and journalled balanced', async () => {
     const { owner, certPem } = await signedWorkspace();
     const invoice = await postedInvoice(owner);
-    const r = await sg.call('invoices.debit_note', { invoice_id: invoice.id, concept: 1, reason: 'Pago 30 días tarde', issue_date: '2026-11-20', lines: charges }, owner);
+    const r = await sg.call('invoices.debit_note', { invoice_id: invoice.id, concept: 1, reason: 'Pago 30 días tarde', lines: charges }, owner);
     expect(r.ok, r.message).toBe(true);
     checkOutput('invoices.debit_note', debitNote.output, r.output);
     const note = r.output.debit_note;
@@ -110,11 +96,11 @@ describe('e-invoicing, Colombia: debit notes', () => {
     // Subtotal 45,000.00 + 25,001.00 = 70,001.00; VAT 4,750.19; total 74,751.19; no withholdings, so all of it is due.
     expect(note).toMatchObject({
       kind: 'debit_note', status: 'posted', number: 'ND1', debit_of: invoice.id, credit_of: null, concept: 1,
-      subtotal: 7_000_100, tax_total: 475_019, total: 7_475_119, amount_due: 7_475_119, balance: 7_475_119, due_date: '2026-12-02',
+      subtotal: 7_000_100, tax_total: 475_019, total: 7_475_119, amount_due: 7_475_119, balance: 7_475_119, issue_date: today(), due_date: invoice.due_date,
     });
     expect(note.lines.map((l: any) => [l.subtotal, l.tax])).toEqual([[4_500_000, 0], [2_500_100, 475_019]]);
     expect(note).not.toHaveProperty('cufe');
-    expect(note.cude).toBe(handCude({ number: 'ND1', date: '2026-11-20', time: note.issue_time, subtotal: '70001.00', vat: '4750.19', total: '74751.19', pin: PIN }));
+    expect(note.cude).toBe(handCude({ number: 'ND1', date: today(), time: note.issue_time, subtotal: '70001.00', vat: '4750.19', total: '74751.19', pin: PIN }));
     // The invoice itself is not changed by the note.
     expect(r.output.invoice).toMatchObject({ id: invoice.id, balance: invoice.balance, status: 'posted' });
 
@@ -127,7 +113,8 @@ describe('e-invoicing, Colombia: debit notes', () => {
     expect(at(root, 'cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID')).toBe(invoice.cufe);
     expect(at(root, 'cac:DiscrepancyResponse/cbc:ResponseCode')).toBe('1');
     expect(at(root, 'cac:RequestedMonetaryTotal/cbc:PayableAmount')).toBe('74751.19');
-    expect(at(root, 'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:InvoiceControl/sts:AuthorizedInvoices/sts:Prefix')).toBe('ND');
+    // Only an invoice numbers from a range DIAN authorised: a note carries no sts:InvoiceControl.
+    expect(at(root, 'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:InvoiceControl')).toBeNull();
     const verified = await xmlsecVerify(xml, certPem);
     expect(verified.ok, verified.output).toBe(true);
     expect(verified.output).toMatch(/OK/);
@@ -157,7 +144,7 @@ describe('e-invoicing, Colombia: debit notes', () => {
     expect(lines.reduce((s, l) => s + (l[1] as number), 0)).toBe(lines.reduce((s, l) => s + (l[2] as number), 0));
 
     // It is a receivable of its own: a payment settles it.
-    const paid = await sg.call('payments.register', { customer_id: invoice.customer_id, currency: 'COP', amount: 7_475_119, date: '2026-11-25', invoices: [{ invoice_id: note.id, amount: 7_475_119 }] }, owner);
+    const paid = await sg.call('payments.register', { customer_id: invoice.customer_id, currency: 'COP', amount: 7_475_119, date: today(), invoices: [{ invoice_id: note.id, amount: 7_475_119 }] }, owner);
     expect(paid.ok, paid.message).toBe(true);
     expect((await sg.call('invoices.get', { id: note.id }, owner)).output.invoice).toMatchObject({ status: 'paid', balance: 0 });
   }, 60_000);
@@ -173,9 +160,9 @@ describe('e-invoicing, Colombia: debit notes', () => {
     const plain = await noteXml(await configuredWorkspace(sg));
     const wrongKey = await sandbox(plain.xml.replaceAll(plain.note.cude, '0'.repeat(96)));
     expect(wrongKey.is_valid).toBe(false);
-    expect(wrongKey.errors).toEqual([expect.stringMatching(/DAD05: el CUDE/)]);
+    expect(wrongKey.errors).toEqual(['Regla: DAD06, Rechazo: Valor del CUDE no está calculado correctamente']);
     const wrongConcept = await sandbox(plain.xml.replace('<cbc:ResponseCode>2</cbc:ResponseCode>', '<cbc:ResponseCode>7</cbc:ResponseCode>'));
-    expect(wrongConcept.errors).toEqual([expect.stringMatching(/DBF/)]);
+    expect(wrongConcept.errors).toEqual([expect.stringMatching(/^Regla: DAF02, Rechazo: El concepto de la nota débito/)]);
     expect((await sandbox(plain.xml)).is_valid).toBe(true);
     // An issuer that registered a certificate: its signature must be there.
     const signed = await noteXml((await signedWorkspace()).owner);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
@@ -28,4 +29,18 @@ export async function zbar(png: Buffer): Promise<string> {
 export async function pdfText(pdf: Buffer): Promise<string> {
   const { stdout } = await run('pdftotext', ['-layout', tempFile('doc.pdf', pdf), '-']);
   return stdout;
+}
+
+/** The official OASIS UBL 2.1 schemas, vendored for the tests (schemas/oasis-ubl-2.1/README.md says from where). */
+export const UBL_XSD = fileURLToPath(new URL('./schemas/oasis-ubl-2.1/', import.meta.url));
+
+/** xmllint (libxml2-utils) validating `xml` against the official UBL 2.1 schemas (its root's); never fetches anything. */
+export async function xsdCheck(xml: string, root: string): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { stdout, stderr } = await run('xmllint', ['--noout', '--nonet', '--schema', `${UBL_XSD}cuadra-ubl-2.1-documents.xsd`, tempFile(`${root}.xml`, xml)]);
+    return { ok: true, output: stdout + stderr };
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string };
+    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
 }

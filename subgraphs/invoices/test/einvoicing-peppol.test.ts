@@ -5,11 +5,8 @@ import type { Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { peppolConfigure } from '../src/modules/einvoicing/tools/peppol_configure.ts';
 import { peppolExport } from '../src/modules/einvoicing/tools/peppol_export.ts';
-import { PEPPOL_CUSTOMIZATION_ID, renderPeppol, type LineVat } from '../src/einvoicing/peppol/ubl.ts';
-import type { PeppolSettingsDoc } from '../src/einvoicing/peppol/settings.ts';
-import type { InvoiceDoc } from '../src/modules/invoices/model.ts';
-import { lineAmounts } from '../src/lib/money.ts';
-import { configuredWorkspace, party, startInvoices } from './setup.ts';
+import { PEPPOL_CUSTOMIZATION_ID } from '../src/einvoicing/peppol/ubl.ts';
+import { party, startInvoices } from './setup.ts';
 import { fatal, PeppolValidator, type Verdict } from './peppol-validator.ts';
 
 // Peppol BIS Billing 3.0 (issue 19): the UBL einvoicing.peppol_export answers is checked by the
@@ -50,8 +47,8 @@ describe('Peppol BIS Billing 3.0', () => {
     sg = s;
     validator = v;
     expect(validator.warmed).toBe(true);
-    // Posting still numbers documents through the workspace's e-invoicing set-up (numbering ranges).
-    owner = await configuredWorkspace(sg, { currency: 'EUR' });
+    // A Belgian workspace (its country, stated by the gateway, decides the regime): it posts without any DIAN set-up, numbered from its own series.
+    owner = testPrincipal({ country: 'BE' });
     const r = await sg.call('einvoicing.peppol_configure', SELLER, owner);
     expect(r.ok, JSON.stringify(r)).toBe(true);
     checkOutput('einvoicing.peppol_configure', peppolConfigure.output, r.output);
@@ -181,17 +178,17 @@ describe('Peppol BIS Billing 3.0', () => {
     expectValid(vAE);
   }, 60_000);
 
-  it('Belgian rates (21 %, 6 %, 12 %, zero-rated) through the generator itself: per-line VAT summed stays within BR-CO-17 and passes', async () => {
-    // invoices.create takes Colombia's rates only (19/5/0 %), so this document is built from the
-    // same line arithmetic the invoices use (lineAmounts) and given to the generator directly.
+  it('Belgian rates (21 %, 6 %, 12 %, zero-rated) through invoices.create, as a Belgian workspace invoices: per-line VAT summed stays within BR-CO-17 and passes', async () => {
     const spec: [string, number, number, number, number][] = [
       // description, quantity, unit price (cents), discount bps, VAT ppm
       ['Fuse', 1, 99, 0, 210000], ['Fuse', 1, 99, 0, 210000], ['Fuse', 1, 99, 0, 210000],
       ['Books', 2.5, 1333, 500, 60000], ['Repairs', 4, 1250, 0, 120000], ['Export crate', 1, 4000, 0, 0],
     ];
-    const lines = spec.map(([description, quantity, unit_price, discount_bps, tax_rate_ppm]) => ({
-      item_id: null, description, quantity, unit: 'C62', unit_price, discount_bps, tax_rate_ppm, withholdings: [], ...lineAmounts(quantity, unit_price, discount_bps, tax_rate_ppm),
+    const input = spec.map(([description, quantity, unit_price, discount_bps, tax_rate_ppm]) => ({
+      description, quantity, unit: 'C62', unit_price, discount_bps, tax_rate_ppm, ...(tax_rate_ppm === 0 ? { tax_category: 'Z' } : {}),
     }));
+    const posted = await postedInvoice(input);
+    const lines = (await sg.call('invoices.get', { id: posted.id }, owner)).output.invoice.lines as { subtotal: number; tax: number }[];
     // Hand calculation (cents):
     //   3 × fuse 0.99 at 21 %: each 0.99, VAT 0.2079 → 0.21; taxable 2.97, VAT 0.63 (2.97 × 0.21 = 0.6237 → 0.62:
     //     one cent apart, inside BR-CO-17's one-unit tolerance)
@@ -200,18 +197,52 @@ describe('Peppol BIS Billing 3.0', () => {
     //   repairs 4 × 12.50 = 50.00, VAT 12 % = 6.00; crate 40.00 zero rated (Z)
     //   line total 2.97 + 31.66 + 50.00 + 40.00 = 124.63; VAT 0.63 + 1.90 + 6.00 = 8.53; amount due 133.16
     expect(lines.map((l) => [l.subtotal, l.tax])).toEqual([[99, 21], [99, 21], [99, 21], [3166, 190], [5000, 600], [4000, 0]]);
-    const doc = {
-      _id: 'inv_be', workspace: 'ws_be', kind: 'invoice', status: 'posted', number: 'F2026-0042', currency: 'EUR', issue_date: '2026-11-20', due_date: '2026-12-20',
-      notes: null, lines, withholdings: [], subtotal: 12463, tax_total: 853, total: 13316, customer: { name: 'Bouwbedrijf Jansen B.V.', tax_id: null, email: null },
-    } as unknown as InvoiceDoc;
-    const seller = { ...SELLER, _id: 'ws_be', zero_rate: { category: 'Z', reason_code: null, reason: null }, updated_at: new Date() } as unknown as PeppolSettingsDoc;
-    const line_vat: LineVat[] = lines.map((l) => ({ category: l.tax_rate_ppm > 0 ? 'S' : 'Z', reason_code: null, reason: null }));
-    const { xml, totals, breakdown } = renderPeppol(doc, seller, { buyer: { name: doc.customer.name, legal_id: null, email: null, ...BUYER }, buyer_reference: 'PO-77', line_vat });
+    expect(posted.total).toBe(13316);
+    const { xml, totals, vat_breakdown: breakdown } = await exported({ invoice_id: posted.id, buyer_reference: 'PO-77' });
     expect(totals).toEqual({ line_extension: 12463, tax_exclusive: 12463, tax: 853, tax_inclusive: 13316, payable: 13316 });
     expect(breakdown.map((r) => [r.category, r.rate_ppm, r.taxable, r.tax])).toEqual([['S', 210000, 297, 63], ['S', 60000, 3166, 190], ['S', 120000, 5000, 600], ['Z', 0, 4000, 0]]);
-    expect(xml).toContain('<cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Discount</cbc:AllowanceChargeReason><cbc:Amount currencyID="EUR">1.67</cbc:Amount>');
+    expect(xml).toContain('<cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Descuento</cbc:AllowanceChargeReason><cbc:MultiplierFactorNumeric>5.00</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="EUR">1.67</cbc:Amount><cbc:BaseAmount currencyID="EUR">33.33</cbc:BaseAmount></cac:AllowanceCharge>');
     expectValid(await validator.validate('belgian-rates', xml));
   }, 30_000);
+
+  it('one line model with the DIAN document (issue 30 item 2): line discounts and charges, the document\'s own allowance and charge with their VAT, a full credit note taking them back — amounts by hand, and both pass the official rules', async () => {
+    const invoice = await sg.call('invoices.create', {
+      customer_id: customer, currency: 'EUR', issue_date: '2026-11-02', due_date: '2026-12-02',
+      lines: [
+        { description: 'Lamp', quantity: 4, unit: 'C62', unit_price: 4999, discount_bps: 500, charges: [{ reason: 'Packaging', reason_code: 'ABL', rate_bps: 200 }], tax_rate_ppm: 210000 },
+        { description: 'Cable', quantity: 10, unit: 'MTR', unit_price: 250, tax_rate_ppm: 60000 },
+      ],
+      allowance_charges: [
+        { charge: false, reason: 'Loyalty discount', reason_code: '95', rate_bps: 300, tax_rate_ppm: 210000 },
+        { charge: true, reason: 'Freight', reason_code: 'FC', amount: 1500, tax_rate_ppm: 210000 },
+      ],
+    }, owner);
+    expect(invoice.ok, JSON.stringify(invoice)).toBe(true);
+    // Hand calculation (cents):
+    //   Lamp: 4 × 49.99 = 199.96 gross; −5 % = 9.998 → 10.00; +2 % packaging = 3.9992 → 4.00; net 193.96; VAT 21 % = 40.7316 → 40.73
+    //   Cable: 10 × 2.50 = 25.00; VAT 6 % = 1.50                        line total 218.96
+    //   document: loyalty −3 % of 218.96 = 6.5688 → 6.57, its VAT 21 % = 1.3797 → 1.38; freight +15.00, VAT 3.15
+    //   VAT 40.73 + 1.50 − 1.38 + 3.15 = 44.00; without VAT 218.96 − 6.57 + 15.00 = 227.39; payable 271.39
+    //   breakdown S 21 %: 193.96 − 6.57 + 15.00 = 202.39, VAT 40.73 − 1.38 + 3.15 = 42.50 (202.39 × 0.21 = 42.5019, BR-CO-17); S 6 %: 25.00, 1.50
+    expect(invoice.output.invoice).toMatchObject({ subtotal: 21896, allowance_total: 657, charge_total: 1500, tax_total: 4400, total: 27139 });
+    const posted = await sg.call('invoices.post', { id: invoice.output.invoice.id }, owner);
+    expect(posted.ok, JSON.stringify(posted)).toBe(true);
+    expect(posted.output.invoice).toMatchObject({ number: expect.stringMatching(/^INV\d+$/), cufe: null, issue_time: null });
+    const inv = await exported({ invoice_id: invoice.output.invoice.id });
+    expect(inv.totals).toEqual({ line_extension: 21896, tax_exclusive: 22739, tax: 4400, tax_inclusive: 27139, payable: 27139 });
+    expect(inv.vat_breakdown.map((r) => [r.category, r.rate_ppm, r.taxable, r.tax])).toEqual([['S', 210000, 20239, 4250], ['S', 60000, 2500, 150]]);
+    expect(inv.xml).toContain('<cbc:LineExtensionAmount currencyID="EUR">193.96</cbc:LineExtensionAmount><cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Descuento</cbc:AllowanceChargeReason><cbc:MultiplierFactorNumeric>5.00</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="EUR">10.00</cbc:Amount><cbc:BaseAmount currencyID="EUR">199.96</cbc:BaseAmount></cac:AllowanceCharge><cac:AllowanceCharge><cbc:ChargeIndicator>true</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>ABL</cbc:AllowanceChargeReasonCode>');
+    expect(inv.xml).toContain('<cbc:AllowanceTotalAmount currencyID="EUR">6.57</cbc:AllowanceTotalAmount><cbc:ChargeTotalAmount currencyID="EUR">15.00</cbc:ChargeTotalAmount><cbc:PayableAmount currencyID="EUR">271.39</cbc:PayableAmount>');
+    const cn = await sg.call('invoices.credit_note', { invoice_id: invoice.output.invoice.id, concept: 2, reason: 'Cancelled order' }, owner);
+    expect(cn.ok, JSON.stringify(cn)).toBe(true);
+    expect(cn.output.credit_note).toMatchObject({ number: expect.stringMatching(/^CN\d+$/), total: 27139, allowance_total: 657, charge_total: 1500 });
+    expect(cn.output.invoice).toMatchObject({ status: 'cancelled', balance: 0 });
+    const note = await exported({ invoice_id: cn.output.credit_note.id });
+    expect(note.totals).toEqual({ line_extension: 21896, tax_exclusive: 22739, tax: 4400, tax_inclusive: 27139, payable: 27139 });
+    const [vInv, vNote] = await Promise.all([validator.validate('allowances-charges', inv.xml), validator.validate('allowances-charges-credit', note.xml)]);
+    expectValid(vInv);
+    expectValid(vNote);
+  }, 60_000);
 
   it('refuses what it cannot issue, with the contract code and field', async () => {
     const colombian = await sg.call('einvoicing.peppol_configure', { ...SELLER, country: 'CO', address: { ...SELLER.address, country: 'CO' } }, owner);
@@ -238,7 +269,7 @@ describe('Peppol BIS Billing 3.0', () => {
     expect(draft).toMatchObject({ ok: false, code: 'conflict' });
 
     // Workspace seal: another workspace sees neither the invoice nor any Peppol set-up.
-    const other = testPrincipal();
+    const other = testPrincipal({ country: 'BE' });
     const sealed = await sg.call('einvoicing.peppol_export', { invoice_id: invoice.id, buyer: BUYER }, other);
     expect(sealed).toMatchObject({ ok: false, code: 'conflict' });
     const otherConfigured = await sg.call('einvoicing.peppol_configure', { ...SELLER, name: 'Other SRL' }, other);

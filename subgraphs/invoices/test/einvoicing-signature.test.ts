@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { dumpDatabase, type TestSubgraph } from '@cuadra/shared/testing';
 import { makeP12, xmlsecVerify } from '@cuadra/shared/testing/signatures';
-import { configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { configuredWorkspace, draft, draftToday, startInvoices } from './setup.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'einv-sig-'));
@@ -39,7 +39,8 @@ describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code',
   }
 
   async function postedInvoice(owner: Principal) {
-    const inv = await draft(sg, owner);
+    // Dated today: a signed document goes to DIAN the day it is signed (FAD09e).
+    const inv = await draftToday(sg, owner);
     const posted = await sg.call('invoices.post', { id: inv.id }, owner);
     expect(posted.ok, posted.message).toBe(true);
     return posted.output.invoice;
@@ -150,12 +151,12 @@ describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code',
     const answer = await sandbox(tampered);
     expect(answer.is_valid).toBe(false);
     expect(answer.status_code).toBe('99');
-    expect(answer.errors).toEqual([expect.stringMatching(/^ZE02: /)]);
+    expect(answer.errors).toEqual([expect.stringMatching(/^Regla: ZE02, Rechazo: /)]);
 
     // Unsigned, while the issuer registered a certificate.
     const unsigned = xml.replace(/<ext:UBLExtension><ext:ExtensionContent><ds:Signature [\s\S]*<\/ds:Signature><\/ext:ExtensionContent><\/ext:UBLExtension>/, '');
     expect(unsigned).not.toContain('ds:Signature');
-    expect((await sandbox(unsigned)).errors).toEqual([expect.stringMatching(/^FAA02: /)]);
+    expect((await sandbox(unsigned)).errors).toEqual([expect.stringMatching(/^Regla: FAA02, Rechazo: /)]);
 
     // Signed with a key and certificate that are not the ones the issuer registered.
     const other = await signedWorkspace();
@@ -163,7 +164,7 @@ describe('e-invoicing: XAdES-EPES signature, the sandbox\'s check, the QR code',
     const signature = /<ext:UBLExtension><ext:ExtensionContent><ds:Signature [\s\S]*<\/ds:Signature><\/ext:ExtensionContent><\/ext:UBLExtension>/;
     const swapped = xml.replace(signature, foreign.match(signature)![0]);
     expect((await xmlsecVerify(swapped, other.p12.certPem)).ok).toBe(false);
-    expect((await sandbox(swapped)).errors).toEqual([expect.stringMatching(/^ZE02: .*certificado/)]);
+    expect((await sandbox(swapped)).errors).toEqual([expect.stringMatching(/^Regla: ZE02, Rechazo: .*certificado/)]);
   });
 
   it('puts DIAN\'s QR text in sts:QRCode, and the PNG decodes with zbarimg to exactly that text', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { cdata } from '../src/einvoicing/attached.ts';
 import { attachedDocument } from '../src/modules/invoices/tools/attached_document.ts';
-import { configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { configuredWorkspace, draft, draftToday, startInvoices } from './setup.ts';
 
 /** A self-signed certificate and key in a PKCS#12 file, as a CA would hand one out. */
 function makeP12(password: string): string {
@@ -68,7 +68,8 @@ describe('invoices.attached_document: DIAN’s container for the buyer', () => {
     const owner = await configuredWorkspace(sg);
     const up = await sg.call('einvoicing.upload_certificate', { p12_base64: makeP12('clave'), password: 'clave' }, owner);
     expect(up.ok, up.message).toBe(true);
-    const inv = await draft(sg, owner, { notes: 'Entrega ]]> parcial <b>' });
+    // Dated today: a signed document goes to DIAN the day it is signed (FAD09e).
+    const inv = await draftToday(sg, owner, { notes: 'Entrega ]]> parcial <b>' });
     await sg.call('invoices.post', { id: inv.id }, owner);
     expect(await sg.call('invoices.attached_document', { id: inv.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     const sent = await sg.call('invoices.send', { id: inv.id }, owner);
@@ -95,10 +96,13 @@ describe('invoices.attached_document: DIAN’s container for the buyer', () => {
     expect(one(root, 'cbc:UUID').getAttribute('schemeName')).toBe('CUFE-SHA384');
     expect(one(root, 'cbc:DocumentType').textContent).toBe('Contenedor de Factura Electrónica');
     expect(one(root, 'cbc:ParentDocumentID').textContent).toBe(got.number);
-    expect(one(root, 'cac:SenderParty/cac:PartyTaxScheme/cbc:RegistrationName').textContent).toBe('Cuadra Demo SAS');
+    expect(one(root, 'cac:SenderParty/cac:PartyTaxScheme/cbc:RegistrationName').textContent).toBe('CUADRA DEMO S.A.S.');
     const sender = one(root, 'cac:SenderParty/cac:PartyTaxScheme/cbc:CompanyID');
     expect([sender.textContent, sender.getAttribute('schemeID'), sender.getAttribute('schemeName')]).toEqual(['900373115', '3', '31']);
-    expect(one(root, 'cac:ReceiverParty/cac:PartyTaxScheme/cbc:RegistrationName').textContent).toBe('Tienda Andina SAS');
+    expect(one(root, 'cac:ReceiverParty/cac:PartyTaxScheme/cbc:RegistrationName').textContent).toBe('TIENDA ANDINA S.A.S.');
+    // Each party as the invoice names it: its fiscal responsibilities (TaxLevelCode) and tax.
+    expect(one(root, 'cac:SenderParty/cac:PartyTaxScheme/cbc:TaxLevelCode').textContent).toBe('O-15');
+    expect(one(root, 'cac:ReceiverParty/cac:PartyTaxScheme/cbc:TaxLevelCode').textContent).toBe('O-13;O-23');
     const receiver = one(root, 'cac:ReceiverParty/cac:PartyTaxScheme/cbc:CompanyID');
     expect([receiver.textContent, receiver.getAttribute('schemeID'), receiver.getAttribute('schemeName')]).toEqual(['800197268', '4', '31']);
 

@@ -133,6 +133,19 @@ function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 
 }
 
 /**
+ * The document's own allowances and charges (lib/line-model.ts): a charge (freight, handling) is
+ * income like the lines, Cr 413595; an allowance (a discount on the whole document) is booked as a
+ * discount on sales, Dr 417505. A credit note that takes them back books the mirror.
+ */
+function allowanceChargeLines(doc: InvoiceDoc, reversed: boolean): JournalLine[] {
+  return (doc.allowance_charges ?? []).map((a) => {
+    const debit = a.charge === reversed;
+    const account = a.charge && !reversed ? ACCOUNTS.revenue : ACCOUNTS.salesReturns;
+    return debit ? line(account, a.amount, 0) : line(account, 0, a.amount);
+  });
+}
+
+/**
  * Posting an invoice: Dr receivable (what the customer owes) + Dr withholdings (tax credits the
  * customer withheld); Cr revenue (taxable base) + Cr VAT payable.
  */
@@ -141,6 +154,7 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
     ...withholdingLines(doc, 'debit'),
     ...byTags(doc, ACCOUNTS.revenue, 'credit'),
+    ...allowanceChargeLines(doc, false),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
 }
@@ -171,9 +185,14 @@ export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<stri
   ]);
 }
 
-/** The part of a document's subtotal that is sales (PUC 41): every line of an invoice or credit note, a debit note's lines booked to 41. */
+/**
+ * What a document counts as sales (PUC 41): a debit note's lines booked to 41; an invoice's or credit
+ * note's lines, less the document's allowances (417505) plus its charges (413595) — what the journal
+ * books to income.
+ */
 export function salesOf(doc: InvoiceDoc): number {
-  return doc.kind === 'debit_note' ? doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0) : doc.subtotal;
+  if (doc.kind === 'debit_note') return doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0);
+  return doc.subtotal - (doc.allowance_total ?? 0) + (doc.charge_total ?? 0);
 }
 
 /**
@@ -184,6 +203,7 @@ export function salesOf(doc: InvoiceDoc): number {
 export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
   return tidy([
     ...byTags(doc, ACCOUNTS.salesReturns, 'debit'),
+    ...allowanceChargeLines(doc, true),
     line(ACCOUNTS.vatPayable, doc.tax_total, 0),
     line(ACCOUNTS.receivables, 0, applied, doc.customer_id),
     line(ACCOUNTS.customerAdvances, 0, doc.amount_due - applied, doc.customer_id),

@@ -1,9 +1,12 @@
 import { modelOn } from '@cuadra/shared';
+import { DIAN_PARTY } from '@cuadra/shared/dian';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import type { SettingsDoc } from '../lib/settings.ts';
 import { localTime } from '../lib/money.ts';
-import { buyerId } from './ubl.ts';
+import { signingKey } from './certificate.ts';
+import { customerParty, partyTaxScheme, supplierParty, type DianParty } from './ubl.ts';
+import { signAttached } from './xades.ts';
 import { xmlEscape as x } from './xml.ts';
 
 const CBC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
@@ -11,7 +14,7 @@ const CAC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateCompone
 const EXT = 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2';
 
 /** DIAN itself, as it names itself in its ApplicationResponse and as the validator of an AttachedDocument. */
-export const DIAN = { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: '800197268', check_digit: 4 } as const;
+export const DIAN = DIAN_PARTY;
 
 /**
  * Text as one or more CDATA sections: a `]]>` inside (which would end the section) is split across
@@ -27,10 +30,14 @@ export function bogotaDateTime(at: Date): { date: string; time: string } {
   return { date: local.toISOString().slice(0, 10), time: localTime(at) };
 }
 
-function partyTaxScheme(tag: 'SenderParty' | 'ReceiverParty', name: string, id: string, checkDigit: number | null, scheme: string): string {
-  const dv = checkDigit === null ? '' : ` schemeID="${checkDigit}"`;
-  return `<cac:${tag}><cac:PartyTaxScheme><cbc:RegistrationName>${x(name)}</cbc:RegistrationName><cbc:CompanyID schemeAgencyID="195"${dv} schemeName="${scheme}">${x(id)}</cbc:CompanyID>`
-    + `<cbc:TaxLevelCode>R-99-PN</cbc:TaxLevelCode><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme></cac:${tag}>`;
+/** A party of an ApplicationResponse or AttachedDocument: its PartyTaxScheme as the invoice states it. */
+function exchangeParty(tag: 'SenderParty' | 'ReceiverParty', p: DianParty): string {
+  return `<cac:${tag}>${partyTaxScheme(p)}</cac:${tag}>`;
+}
+
+/** A party DIAN's answer names by NIT alone (DIAN itself, or an issuer as read from a document). */
+function nitParty(name: string, nit: string, checkDigit: number | null): DianParty {
+  return { person_type: '1', name, legal_name: name, id_type: '31', id: nit, check_digit: checkDigit, responsibilities: ['R-99-PN'], tax_scheme: '01', address: null, email: null, phone: null };
 }
 
 /** What the authority's ApplicationResponse says of an accepted document. */
@@ -56,8 +63,8 @@ export function applicationResponseXml(a: AcceptedDocument): string {
     '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID><cbc:CustomizationID>1</cbc:CustomizationID><cbc:ProfileID>DIAN 2.1</cbc:ProfileID><cbc:ProfileExecutionID>2</cbc:ProfileExecutionID>',
     `<cbc:ID>${x(a.trackId)}</cbc:ID><cbc:UUID schemeName="CUDE-SHA384">${x(a.trackId)}</cbc:UUID>`,
     `<cbc:IssueDate>${date}</cbc:IssueDate><cbc:IssueTime>${time}</cbc:IssueTime>`,
-    partyTaxScheme('SenderParty', DIAN.name, DIAN.nit, DIAN.check_digit, '31'),
-    partyTaxScheme('ReceiverParty', a.issuer.name, a.issuer.nit, a.issuer.check_digit, '31'),
+    exchangeParty('SenderParty', nitParty(DIAN.name, DIAN.nit, DIAN.check_digit)),
+    exchangeParty('ReceiverParty', nitParty(a.issuer.name, a.issuer.nit, a.issuer.check_digit)),
     '<cac:DocumentResponse><cac:Response><cbc:ResponseCode>02</cbc:ResponseCode><cbc:Description>Documento validado por la DIAN</cbc:Description></cac:Response>',
     `<cac:DocumentReference><cbc:ID>${x(a.number)}</cbc:ID><cbc:UUID schemeName="${a.isCredit ? 'CUDE-SHA384' : 'CUFE-SHA384'}">${x(a.key)}</cbc:UUID></cac:DocumentReference>`,
     '</cac:DocumentResponse></ApplicationResponse>',
@@ -65,21 +72,22 @@ export function applicationResponseXml(a: AcceptedDocument): string {
 }
 
 /**
- * DIAN's AttachedDocument (Anexo Técnico, "contenedor electrónico"): what the buyer receives. It
+ * DIAN's AttachedDocument (Anexo Técnico 1.9, "contenedor electrónico"): what the buyer receives. It
  * carries the document exactly as it was sent to the authority (signed, in CDATA) and the
  * authority's ApplicationResponse (in CDATA), the parties (sender: the issuer; receiver: the
- * buyer), and the document's number and CUFE/CUDE (UUID).
+ * buyer, each as the document names them), and the document's number and CUFE/CUDE (UUID). The
+ * container is signed too (signedAttachedDocument); this is its unsigned form, with the
+ * ext:UBLExtensions that will hold the signature.
  */
 export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date): string {
   if (!doc.number || !doc.cufe) throw new Error('Only a posted document has an AttachedDocument.');
   const keyScheme = doc.kind === 'invoice' ? 'CUFE-SHA384' : 'CUDE-SHA384';
   const profile = { invoice: 'Factura Electrónica de Venta', credit_note: 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta', debit_note: 'DIAN 2.1: Nota Débito de Factura Electrónica de Venta' }[doc.kind];
   const { date, time } = bogotaDateTime(validatedAt);
-  const buyer = doc.customer;
-  const buyerScheme = buyer.tax_id ? ({ NIT: '31', CC: '13', CE: '22', PASSPORT: '41', FOREIGN: '42' } as Record<string, string>)[buyer.tax_id.type] ?? '13' : '13';
   return [
     '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
     `<AttachedDocument xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2" xmlns:cac="${CAC}" xmlns:cbc="${CBC}" xmlns:ext="${EXT}">`,
+    '<ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>',
     '<cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>',
     '<cbc:CustomizationID>Documentos adjuntos</cbc:CustomizationID>',
     `<cbc:ProfileID>${profile}</cbc:ProfileID>`,
@@ -89,8 +97,8 @@ export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: st
     `<cbc:IssueDate>${date}</cbc:IssueDate><cbc:IssueTime>${time}</cbc:IssueTime>`,
     '<cbc:DocumentType>Contenedor de Factura Electrónica</cbc:DocumentType>',
     `<cbc:ParentDocumentID>${x(doc.number)}</cbc:ParentDocumentID>`,
-    partyTaxScheme('SenderParty', s.issuer.name, s.issuer.nit, s.issuer.check_digit, '31'),
-    partyTaxScheme('ReceiverParty', buyer.name, buyerId(doc), buyer.tax_id?.check_digit ?? null, buyerScheme),
+    exchangeParty('SenderParty', supplierParty(s, null)),
+    exchangeParty('ReceiverParty', customerParty(doc.customer)),
     `<cac:Attachment><cac:ExternalReference><cbc:MimeCode>text/xml</cbc:MimeCode><cbc:EncodingCode>UTF-8</cbc:EncodingCode><cbc:Description>${cdata(sentXml)}</cbc:Description></cac:ExternalReference></cac:Attachment>`,
     '<cac:ParentDocumentLineReference><cbc:LineID>1</cbc:LineID><cac:DocumentReference>',
     `<cbc:ID>${x(doc.number)}</cbc:ID><cbc:UUID schemeName="${keyScheme}">${x(doc.cufe)}</cbc:UUID><cbc:IssueDate>${date}</cbc:IssueDate>`,
@@ -100,6 +108,24 @@ export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: st
     '</cac:DocumentReference></cac:ParentDocumentLineReference>',
     '</AttachedDocument>',
   ].join('');
+}
+
+/**
+ * The AttachedDocument as the buyer receives it: signed by the issuer (XAdES-EPES with DIAN's
+ * policy, in its ext:UBLExtension, as DIAN's own containers are) when the workspace has a
+ * certificate that can sign now, unsigned otherwise — as its invoices are. It is built after the
+ * authority accepted the document, so a certificate that lapsed since the document was signed
+ * does not undo that acceptance: the container is kept unsigned (and the reason logged).
+ */
+export async function signedAttachedDocument(db: Connection, workspace: string, doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date, log?: { warn(o: object, msg: string): void }): Promise<string> {
+  const xml = attachedDocumentXml(doc, s, sentXml, applicationResponse, validatedAt);
+  try {
+    const key = await signingKey(db, workspace, validatedAt);
+    return key ? signAttached(xml, key, validatedAt) : xml;
+  } catch (err) {
+    log?.warn({ err, invoice: doc._id }, 'AttachedDocument kept unsigned: the certificate cannot sign now');
+    return xml;
+  }
 }
 
 /**

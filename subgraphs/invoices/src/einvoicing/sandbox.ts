@@ -7,7 +7,8 @@ import { certificates } from './certificate.ts';
 import { cufe } from './cufe.ts';
 import { softwareSecurityCode } from './ubl.ts';
 import { verifyUbl } from './xades.ts';
-import { child, childrenNamed, parseXml, textOf, ublRootNs, XmlError, type XmlElement } from './xml.ts';
+import { child, childrenNamed, parseXml, textOf, UBL_NS, ublRootNs, XmlError, type XmlElement } from './xml.ts';
+import { cents, documentRules, findingText, rulePrefix, type DianKind, type RuleFinding } from './dian-rules.ts';
 
 /** The authority's answer, shaped like DIAN's DianResponse (test environment). */
 export interface AuthorityAnswer {
@@ -50,14 +51,6 @@ export const AUTHORITY_ANSWER_SCHEMA = {
  */
 export type IssuerLookup = (softwareId: string, nit: string) => Promise<(Pick<SettingsDoc, 'technical_key' | 'software_pin' | 'software_id' | 'numbering' | 'environment'> & { certificate_pem?: string | null }) | null>;
 
-function cents(el: XmlElement | undefined): number | null {
-  const t = textOf(el).trim();
-  if (!el || !/^-?\d+\.\d{2}$/.test(t)) return null;
-  const [whole, frac] = t.replace('-', '').split('.');
-  const v = Number(whole) * 100 + Number(frac);
-  return t.startsWith('-') ? -v : v;
-}
-
 /** Sums the document-level TaxTotal amounts of one tax scheme (01 IVA, 04 INC, 03 ICA). */
 function taxOf(root: XmlElement, scheme: string): number {
   let sum = 0;
@@ -70,18 +63,28 @@ function taxOf(root: XmlElement, scheme: string): number {
 }
 
 /** Which DIAN document a UBL root is (by namespace and name), or null. */
-function documentKind(root: XmlElement): 'invoice' | 'credit_note' | 'debit_note' | null {
+function documentKind(root: XmlElement): DianKind | null {
   for (const [name, kind] of [['Invoice', 'invoice'], ['CreditNote', 'credit_note'], ['DebitNote', 'debit_note']] as const) {
     if (root.localName === name && root.namespaceURI === ublRootNs(name)) return kind;
   }
   return null;
 }
 
+/** The date of a signature's xades:SigningTime as written (its local date), or null when unsigned. */
+function signingDate(root: XmlElement): string | null {
+  const el = Array.from(root.getElementsByTagNameNS(UBL_NS.xades, 'SigningTime'))[0] as XmlElement | undefined;
+  const m = /^(\d{4}-\d{2}-\d{2})T/.exec(textOf(el).trim());
+  return m ? m[1] : null;
+}
+
 /**
- * Validates a UBL 2.1 invoice or credit note as DIAN's validation does in the parts that
- * matter here: well-formed XML, the required elements, amounts that add up, a number inside the
- * authorised range, the software security code, and the CUFE/CUDE recomputed from the document
- * and the issuer's keys. Pure apart from the issuer lookup.
+ * Validates a UBL 2.1 invoice, credit note or debit note as DIAN's validation does for every field
+ * this service emits (einvoicing/dian-rules.ts: structure, parties, payment means, allowances and
+ * charges, taxes, totals, each with DIAN's rule id), and what needs the issuer's registration: the
+ * authorised range and its prefix and validity, the software security code, the CUFE/CUDE recomputed
+ * with the issuer's keys, the signature by the certificate it registered, and that the document
+ * was signed the day it is dated. Errors are worded as DIAN does (`Regla: FAD06, Rechazo: …`).
+ * Pure apart from the issuer lookup.
  */
 export async function validateDocument(xml: string, lookup: IssuerLookup): Promise<{ errors: string[]; key: string | null; number: string | null }> {
   let root: XmlElement;
@@ -91,70 +94,80 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
     if (err instanceof XmlError) return { errors: [`XML mal formado: ${err.message}`], key: null, number: null };
     throw err;
   }
-  const errors: string[] = [];
   const kind = documentKind(root);
   if (!kind) return { errors: [`Raíz desconocida <${root.localName}> (${root.namespaceURI ?? 'sin espacio de nombres'}): se espera Invoice, CreditNote o DebitNote de UBL 2.1.`], key: null, number: null };
+  const p = rulePrefix(kind);
   const isCredit = kind === 'credit_note';
   const isDebit = kind === 'debit_note';
   const isNote = isCredit || isDebit;
-  const total = isDebit ? 'cac:RequestedMonetaryTotal' : 'cac:LegalMonetaryTotal';
   const text = (path: string) => textOf(child(root, path)).trim();
-  const required = ['cbc:UBLVersionID', 'cbc:CustomizationID', 'cbc:ProfileExecutionID', 'cbc:ID', 'cbc:UUID', 'cbc:IssueDate', 'cbc:IssueTime',
-    ...(isDebit ? [] : [isCredit ? 'cbc:CreditNoteTypeCode' : 'cbc:InvoiceTypeCode']), 'cbc:DocumentCurrencyCode',
-    'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID', 'cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID',
-    `${total}/cbc:LineExtensionAmount`, `${total}/cbc:PayableAmount`,
-    'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareProvider/sts:SoftwareID'];
-  if (isNote) required.push('cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID', 'cac:DiscrepancyResponse/cbc:ResponseCode');
-  for (const path of required) if (!text(path)) errors.push(`${isDebit ? 'DAD' : isCredit ? 'CAD' : 'FAD'}: falta el elemento requerido ${path}.`);
-  if (errors.length) return { errors, key: null, number: text('cbc:ID') || null };
-  if (text('cbc:UBLVersionID') !== 'UBL 2.1') errors.push('FAB: UBLVersionID debe ser "UBL 2.1".');
-  if (kind === 'invoice' && text('cbc:InvoiceTypeCode') !== '01') errors.push('FAD: InvoiceTypeCode debe ser 01 (factura de venta).');
-  if (isCredit && text('cbc:CreditNoteTypeCode') !== '91') errors.push('CAD: CreditNoteTypeCode debe ser 91.');
-  if (isCredit && !/^[1-5]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) errors.push('CBF: el concepto de la nota crédito debe ser 1 a 5.');
-  if (isDebit && text('cbc:CustomizationID') !== '30') errors.push('DAB: CustomizationID de una nota débito que referencia una factura debe ser 30.');
-  if (isDebit && !/^[1-4]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) errors.push('DBF: el concepto de la nota débito debe ser 1 a 4.');
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text('cbc:IssueDate'))) errors.push('FAD09: IssueDate no es una fecha AAAA-MM-DD.');
-  if (!/^\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/.test(text('cbc:IssueTime'))) errors.push('FAD10: IssueTime debe llevar zona horaria (HH:MM:SS-05:00).');
-  const environment = text('cbc:ProfileExecutionID');
-  if (environment !== '2') errors.push('FAB: este es el ambiente de habilitación (pruebas): ProfileExecutionID debe ser 2.');
+  const findings: RuleFinding[] = [];
+  const r = (id: string, message: string) => findings.push({ rule: `${p}${id}`, message });
+  const errors = () => findings.map(findingText);
 
-  const lineTag = isDebit ? 'cac:DebitNoteLine' : isCredit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
-  const lines = childrenNamed(root, lineTag);
-  if (lines.length === 0) errors.push('FAV: el documento no tiene líneas.');
-  if (text('cbc:LineCountNumeric') && Number(text('cbc:LineCountNumeric')) !== lines.length) errors.push('FAD: LineCountNumeric no coincide con el número de líneas.');
-  const lineSum = lines.reduce((s, l) => s + (cents(child(l, 'cbc:LineExtensionAmount')) ?? NaN), 0);
+  // Without these nothing else can be read.
+  const total = isDebit ? 'cac:RequestedMonetaryTotal' : 'cac:LegalMonetaryTotal';
+  const required: [string, string][] = [
+    ['D01', 'cbc:UBLVersionID'], ['D02', 'cbc:CustomizationID'], ['D04', 'cbc:ProfileExecutionID'], ['D05', 'cbc:ID'], ['D06', 'cbc:UUID'], ['D09', 'cbc:IssueDate'], ['D10', 'cbc:IssueTime'],
+    ['D15', 'cbc:DocumentCurrencyCode'], ['J21', 'cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'], ['K21', 'cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'],
+    ['U02', `${total}/cbc:LineExtensionAmount`], ['U14', `${total}/cbc:PayableAmount`], ['B19', 'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareProvider/sts:SoftwareID'],
+  ];
+  if (kind === 'invoice') required.push(['D11', 'cbc:InvoiceTypeCode']);
+  if (isCredit) required.push(['D11', 'cbc:CreditNoteTypeCode']);
+  if (isNote) required.push(['F04', 'cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID'], ['F02', 'cac:DiscrepancyResponse/cbc:ResponseCode']);
+  for (const [id, path] of required) if (!text(path)) r(id, `No fue informado el elemento requerido ${path}.`);
+  if (findings.length) return { errors: errors(), key: null, number: text('cbc:ID') || null };
+
+  if (kind === 'invoice' && text('cbc:InvoiceTypeCode') !== '01') r('D11', 'InvoiceTypeCode debe ser 01 (factura electrónica de venta).');
+  if (isCredit && text('cbc:CreditNoteTypeCode') !== '91') r('D11', 'CreditNoteTypeCode debe ser 91.');
+  if (isCredit && !/^[1-5]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) r('F02', 'El concepto de la nota crédito (ResponseCode) debe ser 1 a 5.');
+  if (isDebit && !/^[1-4]$/.test(text('cac:DiscrepancyResponse/cbc:ResponseCode'))) r('F02', 'El concepto de la nota débito (ResponseCode) debe ser 1 a 4.');
+  const environment = text('cbc:ProfileExecutionID');
+  if (environment !== '2') r('D04', 'Este es el ambiente de habilitación (pruebas): ProfileExecutionID debe ser 2.');
+  findings.push(...documentRules(root, kind));
+
   const subtotal = cents(child(root, `${total}/cbc:LineExtensionAmount`));
   const payable = cents(child(root, `${total}/cbc:PayableAmount`));
   const vat = taxOf(root, '01');
   const inc = taxOf(root, '04');
   const ica = taxOf(root, '03');
-  if (subtotal === null || payable === null || Number.isNaN(lineSum)) errors.push('FAU: importes con formato inválido (se esperan dos decimales).');
-  else {
-    if (lineSum !== subtotal) errors.push(`FAU02: la suma de las líneas (${lineSum}) no es LineExtensionAmount (${subtotal}).`);
-    if (subtotal + vat + inc + ica !== payable) errors.push('FAU14: PayableAmount no es la base más los impuestos.');
-  }
 
   const softwareId = text('ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareProvider/sts:SoftwareID');
   const issuerNit = text('cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID');
   const issuer = await lookup(softwareId, issuerNit);
   const number = text('cbc:ID');
   if (!issuer) {
-    errors.push('FAB: el software o el emisor no están habilitados ante la DIAN.');
-    return { errors, key: null, number };
+    findings.push({ rule: 'FAB', message: 'El software o el emisor no están habilitados ante la DIAN.' });
+    return { errors: errors(), key: null, number };
   }
-  const range = rangeOf(issuer.numbering, kind);
-  const seq = number.startsWith(range.prefix) ? Number(number.slice(range.prefix.length)) : NaN;
-  if (!Number.isInteger(seq) || seq < range.from || seq > range.to) errors.push(`FAD05: el número ${number} está fuera del rango autorizado ${range.prefix}${range.from}–${range.to}.`);
+  if (kind === 'invoice') {
+    // The authorised numbering (sts:InvoiceControl): only invoices number from a range DIAN authorised.
+    const control = 'ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:InvoiceControl';
+    const range = rangeOf(issuer.numbering, kind);
+    if (!text(`${control}/sts:InvoiceAuthorization`)) r('B05a', 'No se encuentra el número de autorización del rango de numeración otorgado');
+    if (text(`${control}/sts:AuthorizedInvoices/sts:Prefix`) !== range.prefix) r('B10b', 'El prefijo no corresponde al prefijo de la autorización de numeración');
+    const seq = number.startsWith(range.prefix) ? Number(number.slice(range.prefix.length)) : NaN;
+    if (!Number.isInteger(seq) || seq < range.from || seq > range.to) r('D05d', `Número de factura no está contenido en el rango de numeración autorizado (${range.prefix}${range.from}–${range.to}).`);
+    const start = text(`${control}/sts:AuthorizationPeriod/cbc:StartDate`);
+    if (start && text('cbc:IssueDate') < start) r('D09a', 'Fecha de emisión anterior a la fecha de inicio de la autorización de la numeración');
+  }
   const securityCode = text('ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sts:DianExtensions/sts:SoftwareSecurityCode');
-  if (securityCode !== softwareSecurityCode(issuer, number)) errors.push('FAB27: SoftwareSecurityCode no corresponde al software y su PIN.');
+  if (securityCode !== softwareSecurityCode(issuer, number)) r('B27', 'SoftwareSecurityCode no corresponde al software y su PIN.');
   const key = subtotal === null || payable === null ? null : cufe({
     number, issueDate: text('cbc:IssueDate'), issueTime: text('cbc:IssueTime'), subtotal, vat, inc, ica, total: payable,
     issuerNit, buyerId: text('cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID'),
     key: isNote ? issuer.software_pin : issuer.technical_key, environment: environment === '1' ? '1' : '2',
   });
-  if (key && key !== text('cbc:UUID')) errors.push(`${isDebit ? 'DAD05: el CUDE' : isCredit ? 'CAD05: el CUDE' : 'FAD06: el CUFE'} no corresponde a los datos del documento.`);
-  if (issuer.certificate_pem) errors.push(...verifyUbl(xml, issuer.certificate_pem).map((e) => e.message));
-  return { errors, key, number };
+  if (key && key !== text('cbc:UUID')) r('D06', `Valor del ${isNote ? 'CUDE' : 'CUFE'} no está calculado correctamente`);
+  if (issuer.certificate_pem) {
+    for (const e of verifyUbl(xml, issuer.certificate_pem)) findings.push({ rule: e.code, message: e.message.replace(/^[A-Z0-9]+: /, '') });
+    // The document is generated the day it is signed (Anexo 1.9: the issue date is the signing date).
+    const signed = signingDate(root);
+    if (signed && signed !== text('cbc:IssueDate')) {
+      r('D09e', `La fecha de generación de la ${isNote ? (isCredit ? 'NC' : 'ND') : 'factura'} es diferente a la fecha de firma de la ${isNote ? (isCredit ? 'NC' : 'ND') : 'factura'}`);
+    }
+  }
+  return { errors: errors(), key, number };
 }
 
 /** A document the sandbox has accepted, by CUFE/CUDE: a second submission is answered from here. */

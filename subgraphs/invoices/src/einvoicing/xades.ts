@@ -36,6 +36,19 @@ export function signUbl(xml: string, key: SigningKey, at: Date): string {
   });
 }
 
+/**
+ * Signs DIAN's AttachedDocument (the container sent to the buyer) the same way, in its one
+ * ext:UBLExtension (an AttachedDocument carries no DianExtensions before it).
+ */
+export function signAttached(xml: string, key: SigningKey, at: Date): string {
+  const withNs = xml.replace(/<AttachedDocument\s/, (m) => `${m}xmlns:ds="${XMLDSIG_NS}" xmlns:xades="${XADES_NS}" xmlns:xades141="${XADES141}" `);
+  return signXadesEpes(withNs, key, at, {
+    policy: DIAN_POLICY,
+    role: SIGNER_ROLE,
+    location: "/*/*[local-name()='UBLExtensions']/*[local-name()='UBLExtension'][1]/*[local-name()='ExtensionContent']",
+  });
+}
+
 /** One refusal of a signature, with DIAN's rule code. */
 export interface SignatureError {
   code: 'FAA02' | 'ZE02';

@@ -1,4 +1,5 @@
 import { AMOUNT_SCHEMA, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { LINE_VAT_VIEW_SCHEMA } from './tax-regime.ts';
 import { Schema } from 'mongoose';
 import { WITHHOLDING_CONCEPT_KEYS } from '../accounting/withholdings.ts';
 
@@ -15,6 +16,9 @@ export const documentFields = {
     lines: { type: Schema.Types.Mixed, required: true },
     withholding_rates: { type: Schema.Types.Mixed, default: [] },
     subtotal: { type: Number, required: true },
+    allowance_charges: { type: Schema.Types.Mixed, default: [] },
+    allowance_total: { type: Number, default: 0 },
+    charge_total: { type: Number, default: 0 },
     tax_total: { type: Number, required: true },
     total: { type: Number, required: true },
     withholdings: { type: Schema.Types.Mixed, default: [] },
@@ -42,10 +46,30 @@ export const WITHHOLDING_AMOUNT_VIEW_SCHEMA = {
   },
 } as const;
 
+const NULLABLE = { type: ['string', 'null'] } as const;
+
+/** A buyer's fiscal profile on a document (CustomerFiscal). */
+export const CUSTOMER_FISCAL_SCHEMA = {
+  anyOf: [{ type: 'null' }, {
+    type: 'object', additionalProperties: false, required: ['person_type', 'legal_name', 'responsibilities', 'tax_scheme', 'address'],
+    properties: {
+      person_type: { enum: ['legal', 'natural'] }, legal_name: NULLABLE, responsibilities: { type: 'array', items: TEXT }, tax_scheme: TEXT,
+      address: {
+        anyOf: [{ type: 'null' }, {
+          type: 'object', additionalProperties: false, required: ['line', 'municipality_code', 'postal_code', 'country'],
+          properties: { line: TEXT, municipality_code: NULLABLE, postal_code: NULLABLE, country: TEXT },
+        }],
+      },
+    },
+  }],
+} as const;
+
 /** The buyer as named on a document (CustomerSnapshot). */
 export const CUSTOMER_SNAPSHOT_SCHEMA = {
   type: 'object', additionalProperties: false, required: ['name', 'tax_id', 'email'],
   properties: {
+    phone: NULLABLE,
+    fiscal: CUSTOMER_FISCAL_SCHEMA,
     name: TEXT,
     tax_id: {
       anyOf: [{ type: 'null' }, {
@@ -54,6 +78,23 @@ export const CUSTOMER_SNAPSHOT_SCHEMA = {
       }],
     },
     email: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** A line's allowance or charge as shown: `{charge, reason, reason_code, rate_bps, base, amount}`. */
+export const LINE_ALLOWANCE_CHARGE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['charge', 'reason', 'reason_code', 'rate_bps', 'base', 'amount'],
+  properties: { charge: { type: 'boolean' }, reason: TEXT, reason_code: { type: ['string', 'null'] }, rate_bps: { type: 'integer' }, base: { type: 'integer' }, amount: { type: 'integer' } },
+} as const;
+
+/** A document-level allowance or charge as shown (lib/line-model.ts DocumentAllowanceCharge). */
+export const DOCUMENT_ALLOWANCE_CHARGE_VIEW_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['charge', 'reason', 'reason_code', 'rate_bps', 'base', 'amount', 'tax_rate_ppm', 'tax'],
+  properties: {
+    charge: { type: 'boolean' }, reason: TEXT, reason_code: { type: ['string', 'null'] }, rate_bps: { type: ['integer', 'null'] },
+    base: { type: 'integer' }, amount: { type: 'integer' }, tax_rate_ppm: { type: 'integer' }, tax: { type: 'integer' },
+    /** Outside Colombia: its EN 16931 VAT category. */
+    vat: { anyOf: [{ type: 'null' }, LINE_VAT_VIEW_SCHEMA] },
   },
 } as const;
 
@@ -71,7 +112,13 @@ export const DOCUMENT_LINE_SCHEMA = {
     unit: TEXT,
     unit_price: { type: 'integer' },
     discount_bps: { type: 'integer' },
+    /** round(quantity × unit price) (absent on lines written before it was kept). */
+    gross: { type: 'integer' },
+    /** The line's discount and charges: net (subtotal) = gross − allowances + charges. */
+    allowance_charges: { type: 'array', items: LINE_ALLOWANCE_CHARGE_VIEW_SCHEMA },
     tax_rate_ppm: { type: 'integer' },
+    /** Outside Colombia: the EN 16931 VAT category; null for a Colombian (IVA) line. */
+    vat: { anyOf: [{ type: 'null' }, LINE_VAT_VIEW_SCHEMA] },
     withholdings: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
     subtotal: { type: 'integer' },
     tax: { type: 'integer' },
@@ -89,6 +136,9 @@ export const DOCUMENT_BODY_VIEW_FIELDS = {
   lines: { type: 'array', items: DOCUMENT_LINE_SCHEMA },
   withholding_rates: { type: 'array', items: WITHHOLDING_RATE_VIEW_SCHEMA },
   subtotal: AMOUNT_SCHEMA,
+  allowance_charges: { type: 'array', items: DOCUMENT_ALLOWANCE_CHARGE_VIEW_SCHEMA },
+  allowance_total: AMOUNT_SCHEMA,
+  charge_total: AMOUNT_SCHEMA,
   tax_total: AMOUNT_SCHEMA,
   total: AMOUNT_SCHEMA,
   withholdings: { type: 'array', items: WITHHOLDING_AMOUNT_VIEW_SCHEMA },

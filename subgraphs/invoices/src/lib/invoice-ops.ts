@@ -9,7 +9,8 @@ import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
-import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type SettingsDoc } from './settings.ts';
+import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type NumberingRange, type SettingsDoc } from './settings.ts';
+import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
 import { pendingChanges } from './rollup.ts';
@@ -99,15 +100,24 @@ export function settledStatus(doc: Pick<InvoiceDoc, 'balance' | 'paid' | 'status
  * Hands out the next consecutive number of a range. The counter only ever moves forward by one
  * conditional `$inc` (`next <= to`), so two posts never get the same number.
  */
-async function nextNumber(db: Connection, workspace: string, kind: NumberedKind, s: SettingsDoc): Promise<{ seq: number; number: string }> {
-  const range = rangeOf(s.numbering, kind);
-  // A set-up made before debit notes existed has no counter for their default range yet.
-  if (kind === 'debit_note' && !s.numbering.debit_note) {
+async function nextNumber(db: Connection, workspace: string, kind: NumberedKind, s: SettingsDoc | null): Promise<{ seq: number; number: string }> {
+  const range = s ? rangeOf(s.numbering, kind) : ownSeries(kind);
+  // A set-up made before debit notes existed has no counter for their default range yet; a workspace outside Colombia starts its own series at its first post.
+  if (!s || (kind === 'debit_note' && !s.numbering.debit_note)) {
     await counters(db).updateOne({ _id: counterId(workspace, kind, range.prefix) }, { $setOnInsert: { workspace, next: range.from } }, { upsert: true });
   }
   const before = await counters(db).findOneAndUpdate({ _id: counterId(workspace, kind, range.prefix), next: { $lte: range.to } }, { $inc: { next: 1 } }, { returnDocument: 'before' }).lean();
   if (!before) throw new CuadraError('conflict', `The numbering range ${range.prefix}${range.from}–${range.to} is used up; authorise a new range with einvoicing.configure.`);
   return { seq: before.next, number: `${range.prefix}${before.next}` };
+}
+
+/**
+ * The numbering of a workspace outside Colombia: one consecutive series per kind of document, its
+ * own (the EU VAT directive, art. 226(2), asks for a sequential number that identifies the invoice
+ * uniquely; no authority hands out ranges).
+ */
+export function ownSeries(kind: NumberedKind): NumberingRange {
+  return { prefix: kind === 'credit_note' ? 'CN' : kind === 'debit_note' ? 'DN' : 'INV', from: 1, to: 999_999_999, resolution: null, valid_to: null };
 }
 
 /**
@@ -153,7 +163,9 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
  * 5. the final conditional update: status posted, CUFE/CUDE, time, rollup intent.
  */
 export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
-  const s = await requireSettings(ctx.db, ctx.workspace);
+  // The workspace's country decides: a Colombian document needs DIAN's set-up (range, keys); elsewhere it is numbered from the workspace's own series, without DIAN.
+  const dian = taxRegimeOf(ctx.principal) === 'dian';
+  const s = dian ? await requireSettings(ctx.db, ctx.workspace) : null;
   const model = invoices(ctx.db);
   // Refused before the lock, the number and the credit note's application (writeJournalEntry holds the rule).
   const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
@@ -184,11 +196,11 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   let applied = doc.amount_due;
   let dueDate = doc.due_date;
   if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
-  const issueTime = localTime(ctx.now);
-  const key = cufe({
+  const issueTime = dian ? localTime(ctx.now) : null;
+  const key = s && issueTime ? cufe({
     number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
     issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
-  });
+  }) : null;
   const entryId = `je_${doc._id}`;
   const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
     : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
@@ -199,7 +211,8 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     source: { kind: doc.kind, id: doc._id }, lines, created_at: ctx.now,
   });
   const sign = doc.kind === 'credit_note' ? -1 : 1;
-  // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales.
+  // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
+  // an invoice's allowances and charges on the whole document move it (what the journal books to income).
   const sales = salesOf(doc);
   const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
   const deltas: RollupDelta[] = [
@@ -207,10 +220,10 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     {
       day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
       inc: doc.kind === 'credit_note'
-        ? { revenue: -doc.subtotal, credited: doc.total, ar: -applied, credit_notes: 1 }
+        ? { revenue: -sales, credited: doc.total, ar: -applied, credit_notes: 1 }
         : doc.kind === 'debit_note'
           ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
-          : { revenue: doc.subtotal, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+          : { revenue: sales, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
     },
     // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
     { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
@@ -234,7 +247,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
   if (doc.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, doc.customer_id, doc.currency, doc._id, doc.amount_due - applied);
   // Signed as issued, when the workspace has a certificate (never undoes the post; see signPosted).
-  await signPosted(ctx, posted);
+  if (dian) await signPosted(ctx, posted);
   return posted;
 }
 

@@ -2,6 +2,7 @@ import { addPositions, searchIn, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as T
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from './money.ts';
+import type { DocumentAllowanceCharge } from './line-model.ts';
 import type { CustomerSnapshot, InvoiceLine } from '../modules/invoices/model.ts';
 
 /**
@@ -24,6 +25,9 @@ export interface SalesDocument {
   lines: InvoiceLine[];
   withholding_rates: WithholdingRate[];
   subtotal: number;
+  allowance_charges?: DocumentAllowanceCharge[];
+  allowance_total?: number;
+  charge_total?: number;
   tax_total: number;
   total: number;
   withholdings: WithholdingAmount[];
@@ -76,7 +80,8 @@ export function salesDocuments(db: Connection): Model<SalesDocument> {
 export const SALES_DOCUMENT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
   required: [
-    'id', 'kind', 'status', 'customer_id', 'customer', 'currency', 'issue_date', 'valid_until', 'lines', 'withholding_rates', 'subtotal', 'tax_total',
+    'id', 'kind', 'status', 'customer_id', 'customer', 'currency', 'issue_date', 'valid_until', 'lines', 'withholding_rates', 'subtotal',
+    'allowance_charges', 'allowance_total', 'charge_total', 'tax_total',
     'total', 'withholdings', 'withholding_total', 'amount_due', 'notes', 'source', 'converted_to', 'created_at', 'updated_at',
   ],
   properties: {
@@ -106,7 +111,8 @@ export const SALES_DOCUMENT_VIEW_SCHEMA = {
 export function salesDocumentView(d: SalesDocument) {
   return {
     id: d._id, kind: d.kind, status: d.status, customer_id: d.customer_id, customer: d.customer, currency: d.currency, issue_date: d.issue_date,
-    valid_until: d.valid_until, lines: d.lines, withholding_rates: d.withholding_rates, subtotal: d.subtotal, tax_total: d.tax_total, total: d.total,
+    valid_until: d.valid_until, lines: d.lines, withholding_rates: d.withholding_rates, subtotal: d.subtotal, allowance_charges: d.allowance_charges ?? [],
+    allowance_total: d.allowance_total ?? 0, charge_total: d.charge_total ?? 0, tax_total: d.tax_total, total: d.total,
     withholdings: d.withholdings, withholding_total: d.withholding_total, amount_due: d.amount_due, notes: d.notes, source: d.source,
     converted_to: d.converted_to, created_at: d.created_at.toISOString(), updated_at: d.updated_at.toISOString(),
   };

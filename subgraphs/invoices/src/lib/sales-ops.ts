@@ -1,5 +1,7 @@
 import { createPositioned, CuadraError, defineListTool, defineTool, ID_INPUT, ID_SCHEMA, newId, recordOutput, searchTerm, type ToolContext } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
+import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
+import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA, type DocumentAllowanceChargeInput } from './line-model.ts';
+import { regimeContext, withholdingRatesFor } from './tax-regime.ts';
 import { draftDocument, insertDraft } from './invoice-ops.ts';
 import { invoices } from '../modules/invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentMatches, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from './sales-document.ts';
@@ -14,6 +16,7 @@ export interface SalesInput {
   valid_until?: string;
   lines: LineInput[];
   withholdings?: WithholdingRate[];
+  allowance_charges?: DocumentAllowanceChargeInput[];
   notes?: string;
 }
 
@@ -25,21 +28,24 @@ export const salesFields = {
   notes: { type: 'string', maxLength: 2000 },
   lines: { type: 'array', minItems: 1, maxItems: 500, items: lineSchema },
   withholdings: withholdingsSchema,
+  allowance_charges: DOCUMENT_ALLOWANCE_CHARGES_SCHEMA,
 } as const;
 
 /** Creates a quote (draft) or a sales order (open). */
 export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument['kind'], input: SalesInput, source: SalesDocument['source'] = null, dealKey?: string): Promise<SalesDocument> {
-  const lines = await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
+  const rc = await regimeContext(ctx.db, ctx.workspace, ctx.principal);
+  const lines = await buildLines(ctx, input.currency, input.lines, '/lines', rc);
   const issueDate = input.issue_date ?? documentToday(ctx);
   assertNotAfterToday(ctx, issueDate);
   const validUntil = kind === 'quote' ? (input.valid_until ?? addDays(issueDate, 30)) : null;
   if (validUntil && validUntil < issueDate) throw new CuadraError('invalid_input', 'A quote cannot expire before it is issued.', { field: '/valid_until' });
   const customer = await buyerFromCrm(ctx, input.customer_id);
-  const rates = input.withholdings ?? [];
+  const rates = withholdingRatesFor(rc, input.withholdings);
+  const acs = documentAllowanceCharges(rc, lines, input.allowance_charges);
   const doc: SalesDocument = {
     _id: newId(kind === 'quote' ? 'quo' : 'so'), workspace: ctx.workspace, kind, status: kind === 'quote' ? 'draft' : 'open',
     customer_id: input.customer_id, customer, search_lc: `${customer.name} ${input.notes ?? ''}`.toLowerCase(), currency: input.currency,
-    issue_date: issueDate, valid_until: validUntil, lines, withholding_rates: rates, ...documentTotals(lines, rates), notes: input.notes ?? null,
+    issue_date: issueDate, valid_until: validUntil, lines, withholding_rates: rates, ...documentTotals(lines, rates, acs), notes: input.notes ?? null,
     source, converted_to: null, ...(dealKey ? { deal_key: dealKey } : {}), created_at: ctx.now, updated_at: ctx.now,
   };
   await createPositioned(salesDocuments(ctx.db), doc, salesSeries(kind));
@@ -89,7 +95,7 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
     await insertDraft(ctx, draftDocument({
       _id: chosen, workspace: ctx.workspace, kind: 'invoice', ...common, issue_date: issueDate, due_date: addDays(issueDate, 30), created_at: ctx.now,
       // The deal a quote was made from stays named on what it becomes (crm links the deal to it).
-      source: kind === 'quote' ? { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates),
+      source: kind === 'quote' ? { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates, source.allowance_charges ?? []),
     })).catch((e) => {
       if ((e as { code?: number }).code !== 11000) throw e;
     });

@@ -7,7 +7,36 @@ export interface NumberingRange {
   from: number;
   to: number;
   resolution: string | null;
+  /** The resolution's validity (sts:AuthorizationPeriod); absent on ranges set up before it was kept. */
+  valid_from?: string | null;
   valid_to: string | null;
+}
+
+/** A fiscal address of the issuer: DANE's municipality code (its department follows from it). */
+export interface IssuerAddress {
+  line: string;
+  municipality_code: string | null;
+  postal_code: string | null;
+  country: string;
+}
+
+/**
+ * The issuer as DIAN's documents name it (AccountingSupplierParty): its NIT, trade name and, once
+ * given, what Anexo Técnico 1.9 requires of it — RUT name, person type, fiscal responsibilities
+ * (TaxLevelCode), tax (TaxScheme), fiscal address with DANE codes, contact. Set-ups made before
+ * these were kept have only `nit`, `check_digit` and `name`.
+ */
+export interface IssuerProfile {
+  nit: string;
+  check_digit: number;
+  name: string;
+  legal_name?: string | null;
+  person_type?: 'legal' | 'natural';
+  responsibilities?: string[];
+  tax_scheme?: string;
+  address?: IssuerAddress | null;
+  email?: string | null;
+  phone?: string | null;
 }
 
 /**
@@ -18,7 +47,7 @@ export interface NumberingRange {
  */
 export interface SettingsDoc {
   _id: string;
-  issuer: { nit: string; check_digit: number; name: string };
+  issuer: IssuerProfile;
   /** TipoAmbiente: `1` production, `2` test (habilitación). */
   environment: '1' | '2';
   technical_key: string;
@@ -26,6 +55,15 @@ export interface SettingsDoc {
   software_pin: string;
   /** The workspace's base currency: metrics are reported in it. */
   currency: string;
+  /**
+   * Who made the software (the graphic representation names them, Resolución 000165 de 2023, and
+   * sts:ProviderID carries their NIT); absent: the issuer's own software.
+   */
+  software_maker?: { name: string; nit: string; check_digit: number } | null;
+  /** The software's name, printed on the representation. */
+  software_name?: string | null;
+  /** The means of payment an invoice states unless it names its own (DIAN list 13.3.4.2; 1 = not defined). */
+  payment_means?: string | null;
   /** `debit_note` is absent from set-ups made before debit notes existed: {@link rangeOf} gives its default. */
   numbering: { invoice: NumberingRange; credit_note: NumberingRange; debit_note?: NumberingRange };
   updated_at: Date;
@@ -59,6 +97,9 @@ const settingsSchema = new Schema<StoredSettingsDoc>(
     software_pin_sealed: String,
     software_pin: String,
     currency: { type: String, required: true },
+    software_maker: { type: Schema.Types.Mixed, default: null },
+    software_name: { type: String, default: null },
+    payment_means: { type: String, default: null },
     numbering: { type: Schema.Types.Mixed, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -115,6 +156,20 @@ export function openSettings(doc: StoredSettingsDoc, sealer: Sealer | null = sea
     return opened;
   };
   return { ...rest, technical_key: open('technical_key', technical_key_sealed, technical_key), software_pin: open('software_pin', software_pin_sealed, software_pin) };
+}
+
+/**
+ * What Anexo Técnico 1.9 requires of the issuer that the set-up does not hold yet (set-ups made
+ * before it kept them): the fiscal address with the DANE municipality (FAJ07, FAJ08). The other
+ * fields have a value DIAN accepts by default (RUT name = name, R-99-PN, IVA, persona jurídica).
+ */
+export function issuerGaps(s: Pick<SettingsDoc, 'issuer'>): string[] {
+  return s.issuer.address?.municipality_code ? [] : ['fiscal address (issuer.address with the DANE municipality code)'];
+}
+
+/** Who made the software (sts:ProviderID, the representation): the maker set up, else the issuer itself (its own software). */
+export function softwareMaker(s: Pick<SettingsDoc, 'software_maker' | 'issuer'>): { name: string; nit: string; check_digit: number } {
+  return s.software_maker ?? { name: s.issuer.name, nit: s.issuer.nit, check_digit: s.issuer.check_digit };
 }
 
 /** The workspace's set-up with its secrets opened, or null when it has none. */

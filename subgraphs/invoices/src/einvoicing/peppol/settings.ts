@@ -1,5 +1,6 @@
 import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { VatCategory } from '../../lib/tax-regime.ts';
 
 /** Peppol participant identifier: an EAS scheme (`0208`, `9944`, … from the Peppol code list) and the id. */
 export interface PeppolEndpoint {
@@ -15,9 +16,6 @@ export interface PeppolAddress {
   country: string;
 }
 
-/** The VAT categories of EN 16931 (UNCL5305 subset): standard, zero, exempt, reverse charge, intra-EU, export, not subject. */
-export const VAT_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'] as const;
-export type VatCategory = (typeof VAT_CATEGORIES)[number];
 
 /**
  * A workspace's Peppol BIS Billing 3.0 set-up: the seller as the buyer's access point sees it.

@@ -1,8 +1,12 @@
 import { CuadraError } from '@cuadra/shared';
 import type { InvoiceDoc } from '../../modules/invoices/model.ts';
-import { decimalAmount, decimalQuantity, percentFromPpm, quantityMicros } from '../../lib/money.ts';
+import { decimalAmount, decimalQuantity, percentFromPpm } from '../../lib/money.ts';
+import { documentAmounts, lineParts, type DocumentAllowanceCharge, type LineAllowanceCharge } from '../../lib/line-model.ts';
+import { DEFAULT_EXEMPTION, type LineVat, type VatCategory } from '../../lib/tax-regime.ts';
 import { xmlEscape as x } from '../xml.ts';
-import type { PeppolAddress, PeppolEndpoint, PeppolSettingsDoc, VatCategory } from './settings.ts';
+import type { PeppolAddress, PeppolEndpoint, PeppolSettingsDoc } from './settings.ts';
+
+export { DEFAULT_EXEMPTION, type LineVat };
 
 /** Specification identifier (BT-24) of Peppol BIS Billing 3.0. */
 export const PEPPOL_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
@@ -19,13 +23,6 @@ export interface PeppolBuyer {
   legal_id: string | null;
   address: PeppolAddress;
   email: string | null;
-}
-
-/** The VAT category of one line and, for all but S and Z, why no VAT is charged (BT-120/BT-121). */
-export interface LineVat {
-  category: VatCategory;
-  reason_code: string | null;
-  reason: string | null;
 }
 
 /** One row of the VAT breakdown (BG-23), amounts in minor units. */
@@ -58,14 +55,6 @@ export interface PeppolOptions {
   /** Where the refusals point (`/vat` of the tool's input). */
   vatField?: string;
 }
-
-/** Default exemption reasons (VATEX codes of the CEF list) for the categories whose reason is always the same. */
-export const DEFAULT_EXEMPTION: Partial<Record<VatCategory, { code: string; text: string }>> = {
-  AE: { code: 'VATEX-EU-AE', text: 'Reverse charge' },
-  K: { code: 'VATEX-EU-IC', text: 'Intra-Community supply' },
-  G: { code: 'VATEX-EU-G', text: 'Export outside the EU' },
-  O: { code: 'VATEX-EU-O', text: 'Not subject to VAT' },
-};
 
 const NS = [
   'xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"',
@@ -106,6 +95,30 @@ function taxCategory(tag: 'TaxCategory' | 'ClassifiedTaxCategory', v: { category
     + `<cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:${tag}>`;
 }
 
+/** A percentage with two decimals, from basis points. */
+function percentFromBps(bps: number): string {
+  return `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
+}
+
+/** A line's allowance (BG-27: reason code UNCL5189, 95 discount) or charge (BG-28: UNCL7161), with its percentage of the gross amount. */
+function lineAllowanceCharge(a: LineAllowanceCharge, cur: string): string {
+  return `<cac:AllowanceCharge><cbc:ChargeIndicator>${a.charge}</cbc:ChargeIndicator>${el('cbc:AllowanceChargeReasonCode', a.reason_code)}${el('cbc:AllowanceChargeReason', a.reason)}`
+    + `<cbc:MultiplierFactorNumeric>${percentFromBps(a.rate_bps)}</cbc:MultiplierFactorNumeric>${amount('Amount', a.amount, cur)}${amount('BaseAmount', a.base, cur)}</cac:AllowanceCharge>`;
+}
+
+/** The VAT category of a document allowance or charge: the one kept on it, else S at its rate or Z. */
+function acVat(a: DocumentAllowanceCharge): LineVat {
+  return a.vat ?? { category: a.tax_rate_ppm > 0 ? 'S' : 'Z', reason_code: null, reason: null };
+}
+
+/** A document allowance (BG-20) or charge (BG-21), with its VAT category (BT-95/BT-102). */
+function documentAllowanceCharge(a: DocumentAllowanceCharge, cur: string): string {
+  const pct = a.rate_bps !== null ? `<cbc:MultiplierFactorNumeric>${percentFromBps(a.rate_bps)}</cbc:MultiplierFactorNumeric>` : '';
+  const base = a.rate_bps !== null ? amount('BaseAmount', a.base, cur) : '';
+  return `<cac:AllowanceCharge><cbc:ChargeIndicator>${a.charge}</cbc:ChargeIndicator>${el('cbc:AllowanceChargeReasonCode', a.reason_code)}${el('cbc:AllowanceChargeReason', a.reason)}`
+    + `${pct}${amount('Amount', a.amount, cur)}${base}${taxCategory('TaxCategory', { category: acVat(a).category, rate_ppm: a.tax_rate_ppm })}</cac:AllowanceCharge>`;
+}
+
 /**
  * Checks the lines' VAT categories against their rates and EN 16931's category rules, and
  * groups them into the VAT breakdown (BG-23). Line net amounts are already rounded to the
@@ -115,7 +128,7 @@ function taxCategory(tag: 'TaxCategory' | 'ClassifiedTaxCategory', v: { category
  * accepts it when it lies within one currency unit of taxable × rate rounded (BR-CO-17),
  * which is checked here rather than left to the receiver.
  */
-export function vatBreakdown(doc: Pick<InvoiceDoc, 'lines' | 'currency'>, lineVat: LineVat[], field = '/vat'): VatBreakdownRow[] {
+export function vatBreakdown(doc: Pick<InvoiceDoc, 'lines' | 'currency' | 'allowance_charges'>, lineVat: LineVat[], field = '/vat'): VatBreakdownRow[] {
   if (lineVat.length !== doc.lines.length) throw new Error('one VAT category per line');
   const rows = new Map<string, VatBreakdownRow>();
   doc.lines.forEach((l, i) => {
@@ -143,6 +156,19 @@ export function vatBreakdown(doc: Pick<InvoiceDoc, 'lines' | 'currency'>, lineVa
     row.taxable += l.subtotal;
     row.tax += l.tax;
     rows.set(key, row);
+  });
+  // The document's own allowances and charges are in the breakdown of their category (BR-CO-18): a charge adds to its base and VAT, an allowance takes off.
+  (doc.allowance_charges ?? []).forEach((a, i) => {
+    const v = acVat(a);
+    const key = `${v.category}:${a.tax_rate_ppm}:${v.reason_code ?? ''}:${v.reason ?? ''}`;
+    const row = rows.get(key) ?? [...rows.values()].find((r) => r.category === v.category && r.rate_ppm === a.tax_rate_ppm);
+    if (row && (row.reason_code !== v.reason_code || row.reason !== v.reason)) {
+      throw new CuadraError('invalid_input', `Allowance or charge ${i + 1} is of category ${v.category} with another exemption reason than the lines of that category.`, { field: `/allowance_charges/${i}` });
+    }
+    const target = row ?? { category: v.category, rate_ppm: a.tax_rate_ppm, taxable: 0, tax: 0, reason_code: v.reason_code, reason: v.reason };
+    target.taxable += a.charge ? a.amount : -a.amount;
+    target.tax += a.charge ? a.tax : -a.tax;
+    rows.set(`${target.category}:${target.rate_ppm}:${target.reason_code ?? ''}:${target.reason ?? ''}`, target);
   });
   const list = [...rows.values()];
   if (list.some((r) => r.category === 'O') && list.length > 1) {
@@ -188,10 +214,12 @@ export function renderPeppol(doc: InvoiceDoc, seller: PeppolSettingsDoc, opts: P
   const sellerVat = onlyO ? null : seller.vat_id;
   const buyerVat = onlyO ? null : opts.buyer.vat_id;
 
-  const lineExtension = doc.lines.reduce((s, l) => s + l.subtotal, 0);
+  // The line model's totals (lib/line-model.ts): the same amounts the DIAN document and the journal carry.
+  const amounts = documentAmounts(doc.lines, doc.allowance_charges ?? []);
   const tax = breakdown.reduce((s, r) => s + r.tax, 0);
-  const totals: PeppolTotals = { line_extension: lineExtension, tax_exclusive: lineExtension, tax, tax_inclusive: lineExtension + tax, payable: lineExtension + tax };
-  if (totals.payable !== doc.total) throw new Error(`Peppol total ${totals.payable} differs from the posted total ${doc.total}`);
+  const taxExclusive = amounts.line_extension - amounts.allowance_total + amounts.charge_total;
+  const totals: PeppolTotals = { line_extension: amounts.line_extension, tax_exclusive: taxExclusive, tax, tax_inclusive: taxExclusive + tax, payable: taxExclusive + tax };
+  if (totals.payable !== doc.total || tax !== amounts.tax_total) throw new Error(`Peppol total ${totals.payable} differs from the posted total ${doc.total}`);
 
   const root = isCredit ? 'CreditNote' : 'Invoice';
   const parts: string[] = [
@@ -229,22 +257,22 @@ export function renderPeppol(doc: InvoiceDoc, seller: PeppolSettingsDoc, opts: P
   // An amount due needs a due date or payment terms (BR-CO-25); a UBL credit note has no DueDate.
   const terms = seller.payment_terms ?? (isCredit ? `Credit for invoice ${opts.credited?.number ?? ''}`.trim() : null);
   if (terms) parts.push(`<cac:PaymentTerms><cbc:Note>${x(terms)}</cbc:Note></cac:PaymentTerms>`);
+  parts.push((doc.allowance_charges ?? []).map((a) => documentAllowanceCharge(a, cur)).join(''));
   parts.push(
     `<cac:TaxTotal>${amount('TaxAmount', tax, cur)}`
       + breakdown.map((r) => `<cac:TaxSubtotal>${amount('TaxableAmount', r.taxable, cur)}${amount('TaxAmount', r.tax, cur)}${taxCategory('TaxCategory', r)}</cac:TaxSubtotal>`).join('')
       + '</cac:TaxTotal>',
     `<cac:LegalMonetaryTotal>${amount('LineExtensionAmount', totals.line_extension, cur)}${amount('TaxExclusiveAmount', totals.tax_exclusive, cur)}`
-      + `${amount('TaxInclusiveAmount', totals.tax_inclusive, cur)}${amount('PayableAmount', totals.payable, cur)}</cac:LegalMonetaryTotal>`,
+      + `${amount('TaxInclusiveAmount', totals.tax_inclusive, cur)}`
+      + (amounts.allowance_total ? amount('AllowanceTotalAmount', amounts.allowance_total, cur) : '')
+      + (amounts.charge_total ? amount('ChargeTotalAmount', amounts.charge_total, cur) : '')
+      + `${amount('PayableAmount', totals.payable, cur)}</cac:LegalMonetaryTotal>`,
   );
   const lineTag = isCredit ? 'CreditNoteLine' : 'InvoiceLine';
   const qtyTag = isCredit ? 'CreditedQuantity' : 'InvoicedQuantity';
   doc.lines.forEach((l, i) => {
-    // Gross = quantity × price rounded to the cent; the discount is what takes it to the posted net amount.
-    const gross = Number((quantityMicros(l.quantity, `/lines/${i}/quantity`) * BigInt(l.unit_price) * 2n + 1_000_000n) / 2_000_000n);
-    const discount = gross - l.subtotal;
-    const allowance = l.discount_bps > 0 && discount > 0
-      ? `<cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Discount</cbc:AllowanceChargeReason>${amount('Amount', discount, cur)}</cac:AllowanceCharge>`
-      : '';
+    // The line's discount and charges as the line model keeps them: quantity × price − allowances + charges = its net amount (PEPPOL-EN16931-R120).
+    const allowance = lineParts(l).allowance_charges.map((a) => lineAllowanceCharge(a, cur)).join('');
     const v = opts.line_vat[i];
     parts.push(
       `<cac:${lineTag}><cbc:ID>${i + 1}</cbc:ID><cbc:${qtyTag} unitCode="${x(l.unit)}">${decimalQuantity(l.quantity)}</cbc:${qtyTag}>${amount('LineExtensionAmount', l.subtotal, cur)}${allowance}`

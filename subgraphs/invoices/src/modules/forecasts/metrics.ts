@@ -185,7 +185,7 @@ const cashProjection: MetricReader = async (q, ctx) => {
   for (const r of schedules) {
     let amount: number;
     try {
-      amount = documentTotals(await buildLines(ctx.db, ctx.workspace, r.currency, r.lines), r.withholdings).amount_due;
+      amount = documentTotals(await buildLines(ctx, r.currency, r.lines), r.withholdings).amount_due;
     } catch {
       recurringRows.push({ kind: 'recurring', recurring_id: r._id, skipped: 'its lines cannot be priced today (an item archived or removed)' });
       continue;

@@ -4,6 +4,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
+import type { DocumentAllowanceCharge, LineAllowanceCharge } from '../../lib/line-model.ts';
+import type { LineVat } from '../../lib/tax-regime.ts';
 import type { RollupIntent } from '../../lib/rollups.ts';
 
 /** One invoice line; amounts are computed once, at write time, and stored. */
@@ -15,7 +17,16 @@ export interface InvoiceLine {
   unit: string;
   unit_price: number;
   discount_bps: number;
+  /**
+   * round(quantity × unit price), before the line's discount and charges; absent on lines written
+   * before the line model kept it (lib/line-model.ts lineParts reads those back).
+   */
+  gross?: number;
+  /** The line's allowances (its discount) and charges, computed: net = gross − allowances + charges. */
+  allowance_charges?: LineAllowanceCharge[];
   tax_rate_ppm: number;
+  /** Outside Colombia: the line's EN 16931 VAT category and exemption reason (null/absent for DIAN's IVA). */
+  vat?: LineVat | null;
   /** Line-level withholdings; when empty the document's rates apply. */
   withholdings: WithholdingRate[];
   /**
@@ -40,11 +51,23 @@ export interface InvoiceLine {
   account?: string;
 }
 
+/** A buyer's fiscal profile as crm keeps it (crm parties/fiscal.ts): what a Colombian e-invoice says of the buyer. */
+export interface CustomerFiscal {
+  person_type: 'legal' | 'natural';
+  legal_name: string | null;
+  responsibilities: string[];
+  tax_scheme: string;
+  address: { line: string; municipality_code: string | null; postal_code: string | null; country: string } | null;
+}
+
 /** The buyer as named on the document: a snapshot of the crm party when the document was made. */
 export interface CustomerSnapshot {
   name: string;
   tax_id: { type: string; number: string; check_digit: number | null } | null;
   email: string | null;
+  /** Absent on documents made before crm kept them. */
+  phone?: string | null;
+  fiscal?: CustomerFiscal | null;
 }
 
 /** A reduction of an invoice's balance (payment or credit note), dated, for aging at any `as_of`. */
@@ -96,10 +119,18 @@ export interface InvoiceDoc {
   /** Local time of posting with offset (`10:15:00-05:00`); null until posted. */
   issue_time: string | null;
   due_date: string;
+  /** How the buyer pays (DIAN list 13.3.4.2, e.g. 10 cash, 42 bank deposit, 48 credit card); null: the workspace's default. */
+  payment_means?: string | null;
   lines: InvoiceLine[];
   withholding_rates: WithholdingRate[];
+  /** Σ line net amounts (LineExtensionAmount; DIAN's ValFac). */
   subtotal: number;
+  /** Allowances and charges of the whole document (absent on documents from before they existed: none). */
+  allowance_charges?: DocumentAllowanceCharge[];
+  allowance_total?: number;
+  charge_total?: number;
   tax_total: number;
+  /** What the document is worth with taxes: subtotal + tax_total − allowance_total + charge_total (PayableAmount; DIAN's ValTot). */
   total: number;
   withholdings: WithholdingAmount[];
   withholding_total: number;
@@ -149,6 +180,7 @@ const invoiceSchema = new Schema<InvoiceDoc>(
     ...documentFields,
     issue_time: { type: String, default: null },
     due_date: { type: String, required: true },
+    payment_means: { type: String, default: null },
     paid: { type: Number, required: true },
     credited: { type: Number, required: true },
     balance: { type: Number, required: true },
@@ -203,7 +235,7 @@ export const INVOICE_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
   required: [
     'id', 'kind', 'status', 'number', 'customer_id', 'customer', 'currency', 'issue_date', 'issue_time', 'due_date', 'lines', 'withholding_rates',
-    'subtotal', 'tax_total', 'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'credited', 'balance', 'settlements',
+    'subtotal', 'allowance_charges', 'allowance_total', 'charge_total', 'tax_total', 'total', 'withholdings', 'withholding_total', 'amount_due', 'paid', 'credited', 'balance', 'settlements',
     'credit_of', 'debit_of', 'concept', 'credit_notes', 'journal_entry_id', 'authority', 'delivery', 'source', 'notes', 'posted_at', 'created_at', 'updated_at',
   ],
   properties: {
@@ -267,7 +299,8 @@ export function invoiceView(i: InvoiceDoc) {
   return {
     id: i._id, kind: i.kind, status: i.status, number: i.number, customer_id: i.customer_id, customer: i.customer, currency: i.currency,
     issue_date: i.issue_date, issue_time: i.issue_time, due_date: i.due_date, lines: i.lines, withholding_rates: i.withholding_rates,
-    subtotal: i.subtotal, tax_total: i.tax_total, total: i.total, withholdings: i.withholdings, withholding_total: i.withholding_total,
+    subtotal: i.subtotal, allowance_charges: i.allowance_charges ?? [], allowance_total: i.allowance_total ?? 0, charge_total: i.charge_total ?? 0,
+    tax_total: i.tax_total, total: i.total, withholdings: i.withholdings, withholding_total: i.withholding_total,
     amount_due: i.amount_due, paid: i.paid, credited: i.credited, balance: i.balance, settlements: i.settlements,
     [i.kind === 'invoice' ? 'cufe' : 'cude']: i.cufe, credit_of: i.credit_of, debit_of: i.debit_of ?? null, concept: i.concept, credit_notes: i.credit_notes,
     journal_entry_id: i.journal_entry_id,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CuadraError, defineTool, nitCheckDigit, recordOutput, type InputOf } from '@cuadra/shared';
-import { counterId, counters, defaultNoteRange, openSettings, rangeOf, requireSettingsSealer, sealSettingsSecrets, settings, type StoredSettingsDoc } from '../../../lib/settings.ts';
+import { CuadraError, defineTool, nitCheckDigit, recordOutput, workspaceLocale, type InputOf } from '@cuadra/shared';
+import { FISCAL_RESPONSIBILITIES, municipality, PARTY_TAX_SCHEMES, PAYMENT_MEANS_CODES } from '@cuadra/shared/dian';
+import { counterId, counters, defaultNoteRange, openSettings, rangeOf, requireSettingsSealer, sealSettingsSecrets, settings, type IssuerProfile, type StoredSettingsDoc } from '../../../lib/settings.ts';
+import { taxRegimeOf } from '../../../lib/tax-regime.ts';
 
 const range = {
   type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to'],
@@ -9,7 +11,34 @@ const range = {
     from: { type: 'integer', minimum: 1, maximum: 9_999_999_999 },
     to: { type: 'integer', minimum: 1, maximum: 9_999_999_999 },
     resolution: { type: 'string', maxLength: 40 },
+    valid_from: { type: 'string', format: 'date', description: 'The first day the resolution authorises (sts:AuthorizationPeriod/StartDate).' },
     valid_to: { type: 'string', format: 'date' },
+  },
+} as const;
+
+/** A NIT with its check digit, as the configure input takes it (900123456-8). */
+const NIT_INPUT = { type: 'string', minLength: 3, maxLength: 20 } as const;
+
+/** The issuer as the DIAN documents need it (Anexo Técnico 1.9, AccountingSupplierParty). */
+const ISSUER_INPUT = {
+  type: 'object', additionalProperties: false, required: ['nit', 'name'],
+  properties: {
+    nit: NIT_INPUT,
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    legal_name: { type: 'string', minLength: 1, maxLength: 450, description: 'The name registered in the RUT (RegistrationName); default: name.' },
+    person_type: { enum: ['legal', 'natural'] },
+    responsibilities: { type: 'array', minItems: 1, maxItems: 5, uniqueItems: true, items: { enum: Object.keys(FISCAL_RESPONSIBILITIES) }, description: 'Fiscal responsibilities (TaxLevelCode, list 13.2.6.1): O-13 gran contribuyente, O-15 autorretenedor, O-23 agente de retención IVA, O-47 régimen simple, R-99-PN no aplica.' },
+    tax_scheme: { enum: Object.keys(PARTY_TAX_SCHEMES), description: 'The tax the issuer answers for (list 13.2.6.2): 01 IVA, 04 INC, ZA both, ZZ none.' },
+    address: {
+      type: 'object', additionalProperties: false, required: ['line', 'municipality_code'],
+      properties: {
+        line: { type: 'string', minLength: 1, maxLength: 300 },
+        municipality_code: { type: 'string', pattern: '^[0-9]{5}$', description: 'DANE DIVIPOLA code of the municipality (11001 Bogotá).' },
+        postal_code: { type: 'string', pattern: '^[0-9]{6}$' },
+      },
+    },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    phone: { type: 'string', minLength: 3, maxLength: 40 },
   },
 } as const;
 
@@ -17,7 +46,7 @@ const RANGE_VIEW = {
   type: 'object', additionalProperties: false, required: ['prefix', 'from', 'to', 'resolution', 'valid_to'],
   properties: {
     prefix: { type: 'string' }, from: { type: 'integer' }, to: { type: 'integer' },
-    resolution: { type: ['string', 'null'] }, valid_to: { type: ['string', 'null'], format: 'date' },
+    resolution: { type: ['string', 'null'] }, valid_from: { type: ['string', 'null'], format: 'date' }, valid_to: { type: ['string', 'null'], format: 'date' },
   },
 } as const;
 
@@ -34,8 +63,26 @@ export const SETTINGS_VIEW_SCHEMA = {
     _id: { type: 'string' },
     issuer: {
       type: 'object', additionalProperties: false, required: ['nit', 'check_digit', 'name'],
-      properties: { nit: { type: 'string' }, check_digit: { type: 'integer' }, name: { type: 'string' } },
+      properties: {
+        nit: { type: 'string' }, check_digit: { type: 'integer' }, name: { type: 'string' }, legal_name: { type: ['string', 'null'] },
+        person_type: { enum: ['legal', 'natural'] }, responsibilities: { type: 'array', items: { type: 'string' } }, tax_scheme: { type: 'string' },
+        address: {
+          anyOf: [{ type: 'null' }, {
+            type: 'object', additionalProperties: false, required: ['line', 'municipality_code', 'postal_code', 'country'],
+            properties: { line: { type: 'string' }, municipality_code: { type: ['string', 'null'] }, postal_code: { type: ['string', 'null'] }, country: { type: 'string' } },
+          }],
+        },
+        email: { type: ['string', 'null'] }, phone: { type: ['string', 'null'] },
+      },
     },
+    software_maker: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['name', 'nit', 'check_digit'],
+        properties: { name: { type: 'string' }, nit: { type: 'string' }, check_digit: { type: 'integer' } },
+      }],
+    },
+    software_name: { type: ['string', 'null'] },
+    payment_means: { type: ['string', 'null'] },
     environment: { enum: ['1', '2'] },
     software_id: { type: 'string' },
     currency: { type: 'string' },
@@ -54,15 +101,19 @@ export const SETTINGS_VIEW_SCHEMA = {
  */
 export const configure = defineTool({
   name: 'einvoicing.configure',
-  description: 'Set up DIAN e-invoicing for the workspace: issuer NIT (with check digit) and name, environment (test/production), software id and PIN, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution) and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
+  description: 'Set up DIAN e-invoicing for a Colombian workspace: the issuer (NIT with check digit, name, RUT name, person type, fiscal responsibilities, tax, fiscal address with the DANE municipality code, e-mail, phone), environment (test/production), software id and PIN, who made the software (name, NIT) and its name, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution, validity), the default means of payment and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['issuer', 'numbering'],
     properties: {
-      issuer: {
-        type: 'object', additionalProperties: false, required: ['nit', 'name'],
-        properties: { nit: { type: 'string', minLength: 3, maxLength: 20 }, name: { type: 'string', minLength: 1, maxLength: 200 } },
+      issuer: ISSUER_INPUT,
+      software_maker: {
+        type: 'object', additionalProperties: false, required: ['name', 'nit'],
+        description: 'Who made the software (printed on the representation; its NIT is sts:ProviderID). Default: the issuer (its own software).',
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, nit: NIT_INPUT },
       },
+      software_name: { type: 'string', minLength: 1, maxLength: 100 },
+      payment_means: { enum: [...PAYMENT_MEANS_CODES], description: 'The means of payment invoices state unless they name their own (DIAN list 13.3.4.2: 10 cash, 42 bank deposit, 47 bank transfer, 48 credit card, ZZZ mutual agreement…).' },
       environment: { enum: ['test', 'production'] },
       // Secrets (CONTRACT §10): sealed in a held approval, never shown.
       technical_key: { type: 'string', pattern: '^[A-Za-z0-9]{8,128}$', writeOnly: true },
@@ -74,13 +125,23 @@ export const configure = defineTool({
   },
   output: recordOutput('settings', SETTINGS_VIEW_SCHEMA),
   async handler(input, ctx) {
-    const m = /^(\d{6,15})-?(\d)$/.exec(input.issuer.nit.replace(/[.\s]/g, ''));
-    if (!m || nitCheckDigit(m[1]) !== Number(m[2])) {
-      throw new CuadraError('invalid_input', 'The issuer NIT needs its digits and a correct check digit, like 900123456-8.', { field: '/issuer/nit' });
+    if (taxRegimeOf(ctx.principal) !== 'dian') {
+      throw new CuadraError('conflict', `DIAN e-invoicing is Colombian; this workspace is in ${workspaceLocale(ctx.principal).country} and issues its invoices under EN 16931 (einvoicing.peppol_configure).`);
+    }
+    const nit = parseNitInput(input.issuer.nit, '/issuer/nit');
+    const maker = input.software_maker ? { name: input.software_maker.name.trim(), ...parseNitInput(input.software_maker.nit, '/software_maker/nit') } : null;
+    const address = input.issuer.address;
+    if (address && !municipality(address.municipality_code)) {
+      throw new CuadraError('invalid_input', `${address.municipality_code} is not a municipality of DIAN's list (DANE DIVIPOLA codes: 11001 Bogotá, 05001 Medellín…).`, { field: '/issuer/address/municipality_code' });
+    }
+    const responsibilities = input.issuer.responsibilities;
+    if (responsibilities?.includes('R-99-PN') && responsibilities.length > 1) {
+      throw new CuadraError('invalid_input', 'R-99-PN means "no responsibility applies": it cannot be listed with others.', { field: '/issuer/responsibilities' });
     }
     for (const kind of ['invoice', 'credit_note', 'debit_note'] as const) {
       const r = input.numbering[kind];
       if (r && r.to < r.from) throw new CuadraError('invalid_input', 'A numbering range ends before it starts.', { field: `/numbering/${kind}/to` });
+      if (r?.valid_from && r.valid_to && r.valid_to < r.valid_from) throw new CuadraError('invalid_input', 'A resolution ends before it starts.', { field: `/numbering/${kind}/valid_to` });
     }
     // The secrets are kept only sealed (CONTRACT §9): without a sealing key nothing is stored.
     const sealer = requireSettingsSealer();
@@ -91,10 +152,19 @@ export const configure = defineTool({
     const softwarePin = input.software_pin ?? existing?.software_pin;
     if (!technicalKey) throw new CuadraError('invalid_input', 'The first set-up needs the technical key of the numbering range.', { field: '/technical_key' });
     if (!softwarePin) throw new CuadraError('invalid_input', 'The first set-up needs the software PIN.', { field: '/software_pin' });
-    const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_to: r.valid_to ?? null });
+    const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_from: r.valid_from ?? null, valid_to: r.valid_to ?? null });
+    const issuer: IssuerProfile = {
+      nit: nit.nit, check_digit: nit.check_digit, name: input.issuer.name.trim(), legal_name: input.issuer.legal_name?.trim() ?? null,
+      person_type: input.issuer.person_type ?? 'legal', responsibilities: responsibilities ?? ['R-99-PN'], tax_scheme: input.issuer.tax_scheme ?? '01',
+      address: address ? { line: address.line.trim(), municipality_code: address.municipality_code, postal_code: address.postal_code ?? null, country: 'CO' } : null,
+      email: input.issuer.email ?? null, phone: input.issuer.phone ?? null,
+    };
     const doc: StoredSettingsDoc = {
       _id: ctx.workspace,
-      issuer: { nit: m[1], check_digit: Number(m[2]), name: input.issuer.name.trim() },
+      issuer,
+      software_maker: maker,
+      software_name: input.software_name ?? null,
+      payment_means: input.payment_means ?? null,
       environment: input.environment === 'production' ? '1' : '2',
       ...sealSettingsSecrets(ctx.workspace, { technical_key: technicalKey, software_pin: softwarePin }, sealer),
       software_id: input.software_id ?? stored?.software_id ?? randomUUID(),
@@ -115,3 +185,12 @@ export const configure = defineTool({
     return { settings: { ...visible, updated_at: doc.updated_at.toISOString() } };
   },
 });
+
+/** A NIT with its check digit as given (dots and spaces allowed), refused at `field` when the digit is wrong. */
+function parseNitInput(value: string, field: string): { nit: string; check_digit: number } {
+  const m = /^(\d{6,15})-?(\d)$/.exec(value.replace(/[.\s]/g, ''));
+  if (!m || nitCheckDigit(m[1]) !== Number(m[2])) {
+    throw new CuadraError('invalid_input', 'The NIT needs its digits and a correct check digit, like 900123456-8.', { field });
+  }
+  return { nit: m[1], check_digit: Number(m[2]) };
+}

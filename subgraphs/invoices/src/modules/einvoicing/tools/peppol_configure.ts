@@ -1,5 +1,6 @@
-import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
-import { peppolSettings, VAT_CATEGORIES, type PeppolSettingsDoc } from '../../../einvoicing/peppol/settings.ts';
+import { CuadraError, defineTool, recordOutput, workspaceLocale } from '@cuadra/shared';
+import { peppolSettings, type PeppolSettingsDoc } from '../../../einvoicing/peppol/settings.ts';
+import { taxRegimeOf, VAT_CATEGORIES } from '../../../lib/tax-regime.ts';
 
 const TEXT = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 /** A Peppol participant id: EAS scheme (4 digits from the Peppol code list) and the identifier. */
@@ -59,9 +60,9 @@ export const peppolConfigure = defineTool({
   description: 'Set up Peppol BIS Billing 3.0 e-invoicing for a workspace outside Colombia: seller country, legal name, VAT id, legal registration id, Peppol endpoint (EAS scheme and id), address, e-mail, payment account (IBAN, BIC, means code 30/58), payment terms, and the VAT category of 0 % lines (Z, E, AE, K, G or O, with the exemption reason). Colombian workspaces use einvoicing.configure (DIAN).',
   risk: 'write',
   input: {
-    type: 'object', additionalProperties: false, required: ['country', 'name', 'endpoint', 'address'],
+    type: 'object', additionalProperties: false, required: ['name', 'endpoint', 'address'],
     properties: {
-      country: { type: 'string', pattern: '^[A-Z]{2}$' },
+      country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'The workspace\'s own country (the default); another is refused.' },
       name: TEXT(200),
       trading_name: TEXT(200),
       vat_id: VAT_ID_INPUT,
@@ -91,15 +92,19 @@ export const peppolConfigure = defineTool({
   },
   output: recordOutput('settings', PEPPOL_SETTINGS_VIEW_SCHEMA),
   async handler(input, ctx) {
-    if (input.country === 'CO') {
-      throw new CuadraError('invalid_input', 'A Colombian workspace issues DIAN e-invoices (einvoicing.configure), not Peppol.', { field: '/country' });
+    // The workspace's country decides its regime (lib/tax-regime.ts): Colombia issues DIAN's documents, not Peppol's.
+    const own = workspaceLocale(ctx.principal).country;
+    if (taxRegimeOf(ctx.principal) === 'dian') {
+      throw new CuadraError('conflict', 'A Colombian workspace issues DIAN e-invoices (einvoicing.configure), not Peppol.');
     }
-    if (input.address.country !== input.country) {
+    const country = input.country ?? own;
+    if (country !== own) throw new CuadraError('invalid_input', `This workspace is in ${own}: the seller's country is ${own}.`, { field: '/country' });
+    if (input.address.country !== country) {
       throw new CuadraError('invalid_input', 'The seller\'s address must be in the seller\'s country.', { field: '/address/country' });
     }
-    const vatPrefix = input.country === 'GR' ? 'EL' : input.country;
+    const vatPrefix = country === 'GR' ? 'EL' : country;
     if (input.vat_id && !input.vat_id.startsWith(vatPrefix)) {
-      throw new CuadraError('invalid_input', `A VAT identifier of ${input.country} starts with ${vatPrefix}.`, { field: '/vat_id' });
+      throw new CuadraError('invalid_input', `A VAT identifier of ${country} starts with ${vatPrefix}.`, { field: '/vat_id' });
     }
     if (!input.vat_id && !input.legal_id) {
       // BR-CO-26: the buyer must be able to identify the seller by one of them.
@@ -114,7 +119,7 @@ export const peppolConfigure = defineTool({
     }
     const doc: PeppolSettingsDoc = {
       _id: ctx.workspace,
-      country: input.country,
+      country,
       name: input.name.trim(),
       trading_name: input.trading_name?.trim() ?? null,
       vat_id: input.vat_id ?? null,

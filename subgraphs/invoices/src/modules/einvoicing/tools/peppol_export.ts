@@ -1,6 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { DEFAULT_EXEMPTION, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID, renderPeppol, type LineVat } from '../../../einvoicing/peppol/ubl.ts';
-import { peppolSettings, VAT_CATEGORIES } from '../../../einvoicing/peppol/settings.ts';
+import { peppolSettings } from '../../../einvoicing/peppol/settings.ts';
+import { VAT_CATEGORIES } from '../../../lib/tax-regime.ts';
 import { invoices } from '../../invoices/model.ts';
 import { ADDRESS_INPUT, ENDPOINT_INPUT, VAT_ID_INPUT } from './peppol_configure.ts';
 
@@ -71,7 +72,8 @@ export const peppolExport = defineTool({
     const doc = await invoices(ctx.db).findOne({ _id: input.invoice_id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.invoice_id} exists in this workspace.`, { field: '/invoice_id' });
     if (doc.status === 'draft' || !doc.number) throw new CuadraError('conflict', 'Only a posted invoice or credit note has a Peppol document.');
-    const line_vat: LineVat[] = doc.lines.map((l) => (l.tax_rate_ppm > 0
+    // Each line's category as invoiced (EN 16931 lines keep theirs); lines from before they were kept: S when taxed, else the workspace's 0 % category.
+    const line_vat: LineVat[] = doc.lines.map((l) => (l.vat ? { ...l.vat } : l.tax_rate_ppm > 0
       ? { category: 'S', reason_code: null, reason: null }
       : { ...seller.zero_rate }));
     const seen = new Set<number>();

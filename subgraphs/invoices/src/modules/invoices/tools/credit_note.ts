@@ -1,8 +1,9 @@
 import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA } from '@cuadra/shared';
 import { documentTotals } from '../../../lib/documents.ts';
+import { lineChargesOf, priceLine } from '../../../lib/line-model.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
-import { lineAmounts, quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
+import { quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 
 
@@ -68,10 +69,13 @@ export const creditNote = defineTool({
     if (input.concept === 2 && !fullyCredited) {
       throw new CuadraError('invalid_input', 'Concept 2 (cancellation) credits the whole invoice: leave out lines, or choose another concept.', { field: '/concept' });
     }
+    // Each line credited is priced again for the quantity credited, with the invoice line's discount and charges (lib/line-model.ts).
     const lines: InvoiceLine[] = wanted.map((w) => {
       const src = invoice.lines[w.line];
-      return { ...src, credited_quantity: undefined, quantity: w.quantity, invoice_line: w.line, ...lineAmounts(w.quantity, src.unit_price, src.discount_bps, src.tax_rate_ppm, `/lines/${w.line}`) };
+      return { ...src, credited_quantity: undefined, quantity: w.quantity, invoice_line: w.line, ...priceLine(w.quantity, src.unit_price, src.discount_bps, lineChargesOf(src), src.tax_rate_ppm, `/lines/${w.line}`) };
     }).map(({ credited_quantity: _drop, ...l }) => l);
+    // The note that credits all that remains also takes back the invoice's own allowances and charges, so a full credit leaves nothing owed.
+    const acs = fullyCredited ? [...(invoice.allowance_charges ?? [])] : [];
     const issueDate = input.issue_date ?? documentToday(ctx);
     assertNotAfterToday(ctx, issueDate);
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the invoice it credits.', { field: '/issue_date' });
@@ -79,7 +83,7 @@ export const creditNote = defineTool({
       _id: newId('inv'), workspace: ctx.workspace, kind: 'credit_note', customer_id: invoice.customer_id, customer: invoice.customer,
       currency: invoice.currency, issue_date: issueDate, due_date: issueDate, lines, withholding_rates: invoice.withholding_rates,
       notes: `${CREDIT_CONCEPTS[input.concept]}: ${input.reason}`, created_at: ctx.now, credit_of: invoice._id, concept: input.concept,
-      ...documentTotals(lines, invoice.withholding_rates),
+      ...documentTotals(lines, invoice.withholding_rates, acs),
     });
     await insertDraft(ctx, note);
     const posted = await postDocument(ctx, note._id);

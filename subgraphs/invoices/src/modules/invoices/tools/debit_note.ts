@@ -3,7 +3,8 @@ import { ACCOUNTS } from '../../../accounting/accounts.ts';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { documentTotals } from '../../../lib/documents.ts';
 import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
-import { lineAmounts } from '../../../lib/money.ts';
+import { LINE_CHARGES_SCHEMA, priceLine } from '../../../lib/line-model.ts';
+import { lineVat, regimeContext } from '../../../lib/tax-regime.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceLine } from '../model.ts';
 
@@ -26,7 +27,7 @@ export const DEBIT_CONCEPT_ACCOUNTS: Record<keyof typeof DEBIT_CONCEPTS, string>
  */
 export const debitNote = defineTool({
   name: 'invoices.debit_note',
-  description: 'Issue a DIAN debit note against a posted invoice: concept (1 interest, 2 expenses, 3 change of value, 4 other), a reason, and the lines charged (description, quantity, unit price in cents, VAT rate in ppm, and optionally the income account: interest goes to 421005 Intereses, financial income, by default; the other concepts to 413595 sales). Numbered from the debit-note range, CUDE computed, journalled and signed at once; it is a receivable of its own with a due date (default the invoice\'s, or the issue date if later).',
+  description: 'Issue a DIAN debit note against a posted invoice: concept (1 interest, 2 expenses, 3 change of value, 4 other), a reason, and the lines charged (description, quantity, unit price in cents, discount, charges, VAT rate in ppm, and optionally the income account: interest goes to 421005 Intereses, financial income, by default; the other concepts to 413595 sales). Numbered from the debit-note range, CUDE computed, journalled and signed at once; it is a receivable of its own with a due date (default the invoice\'s, or the issue date if later).',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['invoice_id', 'concept', 'reason', 'lines'],
@@ -45,6 +46,8 @@ export const debitNote = defineTool({
             quantity: QUANTITY_SCHEMA,
             unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },
             unit_price: { type: 'integer', minimum: 1, maximum: 1_000_000_000_000 },
+            discount_bps: { type: 'integer', minimum: 0, maximum: 10000 },
+            charges: LINE_CHARGES_SCHEMA,
             tax_rate_ppm: { type: 'integer', minimum: 0, maximum: 1_000_000 },
             account: { type: 'string', pattern: '^4[0-9]{3,11}$', description: 'Income account (PUC class 4) the line is credited to; default by concept: 1 (interest) → 421005 Intereses, else 413595.' },
           },
@@ -66,13 +69,19 @@ export const debitNote = defineTool({
     if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A debit note cannot be dated before the invoice it refers to.', { field: '/issue_date' });
     const dueDate = input.due_date ?? (invoice.due_date > issueDate ? invoice.due_date : issueDate);
     if (dueDate < issueDate) throw new CuadraError('invalid_input', 'The due date is before the issue date.', { field: '/due_date' });
+    const rc = await regimeContext(ctx.db, ctx.workspace, ctx.principal);
+    if (rc.regime !== 'dian') {
+      throw new CuadraError('conflict', 'A debit note is a DIAN document (type 92); outside Colombia, charge what is owed on a new invoice.');
+    }
     for (const [i, l] of input.lines.entries()) if (l.account) await postableAccount(ctx.db, ctx.workspace, l.account, `/lines/${i}/account`);
-    const lines: InvoiceLine[] = input.lines.map((l, i) => ({
-      item_id: null, description: l.description, quantity: l.quantity, unit: l.unit ?? '94', unit_price: l.unit_price, discount_bps: 0,
-      tax_rate_ppm: l.tax_rate_ppm ?? 0, withholdings: [],
-      ...lineAmounts(l.quantity, l.unit_price, 0, l.tax_rate_ppm ?? 0, `/lines/${i}`),
-      account: l.account ?? DEBIT_CONCEPT_ACCOUNTS[input.concept],
-    }));
+    const lines: InvoiceLine[] = input.lines.map((l, i) => {
+      lineVat(rc, { tax_rate_ppm: l.tax_rate_ppm ?? 0 }, `/lines/${i}`);
+      return {
+        item_id: null, description: l.description, quantity: l.quantity, unit: l.unit ?? '94', unit_price: l.unit_price, discount_bps: l.discount_bps ?? 0,
+        tax_rate_ppm: l.tax_rate_ppm ?? 0, withholdings: [], ...priceLine(l.quantity, l.unit_price, l.discount_bps ?? 0, l.charges ?? [], l.tax_rate_ppm ?? 0, `/lines/${i}`),
+        account: l.account ?? DEBIT_CONCEPT_ACCOUNTS[input.concept],
+      };
+    });
     const note = draftDocument({
       _id: newId('inv'), workspace: ctx.workspace, kind: 'debit_note', customer_id: invoice.customer_id, customer: invoice.customer,
       currency: invoice.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: [],

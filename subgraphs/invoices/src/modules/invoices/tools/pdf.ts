@@ -12,7 +12,7 @@ import { representationHtml } from './render.ts';
  */
 export const pdf = defineTool({
   name: 'invoices.pdf',
-  description: 'The graphic representation of a posted invoice or credit note as an A4 PDF (base64): issuer and buyer with NIT, number and DIAN numbering resolution, dates, lines, taxes, totals, CUFE/CUDE and its QR code.',
+  description: 'The graphic representation of a posted invoice, credit or debit note as an A4 PDF (base64), as Resolución 000165 de 2023 asks: issuer (NIT, fiscal responsibilities, address) and buyer, number and DIAN numbering resolution, date and time, payment form and means, lines with discounts and charges, taxes, withholdings, totals, CUFE/CUDE and its QR code, the software and its maker.',
   risk: 'read',
   input: ID_INPUT,
   output: {
@@ -31,12 +31,13 @@ export const pdf = defineTool({
     const doc = await invoices(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
     const s = await settings(ctx.db).findById(ctx.workspace).lean();
-    if (doc.status === 'draft' || !doc.number || !doc.cufe || !s) {
+    // A Colombian document is printed with its CUFE/CUDE and QR code; one outside Colombia once numbered.
+    if (doc.status === 'draft' || !doc.number || (doc.cufe && !s)) {
       throw new CuadraError('conflict', `Invoice ${doc._id} is a draft: only a posted document (numbered, with its CUFE and QR code) has a graphic representation.`);
     }
     let bytes: Buffer;
     try {
-      bytes = await htmlToPdf(await representationHtml(ctx.db, doc, s));
+      bytes = await htmlToPdf(await representationHtml(ctx.db, doc, s ?? null));
     } catch (err) {
       throw new CuadraError('unavailable', 'The PDF printer (Chromium) could not print this document right now; try again later.', { cause: err });
     }

@@ -2,6 +2,7 @@ import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '
 import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
+import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';
 
 
 /** Schedules a recurring invoice. */
@@ -28,7 +29,9 @@ export const recurringCreate = defineTool({
   output: recordOutput('recurring', RECURRING_VIEW_SCHEMA),
   async handler(input, ctx) {
     // Priced now only to check the lines (items exist, currencies match); each run prices them again.
-    await buildLines(ctx.db, ctx.workspace, input.currency, input.lines);
+    const rc = await regimeContext(ctx.db, ctx.workspace, ctx.principal);
+    await buildLines(ctx, input.currency, input.lines, '/lines', rc);
+    withholdingRatesFor(rc, input.withholdings);
     const customer = await buyerFromCrm(ctx, input.customer_id);
     const start = input.start_date ?? documentToday(ctx);
     if (input.end_date && input.end_date < start) throw new CuadraError('invalid_input', 'The schedule ends before it starts.', { field: '/end_date' });

@@ -18,7 +18,7 @@ async function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Pro
   const id = periodInvoiceId(r._id, date);
   const exists = await invoices(ctx.db).findById(id, { _id: 1 }).lean();
   if (!exists) {
-    const lines = await buildLines(ctx.db, ctx.workspace, r.currency, r.lines);
+    const lines = await buildLines(ctx, r.currency, r.lines);
     try {
       await insertDraft(ctx, draftDocument({
         _id: id, workspace: ctx.workspace, kind: 'invoice', customer_id: r.customer_id, customer: r.customer, currency: r.currency,

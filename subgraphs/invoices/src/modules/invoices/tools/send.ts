@@ -1,9 +1,11 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
-import { attachedDocumentXml, keepAttached } from '../../../einvoicing/attached.ts';
+import { keepAttached, signedAttachedDocument } from '../../../einvoicing/attached.ts';
 import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
 import { authorityXml } from '../../../einvoicing/signed.ts';
 import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { issuerGaps } from '../../../lib/settings.ts';
+import { taxRegimeOf } from '../../../lib/tax-regime.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, referencedInvoiceId, type AuthorityState } from '../model.ts';
 
 /** A submission that has said nothing for this long is presumed lost and may be sent again. */
@@ -25,7 +27,13 @@ export const send = defineTool({
     properties: { invoice: INVOICE_VIEW_SCHEMA, authority: AUTHORITY_ANSWER_SCHEMA, xml_bytes: { type: 'integer', minimum: 0 } },
   },
   async handler(input, ctx) {
+    if (taxRegimeOf(ctx.principal) !== 'dian') {
+      throw new CuadraError('conflict', 'This workspace is outside Colombia: its invoices do not go to DIAN; einvoicing.peppol_export gives their Peppol BIS 3 document.');
+    }
     const s = await requireSettings(ctx.db, ctx.workspace);
+    // What DIAN requires of the issuer and the set-up does not hold yet: nothing leaves until it does (the authority would refuse it, FAJ07…).
+    const gaps = issuerGaps(s);
+    if (gaps.length) throw new CuadraError('conflict', `DIAN needs the issuer's ${gaps.join(' and ')} on every document; set it with einvoicing.configure before sending.`);
     const model = invoices(ctx.db);
     const doc = await model.findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (!doc) throw new CuadraError('not_found', `No invoice ${input.id} exists in this workspace.`);
@@ -59,7 +67,7 @@ export const send = defineTool({
       await keepAttached(ctx.db, {
         _id: doc._id, workspace: ctx.workspace, number: doc.number ?? '', track_id: answer.track_id, built_at: ctx.now,
         application_response: answer.application_response,
-        xml: attachedDocumentXml(doc, s, xml, answer.application_response, ctx.now),
+        xml: await signedAttachedDocument(ctx.db, ctx.workspace, doc, s, xml, answer.application_response, ctx.now, ctx.log),
       });
     }
     const { application_response: _kept, ...verdict } = answer;

@@ -1,5 +1,7 @@
 import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentTotals } from '../../../lib/documents.ts';
+import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals } from '../../../lib/documents.ts';
+import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';
+import { allowanceChargeInput as acInput } from '../../../lib/line-model.ts';
 import { changeInvoice, searchText, statusDelta } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../model.ts';
 import { invoiceFields } from './create.ts';
@@ -9,7 +11,7 @@ import { assertNotAfterToday } from '../../../lib/document-dates.ts';
 /** Changes a draft; a posted document is never edited (DOMAIN.md) — that is a `conflict`. */
 export const update = defineTool({
   name: 'invoices.update',
-  description: 'Change a draft invoice: customer, dates, lines, withholdings or notes (fields given replace the stored ones; totals are recomputed). Posted invoices cannot be edited: credit them instead.',
+  description: 'Change a draft invoice: customer, dates, lines, withholdings, allowances and charges of the document, or notes (fields given replace the stored ones; totals are recomputed). Posted invoices cannot be edited: credit them instead.',
   risk: 'write',
   input: {
     type: 'object',
@@ -24,7 +26,9 @@ export const update = defineTool({
     // Lines are priced before the conditional write (they read the catalog), in the final currency.
     const current = await changeInvoice(ctx, input.id, () => null);
     const currency = input.currency ?? current.currency;
-    const lines = input.lines ? await buildLines(ctx.db, ctx.workspace, currency, input.lines) : null;
+    const rc = await regimeContext(ctx.db, ctx.workspace, ctx.principal);
+    const lines = input.lines ? await buildLines(ctx, currency, input.lines, '/lines', rc) : null;
+    const newRates = input.withholdings ? withholdingRatesFor(rc, input.withholdings) : null;
     const buyer = input.customer_id ? await buyerFromCrm(ctx, input.customer_id) : null;
     if (!lines && input.currency && input.currency !== current.currency) {
       throw new CuadraError('invalid_input', 'Changing the currency needs the lines again, priced in the new currency.', { field: '/lines' });
@@ -43,8 +47,12 @@ export const update = defineTool({
         throw new CuadraError('invalid_input', 'The due date cannot be before the issue date.', { field: input.due_date ? '/due_date' : '/issue_date' });
       }
       const newLines = lines ?? doc.lines;
-      const rates = input.withholdings ?? doc.withholding_rates;
-      Object.assign(next, { currency, lines: newLines, withholding_rates: rates, ...documentTotals(newLines, rates) });
+      const rates = newRates ?? doc.withholding_rates;
+      // Percentages of the line total follow new lines: kept allowances and charges are priced again.
+      const acs = input.allowance_charges
+        ? documentAllowanceCharges(rc, newLines, input.allowance_charges)
+        : documentAllowanceCharges(rc, newLines, (doc.allowance_charges ?? []).map(acInput));
+      Object.assign(next, { currency, lines: newLines, withholding_rates: rates, ...documentTotals(newLines, rates, acs) });
       next.balance = next.amount_due;
       next.search_lc = searchText(null, (next.customer ?? doc.customer).name, next.notes ?? doc.notes);
       // A new issue date moves the draft's count to that day.

@@ -1,13 +1,13 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
-import { VAT_RATES_PPM } from '../../../lib/money.ts';
+import { taxRegimeOf, VAT_RATE_INPUT, vatRateFor } from '../../../lib/tax-regime.ts';
 import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 
 
 /** Adds a product or service to the catalog. */
 export const create = defineTool({
   name: 'items.create',
-  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate (190000, 50000 or 0 parts per million), unit, and the concept of retención en la fuente its buyers withhold (default servicios for a service, compras for a product).',
+  description: 'Create a catalog item (product or service) with its unit price in cents, currency, VAT rate in parts per million (Colombia: 190000, 50000 or 0; elsewhere the country\'s rate), unit, and the concept of retención en la fuente its buyers withhold (default servicios for a service, compras for a product).',
   risk: 'write',
   input: {
     type: 'object',
@@ -24,7 +24,7 @@ export const create = defineTool({
         required: ['amount', 'currency'],
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
-      tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
+      tax_rate_ppm: VAT_RATE_INPUT,
       withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default: servicios for a service, compras for a product.` },
     },
   },
@@ -35,7 +35,7 @@ export const create = defineTool({
       _id: id, workspace: ctx.workspace, kind: input.kind, name: input.name.trim(), name_lc: input.name.trim().toLowerCase(),
       sku: input.sku ?? null, sku_key: input.sku ? `${ctx.workspace}:${input.sku}` : `none:${id}`,
       unit: input.unit ?? (input.kind === 'service' ? 'HUR' : '94'), price: input.price.amount, currency: input.price.currency,
-      tax_rate_ppm: input.tax_rate_ppm ?? 190000, withholding_concept: input.withholding_concept ?? null, status: 'active', created_at: ctx.now,
+      tax_rate_ppm: input.tax_rate_ppm !== undefined ? vatRateFor(ctx.principal, input.tax_rate_ppm) : defaultRate(ctx.principal), withholding_concept: input.withholding_concept ?? null, status: 'active', created_at: ctx.now,
     };
     try {
       await createPositioned(items(ctx.db), doc);
@@ -46,3 +46,8 @@ export const create = defineTool({
     return { item: itemView(doc) };
   },
 });
+
+/** The VAT of an item that names none: Colombia's general 19 %; elsewhere there is no rate to assume, so 0 until one is given. */
+function defaultRate(principal: Parameters<typeof taxRegimeOf>[0]): number {
+  return taxRegimeOf(principal) === 'dian' ? 190000 : 0;
+}

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
 import { ITEM_VIEW_SCHEMA, items, itemView, type ItemDoc } from '../model.ts';
-import { VAT_RATES_PPM } from '../../../lib/money.ts';
+import { VAT_RATE_INPUT, vatRateFor } from '../../../lib/tax-regime.ts';
 import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 
 
@@ -20,7 +20,7 @@ export const update = defineTool({
         type: 'object', additionalProperties: false, required: ['amount', 'currency'],
         properties: { amount: { type: 'integer', minimum: 0, maximum: 1e15 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
-      tax_rate_ppm: { enum: [...VAT_RATES_PPM] },
+      tax_rate_ppm: VAT_RATE_INPUT,
       withholding_concept: { ...WITHHOLDING_CONCEPT_SCHEMA, description: `${WITHHOLDING_CONCEPT_SCHEMA.description} Default: servicios for a service, compras for a product.` },
     },
   },
@@ -31,7 +31,7 @@ export const update = defineTool({
     if (input.sku) Object.assign(set, { sku: input.sku, sku_key: `${ctx.workspace}:${input.sku}` });
     if (input.unit) set.unit = input.unit;
     if (input.price) Object.assign(set, { price: input.price.amount, currency: input.price.currency });
-    if (input.tax_rate_ppm !== undefined) set.tax_rate_ppm = input.tax_rate_ppm;
+    if (input.tax_rate_ppm !== undefined) set.tax_rate_ppm = vatRateFor(ctx.principal, input.tax_rate_ppm);
     if (input.withholding_concept) set.withholding_concept = input.withholding_concept;
     let after;
     try {
