@@ -178,6 +178,10 @@ describe('the workspace pages in Chromium', () => {
     await page.locator('#invoice-valid').fill('30/06/2027');
     await page.getByLabel('Clave técnica').fill('fc8eac422eba16e22ffd8c6f94b3f40a6e38162c');
     await page.getByLabel('PIN del software').fill('12345');
+    // The issuer's fiscal details DIAN requires on every invoice (Anexo Técnico 1.9): Armenia, Quindío is DANE 63001.
+    await page.getByLabel('Dirección fiscal').fill('Calle 21 # 14-17');
+    await page.getByLabel('Código DANE del municipio').fill('63001');
+    await page.getByLabel('Responsabilidades fiscales').fill('O-15');
     await page.getByRole('button', { name: 'Guardar' }).click();
     await expect(page.locator('#notice').textContent()).resolves.toBe('Guardaste la configuración de facturación electrónica.');
     const html = await page.content();
@@ -190,6 +194,7 @@ describe('the workspace pages in Chromium', () => {
     await page.getByRole('button', { name: 'Guardar' }).click();
     const read = (await sys.invoke('einvoicing.settings', {}, ownerKey)).body.output;
     expect(read).toMatchObject({ secrets: { technical_key: true, software_pin: true }, settings: { issuer: { nit: '900123456', check_digit: 8 }, numbering: { invoice: { prefix: 'FE', from: 1, to: 9000, resolution: '18760000001', valid_to: '2027-06-30' } } } });
+    expect(read.settings.issuer).toMatchObject({ responsibilities: ['O-15'], address: { line: 'Calle 21 # 14-17', municipality_code: '63001', country: 'CO' } });
     expect(JSON.stringify(read)).not.toContain('12345"');
     await look(page, 'einvoicing-es');
   });

@@ -361,7 +361,8 @@ ${hidden(csrf, ctx)}
     return html`
 <section class="card" aria-labelledby="einv-now"><h2 id="einv-now">${t.t('einv.current')}</h2>
 ${s ? html`<dl class="facts">
-<dt>${t.t('einv.issuer')}</dt><dd>${s.issuer.name} · NIT <code>${s.issuer.nit}-${s.issuer.check_digit}</code></dd>
+<dt>${t.t('einv.issuer')}</dt><dd>${s.issuer.name} · NIT <code>${s.issuer.nit}-${s.issuer.check_digit}</code>${s.issuer.responsibilities?.length ? html` · ${s.issuer.responsibilities.join(', ')}` : ''}</dd>
+<dt>${t.t('einv.fiscal.address')}</dt><dd>${s.issuer.address ? html`${s.issuer.address.line} · DANE <code>${s.issuer.address.municipality_code}</code>` : html`<span class="badge bad">${t.t('einv.fiscal.missing')}</span>`}</dd>
 <dt>${t.t('einv.environment')}</dt><dd>${s.environment === '1' ? t.t('einv.env.production') : t.t('einv.env.test')}</dd>
 <dt>${t.t('einv.software')}</dt><dd><code>${s.software_id}</code></dd>
 <dt>${t.t('einv.currency')}</dt><dd>${s.currency}</dd>
@@ -384,6 +385,14 @@ ${hidden(csrf, ctx)}
 <div class="row"><div><label for="environment">${t.t('einv.environment')}</label><select id="environment" name="environment"><option value="test" ${s?.environment !== '1' ? html`selected` : ''}>${t.t('einv.env.test')}</option><option value="production" ${s?.environment === '1' ? html`selected` : ''}>${t.t('einv.env.production')}</option></select></div>
 <div><label for="software-id">${t.t('einv.software')}</label><input id="software-id" name="software_id" type="text" maxlength="64" value="${s?.software_id ?? ''}"></div>
 <div><label for="currency">${t.t('einv.currency')}</label><input id="currency" name="currency" type="text" maxlength="3" pattern="[A-Z]{3}" value="${s?.currency ?? 'COP'}"></div></div>
+<fieldset><legend>${t.t('einv.fiscal')}</legend><p class="note">${t.t('einv.fiscal.help')}</p><div class="row">
+<div><label for="issuer-legal">${t.t('einv.fiscal.legalName')}</label><input id="issuer-legal" name="issuer_legal_name" type="text" maxlength="450" value="${s?.issuer.legal_name ?? ''}"></div>
+<div><label for="issuer-resp">${t.t('einv.fiscal.responsibilities')}</label><input id="issuer-resp" name="issuer_responsibilities" type="text" maxlength="60" pattern="[A-Z0-9 ,;\\-]*" placeholder="O-13, O-15" aria-describedby="issuer-resp-help" value="${(s?.issuer.responsibilities ?? []).join(', ')}"><small id="issuer-resp-help">${t.t('einv.fiscal.responsibilities.help')}</small></div></div>
+<div class="row"><div><label for="issuer-line">${t.t('einv.fiscal.address')}</label><input id="issuer-line" name="issuer_address" type="text" maxlength="300" value="${s?.issuer.address?.line ?? ''}"></div>
+<div><label for="issuer-mun">${t.t('einv.fiscal.municipality')}</label><input id="issuer-mun" name="issuer_municipality" type="text" inputmode="numeric" maxlength="5" pattern="[0-9]{5}" placeholder="11001" value="${s?.issuer.address?.municipality_code ?? ''}"></div>
+<div><label for="issuer-postal">${t.t('einv.fiscal.postal')}</label><input id="issuer-postal" name="issuer_postal" type="text" inputmode="numeric" maxlength="6" pattern="[0-9]{6}" value="${s?.issuer.address?.postal_code ?? ''}"></div></div>
+<div class="row"><div><label for="issuer-email">${t.t('einv.fiscal.email')}</label><input id="issuer-email" name="issuer_email" type="email" maxlength="254" value="${s?.issuer.email ?? ''}"></div>
+<div><label for="issuer-phone">${t.t('einv.fiscal.phone')}</label><input id="issuer-phone" name="issuer_phone" type="tel" maxlength="40" value="${s?.issuer.phone ?? ''}"></div></div></fieldset>
 ${range('invoice', inv)}
 ${range('credit_note', cn)}
 ${range('debit_note', dn)}
@@ -405,8 +414,19 @@ ${range('debit_note', dn)}
       if (validTo) r.valid_to = validTo;
       return r;
     };
+    // The issuer's fiscal profile: a field left blank keeps what is set (einvoicing.configure keeps what it is not given).
+    const issuer: Record<string, unknown> = { nit: text(f.issuer_nit, 20), name: text(f.issuer_name, 200) };
+    const legal = text(f.issuer_legal_name, 450);
+    if (legal) issuer.legal_name = legal;
+    const responsibilities = text(f.issuer_responsibilities, 60).toUpperCase().split(/[\s,;]+/).filter(Boolean);
+    if (responsibilities.length) issuer.responsibilities = [...new Set(responsibilities)];
+    const line = text(f.issuer_address, 300);
+    const municipality = text(f.issuer_municipality, 5);
+    if (line || municipality) issuer.address = { line, municipality_code: municipality, ...(text(f.issuer_postal, 6) ? { postal_code: text(f.issuer_postal, 6) } : {}) };
+    if (text(f.issuer_email, 254)) issuer.email = text(f.issuer_email, 254);
+    if (text(f.issuer_phone, 40)) issuer.phone = text(f.issuer_phone, 40);
     const input: Record<string, unknown> = {
-      issuer: { nit: text(f.issuer_nit, 20), name: text(f.issuer_name, 200) },
+      issuer,
       environment: f.environment === 'production' ? 'production' : 'test',
       currency: text(f.currency, 3).toUpperCase() || 'COP',
       // All three ranges: configure replaces the numbering, so a range left out would fall back to its default.

@@ -116,3 +116,24 @@ describe('einvoicing.settings and the write-only secrets of einvoicing.configure
     expect(read.ok && read.output.settings).toBeNull();
   });
 });
+
+describe('the issuer\'s profile in einvoicing.configure (Anexo Técnico 1.9, AccountingSupplierParty)', () => {
+  it('is kept with the set-up, checked against DIAN\'s lists, and left out it stays as it was (a form with name and NIT alone erases nothing)', async () => {
+    const owner = await configuredWorkspace(sg);
+    const first = (await sg.call('einvoicing.settings', {}, owner)).output.settings;
+    expect(first.issuer).toEqual({
+      nit: '900373115', check_digit: 3, name: 'Cuadra Demo SAS', legal_name: 'CUADRA DEMO S.A.S.', person_type: 'legal', responsibilities: ['O-15'], tax_scheme: '01',
+      address: { line: 'Calle 93 # 11-28 Oficina 502', municipality_code: '11001', postal_code: '110221', country: 'CO' }, email: 'facturacion@cuadra.example.co', phone: '6017434000',
+    });
+    expect(first).toMatchObject({ software_maker: { name: 'Cuadra Software SAS', nit: '901234567', check_digit: 7 }, software_name: 'Cuadra', payment_means: '47' });
+    const again = await sg.call('einvoicing.configure', { ...base, issuer: { nit: '900373115-3', name: 'Cuadra Demo' } }, owner);
+    expect(again.ok, again.message).toBe(true);
+    expect(again.output.settings.issuer).toEqual({ ...first.issuer, name: 'Cuadra Demo' });
+    expect(again.output.settings).toMatchObject({ software_maker: first.software_maker, payment_means: '47' });
+    const refused = (input: Record<string, unknown>) => sg.call('einvoicing.configure', { ...base, ...input }, owner);
+    expect(await refused({ issuer: { ...base.issuer, address: { line: 'x', municipality_code: '11002' } } })).toMatchObject({ ok: false, code: 'invalid_input', field: '/issuer/address/municipality_code' });
+    expect(await refused({ issuer: { ...base.issuer, responsibilities: ['R-99-PN', 'O-13'] } })).toMatchObject({ ok: false, code: 'invalid_input', field: '/issuer/responsibilities' });
+    expect(await refused({ software_maker: { name: 'X', nit: '901234567-1' } })).toMatchObject({ ok: false, code: 'invalid_input', field: '/software_maker/nit' });
+    expect(await refused({ payment_means: '99' })).toMatchObject({ ok: false, code: 'invalid_input', field: '/payment_means' });
+  });
+});

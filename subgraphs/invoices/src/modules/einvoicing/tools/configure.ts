@@ -101,7 +101,7 @@ export const SETTINGS_VIEW_SCHEMA = {
  */
 export const configure = defineTool({
   name: 'einvoicing.configure',
-  description: 'Set up DIAN e-invoicing for a Colombian workspace: the issuer (NIT with check digit, name, RUT name, person type, fiscal responsibilities, tax, fiscal address with the DANE municipality code, e-mail, phone), environment (test/production), software id and PIN, who made the software (name, NIT) and its name, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution, validity), the default means of payment and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown).',
+  description: 'Set up DIAN e-invoicing for a Colombian workspace: the issuer (NIT with check digit, name, RUT name, person type, fiscal responsibilities, tax, fiscal address with the DANE municipality code, e-mail, phone), environment (test/production), software id and PIN, who made the software (name, NIT) and its name, the technical key, the invoice, credit-note and debit-note numbering ranges (prefix, from, to, resolution, validity), the default means of payment and the base currency. Once set, technical_key and software_pin may be left out to keep the stored ones (they are never shown); so may the issuer\'s profile fields, the software maker and name, and the means of payment.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['issuer', 'numbering'],
@@ -153,18 +153,21 @@ export const configure = defineTool({
     if (!technicalKey) throw new CuadraError('invalid_input', 'The first set-up needs the technical key of the numbering range.', { field: '/technical_key' });
     if (!softwarePin) throw new CuadraError('invalid_input', 'The first set-up needs the software PIN.', { field: '/software_pin' });
     const toRange = (r: InputOf<typeof range>) => ({ prefix: r.prefix, from: r.from, to: r.to, resolution: r.resolution ?? null, valid_from: r.valid_from ?? null, valid_to: r.valid_to ?? null });
+    // What the issuer's profile leaves out keeps what was set (a form that shows only name and NIT must not erase the address DIAN needs).
+    const kept = stored?.issuer;
     const issuer: IssuerProfile = {
-      nit: nit.nit, check_digit: nit.check_digit, name: input.issuer.name.trim(), legal_name: input.issuer.legal_name?.trim() ?? null,
-      person_type: input.issuer.person_type ?? 'legal', responsibilities: responsibilities ?? ['R-99-PN'], tax_scheme: input.issuer.tax_scheme ?? '01',
-      address: address ? { line: address.line.trim(), municipality_code: address.municipality_code, postal_code: address.postal_code ?? null, country: 'CO' } : null,
-      email: input.issuer.email ?? null, phone: input.issuer.phone ?? null,
+      nit: nit.nit, check_digit: nit.check_digit, name: input.issuer.name.trim(), legal_name: input.issuer.legal_name?.trim() ?? kept?.legal_name ?? null,
+      person_type: input.issuer.person_type ?? kept?.person_type ?? 'legal', responsibilities: responsibilities ?? kept?.responsibilities ?? ['R-99-PN'],
+      tax_scheme: input.issuer.tax_scheme ?? kept?.tax_scheme ?? '01',
+      address: address ? { line: address.line.trim(), municipality_code: address.municipality_code, postal_code: address.postal_code ?? null, country: 'CO' } : kept?.address ?? null,
+      email: input.issuer.email ?? kept?.email ?? null, phone: input.issuer.phone ?? kept?.phone ?? null,
     };
     const doc: StoredSettingsDoc = {
       _id: ctx.workspace,
       issuer,
-      software_maker: maker,
-      software_name: input.software_name ?? null,
-      payment_means: input.payment_means ?? null,
+      software_maker: maker ?? stored?.software_maker ?? null,
+      software_name: input.software_name ?? stored?.software_name ?? null,
+      payment_means: input.payment_means ?? stored?.payment_means ?? null,
       environment: input.environment === 'production' ? '1' : '2',
       ...sealSettingsSecrets(ctx.workspace, { technical_key: technicalKey, software_pin: softwarePin }, sealer),
       software_id: input.software_id ?? stored?.software_id ?? randomUUID(),
