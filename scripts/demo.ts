@@ -280,7 +280,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   // 1. E-invoicing against the built-in sandbox (the test set's technical key).
   log('e-invoicing: sandbox numbering SETP 990000001–995000000');
   await api.invoke('einvoicing.configure', {
-    issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS' }, technical_key: TECH_KEY, software_pin: '75315',
+    issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS', legal_name: 'CUADRA DEMO S.A.S.', responsibilities: ['O-15'], address: { line: 'Calle 93 # 11-28 Oficina 502', municipality_code: '11001', postal_code: '110221' }, email: 'facturacion@cuadra.example.co' },
+    technical_key: TECH_KEY, software_pin: '75315', payment_means: '47',
     numbering: { invoice: { prefix: 'SETP', from: 990000001, to: 995000000, resolution: '18760000001' }, credit_note: { prefix: 'NC', from: 1, to: 5000 } },
   }, k('einvoicing'));
 

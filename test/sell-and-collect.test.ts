@@ -60,7 +60,9 @@ afterAll(async () => {
 describe('a month of selling and collecting', () => {
   it('sets up e-invoicing, customers and the catalog', async () => {
     await ok('einvoicing.configure', {
-      issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS' }, technical_key: TECH_KEY, software_pin: PIN,
+      // The issuer's fiscal profile DIAN requires on every document (Anexo Técnico 1.9): without its address nothing is sent.
+      issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS', responsibilities: ['O-15'], address: { line: 'Calle 93 # 11-28', municipality_code: '11001' }, email: 'facturacion@cuadra.example.co' },
+      technical_key: TECH_KEY, software_pin: PIN,
       numbering: { invoice: { prefix: 'SETP', from: 990000001, to: 995000000, resolution: '18760000001' }, credit_note: { prefix: 'NC', from: 1, to: 5000 } },
     });
     const andina = await ok('parties.create', { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' }, addresses: [{ line1: 'Cra 7 # 12-34', city: 'Bogotá', country: 'CO' }], contacts: [{ name: 'Lucía Pérez', email: 'lucia@andina.co' }], tags: ['retail'] });
