@@ -8,7 +8,7 @@ import { newId, type Principal } from '@cuadra/shared';
 import { makeP12 } from '@cuadra/shared/testing/signatures';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { readMaildir } from '../../../scripts/smtp.ts';
-import { configuredWorkspace, draft, party, startInvoices } from './setup.ts';
+import { configuredWorkspace, draftToday, party, startInvoices } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -40,12 +40,13 @@ async function setUp() {
   return { owner, email, customer };
 }
 
-/** A posted invoice the (sandbox) authority accepted: ready to deliver. */
+/** A posted invoice the (sandbox) authority accepted: ready to deliver. Dated today: DIAN refuses an issue date other than the signing date (FAD09e). */
 async function accepted(owner: Principal, customer: string) {
-  const inv = await draft(sg, owner, { customer_id: customer });
+  const inv = await draftToday(sg, owner, { customer_id: customer });
   expect((await sg.call('invoices.post', { id: inv.id }, owner)).ok).toBe(true);
   const sent = await sg.call('invoices.send', { id: inv.id }, owner);
   expect(sent.ok, sent.message).toBe(true);
+  expect(sent.output?.authority?.is_valid, JSON.stringify(sent.output?.authority?.errors)).toBe(true);
   return inv.id as string;
 }
 
