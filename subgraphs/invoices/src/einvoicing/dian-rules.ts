@@ -193,7 +193,10 @@ export function documentRules(root: XmlElement, kind: DianKind): RuleFinding[] {
   const allowanceTotal = child(totals, 'cbc:AllowanceTotalAmount') ? cents(child(totals, 'cbc:AllowanceTotalAmount')) : 0;
   const chargeTotal = child(totals, 'cbc:ChargeTotalAmount') ? cents(child(totals, 'cbc:ChargeTotalAmount')) : 0;
   const payable = cents(child(totals, 'cbc:PayableAmount'));
-  if (malformed || lineExtension === null || payable === null) {
+  // Any amount of the group given without exactly two decimals is U01, not a sum that fails to match.
+  const malformedTotal = ['cbc:TaxExclusiveAmount', 'cbc:TaxInclusiveAmount', 'cbc:AllowanceTotalAmount', 'cbc:ChargeTotalAmount']
+    .some((tag) => child(totals, tag) !== undefined && cents(child(totals, tag)) === null);
+  if (malformed || malformedTotal || lineExtension === null || payable === null) {
     r('U01', 'Importes del grupo de totales con formato inválido (se esperan dos decimales).');
     return out;
   }

@@ -115,7 +115,12 @@ export async function validateDocument(xml: string, lookup: IssuerLookup): Promi
   if (kind === 'invoice') required.push(['D11', 'cbc:InvoiceTypeCode']);
   if (isCredit) required.push(['D11', 'cbc:CreditNoteTypeCode']);
   if (isNote) required.push(['F04', 'cac:BillingReference/cac:InvoiceDocumentReference/cbc:UUID'], ['F02', 'cac:DiscrepancyResponse/cbc:ResponseCode']);
-  for (const [id, path] of required) if (!text(path)) r(id, `No fue informado el elemento requerido ${path}.`);
+  for (const [id, path] of required) {
+    // A party without its PartyTaxScheme group is J19/K19 (the group missing), not J21/K21 (its CompanyID empty).
+    const group = /^[JK]21$/.test(id) ? path.slice(0, path.lastIndexOf('/')) : null;
+    if (group && !child(root, group)) r(`${id[0]}19`, `No fue informado el grupo ${group}.`);
+    else if (!text(path)) r(id, `No fue informado el elemento requerido ${path}.`);
+  }
   if (findings.length) return { errors: errors(), key: null, number: text('cbc:ID') || null };
 
   if (kind === 'invoice' && text('cbc:InvoiceTypeCode') !== '01') r('D11', 'InvoiceTypeCode debe ser 01 (factura electrónica de venta).');
