@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DOMParser, type Element } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate, type Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { deliver } from '../src/modules/invoices/tools/deliver.ts';
-import { makeP12, pdfText, run, tempFile, UBL_XSD, xmlsecVerify, xsdCheck, zbar } from './einvoicing-helpers.ts';
+import { makeP12, parse, pdfText, run, tempFile, UBL_XSD, xmlsecVerify, xsdCheck, zbar } from './einvoicing-helpers.ts';
 import { PIN, configuredWorkspace, draft, draftToday, startInvoices, today } from './setup.ts';
 
 const NS = {
@@ -19,14 +19,6 @@ const NS = {
   ext: 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
   sts: 'dian:gov:co:facturaelectronica:Structures-2-1',
 };
-
-/** Parses with @xmldom/xmldom, failing on any error. */
-function parse(xml: string): Element {
-  const errors: string[] = [];
-  const doc = new DOMParser({ onError: (level, msg) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(xml, 'text/xml');
-  expect(errors).toEqual([]);
-  return doc.documentElement as unknown as Element;
-}
 
 /** The text at a path of `prefix:local` steps (first match each step). */
 function at(el: Element, path: string): string | null {

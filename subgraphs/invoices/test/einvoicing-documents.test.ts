@@ -1,10 +1,10 @@
-import { DOMParser, type Element } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, type Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { validateDocument } from '../src/einvoicing/sandbox.ts';
 import { openSettings } from '../src/lib/settings.ts';
-import { makeP12, xmlsecVerify, xsdCheck } from './einvoicing-helpers.ts';
+import { makeP12, parse, xmlsecVerify, xsdCheck } from './einvoicing-helpers.ts';
 import { andina, configuredWorkspace, draftToday, startInvoices, today } from './setup.ts';
 
 // Issue 30, items 1, 2, 3 and 6: every DIAN document kind, built from one line model, valid
@@ -17,14 +17,6 @@ const NS = {
   ext: 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
   sts: 'dian:gov:co:facturaelectronica:Structures-2-1',
 };
-
-/** Parses with @xmldom/xmldom (not the service's reader), failing on any error. */
-function parse(xml: string): Element {
-  const errors: string[] = [];
-  const doc = new DOMParser({ onError: (level, msg) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(xml, 'text/xml');
-  expect(errors).toEqual([]);
-  return doc.documentElement as unknown as Element;
-}
 
 /** The child elements of `el` along a path of `prefix:local` steps (every match of the last step). */
 function all(el: Element, path: string): Element[] {

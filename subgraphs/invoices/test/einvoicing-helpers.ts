@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DOMParser, type Element } from '@xmldom/xmldom';
+import { expect } from 'vitest';
 
 export const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'einv-check-'));
@@ -43,4 +45,12 @@ export async function xsdCheck(xml: string, root: string): Promise<{ ok: boolean
     const e = err as { stdout?: string; stderr?: string };
     return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
+}
+
+/** Parses with @xmldom/xmldom (not the service's reader), failing on any error. */
+export function parse(xml: string): Element {
+  const errors: string[] = [];
+  const doc = new DOMParser({ onError: (level, msg) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(xml, 'text/xml');
+  expect(errors).toEqual([]);
+  return doc.documentElement as unknown as Element;
 }
