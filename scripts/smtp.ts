@@ -2,7 +2,10 @@
 // started on a free loopback port with a configuration of its own (spool and log under the given
 // folder), delivering every recipient to one Maildir a person (`npm run cuadra -- mail`) and the tests
 // can read. Recipients in the reserved `.invalid` domains are refused at RCPT (550), so a bounce can be
-// tested. Stopped by its pid only.
+// tested. Recipients at `undeliverable.test` are accepted and then fail at delivery, so exim itself sends
+// the envelope sender a delivery-status notification (RFC 3464), as a remote MTA would. Local mailboxes
+// (`<user>[+anything]@cuadra.localhost`) go to `<mailboxes>/<user>/Maildir`, which the IMAP server
+// (scripts/imap.ts) serves: the campaigns' bounce mailbox. Stopped by its pid only.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,10 +21,17 @@ export interface RunningSmtp {
   pid: number;
   /** The Maildir every message is delivered to (`new/` holds them). */
   maildir: string;
+  /** Where mail to `<user>@{@link LOCAL_MAIL_DOMAIN}` goes: `<mailboxes>/<user>/Maildir` (the IMAP server serves them). */
+  mailboxes: string;
   stop(): Promise<void>;
 }
 
 const EXIM = '/usr/sbin/exim4';
+
+/** The domain whose mail stays on this machine, one Maildir per user (the bounce mailboxes). */
+export const LOCAL_MAIL_DOMAIN = 'cuadra.localhost';
+/** A domain whose recipients are accepted and then bounced by the MTA with a delivery-status notification. */
+export const UNDELIVERABLE_DOMAIN = 'undeliverable.test';
 
 /** Installs exim4 when missing (as root with apt-get; otherwise says what to run). */
 export function ensureSmtpServer(): void {
@@ -31,10 +41,10 @@ export function ensureSmtpServer(): void {
   execFileSync('apt-get', ['install', '-y', '-q', 'exim4-daemon-light'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-function config(dir: string, maildir: string, port: number): string {
+function config(dir: string, maildir: string, mailboxes: string, port: number): string {
   const user = deliveryUser();
   return `# Written by scripts/smtp.ts: accepts mail on loopback and delivers every recipient to one Maildir.
-primary_hostname = cuadra.localhost
+primary_hostname = ${LOCAL_MAIL_DOMAIN}
 daemon_smtp_ports = ${port}
 local_interfaces = 127.0.0.1
 spool_directory = ${dir}/spool
@@ -53,10 +63,34 @@ acl_rcpt:
   accept hosts = 127.0.0.1
   deny
 begin routers
+undeliverable:
+  driver = redirect
+  domains = ${UNDELIVERABLE_DOMAIN}
+  allow_fail
+  data = :fail: no mailbox here: ${UNDELIVERABLE_DOMAIN} takes mail and bounces it
+local_mailboxes:
+  driver = accept
+  domains = ${LOCAL_MAIL_DOMAIN}
+  local_part_suffix = +*
+  local_part_suffix_optional
+  # A mailbox exists when its folder does (scripts/imap.ts makes one per user); the lookup also
+  # gives the untainted name exim needs to build the path from.
+  local_parts = dsearch;${mailboxes}
+  transport = local_maildir
 everyone:
   driver = accept
   transport = maildir
 begin transports
+local_maildir:
+  driver = appendfile
+  directory = ${mailboxes}/\${local_part_data}/Maildir
+  maildir_format
+  create_directory
+  user = ${user}
+  mode = 0644
+  directory_mode = 0755
+  envelope_to_add
+  return_path_add
 maildir:
   driver = appendfile
   directory = ${maildir}
@@ -91,9 +125,12 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
   mkdirSync(maildirRoot, { recursive: true });
   chmodSync(maildirRoot, 0o777);
   const maildir = path.join(maildirRoot, 'Maildir');
+  const mailboxes = path.join(maildirRoot, 'mailboxes');
+  mkdirSync(mailboxes, { recursive: true });
+  chmodSync(mailboxes, 0o777);
   const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'exim.conf');
-  writeFileSync(conf, config(dir, maildir, port));
+  writeFileSync(conf, config(dir, maildir, mailboxes, port));
   const pidFile = path.join(dir, 'exim.pid');
   // A pid file left by an earlier run would be read before the new daemon writes its own.
   rmSync(pidFile, { force: true });
@@ -110,6 +147,7 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
     port,
     pid,
     maildir,
+    mailboxes,
     async stop() {
       try {
         process.kill(pid, 'SIGTERM');
