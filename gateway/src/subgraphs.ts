@@ -8,6 +8,7 @@ export const SUBGRAPHS = [
   { name: 'payroll', port: 4103 },
   { name: 'projects', port: 4104 },
   { name: 'agents', port: 4105 },
+  { name: 'marketing', port: 4106 },
 ] as const;
 
 export type SubgraphName = (typeof SUBGRAPHS)[number]['name'];

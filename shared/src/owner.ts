@@ -265,11 +265,26 @@ export class ToolOwner {
       return answer;
     }
     if (effect === 'ask' || effect === 'hold') {
+      let preview: Record<string, unknown> | undefined;
+      if (tool.preview) {
+        try {
+          preview = await tool.preview(input, this.#context(principal, new Date()));
+        } catch (err) {
+          const error = classifyFailure(err);
+          // A call that would be refused is refused now, not held for a person to approve in vain.
+          if (['invalid_input', 'not_found', 'conflict'].includes(error.code)) {
+            const answer = refusal(error);
+            await record(answer);
+            return answer;
+          }
+          preview = { error: `The preview could not be made: ${error.code === 'internal' ? 'an internal error' : error.message}` };
+        }
+      }
       const approvalId = newId('apr');
       const approval = await this.#governance.approvals.create({
         id: approvalId, workspace: principal.workspace, subgraph: this.subgraph, mode: effect, tool: tool.name,
         input: sealInputs(input, secretShape(tool.input), this.#sealer, approvalContext(approvalId)), inputDigest: digest,
-        idempotencyKey: call.idempotencyKey, principal, ...(policy ? { policy: { id: policy.id, name: policy.name } } : {}),
+        idempotencyKey: call.idempotencyKey, principal, ...(policy ? { policy: { id: policy.id, name: policy.name } } : {}), ...(preview ? { preview } : {}),
       });
       const answer: OwnedAnswer = effect === 'hold'
         ? { status: 202, body: { tool: tool.name, status: 'pending_approval', approval_id: approval._id } }
@@ -298,7 +313,7 @@ export class ToolOwner {
     let answer: OwnedAnswer;
     let failure: CuadraError | undefined;
     try {
-      const output = await tool.handler(input, { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now: new Date(), governance: this.#governance, services: this.#services, graph: peerGraph(this.#subgraph, this.#peers, principal.workspace) });
+      const output = await tool.handler(input, this.#context(principal, new Date()));
       answer = { status: 200, body: { tool: tool.name, output } };
     } catch (err) {
       const error = classifyFailure(err);
@@ -364,6 +379,11 @@ export class ToolOwner {
     await migrations.updateOne({ _id: marker }, { $set: { at: new Date() } }, { upsert: true });
     if (sealed > 0) this.#log.info({ sealed, subgraph: this.subgraph }, 'sealed secret inputs stored in plain text in approvals');
     return sealed;
+  }
+
+  /** What a handler (or a preview) of this service receives for a caller. */
+  #context(principal: Principal, now: Date) {
+    return { principal, workspace: principal.workspace, db: this.#db, log: this.#log, now, governance: this.#governance, services: this.#services, graph: peerGraph(this.#subgraph, this.#peers, principal.workspace) };
   }
 
   /** Runs one approved held call, at most once (the claim is a conditional update). */

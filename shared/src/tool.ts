@@ -72,6 +72,14 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    * gives its own refusal (the record is not there…).
    */
   facts?: (input: Input, ctx: { db: Connection; workspace: string }) => Promise<CallFacts>;
+  /**
+   * What the call would do, computed when a policy holds or asks for it and kept on the approval, so
+   * the person who decides sees it (`approvals.get`, the inbox): a campaign's recipients after every
+   * exclusion, its first send window and a rendered sample. A refusal it throws (`invalid_input`,
+   * `not_found`, `conflict`) is the call's answer and nothing is held; any other failure is noted on
+   * the approval instead of the preview.
+   */
+  preview?: (input: Input, ctx: ToolContext) => Promise<Record<string, unknown>>;
   handler: (input: Input, ctx: ToolContext) => Promise<Output>;
 }
 

@@ -25,6 +25,8 @@ export interface Approval {
   expires_at: string;
   /** The autonomy policy that held the call, as it was named then (absent on approvals made before it was recorded). */
   policy?: { id: string; name: string };
+  /** What the call would do, computed when it was held (the tool's `preview`), for the person deciding. */
+  preview?: Record<string, unknown>;
 }
 
 /** Stored form: also who to run it as, which subgraph runs it, and the input digest. */
@@ -50,6 +52,7 @@ const schema = new Schema<ApprovalDoc>(
     reason: { type: String, default: null }, result: { type: Schema.Types.Mixed, default: null }, expires_at: String,
     lease_until: { type: Date, default: null }, executor: { type: String, default: null }, secret_delivered_at: { type: Date, default: null },
     policy: { type: Schema.Types.Mixed, default: undefined },
+    preview: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
@@ -74,6 +77,7 @@ export function approvalView(doc: ApprovalDoc, now = new Date(), reveal?: { seal
     id: doc._id, status, mode: doc.mode, tool: doc.tool, input: redactInputs(doc.input), requested_by: doc.requested_by, requested_at: doc.requested_at,
     decided_by: doc.decided_by, decided_at: doc.decided_at, reason: doc.reason, result, expires_at: doc.expires_at,
     ...(doc.policy ? { policy: { id: doc.policy.id, name: doc.policy.name } } : {}),
+    ...(doc.preview ? { preview: doc.preview } : {}),
   };
 }
 
@@ -99,7 +103,7 @@ export class ApprovalStore {
     await backfillPositions(this.model);
   }
 
-  async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal; policy?: { id: string; name: string } }, now = new Date()): Promise<ApprovalDoc> {
+  async create(input: { id: string; workspace: string; subgraph: string; mode: 'hold' | 'ask'; tool: string; input: Record<string, unknown>; inputDigest: string; idempotencyKey?: string; principal: Principal; policy?: { id: string; name: string }; preview?: Record<string, unknown> }, now = new Date()): Promise<ApprovalDoc> {
     const doc: ApprovalDoc = {
       _id: input.id, workspace: input.workspace, subgraph: input.subgraph, status: 'pending', mode: input.mode, tool: input.tool, input: input.input,
       input_digest: input.inputDigest, idempotency_key: input.idempotencyKey ?? null, principal: input.principal,
@@ -107,6 +111,7 @@ export class ApprovalStore {
       requested_at: now.toISOString(), decided_by: null, decided_at: null, reason: null, result: null,
       expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(), lease_until: null, executor: null,
       ...(input.policy ? { policy: input.policy } : {}),
+      ...(input.preview ? { preview: input.preview } : {}),
     };
     await createPositioned(this.model, doc);
     return doc;

@@ -36,6 +36,16 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const p = await parties(ctx.db).findOne({ tax_key: `${ctx.workspace}:${args.type}:${args.number}`, workspace: ctx.workspace }).lean();
         return p ? partyNode(p) : null;
       },
+      // The marketing audience (email_campaigns): the parties list's own paging, so 10,000 parties are read a page at a time.
+      partiesPage: async (_: unknown, args: { kind?: string | null; tags?: string[] | null; fields?: Record<string, unknown> | null; cursor?: string | null; limit?: number | null }, ctx: SubgraphContext) => {
+        const tags = args.tags ?? [];
+        const fields = args.fields && typeof args.fields === 'object' ? Object.entries(args.fields) : [];
+        const match = (p: PartyDoc) => p.status === 'active' && (!args.kind || isKind(p, args.kind)) && tags.every((t) => p.tags.includes(t))
+          // Custom field values (crm_fields) where the party carries them; a party without the field does not match.
+          && fields.every(([k, v]) => (p as { custom?: Record<string, unknown> }).custom?.[k] === v);
+        const page = await pageNewestFirst<PartyDoc>(parties(ctx.db), { workspace: ctx.workspace, cursor: args.cursor ?? undefined, limit: clampLimit(args.limit, 100), match });
+        return { rows: page.rows.map(partyNode), nextCursor: page.next_cursor ?? null };
+      },
       // The same tests as parties.list and the parties source (kind customer/vendor include both).
       parties: async (_: unknown, args: { search?: string; kind?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();

@@ -6,4 +6,4 @@ import { partiesModule } from './parties/index.ts';
 import { pipelinesModule } from './pipelines/index.ts';
 
 /** The crm subgraph: its built modules, then the modules DOMAIN.md assigns it that are not built yet. */
-export const owned = fromModules('crm', [partiesModule, pipelinesModule, dealsModule, crmFieldsModule, activitiesModule], ['tags', 'marketing', 'email', 'bookings', 'sites']);
+export const owned = fromModules('crm', [partiesModule, pipelinesModule, dealsModule, crmFieldsModule, activitiesModule], ['tags', 'bookings']);

@@ -51,5 +51,7 @@ export const APPROVAL_VIEW_SCHEMA = {
     expires_at: DATE_TIME,
     /** The autonomy policy that held the call (absent on approvals made before it was recorded). */
     policy: { type: 'object', additionalProperties: false, required: ['id', 'name'], properties: { id: TEXT, name: TEXT } },
+    /** What the call would do, made when it was held (a campaign's recipients, exclusions, first window, sample). */
+    preview: { type: 'object', description: 'What the call would do, computed when it was held (the tool\'s preview), for the person deciding.' },
   },
 } as const;

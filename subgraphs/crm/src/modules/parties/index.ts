@@ -15,5 +15,5 @@ export const partiesModule = defineModule({
   models: [parties],
   listed: [{ model: parties }],
   reads: { sources: { parties: partiesSource } },
-  readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.partyByTaxId': 'parties', Party: 'parties' },
+  readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.partyByTaxId': 'parties', 'Query.partiesPage': 'parties', Party: 'parties' },
 });

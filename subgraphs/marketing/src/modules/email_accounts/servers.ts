@@ -1,0 +1,78 @@
+import { CuadraError, sealerFromEnv, type Sealer } from '@cuadra/shared';
+import { ImapFlow } from 'imapflow';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { EmailAccountDoc, ServerAddress } from './model.ts';
+
+/*
+ * The servers behind an account: its SMTP transport (nodemailer, DKIM-signing every message with the
+ * account's key) and its IMAP mailbox (imapflow). A `system` account uses the deployment's SMTP
+ * server (`SMTP_URL`) and bounce mailbox (`MARKETING_IMAP_URL`, `MARKETING_BOUNCE_ADDRESS`).
+ */
+
+/** Context a sealed secret of an account is bound to (it opens for no other account or field). */
+export function sealContext(field: 'smtp_password' | 'imap_password' | 'dkim_private_key', workspace: string, id: string): string {
+  return `email_accounts.${field}:${workspace}:${id}`;
+}
+
+let sealer: Sealer | null | undefined;
+/** The deployment's sealer; `unavailable` when none is configured (secrets are then never kept). */
+export function accountSealer(): Sealer {
+  sealer ??= sealerFromEnv();
+  if (!sealer) throw new CuadraError('unavailable', 'Secrets cannot be kept here: the deployment has no seal key (CUADRA_SEAL_KEY); nothing was done.', { beforeAnyEffect: true });
+  return sealer;
+}
+
+function open(account: EmailAccountDoc, field: 'smtp_password' | 'imap_password' | 'dkim_private_key', box: string | null): string {
+  if (!box) return '';
+  const plain = accountSealer().open(box, sealContext(field, account.workspace, account._id));
+  if (plain === null) throw new CuadraError('conflict', `The ${field.replace('_', ' ')} of account ${account._id} cannot be opened with this deployment's seal key; connect the account again.`);
+  return plain;
+}
+
+/** The system's bounce mailbox and envelope sender, from the environment; null when not configured. */
+export function systemMailbox(env: NodeJS.ProcessEnv = process.env): { imap: ServerAddress & { mailbox: string }; password: string; bounceAddress: string } | null {
+  if (!env.MARKETING_IMAP_URL || !env.MARKETING_BOUNCE_ADDRESS) return null;
+  const url = new URL(env.MARKETING_IMAP_URL);
+  return {
+    imap: { host: url.hostname, port: Number(url.port || (url.protocol === 'imaps:' ? 993 : 143)), secure: url.protocol === 'imaps:', user: decodeURIComponent(url.username), mailbox: 'INBOX' },
+    password: decodeURIComponent(url.password),
+    bounceAddress: env.MARKETING_BOUNCE_ADDRESS,
+  };
+}
+
+// Every socket step ends well within a send's lease (sender.ts), so a stalled server never outlives it.
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+
+/** The account's SMTP transport, signing with its DKIM key. */
+export function smtpTransport(account: EmailAccountDoc): Transporter {
+  const dkim = { domainName: account.domain, keySelector: account.dkim.selector, privateKey: open(account, 'dkim_private_key', account.dkim.private_key_sealed) };
+  if (account.transport === 'system') {
+    if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
+    return nodemailer.createTransport({ url: process.env.SMTP_URL, ...SMTP_TIMEOUTS, dkim } as never);
+  }
+  const s = account.smtp!;
+  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, dkim });
+}
+
+/** The account's bounce and reply mailbox, or null when it has none. */
+export function imapAddress(account: EmailAccountDoc): { server: ServerAddress & { mailbox: string }; password: string } | null {
+  if (account.transport === 'system') {
+    const sys = systemMailbox();
+    return sys ? { server: sys.imap, password: sys.password } : null;
+  }
+  return account.imap ? { server: account.imap, password: open(account, 'imap_password', account.imap_password_sealed) } : null;
+}
+
+/** A connected IMAP client on the account's mailbox; the caller logs out. */
+export async function connectImap(address: { server: ServerAddress; password: string }): Promise<ImapFlow> {
+  const client = new ImapFlow({
+    host: address.server.host, port: address.server.port, secure: address.server.secure,
+    auth: { user: address.server.user, pass: address.password }, logger: false,
+    // Loopback and test servers speak plain IMAP; anything else must offer TLS.
+    doSTARTTLS: address.server.secure ? undefined : !['127.0.0.1', 'localhost', '::1'].includes(address.server.host),
+    connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000,
+  } as ConstructorParameters<typeof ImapFlow>[0]);
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}

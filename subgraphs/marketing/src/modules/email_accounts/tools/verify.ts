@@ -1,0 +1,51 @@
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { ACCOUNT_VIEW_SCHEMA, accountView, emailAccounts } from '../model.ts';
+import { connectImap, imapAddress, smtpTransport } from '../servers.ts';
+
+/** Why a connection failed, in one line without secrets (a server's greeting or the socket's error). */
+function reason(err: unknown): string {
+  const e = err as { code?: string; response?: string; message?: string };
+  return String(e.response ?? e.message ?? e.code ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** Verifies an account by connecting: SMTP (greeting, STARTTLS, login) and, when it has one, its IMAP mailbox. */
+export const verify = defineTool({
+  name: 'email_accounts.verify',
+  description: 'Check an e-mail account by connecting to its SMTP server (and signing in) and to its IMAP mailbox, if it has one. The account is marked verified, or failed with the reason; campaigns send only from verified accounts.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
+  output: recordOutput('account', ACCOUNT_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    const account = await emailAccounts(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace, removed_at: null }).lean();
+    if (!account) throw new CuadraError('not_found', `No e-mail account ${input.id} exists in this workspace.`);
+    let problem: string | null = null;
+    const transport = smtpTransport(account);
+    try {
+      await transport.verify();
+    } catch (err) {
+      problem = `SMTP: ${reason(err)}`;
+    } finally {
+      transport.close();
+    }
+    const mailbox = imapAddress(account);
+    if (!problem && mailbox) {
+      try {
+        const client = await connectImap(mailbox);
+        try {
+          await client.mailboxOpen(mailbox.server.mailbox, { readOnly: true });
+        } finally {
+          await client.logout().catch(() => undefined);
+        }
+      } catch (err) {
+        problem = `IMAP: ${reason(err)}`;
+      }
+    }
+    const after = await emailAccounts(ctx.db).findOneAndUpdate(
+      { _id: account._id, workspace: ctx.workspace, removed_at: null },
+      { $set: problem ? { status: 'failed', last_error: problem, updated_at: ctx.now } : { status: 'verified', verified_at: ctx.now, last_error: null, updated_at: ctx.now } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!after) throw new CuadraError('not_found', `No e-mail account ${input.id} exists in this workspace.`);
+    return { account: accountView(after) };
+  },
+});

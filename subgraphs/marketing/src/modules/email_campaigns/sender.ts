@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import { positionKey, type Logger } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { Schema } from 'mongoose';
+import { modelOn } from '@cuadra/shared';
+import type { Transporter } from 'nodemailer';
+import { inSendWindow, nextSendWindow } from '../../lib/windows.ts';
+import { emailAccounts, type EmailAccountDoc } from '../email_accounts/model.ts';
+import { imapAddress, smtpTransport } from '../email_accounts/servers.ts';
+import { suppressionId, suppressions, suppress } from '../consents/model.ts';
+import { emailRows, FINAL_ROW_STATUSES, rowSeries, type RowDoc, type RowStatus } from '../email_rows/model.ts';
+import { messageFor, unsubscribeUrl } from './content.ts';
+import { readMailbox } from './mailbox.ts';
+import { emailCampaigns, sendingCampaigns, type CampaignDoc } from './model.ts';
+import { queueRows } from './queue.ts';
+
+/*
+ * The campaign sender: a loop in every marketing process that works through the campaigns being
+ * sent, row by row, exactly once per recipient.
+ *
+ * A row is claimed by one conditional write (`queued` → `sending`, with a random claim token and a
+ * lease); only the claimer hands its message to the SMTP server, then marks it `sent` (conditional on
+ * its token). The message's Message-ID is derived from the row, the same on every attempt.
+ *
+ * The one window no SMTP client can close (RFC 1047): the server has taken the message (its 250 to
+ * the end of DATA) and the process dies before the row says `sent`. The row is then `sending` with a
+ * lapsed lease: in doubt. Every message is sent to one more recipient in the same SMTP transaction —
+ * the account's own bounce mailbox (`<bounce local part>+copy@…`) — and a transaction is taken for all
+ * its accepted recipients or for none (RFC 5321 §4.1.1.4: one reply to the end of data). So the copy in
+ * the mailbox, found over IMAP by its Message-ID, is proof that the server took the message. An
+ * in-doubt row whose copy arrives is `sent`; one whose copy has not arrived after the grace period
+ * (`MARKETING_IN_DOUBT_GRACE_MS`, 2 minutes: local delivery of the copy takes milliseconds) was never
+ * taken and is sent again, with the same Message-ID. An account without a mailbox cannot tell: its
+ * in-doubt rows end `in_doubt` and are never sent again (at most once).
+ */
+
+interface SendCountDoc { _id: string; n: number }
+const sendCountSchema = new Schema<SendCountDoc>({ _id: String, n: Number }, { versionKey: false });
+
+/** Messages an account sent per minute, counted where every marketing process counts (its rate limit). */
+function sendCounts(db: Connection) {
+  return modelOn<SendCountDoc>(db, 'EmailSendCount', sendCountSchema, 'email_send_counts');
+}
+
+/** Takes one message of an account's minute; false when the minute's quota is spent. */
+async function takeRate(db: Connection, account: EmailAccountDoc, now: Date): Promise<boolean> {
+  const _id = `${account._id}|${Math.floor(now.getTime() / 60_000)}`;
+  try {
+    const doc = await sendCounts(db).findOneAndUpdate({ _id, n: { $lt: account.rate_per_minute } }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' }).lean();
+    return !!doc;
+  } catch (err) {
+    if ((err as { code?: number }).code === 11000) return false; // the minute's document exists and is full
+    throw err;
+  }
+}
+
+/** `local+tag@domain`: mail to it reaches `local@domain`'s mailbox, and the tag says what it is about. */
+function tagged(address: string, tag: string): string {
+  const at = address.lastIndexOf('@');
+  return `${address.slice(0, at)}+${tag}@${address.slice(at + 1)}`;
+}
+
+/** The tag of a copy kept as proof of hand-over (see above). */
+export const COPY_TAG = 'copy';
+
+/** Settings of the sender, from the environment unless given. */
+export interface SenderOptions {
+  /** How long a claim lasts; longer than a send can take (the SMTP timeouts end a send within 40 s). */
+  leaseMs?: number;
+  /** How long an in-doubt row waits for its copy before it is sent again. */
+  inDoubtGraceMs?: number;
+  /** How often the loop looks for work. */
+  intervalMs?: number;
+  now?: () => Date;
+}
+
+const num = (v: string | undefined, d: number) => (Number(v) > 0 ? Number(v) : d);
+
+/** The sender loop of one process. */
+export class CampaignSender {
+  readonly #db: Connection;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  readonly #leaseMs: number;
+  readonly #graceMs: number;
+  readonly #intervalMs: number;
+  readonly #transports = new Map<string, { transport: Transporter; at: number }>();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(db: Connection, log: Logger, options: SenderOptions = {}) {
+    this.#db = db;
+    this.#log = log;
+    this.#now = options.now ?? (() => new Date());
+    this.#leaseMs = options.leaseMs ?? num(process.env.MARKETING_SEND_LEASE_MS, 120_000);
+    this.#graceMs = options.inDoubtGraceMs ?? num(process.env.MARKETING_IN_DOUBT_GRACE_MS, 120_000);
+    this.#intervalMs = options.intervalMs ?? num(process.env.MARKETING_SENDER_INTERVAL_MS, 1_000);
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.tick(), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+    for (const { transport } of this.#transports.values()) transport.close();
+    this.#transports.clear();
+  }
+
+  /** One pass over every campaign being sent (overlapping passes are skipped). */
+  async tick(): Promise<void> {
+    if (this.#running) return this.#running;
+    this.#running = this.#pass().catch((err) => this.#log.warn({ err }, 'campaign sender pass failed; will retry')).finally(() => { this.#running = null; });
+    return this.#running;
+  }
+
+  async #pass(): Promise<void> {
+    const work = await sendingCampaigns(this.#db).find({}).limit(50).lean();
+    for (const item of work) {
+      if (this.#stopped) return;
+      const c = await emailCampaigns(this.#db).findOne({ _id: item._id, workspace: item.workspace }).lean();
+      if (!c || c.status !== 'sending') {
+        // A send puts its campaign on this list just before freezing it: a young entry of a draft may be that.
+        if (c && (c.status === 'draft' || c.status === 'scheduled') && this.#now().getTime() - item.since.getTime() < 300_000) continue;
+        if (c) await this.#refreshCounts(c);
+        await sendingCampaigns(this.#db).deleteOne({ _id: item._id });
+        continue;
+      }
+      await this.#campaign(c);
+    }
+  }
+
+  #transport(account: EmailAccountDoc): Transporter {
+    const hit = this.#transports.get(account._id);
+    if (hit && Date.now() - hit.at < 60_000) return hit.transport;
+    hit?.transport.close();
+    const transport = smtpTransport(account);
+    this.#transports.set(account._id, { transport, at: Date.now() });
+    return transport;
+  }
+
+  async #campaign(c: CampaignDoc): Promise<void> {
+    // A campaign frozen by email_campaigns.send whose rows a crash cut short: write the rest first.
+    const account = await emailAccounts(this.#db).findOne({ _id: c.account_id, workspace: c.workspace }).lean();
+    if (!account || account.removed_at) {
+      this.#log.warn({ campaign: c._id }, 'the campaign\'s account is gone; nothing sent');
+      return;
+    }
+    if (!c.queued_at && c.recipients) await queueRows(this.#db, c as CampaignDoc & { recipients: NonNullable<CampaignDoc['recipients']> }, account.domain, this.#now());
+    let now = this.#now();
+    if (c.send_at && c.send_at > now) return;
+    const hasMailbox = imapAddress(account) !== null;
+    let mailboxRead = false;
+    const series = rowSeries(c._id);
+    let allFinal = true;
+    let from = c.sender_from;
+    for (let low = c.sender_from; low <= c.rows_total; low += 64) {
+      if (this.#stopped) return;
+      const keys = Array.from({ length: Math.min(64, c.rows_total - low + 1) }, (_, i) => positionKey(series, c.workspace, low + i));
+      const rows = (await emailRows(this.#db).find({ pos_key: { $in: keys } }).lean()).sort((a, b) => a.pos - b.pos);
+      let bucketFinal = rows.length === keys.length;
+      for (const row of rows) {
+        if (FINAL_ROW_STATUSES.includes(row.status)) continue;
+        now = this.#now();
+        if (row.status === 'sending' && row.lease_until && row.lease_until > now) { bucketFinal = false; continue; }
+        if (row.status === 'sending') {
+          // In doubt: the hand-over may have happened (see the top of this file).
+          if (!hasMailbox) {
+            await this.#finish(row, 'in_doubt', { detail: 'The service stopped while handing this message to the SMTP server and the account has no mailbox to check; it is not sent again.' });
+            continue;
+          }
+          if (!mailboxRead) {
+            mailboxRead = true;
+            await readMailbox(this.#db, account, this.#log).catch((err) => this.#log.warn({ err: (err as Error).message }, 'bounce mailbox not readable'));
+          }
+          const fresh = await emailRows(this.#db).findOne({ _id: row._id }).lean();
+          if (!fresh || fresh.status !== 'sending') continue;
+          if (now.getTime() - (fresh.claimed_at?.getTime() ?? 0) < this.#graceMs) { bucketFinal = false; continue; }
+        }
+        if (!inSendWindow(now)) {
+          // Ley 2300, checked before every message: wait for the next window.
+          await emailCampaigns(this.#db).updateOne({ _id: c._id, status: 'sending' }, { $set: { send_at: nextSendWindow(now).start } });
+          return;
+        }
+        const current = await emailCampaigns(this.#db).findOne({ _id: c._id }, { status: 1 }).lean();
+        if (current?.status !== 'sending') return;
+        if (!(await takeRate(this.#db, account, now))) return; // the account's minute is spent
+        const sent = await this.#sendRow(c, account, row, now);
+        if (!sent) bucketFinal = false;
+      }
+      if (!bucketFinal) allFinal = false;
+      else if (allFinal) from = low + 64;
+    }
+    if (from !== c.sender_from) await emailCampaigns(this.#db).updateOne({ _id: c._id, sender_from: c.sender_from }, { $set: { sender_from: from } });
+    if (allFinal) {
+      const done = await emailCampaigns(this.#db).findOneAndUpdate({ _id: c._id, status: 'sending' }, { $set: { status: 'sent', finished_at: this.#now(), updated_at: this.#now() } }, { returnDocument: 'after' }).lean();
+      await sendingCampaigns(this.#db).deleteOne({ _id: c._id });
+      if (done) await this.#refreshCounts(done);
+    }
+  }
+
+  /** Claims a row and hands its message over. True when the row reached a final status. */
+  async #sendRow(c: CampaignDoc, account: EmailAccountDoc, row: RowDoc, now: Date): Promise<boolean> {
+    const claim = randomBytes(12).toString('base64url');
+    const claimed = await emailRows(this.#db).findOneAndUpdate(
+      { _id: row._id, status: row.status, claim: row.claim },
+      { $set: { status: 'sending', claim, claimed_at: now, lease_until: new Date(now.getTime() + this.#leaseMs), updated_at: now }, $inc: { attempts: 1 } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (!claimed) return false;
+    // Checked again at the last moment: an address that unsubscribed or bounced meanwhile gets nothing.
+    const blocked = await suppressions(this.#db).findOne({ _id: suppressionId(c.workspace, row.address) }).lean();
+    if (blocked) return this.#finish(claimed, 'cancelled', { detail: `Not sent: the address is ${blocked.reason}.` }, claim);
+    const message = await messageFor(c.content!, account, { id: row.party_id, name: row.name, address: row.address }, unsubscribeUrl(c.workspace, row._id));
+    const copy = account.bounce_address && imapAddress(account) ? tagged(account.bounce_address, COPY_TAG) : null;
+    try {
+      const info = await this.#transport(account).sendMail({
+        from: { name: account.from_name, address: account.from_email },
+        to: { name: row.name, address: row.address },
+        subject: message.subject, html: message.html, text: message.text,
+        messageId: row.message_id,
+        envelope: { from: account.bounce_address ? tagged(account.bounce_address, row._id) : account.from_email, to: copy ? [row.address, copy] : [row.address] },
+        list: { unsubscribe: { url: unsubscribeUrl(c.workspace, row._id), comment: 'Cancelar la suscripción' } },
+        // RFC 8058: the POST that unsubscribes in one click, covered by the DKIM signature (servers.ts).
+        headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      });
+      const rejected = (info.rejected ?? []).map((a: string | { address: string }) => (typeof a === 'string' ? a : a.address).toLowerCase());
+      if (rejected.includes(row.address)) {
+        await suppress(this.#db, { workspace: c.workspace, address: row.address, reason: 'bounced', detail: 'Refused by the SMTP server at RCPT.', row_id: row._id, at: now });
+        return this.#finish(claimed, 'bounced_hard', { detail: 'The SMTP server refused the recipient.' }, claim);
+      }
+      return this.#finish(claimed, 'sent', { sent_at: this.#now() }, claim);
+    } catch (err) {
+      const e = err as { responseCode?: number; command?: string; code?: string; response?: string };
+      const said = String(e.response ?? (err as Error).message).replace(/\s+/g, ' ').slice(0, 200);
+      if (e.command === 'CONN' || e.command === 'MAIL FROM' || e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.code === 'ECONNECTION' || e.code === 'EDNS') {
+        // Refused before the message itself: nothing was taken.
+        if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.code === 'EENVELOPE')) {
+          await suppress(this.#db, { workspace: c.workspace, address: row.address, reason: 'bounced', detail: said, row_id: row._id, at: now });
+          return this.#finish(claimed, 'bounced_hard', { detail: said }, claim);
+        }
+        if (claimed.attempts >= 5) return this.#finish(claimed, 'failed', { detail: `Given up after 5 tries: ${said}` }, claim);
+        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: said, updated_at: this.#now() } });
+        return false;
+      }
+      // During or after DATA: the server may have taken it. Leave it in doubt (lease lapsed now).
+      await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { lease_until: this.#now(), detail: `In doubt: ${said}`, updated_at: this.#now() } });
+      return false;
+    }
+  }
+
+  async #finish(row: RowDoc, status: RowStatus, set: Partial<RowDoc>, claim?: string): Promise<boolean> {
+    const now = this.#now();
+    await emailRows(this.#db).updateOne({ _id: row._id, status: 'sending', claim: claim ?? row.claim }, { $set: { ...set, status, lease_until: null, updated_at: now } });
+    return true;
+  }
+
+  /** Counts a campaign's rows by status (bounded: its own positions) and keeps them on the campaign. */
+  async #refreshCounts(c: CampaignDoc): Promise<void> {
+    const counts: Record<string, number> = {};
+    const series = rowSeries(c._id);
+    for (let low = 1; low <= c.rows_total; low += 64) {
+      const keys = Array.from({ length: Math.min(64, c.rows_total - low + 1) }, (_, i) => positionKey(series, c.workspace, low + i));
+      for (const r of await emailRows(this.#db).find({ pos_key: { $in: keys } }, { status: 1 }).lean()) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    }
+    await emailCampaigns(this.#db).updateOne({ _id: c._id }, { $set: { counts } });
+  }
+}

@@ -1,0 +1,43 @@
+import { defineSubgraph, entityResolvers } from '@cuadra/shared';
+import { marketingNow } from './lib/clock.ts';
+import { owned } from './modules/index.ts';
+import { emailCampaigns, campaignView, type CampaignDoc } from './modules/email_campaigns/model.ts';
+import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
+import { CampaignSender } from './modules/email_campaigns/sender.ts';
+import { publicRoutes } from './public.ts';
+
+const campaign = entityResolvers<CampaignDoc>(emailCampaigns, (c) => {
+  const v = campaignView(c);
+  return { id: v.id, name: v.name, status: v.status, sendAt: v.send_at, rowsTotal: v.rows_total };
+});
+
+/** The marketing subgraph: its modules' manifests, the campaign sender, the bounce mailbox reader and the public link endpoints. */
+export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
+  name: 'marketing',
+  owned,
+  schema: new URL('../schema.graphql', import.meta.url),
+  resolvers: {
+    Query: { emailCampaign: campaign.byId },
+    EmailCampaign: campaign.reference,
+  },
+  async prepare(server, deps) {
+    server.app.use(publicRoutes(deps.db, deps.log, marketingNow));
+    // Background work runs in the service (tests that drive it by hand pass runApprovals: false).
+    if (deps.runApprovals === false) return;
+    const sender = new CampaignSender(deps.db, deps.log, { now: marketingNow });
+    sender.start();
+    let reading = false;
+    const mailboxes = setInterval(() => {
+      if (reading) return;
+      reading = true;
+      void readAllMailboxes(deps.db, deps.log).finally(() => { reading = false; });
+    }, Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) : 10_000);
+    mailboxes.unref();
+    const stop = server.stop.bind(server);
+    server.stop = async () => {
+      clearInterval(mailboxes);
+      await sender.stop();
+      await stop();
+    };
+  },
+});
