@@ -8,7 +8,8 @@ import path from 'node:path';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
 import { build } from './build.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
-import { startSmtp } from './smtp.ts';
+import { startImap } from './imap.ts';
+import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { generateLedgerKeyPair, loadOrCreateKeys, loadOrCreateSealKey, startSystem, type RunningSystem } from './system.ts';
 
 const dataDir = path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data');
@@ -30,6 +31,7 @@ function portTaken(port: number): Promise<boolean> {
 
 let system: RunningSystem | undefined;
 let stopSmtp: (() => Promise<void>) | undefined;
+let stopImap: (() => Promise<void>) | undefined;
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
@@ -38,6 +40,7 @@ async function shutdown(code: number): Promise<never> {
   say('stopping…');
   await system?.stop().catch(() => undefined);
   await stopSmtp?.().catch(() => undefined);
+  await stopImap?.().catch(() => undefined);
   await stopAll().catch((err) => say(`while stopping servers: ${err}`));
   rmSync(runFile, { force: true });
   say('stopped');
@@ -65,6 +68,10 @@ try {
   const smtp = await startSmtp({ dir: path.join(dataDir, 'mail') });
   say(`SMTP server ${smtp.url} (mail in ${smtp.maildir}; read it with npm run cuadra -- mail)`);
   stopSmtp = () => smtp.stop();
+  // The campaigns' bounce mailbox (the marketing service reads bounces and replies there over IMAP).
+  const imap = await startImap({ dir: path.join(dataDir, 'imap'), mailboxes: smtp.mailboxes, users: ['bounces'] });
+  stopImap = () => imap.stop();
+  say(`IMAP server 127.0.0.1:${imap.port} (the campaigns' bounce mailbox bounces@${LOCAL_MAIL_DOMAIN})`);
   say(`MongoDB-protocol server ${mongo.url} (data in ${path.relative(repoRoot, dataDir)}/mongo), Redis ${redis.url}`);
   system = await startSystem({
     mongoUrl: mongo.url,
@@ -80,7 +87,7 @@ try {
     sealKey: loadOrCreateSealKey(path.join(dataDir, 'keys')),
     // Kept across restarts: receipts and checkpoints signed before a restart must still verify.
     ledgerKeys: loadOrCreateKeys(path.join(dataDir, 'keys'), 'ledger-key', generateLedgerKeyPair),
-    env: { SMTP_URL: smtp.url, ...(process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {}) },
+    env: { SMTP_URL: smtp.url, MARKETING_IMAP_URL: imap.urlFor('bounces'), MARKETING_BOUNCE_ADDRESS: `bounces@${LOCAL_MAIL_DOMAIN}`, ...(process.env.PUBLIC_URL ? { PUBLIC_URL: process.env.PUBLIC_URL } : {}) },
   });
   writeFileSync(runFile, `${JSON.stringify({ gateway_url: system.gatewayUrl, mongo_url: mongo.url, redis_url: redis.url, maildir: smtp.maildir, pid: process.pid }, null, 2)}\n`);
   for (const proc of [system.gateway, ...Object.values(system.subgraphs)]) {

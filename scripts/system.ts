@@ -1,4 +1,4 @@
-// Starts the whole Cuadra system as separate processes: five subgraphs and the gateway, on a
+// Starts the whole Cuadra system as separate processes: the subgraphs and the gateway, on a
 // MongoDB-protocol server and Redis given by URL. Used by `npm start`, the end-to-end tests
 // and the bench, so all three run exactly the same thing.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -162,10 +162,12 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   try {
     const ports = await Promise.all(SUBGRAPHS.map(async (s) => (opts.ports === 'free' ? freePort() : s.port)));
     SUBGRAPHS.forEach((s, i) => { peerUrls[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
-    const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
-    for (const p of procs) subgraphs[p.name] = p;
     const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    // Links a service puts in e-mails and pages (unsubscribe, a site's pages) start at the public URL.
+    peerUrls.PUBLIC_URL = opts.env?.PUBLIC_URL ?? gatewayUrl;
+    const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
+    for (const p of procs) subgraphs[p.name] = p;
     const gatewayEnv: Record<string, string> = {
       ...baseEnv,
       PORT: String(gatewayPort),

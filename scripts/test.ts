@@ -14,7 +14,8 @@ import path from 'node:path';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
-import { startSmtp } from './smtp.ts';
+import { startImap } from './imap.ts';
+import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
 import type { FileDuration } from './test-reporter.ts';
 import { startTestPool, type PoolTiming, type TestPool } from './test-pool.ts';
@@ -86,6 +87,7 @@ const runStarted = performance.now();
 // CUADRA_SKIP_TYPECHECK=1 is for a change in progress only (run `npm run typecheck` before committing); CI never sets it.
 const skipTypecheck = process.env.CUADRA_SKIP_TYPECHECK === '1' && !process.env.CI;
 const typechecked = skipTypecheck ? undefined : phase('type check (beside the rest)', typecheck);
+let stopImap: (() => Promise<void>) | undefined;
 try {
   if (skipTypecheck) console.log('[test] type check skipped (CUADRA_SKIP_TYPECHECK=1)');
   await ensureJavaAndMaven();
@@ -105,10 +107,15 @@ try {
     startSmtp({ dir: path.join(runDir, 'mail') }),
   ]));
   stopSmtp = () => smtp.stop();
+  // The system's bounce mailbox for e-mail campaigns: dovecot serving the Maildir exim delivers bounces@ to.
+  const imap = await startImap({ dir: path.join(runDir, 'imap'), mailboxes: smtp.mailboxes, users: ['bounces'] });
+  stopImap = () => imap.stop();
   console.log(`[test] MongoDB-protocol server ${mongo.url}, Redis ${redis.url}`);
   const testEnv: Record<string, string> = {
     MONGO_URL: mongo.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, CUADRA_MAILDIR: smtp.maildir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator,
+    CUADRA_TEST_OUTPUT: outDir, CUADRA_PEPPOL_VALIDATOR: peppolValidator, CUADRA_MAILBOXES: smtp.mailboxes,
+    // The campaigns' bounce mailbox (dovecot) and where exim delivers to it.
+    MARKETING_IMAP_URL: imap.urlFor('bounces'), MARKETING_BOUNCE_ADDRESS: `bounces@${LOCAL_MAIL_DOMAIN}`, MARKETING_ALLOW_PRIVATE_SERVERS: '1', CUADRA_IMAP_PORT: String(imap.port),
   };
   pool = await startTestPool({
     repoRoot, mongoUrl: mongo.url, redisUrl: redis.url, env: { NODE_COMPILE_CACHE: compileCacheDir, ...testEnv }, logDir: path.join(outDir, 'logs'),
@@ -142,6 +149,7 @@ try {
   const poolTimings = pool?.timings() ?? [];
   await pool?.stop().catch((err) => console.error(`[test] stopping the test pool: ${err}`));
   await stopSmtp?.().catch(() => undefined);
+  await stopImap?.().catch(() => undefined);
   await stopAll().catch((err) => console.error(`[test] stopping servers: ${err}`));
   const checked = await typechecked;
   if (checked && checked.code !== 0) {

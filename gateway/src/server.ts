@@ -29,6 +29,7 @@ import { graphRunner } from './canvas/graph-runner.ts';
 import { DashboardStore } from './canvas/store.ts';
 import { dashboardPages } from './canvas/pages.ts';
 import { restNotFound, restRouter } from './rest.ts';
+import { marketingPublic } from './marketing-public.ts';
 
 /** What the gateway needs from outside; `index.ts` reads it from the environment. */
 export interface GatewayDeps {
@@ -119,6 +120,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
+  app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restNotFound(refusalCtx));
 

@@ -258,7 +258,11 @@ export class ToolOwner {
     // Facts kept on the record the call acts on (a deal's amount…) are looked up for the policies; none if that fails.
     const facts: CallFacts = tool.facts && policies.length ? await tool.facts(input, { db: this.#db, workspace: principal.workspace }).catch(() => ({})) : {};
     const amount = typeof facts.amount === 'number' ? facts.amount : tool.amount ? tool.amount(input) : null;
-    const { effect, policy } = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount, facts });
+    const decided = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount, facts });
+    // No workspace policy matched: the tool's own default applies (a campaign send is held), else allow.
+    const { effect, policy } = !decided.policy && tool.defaultEffect
+      ? { effect: tool.defaultEffect, policy: { id: 'default', name: `${tool.name} waits for a person by default` } }
+      : decided;
     if (effect === 'deny') {
       const answer = refusal(new CuadraError('policy_denied', `The workspace policy "${policy!.name}" does not allow ${tool.name}.`));
       await record(answer);

@@ -73,6 +73,12 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
    */
   facts?: (input: Input, ctx: { db: Connection; workspace: string }) => Promise<CallFacts>;
   /**
+   * The effect when no autonomy policy of the workspace matches the call (otherwise `allow`): a tool
+   * whose every use should wait for a person unless the owner says otherwise (an e-mail campaign to
+   * thousands) declares `hold`. A workspace policy that matches — `allow` included — decides instead.
+   */
+  defaultEffect?: 'hold' | 'ask';
+  /**
    * What the call would do, computed when a policy holds or asks for it and kept on the approval, so
    * the person who decides sees it (`approvals.get`, the inbox): a campaign's recipients after every
    * exclusion, its first send window and a rendered sample. A refusal it throws (`invalid_input`,

@@ -41,7 +41,7 @@ function recipientReports(body: string): { action: string; status: string; recip
   for (const block of blocks) {
     const field = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'im').exec(block)?.[1].trim() ?? '';
     const action = field('Action').toLowerCase();
-    if (action) out.push({ action, status: field('Status'), recipient: field('Final-Recipient').replace(/^rfc822;\s*/i, '').toLowerCase() });
+    if (action && field('Final-Recipient')) out.push({ action, status: field('Status'), recipient: field('Final-Recipient').replace(/^rfc822;\s*/i, '').toLowerCase() });
   }
   return out;
 }
@@ -59,9 +59,11 @@ function classify(mail: ParsedMail): Finding[] {
     const original = mail.attachments.find((a) => a.contentType === 'message/rfc822' || a.contentType === 'text/rfc822-headers');
     const quoted = original ? /^Message-ID:\s*(<[^>]+>)/im.exec(original.content.toString('utf8'))?.[1] : undefined;
     const row = rowOfMessageId(quoted) ?? rowOfMessageId([mail.headers.get('references')].flat().join(' ').split(/\s+/).find((r) => rowOfMessageId(r))) ?? to.map(rowOfTag).find(Boolean) ?? null;
-    if (!row || !status) return [];
+    // mailparser gives a message/delivery-status part as text when it does not keep it as an attachment.
+    const fields = status ? status.content.toString('utf8') : mail.text ?? '';
+    if (!row) return [];
     const findings: Finding[] = [];
-    for (const r of recipientReports(status.content.toString('utf8'))) {
+    for (const r of recipientReports(fields)) {
       // The copy kept as proof is delivered too; its reports say nothing about the recipient.
       if (r.recipient.includes('+copy@')) continue;
       if (r.action === 'failed') findings.push(r.status.startsWith('5') ? { row, status: 'bounced_hard', detail: `${r.status} ${r.recipient}`, suppress: 'bounced' } : { row, status: 'bounced_soft', detail: `${r.status} ${r.recipient}` });

@@ -77,7 +77,7 @@ const AUDIENCE_SCHEMA = {
   properties: {
     kind: { enum: ['customer', 'vendor', 'both'] },
     tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9_:-]{1,40}$' } },
-    fields: { type: 'object', maxProperties: 20, propertyNames: { pattern: '^[a-z][a-z0-9_]{0,39}$' }, additionalProperties: { type: ['string', 'number', 'boolean'] } },
+    fields: { type: 'object', maxProperties: 20, propertyNames: { pattern: '^[a-z][a-z0-9_]{0,39}$' }, additionalProperties: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'number' }, { type: 'boolean' }] } },
   },
 } as const;
 

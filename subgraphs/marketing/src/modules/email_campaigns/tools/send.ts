@@ -52,6 +52,8 @@ export const send = defineTool({
   name: 'email_campaigns.send',
   description: 'Send a campaign to its audience: every party of it with e-mail consent, minus the unsubscribed, bounced and complained, one message each, from its scheduled time (or now) and only within the Ley 2300 windows (checked again before every message), at the account\'s rate, through a queue that survives restarts without sending anyone twice. Held for a person\'s approval by default; the approver sees the dry run (recipients, who is left out and why, the first window, a rendered sample).',
   risk: 'external',
+  // Held for a person unless a workspace policy says otherwise (an `allow` policy matching email_campaigns.send).
+  defaultEffect: 'hold',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
   output: {
     type: 'object', additionalProperties: false, required: ['campaign', 'recipients', 'excluded_counts', 'first_window'],
