@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMaildir } from '../scripts/smtp.ts';
@@ -29,6 +27,20 @@ let approverKey: string;
 /** Messages the SMTP server delivered to an address (the test Maildir exim writes every non-local recipient to). */
 function delivered(to: string): string[] {
   return readMaildir(process.env.CUADRA_MAILDIR!).map((m) => m.raw).filter((raw) => /^Envelope-to: (.*)$/mi.exec(raw)?.[1].toLowerCase().split(/,\s*/).includes(to.toLowerCase()));
+}
+
+/**
+ * Verifies a message's DKIM signature with dkimpy (Debian's python3-dkim), an implementation that is
+ * not ours, answering its DNS query with the TXT record the account told the owner to publish.
+ */
+function dkimVerifies(raw: string, records: { name: string; value: string; purpose: string }[]): boolean {
+  const dkimRecord = records.find((r) => r.purpose === 'dkim')!;
+  const script = `import sys, dkim
+name, value = sys.argv[1], sys.argv[2]
+def dns(q, timeout=5):
+    return value.encode() if q.decode().rstrip('.') == name else None
+print('PASS' if dkim.verify(sys.stdin.buffer.read(), dnsfunc=dns) else 'FAIL')`;
+  return execFileSync('/usr/bin/python3', ['-c', script, dkimRecord.name, dkimRecord.value], { input: raw.replace(/\r?\n/g, '\r\n') }).toString().trim() === 'PASS';
 }
 
 /** How many messages of this run the SMTP server delivered, by recipient. */
@@ -180,6 +192,10 @@ describe('a campaign to 200 parties through the real SMTP and IMAP servers', () 
 
     // One recipient unsubscribes in one click from this campaign's message.
     const raw = delivered(address(42))[0];
+    // Signed with the account's DKIM key (List-Unsubscribe and List-Unsubscribe-Post covered, RFC 8058 §3.1), checked by dkimpy.
+    expect(raw).toMatch(/^DKIM-Signature:[^]*h=[^;]*List-Unsubscribe:List-Unsubscribe-Post/mi);
+    expect(dkimVerifies(raw, account.dns_records)).toBe(true);
+    expect(dkimVerifies(raw.replace('Hola Cliente', 'Hola Cliento'), account.dns_records)).toBe(false);
     const url = /^List-Unsubscribe: <([^>]+)>/mi.exec(raw.replace(/\r?\n[ \t]+/g, ' '))![1];
     const page = await fetch(url);
     expect(page.status).toBe(200);

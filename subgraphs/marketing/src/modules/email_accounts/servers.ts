@@ -45,10 +45,20 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 
 /** The account's SMTP transport, signing with its DKIM key. */
 export function smtpTransport(account: EmailAccountDoc): Transporter {
-  const dkim = { domainName: account.domain, keySelector: account.dkim.selector, privateKey: open(account, 'dkim_private_key', account.dkim.private_key_sealed) };
+  const dkim = {
+    domainName: account.domain, keySelector: account.dkim.selector, privateKey: open(account, 'dkim_private_key', account.dkim.private_key_sealed),
+    // The headers signed: RFC 8058 §3.1 asks that List-Unsubscribe and List-Unsubscribe-Post be covered.
+    headerFieldNames: 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:List-Unsubscribe:List-Unsubscribe-Post',
+  };
   if (account.transport === 'system') {
     if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
-    return nodemailer.createTransport({ url: process.env.SMTP_URL, ...SMTP_TIMEOUTS, dkim } as never);
+    const url = new URL(process.env.SMTP_URL);
+    return nodemailer.createTransport({
+      host: url.hostname, port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)), secure: url.protocol === 'smtps:',
+      ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+      // The deployment's own loopback relay speaks plain SMTP; anything else is offered STARTTLS by nodemailer.
+      ...SMTP_TIMEOUTS, dkim,
+    });
   }
   const s = account.smtp!;
   return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, dkim });
