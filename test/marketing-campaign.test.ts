@@ -85,7 +85,7 @@ beforeAll(async () => {
   });
   const ws = await sys.workspace('Campañas SAS');
   key = ws.api_key;
-  approverKey = (await sys.key(ws.workspace_id, 'admin')).api_key;
+  approverKey = (await sys.person(ws.workspace_id, 'admin', 'Aprobadora')).api_key;
 });
 
 afterAll(async () => {
