@@ -13,13 +13,13 @@ const BOGOTA_OFFSET_MINUTES = -300;
 const calendar = new Holidays('CO');
 
 /**
- * The public holidays of Ley 51 de 1983 ("Ley Emiliani") on the library's calendar. date-holidays
- * (3.x) also lists 9 July (Virgen de Chiquinquirá, moved to Monday) "since 2026", which no Colombian
- * law has made a national holiday (the 2026 calendar has the 18 days of Ley 51; see the test), so
- * that rule is left out; Easter Sunday is a Sunday anyway.
+ * The public holidays on the library's calendar that the law makes holidays: those of Ley 51 de 1983
+ * ("Ley Emiliani") and, from 2026, the Virgen de Chiquinquirá (9 July, moved to Monday: Ley 2578 de
+ * 2026, art. 6). date-holidays also lists Easter Sunday ("Pascua") as public; no law makes it a
+ * holiday (and, a Sunday, it is closed anyway), so it is left out and the list stays the legal one.
  */
 function isHolidayRule(rule: string | undefined): boolean {
-  return !(rule ?? '').includes('07-09');
+  return rule !== 'easter';
 }
 
 const holidayCache = new Map<number, Set<string>>();
