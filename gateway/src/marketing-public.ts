@@ -6,8 +6,11 @@ import { sendRefusal } from './http.ts';
 /** Largest body a public marketing page takes (a lead form, an unsubscribe post). */
 const MAX_BODY = 64 * 1024;
 
-/** Response headers passed back from the marketing service (hop-by-hop and cookies of other paths are not). */
-const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'location', 'set-cookie', 'x-frame-options', 'permissions-policy'];
+/**
+ * Response headers passed back from the marketing service. No `set-cookie`: these pages share the
+ * gateway's origin, and a cookie set here could shadow the app's session cookie.
+ */
+const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'location', 'x-frame-options', 'permissions-policy'];
 
 /**
  * The public pages the marketing service serves, reached through the gateway (the one public
@@ -29,7 +32,8 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
       }
     }
     const headers: Record<string, string> = { 'x-cuadra-client-ip': req.socket.remoteAddress ?? '' };
-    for (const h of ['content-type', 'user-agent', 'accept-language', 'cookie']) {
+    // Never the visitor's cookies: on this origin they are the app's session (a credential).
+    for (const h of ['content-type', 'user-agent', 'accept-language']) {
       const v = req.header(h);
       if (v) headers[h] = v;
     }
@@ -41,11 +45,6 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
     }
     res.status(answer.status);
     for (const h of PASSED) {
-      if (h === 'set-cookie') {
-        const cookies = answer.headers.getSetCookie();
-        if (cookies.length) res.setHeader('set-cookie', cookies);
-        continue;
-      }
       const v = answer.headers.get(h);
       if (v) res.setHeader(h, v);
     }
