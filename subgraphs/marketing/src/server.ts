@@ -1,9 +1,10 @@
-import { defineSubgraph, entityResolvers } from '@cuadra/shared';
+import { CuadraError, defineSubgraph, entityResolvers, type SubgraphContext } from '@cuadra/shared';
 import { marketingNow } from './lib/clock.ts';
 import { owned } from './modules/index.ts';
 import { emailCampaigns, campaignView, type CampaignDoc } from './modules/email_campaigns/model.ts';
 import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
 import { CampaignSender } from './modules/email_campaigns/sender.ts';
+import { spendByCampaign } from './modules/marketing_ad_accounts/spend.ts';
 import { publicRoutes } from './public.ts';
 
 const campaign = entityResolvers<CampaignDoc>(emailCampaigns, (c) => {
@@ -17,7 +18,15 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   owned,
   schema: new URL('../schema.graphql', import.meta.url),
   resolvers: {
-    Query: { emailCampaign: campaign.byId },
+    Query: {
+      emailCampaign: campaign.byId,
+      // finance reads an ad account's spend to book it as expenses (bills.create_from_ad_spend): a read in the caller's workspace.
+      adSpend: async (_: unknown, args: { accountId: string; from: string; to: string }, ctx: SubgraphContext) => {
+        if (![args.from, args.to].every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))) throw new CuadraError('invalid_input', 'from and to are dates YYYY-MM-DD.', { field: '/from' });
+        const s = await spendByCampaign(ctx.db, ctx.workspace, args.accountId, args.from, args.to);
+        return s ? { accountId: s.account.id, accountName: s.account.name, platform: s.account.platform, currency: s.account.currency, total: s.total, campaigns: s.campaigns } : null;
+      },
+    },
     EmailCampaign: campaign.reference,
   },
   async prepare(server, deps) {

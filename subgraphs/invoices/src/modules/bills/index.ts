@@ -6,6 +6,7 @@ import { billPaymentMarkers, billPayments } from './payments.ts';
 import { billsSource } from './sources.ts';
 import { billCreditMarkers } from './credit.ts';
 import { create } from './tools/create.ts';
+import { createFromAdSpend } from './tools/create_from_ad_spend.ts';
 import { creditNote } from './tools/credit_note.ts';
 import { get } from './tools/get.ts';
 import { list } from './tools/list.ts';
@@ -17,7 +18,7 @@ import { voidBill } from './tools/void.ts';
 /** Vendors' bills, the payments made against them, and the payables read from them. */
 export const billsModule = defineModule({
   name: 'bills',
-  tools: [create, update, post, get, list, voidBill, pay, creditNote],
+  tools: [create, createFromAdSpend, update, post, get, list, voidBill, pay, creditNote],
   models: [bills, billPayments, billPaymentMarkers, billCreditMarkers],
   listed: [{ model: bills }, { model: billPayments }],
   reads: {
