@@ -2,7 +2,7 @@ import type { Logger } from '@cuadra/shared';
 import express from 'express';
 import type { Connection } from 'mongoose';
 import { openLink } from './lib/links.ts';
-import { escapeHtml, PUBLIC_PAGE_CSP, publicPage } from './lib/page.ts';
+import { PUBLIC_PAGE_CSP, publicPage } from './lib/page.ts';
 import { suppress } from './modules/consents/model.ts';
 import { recordConsent } from './modules/consents/record.ts';
 import { CONFIRM_PURPOSE } from './modules/consents/tools/request.ts';
@@ -74,7 +74,7 @@ export function publicRoutes(db: Connection, log: Logger, now: () => Date): expr
     const at = now();
     const doc = await recordConsent(db, { workspace: link.w, party_id: link.p, channel: 'email', status: 'granted', address: link.a, from: ['pending'], evidence: evidenceOf(req, 'double_opt_in', `Confirmed by following the link sent to ${link.a}.`, at) });
     if (!doc) return send(res, 200, publicPage({ title: 'Sin cambios', paragraphs: ['Esta confirmación ya se registró o fue retirada.'] }));
-    send(res, 200, publicPage({ title: 'Suscripción confirmada', paragraphs: [`Gracias: ${escapeHtml(link.a)} recibirá nuestros correos.`] }));
+    send(res, 200, publicPage({ title: 'Suscripción confirmada', paragraphs: [`Gracias: ${link.a} recibirá nuestros correos.`] }));
   });
   return router;
 }

@@ -5,6 +5,7 @@ import { emailCampaigns, campaignView, type CampaignDoc } from './modules/email_
 import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
 import { CampaignSender } from './modules/email_campaigns/sender.ts';
 import { spendByCampaign } from './modules/marketing_ad_accounts/spend.ts';
+import { siteRoutes } from './modules/sites/public.ts';
 import { publicRoutes } from './public.ts';
 
 const campaign = entityResolvers<CampaignDoc>(emailCampaigns, (c) => {
@@ -31,6 +32,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   },
   async prepare(server, deps) {
     server.app.use(publicRoutes(deps.db, deps.log, marketingNow));
+    server.app.use(siteRoutes(deps.db, deps.log, marketingNow));
     // Background work runs in the service (tests that drive it by hand pass runApprovals: false).
     if (deps.runApprovals === false) return;
     const sender = new CampaignSender(deps.db, deps.log, { now: marketingNow });

@@ -1,0 +1,16 @@
+import { defineModule } from '@cuadra/shared';
+import { siteLeads, sites, siteVersions } from './model.ts';
+import { create } from './tools/create.ts';
+import { leads } from './tools/leads.ts';
+import { list } from './tools/list.ts';
+import { publish } from './tools/publish.ts';
+import { rollback } from './tools/rollback.ts';
+import { update } from './tools/update.ts';
+
+/** Hosted sites: pages of blocks served at /s/<slug>/ with a strict CSP, published versions kept, lead forms with consent. */
+export const sitesModule = defineModule({
+  name: 'sites',
+  tools: [create, update, publish, rollback, list, leads],
+  models: [sites, siteVersions, siteLeads],
+  listed: [{ model: sites }],
+});

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { escapeHtml } from '../../lib/page.ts';
+import type { Block, SitePage } from './model.ts';
+
+/*
+ * A site's page as HTML. Every text is escaped; addresses are https only (the schema refuses others)
+ * and escaped into attributes; there is no script anywhere. The Content-Security-Policy says so to the
+ * browser too: nothing runs, only the page's own stylesheet (by its hash) and https images load, and
+ * forms post back to this site only.
+ */
+
+/** The sites' stylesheet: small, readable, with visible focus and enough contrast. */
+const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fff}'
+  + 'header,main,footer{max-width:46rem;margin:0 auto;padding:1rem}header{border-bottom:1px solid #ccc}'
+  + 'nav a{margin-right:1rem;color:#0b4f8a}img{max-width:100%;height:auto}label{display:block;margin:.5rem 0 .2rem}'
+  + 'input,textarea{width:100%;padding:.4rem;border:1px solid #555;border-radius:4px;font:inherit}'
+  + 'button{margin-top:1rem;padding:.5rem 1rem;background:#0b4f8a;color:#fff;border:0;border-radius:4px;font:inherit}'
+  + ':focus-visible{outline:3px solid #c05600;outline-offset:2px}.consent{display:flex;gap:.5rem;align-items:flex-start}.consent input{width:auto;margin-top:.3rem}';
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+/** The CSP of every site page. */
+export const SITE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+const LABELS: Record<string, string> = { name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', message: 'Mensaje' };
+
+function block(b: Block, index: number): string {
+  switch (b.type) {
+    case 'heading': {
+      // The page's title is the one h1; a heading block is h2 or h3.
+      const level = Math.min(Math.max(b.level ?? 2, 2), 3);
+      return `<h${level}>${escapeHtml(b.text)}</h${level}>`;
+    }
+    case 'text':
+      return b.text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('');
+    case 'image':
+      return `<p><img src="${escapeHtml(b.url)}" alt="${escapeHtml(b.alt)}" loading="lazy" referrerpolicy="no-referrer"></p>`;
+    case 'list':
+      return `<ul>${b.items.map((i) => `<li><strong>${escapeHtml(i.title)}</strong>${i.text ? ` — ${escapeHtml(i.text)}` : ''}</li>`).join('')}</ul>`;
+    case 'form': {
+      const id = (f: string) => `f${index}-${f}`;
+      const inputs = b.fields.map((f) => f === 'message'
+        ? `<label for="${id(f)}">${LABELS[f]}</label><textarea id="${id(f)}" name="${f}" rows="4" maxlength="2000"></textarea>`
+        : `<label for="${id(f)}">${LABELS[f]}</label><input id="${id(f)}" name="${f}" type="${f === 'email' ? 'email' : f === 'phone' ? 'tel' : 'text'}" maxlength="200"${f === 'email' ? ' required autocomplete="email"' : f === 'name' ? ' autocomplete="name"' : ''}>`).join('');
+      return `<section aria-labelledby="f${index}-title"><h2 id="f${index}-title">${escapeHtml(b.title ?? 'Escríbenos')}</h2><form method="post"><input type="hidden" name="form" value="${index}">${inputs}`
+        + `<p class="consent"><input id="${id('consent')}" name="consent" type="checkbox" value="yes"><label for="${id('consent')}">${escapeHtml(b.consent_text)}</label></p>`
+        + `<button type="submit">${escapeHtml(b.submit_label ?? 'Enviar')}</button></form></section>`;
+    }
+  }
+}
+
+/** A page of a published site, with the site's navigation. */
+export function sitePage(site: { name: string; slug: string }, page: SitePage, pages: readonly SitePage[]): string {
+  const href = (p: string) => `/s/${site.slug}${p === '/' ? '/' : p}`;
+  const nav = pages.length > 1 ? `<nav aria-label="Secciones">${pages.map((p) => `<a href="${escapeHtml(href(p.path))}"${p.path === page.path ? ' aria-current="page"' : ''}>${escapeHtml(p.title)}</a>`).join('')}</nav>` : '';
+  return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
+    + `<title>${escapeHtml(page.title)} · ${escapeHtml(site.name)}</title><style>${STYLE}</style></head>`
+    + `<body><header><p><strong>${escapeHtml(site.name)}</strong></p>${nav}</header><main><h1>${escapeHtml(page.title)}</h1>${page.blocks.map(block).join('')}</main></body></html>`;
+}
+
+/** A short page of a site (thanks, not found, a refusal). */
+export function siteNotice(site: { name: string } | null, title: string, text: string): string {
+  return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>`
+    + `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${site ? `<p>${escapeHtml(site.name)}</p>` : ''}</main></body></html>`;
+}
