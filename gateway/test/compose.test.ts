@@ -32,8 +32,8 @@ describe('composeSupergraph on the real subgraphs', () => {
     output = composeSupergraph(sources);
   });
 
-  it('loads the five subgraphs', () => {
-    expect(sources.map((s) => s.name).sort()).toEqual(['agents', 'crm', 'invoices', 'payroll', 'projects']);
+  it('loads the six subgraphs', () => {
+    expect(sources.map((s) => s.name).sort()).toEqual(['agents', 'crm', 'invoices', 'marketing', 'payroll', 'projects']);
     expect(SUBGRAPHS.map((s) => s.name).sort()).toEqual(sources.map((s) => s.name).sort());
   });
 
@@ -51,9 +51,9 @@ describe('composeSupergraph on the real subgraphs', () => {
     expect(sdl).toContain('invokeAgentsTool');
   });
 
-  it('yields a catalog with tools of all five subgraphs, each owned by the subgraph that declares it', () => {
+  it('yields a catalog with tools of all six subgraphs, each owned by the subgraph that declares it', () => {
     const { catalog } = output;
-    expect(new Set(catalog.map((e) => e.subgraph))).toEqual(new Set(['crm', 'invoices', 'payroll', 'projects', 'agents']));
+    expect(new Set(catalog.map((e) => e.subgraph))).toEqual(new Set(['crm', 'invoices', 'payroll', 'projects', 'agents', 'marketing']));
     const declared = sources.flatMap((s) => s.tools.map((t) => [t.name, s.name] as const));
     expect(catalog).toHaveLength(declared.length);
     for (const [name, subgraph] of declared) expect(catalog.find((e) => e.name === name)?.subgraph).toBe(subgraph);
