@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../scripts/infra.ts';
+import { axeProblems, openBrowser, SHOTS } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 /*
@@ -13,16 +11,11 @@ import { startTestSystem, type TestSystem } from './helpers/system.ts';
  * nothing runs), published versions kept and rolled back, a lead form keeping the visitor's consent.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
-
 let sys: TestSystem;
 let key: string;
 let workspaceId: string;
 let context: BrowserContext;
-let profileDir: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 
 async function ok(tool: string, input: unknown, k = key) {
   const r = await sys.invoke(tool, input, k);
@@ -30,32 +23,25 @@ async function ok(tool: string, input: unknown, k = key) {
   return r.body.output;
 }
 
-/** axe-core's serious and critical violations on the page (evaluated by DevTools, which the page's CSP does not bind). */
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
-  return (result.violations as { id: string; impact: string }[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-}
+// Site addresses are unique in the deployment, which other test files may share.
+const run = randomBytes(3).toString('hex');
 
 const HOSTILE = '<script>window.__pwned = 1; alert(1)</script><img src=x onerror="window.__pwned = 2">';
 
 beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   sys = await startTestSystem('sites');
   ({ api_key: key, workspace_id: workspaceId } = await sys.workspace('Diseños Andinos SAS'));
-  profileDir = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 900, height: 900 } });
+  ({ context, close: closeBrowser } = await openBrowser({ width: 900, height: 900 }));
 });
 
 afterAll(async () => {
-  await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await closeBrowser?.();
   await sys?.stop();
 });
 
 describe('hosted sites', () => {
   it('refuses hostile addresses and bad pages at their field, and keeps one site per address', async () => {
-    const page = (blocks: unknown[]) => ({ slug: 'refusals', name: 'X', pages: [{ path: '/', title: 'Inicio', blocks }] });
+    const page = (blocks: unknown[]) => ({ slug: `refusals-${run}`, name: 'X', pages: [{ path: '/', title: 'Inicio', blocks }] });
     const refused = async (input: unknown, field: string, tool = 'sites.create') => {
       const r = await sys.invoke(tool, input, key);
       expect({ field, status: r.status, code: r.body.code, at: r.body.field }).toEqual({ field, status: 422, code: 'invalid_input', at: field });
@@ -70,18 +56,18 @@ describe('hosted sites', () => {
     await refused({ slug: 'Mayúsculas', name: 'X' }, '/slug');
     await refused({ slug: 'dos', name: 'X', pages: [{ path: '/', title: 'A', blocks: [] }, { path: '/', title: 'B', blocks: [] }] }, '/pages/1/path');
     await refused({ slug: 'ruta', name: 'X', pages: [{ path: '/../etc', title: 'A', blocks: [] }] }, '/pages/0/path');
-    await ok('sites.create', { slug: 'ocupado', name: 'Primero' });
-    const taken = await sys.invoke('sites.create', { slug: 'ocupado', name: 'Segundo' }, (await sys.workspace('Otra SAS')).api_key);
+    await ok('sites.create', { slug: `ocupado-${run}`, name: 'Primero' });
+    const taken = await sys.invoke('sites.create', { slug: `ocupado-${run}`, name: 'Segundo' }, (await sys.workspace('Otra SAS')).api_key);
     expect(taken.status).toBe(409);
-    expect(taken.body).toMatchObject({ code: 'conflict', error: expect.stringContaining('/s/ocupado/ is taken') });
+    expect(taken.body).toMatchObject({ code: 'conflict', error: expect.stringContaining(`/s/ocupado-${run}/ is taken`) });
     // A viewer reaches no sites.* write.
     const viewer = (await sys.key(workspaceId, 'viewer')).api_key;
-    expect((await sys.invoke('sites.create', { slug: 'del-lector', name: 'X' }, viewer)).body.code).toBe('policy_denied');
+    expect((await sys.invoke('sites.create', { slug: `del-lector-${run}`, name: 'X' }, viewer)).body.code).toBe('policy_denied');
   });
 
   it('serves the published version with a strict CSP; hostile text is shown as text and nothing runs in Chromium; axe finds nothing serious', async () => {
     const site = (await ok('sites.create', {
-      slug: 'disenos-andinos', name: 'Diseños Andinos',
+      slug: `disenos-andinos-${run}`, name: 'Diseños Andinos',
       pages: [
         {
           path: '/', title: `Inicio ${HOSTILE}`, blocks: [
@@ -96,11 +82,11 @@ describe('hosted sites', () => {
       ],
     })).site;
     expect(site.published_version).toBeNull();
-    expect((await fetch(`${sys.gatewayUrl}/s/disenos-andinos/`)).status).toBe(404); // a draft is not served
+    expect((await fetch(`${sys.gatewayUrl}/s/disenos-andinos-${run}/`)).status).toBe(404); // a draft is not served
     const v1 = (await ok('sites.publish', { id: site.id })).site;
     expect(v1).toMatchObject({ published_version: 1, versions: 1 });
 
-    const res = await fetch(`${sys.gatewayUrl}/s/disenos-andinos/`);
+    const res = await fetch(`${sys.gatewayUrl}/s/disenos-andinos-${run}/`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
@@ -114,7 +100,7 @@ describe('hosted sites', () => {
     page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
     page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
     await page.route('https://img.example/**', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>' }));
-    await page.goto(`${sys.gatewayUrl}/s/disenos-andinos/`);
+    await page.goto(`${sys.gatewayUrl}/s/disenos-andinos-${run}/`);
     expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
     // No element carries an event handler or a script: the hostile text stayed text.
     expect(await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('*')].flatMap((e: any) => [...e.attributes].map((a: any) => a.name)).filter((n: string) => n.startsWith('on')))).toEqual([]);
@@ -125,7 +111,7 @@ describe('hosted sites', () => {
     expect(await page.locator('main a').count()).toBe(0);
     expect(await page.locator('img').getAttribute('alt')).toBe('Logo" onload="window.__pwned=3');
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(shots, 'site-home.png'), fullPage: true });
+    await page.screenshot({ path: path.join(SHOTS, 'site-home.png'), fullPage: true });
 
     // The lead form, filled and sent in the browser: kept with the consent given and its evidence.
     await page.getByLabel('Nombre').fill('Lucía Gómez');
@@ -133,7 +119,7 @@ describe('hosted sites', () => {
     await page.getByLabel('Teléfono').fill('+57 300 123 4567');
     await page.getByLabel('Mensaje').fill('Necesito un logo <b>ya</b>');
     await page.getByLabel(/Autorizo a Diseños Andinos/).check();
-    await Promise.all([page.waitForURL(`${sys.gatewayUrl}/s/disenos-andinos/`), page.getByRole('button', { name: 'Enviar' }).click()]);
+    await Promise.all([page.waitForURL(`${sys.gatewayUrl}/s/disenos-andinos-${run}/`), page.getByRole('button', { name: 'Enviar' }).click()]);
     expect(await page.locator('h1').innerText()).toBe('Gracias');
     expect(violations).toEqual([]);
     await page.close();
@@ -143,7 +129,7 @@ describe('hosted sites', () => {
     expect(leads[0].consent.ip).toBeTruthy();
     expect(leads[0].consent.user_agent).toMatch(/Chrome/);
     // A bad e-mail keeps nothing.
-    const bad = await fetch(`${sys.gatewayUrl}/s/disenos-andinos/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'form=4&email=no-es-correo' });
+    const bad = await fetch(`${sys.gatewayUrl}/s/disenos-andinos-${run}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'form=4&email=no-es-correo' });
     expect(bad.status).toBe(400);
     expect((await ok('sites.leads', { id: site.id })).rows).toHaveLength(1);
     // Another workspace does not see the site's leads.
@@ -151,10 +137,10 @@ describe('hosted sites', () => {
   });
 
   it('keeps every published version: a new one replaces what visitors see, a rollback brings an earlier one back', async () => {
-    const site = (await ok('sites.create', { slug: 'versiones', name: 'Versiones', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'text', text: 'Primera' }] }] })).site;
+    const site = (await ok('sites.create', { slug: `versiones-${run}`, name: 'Versiones', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'text', text: 'Primera' }] }] })).site;
     await ok('sites.publish', { id: site.id });
     await ok('sites.update', { id: site.id, pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'text', text: 'Segunda' }] }] });
-    const read = async () => (await (await fetch(`${sys.gatewayUrl}/s/versiones/`)).text());
+    const read = async () => (await (await fetch(`${sys.gatewayUrl}/s/versiones-${run}/`)).text());
     expect(await read()).toContain('Primera'); // the draft is not served until published
     expect((await ok('sites.publish', { id: site.id })).site).toMatchObject({ published_version: 2, versions: 2 });
     expect(await read()).toContain('Segunda');
@@ -162,9 +148,9 @@ describe('hosted sites', () => {
     expect(await read()).toContain('Primera');
     const r = await sys.invoke('sites.rollback', { id: site.id, version: 3 }, key);
     expect(r.body).toMatchObject({ code: 'invalid_input', field: '/version' });
-    expect((await fetch(`${sys.gatewayUrl}/s/versiones/nada`)).status).toBe(404);
+    expect((await fetch(`${sys.gatewayUrl}/s/versiones-${run}/nada`)).status).toBe(404);
     // Only GET and POST are served there.
-    const put = await fetch(`${sys.gatewayUrl}/s/versiones/`, { method: 'PUT' });
+    const put = await fetch(`${sys.gatewayUrl}/s/versiones-${run}/`, { method: 'PUT' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
   });
