@@ -1,6 +1,7 @@
 import { fromModules } from '@cuadra/shared';
+import { calendarEventsModule } from './calendar_events/index.ts';
 import { projectsModule } from './projects/index.ts';
 import { tasksModule } from './tasks/index.ts';
 
 /** The projects (work, calendar) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
-export const owned = fromModules('projects', [projectsModule, tasksModule], ['calendar', 'agenda']);
+export const owned = fromModules('projects', [projectsModule, tasksModule, calendarEventsModule], ['calendar_accounts', 'booking_types', 'bookings']);
