@@ -1,5 +1,9 @@
 import { addPositions, containsText, CuadraError, DATE_TIME_SCHEMA as DATE_TIME, type Positioned, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
+import { generateNKeysBetween } from 'fractional-indexing';
 import { Schema, type Connection, type Model } from 'mongoose';
+
+/** Tasks a project holds at most (its board is read whole). */
+export const MAX_TASKS = 5000;
 
 /** Columns a project gets when it names none. */
 export const DEFAULT_COLUMNS = ['To do', 'Doing', 'Done'] as const;
@@ -20,6 +24,16 @@ export interface ProjectDoc {
    * so a project and its columns change in one atomic write.
    */
   columns: string[];
+  /**
+   * The fractional order key of each column (fractional-indexing, same index as `columns`, ascending):
+   * moving or adding a column writes only its own key. Absent on boards made before keys.
+   */
+  column_keys?: string[];
+  /**
+   * The ids of the project's tasks (at most {@link MAX_TASKS}), pushed in the same write that hands out
+   * the task's number: the board is read by `_id` from here, never by scanning the tasks.
+   */
+  task_ids?: string[];
   /** Last task number handed out; raised with `$inc`, so concurrent tasks never share a number. */
   task_seq: number;
   created_at: Date;
@@ -35,6 +49,8 @@ const projectSchema = new Schema<ProjectDoc>(
     key: { type: String, required: true },
     description: { type: String, default: null },
     columns: { type: [String], required: true },
+    column_keys: { type: [String], default: undefined },
+    task_ids: { type: [String], default: undefined },
     task_seq: { type: Number, required: true, default: 0 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -93,4 +109,13 @@ export async function projectByKey(db: Connection, workspace: string, key: strin
   const p = await projects(db).findOne({ workspace, key }).lean<ProjectDoc & Positioned>();
   if (!p) throw new CuadraError('not_found', `No project with key ${key} exists in this workspace.`);
   return p;
+}
+
+/** A board column: its name, its fractional order key, and whether tasks in it are closed (the last column). */
+export interface BoardColumn { name: string; key: string; done: boolean }
+
+/** The project's columns in order with their keys (keys made for boards written before them). */
+export function boardColumns(p: Pick<ProjectDoc, 'columns' | 'column_keys'>): BoardColumn[] {
+  const keys = p.column_keys?.length === p.columns.length ? p.column_keys : generateNKeysBetween(null, null, p.columns.length);
+  return p.columns.map((name, i) => ({ name, key: keys[i], done: i === p.columns.length - 1 }));
 }

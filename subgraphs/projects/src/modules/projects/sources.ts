@@ -1,5 +1,6 @@
 import { CuadraError, decodeCursor, defineSource, encodeCursor, type ListAnswer, pageNewestFirst, type Positioned, type SourceReader } from '@cuadra/shared';
-import { tasks } from '../tasks/model.ts';
+import { byIds } from '../../calendar/day-index.ts';
+import { tasks, type TaskDoc } from '../tasks/model.ts';
 import { projectByKey, projectMatches, projects, type ProjectDoc } from './model.ts';
 
 function projectRow(p: ProjectDoc) {
@@ -92,7 +93,14 @@ export const projectColumnsSource: SourceReader = async (q, ctx) => {
     }
   }
   next ??= more;
-  const counts = await Promise.all(picked.map((c) => tasks(db).countDocuments({ workspace, project_id: c.project_id, column: c.column })));
+  // Task counts from each board's own task ids (read by _id), never by counting the collection.
+  const counted = new Map<string, Map<string, number>>();
+  for (const p of boards.filter((b) => picked.some((c) => c.project_id === b._id))) {
+    const perColumn = new Map<string, number>();
+    for (const t of await byIds<TaskDoc>(tasks(db), workspace, p.task_ids ?? [])) if (t.project_id === p._id) perColumn.set(t.column, (perColumn.get(t.column) ?? 0) + 1);
+    counted.set(p._id, perColumn);
+  }
+  const counts = picked.map((c) => counted.get(c.project_id)?.get(c.column) ?? 0);
   const answer: ListAnswer<Record<string, unknown>> = { rows: picked.map((c, i) => ({ ...c, tasks: counts[i] })) };
   if (!search && q.ref !== undefined) answer.total = boards[0].columns.length;
   else if (!search && !from && !next) answer.total = picked.length;

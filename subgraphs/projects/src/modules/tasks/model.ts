@@ -4,6 +4,9 @@ import { Schema, type Connection, type Model } from 'mongoose';
 /** Task priorities, lowest first. */
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
+/** One step of a task's checklist. */
+export interface ChecklistItem { text: string; done: boolean }
+
 /** A task as stored. `_id` is our own prefixed string id (`tsk_…`), never a Mongo ObjectId. */
 export interface TaskDoc {
   _id: string;
@@ -25,6 +28,15 @@ export interface TaskDoc {
   due_date: string | null;
   assignee_email: string | null;
   priority: (typeof PRIORITIES)[number];
+  /**
+   * The task's place in its column: a fractional-indexing key, so a move writes this one task only.
+   * Absent on tasks made before keys (they sort first, by number).
+   */
+  order_key?: string;
+  /** Steps of the task, in order. */
+  checklist?: ChecklistItem[];
+  /** Raised by every change: a move or update is one conditional write on it. */
+  rev?: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,6 +54,9 @@ const taskSchema = new Schema<TaskDoc>(
     due_date: { type: String, default: null },
     assignee_email: { type: String, default: null },
     priority: { type: String, required: true, default: 'normal' },
+    order_key: { type: String },
+    checklist: { type: [{ _id: false, text: String, done: Boolean }], default: undefined },
+    rev: { type: Number },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -62,7 +77,7 @@ export function tasks(db: Connection): Model<TaskDoc> {
 /** JSON Schema of {@link taskView}: what every tool answering a task gives. */
 export const TASK_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'project_id', 'number', 'ref', 'title', 'description', 'column', 'due_date', 'assignee_email', 'priority', 'created_at', 'updated_at'],
+  required: ['id', 'project_id', 'number', 'ref', 'title', 'description', 'column', 'order_key', 'due_date', 'assignee_email', 'priority', 'checklist', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     project_id: TEXT,
@@ -71,9 +86,14 @@ export const TASK_VIEW_SCHEMA = {
     title: TEXT,
     description: NULLABLE_TEXT,
     column: TEXT,
+    order_key: TEXT,
     due_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
     assignee_email: NULLABLE_TEXT,
     priority: { enum: [...PRIORITIES] },
+    checklist: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['text', 'done'], properties: { text: TEXT, done: { type: 'boolean' } } },
+    },
     created_at: DATE_TIME,
     updated_at: DATE_TIME,
   },
@@ -89,9 +109,11 @@ export function taskView(t: TaskDoc) {
     title: t.title,
     description: t.description,
     column: t.column,
+    order_key: t.order_key ?? '',
     due_date: t.due_date,
     assignee_email: t.assignee_email,
     priority: t.priority,
+    checklist: (t.checklist ?? []).map((c) => ({ text: c.text, done: c.done })),
     created_at: t.created_at.toISOString(),
     updated_at: t.updated_at.toISOString(),
   };

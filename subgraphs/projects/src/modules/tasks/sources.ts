@@ -5,7 +5,8 @@ import { taskMatcher, tasks, type TaskDoc } from './model.ts';
 function taskRow(t: TaskDoc) {
   return {
     id: t._id, ref: t.ref, project_id: t.project_id, project_key: t.ref.slice(0, t.ref.lastIndexOf('-')), title: t.title, column: t.column,
-    priority: t.priority, due_date: t.due_date, assignee_email: t.assignee_email, created_at: t.created_at.toISOString(),
+    priority: t.priority, due_date: t.due_date, assignee_email: t.assignee_email, order_key: t.order_key ?? '',
+    checklist_done: (t.checklist ?? []).filter((c) => c.done).length, checklist_total: (t.checklist ?? []).length, created_at: t.created_at.toISOString(),
   };
 }
 

@@ -1,4 +1,5 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { generateNKeysBetween } from 'fractional-indexing';
 import { DEFAULT_COLUMNS, PROJECT_VIEW_SCHEMA, projects, projectView, type ProjectDoc } from '../model.ts';
 
 /** Creates a project board with its own key and columns. */
@@ -28,6 +29,7 @@ export const create = defineTool({
   },
   output: recordOutput('project', PROJECT_VIEW_SCHEMA),
   async handler(input, ctx) {
+    const columns = input.columns ?? [...DEFAULT_COLUMNS];
     const doc: ProjectDoc = {
       _id: newId('prj'),
       workspace: ctx.workspace,
@@ -35,7 +37,9 @@ export const create = defineTool({
       name_lc: input.name.trim().toLowerCase(),
       key: input.key,
       description: input.description ?? null,
-      columns: input.columns ?? [...DEFAULT_COLUMNS],
+      columns,
+      column_keys: generateNKeysBetween(null, null, columns.length),
+      task_ids: [],
       task_seq: 0,
       created_at: ctx.now,
       updated_at: ctx.now,
