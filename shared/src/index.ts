@@ -81,3 +81,4 @@ export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from '.
 export type { AgendaEntry, AgendaWindow, BoardQuery, BoardReader, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
 export { applyIntent, carryIntent, derivedIntent, DERIVED_REPAIR_AFTER_MS, dropMarker, markIntent, repairDerived } from './derived.ts';
 export type { DerivedChange, DerivedIntent, FeedsDerived } from './derived.ts';
+export { colombianHolidays, isColombianHoliday } from './holidays.ts';
