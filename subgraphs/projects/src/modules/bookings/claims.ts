@@ -1,0 +1,60 @@
+import type { Connection } from 'mongoose';
+import { GRAIN_MIN } from '../booking_types/fields.ts';
+import { bookingClaims, bookings } from './model.ts';
+
+const GRAIN_MS = GRAIN_MIN * 60_000;
+
+/** A claim whose booking never got written is taken to be a crash's leftover after this long. */
+export const ORPHAN_CLAIM_MS = 60_000;
+
+/** The claim ids of the cells a booking holds: [start − before, end + after) in {@link GRAIN_MIN}-minute cells, in order. */
+export function cellsOf(workspace: string, start: Date, end: Date, beforeMin: number, afterMin: number): string[] {
+  const out: string[] = [];
+  const first = Math.floor((start.getTime() - beforeMin * 60_000) / GRAIN_MS) * GRAIN_MS;
+  for (let t = first; t < end.getTime() + afterMin * 60_000; t += GRAIN_MS) out.push(`${workspace}|${new Date(t).toISOString()}`);
+  return out;
+}
+
+/**
+ * Claims `ids` for a booking, in order, stopping at the first one another booking holds (ordered
+ * insert on unique `_id`s): of any number of bookings of one slot at once, the one that takes the
+ * first cell is the only one that can take them all. A loser gives back what it took and answers
+ * false. A cell held by a booking that was never written (a crash between claim and booking) for
+ * longer than {@link ORPHAN_CLAIM_MS} is released on the way, once.
+ */
+export async function claimCells(db: Connection, ids: readonly string[], bookingId: string, now: Date, repaired = false): Promise<boolean> {
+  if (ids.length === 0) return true;
+  try {
+    await bookingClaims(db).insertMany(ids.map((_id) => ({ _id, booking_id: bookingId, at: now })), { ordered: true });
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000 && !String((err as Error).message).includes('E11000')) throw err;
+    await releaseCells(db, ids, bookingId);
+    if (repaired) return false;
+    const held = await bookingClaims(db).find({ _id: { $in: [...ids] }, booking_id: { $ne: bookingId } }).lean();
+    let freed = false;
+    for (const c of held) {
+      if (now.getTime() - c.at.getTime() < ORPHAN_CLAIM_MS) continue;
+      if (await bookings(db).exists({ _id: c.booking_id })) continue;
+      freed = (await bookingClaims(db).deleteOne({ _id: c._id, booking_id: c.booking_id })).deletedCount === 1 || freed;
+    }
+    return freed ? claimCells(db, ids, bookingId, now, true) : false;
+  }
+}
+
+/** Gives back the cells of `ids` this booking holds (never another's). */
+export async function releaseCells(db: Connection, ids: readonly string[], bookingId: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += 200) await bookingClaims(db).deleteMany({ _id: { $in: ids.slice(i, i + 200) }, booking_id: bookingId });
+}
+
+/**
+ * Takes one of a type's `limit` places of a day (`<workspace>|<type>|<date>|<n>`), the first free;
+ * null when all are taken. Unique `_id`s again: never more than `limit` bookings of a day.
+ */
+export async function claimDay(db: Connection, workspace: string, typeId: string, date: string, limit: number, bookingId: string, now: Date): Promise<string | null> {
+  for (let n = 1; n <= limit; n++) {
+    const id = `${workspace}|${typeId}|${date}|${n}`;
+    if (await claimCells(db, [id], bookingId, now)) return id;
+  }
+  return null;
+}

@@ -1,0 +1,25 @@
+import { defineModule, defineSource } from '@cuadra/shared';
+import { bookingClaims, bookingDays, bookingMatches, bookings, BOOKING_STATUSES, type BookingDoc } from './model.ts';
+import { availability } from './tools/availability.ts';
+import { cancel } from './tools/cancel.ts';
+import { confirm } from './tools/confirm.ts';
+import { create } from './tools/create.ts';
+import { get } from './tools/get.ts';
+import { list } from './tools/list.ts';
+import { reschedule } from './tools/reschedule.ts';
+
+/** Bookings of booking types: availability, booking without double booking, confirmation, rescheduling, cancellation. */
+export const bookingsModule = defineModule({
+  name: 'bookings',
+  tools: [availability, create, confirm, reschedule, cancel, list, get],
+  models: [bookings, bookingDays, bookingClaims],
+  listed: [{ model: bookings }],
+  reads: {
+    sources: {
+      bookings: defineSource<BookingDoc>({
+        model: bookings, search: bookingMatches, statuses: BOOKING_STATUSES,
+        row: (b) => ({ id: b._id, type_id: b.type_id, type_name: b.type_name, status: b.status, start: b.start.toISOString(), end: b.end.toISOString(), name: b.name, email: b.email, time_zone: b.time_zone, created_at: b.created_at.toISOString() }),
+      }),
+    },
+  },
+});

@@ -1,0 +1,20 @@
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { isoIn } from '../../../calendar/time.ts';
+import { bookingOf, syncEvent, writeBooking } from '../book.ts';
+import { BOOKING_VIEW_SCHEMA, bookingView } from '../model.ts';
+
+/** Confirms a pending booking. */
+export const confirm = defineTool({
+  name: 'bookings.confirm',
+  description: 'Confirm a pending booking (a type that requires confirmation): its calendar event becomes confirmed.',
+  risk: 'write',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
+  output: recordOutput('booking', BOOKING_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    const before = await bookingOf(ctx.db, ctx.workspace, input.id);
+    if (before.status !== 'pending') throw new CuadraError('conflict', `The booking ${input.id} is ${before.status}, not pending.`);
+    const after = await writeBooking(ctx.db, before, { status: 'confirmed' }, ctx.now);
+    await syncEvent(ctx.db, after, before.time_zone, ctx.now);
+    return { booking: bookingView(after, isoIn(after.start, after.time_zone)) };
+  },
+});

@@ -1,0 +1,166 @@
+// Booking types and bookings straight at the projects subgraph: slots on the type's clock asked from
+// another zone (Madrid in summer and winter, written out), holidays, buffers, notice, daily limit, the
+// workspace's events, ten bookings of one slot at once (one wins), a cancelled slot offered again,
+// rescheduling, and every refusal.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { colombianHolidays, type Principal } from '@cuadra/shared';
+import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../../src/server.ts';
+
+let svc: TestSubgraph;
+beforeAll(async () => {
+  svc = await startTestSubgraph(name, createServer);
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+async function ok(ws: Principal, tool: string, input: Record<string, unknown>) {
+  const r = await svc.call(tool, input, ws);
+  if (!r.ok) throw new Error(`${tool}: ${r.code} ${r.field} ${r.message}`);
+  return r.output;
+}
+
+const today = new Date().toISOString().slice(0, 10);
+const plusDays = (date: string, n: number) => new Date(Date.parse(`${date}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+/** The first date after `from` (at least `skip` days later) in `month` (1–12, any when 0) on ISO weekday `wd`, not a Colombian holiday. */
+function nextDay(from: string, wd: number, month = 0, skip = 3): string {
+  for (let d = plusDays(from, skip); ; d = plusDays(d, 1)) {
+    const day = new Date(`${d}T12:00:00Z`).getUTCDay() || 7;
+    if (day === wd && (!month || Number(d.slice(5, 7)) === month) && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) return d;
+  }
+}
+
+async function consultancy(ws: Principal, extra: Record<string, unknown> = {}) {
+  return (await ok(ws, 'booking_types.create', {
+    slug: 'asesoria', name: 'Asesoría', duration_min: 60, window_days: 365, min_notice_min: 60,
+    weekly: { mon: [{ start: '09:00', end: '12:00' }], tue: [{ start: '09:00', end: '12:00' }], wed: [{ start: '09:00', end: '12:00' }], thu: [{ start: '09:00', end: '12:00' }], fri: [{ start: '09:00', end: '12:00' }] },
+    ...extra,
+  })).booking_type;
+}
+
+const slots = async (ws: Principal, type: string, from: string, to = from, time_zone?: string) =>
+  (await ok(ws, 'bookings.availability', { type_id: type, from, to, ...(time_zone ? { time_zone } : {}) })).slots as { start: string; local: string; date: string; time: string }[];
+
+describe('availability in the asker’s zone', () => {
+  it('offers 9:00 Bogotá as 16:00 in Madrid in summer and 15:00 in winter', async () => {
+    const ws = testPrincipal();
+    const type = await consultancy(ws);
+    // Bogotá is UTC−5 all year, so 09:00 there is 14:00Z. Madrid is UTC+2 in summer (CEST, last Sunday of March to last
+    // Sunday of October) and UTC+1 in winter (CET): 14:00Z is 16:00 in July and 15:00 in January.
+    const july = nextDay(today, 2, 7);
+    const january = nextDay(today, 2, 1);
+    const summer = await slots(ws, type.id, july, july, 'Europe/Madrid');
+    expect(summer.map((s) => [s.start.slice(11, 16), s.time, s.local.slice(19)])).toEqual([['14:00', '16:00', '+02:00'], ['15:00', '17:00', '+02:00'], ['16:00', '18:00', '+02:00']]);
+    const winter = await slots(ws, type.id, january, january, 'Europe/Madrid');
+    expect(winter.map((s) => [s.start.slice(11, 16), s.time, s.local.slice(19)])).toEqual([['14:00', '15:00', '+01:00'], ['15:00', '16:00', '+01:00'], ['16:00', '17:00', '+01:00']]);
+    // Asked in Bogotá the same slots read 09:00, 10:00, 11:00 with −05:00.
+    expect((await slots(ws, type.id, july, july)).map((s) => s.local.slice(11))).toEqual(['09:00:00-05:00', '10:00:00-05:00', '11:00:00-05:00']);
+  });
+
+  it('closes Colombian public holidays unless the type keeps them, and honours date overrides', async () => {
+    const ws = testPrincipal();
+    const year = Number(today.slice(0, 4)) + 1;
+    const holiday = colombianHolidays(year).find((h) => { const wd = new Date(`${h.date}T12:00:00Z`).getUTCDay(); return wd >= 1 && wd <= 5 && h.date > plusDays(today, 2); })!.date;
+    const closed = await consultancy(ws);
+    expect(await slots(ws, closed.id, holiday)).toEqual([]);
+    expect(await svc.call('bookings.create', { type_id: closed.id, start: `${holiday}T14:00:00Z`, name: 'Ana', email: 'ana@example.co' }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/start' });
+    const open = await consultancy(ws, { slug: 'festivos', exclude_holidays: false, overrides: [{ date: holiday, intervals: [{ start: '10:00', end: '11:00' }] }] });
+    expect((await slots(ws, open.id, holiday)).map((s) => s.time)).toEqual(['10:00']);
+  });
+
+  it('subtracts the workspace’s events and bookings with their buffers, and keeps the minimum notice', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 3);
+    const type = await consultancy(ws, { duration_min: 30, slot_step_min: 30, buffer_after_min: 15 });
+    expect((await slots(ws, type.id, day)).map((s) => s.time)).toEqual(['09:00', '09:30', '10:00', '10:30', '11:00', '11:30']);
+    // An event 10:00–10:20: a slot needs its 30 minutes and 15 after free, so 09:30 (→ 10:15) and 10:00 go; 10:30 is free.
+    await ok(ws, 'calendar_events.create', { title: 'Llamada', kind: 'meeting', start: `${day}T10:00`, end: `${day}T10:20` });
+    expect((await slots(ws, type.id, day)).map((s) => s.time)).toEqual(['09:00', '10:30', '11:00', '11:30']);
+    // A booking at 11:00 holds 11:00–11:45: 11:30 goes, and 10:30 (→ 11:15 with its buffer) too.
+    await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T16:00:00Z`, name: 'Luis', email: 'luis@example.co' });
+    expect((await slots(ws, type.id, day)).map((s) => s.time)).toEqual(['09:00']);
+    // Minimum notice: a type needing 10 days' notice offers nothing in the next 9.
+    const far = await consultancy(ws, { slug: 'lejos', min_notice_min: 10 * 24 * 60 });
+    expect(await slots(ws, far.id, plusDays(today, 1), plusDays(today, 9))).toEqual([]);
+  });
+
+  it('stops at the daily limit', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 4);
+    const type = await consultancy(ws, { daily_limit: 2 });
+    await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T14:00:00Z`, name: 'A', email: 'a@example.co' });
+    await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T15:00:00Z`, name: 'B', email: 'b@example.co' });
+    expect(await slots(ws, type.id, day)).toEqual([]);
+    expect(await svc.call('bookings.create', { type_id: type.id, start: `${day}T16:00:00Z`, name: 'C', email: 'c@example.co' }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
+
+describe('never a double booking', () => {
+  it('books one of ten concurrent bookings of a slot and refuses nine with 409; a cancelled slot is booked by someone else', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 5);
+    const type = await consultancy(ws);
+    const start = `${day}T15:00:00Z`;
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => svc.call('bookings.create', { type_id: type.id, start, name: `Cliente ${i}`, email: `c${i}@example.co` }, ws)));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok).map((r) => [r.httpStatus, r.code])).toEqual(Array.from({ length: 9 }, () => [409, 'conflict']));
+    const won = results.find((r) => r.ok)!.output.booking;
+    expect((await ok(ws, 'bookings.list', { status: 'confirmed' })).rows).toHaveLength(1);
+    expect((await slots(ws, type.id, day)).map((s) => s.start)).not.toContain(`${day}T15:00:00.000Z`);
+    await ok(ws, 'bookings.cancel', { id: won.id });
+    expect((await slots(ws, type.id, day)).map((s) => s.start)).toContain(`${day}T15:00:00.000Z`);
+    const other = (await ok(ws, 'bookings.create', { type_id: type.id, start, name: 'Otra persona', email: 'otra@example.co' })).booking;
+    expect(other).toMatchObject({ status: 'confirmed', email: 'otra@example.co' });
+    expect(await svc.call('bookings.cancel', { id: won.id }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+
+  it('reschedules into a free slot, frees the old one, and refuses a taken one', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 1);
+    const type = await consultancy(ws, { confirmation_required: true });
+    const a = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T14:00:00Z`, name: 'A', email: 'a@example.co' })).booking;
+    const b = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T15:00:00Z`, name: 'B', email: 'b@example.co' })).booking;
+    expect(a.status).toBe('pending');
+    expect(await svc.call('bookings.reschedule', { id: a.id, start: `${day}T15:00:00Z` }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    const moved = (await ok(ws, 'bookings.reschedule', { id: a.id, start: `${day}T16:00:00Z` })).booking;
+    expect(moved.start).toBe(`${day}T16:00:00.000Z`);
+    expect((await slots(ws, type.id, day)).map((s) => s.start.slice(11, 16))).toEqual(['14:00']);
+    expect((await ok(ws, 'bookings.confirm', { id: b.id })).booking.status).toBe('confirmed');
+    expect(await svc.call('bookings.confirm', { id: b.id }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    // The booking's event followed it: tentative until confirmed, at the new time.
+    const ev = (await ok(ws, 'calendar_events.get', { id: moved.event_id })).event;
+    expect(ev).toMatchObject({ start: `${day}T16:00:00.000Z`, status: 'tentative', source: 'booking', booking_id: a.id });
+    expect(await svc.call('calendar_events.cancel', { id: moved.event_id }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
+
+describe('refusals', () => {
+  const ws = testPrincipal();
+  it.each([
+    ['a duration off the 5-minute grain', { slug: 'x', name: 'X', duration_min: 7 }, '/duration_min'],
+    ['a slug with capitals', { slug: 'Asesoría', name: 'X', duration_min: 30 }, '/slug'],
+    ['hours that end before they start', { slug: 'x', name: 'X', duration_min: 30, weekly: { mon: [{ start: '12:00', end: '09:00' }] } }, '/weekly/mon/0/end'],
+    ['overlapping hours', { slug: 'x', name: 'X', duration_min: 30, weekly: { mon: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }] } }, '/weekly/mon/1/start'],
+    ['an unknown zone', { slug: 'x', name: 'X', duration_min: 30, time_zone: 'America/Gotham' }, '/time_zone'],
+    ['a video link that is not https', { slug: 'x', name: 'X', duration_min: 30, video_url: 'http://meet.example/x' }, '/video_url'],
+  ])('refuses a type with %s', async (_w, input, field) => {
+    expect(await svc.call('booking_types.create', input, ws)).toMatchObject({ ok: false, code: 'invalid_input', field });
+  });
+
+  it('refuses bookings that do not fit', async () => {
+    const type = await consultancy(ws, { slug: 'preguntas', questions: [{ key: 'empresa', label: 'Empresa', required: true }] });
+    const day = nextDay(today, 2);
+    const at = `${day}T14:00:00Z`;
+    expect(await svc.call('booking_types.create', { slug: 'preguntas', name: 'Dup', duration_min: 30 }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await svc.call('bookings.create', { type_id: type.id, start: at, name: 'A', email: 'a@example.co' }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/answers/empresa' });
+    expect(await svc.call('bookings.create', { type_id: type.id, start: at, name: 'A', email: 'a@example.co', answers: { empresa: 'X', otra: 'y' } }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/answers/otra' });
+    expect(await svc.call('bookings.create', { type_id: type.id, start: `${day}T14:10:00Z`, name: 'A', email: 'a@example.co', answers: { empresa: 'X' } }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/start' });
+    expect(await svc.call('bookings.create', { type_id: 'bkt_nope', start: at, name: 'A', email: 'a@example.co' }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/type_id' });
+    expect(await svc.call('bookings.availability', { type_id: type.id, from: day, to: plusDays(day, 70) }, ws)).toMatchObject({ ok: false, code: 'invalid_input', field: '/to' });
+    expect(await svc.call('bookings.availability', { type_id: type.id, from: day, to: day }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+    await ok(ws, 'booking_types.archive', { id: type.id });
+    expect(await svc.call('bookings.create', { type_id: type.id, start: at, name: 'A', email: 'a@example.co', answers: { empresa: 'X' } }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await svc.call('booking_types.archive', { id: type.id }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
