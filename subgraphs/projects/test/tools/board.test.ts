@@ -25,7 +25,7 @@ async function board(ws: Principal, projectId: string): Promise<Record<string, s
   const out: Record<string, string[]> = {};
   const { rows: projects } = await ok(ws, 'projects.list', {});
   for (const c of projects.find((p: any) => p.id === projectId).columns) out[c] = [];
-  for (const t of [...rows].sort((a: any, b: any) => (a.order_key < b.order_key ? -1 : a.order_key > b.order_key ? 1 : 0))) out[t.column].push(t.ref);
+  for (const t of [...rows].sort((a: any, b: any) => (a.sort_key < b.sort_key ? -1 : a.sort_key > b.sort_key ? 1 : 0))) out[t.column].push(t.ref);
   return out;
 }
 
@@ -58,11 +58,11 @@ describe('tasks.move', () => {
     const t = [];
     for (const title of ['a', 'b', 'c', 'd']) t.push((await ok(ws, 'tasks.create', { project_id: project.id, title })).task);
     expect(await board(ws, project.id)).toEqual({ 'To do': ['OPS-1', 'OPS-2', 'OPS-3', 'OPS-4'], Doing: [], Done: [] });
-    const before = Object.fromEntries((await ok(ws, 'tasks.list', { project_id: project.id })).rows.map((r: any) => [r.id, r.order_key]));
+    const before = Object.fromEntries((await ok(ws, 'tasks.list', { project_id: project.id })).rows.map((r: any) => [r.id, r.sort_key]));
     const moved = (await ok(ws, 'tasks.move', { id: t[3].id, after_id: null })).task;
     // One write: the moved task has a new key below the first one; the others kept theirs.
-    expect(moved.order_key < before[t[0].id]).toBe(true);
-    const keys = Object.fromEntries((await ok(ws, 'tasks.list', { project_id: project.id })).rows.map((r: any) => [r.id, r.order_key]));
+    expect(moved.sort_key < before[t[0].id]).toBe(true);
+    const keys = Object.fromEntries((await ok(ws, 'tasks.list', { project_id: project.id })).rows.map((r: any) => [r.id, r.sort_key]));
     for (const task of t.slice(0, 3)) expect(keys[task.id]).toBe(before[task.id]);
     await ok(ws, 'tasks.move', { id: t[0].id, column: 'Doing' });
     await ok(ws, 'tasks.move', { id: t[2].id, column: 'Doing', before_id: t[0].id });

@@ -77,7 +77,7 @@ export function tasks(db: Connection): Model<TaskDoc> {
 /** JSON Schema of {@link taskView}: what every tool answering a task gives. */
 export const TASK_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'project_id', 'number', 'ref', 'title', 'description', 'column', 'order_key', 'due_date', 'assignee_email', 'priority', 'checklist', 'created_at', 'updated_at'],
+  required: ['id', 'project_id', 'number', 'ref', 'title', 'description', 'column', 'sort_key', 'due_date', 'assignee_email', 'priority', 'checklist', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     project_id: TEXT,
@@ -86,7 +86,7 @@ export const TASK_VIEW_SCHEMA = {
     title: TEXT,
     description: NULLABLE_TEXT,
     column: TEXT,
-    order_key: TEXT,
+    sort_key: TEXT,
     due_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
     assignee_email: NULLABLE_TEXT,
     priority: { enum: [...PRIORITIES] },
@@ -109,7 +109,7 @@ export function taskView(t: TaskDoc) {
     title: t.title,
     description: t.description,
     column: t.column,
-    order_key: t.order_key ?? '',
+    sort_key: t.order_key ?? '',
     due_date: t.due_date,
     assignee_email: t.assignee_email,
     priority: t.priority,
