@@ -164,3 +164,65 @@ describe('refusals', () => {
     expect(await svc.call('booking_types.archive', { id: type.id }, ws)).toMatchObject({ ok: false, code: 'conflict' });
   });
 });
+
+describe('claims a crash leaves behind', () => {
+  // A crash can stop a cancellation between its write (the booking cancelled) and giving back its claims, or a
+  // reschedule between claiming the new time and writing the booking there. The state each leaves is written here
+  // directly, as the crash would leave it; the slot availability offers must still be bookable by someone else.
+  const claims = () => svc.db.collection('booking_claims');
+  const bookingsColl = () => svc.db.collection('bookings');
+
+  it('books a slot whose cancelled booking still holds its claims', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 3);
+    const type = await consultancy(ws);
+    const start = `${day}T15:00:00Z`;
+    const first = (await ok(ws, 'bookings.create', { type_id: type.id, start, name: 'Primera', email: 'p@example.co' })).booking;
+    // The cancellation's write went through; the crash came before its claims were given back.
+    await bookingsColl().updateOne({ _id: first.id }, { $set: { status: 'cancelled', claims: [], day_claim: null } });
+    expect(await claims().countDocuments({ booking_id: first.id })).toBe(12); // 60 minutes in 5-minute cells
+    expect((await slots(ws, type.id, day)).map((s) => s.start)).toContain(`${day}T15:00:00.000Z`);
+    const second = (await ok(ws, 'bookings.create', { type_id: type.id, start, name: 'Segunda', email: 's@example.co' })).booking;
+    expect(second.status).toBe('confirmed');
+    expect(await claims().countDocuments({ booking_id: first.id })).toBe(0);
+    expect(await claims().countDocuments({ booking_id: second.id })).toBe(12);
+  });
+
+  it('books a slot a crashed reschedule claimed but never moved to, once the claim is a minute old', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 4);
+    const type = await consultancy(ws);
+    const moving = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T14:00:00Z`, name: 'Mueve', email: 'm@example.co' })).booking;
+    // The reschedule claimed 16:00–17:00 for the booking, then crashed before writing the booking there.
+    const cells = Array.from({ length: 12 }, (_, i) => new Date(Date.parse(`${day}T16:00:00Z`) + i * 300_000).toISOString());
+    const fresh = (at: Date) => cells.map((c) => ({ _id: `${ws.workspace}|${c}`, booking_id: moving.id, at }));
+    await claims().insertMany(fresh(new Date()));
+    expect((await slots(ws, type.id, day)).map((s) => s.start)).toContain(`${day}T16:00:00.000Z`);
+    // A claim this young may be a reschedule still under way: refused, the claim kept.
+    expect(await svc.call('bookings.create', { type_id: type.id, start: `${day}T16:00:00Z`, name: 'Otro', email: 'o@example.co' }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    await claims().deleteMany({ booking_id: moving.id, _id: { $in: cells.map((c) => `${ws.workspace}|${c}`) } });
+    await claims().insertMany(fresh(new Date(Date.now() - 61_000)));
+    const other = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T16:00:00Z`, name: 'Otro', email: 'o@example.co' })).booking;
+    expect(await claims().countDocuments({ booking_id: other.id })).toBe(12);
+    // The booking that was moving keeps its own time.
+    expect(await claims().countDocuments({ booking_id: moving.id })).toBe(12);
+    expect((await ok(ws, 'bookings.get', { id: moving.id })).booking.start).toBe(`${day}T14:00:00.000Z`);
+  });
+});
+
+describe('never two overlapping bookings', () => {
+  it('of ten concurrent bookings of overlapping slots, across two types, keeps no two that overlap', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 2);
+    const a = await consultancy(ws, { slot_step_min: 15 });
+    const b = await consultancy(ws, { slug: 'corta', duration_min: 30, slot_step_min: 15 });
+    // 09:00, 09:15 … 11:15 Bogotá (14:00Z …), alternating the 60-minute and the 30-minute type.
+    const starts = Array.from({ length: 10 }, (_, i) => new Date(Date.parse(`${day}T14:00:00Z`) + i * 15 * 60_000).toISOString());
+    const results = await Promise.all(starts.map((start, i) => svc.call('bookings.create', { type_id: i % 2 ? b.id : a.id, start, name: `C${i}`, email: `c${i}@example.co` }, ws)));
+    const kept = results.filter((r) => r.ok).map((r) => r.output.booking as { start: string; end: string });
+    expect(kept.length).toBeGreaterThan(0);
+    for (const r of results.filter((r) => !r.ok)) expect([r.httpStatus, r.code]).toEqual([409, 'conflict']);
+    for (const x of kept) for (const y of kept) if (x !== y) expect(x.end <= y.start || y.end <= x.start).toBe(true);
+    expect((await ok(ws, 'bookings.list', { status: 'confirmed' })).rows).toHaveLength(kept.length);
+  });
+});

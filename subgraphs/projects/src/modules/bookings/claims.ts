@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import { GRAIN_MIN } from '../booking_types/fields.ts';
-import { bookingClaims, bookings } from './model.ts';
+import { bookingClaims, bookings, type BookingDoc, type ClaimDoc } from './model.ts';
 
 const GRAIN_MS = GRAIN_MIN * 60_000;
 
@@ -19,8 +19,7 @@ export function cellsOf(workspace: string, start: Date, end: Date, beforeMin: nu
  * Claims `ids` for a booking, in order, stopping at the first one another booking holds (ordered
  * insert on unique `_id`s): of any number of bookings of one slot at once, the one that takes the
  * first cell is the only one that can take them all. A loser gives back what it took and answers
- * false. A cell held by a booking that was never written (a crash between claim and booking) for
- * longer than {@link ORPHAN_CLAIM_MS} is released on the way, once.
+ * false — after releasing, once, the cells in its way that a crash left behind (see {@link isLeftover}).
  */
 export async function claimCells(db: Connection, ids: readonly string[], bookingId: string, now: Date, repaired = false): Promise<boolean> {
   if (ids.length === 0) return true;
@@ -31,15 +30,30 @@ export async function claimCells(db: Connection, ids: readonly string[], booking
     if ((err as { code?: number }).code !== 11000 && !String((err as Error).message).includes('E11000')) throw err;
     await releaseCells(db, ids, bookingId);
     if (repaired) return false;
-    const held = await bookingClaims(db).find({ _id: { $in: [...ids] }, booking_id: { $ne: bookingId } }).lean();
+    const held = await bookingClaims(db).find({ _id: { $in: [...ids] }, booking_id: { $ne: bookingId } }).lean<ClaimDoc[]>();
+    const owners = await bookings(db).find({ _id: { $in: [...new Set(held.map((c) => c.booking_id))] } }, { status: 1, claims: 1, day_claim: 1 }).lean<Pick<BookingDoc, '_id' | 'status' | 'claims' | 'day_claim'>[]>();
+    const ownerOf = new Map(owners.map((b) => [b._id, b]));
     let freed = false;
     for (const c of held) {
-      if (now.getTime() - c.at.getTime() < ORPHAN_CLAIM_MS) continue;
-      if (await bookings(db).exists({ _id: c.booking_id })) continue;
-      freed = (await bookingClaims(db).deleteOne({ _id: c._id, booking_id: c.booking_id })).deletedCount === 1 || freed;
+      if (!isLeftover(c, ownerOf.get(c.booking_id), now)) continue;
+      // Conditional on the same holder and claim time: a cell re-taken meanwhile is not touched.
+      freed = (await bookingClaims(db).deleteOne({ _id: c._id, booking_id: c.booking_id, at: c.at })).deletedCount === 1 || freed;
     }
     return freed ? claimCells(db, ids, bookingId, now, true) : false;
   }
+}
+
+/**
+ * Whether a held claim is a crash's leftover, not a booking's hold: its booking is cancelled (a
+ * cancellation writes the booking first, then gives its claims back), or — once the claim is older
+ * than {@link ORPHAN_CLAIM_MS}, so no booking or reschedule still under way can own it — its booking
+ * was never written, or does not list it (a reschedule that claimed a new time and stopped before
+ * moving there, or moved and stopped before giving the old time back).
+ */
+export function isLeftover(claim: ClaimDoc, owner: Pick<BookingDoc, 'status' | 'claims' | 'day_claim'> | undefined, now: Date): boolean {
+  if (owner?.status === 'cancelled') return true;
+  if (now.getTime() - claim.at.getTime() < ORPHAN_CLAIM_MS) return false;
+  return !owner || !(owner.claims.includes(claim._id) || owner.day_claim === claim._id);
 }
 
 /** Gives back the cells of `ids` this booking holds (never another's). */
