@@ -74,7 +74,7 @@ export type { PeerConfig, PeerGraph } from './peers.ts';
 export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
 export { defineModule, fromModules } from './module.ts';
-export type { ModuleManifest, OwnedModules, ReadGuard } from './module.ts';
+export type { BackgroundJob, ModuleManifest, OwnedModules, ReadGuard } from './module.ts';
 export { spreadsheetCell, spreadsheetRow } from './spreadsheet.ts';
 export { DATE_TIME_SCHEMA, ID_INPUT, ID_SCHEMA, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
 export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from './composite.ts';

@@ -3,7 +3,19 @@ import type { ListedSeries } from './paging.ts';
 import { compositeField, compositeGuard, readRoutesOf, type LaneReader, type ModuleReads, type OwnedReaders } from './composite.ts';
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
+import type { Logger } from './logger.ts';
 import type { Tool } from './tool.ts';
+
+/**
+ * Work a module does on its own on a timer (reminders due, …), in every running instance of its
+ * service: `run` must be safe when two instances run it at once (claim each piece of work by a
+ * conditional write). Tests call the module's function directly instead of waiting for the timer.
+ */
+export interface BackgroundJob {
+  name: string;
+  everyMs: number;
+  run(db: Connection, now: Date, log: Logger): Promise<void>;
+}
 
 /** A graph field's or entity's read guard: the tool module whose read reach it needs, fixed or per call. */
 export type ReadGuard = string | ((args: any) => string);
@@ -26,6 +38,8 @@ export interface ModuleManifest {
   reads?: ModuleReads;
   /** Graph root fields (`Query.<field>`) and entities of this module, with their read guard. */
   readGuards?: Record<string, ReadGuard>;
+  /** Its background work (see {@link BackgroundJob}). */
+  background?: readonly BackgroundJob[];
 }
 
 /** Declares a module, refusing (at start-up and in the build) a tool that is not named after it. */
@@ -49,6 +63,8 @@ export interface OwnedModules {
   reads: ReadDeclarations;
   /** Read guards of the modules' own graph fields and of the shared composite fields. */
   readGuards: Record<string, ReadGuard>;
+  /** The modules' background work. */
+  background: readonly BackgroundJob[];
 }
 
 /**
@@ -106,6 +122,7 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     readers,
     reads: readRoutesOf(subgraph, readers),
     readGuards,
+    background: manifests.flatMap((m) => m.background ?? []),
   };
 }
 

@@ -25,7 +25,7 @@ import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
 import type { Tool } from './tool.ts';
 import { toolMutationFastPath } from './tool-mutation.ts';
-import type { OwnedModules } from './module.ts';
+import type { BackgroundJob, OwnedModules } from './module.ts';
 
 /** The tool mutation's arguments (GraphQL or the POST /invoke body). */
 interface ToolMutationArgs { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }
@@ -91,6 +91,8 @@ export interface SubgraphDefinition {
    * before paging get their positions at start-up, after the indexes.
    */
   listed?: readonly ListedSeries[];
+  /** Its modules' background work, started with the approval sweep. */
+  background?: readonly BackgroundJob[];
 }
 
 /** What a subgraph's server needs from outside. */
@@ -101,7 +103,7 @@ export interface SubgraphDeps {
   assertionPublicKey: string;
   /** The shared governance stores (ledger, idempotency, policies, approvals). */
   governance: Governance;
-  /** Start the background sweep that runs approved held calls (default true; tests may drive it by hand). */
+  /** Start the background sweep that runs approved held calls, and the modules' background work (default true; tests may drive them by hand). */
   runApprovals?: boolean;
   /** The other subgraphs this one may read (service assertions); absent: none. */
   peers?: PeerConfig;
@@ -156,6 +158,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   // Secrets held in plain text by approvals stored before they were declared: sealed before serving.
   await owner.sealStoredInputs();
   if (deps.runApprovals !== false) owner.start();
+  const background = deps.runApprovals !== false ? startBackground(def.background ?? [], deps) : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -235,9 +238,34 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
       };
     },
     async stop() {
+      await background?.stop();
       await owner.stop();
       if (httpServer) await closeServer(httpServer);
       await apollo.stop();
+    },
+  };
+}
+
+/** Runs each job every `everyMs` (a run never overlaps the same job's previous one); failures are logged and retried next time. */
+function startBackground(jobs: readonly BackgroundJob[], deps: SubgraphDeps): { stop(): Promise<void> } {
+  const running = new Set<Promise<void>>();
+  const timers = jobs.map((job) => {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      const run = job.run(deps.db, new Date(), deps.log)
+        .catch((err: unknown) => deps.log.warn({ err, job: job.name }, 'background job failed; will retry'))
+        .finally(() => { busy = false; running.delete(run); });
+      running.add(run);
+    }, job.everyMs);
+    timer.unref();
+    return timer;
+  });
+  return {
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      await Promise.all([...running]);
     },
   };
 }

@@ -169,8 +169,8 @@ describe('claims a crash leaves behind', () => {
   // A crash can stop a cancellation between its write (the booking cancelled) and giving back its claims, or a
   // reschedule between claiming the new time and writing the booking there. The state each leaves is written here
   // directly, as the crash would leave it; the slot availability offers must still be bookable by someone else.
-  const claims = () => svc.db.collection('booking_claims');
-  const bookingsColl = () => svc.db.collection('bookings');
+  const claims = () => svc.db.collection<{ _id: string; [k: string]: any }>('booking_claims');
+  const bookingsColl = () => svc.db.collection<{ _id: string; [k: string]: any }>('bookings');
 
   it('books a slot whose cancelled booking still holds its claims', async () => {
     const ws = testPrincipal();

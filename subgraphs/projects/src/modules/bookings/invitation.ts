@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
-import nodemailer from 'nodemailer';
 import type { BookingDoc } from './model.ts';
 import type { BookingTypeDoc } from '../booking_types/model.ts';
+import { sendCalendarMail } from '../../calendar/mail.ts';
 
 /**
  * The booking's iCalendar invitation (RFC 5545 / iTIP RFC 5546 `METHOD:REQUEST`, or `CANCEL`), built
@@ -38,34 +38,22 @@ export function invitationIcs(b: BookingDoc, type: Pick<BookingTypeDoc, 'name' |
   return cal.toString();
 }
 
-type Transport = { sendMail(m: Record<string, unknown>): Promise<unknown> };
-const transports = new Map<string, Transport>();
-
 /**
  * Sends a booking's invitation through the SMTP server of `SMTP_URL` (nodemailer, as every service
  * sends mail): a short Spanish message with the `.ics` as `text/calendar; method=…` alternative and
  * attachment, so mail clients offer to add it. False when mail is not configured.
  */
 export async function mailInvitation(b: BookingDoc, type: Pick<BookingTypeDoc, 'name' | 'location' | 'video_url' | 'host_email'>, method: 'REQUEST' | 'CANCEL', when: string, now: Date, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const url = env.SMTP_URL;
-  if (!url) return false;
-  let t = transports.get(url);
-  if (!t) {
-    t = nodemailer.createTransport(url) as Transport;
-    transports.set(url, t);
-  }
   const ics = invitationIcs(b, type, method, now);
   const cancelled = method === 'CANCEL';
   const text = cancelled
     ? `Hola ${b.name}:\n\nTu cita "${type.name}" del ${when} quedó cancelada.\n`
     : `Hola ${b.name}:\n\nTu cita "${type.name}" quedó ${b.status === 'confirmed' ? 'confirmada' : 'reservada (pendiente de confirmación)'} para el ${when}.\n${type.location ? `Lugar: ${type.location}\n` : ''}${type.video_url ? `Enlace: ${type.video_url}\n` : ''}\nAdjuntamos la invitación (.ics) para tu calendario.\n`;
-  await t.sendMail({
-    from: env.MAIL_FROM ?? 'Cuadra <no-reply@cuadra.localhost>',
+  return sendCalendarMail({
     to: b.email,
     ...(type.host_email ? { replyTo: type.host_email } : {}),
     subject: cancelled ? `Cita cancelada: ${type.name}` : `Cita: ${type.name} — ${when}`,
     text,
     icalEvent: { method, filename: 'invitacion.ics', content: ics },
-  });
-  return true;
+  }, env);
 }

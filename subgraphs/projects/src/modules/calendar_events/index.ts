@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { calendarEvents } from './model.ts';
+import { calendarReminders, sendDueReminders } from './reminders.ts';
 import { calendarEventsSource, eventsLaneReader } from './sources.ts';
 import { eventDays } from './store.ts';
 import { cancel } from './tools/cancel.ts';
@@ -13,7 +14,8 @@ import { update } from './tools/update.ts';
 export const calendarEventsModule = defineModule({
   name: 'calendar_events',
   tools: [create, update, cancel, complete, list, get],
-  models: [calendarEvents, eventDays],
+  models: [calendarEvents, eventDays, calendarReminders],
   listed: [{ model: calendarEvents }],
   reads: { sources: { calendar_events: calendarEventsSource }, agenda: { events: eventsLaneReader } },
+  background: [{ name: 'calendar reminders', everyMs: 30_000, run: async (db, now, log) => { await sendDueReminders(db, now, log); } }],
 });

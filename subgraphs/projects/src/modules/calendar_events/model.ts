@@ -35,6 +35,10 @@ export interface CalendarEventDoc extends SeriesShape {
   attendees: Attendee[];
   /** Minutes before each occurrence at which the attendees are e-mailed. */
   reminders: number[];
+  /** When its next reminder is due (the reminder sweep reads by it); null: none will be. */
+  next_reminder_at?: Date | null;
+  /** Reminders due up to this instant were handled. */
+  reminder_cursor?: Date | null;
   /** Where the event came from: written here, or made by a booking. */
   source: 'cuadra' | 'booking';
   booking_id: string | null;
@@ -71,6 +75,8 @@ const eventSchema = new Schema<CalendarEventDoc>(
     overrides: { type: [overrideSchema], default: [] },
     attendees: { type: [{ _id: false, email: String, name: { type: String, default: null }, party_id: { type: String, default: null } }], default: [] },
     reminders: { type: [Number], default: [] },
+    next_reminder_at: { type: Date, default: null },
+    reminder_cursor: { type: Date, default: null },
     source: { type: String, required: true },
     booking_id: { type: String, default: null },
     rev: { type: Number, required: true },
@@ -79,6 +85,7 @@ const eventSchema = new Schema<CalendarEventDoc>(
   },
   { versionKey: false },
 );
+eventSchema.index({ next_reminder_at: 1 });
 addPositions(eventSchema);
 
 /** The calendar events collection (records source `calendar_events`). */

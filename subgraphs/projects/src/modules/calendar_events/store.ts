@@ -4,6 +4,7 @@ import { addToDays, byIds, dayIndex, daysTouched, idsOfDays, pullFromDays } from
 import { occurrencesBetween, type Occurrence } from '../../calendar/recurrence.ts';
 import { dateIn, dayStart, WORKSPACE_ZONE } from '../../calendar/time.ts';
 import { calendarEvents, OBLIGATION_KINDS, type CalendarEventDoc } from './model.ts';
+import { scheduled } from './reminders.ts';
 
 /** Calendar events by the workspace's days; repeating series under the key `series`. */
 export const eventDays = dayIndex('CalendarEventDay', 'calendar_event_days');
@@ -107,7 +108,9 @@ export async function changeEvent(db: Connection, workspace: string, id: string,
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await calendarEvents(db).findOne({ _id: id, workspace }).lean<CalendarEventDoc>();
     if (!before) throw new CuadraError('not_found', `No calendar event ${id} exists in this workspace.`);
-    const after: CalendarEventDoc = { ...(await change(structuredClone(before))), _id: before._id, workspace, rev: before.rev + 1, updated_at: now, created_at: before.created_at };
+    const changed: CalendarEventDoc = { ...(await change(structuredClone(before))), _id: before._id, workspace, rev: before.rev + 1, updated_at: now, created_at: before.created_at };
+    // Reminders due since the last sweep that were not handled yet still go out if their occurrence is ahead.
+    const after = scheduled(changed, before.reminder_cursor ?? before.created_at);
     await fileEvent(db, after);
     const { _id, workspace: _w, created_at: _c, ...set } = after;
     const written = await calendarEvents(db).updateOne({ _id: id, workspace, rev: before.rev }, { $set: set });

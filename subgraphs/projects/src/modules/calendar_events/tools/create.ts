@@ -2,6 +2,7 @@ import { createPositioned, defineTool, newId, recordOutput } from '@cuadra/share
 import { attendeesOf, EVENT_FIELDS, resolveWhen } from '../fields.ts';
 import { calendarEvents, EVENT_VIEW_SCHEMA, eventView, type CalendarEventDoc } from '../model.ts';
 import { checkParties } from '../parties.ts';
+import { scheduled } from '../reminders.ts';
 import { fileEvent } from '../store.ts';
 
 /** Adds an event to the workspace's calendar. */
@@ -22,7 +23,7 @@ export const create = defineTool({
     const when = resolveWhen(input);
     const attendees = attendeesOf(input.attendees);
     await checkParties(ctx, attendees);
-    const doc: CalendarEventDoc = {
+    const doc: CalendarEventDoc = scheduled({
       _id: newId('evt'),
       workspace: ctx.workspace,
       title: input.title.trim(),
@@ -39,7 +40,7 @@ export const create = defineTool({
       rev: 1,
       created_at: ctx.now,
       updated_at: ctx.now,
-    };
+    }, ctx.now);
     await fileEvent(ctx.db, doc);
     await createPositioned(calendarEvents(ctx.db), doc);
     return { event: eventView(doc) };
