@@ -1,4 +1,4 @@
-import { addDays, CuadraError, isCuadraError, type Principal } from '@cuadra/shared';
+import { addDays, isCuadraError, type Principal } from '@cuadra/shared';
 import { batchGraphReads } from './batch.ts';
 import { listRecords, queryMetric, readAgenda, readBoard, type GraphRunner, type LocalSourceReader, type SavedMetricReader } from './routes.ts';
 import { AGENDA_LANES, BLOCK_TYPES, METRIC_BLOCKS, RECORDS_BLOCKS, type Block, type MetricQuery, type ParamControl, type RecordsQuery } from './schema.ts';
@@ -156,7 +156,16 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
         out.agenda_data = await readAgenda(run, deps.principal, { from, to, limit: a.limit ?? 100, overdue: a.overdue ?? true, kinds: a.kinds, sources: a.sources ?? [...AGENDA_LANES] });
       } else if (block.type === 'event') {
         const e = block.event ?? {};
-        if (e.event_id) throw new CuadraError('not_found', `The calendar event ${e.event_id} cannot be shown: calendar events are not available yet.`);
+        if (e.event_id) {
+          // Pinned: the event from its records source, shown at its next occurrence (null once none is ahead).
+          const row = (await recordsOf({ source: 'calendar_events', ref: e.event_id })).rows[0] as PinnedEventRow | undefined;
+          const next = row?.next ?? null;
+          out.event_data = {
+            event: row && next ? { date: next.date, kind: row.kind, source: 'events', title: row.title, event_id: row.id, recurrence_id: next.recurrence_id, status: row.status, all_day: row.all_day, starts_at: next.start, ends_at: next.end, time_zone: row.time_zone } : null,
+            pinned: e.event_id,
+          };
+          return out;
+        }
         const agenda = await readAgenda(run, deps.principal, {
           from: deps.today, to: addDays(deps.today, (e.horizon ?? 90) - 1), limit: 400, overdue: false, kinds: e.kind ? [e.kind] : undefined,
           sources: e.source ? [e.source] : [...AGENDA_LANES],
@@ -176,6 +185,12 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
   const renderTree = (list: readonly Block[]): Promise<Block[]> =>
     Promise.all(list.map(async (block) => (block.children ? { ...block, span: block.span ?? defaultSpan(block.type), children: await renderTree(block.children) } : renderLeaf(block))));
   return renderTree(blocks);
+}
+
+/** What the `calendar_events` records source answers of one event (subgraphs/projects calendar_events/sources.ts). */
+interface PinnedEventRow {
+  id: string; title: string; kind: string; status: string; all_day: boolean; time_zone: string;
+  next: { start: string; end: string; date: string; recurrence_id: string | null } | null;
 }
 
 /** A metric query with a block's inputs applied; from/to given together override days. */

@@ -1,13 +1,17 @@
 import { CuadraError, defineSource, type LaneReader, type SourceReader } from '@cuadra/shared';
 import { occurrencesBetween } from '../../calendar/recurrence.ts';
 import { calendarEvents, EVENT_KINDS, EVENT_STATUSES, eventMatches, type CalendarEventDoc } from './model.ts';
+import { dateIn, WORKSPACE_ZONE } from '../../calendar/time.ts';
 import { eventsLane } from './store.ts';
 
-/** The first occurrence of an event that has not ended at `now` (cancelled instances skipped), or null. */
-function nextOccurrence(e: CalendarEventDoc, now: Date): { start: string; end: string; recurrence_id: string | null } | null {
+/**
+ * The first occurrence of an event that has not ended at `now` (cancelled instances skipped), or
+ * null; `date` is its day as the agenda dates it (an all-day one's own date, else the workspace's).
+ */
+function nextOccurrence(e: CalendarEventDoc, now: Date): { start: string; end: string; date: string; recurrence_id: string | null } | null {
   for (let span = 31; span <= 31 * 16; span *= 4) {
     const found = occurrencesBetween(e, now, new Date(now.getTime() + span * 86_400_000)).find((o) => (o.override?.status ?? e.status) !== 'cancelled');
-    if (found) return { start: found.start.toISOString(), end: found.end.toISOString(), recurrence_id: found.recurrence_id };
+    if (found) return { start: found.start.toISOString(), end: found.end.toISOString(), date: e.all_day ? found.start_local : dateIn(found.start, WORKSPACE_ZONE), recurrence_id: found.recurrence_id };
     if (e.until && e.until < new Date(now.getTime() + span * 86_400_000)) break;
   }
   return null;
