@@ -158,7 +158,8 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
         const e = block.event ?? {};
         if (e.event_id) {
           // Pinned: the event from its records source, shown at its next occurrence (null once none is ahead).
-          const row = (await recordsOf({ source: 'calendar_events', ref: e.event_id })).rows[0] as PinnedEventRow | undefined;
+          const answer = (await recordsOf({ source: 'calendar_events', ref: e.event_id })) as { rows?: PinnedEventRow[] };
+          const row = answer.rows?.[0];
           const next = row?.next ?? null;
           out.event_data = {
             event: row && next ? { date: next.date, kind: row.kind, source: 'events', title: row.title, event_id: row.id, recurrence_id: next.recurrence_id, status: row.status, all_day: row.all_day, starts_at: next.start, ends_at: next.end, time_zone: row.time_zone } : null,
