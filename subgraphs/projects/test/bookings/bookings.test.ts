@@ -135,6 +135,30 @@ describe('never a double booking', () => {
   });
 });
 
+describe('rescheduling under a daily limit', () => {
+  it('moves the day’s place with the booking: the old day is bookable again, the new one full', async () => {
+    const ws = testPrincipal();
+    const day1 = nextDay(today, 2);
+    const day2 = nextDay(today, 3);
+    const type = await consultancy(ws, { daily_limit: 1 });
+    const a = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day1}T14:00:00Z`, name: 'A', email: 'a@example.co' })).booking;
+    await ok(ws, 'bookings.reschedule', { id: a.id, start: `${day2}T14:00:00Z` });
+    expect(await slots(ws, type.id, day2)).toEqual([]);
+    expect((await slots(ws, type.id, day1)).map((s) => s.time)).toEqual(['09:00', '10:00', '11:00']);
+    expect((await ok(ws, 'bookings.create', { type_id: type.id, start: `${day1}T15:00:00Z`, name: 'B', email: 'b@example.co' })).booking.status).toBe('confirmed');
+    expect(await svc.call('bookings.create', { type_id: type.id, start: `${day2}T16:00:00Z`, name: 'C', email: 'c@example.co' }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+    // The day's place is held by a unique claim, not only counted: two moves into one day at once keep one.
+    const day3 = nextDay(today, 5);
+    const b2 = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${nextDay(today, 4)}T14:00:00Z`, name: 'D', email: 'd@example.co' })).booking;
+    const moves = await Promise.all([
+      svc.call('bookings.reschedule', { id: a.id, start: `${day3}T14:00:00Z` }, ws),
+      svc.call('bookings.reschedule', { id: b2.id, start: `${day3}T16:00:00Z` }, ws),
+    ]);
+    expect(moves.filter((m) => m.ok)).toHaveLength(1);
+    expect(moves.find((m) => !m.ok)).toMatchObject({ code: 'conflict' });
+  });
+});
+
 describe('refusals', () => {
   const ws = testPrincipal();
   it.each([

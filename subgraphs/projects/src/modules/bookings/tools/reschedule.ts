@@ -2,7 +2,8 @@ import { addToDays, daysTouched, pullFromDays } from '../../../calendar/day-inde
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
 import { isoIn } from '../../../calendar/time.ts';
 import { activeType, bookingOf, checkSlot, syncEvent, writeBooking } from '../book.ts';
-import { cellsOf, claimCells, releaseCells } from '../claims.ts';
+import { cellsOf, claimCells, claimDay, releaseCells } from '../claims.ts';
+import { dateIn } from '../../../calendar/time.ts';
 import { mailInvitation } from '../invitation.ts';
 import { BOOKING_VIEW_SCHEMA, bookingDays, bookingView } from '../model.ts';
 
@@ -27,16 +28,28 @@ export const reschedule = defineTool({
     const kept = new Set(before.claims);
     const fresh = cells.filter((c) => !kept.has(c));
     if (!(await claimCells(ctx.db, fresh, before._id, ctx.now))) throw new CuadraError('conflict', 'That time was just booked by someone else; choose another slot.');
+    // Under a daily limit the booking takes a place of its new day (unique claim) before it gives back its old one.
+    const newDate = dateIn(start, type.time_zone);
+    const oldDate = dateIn(before.start, type.time_zone);
+    let dayClaim = before.day_claim;
+    if (type.daily_limit !== null && (newDate !== oldDate || !before.day_claim)) {
+      dayClaim = await claimDay(ctx.db, ctx.workspace, type._id, newDate, type.daily_limit, before._id, ctx.now);
+      if (!dayClaim) {
+        await releaseCells(ctx.db, fresh, before._id);
+        throw new CuadraError('conflict', `${type.name} is fully booked that day.`);
+      }
+    }
+    const freshDay = dayClaim !== before.day_claim && dayClaim ? [dayClaim] : [];
     await addToDays(ctx.db, bookingDays, ctx.workspace, daysTouched(start, end, 1), before._id);
     let after;
     try {
-      after = await writeBooking(ctx.db, before, { start, end, claims: cells, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min }, ctx.now);
+      after = await writeBooking(ctx.db, before, { start, end, claims: cells, day_claim: dayClaim, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min }, ctx.now);
     } catch (err) {
-      await releaseCells(ctx.db, fresh, before._id);
+      await releaseCells(ctx.db, [...fresh, ...freshDay], before._id);
       throw err;
     }
     const now = new Set(cells);
-    await releaseCells(ctx.db, before.claims.filter((c) => !now.has(c)), before._id);
+    await releaseCells(ctx.db, [...before.claims.filter((c) => !now.has(c)), ...(freshDay.length && before.day_claim ? [before.day_claim] : [])], before._id);
     const oldDays = daysTouched(before.start, before.end, 1).filter((d) => !daysTouched(start, end, 1).includes(d));
     await pullFromDays(ctx.db, bookingDays, ctx.workspace, oldDays, before._id);
     await syncEvent(ctx.db, after, type.time_zone, ctx.now);
