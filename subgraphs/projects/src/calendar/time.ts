@@ -68,3 +68,8 @@ export function dayStart(date: string, zone: string): Date {
 export function weekday(date: string): number {
   return DateTime.fromISO(date, { zone: 'UTC' }).weekday;
 }
+
+/** An instant as people read it in a message: `2026-07-06 16:00 (Europe/Madrid)`. */
+export function wallClockText(at: Date, zone: string): string {
+  return `${instantToLocal(at, zone).replace('T', ' ')} (${zone})`;
+}

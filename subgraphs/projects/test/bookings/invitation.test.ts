@@ -108,4 +108,26 @@ describe('the booking invitation', () => {
     expect(replaced.status).toBe(204); // an existing resource replaced (RFC 4918 PUT)
     expect(await (await fetch(`${radicale.url}/ana/citas/${booking.id}.ics`, { headers: auth })).text()).toMatch(/STATUS:CANCELLED/);
   }, 30_000);
+
+  it('is TENTATIVE while the booking waits for confirmation, and a confirmation sends the CONFIRMED update', async () => {
+    const ws = testPrincipal();
+    const email = `${newId('inv')}@example.co`.toLowerCase();
+    const type = (await svc.call('booking_types.create', {
+      slug: 'revision', name: 'Revisión', duration_min: 30, min_notice_min: 60, confirmation_required: true,
+      weekly: { mon: [{ start: '09:00', end: '12:00' }], tue: [{ start: '09:00', end: '12:00' }], wed: [{ start: '09:00', end: '12:00' }], thu: [{ start: '09:00', end: '12:00' }], fri: [{ start: '09:00', end: '12:00' }] },
+    }, ws)).output.booking_type;
+    const booking = (await svc.call('bookings.create', { type_id: type.id, start: `${nextWeekday()}T14:30:00Z`, name: 'Pedro', email }, ws)).output.booking;
+    expect(booking.status).toBe('pending');
+    const eventOf = (ics: string) => new ICAL.Component(ICAL.parse(ics)).getFirstSubcomponent('vevent')!;
+    const first = eventOf(calendarPart(await delivered(email, 'REQUEST'))!);
+    expect(first.getFirstPropertyValue('status')).toBe('TENTATIVE');
+    expect((await svc.call('bookings.confirm', { id: booking.id }, ws)).ok).toBe(true);
+    let confirmed: ICAL.Component | undefined;
+    for (let i = 0; i < 100 && !confirmed; i++) {
+      confirmed = messagesTo(email).map((m) => calendarPart(m)).filter((c): c is string => !!c).map(eventOf).find((v) => v.getFirstPropertyValue('status') === 'CONFIRMED');
+      if (!confirmed) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(confirmed?.getFirstPropertyValue('uid')).toBe(`${booking.id}@cuadra`);
+    expect(Number(confirmed!.getFirstPropertyValue('sequence'))).toBeGreaterThan(Number(first.getFirstPropertyValue('sequence')));
+  }, 30_000);
 });

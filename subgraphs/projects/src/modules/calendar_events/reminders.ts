@@ -4,7 +4,7 @@ import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { occurrencesBetween } from '../../calendar/recurrence.ts';
 import { sendCalendarMail } from '../../calendar/mail.ts';
-import { instantToLocal } from '../../calendar/time.ts';
+import { wallClockText } from '../../calendar/time.ts';
 import { calendarEvents, type CalendarEventDoc } from './model.ts';
 
 /**
@@ -85,7 +85,7 @@ export function scheduled(e: CalendarEventDoc, cursor: Date): CalendarEventDoc {
 }
 
 async function send(r: ReminderDoc, e: CalendarEventDoc, env: NodeJS.ProcessEnv): Promise<boolean> {
-  const when = `${instantToLocal(r.occurrence_start, e.time_zone).replace('T', ' ')} (${e.time_zone})`;
+  const when = wallClockText(r.occurrence_start, e.time_zone);
   return sendCalendarMail({
     to: r.to,
     subject: `Recordatorio: ${e.title} — ${when}`,

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { isoIn } from '../../../calendar/time.ts';
+import { isoIn, wallClockText } from '../../../calendar/time.ts';
 import { bookingTypes, type BookingTypeDoc } from '../../booking_types/model.ts';
 import { bookingOf, syncEvent, writeBooking } from '../book.ts';
 import { releaseCells } from '../claims.ts';
@@ -22,7 +22,7 @@ export const cancel = defineTool({
     await syncEvent(ctx.db, after, before.time_zone, ctx.now);
     const type = await bookingTypes(ctx.db).findOne({ _id: before.type_id, workspace: ctx.workspace }).lean<BookingTypeDoc>();
     if (type) {
-      await mailInvitation(after, type, 'CANCEL', `${isoIn(after.start, after.time_zone).slice(0, 16).replace('T', ' ')} (${after.time_zone})`, ctx.now)
+      await mailInvitation(after, type, 'CANCEL', wallClockText(after.start, after.time_zone), ctx.now)
         .catch((err: unknown) => ctx.log.warn({ err, booking: after._id }, 'booking cancellation not sent'));
     }
     return { booking: bookingView(after, isoIn(after.start, after.time_zone)) };

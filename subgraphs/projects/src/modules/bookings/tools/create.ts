@@ -1,5 +1,5 @@
 import { defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { isoIn } from '../../../calendar/time.ts';
+import { isoIn, wallClockText } from '../../../calendar/time.ts';
 import { activeType, book, checkSlot } from '../book.ts';
 import { askerZone, BOOKER_FIELDS, checkAnswers } from '../fields.ts';
 import { mailInvitation } from '../invitation.ts';
@@ -22,7 +22,7 @@ export const create = defineTool({
     const start = new Date(input.start);
     await checkSlot(ctx.db, type, start, ctx.now, zone);
     const { booking } = await book(ctx.db, ctx.workspace, { type, start, name: input.name.trim(), email: input.email, zone, answers, now: ctx.now });
-    const when = `${isoIn(start, zone).slice(0, 16).replace('T', ' ')} (${zone})`;
+    const when = wallClockText(start, zone);
     try {
       if (await mailInvitation(booking, type, 'REQUEST', when, ctx.now)) {
         await bookings(ctx.db).updateOne({ _id: booking._id }, { $set: { invited_at: ctx.now } });

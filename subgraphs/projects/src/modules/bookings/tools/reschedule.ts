@@ -1,6 +1,6 @@
 import { addToDays, daysTouched, pullFromDays } from '../../../calendar/day-index.ts';
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { isoIn } from '../../../calendar/time.ts';
+import { isoIn, wallClockText } from '../../../calendar/time.ts';
 import { activeType, bookingOf, checkSlot, syncEvent, writeBooking } from '../book.ts';
 import { cellsOf, claimCells, claimDay, releaseCells } from '../claims.ts';
 import { dateIn } from '../../../calendar/time.ts';
@@ -53,7 +53,7 @@ export const reschedule = defineTool({
     const oldDays = daysTouched(before.start, before.end, 1).filter((d) => !daysTouched(start, end, 1).includes(d));
     await pullFromDays(ctx.db, bookingDays, ctx.workspace, oldDays, before._id);
     await syncEvent(ctx.db, after, type.time_zone, ctx.now);
-    await mailInvitation(after, type, 'REQUEST', `${isoIn(start, before.time_zone).slice(0, 16).replace('T', ' ')} (${before.time_zone})`, ctx.now)
+    await mailInvitation(after, type, 'REQUEST', wallClockText(start, before.time_zone), ctx.now)
       .catch((err: unknown) => ctx.log.warn({ err, booking: after._id }, 'booking update not sent'));
     return { booking: bookingView(after, isoIn(after.start, after.time_zone)) };
   },
