@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays, type Principal } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { writeMissingEvents } from '../../src/modules/bookings/book.ts';
 import { createServer, name } from '../../src/server.ts';
 
 let svc: TestSubgraph;
@@ -231,6 +232,28 @@ describe('claims a crash leaves behind', () => {
     // The booking that was moving keeps its own time.
     expect(await claims().countDocuments({ booking_id: moving.id })).toBe(12);
     expect((await ok(ws, 'bookings.get', { id: moving.id })).booking.start).toBe(`${day}T14:00:00.000Z`);
+  });
+});
+
+describe('a booking whose event a crash never wrote', () => {
+  it('gets the event of what it is now from the background repair, once', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 1);
+    const type = await consultancy(ws, { confirmation_required: true });
+    const b = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T15:00:00Z`, name: 'Sin evento', email: 'se@example.co' })).booking;
+    // The crash: the booking written (still event_pending), its event never; then it was confirmed.
+    await svc.db.collection<{ _id: string; [k: string]: any }>('calendar_events').deleteOne({ _id: b.event_id });
+    await svc.db.collection<{ _id: string; [k: string]: any }>('bookings').updateOne({ _id: b.id }, { $set: { event_pending: true } });
+    await ok(ws, 'bookings.confirm', { id: b.id });
+    expect(await svc.call('calendar_events.get', { id: b.event_id }, ws)).toMatchObject({ ok: false, code: 'not_found' });
+    // Younger than the orphan age (a booking call may still be writing it): left alone.
+    expect(await writeMissingEvents(svc.db, new Date())).toBe(0);
+    const later = new Date(Date.now() + 61_000);
+    expect(await writeMissingEvents(svc.db, later)).toBe(1);
+    expect(await writeMissingEvents(svc.db, later)).toBe(0);
+    expect((await ok(ws, 'calendar_events.get', { id: b.event_id })).event).toMatchObject({ start: `${day}T15:00:00.000Z`, status: 'confirmed', source: 'booking', booking_id: b.id, title: 'Asesoría: Sin evento' });
+    // And it is in the events lane's source of truth: the day's occurrences.
+    expect((await ok(ws, 'calendar_events.list', {})).rows.map((e: any) => e.id)).toContain(b.event_id);
   });
 });
 

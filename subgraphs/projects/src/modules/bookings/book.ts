@@ -6,7 +6,7 @@ import { calendarEvents, type CalendarEventDoc } from '../calendar_events/model.
 import { assertOpen, changeEvent, fileEvent } from '../calendar_events/store.ts';
 import { bookingTypes, type BookingTypeDoc } from '../booking_types/model.ts';
 import { slotsOf } from './availability.ts';
-import { cellsOf, claimCells, claimDay, releaseCells } from './claims.ts';
+import { cellsOf, claimCells, claimDay, ORPHAN_CLAIM_MS, releaseCells } from './claims.ts';
 import { bookingDays, bookings, type BookingDoc } from './model.ts';
 
 /** The active booking type of this workspace, or `not_found` (archived: `conflict`). */
@@ -40,7 +40,8 @@ export interface NewBooking { type: BookingTypeDoc; start: Date; name: string; e
 /**
  * Books a slot: claims its cells (the unique claim is what refuses the 2nd to 10th of ten bookings of
  * one slot), then a place of the type's day, then writes the booking and its calendar event. A refusal
- * gives back every claim taken; nothing else was written yet.
+ * gives back every claim taken; nothing else was written yet. A crash after the booking is written and
+ * before its event is repaired by {@link writeMissingEvents}.
  */
 export async function book(db: Connection, workspace: string, n: NewBooking): Promise<{ booking: BookingDoc; event: CalendarEventDoc }> {
   const { type, start, now } = n;
@@ -61,21 +62,63 @@ export async function book(db: Connection, workspace: string, n: NewBooking): Pr
   const booking: BookingDoc = {
     _id: id, workspace, type_id: type._id, type_name: type.name, status, start, end, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min,
     time_zone: n.zone, name: n.name, email: n.email.toLowerCase(), answers: n.answers, event_id: eventId, claims: cells, day_claim: dayClaim,
-    price: type.price ? { amount: type.price.amount, currency: type.price.currency } : null, invited_at: null, rev: 1, created_at: now, updated_at: now,
+    price: type.price ? { amount: type.price.amount, currency: type.price.currency } : null, invited_at: null, event_pending: true, rev: 1, created_at: now, updated_at: now,
   };
   await addToDays(db, bookingDays, workspace, daysTouched(start, end, 1), id);
   await createPositioned(bookings(db), booking);
-  const local = (d: Date) => instantToLocal(d, type.time_zone);
-  const event: CalendarEventDoc = {
-    _id: eventId, workspace, title: `${type.name}: ${n.name}`, title_lc: `${type.name}: ${n.name}`.toLowerCase(), description: null,
-    location: [type.location, type.video_url].filter(Boolean).join(' · ') || null, kind: 'meeting', status: status === 'pending' ? 'tentative' : 'confirmed',
-    all_day: false, time_zone: type.time_zone, start_local: local(start), end_local: local(end), start, end, until: end, rrule: null, exdates: [], overrides: [],
-    attendees: [{ email: booking.email, name: n.name, party_id: null }, ...(type.host_email ? [{ email: type.host_email, name: null, party_id: null }] : [])],
-    reminders: [], source: 'booking', booking_id: id, rev: 1, created_at: now, updated_at: now,
-  };
-  await fileEvent(db, event);
-  await createPositioned(calendarEvents(db), event);
+  const event = bookingEvent(booking, type, now);
+  await writeBookingEvent(db, booking, event);
   return { booking, event };
+}
+
+/** The calendar event of a booking as it stands (its time, its status, the booker and the host as attendees). */
+export function bookingEvent(b: BookingDoc, type: Pick<BookingTypeDoc, 'name' | 'location' | 'video_url' | 'host_email' | 'time_zone'>, now: Date): CalendarEventDoc {
+  const local = (d: Date) => instantToLocal(d, type.time_zone);
+  const title = `${type.name}: ${b.name}`;
+  return {
+    _id: b.event_id, workspace: b.workspace, title, title_lc: title.toLowerCase(), description: null,
+    location: [type.location, type.video_url].filter(Boolean).join(' · ') || null, kind: 'meeting',
+    status: b.status === 'cancelled' ? 'cancelled' : b.status === 'pending' ? 'tentative' : 'confirmed',
+    all_day: false, time_zone: type.time_zone, start_local: local(b.start), end_local: local(b.end), start: b.start, end: b.end, until: b.end, rrule: null, exdates: [], overrides: [],
+    attendees: [{ email: b.email, name: b.name, party_id: null }, ...(type.host_email ? [{ email: type.host_email, name: null, party_id: null }] : [])],
+    reminders: [], source: 'booking', booking_id: b._id, rev: 1, created_at: now, updated_at: now,
+  };
+}
+
+/**
+ * Writes a booking's event (under the id the booking already names, so a second writer finds it
+ * there) and clears the booking's `event_pending`. A crash before that leaves the flag set, and
+ * {@link writeMissingEvents} finishes the job.
+ */
+async function writeBookingEvent(db: Connection, b: BookingDoc, event: CalendarEventDoc): Promise<void> {
+  await fileEvent(db, event);
+  try {
+    await createPositioned(calendarEvents(db), event);
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+  }
+  await bookings(db).updateOne({ _id: b._id }, { $set: { event_pending: false } });
+}
+
+/**
+ * The background repair of bookings a crash left without their calendar event: bookings still
+ * `event_pending` after {@link ORPHAN_CLAIM_MS} (no booking call takes that long) get the event of
+ * what they are now (moved, confirmed or cancelled meanwhile). Answers how many it wrote.
+ */
+export async function writeMissingEvents(db: Connection, now: Date): Promise<number> {
+  const stuck = await bookings(db).find({ event_pending: true, created_at: { $lte: new Date(now.getTime() - ORPHAN_CLAIM_MS) } }).limit(100).lean<BookingDoc[]>();
+  let written = 0;
+  for (const b of stuck) {
+    if (await calendarEvents(db).exists({ _id: b.event_id, workspace: b.workspace })) {
+      await bookings(db).updateOne({ _id: b._id }, { $set: { event_pending: false } });
+      continue;
+    }
+    const type = await bookingTypes(db).findOne({ _id: b.type_id, workspace: b.workspace }).lean<BookingTypeDoc>();
+    if (!type) continue;
+    await writeBookingEvent(db, b, bookingEvent(b, type, now));
+    written++;
+  }
+  return written;
 }
 
 /** Changes a booking by one conditional write on its rev and status; `conflict` when it changed meanwhile. */

@@ -1,4 +1,6 @@
 import { defineModule, defineSource } from '@cuadra/shared';
+import { writeMissingEvents } from './book.ts';
+import { ORPHAN_CLAIM_MS } from './claims.ts';
 import { bookingClaims, bookingDays, bookingMatches, bookings, BOOKING_STATUSES, type BookingDoc } from './model.ts';
 import { availability } from './tools/availability.ts';
 import { cancel } from './tools/cancel.ts';
@@ -14,6 +16,8 @@ export const bookingsModule = defineModule({
   tools: [availability, create, confirm, reschedule, cancel, list, get],
   models: [bookings, bookingDays, bookingClaims],
   listed: [{ model: bookings }],
+  // As often as a booking call's claims may be taken for a crash's (at most every 30 s).
+  background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now) => { await writeMissingEvents(db, now); } }],
   reads: {
     sources: {
       bookings: defineSource<BookingDoc>({

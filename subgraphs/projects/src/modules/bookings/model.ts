@@ -29,6 +29,8 @@ export interface BookingDoc {
   /** The daily-limit claim it holds, if its type has a limit. */
   day_claim: string | null;
   price: { amount: number; currency: string } | null;
+  /** True from the booking's write until its calendar event is written (a crash in between is repaired). */
+  event_pending?: boolean;
   /** Set once the .ics invitation was handed to the SMTP server. */
   invited_at: Date | null;
   rev: number;
@@ -40,9 +42,10 @@ const schema = new Schema<BookingDoc>({
   _id: { type: String, required: true }, workspace: { type: String, required: true }, type_id: String, type_name: String, status: String,
   start: Date, end: Date, buffer_before_min: Number, buffer_after_min: Number, time_zone: String, name: String, email: String,
   answers: { type: Object, default: {} }, event_id: String, claims: { type: [String], default: [] }, day_claim: { type: String, default: null },
-  price: { type: Schema.Types.Mixed, default: null }, invited_at: { type: Date, default: null },
+  price: { type: Schema.Types.Mixed, default: null }, invited_at: { type: Date, default: null }, event_pending: { type: Boolean, default: false },
   rev: Number, created_at: Date, updated_at: Date,
 }, { versionKey: false, minimize: false });
+schema.index({ event_pending: 1, created_at: 1 });
 addPositions(schema);
 
 /** The bookings collection (records source `bookings`). */
