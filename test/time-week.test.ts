@@ -1,7 +1,7 @@
 // A consultancy's week through the real gateway and subgraphs (issue 35, the parts built): bookings of
 // one slot racing over REST (one booked, nine 409), a cancelled slot re-booked by someone else, a
-// holiday refused, a weekly team meeting with one exception, a tax deadline, tasks moved across
-// columns — and the agenda's events and tasks lanes and the event block (pinned and following) equal
+// holiday refused, a weekly team meeting with one exception, a tax deadline, a CRM call, tasks moved
+// across columns — and the agenda's events and tasks lanes and the event block (pinned and following) equal
 // to the expectation written out below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
@@ -76,6 +76,10 @@ describe('a week of a consultancy', () => {
     await ok('tasks.move', { id: report.id, column: 'Doing' });
     await ok('tasks.move', { id: invoice.id, column: 'Done' });
 
+    // A call scheduled in the CRM for Monday: crm's part of the same events lane.
+    const party = (await ok('parties.create', { kind: 'customer', name: 'Ñandú SAS' })).party;
+    await ok('activities.create', { kind: 'call', subject: 'Llamar a Ñandú', party_id: party.id, due_date: mon });
+
     const rendered = (await ok('dashboards.render', {
       blocks: [
         { type: 'agenda', agenda: { from: mon, to: plus(mon, 20), sources: ['events', 'tasks'], overdue: false } },
@@ -85,6 +89,7 @@ describe('a week of a consultancy', () => {
     })).blocks;
     const [agenda, pinned, following] = rendered;
     expect(agenda.agenda_data.entries.map((e: any) => [e.date, e.source, e.kind, e.title])).toEqual([
+      [mon, 'events', 'reminder', 'Llamar a Ñandú'],
       [tue, 'events', 'meeting', 'Asesoría: Beatriz Ríos'],
       [wed, 'events', 'meeting', 'Reunión de equipo'],
       [thu, 'events', 'meeting', 'Asesoría: Carlos Mejía'],
