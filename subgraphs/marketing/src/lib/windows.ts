@@ -1,4 +1,4 @@
-import Holidays from 'date-holidays';
+import { colombianHolidays as sharedHolidays } from '@cuadra/shared';
 
 /*
  * When a commercial message may reach a person in Colombia: Ley 2300 de 2023, art. 3 — Monday to
@@ -10,25 +10,17 @@ import Holidays from 'date-holidays';
 /** Bogotá's offset from UTC, in minutes. */
 const BOGOTA_OFFSET_MINUTES = -300;
 
-const calendar = new Holidays('CO');
-
-/**
- * The public holidays on the library's calendar that the law makes holidays: those of Ley 51 de 1983
- * ("Ley Emiliani") and, from 2026, the Virgen de Chiquinquirá (9 July, moved to Monday: Ley 2578 de
- * 2026, art. 6). date-holidays also lists Easter Sunday ("Pascua") as public; no law makes it a
- * holiday (and, a Sunday, it is closed anyway), so it is left out and the list stays the legal one.
- */
-function isHolidayRule(rule: string | undefined): boolean {
-  return rule !== 'easter';
-}
-
 const holidayCache = new Map<number, Set<string>>();
 
-/** The Colombian public holidays of a year, as `YYYY-MM-DD` (Bogotá's calendar). */
+/**
+ * The Colombian public holidays of a year, as `YYYY-MM-DD` (Bogotá's calendar): the shared list
+ * (`@cuadra/shared` holidays.ts — Ley 51 de 1983 and, from 2026, the Virgen de Chiquinquirá of
+ * Ley 2578 de 2026, art. 6; Easter Sunday left out), as a set.
+ */
 export function colombianHolidays(year: number): Set<string> {
   let days = holidayCache.get(year);
   if (!days) {
-    days = new Set(calendar.getHolidays(year).filter((h) => h.type === 'public' && isHolidayRule((h as { rule?: string }).rule)).map((h) => h.date.slice(0, 10)));
+    days = new Set(sharedHolidays(year).map((h) => h.date));
     holidayCache.set(year, days);
   }
   return days;
