@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import Holidays from 'date-holidays';
-import { colombianHolidays, dueDate, nthBusinessDay } from '../src/modules/tax/calendar.ts';
+import { dueDate, nonBusinessDays, nthBusinessDay } from '../src/modules/tax/calendar.ts';
 import { configure } from '../src/modules/tax/tools/configure.ts';
 import { configuredWorkspace, startInvoices } from './setup.ts';
 
@@ -22,35 +21,35 @@ const lane = async (owner: Principal, window: Record<string, unknown>) => {
 const brief = (entries: any[]) => entries.map((e) => [e.date, e.ref.obligation, e.ref.period]);
 
 describe('the calendar data: holidays, business days, the rule of Decreto 2229 de 2023', () => {
-  it('computes Colombia\'s holidays (Ley 51 de 1983), cross-checked with the date-holidays library', () => {
+  it('counts no term on Colombia\'s holidays (Ley 51 de 1983, Ley 2578 de 2026) nor on DIAN\'s civic day (Decreto 500 de 2024)', () => {
     // By hand for 2026: Easter is 5 April; Holy Thursday 2 April, Good Friday 3 April; Ascension Monday 18 May
     // (+43), Corpus Christi 8 June (+64), Sacred Heart 15 June (+71); Reyes (Tue 6 Jan) → Mon 12 Jan; San José
-    // (Thu 19 Mar) → Mon 23 Mar; San Pedro Mon 29 Jun; Asunción (Sat 15 Aug) → Mon 17 Aug; Raza Mon 12 Oct;
-    // Todos los Santos (Sun 1 Nov) → Mon 2 Nov; Cartagena (Wed 11 Nov) → Mon 16 Nov.
-    expect(colombianHolidays(2026)).toEqual([
-      '2026-01-01', '2026-01-12', '2026-03-23', '2026-04-02', '2026-04-03', '2026-05-01', '2026-05-18', '2026-06-08', '2026-06-15',
-      '2026-06-29', '2026-07-20', '2026-08-07', '2026-08-17', '2026-10-12', '2026-11-02', '2026-11-16', '2026-12-08', '2026-12-25',
+    // (Thu 19 Mar) → Mon 23 Mar; San Pedro Mon 29 Jun; Chiquinquirá (Thu 9 Jul, Ley 2578 de 2026) → Mon 13 Jul;
+    // Asunción (Sat 15 Aug) → Mon 17 Aug; Raza Mon 12 Oct; Todos los Santos (Sun 1 Nov) → Mon 2 Nov; Cartagena
+    // (Wed 11 Nov) → Mon 16 Nov. The civic day is April's third Friday: 3, 10, 17 → 17 April.
+    expect(nonBusinessDays(2026)).toEqual([
+      '2026-01-01', '2026-01-12', '2026-03-23', '2026-04-02', '2026-04-03', '2026-04-17', '2026-05-01', '2026-05-18', '2026-06-08',
+      '2026-06-15', '2026-06-29', '2026-07-13', '2026-07-20', '2026-08-07', '2026-08-17', '2026-10-12', '2026-11-02', '2026-11-16',
+      '2026-12-08', '2026-12-25',
     ]);
-    // The library lists every one of them; what it lists besides are Easter Sunday and a "Virgen de Chiquinquirá"
-    // day that is no national holiday (DIAN's 2026 calendar counts 13 July 2026 as a business day: legal persons'
-    // second instalment runs 9–23 July, the 7th to the 16th business day only if 13 July is worked).
-    const hd = new Holidays('CO');
-    for (const year of [2026, 2027, 2028]) {
-      const lib = hd.getHolidays(year).filter((h) => h.type === 'public').map((h) => ({ date: h.date.slice(0, 10), name: h.name }));
-      const mine = colombianHolidays(year);
-      expect(mine.filter((d) => !lib.some((h) => h.date === d)), String(year)).toEqual([]);
-      const extra = lib.filter((h) => !mine.includes(h.date));
-      for (const h of extra) expect(new Date(`${h.date}T00:00:00Z`).getUTCDay() === 0 || /Chiquinquir/.test(h.name), `${h.date} ${h.name}`).toBe(true);
-    }
+    // 2027: Easter 28 March (Holy Thursday 25, Good Friday 26 March); Chiquinquirá (Fri 9 Jul) → Mon 12 Jul; April's
+    // Fridays 2, 9, 16 → the civic day is 16 April.
+    const y2027 = nonBusinessDays(2027);
+    for (const d of ['2027-03-25', '2027-03-26', '2027-04-16', '2027-07-12']) expect(y2027, d).toContain(d);
+    expect(y2027).not.toContain('2027-07-09');
   });
 
-  it('reproduces the dates DIAN published for 2026 (first and last NIT digit)', () => {
+  it('reproduces the dates DIAN published for 2026 (first and last NIT digit), moved by the days that stopped being business days', () => {
     const range = (y: number, m: number) => [dueDate({ dueYear: y, dueMonth: m }, '1'), dueDate({ dueYear: y, dueMonth: m }, '0')];
     expect(range(2026, 3)).toEqual(['2026-03-10', '2026-03-24']); // VAT bimonthly Jan–Feb
     expect(range(2026, 5)).toEqual(['2026-05-12', '2026-05-26']); // legal persons' income tax, 1st instalment
-    expect(range(2026, 7)).toEqual(['2026-07-09', '2026-07-23']); // 2nd instalment
+    // 2nd instalment: DIAN published 9–23 July (December 2025); 13 July became a holiday (Ley 2578 de 2026), so the
+    // 16th business day is 1,2,3,6,7,8,9,10,14,15,16,17,21,22,23,24 → 24 July (20 July a holiday too).
+    expect(range(2026, 7)).toEqual(['2026-07-09', '2026-07-24']);
     expect(range(2026, 2)).toEqual(['2026-02-10', '2026-02-23']); // large taxpayers, 1st
-    expect(range(2026, 4)).toEqual(['2026-04-13', '2026-04-24']); // large taxpayers, 2nd and the return
+    // Large taxpayers, 2nd and the return: published 13–24 April; DIAN moved every deadline from 17 April (the civic
+    // day) one business day on (communiqué of 3 March 2026): 1,6,7,8,9,10,13,14,15,16,20,21,22,23,24,27 → 27 April.
+    expect(range(2026, 4)).toEqual(['2026-04-13', '2026-04-27']);
     expect(range(2026, 6)).toEqual(['2026-06-10', '2026-06-24']); // large taxpayers, 3rd
     expect(range(2025, 12)).toEqual(['2025-12-10', '2025-12-23']); // withholding of November 2025
     expect(nthBusinessDay(2026, 3, 11)).toBe('2026-03-16'); // digit 5: "Marzo 16: último dígito 5"
@@ -80,9 +79,9 @@ describe('the tax lane', () => {
     // The window's limit applies.
     expect(await lane(owner, { from: '2026-11-01', to: '2027-01-31', limit: 2 })).toHaveLength(2);
     // Legal persons' income tax 2025, digit 5: May 2026 (1 and 18 holidays): 4,5,6,7,8,11,12,13,14,15,19 → 19 May;
-    // July 2026 (20 a holiday, 13 worked): 1,2,3,6,7,8,9,10,13,14,15 → 15 July.
+    // July 2026 (13 and 20 holidays): 1,2,3,6,7,8,9,10,14,15,16 → 16 July.
     const income = (await lane(owner, { from: '2026-04-01', to: '2026-07-31' })).filter((e) => e.ref.obligation.startsWith('income'));
-    expect(brief(income)).toEqual([['2026-05-19', 'income_tax_legal_person', '2025-01/2025-12'], ['2026-07-15', 'income_tax_legal_person', '2025-01/2025-12']]);
+    expect(brief(income)).toEqual([['2026-05-19', 'income_tax_legal_person', '2025-01/2025-12'], ['2026-07-16', 'income_tax_legal_person', '2025-01/2025-12']]);
     expect(income[0].title).toBe('Renta 2025 personas jurídicas — declarar y pagar la primera cuota (formulario 110)');
   });
 
@@ -104,7 +103,7 @@ describe('the tax lane', () => {
     expect(q1[3].ref.basis).toBe('income 2025 ≥ 92,000 UVT');
 
     // A large taxpayer with NIT 800197268-4 (digit 8 → the 14th business day): income tax in three instalments —
-    // February 2026: …,13,16,17,18,19 → 19 Feb; April (2 and 3 holidays): 1,6,7,8,9,10,13,14,15,16,17,20,21,22 → 22 Apr;
+    // February 2026: …,13,16,17,18,19 → 19 Feb; April (2 and 3 holidays, 17 the civic day): 1,6,7,8,9,10,13,14,15,16,20,21,22,23 → 23 Apr;
     // June (8 and 15 holidays): 1,2,3,4,5,9,10,11,12,16,17,18,19,22 → 22 Jun. No withholding when it is not an agent.
     const r = await sg.call('tax.configure', { nit: '800197268-4', large_taxpayer: true, withholding_agent: false }, owner);
     expect(r.ok).toBe(true);
@@ -114,7 +113,7 @@ describe('the tax lane', () => {
     expect(brief(big)).toEqual([
       ['2026-02-19', 'income_tax_large_taxpayer', '2025-01/2025-12'],
       ['2026-03-19', 'vat_bimonthly', '2026-01/2026-02'], // March (23 a holiday): 2,3,4,5,6,9,10,11,12,13,16,17,18,19 → 19 Mar
-      ['2026-04-22', 'income_tax_large_taxpayer', '2025-01/2025-12'],
+      ['2026-04-23', 'income_tax_large_taxpayer', '2025-01/2025-12'],
       ['2026-05-22', 'vat_bimonthly', '2026-03/2026-04'], // May (1 and 18 holidays): 4,5,6,7,8,11,12,13,14,15,19,20,21,22 → 22 May
       ['2026-06-22', 'income_tax_large_taxpayer', '2025-01/2025-12'],
     ]);

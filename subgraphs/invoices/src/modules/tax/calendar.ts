@@ -1,3 +1,5 @@
+import { colombianHolidays } from '@cuadra/shared';
+
 /**
  * The DIAN national tax calendar as data (issue 17, the agenda's `tax` lane).
  *
@@ -20,8 +22,10 @@
  * read here (only its title and recital). 2027 is computed from the same rule: DIAN's 2027
  * calendar was not found published, so its entries say `verified: false`.
  *
- * Business days: Monday to Friday except the national holidays of Ley 51 de 1983 (with Ley 37 de
- * 1905 and the Easter-dependent days), computed in {@link colombianHolidays}.
+ * Business days: Monday to Friday except the national holidays and DIAN's civic day
+ * ({@link nonBusinessDays}). DIAN published its 2026 calendar in December 2025, before Ley 2578 de
+ * 2026 (1 June 2026) made 13 July 2026 a holiday and before it announced (3 March 2026) that 17 April
+ * 2026, the civic day, moves the deadlines: the dates below are those the rule gives with both days.
  */
 
 export const LEGAL_SOURCE = 'Decreto 2229 de 2023 (Decreto 1625 de 2016, Libro 1, Parte 6, Título 1, Capítulo 13, Sección 2)';
@@ -31,7 +35,7 @@ export const DUE_BUSINESS_DAY: Record<string, number> = { 1: 7, 2: 8, 3: 9, 4: 1
 
 /** The years the lane answers, and whether their dates were checked against DIAN's own publication. */
 export const CALENDAR_YEARS: Record<number, { verified: boolean; note: string }> = {
-  2026: { verified: true, note: 'Checked against DIAN\'s published calendar for 2026 (dates listed in calendar.ts).' },
+  2026: { verified: true, note: 'Checked against DIAN\'s published calendar for 2026 (dates listed in calendar.ts), with the deadlines DIAN moved from 17 April (civic day); from 13 July (Ley 2578 de 2026) the rule moves them a day — DIAN\'s own amended July table was not found.' },
   2027: { verified: false, note: 'Computed from the rule of Decreto 2229 de 2023; DIAN\'s calendar for 2027 was not found published.' },
 };
 
@@ -112,47 +116,31 @@ const iso = (d: Date) => d.toISOString().slice(0, 10);
 const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
 const plusDays = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);
 
-/** Easter Sunday (Gregorian; the anonymous algorithm of Meeus/Jones/Butcher). */
-export function easter(year: number): Date {
-  const a = year % 19;
-  const b = Math.floor(year / 100);
-  const c = year % 100;
-  const d = Math.floor(b / 4);
-  const e = b % 4;
-  const f = Math.floor((b + 8) / 25);
-  const g = Math.floor((b - f + 1) / 3);
-  const h = (19 * a + b - d - g + 15) % 30;
-  const i = Math.floor(c / 4);
-  const k = c % 4;
-  const l = (32 + 2 * e + 2 * i - h - k) % 7;
-  const m = Math.floor((a + 11 * h + 22 * l) / 451);
-  const month = Math.floor((h + l - 7 * m + 114) / 31);
-  const day = ((h + l - 7 * m + 114) % 31) + 1;
-  return utc(year, month, day);
+/**
+ * The days of a year on which no term of the tax calendar runs (YYYY-MM-DD, sorted): the national
+ * holidays (the shared list: Ley 51 de 1983, Ley 37 de 1905, and Ley 2578 de 2026's 9 July, moved to
+ * Monday — 13 July 2026) and the third Friday of April, "Día Cívico de la Paz con la Naturaleza" for
+ * the national entities, DIAN among them (Decreto 500 de 2024). DIAN counts the terms of Decreto 2229
+ * de 2023 in business days, so a day that stops being one moves that deadline and every later one of
+ * the month (DIAN's communiqué of 3 March 2026 on 17 April 2026, as reported by Semana, El Heraldo and
+ * Valora Analitik).
+ */
+export function nonBusinessDays(year: number): string[] {
+  return [...colombianHolidays(year).map((h) => h.date), civicDay(year)].sort();
 }
 
-/** The next Monday on or after `d` (Ley 51 de 1983: these holidays move to Monday). */
-function nextMonday(d: Date): Date {
-  const dow = d.getUTCDay();
-  return dow === 1 ? d : plusDays(d, (8 - dow) % 7);
-}
-
-/** Colombia's national holidays of a year (YYYY-MM-DD), sorted. */
-export function colombianHolidays(year: number): string[] {
-  const fixed = [utc(year, 1, 1), utc(year, 5, 1), utc(year, 7, 20), utc(year, 8, 7), utc(year, 12, 8), utc(year, 12, 25)];
-  const moved = [[1, 6], [3, 19], [6, 29], [8, 15], [10, 12], [11, 1], [11, 11]].map(([m, d]) => nextMonday(utc(year, m, d)));
-  const e = easter(year);
-  // Holy Thursday and Good Friday; Ascension (+39), Corpus Christi (+60) and Sacred Heart (+68), each on the following Monday.
-  const easterBased = [plusDays(e, -3), plusDays(e, -2), plusDays(e, 43), plusDays(e, 64), plusDays(e, 71)];
-  return [...new Set([...fixed, ...moved, ...easterBased].map(iso))].sort();
+/** The third Friday of April (Decreto 500 de 2024). */
+function civicDay(year: number): string {
+  const first = utc(year, 4, 1);
+  return iso(plusDays(first, ((5 - first.getUTCDay() + 7) % 7) + 14));
 }
 
 const holidayCache = new Map<number, Set<string>>();
 
-/** The `n`th business day (Monday–Friday, not a holiday) of a month. */
+/** The `n`th business day (Monday–Friday, not in {@link nonBusinessDays}) of a month. */
 export function nthBusinessDay(year: number, month: number, n: number): string {
   let holidays = holidayCache.get(year);
-  if (!holidays) holidayCache.set(year, (holidays = new Set(colombianHolidays(year))));
+  if (!holidays) holidayCache.set(year, (holidays = new Set(nonBusinessDays(year))));
   let count = 0;
   for (let d = utc(year, month, 1); d.getUTCMonth() === month - 1; d = plusDays(d, 1)) {
     const dow = d.getUTCDay();
