@@ -228,9 +228,15 @@ describe('the whole flow, as a third-party app', () => {
     const all = await tokensFor(client, 'tools');
     const a = await sys.fetch('/v1/tools', { key: all.access_token });
     expect(a.body.tools.some((t: { risk: string }) => t.risk !== 'read')).toBe(true);
-    // The owner key (role owner, no patterns) reaches the same as a `tools` token of the owner.
+    // `sites.*` tools need `sites.edit` (CONTRACT §1): a `tools` token lists none of them; with `sites.edit` too it
+    // reaches the same as the owner key (role owner, no patterns).
+    const names = (body: { tools: { name: string }[] }) => body.tools.map((t) => t.name);
     const k = await sys.fetch('/v1/tools', { key: ownerKey });
-    expect(a.body.tools.map((t: { name: string }) => t.name)).toEqual(k.body.tools.map((t: { name: string }) => t.name));
+    expect(names(k.body).some((n) => n.startsWith('sites.'))).toBe(true);
+    expect(names(a.body).filter((n) => n.startsWith('sites.'))).toEqual([]);
+    expect(names(a.body)).toEqual(names(k.body).filter((n) => !n.startsWith('sites.')));
+    const both = await tokensFor(client, 'tools sites.edit');
+    expect(names((await sys.fetch('/v1/tools', { key: both.access_token })).body)).toEqual(names(k.body));
   });
 });
 
