@@ -49,6 +49,8 @@ export interface RunningSystem {
   keys: { privateKey: string; publicKey: string };
   /** The ledger's Ed25519 key pair; its public key verifies `Ledger-Receipt` values. */
   ledgerKeys: { privateKey: string; publicKey: string };
+  /** The services' ES256 key pair (peer reads, agent run assertions). */
+  serviceKeys: { privateKey: string; publicKey: string };
   /** Kills one subgraph (SIGKILL, as a crash would). */
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. */
@@ -149,8 +151,12 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const subgraphs: Record<string, ServiceProcess> = {};
   const started: ServiceProcess[] = [];
 
+  // The agents subgraph calls tools through the gateway's pipeline for its runs (issue 37): it needs
+  // the gateway's address before the gateway starts.
+  const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const launchSubgraph = async (name: string, port: number) => {
-    const env = { ...baseEnv, ...peerUrls, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
+    const env = { ...baseEnv, ...peerUrls, CUADRA_GATEWAY_URL: gatewayUrl, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
     const child = spawnService(name, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
     const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
     // Counted as started at once: if another subgraph fails to come up, this one is stopped too.
@@ -162,8 +168,6 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   try {
     const ports = await Promise.all(SUBGRAPHS.map(async (s) => (opts.ports === 'free' ? freePort() : s.port)));
     SUBGRAPHS.forEach((s, i) => { peerUrls[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
-    const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     // Links a service puts in e-mails and pages (unsubscribe, a site's pages) start at the public URL.
     peerUrls.PUBLIC_URL = opts.env?.PUBLIC_URL ?? gatewayUrl;
     const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
@@ -174,6 +178,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       MONGO_DB: `${prefix}_gateway`,
       PUBLIC_URL: opts.env?.PUBLIC_URL ?? gatewayUrl,
       CUADRA_SIGNING_KEY: keys.privateKey,
+      // Checks the agents service's run assertions (issue 37).
+      CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey,
       CUADRA_TOKEN_SIGNING_KEY: opts.env?.CUADRA_TOKEN_SIGNING_KEY ?? (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
     };
     for (const p of procs) gatewayEnv[`SUBGRAPH_${p.name.toUpperCase()}_URL`] = p.url;
@@ -188,6 +194,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       gateway,
       keys,
       ledgerKeys,
+      serviceKeys,
       async killSubgraph(name) {
         const p = subgraphs[name];
         const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));

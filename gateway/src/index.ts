@@ -29,6 +29,7 @@ const gateway = await createGateway({
   subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, subgraphUrl(s.name, env)])),
   quotas: quotasFromEnv(env),
   governance,
+  servicePublicKey: env.CUADRA_SERVICE_PUBLIC_KEY?.replace(/\\n/g, '\n'),
 });
 installProbe('gateway', { connections: [db, governanceDb], redis: [redis] });
 const { url } = await gateway.listen(port, host);

@@ -49,6 +49,8 @@ export interface GatewayDeps {
   governance: Governance;
   catalog?: Catalog;
   supergraphSdl?: string;
+  /** PEM public key of the services' key pair (`CUADRA_SERVICE_PUBLIC_KEY`): checks the agents service's run assertions (issue 37); absent, agents' runs cannot call tools. */
+  servicePublicKey?: string;
 }
 
 /** The gateway, ready to listen (never listens on import). */
@@ -76,6 +78,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     mailer,
   });
   identity.acceptAccessTokens(peopleAccess.tokens);
+  if (deps.servicePublicKey) identity.acceptAgentRuns(deps.servicePublicKey);
   // The tools the gateway owns itself run through the same owning half as a subgraph's.
   const dashboards = new DashboardStore(deps.db);
   await dashboards.init();

@@ -63,14 +63,14 @@ export const ASSERTION_TTL_SECONDS = 60;
  */
 export function signAssertion(principal: Principal, privateKey: string): string {
   return jwt.sign(
-    { ws: principal.workspace, role: principal.role, act: principal.actor, cid: principal.credential_id, scp: principal.scopes, pat: principal.patterns, ...(principal.role_patterns ? { rp: principal.role_patterns } : {}), ...(principal.person ? { per: principal.person } : {}), ...(principal.country ? { cc: principal.country } : {}) },
+    { ws: principal.workspace, role: principal.role, act: principal.actor, cid: principal.credential_id, scp: principal.scopes, pat: principal.patterns, ...(principal.role_patterns ? { rp: principal.role_patterns } : {}), ...(principal.person ? { per: principal.person } : {}), ...(principal.country ? { cc: principal.country } : {}), ...(principal.run ? { run: principal.run } : {}) },
     privateKey,
     { algorithm: 'ES256', issuer: ASSERTION_ISSUER, audience: ASSERTION_AUDIENCE, expiresIn: ASSERTION_TTL_SECONDS, subject: principal.credential_id },
   );
 }
 
 interface AssertionClaims {
-  ws: string; role: string; act: Principal['actor']; cid: string; scp: string[] | null; pat: string[] | null; rp?: string[]; per?: string; cc?: string; exp: number;
+  ws: string; role: string; act: Principal['actor']; cid: string; scp: string[] | null; pat: string[] | null; rp?: string[]; per?: string; cc?: string; run?: string; exp: number;
 }
 
 /** Verifies assertions with a bounded cache of already-verified tokens (signature checks are the costly part). */
@@ -101,7 +101,7 @@ export class AssertionVerifier {
     } catch {
       throw new CuadraError('unauthenticated', 'The gateway assertion is missing, expired or not signed by the gateway.');
     }
-    const principal: Principal = { workspace: claims.ws, role: claims.role, actor: claims.act, credential_id: claims.cid, scopes: claims.scp, patterns: claims.pat, ...(Array.isArray(claims.rp) ? { role_patterns: claims.rp } : {}), ...(typeof claims.per === 'string' ? { person: claims.per } : {}), ...(typeof claims.cc === 'string' ? { country: claims.cc } : {}) };
+    const principal: Principal = { workspace: claims.ws, role: claims.role, actor: claims.act, credential_id: claims.cid, scopes: claims.scp, patterns: claims.pat, ...(Array.isArray(claims.rp) ? { role_patterns: claims.rp } : {}), ...(typeof claims.per === 'string' ? { person: claims.per } : {}), ...(typeof claims.cc === 'string' ? { country: claims.cc } : {}), ...(typeof claims.run === 'string' ? { run: claims.run } : {}) };
     if (this.#cache.size > 10_000) this.#cache.clear();
     this.#cache.set(token, { principal, exp: claims.exp });
     return principal;

@@ -69,8 +69,8 @@ export {
   lineAmounts, percentFromPpm, quantityFromMicros, quantityMicros, roundDiv, storedMicros, sumAmounts,
 } from './money.ts';
 export { LOCK_LEASE_MS, LOCK_WAIT_MS, withLock } from './locks.ts';
-export { SERVICE_ISSUER, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signServiceAssertion, verifyServiceAssertion } from './peers.ts';
-export type { PeerConfig, PeerGraph } from './peers.ts';
+export { SERVICE_ISSUER, isAgentRunAssertion, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signAgentRunAssertion, signServiceAssertion, verifyAgentRunAssertion, verifyServiceAssertion } from './peers.ts';
+export type { AgentRunClaims, PeerConfig, PeerGraph } from './peers.ts';
 export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
 export { defineModule, fromModules } from './module.ts';

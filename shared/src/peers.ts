@@ -107,3 +107,53 @@ export function peerGraph(service: string, peers: PeerConfig | undefined, worksp
     return body.data;
   };
 }
+
+/** Audience of the agents service's run assertions: the gateway's pipeline, never a subgraph. */
+const AGENT_RUN_AUDIENCE = 'cuadra-gateway';
+
+/** What an agent run asserts to the gateway: the workspace, the agent, the run and the agent's own tool patterns. */
+export interface AgentRunClaims { workspace: string; agent: string; run: string; patterns: string[] }
+
+/**
+ * Signs the agents service's statement that agent `agent` of `workspace` is calling for run `run`
+ * (issue 37). The gateway turns it into the agent's principal — role `agent`, narrowed by the
+ * agent's patterns, no person behind it — and sends each of the run's calls through the one
+ * pipeline as that principal. Short-lived (60 s) and for the gateway's audience only, so it reads
+ * no subgraph's graph and a peer read assertion is not one.
+ */
+export function signAgentRunAssertion(claims: AgentRunClaims, privateKey: string): string {
+  return jwt.sign({ ws: claims.workspace, agt: claims.agent, run: claims.run, pat: claims.patterns }, privateKey, {
+    algorithm: 'ES256', issuer: SERVICE_ISSUER, audience: AGENT_RUN_AUDIENCE, expiresIn: TTL_SECONDS, subject: 'agents',
+  });
+}
+
+/** True when a bearer token is read as the agents service's run assertion (checked by {@link verifyAgentRunAssertion}). */
+export function isAgentRunAssertion(token: string): boolean {
+  if (token.length > 8192 || token.split('.').length !== 3) return false;
+  const decoded = jwt.decode(token, { json: true });
+  return decoded?.iss === SERVICE_ISSUER && decoded?.aud === AGENT_RUN_AUDIENCE;
+}
+
+/**
+ * The principal of a run assertion: the agent as an actor of its workspace, with the built-in
+ * `agent` role (which reaches no governance tool: policies, approvals' decisions, agents, keys,
+ * roles, members, models, connections) narrowed by the agent's patterns. `unauthenticated` otherwise.
+ */
+export function verifyAgentRunAssertion(token: string, publicKey: string): Principal {
+  let claims: { ws?: unknown; agt?: unknown; run?: unknown; pat?: unknown; sub?: unknown };
+  try {
+    claims = jwt.verify(token, publicKey, { algorithms: ['ES256'], issuer: SERVICE_ISSUER, audience: AGENT_RUN_AUDIENCE }) as typeof claims;
+  } catch {
+    throw new CuadraError('unauthenticated', 'The agent run assertion is missing, expired or not signed by this deployment.');
+  }
+  const ok = claims.sub === 'agents' && typeof claims.ws === 'string' && typeof claims.agt === 'string' && /^agt_/.test(claims.agt)
+    && typeof claims.run === 'string' && /^run_/.test(claims.run) && Array.isArray(claims.pat) && claims.pat.every((p) => typeof p === 'string');
+  if (!ok) throw new CuadraError('unauthenticated', 'The agent run assertion does not name a workspace, an agent and a run.');
+  return {
+    workspace: claims.ws as string, role: 'agent', actor: { type: 'agent', id: claims.agt as string }, credential_id: `agent:${claims.agt as string}`,
+    scopes: null,
+    // An agent with no patterns reaches nothing (an API key without patterns is not narrowed; an agent always is).
+    patterns: (claims.pat as string[]).length > 0 ? (claims.pat as string[]) : ['-'],
+    person: null, run: claims.run as string,
+  };
+}

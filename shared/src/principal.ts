@@ -29,6 +29,12 @@ export interface Principal {
    * Absent: read as Colombia.
    */
   country?: string;
+  /**
+   * The agent run this call is made for (`run_…`), when the caller is an agent of the workspace
+   * running a task (issue 37): carried to the owner in the assertion and written on the call's
+   * ledger entry (`run_id`). Only the agents service's run assertion sets it (peers.ts).
+   */
+  run?: string | null;
 }
 
 /**
@@ -59,6 +65,8 @@ export const BUILT_IN_ROLES: Record<string, readonly string[]> = {
   agent: [
     '%:read', 'invoices.%', 'quotes.%', 'sales_orders.%', 'items.%', 'payments.%', 'bills.%', 'parties.%', 'deals.%',
     'projects.%', 'tasks.%', 'calendar.%', 'employees.%', 'payroll.%', 'dashboards.%', 'metrics.%',
+    // An outside MCP server's tool (issue 37): a workspace's own agent also needs mcp.<key>.<tool> in its patterns.
+    'mcp_servers.call',
   ],
 };
 

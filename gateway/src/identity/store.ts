@@ -1,6 +1,6 @@
 import {
   API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, type RateLimiter,
-  type RateLimitHeaders, sameDigest,
+  type RateLimitHeaders, sameDigest, isAgentRunAssertion, verifyAgentRunAssertion,
 } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -57,6 +57,7 @@ export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
   #accessTokens: AccessTokenAuthenticator | null = null;
+  #agentRunKey: string | null = null;
   /** Shared cache entries this process has checked: key hash → the entry's exact text and the key it holds. */
   readonly #seen = new Map<string, { entry: string; key: CachedKey }>();
   /** The workspaces' custom roles; their patterns are resolved at every authentication. */
@@ -122,6 +123,14 @@ export class IdentityStore {
     return true;
   }
 
+  /**
+   * Lets this store accept the agents service's run assertions (issue 37), checked with the
+   * services' public key: an agent of a workspace calling for one of its runs, as role `agent`.
+   */
+  acceptAgentRuns(servicePublicKey: string): void {
+    this.#agentRunKey = servicePublicKey;
+  }
+
   /** Lets this store accept OAuth access tokens as well as API keys (set once by the gateway). */
   acceptAccessTokens(tokens: AccessTokenAuthenticator): void {
     this.#accessTokens = tokens;
@@ -129,6 +138,7 @@ export class IdentityStore {
 
   /** Who an OAuth access token is; `unauthenticated` when this gateway takes no tokens or the token fails. */
   async authenticateAccessToken(token: string): Promise<Principal> {
+    if (this.#agentRunKey && isAgentRunAssertion(token)) return verifyAgentRunAssertion(token, this.#agentRunKey);
     if (!this.#accessTokens || token.length > 4096) throw new CuadraError('unauthenticated', 'The credential is neither an API key nor a valid access token.');
     return this.#withCountry(await this.#accessTokens.authenticate(token));
   }

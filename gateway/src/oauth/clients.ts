@@ -1,5 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { checkedLookup, isPublicAddress } from '@cuadra/shared/outbound';
+
+export { isPublicAddress };
 import { Agent, fetch as undiciFetch } from 'undici';
 import { assertWithinBounds } from '@cuadra/shared';
 
@@ -127,44 +129,6 @@ export function isMetadataDocumentUrl(clientId: string): boolean {
     return false;
   }
 }
-
-// Addresses a metadata document may never be fetched from: private, loopback, link-local,
-// shared, documentation, multicast and reserved ranges, in both families (SSRF).
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64], ['2001::', 23], ['2002::', 16],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
-
-/** True when an address is a public unicast one (IPv4-mapped and NAT64 forms are judged by their IPv4 part). */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const lower = address.toLowerCase();
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return isPublicAddress(mapped[1]);
-  if (/^(::ffff:|64:ff9b::|::)[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(lower)) return false; // hex-written mapped/compatible forms
-  return !blocked.check(address, 'ipv6');
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** DNS lookup that refuses a name resolving to any address `allowed` refuses; used at connect time, so a rebinding answer cannot slip past. */
-const checkedLookup = (allowed: (address: string) => boolean) => (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
-  dnsLookup(hostname, { all: true }, (err, addresses) => {
-    if (err) return callback(err, '');
-    if (addresses.length === 0 || addresses.some((a) => !allowed(a.address))) {
-      const refused = Object.assign(new Error(`${hostname} resolves to an address that is not public`), { code: 'EPRIVATEADDR' });
-      return callback(refused, '');
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
-};
 
 /** Largest metadata document accepted (CONTRACT.md §5: ≤ 5 KB). */
 export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;

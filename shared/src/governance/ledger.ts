@@ -31,6 +31,8 @@ export interface LedgerEntry {
   idempotency_key?: string;
   /** True when the answer was a replay of an earlier one with the same Idempotency-Key. */
   replayed?: boolean;
+  /** The agent run the call was made for (issue 37): present only on an agent run's calls. */
+  run_id?: string;
   duration_ms: number;
   prev_hash: string;
   hash: string;
@@ -76,7 +78,7 @@ const entrySchema = new Schema<LedgerEntry & { _id: string }>(
     _id: { type: String, required: true },
     id: String, seq: Number, at: String, workspace: String, actor: Schema.Types.Mixed, credential_id: String, tool: String, module: String,
     risk: { type: String, default: null }, input_digest: { type: String, default: null }, outcome: String, approval_id: String,
-    idempotency_key: String, replayed: Boolean, duration_ms: Number, prev_hash: String, hash: String,
+    idempotency_key: String, replayed: Boolean, run_id: String, duration_ms: Number, prev_hash: String, hash: String,
   },
   { versionKey: false, minimize: true, id: false },
 );
@@ -246,6 +248,7 @@ export class Ledger {
           ...(r.approval_id ? { approval_id: r.approval_id } : {}),
           ...(r.idempotency_key ? { idempotency_key: r.idempotency_key } : {}),
           ...(r.replayed ? { replayed: true } : {}),
+          ...(r.principal.run ? { run_id: r.principal.run } : {}),
           duration_ms: r.duration_ms, prev_hash: prev,
         };
         const entry = { ...body, hash: entryHash(body) };
@@ -359,7 +362,7 @@ export class Ledger {
    * where the next page starts, absent when the chain's start was reached. A filter that matches
    * rarely therefore gives short (even empty) pages that still continue.
    */
-  async list(workspace: string, filter: { tool?: string; module?: string; actor?: string; from?: string; to?: string; limit?: number; before?: number }): Promise<{ rows: LedgerEntry[]; next_before?: number }> {
+  async list(workspace: string, filter: { tool?: string; module?: string; actor?: string; run?: string; from?: string; to?: string; limit?: number; before?: number }): Promise<{ rows: LedgerEntry[]; next_before?: number }> {
     const head = await this.#heads.findById(workspace).lean();
     if (!head) return { rows: [] };
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
@@ -371,6 +374,7 @@ export class Ledger {
       if (filter.tool) query.tool = filter.tool;
       if (filter.module) query.module = filter.module;
       if (filter.actor) query['actor.id'] = filter.actor;
+      if (filter.run) query.run_id = filter.run;
       if (filter.from || filter.to) query.at = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
       const rows = await this.entries.find(query, { _id: 0 }).lean();
       rows.sort((a, b) => b.seq - a.seq);
