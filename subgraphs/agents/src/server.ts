@@ -1,4 +1,7 @@
-import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
+import { clampLimit, defineSubgraph, entityResolvers, nodeById, pageNewestFirst, sealerFromEnv, type SubgraphContext } from '@cuadra/shared';
+import { embeddedModel } from './lib/embedded.ts';
+import { AgentRuntime } from './lib/runtime.ts';
+import { agentRuns, type AgentRunDoc } from './modules/agent_runs/model.ts';
 import { agents, type AgentDoc } from './modules/agents/model.ts';
 import { owned } from './modules/index.ts';
 
@@ -9,9 +12,19 @@ function agentNode(a: AgentDoc) {
   };
 }
 
-const agent = entityResolvers(agents, agentNode);
+function runNode(r: AgentRunDoc) {
+  return {
+    id: r._id, agent: { id: r.agent_id }, status: r.status, stopReason: r.stop_reason, input: r.input, output: r.output, waitingApprovalId: r.waiting?.approval_id ?? null,
+    steps: r.steps.length, inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens, costMicros: r.usage.cost_micros, currency: r.currency,
+    createdAt: new Date(r.created_at).toISOString(), finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+  };
+}
 
-/** The agents subgraph: its modules' manifests (agents, policies, approvals, ledger) and the graph fields of agents. */
+const agent = entityResolvers(agents, agentNode);
+const run = entityResolvers(agentRuns, runNode);
+const agentById = nodeById(agents, agentNode);
+
+/** The agents subgraph: its modules' manifests (agents and their runs, models, connections, MCP servers, policies, approvals, ledger), its graph fields, and the agent runtime. */
 export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   name: 'agents',
   owned,
@@ -25,7 +38,27 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const page = await pageNewestFirst<AgentDoc>(agents(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit) });
         return page.rows.map(agentNode);
       },
+      agentRun: run.byId,
+      agentRuns: async (_: unknown, args: { limit?: number; agentId?: string }, ctx: SubgraphContext) => {
+        const page = await pageNewestFirst<AgentRunDoc>(agentRuns(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), ...(args.agentId ? { match: (r: AgentRunDoc) => r.agent_id === args.agentId } : {}) });
+        return page.rows.map(runNode);
+      },
     },
     Agent: agent.reference,
+    AgentRun: { ...run.reference, agent: (r: { agent: { id: string } }, _: unknown, ctx: SubgraphContext) => agentById(r.agent.id, ctx) },
+  },
+  // The runtime works on runs in this process (runAgents: false leaves them to a test that drives it).
+  async prepare(server, deps) {
+    const runtime = new AgentRuntime({
+      db: deps.db, governance: deps.governance, log: deps.log, sealer: sealerFromEnv(),
+      gatewayUrl: process.env.CUADRA_GATEWAY_URL?.replace(/\/+$/, '') ?? null, serviceKey: deps.peers?.privateKey ?? null,
+    });
+    if (process.env.CUADRA_AGENT_RUNTIME !== 'off') runtime.start();
+    const stop = server.stop;
+    server.stop = async () => {
+      await runtime.stop();
+      await embeddedModel.stop();
+      await stop();
+    };
   },
 });

@@ -27,14 +27,15 @@ async function call(p: Principal, tool: string, input: unknown) {
 describe('agentsRecords (records.list for agents and policies)', () => {
   it('lists agents newest first and policies by priority, searching case-insensitively', async () => {
     const owner = testPrincipal();
-    await call(owner, 'agents.create', { name: 'Cobranza', model: 'anthropic/claude-sonnet-4-5', description: 'Sigue facturas vencidas' });
-    await call(owner, 'agents.create', { name: 'Compras', model: 'openai/gpt-5', status: 'paused' });
+    const gpt = (await call(owner, 'ai_models.create', { name: 'GPT', base_url: 'https://api.openai.com/v1', model: 'gpt-5', prices: { input: 125, output: 1000 } })).ai_model;
+    await call(owner, 'agents.create', { name: 'Cobranza', model: 'embedded', description: 'Sigue facturas vencidas' });
+    await call(owner, 'agents.create', { name: 'Compras', model: gpt.id, status: 'paused' });
     const all = await ok(records(owner, { source: 'agents' }), 'agentsRecords');
     expect(all).toMatchObject({ source: 'agents', total: 2 });
     expect(all.rows.map((r: any) => r.name)).toEqual(['Compras', 'Cobranza']);
-    expect(all.rows[1]).toMatchObject({ name: 'Cobranza', model: 'anthropic/claude-sonnet-4-5', status: 'active', tools: [] });
+    expect(all.rows[1]).toMatchObject({ name: 'Cobranza', model: 'embedded', status: 'active', tools: [] });
     expect((await ok(records(owner, { source: 'agents', search: 'FACTURAS' }), 'agentsRecords')).rows.map((r: any) => r.name)).toEqual(['Cobranza']);
-    expect((await ok(records(owner, { source: 'agents', search: 'gpt' }), 'agentsRecords')).rows.map((r: any) => r.name)).toEqual(['Compras']);
+    expect((await ok(records(owner, { source: 'agents', search: 'EMBED' }), 'agentsRecords')).rows.map((r: any) => r.name)).toEqual(['Cobranza']);
     // status is ignored for agents (specification §2.5).
     expect((await ok(records(owner, { source: 'agents', status: 'active' }), 'agentsRecords')).total).toBe(2);
 
@@ -67,7 +68,7 @@ describe('agentsRecords (records.list for agents and policies)', () => {
   it('answers only the caller\'s workspace, each source to callers who reach its module', async () => {
     const a = testPrincipal();
     const b = testPrincipal();
-    await call(a, 'agents.create', { name: 'Solo A', model: 'm' });
+    await call(a, 'agents.create', { name: 'Solo A', model: 'embedded' });
     await call(a, 'policies.create', { name: 'Solo A', priority: 1, match: {}, effect: 'allow' });
     expect(await ok(records(b, { source: 'agents' }), 'agentsRecords')).toEqual({ source: 'agents', rows: [], total: 0 });
     expect(await ok(records(b, { source: 'policies' }), 'agentsRecords')).toEqual({ source: 'policies', rows: [], total: 0 });
@@ -84,9 +85,9 @@ describe('agentsRecords (records.list for agents and policies)', () => {
 describe('agentsMetric (metrics.query approvals_pending and activity)', () => {
   it('counts the ledger entries of the window per day, with the top tools', async () => {
     const owner = testPrincipal();
-    for (const n of ['Uno', 'Dos', 'Tres']) await call(owner, 'agents.create', { name: n, model: 'm' });
+    for (const n of ['Uno', 'Dos', 'Tres']) await call(owner, 'agents.create', { name: n, model: 'embedded' });
     await call(owner, 'agents.list', {});
-    const refused = await svc.call('agents.create', { name: 'Uno', model: 'm' }, owner); // conflict: still an entry
+    const refused = await svc.call('agents.create', { name: 'Uno', model: 'embedded' }, owner); // conflict: still an entry
     expect(refused.code).toBe('conflict');
     const r = await ok(metric(owner, { metric: 'activity', days: 7, limit: 2, target: 100 }), 'agentsMetric');
     const today = localDate(new Date());
@@ -106,7 +107,7 @@ describe('agentsMetric (metrics.query approvals_pending and activity)', () => {
   it('counts approvals pending now, and approvals requested per bucket', async () => {
     const owner = testPrincipal();
     await call(owner, 'policies.create', { name: 'Retener agentes', priority: 1, match: { tools: ['agents.create'] }, effect: 'hold' });
-    const held = await svc.call('agents.create', { name: 'Retenido', model: 'm' }, owner);
+    const held = await svc.call('agents.create', { name: 'Retenido', model: 'embedded' }, owner);
     expect(held.pending).toBe(true);
     // Two older requests, made straight in the store: one still pending (7 days not yet past), one decided.
     const base = { workspace: owner.workspace, subgraph: 'agents', mode: 'hold' as const, tool: 'agents.create', input: {}, inputDigest: 'x', principal: owner };

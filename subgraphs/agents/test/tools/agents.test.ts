@@ -20,7 +20,7 @@ let counter = 0;
 /** A valid agent with a fresh name; each test overrides what it is about. */
 function agent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
-  return { name: `Agente ${counter}`, model: 'anthropic/claude-sonnet-4-5', ...overrides };
+  return { name: `Agente ${counter}`, model: 'embedded', ...overrides };
 }
 
 describe('agents.create', () => {
@@ -29,7 +29,7 @@ describe('agents.create', () => {
     expect(created.ok).toBe(true);
     const a = agentOf(created);
     expect(a.id).toMatch(/^agt_/);
-    expect(a).toMatchObject({ name: 'Cobranza', model: 'anthropic/claude-sonnet-4-5', instructions: null, tools: [], status: 'active', description: null });
+    expect(a).toMatchObject({ name: 'Cobranza', model: 'embedded', instructions: null, tools: [], status: 'active', description: null });
     const got = await svc.call('agents.get', { id: a.id }, owner);
     expect(got).toMatchObject({ ok: true, output: { agent: { id: a.id, name: 'Cobranza' } } });
   });
@@ -57,6 +57,11 @@ describe('agents.create', () => {
     expect(await call(agent({ tools: ['invoices.*'] }))).toMatchObject({ code: 'invalid_input', field: '/tools/0' });
     expect(await call(agent({ tools: [''] }))).toMatchObject({ code: 'invalid_input', field: '/tools/0' });
     expect(await call(agent({ temperature: 0.2 }))).toMatchObject({ code: 'invalid_input', field: '/temperature' });
+    // The model is the embedded one or an active ai_models record of the workspace (issue 37).
+    expect(await call(agent({ model: 'anthropic/claude-sonnet-4-5' }))).toMatchObject({ code: 'invalid_input', field: '/model' });
+    expect(await call(agent({ budget: { daily_tokens: 0 } }))).toMatchObject({ code: 'invalid_input', field: '/budget/daily_tokens' });
+    expect(await call(agent({ limits: { max_steps: 51 } }))).toMatchObject({ code: 'invalid_input', field: '/limits/max_steps' });
+    expect(await call(agent({ procedure: ['Invoices.list'] }))).toMatchObject({ code: 'invalid_input', field: expect.stringMatching(/^\/procedure/) });
   });
 
   it('refuses a second agent with the same name, in any case, in one workspace, but not in another', async () => {
@@ -107,7 +112,7 @@ describe('agents.list', () => {
     expect(rowsOf(await svc.call('agents.list', { status: 'active', search: 'FACTUR' }, ws)).rows).toHaveLength(2);
     expect(rowsOf(await svc.call('agents.list', { search: 'factura[' }, ws)).rows).toEqual([]);
     // The model and the description are searched too, as the agents records source does.
-    expect(rowsOf(await svc.call('agents.list', { search: 'SONNET' }, ws)).rows).toHaveLength(3);
+    expect(rowsOf(await svc.call('agents.list', { search: 'EMBEDDED' }, ws)).rows).toHaveLength(3);
     const first = rowsOf(await svc.call('agents.list', { limit: 2 }, ws));
     expect(first.total).toBe(3);
     expect(rowsOf(await svc.call('agents.list', { limit: 2, cursor: first.next_cursor }, ws))).toEqual({ total: 3, rows: [expect.objectContaining({ name: 'Facturación' })] });
@@ -135,7 +140,7 @@ describe('the Agent graph', () => {
     const theirs = agentOf(await svc.call('agents.create', agent({ name: 'Suyo' }), testPrincipal()));
 
     const one = await svc.graphql('query($id: ID!) { agent(id: $id) { id name model tools status } }', { id: mine.id }, ws);
-    expect(one.body.data.agent).toEqual({ id: mine.id, name: 'Mío', model: 'anthropic/claude-sonnet-4-5', tools: ['tasks.%'], status: 'active' });
+    expect(one.body.data.agent).toEqual({ id: mine.id, name: 'Mío', model: 'embedded', tools: ['tasks.%'], status: 'active' });
     expect((await svc.graphql('query($id: ID!) { agent(id: $id) { id } }', { id: theirs.id }, ws)).body.data.agent).toBeNull();
     expect((await svc.graphql('{ agents(limit: 5) { name } }', {}, ws)).body.data.agents).toEqual([{ name: 'Mío' }]);
 

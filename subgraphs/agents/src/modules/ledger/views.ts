@@ -34,6 +34,8 @@ export const LEDGER_ENTRY_SCHEMA = {
     idempotency_key: TEXT,
     /** Present (true) only when the answer replayed an earlier one. */
     replayed: { const: true },
+    /** The agent run the call was made for, on an agent run's calls only. */
+    run_id: TEXT,
     duration_ms: { type: 'integer' },
     prev_hash: STORED_HASH,
     hash: STORED_HASH,

@@ -1,39 +1,47 @@
-import { createPositioned, CuadraError, TOOL_PATTERN, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { AGENT_VIEW_SCHEMA, MAX_INSTRUCTIONS, agents, agentView, type AgentDoc } from '../model.ts';
+import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { checkGrant, checkModel, checkToolValues, triggerOf } from '../../../lib/agent-config.ts';
+import { AGENT_FIELDS } from '../fields.ts';
+import { AGENT_VIEW_SCHEMA, agents, agentView, DEFAULT_LIMITS, type AgentDoc } from '../model.ts';
 
 /** Creates an AI agent of the workspace, narrowed to the tools its patterns select. */
 export const create = defineTool({
   name: 'agents.create',
   description:
-    'Create an AI agent: a name unique in the workspace, an optional description, the model it runs on, its instructions ' +
-    '(up to 20,000 characters), the tool-name patterns it may call (invoices.%, %:read, parties.create) and its status (active or paused; default active).',
+    'Create an AI agent: a name unique in the workspace, an optional description, the model it runs on (an ai_models id or "embedded"), its instructions '
+    + '(up to 20,000 characters), the tool-name patterns it may call (invoices.%, %:read, tasks.create) — never more than the caller reaches —, fixed arguments per tool, '
+    + 'a daily budget of tokens and cost, limits per run (steps, seconds), an optional trigger (a cron schedule, or actions on the ledger) and its status. '
+    + 'Every call of its runs goes through the pipeline as the agent itself: role agent (no governance tools), its patterns, the workspace\'s policies and approvals, the ledger.',
   risk: 'write',
   input: {
     type: 'object',
     additionalProperties: false,
     required: ['name', 'model'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
-      description: { type: 'string', maxLength: 1000 },
-      model: { type: 'string', minLength: 1, maxLength: 200 },
-      instructions: { type: 'string', maxLength: MAX_INSTRUCTIONS },
-      tools: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', maxLength: 100, pattern: TOOL_PATTERN.source } },
-      status: { enum: ['active', 'paused'] },
-    },
+    properties: AGENT_FIELDS,
   },
   output: recordOutput('agent', AGENT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const name = input.name.trim();
+    const tools = input.tools ?? [];
+    checkGrant(ctx.principal, tools);
+    const { trigger, next_run_at } = triggerOf(input.trigger, ctx.now);
     const doc: AgentDoc = {
       _id: newId('agt'),
       workspace: ctx.workspace,
       name,
       name_lc: name.toLowerCase(),
       description: input.description ?? null,
-      model: input.model.trim(),
+      model: await checkModel(ctx.db, ctx.workspace, input.model),
       instructions: input.instructions ?? null,
-      tools: input.tools ?? [],
+      tools,
+      tool_values: checkToolValues(input.tool_values ?? {}),
+      procedure: input.procedure ?? null,
+      budget: { daily_tokens: input.budget?.daily_tokens ?? null, daily_cost: input.budget?.daily_cost ?? null },
+      limits: { max_steps: input.limits?.max_steps ?? DEFAULT_LIMITS.max_steps, max_seconds: input.limits?.max_seconds ?? DEFAULT_LIMITS.max_seconds },
+      trigger,
+      next_run_at,
+      ledger_seen_seq: null,
       status: input.status ?? 'active',
+      created_by: { type: ctx.principal.actor.type, id: ctx.principal.actor.id, ...(ctx.principal.person ? { person: ctx.principal.person } : {}) },
       created_at: ctx.now,
       updated_at: ctx.now,
     };
