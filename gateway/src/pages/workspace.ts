@@ -495,5 +495,63 @@ ${entries.next_cursor ? html`<p class="more"><a href="/app/ledger?ws=${encodeURI
   };
   router.get('/app/ledger', (req, res) => show(req, res, 'ledger', ledgerBody));
 
+  // ——— Agent runs (issue 37): the list, and a run with its steps, its held call and its cost ———
+  /** A cost kept in millionths of a minor unit, shown to the millionth of the currency's unit. */
+  const costText = (t: Translator, micros: number, currency: string) => {
+    try {
+      return new Intl.NumberFormat(t.locale, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micros / 1e8);
+    } catch {
+      return `${(micros / 1e8).toFixed(6)} ${currency}`;
+    }
+  };
+  const runStatus = (t: Translator, status: string) => html`<span class="badge ${status === 'succeeded' ? 'ok' : status === 'failed' || status === 'timed_out' ? 'bad' : ''}">${t.t(`runs.status.${status}` as MessageKey)}</span>`;
+  const runsBody: Body = async (t, ctx, _csrf, req) => {
+    const cursor = typeof req.query.cursor === 'string' && CURSOR.test(req.query.cursor) ? req.query.cursor : undefined;
+    const runs = await read(ctx, 'agent_runs.list', { limit: 50, ...(cursor ? { cursor } : {}) });
+    if (isRefused(runs)) return refusedRead(t, runs);
+    const rows = runs.rows as any[];
+    return html`<h2>${t.t('runs.list')}</h2>
+${rows.length === 0 ? html`<p class="note">${t.t('runs.none')}</p>` : html`<table class="grid" id="runs-table"><caption class="sr-only">${t.t('runs.list')}</caption>
+<thead><tr><th scope="col">${t.t('runs.agent')}</th><th scope="col">${t.t('runs.status')}</th><th scope="col">${t.t('runs.started')}</th><th scope="col" class="num">${t.t('runs.steps')}</th><th scope="col" class="num">${t.t('runs.cost')}</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr id="${r.id}"><th scope="row"><a href="/app/agents/runs/${encodeURIComponent(r.id)}?ws=${encodeURIComponent(ctx.workspace)}" aria-label="${t.t('runs.open', { id: r.id })}">${r.agent_name}</a></th><td>${runStatus(t, r.status)}</td><td><time datetime="${r.created_at}">${t.dateTime(r.created_at)}</time></td><td class="num">${r.steps.length}</td><td class="num">${costText(t, r.usage.cost_micros, r.currency)}</td></tr>`)}</tbody></table>`}
+${runs.next_cursor ? html`<p class="more"><a href="/app/agents?ws=${encodeURIComponent(ctx.workspace)}&amp;cursor=${encodeURIComponent(runs.next_cursor)}">${t.t('inbox.more')}</a></p>` : ''}`;
+  };
+  const runBody: Body = async (t, ctx, csrf, req) => {
+    const id = String(req.params.id ?? '');
+    const got = ID.test(id) ? await read(ctx, 'agent_runs.get', { id }) : { refused: 'not_found' };
+    if (isRefused(got)) return got.refused === 'not_found' ? html`<p class="error" role="alert">${t.t('run.notFound')}</p>` : refusedRead(t, got);
+    const r = got.run as any;
+    const ws = encodeURIComponent(ctx.workspace);
+    const open = ['queued', 'running', 'waiting_approval'].includes(r.status);
+    return html`<p><a href="/app/agents?ws=${ws}">← ${t.t('run.back')}</a></p>
+<section class="card" aria-labelledby="run-h"><h2 id="run-h">${t.t('run.heading', { id: r.id })} · ${r.agent_name} ${runStatus(t, r.status)}</h2>
+<dl class="facts">
+<dt>${t.t('run.task')}</dt><dd>${r.input}</dd>
+${r.output !== null ? html`<dt>${t.t('run.answer')}</dt><dd id="run-output">${r.output}</dd>` : ''}
+${r.stop_reason ? html`<dt>${t.t('run.stop')}</dt><dd><code>${r.stop_reason}</code></dd>` : ''}
+${r.error ? html`<dt>${t.t('run.error')}</dt><dd>${r.error}</dd>` : ''}
+<dt>${t.t('run.model')}</dt><dd>${r.model_name}</dd>
+<dt>${t.t('run.usage')}</dt><dd id="run-cost">${t.t('run.tokens', { input: t.number(r.usage.input_tokens), cached: t.number(r.usage.cached_tokens), output: t.number(r.usage.output_tokens) })} · <strong>${costText(t, r.usage.cost_micros, r.currency)}</strong></dd>
+<dt>${t.t('runs.started')}</dt><dd><time datetime="${r.created_at}">${t.dateTime(r.created_at)}</time></dd>
+</dl>
+<p class="note">${t.t('run.limits', { steps: r.limits.max_steps, seconds: r.limits.max_seconds, used: Math.round(r.active_ms / 1000) })}</p>
+${open ? html`<form method="post" action="/app/agents/runs/${encodeURIComponent(r.id)}/cancel">${hidden(csrf, ctx)}<button type="submit" class="danger">${t.t('run.cancel')}</button></form>` : ''}
+</section>
+${r.waiting ? html`<p class="notice" role="status" id="run-waiting">${t.t('run.waiting', { tool: r.waiting.tool })} <a href="/app/approvals?ws=${ws}#${r.waiting.approval_id}">${t.t('run.waiting.link')}</a></p>` : ''}
+<h2>${t.t('run.steps')}</h2>
+<ol class="steps" id="run-steps">${(r.steps as any[]).map((step) => html`<li class="card step"><h3>${t.t('run.step', { n: step.n })}</h3>
+<p class="note">${t.t('run.step.tokens', { input: t.number(step.usage.input_tokens), output: t.number(step.usage.output_tokens), ms: t.number(step.duration_ms) })} · ${costText(t, step.usage.cost_micros, r.currency)}</p>
+${step.content ? html`<p><strong>${t.t('run.step.said')}:</strong> ${step.content}</p>` : ''}
+${step.calls.length ? html`<table class="grid"><caption>${t.t('run.calls')}</caption><thead><tr><th scope="col">${t.t('run.call.tool')}</th><th scope="col">${t.t('run.call.status')}</th><th scope="col">${t.t('run.call.key')}</th><th scope="col">${t.t('run.call.result')}</th></tr></thead>
+<tbody>${(step.calls as any[]).map((c) => html`<tr><th scope="row"><code>${c.tool}</code>${c.tool === 'mcp_servers.call' ? html` <span class="note">${c.name}</span>` : ''}</th><td>${t.t(`run.call.status.${c.status}` as MessageKey)}${c.http_status ? html` <span class="note">${c.http_status}</span>` : ''}${c.approval_id ? html` · <a href="/app/approvals?ws=${ws}#${c.approval_id}">${c.approval_id}</a>` : ''}</td><td><code>${c.idempotency_key}</code></td><td><pre class="result">${(c.result ?? '').slice(0, 600)}</pre></td></tr>`)}</tbody></table>` : ''}
+</li>`)}</ol>`;
+  };
+  router.get('/app/agents', (req, res) => show(req, res, 'agents', runsBody));
+  router.get('/app/agents/runs/:id', (req, res) => show(req, res, 'agents', runBody));
+  router.post('/app/agents/runs/:id/cancel', form, post('agents', runBody, async (t, ctx, _f, req) => {
+    const o = await act(ctx, 'agent_runs.cancel', { id: String(req.params.id) });
+    return { status: statusOf(o), top: outcomeText(t, ctx, o, t.t('run.cancelled')) };
+  }));
+
   return router;
 }
