@@ -179,13 +179,13 @@ describe('autonomy policies and approvals', () => {
 
   it('denies by policy, and the highest priority wins', async () => {
     const deny = await policy(owner, { name: 'No new agents', priority: 5, match: { tools: ['agents.create'] }, effect: 'deny' });
-    const r = await sys.invoke('agents.create', { name: 'Prohibido', model: 'x', instructions: 'y' }, owner);
+    const r = await sys.invoke('agents.create', { name: 'Prohibido', model: 'embedded', instructions: 'y' }, owner);
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('policy_denied');
     expect(r.body.error).toMatch(/No new agents/);
     const allow = await policy(owner, { name: 'Admins may', priority: 6, match: { tools: ['agents.create'], roles: ['admin'] }, effect: 'allow' });
-    expect((await sys.invoke('agents.create', { name: 'Permitido', model: 'x', instructions: 'y' }, admin)).status).toBe(200);
-    expect((await sys.invoke('agents.create', { name: 'Otra Vez No', model: 'x', instructions: 'y' }, owner)).status).toBe(403);
+    expect((await sys.invoke('agents.create', { name: 'Permitido', model: 'embedded', instructions: 'y' }, admin)).status).toBe(200);
+    expect((await sys.invoke('agents.create', { name: 'Otra Vez No', model: 'embedded', instructions: 'y' }, owner)).status).toBe(403);
     await sys.invoke('policies.delete', { id: deny }, owner);
     await sys.invoke('policies.delete', { id: allow }, owner);
   });

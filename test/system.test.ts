@@ -77,7 +77,7 @@ describe('invoking tools through the gateway', () => {
     expect(project.status).toBe(200);
     const task = await sys.invoke('tasks.create', { project_id: project.body.output.project.id, title: 'Conciliar bancos' }, ownerKey);
     expect(task.status).toBe(200);
-    const agent = await sys.invoke('agents.create', { name: 'Cobrador', model: 'any', instructions: 'Remind customers of overdue invoices.' }, ownerKey);
+    const agent = await sys.invoke('agents.create', { name: 'Cobrador', model: 'embedded', instructions: 'Remind customers of overdue invoices.' }, ownerKey);
     expect(agent.status).toBe(200);
 
     for (const tool of ['parties.list', 'items.list', 'invoices.list', 'employees.list', 'projects.list', 'tasks.list', 'agents.list']) {
@@ -173,7 +173,7 @@ describe('credentials', () => {
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe('policy_denied');
     const readKey = await sys.key(workspaceId, 'owner', ['%:read']);
-    expect((await sys.invoke('agents.create', { name: 'Nope', model: 'x', instructions: 'y' }, readKey.api_key)).body.code).toBe('policy_denied');
+    expect((await sys.invoke('agents.create', { name: 'Nope', model: 'embedded', instructions: 'y' }, readKey.api_key)).body.code).toBe('policy_denied');
   });
 
   it('refuses X-Tenant-Id naming another workspace', async () => {
