@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
 import { build } from './build.ts';
+import { ensureEmbeddedModel } from './model.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 import { startImap } from './imap.ts';
 import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
@@ -60,6 +61,8 @@ try {
   const { tools } = await build();
   say(`supergraph composed; ${tools} tools`);
   await buildMongoServerJar();
+  // The embedded model agents run on by default; the agents service starts it on first use.
+  await ensureEmbeddedModel((line) => say(`embedded model: ${line}`)).catch((err) => say(`the embedded model is not installed (${(err as Error).message}); agents on it will fail until node scripts/model.ts succeeds`));
   mkdirSync(path.join(dataDir, 'mongo'), { recursive: true });
   const logDir = path.join(dataDir, 'logs');
   const mongo = await startMongo({ backend: 'h2', file: path.join(dataDir, 'mongo', 'cuadra.mv'), logFile: path.join(logDir, 'mongo.log') });

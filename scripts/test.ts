@@ -15,6 +15,7 @@ import { chromiumPath } from '../shared/src/pdf.ts';
 import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startImap } from './imap.ts';
+import { ensureEmbeddedModel } from './model.ts';
 import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
 import type { FileDuration } from './test-reporter.ts';
@@ -94,8 +95,10 @@ try {
   await ensureRedisServer();
   const [{ tools }, peppolValidator] = await Promise.all([
     phase('build (composition)', build, (r) => `${r.tools} tools`),
-    phase('jars (MongoDB server, Peppol validator)', async () => {
+    phase('jars (MongoDB server, Peppol validator) and the embedded model', async () => {
       await buildMongoServerJar();
+      // The embedded model the agents' end-to-end test runs (a no-op once cached; .ci/run fetches it first).
+      await ensureEmbeddedModel((line) => console.log(`[test] model: ${line}`));
       // The Peppol BIS 3 validator the einvoicing tests run (a no-op once built; .ci/run builds it first).
       return buildPeppolValidatorJar();
     }),
