@@ -359,6 +359,52 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
   }, 60_000);
 });
 
+describe('connections', () => {
+  it('an OAuth grant is refreshed once before it expires, even by two users at once; the rotated tokens are kept sealed', async () => {
+    const w = await workspace('OAuth SAS');
+    // The outside provider's token endpoint (RFC 6749 §6): refresh tokens rotate, and a used one is refused.
+    const issued = { refreshes: 0, valid: new Set(['refresh-1']), access: new Set<string>() };
+    const tokenServer = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+      if (form.get('grant_type') !== 'refresh_token' || form.get('client_id') !== 'cuadra-client' || form.get('client_secret') !== 'client-secret-xyz') return json(401, { error: 'invalid_client' });
+      const presented = form.get('refresh_token') ?? '';
+      if (!issued.valid.delete(presented)) return json(400, { error: 'invalid_grant' });
+      issued.refreshes += 1;
+      const access = `fresh-access-${issued.refreshes}`;
+      issued.access.add(access);
+      issued.valid.add(`refresh-${issued.refreshes + 1}`);
+      return json(200, { access_token: access, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${issued.refreshes + 1}` });
+    });
+    await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+    const protectedMcp = await startTestMcpServer((t) => issued.access.has(t));
+    try {
+      const connection = (await ok('connections.create', {
+        name: 'Drive', service: 'files', kind: 'oauth2', access_token: 'stale-access-0', expires_in: 1, refresh_token: 'refresh-1',
+        token_url: `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token`, client_id: 'cuadra-client', client_secret: 'client-secret-xyz', scopes: ['files.read'],
+      }, w.key)).connection;
+      expect(connection).toMatchObject({ kind: 'oauth2', refreshable: true, scopes: ['files.read'] });
+      // Two servers connected at once: both need the token; one refresh serves both.
+      const [a, b] = await Promise.all(['uno', 'dos'].map((key) => sys.invoke('mcp_servers.connect', { name: `Drive ${key}`, key, url: protectedMcp.url, connection_id: connection.id }, w.key)));
+      expect([a.status, b.status], JSON.stringify([a.body, b.body])).toEqual([200, 200]);
+      expect(issued.refreshes).toBe(1);
+      const after = (await ok('connections.list', {}, w.key)).rows.find((c: any) => c.id === connection.id);
+      expect(after.last_refreshed_at).not.toBeNull();
+      expect(JSON.stringify(after)).not.toMatch(/fresh-access|refresh-2|client-secret/);
+      // Revoked: nothing can use it any more.
+      await ok('connections.revoke', { id: connection.id }, w.key);
+      const refused = await sys.invoke('mcp_servers.connect', { name: 'Drive tres', key: 'tres', url: protectedMcp.url, connection_id: connection.id }, w.key);
+      expect([refused.status, refused.body.field]).toEqual([422, '/connection_id']);
+    } finally {
+      await protectedMcp.close();
+      tokenServer.closeAllConnections();
+      await new Promise<void>((resolve) => tokenServer.close(() => resolve()));
+    }
+  }, 60_000);
+});
+
 describe('triggers', () => {
   it('a ledger trigger starts one run per matching action of a person, never for an agent\'s own; a schedule starts runs until the agent is archived', async () => {
     const w = await workspace('Trigger SAS');
@@ -612,7 +658,7 @@ describe('the run page in Chromium', () => {
       expect(await axeProblems()).toEqual([]);
       await page.screenshot({ path: path.join(shots, 'agent-runs-es.png'), fullPage: true });
 
-      await page.getByRole('link', { name: `Ver la ejecución ${started.id}` }).click();
+      await page.locator(`#runs-table tr#${started.id} th a`).click();
       await page.waitForURL(`**/app/agents/runs/${started.id}**`);
       const held = page.locator('#run-waiting');
       expect(await held.textContent()).toContain('Esta ejecución espera que una persona decida la llamada a tasks.create.');

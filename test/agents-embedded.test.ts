@@ -1,6 +1,7 @@
-import { addDays, localDate } from '@cuadra/shared';
+import { localDate } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureEmbeddedModel } from '../scripts/model.ts';
+import { seedReceivables } from './helpers/canvas.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // Issue 37, "Done when": with the embedded model (SmolLM2-135M-Instruct served by llama.cpp,
@@ -33,14 +34,11 @@ async function ok(tool: string, input: unknown, key: string): Promise<any> {
 describe('an agent on the embedded model', () => {
   it('lists the overdue invoices and creates a reminder task, every call as the agent with its run id on the ledger', async () => {
     const { workspace_id, api_key: key } = await sys.workspace('Cobranza Embebida SAS');
-    const today = localDate(new Date());
-    const customer = (await ok('parties.create', { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' } }, key)).party;
-    const post = async (issue: string, due: string, description: string) => {
-      const draft = (await ok('invoices.create', { customer_id: customer.id, currency: 'COP', issue_date: issue, due_date: due, lines: [{ description, quantity: 1, unit_price: 11900000 }] }, key)).invoice;
-      return (await ok('invoices.post', { id: draft.id }, key)).invoice;
-    };
-    const overdue = await post(addDays(today, -40), addDays(today, -10), 'Asesoría de octubre');
-    const current = await post(addDays(today, -2), addDays(today, 28), 'Asesoría de noviembre');
+    // E-invoicing set up, three customers, six posted invoices: one overdue (issued 50 days ago, due 20 days ago, paid in part), the rest not yet due.
+    const seeded = await seedReceivables(sys, key);
+    const overdue = (await ok('invoices.get', { id: seeded.invoices[0] }, key)).invoice;
+    const current = (await ok('invoices.get', { id: seeded.invoices[1] }, key)).invoice;
+    expect(overdue.due_date < localDate(new Date()) && overdue.balance > 0).toBe(true);
     const project = (await ok('projects.create', { name: 'Cobranza', key: 'COB' }, key)).project;
 
     // The embedded model answers as an OpenAI-compatible provider.

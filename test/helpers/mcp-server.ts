@@ -4,11 +4,12 @@ import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 
 /**
  * A real outside MCP server for the tests, built with the official SDK (Streamable HTTP, both
- * protocol eras): it asks for `Authorization: Bearer <token>`, lists two tools and counts each
+ * protocol eras): it asks for `Authorization: Bearer <token>` (one token, or any a test accepts), lists two tools and counts each
  * call. `lookup_customer` (read-only) answers a record carrying a secret; `slow_note` waits until
  * the test releases it (to stop a process while a call is on its way).
  */
-export async function startTestMcpServer(token: string) {
+export async function startTestMcpServer(token: string | ((presented: string) => boolean)) {
+  const accepts = typeof token === 'string' ? (t: string) => t === token : token;
   const calls: { tool: string; arguments: Record<string, unknown> }[] = [];
   const waiting: (() => void)[] = [];
   let onSlow: (() => void) | null = null;
@@ -46,7 +47,8 @@ export async function startTestMcpServer(token: string) {
     return Buffer.concat(chunks).toString('utf8');
   };
   const http = createServer(async (req, res) => {
-    if (req.headers.authorization !== `Bearer ${token}`) {
+    const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!presented || !accepts(presented)) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(JSON.stringify({ error: 'unauthorized' }));
       return;
     }

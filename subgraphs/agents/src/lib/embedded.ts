@@ -33,7 +33,7 @@ export class EmbeddedModel {
 
   async #start(env: NodeJS.ProcessEnv): Promise<string> {
     const file = embeddedModelFile(env);
-    if (!existsSync(file)) throw new CuadraError('unavailable', 'The embedded model is not installed here (node scripts/model.ts installs it); nothing was done.');
+    if (!existsSync(file)) throw new CuadraError('unavailable', 'The embedded model is not installed here (node scripts/model.ts installs it); nothing was done.', { beforeAnyEffect: true });
     const entry = path.resolve(import.meta.dirname, '..', 'embedded', 'main.ts');
     const child = spawn(process.execPath, [entry], {
       env: { ...env, CUADRA_EMBEDDED_MODEL_PATH: file, CUADRA_EMBEDDED_THREADS: env.CUADRA_EMBEDDED_THREADS ?? '2' },
@@ -48,18 +48,18 @@ export class EmbeddedModel {
     });
     const lines = createInterface({ input: child.stdout! });
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CuadraError('unavailable', 'The embedded model did not start within 60 s; nothing was done.')), 60_000);
+      const timer = setTimeout(() => reject(new CuadraError('unavailable', 'The embedded model did not start within 60 s; nothing was done.', { beforeAnyEffect: true })), 60_000);
       lines.once('line', (line) => {
         clearTimeout(timer);
         try {
           resolve((JSON.parse(line) as { url: string }).url);
         } catch {
-          reject(new CuadraError('unavailable', 'The embedded model did not start; nothing was done.'));
+          reject(new CuadraError('unavailable', 'The embedded model did not start; nothing was done.', { beforeAnyEffect: true }));
         }
       });
       child.once('exit', () => {
         clearTimeout(timer);
-        reject(new CuadraError('unavailable', 'The embedded model stopped while starting; nothing was done.'));
+        reject(new CuadraError('unavailable', 'The embedded model stopped while starting; nothing was done.', { beforeAnyEffect: true }));
       });
     });
     return url;

@@ -36,7 +36,7 @@ export async function resolveModel(db: Connection, workspace: string, id: string
   let apiKey: string | null = null;
   if (doc.api_key_sealed) {
     apiKey = sealer?.open(doc.api_key_sealed, apiKeyContext(workspace, doc._id)) ?? null;
-    if (apiKey === null) throw new CuadraError('unavailable', `The API key of the model "${doc.name}" cannot be opened here (no seal key, or another one); set it again with ai_models.update.`);
+    if (apiKey === null) throw new CuadraError('unavailable', `The API key of the model "${doc.name}" cannot be opened here (no seal key, or another one); set it again with ai_models.update.`, { beforeAnyEffect: true });
   }
   return {
     id: doc._id, name: doc.name, provider: 'openai_compatible', model: doc.model, baseURL: async () => doc.base_url, apiKey, currency: doc.currency,

@@ -42,7 +42,7 @@ export function outboundFetch(trusted = false): typeof fetch {
     const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!trusted) {
       const problem = outboundUrlProblem(target);
-      if (problem) return Promise.reject(new CuadraError('unavailable', `${problem} Nothing was sent.`));
+      if (problem) return Promise.reject(new CuadraError('unavailable', `${problem} Nothing was sent.`, { beforeAnyEffect: true }));
     }
     return undiciFetch(input as never, { ...(init as object), dispatcher } as never);
   }) as unknown as typeof fetch;

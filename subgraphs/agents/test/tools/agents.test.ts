@@ -161,7 +161,7 @@ describe('the subgraph door', () => {
   });
 
   it('answers unknown tools, and tools of modules it does not own, with unknown_tool', async () => {
-    expect(await svc.call('agents.run', {}, owner)).toMatchObject({ ok: false, code: 'unknown_tool' });
+    expect(await svc.call('agents.teleport', {}, owner)).toMatchObject({ ok: false, code: 'unknown_tool' });
     expect(await svc.call('tasks.create', { project_id: 'prj_x', title: 'X' }, owner)).toMatchObject({ ok: false, code: 'unknown_tool' });
   });
 });

@@ -31,7 +31,7 @@ export async function authorizationOf(db: Connection, workspace: string, id: str
     });
   }
   const token = open(sealer, c!.secret_sealed, c!, 'secret');
-  if (!token) throw new CuadraError('unavailable', 'The connection\'s secret cannot be opened here (no seal key, or another one); nothing was sent.');
+  if (!token) throw new CuadraError('unavailable', 'The connection\'s secret cannot be opened here (no seal key, or another one); nothing was sent.', { beforeAnyEffect: true });
   return `Bearer ${token}`;
 }
 
@@ -53,9 +53,9 @@ async function refresh(db: Connection, c: ConnectionDoc, sealer: Sealer | null):
   } catch (err) {
     const reason = String((err as { error?: string; message?: string }).error ?? (err as Error).message).slice(0, 200);
     await connections(db).updateOne({ _id: c._id }, { $set: { refresh_error: reason, updated_at: new Date() } });
-    throw new CuadraError('unavailable', `The connection's token could not be refreshed (${reason}); nothing was sent.`);
+    throw new CuadraError('unavailable', `The connection's token could not be refreshed (${reason}); nothing was sent.`, { beforeAnyEffect: true });
   }
-  if (!sealer) throw new CuadraError('unavailable', 'No seal key: refreshed tokens cannot be kept; nothing was sent.');
+  if (!sealer) throw new CuadraError('unavailable', 'No seal key: refreshed tokens cannot be kept; nothing was sent.', { beforeAnyEffect: true });
   const now = new Date();
   const set: Record<string, unknown> = {
     secret_sealed: sealer.seal(tokens.access_token, secretContext(c.workspace, c._id, 'secret')),

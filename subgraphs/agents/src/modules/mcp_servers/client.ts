@@ -22,7 +22,8 @@ export async function withMcpClient<T>(db: Connection, workspace: string, server
   try {
     await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
   } catch (err) {
-    throw new CuadraError('unavailable', `The MCP server at ${server.url} could not be reached or refused the session (${String((err as Error).message).slice(0, 200)}); nothing was done.`);
+    // No session, so no call was made: the caller may try again (nothing to reconcile).
+    throw new CuadraError('unavailable', `The MCP server at ${server.url} could not be reached or refused the session (${String((err as Error).message).slice(0, 200)}); nothing was done.`, { beforeAnyEffect: true });
   }
   try {
     return await work(client);
