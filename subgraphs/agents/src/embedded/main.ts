@@ -6,7 +6,7 @@ import { startEmbeddedServer } from './server.ts';
 const modelPath = process.env.CUADRA_EMBEDDED_MODEL_PATH;
 if (!modelPath) throw new Error('CUADRA_EMBEDDED_MODEL_PATH is required.');
 const threads = Number(process.env.CUADRA_EMBEDDED_THREADS ?? 2);
-const server = await startEmbeddedServer({ modelPath, threads: Number.isInteger(threads) && threads > 0 ? threads : 2 }, Number(process.env.PORT ?? 0));
+const server = await startEmbeddedServer({ modelPath, threads: Number.isInteger(threads) && threads > 0 ? threads : 2 }, Number(process.env.CUADRA_EMBEDDED_PORT ?? 0));
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 const stop = () => void server.close().finally(() => process.exit(0));
 process.stdin.on('end', stop);
