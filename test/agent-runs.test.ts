@@ -545,6 +545,10 @@ describe('usage metrics from rollups kept on write', () => {
     expect(row('all').p95_ms).toBeGreaterThanOrEqual(row('all').p50_ms);
     expect([row('succeeded').runs, row('failed').runs, row('cancelled').runs]).toEqual([2, 1, 0]);
     expect(row('succeeded').cost_micros).toBe(297_300);
+    // The workspace's activity counts the runs' calls, and says which were agents'.
+    const activity = await ok('metrics.query', { metric: 'activity', days: 1, limit: 100 }, w.key);
+    expect(activity.rows.find((r: any) => r.tool === 'invoices.list')).toEqual({ tool: 'invoices.list', count: 1, by_agent_runs: 1 });
+    expect(activity.rows.find((r: any) => r.tool === 'agents.run')).toMatchObject({ count: 3, by_agent_runs: 0 });
     // The runs are also a records source.
     const listed = await ok('records.list', { source: 'agent_runs', limit: 10 }, w.key);
     expect(listed.rows.map((r: any) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());

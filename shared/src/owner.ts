@@ -444,18 +444,22 @@ export class ToolOwner {
 
   /**
    * Settles one intent whose process died (or hangs past its lease): its `interrupted` ledger entry,
-   * its approval `failed`, its Idempotency-Key answered `outcome_unknown`. The intent is claimed by
-   * deleting it first, so two settlers never write two entries. False if another settled it.
+   * its approval `failed`, its Idempotency-Key answered `outcome_unknown`. The key is answered
+   * first (a conditional update, harmless twice): while the intent exists a retry of the key cannot
+   * take it over, and once the intent is gone the key is already answered — were it the other way
+   * round, a retry arriving in between would see a running key with no intent and run the action a
+   * second time. The intent is then claimed by deleting it, so two settlers never write two
+   * entries. False if another settled it.
    */
   async #settleIntent(intent: IntentDoc, now = new Date()): Promise<boolean> {
     const { intents, approvals, ledger, idempotency } = this.#governance;
+    if (intent.idempotency_key && intent._id.startsWith('int_')) await idempotency.settleInterrupted(intent._id.slice(4), outcomeUnknown());
     const claimed = await intents.findOneAndDelete({ _id: intent._id });
     if (!claimed) return false;
     await ledger.append({ principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted', approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime() });
     if (intent.approval_id) {
       await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call; whether it took effect is unknown. Check before asking again.');
     }
-    if (intent.idempotency_key && intent._id.startsWith('int_')) await idempotency.settleInterrupted(intent._id.slice(4), outcomeUnknown());
     return true;
   }
 

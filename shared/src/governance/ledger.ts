@@ -392,14 +392,14 @@ export class Ledger {
    * `from`. The walk is capped at `maxScanned` entries read (default 50 000, 100 windows): a
    * workspace busier than that over the span gets the newest part, and `truncated` says so.
    */
-  async span(workspace: string, from: string, to: string, maxScanned = 50_000): Promise<{ entries: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome'>[]; truncated: boolean }> {
+  async span(workspace: string, from: string, to: string, maxScanned = 50_000): Promise<{ entries: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome' | 'run_id'>[]; truncated: boolean }> {
     const head = await this.#heads.findById(workspace).lean();
-    const out: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome'>[] = [];
+    const out: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome' | 'run_id'>[] = [];
     if (!head) return { entries: out, truncated: false };
     let scanned = 0;
     for (let high = head.seq; high > 0; high -= 500) {
       if (scanned >= maxScanned) return { entries: out, truncated: true };
-      const rows = await this.entries.find({ workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } }, { _id: 0, at: 1, tool: 1, module: 1, outcome: 1 }).lean();
+      const rows = await this.entries.find({ workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } }, { _id: 0, at: 1, tool: 1, module: 1, outcome: 1, run_id: 1 }).lean();
       // Counted by positions, so even a chain with gaps ends the walk within the cap.
       scanned += 500;
       let newest = '';

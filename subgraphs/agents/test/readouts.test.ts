@@ -92,7 +92,7 @@ describe('agentsMetric (metrics.query approvals_pending and activity)', () => {
     const r = await ok(metric(owner, { metric: 'activity', days: 7, limit: 2, target: 100 }), 'agentsMetric');
     const today = localDate(new Date());
     expect(r).toMatchObject({ metric: 'activity', unit: 'count', summary: { value: 5, target: 100 } });
-    expect(r.rows).toEqual([{ tool: 'agents.create', count: 4 }, { tool: 'agents.list', count: 1 }]);
+    expect(r.rows).toEqual([{ tool: 'agents.create', count: 4, by_agent_runs: 0 }, { tool: 'agents.list', count: 1, by_agent_runs: 0 }]);
     expect(r.series).toHaveLength(7);
     expect(r.series.at(-1)).toEqual({ period: today, period_end: today, value: 5 });
     expect(r.series.slice(0, 6).every((p: any) => p.value === 0)).toBe(true);

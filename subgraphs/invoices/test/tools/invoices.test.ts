@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ASSERTION_HEADER, generateSigningKeyPair, sealerFromEnv, signServiceAssertion } from '@cuadra/shared';
+import { addDays, ASSERTION_HEADER, generateSigningKeyPair, localDate, sealerFromEnv, signServiceAssertion } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, testServiceKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
 import { cufe } from '../../src/einvoicing/cufe.ts';
@@ -220,6 +220,23 @@ describe('invoices.list and get', () => {
     expect((await sg.call('invoices.list', { search: 'SETP990000000' }, owner)).output.rows.length).toBe(1);
     expect((await sg.call('invoices.list', { status: 'draft' }, owner)).output.rows.length).toBe(0);
     expect(await sg.call('invoices.get', { id: inv.id }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
+  });
+});
+
+describe('invoices.list overdue', () => {
+  it('lists the posted invoices still owed whose due date is before today (the workspace\'s), not drafts, paid or future ones', async () => {
+    const owner = await configuredWorkspace(sg);
+    const today = localDate(new Date());
+    const days = (n: number) => addDays(today, n);
+    const late = await draft(sg, owner, { issue_date: days(-40), due_date: days(-10) });
+    const dueToday = await draft(sg, owner, { issue_date: days(-5), due_date: today });
+    const future = await draft(sg, owner, { issue_date: days(-5), due_date: days(20) });
+    const draftLate = await draft(sg, owner, { issue_date: days(-40), due_date: days(-9) });
+    for (const inv of [late, dueToday, future]) expect((await sg.call('invoices.post', { id: inv.id }, owner)).ok).toBe(true);
+    const ids = async (input: Record<string, unknown>) => (await sg.call('invoices.list', input, owner)).output.rows.map((r: { id: string }) => r.id).sort();
+    expect(await ids({ overdue: true })).toEqual([late.id]);
+    expect(await ids({ overdue: false })).toEqual([late.id, dueToday.id, future.id, draftLate.id].filter((id) => id !== late.id).sort());
+    expect(await sg.call('invoices.list', { overdue: 'yes' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/overdue' });
   });
 });
 

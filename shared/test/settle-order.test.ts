@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../src/db.ts';
+import { inputDigest } from '../src/governance/digest.ts';
+import { Governance } from '../src/governance/index.ts';
+import { createLogger } from '../src/logger.ts';
+import { ToolOwner } from '../src/owner.ts';
+import type { Principal } from '../src/principal.ts';
+import { createRegistry } from '../src/registry.ts';
+
+// Found by the agents' kill test (issue 37): an outside call whose process died was made a second
+// time. Recovery deleted the dead attempt's intent before it answered the attempt's key; a retry
+// arriving in between saw a running key past its lease and no intent — "provably never started" —
+// and ran the call again. The invariant: while a key is running, its intent is gone only if its
+// action never started.
+
+const dbName = `test_settle_${randomBytes(4).toString('hex')}`;
+let db: Connection;
+
+beforeAll(async () => {
+  db = await connectDatabase(process.env.MONGO_URL!, dbName);
+  await new Governance(db).init();
+});
+afterAll(async () => {
+  await db.dropDatabase().catch(() => undefined);
+  await db.close();
+});
+
+describe('settling an attempt that died while acting', () => {
+  it('answers its key before its intent goes, so no retry can take the key over in between', async () => {
+    const governance = new Governance(db);
+    const owner = new ToolOwner({ subgraph: 'crm', registry: createRegistry('crm', ['parties'], []), governance, db, log: createLogger('test') });
+    const ws = `ws_${randomBytes(4).toString('hex')}`;
+    const principal: Principal = { workspace: ws, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null };
+    const digest = inputDigest({ name: 'x' });
+    const started = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
+    if (started.kind !== 'run') throw new Error('expected to hold the key');
+    const intentId = `int_${started.run}`;
+    // What a process killed mid-action leaves: a running key past its lease and its intent, long started.
+    await db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() - 1_000) } });
+    await governance.intents.create({
+      _id: intentId, workspace: ws, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: digest, principal, approval_id: null, idempotency_key: 'k1',
+      started_at: new Date(Date.now() - 10 * 60_000),
+    });
+    // Watch every moment recovery writes: whenever the intent is gone, the key must be answered.
+    const seen: { intent: boolean; state: string }[] = [];
+    const append = governance.ledger.append.bind(governance.ledger);
+    governance.ledger.append = async (record) => {
+      const [intent, key] = await Promise.all([governance.intents.exists({ _id: intentId }), db.collection('idempotency').findOne({ run: started.run })]);
+      seen.push({ intent: intent !== null, state: String(key?.state) });
+      return append(record);
+    };
+    await owner.recover();
+    expect(seen).toHaveLength(1);
+    expect(seen.every((s) => s.intent || s.state === 'done')).toBe(true);
+    expect(await governance.intents.exists({ _id: intentId })).toBeNull();
+    const key = await db.collection('idempotency').findOne({ run: started.run });
+    expect(key).toMatchObject({ state: 'done' });
+    // A retry now replays the unknown outcome; it never runs the call.
+    const retry = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
+    expect(retry.kind).toBe('replay');
+    expect(retry.kind === 'replay' && retry.answer.status).toBe(502);
+  });
+});
