@@ -36,7 +36,6 @@ export const create = defineTool({
     + 'its prices per million input, output and cached tokens in minor units of a currency (default USD), its context size and the largest answer asked of it. '
     + 'The embedded model (id "embedded") is always there and needs no record.',
   risk: 'write',
-  secretInputs: ['api_key'],
   input: {
     type: 'object', additionalProperties: false, required: ['name', 'base_url', 'model', 'prices'],
     properties: MODEL_FIELDS,

@@ -9,7 +9,6 @@ export const update = defineTool({
   description: 'Change a model of the workspace: name, base URL, provider model name, API key (sealed; null removes it), currency, prices, context size, '
     + 'largest answer, requests per minute, or status (archived: agents on it stop taking runs).',
   risk: 'write',
-  secretInputs: ['api_key'],
   input: {
     type: 'object', additionalProperties: false, required: ['id'], minProperties: 2,
     properties: {

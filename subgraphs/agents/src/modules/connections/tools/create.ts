@@ -11,7 +11,6 @@ export const create = defineTool({
   description: 'Add a connection to an outside service: an API key (kind api_key), or an OAuth 2 grant (kind oauth2: access token, refresh token, expiry, token URL, client id and secret), '
     + 'with the scopes it carries. Every key and token is sealed at rest and never shown again; an OAuth access token is refreshed before it expires. MCP servers use connections for their auth.',
   risk: 'write',
-  secretInputs: ['api_key', 'access_token', 'refresh_token', 'client_secret'],
   input: {
     type: 'object', additionalProperties: false, required: ['name', 'service', 'kind'],
     properties: {
