@@ -131,7 +131,9 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     const approval = (await ok('approvals.get', { id: approvalId }, w.key)).approval;
     expect(approval).toMatchObject({ status: 'pending', tool: 'tasks.create', input: { title: 'Llamar a Tienda Andina', project_id: w.project.id }, requested_by: { type: 'agent', id: agent.id } });
 
-    await ok('approvals.decide', { id: approvalId, decision: 'approve' }, w.key);
+    // Only a person decides (the workspace's operator key has none behind it): an admin with a key they made.
+    const admin = await sys.person(w.workspace_id, 'admin', 'Aprobadora');
+    await ok('approvals.decide', { id: approvalId, decision: 'approve' }, admin.api_key);
     const done = await runUntil(started.id, w.key, ['succeeded', 'failed']);
     expect(done).toMatchObject({ status: 'succeeded', stop_reason: 'completed', output: 'Listo: tarea creada.', waiting: null });
     expect(done.steps.map((s: any) => s.calls.map((c: any) => [c.tool, c.status, c.idempotency_key]))).toEqual([
@@ -270,6 +272,32 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     expect(model.requests.filter((r) => r.tag === 'budget2')).toHaveLength(0);
   }, 60_000);
 
+  it('limits: max steps stops the run failed (max_steps) before another model call; a model silent past the working time ends it timed_out (max_time)', async () => {
+    const w = await workspace('Limits SAS');
+    const looping = (await ok('agents.create', { name: 'En bucle', model: w.aiModel.id, tools: ['invoices.list'], limits: { max_steps: 2 } }, w.key)).agent;
+    model.script('steps', [
+      { tool_calls: [{ name: 'invoices__list', arguments: {} }] },
+      { tool_calls: [{ name: 'invoices__list', arguments: { limit: 1 } }] },
+      { content: 'never asked' },
+    ]);
+    const r1 = (await ok('agents.run', { agent_id: looping.id, input: '[steps] Lista sin parar.' }, w.key)).run;
+    const stepped = await runUntil(r1.id, w.key, ['succeeded', 'failed', 'timed_out']);
+    expect(stepped).toMatchObject({ status: 'failed', stop_reason: 'max_steps', limits: { max_steps: 2 } });
+    expect(stepped.steps.map((s: any) => s.calls.map((c: any) => c.status))).toEqual([['done'], ['done']]);
+    expect(model.requests.filter((r) => r.tag === 'steps')).toHaveLength(2);
+
+    // 10 s of working time (the least allowed); the model holds its answer past it.
+    const slow = (await ok('agents.create', { name: 'Sin prisa', model: w.aiModel.id, tools: ['invoices.list'], limits: { max_seconds: 10 } }, w.key)).agent;
+    model.script('slow', [{ content: 'too late', hold: true }]);
+    const r2 = (await ok('agents.run', { agent_id: slow.id, input: '[slow] Piensa.' }, w.key)).run;
+    const timed = await runUntil(r2.id, w.key, ['succeeded', 'failed', 'timed_out'], 40_000);
+    model.release('slow', 0);
+    expect(timed).toMatchObject({ status: 'timed_out', stop_reason: 'max_time', steps: [], output: null });
+    expect(timed.active_ms).toBeGreaterThanOrEqual(10_000);
+    // No tokens were recorded for the answer that never came.
+    expect(timed.usage).toEqual({ input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_micros: 0 });
+  }, 90_000);
+
   it('a model\'s requests-per-minute limit makes the run wait for the next minute, without calling the model', async () => {
     const w = await workspace('Minute SAS');
     const slow = (await ok('ai_models.create', { name: 'Uno por minuto', base_url: model.url, model: 'scripted-1', prices: { input: 1, output: 1 }, context_size: 16_000, max_output_tokens: 64, requests_per_minute: 1 }, w.key)).ai_model;
@@ -300,7 +328,8 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     const cancelled = (await ok('agent_runs.cancel', { id: started.id }, w.key)).run;
     expect(cancelled).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
     expect((await ok('approvals.get', { id: waiting.waiting.approval_id }, w.key)).approval.status).toBe('rejected');
-    const late = await sys.invoke('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, w.key);
+    const admin = await sys.person(w.workspace_id, 'admin', 'Tardía');
+    const late = await sys.invoke('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, admin.api_key);
     expect([late.status, late.body.code]).toEqual([409, 'conflict']);
     await new Promise((r) => setTimeout(r, 1500));
     expect((await ok('tasks.list', { project_id: w.project.id }, w.key)).rows).toHaveLength(0);
@@ -675,7 +704,7 @@ describe('the run page in Chromium', () => {
       expect(await axeProblems()).toEqual([]);
       await page.screenshot({ path: path.join(shots, 'agent-run-waiting-es.png'), fullPage: true });
 
-      await ok('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, key);
+      await ok('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, (await sys.person(opened.body.workspace_id, 'admin', 'Aprobadora')).api_key);
       await runUntil(started.id, key, ['succeeded']);
       await page.goto(`${sys.gatewayUrl}/app/agents/runs/${started.id}?lang=en`);
       expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toContain('Succeeded');

@@ -387,7 +387,7 @@ export class Ledger {
 
   /**
    * The entries of a span of time (`from` ≤ at < `to`, ISO instants), projected to `at`, `tool`,
-   * `module` and `outcome`, for the activity metric. Walks back from the head in windows of 500
+   * `module`, `outcome` and (an agent run's calls) `run_id`, for the activity metric. Walks back from the head in windows of 500
    * seq numbers (indexed range reads, as `list`) and stops at the first window wholly before
    * `from`. The walk is capped at `maxScanned` entries read (default 50 000, 100 windows): a
    * workspace busier than that over the span gets the newest part, and `truncated` says so.
@@ -405,7 +405,7 @@ export class Ledger {
       let newest = '';
       for (const r of rows) {
         if (r.at > newest) newest = r.at;
-        if (r.at >= from && r.at < to) out.push({ at: r.at, tool: r.tool, module: r.module, outcome: r.outcome });
+        if (r.at >= from && r.at < to) out.push({ at: r.at, tool: r.tool, module: r.module, outcome: r.outcome, ...(r.run_id ? { run_id: r.run_id } : {}) });
       }
       // Entries are appended in time order (up to a batch's milliseconds): older windows hold nothing later.
       if (rows.length > 0 && newest < from) break;

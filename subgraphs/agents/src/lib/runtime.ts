@@ -466,6 +466,10 @@ export class AgentRuntime {
       await settleBudget(db, budgetId, -(promptEstimate + maxTokens), -estCost);
       const error = providerError(err);
       endSpan(span, {}, error);
+      // The call was given what was left of the run's working time: a model still silent when it ran out is the run's time running out.
+      if (activeMs() + 100 >= run.limits.max_seconds * 1000) {
+        return { stop: 'max_time', status: 'timed_out', error: `The run used its ${run.limits.max_seconds} s of working time while the model had not answered.` };
+      }
       return { stop: 'model_error', status: 'failed', error };
     }
     const usage = usageOf(res.usage);
