@@ -298,6 +298,30 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     expect(timed.usage).toEqual({ input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_micros: 0 });
   }, 90_000);
 
+  it('a provider that is busy (429, 5xx) is asked again later, nothing counted twice; one that refuses the request (401) ends the run failed (model_error)', async () => {
+    const w = await workspace('Busy SAS');
+    const agent = (await ok('agents.create', { name: 'Insistente', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
+    model.script('busy', [
+      { tool_calls: [{ name: 'invoices__list', arguments: {} }], fail: 503 },
+      { content: 'Hecho.', fail: 429 },
+    ]);
+    const r1 = (await ok('agents.run', { agent_id: agent.id, input: '[busy] Lista.' }, w.key)).run;
+    const done = await runUntil(r1.id, w.key, ['succeeded', 'failed', 'timed_out']);
+    expect(done).toMatchObject({ status: 'succeeded', output: 'Hecho.' });
+    expect(model.requests.filter((r) => r.tag === 'busy').map((r) => r.step)).toEqual([0, 0, 1, 1]);
+    expect(done.steps).toHaveLength(2);
+    // Only the answers are counted: 2 × (100 × 300 + 20 × 1,200) = 108,000.
+    expect(done.usage).toEqual({ input_tokens: 200, output_tokens: 40, cached_tokens: 0, cost_micros: 108_000 });
+    expect((await runLedger(r1.id, w.key)).map((e) => e.tool)).toEqual(['invoices.list']);
+
+    model.script('refused', [{ content: 'never', fail: 401 }]);
+    const r2 = (await ok('agents.run', { agent_id: agent.id, input: '[refused] Lista.' }, w.key)).run;
+    const failed = await runUntil(r2.id, w.key, ['succeeded', 'failed', 'timed_out']);
+    expect(failed).toMatchObject({ status: 'failed', stop_reason: 'model_error', steps: [] });
+    expect(failed.error).toContain('401');
+    expect(model.requests.filter((r) => r.tag === 'refused')).toHaveLength(1);
+  }, 60_000);
+
   it('a model\'s requests-per-minute limit makes the run wait for the next minute, without calling the model', async () => {
     const w = await workspace('Minute SAS');
     const slow = (await ok('ai_models.create', { name: 'Uno por minuto', base_url: model.url, model: 'scripted-1', prices: { input: 1, output: 1 }, context_size: 16_000, max_output_tokens: 64, requests_per_minute: 1 }, w.key)).ai_model;
@@ -583,6 +607,41 @@ describe('usage metrics from rollups kept on write', () => {
     expect(listed.rows.map((r: any) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
     const refused = await sys.invoke('metrics.query', { metric: 'llm_usage', days: 400 }, w.key);
     expect([refused.status, refused.body.code]).toEqual([422, 'invalid_input']);
+  }, 60_000);
+});
+
+describe('reads of the agents subgraph', () => {
+  it('records sources agents, agent_runs, ai_models, mcp_servers and connections (never a secret), and the graph\'s runs with their agent, each of one workspace only', async () => {
+    const w = await workspace('Reads SAS');
+    const other = await workspace('Other Reads SAS');
+    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, w.key)).connection;
+    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, w.key)).mcp_server;
+    const agent = (await ok('agents.create', { name: 'Lectora', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
+    model.script('reads', [{ content: 'Nada que hacer.', usage: { prompt_tokens: 40, completion_tokens: 4 } }]);
+    const started = (await ok('agents.run', { agent_id: agent.id, input: '[reads] Mira.' }, w.key)).run;
+    await runUntil(started.id, w.key, ['succeeded']);
+
+    const rows = async (source: string, key = w.key) => (await ok('records.list', { source, limit: 50 }, key)).rows;
+    expect((await rows('agents')).map((r: any) => r.id)).toEqual([agent.id]);
+    expect((await rows('agent_runs')).map((r: any) => [r.id, r.status])).toEqual([[started.id, 'succeeded']]);
+    expect((await rows('ai_models')).map((r: any) => [r.id, r.name, r.input_price, r.output_price])).toEqual([[w.aiModel.id, 'Scripted', 300, 1200]]);
+    expect((await rows('mcp_servers')).map((r: any) => [r.id, r.key, r.tools])).toEqual([[server.id, 'files', 2]]);
+    expect((await rows('connections')).map((r: any) => [r.id, r.kind])).toEqual([[connection.id, 'api_key']]);
+    const everything = JSON.stringify(await Promise.all(['agents', 'agent_runs', 'ai_models', 'mcp_servers', 'connections'].map((source) => rows(source))));
+    for (const secret of [MCP_TOKEN, MODEL_KEY]) expect(everything).not.toContain(secret);
+    // The other workspace sees none of them.
+    for (const source of ['agent_runs', 'mcp_servers', 'connections']) expect(await rows(source, other.key)).toEqual([]);
+    expect((await rows('ai_models', other.key)).map((r: any) => r.id)).toEqual([other.aiModel.id]);
+
+    const query = 'query($agent: ID) { agentRuns(limit: 5, agentId: $agent) { id status stopReason steps inputTokens outputTokens costMicros currency agent { id name } } }';
+    const graph = await sys.fetch('/graphql', { key: w.key, body: { query, variables: { agent: agent.id } } });
+    expect(graph.status, JSON.stringify(graph.body)).toBe(200);
+    // 40 × 300 + 4 × 1,200 = 12,000 + 4,800 = 16,800 millionths of a cent.
+    expect(graph.body.data.agentRuns).toEqual([{
+      id: started.id, status: 'succeeded', stopReason: 'completed', steps: 1, inputTokens: 40, outputTokens: 4, costMicros: 16_800, currency: 'USD', agent: { id: agent.id, name: 'Lectora' },
+    }]);
+    const one = await sys.fetch('/graphql', { key: other.key, body: { query: `{ agentRun(id: "${started.id}") { id } agentRuns { id } }` } });
+    expect(one.body.data).toEqual({ agentRun: null, agentRuns: [] });
   }, 60_000);
 });
 

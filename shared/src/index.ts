@@ -12,7 +12,7 @@ export {
 } from './credentials.ts';
 export { compileValidator, createAjv, pointerOf } from './validation.ts';
 export { createSealer, holdsSecret, openSecrets, REDACTED, sealAt, sealerFromEnv, sealSecrets, toolInputDigest } from './seal.ts';
-export { assertSecretFieldsDeclared, declaredSecret, mapSecrets, namedLikeSecret, SECRET_KEYWORD, secretShape, secretsIn, undeclaredSecretFields } from './secrets.ts';
+export { assertSecretFieldsDeclared, declaredSecret, mapSecrets, namedLikeSecret, nameWords, NOT_SECRET_LAST_WORDS, SECRET_KEYWORD, secretShape, secretsIn, undeclaredSecretFields } from './secrets.ts';
 export type { SecretShape } from './secrets.ts';
 export type { Sealer } from './seal.ts';
 export { bumpVersion, currentVersion } from './cache-version.ts';

@@ -8,6 +8,8 @@ export interface ScriptedReply {
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
   /** The first request of this step is answered only once `release(tag, step)` is called (to kill a process while it waits); a repeat is answered at once. */
   hold?: boolean;
+  /** The first request of this step is answered with this HTTP error status (as a provider does when overloaded: 429, 503), a repeat as scripted. */
+  fail?: number;
 }
 
 /** A request the scripted model received, as sent. */
@@ -24,6 +26,7 @@ export async function startScriptedModel() {
   const scripts = new Map<string, ScriptedReply[]>();
   const requests: ReceivedRequest[] = [];
   const held = new Map<string, () => void>();
+  const failed = new Set<string>();
   const arrived = new Map<string, () => void>();
   const arrivals = new Map<string, Promise<void>>();
   const key = (tag: string, step: number) => `${tag}#${step}`;
@@ -54,6 +57,11 @@ export async function startScriptedModel() {
     const reply = scripts.get(tag)?.[step];
     if (!reply) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no scripted reply for ${tag} step ${step}` } }));
+      return;
+    }
+    if (reply.fail && !failed.has(key(tag, step))) {
+      failed.add(key(tag, step));
+      res.writeHead(reply.fail, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { message: `scripted failure ${reply.fail}`, type: 'server_error' } }));
       return;
     }
     if (reply.hold && !held.has(key(tag, step))) await new Promise<void>((resolve) => held.set(key(tag, step), resolve));

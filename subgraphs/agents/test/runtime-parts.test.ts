@@ -57,14 +57,17 @@ describe('the runtime\'s parts', () => {
     expect(usageOf({ prompt_tokens: -1, completion_tokens: Number.NaN })).toEqual({ input_tokens: 0, output_tokens: 0, cached_tokens: 0 });
   });
 
-  it('redacts secret-named fields and credential-shaped values, whatever the depth', () => {
+  it('redacts secret-named fields (the build\'s naming rule) and credential-shaped values, whatever the depth; keeps lookup keys', () => {
     const out = redactSecrets({
       name: 'Tienda', api_token: 'abc', nested: [{ client_secret: 'x', note: 'key nk_0123456789abcdefghijABCDEFGHIJ here' }], input_tokens: 120, password: null,
-      jwt: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4eHh4eHh4In0.c2lnbmF0dXJlMTIz', software_pin: '1234', idempotency_key: 'run_x:s1:c0',
+      jwt: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4eHh4eHh4In0.c2lnbmF0dXJlMTIz', software_pin: '1234', headers: { Authorization: 'Basic dXNlcjpwYXNz', 'Set-Cookie': 'sid=1' },
+      // Not secrets: a run's key, a project's key, an e-invoice's CUFE, facts about a key.
+      idempotency_key: 'run_x:s1:c0', project: { key: 'COB' }, document_key: 'a1b2c3', api_key_hint: '…9f8e', token_type: 'Bearer',
     });
     expect(out).toEqual({
       name: 'Tienda', api_token: '[redacted]', nested: [{ client_secret: '[redacted]', note: '[redacted]' }], input_tokens: 120, password: null,
-      jwt: '[redacted]', software_pin: '[redacted]', idempotency_key: '[redacted]',
+      jwt: '[redacted]', software_pin: '[redacted]', headers: { Authorization: '[redacted]', 'Set-Cookie': '[redacted]' },
+      idempotency_key: 'run_x:s1:c0', project: { key: 'COB' }, document_key: 'a1b2c3', api_key_hint: '…9f8e', token_type: 'Bearer',
     });
   });
 

@@ -77,3 +77,20 @@ export function providerError(err: unknown): string {
   if (err instanceof CuadraError) return err.message;
   return `The model provider could not be reached: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
 }
+
+/** Statuses a provider answers when it is busy or failing for a while, not because of the request: asked again later. */
+const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+
+/**
+ * When to ask a provider again after this failure, in ms; null when asking again would not help
+ * (the request itself was refused: 400, 401, 403, 404, 422…). A busy provider's `Retry-After`
+ * (seconds) is followed up to a minute; otherwise 2 s. A connection that failed is transient; a
+ * timeout is not (the run's time decides then).
+ */
+export function retryAfterMs(err: unknown): number | null {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return null;
+  if (err instanceof OpenAI.APIConnectionError) return 2_000;
+  if (!(err instanceof OpenAI.APIError) || err.status === undefined || !TRANSIENT_STATUSES.has(err.status)) return null;
+  const seconds = Number(err.headers?.get?.('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(60_000, Math.ceil(seconds * 1000)) : 2_000;
+}

@@ -8,7 +8,7 @@ import {
 } from '../modules/agent_runs/model.ts';
 import { mcpToolsFor, MCP_CALL_TOOL } from '../modules/mcp_servers/catalog.ts';
 import { nextScheduled } from './agent-config.ts';
-import { clientFor, costMicros, providerError, resolveModel, usageOf, type ResolvedModel } from './llm.ts';
+import { clientFor, costMicros, providerError, resolveModel, retryAfterMs, usageOf, type ResolvedModel } from './llm.ts';
 import { redactSecrets } from './redact.ts';
 import { endSpan, startSpan, takeSpans } from './telemetry.ts';
 import { addRunEnd, addStepUsage, endMark, forgetMark, reserveBudget, settleBudget, stepMark, takeModelCall } from './usage.ts';
@@ -340,7 +340,11 @@ export class AgentRuntime {
           await agentRuns(db).updateOne({ _id: runId, executor: this.#executor }, { $set: { status: 'queued', executor: null, lease_until: next, active_ms: activeMs() } });
           return;
         }
-        if (typeof step === 'object' && 'stop' in step) return await this.#finish(run, step.status, step.stop, step.error, activeMs());
+        if ('retryInMs' in step) {
+          await agentRuns(db).updateOne({ _id: runId, executor: this.#executor }, { $set: { status: 'queued', executor: null, lease_until: new Date(Date.now() + step.retryInMs), active_ms: activeMs() } });
+          return;
+        }
+        if ('stop' in step) return await this.#finish(run, step.status, step.stop, step.error, activeMs());
         if (step.calls.length === 0) {
           return await this.#finish({ ...run, steps: [...run.steps, step] }, 'succeeded', 'completed', null, activeMs(), step.content ?? '');
         }
@@ -427,7 +431,7 @@ export class AgentRuntime {
   }
 
   /** One model call: budget reserved, the answer and its usage recorded (and rolled up) before any tool is called. */
-  async #modelStep(run: AgentRunDoc, agent: AgentDoc, model: ResolvedModel, offered: OfferedTool[], parent: Span, activeMs: () => number): Promise<RunStep | 'lost' | 'wait' | { stop: StopReason; status: RunStatus; error: string }> {
+  async #modelStep(run: AgentRunDoc, agent: AgentDoc, model: ResolvedModel, offered: OfferedTool[], parent: Span, activeMs: () => number): Promise<RunStep | 'lost' | 'wait' | { retryInMs: number } | { stop: StopReason; status: RunStatus; error: string }> {
     const { db } = this.#deps;
     const messages = this.#messages(run, agent, offered);
     // A fixed procedure names the one tool of this step (then none: the answer); else the model chooses.
@@ -470,6 +474,9 @@ export class AgentRuntime {
       if (activeMs() + 100 >= run.limits.max_seconds * 1000) {
         return { stop: 'max_time', status: 'timed_out', error: `The run used its ${run.limits.max_seconds} s of working time while the model had not answered.` };
       }
+      // A busy or unreachable provider did nothing: the same step is asked again later (up to the run's bound of attempts).
+      const later = retryAfterMs(err);
+      if (later !== null && run.attempts < MAX_ATTEMPTS) return { retryInMs: later };
       return { stop: 'model_error', status: 'failed', error };
     }
     const usage = usageOf(res.usage);
