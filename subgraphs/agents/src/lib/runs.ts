@@ -6,6 +6,17 @@ import { EMBEDDED } from './llm.ts';
 import { aiModels } from '../modules/ai_models/model.ts';
 import { newTraceId } from './telemetry.ts';
 
+const queuedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` whenever this process queues a run (the runtime takes it up at once instead of
+ * at its next sweep). Returns the way to stop listening.
+ */
+export function onRunQueued(listener: () => void): () => void {
+  queuedListeners.add(listener);
+  return () => queuedListeners.delete(listener);
+}
+
 /** A new run's id. */
 export function newRunId(): string {
   return newId('run');
@@ -29,5 +40,7 @@ export async function createRun(
   };
   await runQueue(db).updateOne({ _id: id }, { $setOnInsert: { workspace: agent.workspace, since: now } }, { upsert: true });
   await createPositioned(agentRuns(db), run);
+  // After the caller's answer is on its way: the sweep would find the run anyway, a few hundred ms later.
+  setImmediate(() => { for (const listener of queuedListeners) listener(); });
   return run;
 }

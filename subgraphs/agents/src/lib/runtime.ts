@@ -12,7 +12,7 @@ import { clientFor, costMicros, providerError, resolveModel, retryAfterMs, usage
 import { redactSecrets } from './redact.ts';
 import { endSpan, startSpan, takeSpans } from './telemetry.ts';
 import { addRunEnd, addStepUsage, endMark, forgetMark, reserveBudget, settleBudget, stepMark, takeModelCall } from './usage.ts';
-import { createRun } from './runs.ts';
+import { createRun, onRunQueued } from './runs.ts';
 
 /**
  * The agent runtime (issue 37): runs live in the database as a state machine and are worked on by
@@ -97,6 +97,9 @@ export class AgentRuntime {
   readonly #agentSpans = new Map<string, Span>();
   #timer: NodeJS.Timeout | undefined;
   #sweeping = false;
+  /** A run was queued while a sweep was on: sweep again when it ends. */
+  #sweepAgain = false;
+  #unlisten: (() => void) | undefined;
   #stopped = false;
   #ledgerCheckedAt = 0;
 
@@ -109,6 +112,10 @@ export class AgentRuntime {
     this.#stopped = false;
     this.#timer ??= setInterval(() => void this.sweep(), intervalMs);
     this.#timer.unref();
+    this.#unlisten ??= onRunQueued(() => {
+      if (this.#sweeping) this.#sweepAgain = true;
+      else void this.sweep();
+    });
   }
 
   /** Stops taking work and waits for the runs this process is on to reach a stored point. */
@@ -116,6 +123,8 @@ export class AgentRuntime {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     await Promise.allSettled([...this.#working]);
     while (this.#sweeping) await new Promise((r) => setTimeout(r, 20));
   }
@@ -155,6 +164,10 @@ export class AgentRuntime {
       this.#deps.log.warn({ err }, 'agent runtime sweep failed; will retry');
     } finally {
       this.#sweeping = false;
+      if (this.#sweepAgain && !this.#stopped) {
+        this.#sweepAgain = false;
+        setImmediate(() => void this.sweep());
+      }
     }
   }
 
