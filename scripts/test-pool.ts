@@ -33,6 +33,8 @@ export interface SharedSystemInfo {
   subgraphs: Record<string, { name: string; url: string; port: number; pid: number }>;
   keys: { privateKey: string; publicKey: string };
   ledgerKeys: { privateKey: string; publicKey: string };
+  /** The services' key pair (peer reads, agents' run assertions). */
+  serviceKeys: { privateKey: string; publicKey: string };
   /**
    * The loopback address (127.1.x.y) this file's connections leave from: limits keyed by the
    * client's address (sign-up, sign-in, client registration) then count each file apart, as they
@@ -161,6 +163,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
         subgraphs: Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, { name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 }])),
         keys: system.keys,
         ledgerKeys: system.ledgerKeys,
+        serviceKeys: system.serviceKeys,
         // 127.1.0.2, 127.1.0.3, …: every one on the loopback interface, none the servers' 127.0.0.1.
         sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
       };

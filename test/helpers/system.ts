@@ -29,6 +29,8 @@ export interface TestSystem {
   keys: { privateKey: string; publicKey: string };
   /** The ledger's Ed25519 key pair; its public key verifies `Ledger-Receipt` values. */
   ledgerKeys: { privateKey: string; publicKey: string };
+  /** The services' key pair (peer reads; the agents service signs its runs' assertions with it). */
+  serviceKeys: { privateKey: string; publicKey: string };
   /** Whether this file shares its worker's system with other files (see {@link startTestSystem}). */
   shared: boolean;
   identity: IdentityStore;
@@ -130,6 +132,7 @@ async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: 
     subgraphs: info.subgraphs,
     keys: info.keys,
     ledgerKeys: info.ledgerKeys,
+    serviceKeys: info.serviceKeys,
     killSubgraph: refuse('Killing a subgraph'),
     restartSubgraph: refuse('Restarting a subgraph'),
     startAnotherGateway: refuse('Another gateway'),
@@ -140,7 +143,7 @@ async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: 
 }
 
 /** The processes of a system, started here (own) or by the pool (shared). */
-type ProcessesOf = Pick<TestSystem, 'gatewayUrl' | 'gateway' | 'subgraphs' | 'keys' | 'ledgerKeys' | 'killSubgraph' | 'restartSubgraph' | 'startAnotherGateway' | 'stop'>;
+type ProcessesOf = Pick<TestSystem, 'gatewayUrl' | 'gateway' | 'subgraphs' | 'keys' | 'ledgerKeys' | 'serviceKeys' | 'killSubgraph' | 'restartSubgraph' | 'startAnotherGateway' | 'stop'>;
 
 /** A service process as the tests see it. */
 function endpoint(p: ServiceProcess): ServiceEndpoint {
@@ -155,6 +158,7 @@ function ownProcesses(system: RunningSystem): ProcessesOf {
     get subgraphs() { return Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, endpoint(p)])); },
     keys: system.keys,
     ledgerKeys: system.ledgerKeys,
+    serviceKeys: system.serviceKeys,
     killSubgraph: (name) => system.killSubgraph(name),
     restartSubgraph: (name) => system.restartSubgraph(name),
     startAnotherGateway: async () => endpoint(await system.startAnotherGateway()),
@@ -196,6 +200,7 @@ async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string,
     get subgraphs() { return system.subgraphs; },
     keys: system.keys,
     ledgerKeys: system.ledgerKeys,
+    serviceKeys: system.serviceKeys,
     shared,
     killSubgraph: system.killSubgraph,
     restartSubgraph: system.restartSubgraph,
