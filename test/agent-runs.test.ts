@@ -1,13 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { signAgentRunAssertion } from '@cuadra/shared';
-import { chromium } from 'playwright-core';
-import { repoRoot } from '../scripts/infra.ts';
-import { claimCodeFor } from './helpers/mail.ts';
+import { axeProblems, openBrowser, pageWatching, SHOTS } from './helpers/browser.ts';
+import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { FormAgent, formFields } from './helpers/oauth.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMcpServer } from './helpers/mcp-server.ts';
@@ -703,9 +700,7 @@ describe('refusals of the agents tools', () => {
 
 describe('the run page in Chromium', () => {
   it('shows a run waiting for a person: its steps, the held call with a link to the inbox, its cost (Spanish first, axe clean)', async () => {
-    const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
-    mkdirSync(shots, { recursive: true });
-    const person = { email: 'diana@tostadora.example', password: 'tinto campesino 2026' };
+    const person = { email: uniqueAddress('diana@tostadora.example'), password: 'tinto campesino 2026' };
     const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: person.email, workspace_name: 'Tostadora del Huila', agent_name: 'Asistente', name: 'Diana' } });
     expect(opened.status).toBe(201);
     const forms = new FormAgent(sys.gatewayUrl);
@@ -724,22 +719,10 @@ describe('the run page in Chromium', () => {
     const started = (await ok('agents.run', { agent_id: agent.id, input: '[page] Revisa la cartera vencida.' }, key)).run;
     const waiting = await runUntil(started.id, key, ['waiting_approval']);
 
-    const profile = mkdtempSync(path.join(tmpdir(), 'cuadra-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const { context, close } = await openBrowser({ width: 1280, height: 900 });
     const problems: string[] = [];
     try {
-      const page = await context.newPage();
-      page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-      page.on('pageerror', (e) => problems.push(e.message));
-      const axeProblems = async () => {
-        await page.evaluate(axe);
-        const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
-        return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      };
+      const page = await pageWatching(context, problems);
       await page.goto(`${sys.gatewayUrl}/app/agents`);
       await page.getByLabel('Correo electrónico').fill(person.email);
       await page.getByLabel('Contraseña').fill(person.password);
@@ -747,8 +730,8 @@ describe('the run page in Chromium', () => {
       await page.waitForURL('**/app/agents', { timeout: 180_000 });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Ejecuciones de agentes de Tostadora del Huila');
       expect(await page.locator(`#runs-table tr#${started.id} td`).first().textContent()).toBe('Esperando aprobación');
-      expect(await axeProblems()).toEqual([]);
-      await page.screenshot({ path: path.join(shots, 'agent-runs-es.png'), fullPage: true });
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-runs-es.png'), fullPage: true });
 
       await page.locator(`#runs-table tr#${started.id} th a`).click();
       await page.waitForURL(`**/app/agents/runs/${started.id}**`);
@@ -760,8 +743,8 @@ describe('the run page in Chromium', () => {
       expect(await page.locator('#run-steps > li').count()).toBe(2);
       // What the model wrote is shown as text, never as markup.
       expect(await page.locator('#run-steps').textContent()).toContain('<script>alert(1)</script>');
-      expect(await axeProblems()).toEqual([]);
-      await page.screenshot({ path: path.join(shots, 'agent-run-waiting-es.png'), fullPage: true });
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-run-waiting-es.png'), fullPage: true });
 
       await ok('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, (await sys.person(opened.body.workspace_id, 'admin', 'Aprobadora')).api_key);
       await runUntil(started.id, key, ['succeeded']);
@@ -769,12 +752,11 @@ describe('the run page in Chromium', () => {
       expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toContain('Succeeded');
       expect(await page.locator('#run-output').textContent()).toBe('Tarea creada.');
       expect(await page.locator('#run-waiting').count()).toBe(0);
-      expect(await axeProblems()).toEqual([]);
-      await page.screenshot({ path: path.join(shots, 'agent-run-done-en.png'), fullPage: true });
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-run-done-en.png'), fullPage: true });
       expect(problems).toEqual([]);
     } finally {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      await close();
     }
   }, 300_000);
 });
