@@ -21,6 +21,8 @@ function snapshot(root: string): Map<string, string> {
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
+      // A link (a workspace's own node_modules) points back into the checkout: not the copy's.
+      if (e.isSymbolicLink()) continue;
       if (e.isDirectory()) walk(p);
       else out.set(path.relative(root, p), readFileSync(p, 'utf8'));
     }
