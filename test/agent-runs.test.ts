@@ -246,6 +246,20 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     expect((await sys.fetch('/v1/tools/invoices.list:invoke', { headers: { authorization: `Bearer ${forged}` }, body: {} })).status).toBe(401);
   }, 60_000);
 
+  it('an agent acts under its workspace\'s country, as every caller does: a Dutch workspace\'s agent invoices at 21 % VAT', async () => {
+    const dutch = await sys.identity.createWorkspace({ name: 'Jansen Agenten B.V.', ownerEmail: 'eigenaar@jansen-agenten.example', country: 'NL' });
+    const customer = (await ok('parties.create', { name: 'Klant B.V.', kind: 'customer' }, dutch.api_key)).party;
+    const agent = (await ok('agents.create', { name: 'Facturen', model: 'embedded', tools: ['invoices.create'] }, dutch.api_key)).agent;
+    const assertion = signAgentRunAssertion({ workspace: dutch.workspace_id, agent: agent.id, run: 'run_dutch', patterns: ['invoices.create'] }, sys.serviceKeys.privateKey);
+    const made = await sys.fetch('/v1/tools/invoices.create:invoke', {
+      headers: { authorization: `Bearer ${assertion}` },
+      body: { customer_id: customer.id, currency: 'EUR', lines: [{ description: 'Advies', quantity: 2, unit_price: 9500, tax_rate_ppm: 210000 }] },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    // 2 × 95.00 = 190.00; VAT 21 % = 39.90; 229.90.
+    expect(made.body.output.invoice).toMatchObject({ subtotal: 19000, tax_total: 3990, total: 22990 });
+  }, 60_000);
+
   it('budget exhausted: the run stops before the call that would pass it, with status failed and reason budget_exhausted', async () => {
     const w = await workspace('Budget SAS');
     const agent = (await ok('agents.create', { name: 'Gastón', model: w.aiModel.id, tools: ['invoices.list'], budget: { daily_tokens: 8_000 } }, w.key)).agent;

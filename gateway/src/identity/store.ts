@@ -138,7 +138,7 @@ export class IdentityStore {
 
   /** Who an OAuth access token is; `unauthenticated` when this gateway takes no tokens or the token fails. */
   async authenticateAccessToken(token: string): Promise<Principal> {
-    if (this.#agentRunKey && isAgentRunAssertion(token)) return verifyAgentRunAssertion(token, this.#agentRunKey);
+    if (this.#agentRunKey && isAgentRunAssertion(token)) return this.#withCountry(verifyAgentRunAssertion(token, this.#agentRunKey));
     if (!this.#accessTokens || token.length > 4096) throw new CuadraError('unauthenticated', 'The credential is neither an API key nor a valid access token.');
     return this.#withCountry(await this.#accessTokens.authenticate(token));
   }
