@@ -309,6 +309,27 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
     expect(timed.usage).toEqual({ input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_micros: 0 });
   }, 90_000);
 
+  it('an answer cut at its largest size, or one that skips the call its procedure names, ends the run failed (model_error), not succeeded', async () => {
+    const w = await workspace('Cut SAS');
+    const agent = (await ok('agents.create', { name: 'Cortada', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
+    model.script('cut', [{ content: '{"name":"invoices__list","argum', finish: 'length' }]);
+    const r1 = (await ok('agents.run', { agent_id: agent.id, input: '[cut] Lista.' }, w.key)).run;
+    const cut = await runUntil(r1.id, w.key, ['succeeded', 'failed', 'timed_out']);
+    expect(cut).toMatchObject({ status: 'failed', stop_reason: 'model_error', output: null });
+    expect(cut.error).toContain('cut');
+    // Its tokens were spent and are counted: 100 × 300 + 20 × 1,200 = 54,000.
+    expect(cut.usage.cost_micros).toBe(54_000);
+
+    const procedural = (await ok('agents.create', { name: 'Con procedimiento', model: w.aiModel.id, tools: ['invoices.list'], procedure: ['invoices.list'] }, w.key)).agent;
+    model.script('skip', [{ content: 'Ya está.' }]);
+    const r2 = (await ok('agents.run', { agent_id: procedural.id, input: '[skip] Lista.' }, w.key)).run;
+    const skipped = await runUntil(r2.id, w.key, ['succeeded', 'failed', 'timed_out']);
+    expect(skipped).toMatchObject({ status: 'failed', stop_reason: 'model_error', output: null });
+    expect(skipped.error).toContain('invoices.list');
+    // The model was told to call it.
+    expect(model.requests.find((r) => r.tag === 'skip')!.body.tool_choice).toEqual({ type: 'function', function: { name: 'invoices__list' } });
+  }, 60_000);
+
   it('a provider that is busy (429, 5xx) is asked again later, nothing counted twice; one that refuses the request (401) ends the run failed (model_error)', async () => {
     const w = await workspace('Busy SAS');
     const agent = (await ok('agents.create', { name: 'Insistente', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;

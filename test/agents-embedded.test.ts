@@ -62,7 +62,7 @@ describe('an agent on the embedded model', () => {
       run = (await ok('agent_runs.get', { id: started.id }, key)).run;
     } while (!['succeeded', 'failed', 'timed_out', 'cancelled'].includes(run.status) && Date.now() < deadline);
     expect(run, JSON.stringify(run)).toMatchObject({ status: 'succeeded', stop_reason: 'completed' });
-    expect(run.steps).toHaveLength(3);
+    expect(run.steps, JSON.stringify(run.steps)).toHaveLength(3);
 
     // Effects in the workspace: the listing saw the overdue invoice only; one task, in the fixed project.
     const [list, create] = [run.steps[0].calls[0], run.steps[1].calls[0]];

@@ -10,6 +10,8 @@ export interface ScriptedReply {
   hold?: boolean;
   /** The first request of this step is answered with this HTTP error status (as a provider does when overloaded: 429, 503), a repeat as scripted. */
   fail?: number;
+  /** The finish reason to report (default: tool_calls for calls, stop for text); `length`: the answer was cut. */
+  finish?: string;
 }
 
 /** A request the scripted model received, as sent. */
@@ -72,7 +74,7 @@ export async function startScriptedModel() {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({
       id: `chatcmpl-${tag}-${step}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model,
-      choices: [{ index: 0, message, finish_reason: reply.tool_calls ? 'tool_calls' : 'stop', logprobs: null }],
+      choices: [{ index: 0, message, finish_reason: reply.finish ?? (reply.tool_calls ? 'tool_calls' : 'stop'), logprobs: null }],
       usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens, ...(usage.cached_tokens ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } } : {}) },
     }));
   });

@@ -17,7 +17,8 @@ describe('the embedded model\'s grammar and prompt', () => {
     };
     expect(grammarSchema(schema)).toEqual({
       type: 'object', required: ['project_id', 'title'],
-      properties: { project_id: { type: 'string', minLength: 1, maxLength: 64 }, title: { type: 'string', maxLength: 200 } },
+      // Every free string at most 50 characters (the tool's own 64 and 300 are cut down).
+      properties: { project_id: { type: 'string', minLength: 1, maxLength: 50 }, title: { type: 'string', maxLength: 50 } },
     });
     expect(grammarSchema({ type: 'array', items: { enum: ['a', 'b'] }, maxItems: 50 })).toEqual({ type: 'array', items: { enum: ['a', 'b'] }, maxItems: 5 });
     expect(grammarSchema({ type: 'string', format: 'date' })).toEqual({ type: 'string', format: 'date' });
@@ -26,7 +27,7 @@ describe('the embedded model\'s grammar and prompt', () => {
 
   it('offers one call per tool, and the final answer only when the request allows one', () => {
     const tools = [{ type: 'function' as const, function: { name: 'tasks__create', parameters: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } } }];
-    expect(answerSchema(tools, false)).toEqual({ type: 'object', required: ['name', 'arguments'], properties: { name: { const: 'tasks__create' }, arguments: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 200 } } } } });
+    expect(answerSchema(tools, false)).toEqual({ type: 'object', required: ['name', 'arguments'], properties: { name: { const: 'tasks__create' }, arguments: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 50 } } } } });
     expect((answerSchema(tools, true) as { oneOf: unknown[] }).oneOf).toHaveLength(2);
   });
 

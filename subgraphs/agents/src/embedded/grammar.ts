@@ -9,6 +9,8 @@ export type GrammarSchema = Record<string, unknown>;
 
 const FORMATS = new Set(['date', 'date-time', 'time']);
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
+/** The longest free string the grammar lets the embedded model write. */
+export const MAX_STRING = 50;
 
 /**
  * The grammar-ready form of `schema`. Only the properties a call needs (`required`) and those
@@ -40,8 +42,10 @@ export function grammarSchema(schema: unknown, depth = 0): GrammarSchema {
     if (typeof s.format === 'string' && FORMATS.has(s.format)) return { type: 'string', format: s.format };
     const out: GrammarSchema = { type: 'string' };
     if (typeof s.minLength === 'number') out.minLength = s.minLength;
-    // A long free text is where a small model rambles: 200 characters says what a task title or a note needs.
-    out.maxLength = typeof s.maxLength === 'number' ? Math.min(s.maxLength, 200) : 200;
+    // A long free text is where a small model rambles (seen: a title repeating a date until the answer was cut).
+    // 50 characters say what a task title needs and keep a whole call inside the embedded model's 128-token answer
+    // even at worst: ≤ 2 tokens a character (digits one each, accented letters two) = 100, plus ~18 of JSON.
+    out.maxLength = typeof s.maxLength === 'number' ? Math.min(s.maxLength, MAX_STRING) : MAX_STRING;
     return out;
   }
   if (typeof type === 'string' || Array.isArray(type)) return { type };

@@ -543,6 +543,14 @@ export class AgentRuntime {
     await addStepUsage(db, run, step);
     await agentRuns(db).updateOne({ _id: run._id }, { $set: { [`steps.${n - 1}.usage_applied`]: true } });
     await forgetMark(db, run.workspace, run.day, stepMark(run._id, n));
+    // An answer without a call is the run's end only when it is whole and allowed: one cut at its
+    // largest size, or one that skips the call its procedure's step names, is not a finished task.
+    if (calls.length === 0 && step.finish_reason === 'length') {
+      return { stop: 'model_error', status: 'failed', error: `The model's answer was cut at its largest size (${maxTokens} tokens) before it was whole; nothing more was done.` };
+    }
+    if (calls.length === 0 && forced) {
+      return { stop: 'model_error', status: 'failed', error: `Step ${n} of the procedure calls ${procedure![n - 1]}; the model answered without calling it.` };
+    }
     return step;
   }
 
