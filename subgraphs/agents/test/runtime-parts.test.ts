@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerSchema, chatPrompt } from '../src/embedded/server.ts';
+import { answerSchema, chatPrompt, contentLimit } from '../src/embedded/server.ts';
 import { grammarSchema } from '../src/embedded/grammar.ts';
 import { costMicros, usageOf } from '../src/lib/llm.ts';
 import { outboundUrlProblem } from '../src/lib/outbound.ts';
@@ -29,6 +29,16 @@ describe('the embedded model\'s grammar and prompt', () => {
     const tools = [{ type: 'function' as const, function: { name: 'tasks__create', parameters: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } } }];
     expect(answerSchema(tools, false)).toEqual({ type: 'object', required: ['name', 'arguments'], properties: { name: { const: 'tasks__create' }, arguments: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 50 } } } } });
     expect((answerSchema(tools, true) as { oneOf: unknown[] }).oneOf).toHaveLength(2);
+  });
+
+  it('keeps a final answer inside the token budget: (128 − 8) / 2 = 60 characters for 128 tokens, at most 400', () => {
+    expect(contentLimit(128)).toBe(60);
+    expect(contentLimit(512)).toBe(252);
+    expect(contentLimit(4096)).toBe(400);
+    // No tool callable now (a run's last step): only the final answer, bounded.
+    expect(answerSchema([], true, contentLimit(128))).toEqual({ type: 'object', required: ['content'], properties: { content: { type: 'string', maxLength: 60 } } });
+    expect(chatPrompt({ messages: [{ role: 'user', content: 'Revisa.' }] }, [], true, true)).toContain('Answer with one JSON object: {"content": <your answer>}.');
+    expect(chatPrompt({ messages: [{ role: 'user', content: 'Revisa.' }] }, [], true)).not.toContain('JSON');
   });
 
   it('renders ChatML with tool results in their own turn, apart from the person\'s words', () => {

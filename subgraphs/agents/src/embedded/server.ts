@@ -56,7 +56,7 @@ function offeredTools(req: ChatRequest): { tools: ChatTool[]; mayAnswer: boolean
  * tools are listed in the system turn; a tool's result is its own `tool` turn, apart from the
  * person's and the system's words.
  */
-export function chatPrompt(req: ChatRequest, tools: ChatTool[], mayAnswer: boolean): string {
+export function chatPrompt(req: ChatRequest, tools: ChatTool[], mayAnswer: boolean, jsonAnswer = false): string {
   const turns: string[] = [];
   const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n');
   let toolText = '';
@@ -64,6 +64,8 @@ export function chatPrompt(req: ChatRequest, tools: ChatTool[], mayAnswer: boole
     toolText = '\n\nAnswer with one JSON object. To call a tool: {"name": <tool>, "arguments": {…}}.'
       + (mayAnswer ? ' When the work is done: {"content": <your answer>}.' : '')
       + '\nTools:\n' + tools.map((t) => `- ${t.function.name}: ${t.function.description ?? ''}`.trim()).join('\n');
+  } else if (jsonAnswer) {
+    toolText = '\n\nNo tool may be called now. Answer with one JSON object: {"content": <your answer>}.';
   }
   if (system || toolText) turns.push(`<|im_start|>system\n${system}${toolText}<|im_end|>`);
   for (const m of req.messages) {
@@ -89,13 +91,22 @@ function safeJson(text: string): unknown {
   }
 }
 
+/**
+ * The longest final answer (characters) that fits `maxTokens` whole, at worst: 2 tokens a character
+ * plus the JSON around it (`{"content": "…"}`, under 8 tokens). An answer the grammar lets grow past
+ * the budget is cut, and a cut answer fails the run (seen: the last step of a run rambling to 128 tokens).
+ */
+export function contentLimit(maxTokens: number): number {
+  return Math.max(1, Math.min(400, Math.floor((maxTokens - 8) / 2)));
+}
+
 /** The grammar of one answer: a call of one offered tool (its arguments by its schema), or the final content. */
-export function answerSchema(tools: ChatTool[], mayAnswer: boolean): GrammarSchema {
+export function answerSchema(tools: ChatTool[], mayAnswer: boolean, contentMax = 400): GrammarSchema {
   const options: GrammarSchema[] = tools.map((t) => ({
     type: 'object', required: ['name', 'arguments'],
     properties: { name: { const: t.function.name }, arguments: grammarSchema(t.function.parameters ?? { type: 'object' }) },
   }));
-  if (mayAnswer) options.push({ type: 'object', required: ['content'], properties: { content: { type: 'string', maxLength: 400 } } });
+  if (mayAnswer) options.push({ type: 'object', required: ['content'], properties: { content: { type: 'string', maxLength: contentMax } } });
   return options.length === 1 ? options[0] : { oneOf: options };
 }
 
@@ -144,14 +155,17 @@ export async function startEmbeddedServer(opts: EmbeddedOptions, port = 0): Prom
 
   async function complete(body: ChatRequest) {
     const { tools, mayAnswer } = offeredTools(body);
-    const prompt = chatPrompt(body, tools, mayAnswer);
+    // Tools declared but none callable now (`tool_choice: "none"`, a run's last step): the final answer is asked in
+    // the JSON form of every earlier turn, under a grammar that keeps it inside the token budget.
+    const jsonAnswer = tools.length === 0 && (body.tools?.length ?? 0) > 0;
+    const prompt = chatPrompt(body, tools, mayAnswer, jsonAnswer);
     const tokens = model.tokenize(prompt, true);
     const maxTokens = Math.max(1, Math.min(body.max_completion_tokens ?? body.max_tokens ?? 256, MAX_COMPLETION_TOKENS));
     if (tokens.length + maxTokens > context.contextSize) {
       return { error: `The conversation (${tokens.length} tokens) and the answer asked for do not fit the model's context of ${context.contextSize} tokens.` } as const;
     }
     let schema: GrammarSchema | null = null;
-    if (tools.length > 0) schema = answerSchema(tools, mayAnswer);
+    if (tools.length > 0 || jsonAnswer) schema = answerSchema(tools, mayAnswer, contentLimit(maxTokens));
     else if (body.response_format?.type === 'json_schema' && body.response_format.json_schema?.schema) schema = grammarSchema(body.response_format.json_schema.schema);
     const grammar = schema ? await grammarFor(schema) : body.response_format?.type === 'json_object' ? await llama.getGrammarFor('json') : undefined;
     // Each request stands alone: the sequence starts empty, so nothing of another conversation is kept.
@@ -163,7 +177,7 @@ export async function startEmbeddedServer(opts: EmbeddedOptions, port = 0): Prom
     const usage = { prompt_tokens: tokens.length, completion_tokens: completionTokens, total_tokens: tokens.length + completionTokens };
     let message: Record<string, unknown> = { role: 'assistant', content: response };
     let finish = metadata.stopReason === 'maxTokens' ? 'length' : 'stop';
-    if (tools.length > 0 && finish !== 'length') {
+    if ((tools.length > 0 || jsonAnswer) && finish !== 'length') {
       const parsed = safeJson(response) as { name?: string; arguments?: unknown; content?: string };
       if (typeof parsed.name === 'string') {
         message = { role: 'assistant', content: null, tool_calls: [{ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name: parsed.name, arguments: JSON.stringify(parsed.arguments ?? {}) } }] };
