@@ -64,6 +64,9 @@ export interface TestSystem {
 export interface TestSystemOptions {
   /** A system of this file's own even when the shared one would do (e.g. the file reads or changes what every workspace shares). */
   own?: boolean;
+  /** Servers of this file's own (a file that kills or restarts the database or Redis): its system is its own too. */
+  mongoUrl?: string;
+  redisUrl?: string;
 }
 
 // What a file does to the processes themselves: such a file cannot share them with others.
@@ -78,6 +81,7 @@ const PROCESS_CONTROL = /\.(killSubgraph|restartSubgraph|startAnotherGateway)\s*
 export function ownSystemReason(env: Record<string, string>, options: TestSystemOptions, file = expect.getState().testPath): string | null {
   if (!testPoolUrl()) return 'no test pool (run the tests with `npm test`)';
   if (options.own) return 'asked for';
+  if (options.mongoUrl || options.redisUrl) return 'servers of its own';
   const differs = Object.entries(env).filter(([k, v]) => SHARED_SYSTEM_ENV[k] !== v).map(([k]) => k);
   if (differs.length > 0) return `settings of its own (${differs.join(', ')})`;
   if (file && PROCESS_CONTROL.test(readFileSync(file, 'utf8'))) return 'it kills, restarts or adds processes';
@@ -96,8 +100,9 @@ export function ownSystemReason(env: Record<string, string>, options: TestSystem
  * code. `stop()` ends an own system and only lets go of a shared one.
  */
 export async function startTestSystem(label: string, env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
-  const mongoUrl = process.env.MONGO_URL;
-  const redisUrl = process.env.REDIS_URL;
+  // A file that kills or restarts a server passes its own (`mongoUrl`, `redisUrl`); the others use the ones `npm test` started.
+  const mongoUrl = options.mongoUrl ?? process.env.MONGO_URL;
+  const redisUrl = options.redisUrl ?? process.env.REDIS_URL;
   if (!mongoUrl || !redisUrl) throw new Error('MONGO_URL and REDIS_URL are not set: run the tests with `npm test`.');
   const reason = ownSystemReason(env, options);
   if (reason === null) {

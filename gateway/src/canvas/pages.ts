@@ -14,6 +14,7 @@ import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
 import { crmPages } from '../pages/crm.ts';
+import { isOutage, redisReady, sendUnavailablePage } from '../pages/unavailable.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
 import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
 import { PipelineRefusal } from '../pipeline.ts';
@@ -109,6 +110,8 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
 
   router.get('/app/sign-in', (req, res) => {
+    // Sessions and sign-in throttles live in Redis: without it the form could only fail.
+    if (!redisReady(deps.redis)) return sendUnavailablePage(req, res);
     const t = localeOf(req, res);
     sendPage(res, { title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
   });
@@ -120,6 +123,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     const t = localeOf(req, res);
     const again = (status: number, error: string) => sendPage(res, { status, title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
     try {
+      if (!redisReady(deps.redis)) return sendUnavailablePage(req, res);
       if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, t.t('signIn.expired'));
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       if (!email || !password) return again(400, t.t('signIn.missing'));
@@ -142,6 +146,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
       res.redirect(303, next);
     } catch (err) {
       deps.log.error({ err }, 'app sign-in failed');
+      if (isOutage(err)) return sendUnavailablePage(req, res);
       again(500, `${t.t('error.title')}. ${t.t('error.retry')}`);
     }
   });

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
 import { RoleStore } from './roles.ts';
+import { publishRevocation } from './revocations.ts';
 
 /** How long a checked key stays in the Redis cache. Revocation overwrites the entry at once. */
 const CACHE_SECONDS = 60;
@@ -115,11 +116,13 @@ export class IdentityStore {
     return this.#models.apiKeys.findOne({ _id: id, workspace, revoked_at: null }, { _id: 1, role: 1, created_by_person: 1 }).lean();
   }
 
-  /** Revokes a key of a workspace; effective at once on every gateway (the cache entry is overwritten). */
+  /** Revokes a key of a workspace; effective at once on every gateway (the cache entry is overwritten, the revocation published). */
   async revokeApiKey(workspace: string, id: string): Promise<boolean> {
     const key = await this.#models.apiKeys.findOneAndUpdate({ _id: id, workspace, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' }).lean();
     if (!key) return false;
     await this.#redis.set(cacheKey(key.hash), REVOKED, 'EX', CACHE_SECONDS * 2);
+    // Every gateway ends the key's open event streams on this message, not at their next check.
+    await publishRevocation(this.#redis, [`key:${key._id}`]);
     return true;
   }
 

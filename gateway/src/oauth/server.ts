@@ -7,6 +7,7 @@ import { sha256, type PeopleStore } from '../identity/people.ts';
 import { consentPage, errorPage, loginPage } from '../pages/authorize.ts';
 import { clientAddress, sameText, sendPage, type CsrfGuard } from '../pages/html.ts';
 import { localeOf, pageChrome } from '../pages/i18n.ts';
+import { isOutage, OUTAGE_RETRY_SECONDS, sendUnavailablePage } from '../pages/unavailable.ts';
 import { isMetadataDocumentUrl, OAuthError, parseRegistration, redirectUriMatches, type ClientInfo, type MetadataDocumentClients } from './clients.ts';
 import { oauthModels } from './models.ts';
 import type { Throttle } from './throttle.ts';
@@ -217,6 +218,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
     // The OAuth error's own message (a protocol detail) stays as the library words it.
     if (err instanceof OAuthError) return sendPage(res, { status: 400, title: t.t('oauth.invalid.title'), ...pageChrome(req, t), body: errorPage(t, t.t('oauth.invalid.title'), err.message) });
     deps.log.error({ err }, 'authorization request failed');
+    if (isOutage(err)) return sendUnavailablePage(req, res);
     sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: errorPage(t, t.t('error.title'), t.t('error.retry')) });
   }
 
@@ -279,6 +281,8 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
   }
 
   router.get('/oauth/authorize', async (req, res) => {
+    // The sign-in it shows is throttled in Redis: without it the form could only fail.
+    if (!deps.throttles.login.available) return sendUnavailablePage(req, res);
     try {
       showLogin(req, res, await parseAuthorization(req.query as Record<string, unknown>));
     } catch (err) {
@@ -388,6 +392,9 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
   router.post('/oauth/token', form, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
+    // A code or refresh token this exchange took (single use) and has not turned into tokens yet:
+    // given back if the exchange fails on a store, so an outage never costs the client its grant.
+    let taken: { model: typeof models.codes | typeof models.refreshTokens; hash: string; at: Date } | null = null;
     try {
       const client = await authenticateClient(req);
       const body = req.body as Record<string, unknown>;
@@ -396,7 +403,9 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
         const code = str('code');
         if (!code) throw new OAuthError('invalid_request', 'Send the code.');
         const hash = sha256(code);
-        const used = await models.codes.findOneAndUpdate({ _id: hash, used_at: null }, { $set: { used_at: new Date() } }, { returnDocument: 'before' }).lean();
+        const at = new Date();
+        const used = await models.codes.findOneAndUpdate({ _id: hash, used_at: null }, { $set: { used_at: at } }, { returnDocument: 'before' }).lean();
+        if (used) taken = { model: models.codes, hash, at };
         if (!used) {
           const earlier = await models.codes.findById(hash).lean();
           // A code presented twice was stolen or replayed: whatever it issued is revoked (RFC 6749 §4.1.2).
@@ -414,15 +423,20 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
         const resource = str('resource');
         if (resource !== undefined && tokens.resourceOf(resource) !== used.resource) throw new OAuthError('invalid_target', 'The resource differs from the one authorized.');
         const grant = { _id: used.grant, client_id: used.client_id, user: used.user, workspace: used.workspace, scope: used.scope, resource: used.resource };
-        await models.grants.create({ ...grant, created_at: new Date(), revoked_at: null, revoked_reason: null });
-        return res.json(await issueTokens(grant, grant.scope, client.refresh));
+        // Once per code, even when a first exchange stored the grant and then failed.
+        await models.grants.updateOne({ _id: grant._id }, { $setOnInsert: { ...grant, created_at: new Date(), revoked_at: null, revoked_reason: null } }, { upsert: true });
+        const issued = await issueTokens(grant, grant.scope, client.refresh);
+        taken = null;
+        return res.json(issued);
       }
       if (body.grant_type === 'refresh_token') {
         if (!client.refresh) throw new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant.');
         const token = str('refresh_token');
         if (!token) throw new OAuthError('invalid_request', 'Send the refresh_token.');
         const hash = sha256(token);
-        const used = await models.refreshTokens.findOneAndUpdate({ _id: hash, used_at: null }, { $set: { used_at: new Date() } }, { returnDocument: 'before' }).lean();
+        const at = new Date();
+        const used = await models.refreshTokens.findOneAndUpdate({ _id: hash, used_at: null }, { $set: { used_at: at } }, { returnDocument: 'before' }).lean();
+        if (used) taken = { model: models.refreshTokens, hash, at };
         if (!used) {
           const earlier = await models.refreshTokens.findById(hash).lean();
           // Reuse of a rotated refresh token: one of two parties holds a stolen copy; end the grant.
@@ -439,10 +453,17 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
         const granted = grant.scope.split(' ');
         const asked = str('scope')?.split(' ').filter(Boolean) ?? granted;
         if (asked.some((s) => !granted.includes(s))) throw new OAuthError('invalid_scope', 'A refresh may only narrow the scopes granted.');
-        return res.json(await issueTokens(grant, asked.join(' '), true));
+        const issued = await issueTokens(grant, asked.join(' '), true);
+        taken = null;
+        return res.json(issued);
       }
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
     } catch (err) {
+      // A refusal uses the code or token up (a stolen one must not be tried again); an outage does not.
+      if (taken && isOutage(err)) {
+        const { model, hash, at } = taken;
+        await (model as typeof models.codes).updateOne({ _id: hash, used_at: at }, { $set: { used_at: null } }).catch(() => undefined);
+      }
       sendOAuthError(res, err, deps.log);
     }
   });
@@ -480,5 +501,11 @@ function sendOAuthError(res: Response, err: unknown, log?: Logger): void {
     return;
   }
   log?.error({ err }, 'OAuth endpoint failed');
+  if (isOutage(err)) {
+    // Not the client's fault and nothing was done (a code or refresh token a failed exchange took is given back).
+    res.setHeader('Retry-After', String(OUTAGE_RETRY_SECONDS));
+    res.status(503).json({ error: 'temporarily_unavailable', error_description: 'A store behind the authorization server cannot be reached right now; nothing was done. Try again shortly.' });
+    return;
+  }
   res.status(500).json({ error: 'server_error', error_description: 'Something went wrong; try again.' });
 }

@@ -8,9 +8,16 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
  */
 export class Throttle {
   readonly #limiter: RateLimiterRedis;
+  readonly #redis: Redis;
 
   constructor(redis: Redis, name: string, quota: Quota) {
+    this.#redis = redis;
     this.#limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisKeyPrefix()}:rl:${name}`, points: quota.points, duration: quota.seconds });
+  }
+
+  /** Whether the throttle can count now (its Redis connection is up): a form it guards cannot work otherwise. */
+  get available(): boolean {
+    return this.#redis.status === 'ready';
   }
 
   /** Counts one attempt; resolves to null when allowed, or the seconds to wait. */

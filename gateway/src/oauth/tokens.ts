@@ -5,6 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import jwt from 'jsonwebtoken';
 import type { PeopleStore } from '../identity/people.ts';
 import type { RoleStore } from '../identity/roles.ts';
+import { publishRevocation } from '../identity/revocations.ts';
 
 /** Access tokens live one hour (CONTRACT.md §5). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -135,12 +136,14 @@ export class AccessTokens {
   /** Makes every access token of a grant fail at once on every gateway (they live at most an hour). */
   async revokeGrantTokens(grant: string): Promise<void> {
     await this.#remember(revokedGrantKey(grant), ACCESS_TOKEN_TTL_SECONDS + 60);
+    await publishRevocation(this.#redis, [`grant:${grant}`]);
   }
 
   /** Revokes one access token until it would have expired anyway. */
   async revokeToken(claims: AccessTokenClaims): Promise<void> {
     const ttl = Math.max(1, claims.exp - Math.floor(Date.now() / 1000)) + 60;
     await this.#remember(revokedTokenKey(claims.jti), ttl);
+    await publishRevocation(this.#redis, [`jti:${claims.jti}`]);
   }
 
   /** Writes a revocation to MongoDB (durable) and to Redis (the fast path every gateway reads). */

@@ -21,6 +21,8 @@ const es = {
   'signOut': 'Cerrar sesión',
   'error.title': 'Algo salió mal',
   'error.retry': 'Inténtalo de nuevo en un momento.',
+  'unavailable.title': 'No disponible por un momento',
+  'unavailable.body': 'Ahora no se puede iniciar sesión: un servicio detrás de esta página no responde. No se hizo nada. Inténtalo de nuevo en unos segundos.',
   // sign-in
   'signIn.title': 'Iniciar sesión',
   'signIn.heading': 'Inicia sesión en Cuadra',
@@ -488,6 +490,8 @@ const en: Record<MessageKey, string> = {
   'signOut': 'Sign out',
   'error.title': 'Something went wrong',
   'error.retry': 'Try again in a moment.',
+  'unavailable.title': 'Unavailable for a moment',
+  'unavailable.body': 'Signing in is not possible right now: a service behind this page is not answering. Nothing was done. Try again in a few seconds.',
   'signIn.title': 'Sign in',
   'signIn.heading': 'Sign in to Cuadra',
   'signIn.email': 'E-mail',

@@ -1,0 +1,266 @@
+// Outage edges (issue 31, finding 7): while Redis or the database is down, every endpoint that
+// needs it answers at once, truthfully, in the contract's terms — 503 `unavailable` (nothing was
+// done) or, for a write that reached its owner, 502 `outcome_unknown` — never a silent stream, a
+// 401 that blames the caller, a 500 or a page that cannot work. What needs neither answers as
+// always. This file runs its own MongoDB-protocol server (H2, kept across the kill) and Redis.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMongo, startRedis, type RunningServer } from '../scripts/infra.ts';
+import { authorizeThroughForms, FormAgent, formFields } from './helpers/oauth.ts';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'cuadra-outage-'));
+const file = path.join(dir, 'store.mv');
+let mongo: RunningServer;
+let redis: RunningServer;
+let sys: TestSystem;
+let owner: string;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const insecure = { [oauth.allowInsecureRequests]: true };
+const redirectUri = 'http://127.0.0.1:53682/cb';
+
+beforeAll(async () => {
+  mongo = await startMongo({ backend: 'h2', file, logFile: path.join(dir, 'mongo.log') });
+  redis = await startRedis({ dir });
+  sys = await startTestSystem('outage', {}, { mongoUrl: mongo.url, redisUrl: redis.url });
+  ({ api_key: owner } = await sys.workspace('Apagón SAS'));
+}, 180_000);
+afterAll(async () => {
+  await sys?.stop();
+  await mongo?.stop();
+  await redis?.stop();
+});
+
+async function waitHealthy(): Promise<void> {
+  for (let i = 0; i < 150 && (await sys.fetch('/healthz')).status !== 200; i++) await sleep(200);
+  expect((await sys.fetch('/healthz')).status).toBe(200);
+}
+
+/** A person signed in through OAuth: an app's client and its tokens (refresh included). */
+async function oauthSession(email: string) {
+  const person = { email, password: 'una contraseña larga 2026' };
+  const invite = await sys.invoke('members.invite', { email, role: 'member', name: 'Persona' }, owner);
+  expect(invite.status).toBe(200);
+  const agent = new FormAgent(sys.gatewayUrl);
+  const page = await agent.get(invite.body.output.invite_url);
+  await agent.post('/claim', { ...formFields(page.text), name: 'Persona', password: person.password });
+  const issuer = new URL(sys.gatewayUrl);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, {
+    client_name: 'Caja', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'],
+  }, insecure));
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint!);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'tools', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+  const answer = await authorizeThroughForms(sys.gatewayUrl, url, person);
+  const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), oauth.expectNoState);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure));
+  return { person, client, tokens };
+}
+
+async function refresh(clientId: string, refreshToken: string) {
+  const res = await fetch(`${sys.gatewayUrl}/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json().catch(() => null)) as Record<string, string> | null };
+}
+
+/** Answers of one request, with how long it took to start answering. */
+async function timed(pathname: string, init: RequestInit = {}) {
+  const t0 = Date.now();
+  const res = await fetch(`${sys.gatewayUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(10_000) }).catch((err: Error) => ({ status: 0, error: err.message }) as const);
+  const ms = Date.now() - t0;
+  if ('error' in res) return { status: 0, ms, headers: new Headers(), text: res.error };
+  // A stream that started (200) is read no further: what matters is that it did not start.
+  const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
+  return { status: res.status, ms, headers: res.headers, text };
+}
+
+/** An open `/v1/events` stream, read as it arrives: each event with the moment it came. */
+function openStream(credential: string) {
+  const controller = new AbortController();
+  const events: { event: string; data: Record<string, unknown>; at: number }[] = [];
+  let status = 0;
+  const opened = fetch(`${sys.gatewayUrl}/v1/events`, { headers: { authorization: `Bearer ${credential}` }, signal: controller.signal }).then((res) => {
+    status = res.status;
+    return res;
+  });
+  const ended = (async () => {
+    const res = await opened;
+    if (res.status !== 200) return;
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data), at: Date.now() });
+      }
+    }
+  })();
+  return { events, ended, status: () => status, opened, close: () => controller.abort() };
+}
+
+describe('an open event stream of a credential that is revoked (finding 8)', () => {
+  /** Keeps the workspace's ledger busy (a refusal entry every few milliseconds) until stopped. */
+  function noise(key: string) {
+    let on = true;
+    const done = (async () => {
+      while (on) await sys.invoke('zz.noise', {}, key);
+    })();
+    return async () => {
+      on = false;
+      await done;
+    };
+  }
+
+  it('ends as the revocation is published: no event published after it reaches the stream (API key, access token)', async () => {
+    const viewer = await sys.key((await sys.identity.authenticateApiKey(owner)).workspace, 'viewer');
+    const { client, tokens } = await oauthSession('caro@apagon.example');
+    const control = openStream(owner);
+    const byKey = openStream(viewer.api_key);
+    const byToken = openStream(tokens.access_token);
+    await Promise.all([control.opened, byKey.opened, byToken.opened]);
+    const stop = noise(owner);
+    try {
+      for (let i = 0; i < 100 && (byKey.events.length < 5 || byToken.events.length < 5); i++) await sleep(50);
+      expect(byKey.events.length).toBeGreaterThanOrEqual(5);
+
+      // The key: revoked through the tool; a marker call right after the answer.
+      expect((await sys.invoke('api_keys.revoke', { id: viewer.id }, owner)).status).toBe(200);
+      const keyRevokedAt = Date.now();
+      await sys.invoke('zz.after_key_revocation', {}, owner);
+      // The token: revoked at the OAuth revocation endpoint (RFC 7009) by its client.
+      const revoked = await fetch(`${sys.gatewayUrl}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.access_token, client_id: client.client_id }) });
+      expect(revoked.status).toBe(200);
+      const tokenRevokedAt = Date.now();
+      await sys.invoke('zz.after_token_revocation', {}, owner);
+      await sleep(1_000);
+
+      for (const [stream, revokedAt, marker] of [[byKey, keyRevokedAt, 'zz.after_key_revocation'], [byToken, tokenRevokedAt, 'zz.after_token_revocation']] as const) {
+        const end = stream.events.findIndex((e) => e.event === 'end');
+        expect(end).toBeGreaterThanOrEqual(0);
+        expect(stream.events[end].data.reason).toBe('credential revoked or expired');
+        // Ended within moments of the answer, not at a periodic check (every 5 s by default).
+        expect(stream.events[end].at - revokedAt).toBeLessThan(500);
+        // Nothing after the end, and never the call made after the revocation answered.
+        expect(stream.events.length).toBe(end + 1);
+        expect(stream.events.some((e) => e.data.tool === marker)).toBe(false);
+      }
+      // The workspace's other stream saw both markers: they were published.
+      expect(control.events.some((e) => e.data.tool === 'zz.after_key_revocation')).toBe(true);
+      expect(control.events.some((e) => e.data.tool === 'zz.after_token_revocation')).toBe(true);
+      expect(control.events.some((e) => e.event === 'end')).toBe(false);
+
+      // Reconnecting with the revoked credentials is refused.
+      expect((await timed('/v1/events', { headers: { authorization: `Bearer ${viewer.api_key}` } })).status).toBe(401);
+      expect((await timed('/v1/events', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    } finally {
+      await stop();
+      for (const s of [control, byKey, byToken]) s.close();
+    }
+  }, 60_000);
+});
+
+describe('while Redis is down', () => {
+  it('open event streams end, and the event stream, the sign-in pages answer 503 at once; tokens and the OpenAPI document are served as always', async () => {
+    const { client, tokens: issued } = await oauthSession('ana@apagon.example');
+    const tokens = { ...issued };
+    const openapiBefore = await timed('/openapi.json');
+    expect(openapiBefore.status).toBe(200);
+    const open = openStream(owner);
+    await open.opened;
+    expect(open.status()).toBe(200);
+
+    process.kill(redis.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    try {
+      // A stream that can no longer hear revocations (nor events) ends, so its client reconnects and is checked again.
+      await Promise.race([open.ended, sleep(3_000)]);
+      const end = open.events.find((e) => e.event === 'end');
+      expect(end?.data.reason).toMatch(/interrupted/);
+      expect(end!.at - killedAt).toBeLessThan(1_500);
+
+      for (const credential of [owner, tokens.access_token]) {
+        const events = await timed('/v1/events', { headers: { authorization: `Bearer ${credential}` } });
+        expect(events.status).toBe(503);
+        expect(JSON.parse(events.text).code).toBe('unavailable');
+        expect(events.ms).toBeLessThan(1_500);
+      }
+
+      // The sign-in forms cannot sign anyone in (sessions and throttles live in Redis): 503 + Retry-After, a page that says so.
+      for (const page of ['/app/sign-in', `/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(redirectUri)}&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`]) {
+        const shown = await timed(page);
+        expect(shown.status).toBe(503);
+        expect(shown.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(shown.headers.get('content-type')).toMatch(/^text\/html/);
+      }
+      const signIn = await timed('/app/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%40b.example&password=x' });
+      expect(signIn.status).toBe(503);
+
+      // The token endpoint needs only the database: a refresh still works (the new access token is
+      // usable once Redis is back), and it is never refused as the client's fault.
+      const refreshed = await refresh(client.client_id, tokens.refresh_token!);
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body?.refresh_token).toEqual(expect.any(String));
+      tokens.refresh_token = refreshed.body!.refresh_token;
+
+      // The document describes the API; it needs neither Redis nor the database.
+      const openapi = await timed('/openapi.json');
+      expect(openapi.status).toBe(200);
+      expect(openapi.text).toBe(openapiBefore.text);
+    } finally {
+      redis = await startRedis({ dir, port: redis.port });
+      await waitHealthy();
+    }
+    expect((await timed('/app/sign-in')).status).toBe(200);
+    expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
+  }, 90_000);
+});
+
+describe('while the database server is down', () => {
+  it('keyed and plain writes answer 503 unavailable or 502 outcome_unknown, never 500; sign-in and tokens answer 503', async () => {
+    const { client, tokens } = await oauthSession('bea@apagon.example');
+    expect((await sys.invoke('parties.create', { name: 'Antes', kind: 'customer' }, owner)).status).toBe(200);
+    process.kill(mongo.pid, 'SIGKILL');
+    await sleep(300);
+    try {
+      // The sign-in form, filled in as a browser would (its throttles in Redis still work; the password check needs the database).
+      const agent = new FormAgent(sys.gatewayUrl);
+      const form = await agent.get('/app/sign-in');
+      expect(form.status).toBe(200);
+      const writes = await Promise.all(Array.from({ length: 6 }, async (_, i) => {
+        const keyed = await sys.invoke('parties.create', { name: `Durante ${i}`, kind: 'customer' }, owner, { 'Idempotency-Key': `durante-${i}` });
+        const plain = await sys.invoke('parties.create', { name: `Durante sin clave ${i}`, kind: 'customer' }, owner);
+        return [`${keyed.status} ${keyed.body?.code}`, `${plain.status} ${plain.body?.code}`];
+      }));
+      const statuses = writes.flat();
+      console.log('[outage] writes while the database is down', statuses);
+      for (const s of statuses) expect(['503 unavailable', '502 outcome_unknown']).toContain(s);
+      const signIn = await agent.post('/app/sign-in', { ...formFields(form.text), email: 'bea@apagon.example', password: 'una contraseña larga 2026' });
+      expect(signIn.status).toBe(503);
+      expect(signIn.headers.get('retry-after')).toMatch(/^\d+$/);
+      const refused = await refresh(client.client_id, tokens.refresh_token!);
+      expect(refused.status).toBe(503);
+      expect(refused.body?.error).toBe('temporarily_unavailable');
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect((await timed('/openapi.json')).status).toBe(200);
+    } finally {
+      mongo = await startMongo({ backend: 'h2', file, port: mongo.port, logFile: path.join(dir, 'mongo.log') });
+      await waitHealthy();
+    }
+    // The refresh token the failed exchange could not use is still good.
+    expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
+  }, 120_000);
+});
