@@ -5,6 +5,7 @@
 import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import mongoose from 'mongoose';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -149,3 +150,57 @@ describe('ledger.verify', () => {
     expect(again.body.code).toBe('rate_limited');
   });
 });
+
+describe('what a receipt and the signed heads prove (issue 31, finding 4)', () => {
+  /** `n` entries in a new workspace, through the API; answers their receipts by seq. */
+  async function workspaceWith(n: number) {
+    const ws = await sys.workspace('Prueba SAS');
+    const receipts = new Map<number, string>();
+    for (let i = 0; i < n; i++) {
+      const r = await sys.invoke('parties.create', { name: `P${i}`, kind: 'customer' }, ws.api_key);
+      expect(r.status).toBe(200);
+      const receipt = r.headers.get('ledger-receipt')!;
+      receipts.set(checkReceipt(ws.workspace_id, receipt).seq, receipt);
+    }
+    return { ...ws, receipts };
+  }
+
+  it('130 entries, checkpoints every 100: an edit of entry 50 fails the receipts for 130 and for 60, and not the one for 40', async () => {
+    const ws = await workspaceWith(130);
+    expect([...ws.receipts.keys()].at(-1)).toBe(130);
+    const db = governanceDb();
+    // The checkpoint at 100 exists: routine verify starts there.
+    expect((await sys.invoke('ledger.verify', {}, ws.api_key)).body.output).toMatchObject({ ok: true, checked_from: 100 });
+    await db.collection('ledger').updateOne({ workspace: ws.workspace_id, seq: 50 }, { $set: { outcome: 'policy_denied' } });
+
+    const routine = (await sys.invoke('ledger.verify', {}, ws.api_key)).body.output;
+    expect(routine.ok).toBe(true); // it reads only what follows the checkpoint at 100
+    for (const seq of [130, 60]) {
+      const v = (await sys.invoke('ledger.verify', { receipts: [ws.receipts.get(seq)] }, ws.api_key)).body.output;
+      expect(v).toMatchObject({ ok: false, prefix_checked: 49, broken_at: { seq: 50, reason: expect.stringMatching(/changed/) } });
+      expect(v.receipts[0]).toMatchObject({ ok: false, reason: expect.stringMatching(/^entry 50, which this receipt commits to/) });
+    }
+    const before = (await sys.invoke('ledger.verify', { receipts: [ws.receipts.get(40)] }, ws.api_key)).body.output;
+    expect(before).toMatchObject({ ok: true, prefix_checked: 40, receipts: [{ ok: true }] });
+  }, 120_000);
+
+  it('after Redis lost the signed head, a tail cut with the head hint rolled back is found by routine and full verify (the head signed in the database)', async () => {
+    const ws = await workspaceWith(12);
+    const db = governanceDb();
+    const tenth = await db.collection('ledger').findOne({ workspace: ws.workspace_id, seq: 10 });
+    // Redis restarted empty (for this workspace: its anchor and cut evidence), then the attacker cuts and rolls the hint back.
+    const redis = new Redis(process.env.REDIS_URL!);
+    const prefix = sys.gatewayDb.replace(/_gateway$/, ''); // the system's REDIS_KEY_PREFIX
+    expect(await redis.del(`${prefix}:ledger:anchor:${ws.workspace_id}`, `${prefix}:ledger:cut:${ws.workspace_id}`)).toBe(1);
+    redis.disconnect();
+    await db.collection('ledger').deleteMany({ workspace: ws.workspace_id, seq: { $gt: 10 } });
+    await db.collection('ledger_heads').updateOne({ _id: ws.workspace_id as never }, { $set: { seq: 10, hash: tenth!.hash } });
+    const routine = (await sys.invoke('ledger.verify', {}, ws.api_key)).body.output;
+    expect(routine).toMatchObject({ ok: false, entries: 10, anchor: { seq: 12, kept_in: expect.arrayContaining(['database']) }, broken_at: { seq: 11, reason: expect.stringMatching(/signed but are gone/) } });
+    // That call's own entry went on at 11 (its writer read the cut chain's end), after the writer kept
+    // the signed head it found beyond it as evidence: the cut stays found.
+    const full = (await sys.invoke('ledger.verify', { full: true }, ws.api_key)).body.output;
+    expect(full).toMatchObject({ ok: false, mode: 'full', entries: 11, broken_at: { reason: expect.stringMatching(/cut back below 12 and written again|entry 12 was signed but is gone/) } });
+  }, 60_000);
+});
+

@@ -1,6 +1,7 @@
 // The anchored ledger against a real mongo-java-server and Redis: receipts checked by an
 // independent implementation, and each tampering (edit, delete, reorder, tail truncation with
-// head rollback, rewritten suffix, forged checkpoint) found by routine verify, receipts or a full walk.
+// head rollback, rewritten suffix, forged checkpoint, replaced or removed signed head) found by
+// routine verify, receipts or a full walk — and the one rollback the threat model leaves open.
 import { createHash, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -30,6 +31,15 @@ afterAll(async () => {
   await db.close();
   redis.disconnect();
 });
+
+/** A process that verifies but never wrote these workspaces' entries: it remembers no head of its own. */
+const freshVerifier = () => new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix });
+/** What Redis restarting empty does to one workspace's anchors. */
+const forgetInRedis = (ws: string) => redis.del(`${redisPrefix}:ledger:anchor:${ws}`, `${redisPrefix}:ledger:cut:${ws}`);
+/** Ed25519 over "cuadra-ledger-head/v1\n<workspace>\n<seq>\n<hash>": the database's signed head, checked independently. */
+function headVerifies(ws: string, head: { seq: number; hash: string; signature: string }): boolean {
+  return cryptoVerify(null, Buffer.from(`cuadra-ledger-head/v1\n${ws}\n${head.seq}\n${head.hash}`, 'utf8'), createPublicKey(keys.publicKey), Buffer.from(head.signature, 'base64url'));
+}
 
 const principal = (workspace: string): Principal => ({ workspace, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null });
 
@@ -137,6 +147,29 @@ describe('tampering', () => {
     expect(withReceipt).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/changed/) }] });
   });
 
+  it('takes a receipt as proof of its entry and of every entry before it: an edit before the newest checkpoint fails every later receipt', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await entries().updateOne({ workspace: ws, seq: 5 }, { $set: { outcome: 'policy_denied' } });
+    // Receipts for 25 (past the checkpoints at 10 and 20) and for 6: both commit to entry 5.
+    const v = await ledger.verify(ws, { receipts: [appended[24].receipt!, appended[5].receipt!, appended[3].receipt!] });
+    expect(v.ok).toBe(false);
+    expect(v.prefix_checked).toBe(4);
+    expect(v.broken_at).toMatchObject({ seq: 5, reason: expect.stringMatching(/changed/) });
+    expect(v.receipts!.map((r) => r.ok)).toEqual([false, false, true]);
+    expect(v.receipts![0].reason).toMatch(/^entry 5, which this receipt commits to: the entry was changed/);
+    // Undone, every receipt holds again.
+    await entries().updateOne({ workspace: ws, seq: 5 }, { $set: { outcome: 'ok' } });
+    const again = await ledger.verify(ws, { receipts: [appended[24].receipt!] });
+    expect(again).toMatchObject({ ok: true, prefix_checked: 25, receipts: [{ ok: true }] });
+    // The same edit with every later hash recomputed (the chain looks whole) breaks the signatures instead.
+    await rewriteFrom(ws, 5, { outcome: 'policy_denied' });
+    const rewritten = await freshVerifier().verify(ws, { receipts: [appended[24].receipt!, appended[3].receipt!] });
+    expect(rewritten.ok).toBe(false);
+    expect(rewritten.receipts!.map((r) => r.ok)).toEqual([false, true]);
+    expect(rewritten.broken_at!.seq).toBeLessThanOrEqual(25);
+  });
+
   it('finds a deleted and a reordered entry', async () => {
     const ws = newWs();
     await seed(ws, 25);
@@ -163,12 +196,65 @@ describe('tampering', () => {
     const v = await ledger.verify(ws);
     expect(v).toMatchObject({ ok: false, entries: 22, anchor: { seq: 25 }, broken_at: { seq: 23, reason: expect.stringMatching(/signed but are gone/) } });
 
-    // Without the Redis copy (flushed, restarted), the cut-back chain looks whole to routine verify…
-    await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);
-    expect(await ledger.verify(ws)).toMatchObject({ ok: true, entries: 22, anchor: null });
-    // …but the receipt the caller kept for entry 25 says otherwise.
-    const r = await ledger.verify(ws, { receipts: [appended[24].receipt!] });
-    expect(r).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/gone/) }] });
+    // Without the Redis copy (flushed, restarted), and verified by a process that never wrote
+    // this chain, the signed head kept in the database beside the chain still finds the cut…
+    await forgetInRedis(ws);
+    for (const full of [false, true]) {
+      const w = await freshVerifier().verify(ws, { full });
+      expect(w).toMatchObject({ ok: false, entries: 22, anchor: { seq: 25, kept_in: ['database'] }, broken_at: { seq: 23, reason: expect.stringMatching(/signed but are gone .*kept in database/) } });
+    }
+    // …as does the receipt the caller kept for entry 25.
+    const r = await freshVerifier().verify(ws, { receipts: [appended[24].receipt!] });
+    expect(r).toMatchObject({ ok: false, receipts: [{ ok: false, reason: expect.stringMatching(/missing|gone/) }] });
+  });
+
+  it('keeps the signed head in the database: signed over its own context, moved forward only, checked by an independent implementation', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 13);
+    const signed = await heads().findOne({ _id: `signed:${ws}` as never });
+    expect(signed).toMatchObject({ seq: 13, hash: appended[12].hash });
+    expect(headVerifies(ws, signed as never)).toBe(true);
+    // Not a receipt: the same signature does not verify as an entry's.
+    expect(receiptVerifies(ws, `13;${appended[12].hash};${signed!.signature}`, keys.publicKey)).toBeNull();
+    expect(await freshVerifier().verify(ws)).toMatchObject({ ok: true, anchor: { seq: 13, kept_in: expect.arrayContaining(['database', 'redis']) } });
+  });
+
+  it('finds a signed head replaced by a checkpoint or a receipt (another context), or removed', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 25);
+    await forgetInRedis(ws);
+    // The attacker cuts back to the checkpoint at 20 and puts the checkpoint's signed statement in the head's place.
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 20 } });
+    const cp = await checkpoints().findOne({ workspace: ws, seq: 20 });
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 20, hash: cp!.hash } });
+    await heads().updateOne({ _id: `signed:${ws}` as never }, { $set: { seq: 20, hash: cp!.hash, signature: cp!.signature } });
+    expect(await freshVerifier().verify(ws)).toMatchObject({ ok: false, broken_at: { reason: expect.stringMatching(/signed head kept in the database does not verify/) } });
+    // The receipt of entry 20 in its place: the same.
+    await heads().updateOne({ _id: `signed:${ws}` as never }, { $set: { signature: appended[19].receipt!.split(';')[2] } });
+    expect((await freshVerifier().verify(ws)).ok).toBe(false);
+    // Removed altogether.
+    await heads().deleteOne({ _id: `signed:${ws}` as never });
+    expect(await freshVerifier().verify(ws)).toMatchObject({ ok: false, broken_at: { reason: expect.stringMatching(/no signed head/) } });
+  });
+
+  it('the limit of the threat model: an older signed head, replayed after Redis lost everything, passes routine and full verification in a process that never saw a newer one — a kept receipt or a process that remembers the newer head still finds the cut', async () => {
+    const ws = newWs();
+    await seed(ws, 22);
+    // An attacker who reads the database over time keeps the signed head of entry 22…
+    const old = await heads().findOne({ _id: `signed:${ws}` as never });
+    const appended = [...(await seed(ws, 0)), ...(await Promise.all(Array.from({ length: 3 }, () => ledger.append({ principal: principal(ws), tool: 'parties.create', risk: 'write', input_digest: 'later', outcome: 'ok', duration_ms: 1 }))))];
+    const last = appended.sort((a, b) => a.seq - b.seq).at(-1)!;
+    expect(last.seq).toBe(25);
+    // …and once Redis has lost its copy, cuts the tail back to 22 and puts that head back.
+    await forgetInRedis(ws);
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 22 } });
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 22, hash: old!.hash } });
+    await heads().replaceOne({ _id: `signed:${ws}` as never }, old!);
+    for (const full of [false, true]) expect(await freshVerifier().verify(ws, { full })).toMatchObject({ ok: true, entries: 22, anchor: { seq: 22, kept_in: ['database'] } });
+    // The caller's receipt for entry 25 commits to entries 1–25: two of them are gone.
+    expect(await freshVerifier().verify(ws, { receipts: [last.receipt!] })).toMatchObject({ ok: false, receipts: [{ ok: false }] });
+    // The process that wrote entry 25 remembers its signed head.
+    expect(await ledger.verify(ws)).toMatchObject({ ok: false, anchor: { seq: 25, kept_in: ['process'] }, broken_at: { seq: 23, reason: expect.stringMatching(/kept in process/) } });
   });
 
   it('keeps finding a cut-back tail after new entries have been written past the old end', async () => {
@@ -216,9 +302,10 @@ describe('tampering', () => {
     expect(await ledger.verify(ws, { full: true })).toMatchObject({ ok: false, mode: 'full', broken_at: { seq: 20, reason: expect.stringMatching(/checkpoint 20/) } });
     await checkpoints().deleteMany({ workspace: ws, seq: { $gte: 15 } });
     expect(await ledger.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 25, reason: expect.stringMatching(/signed head 25/) } });
-    await redis.del(`${redisPrefix}:ledger:anchor:${ws}`);
-    expect((await ledger.verify(ws)).ok).toBe(true); // nothing outside the database left but the callers' receipts
-    const r = await ledger.verify(ws, { receipts: [appended[16].receipt!, appended[3].receipt!] });
+    await forgetInRedis(ws);
+    // The signed head in the database still names the entry that was signed at 25.
+    expect(await freshVerifier().verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 25, reason: expect.stringMatching(/signed head 25, kept in database/) } });
+    const r = await freshVerifier().verify(ws, { receipts: [appended[16].receipt!, appended[3].receipt!] });
     expect(r.receipts!.map((x) => x.ok)).toEqual([false, true]);
     expect(r.broken_at).toMatchObject({ seq: 17 });
   });

@@ -16,9 +16,17 @@ import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 
  */
 export const RECEIPT_CONTEXT = 'cuadra-ledger/v1';
 
-/** The bytes a ledger signature covers. */
-export function statementBytes(workspace: string, seq: number, hash: string): Buffer {
-  return Buffer.from(`${RECEIPT_CONTEXT}\n${workspace}\n${seq}\n${hash}`, 'utf8');
+/**
+ * The context of a signed head: the same statement, made only for the newest entry as the ledger
+ * stores it in the database. A distinct context, so no receipt or checkpoint (which an attacker
+ * with read access to the database sees in quantity) can be put in its place: rolling the head
+ * back takes a head this key once signed.
+ */
+export const HEAD_CONTEXT = 'cuadra-ledger-head/v1';
+
+/** The bytes a ledger signature covers (`context`: an entry's receipt or checkpoint by default, else a head). */
+export function statementBytes(workspace: string, seq: number, hash: string, context: string = RECEIPT_CONTEXT): Buffer {
+  return Buffer.from(`${context}\n${workspace}\n${seq}\n${hash}`, 'utf8');
 }
 
 /** A parsed `Ledger-Receipt` value. */
@@ -63,28 +71,28 @@ export class LedgerSigner {
     return this.#private !== null;
   }
 
-  sign(workspace: string, seq: number, hash: string): string {
+  sign(workspace: string, seq: number, hash: string, context: string = RECEIPT_CONTEXT): string {
     if (!this.#private) throw new Error('no ledger private key');
-    return sign(null, statementBytes(workspace, seq, hash), this.#private).toString('base64url');
+    return sign(null, statementBytes(workspace, seq, hash, context), this.#private).toString('base64url');
   }
 
   /**
    * The same signature, computed on libuv's thread pool (Node's callback form of `crypto.sign`):
    * about 30 µs of Ed25519 per entry that the service's one JavaScript thread does not spend.
    */
-  signAsync(workspace: string, seq: number, hash: string): Promise<string> {
+  signAsync(workspace: string, seq: number, hash: string, context: string = RECEIPT_CONTEXT): Promise<string> {
     const key = this.#private;
     if (!key) return Promise.reject(new Error('no ledger private key'));
     return new Promise((resolve, reject) => {
-      sign(null, statementBytes(workspace, seq, hash), key, (err, signature) => (err ? reject(err) : resolve(signature.toString('base64url'))));
+      sign(null, statementBytes(workspace, seq, hash, context), key, (err, signature) => (err ? reject(err) : resolve(signature.toString('base64url'))));
     });
   }
 
-  verify(workspace: string, seq: number, hash: string, signature: string): boolean {
+  verify(workspace: string, seq: number, hash: string, signature: string, context: string = RECEIPT_CONTEXT): boolean {
     try {
       const sig = Buffer.from(signature, 'base64url');
       if (sig.length !== 64) return false;
-      return verify(null, statementBytes(workspace, seq, hash), this.publicKey, sig);
+      return verify(null, statementBytes(workspace, seq, hash, context), this.publicKey, sig);
     } catch {
       return false;
     }

@@ -2,11 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Redis } from 'ioredis';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ensureModel, modelOn } from '../db.ts';
+import { eachItem } from '../coalesce.ts';
 import { newId } from '../credentials.ts';
 import type { Principal } from '../principal.ts';
 import type { Risk } from '../tool.ts';
 import { redisKeyPrefix } from '../ratelimit.ts';
-import { formatReceipt, LedgerSigner, parseReceipt } from './anchor.ts';
+import { formatReceipt, HEAD_CONTEXT, LedgerSigner, parseReceipt } from './anchor.ts';
 import { canonicalJson, sha256 } from './digest.ts';
 
 /** First `prev_hash` of every workspace's chain. */
@@ -49,12 +50,39 @@ export interface LedgerRecord {
   idempotency_key?: string;
   replayed?: boolean;
   duration_ms: number;
+  /**
+   * The entry's id, when the writer chose it ahead (an action's outcome entry is named by its
+   * intent, so whoever settles the action later writes it at most once). Appending an id that is
+   * already in the chain appends nothing and answers the entry stored.
+   */
+  id?: string;
 }
 
 /** Windows of 500 seq numbers one `ledger.list` page reads at most (10,000 entries). */
 export const LIST_WINDOWS = 20;
 
-interface HeadDoc { _id: string; seq: number; hash: string }
+/**
+ * The end of a workspace's chain as the database keeps it. Two documents: `<workspace>`, a hint
+ * for writers that any process moves forward to entries it finds stored; and, with the ledger key,
+ * `signed:<workspace>`, the signed head (`signature`, context {@link HEAD_CONTEXT}) that only a
+ * writer moves, forward only, to the entries it has just written — the anchor Redis losing its
+ * data cannot take away.
+ */
+interface HeadDoc { _id: string; seq: number; hash: string; signature?: string }
+
+/** The `_id` of a workspace's signed head in `ledger_heads`. */
+function signedHeadId(workspace: string): string {
+  return `signed:${workspace}`;
+}
+
+/** A signed head a writer found beyond the stored chain (the chain was cut back), kept as evidence. */
+interface CutEvidenceDoc { _id: string; receipt: string; found_at: Date }
+
+/** Signed heads one process remembers (its newest per workspace), for that many workspaces at most. */
+const REMEMBERED_HEADS = 10_000;
+
+/** Receipts whose prefix (entries 1 to the receipt's seq) takes at most this many entries are walked by equality reads, in any verify. */
+export const RECEIPT_WALK_FREE = 1_000;
 
 /** A signed checkpoint of a workspace's chain: entry `seq` has hash `hash` (CONTRACT.md §9). */
 interface CheckpointDoc { _id: string; workspace: string; seq: number; hash: string; signature: string; at: string }
@@ -86,13 +114,19 @@ const entrySchema = new Schema<LedgerEntry & { _id: string }>(
 entrySchema.index({ workspace: 1, seq: 1 }, { unique: true });
 entrySchema.index({ workspace: 1, tool: 1 });
 
-const headSchema = new Schema<HeadDoc>({ _id: String, seq: Number, hash: String }, { versionKey: false });
+const headSchema = new Schema<HeadDoc>({ _id: String, seq: Number, hash: String, signature: String }, { versionKey: false });
+const cutEvidenceSchema = new Schema<CutEvidenceDoc>({ _id: String, receipt: String, found_at: Date }, { versionKey: false });
 
 const checkpointSchema = new Schema<CheckpointDoc>(
   { _id: String, workspace: String, seq: Number, hash: String, signature: String, at: String },
   { versionKey: false },
 );
 checkpointSchema.index({ workspace: 1, seq: 1 }, { unique: true });
+
+/** The reason given for signed positions `from`–`to` that the chain no longer holds. */
+function signedButGone(from: number, to: number): string {
+  return from === to ? `entry ${from} was signed but is gone` : `entries ${from}–${to} were signed but are gone`;
+}
 
 /** The fields of an entry that its hash covers: everything but the hash itself. */
 function hashedFields(entry: Omit<LedgerEntry, 'hash'>): string {
@@ -121,8 +155,14 @@ export interface LedgerVerification {
   checked_from?: number;
   /** The newest signed checkpoint the walk started from. */
   checkpoint?: { seq: number; hash: string } | null;
-  /** The newest signed head kept outside the database (Redis), and whether the chain still holds it. */
-  anchor?: { seq: number; hash: string } | null;
+  /**
+   * The newest signed head found (its signature verified), and where it was kept: `database` (the
+   * signed head beside the chain), `redis` (kept forward-only outside the database), `process` (the
+   * newest this verifying process wrote or read). The chain must still hold it.
+   */
+  anchor?: { seq: number; hash: string; kept_in: ('database' | 'redis' | 'process')[] } | null;
+  /** When receipts were given: entries 1 to this seq were recomputed, and every receipt up to it checked against them. */
+  prefix_checked?: number;
   /** One result per given receipt, in order. */
   receipts?: { receipt: string; ok: boolean; reason?: string }[];
   /** Where the chain breaks first, when it does. */
@@ -149,11 +189,15 @@ export class Ledger {
   readonly signer: LedgerSigner | null;
   readonly #checkpointEvery: number;
   readonly #redisPrefix: string;
+  readonly #cuts: Model<CutEvidenceDoc>;
+  /** The newest signed entry statement (a receipt) this process wrote or read, per workspace: a head Redis losing its data cannot take from it. */
+  readonly #remembered = new Map<string, string>();
 
   constructor(db: Connection, redis?: Redis, options: { signer?: LedgerSigner | null; checkpointEvery?: number; redisPrefix?: string } = {}) {
     this.entries = modelOn<LedgerEntry & { _id: string }>(db, 'LedgerEntry', entrySchema, 'ledger');
     this.#heads = modelOn<HeadDoc>(db, 'LedgerHead', headSchema, 'ledger_heads');
     this.checkpoints = modelOn<CheckpointDoc>(db, 'LedgerCheckpoint', checkpointSchema, 'ledger_checkpoints');
+    this.#cuts = modelOn<CutEvidenceDoc>(db, 'LedgerCutEvidence', cutEvidenceSchema, 'ledger_cut_evidence');
     this.#redis = redis;
     this.signer = options.signer === undefined ? LedgerSigner.fromEnv() : options.signer;
     this.#checkpointEvery = options.checkpointEvery ?? CHECKPOINT_EVERY;
@@ -161,7 +205,7 @@ export class Ledger {
   }
 
   async init(): Promise<void> {
-    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints)]);
+    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints), ensureModel(this.#cuts)]);
   }
 
   #anchorKey(workspace: string): string {
@@ -172,19 +216,43 @@ export class Ledger {
     return `${this.#redisPrefix}:ledger:cut:${workspace}`;
   }
 
+  /** Remembers a signed entry statement as this process's newest for its workspace (never an older one). */
+  #remember(workspace: string, receipt: string): void {
+    const known = this.#remembered.get(workspace);
+    if (known && (parseReceipt(known)?.seq ?? 0) >= (parseReceipt(receipt)?.seq ?? 0)) return;
+    this.#remembered.delete(workspace);
+    if (this.#remembered.size >= REMEMBERED_HEADS) this.#remembered.delete(this.#remembered.keys().next().value!);
+    this.#remembered.set(workspace, receipt);
+  }
+
   /**
-   * Before extending a chain whose end was read from the database: when the signed head in
-   * Redis is further on, the chain was cut back (nothing else shortens it). The append goes on —
-   * the action it records has happened — but the signed head is kept apart as evidence first, so
-   * verify keeps reporting the cut after new entries pass the old position and move the anchor on.
+   * Before extending a chain whose end was read from the database: when a signed head kept
+   * elsewhere (Redis, or this process's memory) is further on, the chain was cut back (nothing
+   * else shortens it). The append goes on — the action it records has happened — but that head is
+   * kept apart as evidence first, in Redis and in the database, so verify keeps reporting the cut
+   * after new entries pass the old position and move the heads on.
    */
   async #keepCutEvidence(workspace: string, headSeq: number): Promise<void> {
-    if (!this.#redis || !this.signer) return;
-    const text = await this.#redis.get(this.#anchorKey(workspace)).catch(() => null);
-    const anchor = text ? parseReceipt(text) : null;
-    if (!anchor || anchor.seq <= headSeq) return;
-    if (await this.entries.exists({ workspace, seq: anchor.seq })) return; // only the head hint lags (a crash between insert and hint)
-    await this.#redis.set(this.#cutKey(workspace), text!, 'NX').catch(() => undefined);
+    if (!this.signer) return;
+    const [redisHead, databaseHead] = await Promise.all([
+      this.#redis ? this.#redis.get(this.#anchorKey(workspace)).catch(() => null) : null,
+      this.#heads.findById(signedHeadId(workspace)).lean(),
+    ]);
+    let newest: { text: string; seq: number } | null = null;
+    for (const text of [this.#remembered.get(workspace) ?? null, redisHead]) {
+      const r = text ? parseReceipt(text) : null;
+      if (r && r.seq > headSeq && r.seq > (newest?.seq ?? 0) && this.signer.verify(workspace, r.seq, r.hash, r.signature)) newest = { text: text!, seq: r.seq };
+    }
+    // The database's signed head is a head statement, not a receipt: kept as evidence in its own form ("head:" + seq;hash;signature).
+    if (databaseHead?.signature && databaseHead.seq > headSeq && databaseHead.seq > (newest?.seq ?? 0) && this.signer.verify(workspace, databaseHead.seq, databaseHead.hash, databaseHead.signature, HEAD_CONTEXT)) {
+      newest = { text: `head:${formatReceipt({ seq: databaseHead.seq, hash: databaseHead.hash, signature: databaseHead.signature })}`, seq: databaseHead.seq };
+    }
+    if (!newest) return;
+    if (await this.entries.exists({ workspace, seq: newest.seq })) return; // only the head hint lags (a crash between insert and hint)
+    await Promise.all([
+      this.#redis?.set(this.#cutKey(workspace), newest.text, 'NX').catch(() => undefined),
+      this.#cuts.collection.insertOne({ _id: workspace, receipt: newest.text, found_at: new Date() } as never).catch(() => undefined), // the first evidence stays
+    ]);
   }
 
   /**
@@ -197,7 +265,7 @@ export class Ledger {
     const scope = ledgerReceiptScope.getStore();
     const appended = new Promise<AppendedEntry>((resolve, reject) => {
       const queue = this.#pending.get(workspace) ?? [];
-      queue.push({ record, at: new Date().toISOString(), id: newId('led'), resolve, reject });
+      queue.push({ record, at: new Date().toISOString(), id: record.id ?? newId('led'), resolve, reject });
       this.#pending.set(workspace, queue);
       if (!this.#flushing.has(workspace)) void this.#flush(workspace);
     });
@@ -256,6 +324,7 @@ export class Ledger {
         prev = entry.hash;
       }
       let inserted = entries.length;
+      let alreadyStored: LedgerEntry | null = null;
       try {
         await this.entries.collection.insertMany(entries.map((e) => ({ _id: e.id, ...e })) as never[], { ordered: true });
       } catch (err) {
@@ -264,19 +333,22 @@ export class Ledger {
         if (e.code !== 11000 && first?.code !== 11000) throw err;
         // Ordered: everything before the first failed position is stored.
         inserted = first?.index ?? 0;
+        // The failed one may be an entry whose id is already in the chain (its action's outcome,
+        // written by whoever settled it first): it is not appended again.
+        if (rest[inserted].record.id) alreadyStored = await this.entries.findById(rest[inserted].id, { _id: 0 }).lean();
       }
       if (inserted > 0) {
-        const last = entries[inserted - 1];
-        // The head hint and the anchor go together once the entries are stored (a hint left behind
-        // by a crash here is the lagging hint #keepCutEvidence and #repairHead already allow for).
-        await Promise.all([
-          this.#heads.updateOne({ _id: workspace, seq: { $lt: last.seq } }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true }).catch((err: { code?: number }) => {
-            if (err.code !== 11000) throw err;
-          }),
-          this.#anchor(workspace, entries.slice(0, inserted)),
-        ]);
+        const stored = entries.slice(0, inserted);
+        // The signed head and the anchors go once the entries are stored (a head left behind by a
+        // crash here is the lagging head #keepCutEvidence and #repairHead already allow for).
+        await this.#anchor(workspace, stored);
+        const last = stored[stored.length - 1];
         this.#headCache.set(workspace, { _id: workspace, seq: last.seq, hash: last.hash });
         for (let i = 0; i < inserted; i++) rest[i].resolve(entries[i]);
+      }
+      if (alreadyStored) {
+        rest[inserted].resolve(alreadyStored);
+        inserted++;
       }
       rest = rest.slice(inserted);
       if (rest.length > 0) {
@@ -288,18 +360,25 @@ export class Ledger {
   }
 
   /**
-   * Signs each stored entry of a batch (its receipt), keeps a signed checkpoint at every
-   * multiple of `checkpointEvery`, moves the signed head kept in Redis forward (never back) and
-   * publishes each entry for `/v1/events` — the Redis part in one pipeline, one round trip per
-   * batch (the anchor first, then the events, in that order on the server).
-   * Ed25519 signing (about 30 µs an entry) runs on libuv's thread pool, not on the service's thread.
+   * Once a batch is stored: signs each entry (its receipt) and the new head, moves the database's
+   * head forward with its signature (never back), keeps a signed checkpoint at every multiple of
+   * `checkpointEvery`, moves the signed head kept in Redis forward (never back) and publishes each
+   * entry for `/v1/events` — the Redis part in one pipeline, one round trip per batch (the anchor
+   * first, then the events, in that order on the server). Ed25519 signing (about 30 µs a
+   * statement) runs on libuv's thread pool, not on the service's thread.
    */
   async #anchor(workspace: string, stored: AppendedEntry[]): Promise<void> {
     const signing = this.signer?.canSign === true;
+    const last = stored[stored.length - 1];
     const checkpoints: CheckpointDoc[] = [];
+    let headSignature: string | undefined;
     if (signing) {
       // On the thread pool, all of the batch at once: the service's JavaScript thread does not wait on Ed25519.
-      const signatures = await Promise.all(stored.map((entry) => this.signer!.signAsync(workspace, entry.seq, entry.hash)));
+      const [signatures, head] = await Promise.all([
+        Promise.all(stored.map((entry) => this.signer!.signAsync(workspace, entry.seq, entry.hash))),
+        this.signer!.signAsync(workspace, last.seq, last.hash, HEAD_CONTEXT),
+      ]);
+      headSignature = head;
       for (const [i, entry] of stored.entries()) {
         const signature = signatures[i];
         entry.receipt = formatReceipt({ seq: entry.seq, hash: entry.hash, signature });
@@ -307,12 +386,20 @@ export class Ledger {
           checkpoints.push({ _id: `${workspace}:${entry.seq}`, workspace, seq: entry.seq, hash: entry.hash, signature, at: entry.at });
         }
       }
+      this.#remember(workspace, last.receipt!);
     }
+    // The hint and the signed head, each forward only, in one command (a duplicate key: that one is already further on).
+    const forward = (_id: string, set: Record<string, unknown>) => ({ updateOne: { filter: { _id, seq: { $lt: last.seq } }, update: { $set: set }, upsert: true } });
+    const headStored = eachItem(headSignature ? 2 : 1, () => this.#heads.collection.bulkWrite([
+      forward(workspace, { seq: last.seq, hash: last.hash }),
+      ...(headSignature ? [forward(signedHeadId(workspace), { seq: last.seq, hash: last.hash, signature: headSignature })] : []),
+    ] as never[], { ordered: false })).then((results) => {
+      for (const failed of results) if (failed && (failed as { code?: number }).code !== 11000) throw failed;
+    });
     let redisDone: Promise<unknown> | undefined;
     if (this.#redis) {
       const pipeline = this.#redis.pipeline();
       if (signing) {
-        const last = stored[stored.length - 1];
         pipeline.eval(
           // Moves the anchor forward only: SET when absent or older.
           "local cur = redis.call('GET', KEYS[1]) if cur then local s = tonumber(string.match(cur, '^(%d+);')) if s and s >= tonumber(ARGV[1]) then return 0 end end redis.call('SET', KEYS[1], ARGV[2]) return 1",
@@ -324,10 +411,11 @@ export class Ledger {
       }
       redisDone = pipeline.exec().catch(() => undefined);
     }
-    if (!signing) return; // events are not waited for (as before): nothing depends on them
+    // Events are not waited for when the ledger is unsigned (as before): nothing depends on them.
     await Promise.all([
+      headStored,
       checkpoints.length === 0 ? undefined : this.checkpoints.collection.insertMany(checkpoints as never[], { ordered: false }).catch(() => undefined), // the entries are stored: a missing checkpoint only makes routine verify walk further
-      redisDone,
+      signing ? redisDone : undefined,
     ]);
   }
 
@@ -414,30 +502,61 @@ export class Ledger {
   }
 
   /**
-   * Verifies the workspace's chain (CONTRACT.md §6, §9). Routine: from the newest signed
-   * checkpoint to the end of the chain (at most about `checkpointEvery` entries plus what was
-   * appended since), then the end against the signed head kept outside the database (no
-   * rollback) and each given receipt against the stored entry at its seq. `full`: the same from
-   * the first entry, and every checkpoint too. Finds edited, removed and reordered entries,
-   * and — with the anchor or a receipt — cut-off tails and rewritten suffixes.
+   * Verifies the workspace's chain (CONTRACT.md §6, §9). What each mode proves, and its cost:
+   *
+   * - **routine**: the entries after the newest signed checkpoint are recomputed (at most about
+   *   `checkpointEvery` plus what was appended since, by equality reads), and the chain's end is
+   *   checked against every signed head kept: in the database beside the chain, in Redis, in this
+   *   process's memory, and the cut evidence writers kept. Finds edits, removals and reorders
+   *   after that checkpoint, a cut-back tail and a rewritten suffix — not an edit before it.
+   * - **receipts**: each receipt proves its entry and every entry before it: entries 1 to the
+   *   largest receipt's seq are recomputed (hash and chain) and every receipt and checkpoint in
+   *   that range is compared with them — an edit anywhere before a receipt makes it fail, naming
+   *   the first changed entry. Costs one read per entry of that prefix.
+   * - **full**: every entry, every checkpoint and every signed head.
    */
   async verify(workspace: string, options: { full?: boolean; receipts?: string[] } = {}): Promise<LedgerVerification> {
     const full = options.full === true;
-    const anchored = this.signer !== null;
-    const [head, checkpoint, anchorText] = await Promise.all([
-      this.#heads.findById(workspace).lean(),
+    const signer = this.signer;
+    const anchored = signer !== null;
+    const [checkpoint, signedHead, anchorText, cutText, cutDoc] = await Promise.all([
       anchored && !full ? this.checkpoints.find({ workspace }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean().then((r) => r[0] ?? null) : null,
+      anchored ? this.#heads.findById(signedHeadId(workspace)).lean() : null,
       anchored && this.#redis ? this.#redis.get(this.#anchorKey(workspace)).catch(() => null) : null,
+      anchored && this.#redis ? this.#redis.get(this.#cutKey(workspace)).catch(() => null) : null,
+      anchored ? this.#cuts.findById(workspace).lean() : null,
     ]);
-    const cutText = anchored && this.#redis ? await this.#redis.get(this.#cutKey(workspace)).catch(() => null) : null;
     let broken: Broken | undefined;
     const fail = (b: Broken) => {
       broken ??= b;
     };
+
+    // Receipts: their signatures first; then the prefix they commit to is walked once, for all of them.
+    const receipts = (options.receipts ?? []).map((text) => {
+      const r = parseReceipt(text);
+      if (!r) return { text, r: null, reason: 'not a receipt: expected <seq>;<hash>;<signature>' };
+      if (!signer) return { text, r: null, reason: 'this deployment has no ledger key to check receipts with' };
+      if (!signer.verify(workspace, r.seq, r.hash, r.signature)) return { text, r: null, reason: 'the signature does not verify for this workspace' };
+      return { text, r, reason: undefined as string | undefined };
+    });
+    const prefixTo = Math.max(0, ...receipts.map((x) => x.r?.seq ?? 0));
+    // Hashes the walks reached at the positions that are compared with a signed statement.
+    const walked = new Map<number, string>();
+    const compared = new Set(receipts.flatMap((x) => (x.r ? [x.r.seq] : [])));
+    let prefix: { seq: number; prev: string; broken?: Broken } | undefined;
+    if (prefixTo > 0 && !full) {
+      prefix = await this.#walk(workspace, 0, GENESIS_HASH, { upTo: prefixTo, cursor: prefixTo > RECEIPT_WALK_FREE, seen: walked, compared });
+      // The prefix ends before the newest receipt: the entries after its end were signed, and are gone.
+      if (!prefix.broken && prefix.seq < prefixTo) prefix.broken = { seq: prefix.seq + 1, id: null, reason: `${signedButGone(prefix.seq + 1, prefixTo)} (a receipt commits to them)` };
+      if (prefix.broken) fail(prefix.broken);
+    }
+
     let prev = GENESIS_HASH;
     let seq = 0;
+    let startsWell = true;
     if (checkpoint) {
-      if (!this.signer!.verify(workspace, checkpoint.seq, checkpoint.hash, checkpoint.signature)) {
+      startsWell = false;
+      if (!signer!.verify(workspace, checkpoint.seq, checkpoint.hash, checkpoint.signature)) {
         fail({ seq: checkpoint.seq, id: null, reason: `the checkpoint at ${checkpoint.seq} is not signed by the ledger key (forged)` });
       } else {
         const problem = await this.#checkSigned(workspace, checkpoint.seq, checkpoint.hash);
@@ -445,75 +564,101 @@ export class Ledger {
         else {
           prev = checkpoint.hash;
           seq = checkpoint.seq;
+          startsWell = true;
         }
       }
     }
     const checkedFrom = seq;
-    // The full walk notes the hash at each checkpoint position, to compare with the checkpoints after it.
-    const walkedHashes = full ? new Map<number, string>() : undefined;
-    if (!broken) {
-      const walked = await this.#walk(workspace, seq, prev, full, walkedHashes);
-      seq = walked.seq;
-      prev = walked.prev;
-      if (walked.broken) fail(walked.broken);
+    let walkBroken: Broken | undefined;
+    if (startsWell) {
+      const walk = await this.#walk(workspace, seq, prev, { cursor: full, complete: full, seen: full ? walked : undefined, compared });
+      seq = walk.seq;
+      prev = walk.prev;
+      walkBroken = walk.broken;
+      if (walk.broken) fail(walk.broken);
     }
-    if (!broken && head && head.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${head.seq} are missing` });
-
-    if (full && anchored && !broken) {
-      // Every checkpoint must still match the chain just walked.
-      for (const cp of await this.checkpoints.find({ workspace }, { _id: 0 }).lean()) {
-        if (!this.signer!.verify(workspace, cp.seq, cp.hash, cp.signature)) fail({ seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` });
-        else if (cp.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${cp.seq} were signed but are gone (the chain was cut back)` });
-        else if (walkedHashes!.get(cp.seq) !== cp.hash) {
+    const hint = await this.#heads.findById(workspace).lean();
+    if (!broken && hint && hint.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${hint.seq} are missing` });
+    if (anchored && (full || prefix)) {
+      // Every checkpoint the walks covered must still match the chain walked.
+      const covered = full ? seq : prefix!.broken ? prefix!.broken.seq - 1 : prefix!.seq;
+      const query = full ? { workspace } : { workspace, seq: { $lte: prefixTo } };
+      for (const cp of await this.checkpoints.find(query, { _id: 0 }).lean()) {
+        if (!signer!.verify(workspace, cp.seq, cp.hash, cp.signature)) fail({ seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` });
+        else if (full && cp.seq > seq) fail({ seq: seq + 1, id: null, reason: `${signedButGone(seq + 1, cp.seq)} (the chain was cut back)` });
+        else if (cp.seq <= covered && walked.has(cp.seq) && walked.get(cp.seq) !== cp.hash) {
           fail({ seq: cp.seq, id: null, reason: `the entry at this position is not the one that was signed (rewritten) (checkpoint ${cp.seq})` });
         }
       }
     }
 
-    if (cutText) {
-      // A signed head a writer found beyond the chain's end, kept when it was found.
-      const r = parseReceipt(cutText);
-      if (r && this.signer!.verify(workspace, r.seq, r.hash, r.signature)) {
+    // Each receipt against the entries walked (before the heads: a receipt names the earliest signed position that changed).
+    let results: LedgerVerification['receipts'];
+    if (options.receipts) {
+      results = [];
+      const prefixBreak = full ? walkBroken : prefix?.broken;
+      for (const { text, r, reason } of receipts) {
+        if (!r) results.push({ receipt: text, ok: false, reason: reason! });
+        else if (prefixBreak && prefixBreak.seq <= r.seq) results.push({ receipt: text, ok: false, reason: `entry ${prefixBreak.seq}, which this receipt commits to: ${prefixBreak.reason}` });
+        else if (!walked.has(r.seq)) results.push({ receipt: text, ok: false, reason: `entry ${r.seq} was signed but is gone` });
+        else if (walked.get(r.seq) !== r.hash) results.push({ receipt: text, ok: false, reason: 'the entry at this position is not the one that was signed (rewritten)' });
+        else results.push({ receipt: text, ok: true });
+      }
+      const first = results.find((x) => !x.ok && receipts.find((y) => y.text === x.receipt)?.r);
+      if (first) {
+        const r = parseReceipt(first.receipt)!;
+        fail({ seq: Math.min(r.seq, prefixBreak?.seq ?? r.seq), id: null, reason: first.reason! });
+      }
+    }
+
+    // Cut evidence a writer kept (a signed head it found beyond the stored chain): that entry must be back.
+    for (const text of [cutText, cutDoc?.receipt ?? null]) {
+      const isHead = text?.startsWith('head:') === true;
+      const r = text ? parseReceipt(isHead ? text.slice('head:'.length) : text) : null;
+      if (r && signer!.verify(workspace, r.seq, r.hash, r.signature, isHead ? HEAD_CONTEXT : undefined)) {
         const problem = await this.#checkSigned(workspace, r.seq, r.hash);
         if (problem) fail({ ...problem, reason: `the chain was cut back below ${r.seq} and written again: ${problem.reason}` });
       }
     }
-    let anchor: { seq: number; hash: string } | null = null;
-    if (anchorText) {
-      const r = parseReceipt(anchorText);
-      if (!r || !this.signer!.verify(workspace, r.seq, r.hash, r.signature)) {
-        fail({ seq: r?.seq ?? 0, id: null, reason: 'the signed head kept outside the database does not verify' });
-      } else {
-        anchor = { seq: r.seq, hash: r.hash };
-        if (!broken && r.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${r.seq} were signed but are gone (the chain was cut back)` });
-        else if (!broken) {
-          const problem = await this.#checkSigned(workspace, r.seq, r.hash);
-          if (problem) fail({ ...problem, reason: `${problem.reason} (signed head ${r.seq})` });
-        }
+
+    // The signed heads kept in the database, in Redis and in this process: the chain must still reach and hold each.
+    const heads: { seq: number; hash: string; kept: 'database' | 'redis' | 'process' }[] = [];
+    if (anchored) {
+      if (signedHead) {
+        if (!signedHead.signature || !signer!.verify(workspace, signedHead.seq, signedHead.hash, signedHead.signature, HEAD_CONTEXT)) {
+          fail({ seq: signedHead.seq ?? 0, id: null, reason: 'the signed head kept in the database does not verify (forged, or another signed statement put in its place)' });
+        } else heads.push({ seq: signedHead.seq, hash: signedHead.hash, kept: 'database' });
+      } else if (seq > 0 || hint) {
+        fail({ seq: 0, id: null, reason: 'the database holds no signed head for this chain (removed; a ledger written before heads were signed gets one with its next entry)' });
+      }
+      for (const [text, kept] of [[anchorText, 'redis'], [this.#remembered.get(workspace) ?? null, 'process']] as const) {
+        const r = text ? parseReceipt(text) : null;
+        if (!r) continue;
+        if (!signer!.verify(workspace, r.seq, r.hash, r.signature)) fail({ seq: r.seq, id: null, reason: `the signed head kept in ${kept} does not verify` });
+        else heads.push({ seq: r.seq, hash: r.hash, kept });
       }
     }
-    let receipts: LedgerVerification['receipts'];
-    if (options.receipts) {
-      receipts = [];
-      for (const text of options.receipts) {
-        const r = parseReceipt(text);
-        if (!r) receipts.push({ receipt: text, ok: false, reason: 'not a receipt: expected <seq>;<hash>;<signature>' });
-        else if (!this.signer) receipts.push({ receipt: text, ok: false, reason: 'this deployment has no ledger key to check receipts with' });
-        else if (!this.signer.verify(workspace, r.seq, r.hash, r.signature)) receipts.push({ receipt: text, ok: false, reason: 'the signature does not verify for this workspace' });
-        else {
-          const problem = await this.#checkSigned(workspace, r.seq, r.hash);
-          if (problem) {
-            receipts.push({ receipt: text, ok: false, reason: problem.reason });
-            fail(problem);
-          } else receipts.push({ receipt: text, ok: true });
-        }
+    const checkedHeads = new Set<string>();
+    for (const h of heads) {
+      if (checkedHeads.has(`${h.seq};${h.hash}`)) continue;
+      checkedHeads.add(`${h.seq};${h.hash}`);
+      if (h.seq > seq) {
+        if (!broken || broken.seq > seq + 1) fail({ seq: seq + 1, id: null, reason: `${signedButGone(seq + 1, h.seq)} (the chain was cut back; signed head kept in ${h.kept})` });
+      } else if (!broken) {
+        const known = walked.get(h.seq);
+        const problem = known !== undefined ? (known === h.hash ? null : { seq: h.seq, id: null, reason: 'the entry at this position is not the one that was signed (rewritten)' }) : await this.#checkSigned(workspace, h.seq, h.hash);
+        if (problem) fail({ ...problem, reason: `${problem.reason} (signed head ${h.seq}, kept in ${h.kept})` });
       }
     }
-    const ok = !broken && (receipts ?? []).every((r) => r.ok);
+    const newest = heads.reduce<typeof heads[number] | null>((a, h) => (a && a.seq >= h.seq ? a : h), null);
+    const anchor = newest ? { seq: newest.seq, hash: newest.hash, kept_in: heads.filter((h) => h.seq === newest.seq && h.hash === newest.hash).map((h) => h.kept) } : null;
+
+    const ok = !broken && (results ?? []).every((x) => x.ok);
     return {
-      ok, entries: seq, head: prev, mode: full ? 'full' : 'routine', anchored, ...(this.signer ? { public_key: this.signer.publicKeyPem() } : {}), checked_from: checkedFrom,
+      ok, entries: seq, head: prev, mode: full ? 'full' : 'routine', anchored, ...(signer ? { public_key: signer.publicKeyPem() } : {}), checked_from: full ? 0 : checkedFrom,
       checkpoint: checkpoint ? { seq: checkpoint.seq, hash: checkpoint.hash } : null, anchor,
-      ...(receipts ? { receipts } : {}), ...(broken ? { broken_at: broken } : {}),
+      ...(prefix ? { prefix_checked: prefix.broken ? prefix.broken.seq - 1 : prefix.seq } : {}),
+      ...(results ? { receipts: results } : {}), ...(broken ? { broken_at: broken } : {}),
     };
   }
 
@@ -540,37 +685,45 @@ export class Ledger {
   }
 
   /**
-   * Recomputes the chain from after `from` (whose hash is `start`) to its end. Routine walks
-   * (short: since the newest checkpoint) read entry by entry with equality lookups on the unique
+   * Recomputes the chain from after `from` (whose hash is `start`) to its end, or to `upTo`.
+   * Short walks (routine: since the newest checkpoint; a receipts' prefix up to
+   * {@link RECEIPT_WALK_FREE}) read entry by entry with equality lookups on the unique
    * `{workspace, seq}` index, 25 at a time — on mongo-java-server a range query scans the whole
-   * collection (measured: 1.6–3.7 s at 112,000 entries; an equality lookup 11–25 ms). The full
-   * walk reads the workspace's entries in one pass and puts them in seq order as they come.
+   * collection (measured: 1.6–3.7 s at 112,000 entries; an equality lookup 11–25 ms). Long ones
+   * (`cursor`) read the range in one pass and put the entries in seq order as they come. Without
+   * `complete`, the walk ends quietly at the first missing entry (the caller compares that end with
+   * the signed heads); with it, a missing entry before the last one found breaks the chain. `seen`
+   * gets the hash at every checkpoint position and at each position in `compared`.
    */
-  async #walk(workspace: string, from: number, start: string, full: boolean, seen?: Map<number, string>): Promise<{ seq: number; prev: string; broken?: Broken }> {
+  async #walk(workspace: string, from: number, start: string, options: { upTo?: number; cursor?: boolean; complete?: boolean; seen?: Map<number, string>; compared?: Set<number> } = {}): Promise<{ seq: number; prev: string; broken?: Broken }> {
+    const { upTo = Infinity, seen, compared } = options;
     let prev = start;
     let seq = from;
     const check = (entry: LedgerEntry): Broken | undefined => {
-      if (seen && entry.seq % this.#checkpointEvery === 0) seen.set(entry.seq, entry.hash);
       if (entry.prev_hash !== prev) return { seq: entry.seq, id: entry.id, reason: 'prev_hash does not match the entry before it (removed or reordered)' };
       const { hash, ...rest } = entry;
       if (entryHash(rest as Omit<LedgerEntry, 'hash'>) !== hash) return { seq: entry.seq, id: entry.id, reason: 'the entry was changed after it was written' };
+      if (seen && (entry.seq % this.#checkpointEvery === 0 || compared?.has(entry.seq))) seen.set(entry.seq, entry.hash);
       prev = hash;
       seq = entry.seq;
       return undefined;
     };
-    if (!full) {
-      for (;;) {
-        const group = await Promise.all(Array.from({ length: 25 }, (_, i) => this.entries.findOne({ workspace, seq: seq + 1 + i }, { _id: 0 }).lean()));
+    if (!options.cursor) {
+      while (seq < upTo) {
+        const count = Math.min(25, upTo - seq);
+        const group = await Promise.all(Array.from({ length: count }, (_, i) => this.entries.findOne({ workspace, seq: seq + 1 + i }, { _id: 0 }).lean()));
         for (const entry of group) {
           if (!entry) return { seq, prev };
           const broken = check(entry);
           if (broken) return { seq, prev, broken };
         }
       }
+      return { seq, prev };
     }
     // Out-of-order arrivals wait here until their predecessor has been checked.
     const waiting = new Map<number, LedgerEntry>();
-    for await (const doc of this.entries.find({ workspace, seq: { $gt: from } }, { _id: 0 }).lean().cursor()) {
+    const range = Number.isFinite(upTo) ? { $gt: from, $lte: upTo } : { $gt: from };
+    for await (const doc of this.entries.find({ workspace, seq: range }, { _id: 0 }).lean().cursor()) {
       const entry = doc as LedgerEntry;
       if (entry.seq !== seq + 1) {
         waiting.set(entry.seq, entry);
@@ -584,7 +737,7 @@ export class Ledger {
         next = waiting.get(seq + 1);
       }
     }
-    if (waiting.size > 0) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
+    if (waiting.size > 0 && options.complete) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
     return { seq, prev };
   }
 }

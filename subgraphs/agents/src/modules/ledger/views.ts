@@ -65,8 +65,18 @@ export const LEDGER_VERIFICATION_SCHEMA = {
     checked_from: { type: 'integer', minimum: 0 },
     /** The newest stored checkpoint, as stored (a forged one is reported in broken_at). */
     checkpoint: { anyOf: [{ type: 'null' }, chainPoint(STORED_HASH)] },
-    /** The signed head kept outside the database, once its signature verified. */
-    anchor: { anyOf: [{ type: 'null' }, chainPoint(HASH)] },
+    /** The newest signed head found (signature verified), and where it was kept: beside the chain in the database, in Redis, in the verifying process. */
+    anchor: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['seq', 'hash', 'kept_in'],
+        properties: {
+          seq: { type: 'integer', minimum: 0 }, hash: HASH,
+          kept_in: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['database', 'redis', 'process'] } },
+        },
+      }],
+    },
+    /** Only when receipts were given: entries 1 to this seq were recomputed, and each receipt compared with them. */
+    prefix_checked: { type: 'integer', minimum: 0 },
     /** Only when receipts were given: one per receipt, in order. */
     receipts: {
       type: 'array',
