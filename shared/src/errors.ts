@@ -110,9 +110,11 @@ export function toCuadraError(err: unknown): CuadraError {
  * surface answers `unavailable`, never `internal`): the MongoDB driver's network and selection
  * errors, and ioredis giving up on a command or writing to a closed connection.
  */
-export function storeUnreachable(err: unknown): boolean {
-  const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
+export function storeUnreachable(err: unknown, depth = 0): boolean {
+  const e = err as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown; errorResponse?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   if (typeof e.name === 'string' && /^(Mongo(Network|ServerSelection|NotConnected|Topology|PoolCleared)\w*|MaxRetriesPerRequestError)$/.test(e.name)) return true;
-  return typeof e.message === 'string' && /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(e.message);
+  if (typeof e.message === 'string' && /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(e.message)) return true;
+  // A bulk write (insertMany, bulkWrite) wraps the network error it met: its cause or its errorResponse.
+  return depth < 3 && (storeUnreachable(e.cause, depth + 1) || storeUnreachable(e.errorResponse, depth + 1));
 }

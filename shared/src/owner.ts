@@ -8,6 +8,8 @@ import { ledgerReceiptScope } from './governance/ledger.ts';
 import type { ApprovalDoc } from './governance/approvals.ts';
 import type { IntentDoc } from './governance/intents.ts';
 import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/idempotency.ts';
+import { findRunStamps, runScope, stampRunsOn, withoutRunStamps, type RunStamps } from './governance/runs.ts';
+import { canonicalJson } from './governance/digest.ts';
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
@@ -38,6 +40,24 @@ export interface OwnedAnswer {
 
 /** A running handler's lease: after this long its intent is taken for interrupted. */
 const LEASE_MS = ACTION_LEASE_MS;
+
+/** How often an owner process renews its heartbeat, and how long one lasts. */
+const HEARTBEAT_EVERY_MS = 1_000;
+const HEARTBEAT_TTL_MS = 3_000;
+/**
+ * An intent of another process is settled only by a process whose own heartbeat has been renewed
+ * without a gap for this long: had the other process been alive, it would have renewed its own
+ * meanwhile (after a database outage every process's heartbeat is stale at first).
+ */
+const HEALTHY_BEFORE_SETTLING_MS = HEARTBEAT_TTL_MS + 1_000;
+
+/** How long one settler holds an intent (one that fails half-way leaves it to the next after this). */
+const SETTLING_LEASE_MS = 10_000;
+
+/** The ledger entry id of an action's outcome: named by its intent, so it is written once whoever writes it. */
+function outcomeEntryId(intentId: string): string {
+  return `led_${intentId}`;
+}
 
 /** A caller's key in the idempotency store: its principal's namespace, then the key. */
 function keySpace(principal: Principal, key: string): string {
@@ -71,6 +91,8 @@ interface Attempt {
   keySettled: boolean;
   /** The input's digest, once it is known to be within bounds and valid. */
   digest: string | null;
+  /** The intent of its action, once written: its outcome entry is named by it. */
+  intentId?: string;
 }
 
 function refusal(err: CuadraError): OwnedAnswer {
@@ -100,6 +122,11 @@ export class ToolOwner {
   /** Seals secret outputs at rest (idempotency records, approvals); null: secrets are not kept at all. */
   readonly #sealer: Sealer | null = sealerFromEnv();
   readonly #executor = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Intents of handlers running in this process now (any other intent of this executor is left over). */
+  readonly #running = new Set<string>();
+  #lastHeartbeat = 0;
+  /** Since when this process's heartbeat has been renewed without a gap (0: it is not). */
+  #healthySince = 0;
   #timer: NodeJS.Timeout | undefined;
   #sweeping = false;
   #lastMaintenance = 0;
@@ -121,6 +148,8 @@ export class ToolOwner {
     this.#db = deps.db;
     this.#log = deps.log;
     this.#governance.idempotency.probeIntentsWith(this.#probe());
+    // Whatever a handler writes in this service's database carries its run (runs.ts).
+    if (this.#db !== this.#governance.db) stampRunsOn(this.#db);
   }
 
   /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
@@ -167,7 +196,7 @@ export class ToolOwner {
       if (!attempt.recorded) {
         await this.#governance.ledger.append({
           principal: call.principal, tool: call.tool, risk: tool?.risk ?? null, input_digest: attempt.digest, outcome: attempt.acting ? 'outcome_unknown' : error.code,
-          idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started,
+          idempotency_key: call.idempotencyKey, duration_ms: Date.now() - started, ...(attempt.acting && attempt.intentId ? { id: outcomeEntryId(attempt.intentId) } : {}),
         }).catch(() => undefined);
       }
       // A key is handed back only when its action provably never started; otherwise its intent settles it.
@@ -250,7 +279,8 @@ export class ToolOwner {
         return answer;
       }
       const answer = await this.#run(tool, input, digest, principal, { approvalId: approval._id, idempotencyKey: call.idempotencyKey, started, attempt });
-      await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, secretShape(tool.output), this.#sealer, approvalContext(approval._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
+      // An outcome nobody saw: its intent settles the approval (run again if it provably did nothing).
+      if (answer.body.code !== 'outcome_unknown') await this.#governance.approvals.finish(approval._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, secretShape(tool.output), this.#sealer, approvalContext(approval._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
       return answer;
     }
 
@@ -309,32 +339,59 @@ export class ToolOwner {
     const attempt = opts.attempt ?? { recorded: false, acting: false, keySettled: false, digest };
     // A read changes nothing: there is no action to account for if the process dies mid-way.
     const intentId = tool.risk === 'read' ? null : attempt.keyed ? intentIdOf(attempt.keyed.run) : newId('int');
-    if (intentId) await this.#governance.intents.create({
-      _id: intentId, workspace: principal.workspace, subgraph: this.subgraph, tool: tool.name, risk: tool.risk, input_digest: digest, principal,
-      approval_id: opts.approvalId ?? null, idempotency_key: opts.idempotencyKey ?? null, started_at: new Date(),
-    });
+    if (intentId) {
+      this.#running.add(intentId);
+      try {
+        await this.#governance.intents.create({
+          _id: intentId, workspace: principal.workspace, subgraph: this.subgraph, tool: tool.name, risk: tool.risk, input_digest: digest, principal,
+          approval_id: opts.approvalId ?? null, idempotency_key: opts.idempotencyKey ?? null, started_at: new Date(), executor: this.#executor,
+        });
+      } catch (err) {
+        this.#running.delete(intentId);
+        throw err;
+      }
+    }
     attempt.acting = intentId !== null;
+    if (intentId) attempt.intentId = intentId;
+    try {
+      return await this.#runActing(tool, input, digest, principal, opts, attempt, intentId);
+    } finally {
+      if (intentId) this.#running.delete(intentId);
+    }
+  }
+
+  /** {@link #run} once its intent is stored: the handler (its writes stamped with the run), its entry, its key, the intent removed. */
+  async #runActing(tool: Tool<any, any>, input: Record<string, unknown>, digest: string, principal: Principal, opts: { approvalId?: string; idempotencyKey?: string; started: number }, attempt: Attempt, intentId: string | null): Promise<OwnedAnswer> {
     let answer: OwnedAnswer;
     let failure: CuadraError | undefined;
     try {
-      const output = await tool.handler(input, this.#context(principal, new Date()));
-      answer = { status: 200, body: { tool: tool.name, output } };
+      const context = this.#context(principal, new Date());
+      const output = intentId
+        ? await runScope.run({ run: intentId, markDeletes: async () => { await this.#governance.intents.updateOne({ _id: intentId }, { $set: { deletes: true } }); } }, () => tool.handler(input, context))
+        : await tool.handler(input, context);
+      answer = { status: 200, body: { tool: tool.name, output: withoutRunStamps(output) } };
     } catch (err) {
       const error = classifyFailure(err);
       if (error.code === 'internal') this.#log.error({ err: error.cause ?? err, tool: tool.name }, 'tool failed');
       if (error.code === 'internal' || error.code === 'unavailable') {
         // A read did nothing; an action may have taken effect before it failed, unless the handler
         // says it failed before writing anything (a lookup in another service, made first).
-        if (intentId && !(error.code === 'unavailable' && error.beforeAnyEffect)) answer = outcomeUnknown();
-        else {
-          answer = refusal(error);
-          failure = error;
+        if (intentId && !(error.code === 'unavailable' && error.beforeAnyEffect)) {
+          // Nobody saw how it ended (its store failed mid-write, most often). Its intent stays and is
+          // settled from the owner's records as soon as the store answers: its entry, its key (run
+          // again if it provably wrote nothing), its approval — never an outcome_unknown kept for good.
+          await this.#governance.intents.updateOne({ _id: intentId }, { $set: { abandoned: true } }).catch(() => undefined);
+          attempt.recorded = true;
+          attempt.keySettled = true;
+          return outcomeUnknown();
         }
+        answer = refusal(error);
+        failure = error;
       } else answer = refusal(error);
     }
     await this.#governance.ledger.append({
       principal, tool: tool.name, risk: tool.risk, input_digest: digest, outcome: outcomeOf(answer), approval_id: opts.approvalId,
-      idempotency_key: opts.idempotencyKey, duration_ms: Date.now() - opts.started,
+      idempotency_key: opts.idempotencyKey, duration_ms: Date.now() - opts.started, ...(intentId ? { id: outcomeEntryId(intentId) } : {}),
     });
     attempt.recorded = true;
     if (attempt.keyed && !attempt.keySettled && !failure) {
@@ -414,6 +471,7 @@ export class ToolOwner {
     }
     try {
       const answer = await this.#run(tool, input, claimed.input_digest, claimed.principal, { approvalId: claimed._id, idempotencyKey: claimed.idempotency_key ?? undefined, started });
+      if (answer.body.code === 'outcome_unknown') return; // its intent settles the approval
       await this.#governance.approvals.finish(claimed._id, answer.status === 200 ? 'executed' : 'failed', sealSecrets(answer, secretShape(tool.output), this.#sealer, approvalContext(claimed._id)), answer.status === 200 ? null : String(answer.body.error ?? 'refused'));
     } catch (err) {
       const error = classifyFailure(err);
@@ -422,13 +480,25 @@ export class ToolOwner {
   }
 
   /**
-   * Settles what a dead process left: intents past their lease get their `interrupted` entry
-   * (and their approval ends `failed`); approvals claimed but never started go back to approved.
+   * Settles what a dead or failed attempt left, within seconds: an intent whose handler ended with
+   * no outcome (`abandoned`), one of this process that no handler here runs any more, one whose
+   * process's heartbeat has stopped (checked only once this process's own heartbeat has been steady
+   * for {@link HEALTHY_BEFORE_SETTLING_MS}), and any past its lease. Approvals claimed but never
+   * started go back to approved.
    */
   async recover(now = new Date()): Promise<void> {
-    const { intents, approvals, ledger } = this.#governance;
-    const stale = await intents.find({ subgraph: this.subgraph, started_at: { $lt: new Date(now.getTime() - LEASE_MS) } }).limit(50).lean();
-    for (const intent of stale) await this.#settleIntent(intent, now);
+    const { intents, approvals, ledger, executors } = this.#governance;
+    const candidates = await intents.find({ subgraph: this.subgraph, started_at: { $lt: new Date(now.getTime() - 500) } }).limit(100).lean();
+    const others = [...new Set(candidates.map((i) => i.executor).filter((e): e is string => !!e && e !== this.#executor))];
+    const steady = this.#healthySince > 0 && now.getTime() - this.#healthySince >= HEALTHY_BEFORE_SETTLING_MS;
+    const alive = new Set(others.length > 0 && steady ? (await executors.find({ _id: { $in: others }, alive_until: { $gt: now } }, { _id: 1 }).lean()).map((e) => e._id) : others);
+    for (const intent of candidates) {
+      const leftOver = intent.abandoned === true
+        || (intent.executor === this.#executor && !this.#running.has(intent._id))
+        || (!!intent.executor && intent.executor !== this.#executor && !alive.has(intent.executor))
+        || intent.started_at.getTime() < now.getTime() - LEASE_MS;
+      if (leftOver) await this.#settleIntent(intent, now);
+    }
     for (const doc of await approvals.abandonedFor(this.subgraph, now)) {
       const started = await intents.exists({ approval_id: doc._id });
       if (started) continue; // its intent settles it above once its lease passes
@@ -443,24 +513,71 @@ export class ToolOwner {
   }
 
   /**
-   * Settles one intent whose process died (or hangs past its lease): its `interrupted` ledger entry,
-   * its approval `failed`, its Idempotency-Key answered `outcome_unknown`. The key is answered
-   * first (a conditional update, harmless twice): while the intent exists a retry of the key cannot
-   * take it over, and once the intent is gone the key is already answered — were it the other way
-   * round, a retry arriving in between would see a running key with no intent and run the action a
-   * second time. The intent is then claimed by deleting it, so two settlers never write two
-   * entries. False if another settled it.
+   * Settles one intent whose attempt ended without an outcome, from this service's records (the
+   * run stamps, runs.ts): its ledger entry (`interrupted`, named by the intent: written once); then
+   * — when no record carries its run and it deleted nothing, so it provably did nothing — its
+   * Idempotency-Key is handed back (the retry runs it) and its approval goes back to approved (run
+   * again); otherwise its key answers `outcome_unknown` and its approval ends `failed`. The intent
+   * is claimed first (a settling lease) and removed last, so a settler that dies half-way leaves it
+   * for the next. False if another settles it.
    */
   async #settleIntent(intent: IntentDoc, now = new Date()): Promise<boolean> {
     const { intents, approvals, ledger, idempotency } = this.#governance;
-    if (intent.idempotency_key && intent._id.startsWith('int_')) await idempotency.settleInterrupted(intent._id.slice(4), outcomeUnknown());
-    const claimed = await intents.findOneAndDelete({ _id: intent._id });
+    const claimed = await intents.findOneAndUpdate(
+      { _id: intent._id, $or: [{ settling_until: { $exists: false } }, { settling_until: null }, { settling_until: { $lt: now } }] },
+      { $set: { settling_until: new Date(now.getTime() + SETTLING_LEASE_MS) } },
+      { new: true },
+    ).lean();
     if (!claimed) return false;
-    await ledger.append({ principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted', approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime() });
+    const stamps = await findRunStamps(this.#db, intent._id);
+    const wroteNothing = !claimed.deletes && stamps.length === 0;
+    const recovered = wroteNothing || claimed.deletes ? null : await this.#answerFromRecord(intent, stamps);
+    await ledger.append({
+      id: outcomeEntryId(intent._id), principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted',
+      approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime(),
+    });
+    const tool = this.#registry.get(intent.tool);
     if (intent.approval_id) {
-      await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call; whether it took effect is unknown. Check before asking again.');
+      if (wroteNothing) await approvals.model.updateOne({ _id: intent.approval_id, status: 'executing' }, { $set: { status: 'approved', executor: null, lease_until: null } });
+      else if (recovered) await approvals.finish(intent.approval_id, 'executed', sealSecrets(recovered, secretShape(tool?.output), this.#sealer, approvalContext(intent.approval_id)), null);
+      else await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call, after it had written some of its records; check them before asking again.');
     }
+    if (intent.idempotency_key && intent._id.startsWith('int_')) {
+      const run = intent._id.slice(4);
+      if (wroteNothing) await idempotency.releaseRun(run);
+      else if (recovered) await idempotency.settleInterrupted(run, sealSecrets(recovered, secretShape(tool?.output), this.#sealer, idempotencyContext(intent.principal, intent.idempotency_key)));
+      else await idempotency.settleInterrupted(run, outcomeUnknown());
+    }
+    await intents.deleteOne({ _id: intent._id });
     return true;
+  }
+
+  /**
+   * The answer of an interrupted action that wrote exactly one record — one document's write is
+   * atomic, so that record is its whole effect — read back through its module's `<module>.get`,
+   * when that tool answers every part of the action's output with the same schema (a create or an
+   * update answering `{party: …}` and `parties.get` answering `{party: …, …}`). The record as it is
+   * now, as the action's principal reads it; null when any of that does not hold (then the outcome
+   * stays `outcome_unknown`: something was written, and what the answer was cannot be proven).
+   */
+  async #answerFromRecord(intent: IntentDoc, stamps: RunStamps[]): Promise<OwnedAnswer | null> {
+    if (stamps.length !== 1 || stamps[0].ids.length !== 1) return null;
+    const tool = this.#registry.get(intent.tool);
+    const reader = tool ? this.#registry.get(`${tool.module}.get`) : undefined;
+    const want = (tool?.output as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined);
+    const have = (reader?.output as { properties?: Record<string, JsonSchema> } | undefined);
+    if (!tool || !reader || reader.risk !== 'read' || !want?.properties || !have?.properties) return null;
+    const keys = Object.keys(want.properties);
+    if (keys.length === 0 || keys.some((k) => !have.properties![k] || canonicalJson(have.properties![k]) !== canonicalJson(want.properties![k]))) return null;
+    try {
+      const principal = intent.principal;
+      const output = await reader.handler({ id: stamps[0].ids[0] }, this.#context(principal, new Date())) as Record<string, unknown>;
+      if ((want.required ?? []).some((k) => !(k in output))) return null;
+      return { status: 200, body: { tool: tool.name, output: withoutRunStamps(Object.fromEntries(keys.filter((k) => k in output).map((k) => [k, output[k]]))) } };
+    } catch (err) {
+      if (isCuadraError(err) && err.code === 'not_found') return null; // not that tool's record (another collection's)
+      throw err; // unreadable now: settled by a later pass
+    }
   }
 
   /** Lets the idempotency store settle, on a retry, an attempt whose process died. */
@@ -475,11 +592,26 @@ export class ToolOwner {
     };
   }
 
-  /** One pass of the background work: recovery, then approved held calls. */
+  /** Renews this process's heartbeat (at most once a second); notes since when it has been steady. */
+  async #heartbeat(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastHeartbeat < HEARTBEAT_EVERY_MS) return;
+    try {
+      await this.#governance.executors.updateOne({ _id: this.#executor }, { $set: { subgraph: this.subgraph, alive_until: new Date(now + HEARTBEAT_TTL_MS) } }, { upsert: true });
+      if (this.#healthySince === 0 || now - this.#lastHeartbeat > HEARTBEAT_TTL_MS) this.#healthySince = now;
+      this.#lastHeartbeat = now;
+    } catch (err) {
+      this.#healthySince = 0;
+      throw err;
+    }
+  }
+
+  /** One pass of the background work: heartbeat, recovery, then approved held calls. */
   async sweep(): Promise<void> {
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {
+      await this.#heartbeat();
       await this.recover();
       if (this.#maintenance && Date.now() - this.#lastMaintenance > 60_000) {
         this.#lastMaintenance = Date.now();
@@ -504,5 +636,7 @@ export class ToolOwner {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     while (this.#sweeping) await new Promise((r) => setTimeout(r, 20));
+    // Stopped in order: its heartbeat goes, so another process settles at once whatever it left.
+    await this.#governance.executors.deleteOne({ _id: this.#executor }).catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
+import { declareDerivedCollection } from './governance/runs.ts';
 import { readByKeys } from './keyed-reads.ts';
 
 /**
@@ -63,6 +64,9 @@ export interface SeriesOptions {
 
 /** Not `counters`: the invoices service already numbers documents in a collection of that name. */
 const COUNTERS_COLLECTION = 'list_counters';
+// Paging's bookkeeping (positions may have gaps; `live` counts records): moving a counter is not an
+// action's effect, and an interrupted call that moved one and wrote no record did nothing (runs.ts).
+declareDerivedCollection(COUNTERS_COLLECTION);
 
 function counters(db: Connection) {
   return db.collection<CounterDoc>(COUNTERS_COLLECTION);

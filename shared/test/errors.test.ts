@@ -135,3 +135,17 @@ describe('toCuadraError', () => {
     expect(toCuadraError(fake).code).toBe('internal');
   });
 });
+
+describe('a store that cannot be reached (issue 31, finding 7)', () => {
+  it('is unavailable also when a bulk write (insertMany, bulkWrite) wraps the network error it met', async () => {
+    const { MongoBulkWriteError, MongoNetworkError } = (await import('mongoose')).mongo;
+    const network = new MongoNetworkError('read ECONNRESET');
+    const bulk = new MongoBulkWriteError(network as never, {} as never);
+    expect(bulk.name).toBe('MongoBulkWriteError');
+    expect(toCuadraError(bulk).code).toBe('unavailable');
+    expect(toCuadraError(new Error('wrapped', { cause: network })).code).toBe('unavailable');
+    // A bulk write refused for what was written (a duplicate key) is not an outage.
+    const duplicate = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000 } as never, {} as never);
+    expect(toCuadraError(duplicate).code).toBe('internal');
+  });
+});

@@ -203,6 +203,14 @@ export class IdempotencyStore {
     await this.#model.updateOne({ run, state: 'running' }, { $set: { state: 'done', answer: toStored(answer) } });
   }
 
+  /**
+   * Hands back the key whose attempt `run` provably did nothing (recovery found no record it wrote):
+   * the next request with it runs the call.
+   */
+  async releaseRun(run: string): Promise<void> {
+    await this.#model.deleteOne({ run, state: 'running' });
+  }
+
   async init(): Promise<void> {
     await ensureModel(this.#model);
     // Records stored before the expiry index existed are put in it once (a marker in `migrations`; a

@@ -3,7 +3,7 @@ import type { Connection, Model } from 'mongoose';
 import { ensureModel } from '../db.ts';
 import { ApprovalStore } from './approvals.ts';
 import { IdempotencyStore } from './idempotency.ts';
-import { intents, type IntentDoc } from './intents.ts';
+import { executors, intents, type ExecutorDoc, type IntentDoc } from './intents.ts';
 import { Ledger } from './ledger.ts';
 import { MailQuota } from './mail-quota.ts';
 import { PolicyStore } from './policies.ts';
@@ -20,6 +20,8 @@ export class Governance {
   readonly policies: PolicyStore;
   readonly approvals: ApprovalStore;
   readonly intents: Model<IntentDoc>;
+  /** Heartbeats of the processes that run actions (an intent of a dead one is settled within seconds). */
+  readonly executors: Model<ExecutorDoc>;
   /** E-mails each workspace sends per day, counted across every service (mail-quota.ts). */
   readonly mailQuota: MailQuota;
   readonly db: Connection;
@@ -31,11 +33,12 @@ export class Governance {
     this.policies = new PolicyStore(db, redis);
     this.approvals = new ApprovalStore(db);
     this.intents = intents(db);
+    this.executors = executors(db);
     this.mailQuota = new MailQuota(db);
   }
 
   /** Builds the indexes the guarantees rest on (unique ledger positions…). */
   async init(): Promise<void> {
-    await Promise.all([this.ledger.init(), this.idempotency.init(), this.policies.init(), this.approvals.init(), ensureModel(this.intents)]);
+    await Promise.all([this.ledger.init(), this.idempotency.init(), this.policies.init(), this.approvals.init(), ensureModel(this.intents), ensureModel(this.executors)]);
   }
 }

@@ -1,0 +1,169 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import mongoose, { type Connection } from 'mongoose';
+
+/**
+ * Run stamps: what makes an interrupted action's effect provable (CONTRACT.md §9, issue 31
+ * finding 6). While a handler runs, every document it inserts, updates or replaces in its owning
+ * service's database carries the run's intent id in `_runs` (the newest {@link RUNS_KEPT}), in the
+ * same write — the only atomicity the store gives is one document's. After a crash, the owner's
+ * records answer "did this action write anything?" from the stamps alone: a stamp found, it did;
+ * none found, it provably did not (nothing it writes goes unstamped), and it may run again.
+ *
+ * A delete leaves no document to stamp: before a run's first delete, its intent is marked
+ * `deletes` (awaited, so the mark is stored before anything is deleted), and such a run is never
+ * taken for "did nothing".
+ *
+ * The mechanism sits under every module (mongoose's collection layer, which models and
+ * `model.collection` calls both go through), so no handler has anything to do.
+ */
+export const RUN_FIELD = '_runs';
+
+/** Stamps a document keeps: the runs of its newest writes (older ones are settled within seconds). */
+export const RUNS_KEPT = 16;
+
+/** The run a handler is executing in: its intent id, and how to mark that intent before a delete. */
+export interface RunContext {
+  run: string;
+  /** Marks the intent as having deleted something (stored before the first delete). */
+  markDeletes(): Promise<void>;
+  /** Set once the mark is stored. */
+  deletesMarked?: Promise<void>;
+}
+
+/** The run of the handler executing in this async context, if any. */
+export const runScope = new AsyncLocalStorage<RunContext>();
+
+const stamped = new WeakSet<Connection>();
+
+/**
+ * Collections of bookkeeping derived from the records (the list counters of paging.ts): a write
+ * there is not an action's effect, so it carries no stamp and proves nothing. A shared
+ * counter every call moves would otherwise make every interrupted call look as if it had acted.
+ */
+const derived = new Set<string>(['health']);
+
+/** Declares a collection derived (see {@link derived}); called by the module that keeps it. */
+export function declareDerivedCollection(name: string): void {
+  derived.add(name);
+}
+let patched = false;
+
+const INSERTS = new Set(['insertOne', 'insertMany']);
+const UPDATES = new Set(['updateOne', 'updateMany', 'findOneAndUpdate']);
+const REPLACES = new Set(['replaceOne', 'findOneAndReplace']);
+const DELETES = new Set(['deleteOne', 'deleteMany', 'findOneAndDelete']);
+
+/** A mongoose document (Model.bulkWrite hands them on as is) as the plain object it is written as. */
+function plain(doc: unknown): unknown {
+  const d = doc as { toBSON?: () => unknown } | null;
+  return d && typeof d === 'object' && typeof d.toBSON === 'function' && !Array.isArray(d) ? d.toBSON() : doc;
+}
+
+/** A replacement of a stored document: its stamps, then this run's. */
+function stampDoc(doc: unknown, run: string): unknown {
+  const p = plain(doc);
+  if (p && typeof p === 'object' && !Array.isArray(p)) {
+    const d = p as Record<string, unknown>;
+    const kept = Array.isArray(d[RUN_FIELD]) ? (d[RUN_FIELD] as unknown[]).filter((x) => x !== run) : [];
+    d[RUN_FIELD] = [...kept, run].slice(-RUNS_KEPT);
+  }
+  return p;
+}
+
+/** A new document is this run's write alone: stamps copied from another document (a snapshot of it) are not its own. */
+function stampNew(doc: unknown, run: string): unknown {
+  const p = plain(doc);
+  if (p && typeof p === 'object' && !Array.isArray(p)) (p as Record<string, unknown>)[RUN_FIELD] = [run];
+  return p;
+}
+
+function stampUpdate(update: unknown, run: string): unknown {
+  if (!update || typeof update !== 'object') return update;
+  if (Array.isArray(update)) {
+    // An aggregation-pipeline update: one more stage appends the stamp.
+    return [...update, { $set: { [RUN_FIELD]: { $slice: [{ $concatArrays: [{ $ifNull: [`$${RUN_FIELD}`, []] }, [run]] }, -RUNS_KEPT] } } }];
+  }
+  const u = update as Record<string, Record<string, unknown> | undefined>;
+  if (!Object.keys(u).some((k) => k.startsWith('$'))) return stampDoc(u, run); // a replacement document
+  return { ...u, $push: { ...(u.$push ?? {}), [RUN_FIELD]: { $each: [run], $slice: -RUNS_KEPT } } };
+}
+
+function stampBulk(ops: unknown, run: string): void {
+  if (!Array.isArray(ops)) return;
+  for (const op of ops as Record<string, Record<string, unknown>>[]) {
+    if (op.insertOne) op.insertOne.document = stampNew(op.insertOne.document, run);
+    for (const k of ['updateOne', 'updateMany'] as const) if (op[k]) op[k].update = stampUpdate(op[k].update, run);
+    if (op.replaceOne) op.replaceOne.replacement = stampDoc(op.replaceOne.replacement, run);
+  }
+}
+
+/**
+ * Stamps every write a handler makes on `db` (the owning service's own database) with its run.
+ * Idempotent; the collection layer is wrapped once per process, and only connections given here
+ * are stamped (the governance database, whose ledger entries are hashed as written, never is).
+ */
+export function stampRunsOn(db: Connection): void {
+  stamped.add(db);
+  if (patched) return;
+  patched = true;
+  const proto = (mongoose.Collection as unknown as { prototype: Record<string, unknown> }).prototype;
+  for (const method of [...INSERTS, ...UPDATES, ...REPLACES, ...DELETES, 'bulkWrite']) {
+    const original = proto[method] as ((...args: unknown[]) => unknown) | undefined;
+    if (typeof original !== 'function') continue;
+    proto[method] = function stampedWrite(this: { conn?: Connection; name?: string }, ...args: unknown[]) {
+      const ctx = runScope.getStore();
+      if (!ctx || !this.conn || !stamped.has(this.conn) || derived.has(this.name ?? '')) return original.apply(this, args);
+      if (method === 'insertOne') args[0] = stampNew(args[0], ctx.run);
+      else if (method === 'insertMany' && Array.isArray(args[0])) args[0] = args[0].map((d) => stampNew(d, ctx.run));
+      else if (UPDATES.has(method)) args[1] = stampUpdate(args[1], ctx.run);
+      else if (REPLACES.has(method)) args[1] = stampDoc(args[1], ctx.run);
+      else if (method === 'bulkWrite') {
+        stampBulk(args[0], ctx.run);
+        if (Array.isArray(args[0]) && (args[0] as Record<string, unknown>[]).some((op) => op.deleteOne || op.deleteMany)) {
+          ctx.deletesMarked ??= ctx.markDeletes();
+          return ctx.deletesMarked.then(() => original.apply(this, args));
+        }
+      }
+      if (DELETES.has(method)) {
+        ctx.deletesMarked ??= ctx.markDeletes();
+        return ctx.deletesMarked.then(() => original.apply(this, args));
+      }
+      return original.apply(this, args);
+    };
+  }
+}
+
+/** Where a run's stamp was found: a collection and (up to two of) the ids of its documents that carry it. */
+export interface RunStamps { collection: string; ids: unknown[] }
+
+/**
+ * The records of `db` that carry the stamp of `run` (a scan of each collection: only for settling
+ * an interrupted action, which is rare), by collection; empty when it wrote nothing there.
+ */
+export async function findRunStamps(db: Connection, run: string): Promise<RunStamps[]> {
+  const found: RunStamps[] = [];
+  const collections = await db.db!.listCollections({}, { nameOnly: true }).toArray();
+  for (const { name } of collections) {
+    if (name.startsWith('system.') || derived.has(name)) continue;
+    const docs = await db.db!.collection(name).find({ [RUN_FIELD]: run }, { projection: { _id: 1 } }).limit(2).toArray();
+    if (docs.length > 0) found.push({ collection: name, ids: docs.map((d) => d._id) });
+  }
+  return found;
+}
+
+/**
+ * Takes the run stamps out of a handler's output (in place; a view that spreads a stored document
+ * would otherwise answer them): they are bookkeeping of the owner, never part of an answer.
+ */
+export function withoutRunStamps<T>(value: T, depth = 0): T {
+  if (depth > 64 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (const item of value) withoutRunStamps(item, depth + 1);
+    return value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value; // dates, buffers…
+  const o = value as Record<string, unknown>;
+  if (RUN_FIELD in o) delete o[RUN_FIELD];
+  for (const k in o) withoutRunStamps(o[k], depth + 1);
+  return value;
+}
