@@ -133,25 +133,41 @@ describe('autonomy policies and approvals', () => {
     await sys.invoke('policies.delete', { id }, owner);
   });
 
-  it('settles an approval whose executor died mid-run: failed with the reason, never run again', async () => {
-    // What a process killed between its intent and its ledger entry leaves behind.
+  /** What a process killed between its intent and its ledger entry leaves behind: an approval `executing`, its intent. */
+  async function diedMidRun(id: string, name: string) {
     const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'key_dead' }, credential_id: 'key_dead', scopes: null, patterns: null };
     const gov = governanceDb();
     await gov.collection('approvals').insertOne({
-      _id: 'apr_interrupted' as never, workspace, subgraph: 'crm', status: 'executing', mode: 'hold', tool: 'parties.create', input: { name: 'Quizá', kind: 'customer' },
+      _id: id as never, workspace, subgraph: 'crm', status: 'executing', mode: 'hold', tool: 'parties.create', input: { name, kind: 'customer' },
       input_digest: 'x', idempotency_key: null, principal, requested_by: { type: 'api_key', id: 'key_dead', credential_id: 'key_dead', role: 'owner' },
       requested_at: new Date().toISOString(), decided_by: { type: 'api_key', id: 'key_admin' }, decided_at: new Date().toISOString(), reason: null, result: null,
       expires_at: new Date(Date.now() + 1e9).toISOString(), lease_until: new Date(Date.now() - 1000), executor: 'dead',
     });
     await gov.collection('intents').insertOne({
-      _id: 'int_dead' as never, workspace, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: 'x', principal,
-      approval_id: 'apr_interrupted', idempotency_key: null, started_at: new Date(Date.now() - 120_000),
+      _id: `int_${id}` as never, workspace, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: 'x', principal,
+      approval_id: id, idempotency_key: null, started_at: new Date(Date.now() - 120_000),
     });
-    const settled = await until(() => sys.invoke('approvals.get', { id: 'apr_interrupted' }, admin), (r) => r.body.output?.approval.status === 'failed');
+  }
+
+  it('settles an approval whose executor died mid-run having written nothing: run again, once (issue 31, finding 6)', async () => {
+    await diedMidRun('apr_interrupted', 'Quizá');
+    const settled = await until(() => sys.invoke('approvals.get', { id: 'apr_interrupted' }, admin), (r) => r.body.output?.approval.status === 'executed');
+    expect(settled.body.output.approval.status).toBe('executed');
+    expect(await crmDb().collection('parties').countDocuments({ workspace, name: 'Quizá' })).toBe(1);
+    const entries = (await sys.invoke('ledger.list', { tool: 'parties.create' }, owner)).body.output.rows as { outcome: string; approval_id?: string }[];
+    expect(entries.filter((e) => e.approval_id === 'apr_interrupted').map((e) => e.outcome).sort()).toEqual(['interrupted', 'ok']);
+  });
+
+  it('settles an approval whose executor died mid-run after deleting something: failed with the reason, never run again', async () => {
+    await diedMidRun('apr_interrupted_deleting', 'Quizá borró');
+    // The mark a run's first delete leaves on its intent: its records cannot prove it did nothing.
+    await governanceDb().collection('intents').updateOne({ _id: 'int_apr_interrupted_deleting' as never }, { $set: { deletes: true } });
+    const settled = await until(() => sys.invoke('approvals.get', { id: 'apr_interrupted_deleting' }, admin), (r) => r.body.output?.approval.status === 'failed');
     expect(settled.body.output.approval.status).toBe('failed');
     expect(settled.body.output.approval.reason).toMatch(/stopped while running/);
-    const entries = await sys.invoke('ledger.list', { tool: 'parties.create' }, owner);
-    expect(entries.body.output.rows.some((e: { outcome: string; approval_id?: string }) => e.outcome === 'interrupted' && e.approval_id === 'apr_interrupted')).toBe(true);
+    expect(await crmDb().collection('parties').countDocuments({ workspace, name: 'Quizá borró' })).toBe(0);
+    const entries = (await sys.invoke('ledger.list', { tool: 'parties.create' }, owner)).body.output.rows as { outcome: string; approval_id?: string }[];
+    expect(entries.filter((e) => e.approval_id === 'apr_interrupted_deleting').map((e) => e.outcome)).toEqual(['interrupted']);
   });
 
   it('asks first (403 approval_required), then runs the repeated call once with X-Approval-Id', async () => {

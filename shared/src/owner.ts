@@ -540,7 +540,7 @@ export class ToolOwner {
     if (intent.approval_id) {
       if (wroteNothing) await approvals.model.updateOne({ _id: intent.approval_id, status: 'executing' }, { $set: { status: 'approved', executor: null, lease_until: null } });
       else if (recovered) await approvals.finish(intent.approval_id, 'executed', sealSecrets(recovered, secretShape(tool?.output), this.#sealer, approvalContext(intent.approval_id)), null);
-      else await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call, after it had written some of its records; check them before asking again.');
+      else await approvals.finish(intent.approval_id, 'failed', null, 'The service stopped while running this call, after it had changed some records; check them before asking again.');
     }
     if (intent.idempotency_key && intent._id.startsWith('int_')) {
       const run = intent._id.slice(4);
