@@ -111,3 +111,15 @@ describe('run stamps', () => {
     expect(out).toEqual({ party: { id: 'p', at }, rows: [{ n: 1 }] });
   });
 });
+
+describe('run stamps on a document written back whole', () => {
+  it('an update that $sets the stored stamps it read carries them with this run, without a conflicting $push', async () => {
+    const M = things(owner);
+    await inRun('int_g0', () => M.create({ _id: 'g', n: 0 }));
+    const read = (await M.collection.findOne({ _id: 'g' } as never))!;
+    await inRun('int_g1', async () => M.collection.updateOne({ _id: 'g' } as never, { $set: { ...read, n: 1 } }));
+    expect(await raw('g')).toMatchObject({ n: 1, _runs: ['int_g0', 'int_g1'] });
+    await inRun('int_g2', async () => M.collection.findOneAndUpdate({ _id: 'g' } as never, { $set: { n: 2 }, $unset: { '_runs.0': '' } }));
+    expect(await raw('g')).toMatchObject({ n: 2, _runs: ['int_g0', 'int_g1', 'int_g2'] });
+  });
+});

@@ -85,7 +85,22 @@ function stampUpdate(update: unknown, run: string): unknown {
   }
   const u = update as Record<string, Record<string, unknown> | undefined>;
   if (!Object.keys(u).some((k) => k.startsWith('$'))) return stampDoc(u, run); // a replacement document
-  return { ...u, $push: { ...(u.$push ?? {}), [RUN_FIELD]: { $each: [run], $slice: -RUNS_KEPT } } };
+  // An update that writes the stamps itself (a stored document read and written back whole, with
+  // its stamps) would conflict with a $push on the same path: its copy is taken out, and a $set of
+  // them carries this run's too.
+  const out: Record<string, Record<string, unknown> | undefined> = {};
+  let carried: unknown[] | undefined;
+  for (const [op, fields] of Object.entries(u)) {
+    if (!fields || typeof fields !== 'object' || !Object.keys(fields).some((f) => f === RUN_FIELD || f.startsWith(`${RUN_FIELD}.`))) {
+      out[op] = fields;
+      continue;
+    }
+    const rest = Object.fromEntries(Object.entries(fields).filter(([f]) => f !== RUN_FIELD && !f.startsWith(`${RUN_FIELD}.`)));
+    if (op === '$set' && Array.isArray(fields[RUN_FIELD])) carried = fields[RUN_FIELD] as unknown[];
+    if (Object.keys(rest).length > 0) out[op] = rest;
+  }
+  if (carried) return { ...out, $set: { ...(out.$set ?? {}), [RUN_FIELD]: [...carried.filter((x) => x !== run), run].slice(-RUNS_KEPT) } };
+  return { ...out, $push: { ...(out.$push ?? {}), [RUN_FIELD]: { $each: [run], $slice: -RUNS_KEPT } } };
 }
 
 function stampBulk(ops: unknown, run: string): void {
