@@ -44,6 +44,22 @@ function checkReceipt(workspace: string, receipt: string | null): { seq: number;
   return { seq: Number(seq), hash };
 }
 
+/**
+ * What a receipt for entry `seq` proves, computed here independently: the stored entries 1…seq,
+ * each hash recomputed and each prev_hash linked from the genesis hash, end at the receipt's hash.
+ * Answers the first entry where that fails (0: the receipt holds).
+ */
+function firstBreakBefore(rows: Record<string, unknown>[], receipt: { seq: number; hash: string }): number {
+  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
+  let prev = '0'.repeat(64);
+  for (let seq = 1; seq <= receipt.seq; seq++) {
+    const entry = bySeq.get(seq);
+    if (!entry || entry.prev_hash !== prev || recomputeHash(entry) !== entry.hash) return seq;
+    prev = String(entry.hash);
+  }
+  return prev === receipt.hash ? 0 : receipt.seq;
+}
+
 describe('Ledger-Receipt', () => {
   it('comes with answers that ran, owner refusals and gateway refusals, and verifies against the stored entry', async () => {
     const ws = await sys.workspace('Recibos SAS');
@@ -171,7 +187,13 @@ describe('what a receipt and the signed heads prove (issue 31, finding 4)', () =
     const db = governanceDb();
     // The checkpoint at 100 exists: routine verify starts there.
     expect((await sys.invoke('ledger.verify', {}, ws.api_key)).body.output).toMatchObject({ ok: true, checked_from: 100 });
+    // Before the edit, this test's own walk of the stored chain confirms each receipt.
+    const stored = () => db.collection('ledger').find({ workspace: ws.workspace_id }).toArray() as Promise<Record<string, unknown>[]>;
+    for (const seq of [130, 60, 40]) expect(firstBreakBefore(await stored(), checkReceipt(ws.workspace_id, ws.receipts.get(seq)!))).toBe(0);
     await db.collection('ledger').updateOne({ workspace: ws.workspace_id, seq: 50 }, { $set: { outcome: 'policy_denied' } });
+    // After it, the independent walk breaks at entry 50 for the receipts of 130 and 60, and not for 40.
+    const after = await stored();
+    expect([130, 60, 40].map((seq) => firstBreakBefore(after, checkReceipt(ws.workspace_id, ws.receipts.get(seq)!)))).toEqual([50, 50, 0]);
 
     const routine = (await sys.invoke('ledger.verify', {}, ws.api_key)).body.output;
     expect(routine.ok).toBe(true); // it reads only what follows the checkpoint at 100
