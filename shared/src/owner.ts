@@ -51,6 +51,9 @@ const HEARTBEAT_TTL_MS = 3_000;
  */
 const HEALTHY_BEFORE_SETTLING_MS = HEARTBEAT_TTL_MS + 1_000;
 
+/** The governance collections a handler may write records to (policies.create, approvals.decide…); the rest is bookkeeping. */
+const GOVERNANCE_RECORDS = ['policies', 'approvals'];
+
 /** How long one settler holds an intent (one that fails half-way leaves it to the next after this). */
 const SETTLING_LEASE_MS = 10_000;
 
@@ -150,6 +153,7 @@ export class ToolOwner {
     this.#governance.idempotency.probeIntentsWith(this.#probe());
     // Whatever a handler writes in this service's database carries its run (runs.ts).
     if (this.#db !== this.#governance.db) stampRunsOn(this.#db);
+    stampRunsOn(this.#governance.db, { only: GOVERNANCE_RECORDS });
   }
 
   /** Runs one call through the owning half of the pipeline. Throws only for `internal`/`unavailable`. */
@@ -529,8 +533,9 @@ export class ToolOwner {
       { new: true },
     ).lean();
     if (!claimed) return false;
-    const stamps = await findRunStamps(this.#db, intent._id);
-    const wroteNothing = !claimed.deletes && stamps.length === 0;
+    const stamps = [...(this.#db !== this.#governance.db ? await findRunStamps(this.#db, intent._id) : []), ...(await findRunStamps(this.#governance.db, intent._id))];
+    // A tool of risk `external` acts outside (mail, DIAN, the bank): its records cannot prove it did nothing.
+    const wroteNothing = intent.risk !== 'external' && !claimed.deletes && stamps.length === 0;
     const recovered = wroteNothing || claimed.deletes ? null : await this.#answerFromRecord(intent, stamps);
     await ledger.append({
       id: outcomeEntryId(intent._id), principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted',

@@ -123,3 +123,16 @@ describe('run stamps on a document written back whole', () => {
     expect(await raw('g')).toMatchObject({ n: 2, _runs: ['int_g0', 'int_g1', 'int_g2'] });
   });
 });
+
+describe('run stamps on a shared database', () => {
+  it('stamps only the collections named for it (the governance records a handler may write), and finds stamps only there', async () => {
+    stampRunsOn(other, { only: ['policies'] }); // (the other tests ran before: `other` was not stamped until now)
+    await inRun('int_h', async () => {
+      await other.collection('policies').insertOne({ _id: 'h1' } as never);
+      await other.collection('ledger').insertOne({ _id: 'h2' } as never);
+    });
+    expect((await other.db!.collection('policies').findOne({ _id: 'h1' as never }))!._runs).toEqual(['int_h']);
+    expect((await other.db!.collection('ledger').findOne({ _id: 'h2' as never }))!._runs).toBeUndefined();
+    expect((await findRunStamps(other, 'int_h')).map((s) => s.collection)).toEqual(['policies']);
+  });
+});

@@ -33,7 +33,15 @@ export interface RunContext {
 /** The run of the handler executing in this async context, if any. */
 export const runScope = new AsyncLocalStorage<RunContext>();
 
-const stamped = new WeakSet<Connection>();
+/** Connections stamped, each with the collections stamped on it (null: all but the derived ones). */
+const stamped = new WeakMap<Connection, ReadonlySet<string> | null>();
+
+/** Whether a write to `collection` on `conn` is stamped. */
+function isStamped(conn: Connection | undefined, collection: string | undefined): boolean {
+  if (!conn || !stamped.has(conn) || derived.has(collection ?? '')) return false;
+  const only = stamped.get(conn);
+  return !only || only.has(collection ?? '');
+}
 
 /**
  * Collections of bookkeeping derived from the records (the list counters of paging.ts): a write
@@ -113,12 +121,13 @@ function stampBulk(ops: unknown, run: string): void {
 }
 
 /**
- * Stamps every write a handler makes on `db` (the owning service's own database) with its run.
- * Idempotent; the collection layer is wrapped once per process, and only connections given here
- * are stamped (the governance database, whose ledger entries are hashed as written, never is).
+ * Stamps every write a handler makes on `db` with its run: the owning service's own database, and
+ * of the governance database only the records a handler may make or change (`only`: policies,
+ * approvals — never the ledger, whose entries are hashed as written, nor other bookkeeping). The
+ * collection layer is wrapped once per process; only connections given here are stamped.
  */
-export function stampRunsOn(db: Connection): void {
-  stamped.add(db);
+export function stampRunsOn(db: Connection, options: { only?: readonly string[] } = {}): void {
+  stamped.set(db, options.only ? new Set(options.only) : null);
   if (patched) return;
   patched = true;
   const proto = (mongoose.Collection as unknown as { prototype: Record<string, unknown> }).prototype;
@@ -127,7 +136,7 @@ export function stampRunsOn(db: Connection): void {
     if (typeof original !== 'function') continue;
     proto[method] = function stampedWrite(this: { conn?: Connection; name?: string }, ...args: unknown[]) {
       const ctx = runScope.getStore();
-      if (!ctx || !this.conn || !stamped.has(this.conn) || derived.has(this.name ?? '')) return original.apply(this, args);
+      if (!ctx || !isStamped(this.conn, this.name)) return original.apply(this, args);
       if (method === 'insertOne') args[0] = stampNew(args[0], ctx.run);
       else if (method === 'insertMany' && Array.isArray(args[0])) args[0] = args[0].map((d) => stampNew(d, ctx.run));
       else if (UPDATES.has(method)) args[1] = stampUpdate(args[1], ctx.run);
@@ -152,14 +161,14 @@ export function stampRunsOn(db: Connection): void {
 export interface RunStamps { collection: string; ids: unknown[] }
 
 /**
- * The records of `db` that carry the stamp of `run` (a scan of each collection: only for settling
+ * The records of `db` (a connection given to {@link stampRunsOn}) that carry the stamp of `run` (a scan of each collection: only for settling
  * an interrupted action, which is rare), by collection; empty when it wrote nothing there.
  */
 export async function findRunStamps(db: Connection, run: string): Promise<RunStamps[]> {
   const found: RunStamps[] = [];
   const collections = await db.db!.listCollections({}, { nameOnly: true }).toArray();
   for (const { name } of collections) {
-    if (name.startsWith('system.') || derived.has(name)) continue;
+    if (name.startsWith('system.') || !isStamped(db, name)) continue;
     const docs = await db.db!.collection(name).find({ [RUN_FIELD]: run }, { projection: { _id: 1 } }).limit(2).toArray();
     if (docs.length > 0) found.push({ collection: name, ids: docs.map((d) => d._id) });
   }
