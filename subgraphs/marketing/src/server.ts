@@ -41,7 +41,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     const mailboxes = setInterval(() => {
       if (reading) return;
       reading = true;
-      void readAllMailboxes(deps.db, deps.log).finally(() => { reading = false; });
+      // A pass that fails (the database away) is tried again next time; unhandled, it ended the process.
+      void readAllMailboxes(deps.db, deps.log).catch((err: unknown) => deps.log.warn({ err }, 'reading the mailboxes failed; will retry')).finally(() => { reading = false; });
     }, Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) : 10_000);
     mailboxes.unref();
     const stop = server.stop.bind(server);
