@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { repairDerived, type Principal } from '@cuadra/shared';
+import { applyIntent, repairDerived, type Principal } from '@cuadra/shared';
 import { generateKeyBetween } from 'fractional-indexing';
 import { createServer, name } from '../../src/server.ts';
 import { deals } from '../../src/modules/deals/model.ts';
@@ -32,6 +32,11 @@ async function setup() {
   const ws = testPrincipal();
   const { pipeline } = await ok('pipelines.create', { name: 'Ventas', stages: STAGES }, ws);
   return { ws, pipeline, stage: (n: string) => pipeline.stages.find((s: { name: string }) => s.name === n).id as string };
+}
+
+/** Every column document of a workspace, by its `_id` (a document made by a stray `$pull` upsert carries no `workspace` field). */
+async function columnsOf(ws: Principal) {
+  return crm.db.collection('crm_columns').find({ _id: { $regex: `^${ws.workspace}\\|` } } as never).toArray();
 }
 
 /** The board through the graph field the kanban block reads. */
@@ -168,7 +173,7 @@ describe('deals on the board', () => {
     expect(h.length - 1).toBeLessThanOrEqual(10);
     expect(new Set(answers.map((a) => a.output.deal.history.length)).size).toBe(h.length - 1); // every stage change was answered once
     // The columns: the card once, in its stage; counts and sums match their cards.
-    const raw = await crm.db.collection('crm_columns').find({ workspace: ws.workspace }).toArray();
+    const raw = await columnsOf(ws);
     const where = raw.filter((c) => c.cards.some((x: { i: string }) => x.i === card.id));
     expect(where.map((c) => c.stage_id)).toEqual([final.stage_id]);
     for (const col of raw) {
@@ -178,6 +183,71 @@ describe('deals on the board', () => {
       expect(col.applied ?? []).toEqual([]);
     }
     expect(raw.find((c) => c.stage_id === final.stage_id)!.amount).toBe(final.stage_id === open[0] ? 4 * 100 + 5_000 : 5_000);
+  });
+
+  it('rounds of concurrent moves of several cards across four columns never leave a card in two columns or in none', async () => {
+    const { ws, stage } = await setup();
+    const targets = ['Prospecto', 'Propuesta', 'Negociación', 'Ganado'].map(stage);
+    const cards: { id: string; amount: number }[] = [];
+    for (let i = 0; i < 4; i++) cards.push({ id: (await ok('deals.create', { title: `Carrera ${i}`, amount: (i + 1) * 1_000 }, ws)).deal.id, amount: (i + 1) * 1_000 });
+    await ok('deals.create', { title: 'Quieta', amount: 7 }, ws);
+    // A fixed pseudo-random sequence (LCG) so a failure replays the same moves.
+    let seed = 34;
+    const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n);
+    for (let round = 0; round < 12; round++) {
+      // Four moves per card at once: to another column, or a reorder in place (place: {}), in any order.
+      const moves = cards.flatMap((c) => Array.from({ length: 6 }, () => ({ id: c.id, stage_id: targets[next(4)], ...(next(3) === 0 ? { place: {} } : {}) })));
+      const answers = await Promise.all(moves.map((m) => crm.call('deals.move', m, ws)));
+      expect(answers.filter((a) => !a.ok).map((a) => `${a.code} ${a.message}`)).toEqual([]);
+      const stored = await crm.db.collection('crm_deals').find({ workspace: ws.workspace }).toArray();
+      const columns = await columnsOf(ws);
+      for (const d of stored) {
+        // Each card in exactly the column of its deal's stage, once; nothing left in flight.
+        const holding = columns.flatMap((col) => col.cards.filter((x: { i: string }) => x.i === d._id).map(() => col.stage_id));
+        expect({ round, deal: d.title, holding }).toEqual({ round, deal: d.title, holding: [d.stage_id] });
+        expect(d.pending_derived).toEqual([]);
+        const h = d.history as { from: string | null; to: string }[];
+        for (let i = 1; i < h.length; i++) expect(h[i].from).toBe(h[i - 1].to);
+        expect(h.at(-1)!.to).toBe(d.stage_id);
+      }
+      for (const col of columns) {
+        const here = stored.filter((d) => d.stage_id === col.stage_id);
+        expect({ round, stage: col.stage_id, count: col.count, amount: col.amount, cards: col.cards.length })
+          .toEqual({ round, stage: col.stage_id, count: here.length, amount: here.reduce((a, d) => a + d.amount, 0), cards: here.length });
+        const keys = col.cards.map((x: { k: string; i: string }) => `${x.k}|${x.i}`);
+        expect(keys).toEqual([...keys].sort());
+        expect(col.applied ?? []).toEqual([]);
+      }
+      expect(await crm.db.collection('derived_pending').countDocuments({ workspace: ws.workspace })).toBe(0);
+    }
+  });
+
+  it('a move while an earlier one is still writing its columns waits for it: the card ends in one column', async () => {
+    const { ws, stage } = await setup();
+    const d = (await ok('deals.create', { title: 'Pausada', amount: 300 }, ws)).deal;
+    // What a writer paused between its two steps leaves (a GC pause, a slow socket): the deal moved
+    // to Propuesta and carrying its intent, the columns not yet changed. It is alive: no repair may take it over.
+    const intent = { id: 'drv_paused1', at: new Date(), changes: [
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Prospecto')}`, pull: [['cards', { i: d.id }]], inc: [['count', -1], ['amount', -300]] },
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Propuesta')}`, push: [['cards', { k: 'a0', i: d.id }, { k: 1, i: 1 }]], inc: [['count', 1], ['amount', 300]], init: [['workspace', ws.workspace], ['stage_id', stage('Propuesta')]] },
+    ] };
+    await crm.db.collection('derived_pending').insertOne({ _id: intent.id, workspace: ws.workspace, source: 'crm_deals', doc: d.id, at: intent.at } as never);
+    await crm.db.collection('crm_deals').updateOne({ _id: d.id } as never, {
+      $set: { stage_id: stage('Propuesta'), order_key: 'a0', version: 2 },
+      $push: { pending_derived: intent, history: { from: stage('Prospecto'), to: stage('Propuesta'), at: new Date(), by: 'paused' } },
+    } as never);
+    // The next move starts, then the paused writer resumes and applies its columns.
+    const moving = crm.call('deals.move', { id: d.id, stage_id: stage('Negociación') }, ws);
+    await new Promise((r) => setTimeout(r, 300));
+    await applyIntent(crm.db, deals(crm.db), d.id, intent as never);
+    const moved = await moving;
+    expect(moved).toMatchObject({ ok: true });
+    const columns = await columnsOf(ws);
+    expect(columns.filter((c) => c.cards.some((x: { i: string }) => x.i === d.id)).map((c) => c.stage_id)).toEqual([stage('Negociación')]);
+    expect(columns.map((c) => [c.stage_id, c.count, c.amount]).sort()).toEqual([[stage('Negociación'), 1, 300], [stage('Propuesta'), 0, 0], [stage('Prospecto'), 0, 0]].sort());
+    const stored = await crm.db.collection('crm_deals').findOne({ _id: d.id } as never);
+    expect(stored!.history.map((x: { from: string | null; to: string }) => [x.from, x.to])).toEqual([[null, stage('Prospecto')], [stage('Prospecto'), stage('Propuesta')], [stage('Propuesta'), stage('Negociación')]]);
+    expect(stored!.pending_derived).toEqual([]);
   });
 
   it('finishes a move whose process died between the deal and its columns (repair from the intent)', async () => {
