@@ -18,7 +18,15 @@ import { newId } from './credentials.ts';
  *    forgotten (nobody can apply it again once the source no longer lists it) and the marker deleted.
  *
  * A process that dies between 1 and 3 leaves the marker; {@link repairDerived} finishes the
- * intent from the source document (or drops the marker when the write never happened). Changes
+ * intent from the source document (or drops the marker when the write never happened).
+ *
+ * One source document has **at most one intent in flight**: a writer carries a new intent only on
+ * a document whose last one is applied ({@link settleInFlight}). Counters commute, but a card does
+ * not: the intent that pulls a card from a column must not run before the one that pushed it
+ * there (a `$pull` of a card not there yet is a no-op, and the late `$push` then leaves the card in
+ * two columns; the reverse order leaves it in none). Applying one document's intents in the order
+ * they were written, each whole before the next is written, gives every derived document the
+ * changes in that order, whatever the writers' interleaving. Changes
  * are stored as plain data (paths and values), never as update operators, so they fit in a
  * document on any MongoDB.
  */
@@ -128,6 +136,26 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
 
 /** How long an intent is left to the writer that made it before a repair takes it over (`CUADRA_DERIVED_REPAIR_MS`, for tests). */
 export const DERIVED_REPAIR_AFTER_MS = Number(process.env.CUADRA_DERIVED_REPAIR_MS ?? 30_000);
+
+/**
+ * Whether a source document, as read, may carry a new intent: true when it has none in flight.
+ * Otherwise the caller waits and reads it again (the writer of the intent in flight is applying
+ * it; that takes milliseconds), and an intent older than {@link DERIVED_REPAIR_AFTER_MS} is taken
+ * over here — applied, as {@link repairDerived} would, its writer presumed dead — so a crash
+ * blocks the document's next change for that long at most. Intents are applied in the order they
+ * were written.
+ *
+ * @returns true when `doc` has no intent in flight; false when the caller must read it again
+ */
+export async function settleInFlight(db: Connection, source: Model<any>, docId: string, doc: FeedsDerived, now = Date.now()): Promise<boolean> {
+  const inFlight = doc.pending_derived ?? [];
+  if (!inFlight.length) return true;
+  for (const intent of inFlight) {
+    if (now - new Date(intent.at).getTime() < DERIVED_REPAIR_AFTER_MS) return false;
+    await applyIntent(db, source, docId, intent);
+  }
+  return false;
+}
 
 /**
  * Finishes the intents a dead writer left in a workspace (markers older than

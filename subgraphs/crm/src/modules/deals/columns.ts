@@ -47,15 +47,20 @@ export interface Placement {
   amount: number;
 }
 
+function identity(workspace: string, p: Placement): [string, unknown][] {
+  return [['workspace', workspace], ['pipeline_id', p.pipeline_id], ['stage_id', p.stage_id]];
+}
+
 /** The column changes of a deal going from `before` to `after` (either absent: created, or never). */
 export function columnChanges(workspace: string, dealId: string, before: Placement | null, after: Placement | null): DerivedChange[] {
   if (before && after && before.stage_id === after.stage_id && before.order_key === after.order_key && before.amount === after.amount) return [];
   const out: DerivedChange[] = [];
-  if (before) out.push({ coll: COLUMNS, id: columnId(workspace, before.stage_id), pull: [['cards', { i: dealId }]], inc: [['count', -1], ['amount', -before.amount]] });
+  // Both carry the column's identity: were a change ever to create its column, the column is still found (by workspace) and checked.
+  if (before) out.push({ coll: COLUMNS, id: columnId(workspace, before.stage_id), pull: [['cards', { i: dealId }]], inc: [['count', -1], ['amount', -before.amount]], init: identity(workspace, before) });
   if (after) {
     out.push({
       coll: COLUMNS, id: columnId(workspace, after.stage_id), push: [['cards', { k: after.order_key, i: dealId }, { k: 1, i: 1 }]], inc: [['count', 1], ['amount', after.amount]],
-      init: [['workspace', workspace], ['pipeline_id', after.pipeline_id], ['stage_id', after.stage_id]],
+      init: identity(workspace, after),
     });
   }
   return out;

@@ -1,5 +1,5 @@
 import {
-  applyIntent, CuadraError, derivedIntent, dropMarker, lineAmounts, markIntent, newId, sumAmounts, createPositioned, type DerivedChange, type ToolContext,
+  applyIntent, CuadraError, derivedIntent, dropMarker, lineAmounts, markIntent, newId, settleInFlight, sumAmounts, createPositioned, type DerivedChange, type ToolContext,
 } from '@cuadra/shared';
 import { parties } from '../parties/model.ts';
 import { findPipeline, findStage, keyBetween, readPipelines, stagesInOrder, type Pipeline, type PipelineSetDoc, type Stage } from '../pipelines/model.ts';
@@ -120,18 +120,35 @@ export function firstStageOf(p: Pipeline, kind: Stage['kind']): Stage {
 /** What one change of a deal writes, computed from the deal as read (null: nothing to change). */
 export type DealChange = (d: DealDoc, context: { pipelines: PipelineSetDoc; fields: FieldSetDoc }) => Promise<{ set: Partial<DealDoc>; history?: StageChange; changes?: DerivedChange[] } | null>;
 
+/** How long a change of a deal waits for the changes ahead of it before answering `conflict`. */
+const CHANGE_WAIT_MS = 5_000;
+
+/** A short random pause before reading the deal again; `conflict` once the change has waited {@link CHANGE_WAIT_MS}. */
+async function waitTurn(id: string, attempt: number, until: number): Promise<void> {
+  if (Date.now() > until) throw new CuadraError('conflict', `Deal ${id} is being changed by many calls at once; try again.`);
+  await new Promise((r) => setTimeout(r, 1 + Math.random() * Math.min(40, 2 * (attempt + 1))));
+}
+
 /**
  * Changes one deal, exactly once, whatever runs at the same time: the change is computed from the
  * deal as read and written by one conditional update on its `version` (a concurrent change makes it
  * compute again on the new deal); its column and counter changes ride on the same write as an
  * intent (shared derived.ts) and are applied after it; the search index is widened before and
- * narrowed after. Answers the deal as written.
+ * narrowed after. A deal carries one intent at a time (`settleInFlight`): a change waits until the
+ * one before it has reached the columns, so a card's pull from a column never runs before its push
+ * into it. Answers the deal as written.
  */
 export async function changeDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, id: string, change: DealChange): Promise<DealDoc> {
   const model = deals(ctx.db);
-  for (let attempt = 0; attempt < 60; attempt++) {
+  const until = Date.now() + CHANGE_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
     const d = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (!d) throw new CuadraError('not_found', `No deal ${id} exists in this workspace.`);
+    // The version condition below then also means "still none in flight": only a write that bumps it adds one.
+    if (!(await settleInFlight(ctx.db, model, id, d))) {
+      await waitTurn(id, attempt, until);
+      continue;
+    }
     const [pipelines, fields] = await Promise.all([readPipelines(ctx.db, ctx.workspace), readFields(ctx.db, ctx.workspace)]);
     const planned = await change(d, { pipelines, fields });
     if (!planned) return d;
@@ -150,14 +167,13 @@ export async function changeDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
     );
     if (written.modifiedCount !== 1) {
       await dropMarker(ctx.db, intent);
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(40, 2 * (attempt + 1))));
+      await waitTurn(id, attempt, until);
       continue;
     }
     await applyIntent(ctx.db, model, id, intent);
     await removeFromIndex(ctx.db, ctx.workspace, 'deal', id, d.search_keys.filter((k) => !keys.includes(k)));
     return { ...next, search_keys: keys, pending_derived: [] };
   }
-  throw new CuadraError('conflict', `Deal ${id} is being changed by many calls at once; try again.`);
 }
 
 /** The input of a new deal (deals.create). */
