@@ -63,8 +63,18 @@ describe('crm killed in the middle of board moves', () => {
     expect(caught).toBeGreaterThan(0); // the kill caught calls, or the test proved nothing
     expect(answers.every((a) => a.status === 200 || a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
 
-    // Past the repair's wait, a read finishes whatever a dead process left (the board reads repair first).
     console.log('[crm-faults] left by the kill', { markers: await crmDb.collection('derived_pending').countDocuments({ workspace: ws }), dealsCarryingIntents: await crmDb.collection('crm_deals').countDocuments({ workspace: ws, 'pending_derived.0': { $exists: true } }) });
+    // Before any read repairs anything: two concurrent moves of every deal. A deal still carrying a
+    // dead writer's intent is moved only after that intent reaches the columns (taken over once stale),
+    // so the columns as stored — not through the board, which repairs first — equal the deals.
+    const again = await Promise.all(ids.flatMap((id, n) => [0, 1].map((j) => sys.invoke('deals.move', { id, stage_id: stages[(n + j) % 3] }, key, { 'Idempotency-Key': `fault-again-${n}-${j}` }))));
+    expect(again.map((r) => r.status)).toEqual(again.map(() => 200));
+    const stored = await crmDb.collection('crm_deals').find({ workspace: ws }).toArray();
+    const raw = await crmDb.collection('crm_columns').find({ _id: { $regex: `^${ws}\\|` } } as never).toArray();
+    for (const d of stored) expect(raw.filter((c) => c.cards.some((x: { i: string }) => x.i === d._id)).map((c) => c.stage_id)).toEqual([d.stage_id]);
+    for (const c of raw) expect([c.count, c.amount]).toEqual([stored.filter((d) => d.stage_id === c.stage_id).length, stored.filter((d) => d.stage_id === c.stage_id).reduce((a, d) => a + d.amount, 0)]);
+
+    // Past the repair's wait, a read finishes whatever a dead process left (the board reads repair first).
     await sleep(1_500);
     const { blocks } = await ok('dashboards.render', { blocks: [{ type: 'kanban', board: { pipeline: '', limit: 100 } }] });
     const board = blocks[0].board_data;

@@ -250,6 +250,32 @@ describe('deals on the board', () => {
     expect(stored!.pending_derived).toEqual([]);
   });
 
+  it('moves a card whose last mover died between the deal and its columns: the next moves take its intent over first', async () => {
+    const { ws, stage } = await setup();
+    const d = (await ok('deals.create', { title: 'Huérfana', amount: 300 }, ws)).deal;
+    // A writer dead for a minute (past the repair's wait) left the deal moved to Propuesta, its columns unchanged.
+    const intent = { id: 'drv_dead1', at: new Date(Date.now() - 60_000), changes: [
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Prospecto')}`, pull: [['cards', { i: d.id }]], inc: [['count', -1], ['amount', -300]] },
+      { coll: 'crm_columns', id: `${ws.workspace}|${stage('Propuesta')}`, push: [['cards', { k: 'a0', i: d.id }, { k: 1, i: 1 }]], inc: [['count', 1], ['amount', 300]], init: [['workspace', ws.workspace], ['stage_id', stage('Propuesta')]] },
+    ] };
+    await crm.db.collection('derived_pending').insertOne({ _id: intent.id, workspace: ws.workspace, source: 'crm_deals', doc: d.id, at: intent.at } as never);
+    await crm.db.collection('crm_deals').updateOne({ _id: d.id } as never, {
+      $set: { stage_id: stage('Propuesta'), order_key: 'a0', version: 2 },
+      $push: { pending_derived: intent, history: { from: stage('Prospecto'), to: stage('Propuesta'), at: intent.at, by: 'dead' } },
+    } as never);
+    // Five moves at once, and no read (a board read would repair first): the columns as stored must be right.
+    const answers = await Promise.all(['Negociación', 'Prospecto', 'Negociación', 'Propuesta', 'Negociación'].map((n) => crm.call('deals.move', { id: d.id, stage_id: stage(n) }, ws)));
+    expect(answers.filter((a) => !a.ok)).toEqual([]);
+    const stored = (await crm.db.collection('crm_deals').findOne({ _id: d.id } as never))!;
+    const columns = await columnsOf(ws);
+    expect(columns.filter((c) => c.cards.some((x: { i: string }) => x.i === d.id)).map((c) => c.stage_id)).toEqual([stored.stage_id]);
+    for (const c of columns) expect([c.stage_id, c.count, c.amount, c.cards.length]).toEqual(c.stage_id === stored.stage_id ? [c.stage_id, 1, 300, 1] : [c.stage_id, 0, 0, 0]);
+    expect(stored.pending_derived).toEqual([]);
+    expect(await crm.db.collection('derived_pending').countDocuments({ workspace: ws.workspace })).toBe(0);
+    const h = stored.history as { from: string | null; to: string }[];
+    for (let i = 1; i < h.length; i++) expect(h[i].from).toBe(h[i - 1].to);
+  });
+
   it('finishes a move whose process died between the deal and its columns (repair from the intent)', async () => {
     const { ws, stage } = await setup();
     const d = (await ok('deals.create', { title: 'Interrumpido', amount: 300 }, ws)).deal;
