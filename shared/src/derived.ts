@@ -70,6 +70,16 @@ interface MarkerDoc {
   source: string;
   doc: string;
   at: Date;
+  /** Where the intent's marks go, so a repair can forget them when its applier died after taking the intent off the source. */
+  marks?: { coll: string; id: string; mark: string }[];
+}
+
+function marksOf(intent: DerivedIntent): { coll: string; id: string; mark: string }[] {
+  return intent.changes.map((c, n) => ({ coll: c.coll, id: c.id, mark: `${intent.id}#${n}` }));
+}
+
+async function forgetMarks(db: Connection, marks: readonly { coll: string; id: string; mark: string }[]): Promise<void> {
+  for (const t of marks) await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
 }
 
 /** A new intent, or null when there is nothing to change. */
@@ -90,7 +100,7 @@ export function carryIntent(intent: DerivedIntent | null): Record<string, unknow
  */
 export async function markIntent(db: Connection, workspace: string, source: Model<any>, docId: string, intent: DerivedIntent | null): Promise<void> {
   if (!intent) return;
-  await db.collection<MarkerDoc>(MARKERS).insertOne({ _id: intent.id, workspace, source: source.collection.collectionName, doc: docId, at: intent.at });
+  await db.collection<MarkerDoc>(MARKERS).insertOne({ _id: intent.id, workspace, source: source.collection.collectionName, doc: docId, at: intent.at, marks: marksOf(intent) });
 }
 
 /** Removes the marker of an intent whose source write did not happen (a lost conditional update). */
@@ -115,22 +125,19 @@ function updateOf(change: DerivedChange, mark: string): Record<string, unknown> 
  */
 export async function applyIntent(db: Connection, source: Model<any>, docId: string, intent: DerivedIntent | null): Promise<void> {
   if (!intent) return;
-  const touched: { coll: string; id: string; mark: string }[] = [];
+  const marks = marksOf(intent);
   for (const [n, change] of intent.changes.entries()) {
-    const mark = `${intent.id}#${n}`;
     try {
-      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: mark } } as never, updateOf(change, mark) as never, { upsert: true });
+      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: marks[n].mark } } as never, updateOf(change, marks[n].mark) as never, { upsert: true });
     } catch (err) {
       // The document exists and holds this mark already: the upsert's insert collides on _id.
       if ((err as { code?: number }).code !== 11000) throw err;
     }
-    touched.push({ coll: change.coll, id: change.id, mark });
   }
   const done = await source.collection.updateOne({ _id: docId, 'pending_derived.id': intent.id } as never, { $pull: { pending_derived: { id: intent.id } } } as never);
-  if (done.modifiedCount === 1) {
-    // The source no longer lists the intent, so nobody will apply it again: its marks can go.
-    for (const t of touched) await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
-  }
+  // The source no longer lists the intent, so nobody will apply it again: its marks can go (a
+  // process dying here leaves the marker, and the repair forgets them from it).
+  if (done.modifiedCount === 1) await forgetMarks(db, marks);
   await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: intent.id });
 }
 
@@ -138,20 +145,46 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
 export const DERIVED_REPAIR_AFTER_MS = Number(process.env.CUADRA_DERIVED_REPAIR_MS ?? 30_000);
 
 /**
+ * Takes over an intent whose writer is presumed dead: its marker is older than `olderThanMs`, and
+ * this caller wins the conditional update that renews the marker's time (a lease: concurrent
+ * repairs and waiting writers race for it and exactly one applies the intent; marks alone do not
+ * make concurrent appliers safe, since the first to finish forgets them while another may still be
+ * applying). An intent on its source without a marker (dropped while its writer was stalled before
+ * the write) gets one again, by an insert only one caller wins.
+ */
+async function claimStale(db: Connection, workspace: string, source: Model<any>, docId: string, intent: DerivedIntent, marker: MarkerDoc | null, now: number, olderThanMs: number): Promise<boolean> {
+  const markers = db.collection<MarkerDoc>(MARKERS);
+  if (marker) {
+    if (now - new Date(marker.at).getTime() < olderThanMs) return false;
+    return (await markers.updateOne({ _id: marker._id, at: marker.at }, { $set: { at: new Date(now) } })).modifiedCount === 1;
+  }
+  if (now - new Date(intent.at).getTime() < olderThanMs) return false;
+  try {
+    await markers.insertOne({ _id: intent.id, workspace, source: source.collection.collectionName, doc: docId, at: new Date(now), marks: marksOf(intent) });
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code === 11000) return false;
+    throw err;
+  }
+}
+
+/**
  * Whether a source document, as read, may carry a new intent: true when it has none in flight.
  * Otherwise the caller waits and reads it again (the writer of the intent in flight is applying
- * it; that takes milliseconds), and an intent older than {@link DERIVED_REPAIR_AFTER_MS} is taken
- * over here — applied, as {@link repairDerived} would, its writer presumed dead — so a crash
- * blocks the document's next change for that long at most. Intents are applied in the order they
- * were written.
+ * it; that takes milliseconds), and an intent left longer than {@link DERIVED_REPAIR_AFTER_MS} is
+ * taken over here by whoever wins its claim — applied, as {@link repairDerived} would, its writer
+ * presumed dead — so a crash blocks the document's next change for that long at most. Intents are
+ * applied in the order they were written.
  *
  * @returns true when `doc` has no intent in flight; false when the caller must read it again
  */
-export async function settleInFlight(db: Connection, source: Model<any>, docId: string, doc: FeedsDerived, now = Date.now()): Promise<boolean> {
+export async function settleInFlight(db: Connection, workspace: string, source: Model<any>, docId: string, doc: FeedsDerived, now = Date.now()): Promise<boolean> {
   const inFlight = doc.pending_derived ?? [];
   if (!inFlight.length) return true;
   for (const intent of inFlight) {
     if (now - new Date(intent.at).getTime() < DERIVED_REPAIR_AFTER_MS) return false;
+    const marker = await db.collection<MarkerDoc>(MARKERS).findOne({ _id: intent.id });
+    if (!(await claimStale(db, workspace, source, docId, intent, marker, now, DERIVED_REPAIR_AFTER_MS))) return false;
     await applyIntent(db, source, docId, intent);
   }
   return false;
@@ -174,11 +207,15 @@ export async function repairDerived(db: Connection, workspace: string, sources: 
     if (!model) continue;
     const doc = await model.collection.findOne({ _id: marker.doc } as never) as FeedsDerived | null;
     const intent = doc?.pending_derived?.find((i) => i.id === marker._id);
+    // Another repair, or a writer waiting on this document, took it over first.
+    if (!(await claimStale(db, workspace, model, marker.doc, intent ?? { id: marker._id, at: marker.at, changes: [] }, marker, now.getTime(), olderThanMs))) continue;
     if (intent) {
       await applyIntent(db, model, marker.doc, intent);
       repaired++;
     } else {
-      // The write it announced never happened (a lost race, a crash before it), or is done.
+      // The write it announced never happened (a lost race, a crash before it: no marks exist), or
+      // is done and its applier died before forgetting its marks.
+      await forgetMarks(db, marker.marks ?? []);
       await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: marker._id });
     }
   }

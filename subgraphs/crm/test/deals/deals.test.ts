@@ -292,6 +292,13 @@ describe('deals on the board', () => {
     const bd = await board(ws);
     expect(bd.columns.slice(0, 2).map((c: { count: number; amount: number }) => [c.count, c.amount])).toEqual([[0, 0], [1, 300]]);
     expect((await crm.db.collection('crm_deals').findOne({ _id: d.id } as never))!.pending_derived).toEqual([]);
+    // A process that died after taking an intent off the deal, before forgetting its marks: the marker names them, the repair forgets them.
+    const column = `${ws.workspace}|${stage('Propuesta')}`;
+    await crm.db.collection('crm_columns').updateOne({ _id: column } as never, { $addToSet: { applied: 'drv_crash2#0' } } as never);
+    await crm.db.collection('derived_pending').insertOne({ _id: 'drv_crash2', workspace: ws.workspace, source: 'crm_deals', doc: d.id, at: intent.at, marks: [{ coll: 'crm_columns', id: column, mark: 'drv_crash2#0' }] } as never);
+    expect(await repairDerived(crm.db, ws.workspace, [deals(crm.db)])).toBe(0);
+    expect((await crm.db.collection('crm_columns').findOne({ _id: column } as never))!.applied).toEqual([]);
+    expect(await crm.db.collection('derived_pending').countDocuments({ workspace: ws.workspace })).toBe(0);
   });
 
   it('reads the board of 1 to 100 cards per column and flags rotting deals', async () => {

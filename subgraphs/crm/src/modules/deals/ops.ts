@@ -145,7 +145,7 @@ export async function changeDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
     const d = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (!d) throw new CuadraError('not_found', `No deal ${id} exists in this workspace.`);
     // The version condition below then also means "still none in flight": only a write that bumps it adds one.
-    if (!(await settleInFlight(ctx.db, model, id, d))) {
+    if (!(await settleInFlight(ctx.db, ctx.workspace, model, id, d))) {
       await waitTurn(id, attempt, until);
       continue;
     }
