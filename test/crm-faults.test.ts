@@ -71,7 +71,7 @@ describe('crm killed in the middle of board moves', () => {
     expect(again.map((r) => r.status)).toEqual(again.map(() => 200));
     const stored = await crmDb.collection('crm_deals').find({ workspace: ws }).toArray();
     const raw = await crmDb.collection('crm_columns').find({ _id: { $regex: `^${ws}\\|` } } as never).toArray();
-    for (const d of stored) expect(raw.filter((c) => c.cards.some((x: { i: string }) => x.i === d._id)).map((c) => c.stage_id)).toEqual([d.stage_id]);
+    for (const d of stored) expect(raw.filter((c) => c.cards.some((x: { i: string }) => x.i === String(d._id))).map((c) => c.stage_id)).toEqual([d.stage_id]);
     for (const c of raw) expect([c.count, c.amount]).toEqual([stored.filter((d) => d.stage_id === c.stage_id).length, stored.filter((d) => d.stage_id === c.stage_id).reduce((a, d) => a + d.amount, 0)]);
 
     // Past the repair's wait, a read finishes whatever a dead process left (the board reads repair first).

@@ -203,7 +203,7 @@ describe('deals on the board', () => {
       const columns = await columnsOf(ws);
       for (const d of stored) {
         // Each card in exactly the column of its deal's stage, once; nothing left in flight.
-        const holding = columns.flatMap((col) => col.cards.filter((x: { i: string }) => x.i === d._id).map(() => col.stage_id));
+        const holding = columns.flatMap((col) => col.cards.filter((x: { i: string }) => x.i === String(d._id)).map(() => col.stage_id));
         expect({ round, deal: d.title, holding }).toEqual({ round, deal: d.title, holding: [d.stage_id] });
         expect(d.pending_derived).toEqual([]);
         const h = d.history as { from: string | null; to: string }[];
