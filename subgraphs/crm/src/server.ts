@@ -1,6 +1,7 @@
 import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
 import { owned } from './modules/index.ts';
 import { deals } from './modules/deals/model.ts';
+import { dealIdForLead } from './modules/deals/tools/create_from_lead.ts';
 import { isKind, parties, partyMatches, partyView, type PartyDoc } from './modules/parties/model.ts';
 
 function partyNode(p: PartyDoc) {
@@ -30,6 +31,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
           id: d._id, title: d.title, partyId: d.party_id, currency: d.currency, status: d.status,
           lines: d.lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: l.unit_price, discountBps: l.discount_bps, taxRatePpm: l.tax_rate_ppm, itemId: l.item_id })),
         } : null;
+      },
+      // Marketing records a lead's consent on the party crm made of it (deals.create_from_lead): one read of the leads' deals by _id.
+      leadParties: async (_: unknown, args: { leadIds: string[] }, ctx: SubgraphContext) => {
+        const ids = args.leadIds.slice(0, 100);
+        const made = await deals(ctx.db).find({ _id: { $in: ids.map(dealIdForLead) }, workspace: ctx.workspace }, { _id: 1, party_id: 1 }).lean();
+        return made.filter((d) => d.party_id).map((d) => ({ leadId: d._id.slice('dl_'.length), partyId: d.party_id, dealId: d._id }));
       },
       // Finance finds a supplier of an uploaded e-invoice by its NIT: the unique tax_key, one indexed read.
       partyByTaxId: async (_: unknown, args: { type: string; number: string }, ctx: SubgraphContext) => {

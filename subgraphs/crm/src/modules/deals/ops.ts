@@ -193,7 +193,7 @@ export interface NewDeal {
 }
 
 /** Writes a new deal and puts its card in its column (the intent rides on the insert). */
-export async function insertDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'principal'>, input: NewDeal): Promise<DealDoc> {
+export async function insertDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'principal'>, input: NewDeal, opts: { id?: string } = {}): Promise<DealDoc> {
   const [pipelines, fields] = await Promise.all([readPipelines(ctx.db, ctx.workspace), readFields(ctx.db, ctx.workspace)]);
   checkCustom(fields, 'deal', input.custom, true);
   let pipeline: Pipeline | undefined;
@@ -213,7 +213,8 @@ export async function insertDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
   if (currency !== pipeline.currency) throw new CuadraError('invalid_input', `The pipeline ${pipeline.name} is in ${pipeline.currency}; its deals are too.`, { field: '/currency' });
   if (input.lines?.length && input.amount !== undefined) throw new CuadraError('invalid_input', 'A deal with lines takes its amount from them; give one or the other.', { field: '/amount' });
   const lines = dealLines(input.lines ?? []);
-  const id = newId('dl');
+  // A given id (derived from what the deal is made of: a site's lead) makes a second insert fail at the unique _id.
+  const id = opts.id ?? newId('dl');
   const orderKey = await keyInColumn(ctx, stage.id, null, input.place, '/place');
   const doc: DealDoc = {
     _id: id, workspace: ctx.workspace, title: input.title.trim(), party_id: input.party_id ?? null,
@@ -228,7 +229,14 @@ export async function insertDeal(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
   doc.pending_derived = intent ? [intent] : [];
   await addToIndex(ctx.db, ctx.workspace, 'deal', id, doc.search_keys);
   await markIntent(ctx.db, ctx.workspace, deals(ctx.db), id, intent);
-  await createPositioned(deals(ctx.db), doc);
+  try {
+    await createPositioned(deals(ctx.db), doc);
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+    // Only a given id can be taken: the deal exists already, and this intent's counters never apply.
+    await dropMarker(ctx.db, intent);
+    throw new CuadraError('conflict', `The deal ${id} exists already.`);
+  }
   await applyIntent(ctx.db, deals(ctx.db), id, intent);
   return { ...doc, pending_derived: [] };
 }

@@ -56,6 +56,8 @@ const partySchema = new Schema<PartyDoc>(
 );
 partySchema.index({ workspace: 1, created_at: -1 });
 partySchema.index({ tax_key: 1 }, { unique: true });
+// A site's lead finds the party already holding its e-mail (deals.create_from_lead).
+partySchema.index({ workspace: 1, email: 1 });
 // Lists page newest first by position (CONTRACT §9).
 addPositions(partySchema);
 

@@ -13,4 +13,6 @@ export const sitesModule = defineModule({
   tools: [create, update, publish, rollback, list, leads],
   models: [sites, siteVersions, siteLeads],
   listed: [{ model: sites }],
+  // crm reads a lead to make its party and deal (deals.create_from_lead): the credential must reach this module's reads.
+  readGuards: { 'Query.siteLead': 'sites' },
 });

@@ -25,13 +25,16 @@ export interface SiteDoc {
   /** The published version visitors see (null: not published); every published version is kept. */
   published_version: number | null;
   versions: number;
+  /** The crm pipeline (its key) a lead of this site opens a deal in (deals.create_from_lead); null: the workspace's default pipeline. */
+  lead_pipeline: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const siteSchema = new Schema<SiteDoc>({
   _id: { type: String, required: true }, workspace: { type: String, required: true }, slug: String, name: String, name_lc: String,
-  pages: { type: Schema.Types.Mixed, default: [] }, published_version: { type: Number, default: null }, versions: { type: Number, default: 0 }, created_at: Date, updated_at: Date,
+  pages: { type: Schema.Types.Mixed, default: [] }, published_version: { type: Number, default: null }, versions: { type: Number, default: 0 },
+  lead_pipeline: { type: String, default: null }, created_at: Date, updated_at: Date,
 }, { versionKey: false });
 siteSchema.index({ slug: 1 }, { unique: true });
 addPositions(siteSchema);
@@ -65,15 +68,23 @@ export interface SiteLeadDoc {
   message: string | null;
   /** Whether the visitor ticked the consent box, and what it said, when, from where. */
   consent: { given: boolean; text: string; ip: string | null; user_agent: string | null; at: Date };
+  /**
+   * True while a consent the visitor gave waits for crm to make the lead's party: it is then recorded
+   * on that party (consents, source `site_form`) by this service, and the flag goes (consent-of-leads.ts).
+   */
+  consent_pending?: true;
+  /** The party the consent was recorded on. */
+  consent_party_id?: string;
   created_at: Date;
 }
 
 const leadSchema = new Schema<SiteLeadDoc>({
   _id: { type: String, required: true }, workspace: { type: String, required: true }, site_id: String, path: String,
   name: { type: String, default: null }, email: String, phone: { type: String, default: null }, message: { type: String, default: null },
-  consent: { type: Schema.Types.Mixed }, created_at: Date,
+  consent: { type: Schema.Types.Mixed }, consent_pending: Boolean, consent_party_id: String, created_at: Date,
 }, { versionKey: false });
 leadSchema.index({ workspace: 1, site_id: 1, created_at: -1 });
+leadSchema.index({ consent_pending: 1, created_at: 1 });
 
 /** The site_leads collection. */
 export function siteLeads(db: Connection): Model<SiteLeadDoc> {
@@ -122,18 +133,22 @@ export const PAGE_SCHEMA = {
   },
 } as const;
 
+/** A crm pipeline's key (crm's PIPELINE_KEY rule), where a site's leads open their deals. */
+export const LEAD_PIPELINE_SCHEMA = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$', description: 'The key of the crm pipeline each lead of this site opens a deal in (deals.create_from_lead); absent or null: the workspace\'s default pipeline.' } as const;
+
 /** JSON Schema of {@link siteView}. */
 export const SITE_VIEW_SCHEMA = {
-  type: 'object', additionalProperties: false, required: ['id', 'slug', 'name', 'pages', 'published_version', 'versions', 'url', 'created_at', 'updated_at'],
+  type: 'object', additionalProperties: false, required: ['id', 'slug', 'name', 'pages', 'published_version', 'versions', 'lead_pipeline', 'url', 'created_at', 'updated_at'],
   properties: {
     id: TEXT, slug: TEXT, name: TEXT, pages: { type: 'array', items: { type: 'object' } }, published_version: { type: ['integer', 'null'] }, versions: { type: 'integer' },
+    lead_pipeline: { type: ['string', 'null'] },
     url: { type: 'string', description: 'Where visitors see the published site.' }, created_at: DATE_TIME_SCHEMA, updated_at: DATE_TIME_SCHEMA,
   },
 } as const;
 
 /** The public shape of a site. */
 export function siteView(s: SiteDoc, publicUrl: string) {
-  return { id: s._id, slug: s.slug, name: s.name, pages: s.pages, published_version: s.published_version, versions: s.versions, url: `${publicUrl}/s/${s.slug}/`, created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString() };
+  return { id: s._id, slug: s.slug, name: s.name, pages: s.pages, published_version: s.published_version, versions: s.versions, lead_pipeline: s.lead_pipeline ?? null, url: `${publicUrl}/s/${s.slug}/`, created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString() };
 }
 
 /** One path per page: the same path twice is refused at the second. */

@@ -51,11 +51,13 @@ export function siteRoutes(db: Connection, log: Logger, now: () => Date): expres
     const email = (body.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return send(res, 400, siteNotice(found.site, 'Revisa el correo', 'El correo electrónico no es válido; vuelve atrás y corrígelo.'));
     const at = now();
+    const given = body.consent === 'yes';
     try {
       await siteLeads(db).create({
         _id: newId('lead'), workspace: found.site.workspace, site_id: found.site._id, path: found.page.path,
         name: field('name', 200), email: email.toLowerCase(), phone: field('phone', 40), message: field('message', 2000),
-        consent: { given: body.consent === 'yes', text: block.consent_text, ip: String(req.header('x-cuadra-client-ip') ?? '').slice(0, 64) || null, user_agent: String(req.header('user-agent') ?? '').slice(0, 300) || null, at },
+        consent: { given, text: block.consent_text, ip: String(req.header('x-cuadra-client-ip') ?? '').slice(0, 64) || null, user_agent: String(req.header('user-agent') ?? '').slice(0, 300) || null, at },
+        ...(given ? { consent_pending: true as const } : {}),
         created_at: at,
       });
     } catch (err) {

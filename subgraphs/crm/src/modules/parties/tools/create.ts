@@ -96,12 +96,13 @@ export interface PartyInput {
  * already held in the workspace is a `conflict` (the unique tax_key), so two creates of one NIT
  * cannot both succeed.
  */
-export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput): Promise<PartyDoc> {
+export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput, opts: { id?: string } = {}): Promise<PartyDoc> {
   {
     const taxId = parseTaxId(input.tax_id);
     checkCustom(await readFields(ctx.db, ctx.workspace), 'party', input.custom, true);
     const fiscal = parseFiscal(input.fiscal);
-    const id = newId('pty');
+    // A given id (derived from what the party is made of) makes a second insert of the same party fail at the unique _id.
+    const id = opts.id ?? newId('pty');
     const doc: PartyDoc = {
       _id: id,
       workspace: ctx.workspace,
@@ -125,7 +126,7 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
       await createPositioned(parties(ctx.db), doc);
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
-        throw new CuadraError('conflict', `A party with tax id ${taxId!.type} ${taxId!.number} already exists in this workspace.`);
+        throw new CuadraError('conflict', taxId ? `A party with tax id ${taxId.type} ${taxId.number} already exists in this workspace.` : `The party ${id} exists already.`);
       }
       throw err;
     }
