@@ -29,10 +29,10 @@ export async function siteLeadNode(db: Connection, workspace: string, id: string
  * Marketing owns consents and crm owns parties; neither writes the other's records, and a service
  * assertion only reads. So crm makes the party and the deal (deals.create_from_lead) and this
  * service, reading crm (`leadParties`, by the lead ids), writes the consent itself. Once per lead:
- * the flag `consent_pending` goes in the same conditional update that names the party, and the
- * consent is recorded before it (a crash between the two records it again: one consent document per
- * party and channel, its history gains the same evidence twice at worst). A consent changed after
- * the form was sent (a withdrawal, an unsubscribe) is newer and is left as it is.
+ * the flag `consent_pending` goes in the same conditional update that names the party, after the
+ * consent is recorded; a crash between the two finds the consent already dated the form's time and
+ * records nothing again. A consent changed after the form was sent (a withdrawal) is newer and is
+ * left as it is.
  *
  * @returns how many consents it recorded
  */

@@ -73,7 +73,7 @@ export const createFromLead = defineTool({
         : 'This workspace has no pipeline yet: create one with pipelines.create. Nothing was created.');
     }
 
-    let party = await parties(ctx.db).findOne({ workspace: ctx.workspace, email: lead.email, status: 'active' }).sort({ created_at: 1 }).lean();
+    let party: PartyDoc | null = await parties(ctx.db).findOne({ workspace: ctx.workspace, email: lead.email, status: 'active' }).sort({ created_at: 1 }).lean();
     let partyCreated = false;
     if (!party) {
       const id = partyIdForEmail(ctx.workspace, lead.email);
@@ -83,9 +83,10 @@ export const createFromLead = defineTool({
       } catch (err) {
         // Made a moment ago by a concurrent call, or by an earlier lead of the same visitor.
         if (!(err instanceof CuadraError && err.code === 'conflict')) throw err;
-        party = await parties(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-        if (!party) throw err;
-        if (party.status !== 'active') throw new CuadraError('conflict', `The party ${party.name} made from an earlier lead of ${lead.email} is archived; restore it (parties.update) and try again. Nothing was created.`);
+        const made: PartyDoc | null = await parties(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+        if (!made) throw err;
+        party = made;
+        if (made.status !== 'active') throw new CuadraError('conflict', `The party ${party.name} made from an earlier lead of ${lead.email} is archived; restore it (parties.update) and try again. Nothing was created.`);
       }
     }
 
