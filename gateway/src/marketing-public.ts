@@ -1,7 +1,10 @@
 import { CuadraError, type Logger } from '@cuadra/shared';
 import express from 'express';
+import type { Redis } from 'ioredis';
 import getRawBody from 'raw-body';
 import { sendRefusal } from './http.ts';
+import { Throttle, throttleQuotas } from './oauth/throttle.ts';
+import { clientAddress } from './pages/html.ts';
 
 /** Largest body a public marketing page takes (a lead form, an unsubscribe post). */
 const MAX_BODY = 64 * 1024;
@@ -12,6 +15,16 @@ const MAX_BODY = 64 * 1024;
  */
 const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'location', 'x-frame-options', 'permissions-policy'];
 
+/** The page a visitor gets when a site's form posts are over their limit (nothing of the post was kept). */
+function formLimited(res: express.Response, status: 429 | 503, wait: number | null): void {
+  const [title, text] = status === 429
+    ? ['Demasiados envíos', `Recibimos demasiados formularios en poco tiempo. Espera ${Math.ceil((wait ?? 60) / 60)} minuto(s) y vuelve a intentarlo.`]
+    : ['No pudimos recibir tus datos', 'Inténtalo de nuevo en unos minutos.'];
+  if (wait !== null) res.setHeader('Retry-After', String(wait));
+  res.status(status).set({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'", 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' })
+    .send(`<!doctype html>\n<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`);
+}
+
 /**
  * The public pages the marketing service serves, reached through the gateway (the one public
  * address): `/u/<token>` (one-click unsubscribe, RFC 8058), `/c/<token>` (double opt-in), and
@@ -19,8 +32,28 @@ const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-c
  * the gateway's own cookies never reach the service, and the visitor's address goes as
  * `x-cuadra-client-ip` (set here, never taken from the request).
  */
-export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string }): express.Router {
+export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis }): express.Router {
   const router = express.Router();
+  const quotas = throttleQuotas();
+  const formThrottles = { address: new Throttle(opts.redis, 'site-form-addr', quotas.siteForm), site: new Throttle(opts.redis, 'site-form-site', quotas.siteFormSite) };
+  /**
+   * Posts to a hosted site's forms are counted before anything is read or forwarded, per visitor
+   * address (all sites) and per site (all visitors), in Redis like every other limit of the gateway:
+   * over either, the visitor gets 429 with Retry-After and the service never sees the post. Redis
+   * unreachable: 503, never an unlimited post.
+   */
+  const limitForms: express.RequestHandler = async (req, res, next) => {
+    const slug = /^\/s\/([a-z0-9-]+)/.exec(req.path)?.[1] ?? '';
+    let wait: number | null;
+    try {
+      wait = (await formThrottles.address.hit(clientAddress(req))) ?? (await formThrottles.site.hit(slug));
+    } catch (err) {
+      opts.log.error({ err }, 'site form limit unreachable');
+      return formLimited(res, 503, null);
+    }
+    if (wait !== null) return formLimited(res, 429, wait);
+    next();
+  };
   const forward: express.RequestHandler = async (req, res) => {
     if (!opts.marketingUrl) return sendRefusal(res, new CuadraError('unavailable', 'The marketing service is not configured.'), opts);
     let body: Buffer | undefined;
@@ -52,6 +85,6 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
   };
   // GET (HEAD with it) and POST only: the gateway's 405 guard reads these routes' methods.
   router.get(/^\/(u|c)\/[^/]+$/, forward).post(/^\/(u|c)\/[^/]+$/, forward);
-  router.get(/^\/s\/[a-z0-9-]+(\/.*)?$/, forward).post(/^\/s\/[a-z0-9-]+(\/.*)?$/, forward);
+  router.get(/^\/s\/[a-z0-9-]+(\/.*)?$/, forward).post(/^\/s\/[a-z0-9-]+(\/.*)?$/, limitForms, forward);
   return router;
 }

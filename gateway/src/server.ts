@@ -123,7 +123,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
-  app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, ...refusalCtx }));
+  app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restNotFound(refusalCtx));
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { Redis } from 'ioredis';
 import { createLogger } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketingPublic } from '../src/marketing-public.ts';
@@ -15,6 +16,7 @@ let received: http.IncomingHttpHeaders[] = [];
 let service: http.Server;
 let gateway: http.Server;
 let url: string;
+let redis: Redis;
 
 beforeAll(async () => {
   service = http.createServer((req, res) => {
@@ -24,8 +26,9 @@ beforeAll(async () => {
     res.end('<p>ok</p>');
   });
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
+  redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
   const app = express();
-  app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1' }));
+  app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis }));
   gateway = app.listen(0, '127.0.0.1');
   await new Promise((r) => gateway.once('listening', r));
   url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
@@ -33,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((r) => gateway?.close(r));
   await new Promise((r) => service?.close(r));
+  redis?.disconnect();
 });
 
 describe('the public marketing paths', () => {
@@ -47,5 +51,27 @@ describe('the public marketing paths', () => {
     // The visitor's address is the gateway's to state, never taken from the request.
     expect(received[0]['x-cuadra-client-ip']).toBe('127.0.0.1');
     expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses a site\'s form post with 503 when the limiter\'s Redis cannot be reached, and the post never reaches the service', async () => {
+    // A port nothing listens on: the counter cannot be taken, so the post is not let through unlimited.
+    const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    dead.on('error', () => undefined);
+    const app = express();
+    app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis: dead }));
+    const limited = app.listen(0, '127.0.0.1');
+    await new Promise((r) => limited.once('listening', r));
+    try {
+      received = [];
+      const res = await fetch(`http://127.0.0.1:${(limited.address() as AddressInfo).port}/s/panaderia/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'form=0&email=a%40b.co' });
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain('No pudimos recibir tus datos');
+      expect(received).toHaveLength(0);
+      // Pages are still served: only posts are counted.
+      expect((await fetch(`http://127.0.0.1:${(limited.address() as AddressInfo).port}/s/panaderia/`)).status).toBe(200);
+    } finally {
+      await new Promise((r) => limited.close(r));
+      dead.disconnect();
+    }
   });
 });

@@ -38,7 +38,7 @@ export class Throttle {
 }
 
 /** The quotas of these throttles, from the environment, with defaults fit for production. */
-export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Quota; loginAddress: Quota; signup: Quota; register: Quota } {
+export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Quota; loginAddress: Quota; signup: Quota; register: Quota; siteForm: Quota; siteFormSite: Quota } {
   return {
     // Per address and e-mail: 10 failed tries per 15 minutes.
     login: parseQuota(env.LOGIN_RATE_LIMIT, { points: 10, seconds: 900 }),
@@ -46,5 +46,9 @@ export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Q
     loginAddress: parseQuota(env.LOGIN_ADDRESS_RATE_LIMIT, { points: 100, seconds: 900 }),
     signup: parseQuota(env.SIGNUP_RATE_LIMIT, { points: 10, seconds: 3600 }),
     register: parseQuota(env.REGISTER_RATE_LIMIT, { points: 60, seconds: 3600 }),
+    // Hosted sites' form posts (no credential): per visitor address, whatever the site…
+    siteForm: parseQuota(env.SITE_FORM_RATE_LIMIT, { points: 20, seconds: 600 }),
+    // …and per site, whoever sends (a flood from many addresses fills no site's leads and crm beyond this).
+    siteFormSite: parseQuota(env.SITE_FORM_SITE_RATE_LIMIT, { points: 300, seconds: 3600 }),
   };
 }
