@@ -4,6 +4,7 @@ import { compositeField, compositeGuard, readRoutesOf, type LaneReader, type Mod
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
 import type { Logger } from './logger.ts';
+import type { PeerConfig } from './peers.ts';
 import type { Tool } from './tool.ts';
 
 /**
@@ -14,7 +15,8 @@ import type { Tool } from './tool.ts';
 export interface BackgroundJob {
   name: string;
   everyMs: number;
-  run(db: Connection, now: Date, log: Logger): Promise<void>;
+  /** `peers`: the other subgraphs this one may read (service assertions), as the tools' `graph` reads them. */
+  run(db: Connection, now: Date, log: Logger, peers?: PeerConfig): Promise<void>;
 }
 
 /** A graph field's or entity's read guard: the tool module whose read reach it needs, fixed or per call. */

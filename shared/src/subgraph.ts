@@ -254,7 +254,7 @@ function startBackground(jobs: readonly BackgroundJob[], deps: SubgraphDeps): { 
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      const run = job.run(deps.db, new Date(), deps.log)
+      const run = job.run(deps.db, new Date(), deps.log, deps.peers)
         .catch((err: unknown) => deps.log.warn({ err, job: job.name }, 'background job failed; will retry'))
         .finally(() => { busy = false; running.delete(run); });
       running.add(run);

@@ -5,7 +5,7 @@ import { emailCampaigns, campaignView, type CampaignDoc } from './modules/email_
 import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
 import { CampaignSender } from './modules/email_campaigns/sender.ts';
 import { spendByCampaign } from './modules/marketing_ad_accounts/spend.ts';
-import { recordLeadConsents, siteLeadNode } from './modules/sites/lead-consents.ts';
+import { siteLeadNode } from './modules/sites/lead-consents.ts';
 import { siteRoutes } from './modules/sites/public.ts';
 import { publicRoutes } from './public.ts';
 
@@ -48,18 +48,9 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       void readAllMailboxes(deps.db, deps.log).catch((err: unknown) => deps.log.warn({ err }, 'reading the mailboxes failed; will retry')).finally(() => { reading = false; });
     }, Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_MAILBOX_INTERVAL_MS) : 10_000);
     mailboxes.unref();
-    // The consents visitors gave on site forms, recorded on the parties crm made of their leads.
-    let recording = false;
-    const leadConsents = setInterval(() => {
-      if (recording) return;
-      recording = true;
-      void recordLeadConsents(deps.db, deps.peers, deps.log, marketingNow()).catch((err: unknown) => deps.log.warn({ err }, 'lead consents failed; will retry')).finally(() => { recording = false; });
-    }, Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) : 5_000);
-    leadConsents.unref();
     const stop = server.stop.bind(server);
     server.stop = async () => {
       clearInterval(mailboxes);
-      clearInterval(leadConsents);
       await sender.stop();
       await stop();
     };

@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { leadConsentsJob } from './lead-consents.ts';
 import { siteLeads, sites, siteVersions } from './model.ts';
 import { create } from './tools/create.ts';
 import { leads } from './tools/leads.ts';
@@ -15,4 +16,6 @@ export const sitesModule = defineModule({
   listed: [{ model: sites }],
   // crm reads a lead to make its party and deal (deals.create_from_lead): the credential must reach this module's reads.
   readGuards: { 'Query.siteLead': 'sites' },
+  // The consents visitors gave on forms, recorded on the parties crm made of their leads.
+  background: [leadConsentsJob],
 });

@@ -1,4 +1,5 @@
-import { peerGraph, type Logger, type PeerConfig } from '@cuadra/shared';
+import { peerGraph, type BackgroundJob, type Logger, type PeerConfig } from '@cuadra/shared';
+import { marketingNow } from '../../lib/clock.ts';
 import type { Connection } from 'mongoose';
 import { consentId, consents } from '../consents/model.ts';
 import { recordConsent } from '../consents/record.ts';
@@ -30,9 +31,10 @@ export async function siteLeadNode(db: Connection, workspace: string, id: string
  * assertion only reads. So crm makes the party and the deal (deals.create_from_lead) and this
  * service, reading crm (`leadParties`, by the lead ids), writes the consent itself. Once per lead:
  * the flag `consent_pending` goes in the same conditional update that names the party, after the
- * consent is recorded; a crash between the two finds the consent already dated the form's time and
- * records nothing again. A consent changed after the form was sent (a withdrawal) is newer and is
- * left as it is.
+ * consent is recorded; a crash between the two finds the consent granted and records nothing again,
+ * and two instances at once change it once (conditional on the status they read). A consent already
+ * granted stays as it is (the lead keeps its own evidence), and one changed after the form was sent
+ * (a withdrawal) is newer and is left as it is.
  *
  * @returns how many consents it recorded
  */
@@ -54,9 +56,10 @@ export async function recordLeadConsents(db: Connection, peers: PeerConfig | und
       const lead = leads.find((l) => l._id === leadId);
       if (!lead) continue;
       const current = await consents(db).findOne({ _id: consentId(workspace, partyId, 'email') }, { status: 1, updated_at: 1 }).lean();
-      if (!current || current.updated_at < lead.consent.at) {
+      if (!current || (current.status !== 'granted' && current.updated_at < lead.consent.at)) {
+        // Only from the status read (none: `withdrawn` lets it be created): a second instance recording the same lead at once changes nothing.
         await recordConsent(db, {
-          workspace, party_id: partyId, channel: 'email', status: 'granted', address: lead.email, ...(current ? { from: [current.status] } : {}),
+          workspace, party_id: partyId, channel: 'email', status: 'granted', address: lead.email, from: [current?.status ?? 'withdrawn'],
           evidence: { source: 'site_form', text: lead.consent.text, reference: lead._id, recorded_by: 'public', ip: lead.consent.ip, user_agent: lead.consent.user_agent, at: lead.consent.at },
         });
         recorded++;
@@ -66,3 +69,12 @@ export async function recordLeadConsents(db: Connection, peers: PeerConfig | und
   }
   return recorded;
 }
+
+/** The consents of site leads, recorded every few seconds (`MARKETING_LEAD_CONSENT_INTERVAL_MS`, default 5 s) on the service's clock. */
+export const leadConsentsJob: BackgroundJob = {
+  name: 'site lead consents',
+  everyMs: Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) : 5_000,
+  async run(db, _now, log, peers) {
+    await recordLeadConsents(db, peers, log, marketingNow());
+  },
+};
