@@ -1,9 +1,4 @@
-// Operator commands against the system `npm start` runs (or MONGO_URL/REDIS_URL when set):
-//   npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]
-//   npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>
-//   npm run cuadra -- mail [--to <address>]      the e-mail the embedded SMTP server delivered (newest last)
-//   npm run cuadra -- demo [--seed 2026] [--size full|small] [--owner-email <e>]   a demo company (scripts/demo.ts)
-// Each prints one JSON line, but mail, which prints the messages, and demo, which prints its progress.
+// Operator commands against the system `npm start` runs: `npm run cuadra -- --help` prints them (the usage below).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,23 +14,57 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    'owner-email': { type: 'string' },
-    country: { type: 'string' },
-    currency: { type: 'string' },
-    workspace: { type: 'string' },
-    id: { type: 'string' },
-    to: { type: 'string' },
-    seed: { type: 'string' },
-    size: { type: 'string' },
-  },
-});
+const usage = `Cuadra's operator commands, against the system \`npm start\` runs (or MONGO_URL and REDIS_URL when set).
+
+usage: npm run cuadra -- <command> [options]
+
+commands:
+  workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]
+      open a workspace; prints its id and the owner's API key (shown once)
+  key revoke --workspace <ws_…> --id <key_…>
+      revoke an API key at once
+  mail [--to <address>]
+      the e-mail the embedded SMTP server delivered (newest last)
+  demo [--seed 2026] [--size full|small] [--owner-email <e>]
+      a demo company with a year of business (scripts/demo.ts)
+  help, --help, -h
+      this text
+
+Each prints one JSON line, but mail, which prints the messages, and demo, which prints its progress.
+Exit status: 0 done, 1 refused or failed, 2 a command or option not understood (this text on stderr).
+`;
+
+let parsed: ReturnType<typeof parseOptions>;
+function parseOptions() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      name: { type: 'string' },
+      'owner-email': { type: 'string' },
+      country: { type: 'string' },
+      currency: { type: 'string' },
+      workspace: { type: 'string' },
+      id: { type: 'string' },
+      to: { type: 'string' },
+      seed: { type: 'string' },
+      size: { type: 'string' },
+    },
+  });
+}
+try {
+  parsed = parseOptions();
+} catch (err) {
+  // An unknown option or a missing value: say which, then how to ask.
+  fail(`${(err as Error).message}\n\n${usage}`);
+}
+const { positionals, values } = parsed;
 const command = positionals.join(' ');
-const usage = 'usage: npm run cuadra -- workspace create --name <n> --owner-email <e> [--country CO] [--currency COP]\n       npm run cuadra -- key revoke --workspace <ws_…> --id <key_…>\n       npm run cuadra -- mail [--to <address>]\n       npm run cuadra -- demo [--seed 2026] [--size full|small] [--owner-email <e>]';
-if (command !== 'workspace create' && command !== 'key revoke' && command !== 'mail' && command !== 'demo') fail(usage);
+if (values.help || command === 'help') {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+if (command !== 'workspace create' && command !== 'key revoke' && command !== 'mail' && command !== 'demo') fail(command ? `unknown command: ${command}\n\n${usage}` : usage);
 
 const runFile = path.join(path.resolve(repoRoot, process.env.CUADRA_DATA_DIR ?? '.data'), 'run.json');
 const run = existsSync(runFile) ? (JSON.parse(readFileSync(runFile, 'utf8')) as { gateway_url?: string; mongo_url: string; redis_url: string; maildir?: string }) : undefined;

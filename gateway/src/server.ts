@@ -24,6 +24,7 @@ import { revokeMemberGrants } from './oauth/grants.ts';
 import { createPeopleAccess } from './oauth/index.ts';
 import { mcpRouter } from './mcp/router.ts';
 import { openApiRouter } from './openapi/router.ts';
+import { discoveryRouter } from './discovery/router.ts';
 import { InvokePipeline } from './pipeline.ts';
 import { graphRunner } from './canvas/graph-runner.ts';
 import { DashboardStore } from './canvas/store.ts';
@@ -125,6 +126,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
+  // /.well-known/api-catalog (RFC 9727), /llms.txt and each tool's Markdown page.
+  app.use(discoveryRouter({ catalog, publicUrl: deps.publicUrl }));
   app.use(restNotFound(refusalCtx));
 
   // GET and POST, as routes (the method guard reads the served methods from the routes).

@@ -20,6 +20,7 @@ import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
 import { PipelineRefusal } from '../pipeline.ts';
 import { buildProducts } from '../catalog.ts';
 import { homeDashboards } from './home.ts';
+import { API_CATALOG_PATH, apiCatalogLink } from '../discovery/linkset.ts';
 
 /** A browser session lasts 12 hours; the page's access token (minted per page view) one hour. */
 const SESSION_TTL_SECONDS = 12 * 3600;
@@ -40,9 +41,10 @@ function loadAssets(): Map<string, { body: string; type: string; etag: string }>
   return assets;
 }
 
-function signInPage(t: Translator, input: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
+function signInPage(t: Translator, input: { csrf: string; next: string; email?: string; error?: string; lead?: string }): SafeHtml {
   return html`
 <h1>${t.t('signIn.heading')}</h1>
+${input.lead ? html`<p>${input.lead}</p>` : ''}
 ${input.error ? html`<p class="error" role="alert" id="form-error">${input.error}</p>` : ''}
 <form method="post" action="/app/sign-in" ${input.error ? html`aria-describedby="form-error"` : ''}>
   <input type="hidden" name="csrf" value="${input.csrf}">
@@ -108,6 +110,31 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   // The workspace's own pages (keys, policies, members, e-invoicing, ledger): same session, same guard, acting through tools.
   if (deps.pipeline) router.use(crmPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
+
+  // The front door: a person who is signed in goes to the workspace's home (its dashboards), anyone
+  // else gets the sign-in form, with the way in for programs and agents (RFC 9727's Link as well).
+  router.get('/', async (req, res) => {
+    const t = localeOf(req, res);
+    try {
+      res.setHeader('Link', apiCatalogLink(deps.publicUrl));
+      if (await session(req)) return res.redirect(303, '/dashboards');
+      const form = signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next: '/', lead: t.t('front.lead') });
+      sendPage(res, {
+        title: t.t('front.title'), ...pageChrome(req, t),
+        body: html`${form}
+<h2>${t.t('front.developers')}</h2>
+<ul>
+  <li><a href="/llms.txt" type="text/markdown">${t.t('front.llms')}</a></li>
+  <li><a href="/openapi.json" type="application/json">${t.t('front.openapi')}</a></li>
+  <li><a href="${API_CATALOG_PATH}" rel="api-catalog">${t.t('front.catalog')}</a></li>
+  <li>${t.t('front.mcp')}: <code>${deps.publicUrl}/mcp</code></li>
+</ul>`,
+      });
+    } catch (err) {
+      deps.log.error({ err }, 'front page failed');
+      sendPage(res, { status: 500, title: t.t('error.title'), ...pageChrome(req, t), body: html`<h1>${t.t('error.title')}</h1><p>${t.t('error.retry')}</p>` });
+    }
+  });
 
   router.get('/app/sign-in', (req, res) => {
     // Sessions and sign-in throttles live in Redis: without it the form could only fail.

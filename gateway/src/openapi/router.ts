@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Catalog } from '../catalog.ts';
 import { openApiDocument } from './document.ts';
+import { apiCatalogLink } from '../discovery/linkset.ts';
 
 /** `GET /openapi.json`: built once from the catalog the gateway serves (it changes only with a new build). */
 export function openApiRouter(deps: { catalog: Catalog; publicUrl: string }): Router {
@@ -11,6 +12,7 @@ export function openApiRouter(deps: { catalog: Catalog; publicUrl: string }): Ro
     // Public description: any page (API explorers, assistants' tooling) may read it.
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Link', apiCatalogLink(deps.publicUrl));
     res.type('application/json').send(body);
   });
   return router;

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
 import type { Gateway } from '../../src/server.ts';
 
 /** A gateway running in this process, and how to stop it. */
 export interface InProcessGateway {
   gateway: Gateway;
   url: string;
+  /** The gateway's own database (people, workspaces, sessions' owners). */
+  db: Connection;
   close(): Promise<void>;
 }
 
@@ -36,6 +39,7 @@ export async function startInProcessGateway(label: string, opts: { env?: Record<
   return {
     gateway,
     url,
+    db,
     async close() {
       await gateway.stop();
       redis.disconnect();
