@@ -18,6 +18,10 @@ export const PUBLIC_TOOL_SCHEMA = {
     scope: { enum: ['tools', 'tools:read', 'sites.edit'] },
     input_schema: { type: 'object' },
     output_schema: { type: 'object' },
+    deprecated: {
+      type: 'object', additionalProperties: false, required: ['since'],
+      properties: { since: { type: 'string' }, sunset: { type: 'string' }, successor: { type: 'string', pattern: TOOL_NAME.source } },
+    },
     annotations: {
       type: 'object', additionalProperties: false,
       required: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'],

@@ -4,6 +4,8 @@ import type { Catalog } from './catalog.ts';
 import type { SubgraphForwarder } from './forward.ts';
 import type { IdentityStore } from './identity/store.ts';
 import { errorFromBody } from './refusals.ts';
+import { requestedVersion, VERSION_HEADER } from './versions/dates.ts';
+import { deprecationHeaders } from './versions/deprecation.ts';
 
 /** How a surface hands over the request body: read lazily, so size is checked before parsing. */
 export type BodySource = (limitBytes: number) => Promise<unknown>;
@@ -26,6 +28,8 @@ export interface InvokeRequest {
   principal?: Principal;
   /** This request's rate-limit count, when the surface's gate already took it (`/mcp`): its headers, or its refusal. */
   counted?: RateCount;
+  /** The `Cuadra-Version` the caller asked for (the header as sent); absent: the workspace's pinned version. */
+  version?: string;
 }
 
 /** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
@@ -76,10 +80,12 @@ export class InvokePipeline {
   readonly #signer: AssertionSigner;
   readonly #governance: Governance;
   readonly #local: ToolOwner;
+  readonly #publicUrl: string;
   /** Told of each call held for approval (not of replays): the owners' e-mail (gateway/src/pages/notify.ts). */
   onHeld: ((principal: Principal, approvalId: string) => void) | null = null;
 
-  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner }) {
+  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner; publicUrl?: string }) {
+    this.#publicUrl = deps.publicUrl ?? '';
     this.#local = deps.local;
     this.#identity = deps.identity;
     this.#limiter = deps.limiter;
@@ -94,6 +100,14 @@ export class InvokePipeline {
     const token = bearerToken(authorization);
     // `nk_…` is an API key; anything else is taken for an OAuth access token (CONTRACT.md §5).
     return token.startsWith('nk_') ? this.#identity.authenticateApiKey(token) : this.#identity.authenticateAccessToken(token);
+  }
+
+  /**
+   * The `Cuadra-Version` an answer to `principal` states: the one the request asked for, else the
+   * version its workspace is pinned to. An unknown version is refused (`invalid_input`).
+   */
+  async versionFor(principal: Principal, header: string | undefined): Promise<Record<string, string>> {
+    return { [VERSION_HEADER]: requestedVersion(header) ?? (await this.#identity.pinnedVersion(principal.workspace)) };
   }
 
   /** Checks `X-Tenant-Id`: it may only name the credential's own workspace. */
@@ -156,6 +170,7 @@ export class InvokePipeline {
     };
     try {
       headers = await counted();
+      headers = { ...headers, ...(await this.versionFor(principal, req.version)) };
     } catch (err) {
       return refuse(err);
     }
@@ -165,6 +180,8 @@ export class InvokePipeline {
       entry = this.#catalog.get(req.tool);
       if (!entry) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}". GET /v1/tools lists the tools this credential reaches.`);
       risk = entry.risk;
+      // A deprecated tool says so on every answer, refusals included (RFC 9745, RFC 8594).
+      if (entry.deprecated) headers = { ...headers, ...deprecationHeaders(entry.deprecated, entry.name, this.#publicUrl) };
       InvokePipeline.checkTenant(principal, req.tenant);
       assertReach(principal, entry);
       if (req.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(req.idempotencyKey)) {

@@ -17,6 +17,7 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
       // Counted like every request that names a credential (as MCP's tools/list is); a refusal carries its headers.
       const { principal, counted } = await pipeline.authenticateCounted(req.header('authorization'));
       for (const [k, v] of Object.entries(await counted())) res.setHeader(k, v);
+      for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       // CONTRACT.md §1: `sites.login` reaches no tool; a token with no tool-reaching scope is told which scope it lacks.
       if (principal.scopes !== null && !principal.scopes.some((s) => TOOL_SCOPES.has(s))) {
@@ -48,6 +49,7 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
         tenant: req.header('x-tenant-id'),
         idempotencyKey: req.header('idempotency-key'),
         approvalId: req.header('x-approval-id'),
+        version: req.header('cuadra-version'),
         body: (limit) => readJsonBody(req, limit),
       });
       for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);

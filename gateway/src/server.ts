@@ -91,7 +91,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   // Every caller reaches approvals through a gateway: before it listens, no approval holds a plain secret of any tool.
   await local.sealStoredInputs(catalog.entries.map((e) => ({ name: e.name, subgraph: e.subgraph, input: e.input_schema })));
   local.start();
-  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local });
+  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local, publicUrl: deps.publicUrl });
   // A held call e-mails the workspace's owners a link to it in the inbox (when e-mail is configured).
   if (mailer) pipeline.onHeld = heldCallNotifier({ governance: deps.governance, people: peopleAccess.people, identity, mailer, publicUrl: deps.publicUrl, log: deps.log, pipeline: () => pipeline });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });
@@ -135,6 +135,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     async (req, res, next) => {
       try {
         const principal = await pipeline.authenticate(req.header('authorization'));
+        for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
         InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
         res.locals.principal = principal;
         next();

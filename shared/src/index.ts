@@ -3,7 +3,7 @@ export type { ErrorCode, RefusalBody } from './errors.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_INPUT_BYTES, RISKS, TOOL_NAME, annotationsFor, catalogEntry, defineTool, scopeFor } from './tool.ts';
-export type { CallFacts, CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration } from './tool.ts';
+export type { CallFacts, CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration, ToolDeprecation } from './tool.ts';
 export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
 export type { Principal } from './principal.ts';
 export {

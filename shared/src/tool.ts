@@ -37,6 +37,16 @@ export interface ToolContext {
   graph?: PeerGraph;
 }
 
+/** When and why a tool is deprecated, and what replaces it. */
+export interface ToolDeprecation {
+  /** The day it was (or will be) deprecated, ISO 8601 (`2026-12-01` or a full timestamp). */
+  since: string;
+  /** The day after which it may stop answering, ISO 8601; absent: no date decided. */
+  sunset?: string;
+  /** The tool to call instead. */
+  successor?: string;
+}
+
 /** One tool, declared once: REST, GraphQL, MCP, OpenAPI and the canvas all read this. */
 export interface ToolDeclaration<Input = Record<string, unknown>, Output = Record<string, unknown>> {
   name: string;
@@ -59,6 +69,12 @@ export interface ToolDeclaration<Input = Record<string, unknown>, Output = Recor
   output?: JsonSchema;
   /** Largest accepted body in bytes; default {@link DEFAULT_MAX_INPUT_BYTES}. */
   maxInputBytes?: number;
+  /**
+   * Set when the tool is deprecated: every answer then carries `Deprecation` (RFC 9745), `Sunset`
+   * when a date is set (RFC 8594) and a `Link` to its documentation and successor; OpenAPI marks the
+   * operation `deprecated`, MCP the tool's `_meta`.
+   */
+  deprecated?: ToolDeprecation;
   /**
    * The money this call moves, in minor units, for policies' `amount_over` conditions
    * (e.g. an invoice's total). Absent or null: amount conditions never match.
@@ -146,6 +162,8 @@ export interface CatalogEntry {
   /** The output's schema, when the tool declares one. */
   output_schema?: JsonSchema;
   annotations: ReturnType<typeof annotationsFor>;
+  /** Present when the tool is deprecated. */
+  deprecated?: ToolDeprecation;
   /** The subgraph that owns and runs the tool. Not shown to callers. */
   subgraph: string;
   max_input_bytes: number;
@@ -162,6 +180,7 @@ export function catalogEntry(tool: Tool<any, any>, subgraph: string): CatalogEnt
     input_schema: tool.input,
     ...(tool.output ? { output_schema: tool.output } : {}),
     annotations: annotationsFor(tool.risk),
+    ...(tool.deprecated ? { deprecated: tool.deprecated } : {}),
     subgraph,
     max_input_bytes: tool.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
   };

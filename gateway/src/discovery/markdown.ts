@@ -64,6 +64,7 @@ export function toolMarkdown(tool: PublicTool, publicUrl: string): string {
     `- Module: \`${tool.module}\``,
     `- Risk: \`${tool.risk}\` (${traits})`,
     `- OAuth scope: \`${tool.scope}\``,
+    ...(tool.deprecated ? [`- **Deprecated** since ${tool.deprecated.since}${tool.deprecated.sunset ? `, may stop answering after ${tool.deprecated.sunset}` : ''}${tool.deprecated.successor ? `; call [${tool.deprecated.successor}](${publicUrl}${toolDocPath(tool.deprecated.successor)}) instead` : ''}`] : []),
     `- REST: \`POST ${publicUrl}/v1/tools/${tool.name}:invoke\` with the input as the JSON body`,
     `- MCP: \`tools/call\` with \`"name": "${tool.name}"\` at \`${publicUrl}/mcp\``,
     `- OpenAPI: operation \`${tool.name}\` in [openapi.json](${publicUrl}/openapi.json)`,

@@ -13,6 +13,8 @@ export interface WorkspaceDoc {
   /** Who opened it: an operator (admin command), a person, or an agent (agent sign-up). */
   opened_by: 'operator' | 'person' | 'agent';
   created_at: Date;
+  /** The API version (`Cuadra-Version`) the workspace started on and is answered as; absent: the first (it predates versions). */
+  api_version?: string;
 }
 
 /** An API key, stored only as the SHA-256 of its value. */
@@ -45,6 +47,7 @@ const workspaceSchema = new Schema<WorkspaceDoc>(
     owner_email: { type: String, required: true },
     opened_by: { type: String, required: true },
     created_at: { type: Date, required: true },
+    api_version: { type: String },
   },
   { versionKey: false },
 );

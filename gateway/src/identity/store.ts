@@ -2,6 +2,7 @@ import {
   API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, type RateLimiter,
   type RateLimitHeaders, sameDigest, isAgentRunAssertion, verifyAgentRunAssertion,
 } from '@cuadra/shared';
+import { CURRENT_API_VERSION, pinnedOrFirst, type ApiVersion } from '../versions/dates.ts';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
@@ -65,6 +66,8 @@ export class IdentityStore {
   readonly roles: RoleStore;
   /** Each workspace's country, read once: it is chosen when the workspace is opened and never changes. */
   readonly #countries = new Map<string, string>();
+  /** Each workspace's pinned API version, read once per process (no tool moves a pin yet). */
+  readonly #pins = new Map<string, ApiVersion>();
 
   constructor(db: Connection, redis: Redis) {
     this.#models = identityModels(db);
@@ -95,6 +98,8 @@ export class IdentityStore {
     const workspaceId = newId('ws');
     await this.#models.workspaces.create({
       _id: workspaceId, name, country, currency, owner_email: input.ownerEmail.toLowerCase(), opened_by: input.openedBy ?? 'operator', created_at: new Date(),
+      // Pinned to today's version: a later dated version changes nothing for it until it asks (Cuadra-Version).
+      api_version: CURRENT_API_VERSION,
     });
     const key = await this.createApiKey({ workspace: workspaceId, name: input.keyName ?? 'Owner key', role: input.openedBy === 'agent' ? 'agent' : 'owner', actorType: input.openedBy === 'agent' ? 'agent' : 'api_key' });
     return { workspace_id: workspaceId, api_key: key.api_key, key_id: key.id };
@@ -160,6 +165,17 @@ export class IdentityStore {
       this.#countries.set(principal.workspace, country);
     }
     return { ...principal, country };
+  }
+
+  /** The API version the workspace is pinned to: the one it started on (the first, for a workspace older than versions). */
+  async pinnedVersion(workspace: string): Promise<ApiVersion> {
+    let pin = this.#pins.get(workspace);
+    if (pin === undefined) {
+      pin = pinnedOrFirst((await this.#models.workspaces.findById(workspace, { api_version: 1 }).lean())?.api_version);
+      if (this.#pins.size >= SEEN_MAX) this.#pins.clear();
+      this.#pins.set(workspace, pin);
+    }
+    return pin;
   }
 
   /** One key of the workspace as api_keys.list shows it (never its hash), or null. */

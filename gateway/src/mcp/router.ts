@@ -119,6 +119,7 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
       counted = await checked.counted().then((headers): RateCount => ({ headers }), (refusal: unknown): RateCount => ({ refusal }));
       const rateHeaders = 'headers' in counted ? counted.headers : (toCuadraError(counted.refusal).extra as { headers?: Record<string, string> }).headers ?? {};
       for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
+      for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       if (!scopesReach(principal, 'tools:read')) {
         throw new CuadraError('insufficient_scope', 'The MCP endpoint needs the "tools:read" or "tools" scope.', { extra: { scope: 'tools:read' } });

@@ -50,7 +50,7 @@ export function mcpTool(tool: PublicTool): Tool {
     // check results against outputSchema accept all three.
     ...(tool.output_schema ? { outputSchema: { type: 'object', anyOf: [tool.output_schema, HELD_RESULT_SCHEMA, REFUSAL_RESULT_SCHEMA] } as Tool['outputSchema'] } : {}),
     annotations: { ...tool.annotations },
-    _meta: { 'io.cuadra/risk': tool.risk, 'io.cuadra/module': tool.module, 'io.cuadra/scope': tool.scope },
+    _meta: { 'io.cuadra/risk': tool.risk, 'io.cuadra/module': tool.module, 'io.cuadra/scope': tool.scope, ...(tool.deprecated ? { 'io.cuadra/deprecated': tool.deprecated } : {}) },
   };
 }
 

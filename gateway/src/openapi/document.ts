@@ -1,5 +1,6 @@
 import { ERROR_STATUS, type ErrorCode } from '@cuadra/shared';
 import type { PublicTool } from '../catalog.ts';
+import { API_VERSIONS } from '../versions/dates.ts';
 
 type Json = Record<string, unknown>;
 
@@ -134,7 +135,7 @@ function toolOperation(tool: PublicTool): Json {
   // Any call, reads included, can be held or asked about by a workspace's policy (a pattern such as `%`).
   responses[202] = ref('responses', 'PendingApproval');
   Object.assign(responses, refusalResponses(INVOKE_REFUSALS));
-  const parameters = [ref('parameters', 'TenantId'), ref('parameters', 'IdempotencyKey')];
+  const parameters = [ref('parameters', 'TenantId'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'CuadraVersion')];
   if (tool.risk !== 'read') parameters.push(ref('parameters', 'ApprovalId'));
   return {
     operationId: tool.name,
@@ -145,6 +146,7 @@ function toolOperation(tool: PublicTool): Json {
     parameters,
     requestBody: { required: false, description: ABSENT_BODY, content: { 'application/json': { schema: tool.input_schema } } },
     responses,
+    ...(tool.deprecated ? { deprecated: true, 'x-cuadra-deprecated': tool.deprecated } : {}),
     'x-cuadra-risk': tool.risk,
     'x-cuadra-scope': tool.scope,
     'x-cuadra-annotations': tool.annotations,
@@ -418,6 +420,7 @@ export function openApiDocument(tools: readonly PublicTool[], publicUrl: string)
       parameters: {
         TenantId: { name: 'X-Tenant-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Names the workspace; must be the credential\'s own.' },
         IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' }, description: 'A repeated call with the same key and input replays the first answer.' },
+        CuadraVersion: { name: 'Cuadra-Version', in: 'header', required: false, schema: { enum: [...API_VERSIONS] }, description: 'The dated API version to be answered as; absent: the version the workspace is pinned to (the one it started on). Every answer states the version in the same header.' },
         ApprovalId: { name: 'X-Approval-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Runs a call an `approval_required` refusal asked a person to approve, once approved.' },
       },
       headers: {

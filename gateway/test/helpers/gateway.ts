@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
+import type { Catalog } from '../../src/catalog.ts';
 import type { Gateway } from '../../src/server.ts';
 
 /** A gateway running in this process, and how to stop it. */
@@ -17,7 +18,7 @@ export interface InProcessGateway {
  * answers itself. `redis` sees the gateway's Redis client before the gateway uses it (to observe it);
  * `env` gives the quotas as the environment would.
  */
-export async function startInProcessGateway(label: string, opts: { env?: Record<string, string>; redis?: (redis: Redis) => void } = {}): Promise<InProcessGateway> {
+export async function startInProcessGateway(label: string, opts: { env?: Record<string, string>; redis?: (redis: Redis) => void; catalog?: Catalog } = {}): Promise<InProcessGateway> {
   const { connectDatabase, createLogger, generateSigningKeyPair, Governance, quotasFromEnv } = await import('@cuadra/shared');
   const { Redis } = await import('ioredis');
   const { createGateway } = await import('../../src/server.ts');
@@ -33,7 +34,7 @@ export async function startInProcessGateway(label: string, opts: { env?: Record<
     db, redis, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', signingKey: generateSigningKeyPair().privateKey,
     // Nothing listens there.
     subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, 'http://127.0.0.1:9'])),
-    quotas: quotasFromEnv(opts.env ?? {}), governance,
+    quotas: quotasFromEnv(opts.env ?? {}), governance, catalog: opts.catalog,
   });
   const url = (await gateway.listen(0)).url;
   return {
