@@ -41,6 +41,12 @@ if (import.meta.main) {
   try {
     const { tools } = await build();
     console.log(`composed the supergraph of ${SUBGRAPHS.length} subgraphs; catalog of ${tools} tools in gateway/generated/`);
+    // The tool-schema changelog: what changed since the committed snapshot, recorded for committing
+    // (only here, not when the test runner builds: a test fails while the committed snapshot is stale).
+    const { recordSchemaChanges } = await import('../gateway/src/versions/schema-changes.ts');
+    const { buildProducts } = await import('../gateway/src/catalog.ts');
+    const changes = recordSchemaChanges(buildProducts().tools, new URL('../gateway/tool-schemas/', import.meta.url).pathname);
+    if (changes.length) console.log(`tool schemas: ${changes.length} change(s) (${changes.filter((c) => c.breaking).length} breaking) written to gateway/tool-schemas/CHANGELOG.md — commit it with snapshot.json`);
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);
