@@ -410,8 +410,10 @@ describe('the built-in sandbox refuses what DIAN\'s habilitación refuses: one t
   const NOTES = [['CA', 'credit', 'cac:LegalMonetaryTotal'], ['DA', 'debit', 'cac:RequestedMonetaryTotal']] as const;
   const amount = (tag: string, name: string, value: string) => (x: string) => inside(x, tag, new RegExp(`<cbc:${name} currencyID="COP">[^<]+<`), `<cbc:${name} currencyID="COP">${value}<`);
   const added = (tag: string, name: string) => (x: string) => inside(x, tag, '<cbc:PayableAmount', `<cbc:${name} currencyID="COP">1.00</cbc:${name}><cbc:PayableAmount`);
+  // A rule the list already names for a note (CAJ26, DAN03, CAU14, …) keeps its own test.
+  const add = (...rows: typeof rules) => rules.push(...rows.filter(([id]) => !rules.some(([named]) => named === id)));
   for (const [p, kind, tag] of NOTES) {
-    rules.push(
+    add(
       [`${p}S07`, kind, (x) => swap(x, /(<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">[^<]+<\/cbc:TaxableAmount><cbc:TaxAmount currencyID="COP">)[^<]+/, '$199999.99')],
       [`${p}U01`, kind, amount(tag, 'TaxInclusiveAmount', '1.5')],
       [`${p}U02`, kind, amount(tag, 'LineExtensionAmount', '1.00')],
@@ -424,14 +426,10 @@ describe('the built-in sandbox refuses what DIAN\'s habilitación refuses: one t
   }
   // The rules one piece of code checks for the three kinds (sandbox.ts's required fields, dian-rules.ts's
   // header, partyRules, payment means and items) on a field the notes carry as the invoice does (the
-  // same parties, currency, time, keys): the invoice's mutation is the note's test too. A rule the list
-  // already names for a note (CAJ26, DAN03, …) keeps its own.
+  // same parties, currency, time, keys): the invoice's mutation is the note's test too.
   const SHARED = /^FA(J|K|D01$|D04$|D09$|D10$|D15$|D15a$|B19$|B27$|N02$|N03$|N04$|Z02$)/;
   for (const [rule, , mutate] of rules.filter(([id]) => SHARED.test(id))) {
-    for (const [p, kind] of NOTES) {
-      const id = p + rule.slice(2);
-      if (!rules.some(([named]) => named === id)) rules.push([id, kind, mutate]);
-    }
+    for (const [p, kind] of NOTES) add([p + rule.slice(2), kind, mutate]);
   }
 
   for (const [rule, kind, mutate] of rules) {
