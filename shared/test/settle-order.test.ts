@@ -27,39 +27,64 @@ afterAll(async () => {
   await db.close();
 });
 
+/** What a process killed mid-action leaves: a running key past its lease and its intent, long started. */
+async function deadAttempt(governance: Governance) {
+  const ws = `ws_${randomBytes(4).toString('hex')}`;
+  const principal: Principal = { workspace: ws, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null };
+  const digest = inputDigest({ name: 'x' });
+  const started = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
+  if (started.kind !== 'run') throw new Error('expected to hold the key');
+  const intentId = `int_${started.run}`;
+  await db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() - 1_000) } });
+  await governance.intents.create({
+    _id: intentId, workspace: ws, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: digest, principal, approval_id: null, idempotency_key: 'k1',
+    started_at: new Date(Date.now() - 10 * 60_000),
+  });
+  return { ws, digest, run: started.run, intentId };
+}
+
+/** Recovers, recording at the moment it writes the ledger entry whether the intent exists and the key's state. */
+async function recoverWatching(governance: Governance, intentId: string, run: string) {
+  const owner = new ToolOwner({ subgraph: 'crm', registry: createRegistry('crm', ['parties'], []), governance, db, log: createLogger('test') });
+  const seen: { intent: boolean; state: string }[] = [];
+  const append = governance.ledger.append.bind(governance.ledger);
+  governance.ledger.append = async (record) => {
+    const [intent, key] = await Promise.all([governance.intents.exists({ _id: intentId }), db.collection('idempotency').findOne({ run })]);
+    seen.push({ intent: intent !== null, state: String(key?.state ?? 'released') });
+    return append(record);
+  };
+  await owner.recover();
+  return seen;
+}
+
 describe('settling an attempt that died while acting', () => {
-  it('answers its key before its intent goes, so no retry can take the key over in between', async () => {
+  it('one that wrote records: answers its key before its intent goes, so no retry can take the key over in between', async () => {
     const governance = new Governance(db);
-    const owner = new ToolOwner({ subgraph: 'crm', registry: createRegistry('crm', ['parties'], []), governance, db, log: createLogger('test') });
-    const ws = `ws_${randomBytes(4).toString('hex')}`;
-    const principal: Principal = { workspace: ws, role: 'owner', actor: { type: 'api_key', id: 'key_1' }, credential_id: 'key_1', scopes: null, patterns: null };
-    const digest = inputDigest({ name: 'x' });
-    const started = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
-    if (started.kind !== 'run') throw new Error('expected to hold the key');
-    const intentId = `int_${started.run}`;
-    // What a process killed mid-action leaves: a running key past its lease and its intent, long started.
-    await db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() - 1_000) } });
-    await governance.intents.create({
-      _id: intentId, workspace: ws, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: digest, principal, approval_id: null, idempotency_key: 'k1',
-      started_at: new Date(Date.now() - 10 * 60_000),
-    });
-    // Watch every moment recovery writes: whenever the intent is gone, the key must be answered.
-    const seen: { intent: boolean; state: string }[] = [];
-    const append = governance.ledger.append.bind(governance.ledger);
-    governance.ledger.append = async (record) => {
-      const [intent, key] = await Promise.all([governance.intents.exists({ _id: intentId }), db.collection('idempotency').findOne({ run: started.run })]);
-      seen.push({ intent: intent !== null, state: String(key?.state) });
-      return append(record);
-    };
-    await owner.recover();
+    const { ws, digest, run, intentId } = await deadAttempt(governance);
+    // Two records carry its run (issue 31, finding 6: more than one record written → the outcome stays unknown).
+    await db.collection('policies').insertMany([{ _id: `pol_${run}_a`, workspace: ws, _runs: [intentId] }, { _id: `pol_${run}_b`, workspace: ws, _runs: [intentId] }] as never[]);
+    const seen = await recoverWatching(governance, intentId, run);
     expect(seen).toHaveLength(1);
     expect(seen.every((s) => s.intent || s.state === 'done')).toBe(true);
     expect(await governance.intents.exists({ _id: intentId })).toBeNull();
-    const key = await db.collection('idempotency').findOne({ run: started.run });
+    const key = await db.collection('idempotency').findOne({ run });
     expect(key).toMatchObject({ state: 'done' });
     // A retry now replays the unknown outcome; it never runs the call.
     const retry = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
     expect(retry.kind).toBe('replay');
     expect(retry.kind === 'replay' && retry.answer.status).toBe(502);
+  });
+
+  it('one that provably wrote nothing: hands its key back while its intent still stands; the retry runs the call', async () => {
+    const governance = new Governance(db);
+    const { ws, digest, run, intentId } = await deadAttempt(governance);
+    const seen = await recoverWatching(governance, intentId, run);
+    expect(seen).toHaveLength(1);
+    // The entry is written while the intent stands; the intent is removed only after the key was handed back.
+    expect(seen[0].intent).toBe(true);
+    expect(await governance.intents.exists({ _id: intentId })).toBeNull();
+    expect(await db.collection('idempotency').findOne({ run })).toBeNull();
+    const retry = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
+    expect(retry.kind).toBe('run');
   });
 });
