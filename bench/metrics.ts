@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
 import { rng, SizeTable, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
-import { rollupId } from '../subgraphs/invoices/src/lib/rollup.ts';
+import { rollupId } from '../subgraphs/invoices/src/books/rollup-store.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 import { localDate } from '../shared/src/periods.ts';
 

@@ -42,6 +42,12 @@ export interface ModuleManifest {
   readGuards?: Record<string, ReadGuard>;
   /** Its background work (see {@link BackgroundJob}). */
   background?: readonly BackgroundJob[];
+  /**
+   * The journal source kinds this module posts to its subgraph's books (`invoice`, `bill_payment`,
+   * `payroll`…): the list is open, each kind declared by the one module that writes it, and the
+   * books refuse a posting of a kind no module declared.
+   */
+  journalSources?: readonly string[];
 }
 
 /** Declares a module, refusing (at start-up and in the build) a tool that is not named after it. */
@@ -67,6 +73,8 @@ export interface OwnedModules {
   readGuards: Record<string, ReadGuard>;
   /** The modules' background work. */
   background: readonly BackgroundJob[];
+  /** The journal source kinds the modules declared, each by one module. */
+  journalSources: readonly string[];
 }
 
 /**
@@ -80,6 +88,7 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
   const readers: OwnedReaders = { sources: {}, metrics: {}, agenda: {}, boards: {} };
   const readGuards: Record<string, ReadGuard> = {};
   const parts: { lane: string; module: string; read: LaneReader }[] = [];
+  const journalSources = new Map<string, string>();
   for (const m of manifests) {
     if (names.has(m.name)) throw new Error(`The module ${m.name} is declared twice.`);
     names.add(m.name);
@@ -99,6 +108,10 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     for (const [key, read] of Object.entries(m.reads?.agendaParts ?? {})) {
       if (typeof read !== 'function') throw new Error(`The agenda part "${key}" of the module ${m.name} is not a reader function.`);
       parts.push({ lane: key, module: m.name, read });
+    }
+    for (const kind of m.journalSources ?? []) {
+      if (journalSources.has(kind)) throw new Error(`The journal source kind "${kind}" is declared by two modules (${journalSources.get(kind)} and ${m.name}).`);
+      journalSources.set(kind, m.name);
     }
     for (const [key, guard] of Object.entries(m.readGuards ?? {})) {
       if (key in readGuards) throw new Error(`The read guard of ${key} is declared by two modules.`);
@@ -125,6 +138,7 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     reads: readRoutesOf(subgraph, readers),
     readGuards,
     background: manifests.flatMap((m) => m.background ?? []),
+    journalSources: [...journalSources.keys()],
   };
 }
 

@@ -5,7 +5,8 @@ import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { migrateRatesToPpm, migrateRunHolds } from './lib/migrations.ts';
 import { sealPlainSettings } from './lib/settings.ts';
-import { backfillLedgerRollups } from './accounting/backfill.ts';
+import { backfillLedgerRollups } from './books/backfill.ts';
+import { declareJournalSources } from './books/index.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
@@ -75,6 +76,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     Item: item.reference,
   },
   async prepare(server, deps) {
+    // The books accept the journal source kinds the modules declare (books/sources.ts).
+    declareJournalSources(owned.journalSources);
     const migrated = await migrateRatesToPpm(deps.db);
     if (migrated > 0) deps.log.info({ migrated }, 'rates stored in basis points converted to parts per million');
     const runHolds = await migrateRunHolds(deps.db);

@@ -10,9 +10,9 @@ import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { configuredWorkspace, draft, startInvoices, unwrap } from './setup.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
-import { backfillLedgerRollups, BACKFILL_MARKER } from '../src/accounting/backfill.ts';
-import { journalEntries, ledgerDeltas } from '../src/accounting/journal.ts';
-import { applyRollupIntent, rollupIntent } from '../src/lib/rollups.ts';
+import { backfillLedgerRollups, BACKFILL_MARKER } from '../src/books/backfill.ts';
+import { journalEntries, ledgerDeltas } from '../src/books/journal.ts';
+import { applyRollupIntent, rollupIntent } from '../src/books/rollup-intents.ts';
 
 /** Issue 17 (books): dimensions and profitability, cash flow, printable statements, rollup backfill. */
 

@@ -6,7 +6,7 @@ import { payrollRuns } from '../../payroll/src/modules/payroll/runs.ts';
 import { payrollJournal, payrollJournalHeads, publish, recordPosting } from '../../payroll/src/modules/payroll/journal_feed.ts';
 import { payrollPullMarks } from '../src/accounting/payroll_pull.ts';
 import { createServer, name } from '../src/server.ts';
-import { journalEntries } from '../src/accounting/journal.ts';
+import { journalEntries } from '../src/books/journal.ts';
 import { pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
 
 /**

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
-import { rollupId } from '../src/lib/rollup.ts';
-import { anyPendingChange, applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/lib/rollups.ts';
+import { rollupId } from '../src/books/rollup-store.ts';
+import { anyPendingChange, applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/books/rollup-intents.ts';
 import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
 import { localDate } from '../src/lib/money.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
 import { createPositioned } from '@cuadra/shared';
-import { journalEntries, LEDGER_ROLLUP_VERSION, ledgerCurrency, ledgerDeltas, writeJournalEntry, type JournalEntryDoc } from '../src/accounting/journal.ts';
+import { journalEntries, LEDGER_ROLLUP_VERSION, ledgerCurrency, ledgerDeltas, type JournalEntryDoc } from '../src/books/journal.ts';
+import { postEntry } from '../src/books/index.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -78,8 +79,9 @@ describe('rollup intents', () => {
     const intent = rollupIntent(ledgerDeltas(entry), entry.created_at)!;
     await markIntent(sg.db, owner.workspace, model, entry._id, intent);
     await createPositioned(model, { ...entry, pending_rollups: [intent], pending_count: 1, rolled: LEDGER_ROLLUP_VERSION });
+    const postAgain = () => postEntry({ db: sg.db, workspace: entry.workspace, now: entry.created_at }, entry.source, entry.lines, { id: entry._id, date: entry.date, currency: entry.currency, memo: entry.memo }, { settleWaitMs: 300 });
     const started = Date.now();
-    await expect(writeJournalEntry(sg.db, entry, { settleWaitMs: 300 })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('still being counted') });
+    await expect(postAgain()).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('still being counted') });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     // Nothing applied by the second writer: the mark is still the holder's, the rollups as before.
     expect((await model.findById(entry._id).lean())!.pending_count).toBe(1);
@@ -88,7 +90,7 @@ describe('rollup intents', () => {
     expect(await repairPendingRollups(sg.db, owner.workspace, [model])).toBe(1);
     const counted = (await ledger())!.v;
     expect(counted).not.toEqual(before);
-    await writeJournalEntry(sg.db, entry, { settleWaitMs: 300 });
+    await postAgain();
     expect((await ledger())!.v).toEqual(counted);
     expect(await model.countDocuments({ _id: entry._id })).toBe(1);
   });

@@ -3,7 +3,7 @@ import type { Principal } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, startInvoices } from './setup.ts';
 import { vendor } from './bills-helpers.ts';
-import { rollups } from '../src/lib/rollup.ts';
+import { rollups } from '../src/books/rollup-store.ts';
 
 /**
  * Retención en la fuente by concept (issue 30, item 12): a month of bills and invoices with several

@@ -1,15 +1,15 @@
 import { CuadraError, onceInRead, type MetricReader, type PeerGraph, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { openPostedAccounts } from './chart.ts';
-import { balances, journalEntries, settleJournalEntry, writeJournalEntry, type JournalLine } from './journal.ts';
+import { balances, journalEntries, postEntry, settleJournalEntry, type JournalLine } from '../books/index.ts';
 
 /**
  * The finance journal takes in payroll's postings (ARCHITECTURE.md, "Payroll postings"): it reads
  * the payroll subgraph's `payroll_journal` source through the graph with the read-only service
  * assertion (shared peers.ts) and writes each entry it does not hold yet through
- * writeJournalEntry, under the id payroll gave it (`je_<run id>`, `je_<run id>_void`). Payroll
+ * postEntry, under the id payroll gave it (`je_<run id>`, `je_<run id>_void`). Payroll
  * never writes here; the pull is idempotent by id, so a retry, two pulls at once or a pull
- * restarted after a crash write nothing twice (writeJournalEntry's own once-only write and its
+ * restarted after a crash write nothing twice (postEntry's own once-only write and its
  * rollup intent do the rest).
  *
  * When it runs: before every read of the journal and the statements (the `journal_entries`
@@ -107,11 +107,7 @@ export async function pullPayrollEntries(db: Connection, workspace: string, grap
     const lines = r.lines.map((l) => ({ account: l.account, name: String(l.name), debit: l.debit, credit: l.credit, party_id: null }));
     await openPostedAccounts(db, workspace, lines, now);
     try {
-      await writeJournalEntry(db, {
-        _id: r.id, workspace, date: r.date, currency: r.currency, memo: r.memo,
-        source: { kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id },
-        lines, created_at: now,
-      });
+      await postEntry({ db, workspace, now }, { kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id }, lines, { id: r.id, date: r.date, currency: r.currency, memo: r.memo });
       result.written.push(r.id);
     } catch (err) {
       if (err instanceof CuadraError && err.code === 'conflict') {

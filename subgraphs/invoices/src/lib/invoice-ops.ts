@@ -2,8 +2,9 @@ import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/
 import type { Connection } from 'mongoose';
 import { accountNames } from '../accounting/chart.ts';
 import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
-import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf, writeJournalEntry } from '../accounting/journal.ts';
-import { assertPeriodOpen } from '../accounting/periods.ts';
+import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../accounting/receivable-lines.ts';
+import { postEntry } from '../books/index.ts';
+import { assertPeriodOpen } from '../books/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
 import { buyerId } from '../einvoicing/ubl.ts';
@@ -13,8 +14,8 @@ import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type N
 import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
-import { pendingChanges } from './rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from './rollups.ts';
+import { pendingChanges } from '../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
 import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
 
 /** How a kind of document is named in messages. */
@@ -167,7 +168,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   const dian = taxRegimeOf(ctx.principal) === 'dian';
   const s = dian ? await requireSettings(ctx.db, ctx.workspace) : null;
   const model = invoices(ctx.db);
-  // Refused before the lock, the number and the credit note's application (writeJournalEntry holds the rule).
+  // Refused before the lock, the number and the credit note's application (postEntry holds the rule: books/post.ts).
   const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
   if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
@@ -205,10 +206,9 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
     : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
       : invoiceEntryLines(doc);
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: doc.issue_date, currency: doc.currency,
+  await postEntry(ctx, { kind: doc.kind, id: doc._id }, lines, {
+    id: entryId, date: doc.issue_date, currency: doc.currency,
     memo: `${{ invoice: 'Factura de venta', credit_note: 'Nota crédito', debit_note: 'Nota débito' }[doc.kind]} ${doc.number} — ${doc.customer.name}`,
-    source: { kind: doc.kind, id: doc._id }, lines, created_at: ctx.now,
   });
   const sign = doc.kind === 'credit_note' ? -1 : 1;
   // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;

@@ -1,11 +1,12 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import { paymentEntryLines, writeJournalEntry } from '../accounting/journal.ts';
+import { paymentEntryLines } from '../accounting/receivable-lines.ts';
+import { postEntry, reverseEntry } from '../books/index.ts';
 import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import type { InvoiceDoc, Settlement } from '../modules/invoices/model.ts';
 import { payments, type PaymentDoc } from '../modules/payments/model.ts';
-import { pendingChanges } from './rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from './rollups.ts';
+import { pendingChanges } from '../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../books/rollup-intents.ts';
 
 /**
  * Applies a pending payment to its invoices and completes it. Every step may run again
@@ -38,10 +39,8 @@ export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' 
   }
   const applied = payment.amount - left;
   const entryId = `je_${payment._id}`;
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: payment.date, currency: payment.currency,
-    memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'payment', id: payment._id },
-    lines: paymentEntryLines(payment.amount, applied, payment.customer_id), created_at: ctx.now,
+  await postEntry(ctx, { kind: 'payment', id: payment._id }, paymentEntryLines(payment.amount, applied, payment.customer_id), {
+    id: entryId, date: payment.date, currency: payment.currency, memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`,
   });
   const intent = rollupIntent([
     { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } },
@@ -123,10 +122,8 @@ export async function reversePayment(ctx: Pick<ToolContext, 'db' | 'workspace' |
     });
     byDue.push({ date: after.due_date, amount });
   }
-  await writeJournalEntry(ctx.db, {
-    _id: `je_rev_${payment._id}`, workspace: ctx.workspace, date, currency: payment.currency,
-    memo: `Reversión del recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`, source: { kind: 'reversal', id: `je_${payment._id}` },
-    lines: paymentEntryLines(payment.amount, payment.applied, payment.customer_id).map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
+  await reverseEntry(ctx, payment.journal_entry_id ?? `je_${payment._id}`, date, {
+    id: `je_rev_${payment._id}`, memo: `Reversión del recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`,
   });
   const intent = rollupIntent([
     { day: date, currency: payment.currency, inc: { collected: -payment.amount, ar: payment.applied } },

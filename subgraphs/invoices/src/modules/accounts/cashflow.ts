@@ -1,10 +1,10 @@
 import { addDays, buckets, changeBps, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { wholeChart } from '../../accounting/chart.ts';
-import { isCash } from '../../accounting/journal.ts';
-import { ledgerAsOf, ledgerBetween, repairLedger, type LedgerSums } from '../../accounting/ledger.ts';
+import { isCash } from '../../books/journal.ts';
+import { ledgerAsOf, ledgerBetween, repairLedger, type LedgerSums } from '../../books/general-ledger.ts';
 import { PUC } from '../../accounting/puc.ts';
-import { withTarget, type MetricAnswer } from '../../lib/rollup-reads.ts';
+import { withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 
 /** The three activities of a cash flow statement (NIC 7 / IAS 7). */

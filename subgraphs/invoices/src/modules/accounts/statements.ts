@@ -1,9 +1,9 @@
 import { buckets, changeBps, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { wholeChart, type ChartAccount } from '../../accounting/chart.ts';
-import { codesIn, ledgerAsOf, ledgerBetween, repairLedger, signedBalance, type LedgerSums } from '../../accounting/ledger.ts';
+import { codesIn, ledgerAsOf, ledgerBetween, repairLedger, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
 import { accountType, PUC } from '../../accounting/puc.ts';
-import { positionDate } from '../../lib/periods.ts';
+import { positionDate } from '../../books/calendar.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 
 /** The financial statements, as metrics (specification §2.3). */

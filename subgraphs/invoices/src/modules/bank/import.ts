@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assignPositions, CuadraError, newId, positionKey, releasePosition, type ToolContext } from '@cuadra/shared';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent, type RollupIntent } from '../../lib/rollups.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent, type RollupIntent } from '../../books/rollup-intents.ts';
 import {
   bankImports, bankMarkers, bankTransactions, dedupKey, type BankAccountDoc, type BankImportDoc, type BankTransactionDoc, type StatementFormat,
 } from './model.ts';

@@ -16,6 +16,7 @@ import { unreconcile } from './tools/unreconcile.ts';
 /** Bank accounts, their imported statements, categorization rules and reconciliation. */
 export const bankModule = defineModule({
   name: 'bank',
+  journalSources: ['bank_transaction'],
   tools: [createAccount, listAccounts, getAccount, importStatementTool, createRule, listRules, deleteRule, suggest, reconcile, unreconcile],
   models: [bankAccounts, bankTransactions, bankImports, bankMarkers, categorizationRules],
   listed: [{ model: bankAccounts }, { model: bankTransactions }, { model: categorizationRules }],

@@ -1,7 +1,7 @@
 import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
-import { rollupId, type RollupDoc } from '../../lib/rollup.ts';
-import { rangeSums, rollupsByIds, summaryOf, type MetricAnswer } from '../../lib/rollup-reads.ts';
-import { repairPendingRollups } from '../../lib/rollups.ts';
+import { rollupId, type RollupDoc } from '../../books/rollup-store.ts';
+import { rangeSums, rollupsByIds, summaryOf, type MetricAnswer } from '../../books/rollup-reads.ts';
+import { repairPendingRollups } from '../../books/rollup-intents.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { completeStuckImports, bankRollupNs } from './import.ts';
 import { bankAccounts, bankImports, bankTransactions } from './model.ts';

@@ -2,7 +2,7 @@ import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, searchIn, TEXT_SCHEMA as TEXT,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { RollupIntent } from '../../lib/rollups.ts';
+import type { RollupIntent } from '../../books/rollup-intents.ts';
 
 /**
  * The PUC accounts a bank account may post to: the auxiliaries of 1110 Bancos (national and

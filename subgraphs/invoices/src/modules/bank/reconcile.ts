@@ -1,10 +1,10 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import { journalEntries, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
-import { assertPeriodOpen } from '../../accounting/periods.ts';
+import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
+import { assertPeriodOpen } from '../../books/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { reversePayment } from '../../lib/payment-ops.ts';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../books/rollup-intents.ts';
 import { assertNotHeld } from '../bills/holds.ts';
 import { bills } from '../bills/model.ts';
 import { billPayments, reverseBillPayment } from '../bills/payments.ts';
@@ -148,9 +148,8 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
         matches[i] = { ...m, payment_id: r.payment.id, registered: true };
       } else if (m.type === 'account') {
         const entryId = `je_${t._id}_${attempt}_${i}`;
-        await writeJournalEntry(ctx.db, {
-          _id: entryId, workspace: ctx.workspace, date: t.date, currency: t.currency, memo: `Conciliación bancaria ${reference} — ${t.description}`,
-          source: { kind: 'bank_transaction', id: t._id }, lines: accountEntryLines(account, kind, m.id, m.amount), created_at: ctx.now,
+        await postEntry(ctx, { kind: 'bank_transaction', id: t._id }, accountEntryLines(account, kind, m.id, m.amount), {
+          id: entryId, date: t.date, currency: t.currency, memo: `Conciliación bancaria ${reference} — ${t.description}`,
         });
         matches[i] = { ...m, journal_entry_id: entryId };
       } else {
@@ -223,17 +222,11 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
     { returnDocument: 'after' },
   ).lean();
   if (!leased) throw new CuadraError('conflict', `Bank transaction ${transactionId} is being changed by another request.`);
-  const account = await bankAccounts(ctx.db).findOne({ _id: t.bank_id, workspace: ctx.workspace }).lean();
-  const kind = transactionKind(t);
   for (const m of t.matches) {
     if (m.type === 'invoice' && m.registered && m.payment_id) await reversePayment(ctx, m.payment_id, when);
     else if (m.type === 'bill' && m.registered && m.payment_id) await reverseBillPayment(ctx, m.payment_id, when);
     else if (m.type === 'account' && m.journal_entry_id) {
-      const lines = accountEntryLines(account!, kind, m.id, m.amount).map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
-      await writeJournalEntry(ctx.db, {
-        _id: `je_rev_${m.journal_entry_id.slice(3)}`, workspace: ctx.workspace, date: when, currency: t.currency, memo: `Reversión de ${m.journal_entry_id} (conciliación deshecha)`,
-        source: { kind: 'reversal', id: m.journal_entry_id }, lines, created_at: ctx.now,
-      });
+      await reverseEntry(ctx, m.journal_entry_id, when, { id: `je_rev_${m.journal_entry_id.slice(3)}`, memo: `Reversión de ${m.journal_entry_id} (conciliación deshecha)` });
     }
   }
   const abs = Math.abs(t.amount);

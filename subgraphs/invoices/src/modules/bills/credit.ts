@@ -1,9 +1,9 @@
 import { createPositioned, CuadraError, modelOn, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
-import { assertPeriodOpen } from '../../accounting/periods.ts';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../lib/rollups.ts';
+import { postEntry, type JournalLine } from '../../books/index.ts';
+import { assertPeriodOpen } from '../../books/periods.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
@@ -150,9 +150,8 @@ export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspac
   }
   const entryId = `je_${note._id}`;
   if (note.status === 'draft') {
-    await writeJournalEntry(ctx.db, {
-      _id: entryId, workspace: ctx.workspace, date: note.issue_date, currency: note.currency,
-      memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`, source: { kind: 'bill_credit_note', id: note._id }, lines: creditNoteEntryLines(note), created_at: ctx.now,
+    await postEntry(ctx, { kind: 'bill_credit_note', id: note._id }, creditNoteEntryLines(note), {
+      id: entryId, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
     });
     const currency = apCurrency(note.currency);
     const intent = rollupIntent([{

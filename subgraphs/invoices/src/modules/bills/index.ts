@@ -18,6 +18,7 @@ import { voidBill } from './tools/void.ts';
 /** Vendors' bills, the payments made against them, and the payables read from them. */
 export const billsModule = defineModule({
   name: 'bills',
+  journalSources: ['bill', 'bill_payment', 'bill_credit_note'],
   tools: [create, createFromAdSpend, update, post, get, list, voidBill, pay, creditNote],
   models: [bills, billPayments, billPaymentMarkers, billCreditMarkers],
   listed: [{ model: bills }, { model: billPayments }],

@@ -1,9 +1,9 @@
 import { addDays, buckets, CuadraError, localDate, onceInRead, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../lib/rollup-reads.ts';
+import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
-import { positionDate } from '../../lib/periods.ts';
-import { repairPendingRollups } from '../../lib/rollups.ts';
+import { positionDate } from '../../books/calendar.ts';
+import { repairPendingRollups } from '../../books/rollup-intents.ts';
 import { BILL_STATUSES, bills } from './model.ts';
 import { apCurrency } from './ops.ts';
 import { billPayments, completeStuckBillPayments } from './payments.ts';

@@ -2,7 +2,7 @@ import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, applyRate, checkedAmount, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, lineAmounts,
   NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { RollupIntent } from '../../lib/rollups.ts';
+import type { RollupIntent } from '../../books/rollup-intents.ts';
 import { BILL_ACCOUNT_CONCEPTS, minimumBase, WITHHOLDING_CONCEPT_KEYS, WITHHOLDING_CONCEPTS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
 import type { BillHold } from './holds.ts';

@@ -1,8 +1,8 @@
 import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
-import { tagsKey, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
-import { assertPeriodOpen } from '../../accounting/periods.ts';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../lib/rollups.ts';
+import { postEntry, tagsKey, type JournalLine } from '../../books/index.ts';
+import { assertPeriodOpen } from '../../books/periods.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
@@ -164,7 +164,7 @@ export function withholdingEntryLines(withholdings: readonly BillWithholding[], 
  */
 export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   const model = bills(ctx.db);
-  // Refused before the lock (writeJournalEntry holds the rule).
+  // Refused before the lock (postEntry holds the rule: books/post.ts).
   const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
   if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
@@ -182,9 +182,8 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   }
   const doc = locked;
   const entryId = `je_${doc._id}`;
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: doc.issue_date, currency: doc.currency,
-    memo: `Factura de proveedor ${doc.supplier_number} — ${doc.vendor.name}`, source: { kind: 'bill', id: doc._id }, lines: billEntryLines(doc), created_at: ctx.now,
+  await postEntry(ctx, { kind: 'bill', id: doc._id }, billEntryLines(doc), {
+    id: entryId, date: doc.issue_date, currency: doc.currency, memo: `Factura de proveedor ${doc.supplier_number} — ${doc.vendor.name}`,
   });
   const currency = apCurrency(doc.currency);
   const deltas: RollupDelta[] = [

@@ -1,8 +1,8 @@
 import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../../lib/rollups.ts';
+import { postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../../books/rollup-intents.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillStatus } from './model.ts';
 import { apCurrency, billStatusDelta, changeBill } from './ops.ts';
@@ -140,10 +140,8 @@ export async function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspa
     byDue.push({ date: after.due_date, amount: -applied });
   }
   const entryId = `je_${payment._id}`;
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: payment.date, currency: payment.currency,
-    memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`, source: { kind: 'bill_payment', id: payment._id },
-    lines: billPaymentEntryLines(payment), created_at: ctx.now,
+  await postEntry(ctx, { kind: 'bill_payment', id: payment._id }, billPaymentEntryLines(payment), {
+    id: entryId, date: payment.date, currency: payment.currency, memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
   });
   const currency = apCurrency(payment.currency);
   const intent = rollupIntent([
@@ -240,11 +238,8 @@ export async function reverseBillPayment(ctx: Pick<ToolContext, 'db' | 'workspac
     });
     byDue.push({ date: after.due_date, amount });
   }
-  const original = `je_${payment._id}`;
-  await writeJournalEntry(ctx.db, {
-    _id: `je_rev_${payment._id}`, workspace: ctx.workspace, date, currency: payment.currency,
-    memo: `Reversión del pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`, source: { kind: 'reversal', id: original },
-    lines: billPaymentEntryLines(payment).map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
+  await reverseEntry(ctx, `je_${payment._id}`, date, {
+    id: `je_rev_${payment._id}`, memo: `Reversión del pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
   });
   const currency = apCurrency(payment.currency);
   const intent = rollupIntent([

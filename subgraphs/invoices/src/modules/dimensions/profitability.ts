@@ -1,8 +1,8 @@
 import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
-import { ledgerBetween, repairLedger, type LedgerSums } from '../../accounting/ledger.ts';
+import { ledgerBetween, repairLedger, type LedgerSums } from '../../books/general-ledger.ts';
 import { wholeChart } from '../../accounting/chart.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
-import { summaryOf, type MetricAnswer } from '../../lib/rollup-reads.ts';
+import { summaryOf, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { incomeStatement } from '../accounts/statements.ts';
 import { findDimension, tags } from './model.ts';
 

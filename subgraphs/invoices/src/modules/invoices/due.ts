@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { DueIndex } from '../../lib/due-index.ts';
+import { DueIndex } from '../../books/due-index.ts';
 import { invoices, type InvoiceDoc } from './model.ts';
 
 /**

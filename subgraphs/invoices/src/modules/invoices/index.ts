@@ -1,7 +1,7 @@
 import { defineModule } from '@cuadra/shared';
 import { customerCredits } from '../../lib/customer-credit.ts';
 import { recentIndex } from '../../lib/recent.ts';
-import { pendingChanges, rollups } from '../../lib/rollup.ts';
+import { pendingChanges, rollups } from '../../books/rollup-store.ts';
 import { receivablesLane, recurringLane } from './agenda.ts';
 import { receivablesMetrics } from './metrics.ts';
 import { invoices } from './model.ts';
@@ -27,6 +27,7 @@ import { update } from './tools/update.ts';
 /** Sales invoices, credit and debit notes, recurring schedules, and the receivables read from them. */
 export const invoicesModule = defineModule({
   name: 'invoices',
+  journalSources: ['invoice', 'credit_note', 'debit_note'],
   tools: [create, update, post, creditNote, debitNote, send, deliver, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
   listed: [{ model: invoices }, { model: recurringInvoices }],

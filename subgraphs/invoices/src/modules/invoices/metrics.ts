@@ -2,12 +2,12 @@ import { CuadraError, onceInRead, windowProblem, type MetricQuery, type MetricRe
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES, invoices } from './model.ts';
 import { payments } from '../payments/model.ts';
-import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../lib/rollup-reads.ts';
+import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { completeStuckPayments } from '../../lib/payment-ops.ts';
-import { anyPendingChange, repairPendingRollups } from '../../lib/rollups.ts';
-import { buckets, positionDate, previousWindow, queryWindow } from '../../lib/periods.ts';
+import { anyPendingChange, repairPendingRollups } from '../../books/rollup-intents.ts';
+import { buckets, positionDate, previousWindow, queryWindow } from '../../books/calendar.ts';
 
 /** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
 export const RECEIVABLES_METRICS = ['revenue', 'ar_outstanding', 'ar_aging', 'invoices_status', 'top_customers'] as const;

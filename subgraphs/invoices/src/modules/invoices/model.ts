@@ -6,7 +6,7 @@ import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } f
 import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
 import type { DocumentAllowanceCharge, LineAllowanceCharge } from '../../lib/line-model.ts';
 import type { LineVat } from '../../lib/tax-regime.ts';
-import type { RollupIntent } from '../../lib/rollups.ts';
+import type { RollupIntent } from '../../books/rollup-intents.ts';
 
 /** One invoice line; amounts are computed once, at write time, and stored. */
 export interface InvoiceLine {

@@ -1,5 +1,5 @@
 import { defineSource, type RecordsQuery, type ReadContext } from '@cuadra/shared';
-import { allTimeCounts } from '../../lib/rollups.ts';
+import { allTimeCounts } from '../../books/rollup-intents.ts';
 import { INVOICE_STATUSES, invoiceMatches, invoices, type InvoiceDoc } from './model.ts';
 
 /** The compact row of an invoice or credit note in records.list. */

@@ -1,5 +1,5 @@
 import { defineModule } from '@cuadra/shared';
-import { journalEntries } from '../../accounting/journal.ts';
+import { journalEntries } from '../../books/journal.ts';
 import { manualEntries } from './manual.ts';
 import { journalEntriesSource } from './sources.ts';
 import { create } from './tools/create.ts';
@@ -11,6 +11,7 @@ import { reverse } from './tools/reverse.ts';
 /** The journal every posting writes (double entry, DOMAIN.md), and the manual entries written in it. */
 export const journalModule = defineModule({
   name: 'journal',
+  journalSources: ['manual', 'payroll', 'payroll_reversal'],
   tools: [list, get, create, post, reverse],
   models: [journalEntries, manualEntries],
   listed: [{ model: journalEntries }],

@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postableAccount } from '../../accounting/chart.ts';
-import { writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
+import { postEntry, reverseEntry, REVERSAL_SOURCE, type JournalLine } from '../../books/index.ts';
 
 /**
  * A manual journal entry: written as a draft, then posted once (its journal entry `je_<id>`),
@@ -90,7 +90,7 @@ async function checkAccounts(ctx: Pick<ToolContext, 'db' | 'workspace'>, lines: 
 
 /**
  * Posts a draft: writes its journal entry (id derived from the draft, so a retry or a second
- * call writes nothing more; the period guard lives in writeJournalEntry), then the one
+ * call writes nothing more; the period guard lives in postEntry), then the one
  * conditional update draft → posted.
  */
 export async function postManualEntry(ctx: ToolContext, id: string): Promise<ManualEntryDoc> {
@@ -100,9 +100,7 @@ export async function postManualEntry(ctx: ToolContext, id: string): Promise<Man
   if (doc.status !== 'draft') throw new CuadraError('conflict', `Journal entry ${id} is already ${doc.status}; an entry is posted once (correct it with journal.reverse).`);
   await checkAccounts(ctx, doc.lines);
   const entryId = `je_${doc._id}`;
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: doc.date, currency: doc.currency, memo: doc.memo, source: { kind: 'manual', id: doc._id }, lines: doc.lines, created_at: ctx.now,
-  });
+  await postEntry(ctx, { kind: 'manual', id: doc._id }, doc.lines, { id: entryId, date: doc.date, currency: doc.currency, memo: doc.memo });
   const posted = await model.findOneAndUpdate(
     { _id: id, workspace: ctx.workspace, status: 'draft' },
     { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now } },
@@ -123,11 +121,7 @@ export async function reverseManualEntry(ctx: ToolContext, id: string, date: str
   if (doc.status !== 'posted') throw new CuadraError('conflict', doc.status === 'draft' ? `Journal entry ${id} is a draft; only a posted entry is reversed (a draft is simply not posted).` : `Journal entry ${id} is already reversed.`);
   const on = date ?? doc.date;
   if (on < doc.date) throw new CuadraError('invalid_input', `A reversal is dated on or after the entry it reverses (${doc.date}).`, { field: '/date' });
-  const entryId = `je_${doc._id}_rev`;
-  await writeJournalEntry(ctx.db, {
-    _id: entryId, workspace: ctx.workspace, date: on, currency: doc.currency, memo: memo ?? `Reversión: ${doc.memo}`, source: { kind: 'reversal', id: doc._id },
-    lines: doc.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
-  });
+  const entryId = await reverseEntry(ctx, doc.journal_entry_id ?? `je_${doc._id}`, on, { id: `je_${doc._id}_rev`, memo, source: { kind: REVERSAL_SOURCE, id: doc._id } });
   const reversed = await model.findOneAndUpdate(
     { _id: id, workspace: ctx.workspace, status: 'posted' },
     { $set: { status: 'reversed', reversal_entry_id: entryId, reversed_at: ctx.now, updated_at: ctx.now } },

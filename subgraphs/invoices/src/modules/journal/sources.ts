@@ -1,5 +1,5 @@
 import { defineSource, type SourceReader } from '@cuadra/shared';
-import { journalEntries, journalMatches, journalView, type JournalEntryDoc } from '../../accounting/journal.ts';
+import { journalEntries, journalMatches, journalView, type JournalEntryDoc } from '../../books/journal.ts';
 import { pullPayrollOnce } from '../../accounting/payroll_pull.ts';
 
 const entries = defineSource<JournalEntryDoc>({

@@ -8,6 +8,7 @@ import { register } from './tools/register.ts';
 /** Payments received from customers. */
 export const paymentsModule = defineModule({
   name: 'payments',
+  journalSources: ['payment'],
   tools: [register, get, list],
   models: [payments],
   listed: [{ model: payments }],

@@ -1,6 +1,6 @@
 import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { RollupIntent } from '../../lib/rollups.ts';
+import type { RollupIntent } from '../../books/rollup-intents.ts';
 
 /** One part of a payment set against one invoice. */
 export interface Allocation {

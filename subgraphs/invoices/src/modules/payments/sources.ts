@@ -1,5 +1,5 @@
 import { defineSource, type RecordsQuery, type ReadContext } from '@cuadra/shared';
-import { allTimeCounts } from '../../lib/rollups.ts';
+import { allTimeCounts } from '../../books/rollup-intents.ts';
 import { paymentMatches, payments, type PaymentDoc } from './model.ts';
 
 /** The compact row of a payment in records.list. */

@@ -1,11 +1,11 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import { periodId, periods, type PeriodDoc } from '../../accounting/periods.ts';
-import { journalEntries, writeJournalEntry, type JournalLine } from '../../accounting/journal.ts';
-import { codesIn, ledgerBetween, settleLedger } from '../../accounting/ledger.ts';
+import { periodId, periods, type PeriodDoc } from '../../books/periods.ts';
+import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
+import { codesIn, ledgerBetween, settleLedger } from '../../books/general-ledger.ts';
 import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
-import { pendingChanges } from '../../lib/rollup.ts';
-import { REPAIR_AFTER_MS } from '../../lib/rollups.ts';
+import { pendingChanges } from '../../books/rollup-store.ts';
+import { REPAIR_AFTER_MS } from '../../books/rollup-intents.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentMarkers } from '../bills/payments.ts';
 
@@ -83,9 +83,8 @@ export async function closePeriod(ctx: ToolContext, month: string): Promise<Peri
     const id = closingEntryId(ctx.workspace, year, doc.closings);
     const lines = await journalEntries(ctx.db).exists({ _id: id }) ? [] : await closingLines(ctx, year, currency);
     if (lines.length) {
-      await writeJournalEntry(ctx.db, {
-        _id: id, workspace: ctx.workspace, date: `${year}-12-31`, currency, memo: `Cierre del ejercicio ${year}: resultado a patrimonio`,
-        source: { kind: 'closing', id: _id }, lines, created_at: ctx.now,
+      await postEntry(ctx, { kind: 'closing', id: _id }, lines, {
+        id, date: `${year}-12-31`, currency, memo: `Cierre del ejercicio ${year}: resultado a patrimonio`,
       }, { closingEntry: true });
     }
     if (lines.length || await journalEntries(ctx.db).exists({ _id: id })) closingEntry = id;
@@ -112,10 +111,7 @@ export async function reopenPeriod(ctx: ToolContext, month: string): Promise<Per
   const candidate = closingEntryId(ctx.workspace, year, taken.closings);
   const entry = month.endsWith('-12') ? await journalEntries(ctx.db).findById(taken.closing_entry_id ?? candidate).lean() : null;
   if (entry) {
-    await writeJournalEntry(ctx.db, {
-      _id: `${entry._id}_rev`, workspace: ctx.workspace, date: entry.date, currency: entry.currency, memo: `Reversión del cierre del ejercicio ${year} (periodo reabierto)`,
-      source: { kind: 'closing', id: _id }, lines: entry.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })), created_at: ctx.now,
-    }, { closingEntry: true });
+    await reverseEntry(ctx, entry._id, entry.date, { memo: `Reversión del cierre del ejercicio ${year} (periodo reabierto)`, source: { kind: 'closing', id: _id } }, { closingEntry: true });
   }
   const reopened = await model.findOneAndUpdate(
     { _id, status: 'closing' },

@@ -1,6 +1,6 @@
 import { localDate, type AgendaEntry, type LaneReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { ledgerBetween } from '../../accounting/ledger.ts';
+import { ledgerBetween } from '../../books/general-ledger.ts';
 import { settings } from '../../lib/settings.ts';
 import { CALENDAR_YEARS, deadlinesDueIn, dueDate, LEGAL_SOURCE, UVT, VAT_BIMONTHLY_UVT, type Obligation } from './calendar.ts';
 import { defaultProfile, taxProfiles, type TaxProfileDoc } from './model.ts';

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
 import { accountId, ACCOUNT_VIEW_SCHEMA, chartAccount, findAccount, wholeChart, workspaceAccounts } from '../../../accounting/chart.ts';
-import { accountUsage } from '../../../accounting/ledger.ts';
+import { accountUsage } from '../../../books/general-ledger.ts';
 import { CODE_SCHEMA } from '../model.ts';
 
 /**

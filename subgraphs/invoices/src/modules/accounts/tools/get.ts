@@ -1,6 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { ACCOUNT_VIEW_SCHEMA, findAccount } from '../../../accounting/chart.ts';
-import { accountUsage } from '../../../accounting/ledger.ts';
+import { accountUsage } from '../../../books/general-ledger.ts';
 import { CODE_SCHEMA } from '../model.ts';
 
 /** One account of the chart, with how many journal lines it has. */

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_INPUT, nullable } from '@cuadra/shared';
-import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../books/journal.ts';
 import { BILL_VIEW_SCHEMA, bills, billView } from '../model.ts';
 
 /** Reads one bill of the caller's workspace, with its journal entry. */

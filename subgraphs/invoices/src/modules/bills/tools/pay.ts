@@ -1,5 +1,5 @@
 import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
-import { assertPeriodOpen } from '../../../accounting/periods.ts';
+import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
 import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentMarkers, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
@@ -64,7 +64,7 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completeBillPayment(ctx, known)) };
   }
-  // Refused before anything is applied (writeJournalEntry holds the rule).
+  // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
   const vendor = await vendorFromCrm(ctx, input.vendor_id, { archived: true });

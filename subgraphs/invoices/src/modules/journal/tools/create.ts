@@ -1,8 +1,8 @@
 import { CuadraError, DATE_SCHEMA, defineTool, localDate, MONEY_LIMIT, newId, recordOutput } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
-import { ledgerHorizon } from '../../../accounting/ledger.ts';
-import { assertPeriodOpen } from '../../../accounting/periods.ts';
-import type { JournalLine } from '../../../accounting/journal.ts';
+import { ledgerHorizon } from '../../../books/general-ledger.ts';
+import { assertPeriodOpen } from '../../../books/periods.ts';
+import type { JournalLine } from '../../../books/journal.ts';
 import { workspaceCurrency } from '../../../lib/settings.ts';
 import { CODE_SCHEMA } from '../../accounts/model.ts';
 import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
-import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../books/journal.ts';
 import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView } from '../manual.ts';
 

@@ -1,5 +1,5 @@
 import { DATE_SCHEMA, defineListTool } from '@cuadra/shared';
-import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../books/journal.ts';
 import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 
 const listed = defineListTool({

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_INPUT, nullable } from '@cuadra/shared';
-import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../accounting/journal.ts';
+import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../books/journal.ts';
 import { PAYMENT_VIEW_SCHEMA, payments, paymentView } from '../model.ts';
 
 /** Reads one payment with its journal entry. */

@@ -5,7 +5,7 @@ import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
 import { completePayment, markPayment } from '../../../lib/payment-ops.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
-import { assertPeriodOpen } from '../../../accounting/periods.ts';
+import { assertPeriodOpen } from '../../../books/periods.ts';
 
 
 /** Oldest-due open invoices of a customer considered when a payment names none. */
@@ -65,7 +65,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
     if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, known) : known) };
   }
   const date = input.date ?? localDate(ctx.now);
-  // Refused before anything is applied (writeJournalEntry holds the rule).
+  // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, date);
   const model = invoices(ctx.db);
   let allocations: Allocation[];

@@ -49,7 +49,7 @@ export function periodId(workspace: string, month: string): string {
 }
 
 /**
- * The one rule every posting obeys: nothing is posted into a closed month. writeJournalEntry
+ * The one rule every posting obeys: nothing is posted into a closed month. postEntry
  * calls it for every new entry, so every posting path (invoices, credit notes, payments, bills,
  * bill payments, manual entries, and any module added later) inherits it; the posting tools also
  * call it before their first side effect, so a refusal leaves nothing half done. `closing`

@@ -1,6 +1,6 @@
 import { newId } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
-import { pendingChanges, rollupId, rollups } from './rollup.ts';
+import { pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
 
 /**

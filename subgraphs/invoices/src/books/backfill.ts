@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
-import { pendingChanges } from '../lib/rollup.ts';
-import { applyRollupIntent, markIntent, rollupIntent } from '../lib/rollups.ts';
+import { pendingChanges } from './rollup-store.ts';
+import { applyRollupIntent, markIntent, rollupIntent } from './rollup-intents.ts';
 import { journalEntries, LEDGER_ROLLUP_VERSION, ledgerDeltas, type JournalEntryDoc } from './journal.ts';
 
 /** The marker of a database whose journal entries were all brought up to {@link LEDGER_ROLLUP_VERSION}. */
@@ -13,7 +13,7 @@ export const BACKFILL_MARKER = `ledger-rollups-v${LEDGER_ROLLUP_VERSION}`;
  * ledger rollups (version 0: every counter is added), entries with it but without `rolled` have
  * version 1 (`d`/`c`/`n`; the per-tag and cash counters are added).
  *
- * Each entry goes as a posting does (journal.ts writeJournalEntry): the marker first, then ONE
+ * Each entry goes as a posting does (post.ts postEntry): the marker first, then ONE
  * conditional update that sets `rolled` and carries the rollup intent — matching only the entry
  * still at the version read, so two starts at once, or a crash and a rerun, count it once — then
  * the intent is applied (or, after a crash, by the repair every statement read runs). Runs at

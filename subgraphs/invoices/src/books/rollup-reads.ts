@@ -1,9 +1,9 @@
 import { readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { addDays } from './money.ts';
-import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './periods.ts';
-import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
-import { rollupId, rollups, type RollupDoc } from './rollup.ts';
+import { addDays } from '../lib/money.ts';
+import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
+import { AGING_BUCKETS, agingBucket, type AgingBucket } from '../lib/aging.ts';
+import { rollupId, rollups, type RollupDoc } from './rollup-store.ts';
 
 /**
  * Reading the subgraph's rollups for metrics, written once for every module that keeps them

@@ -1,12 +1,12 @@
 import { addDays } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from '../lib/periods.ts';
-import { pendingChanges, rollupId, rollups, type RollupDoc } from '../lib/rollup.ts';
-import { applyRollupIntent, repairPendingRollups, REPAIR_AFTER_MS, type RollupIntent } from '../lib/rollups.ts';
+import { daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
+import { pendingChanges, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
+import { applyRollupIntent, repairPendingRollups, REPAIR_AFTER_MS, type RollupIntent } from './rollup-intents.ts';
 import { journalEntries, LEDGER_USAGE, ledgerCurrency } from './journal.ts';
 
 /**
- * Reads of the general ledger from the per-account rollups writeJournalEntry keeps (journal.ts
+ * Reads of the general ledger from the per-account rollups postEntry keeps (journal.ts
  * ledgerDeltas): `d<code>`/`c<code>` per day, month and all time, by `_id` only (INFRA.md: the
  * MongoDB-protocol server scans ranges). A balance at a date costs the all-time document, the
  * months after it up to {@link FUTURE_MONTHS} past today, and the days after it in its month:

@@ -1,0 +1,127 @@
+import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import { tidyLines as tidy, type JournalLine } from '../books/journal.ts';
+import { ACCOUNTS, withholdingAccount } from './accounts.ts';
+
+/**
+ * The journal lines of receivables documents (invoices, debit and credit notes) and customer
+ * payments, in the PUC accounts of accounting/accounts.ts. They are posted through the books
+ * (books/post.ts postEntry).
+ */
+
+function line(account: { code: string; name: string }, debit: number, credit: number, party: string | null = null): JournalLine {
+  return { account: account.code, name: account.name, debit, credit, party_id: party };
+}
+
+/** Withholding amounts per account of a document: retención en la fuente in its concept's 135515 auxiliary. */
+function withholdingLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine[] {
+  return doc.withholdings.map((w) => {
+    const account = withholdingAccount(w);
+    return side === 'debit' ? line(account, w.amount, 0) : line(account, 0, w.amount);
+  });
+}
+
+/**
+ * The document's taxable base on `account`, one line per set of line tags (the tagged lines'
+ * subtotals, so profitability reads each tag's income) and one untagged line for the rest: Σ =
+ * the document's subtotal.
+ */
+function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 'debit' | 'credit'): JournalLine[] {
+  const out: JournalLine[] = [];
+  let tagged = 0;
+  for (const l of doc.lines) {
+    if (!l.tags || Object.keys(l.tags).length === 0) continue;
+    out.push({ ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), tags: { ...l.tags } });
+    tagged += l.subtotal;
+  }
+  const rest = doc.subtotal - tagged;
+  out.push(side === 'debit' ? line(account, rest, 0) : line(account, 0, rest));
+  return out;
+}
+
+/**
+ * The document's own allowances and charges (lib/line-model.ts): a charge (freight, handling) is
+ * income like the lines, Cr 413595; an allowance (a discount on the whole document) is booked as a
+ * discount on sales, Dr 417505. A credit note that takes them back books the mirror.
+ */
+function allowanceChargeLines(doc: InvoiceDoc, reversed: boolean): JournalLine[] {
+  return (doc.allowance_charges ?? []).map((a) => {
+    const debit = a.charge === reversed;
+    const account = a.charge && !reversed ? ACCOUNTS.revenue : ACCOUNTS.salesReturns;
+    return debit ? line(account, a.amount, 0) : line(account, 0, a.amount);
+  });
+}
+
+/**
+ * Posting an invoice: Dr receivable (what the customer owes) + Dr withholdings (tax credits the
+ * customer withheld); Cr revenue (taxable base) + Cr VAT payable.
+ */
+export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
+  return tidy([
+    line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
+    ...withholdingLines(doc, 'debit'),
+    ...byTags(doc, ACCOUNTS.revenue, 'credit'),
+    ...allowanceChargeLines(doc, false),
+    line(ACCOUNTS.vatPayable, 0, doc.tax_total),
+  ]);
+}
+
+/** The income account a debit-note line is credited to: its own, else sales (413595). */
+export function debitLineAccount(l: Pick<InvoiceDoc['lines'][number], 'account'>): string {
+  return l.account ?? ACCOUNTS.revenue.code;
+}
+
+/**
+ * Posting a debit note (DIAN type 92: interest, expenses, a higher value): more owed on the same
+ * terms as an invoice. Dr 130505 receivables the amount due (and withholding assets, if any);
+ * Cr each line's income account its subtotal — 421005 for interest (financial income, not a sale),
+ * 413595 for a change of value, the line's own when it names one; Cr 240805 VAT payable the tax.
+ * `names` are the chart's names of the lines' accounts.
+ */
+export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<string, string>> = {}): JournalLine[] {
+  const income = doc.lines.map((l) => {
+    const code = debitLineAccount(l);
+    const name = code === ACCOUNTS.revenue.code ? ACCOUNTS.revenue.name : names[code] ?? code;
+    return { ...line({ code, name }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}) };
+  });
+  return tidy([
+    line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
+    ...withholdingLines(doc, 'debit'),
+    ...income,
+    line(ACCOUNTS.vatPayable, 0, doc.tax_total),
+  ]);
+}
+
+/**
+ * What a document counts as sales (PUC 41): a debit note's lines booked to 41; an invoice's or credit
+ * note's lines, less the document's allowances (417505) plus its charges (413595) — what the journal
+ * books to income.
+ */
+export function salesOf(doc: InvoiceDoc): number {
+  if (doc.kind === 'debit_note') return doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0);
+  return doc.subtotal - (doc.allowance_total ?? 0) + (doc.charge_total ?? 0);
+}
+
+/**
+ * Posting a credit note: the mirror of the invoice. What the customer no longer owes comes off
+ * the receivable up to the invoice's open balance (`applied`); any rest is owed back to the
+ * customer (customer credit, 280505).
+ */
+export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
+  return tidy([
+    ...byTags(doc, ACCOUNTS.salesReturns, 'debit'),
+    ...allowanceChargeLines(doc, true),
+    line(ACCOUNTS.vatPayable, doc.tax_total, 0),
+    line(ACCOUNTS.receivables, 0, applied, doc.customer_id),
+    line(ACCOUNTS.customerAdvances, 0, doc.amount_due - applied, doc.customer_id),
+    ...withholdingLines(doc, 'credit'),
+  ]);
+}
+
+/** A payment received: Dr bank; Cr receivable for what settled invoices, Cr customer credit for the rest. */
+export function paymentEntryLines(amount: number, applied: number, customerId: string): JournalLine[] {
+  return tidy([
+    line(ACCOUNTS.bank, amount, 0),
+    line(ACCOUNTS.receivables, 0, applied, customerId),
+    line(ACCOUNTS.customerAdvances, 0, amount - applied, customerId),
+  ]);
+}

@@ -1,0 +1,127 @@
+import { CuadraError, createPositioned } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { balances, journalEntries, LEDGER_ROLLUP_VERSION, ledgerDeltas, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';
+import { assertPeriodOpen } from './periods.ts';
+import { pendingChanges } from './rollup-store.ts';
+import { applyRollupIntent, markIntent, rollupIntent } from './rollup-intents.ts';
+import { isJournalSource, REVERSAL_SOURCE } from './sources.ts';
+
+/** What the books need of the caller: the workspace's database, the workspace, and the call's clock. */
+export interface BooksContext {
+  db: Connection;
+  workspace: string;
+  now: Date;
+}
+
+/**
+ * An entry's heading. `id` is derived from what caused it (`je_<document id>`): a retried post,
+ * or two writers racing, can never write a second entry.
+ */
+export interface EntryHeading {
+  id: string;
+  date: string;
+  currency: string;
+  memo: string;
+}
+
+/** How a posting behaves at the edges. */
+export interface PostOptions {
+  /** The year-end close and its reversal: they pass the guard while their own period is `closing`. */
+  closingEntry?: boolean;
+  /** How long a second writer of the same entry waits for the first to count it ({@link SETTLE_WAIT_MS}). */
+  settleWaitMs?: number;
+}
+
+/**
+ * Posts one journal entry, once. The one way anything reaches the journal: every module's
+ * postings, reversals and feeds go through here, so the rules hold for all of them —
+ * - the lines balance (Σ debits = Σ credits > 0, no negative line, no line on both sides);
+ * - the source kind is declared by a module (books/sources.ts);
+ * - nothing is dated in a closed period (books/periods.ts {@link assertPeriodOpen}, checked
+ *   after the entry's marker is written, so a close that starts meanwhile waits for it);
+ * - the entry is counted in the ledger rollups, which the statements read (never the journal):
+ *   its rollup intent is written with it in one document and applied right after, or by the
+ *   repair if the process dies first.
+ *
+ * A second post of the same `id` (a retry, a writer racing another) writes nothing and returns
+ * once the first is counted, so whoever reads statements after either call sees it.
+ */
+export async function postEntry(ctx: BooksContext, source: EntrySource, lines: JournalLine[], heading: EntryHeading, options: PostOptions = {}): Promise<void> {
+  if (!isJournalSource(source.kind)) throw new Error(`The journal source kind "${source.kind}" is declared by no module (journalSources in its manifest).`);
+  if (!balances(lines)) throw new Error(`Journal entry ${heading.id} does not balance.`);
+  const entry: JournalEntryDoc = { _id: heading.id, workspace: ctx.workspace, date: heading.date, currency: heading.currency, memo: heading.memo, source, lines, created_at: ctx.now };
+  const model = journalEntries(ctx.db);
+  if (await model.exists({ _id: entry._id })) return settleJournalEntry(ctx.db, entry._id, options.settleWaitMs);
+  const intent = rollupIntent(ledgerDeltas(entry), entry.created_at);
+  // The marker is written before the period is read: a close that starts meanwhile then sees
+  // this entry in flight and waits for it (general-ledger.ts settleLedger) instead of missing it.
+  await markIntent(ctx.db, entry.workspace, model, entry._id, intent);
+  try {
+    await assertPeriodOpen(ctx.db, entry.workspace, entry.date, options);
+  } catch (err) {
+    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+    throw err;
+  }
+  try {
+    await createPositioned(model, { ...entry, pending_rollups: intent ? [intent] : [], pending_count: intent ? 1 : 0, rolled: LEDGER_ROLLUP_VERSION });
+  } catch (err) {
+    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+    if ((err as { code?: number }).code !== 11000) throw err;
+    return settleJournalEntry(ctx.db, entry._id, options.settleWaitMs);
+  }
+  await applyRollupIntent(ctx.db, model, entry._id, entry.workspace, intent);
+}
+
+/** A reversing entry's heading and cause; every field has a default from the entry it reverses. */
+export interface Reversal {
+  /** Default `<entry id>_rev`. Older reversals keep the ids they were first written under. */
+  id?: string;
+  /** Default `Reversión: <the entry's memo>`. */
+  memo?: string;
+  /** Default `{kind: 'reversal', id: <entry id>}`; a year-end close's reversal stays a `closing` entry. */
+  source?: EntrySource;
+}
+
+/**
+ * Reverses a posted entry: a new entry dated `date` with every line of the original, debit and
+ * credit swapped — the only place in the books where they swap (ERPNext's
+ * `make_reverse_gl_entries`). The original is never touched; the reversal is posted by
+ * {@link postEntry}, so it is written once, balanced, and refused in a closed period. Reading
+ * the lines from the journal (not recomputing them) reverses exactly what was posted.
+ *
+ * @returns the reversing entry's id
+ */
+export async function reverseEntry(ctx: BooksContext, entryId: string, date: string, reversal: Reversal = {}, options: PostOptions = {}): Promise<string> {
+  const original = await journalEntries(ctx.db).findOne({ _id: entryId, workspace: ctx.workspace }).lean();
+  if (!original) throw new CuadraError('conflict', `The journal entry ${entryId} is not posted, so it cannot be reversed.`);
+  const id = reversal.id ?? `${entryId}_rev`;
+  await postEntry(ctx, reversal.source ?? { kind: REVERSAL_SOURCE, id: entryId }, original.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })), {
+    id, date, currency: original.currency, memo: reversal.memo ?? `Reversión: ${original.memo}`,
+  }, options);
+  return id;
+}
+
+/** How long a second writer waits for the first to count an entry (ms). */
+export const SETTLE_WAIT_MS = 5_000;
+
+/**
+ * Waits until a written entry's rollup intent is applied by the writer that holds it, so that who
+ * wrote it a second time (a retry, a racing pull) reads statements that count it. It waits rather
+ * than applying the intent itself: once the holder finishes, the marks that make a second
+ * application harmless are forgotten (lib/rollups.ts applyRollupIntent), so two appliers could
+ * count it twice. A holder that died leaves the intent to the repair (after REPAIR_AFTER_MS);
+ * after `waitMs` ({@link SETTLE_WAIT_MS}) the second writer gives up with `conflict`, having
+ * applied nothing — answering would show statements that do not count the entry yet.
+ */
+export async function settleJournalEntry(db: Connection, id: string, waitMs: number = SETTLE_WAIT_MS): Promise<void> {
+  const model = journalEntries(db);
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const doc = await model.findById(id, { pending_count: 1 }).lean<{ pending_count?: number }>();
+    if (!doc?.pending_count) return;
+    if (Date.now() >= until) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new CuadraError('conflict', `The journal entry ${id} is still being counted by the call that wrote it; nothing was done. Retry in a moment.`);
+}
+
