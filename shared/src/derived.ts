@@ -4,7 +4,7 @@ import { newId } from './credentials.ts';
 /**
  * Documents derived from other documents and kept on write — a board's columns (their cards in
  * order, counts and sums), a metric's day counters — without transactions (INFRA.md: the store
- * has none). The pattern the invoices rollups use (subgraphs/invoices/src/lib/rollups.ts), in a
+ * has none). The pattern the invoices rollups use (subgraphs/invoices/src/books/rollup-intents.ts), in a
  * general form any module can use:
  *
  * 1. the changes to the derived documents are written as an *intent* on the source document, in

@@ -130,7 +130,7 @@ describe('payables reads (metrics, the bills source, the payables lane) against 
   });
 });
 
-describe('the payables lane reads the due-date index of open bills (bills/due.ts, lib/due-index.ts)', () => {
+describe('the payables lane reads the due-date index of open bills (bills/due.ts, books/due-index.ts)', () => {
   const window = { from: '2026-11-25', to: '2026-12-15', limit: 50, overdue: true };
   const lane = async (owner: ReturnType<typeof workspace>) => unwrap(await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "payables", window: $w) }', { w: window }, owner), 'invoicesAgenda')
     .map((e: any) => [e.date, e.ref.bill_id, e.amount]);

@@ -37,13 +37,13 @@ export interface JournalEntryDoc {
   source: EntrySource;
   lines: JournalLine[];
   created_at: Date;
-  /** The ledger rollup intent (per account and day/month) until it is applied (lib/rollups.ts). */
+  /** The ledger rollup intent (per account and day/month) until it is applied (books/rollup-intents.ts). */
   pending_rollups?: RollupIntent[];
   pending_count?: number;
   /**
    * Which ledger counters the entry is counted in ({@link LEDGER_ROLLUP_VERSION}): absent on
    * entries written before the ledger rollups existed (none), or written with version 1 (`d`/`c`
-   * only, as `pending_rollups` shows); accounting/backfill.ts brings older entries up to date.
+   * only, as `pending_rollups` shows); books/backfill.ts brings older entries up to date.
    */
   rolled?: number;
 }

@@ -108,7 +108,7 @@ export const SETTLE_WAIT_MS = 5_000;
  * Waits until a written entry's rollup intent is applied by the writer that holds it, so that who
  * wrote it a second time (a retry, a racing pull) reads statements that count it. It waits rather
  * than applying the intent itself: once the holder finishes, the marks that make a second
- * application harmless are forgotten (lib/rollups.ts applyRollupIntent), so two appliers could
+ * application harmless are forgotten (books/rollup-intents.ts applyRollupIntent), so two appliers could
  * count it twice. A holder that died leaves the intent to the repair (after REPAIR_AFTER_MS);
  * after `waitMs` ({@link SETTLE_WAIT_MS}) the second writer gives up with `conflict`, having
  * applied nothing — answering would show statements that do not count the entry yet.

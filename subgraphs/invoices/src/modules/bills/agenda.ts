@@ -8,7 +8,7 @@ import { bills, type BillDoc } from './model.ts';
  * The store builds no non-unique index (INFRA.md): a range query on (workspace, status,
  * due_date) scanned the bills collection — measured (bench/payables.ts, H2 backend, a loaded
  * 2-core machine) p50 0.1 s at 1,000 bills and 25 s at 100,000, past what a lane may take.
- * So the lane reads the due-date index of open bill ids (due.ts, lib/due-index.ts) instead: the
+ * So the lane reads the due-date index of open bill ids (due.ts, books/due-index.ts) instead: the
  * window's day documents by `_id` `$in` (at most 400 + 90 days), then the bills by `_id` in
  * chunks of 200 in date order until the page is full, keeping only those still open and due on
  * that day. Ids are added before a bill becomes open (posted, re-opened by a reversed payment)

@@ -3,7 +3,7 @@ import { DueIndex } from '../../books/due-index.ts';
 import { bills, type BillDoc } from './model.ts';
 
 /**
- * Open bills by (workspace, due date), read by the payables lane by `_id` (lib/due-index.ts):
+ * Open bills by (workspace, due date), read by the payables lane by `_id` (books/due-index.ts):
  * posting and re-opening add before the bill is open, paying and crediting pull after.
  */
 export const billsDue = new DueIndex('bill_due_index');

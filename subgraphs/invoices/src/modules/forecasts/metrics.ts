@@ -19,7 +19,7 @@ import { nextPeriod, recurringInvoices } from '../invoices/recurring.ts';
  * metric query schema refuses more with `invalid_input` at `/horizon`). The first forecast month
  * is the month of `as_of` (default today); history is the whole months before it, at most
  * {@link HISTORY_MONTHS}, from the first month with any ledger activity. History comes from the
- * ledger rollups only (accounting/ledger.ts, read by `_id`), in the workspace's base currency,
+ * ledger rollups only (books/general-ledger.ts, read by `_id`), in the workspace's base currency,
  * leaving out the year-end closing entries. The method is lib/forecast.ts's and is named in the
  * answer's first row (`kind: "method"`), since the contract's answer has no other place for it.
  */

@@ -12,7 +12,7 @@ const LANE_FIELDS = { workspace: 1, number: 1, customer_id: 1, customer: 1, due_
 /**
  * The `receivables` agenda lane (specification §2.6): open invoices falling due in the window,
  * and (with `overdue`) those that fell due up to 90 days before it and are still open. Read
- * through the due-date index by `_id` (due.ts, lib/due-index.ts), never by a range query over the
+ * through the due-date index by `_id` (due.ts, books/due-index.ts), never by a range query over the
  * invoices (which the store answers by scanning them all): one read of the window's days, then the
  * invoices by `_id`, 200 at a time — set by the window and the page, not by how many invoices there are.
  */

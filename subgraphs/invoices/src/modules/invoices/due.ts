@@ -4,7 +4,7 @@ import { invoices, type InvoiceDoc } from './model.ts';
 
 /**
  * Open invoices and debit notes by (workspace, due date), read by the receivables lane by `_id`
- * (lib/due-index.ts), as bills are for the payables lane: posting and re-opening add before the
+ * (books/due-index.ts), as bills are for the payables lane: posting and re-opening add before the
  * document is open, paying, crediting and cancelling pull after.
  */
 export const invoicesDue = new DueIndex('invoice_due_index');

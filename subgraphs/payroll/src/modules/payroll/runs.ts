@@ -31,7 +31,7 @@ export function settlementLock(workspace: string): string {
 /** Monthly, or one half of a month (1–15, 16–end). */
 export const RUN_FREQUENCIES = ['monthly', 'first_half', 'second_half'] as const;
 
-/** One journal line, in the shape of the finance module's journal (invoices subgraph, accounting/journal.ts). */
+/** One journal line, in the shape of the finance module's journal (invoices subgraph, books/journal.ts). */
 export interface JournalLine { account: string; name: string; debit: number; credit: number; party_id: string | null }
 
 /** One employee's payslip in a run. */
