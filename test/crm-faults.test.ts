@@ -74,8 +74,9 @@ describe('crm killed in the middle of board moves', () => {
     for (const d of stored) expect(raw.filter((c) => c.cards.some((x: { i: string }) => x.i === String(d._id))).map((c) => c.stage_id)).toEqual([d.stage_id]);
     for (const c of raw) expect([c.count, c.amount]).toEqual([stored.filter((d) => d.stage_id === c.stage_id).length, stored.filter((d) => d.stage_id === c.stage_id).reduce((a, d) => a + d.amount, 0)]);
 
-    // Past the repair's wait, a read finishes whatever a dead process left (the board reads repair first).
+    // Past the repair's wait, the owner's background sweep finishes whatever a dead process left (reads never write).
     await sleep(1_500);
+    for (let t = 0; t < 100 && (await crmDb.collection('derived_pending').countDocuments({ workspace: ws })) > 0; t++) await sleep(200);
     const { blocks } = await ok('dashboards.render', { blocks: [{ type: 'kanban', board: { pipeline: '', limit: 100 } }] });
     const board = blocks[0].board_data;
     const deals = await crmDb.collection('crm_deals').find({ workspace: ws }).toArray();

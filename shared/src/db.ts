@@ -5,7 +5,7 @@ import mongoose, { type Connection, type Model, type Schema } from 'mongoose';
  * Opens one service's own database. Each service has its own connection and database
  * name; nothing here is shared between services.
  */
-export async function connectDatabase(url: string, dbName: string): Promise<Connection> {
+export async function connectDatabase(url: string, dbName: string, options: { monitorCommands?: boolean } = {}): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     dbName,
     serverSelectionTimeoutMS: 5_000,
@@ -16,7 +16,8 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
     autoCreate: false,
     // The bench's probe counts commands (shared/src/probe.ts); off otherwise, and off when the
     // bench measures without it (CUADRA_PROBE_MONGO=0: command monitoring copies every command).
-    ...(probeEnabled() && process.env.CUADRA_PROBE_MONGO !== '0' ? { monitorCommands: true } : {}),
+    // Tests that must see every command (reads never write) ask for it themselves.
+    ...((probeEnabled() && process.env.CUADRA_PROBE_MONGO !== '0') || options.monitorCommands ? { monitorCommands: true } : {}),
   });
   await connection.asPromise();
   return connection;

@@ -1,5 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import { newId } from './credentials.ts';
+import type { MaintenanceHook } from './module.ts';
 
 /**
  * Documents derived from other documents and kept on write — a board's columns (their cards in
@@ -220,4 +221,19 @@ export async function repairDerived(db: Connection, workspace: string, sources: 
     }
   }
   return repaired;
+}
+
+/**
+ * A module's maintenance hook (ModuleManifest.maintenance) that finishes, in every workspace, the
+ * intents dead writers left on documents of `sources`: the background sweep repairs derived
+ * documents, so the reads that show them never write.
+ */
+export function derivedMaintenance(sources: readonly ((db: Connection) => Model<any>)[]): MaintenanceHook {
+  return async ({ db, now }) => {
+    const cutoff = new Date(now.getTime() - DERIVED_REPAIR_AFTER_MS);
+    const stale = await db.collection<MarkerDoc>(MARKERS).find({ at: { $lt: cutoff } }, { projection: { workspace: 1 } }).limit(200).toArray();
+    let repaired = 0;
+    for (const workspace of new Set(stale.map((m) => m.workspace))) repaired += await repairDerived(db, workspace, sources.map((s) => s(db)), now);
+    return repaired;
+  };
 }

@@ -19,6 +19,21 @@ export interface BackgroundJob {
   run(db: Connection, now: Date, log: Logger, peers?: PeerConfig): Promise<void>;
 }
 
+/** What a module's maintenance hook is given: its subgraph's database, the sweep's clock and log. */
+export interface MaintenanceContext {
+  db: Connection;
+  now: Date;
+  log: Logger;
+}
+
+/**
+ * A module's share of its subgraph's background sweep: finishes what a dead process left (a
+ * half-applied change, a stuck payment) across workspaces, so reads never have to. Runs in every
+ * pass of the owner's sweep; it reads only small marker collections when all is well.
+ * @returns how many things it repaired
+ */
+export type MaintenanceHook = (ctx: MaintenanceContext) => Promise<number>;
+
 /** A graph field's or entity's read guard: the tool module whose read reach it needs, fixed or per call. */
 export type ReadGuard = string | ((args: any) => string);
 
@@ -48,6 +63,8 @@ export interface ModuleManifest {
    * books refuse a posting of a kind no module declared.
    */
   journalSources?: readonly string[];
+  /** Repairs of this module's crash leftovers, run by the owner's background sweep (never by a read). */
+  maintenance?: MaintenanceHook;
 }
 
 /** Declares a module, refusing (at start-up and in the build) a tool that is not named after it. */
@@ -75,6 +92,8 @@ export interface OwnedModules {
   background: readonly BackgroundJob[];
   /** The journal source kinds the modules declared, each by one module. */
   journalSources: readonly string[];
+  /** The modules' maintenance hooks, in the modules' order. */
+  maintenanceHooks: readonly { module: string; run: MaintenanceHook }[];
 }
 
 /**
@@ -139,6 +158,7 @@ export function fromModules(subgraph: string, manifests: readonly ModuleManifest
     readGuards,
     background: manifests.flatMap((m) => m.background ?? []),
     journalSources: [...journalSources.keys()],
+    maintenanceHooks: manifests.flatMap((m) => (m.maintenance ? [{ module: m.name, run: m.maintenance }] : [])),
   };
 }
 

@@ -13,6 +13,7 @@ import { canonicalJson } from './governance/digest.ts';
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
 import type { Logger } from './logger.ts';
+import type { OwnedModules } from './module.ts';
 import { idempotencyScope, type Principal } from './principal.ts';
 import { openInputs, openSecrets, REDACTED, sealerFromEnv, sealInputs, sealSecrets, toolInputDigest, type Sealer } from './seal.ts';
 import { sha256 } from './governance/digest.ts';
@@ -134,16 +135,18 @@ export class ToolOwner {
   #sweeping = false;
   #lastMaintenance = 0;
   readonly #maintenance: boolean;
+  readonly #maintenanceHooks: OwnedModules['maintenanceHooks'];
 
   /** `maintenance`: this service also expires approvals and idempotency records (one service is enough; the agents subgraph does it). */
   readonly #services: unknown;
   readonly #peers: PeerConfig | undefined;
   readonly #subgraph: string;
 
-  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean; services?: unknown; peers?: PeerConfig }) {
+  constructor(deps: { subgraph: string; registry: ToolRegistry; governance: Governance; db: Connection; log: Logger; maintenance?: boolean; maintenanceHooks?: OwnedModules['maintenanceHooks']; services?: unknown; peers?: PeerConfig }) {
     this.#peers = deps.peers;
     this.#subgraph = deps.subgraph;
     this.#maintenance = deps.maintenance ?? false;
+    this.#maintenanceHooks = deps.maintenanceHooks ?? [];
     this.#services = deps.services;
     this.subgraph = deps.subgraph;
     this.#registry = deps.registry;
@@ -618,6 +621,7 @@ export class ToolOwner {
     try {
       await this.#heartbeat();
       await this.recover();
+      await this.repairModules();
       if (this.#maintenance && Date.now() - this.#lastMaintenance > 60_000) {
         this.#lastMaintenance = Date.now();
         await this.#governance.approvals.expire();
@@ -629,6 +633,22 @@ export class ToolOwner {
     } finally {
       this.#sweeping = false;
     }
+  }
+
+  /**
+   * Runs each module's maintenance hook once: what a dead process left is finished here, in the
+   * background, so no read ever writes. A failing hook is logged and the others still run.
+   */
+  async repairModules(now = new Date()): Promise<number> {
+    let repaired = 0;
+    for (const hook of this.#maintenanceHooks) {
+      try {
+        repaired += await hook.run({ db: this.#db, now, log: this.#log });
+      } catch (err) {
+        this.#log.warn({ err, module: hook.module }, 'module maintenance failed; will retry');
+      }
+    }
+    return repaired;
   }
 
   /** Starts the background sweep (approved calls run within about `intervalMs`). */

@@ -84,6 +84,8 @@ export interface SubgraphDefinition {
   readers?: OwnedReaders;
   /** This service expires pending approvals and old idempotency records for everyone. */
   maintenance?: boolean;
+  /** Its modules' repairs (ModuleManifest.maintenance), run by the owner's background sweep. */
+  maintenanceHooks?: OwnedModules['maintenanceHooks'];
   /** Accessors of this subgraph's collections; their indexes are built before the first request. */
   models?: readonly ((db: Connection) => Model<any>)[];
   /**
@@ -131,7 +133,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance, deps.peers, (principal, module) => readsModule(principal, module, registry)) : {}) } } }, registry);
-  const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, peers: deps.peers });
+  const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, maintenanceHooks: def.maintenanceHooks, peers: deps.peers });
   // The tool mutation, reached through the graph or, without GraphQL, at POST /invoke (below).
   const runTool = (args: ToolMutationArgs, principal: Principal) => {
     // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).

@@ -75,6 +75,8 @@ export interface SubgraphCall {
 
 /** A subgraph started on a throwaway database, listening on a free port. */
 export interface TestSubgraph {
+  /** The subgraph's name (its graph fields are named after it: `<name>Records`…). */
+  name: string;
   url: string;
   db: Connection;
   governance: Governance;
@@ -92,12 +94,12 @@ export interface TestSubgraph {
 export async function startTestSubgraph(
   name: string,
   createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>,
-  options: { peers?: Record<string, Pick<TestSubgraph, 'url'>> } = {},
+  options: { peers?: Record<string, Pick<TestSubgraph, 'url'>>; monitorCommands?: boolean } = {},
 ): Promise<TestSubgraph> {
   const mongoUrl = process.env.MONGO_URL;
   if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
   const suffix = randomBytes(4).toString('hex');
-  const db = await connectDatabase(mongoUrl, `test_${name}_${suffix}`);
+  const db = await connectDatabase(mongoUrl, `test_${name}_${suffix}`, { monitorCommands: options.monitorCommands });
   const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`);
   const governance = new Governance(governanceDb);
   await governance.init();
@@ -113,6 +115,7 @@ export async function startTestSubgraph(
   }
 
   return {
+    name,
     url,
     db,
     governance,
@@ -152,4 +155,91 @@ export async function dumpDatabase(db: Connection): Promise<string> {
   const parts: string[] = [];
   for (const { name } of await db.db!.listCollections().toArray()) parts.push(JSON.stringify(await db.db!.collection(name).find({}).toArray()));
   return parts.join('\n');
+}
+
+/** Commands of the MongoDB wire protocol that change data, indexes or collections. */
+export const WRITE_COMMANDS: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'findAndModify', 'create', 'createIndexes', 'drop', 'dropDatabase', 'dropIndexes', 'renameCollection', 'collMod']);
+
+/** A write command a read sent: which read, which command, on which collection. */
+export interface WriteSeen {
+  read: string;
+  command: string;
+  collection: unknown;
+}
+
+/** What {@link writesOfEveryRead} ran: each read's label and whether it answered (else its code). */
+export interface ReadRun {
+  read: string;
+  ok: boolean;
+  code?: string;
+}
+
+/**
+ * A minimal input a JSON Schema accepts: the required fields only, the first of an enum, a date
+ * for a date, the minimum of a number. Reads whose refusals would hide their work get real
+ * inputs from the caller instead.
+ */
+export function sampleInput(schema: any): unknown {
+  if (!schema || typeof schema !== 'object') return undefined;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(alternatives)) return sampleInput(alternatives[0]);
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object': return Object.fromEntries((schema.required ?? []).map((k: string) => [k, sampleInput(schema.properties?.[k])]));
+    case 'array': return Array.from({ length: schema.minItems ?? 0 }, () => sampleInput(schema.items));
+    case 'string': return schema.format === 'date' ? '2026-10-15' : schema.format === 'date-time' ? '2026-10-15T12:00:00Z' : 'x'.repeat(Math.max(schema.minLength ?? 1, 1));
+    case 'integer': case 'number': return schema.minimum ?? 1;
+    case 'boolean': return false;
+    default: return {};
+  }
+}
+
+/**
+ * Runs every read a subgraph answers — each read tool, records source, metric, agenda lane and
+ * board of its modules — one after another, with the driver's command monitoring on (start the
+ * subgraph with `monitorCommands: true`), and returns every write command its database connection
+ * sent meanwhile, with the read that sent it. Read tools take `inputs[tool]`, else
+ * {@link sampleInput} of their schema; metrics `metric` merged into `{metric}`; lanes `window`;
+ * boards `board` merged into `{board}`.
+ */
+export async function writesOfEveryRead(
+  sg: TestSubgraph,
+  owned: { tools: readonly { name: string; risk: string; input: unknown }[]; readers: { sources: object; metrics: object; agenda: object; boards?: object } },
+  principal: Principal,
+  options: { inputs?: Record<string, Record<string, unknown>>; metric?: Record<string, unknown>; window?: Record<string, unknown>; board?: Record<string, unknown>; records?: Record<string, unknown> } = {},
+): Promise<{ runs: ReadRun[]; writes: WriteSeen[] }> {
+  const client = sg.db.getClient();
+  const writes: WriteSeen[] = [];
+  const runs: ReadRun[] = [];
+  let current = '';
+  const listener = (e: { commandName: string; command: Record<string, unknown> }) => {
+    if (WRITE_COMMANDS.has(e.commandName)) writes.push({ read: current, command: e.commandName, collection: e.command[e.commandName] });
+  };
+  const field = (kind: string) => `${sg.name}${kind}`;
+  const graph = async (label: string, query: string, variables: Record<string, unknown>, key: string) => {
+    const { body } = await sg.graphql(query, variables, principal);
+    runs.push(body.errors?.length ? { read: label, ok: false, code: body.errors[0].extensions?.code } : { read: label, ok: body.data?.[key] != null });
+  };
+  const reads: [string, () => Promise<void>][] = [
+    ...owned.tools.filter((t) => t.risk === 'read').map((t): [string, () => Promise<void>] => [`tool ${t.name}`, async () => {
+      const r = await sg.call(t.name, options.inputs?.[t.name] ?? sampleInput(t.input), principal);
+      runs.push(r.ok ? { read: `tool ${t.name}`, ok: true } : { read: `tool ${t.name}`, ok: false, code: r.code });
+    }]),
+    ...Object.keys(owned.readers.sources).map((source): [string, () => Promise<void>] => [`source ${source}`, () => graph(`source ${source}`, `query($q: JSON!) { ${field('Records')}(query: $q) }`, { q: { source, ...options.records } }, field('Records'))]),
+    ...Object.keys(owned.readers.metrics).map((metric): [string, () => Promise<void>] => [`metric ${metric}`, () => graph(`metric ${metric}`, `query($q: JSON!) { ${field('Metric')}(query: $q) }`, { q: { metric, ...options.metric } }, field('Metric'))]),
+    ...Object.keys(owned.readers.agenda).map((lane): [string, () => Promise<void>] => [`lane ${lane}`, () => graph(`lane ${lane}`, `query($w: JSON!) { ${field('Agenda')}(lane: "${lane}", window: $w) }`, { w: options.window ?? {} }, field('Agenda'))]),
+    ...Object.keys(owned.readers.boards ?? {}).map((board): [string, () => Promise<void>] => [`board ${board}`, () => graph(`board ${board}`, `query($q: JSON!) { ${field('Board')}(query: $q) }`, { q: { board, ...options.board } }, field('Board'))]),
+  ];
+  client.on('commandStarted', listener);
+  try {
+    for (const [label, run] of reads) {
+      current = label;
+      await run();
+    }
+  } finally {
+    client.off('commandStarted', listener);
+  }
+  return { runs, writes };
 }

@@ -16,9 +16,9 @@ const andinaOf = new Map<string, string>();
  * Starts the invoices subgraph beside a real crm subgraph (an invoice reads its buyer from crm
  * through the graph). `close()` stops both.
  */
-export async function startInvoices(): Promise<TestSubgraph> {
+export async function startInvoices(options: { monitorCommands?: boolean } = {}): Promise<TestSubgraph> {
   crm = await startTestSubgraph(crmName, createCrm);
-  const sg = await startTestSubgraph(name, createServer, { peers: { crm } });
+  const sg = await startTestSubgraph(name, createServer, { peers: { crm }, monitorCommands: options.monitorCommands });
   const close = sg.close;
   sg.close = async () => {
     await close();

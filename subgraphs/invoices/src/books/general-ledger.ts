@@ -2,7 +2,7 @@ import { addDays } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
 import { pendingChanges, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
-import { applyRollupIntent, repairPendingRollups, REPAIR_AFTER_MS, type RollupIntent } from './rollup-intents.ts';
+import { applyRollupIntent, REPAIR_AFTER_MS, type RollupIntent } from './rollup-intents.ts';
 import { journalEntries, LEDGER_USAGE, ledgerCurrency } from './journal.ts';
 
 /**
@@ -78,11 +78,6 @@ export async function accountUsage(db: Connection, workspace: string, code: stri
 export async function usedAccounts(db: Connection, workspace: string): Promise<Map<string, number>> {
   const all = await rollups(db).findById(rollupId(workspace, LEDGER_USAGE, 'a', 'all')).lean<RollupDoc>();
   return new Map(Object.entries(all?.v ?? {}).filter(([k, n]) => k.startsWith('n') && n > 0).map(([k, n]) => [k.slice(1), n]));
-}
-
-/** Finishes ledger rollup intents a dead process left (older than a minute): before every statement read. */
-export async function repairLedger(db: Connection, workspace: string, now: Date): Promise<void> {
-  await repairPendingRollups(db, workspace, [journalEntries(db)], now);
 }
 
 /**

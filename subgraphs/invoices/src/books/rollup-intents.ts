@@ -134,7 +134,7 @@ export const REPAIR_AFTER_MS = 60_000;
 /**
  * Finishes intents left behind by a handler that died between its document write and its
  * rollup writes. Reads the pending-changes markers of the workspace (only what is in flight or
- * abandoned), so it costs next to nothing when all is well. Run before every metric read.
+ * abandoned), so it costs next to nothing when all is well. Run by the modules' maintenance hooks (books/maintenance.ts), never by a read.
  */
 export async function repairPendingRollups(db: Connection, workspace: string, models: readonly Model<any>[], now = new Date()): Promise<number> {
   const byName = new Map(models.map((m) => [m.collection.collectionName, m]));

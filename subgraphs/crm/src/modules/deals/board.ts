@@ -1,4 +1,4 @@
-import { applyRate, CuadraError, onceInRead, repairDerived, type ReadContext } from '@cuadra/shared';
+import { applyRate, CuadraError, type ReadContext } from '@cuadra/shared';
 import { findPipeline, readPipelines, stagesInOrder, type Pipeline, type Stage } from '../pipelines/model.ts';
 import { readColumns } from './columns.ts';
 import { deals, type DealDoc } from './model.ts';
@@ -13,11 +13,6 @@ export function isRotting(d: Pick<DealDoc, 'status' | 'stage_entered_at' | 'upda
   if (d.status !== 'open' || stage.kind !== 'open' || !stage.rotting_days) return false;
   const touched = Math.max(new Date(d.stage_entered_at).getTime(), new Date(d.updated_at).getTime());
   return now.getTime() - touched > stage.rotting_days * DAY_MS;
-}
-
-/** Finishes column and counter changes a dead process left (once per graph operation). */
-export function settleDeals(ctx: ReadContext): Promise<number> {
-  return onceInRead(ctx, 'crm:derived', () => repairDerived(ctx.db, ctx.workspace, [deals(ctx.db)], ctx.now));
 }
 
 function card(d: DealDoc, stage: Stage, now: Date) {
@@ -36,7 +31,6 @@ function card(d: DealDoc, stage: Stage, now: Date) {
  */
 export async function readBoard(q: BoardQuery, ctx: ReadContext) {
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 25), 1), 100);
-  await settleDeals(ctx);
   const set = await readPipelines(ctx.db, ctx.workspace);
   const pipeline: Pipeline | undefined = findPipeline(set, q.pipeline);
   if (!pipeline) {

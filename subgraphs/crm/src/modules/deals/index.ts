@@ -1,4 +1,4 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, derivedMaintenance } from '@cuadra/shared';
 import { readBoard } from './board.ts';
 import { deals } from './model.ts';
 import { crmPipelineMetric } from './metrics.ts';
@@ -16,6 +16,8 @@ import { win } from './tools/win.ts';
 /** Deals moving through pipelines: the cards of the board, their history, the pipeline metric. */
 export const dealsModule = defineModule({
   name: 'deals',
+  // Columns and counters a dead move left half-applied are finished by the sweep, never by a read.
+  maintenance: derivedMaintenance([deals]),
   tools: [create, createFromLead, update, get, list, move, win, lose, reopen],
   models: [deals],
   listed: [{ model: deals }],

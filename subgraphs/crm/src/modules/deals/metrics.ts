@@ -1,6 +1,5 @@
 import { applyRate, buckets, calendarDays, changeBps, CuadraError, localDate, previousWindow, queryWindow, readByKeys, windowProblem, type MetricReader } from '@cuadra/shared';
 import { pipelinesInOrder, readPipelines, stagesInOrder } from '../pipelines/model.ts';
-import { settleDeals } from './board.ts';
 import { COLUMNS, columnId, ROLLUPS, rollupId, type ColumnDoc, type RollupDoc } from './columns.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,7 +22,6 @@ function days(ms: number, n: number): number | null {
 export const crmPipelineMetric: MetricReader = async (q, ctx) => {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  await settleDeals(ctx);
   const set = await readPipelines(ctx.db, ctx.workspace);
   const pipelines = pipelinesInOrder(set);
   const currency = pipelines[0]?.currency ?? 'COP';

@@ -1,7 +1,6 @@
 import { CuadraError, readByKeys, type SourceReader } from '@cuadra/shared';
 import { COLUMNS, columnId, type ColumnDoc } from './columns.ts';
 import { readPipelines } from '../pipelines/model.ts';
-import { settleDeals } from './board.ts';
 import { findDeals } from './find.ts';
 import type { DealDoc } from './model.ts';
 
@@ -9,7 +8,6 @@ import type { DealDoc } from './model.ts';
 export const dealsSource: SourceReader = async (q, ctx) => {
   if (q.status && !['open', 'won', 'lost'].includes(q.status)) throw new CuadraError('invalid_input', `"${q.status}" is not a status of crm_deals (open, won, lost).`, { field: '/status' });
   if (q.kind) throw new CuadraError('invalid_input', 'crm_deals has no kinds; filter by status or ref (the pipeline).', { field: '/kind' });
-  await settleDeals(ctx);
   const set = await readPipelines(ctx.db, ctx.workspace);
   const stageName = new Map(set.pipelines.flatMap((p) => p.stages.map((s) => [s.id, { stage: s.name, pipeline: p.key }] as const)));
   const row = (d: DealDoc) => ({

@@ -2,7 +2,7 @@ import { addDays, buckets, changeBps, CuadraError, localDate, previousWindow, qu
 import type { Connection } from 'mongoose';
 import { wholeChart } from '../../accounting/chart.ts';
 import { isCash } from '../../books/journal.ts';
-import { ledgerAsOf, ledgerBetween, repairLedger, type LedgerSums } from '../../books/general-ledger.ts';
+import { ledgerAsOf, ledgerBetween, type LedgerSums } from '../../books/general-ledger.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
@@ -61,7 +61,6 @@ export function cashFlows(sums: LedgerSums): { accounts: { account: string; sect
 export async function cashflow(db: Connection, workspace: string, q: MetricQuery, now: Date): Promise<MetricAnswer> {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  await repairLedger(db, workspace, now);
   const currency = await workspaceCurrency(db, workspace);
   const today = localDate(now);
   const chart = new Map((await wholeChart(db, workspace)).map((a) => [a.code, a]));

@@ -1,7 +1,7 @@
 import { buckets, changeBps, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { wholeChart, type ChartAccount } from '../../accounting/chart.ts';
-import { codesIn, ledgerAsOf, ledgerBetween, repairLedger, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
+import { codesIn, ledgerAsOf, ledgerBetween, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
 import { accountType, PUC } from '../../accounting/puc.ts';
 import { positionDate } from '../../books/calendar.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
@@ -96,7 +96,6 @@ function withTarget(summary: StatementAnswer['summary'], q: MetricQuery): Statem
 export async function statement(db: Connection, workspace: string, q: MetricQuery & { metric: StatementMetric }, now: Date): Promise<StatementAnswer> {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  await repairLedger(db, workspace, now);
   const currency = await workspaceCurrency(db, workspace);
   const today = localDate(now);
   const chart = new Map((await wholeChart(db, workspace)).map((a) => [a.code, a]));

@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { bankMaintenance } from './maintenance.ts';
 import { BANK_METRICS } from './metrics.ts';
 import { bankAccounts, bankImports, bankMarkers, bankTransactions, categorizationRules } from './model.ts';
 import { bankTransactionsSource, banksSource, categorizationRulesSource } from './sources.ts';
@@ -16,6 +17,7 @@ import { unreconcile } from './tools/unreconcile.ts';
 /** Bank accounts, their imported statements, categorization rules and reconciliation. */
 export const bankModule = defineModule({
   name: 'bank',
+  maintenance: bankMaintenance,
   journalSources: ['bank_transaction'],
   tools: [createAccount, listAccounts, getAccount, importStatementTool, createRule, listRules, deleteRule, suggest, reconcile, unreconcile],
   models: [bankAccounts, bankTransactions, bankImports, bankMarkers, categorizationRules],

@@ -1,10 +1,9 @@
 import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
 import { rollupId, type RollupDoc } from '../../books/rollup-store.ts';
 import { rangeSums, rollupsByIds, summaryOf, type MetricAnswer } from '../../books/rollup-reads.ts';
-import { repairPendingRollups } from '../../books/rollup-intents.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
-import { completeStuckImports, bankRollupNs } from './import.ts';
-import { bankAccounts, bankImports, bankTransactions } from './model.ts';
+import { bankRollupNs } from './import.ts';
+import { bankAccounts } from './model.ts';
 
 /** Bank accounts read per answer (a workspace has a handful; beyond this the answer says so by its rows). */
 export const ACCOUNTS_READ = 200;
@@ -43,8 +42,6 @@ function windowed(q: MetricQuery): boolean {
 export const bankReconciliation: MetricReader = async (q, ctx) => {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  await completeStuckImports({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-  await repairPendingRollups(ctx.db, ctx.workspace, [bankImports(ctx.db), bankTransactions(ctx.db)], ctx.now);
   const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const accounts = (await bankAccounts(ctx.db).find({ workspace: ctx.workspace, currency }).limit(ACCOUNTS_READ).lean())
     .sort((a, b) => a.name.localeCompare(b.name) || a._id.localeCompare(b._id));

@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { billsMaintenance } from './maintenance.ts';
 import { payablesLane } from './agenda.ts';
 import { PAYABLES_METRICS } from './metrics.ts';
 import { bills } from './model.ts';
@@ -18,6 +19,7 @@ import { voidBill } from './tools/void.ts';
 /** Vendors' bills, the payments made against them, and the payables read from them. */
 export const billsModule = defineModule({
   name: 'bills',
+  maintenance: billsMaintenance,
   journalSources: ['bill', 'bill_payment', 'bill_credit_note'],
   tools: [create, createFromAdSpend, update, post, get, list, voidBill, pay, creditNote],
   models: [bills, billPayments, billPaymentMarkers, billCreditMarkers],

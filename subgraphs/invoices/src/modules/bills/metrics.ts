@@ -1,13 +1,10 @@
-import { addDays, buckets, CuadraError, localDate, onceInRead, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
+import { addDays, buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { positionDate } from '../../books/calendar.ts';
-import { repairPendingRollups } from '../../books/rollup-intents.ts';
-import { BILL_STATUSES, bills } from './model.ts';
+import { BILL_STATUSES } from './model.ts';
 import { apCurrency } from './ops.ts';
-import { billPayments, completeStuckBillPayments } from './payments.ts';
-import { completeStuckCreditNotes } from './credit.ts';
 
 /*
  * The payables metrics read the subgraph's rollups only, by `_id` (never the bills: INFRA.md), in
@@ -39,15 +36,7 @@ async function windowSeries(db: Connection, workspace: string, currency: string,
 async function prepare(q: MetricQuery, ctx: ReadContext) {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
-  const [, currency] = await Promise.all([
-    onceInRead(ctx, 'payables-repair', async () => {
-      await completeStuckBillPayments({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-      await completeStuckCreditNotes({ db: ctx.db, workspace: ctx.workspace, now: ctx.now });
-      await repairPendingRollups(ctx.db, ctx.workspace, [bills(ctx.db), billPayments(ctx.db)], ctx.now);
-    }),
-    workspaceCurrency(ctx.db, ctx.workspace, ctx),
-  ]);
+  const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   return { currency, ns: apCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };
 }
 

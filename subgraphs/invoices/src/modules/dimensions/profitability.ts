@@ -1,5 +1,5 @@
 import { buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
-import { ledgerBetween, repairLedger, type LedgerSums } from '../../books/general-ledger.ts';
+import { ledgerBetween, type LedgerSums } from '../../books/general-ledger.ts';
 import { wholeChart } from '../../accounting/chart.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { summaryOf, type MetricAnswer } from '../../books/rollup-reads.ts';
@@ -47,7 +47,6 @@ export const profitability: MetricReader = async (q: MetricQuery, ctx) => {
   const dim = await findDimension(ctx.db, ctx.workspace, dimension);
   if (!dim) throw new CuadraError('invalid_input', `There is no dimension "${dimension}" in this workspace.`, { field: '/dimension_key' });
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
-  await repairLedger(ctx.db, ctx.workspace, ctx.now);
   const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const chart = new Map((await wholeChart(ctx.db, ctx.workspace)).map((a) => [a.code, a]));
   const w = queryWindow(q, localDate(ctx.now));

@@ -1,16 +1,13 @@
 import { addDays, CuadraError, endOfMonth, localDate, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { codesIn, ledgerAsOf, ledgerBetween, repairLedger, type LedgerSums } from '../../books/general-ledger.ts';
+import { codesIn, ledgerAsOf, ledgerBetween, type LedgerSums } from '../../books/general-ledger.ts';
 import { buildLines, documentTotals } from '../../lib/documents.ts';
 import { forecastMonthly, type Forecast } from '../../lib/forecast.ts';
 import { monthsBetween, nextMonth } from '../../books/calendar.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';
 import { rollupId } from '../../books/rollup-store.ts';
 import { cumulative } from '../../books/rollup-reads.ts';
-import { repairPendingRollups } from '../../books/rollup-intents.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
-import { bills } from '../bills/model.ts';
-import { invoices } from '../invoices/model.ts';
 import { nextPeriod, recurringInvoices } from '../invoices/recurring.ts';
 
 /**
@@ -67,7 +64,6 @@ interface Setting { currency: string; today: string; first: string; horizon: num
 
 async function setup(q: MetricQuery, ctx: ReadContext): Promise<Setting> {
   if (q.interval && q.interval !== 'month') throw new CuadraError('invalid_input', 'Forecasts are monthly: interval is month or left out.', { field: '/interval' });
-  await repairLedger(ctx.db, ctx.workspace, ctx.now);
   const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
   const today = localDate(ctx.now);
   const first = (q.as_of ?? today).slice(0, 7);
@@ -171,7 +167,6 @@ async function openByBucket(db: Connection, workspace: string, ns: string, count
 const cashProjection: MetricReader = async (q, ctx) => {
   const s = await setup(q, ctx);
   const asOf = q.as_of ?? s.today;
-  await repairPendingRollups(ctx.db, ctx.workspace, [invoices(ctx.db), bills(ctx.db)], ctx.now);
   const position = await ledgerAsOf(ctx.db, ctx.workspace, s.currency, asOf, s.today);
   const cashCodes = codesIn(position).filter((c) => c.startsWith('11'));
   const accounts = cashCodes.map((c) => ({ account: c, balance: (position[`d${c}`] ?? 0) - (position[`c${c}`] ?? 0) })).filter((a) => a.balance !== 0);

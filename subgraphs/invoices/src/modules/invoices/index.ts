@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { invoicesMaintenance } from './maintenance.ts';
 import { customerCredits } from '../../lib/customer-credit.ts';
 import { recentIndex } from '../../lib/recent.ts';
 import { pendingChanges, rollups } from '../../books/rollup-store.ts';
@@ -27,6 +28,7 @@ import { update } from './tools/update.ts';
 /** Sales invoices, credit and debit notes, recurring schedules, and the receivables read from them. */
 export const invoicesModule = defineModule({
   name: 'invoices',
+  maintenance: invoicesMaintenance,
   journalSources: ['invoice', 'credit_note', 'debit_note'],
   tools: [create, update, post, creditNote, debitNote, send, deliver, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],

@@ -1,12 +1,9 @@
-import { CuadraError, onceInRead, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
+import { CuadraError, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { INVOICE_STATUSES, invoices } from './model.ts';
-import { payments } from '../payments/model.ts';
+import { INVOICE_STATUSES } from './model.ts';
 import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
-import { completeStuckPayments } from '../../lib/payment-ops.ts';
-import { anyPendingChange, repairPendingRollups } from '../../books/rollup-intents.ts';
 import { buckets, positionDate, previousWindow, queryWindow } from '../../books/calendar.ts';
 
 /** The receivables metrics the invoices module answers for the composite `metrics.query` (DOMAIN.md). */
@@ -39,23 +36,14 @@ async function windowSeries(
 
 /**
  * Answers one receivables metric for a workspace from the rollups (never scanning invoices,
- * except ar_aging, which reads the invoices open at `as_of` by an indexed query). Finishes any
- * rollup intent or payment a dead process left behind first, so the numbers are whole.
+ * except ar_aging, which reads the invoices open at `as_of` by an indexed query). It writes nothing:
+ * a rollup intent or payment a dead process left is finished by the sweep (maintenance.ts).
  */
 async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<MetricAnswer> {
   const { db, workspace, now } = ctx;
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
-  // Once per operation: a dashboard asks several of these at once. The currency is read meanwhile.
-  const [, currency] = await Promise.all([
-    onceInRead(ctx, 'receivables-repair', async () => {
-      // One read when nothing is pending (the usual case) instead of the two repairs' reads.
-      if (!(await anyPendingChange(db, workspace))) return;
-      await completeStuckPayments({ db, workspace, now });
-      await repairPendingRollups(db, workspace, [invoices(db), payments(db)], now);
-    }),
-    workspaceCurrency(db, workspace, ctx),
-  ]);
+  const currency = await workspaceCurrency(db, workspace, ctx);
   const today = localDate(now);
   const limit = Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100);
 

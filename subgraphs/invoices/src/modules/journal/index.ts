@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { journalMaintenance } from './maintenance.ts';
 import { journalEntries } from '../../books/journal.ts';
 import { manualEntries } from './manual.ts';
 import { journalEntriesSource } from './sources.ts';
@@ -11,6 +12,7 @@ import { reverse } from './tools/reverse.ts';
 /** The journal every posting writes (double entry, DOMAIN.md), and the manual entries written in it. */
 export const journalModule = defineModule({
   name: 'journal',
+  maintenance: journalMaintenance,
   journalSources: ['manual', 'payroll', 'payroll_reversal'],
   tools: [list, get, create, post, reverse],
   models: [journalEntries, manualEntries],

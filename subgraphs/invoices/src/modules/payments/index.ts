@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { paymentsMaintenance } from './maintenance.ts';
 import { payments } from './model.ts';
 import { paymentsSource } from './sources.ts';
 import { get } from './tools/get.ts';
@@ -8,6 +9,7 @@ import { register } from './tools/register.ts';
 /** Payments received from customers. */
 export const paymentsModule = defineModule({
   name: 'payments',
+  maintenance: paymentsMaintenance,
   journalSources: ['payment'],
   tools: [register, get, list],
   models: [payments],

@@ -62,7 +62,7 @@ export const taxLane: LaneReader = async (w, ctx) => {
         if (modes.get(periodYear)!.mode !== d.obligation) continue;
       }
       // The monthly withholding return carries its month's figures (tax.withholdings): what is to be declared and paid.
-      const form350 = d.obligation === 'withholding' ? (await monthWithholdings(ctx.db, ctx.workspace, currency, d.period.slice(0, 7), ctx.now)).form_350 : null;
+      const form350 = d.obligation === 'withholding' ? (await monthWithholdings(ctx.db, ctx.workspace, currency, d.period.slice(0, 7))).form_350 : null;
       entries.push({
         date, kind: 'tax', source: 'tax', title: d.title, status: date < today ? 'past' : 'open',
         ref: {

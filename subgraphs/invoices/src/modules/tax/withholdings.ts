@@ -1,17 +1,12 @@
 import { AMOUNT_SCHEMA } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { withholdingAccount } from '../../accounting/accounts.ts';
-import { journalEntries } from '../../books/journal.ts';
 import { ledgerBetween } from '../../books/general-ledger.ts';
 import { FORM_350_ROWS, uvtOf, withholdingConcept, withholdingCurrency, WITHHOLDING_CONCEPT_KEYS, type Form350Row } from '../../accounting/withholdings.ts';
-import { anyPendingChange, repairPendingRollups } from '../../books/rollup-intents.ts';
 import { rollupId, type RollupDoc } from '../../books/rollup-store.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';
 import { endOfMonth } from '../../books/calendar.ts';
 import { PAYABLE_ACCOUNTS, withholdingPayableAccount } from '../bills/accounts.ts';
-import { completeStuckCreditNotes } from '../bills/credit.ts';
-import { bills } from '../bills/model.ts';
-import { invoices } from '../invoices/model.ts';
 
 type Type = 'retefuente' | 'reteiva' | 'reteica';
 
@@ -87,12 +82,7 @@ function totalsOf(side: 'p' | 's', v: Record<string, number>): WithholdingTotal[
  * declared. Beside each row, what the journal booked to its accounts in the month: a manual entry
  * to 2365 shows there, not in the documents' figures, so a difference is visible.
  */
-export async function monthWithholdings(db: Connection, workspace: string, currency: string, month: string, now: Date): Promise<MonthWithholdings> {
-  // A posting or credit note a crash left half-counted is finished first (once; the usual read finds nothing pending).
-  if (await anyPendingChange(db, workspace)) {
-    await completeStuckCreditNotes({ db, workspace, now });
-    await repairPendingRollups(db, workspace, [bills(db), invoices(db), journalEntries(db)], now);
-  }
+export async function monthWithholdings(db: Connection, workspace: string, currency: string, month: string): Promise<MonthWithholdings> {
   const [doc] = await rollupsByIds(db, [rollupId(workspace, withholdingCurrency(currency), 'm', month)]) as (RollupDoc | undefined)[];
   const v = (doc?.v ?? {}) as Record<string, number>;
   const [ledger] = await ledgerBetween(db, workspace, currency, [{ from: `${month}-01`, to: endOfMonth(`${month}-01`) }]);

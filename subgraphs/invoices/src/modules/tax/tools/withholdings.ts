@@ -13,6 +13,6 @@ export const withholdings = defineTool({
   },
   output: MONTH_WITHHOLDINGS_SCHEMA,
   async handler(input, ctx) {
-    return monthWithholdings(ctx.db, ctx.workspace, await workspaceCurrency(ctx.db, ctx.workspace), input.month, ctx.now);
+    return monthWithholdings(ctx.db, ctx.workspace, await workspaceCurrency(ctx.db, ctx.workspace), input.month);
   },
 });
