@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { agingBucket, agingBuckets } from '../src/lib/aging.ts';
+import { agingBucket, agingBuckets } from '../src/books/aging.ts';
 import { buckets, changeBps, previousWindow, queryWindow, splitByMonths } from '../src/books/calendar.ts';
 import { backfillInvoicesDue, invoicesDue } from '../src/modules/invoices/due.ts';
 import { andina, configuredWorkspace, draft, party, startInvoices } from './setup.ts';

@@ -1,8 +1,7 @@
-import { readByKeys, type MetricQuery } from '@cuadra/shared';
+import { addDays, readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { addDays } from '../lib/money.ts';
 import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
-import { AGING_BUCKETS, agingBucket, type AgingBucket } from '../lib/aging.ts';
+import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
 import { rollupId, rollups, type RollupDoc } from './rollup-store.ts';
 
 /**

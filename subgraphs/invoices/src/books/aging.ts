@@ -1,4 +1,4 @@
-import { daysBetween } from './money.ts';
+import { daysBetween } from '@cuadra/shared';
 
 /** The aging buckets of DOMAIN.md, in order. */
 export const AGING_BUCKETS = ['current', '1_30', '31_60', '61_90', 'over_90'] as const;
