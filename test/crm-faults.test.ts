@@ -16,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   // Short leases so recovery settles what the dead process left within the test.
-  sys = await startTestSystem('crmfaults', { CUADRA_ACTION_LEASE_MS: String(LEASE_MS), CUADRA_DERIVED_REPAIR_MS: '1000' });
+  sys = await startTestSystem('crmfaults', { CUADRA_ACTION_LEASE_MS: String(LEASE_MS), CUADRA_REPAIR_AFTER_MS: '1000' });
   ({ api_key: key, workspace_id: ws } = await sys.workspace('Fallas SAS'));
   crmDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_crm'));
 });

@@ -142,8 +142,12 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
   await db.collection<MarkerDoc>(MARKERS).deleteOne({ _id: intent.id });
 }
 
-/** How long an intent is left to the writer that made it before a repair takes it over (`CUADRA_DERIVED_REPAIR_MS`, for tests). */
-export const DERIVED_REPAIR_AFTER_MS = Number(process.env.CUADRA_DERIVED_REPAIR_MS ?? 30_000);
+/**
+ * How long work in flight (an intent, a payment, an import: anything a marker names) is left to the
+ * process that started it before the owner's sweep takes it over: one length for every repair of
+ * every service (`CUADRA_REPAIR_AFTER_MS` shortens it for tests).
+ */
+export const REPAIR_AFTER_MS = Number(process.env.CUADRA_REPAIR_AFTER_MS ?? 60_000);
 
 /**
  * Takes over an intent whose writer is presumed dead: its marker is older than `olderThanMs`, and
@@ -172,7 +176,7 @@ async function claimStale(db: Connection, workspace: string, source: Model<any>,
 /**
  * Whether a source document, as read, may carry a new intent: true when it has none in flight.
  * Otherwise the caller waits and reads it again (the writer of the intent in flight is applying
- * it; that takes milliseconds), and an intent left longer than {@link DERIVED_REPAIR_AFTER_MS} is
+ * it; that takes milliseconds), and an intent left longer than {@link REPAIR_AFTER_MS} is
  * taken over here by whoever wins its claim — applied, as {@link repairDerived} would, its writer
  * presumed dead — so a crash blocks the document's next change for that long at most. Intents are
  * applied in the order they were written.
@@ -183,9 +187,9 @@ export async function settleInFlight(db: Connection, workspace: string, source: 
   const inFlight = doc.pending_derived ?? [];
   if (!inFlight.length) return true;
   for (const intent of inFlight) {
-    if (now - new Date(intent.at).getTime() < DERIVED_REPAIR_AFTER_MS) return false;
+    if (now - new Date(intent.at).getTime() < REPAIR_AFTER_MS) return false;
     const marker = await db.collection<MarkerDoc>(MARKERS).findOne({ _id: intent.id });
-    if (!(await claimStale(db, workspace, source, docId, intent, marker, now, DERIVED_REPAIR_AFTER_MS))) return false;
+    if (!(await claimStale(db, workspace, source, docId, intent, marker, now, REPAIR_AFTER_MS))) return false;
     await applyIntent(db, source, docId, intent);
   }
   return false;
@@ -193,12 +197,12 @@ export async function settleInFlight(db: Connection, workspace: string, source: 
 
 /**
  * Finishes the intents a dead writer left in a workspace (markers older than
- * {@link DERIVED_REPAIR_AFTER_MS}), reading only the markers (what is in flight or abandoned), so
+ * {@link REPAIR_AFTER_MS}), reading only the markers (what is in flight or abandoned), so
  * it costs one small read when all is well. Run before the reads that show derived documents.
  *
  * @returns how many intents it applied
  */
-export async function repairDerived(db: Connection, workspace: string, sources: readonly Model<any>[], now = new Date(), olderThanMs = DERIVED_REPAIR_AFTER_MS): Promise<number> {
+export async function repairDerived(db: Connection, workspace: string, sources: readonly Model<any>[], now = new Date(), olderThanMs = REPAIR_AFTER_MS): Promise<number> {
   const byName = new Map(sources.map((m) => [m.collection.collectionName, m]));
   const stale = await db.collection<MarkerDoc>(MARKERS).find({ workspace }).limit(200).toArray();
   let repaired = 0;
@@ -230,7 +234,7 @@ export async function repairDerived(db: Connection, workspace: string, sources: 
  */
 export function derivedMaintenance(sources: readonly ((db: Connection) => Model<any>)[]): MaintenanceHook {
   return async ({ db, now }) => {
-    const cutoff = new Date(now.getTime() - DERIVED_REPAIR_AFTER_MS);
+    const cutoff = new Date(now.getTime() - REPAIR_AFTER_MS);
     const stale = await db.collection<MarkerDoc>(MARKERS).find({ at: { $lt: cutoff } }, { projection: { workspace: 1 } }).limit(200).toArray();
     let repaired = 0;
     for (const workspace of new Set(stale.map((m) => m.workspace))) repaired += await repairDerived(db, workspace, sources.map((s) => s(db)), now);

@@ -81,6 +81,6 @@ export { spreadsheetCell, spreadsheetRow } from './spreadsheet.ts';
 export { DATE_TIME_SCHEMA, ID_INPUT, ID_SCHEMA, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
 export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from './composite.ts';
 export type { AgendaEntry, AgendaWindow, BoardQuery, BoardReader, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
-export { applyIntent, carryIntent, derivedIntent, derivedMaintenance, DERIVED_REPAIR_AFTER_MS, dropMarker, markIntent, repairDerived, settleInFlight } from './derived.ts';
+export { applyIntent, carryIntent, derivedIntent, derivedMaintenance, dropMarker, markIntent, repairDerived, REPAIR_AFTER_MS, settleInFlight } from './derived.ts';
 export type { DerivedChange, DerivedIntent, FeedsDerived } from './derived.ts';
 export { colombianHolidays, isColombianHoliday } from './holidays.ts';

@@ -1,4 +1,4 @@
-import { newId } from '@cuadra/shared';
+import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
@@ -128,8 +128,8 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
   await pendingChanges(db).deleteOne({ _id: intent.id });
 }
 
-/** How long an intent is left to the handler that wrote it before a repair takes it over. */
-export const REPAIR_AFTER_MS = 60_000;
+/** How long an intent is left to the handler that wrote it before a repair takes it over: the one length of every repair (shared). */
+export { REPAIR_AFTER_MS };
 
 /**
  * Finishes intents left behind by a handler that died between its document write and its

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, newId, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { accountNames } from '../accounting/chart.ts';
 import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
@@ -21,8 +21,6 @@ import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
 /** How a kind of document is named in messages. */
 const KIND_NAME = { invoice: 'Invoice', credit_note: 'Credit note', debit_note: 'Debit note' } as const;
 
-/** A post lock older than this belongs to a process that died; another post may take it over. */
-export const STALE_LOCK_MS = 60_000;
 
 /** The workspace's e-invoicing set-up, or `conflict` when there is none yet. */
 export async function requireSettings(db: Connection, workspace: string): Promise<SettingsDoc> {
@@ -173,7 +171,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
   if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
   const locked = await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },
+    { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }] },
     { $set: { post_lock: { id: lockId, at: ctx.now } } },
     { returnDocument: 'after' },
   ).lean();

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineListTool, defineTool, ID_INPUT, ID_SCHEMA, newId, recordOutput, searchTerm, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineListTool, defineTool, ID_INPUT, ID_SCHEMA, newId, recordOutput, searchTerm, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA, type DocumentAllowanceChargeInput } from './line-model.ts';
 import { regimeContext, withholdingRatesFor } from './tax-regime.ts';
@@ -65,8 +65,6 @@ export async function transition(ctx: ToolContext, kind: SalesDocument['kind'], 
   throw new CuadraError('conflict', `${kind === 'quote' ? 'Quote' : 'Sales order'} ${id} is ${doc.status}; it cannot become ${to} from there (needs ${from.join(' or ')}).`);
 }
 
-/** How long a conversion may take before a retry finishes it in its place. */
-const CONVERSION_LEASE_MS = 60_000;
 
 /**
  * Converts a quote or order into a draft invoice (or a quote into a sales order), exactly once:
@@ -84,7 +82,7 @@ export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id:
     const exists = target && (target.kind === 'invoice' ? await invoices(ctx.db).exists({ _id: target.id }) : await salesDocuments(ctx.db).exists({ _id: target.id }));
     // Only a conversion left unfinished for a minute is taken for interrupted; a younger one is
     // another call still writing its target, and this call answers `conflict` as it would after.
-    const stale = doc && doc.updated_at.getTime() < ctx.now.getTime() - CONVERSION_LEASE_MS;
+    const stale = doc && doc.updated_at.getTime() < ctx.now.getTime() - REPAIR_AFTER_MS;
     if (!doc || !target || exists || !stale) throw err;
     source = doc; // interrupted conversion: finish it with the id already chosen
   }

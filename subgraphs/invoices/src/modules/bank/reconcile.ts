@@ -18,9 +18,6 @@ import { bankAccounts, bankTransactions, transactionKind, type BankAccountDoc, t
 /** One part of a reconciliation as asked: exactly one target and the amount of the transaction it takes. */
 export interface MatchInput { invoice_id?: string; bill_id?: string; payment_id?: string; account?: string; amount: number }
 
-/** The lease a reconciliation holds on its transaction: older than this it belongs to a dead process. */
-export const LEASE_MS = REPAIR_AFTER_MS;
-
 /**
  * Checks the parts against the transaction and the workspace, before anything is written:
  * one target each, the amounts summing to |amount|, invoices for money in, bills for money out,
@@ -105,7 +102,7 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
   const model = bankTransactions(ctx.db);
   const t = await model.findOne({ _id: transactionId, workspace: ctx.workspace }).lean();
   if (!t) throw new CuadraError('not_found', `No bank transaction ${transactionId} exists in this workspace.`);
-  const expired = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= LEASE_MS;
+  const expired = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= REPAIR_AFTER_MS;
   // Before attempts existed, only a lease that booked nothing could be taken over.
   const legacyFree = t.matches.every((m) => m.type === 'payment' || m.type === 'bill_payment' || (!m.payment_id && !m.journal_entry_id));
   if (t.status !== 'unreconciled' && !(expired && !t.undoing && (t.attempt !== undefined || legacyFree))) {
@@ -207,7 +204,7 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
   const model = bankTransactions(ctx.db);
   const t = await model.findOne({ _id: transactionId, workspace: ctx.workspace }).lean();
   if (!t) throw new CuadraError('not_found', `No bank transaction ${transactionId} exists in this workspace.`);
-  const stale = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= LEASE_MS;
+  const stale = t.status === 'reconciling' && t.lock_at !== null && ctx.now.getTime() - new Date(t.lock_at).getTime() >= REPAIR_AFTER_MS;
   if (t.status !== 'reconciled' && !stale) throw new CuadraError('conflict', `Bank transaction ${transactionId} is ${t.status}; only a reconciled transaction can be undone.`);
   const when = date ?? t.date;
   if (when < t.date) throw new CuadraError('invalid_input', 'The reversal cannot be dated before the transaction.', { field: '/date' });

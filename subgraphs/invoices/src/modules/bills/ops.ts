@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, newId, type ToolContext } from '@cuadra/shared';
+import { createPositioned, CuadraError, newId, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { postEntry, tagsKey, type JournalLine } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
@@ -9,8 +9,6 @@ import { billIsOpen, billsDue } from './due.ts';
 import { blockingHold, heldRefusal, settlementOf } from './holds.ts';
 import { bills, expenseOf, type BillDoc, type BillStatus, type BillWithholding } from './model.ts';
 
-/** A post lock older than this belongs to a process that died; another post may take it over. */
-export const STALE_LOCK_MS = 60_000;
 
 /**
  * The payables keep their counters in the subgraph's rollups (rollups.ts: idempotent intents,
@@ -169,7 +167,7 @@ export async function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
   if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
   const lockId = newId('lock');
   const locked = await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, status: 'draft', kind: { $ne: 'credit_note' }, $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - STALE_LOCK_MS) } }] },
+    { _id: id, workspace: ctx.workspace, status: 'draft', kind: { $ne: 'credit_note' }, $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }] },
     { $set: { post_lock: { id: lockId, at: ctx.now } } },
     { returnDocument: 'after' },
   ).lean();

@@ -1,4 +1,4 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { cufe } from '../../einvoicing/cufe.ts';
 import type { BillLineAccount } from '../bills/accounts.ts';
 import { billLines, bills, billTotals, type BillWithholdingType } from '../bills/model.ts';
@@ -6,8 +6,6 @@ import { createDraftBill, type BillCreateInput } from '../bills/tools/create.ts'
 import { documents, documentSearchText, type DocumentDoc, type DocumentInvoice, type DocumentStatus, type SupplierPending } from './model.ts';
 import { DocumentProblem, readSupplierInvoice, type UblInvoice } from './ubl.ts';
 
-/** A processing claim older than this belongs to a process that died; another may take it over. */
-const STALE_CLAIM_MS = 60_000;
 
 /** DIAN tax scheme ids of withholdings (Anexo Técnico 1.9, table 13.2.2) and the bill's names for them. */
 const WITHHOLDING_SCHEMES: Record<string, BillWithholdingType> = { '06': 'retefuente', '05': 'reteiva', '07': 'reteica' };
@@ -107,7 +105,7 @@ export async function processDocument(ctx: ToolContext, id: string, options: { t
   const model = documents(ctx.db);
   const from: DocumentStatus[] = options.retry ? ['uploaded', 'failed'] : ['uploaded'];
   const claimed = await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, $or: [{ status: { $in: from } }, { status: 'processing', processing_at: { $lt: new Date(ctx.now.getTime() - STALE_CLAIM_MS) } }] },
+    { _id: id, workspace: ctx.workspace, $or: [{ status: { $in: from } }, { status: 'processing', processing_at: { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }] },
     { $set: { status: 'processing', processing_at: ctx.now, reason: null, updated_at: ctx.now } }, { returnDocument: 'after' },
   ).lean() as DocumentDoc | null;
   if (!claimed) {

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_INPUT, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { keepAttached, signedAttachedDocument } from '../../../einvoicing/attached.ts';
 import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
@@ -8,8 +8,6 @@ import { issuerGaps } from '../../../lib/settings.ts';
 import { taxRegimeOf } from '../../../lib/tax-regime.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, referencedInvoiceId, type AuthorityState } from '../model.ts';
 
-/** A submission that has said nothing for this long is presumed lost and may be sent again. */
-const STALE_SUBMISSION_MS = 60_000;
 
 /**
  * Sends a posted invoice or credit note to the e-invoicing authority (risk `external`: it leaves
@@ -47,7 +45,7 @@ export const send = defineTool({
     const claimed = await model.findOneAndUpdate(
       {
         _id: doc._id, workspace: ctx.workspace,
-        $or: [{ authority: null }, { 'authority.status': 'rejected' }, { 'authority.status': 'submitting', 'authority.submitted_at': { $lt: new Date(ctx.now.getTime() - STALE_SUBMISSION_MS) } }],
+        $or: [{ authority: null }, { 'authority.status': 'rejected' }, { 'authority.status': 'submitting', 'authority.submitted_at': { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }],
       },
       { $set: { authority: submitting } },
       { returnDocument: 'after' },

@@ -1,0 +1,137 @@
+// Payments under a crash: the finance subgraph (invoices) is SIGKILLed in the middle of a burst of
+// keyed payments.register calls — each one a multi-step write (settle the invoices, post the
+// journal entry, complete the payment, count the rollups) — and restarted. Every call that did not
+// answer is sent again with its Idempotency-Key. Then nothing may be lost, doubled or half-done:
+// at most one payment per key, each completed, each with one journal entry; every invoice's balance is its
+// amount due less its settlements; the receivables and ledger rollups equal what the test adds up
+// from the documents and the journal itself; no marker is left for the sweep.
+import { connectDatabase } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+let key: string;
+let ws: string;
+let db: Connection;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  // Short leases so the sweep finishes what the dead process left within the test.
+  sys = await startTestSystem('finfaults', { CUADRA_ACTION_LEASE_MS: '2000', CUADRA_REPAIR_AFTER_MS: '1000' });
+  ({ api_key: key, workspace_id: ws } = await sys.workspace('Fallas Financieras SAS'));
+  db = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_invoices'));
+});
+afterAll(async () => {
+  await db?.close();
+  await sys?.stop();
+});
+
+async function ok(tool: string, input: unknown): Promise<any> {
+  const r = await sys.invoke(tool, input, key);
+  if (r.status !== 200) throw new Error(`${tool} → ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.output;
+}
+
+describe('finance killed in the middle of payments', () => {
+  it('loses, doubles and half-does nothing: one completed payment per key, balances, journal and rollups agree', async () => {
+    await ok('einvoicing.configure', {
+      issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS', responsibilities: ['O-15'], address: { line: 'Calle 93 # 11-28', municipality_code: '11001' }, email: 'facturacion@cuadra.example.co' },
+      technical_key: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', software_pin: '75315',
+      numbering: { invoice: { prefix: 'SETP', from: 990000001, to: 995000000, resolution: '18760000001' } },
+    });
+    const customer = (await ok('parties.create', { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' } })).party.id;
+    const invoiceIds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const d = (await ok('invoices.create', { customer_id: customer, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: `Servicio ${i}`, quantity: 1, unit_price: 10_000_000, tax_rate_ppm: 190000 }] })).invoice;
+      invoiceIds.push((await ok('invoices.post', { id: d.id })).invoice.id);
+    }
+
+    const total = 60;
+    const AMOUNT = 100_000;
+    let sent = 0;
+    let killed = false;
+    const answers: { i: number; status: number; code?: string }[] = [];
+    const pay = (i: number) => sys.invoke('payments.register', { customer_id: customer, amount: AMOUNT, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: invoiceIds[i % invoiceIds.length], amount: AMOUNT }] }, key, { 'Idempotency-Key': `fault-pay-${i}` });
+    const workers = Array.from({ length: 8 }, async () => {
+      for (;;) {
+        const i = sent++;
+        if (i >= total) return;
+        if (i === Math.floor(total / 3) && !killed) {
+          killed = true;
+          void sys.killSubgraph('invoices').then(async () => {
+            await sleep(300);
+            await sys.restartSubgraph('invoices');
+          });
+        }
+        const r = await pay(i);
+        answers.push({ i, status: r.status, code: r.body?.code });
+      }
+    });
+    await Promise.all(workers);
+    for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+    const caught = answers.filter((a) => a.status !== 200);
+    console.log('[finance-faults] answers', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
+    expect(caught.length).toBeGreaterThan(0); // the kill caught calls, or the test proved nothing
+    expect(caught.every((a) => a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
+
+    // Each interrupted call again, with its key: it answers its real outcome (replayed, or run once).
+    await sleep(2_500); // past the action lease, so an interrupted run is settled before it is asked again
+    const retriedBad: unknown[] = [];
+    for (const a of caught) {
+      let r = await pay(a.i);
+      for (let t = 0; t < 20 && r.status !== 200; t++) {
+        await sleep(500);
+        r = await pay(a.i);
+      }
+      if (r.status !== 200) retriedBad.push({ i: a.i, first: a.code, status: r.status, body: r.body });
+    }
+    console.log('[finance-faults] retried', { retried: caught.length, stillUnknown: retriedBad.length });
+    // Known gap (ARCHITECTURE.md, issue 32 "what remains"): a call killed inside its handler keeps
+    // answering outcome_unknown to its retries until payments run on the durable-operation runner;
+    // it never runs twice, and what it wrote is finished by the sweep (checked below).
+    expect(retriedBad.every((b) => (b as { status: number; body: { code: string } }).status === 502 && (b as { body: { code: string } }).body.code === 'outcome_unknown')).toBe(true);
+    // The sweep finishes what the dead process left (markers older than the repair's wait).
+    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: ws })) > 0; t++) await sleep(200);
+    expect(await db.collection('pending_changes').countDocuments({ workspace: ws })).toBe(0);
+
+    // One payment per key, every one completed, each with exactly one journal entry.
+    const payments = await db.collection('payments').find({ workspace: ws }).toArray();
+    // One payment per key at most: every key that answered 200 has its payment, and none has two.
+    expect(payments.length).toBeGreaterThanOrEqual(total - retriedBad.length);
+    expect(payments.length).toBeLessThanOrEqual(total);
+    expect(payments.filter((p) => p.status !== 'completed')).toEqual([]);
+    const entries = await db.collection('journal_entries').find({ workspace: ws }).toArray();
+    const paymentEntries = entries.filter((e) => e.source.kind === 'payment');
+    expect(paymentEntries.map((e) => e.source.id).sort()).toEqual(payments.map((p) => p._id).sort());
+    expect(entries.filter((e) => e.pending_count)).toEqual([]);
+
+    // Every invoice: settled by exactly the payments that say they paid it, nothing twice.
+    const invoices = await db.collection('invoices').find({ workspace: ws }).toArray();
+    const appliedTo = new Map<string, number>();
+    for (const p of payments) for (const a of p.allocations) appliedTo.set(a.invoice_id, (appliedTo.get(a.invoice_id) ?? 0) + (a.applied ?? 0));
+    for (const inv of invoices) {
+      const refs = inv.settlements.map((s: { ref: string }) => s.ref);
+      expect(new Set(refs).size).toBe(refs.length);
+      const settled = inv.settlements.reduce((s: number, x: { amount: number }) => s + x.amount, 0);
+      expect(inv.paid).toBe(settled);
+      expect(inv.balance).toBe(inv.amount_due - settled);
+      expect(settled).toBe(appliedTo.get(String(inv._id)) ?? 0);
+      expect(inv.pending_rollups ?? []).toEqual([]);
+    }
+    // Payments of 100,000, each applied in full to an invoice owing 11,900,000.
+    expect(payments.reduce((s, p) => s + p.applied, 0)).toBe(payments.length * AMOUNT);
+
+    // The rollups equal what the documents and the journal add up to, by this test's own sums.
+    const all = await db.collection('rollups').findOne({ _id: `${ws}|COP|a|all` } as never);
+    expect(all!.v.collected).toBe(payments.length * AMOUNT);
+    expect(all!.v.payments).toBe(payments.length);
+    const ledger = await db.collection('rollups').findOne({ _id: `${ws}|gl:COP|a|all` } as never);
+    const sums: Record<string, number> = {};
+    for (const e of entries) for (const l of e.lines) {
+      sums[`d${l.account}`] = (sums[`d${l.account}`] ?? 0) + l.debit;
+      sums[`c${l.account}`] = (sums[`c${l.account}`] ?? 0) + l.credit;
+    }
+    for (const [k, v] of Object.entries(sums)) expect([k, ledger!.v[k] ?? 0]).toEqual([k, v]);
+  }, 180_000);
+});
