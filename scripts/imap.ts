@@ -3,9 +3,10 @@
 // users under the given folder). It serves the per-user Maildirs the SMTP server (scripts/smtp.ts)
 // delivers local mail into: `<mailboxes>/<user>/Maildir`. Stopped by its pid only.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './infra.ts';
 
@@ -40,7 +41,7 @@ function mailOwner(): { name: string; uid: number; gid: number } {
   return { name: process.env.USER ?? 'nobody', uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 }
 
-function config(dir: string, mailboxes: string, port: number): string {
+function config(dir: string, mailboxes: string, port: number, usersFile: string): string {
   const owner = mailOwner();
   const root = process.getuid?.() === 0;
   return `# Written by scripts/imap.ts: IMAP on loopback over the Maildirs the SMTP server delivers into.
@@ -62,7 +63,7 @@ mail_uid = ${owner.uid}
 mail_gid = ${owner.gid}
 passdb {
   driver = passwd-file
-  args = scheme=PLAIN username_format=%n ${dir}/users
+  args = scheme=PLAIN username_format=%n ${usersFile}
 }
 userdb {
   driver = static
@@ -106,11 +107,20 @@ export async function startImap(opts: { dir: string; mailboxes: string; users: s
   mkdirSync(opts.mailboxes, { recursive: true });
   chmodSync(opts.mailboxes, 0o777);
   const users: Record<string, string> = Array.isArray(opts.users) ? Object.fromEntries(opts.users.map((u) => [u, randomBytes(12).toString('base64url')])) : { ...opts.users };
-  const usersFile = path.join(dir, 'users');
+  // dovecot's auth process reads the users file as its own unprivileged user, so the file and its folder are its
+  // group's, not the world's — and the folder is not below `dir`: a checkout may sit below a directory only its
+  // owner can enter (a home, a mkdtemp folder: CI's fresh clone answered "Temporary authentication failure"), as
+  // the SMTP server's Maildirs are kept apart for the same reason (scripts/smtp.ts).
+  const authDir = path.join(os.tmpdir(), `cuadra-imap-${createHash('sha256').update(dir).digest('hex').slice(0, 12)}`);
+  mkdirSync(authDir, { recursive: true, mode: 0o750 });
+  chmodSync(authDir, 0o750);
+  const usersFile = path.join(authDir, 'users');
   writeFileSync(usersFile, Object.entries(users).map(([u, p]) => `${u}:{PLAIN}${p}\n`).join(''), { mode: 0o640 });
-  // dovecot's auth process reads it as its own unprivileged user: the file is its group's, not the world's.
   const authGroup = spawnSync('id', ['-g', 'dovecot'], { encoding: 'utf8' });
-  if (process.getuid?.() === 0 && authGroup.status === 0) chownSync(usersFile, 0, Number(authGroup.stdout.trim()));
+  if (process.getuid?.() === 0 && authGroup.status === 0) {
+    chownSync(authDir, 0, Number(authGroup.stdout.trim()));
+    chownSync(usersFile, 0, Number(authGroup.stdout.trim()));
+  }
   // The SMTP server delivers to a user's folder only once it exists (its router looks the name up there).
   for (const user of Object.keys(users)) {
     mkdirSync(path.join(opts.mailboxes, user), { recursive: true });
@@ -118,7 +128,7 @@ export async function startImap(opts: { dir: string; mailboxes: string; users: s
   }
   const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'dovecot.conf');
-  writeFileSync(conf, config(dir, path.resolve(opts.mailboxes), port));
+  writeFileSync(conf, config(dir, path.resolve(opts.mailboxes), port, usersFile));
   const pidFile = path.join(dir, 'run', 'master.pid');
   rmSync(pidFile, { force: true });
   // The daemon keeps the descriptors it was given: pipes here would hold this call until it stops.

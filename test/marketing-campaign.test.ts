@@ -104,7 +104,8 @@ describe('a campaign to 200 parties through the real SMTP and IMAP servers', () 
     }
     const account = (await ok('email_accounts.connect', { name: 'Boletín', from_email: 'boletin@campanas.example', from_name: 'Campañas SAS', rate_per_minute: 6000 })).account;
     expect(account.dns_records.map((r: { purpose: string }) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc']);
-    expect((await ok('email_accounts.verify', { id: account.id })).account.status).toBe('verified');
+    const verified = (await ok('email_accounts.verify', { id: account.id })).account;
+    expect(verified.status, verified.last_error).toBe('verified');
     const template = (await ok('email_templates.create', { name: 'Boletín de diciembre', subject: 'Hola {{ party.first_name }}, novedades de {{ sender.name }}' })).template;
 
     // An earlier campaign to parties 10–19; each unsubscribes in one click (the POST RFC 8058 defines).
