@@ -50,6 +50,8 @@ export interface TestSystem {
   /** Calls the gateway as a client would. */
   fetch(pathname: string, init?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
   invoke(tool: string, input: unknown, key: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  /** {@link invoke} that expects 200 and answers the tool's output (any other status throws, with the body). */
+  output(tool: string, input: unknown, key: string, headers?: Record<string, string>): Promise<any>;
   /** Kills one subgraph (SIGKILL, as a crash would). Own systems only. */
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. Own systems only. */
@@ -199,6 +201,13 @@ async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string,
     return { status: res.status, headers: res.headers, body: parsed as any };
   }
 
+  async function invoke(tool: string, input: unknown, key: string, headers?: Record<string, string>) {
+    const answer = await call(`/v1/tools/${tool}:invoke`, { key, body: input, headers });
+    // Every real output is held to the output schema its tool declares (issue 15).
+    if (answer.status === 200) checkOutput(tool, outputSchemas().get(tool), answer.body?.output);
+    return answer;
+  }
+
   return {
     gatewayUrl: system.gatewayUrl,
     get gateway() { return system.gateway; },
@@ -223,11 +232,11 @@ async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string,
       return { user_id: user._id, email, api_key: key.api_key, key_id: key.id };
     },
     fetch: call,
-    async invoke(tool, input, key, headers) {
-      const answer = await call(`/v1/tools/${tool}:invoke`, { key, body: input, headers });
-      // Every real output is held to the output schema its tool declares (issue 15).
-      if (answer.status === 200) checkOutput(tool, outputSchemas().get(tool), answer.body?.output);
-      return answer;
+    invoke,
+    async output(tool, input, key, headers) {
+      const answer = await invoke(tool, input, key, headers);
+      if (answer.status !== 200) throw new Error(`${tool} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body.output;
     },
     async stop() {
       await system.stop();
