@@ -339,4 +339,23 @@ describe('cost', () => {
     expect(wait).toBeLessThanOrEqual(60);
     expect(await ledger.claimFullWalk(newWs())).toBe(0);
   });
+
+  it('a verify that runs while entries are appended answers whole: an append landing mid-verify is never "missing"', async () => {
+    const ws = newWs();
+    await seed(ws, 3);
+    // Appends one after another while verifies run beside them: each verify reads the head, walks, and compares.
+    let appending = true;
+    const writer = (async () => {
+      for (let i = 0; i < 120; i++) await ledger.append({ principal: principal(ws), tool: 'parties.create', risk: 'write', input_digest: `w${i}`, outcome: 'ok', duration_ms: 1 });
+      appending = false;
+    })();
+    const answers: { ok: boolean; reason?: string }[] = [];
+    while (appending) {
+      const v = await ledger.verify(ws);
+      answers.push({ ok: v.ok, reason: (v as { broken_at?: { reason?: string } }).broken_at?.reason });
+    }
+    await writer;
+    expect(answers.length).toBeGreaterThan(5);
+    expect(answers.filter((a) => !a.ok)).toEqual([]);
+  });
 });

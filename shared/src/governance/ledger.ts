@@ -519,6 +519,9 @@ export class Ledger {
     const full = options.full === true;
     const signer = this.signer;
     const anchored = signer !== null;
+    // Every signed head is taken before the walk (this process's too): one taken after could name an entry appended
+    // while the walk ran and read as "signed but gone".
+    const rememberedText = this.#remembered.get(workspace) ?? null;
     const [checkpoint, signedHead, anchorText, cutText, cutDoc] = await Promise.all([
       anchored && !full ? this.checkpoints.find({ workspace }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean().then((r) => r[0] ?? null) : null,
       anchored ? this.#heads.findById(signedHeadId(workspace)).lean() : null,
@@ -551,6 +554,10 @@ export class Ledger {
       if (prefix.broken) fail(prefix.broken);
     }
 
+    // The head hint is read before the walk: an entry is stored before the hint moves past it, so every entry the
+    // hint names was stored when it was read. Read after the walk, an append landing in between looked like a
+    // missing entry (a fresh clone's page test saw "entries 33–33 are missing" while the page was being used).
+    const hint = await this.#heads.findById(workspace).lean();
     let prev = GENESIS_HASH;
     let seq = 0;
     let startsWell = true;
@@ -577,7 +584,6 @@ export class Ledger {
       walkBroken = walk.broken;
       if (walk.broken) fail(walk.broken);
     }
-    const hint = await this.#heads.findById(workspace).lean();
     if (!broken && hint && hint.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${hint.seq} are missing` });
     if (anchored && (full || prefix)) {
       // Every checkpoint the walks covered must still match the chain walked.
@@ -631,7 +637,7 @@ export class Ledger {
       } else if (seq > 0 || hint) {
         fail({ seq: 0, id: null, reason: 'the database holds no signed head for this chain (removed; a ledger written before heads were signed gets one with its next entry)' });
       }
-      for (const [text, kept] of [[anchorText, 'redis'], [this.#remembered.get(workspace) ?? null, 'process']] as const) {
+      for (const [text, kept] of [[anchorText, 'redis'], [rememberedText, 'process']] as const) {
         const r = text ? parseReceipt(text) : null;
         if (!r) continue;
         if (!signer!.verify(workspace, r.seq, r.hash, r.signature)) fail({ seq: r.seq, id: null, reason: `the signed head kept in ${kept} does not verify` });
