@@ -102,7 +102,11 @@ async function runLedger(runId: string, key: string): Promise<any[]> {
   return (await ok('ledger.list', { run: runId, limit: 200 }, key)).rows.reverse();
 }
 
-describe('agent runs through the one pipeline (scripted OpenAI-compatible model)', () => {
+// These three suites run concurrently (with each other and within): most of their tests wait on the
+// runtime's clocks (a 10 s working-time limit, schedules, ledger triggers, retries), and each keeps to
+// a workspace, an agent and a scripted conversation of its own. The suite that kills the agents
+// subgraph runs after them, alone.
+describe.concurrent('agent runs through the one pipeline (scripted OpenAI-compatible model)', () => {
   it('tool call → held → approved → resumed → final: each call as the agent, with the run id and a run+step key; usage and spans recorded', async () => {
     const w = await workspace('Held SAS');
     await ok('policies.create', { name: 'Tareas de agentes con aprobación', priority: 10, match: { tools: ['tasks.create'], actors: ['agent'] }, effect: 'hold' }, w.key);
@@ -444,7 +448,7 @@ describe('agent runs through the one pipeline (scripted OpenAI-compatible model)
   }, 60_000);
 });
 
-describe('connections', () => {
+describe.concurrent('connections', () => {
   it('an OAuth grant is refreshed once before it expires, even by two users at once; the rotated tokens are kept sealed', async () => {
     const w = await workspace('OAuth SAS');
     // The outside provider's token endpoint (RFC 6749 §6): refresh tokens rotate, and a used one is refused.
@@ -490,7 +494,7 @@ describe('connections', () => {
   }, 60_000);
 });
 
-describe('triggers', () => {
+describe.concurrent('triggers', () => {
   it('a ledger trigger starts one run per matching action of a person, never for an agent\'s own; a schedule starts runs until the agent is archived', async () => {
     const w = await workspace('Trigger SAS');
     const greeter = (await ok('agents.create', {
