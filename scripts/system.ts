@@ -135,7 +135,7 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key', generate = g
   return keys;
 }
 
-/** Starts five subgraphs then the gateway, each as its own process, and waits until they answer. */
+/** Starts the subgraphs and the gateway, each as its own process, all at once, and waits until they answer. */
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const ledgerKeys = opts.ledgerKeys ?? generateLedgerKeyPair();
@@ -170,8 +170,6 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     SUBGRAPHS.forEach((s, i) => { peerUrls[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
     // Links a service puts in e-mails and pages (unsubscribe, a site's pages) start at the public URL.
     peerUrls.PUBLIC_URL = opts.env?.PUBLIC_URL ?? gatewayUrl;
-    const procs = await Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i])));
-    for (const p of procs) subgraphs[p.name] = p;
     const gatewayEnv: Record<string, string> = {
       ...baseEnv,
       PORT: String(gatewayPort),
@@ -182,11 +180,18 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey,
       CUADRA_TOKEN_SIGNING_KEY: opts.env?.CUADRA_TOKEN_SIGNING_KEY ?? (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
     };
-    for (const p of procs) gatewayEnv[`SUBGRAPH_${p.name.toUpperCase()}_URL`] = p.url;
+    SUBGRAPHS.forEach((s, i) => { gatewayEnv[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
+    // The gateway starts beside the subgraphs, not after them: it composes from the build's supergraph
+    // and reaches a subgraph only when a call needs it (its /healthz answers 503 until every one is up),
+    // so a system is up in the time of its slowest process, not the slowest subgraph plus the gateway.
     const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
     const gateway = { name: 'gateway', port: gatewayPort, url: gatewayUrl, child: gatewayChild };
     started.push(gateway);
-    await waitHealthy(`${gatewayUrl}/healthz`, gatewayChild, 'gateway', path.join(opts.logDir, 'gateway.log'));
+    const [procs] = await Promise.all([
+      Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i]))),
+      waitHealthy(`${gatewayUrl}/healthz`, gatewayChild, 'gateway', path.join(opts.logDir, 'gateway.log')),
+    ]);
+    for (const p of procs) subgraphs[p.name] = p;
 
     return {
       gatewayUrl,
