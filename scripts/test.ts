@@ -71,6 +71,11 @@ function printDurations(poolTimings: PoolTiming[]): void {
   }
   try {
     const files = (JSON.parse(readFileSync(durationsFile, 'utf8')) as FileDuration[]).sort((a, b) => b.total - a.total);
+    // Worker time by kind of file: what one more system test file, or one more module test file, costs on average.
+    for (const [kind, of] of [['system test files (test/)', files.filter((f) => f.project === 'system')], ['module test files (packages)', files.filter((f) => f.project !== 'system')]] as const) {
+      const total = of.reduce((sum, f) => sum + f.total, 0);
+      if (of.length > 0) lines.push(`  ${`${kind}, ${of.length}`.padEnd(40)} ${seconds(total).padStart(9)}  of worker time, ${seconds(total / of.length)} a file on average`);
+    }
     lines.push(`  slowest files of ${files.length} (import, hooks and tests; in its worker):`);
     for (const f of files.slice(0, 10)) {
       lines.push(`  ${seconds(f.total).padStart(9)}  ${f.file}  (import ${seconds(f.import)}, hooks and tests ${seconds(f.run)}, ${f.tests} tests)`);
