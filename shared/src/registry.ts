@@ -1,5 +1,14 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createAjv, compileValidator } from './validation.ts';
 import { RISKS, TOOL_NAME, type Tool } from './tool.ts';
+
+/**
+ * Each tool's validator, by its input schema (the declaration's own object): a process that builds a
+ * subgraph's registry again — a test worker running one module test file after another, each starting
+ * the subgraph — compiles each schema once, not once per registry (ajv's code generation was ~15 % of
+ * a subgraph's start-up CPU). The first registry to meet a schema still compiles it, and refuses it.
+ */
+const compiledBySchema = new WeakMap<object, (input: unknown) => void>();
 
 /** A subgraph's tools, checked and compiled once at start-up. */
 export interface ToolRegistry {
@@ -15,7 +24,7 @@ export interface ToolRegistry {
  * a tool whose module the subgraph does not own, an unknown risk or a schema ajv rejects.
  */
 export function createRegistry(subgraph: string, ownedModules: readonly string[], tools: readonly Tool<any, any>[]): ToolRegistry {
-  const ajv = createAjv();
+  let ajv: Ajv2020 | undefined;
   const byName = new Map<string, Tool<any, any>>();
   const validators = new Map<string, (input: unknown) => void>();
   for (const tool of tools) {
@@ -26,7 +35,13 @@ export function createRegistry(subgraph: string, ownedModules: readonly string[]
     if (!tool.description || tool.description.length < 10) throw new Error(`Tool "${tool.name}" needs a description.`);
     if (tool.input.type !== 'object') throw new Error(`Tool "${tool.name}" input schema must be an object schema.`);
     byName.set(tool.name, tool);
-    validators.set(tool.name, compileValidator(ajv, tool.input));
+    let validator = compiledBySchema.get(tool.input);
+    if (!validator) {
+      ajv ??= createAjv();
+      validator = compileValidator(ajv, tool.input);
+      compiledBySchema.set(tool.input, validator);
+    }
+    validators.set(tool.name, validator);
   }
   return {
     subgraph,
