@@ -8,7 +8,7 @@
 // the missing ones. Paced: at most `perSecond` calls a second, and a 429 waits its Retry-After.
 // Optional parts (bills, payment runs, payroll, bank, dashboards) run only when the catalog
 // (GET /v1/tools) lists their tools.
-import { nitCheckDigit } from '../shared/src/nit.ts';
+import { nitCheckDigit } from '../shared/src/dian/nit.ts';
 import { buildProducts } from '../gateway/src/catalog.ts';
 import { homeDashboards } from '../gateway/src/canvas/home.ts';
 import { localDate } from '../shared/src/periods.ts';

@@ -5,7 +5,7 @@
 // seed adds nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planDemo, runDemo, type DemoResult } from '../scripts/demo.ts';
-import { nitCheckDigit } from '../shared/src/nit.ts';
+import { nitCheckDigit } from '../shared/src/dian/nit.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 import { localDate } from '../shared/src/periods.ts';
 

@@ -58,7 +58,7 @@ export {
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
 export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, validateMetricQuery, validateRecordsQuery } from './queries.ts';
 export type { RecordsQuery } from './queries.ts';
-export { nitCheckDigit, parseNit } from './nit.ts';
+export { nitCheckDigit, parseNit } from './dian/nit.ts';
 export { COUNTRY_TIME_ZONE, DEFAULT_COUNTRY, countryTimeZone, dateInZone, workspaceLocale, workspaceToday } from './locale.ts';
 export type { WorkspaceLocale } from './locale.ts';
 export {

@@ -1,7 +1,7 @@
 import { modelOn } from '@cuadra/shared';
 import { DIAN_PARTY } from '@cuadra/shared/dian';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { FiscalDocument } from '../lib/fiscal-document.ts';
 import type { SettingsDoc } from '../lib/settings.ts';
 import { localTime } from '../lib/money.ts';
 import { signingKey } from './certificate.ts';
@@ -79,7 +79,7 @@ export function applicationResponseXml(a: AcceptedDocument): string {
  * container is signed too (signedAttachedDocument); this is its unsigned form, with the
  * ext:UBLExtensions that will hold the signature.
  */
-export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date): string {
+export function attachedDocumentXml(doc: FiscalDocument, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date): string {
   if (!doc.number || !doc.cufe) throw new Error('Only a posted document has an AttachedDocument.');
   const keyScheme = doc.kind === 'invoice' ? 'CUFE-SHA384' : 'CUDE-SHA384';
   const profile = { invoice: 'Factura Electrónica de Venta', credit_note: 'DIAN 2.1: Nota Crédito de Factura Electrónica de Venta', debit_note: 'DIAN 2.1: Nota Débito de Factura Electrónica de Venta' }[doc.kind];
@@ -117,7 +117,7 @@ export function attachedDocumentXml(doc: InvoiceDoc, s: SettingsDoc, sentXml: st
  * authority accepted the document, so a certificate that lapsed since the document was signed
  * does not undo that acceptance: the container is kept unsigned (and the reason logged).
  */
-export async function signedAttachedDocument(db: Connection, workspace: string, doc: InvoiceDoc, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date, log?: { warn(o: object, msg: string): void }): Promise<string> {
+export async function signedAttachedDocument(db: Connection, workspace: string, doc: FiscalDocument, s: SettingsDoc, sentXml: string, applicationResponse: string, validatedAt: Date, log?: { warn(o: object, msg: string): void }): Promise<string> {
   const xml = attachedDocumentXml(doc, s, sentXml, applicationResponse, validatedAt);
   try {
     const key = await signingKey(db, workspace, validatedAt);

@@ -1,7 +1,7 @@
 import { CuadraError } from '@cuadra/shared';
 import JSZip from 'jszip';
 import nodemailer from 'nodemailer';
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { FiscalDocument } from '../lib/fiscal-document.ts';
 import type { SettingsDoc } from '../lib/settings.ts';
 
 /**
@@ -11,7 +11,7 @@ import type { SettingsDoc } from '../lib/settings.ts';
  * `SMTP_URL`, from `MAIL_FROM`.
  */
 
-/** What is tracked per document (InvoiceDoc.delivery). */
+/** What is tracked per document (the invoice record's `delivery`). */
 export interface DeliveryState {
   /** `sending` while claimed; `sent` accepted by the SMTP server; `bounced` the recipient refused (5xx); `failed` anything else. */
   status: 'sending' | 'sent' | 'bounced' | 'failed';
@@ -50,7 +50,7 @@ const TYPE_CODE = { invoice: '01', credit_note: '91', debit_note: '92' } as cons
  * The subject DIAN asks for: issuer NIT; issuer name; document number; document type code; trade
  * name (the issuer's name again: no separate trade name is kept).
  */
-export function deliverySubject(doc: Pick<InvoiceDoc, 'number' | 'kind'>, s: Pick<SettingsDoc, 'issuer'>): string {
+export function deliverySubject(doc: Pick<FiscalDocument, 'number' | 'kind'>, s: Pick<SettingsDoc, 'issuer'>): string {
   return [s.issuer.nit, s.issuer.name, doc.number ?? '', TYPE_CODE[doc.kind], s.issuer.name].map((p) => p.replace(/[;\r\n]/g, ' ')).join(';');
 }
 

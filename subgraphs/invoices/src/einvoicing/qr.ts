@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { FiscalDocument } from '../lib/fiscal-document.ts';
 import type { SettingsDoc } from '../lib/settings.ts';
 import { decimalAmount } from '../lib/money.ts';
 import { buyerId } from './ubl.ts';
@@ -17,7 +17,7 @@ export const DIAN_SEARCH_URL = {
  * (total with taxes), CUFE, and the document's address in DIAN's catalogue (QRCode), lines
  * separated by a line feed. Only a posted document has one.
  */
-export function qrContent(doc: InvoiceDoc, s: Pick<SettingsDoc, 'issuer' | 'environment'>): string {
+export function qrContent(doc: FiscalDocument, s: Pick<SettingsDoc, 'issuer' | 'environment'>): string {
   if (!doc.number || !doc.cufe || !doc.issue_time) throw new Error('Only a posted document has a QR code.');
   return [
     `NumFac: ${doc.number}`,

@@ -1,4 +1,5 @@
 import { modelOn } from '@cuadra/shared';
+import type { AuthorityAnswer } from '@cuadra/shared/dian';
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { openSettings, rangeOf, settings, type SettingsDoc } from '../lib/settings.ts';
@@ -9,41 +10,6 @@ import { softwareSecurityCode } from './ubl.ts';
 import { verifyUbl } from './xades.ts';
 import { child, childrenNamed, parseXml, textOf, UBL_NS, ublRootNs, XmlError, type XmlElement } from './xml.ts';
 import { cents, documentRules, findingText, rulePrefix, type DianKind, type RuleFinding } from './dian-rules.ts';
-
-/** The authority's answer, shaped like DIAN's DianResponse (test environment). */
-export interface AuthorityAnswer {
-  is_valid: boolean;
-  /** `00` processed and accepted; `99` rejected with errors (DIAN's codes). */
-  status_code: '00' | '99';
-  status_description: string;
-  /** The CUFE/CUDE the authority computed for the document. */
-  document_key: string | null;
-  /** The authority's tracking id (ZipKey/TrackId) of the submission. */
-  track_id: string | null;
-  errors: string[];
-  /**
-   * The authority's ApplicationResponse (UBL XML) of an accepted document, kept for the
-   * AttachedDocument; not part of invoices.send's output.
-   */
-  application_response?: string | null;
-}
-
-/**
- * JSON Schema of {@link AuthorityAnswer} (invoices.send gives it as `authority`). An endpoint
- * other than the sandbox is expected to answer this shape exactly.
- */
-export const AUTHORITY_ANSWER_SCHEMA = {
-  type: 'object', additionalProperties: false,
-  required: ['is_valid', 'status_code', 'status_description', 'document_key', 'track_id', 'errors'],
-  properties: {
-    is_valid: { type: 'boolean' },
-    status_code: { enum: ['00', '99'] },
-    status_description: { type: 'string' },
-    document_key: { type: ['string', 'null'] },
-    track_id: { type: ['string', 'null'] },
-    errors: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
 
 /**
  * What the sandbox needs to know of a registered issuer (its habilitación): the keys, and the

@@ -1,6 +1,7 @@
 import type { ToolContext } from '@cuadra/shared';
 import { modelOn, sha256 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { FiscalDocument } from '../lib/fiscal-document.ts';
 import { invoices, referencedInvoiceId, type InvoiceDoc } from '../modules/invoices/model.ts';
 import { openedSettings, type SettingsDoc } from '../lib/settings.ts';
 import { certificates, signingKey } from './certificate.ts';
@@ -42,7 +43,7 @@ export function signedDocuments(db: Connection): Model<SignedDoc> {
  * the document, which then never changes. `store` keeps a new signature (posting and sending do; a
  * read only looks). Two calls signing at once keep the first.
  */
-export async function authorityXml(db: Connection, workspace: string, doc: InvoiceDoc, s: SettingsDoc, credited: InvoiceDoc | null, now: Date, opts: { store: boolean }): Promise<string> {
+export async function authorityXml(db: Connection, workspace: string, doc: FiscalDocument, s: SettingsDoc, credited: FiscalDocument | null, now: Date, opts: { store: boolean }): Promise<string> {
   const current = await certificates(db).findById(workspace, { fingerprint: 1 }).lean();
   const unsigned = renderUbl(doc, s, credited);
   if (!current) return unsigned;

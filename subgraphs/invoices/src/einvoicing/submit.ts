@@ -1,6 +1,7 @@
 import { CuadraError } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { sandboxReceive, type AuthorityAnswer } from './sandbox.ts';
+import type { AuthorityAnswer } from '@cuadra/shared/dian';
+import { sandboxReceive } from './sandbox.ts';
 
 /** Where documents go: `EINVOICING_ENDPOINT`, or `builtin` (the in-process sandbox) when unset. */
 export function authorityEndpoint(env: NodeJS.ProcessEnv = process.env): string {

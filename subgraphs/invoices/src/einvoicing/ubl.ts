@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DIAN_PARTY, ID_TYPES, municipality, PARTY_TAX_SCHEMES } from '@cuadra/shared/dian';
-import type { CustomerSnapshot, InvoiceDoc } from '../modules/invoices/model.ts';
+import type { CustomerSnapshot, FiscalDocument } from '../lib/fiscal-document.ts';
 import { rangeOf, softwareMaker, type SettingsDoc } from '../lib/settings.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../lib/money.ts';
 import { documentAmounts, lineParts, type LineAllowanceCharge } from '../lib/line-model.ts';
@@ -28,7 +28,7 @@ export function idScheme(type: string | undefined): string {
 }
 
 /** The buyer's id as it enters the CUFE (NumAdq): the number without check digit, or the final-consumer id. */
-export function buyerId(doc: Pick<InvoiceDoc, 'customer'>): string {
+export function buyerId(doc: Pick<FiscalDocument, 'customer'>): string {
   return doc.customer.tax_id?.number ?? FINAL_CONSUMER_ID;
 }
 
@@ -142,7 +142,7 @@ function ivaSubtotal(base: number, tax: number, ratePpm: number, currency: strin
 }
 
 /** The document's IVA by rate (one TaxSubtotal per rate, FAS04), from the lines as posted. */
-function taxTotals(lines: InvoiceDoc['lines'], currency: string): string {
+function taxTotals(lines: FiscalDocument['lines'], currency: string): string {
   const byRate = new Map<number, { base: number; tax: number }>();
   for (const l of lines) {
     const acc = byRate.get(l.tax_rate_ppm) ?? { base: 0, tax: 0 };
@@ -158,8 +158,8 @@ function taxTotals(lines: InvoiceDoc['lines'], currency: string): string {
  * The withholdings the buyer makes (informative, Invoice only: UBL 2.1 has cac:WithholdingTaxTotal
  * on Invoice and its lines, not on CreditNote or DebitNote), one total per tax scheme.
  */
-function withholdingTotals(doc: InvoiceDoc): string {
-  const byType = new Map<string, InvoiceDoc['withholdings']>();
+function withholdingTotals(doc: FiscalDocument): string {
+  const byType = new Map<string, FiscalDocument['withholdings']>();
   for (const w of doc.withholdings) byType.set(w.type, [...(byType.get(w.type) ?? []), w]);
   return [...byType.entries()].map(([type, ws]) => {
     const scheme = WITHHOLDING_SCHEME[type as keyof typeof WITHHOLDING_SCHEME];
@@ -179,7 +179,7 @@ function lineAllowanceCharge(a: LineAllowanceCharge, id: number, currency: strin
  * discount not conditioned on anything later); a fixed amount is written as its own base at 100 %,
  * so BaseAmount × MultiplierFactorNumeric is exactly Amount.
  */
-function documentAllowanceCharges(doc: InvoiceDoc): string {
+function documentAllowanceCharges(doc: FiscalDocument): string {
   return (doc.allowance_charges ?? []).map((a, i) => {
     const pct = a.rate_bps === null ? '100.00' : percentFromBps(a.rate_bps);
     return `<cac:AllowanceCharge><cbc:ID>${i + 1}</cbc:ID><cbc:ChargeIndicator>${a.charge}</cbc:ChargeIndicator>${a.charge ? '' : '<cbc:AllowanceChargeReasonCode>00</cbc:AllowanceChargeReasonCode>'}`
@@ -212,7 +212,7 @@ const SHAPES = {
 } as const;
 
 /** cac:PaymentMeans: the form (1 cash, 2 credit, with the due date) and the means (list 13.3.4.2). */
-function paymentMeans(doc: InvoiceDoc, s: SettingsDoc): string {
+function paymentMeans(doc: FiscalDocument, s: SettingsDoc): string {
   const p = paymentOf(doc, s);
   return `<cac:PaymentMeans><cbc:ID>${p.form}</cbc:ID><cbc:PaymentMeansCode>${x(p.means)}</cbc:PaymentMeansCode>${p.form === '2' ? `<cbc:PaymentDueDate>${doc.due_date}</cbc:PaymentDueDate>` : ''}</cac:PaymentMeans>`;
 }
@@ -226,7 +226,7 @@ function paymentMeans(doc: InvoiceDoc, s: SettingsDoc): string {
  * lines + taxes, PayableAmount = TaxInclusiveAmount − allowances + charges. Built by string
  * templating, every value escaped. `referenced` is the invoice a note names.
  */
-export function renderUbl(doc: InvoiceDoc, s: SettingsDoc, referenced?: InvoiceDoc | null): string {
+export function renderUbl(doc: FiscalDocument, s: SettingsDoc, referenced?: FiscalDocument | null): string {
   if (!doc.number || !doc.cufe || !doc.issue_time) throw new Error('Only a posted document has a UBL form.');
   const shape = SHAPES[doc.kind];
   const isCredit = doc.kind === 'credit_note';

@@ -1,4 +1,5 @@
-import { CuadraError, modelOn, onceInRead, sealerFromEnv, type ReadContext, type Sealer } from '@cuadra/shared';
+import { modelOn, onceInRead, sealerFromEnv, type ReadContext, type Sealer } from '@cuadra/shared';
+import { dianSecrets } from '@cuadra/shared/dian';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** A DIAN numbering range (resolución de facturación): prefix and consecutive bounds. */
@@ -112,32 +113,17 @@ export function settings(db: Connection): Model<StoredSettingsDoc> {
   return modelOn<StoredSettingsDoc>(db, 'EinvoicingSettings', settingsSchema, 'einvoicing_settings');
 }
 
-type Secret = 'technical_key' | 'software_pin';
-
-/** What a secret is sealed to: the workspace and the field, so a box copied elsewhere does not open. */
-function sealContext(workspace: string, field: Secret): string {
-  return `einvoicing.${field}:${workspace}`;
-}
+/** The two secrets, sealed at rest as every DIAN set-up's are (`einvoicing.<secret>:<workspace>`, @cuadra/shared/dian). */
+const SECRETS = dianSecrets({ service: 'einvoicing', label: 'e-invoicing', secrets: ['technical_key', 'software_pin'], collection: 'einvoicing_settings', configureTool: 'einvoicing.configure' });
 
 /** The sealer, or a refusal: without a sealing key the secrets cannot be kept safely, so they are not kept at all. */
-export function requireSettingsSealer(env: NodeJS.ProcessEnv = process.env): Sealer {
-  const sealer = sealerFromEnv(env);
-  if (!sealer) throw new CuadraError('unavailable', 'This server has no sealing key (CUADRA_SEAL_KEY), so the technical key and software PIN cannot be stored safely; ask the operator to set one.', { beforeAnyEffect: true });
-  return sealer;
-}
+export const requireSettingsSealer = SECRETS.requireSealer;
 
 /** The two secrets sealed for storing (the fields {@link StoredSettingsDoc} keeps). */
-export function sealSettingsSecrets(workspace: string, secrets: Pick<SettingsDoc, Secret>, sealer: Sealer): Pick<StoredSettingsDoc, 'technical_key_sealed' | 'software_pin_sealed'> {
-  return {
-    technical_key_sealed: sealer.seal(secrets.technical_key, sealContext(workspace, 'technical_key')),
-    software_pin_sealed: sealer.seal(secrets.software_pin, sealContext(workspace, 'software_pin')),
-  };
-}
+export const sealSettingsSecrets = SECRETS.seal;
 
 /** Are the secrets set (sealed or, before sealing, plain)? Never opens them. */
-export function secretsSet(doc: StoredSettingsDoc | null | undefined): Record<Secret, boolean> {
-  return { technical_key: Boolean(doc?.technical_key_sealed || doc?.technical_key), software_pin: Boolean(doc?.software_pin_sealed || doc?.software_pin) };
-}
+export const secretsSet = SECRETS.present;
 
 /**
  * A stored set-up with its secrets opened (a plain one, written before sealing, as it is). A box
@@ -145,17 +131,7 @@ export function secretsSet(doc: StoredSettingsDoc | null | undefined): Record<Se
  * only be refused by the authority.
  */
 export function openSettings(doc: StoredSettingsDoc, sealer: Sealer | null = sealerFromEnv()): SettingsDoc {
-  const { technical_key_sealed, software_pin_sealed, technical_key, software_pin, ...rest } = doc;
-  const open = (field: Secret, box: string | undefined, plain: string | undefined): string => {
-    if (box === undefined) {
-      if (plain === undefined) throw new CuadraError('conflict', `The e-invoicing ${field.replace('_', ' ')} is not set; run einvoicing.configure with it.`);
-      return plain;
-    }
-    const opened = (sealer ?? requireSettingsSealer()).open(box, sealContext(doc._id, field));
-    if (opened === null) throw new CuadraError('conflict', `The stored ${field.replace('_', ' ')} cannot be opened with this server's sealing key; run einvoicing.configure again with technical_key and software_pin.`);
-    return opened;
-  };
-  return { ...rest, technical_key: open('technical_key', technical_key_sealed, technical_key), software_pin: open('software_pin', software_pin_sealed, software_pin) };
+  return SECRETS.open(doc, sealer) as SettingsDoc;
 }
 
 /**
@@ -179,25 +155,10 @@ export async function openedSettings(db: Connection, workspace: string): Promise
 }
 
 /**
- * Seals the secrets of set-ups written before sealing (plain `technical_key`/`software_pin`): run
- * at start-up, one conditional update per document (it applies only while the plain values are
- * still the ones read, so a configure in between wins). Without a sealing key nothing is changed.
- * The number of documents sealed.
+ * Seals the secrets of set-ups written before sealing (plain `technical_key`/`software_pin`) at
+ * start-up (or the next einvoicing.configure does). The number of documents sealed.
  */
-export async function sealPlainSettings(db: Connection, sealer: Sealer | null = sealerFromEnv()): Promise<number> {
-  if (!sealer) return 0;
-  const coll = db.collection<StoredSettingsDoc>('einvoicing_settings');
-  let sealed = 0;
-  for await (const doc of coll.find({ $or: [{ technical_key: { $exists: true } }, { software_pin: { $exists: true } }] })) {
-    if (typeof doc.technical_key !== 'string' || typeof doc.software_pin !== 'string') continue;
-    const r = await coll.updateOne(
-      { _id: doc._id, technical_key: doc.technical_key, software_pin: doc.software_pin },
-      { $set: sealSettingsSecrets(doc._id, { technical_key: doc.technical_key, software_pin: doc.software_pin }, sealer), $unset: { technical_key: '', software_pin: '' } },
-    );
-    sealed += r.modifiedCount;
-  }
-  return sealed;
-}
+export const sealPlainSettings = SECRETS.sealPlain;
 
 /** A consecutive counter of one numbering range. `_id` = `<workspace>:<kind>:<prefix>`. */
 export interface CounterDoc {

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
 import { xmllint } from '../support.ts';
-import { nitCheckDigit, sealPlainEpayrollSettings, splitName } from '../../src/modules/payroll/epayroll.ts';
+import { nitCheckDigit } from '@cuadra/shared/dian';
+import { sealPlainEpayrollSettings, splitName } from '../../src/modules/payroll/epayroll.ts';
 import { sandboxAnswer } from '../../src/modules/payroll/epayroll_sandbox.ts';
 
 /**

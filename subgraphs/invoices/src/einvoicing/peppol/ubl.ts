@@ -1,5 +1,5 @@
 import { CuadraError } from '@cuadra/shared';
-import type { InvoiceDoc } from '../../modules/invoices/model.ts';
+import type { FiscalDocument } from '../../lib/fiscal-document.ts';
 import { decimalAmount, decimalQuantity, percentFromPpm } from '../../lib/money.ts';
 import { documentAmounts, lineParts, type DocumentAllowanceCharge, type LineAllowanceCharge } from '../../lib/line-model.ts';
 import { DEFAULT_EXEMPTION, type LineVat, type VatCategory } from '../../lib/tax-regime.ts';
@@ -128,7 +128,7 @@ function documentAllowanceCharge(a: DocumentAllowanceCharge, cur: string): strin
  * accepts it when it lies within one currency unit of taxable × rate rounded (BR-CO-17),
  * which is checked here rather than left to the receiver.
  */
-export function vatBreakdown(doc: Pick<InvoiceDoc, 'lines' | 'currency' | 'allowance_charges'>, lineVat: LineVat[], field = '/vat'): VatBreakdownRow[] {
+export function vatBreakdown(doc: Pick<FiscalDocument, 'lines' | 'currency' | 'allowance_charges'>, lineVat: LineVat[], field = '/vat'): VatBreakdownRow[] {
   if (lineVat.length !== doc.lines.length) throw new Error('one VAT category per line');
   const rows = new Map<string, VatBreakdownRow>();
   doc.lines.forEach((l, i) => {
@@ -194,7 +194,7 @@ export function vatBreakdown(doc: Pick<InvoiceDoc, 'lines' | 'currency' | 'allow
  * so that quantity × price − allowance gives the line amount (PEPPOL-EN16931-R120).
  * Built by string templating, every value escaped.
  */
-export function renderPeppol(doc: InvoiceDoc, seller: PeppolSettingsDoc, opts: PeppolOptions): { xml: string; totals: PeppolTotals; breakdown: VatBreakdownRow[] } {
+export function renderPeppol(doc: FiscalDocument, seller: PeppolSettingsDoc, opts: PeppolOptions): { xml: string; totals: PeppolTotals; breakdown: VatBreakdownRow[] } {
   if (!doc.number || doc.status === 'draft') throw new CuadraError('conflict', 'Only a posted invoice or credit note has a Peppol document.');
   if (doc.withholdings.length > 0) {
     throw new CuadraError('conflict', 'This document carries Colombian withholdings, which EN 16931 has no place for; it is not a Peppol document.');

@@ -4,71 +4,12 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
-import type { DocumentAllowanceCharge, LineAllowanceCharge } from '../../lib/line-model.ts';
-import type { LineVat } from '../../lib/tax-regime.ts';
+import type { DocumentAllowanceCharge } from '../../lib/line-model.ts';
 import type { RollupIntent } from '../../books/rollup-intents.ts';
+import type { CustomerFiscal, CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
 
-/** One invoice line; amounts are computed once, at write time, and stored. */
-export interface InvoiceLine {
-  item_id: string | null;
-  description: string;
-  quantity: number;
-  /** UN/ECE Rec. 20 unit code. */
-  unit: string;
-  unit_price: number;
-  discount_bps: number;
-  /**
-   * round(quantity × unit price), before the line's discount and charges; absent on lines written
-   * before the line model kept it (lib/line-model.ts lineParts reads those back).
-   */
-  gross?: number;
-  /** The line's allowances (its discount) and charges, computed: net = gross − allowances + charges. */
-  allowance_charges?: LineAllowanceCharge[];
-  tax_rate_ppm: number;
-  /** Outside Colombia: the line's EN 16931 VAT category and exemption reason (null/absent for DIAN's IVA). */
-  vat?: LineVat | null;
-  /** Line-level withholdings; when empty the document's rates apply. */
-  withholdings: WithholdingRate[];
-  /**
-   * The line's concept of retención en la fuente, as the buyer withholds it (accounting/withholdings.ts):
-   * the caller's, else its item's, else servicios for a service (or a line without item), compras for
-   * a product. Absent on lines written before concepts existed.
-   */
-  withholding_concept?: string;
-  subtotal: number;
-  tax: number;
-  total: number;
-  /** Invoices only: quantity already returned or credited by credit notes (never above `quantity`). */
-  credited_quantity?: number;
-  /** Credit notes only: the line of the credited invoice this line reverses. */
-  invoice_line?: number;
-  /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the revenue line of the journal entry. */
-  tags?: Record<string, string>;
-  /**
-   * Debit notes only: the income account (class 4) the line is credited to. Interest for late
-   * payment is financial income (421005), not a sale: absent on invoices, whose lines are sales (413595).
-   */
-  account?: string;
-}
-
-/** A buyer's fiscal profile as crm keeps it (crm parties/fiscal.ts): what a Colombian e-invoice says of the buyer. */
-export interface CustomerFiscal {
-  person_type: 'legal' | 'natural';
-  legal_name: string | null;
-  responsibilities: string[];
-  tax_scheme: string;
-  address: { line: string; municipality_code: string | null; postal_code: string | null; country: string } | null;
-}
-
-/** The buyer as named on the document: a snapshot of the crm party when the document was made. */
-export interface CustomerSnapshot {
-  name: string;
-  tax_id: { type: string; number: string; check_digit: number | null } | null;
-  email: string | null;
-  /** Absent on documents made before crm kept them. */
-  phone?: string | null;
-  fiscal?: CustomerFiscal | null;
-}
+// Lines and the buyer's snapshot are what the e-documents read too (lib/fiscal-document.ts).
+export type { CustomerFiscal, CustomerSnapshot, InvoiceLine };
 
 /** A reduction of an invoice's balance (payment or credit note), dated, for aging at any `as_of`. */
 export interface Settlement {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { CuadraError, localDate, sealerFromEnv, type Sealer } from '@cuadra/shared';
+import { CuadraError, decimalAmount, localDate, sealerFromEnv, type Sealer } from '@cuadra/shared';
+import { dianSecrets, type AuthorityAnswer } from '@cuadra/shared/dian';
 import { XMLBuilder } from 'fast-xml-parser';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EmployeeDoc } from '../employees/model.ts';
 import { commercialWeight, type PayrollLine } from './calc.ts';
 import type { RunDoc } from './runs.ts';
 import type { SettlementConcept } from './settlement.ts';
-import { requireSealer, SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
+import { SIGNATURE_EXTENSION, SIGNATURE_ROOT_ATTRIBUTES } from './epayroll_certificate.ts';
 
 /**
  * The electronic payroll support document (documento soporte de pago de nómina electrónica,
@@ -33,13 +34,6 @@ export const TIPO_XML_NOMINA = '102';
 /** TipoXML of the adjustment note (Nómina Individual de Ajuste), and its namespace. */
 export const TIPO_XML_AJUSTE = '103';
 export const NOMINA_AJUSTE_NS = 'dian:gov:co:facturaelectronica:NominaIndividualDeAjuste';
-
-/** Integer centavos as the annex writes money: `1750905.00`. */
-export function decimal2(minor: number): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
 
 /** The fields the CUNE is made of, in order. */
 export interface CuneParts {
@@ -99,11 +93,15 @@ export function epayrollSettings(db: Connection): Model<StoredEpayrollSettingsDo
   return (db.models.EpayrollSettings as Model<StoredEpayrollSettingsDoc> | undefined) ?? db.model<StoredEpayrollSettingsDoc>('EpayrollSettings', settingsSchema, 'payroll_epayroll_settings');
 }
 
-const pinContext = (workspace: string) => `epayroll.software_pin:${workspace}`;
+/** The software PIN, sealed at rest as every DIAN set-up's secrets are (`epayroll.software_pin:<workspace>`, @cuadra/shared/dian). */
+const SECRETS = dianSecrets({ service: 'epayroll', label: 'e-payroll', secrets: ['software_pin'], collection: 'payroll_epayroll_settings', configureTool: 'payroll.epayroll_configure' });
+
+/** The sealer, or `unavailable` before any effect: without a sealing key the PIN is not kept at all. */
+export const requireEpayrollSealer = SECRETS.requireSealer;
 
 /** The software PIN sealed for storing. */
 export function sealSoftwarePin(workspace: string, pin: string, sealer: Sealer): string {
-  return sealer.seal(pin, pinContext(workspace));
+  return SECRETS.seal(workspace, { software_pin: pin }, sealer).software_pin_sealed;
 }
 
 /**
@@ -111,14 +109,7 @@ export function sealSoftwarePin(workspace: string, pin: string, sealer: Sealer):
  * does not open (the sealing key changed) is a `conflict`: documents built without it would be refused.
  */
 export function openEpayrollSettings(doc: StoredEpayrollSettingsDoc, sealer: Sealer | null = sealerFromEnv()): EpayrollSettingsDoc {
-  const { software_pin_sealed, software_pin, ...rest } = doc;
-  if (software_pin_sealed === undefined) {
-    if (software_pin === undefined) throw new CuadraError('conflict', 'The e-payroll software PIN is not set; run payroll.epayroll_configure.');
-    return { ...rest, software_pin };
-  }
-  const pin = (sealer ?? requireSealer()).open(software_pin_sealed, pinContext(doc._id));
-  if (pin === null) throw new CuadraError('conflict', 'The stored software PIN cannot be opened with this server\'s sealing key; run payroll.epayroll_configure again.');
-  return { ...rest, software_pin: pin };
+  return SECRETS.open(doc, sealer) as EpayrollSettingsDoc;
 }
 
 /** The workspace's e-payroll settings with the PIN opened, or null when not configured. */
@@ -127,25 +118,8 @@ export async function openedEpayrollSettings(db: Connection, workspace: string):
   return doc ? openEpayrollSettings(doc) : null;
 }
 
-/**
- * Seals the PINs of settings written before sealing: at start-up, one conditional update per
- * document (only while the plain PIN is still the one read). Without a sealing key nothing changes.
- * The number of documents sealed.
- */
-export async function sealPlainEpayrollSettings(db: Connection, sealer: Sealer | null = sealerFromEnv()): Promise<number> {
-  if (!sealer) return 0;
-  const coll = db.collection<StoredEpayrollSettingsDoc>('payroll_epayroll_settings');
-  let sealed = 0;
-  for await (const doc of coll.find({ software_pin: { $exists: true } })) {
-    if (typeof doc.software_pin !== 'string') continue;
-    const r = await coll.updateOne(
-      { _id: doc._id, software_pin: doc.software_pin },
-      { $set: { software_pin_sealed: sealSoftwarePin(doc._id, doc.software_pin, sealer) }, $unset: { software_pin: '' } },
-    );
-    sealed += r.modifiedCount;
-  }
-  return sealed;
-}
+/** Seals the PINs of settings written before sealing, at start-up. The number of documents sealed. */
+export const sealPlainEpayrollSettings = SECRETS.sealPlain;
 
 /** The employer as payslips name it: legal name and NIT with its check digit. */
 export interface Employer { company_name: string; nit: string; dv: number }
@@ -164,15 +138,6 @@ export async function requireEmployer(db: Connection, workspace: string): Promis
   const s = await epayrollSettings(db).findOne({ _id: workspace }, { company_name: 1, nit: 1, dv: 1 }).lean();
   if (!s?.company_name || !s.nit) throw new CuadraError('conflict', 'The employer\'s name and NIT are not set; a payslip names its employer. Set them with payroll.employer_configure (or payroll.epayroll_configure).');
   return { company_name: s.company_name, nit: s.nit, dv: s.dv };
-}
-
-/** The NIT check digit (DIAN, Orden Administrativa 4 de 1989: weights 3, 7, 13, 17, 19, 23… from the right, mod 11). */
-export function nitCheckDigit(nit: string): number {
-  const weights = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
-  const digits = nit.split('').reverse().map(Number);
-  const sum = digits.reduce((s, d, i) => s + d * weights[i], 0);
-  const r = sum % 11;
-  return r > 1 ? 11 - r : r;
 }
 
 /* ------------------------------------------------------------------ documents */
@@ -201,25 +166,6 @@ const documentSchema = new Schema<EpayrollDocumentDoc>({
 export function epayrollDocuments(db: Connection): Model<EpayrollDocumentDoc> {
   return (db.models.EpayrollDocument as Model<EpayrollDocumentDoc> | undefined) ?? db.model<EpayrollDocumentDoc>('EpayrollDocument', documentSchema, 'payroll_epayroll_documents');
 }
-
-/** The authority's answer, the shape of the e-invoicing sandbox's (invoices subgraph, einvoicing/sandbox.ts). */
-export interface AuthorityAnswer {
-  is_valid: boolean;
-  status_code: '00' | '99';
-  status_description: string;
-  document_key: string | null;
-  track_id: string | null;
-  errors: string[];
-}
-
-export const AUTHORITY_ANSWER_SCHEMA = {
-  type: 'object', additionalProperties: false,
-  required: ['is_valid', 'status_code', 'status_description', 'document_key', 'track_id', 'errors'],
-  properties: {
-    is_valid: { type: 'boolean' }, status_code: { enum: ['00', '99'] }, status_description: { type: 'string' },
-    document_key: { type: ['string', 'null'] }, track_id: { type: ['string', 'null'] }, errors: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
 
 /* ------------------------------------------------------------------ building */
 
@@ -309,50 +255,50 @@ export function buildNominaIndividual(args: {
 
   // Devengados, in the XSD's order.
   const dev: Record<string, unknown> = {
-    Basico: { '@_DiasTrabajados': String(daysWorked), '@_SueldoTrabajado': decimal2(sum(earnings, 'salary')) },
+    Basico: { '@_DiasTrabajados': String(daysWorked), '@_SueldoTrabajado': decimalAmount(sum(earnings, 'salary')) },
   };
   let devTotal = sum(earnings, 'salary');
   const transport = sum(earnings, 'transport_allowance');
-  if (transport) { dev.Transporte = { '@_AuxilioTransporte': decimal2(transport) }; devTotal += transport; }
+  if (transport) { dev.Transporte = { '@_AuxilioTransporte': decimalAmount(transport) }; devTotal += transport; }
   for (const el of HOUR_ORDER) {
     const lines = earnings.filter((l) => HOUR_ELEMENTS[l.concept] === el);
     if (!lines.length) continue;
-    dev[`${el}s`] = { [el]: lines.map((l) => ({ '@_Cantidad': String(l.hours), '@_Porcentaje': hourPercent(l), '@_Pago': decimal2(l.amount) })) };
+    dev[`${el}s`] = { [el]: lines.map((l) => ({ '@_Cantidad': String(l.hours), '@_Porcentaje': hourPercent(l), '@_Pago': decimalAmount(l.amount) })) };
     devTotal += lines.reduce((t, l) => t + l.amount, 0);
   }
   const vacations = earnings.filter((l) => l.concept === 'vacations');
   const vacComp = settlement.vacations;
   if (vacations.length || vacComp) {
     dev.Vacaciones = {
-      ...(vacations.length ? { VacacionesComunes: vacations.map((l) => ({ '@_Cantidad': String(l.days ?? 0), '@_Pago': decimal2(l.amount) })) } : {}),
-      ...(vacComp ? { VacacionesCompensadas: { '@_Cantidad': String(Math.round((vacComp.days * 15) / 360)), '@_Pago': decimal2(vacComp.amount) } } : {}),
+      ...(vacations.length ? { VacacionesComunes: vacations.map((l) => ({ '@_Cantidad': String(l.days ?? 0), '@_Pago': decimalAmount(l.amount) })) } : {}),
+      ...(vacComp ? { VacacionesCompensadas: { '@_Cantidad': String(Math.round((vacComp.days * 15) / 360)), '@_Pago': decimalAmount(vacComp.amount) } } : {}),
     };
     devTotal += vacations.reduce((t, l) => t + l.amount, 0) + (vacComp?.amount ?? 0);
   }
   if (settlement.service_bonus) {
-    dev.Primas = { '@_Cantidad': String(settlement.service_bonus.days), '@_Pago': decimal2(settlement.service_bonus.amount) };
+    dev.Primas = { '@_Cantidad': String(settlement.service_bonus.days), '@_Pago': decimalAmount(settlement.service_bonus.amount) };
     devTotal += settlement.service_bonus.amount;
   }
   if (settlement.severance) {
-    dev.Cesantias = { '@_Pago': decimal2(settlement.severance.amount), '@_Porcentaje': '12.00', '@_PagoIntereses': decimal2(settlement.severance_interest?.amount ?? 0) };
+    dev.Cesantias = { '@_Pago': decimalAmount(settlement.severance.amount), '@_Porcentaje': '12.00', '@_PagoIntereses': decimalAmount(settlement.severance_interest?.amount ?? 0) };
     devTotal += settlement.severance.amount + (settlement.severance_interest?.amount ?? 0);
   }
   const sick = earnings.filter((l) => l.concept === 'sick_leave');
   if (sick.length) {
     // Tipo 1: incapacidad común (code list 5.5.6).
-    dev.Incapacidades = { Incapacidad: sick.map((l) => ({ '@_Cantidad': String(l.days ?? 0), '@_Tipo': '1', '@_Pago': decimal2(l.amount) })) };
+    dev.Incapacidades = { Incapacidad: sick.map((l) => ({ '@_Cantidad': String(l.days ?? 0), '@_Tipo': '1', '@_Pago': decimalAmount(l.amount) })) };
     devTotal += sick.reduce((t, l) => t + l.amount, 0);
   }
   const bonusS = sum(earnings, 'bonus_salary');
   const bonusNS = sum(earnings, 'bonus_non_salary');
   if (bonusS || bonusNS) {
-    dev.Bonificaciones = { Bonificacion: { ...(bonusS ? { '@_BonificacionS': decimal2(bonusS) } : {}), ...(bonusNS ? { '@_BonificacionNS': decimal2(bonusNS) } : {}) } };
+    dev.Bonificaciones = { Bonificacion: { ...(bonusS ? { '@_BonificacionS': decimalAmount(bonusS) } : {}), ...(bonusNS ? { '@_BonificacionNS': decimalAmount(bonusNS) } : {}) } };
     devTotal += bonusS + bonusNS;
   }
   const commissions = sum(earnings, 'commissions');
-  if (commissions) { dev.Comisiones = { Comision: decimal2(commissions) }; devTotal += commissions; }
+  if (commissions) { dev.Comisiones = { Comision: decimalAmount(commissions) }; devTotal += commissions; }
   // CST art. 64 (settlement.ts): the annex's Indemnizacion, last but Reintegro in Devengados.
-  if (settlement.indemnity) { dev.Indemnizacion = decimal2(settlement.indemnity.amount); devTotal += settlement.indemnity.amount; }
+  if (settlement.indemnity) { dev.Indemnizacion = decimalAmount(settlement.indemnity.amount); devTotal += settlement.indemnity.amount; }
   const placed = new Set(['salary', 'transport_allowance', 'vacations', 'sick_leave', 'bonus_salary', 'bonus_non_salary', 'commissions', ...Object.keys(HOUR_ELEMENTS)]);
   const unplaced = earnings.find((l) => !placed.has(l.concept));
   if (unplaced) throw new CuadraError('internal', `No annex element for the earning ${unplaced.concept}.`);
@@ -363,19 +309,19 @@ export function buildNominaIndividual(args: {
   const pension = sum(contributions, 'pension');
   const solidarity = sum(contributions, 'solidarity_fund');
   const ded: Record<string, unknown> = {
-    Salud: { '@_Porcentaje': rateOf('health'), '@_Deduccion': decimal2(health) },
-    FondoPension: { '@_Porcentaje': rateOf('pension'), '@_Deduccion': decimal2(pension) },
+    Salud: { '@_Porcentaje': rateOf('health'), '@_Deduccion': decimalAmount(health) },
+    FondoPension: { '@_Porcentaje': rateOf('pension'), '@_Deduccion': decimalAmount(pension) },
   };
-  if (solidarity) ded.FondoSP = { '@_Porcentaje': rateOf('solidarity_fund'), '@_DeduccionSP': decimal2(solidarity) };
+  if (solidarity) ded.FondoSP = { '@_Porcentaje': rateOf('solidarity_fund'), '@_DeduccionSP': decimalAmount(solidarity) };
   let dedTotal = health + pension + solidarity;
   if (deductions.length) {
-    ded.OtrasDeducciones = { OtraDeduccion: deductions.map((l) => decimal2(l.amount)) };
+    ded.OtrasDeducciones = { OtraDeduccion: deductions.map((l) => decimalAmount(l.amount)) };
     dedTotal += deductions.reduce((t, l) => t + l.amount, 0);
   }
   const total = devTotal - dedTotal;
 
   const parts: CuneParts = {
-    NumNE: number, FecNE: genDate, HorNE: genTime, ValDev: decimal2(devTotal), ValDed: decimal2(dedTotal), ValTolNE: decimal2(total),
+    NumNE: number, FecNE: genDate, HorNE: genTime, ValDev: decimalAmount(devTotal), ValDed: decimalAmount(dedTotal), ValTolNE: decimalAmount(total),
     NitNE: s.nit, DocEmp: e.document.number, TipoXML: args.replaces ? TIPO_XML_AJUSTE : TIPO_XML_NOMINA, SoftwarePin: s.software_pin, TipAmb: s.environment,
   };
   const key = cune(parts);
@@ -407,7 +353,7 @@ export function buildNominaIndividual(args: {
         '@_NumeroDocumento': e.document.number, '@_PrimerApellido': names.PrimerApellido, '@_SegundoApellido': names.SegundoApellido,
         '@_PrimerNombre': names.PrimerNombre, ...(names.OtrosNombres ? { '@_OtrosNombres': names.OtrosNombres } : {}),
         '@_LugarTrabajoPais': 'CO', '@_LugarTrabajoDepartamentoEstado': s.department, '@_LugarTrabajoMunicipioCiudad': s.municipality,
-        '@_LugarTrabajoDireccion': s.address, '@_SalarioIntegral': 'false', '@_TipoContrato': contract, '@_Sueldo': decimal2(salaryOn),
+        '@_LugarTrabajoDireccion': s.address, '@_SalarioIntegral': 'false', '@_TipoContrato': contract, '@_Sueldo': decimalAmount(salaryOn),
         '@_CodigoTrabajador': e.document.number,
       },
       // Forma 1: contado.
@@ -415,9 +361,9 @@ export function buildNominaIndividual(args: {
       FechasPagos: { FechaPago: runs.map((r) => localDate(r.posted_at ?? now)) },
       Devengados: dev,
       Deducciones: ded,
-      DevengadosTotal: decimal2(devTotal),
-      DeduccionesTotal: decimal2(dedTotal),
-      ComprobanteTotal: decimal2(total),
+      DevengadosTotal: decimalAmount(devTotal),
+      DeduccionesTotal: decimalAmount(dedTotal),
+      ComprobanteTotal: decimalAmount(total),
   };
   const doc = args.replaces
     ? wrap(NOMINA_AJUSTE_NS, 'NominaIndividualDeAjusteElectronicaXSD.xsd', !!args.signed, {

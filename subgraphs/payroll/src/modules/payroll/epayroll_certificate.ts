@@ -15,7 +15,7 @@ import { certificateStore, signXadesEpes, verifyXadesEpes, XADES141, XADES_NS, X
 export type EpayrollCertificateDoc = CertificateDoc;
 
 /** The collection (`_id` = workspace); the signing key, or null when none was uploaded (an expired certificate or a key that no longer opens is a `conflict`: nothing is submitted); an upload. */
-export const { certificates: epayrollCertificates, signingKey, upload, requireSealer } = certificateStore({
+export const { certificates: epayrollCertificates, signingKey, upload } = certificateStore({
   model: 'EpayrollCertificate', collection: 'epayroll_certificates', sealPrefix: 'epayroll.certificate',
   uploadTool: 'payroll.upload_certificate', certificateName: 'payroll signing certificate', keyName: 'payroll signing key',
   sealerRefusalBeforeAnyEffect: true,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { parseXml, XmlError } from '@cuadra/shared/xml';
 import { XMLParser } from 'fast-xml-parser';
 import type { Connection } from 'mongoose';
-import { cune, NOMINA_AJUSTE_NS, NOMINA_NS, nitCheckDigit, sha384, TIPO_XML_AJUSTE, TIPO_XML_NOMINA, type AuthorityAnswer, type EpayrollSettingsDoc } from './epayroll.ts';
+import { nitCheckDigit, type AuthorityAnswer } from '@cuadra/shared/dian';
+import { cune, NOMINA_AJUSTE_NS, NOMINA_NS, sha384, TIPO_XML_AJUSTE, TIPO_XML_NOMINA, type EpayrollSettingsDoc } from './epayroll.ts';
 import { epayrollCertificates, verifyPayrollXml } from './epayroll_certificate.ts';
 
 /**

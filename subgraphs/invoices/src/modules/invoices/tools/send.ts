@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_INPUT, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { keepAttached, signedAttachedDocument } from '../../../einvoicing/attached.ts';
-import { AUTHORITY_ANSWER_SCHEMA } from '../../../einvoicing/sandbox.ts';
+import { AUTHORITY_ANSWER_SCHEMA } from '@cuadra/shared/dian';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
 import { authorityXml } from '../../../einvoicing/signed.ts';
 import { requireSettings } from '../../../lib/invoice-ops.ts';

@@ -1,6 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, localDate } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { AUTHORITY_ANSWER_SCHEMA, buildEliminar, buildNominaIndividual, epayrollDocuments, epayrollSettings, type AuthorityAnswer, type Predecessor } from '../epayroll.ts';
+import { AUTHORITY_ANSWER_SCHEMA, type AuthorityAnswer } from '@cuadra/shared/dian';
+import { buildEliminar, buildNominaIndividual, epayrollDocuments, epayrollSettings, type Predecessor } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup } from '../epayroll_sandbox.ts';
 import { postedRunsPaying, SANDBOX, settingsAndEmployee, submitTo } from './einvoice_submit.ts';

@@ -1,7 +1,8 @@
 import { CuadraError, defineTool, ID_SCHEMA, type ToolContext } from '@cuadra/shared';
 import type { EmployeeDoc } from '../../employees/model.ts';
 import { employees } from '../../employees/model.ts';
-import { AUTHORITY_ANSWER_SCHEMA, buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type AuthorityAnswer, type EpayrollDocumentDoc, type EpayrollSettingsDoc } from '../epayroll.ts';
+import { AUTHORITY_ANSWER_SCHEMA, type AuthorityAnswer } from '@cuadra/shared/dian';
+import { buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type EpayrollDocumentDoc, type EpayrollSettingsDoc } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup, sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
 import { payrollRuns, type RunDoc } from '../runs.ts';

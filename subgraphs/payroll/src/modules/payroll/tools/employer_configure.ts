@@ -1,5 +1,6 @@
 import { defineTool } from '@cuadra/shared';
-import { EMPLOYER_VIEW_SCHEMA, epayrollSettings, nitCheckDigit } from '../epayroll.ts';
+import { nitCheckDigit } from '@cuadra/shared/dian';
+import { EMPLOYER_VIEW_SCHEMA, epayrollSettings } from '../epayroll.ts';
 
 /**
  * The employer's name and NIT, which every payslip carries. The same record electronic payroll

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { epayrollSettings, nitCheckDigit, sealSoftwarePin } from '../epayroll.ts';
-import { requireSealer } from '../epayroll_certificate.ts';
+import { nitCheckDigit } from '@cuadra/shared/dian';
+import { epayrollSettings, requireEpayrollSealer, sealSoftwarePin } from '../epayroll.ts';
 
 const VIEW = {
   type: 'object', additionalProperties: false,
@@ -44,7 +44,7 @@ export const epayrollConfigure = defineTool({
       throw new CuadraError('invalid_input', `The municipality code ${input.municipality} is not in department ${input.department} (DIVIPOLA codes begin with their department's).`, { field: '/municipality' });
     }
     // The PIN is kept only sealed (CONTRACT §9): without a sealing key nothing is stored.
-    const sealer = requireSealer();
+    const sealer = requireEpayrollSealer();
     const s = await epayrollSettings(ctx.db).findOneAndUpdate(
       { _id: ctx.workspace },
       {

@@ -1,4 +1,4 @@
-// Colombian tax identifiers (DIAN): used by every subgraph that records a NIT.
+// Colombian tax identifiers (DIAN): used by every subgraph that records a NIT, and by the e-documents.
 /** DIAN weights for the NIT check digit, applied from the rightmost digit leftwards. */
 const WEIGHTS = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
 
