@@ -51,6 +51,8 @@ export interface RunningSystem {
   ledgerKeys: { privateKey: string; publicKey: string };
   /** The services' ES256 key pair (peer reads, agent run assertions). */
   serviceKeys: { privateKey: string; publicKey: string };
+  /** `CUADRA_SEAL_KEY` every service was given (tests recompute what is derived from it). */
+  sealKey: string;
   /** Kills one subgraph (SIGKILL, as a crash would). */
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. */
@@ -200,6 +202,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       keys,
       ledgerKeys,
       serviceKeys,
+      sealKey: baseEnv.CUADRA_SEAL_KEY,
       async killSubgraph(name) {
         const p = subgraphs[name];
         const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));

@@ -35,6 +35,8 @@ export interface SharedSystemInfo {
   ledgerKeys: { privateKey: string; publicKey: string };
   /** The services' key pair (peer reads, agents' run assertions). */
   serviceKeys: { privateKey: string; publicKey: string };
+  /** `CUADRA_SEAL_KEY` of every service. */
+  sealKey: string;
   /**
    * The loopback address (127.1.x.y) this file's connections leave from: limits keyed by the
    * client's address (sign-up, sign-in, client registration) then count each file apart, as they
@@ -164,6 +166,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
         keys: system.keys,
         ledgerKeys: system.ledgerKeys,
         serviceKeys: system.serviceKeys,
+        sealKey: system.sealKey,
         // 127.1.0.2, 127.1.0.3, …: every one on the loopback interface, none the servers' 127.0.0.1.
         sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
       };

@@ -1,4 +1,4 @@
-import { ASSERTION_HEADER, CuadraError, OUTCOME_UNKNOWN_MESSAGE, TOOL_INVOKE_PATH, toolMutationName, type OwnedAnswer } from '@cuadra/shared';
+import { ASSERTION_HEADER, CHECKED_CALL_HEADER, checkedCallsFromEnv, CuadraError, OUTCOME_UNKNOWN_MESSAGE, OWNER_ANSWER_HEADER, TOOL_INVOKE_PATH, type OwnedAnswer } from '@cuadra/shared';
 
 /**
  * Failures that prove the request never reached the subgraph: the connection was never made.
@@ -15,17 +15,43 @@ export function neverReached(err: unknown): boolean {
   return false;
 }
 import { Pool } from 'undici';
-import { errorFromGraph } from './refusals.ts';
 
 /**
- * Sends invokes straight to the owning subgraph's tool mutation over kept-alive
- * connections (one undici pool per subgraph), skipping the query planner: the tool
- * mutation is a single field on a single subgraph, so there is nothing to plan — and
- * skipping GraphQL too (the subgraph's `POST /invoke` runs the same field's code).
+ * The owner's answer as it came over the hop: status, headers and the body's JSON bytes, parsed
+ * only when someone reads `body` (the REST surface relays `json` as it is: a read's output is
+ * neither parsed nor serialised again in the gateway).
+ */
+export class RelayedAnswer implements OwnedAnswer {
+  readonly status: number;
+  readonly json: Buffer;
+  readonly replayed: boolean | undefined;
+  readonly receipt: string | undefined;
+  #body: Record<string, unknown> | undefined;
+
+  constructor(status: number, json: Buffer, headers: Record<string, string | string[] | undefined>) {
+    this.status = status;
+    this.json = json;
+    this.replayed = headers['idempotent-replayed'] === 'true' ? true : undefined;
+    const receipt = headers['ledger-receipt'];
+    this.receipt = typeof receipt === 'string' ? receipt : undefined;
+  }
+
+  get body(): Record<string, unknown> {
+    this.#body ??= JSON.parse(this.json.toString('utf8')) as Record<string, unknown>;
+    return this.#body;
+  }
+}
+
+/**
+ * Sends invokes straight to the owning subgraph's `POST /invoke` over kept-alive connections (one
+ * undici pool per subgraph), skipping the query planner and GraphQL: a tool call is one field on
+ * one subgraph, so there is nothing to plan. The subgraph answers as the REST surface does
+ * (status, body, `Ledger-Receipt`, `Idempotent-Replayed`), so nothing is decoded and encoded again.
  */
 export class SubgraphForwarder {
   readonly #pools = new Map<string, Pool>();
   readonly #urls: Record<string, string>;
+  readonly #vouching = checkedCallsFromEnv();
 
   constructor(urls: Record<string, string>) {
     this.#urls = urls;
@@ -41,38 +67,30 @@ export class SubgraphForwarder {
   }
 
   /**
-   * Runs a tool on its subgraph; resolves to the owner's answer (status and body, refusals
-   * included). Throws `unavailable` only when the request provably never reached the subgraph
-   * (no connection), `outcome_unknown` when it was sent and no answer came back, `internal` for
-   * an answer that is not one.
+   * Runs a tool on its subgraph; resolves to the owner's answer (status and body, refusals and
+   * the owner's own failures included: it wrote the attempt's ledger entry). `checked`: the caller
+   * has checked this call's reach, bounds and schema, and the forwarder vouches for it, so the owner
+   * does not check again (shared/src/checked-call.ts). Throws `unavailable` only when the request
+   * provably never reached the subgraph (no connection), `outcome_unknown` when it was sent and no
+   * answer came back, `internal` for an answer the owner did not give.
    */
-  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string } = {}): Promise<OwnedAnswer> {
-    const mutation = toolMutationName(subgraph);
-    // The tool mutation's own route: the same arguments and answer as the GraphQL field, no document to execute.
+  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string; checked?: boolean } = {}): Promise<RelayedAnswer> {
     const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null });
-    let status: number;
-    let payload: { data?: Record<string, OwnedAnswer> | null; errors?: { message: string; extensions?: { code?: string; field?: string; extra?: Record<string, unknown> } }[]; code?: string };
+    const headers: Record<string, string> = { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion };
+    if (options.checked && this.#vouching) headers[CHECKED_CALL_HEADER] = this.#vouching.vouch(assertion, body);
+    let answer: RelayedAnswer;
+    let owned: boolean;
     try {
-      const res = await this.#pool(subgraph).request({
-        path: TOOL_INVOKE_PATH,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion },
-        body,
-      });
-      status = res.statusCode;
-      payload = (await res.body.json()) as typeof payload;
+      const res = await this.#pool(subgraph).request({ path: TOOL_INVOKE_PATH, method: 'POST', headers, body });
+      owned = res.headers[OWNER_ANSWER_HEADER] === '1';
+      answer = new RelayedAnswer(res.statusCode, Buffer.from(await res.body.arrayBuffer()), res.headers);
     } catch (err) {
       if (neverReached(err)) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: err });
       throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
     }
-    const first = payload.errors?.[0];
-    if (first) {
-      // The owner answered with an error: it wrote the attempt's ledger entry itself.
-      throw errorFromGraph(first, (e) => new CuadraError('internal', 'The owning service could not run the tool.', { cause: new Error(`${subgraph}: ${e.message}`) }), { recordedByOwner: true });
-    }
-    const answer = payload.data?.[mutation];
-    if (status !== 200 || !answer) {
-      throw new CuadraError('internal', 'The owning service gave no answer.', { cause: new Error(`${subgraph} answered ${status} ${payload.code ?? ''}`) });
+    if (!owned) {
+      // The route refused before the owner saw the call (assertion, request shape): a fault between gateway and subgraph.
+      throw new CuadraError('internal', 'The owning service gave no answer.', { cause: new Error(`${subgraph} answered ${answer.status}: ${answer.json.toString('utf8').slice(0, 200)}`) });
     }
     return answer;
   }

@@ -1,7 +1,7 @@
 import { assertReach, CuadraError, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
-import type { SubgraphForwarder } from './forward.ts';
+import { RelayedAnswer, type SubgraphForwarder } from './forward.ts';
 import type { IdentityStore } from './identity/store.ts';
 import { errorFromBody } from './refusals.ts';
 import { requestedVersion, VERSION_HEADER } from './versions/dates.ts';
@@ -54,6 +54,8 @@ export interface InvokeResult {
   body: ToolAnswer | { tool: string; status: 'pending_approval'; approval_id: string };
   /** RateLimit headers, and `Idempotent-Replayed: true` on a replay. */
   headers: Record<string, string>;
+  /** `body` as the owning subgraph serialised it (UTF-8 JSON), when it came over the hop: sent as is. */
+  json?: Buffer;
 }
 
 /** A refusal carrying the headers gathered so far (rate-limit headers belong on every answer). */
@@ -131,7 +133,7 @@ export class InvokePipeline {
     this.#catalog.validate(entry.name, input);
     const answer = entry.subgraph === 'gateway'
       ? await this.#local.callChecked({ tool: entry.name, input, principal })
-      : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), {});
+      : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { checked: true });
     if (answer.status === 200) return (answer.body as { output: Record<string, unknown> }).output;
     throw errorFromBody(answer.body);
   }
@@ -197,12 +199,13 @@ export class InvokePipeline {
     try {
       answer = entry.subgraph === 'gateway'
         ? await this.#local.callChecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId })
-        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId });
+        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true });
     } catch (err) {
       const error = toCuadraError(err);
-      // An owner that answered (or the gateway's own owner) wrote the attempt's entry; when the
-      // owner was unreachable, or its answer never came back (outcome_unknown), the entry is written here.
-      if (entry.subgraph === 'gateway' || error.extra.recordedByOwner === true) throw new PipelineRefusal(error, headers);
+      // The gateway's own owner wrote the attempt's entry; a subgraph's answer, refusals included,
+      // is not thrown. When the owner was unreachable, gave no answer of its own, or its answer never
+      // came back (outcome_unknown), the entry is written here.
+      if (entry.subgraph === 'gateway') throw new PipelineRefusal(error, headers);
       return refuse(error);
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
@@ -212,7 +215,9 @@ export class InvokePipeline {
       if (typeof approvalId === 'string') this.onHeld(principal, approvalId);
     }
     if (answer.status === 200 || answer.status === 202) {
-      return { status: answer.status, body: answer.body as InvokeResult['body'], headers };
+      // A subgraph's answer keeps its bytes: a surface that relays it (REST) sends them as they came.
+      const relayed = answer instanceof RelayedAnswer ? answer : null;
+      return { status: answer.status, get body() { return answer.body as InvokeResult['body']; }, headers, json: relayed?.json };
     }
     const error = errorFromBody(answer.body);
     if (statusOf(error.code) !== answer.status) throw new PipelineRefusal(toCuadraError(new Error(`owner answered ${answer.status} ${error.code}`)), headers);

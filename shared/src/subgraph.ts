@@ -15,10 +15,11 @@ import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
 import { compositeResolvers, compositeTypeDefs, type OwnedReaders } from './composite.ts';
 import { isServiceAssertion, verifyServiceAssertion, type PeerConfig } from './peers.ts';
 import { databaseAnswers, ensureModel } from './db.ts';
-import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf } from './errors.ts';
+import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf, toCuadraError } from './errors.ts';
+import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
 import { reaches } from './invoke.ts';
 import type { Governance } from './governance/index.ts';
-import { ToolOwner } from './owner.ts';
+import { ToolOwner, type OwnedAnswer } from './owner.ts';
 import { backfillPositions, type ListedSeries } from './paging.ts';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
@@ -32,6 +33,17 @@ interface ToolMutationArgs { tool: string; input: unknown; idempotencyKey?: stri
 
 /** Where a subgraph answers the tool mutation without GraphQL (same assertion, same owner, same answer). */
 export const TOOL_INVOKE_PATH = '/invoke';
+
+/** Set (`1`) on every answer of {@link TOOL_INVOKE_PATH} that the owner gave: the attempt's ledger entry is written. */
+export const OWNER_ANSWER_HEADER = 'cuadra-owner-answer';
+
+/** A request whose JSON body was parsed with its bytes kept (the vouch covers the bytes, not a re-serialisation). */
+type RawBodied = express.Request & { rawBody?: Buffer };
+
+/** express.json's `verify` hook: keeps the bytes the body was parsed from. */
+function keepRawBody(req: unknown, _res: unknown, buf: Buffer): void {
+  (req as RawBodied).rawBody = buf;
+}
 
 /** GraphQL context of every subgraph request: the caller, sealed to one workspace. */
 export interface SubgraphContext {
@@ -135,10 +147,12 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance, deps.peers, (principal, module) => readsModule(principal, module, registry)) : {}) } } }, registry);
   const owner = new ToolOwner({ subgraph: def.name, registry, governance: deps.governance, db: deps.db, log: deps.log, maintenance: def.maintenance, maintenanceHooks: def.maintenanceHooks, peers: deps.peers });
   // The tool mutation, reached through the graph or, without GraphQL, at POST /invoke (below).
-  const runTool = (args: ToolMutationArgs, principal: Principal) => {
+  const vouching = checkedCallsFromEnv();
+  const runTool = (args: ToolMutationArgs, principal: Principal, prechecked = false) => {
     // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
     if (principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
-    return owner.call({ tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined });
+    const call = { tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined };
+    return prechecked ? owner.callChecked(call) : owner.call(call);
   };
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,
@@ -184,22 +198,39 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   };
   app.use('/graphql', checkAssertion);
   // The tool mutation without GraphQL (what the gateway's REST, MCP and canvas invokes use): the same
-  // assertion check, the same owner call, the same answer as `{data: {<mutation>: answer}}` or
-  // `{errors: [...]}` — without parsing, validating and executing a GraphQL document per call.
-  app.post(TOOL_INVOKE_PATH, checkAssertion, express.json({ limit: '2mb' }), async (req, res) => {
+  // assertion check and owner call as the graph's field, answered as the REST surface answers — the
+  // status, the body (`{tool, output}`, the held call's, or a refusal `{error, code, field}`) and the
+  // `Ledger-Receipt` / `Idempotent-Replayed` headers — so the gateway relays the owner's answer
+  // without decoding an envelope (issue 32). `Cuadra-Owner-Answer` tells an owner's answer (its ledger
+  // entry written here) from this route's own refusals (no assertion, a malformed request).
+  app.post(TOOL_INVOKE_PATH, checkAssertion, express.json({ limit: '2mb', verify: keepRawBody }), async (req, res) => {
     const args = req.body as ToolMutationArgs;
     if (typeof args?.tool !== 'string' || !('input' in args) || (args.idempotencyKey != null && typeof args.idempotencyKey !== 'string') || (args.approvalId != null && typeof args.approvalId !== 'string')) {
       res.status(400).json({ error: 'Send {tool, input, idempotencyKey?, approvalId?}.', code: 'invalid_input', field: '' });
       return;
     }
-    let payload: unknown;
-    try {
-      payload = { data: { [mutationName]: await runTool(args, res.locals.principal as Principal) } };
-    } catch (err) {
-      payload = { errors: [formatSubgraphError({ message: (err as Error)?.message ?? String(err), path: [mutationName] }, err, deps.log)] };
+    const principal = res.locals.principal as Principal;
+    if (principal.actor.type === 'service') {
+      res.status(403).json(new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.').toBody());
+      return;
     }
+    // The gateway vouches (a MAC over its assertion and these exact bytes) for the reach, bounds and
+    // schema it checked; any other call — or this one altered — is checked here in full.
+    const prechecked = vouching !== null && vouching.vouched(req.header(CHECKED_CALL_HEADER), req.header(ASSERTION_HEADER)!, (req as RawBodied).rawBody ?? Buffer.alloc(0));
+    let answer: OwnedAnswer;
+    try {
+      answer = await runTool(args, principal, prechecked);
+    } catch (err) {
+      const error = toCuadraError(err);
+      if (error.code === 'internal') deps.log.error({ err: error.cause ?? error }, 'tool failed');
+      answer = { status: error.status, body: error.toBody() as unknown as Record<string, unknown> };
+    }
+    res.status(answer.status);
+    res.setHeader(OWNER_ANSWER_HEADER, '1');
+    if (answer.receipt) res.setHeader('ledger-receipt', answer.receipt);
+    if (answer.replayed) res.setHeader('idempotent-replayed', 'true');
     res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(payload));
+    res.end(JSON.stringify(answer.body));
   });
   app.use(
     '/graphql',

@@ -31,6 +31,8 @@ export interface TestSystem {
   ledgerKeys: { privateKey: string; publicKey: string };
   /** The services' key pair (peer reads; the agents service signs its runs' assertions with it). */
   serviceKeys: { privateKey: string; publicKey: string };
+  /** `CUADRA_SEAL_KEY` of every service of this system. */
+  sealKey: string;
   /** Whether this file shares its worker's system with other files (see {@link startTestSystem}). */
   shared: boolean;
   identity: IdentityStore;
@@ -140,6 +142,7 @@ async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: 
     keys: info.keys,
     ledgerKeys: info.ledgerKeys,
     serviceKeys: info.serviceKeys,
+    sealKey: info.sealKey,
     killSubgraph: refuse('Killing a subgraph'),
     restartSubgraph: refuse('Restarting a subgraph'),
     startAnotherGateway: refuse('Another gateway'),
@@ -150,7 +153,7 @@ async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: 
 }
 
 /** The processes of a system, started here (own) or by the pool (shared). */
-type ProcessesOf = Pick<TestSystem, 'gatewayUrl' | 'gateway' | 'subgraphs' | 'keys' | 'ledgerKeys' | 'serviceKeys' | 'killSubgraph' | 'restartSubgraph' | 'startAnotherGateway' | 'stop'>;
+type ProcessesOf = Pick<TestSystem, 'gatewayUrl' | 'gateway' | 'subgraphs' | 'keys' | 'ledgerKeys' | 'serviceKeys' | 'sealKey' | 'killSubgraph' | 'restartSubgraph' | 'startAnotherGateway' | 'stop'>;
 
 /** A service process as the tests see it. */
 function endpoint(p: ServiceProcess): ServiceEndpoint {
@@ -166,6 +169,7 @@ function ownProcesses(system: RunningSystem): ProcessesOf {
     keys: system.keys,
     ledgerKeys: system.ledgerKeys,
     serviceKeys: system.serviceKeys,
+    sealKey: system.sealKey,
     killSubgraph: (name) => system.killSubgraph(name),
     restartSubgraph: (name) => system.restartSubgraph(name),
     startAnotherGateway: async () => endpoint(await system.startAnotherGateway()),
@@ -215,6 +219,7 @@ async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string,
     keys: system.keys,
     ledgerKeys: system.ledgerKeys,
     serviceKeys: system.serviceKeys,
+    sealKey: system.sealKey,
     shared,
     killSubgraph: system.killSubgraph,
     restartSubgraph: system.restartSubgraph,
