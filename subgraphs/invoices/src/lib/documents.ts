@@ -1,5 +1,5 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import type { CustomerSnapshot, InvoiceLine } from '../modules/invoices/model.ts';
+import type { CustomerSnapshot, InvoiceLine } from './fiscal-document.ts';
 import { items } from '../modules/items/model.ts';
 import { documentWithholdings, sumAmounts, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
 import { QUANTITY_SCHEMA } from '@cuadra/shared';

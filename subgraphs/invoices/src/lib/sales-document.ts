@@ -3,7 +3,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
 import type { WithholdingAmount, WithholdingRate } from './money.ts';
 import type { DocumentAllowanceCharge } from './line-model.ts';
-import type { CustomerSnapshot, InvoiceLine } from '../modules/invoices/model.ts';
+import type { CustomerSnapshot, InvoiceLine } from './fiscal-document.ts';
 
 /**
  * A quote or a sales order: the commercial documents before an invoice.
