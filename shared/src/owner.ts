@@ -165,10 +165,11 @@ export class ToolOwner {
   }
 
   /**
-   * Runs a call whose reach and input a pipeline in this same process has checked already, against
-   * the same declarations (the gateway's pipeline, for the tools the gateway owns): checking them
-   * again here could refuse nothing, so they run once. A call from another process goes through
-   * {@link call}, which checks again (CONTRACT.md §3).
+   * Runs a call whose reach and input the gateway's pipeline has checked already, against the same
+   * declarations: in this same process (the tools the gateway owns), or in the gateway for a call
+   * it vouched for over the hop (`Cuadra-Checked`, shared/src/checked-call.ts). Checking them again
+   * here could refuse nothing, so they run once. Any other call goes through {@link call}, which
+   * checks (CONTRACT.md §3).
    */
   async callChecked(call: OwnedCall): Promise<OwnedAnswer> {
     return this.#answer(call, false);
