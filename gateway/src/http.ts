@@ -1,7 +1,6 @@
 import { CuadraError, toCuadraError, type Logger } from '@cuadra/shared';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Request, Response } from 'express';
 import getRawBody from 'raw-body';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -31,7 +30,7 @@ function restChallenge(publicUrl: string): Challenge {
  * and the challenge headers the contract asks for on 401 and on scope refusals (`challenge`: a
  * surface's own, MCP's; REST's by default). Unknown errors are logged, never shown.
  */
-export function sendRefusal(res: Response, err: unknown, ctx: { publicUrl: string; log: Logger; headers?: Record<string, string>; challenge?: Challenge }): void {
+export function sendRefusal(res: ServerResponse, err: unknown, ctx: { publicUrl: string; log: Logger; headers?: Record<string, string>; challenge?: Challenge }): void {
   const error = toCuadraError(err);
   if (error.code === 'internal' || error.code === 'unavailable') ctx.log.error({ err: error.cause ?? error }, error.message);
   for (const [k, v] of Object.entries(ctx.headers ?? {})) res.setHeader(k, v);
@@ -39,14 +38,19 @@ export function sendRefusal(res: Response, err: unknown, ctx: { publicUrl: strin
   if (challenge) res.setHeader('WWW-Authenticate', challenge);
   const retry = (error.extra as { headers?: Record<string, string> }).headers;
   if (retry) for (const [k, v] of Object.entries(retry)) res.setHeader(k, v);
-  res.status(error.status).json(error.toBody());
+  // What express's res.json sends, on Node's own response too (the REST invoke answers before express).
+  const body = JSON.stringify(error.toBody());
+  res.statusCode = error.status;
+  if (!res.getHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**
  * Reads a JSON body of at most `limit` bytes: a declared Content-Length over the limit is
  * refused before reading; a streamed body is cut off as soon as it passes the limit.
  */
-export async function readJsonBody(req: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = req.headers['content-length'] ? Number(req.headers['content-length']) : undefined;
   if (declared !== undefined && declared > limit) {
     throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);

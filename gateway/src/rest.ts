@@ -1,8 +1,73 @@
 import { CuadraError, type Logger } from '@cuadra/shared';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Catalog } from './catalog.ts';
 import { readJsonBody, sendRefusal } from './http.ts';
 import { InvokePipeline, PipelineRefusal } from './pipeline.ts';
+
+/**
+ * `POST /v1/tools/{name}:invoke`. No capture group: express would decode it and answer a malformed
+ * escape (`%`) before the credential is checked; the name is decoded here, after nothing else.
+ */
+const INVOKE_PATH = /^\/v1\/tools\/[^/]+:invoke$/;
+
+/** One header as a string (the first, if sent twice). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * One REST invoke, on Node's request and response (express's are the same objects, extended):
+ * the pipeline's answer, its headers, and a subgraph's body sent as the bytes the owner wrote.
+ */
+async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: string, deps: { pipeline: InvokePipeline; publicUrl: string; log: Logger }): Promise<void> {
+  const raw = path.slice('/v1/tools/'.length, -':invoke'.length);
+  let tool: string;
+  try {
+    tool = decodeURIComponent(raw);
+  } catch {
+    // Not a tool name either way; the pipeline authenticates first, then answers unknown_tool.
+    tool = raw;
+  }
+  try {
+    const result = await deps.pipeline.invoke({
+      authorization: header(req, 'authorization'),
+      tool,
+      tenant: header(req, 'x-tenant-id'),
+      idempotencyKey: header(req, 'idempotency-key'),
+      approvalId: header(req, 'x-approval-id'),
+      version: header(req, 'cuadra-version'),
+      body: (limit) => readJsonBody(req, limit),
+    });
+    for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+    res.statusCode = result.status;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    // The owner's answer as it serialised it: the bytes `JSON.stringify(result.body)` would give.
+    res.end(result.json ?? JSON.stringify(result.body));
+  } catch (err) {
+    if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
+    else sendRefusal(res, err, deps);
+  }
+}
+
+/**
+ * The REST invoke answered on the server's own request, before express (issue 33, the hop): express
+ * would build its request and response, walk its router and the method guard for every call —
+ * work that depends on nothing in the call. Answers what the express route answers (the same
+ * function); any other request is left to express (false).
+ */
+export function restInvokeFastPath(deps: { pipeline: InvokePipeline; publicUrl: string; log: Logger }): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (!INVOKE_PATH.test(path)) return false;
+    void invokeOverRest(req, res, path, deps);
+    return true;
+  };
+}
 
 /** Scopes that reach at least one tool (CONTRACT.md §1). */
 const TOOL_SCOPES = new Set(['tools:read', 'tools', 'sites.edit']);
@@ -31,40 +96,10 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
     }
   });
 
-  // No capture group: express would decode it and answer a malformed escape (`%`) before the
-  // credential is checked; the name is decoded here, after nothing else.
-  router.post(/^\/v1\/tools\/[^/]+:invoke$/, async (req, res) => {
-    const raw = req.path.slice('/v1/tools/'.length, -':invoke'.length);
-    let tool: string;
-    try {
-      tool = decodeURIComponent(raw);
-    } catch {
-      // Not a tool name either way; the pipeline authenticates first, then answers unknown_tool.
-      tool = raw;
-    }
-    try {
-      const result = await pipeline.invoke({
-        authorization: req.header('authorization'),
-        tool,
-        tenant: req.header('x-tenant-id'),
-        idempotencyKey: req.header('idempotency-key'),
-        approvalId: req.header('x-approval-id'),
-        version: req.header('cuadra-version'),
-        body: (limit) => readJsonBody(req, limit),
-      });
-      for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-      if (result.json) {
-        // The owner's answer as it serialised it: the same bytes `res.json(result.body)` would send.
-        res.status(result.status).setHeader('content-type', 'application/json; charset=utf-8');
-        res.end(result.json);
-      } else {
-        res.status(result.status).json(result.body);
-      }
-    } catch (err) {
-      if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
-      else sendRefusal(res, err, deps);
-    }
-  });
+  // The same route for express (its method table answers 405 for other methods on these paths, and
+  // an app driven without a server of its own still invokes); a gateway's server answers it first,
+  // before express (restInvokeFastPath).
+  router.post(INVOKE_PATH, (req, res) => invokeOverRest(req, res, req.path, deps));
 
   return router;
 }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
 import { closeServer, createRegistry, CuadraError, RateLimiter, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
@@ -29,7 +29,7 @@ import { InvokePipeline } from './pipeline.ts';
 import { graphRunner } from './canvas/graph-runner.ts';
 import { DashboardStore } from './canvas/store.ts';
 import { dashboardPages } from './canvas/pages.ts';
-import { restNotFound, restRouter } from './rest.ts';
+import { restInvokeFastPath, restNotFound, restRouter } from './rest.ts';
 import { marketingPublic } from './marketing-public.ts';
 
 /** What the gateway needs from outside; `index.ts` reads it from the environment. */
@@ -116,6 +116,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   // The REST surface first: its two routes are the hot path, and every route mounted before them is
   // matched against each call (the page routers hold dozens). No route below serves these paths.
   app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
+  const restInvoke = restInvokeFastPath({ pipeline, ...refusalCtx });
   app.use(peopleAccess.router);
   // GET /dashboards/{id}: the page a signed-in person views a dashboard on.
   app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, identity, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl, pipeline }));
@@ -163,7 +164,12 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     identity,
     async listen(port, host = '127.0.0.1') {
       httpServer = await new Promise<Server>((resolve, reject) => {
-        const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+        // The REST invoke first, on the server's own request; everything else through express.
+        const s = createServer((req, res) => {
+          if (!restInvoke(req, res)) app(req, res);
+        });
+        s.once('error', reject);
+        s.listen(port, host, () => resolve(s));
       });
       httpServer.keepAliveTimeout = 65_000;
       answerClientErrors(httpServer);

@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 /**
  * The gateway's word, per forwarded call, that it has checked this very call — reach (scope, role,
@@ -32,7 +32,9 @@ export function checkedCallsFromEnv(env: NodeJS.ProcessEnv = process.env): Check
 
 /** {@link CheckedCalls} over a 32-byte key. */
 export function checkedCalls(key: Buffer): CheckedCalls {
-  const mac = (assertion: string, body: string | Buffer) => createHmac('sha256', key).update(assertion).update('\n').update(body).digest();
+  // A KeyObject, made once: createHmac would make one from the Buffer on every call (≈10 µs on Node 24).
+  const secret = createSecretKey(key);
+  const mac = (assertion: string, body: string | Buffer) => createHmac('sha256', secret).update(assertion).update('\n').update(body).digest();
   return {
     vouch: (assertion, body) => mac(assertion, body).toString('base64url'),
     vouched(given, assertion, body) {

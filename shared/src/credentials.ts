@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { generateKeyPairSync, hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { CuadraError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -25,7 +25,7 @@ export const API_KEY_SHAPE = /^nk_[0-9A-Za-z]{32,128}$/;
  * is the right tool (a memory-hard hash is for low-entropy passwords).
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** Constant-time equality of two hex digests. */

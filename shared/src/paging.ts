@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
 import { declareDerivedCollection } from './governance/runs.ts';
@@ -182,7 +182,9 @@ export async function countFromCounter(db: Connection, series: string, workspace
 // ---------------------------------------------------------------------------------------------
 // Cursors
 
-const cursorKey = process.env.CUADRA_CURSOR_KEY ?? 'cuadra-list-cursor-v1';
+// A KeyObject made once: given as a string or Buffer, every createHmac made one per call (≈10 µs each
+// on Node 24, most of an HMAC of a short text); the bytes, so the MACs, are the same.
+const cursorKey = createSecretKey(Buffer.from(process.env.CUADRA_CURSOR_KEY ?? 'cuadra-list-cursor-v1', 'utf8'));
 
 function cursorMac(series: string, workspace: string, body: string): string {
   return createHmac('sha256', cursorKey).update(`${series}\n${workspace}\n${body}`).digest('base64url').slice(0, 22);

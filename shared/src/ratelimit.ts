@@ -78,10 +78,13 @@ interface Counted { name: 'credential' | 'workspace'; remaining: number; msBefor
 export class RateLimiter {
   readonly #redis: Redis & { cuadraConsumeBoth?: (...args: (string | number)[]) => Promise<number[]>; cuadraConsumeBothIf?: (...args: (string | number)[]) => Promise<number[]> };
   readonly #quotas: { credential: Quota; workspace: Quota };
+  /** `RateLimit-Policy`: the same on every answer, so written once. */
+  readonly #policy: string;
   readonly #prefix: string;
 
   constructor(redis: Redis, quotas: { credential: Quota; workspace: Quota }, keyPrefix = `${redisKeyPrefix()}:rl`) {
     this.#quotas = quotas;
+    this.#policy = (['credential', 'workspace'] as const).map((name) => `"${name}";q=${quotas[name].points};w=${quotas[name].seconds}`).join(', ');
     this.#prefix = keyPrefix;
     this.#redis = redis;
     // EVALSHA with a fallback to EVAL when the script cache is empty (after a Redis restart).
@@ -133,12 +136,11 @@ export class RateLimiter {
       const points = this.#quotas[name].points;
       return { name, remaining: Math.max(points - consumed, 0), msBeforeNext: Number(raw[2 * i + 1]), limited: consumed > points };
     });
-    const policy = results.map(({ name }) => `"${name}";q=${this.#quotas[name].points};w=${this.#quotas[name].seconds}`).join(', ');
     // The RateLimit field reports the policy closest to being spent.
     const tightest = results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
     const reset = Math.ceil(tightest.msBeforeNext / 1000);
     const headers: RateLimitHeaders = {
-      'RateLimit-Policy': policy,
+      'RateLimit-Policy': this.#policy,
       RateLimit: `"${tightest.name}";r=${tightest.remaining};t=${reset}`,
     };
     const limited = results.filter((r) => r.limited);

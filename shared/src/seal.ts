@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { inputDigest } from './governance/digest.ts';
 import { mapSecrets, secretsIn, type SecretShape } from './secrets.ts';
 
@@ -148,13 +148,14 @@ export function redactInputs<T>(input: T): T {
   return mapSealed(input, () => REDACTED) as T;
 }
 
-let digestKey: { raw: string; key: Buffer } | null = null;
+let digestKey: { raw: string; key: KeyObject } | null = null;
 
 /** The key that digests secrets, derived (HKDF) from `CUADRA_SEAL_KEY` so a digest of one opens nothing; null without a seal key. */
-function secretDigestKey(env: NodeJS.ProcessEnv = process.env): Buffer | null {
+function secretDigestKey(env: NodeJS.ProcessEnv = process.env): KeyObject | null {
   const raw = env.CUADRA_SEAL_KEY;
   if (!raw) return null;
-  if (digestKey?.raw !== raw) digestKey = { raw, key: Buffer.from(hkdfSync('sha256', Buffer.from(raw, 'base64'), Buffer.alloc(0), 'cuadra/secret-digest/v1', 32)) };
+  // A KeyObject, made once: createHmac would make one from a Buffer on every call.
+  if (digestKey?.raw !== raw) digestKey = { raw, key: createSecretKey(Buffer.from(hkdfSync('sha256', Buffer.from(raw, 'base64'), Buffer.alloc(0), 'cuadra/secret-digest/v1', 32))) };
   return digestKey.key;
 }
 
