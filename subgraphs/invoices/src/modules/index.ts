@@ -1,5 +1,6 @@
 import { fromModules } from '@cuadra/shared';
 import { accountsModule } from './accounts/index.ts';
+import { assetsModule } from './assets/index.ts';
 import { bankModule } from './bank/index.ts';
 import { billsModule } from './bills/index.ts';
 import { dimensionsModule } from './dimensions/index.ts';
@@ -12,13 +13,15 @@ import { journalModule } from './journal/index.ts';
 import { paymentRunsModule } from './payment_runs/index.ts';
 import { paymentsModule } from './payments/index.ts';
 import { periodsModule } from './periods/index.ts';
+import { plansModule } from './plans/index.ts';
 import { purchaseOrdersModule } from './purchase_orders/index.ts';
 import { quotesModule } from './quotes/index.ts';
+import { rentalsModule } from './rentals/index.ts';
 import { salesOrdersModule } from './sales_orders/index.ts';
 import { taxModule } from './tax/index.ts';
 
 /** The invoices (finance) subgraph: its built modules, then those DOMAIN.md assigns it that are not built yet. */
 export const owned = fromModules(
-  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule, dimensionsModule, forecastsModule, taxModule],
-  ['rentals', 'assets', 'inventory'],
+  'invoices', [itemsModule, invoicesModule, paymentsModule, quotesModule, salesOrdersModule, einvoicingModule, journalModule, billsModule, bankModule, paymentRunsModule, purchaseOrdersModule, accountsModule, periodsModule, documentsModule, dimensionsModule, forecastsModule, taxModule, assetsModule, rentalsModule, plansModule],
+  ['inventory'],
 );

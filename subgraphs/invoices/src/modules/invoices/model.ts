@@ -96,7 +96,7 @@ export interface InvoiceDoc {
   authority: AuthorityState | null;
   /** The e-mail to the buyer of an accepted document (invoices.deliver); absent until one is sent. */
   delivery?: DeliveryState | null;
-  source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string } | null;
+  source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string; rental_id?: string; subscription_id?: string } | null;
   /** Held while posting; a lock older than a minute belongs to a dead process and may be taken over. */
   post_lock: { id: string; at: Date } | null;
   /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
@@ -221,7 +221,7 @@ export const INVOICE_VIEW_SCHEMA = {
     source: {
       anyOf: [{ type: 'null' }, {
         type: 'object', additionalProperties: false,
-        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT, deal_id: TEXT },
+        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT, deal_id: TEXT, rental_id: TEXT, subscription_id: TEXT },
       }],
     },
     notes: NULLABLE_TEXT,

@@ -34,6 +34,8 @@ export interface RecurringDoc {
   anchor_day: number;
   end_date: string | null;
   issued: number;
+  /** The plan subscription this schedule bills (modules/plans), or null for a schedule made by hand. */
+  subscription_id?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -57,6 +59,7 @@ const schema = new Schema<RecurringDoc>(
     anchor_day: { type: Number, required: true },
     end_date: { type: String, default: null },
     issued: { type: Number, required: true },
+    subscription_id: { type: String, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -84,6 +87,19 @@ export function nextPeriod(date: string, interval: 'week' | 'month', every: numb
   return new Date(Date.UTC(y, m, Math.min(anchorDay, last))).toISOString().slice(0, 10);
 }
 
+
+/** The date one period before `date` on a schedule anchored at `anchorDay`: the inverse of {@link nextPeriod}. */
+export function previousPeriod(date: string, interval: 'week' | 'month', every: number, anchorDay: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (interval === 'week') {
+    d.setUTCDate(d.getUTCDate() - 7 * every);
+    return d.toISOString().slice(0, 10);
+  }
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() - every;
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(y, m, Math.min(anchorDay, last))).toISOString().slice(0, 10);
+}
 
 /**
  * JSON Schema of {@link recurringView}: what every tool answering a schedule gives. Its lines are

@@ -1,7 +1,5 @@
 import { defineTool, type ToolContext } from '@cuadra/shared';
-import { buildLines, documentTotals } from '../../../lib/documents.ts';
-import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
-import { invoices } from '../model.ts';
+import { issueInvoiceOnce } from '../issue.ts';
 import { nextPeriod, recurringInvoices, type RecurringDoc } from '../recurring.ts';
 import { addDays } from '../../../lib/money.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
@@ -14,29 +12,11 @@ export function periodInvoiceId(schedule: string, date: string): string {
   return `inv_r${schedule.slice(4)}_${date.replaceAll('-', '')}`;
 }
 
-async function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Promise<string> {
-  const id = periodInvoiceId(r._id, date);
-  const exists = await invoices(ctx.db).findById(id, { _id: 1 }).lean();
-  if (!exists) {
-    const lines = await buildLines(ctx, r.currency, r.lines);
-    try {
-      await insertDraft(ctx, draftDocument({
-        _id: id, workspace: ctx.workspace, kind: 'invoice', customer_id: r.customer_id, customer: r.customer, currency: r.currency,
-        issue_date: date, due_date: addDays(date, r.due_days), lines, withholding_rates: r.withholdings, notes: r.notes, created_at: ctx.now,
-        source: { recurring_id: r._id }, ...documentTotals(lines, r.withholdings),
-      }));
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err; // a concurrent run made it
-    }
-  }
-  if (r.post) {
-    try {
-      await postDocument(ctx, id);
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'conflict') throw err; // already posted (or being posted) by another run
-    }
-  }
-  return id;
+function issuePeriod(ctx: ToolContext, r: RecurringDoc, date: string): Promise<string> {
+  return issueInvoiceOnce(ctx, {
+    id: periodInvoiceId(r._id, date), customer_id: r.customer_id, customer: r.customer, currency: r.currency, issue_date: date, due_date: addDays(date, r.due_days),
+    lines: r.lines, withholdings: r.withholdings, notes: r.notes, source: { recurring_id: r._id, ...(r.subscription_id ? { subscription_id: r.subscription_id } : {}) }, post: r.post,
+  });
 }
 
 /**

@@ -1,0 +1,63 @@
+import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
+import { assertPeriodOpen } from '../../../books/index.ts';
+import { documentToday } from '../../../lib/document-dates.ts';
+import { issueInvoiceOnce } from '../../invoices/issue.ts';
+import { findRental, RENTAL_VIEW_SCHEMA, rentals, rentalView } from '../model.ts';
+import { damagesInvoiceId, postDeposit, releaseHold } from '../ops.ts';
+
+/**
+ * Takes a delivered rental back: its condition, the damages charged (invoiced to the customer),
+ * the deposit refunded (debit 2810, credit the deposit account), and the resource free again.
+ * The return is recorded first (one conditional update, with the ids of what follows); a call that
+ * dies after it is finished by calling again: each step is written once under its id.
+ */
+export const returnRental = defineTool({
+  name: 'rentals.return',
+  description: 'Record the return of a delivered rental: the condition it came back in and any damages (cents before VAT, with a description), which are invoiced to the customer; the deposit is refunded in full (debit 2810, credit the deposit account) and the resource is free to rent again.',
+  risk: 'write',
+  input: {
+    type: 'object', additionalProperties: false, required: ['id'],
+    properties: {
+      id: ID_SCHEMA, condition: { type: 'string', maxLength: 2000 },
+      damages: { type: 'integer', minimum: 0, maximum: 1e15 }, damages_description: { type: 'string', minLength: 1, maxLength: 500 },
+    },
+  },
+  output: recordOutput('rental', RENTAL_VIEW_SCHEMA),
+  async handler(input, ctx) {
+    let r = await findRental(ctx, input.id);
+    const today = documentToday(ctx);
+    if (r.status === 'delivered') {
+      const damages = input.damages ?? 0;
+      if (damages > 0 && !input.damages_description) throw new CuadraError('invalid_input', 'Damages charged say what was damaged.', { field: '/damages_description' });
+      await assertPeriodOpen(ctx.db, ctx.workspace, today);
+      const after = await rentals(ctx.db).findOneAndUpdate(
+        { _id: r._id, status: 'delivered', rev: r.rev },
+        {
+          $set: {
+            status: 'returned', updated_at: ctx.now,
+            return: {
+              at: ctx.now.toISOString(), condition: input.condition ?? null, damages, damages_description: input.damages_description ?? null,
+              damages_invoice_id: damages > 0 ? damagesInvoiceId(r._id) : null, refund_entry_id: r.deposit > 0 ? `je_${r._id}_refund` : null,
+            },
+          },
+          $inc: { rev: 1 },
+        },
+        { returnDocument: 'after' },
+      ).lean();
+      if (!after) throw new CuadraError('conflict', `Rental ${r._id} changed meanwhile; nothing was done. Try again.`);
+      r = after;
+    } else if (r.status !== 'returned') throw new CuadraError('conflict', `Rental ${r._id} is ${r.status}; only a delivered rental is returned.`);
+    const ret = r.return!;
+    const day = documentToday({ principal: ctx.principal, now: new Date(ret.at) });
+    await releaseHold(ctx.db, ctx.workspace, r.resource, r._id);
+    if (ret.refund_entry_id) await postDeposit(ctx, r, 'refund', ret.refund_entry_id, day);
+    if (ret.damages_invoice_id) {
+      await issueInvoiceOnce(ctx, {
+        id: ret.damages_invoice_id, customer_id: r.customer_id, customer: r.customer, currency: r.currency, issue_date: day, due_date: day,
+        lines: [{ description: `Daños — ${r.resource.name}: ${ret.damages_description}`, quantity: 1, unit_price: ret.damages, tax_rate_ppm: r.tax_rate_ppm }],
+        withholdings: [], notes: `Alquiler ${r._id}`, source: { rental_id: r._id }, post: r.post,
+      });
+    }
+    return { rental: rentalView(r) };
+  },
+});

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestSubgraph } from '@cuadra/shared/testing';
+import { createLogger, REPAIR_AFTER_MS, type Principal } from '@cuadra/shared';
+import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
+import { disposalOf } from '../src/modules/assets/ops.ts';
+import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
+import { postedBill, vendor, workspace } from './bills-helpers.ts';
+import { party, startInvoices } from './setup.ts';
+
+/*
+ * Fixed assets in two books and rentals (issue 38), against the invoices subgraph and a real crm
+ * on the MongoDB-protocol server. Every figure is worked by hand in the comments.
+ */
+
+let sg: TestSubgraph;
+beforeAll(async () => {
+  sg = await startInvoices();
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+async function out(tool: string, input: unknown, owner: Principal) {
+  const r = await sg.call(tool, input, owner);
+  if (!r.ok) throw new Error(`${tool}: ${r.code} ${r.field ?? ''} ${r.message}`);
+  return r.output;
+}
+
+/** The journal entries an asset caused, read straight from the collection (not through the module). */
+async function entriesOf(owner: Principal, assetId: string) {
+  return sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.id': assetId }).sort({ date: 1, _id: 1 }).toArray();
+}
+
+/** Σ debits and Σ credits of an entry, summed here. */
+function sides(e: { lines: { debit: number; credit: number }[] }) {
+  return [e.lines.reduce((s, l) => s + l.debit, 0), e.lines.reduce((s, l) => s + l.credit, 0)];
+}
+
+const sweep = () => ({ db: sg.db, now: new Date(Date.now() + REPAIR_AFTER_MS + 1000), log: createLogger('test', 'silent') });
+
+describe('fixed assets: both books, every method, once per month', () => {
+  it('a computer capitalized from a bill line, declining balance; the fiscal book capped at 20 % a year (ET art. 137)', async () => {
+    const owner = workspace();
+    const v = await vendor(owner);
+    const bill = await postedBill(sg, owner, v, {
+      issue_date: '2026-06-15', due_date: '2026-07-15',
+      lines: [{ description: 'Servidor Dell', account: '1528', quantity: 1, unit_price: 480000000, tax_rate_ppm: 190000 }, { description: 'Instalación', account: '5135', quantity: 1, unit_price: 100000 }],
+    });
+    // Line 1 is a service: not an asset account.
+    expect(await sg.call('assets.capitalize', { bill_id: bill.id, line: 1, useful_life_months: 60 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/line' });
+    expect(await sg.call('assets.capitalize', { bill_id: 'bil_nothing', line: 0, useful_life_months: 60 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/bill_id' });
+    const asset = (await out('assets.capitalize', { bill_id: bill.id, line: 0, useful_life_months: 60, method: 'declining_balance' }, owner)).asset;
+    // Cost = the line before VAT (the VAT went to 240810). Default rate: twice straight line = 2 × 12/60 = 40 % = 4000 bps.
+    expect(asset).toMatchObject({ class: 'computers', cost: 480000000, declining_rate_bps: 4000, next_month: '2026-07', origin: { kind: 'bill', bill_id: bill.id, line: 0 } });
+    expect(await sg.call('assets.capitalize', { bill_id: bill.id, line: 0, useful_life_months: 60 }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+
+    // Not yet ended months are refused: the entries would be dated in the future.
+    expect(await sg.call('assets.depreciate', { month: '2999-01' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/month' });
+    const run = await out('assets.depreciate', { month: '2026-10' }, owner);
+    // NIIF, declining balance at 40 %/12 a month on the book value, rounded half up:
+    //   Jul 480,000,000 / 30 = 16,000,000                                  acc 16,000,000
+    //   Aug 464,000,000 / 30 = 15,466,666.67 → 15,466,667                 acc 31,466,667
+    //   Sep 448,533,333 / 30 = 14,951,111.10 → 14,951,111                 acc 46,417,778
+    //   Oct 433,582,222 / 30 = 14,452,740.73 → 14,452,741                 acc 60,870,519
+    // Fiscal: straight line at min(12/60 = 20 %, cap 20 %) = 480,000,000 × 20 % / 12 = 8,000,000 a month → 32,000,000.
+    expect(run).toMatchObject({ assets: 1, niif_total: 60870519, fiscal_total: 32000000, complete: true });
+    const after = (await out('assets.get', { id: asset.id }, owner)).asset;
+    expect(after.schedule.map((m: any) => [m.month, m.niif, m.fiscal])).toEqual([
+      ['2026-07', 16000000, 8000000], ['2026-08', 15466667, 8000000], ['2026-09', 14951111, 8000000], ['2026-10', 14452741, 8000000],
+    ]);
+    // Carrying amounts: NIIF 480,000,000 − 60,870,519 = 419,129,481; fiscal 480,000,000 − 32,000,000 = 448,000,000;
+    // deferred-tax basis = 448,000,000 − 419,129,481 = 28,870,519 (a deductible difference).
+    expect(after).toMatchObject({ niif_net: 419129481, fiscal_net: 448000000, deferred_tax_basis: 28870519 });
+    const entries = await entriesOf(owner, asset.id);
+    expect(entries.map((e) => [e.date, ...sides(e)])).toEqual([
+      ['2026-07-31', 16000000, 16000000], ['2026-08-31', 15466667, 15466667], ['2026-09-30', 14951111, 14951111], ['2026-10-31', 14452741, 14452741],
+    ]);
+    expect(entries[0].lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['516020', 16000000, 0], ['159220', 0, 16000000]]);
+    // Run again: nothing new.
+    expect(await out('assets.depreciate', { month: '2026-10' }, owner)).toMatchObject({ assets: 0, entries: [], niif_total: 0 });
+  });
+
+  it('units of production: a month without usage posts nothing; a depreciated month\'s usage cannot change; a disposal left half done is finished by the sweep, once', async () => {
+    const owner = workspace();
+    expect(await sg.call('assets.create', { name: 'Torno', class: 'machinery', cost: 100000000, acquisition_date: '2026-08-01', useful_life_months: 120, credit_account: '1592', method: 'units_of_production', total_units: 9000 }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/credit_account' });
+    expect(await sg.call('assets.create', { name: 'Torno', class: 'machinery', cost: 100000000, acquisition_date: '2026-08-01', useful_life_months: 120, credit_account: '111005', method: 'units_of_production' }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/total_units' });
+    const asset = (await out('assets.create', {
+      name: 'Torno CNC', class: 'machinery', cost: 100000000, residual_value: 10000000, acquisition_date: '2026-08-01', useful_life_months: 120, credit_account: '111005',
+      method: 'units_of_production', total_units: 9000,
+    }, owner)).asset;
+    expect(asset).toMatchObject({ status: 'active', next_month: '2026-08', accounts: { cost: '1520', accumulated_depreciation: '159210', depreciation_expense: '516010' } });
+    await out('assets.record_usage', { id: asset.id, month: '2026-08', units: 1000 }, owner);
+    await out('assets.record_usage', { id: asset.id, month: '2026-10', units: 2500 }, owner);
+    // Base 100,000,000 − 10,000,000 = 90,000,000. Aug: 90,000,000 × 1,000 / 9,000 = 10,000,000. Sep: no usage → 0.
+    // Oct: 90,000,000 × 3,500 / 9,000 = 35,000,000 to date → 25,000,000. Fiscal: 90,000,000 / 120 = 750,000 a month → 2,250,000.
+    expect(await out('assets.depreciate', { month: '2026-10' }, owner)).toMatchObject({ niif_total: 35000000, fiscal_total: 2250000 });
+    expect(await sg.call('assets.record_usage', { id: asset.id, month: '2026-09', units: 10 }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    const entries = await entriesOf(owner, asset.id);
+    // The acquisition (debit 1520, credit 111005) and two months: September had no usage, so no entry.
+    expect(entries.map((e) => [e.source.kind, e.date, ...sides(e)])).toEqual([
+      ['asset_acquisition', '2026-08-01', 100000000, 100000000], ['depreciation', '2026-08-31', 10000000, 10000000], ['depreciation', '2026-10-31', 25000000, 25000000],
+    ]);
+
+    // As if a sale died after its intent was written: the sweep posts it, once.
+    // Sale for 70,000,000: carrying 100,000,000 − 35,000,000 = 65,000,000 → gain 5,000,000 (4245);
+    // fiscal carrying 100,000,000 − 2,250,000 = 97,750,000 → fiscal result −27,750,000.
+    const doc = (await sg.db.collection('fixed_assets').findOne({ _id: asset.id as never }))!;
+    const disposal = disposalOf(doc as never, { date: '2026-11-02', proceeds: 70000000, proceeds_account: '111005', party_id: null, reason: null });
+    await sg.db.collection('fixed_assets').updateOne({ _id: asset.id as never }, { $set: { status: 'disposing', disposal, updated_at: new Date(Date.now() - 1000) } });
+    expect(await assetsMaintenance(sweep())).toBeGreaterThanOrEqual(1);
+    expect(await assetsMaintenance(sweep())).toBe(0);
+    const sold = (await out('assets.get', { id: asset.id }, owner)).asset;
+    expect(sold).toMatchObject({ status: 'sold', disposal: { gain: 5000000, fiscal_gain: -27750000 } });
+    const sale = (await entriesOf(owner, asset.id)).filter((e) => e.source.kind === 'asset_disposal');
+    expect(sale).toHaveLength(1);
+    expect(sale[0].lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['159210', 35000000, 0], ['111005', 70000000, 0], ['1520', 0, 100000000], ['4245', 0, 5000000]]);
+    expect(await sg.call('assets.dispose', { id: asset.id, date: '2026-11-03', proceeds: 0 }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+
+  it('five runs at once, and a run that died after its entry: each asset-month is posted exactly once', async () => {
+    const owner = workspace();
+    const asset = (await out('assets.create', { name: 'Escritorios', class: 'office_equipment', cost: 1200000, acquisition_date: '2026-01-01', useful_life_months: 12, credit_account: '220505' }, owner)).asset;
+    const runs = await Promise.all(Array.from({ length: 5 }, () => sg.call('assets.depreciate', { month: '2026-10' }, owner)));
+    expect(runs.every((r) => r.ok || r.code === 'conflict')).toBe(true);
+    await out('assets.depreciate', { month: '2026-10' }, owner);
+    // Jan–Oct: 10 months × 1,200,000 / 12 = 100,000 → 1,000,000. Fiscal: min(12/12 = 100 %, cap 10 %) → 1,200,000 × 10 % / 12 = 10,000 a month → 100,000.
+    let a = (await out('assets.get', { id: asset.id }, owner)).asset;
+    expect(a).toMatchObject({ months_depreciated: 10, niif_accumulated: 1000000, fiscal_accumulated: 100000, deferred_tax_basis: 900000, next_month: '2026-11' });
+    expect((await entriesOf(owner, asset.id)).filter((e) => e.source.kind === 'depreciation')).toHaveLength(10);
+    // As if the October run died after posting its entry and before moving the asset on.
+    await sg.db.collection('fixed_assets').updateOne({ _id: asset.id as never }, {
+      $set: { next_month: '2026-10', months: 9, niif_accumulated: 900000, fiscal_accumulated: 90000 }, $pop: { schedule: 1 },
+    });
+    await out('assets.depreciate', { month: '2026-10' }, owner);
+    a = (await out('assets.get', { id: asset.id }, owner)).asset;
+    expect(a).toMatchObject({ months_depreciated: 10, niif_accumulated: 1000000, fiscal_accumulated: 100000 });
+    expect((await entriesOf(owner, asset.id)).filter((e) => e.source.kind === 'depreciation')).toHaveLength(10);
+    // Retired in November (proceeds 0): carrying 1,200,000 − 1,000,000 = 200,000 is a loss (5310).
+    const retired = (await out('assets.dispose', { id: asset.id, date: '2026-11-05', proceeds: 0, reason: 'Dañados' }, owner)).asset;
+    expect(retired).toMatchObject({ status: 'retired', disposal: { gain: -200000, fiscal_gain: -1100000 } });
+    const entry = (await entriesOf(owner, asset.id)).find((e) => e.source.kind === 'asset_disposal')!;
+    expect(entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['159215', 1000000, 0], ['1524', 0, 1200000], ['5310', 200000, 0]]);
+  });
+});
+
+describe('rentals: availability under concurrency, deposit, damages, invoices', () => {
+  it('ten overlapping bookings at once: one wins, nine are refused 409; the resource frees on cancel; an orphaned hold is released by the sweep', async () => {
+    const owner = workspace();
+    const customer = await party(owner, { name: 'Eventos Caribe SAS', kind: 'customer' });
+    const item = (await out('items.create', { name: 'Carpa 10×10', kind: 'product', price: { amount: 20000000, currency: 'COP' } }, owner)).item;
+    // Ten bookings over the same weekend, some shifted by hours: every pair overlaps.
+    const tries = await Promise.all(Array.from({ length: 10 }, (_, i) => sg.call('rentals.create', {
+      item_id: item.id, customer_id: customer, unit: 'day', rate: 20000000, start: `2026-12-05T${String(10 + i).padStart(2, '0')}:00:00Z`, end: '2026-12-07T10:00:00Z',
+    }, owner)));
+    expect(tries.filter((r) => r.ok)).toHaveLength(1);
+    expect(tries.filter((r) => !r.ok).map((r) => r.code)).toEqual(Array(9).fill('conflict'));
+    expect(await sg.db.collection('rentals').countDocuments({ workspace: owner.workspace })).toBe(1);
+    const winner = tries.find((r) => r.ok)!.output.rental;
+    // Half-open: a booking that starts when the winner ends is free.
+    expect((await out('rentals.availability', { item_id: item.id, start: winner.end, end: '2026-12-08T10:00:00Z' }, owner)).available).toBe(true);
+    expect((await out('rentals.availability', { item_id: item.id, start: '2026-12-06T00:00:00Z', end: '2026-12-06T01:00:00Z' }, owner)).held_by.map((h: any) => h.rental_id)).toEqual([winner.id]);
+    await out('rentals.cancel', { id: winner.id }, owner);
+    expect((await out('rentals.availability', { item_id: item.id, start: '2026-12-06T00:00:00Z', end: '2026-12-06T01:00:00Z' }, owner)).available).toBe(true);
+    // A hold whose booking died before its rental was written blocks nothing once the sweep has run.
+    await sg.db.collection('rental_calendars').updateOne({ _id: `${owner.workspace}|item:${item.id}` as never }, {
+      $push: { holds: { rental_id: 'rnt_ghost', start: '2026-12-20T00:00:00.000Z', end: '2026-12-21T00:00:00.000Z', at: new Date(Date.now() - 1000), confirmed: false } } as never,
+    });
+    expect(await sg.call('rentals.create', { item_id: item.id, customer_id: customer, unit: 'hour', rate: 1000000, start: '2026-12-20T10:00:00Z', end: '2026-12-20T12:00:00Z' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await rentalsMaintenance(sweep())).toBeGreaterThanOrEqual(1);
+    // 2 hours × 10,000.00 = 20,000.00.
+    expect((await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'hour', rate: 1000000, start: '2026-12-20T10:00:00Z', end: '2026-12-20T12:00:00Z' }, owner)).rental).toMatchObject({ total: 2000000 });
+    expect(await sg.call('rentals.create', { customer_id: customer, unit: 'hour', rate: 1, start: '2026-12-20T10:00:00Z', end: '2026-12-20T12:00:00Z' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/item_id' });
+    expect(await sg.call('rentals.create', { item_id: item.id, customer_id: customer, unit: 'month', rate: 1, start: '2027-01-01T05:00:00Z', end: '2027-02-15T05:00:00Z' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end' });
+  });
+
+  it('a day rental delivered with a deposit and returned damaged: deposit in and out through 2810, damages and the rental invoiced once', async () => {
+    const owner = workspace();
+    const customer = await party(owner, { name: 'Constructora Andes SAS', kind: 'customer' });
+    const item = (await out('items.create', { name: 'Andamio', kind: 'product', price: { amount: 5000000, currency: 'COP' } }, owner)).item;
+    // 2026-11-02 08:00 → 2026-11-04 20:00 = 60 h → 3 days (rounded up) × 50,000.00 = 150,000.00.
+    const rental = (await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'day', rate: 5000000, deposit: 30000000, start: '2026-11-02T13:00:00Z', end: '2026-11-05T01:00:00Z' }, owner)).rental;
+    expect(rental.periods).toEqual([expect.objectContaining({ units: 3, amount: 15000000 })]);
+    expect(await sg.call('rentals.return', { id: rental.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    await out('rentals.deliver', { id: rental.id, condition: 'Nuevo' }, owner);
+    const returned = (await out('rentals.return', { id: rental.id, condition: 'Un tubo doblado', damages: 8000000, damages_description: 'Tubo de 2 m' }, owner)).rental;
+    expect(returned).toMatchObject({ status: 'returned', return: { damages: 8000000, damages_invoice_id: `inv_${rental.id.slice(4)}_dmg` } });
+    // A second return call finishes nothing new.
+    await out('rentals.return', { id: rental.id }, owner);
+    const invoiced = await out('rentals.invoice', { id: rental.id }, owner);
+    expect(invoiced.invoiced).toHaveLength(1);
+    expect((await out('rentals.invoice', { id: rental.id }, owner)).invoiced).toEqual([]);
+    // Rental: 3 DAY × 50,000.00 + 19 % = 178,500.00; damages 80,000.00 + 19 % = 95,200.00.
+    const rentInvoice = (await out('invoices.get', { id: invoiced.invoiced[0] }, owner)).invoice;
+    expect(rentInvoice).toMatchObject({ issue_date: '2026-11-02', subtotal: 15000000, tax_total: 2850000, total: 17850000, source: { rental_id: rental.id } });
+    expect((await out('invoices.get', { id: returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ subtotal: 8000000, total: 9520000 });
+    const deposits = await sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.id': rental.id }).sort({ 'source.kind': 1 }).toArray();
+    expect(deposits.map((e) => [e.source.kind, e.lines.map((l: any) => [l.account, l.debit, l.credit])])).toEqual([
+      ['rental_deposit', [['111005', 30000000, 0], ['2810', 0, 30000000]]],
+      ['rental_deposit_refund', [['111005', 0, 30000000], ['2810', 30000000, 0]]],
+    ]);
+    // The item is free again after the return.
+    expect((await out('rentals.availability', { item_id: item.id, start: '2026-11-03T00:00:00Z', end: '2026-11-04T00:00:00Z' }, owner)).available).toBe(true);
+  });
+});
