@@ -99,7 +99,7 @@ describe('metrics.query and records.list', () => {
     const inventory = await refused('metrics.query', { metric: 'inventory_value' });
     expect(inventory).toMatchObject({ status: 404, code: 'not_found' });
     expect(inventory.error).toMatch(/inventory_value.*not available yet/);
-    expect(await refused('records.list', { source: 'assets' })).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused('records.list', { source: 'connected_calendars' })).toMatchObject({ status: 404, code: 'not_found' });
     expect(await refused('metrics.query', { metric: 'revenue', from: '2026-01-01' })).toMatchObject({ status: 422, field: '/to' });
     expect(await refused('records.list', { source: 'parties', kind: 'product' })).toMatchObject({ status: 422, field: '/kind' });
   });

@@ -73,25 +73,25 @@ describe('a toy module added in its own folder', () => {
 
   it('its source answers records.list, named in the tool description; its metric answers metrics.query', async () => {
     await sys.invoke('toys.make', { name: 'Balero' }, key);
-    const records = await sys.invoke('records.list', { source: 'plans', search: 'bal' }, key);
+    const records = await sys.invoke('records.list', { source: 'connected_calendars', search: 'bal' }, key);
     expect(records.status).toBe(200);
     expect(records.body.output.rows.map((r: { name: string }) => r.name)).toEqual(['Balero']);
-    const all = await sys.invoke('records.list', { source: 'plans' }, key);
-    expect(all.body.output).toMatchObject({ source: 'plans', total: 2 });
-    const badStatus = await sys.invoke('records.list', { source: 'plans', status: 'lost' }, key);
+    const all = await sys.invoke('records.list', { source: 'connected_calendars' }, key);
+    expect(all.body.output).toMatchObject({ source: 'connected_calendars', total: 2 });
+    const badStatus = await sys.invoke('records.list', { source: 'connected_calendars', status: 'lost' }, key);
     expect(badStatus.body).toMatchObject({ code: 'invalid_input', field: '/status' });
-    const metric = await sys.invoke('metrics.query', { metric: 'assets_summary' }, key);
+    const metric = await sys.invoke('metrics.query', { metric: 'inventory_value' }, key);
     expect(metric.status).toBe(200);
-    expect(metric.body.output).toMatchObject({ metric: 'assets_summary', unit: 'count', summary: { value: 2 } });
+    expect(metric.body.output).toMatchObject({ metric: 'inventory_value', unit: 'count', summary: { value: 2 } });
     const tools = await sys.fetch('/v1/tools', { key });
     const describe = (name: string) => tools.body.tools.find((t: { name: string }) => t.name === name).description as string;
-    expect(describe('records.list')).toMatch(/\bplans\b/);
-    expect(describe('metrics.query')).toMatch(/\bassets_summary\b/);
+    expect(describe('records.list')).toMatch(/\bconnected_calendars\b/);
+    expect(describe('metrics.query')).toMatch(/\binventory_value\b/);
   });
 
   it('another workspace sees none of its toys', async () => {
     const other = (await sys.workspace('Otra')).api_key;
-    const records = await sys.invoke('records.list', { source: 'plans' }, other);
+    const records = await sys.invoke('records.list', { source: 'connected_calendars' }, other);
     expect(records.body.output).toMatchObject({ rows: [], total: 0 });
   });
 

@@ -204,3 +204,41 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     expect((await out('rentals.availability', { item_id: item.id, start: '2026-11-03T00:00:00Z', end: '2026-11-04T00:00:00Z' }, owner)).available).toBe(true);
   });
 });
+
+describe('plans: trial, downgrade and cancellation (the proration rule\'s other branches)', () => {
+  it('a trial bills nothing until it ends; a change in the trial is not prorated; a cancellation in the trial issues nothing at all', async () => {
+    const owner = workspace();
+    const customer = await party(owner, { name: 'Diseño Sur SAS', kind: 'customer' });
+    const basic = (await out('plans.create', { name: 'Básico', price: 10000000, interval: 'month', trial_days: 14 }, owner)).plan;
+    const pro = (await out('plans.create', { name: 'Pro', price: 25000000, interval: 'month' }, owner)).plan;
+    const yearly = (await out('plans.create', { name: 'Anual', price: 99000000, interval: 'year' }, owner)).plan;
+    const sub = (await out('plans.subscribe', { plan_id: basic.id, customer_id: customer, start_date: '2026-10-01' }, owner)).subscription;
+    // 2026-10-01 + 14 days = 2026-10-15; no setup fee, so no setup invoice.
+    expect(sub).toMatchObject({ billing_start: '2026-10-15', setup_invoice_id: null });
+    expect((await out('invoices.recurring_run', { as_of: '2026-10-14' }, owner)).issued).toEqual([]);
+    expect(await sg.call('plans.change', { subscription_id: sub.id, plan_id: yearly.id, date: '2026-10-05' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/plan_id' });
+    expect(await sg.call('plans.change', { subscription_id: sub.id, plan_id: 'pln_none', date: '2026-10-05' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/plan_id' });
+    expect(await sg.call('plans.change', { subscription_id: 'sub_none', plan_id: pro.id }, owner)).toMatchObject({ ok: false, code: 'not_found' });
+    const changed = (await out('plans.change', { subscription_id: sub.id, plan_id: pro.id, date: '2026-10-05' }, owner)).subscription;
+    expect(changed.changes).toEqual([expect.objectContaining({ charge: 0, credit: 0, invoice_id: null })]);
+    expect((await out('plans.cancel', { subscription_id: sub.id }, owner)).subscription).toMatchObject({ status: 'cancelling', cancel_at: '2026-10-15' });
+    expect((await out('invoices.recurring_run', { as_of: '2026-11-20' }, owner)).issued).toEqual([]);
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(0);
+  });
+
+  it('a downgrade takes effect with the next period: nothing charged or refunded now, the next period at the cheaper plan', async () => {
+    const owner = workspace();
+    const customer = await party(owner, { name: 'Taller Oeste SAS', kind: 'customer' });
+    const basic = (await out('plans.create', { name: 'Básico', price: 10000000, interval: 'month' }, owner)).plan;
+    const pro = (await out('plans.create', { name: 'Pro', price: 25000000, interval: 'month' }, owner)).plan;
+    const sub = (await out('plans.subscribe', { plan_id: pro.id, customer_id: customer, start_date: '2026-09-01' }, owner)).subscription;
+    expect((await out('invoices.recurring_run', { as_of: '2026-09-30' }, owner)).issued).toHaveLength(1);
+    const down = (await out('plans.change', { subscription_id: sub.id, plan_id: basic.id, date: '2026-09-10' }, owner)).subscription;
+    expect(down.changes).toEqual([expect.objectContaining({ effective_date: '2026-10-01', days_remaining: 21, days_in_period: 30, charge: 0, credit: 0, invoice_id: null })]);
+    const october = (await out('invoices.recurring_run', { as_of: '2026-10-01' }, owner)).issued;
+    // 100,000.00 + 19 % = 119,000.00.
+    expect((await out('invoices.get', { id: october[0].invoice_id }, owner)).invoice).toMatchObject({ issue_date: '2026-10-01', subtotal: 10000000, total: 11900000 });
+    // A change dated after the billed period is refused until that period is invoiced.
+    expect(await sg.call('plans.change', { subscription_id: sub.id, plan_id: pro.id, date: '2026-11-02' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});
