@@ -118,7 +118,7 @@ export async function invoicePeriod(ctx: ToolContext, r: RentalDoc, p: RentalPer
 
 /** Posts a deposit's receipt or its refund (once: the entry's id), between the deposit account and 2810. */
 export async function postDeposit(ctx: ToolContext, r: RentalDoc, kind: 'deposit' | 'refund', entryId: string, date: string): Promise<void> {
-  if (await journalEntries(ctx.db).exists({ _id: entryId })) return;
+  if (await journalEntries(ctx.db).exists({ _id: entryId, workspace: ctx.workspace })) return;
   const cash = await findAccount(ctx.db, ctx.workspace, r.deposit_account);
   const held: JournalLine = { account: DEPOSITS_ACCOUNT.code, name: DEPOSITS_ACCOUNT.name, debit: 0, credit: 0, party_id: r.customer_id };
   const money: JournalLine = { account: r.deposit_account, name: cash?.name ?? r.deposit_account, debit: 0, credit: 0, party_id: null };
