@@ -2,7 +2,7 @@ import { addDays, createPositioned, CuadraError, type ToolContext } from '@cuadr
 import type { LineInput } from '../../lib/documents.ts';
 import { issueInvoiceOnce } from '../invoices/issue.ts';
 import { previousPeriod, recurringInvoices, type RecurringDoc } from '../invoices/recurring.ts';
-import { plans, scheduleInterval, subscriptions, type PlanChange, type PlanDoc, type SubscriptionDoc } from './model.ts';
+import { findSubscription, plans, scheduleInterval, subscriptions, type PlanChange, type PlanDoc, type SubscriptionDoc } from './model.ts';
 
 /** The recurring schedule that bills a subscription: one per subscription. */
 export function scheduleIdOf(subscriptionId: string): string {
@@ -122,8 +122,15 @@ export async function completeChange(ctx: ToolContext, s: SubscriptionDoc): Prom
   return (await subscriptions(ctx.db).findById(s._id).lean())!;
 }
 
-/** Refuses a subscription that is not active (or is finishing a start or a change). */
-export function assertChangeable(s: SubscriptionDoc): void {
+/**
+ * A subscription of the workspace that may be changed or cancelled: a start or a change a dead
+ * process left half done is finished first (their invoices carry derived ids, so nothing twice);
+ * one that is not active is refused `conflict`.
+ */
+export async function changeableSubscription(ctx: ToolContext, id: string): Promise<SubscriptionDoc> {
+  let s = await completeStart(ctx, await findSubscription(ctx, id));
+  if (s.pending_change) s = await completeChange(ctx, s);
   if (s.status !== 'active') throw new CuadraError('conflict', `Subscription ${s._id} is ${s.status}; this needs it active.`);
   if (s.pending_change) throw new CuadraError('conflict', `Subscription ${s._id} is changing plan right now; try again in a moment.`);
+  return s;
 }

@@ -1,8 +1,8 @@
 import { addDays, CuadraError, defineTool, recordOutput } from '@cuadra/shared';
 import { documentToday } from '../../../lib/document-dates.ts';
 import { recurringInvoices } from '../../invoices/recurring.ts';
-import { findSubscription, plans, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView } from '../model.ts';
-import { assertChangeable, completeChange, completeStart } from '../ops.ts';
+import { plans, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView } from '../model.ts';
+import { changeableSubscription } from '../ops.ts';
 
 /**
  * Cancels a subscription at the end of the period already billed: its schedule ends the day
@@ -16,11 +16,7 @@ export const cancel = defineTool({
   input: { type: 'object', additionalProperties: false, required: ['subscription_id'], properties: { subscription_id: { type: 'string', pattern: '^sub_[A-Za-z0-9_-]{1,40}$' } } },
   output: recordOutput('subscription', SUBSCRIPTION_VIEW_SCHEMA),
   async handler(input, ctx) {
-    let s = await findSubscription(ctx, input.subscription_id);
-    // A start or a change a dead process left half done is finished first (their invoices carry derived ids).
-    s = await completeStart(ctx, s);
-    if (s.pending_change) s = await completeChange(ctx, s);
-    assertChangeable(s);
+    const s = await changeableSubscription(ctx, input.subscription_id);
     for (let attempt = 0; attempt < 5; attempt++) {
       const schedule = await recurringInvoices(ctx.db).findOne({ _id: s.schedule_id, workspace: ctx.workspace }).lean();
       if (!schedule) throw new CuadraError('conflict', `The billing schedule of subscription ${s._id} is missing.`);

@@ -1,8 +1,8 @@
 import { CuadraError, defineTool, recordOutput } from '@cuadra/shared';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 import { previousPeriod, recurringInvoices } from '../../invoices/recurring.ts';
-import { findPlan, findSubscription, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView } from '../model.ts';
-import { assertChangeable, changeInvoiceId, completeChange, completeStart, prorationOf } from '../ops.ts';
+import { findPlan, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView } from '../model.ts';
+import { changeableSubscription, changeInvoiceId, completeChange, prorationOf } from '../ops.ts';
 
 /** Moves a subscription to another plan, prorated daily (ops.ts prorationOf states the rule). */
 export const change = defineTool({
@@ -19,11 +19,7 @@ export const change = defineTool({
   },
   output: recordOutput('subscription', SUBSCRIPTION_VIEW_SCHEMA),
   async handler(input, ctx) {
-    let s = await findSubscription(ctx, input.subscription_id);
-    // A start or a change a dead process left half done is finished first (their invoices carry derived ids).
-    s = await completeStart(ctx, s);
-    if (s.pending_change) s = await completeChange(ctx, s);
-    assertChangeable(s);
+    const s = await changeableSubscription(ctx, input.subscription_id);
     const date = input.date ?? documentToday(ctx);
     assertNotAfterToday(ctx, date, '/date');
     if (date < s.start_date) throw new CuadraError('invalid_input', `The subscription starts on ${s.start_date}; it cannot change before.`, { field: '/date' });
