@@ -2,7 +2,7 @@
 // keyed payments.register calls — each one a multi-step write (settle the invoices, post the
 // journal entry, complete the payment, count the rollups) — and restarted. Every call that did not
 // answer is sent again with its Idempotency-Key. Then nothing may be lost, doubled or half-done:
-// at most one payment per key, each completed, each with one journal entry; every invoice's balance is its
+// exactly one payment per key, each completed, each with one journal entry, every retry answered; every invoice's balance is its
 // amount due less its settlements; the receivables and ledger rollups equal what the test adds up
 // from the documents and the journal itself; no marker is left for the sweep.
 import { connectDatabase } from '@cuadra/shared';
@@ -87,19 +87,18 @@ describe('finance killed in the middle of payments', () => {
       if (r.status !== 200) retriedBad.push({ i: a.i, first: a.code, status: r.status, body: r.body });
     }
     console.log('[finance-faults] retried', { retried: caught.length, stillUnknown: retriedBad.length });
-    // Known gap (ARCHITECTURE.md, issue 32 "what remains"): a call killed inside its handler keeps
-    // answering outcome_unknown to its retries until payments run on the durable-operation runner;
-    // it never runs twice, and what it wrote is finished by the sweep (checked below).
-    expect(retriedBad.every((b) => (b as { status: number; body: { code: string } }).status === 502 && (b as { body: { code: string } }).body.code === 'outcome_unknown')).toBe(true);
+    // Every interrupted call answers its real outcome: a payment killed inside its handler is a
+    // durable operation (shared/src/operations.ts) that the owner finishes and answers from.
+    expect(retriedBad).toEqual([]);
     // The sweep finishes what the dead process left (markers older than the repair's wait).
-    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: ws })) > 0; t++) await sleep(200);
+    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: ws })) + (await db.collection('operations').countDocuments({ workspace: ws, status: 'running' })) > 0; t++) await sleep(200);
     expect(await db.collection('pending_changes').countDocuments({ workspace: ws })).toBe(0);
+    expect(await db.collection('operations').countDocuments({ workspace: ws, status: 'running' })).toBe(0);
 
     // One payment per key, every one completed, each with exactly one journal entry.
     const payments = await db.collection('payments').find({ workspace: ws }).toArray();
-    // One payment per key at most: every key that answered 200 has its payment, and none has two.
-    expect(payments.length).toBeGreaterThanOrEqual(total - retriedBad.length);
-    expect(payments.length).toBeLessThanOrEqual(total);
+    // Exactly one payment per key: every key answered 200, and none has two.
+    expect(payments.length).toBe(total);
     expect(payments.filter((p) => p.status !== 'completed')).toEqual([]);
     const entries = await db.collection('journal_entries').find({ workspace: ws }).toArray();
     const paymentEntries = entries.filter((e) => e.source.kind === 'payment');
@@ -135,3 +134,61 @@ describe('finance killed in the middle of payments', () => {
     for (const [k, v] of Object.entries(sums)) expect([k, ledger!.v[k] ?? 0]).toEqual([k, v]);
   }, 180_000);
 });
+
+describe('a payment whose process died in the middle of its operation', () => {
+  it('is finished by its retry, which answers the completed payment, once (not outcome_unknown)', async () => {
+    const { api_key, workspace_id } = await sys.workspace('Pago Interrumpido SAS');
+    const out = (tool: string, input: unknown) => sys.output(tool, input, api_key) as Promise<any>;
+    await out('einvoicing.configure', {
+      issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS', responsibilities: ['O-15'], address: { line: 'Calle 93 # 11-28', municipality_code: '11001' }, email: 'facturacion@cuadra.example.co' },
+      technical_key: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', software_pin: '75315',
+      numbering: { invoice: { prefix: 'SETP', from: 990000001, to: 995000000, resolution: '18760000001' } },
+    });
+    const customer = (await out('parties.create', { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' } })).party.id;
+    const draft = (await out('invoices.create', { customer_id: customer, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: 'Servicio', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] })).invoice;
+    const invoice = (await out('invoices.post', { id: draft.id })).invoice;
+    const AMOUNT = 400_000;
+    const input = { customer_id: customer, amount: AMOUNT, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: invoice.id, amount: AMOUNT }] };
+
+    // The state payments.register leaves when its process dies right after writing the payment:
+    // the key held, the call's intent (its process gone), the operation's marker naming the run,
+    // and the two records it wrote stamped with the run (the recent-documents index and the
+    // pending payment) — more than one record, so the record alone cannot say what it answered.
+    const governance = sys.governanceFor();
+    const principal = await sys.identity.authenticateApiKey(api_key);
+    const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
+    const started = await governance.idempotency.begin(workspace_id, `${idempotencyScope(principal)}:died-mid-payment`, 'payments.register', inputDigest(input));
+    if (started.kind !== 'run') throw new Error('expected to hold the key');
+    const run = `int_${started.run}`;
+    await governance.intents.create({
+      _id: run, workspace: workspace_id, subgraph: 'invoices', tool: 'payments.register', risk: 'write', input_digest: inputDigest(input),
+      principal, approval_id: null, idempotency_key: 'died-mid-payment', started_at: new Date(), executor: 'dead-process',
+    });
+    const now = new Date();
+    await db.collection('operations').insertOne({ _id: 'payment:pay_died', workspace: workspace_id, kind: 'payment', record: 'pay_died', run, status: 'running', at: now } as never);
+    await db.collection('recent').updateOne({ _id: `${workspace_id}|payments|${now.toISOString().slice(0, 10)}` } as never, { $addToSet: { ids: 'pay_died' }, $set: { _runs: [run] } }, { upsert: true });
+    await db.collection('payments').insertOne({
+      _id: 'pay_died', workspace: workspace_id, direction: 'incoming', status: 'pending', customer_id: customer, customer_name: 'Tienda Andina SAS', search_lc: 'tienda andina sas ',
+      currency: 'COP', amount: AMOUNT, date: '2026-11-20', method: 'bank_transfer', reference: null, allocations: [{ invoice_id: invoice.id, number: invoice.number, requested: AMOUNT, applied: null }],
+      applied: 0, unapplied: 0, journal_entry_id: null, pending_rollups: [], pending_count: 0, created_at: now, updated_at: now, pos: 1_000_000, _runs: [run],
+    } as never);
+
+    const retry = await sys.invoke('payments.register', input, api_key, { 'Idempotency-Key': 'died-mid-payment' });
+    expect([retry.status, retry.body.code]).toEqual([200, undefined]);
+    expect(Object.keys(retry.body.output)).toEqual(['payment']);
+    expect(retry.body.output.payment).toMatchObject({ id: 'pay_died', status: 'completed', amount: AMOUNT, journal_entry_id: 'je_pay_died' });
+    expect(retry.body.output.payment.allocations).toMatchObject([{ invoice_id: invoice.id, applied: AMOUNT }]);
+    // Ran once: one payment, the invoice settled by it once (1,190,000 − 400,000 = 790,000 open), one entry.
+    expect(await db.collection('payments').countDocuments({ workspace: workspace_id })).toBe(1);
+    const stored = await db.collection('invoices').findOne({ _id: invoice.id } as never);
+    expect(stored!.settlements.map((x: { ref: string; amount: number }) => [x.ref, x.amount])).toEqual([['pay_died', AMOUNT]]);
+    expect(stored!.balance).toBe(1_190_000 - AMOUNT);
+    expect((await db.collection('journal_entries').find({ workspace: workspace_id, 'source.kind': 'payment' }).toArray()).map((e) => e._id)).toEqual(['je_pay_died']);
+    expect(await db.collection('operations').findOne({ _id: 'payment:pay_died' } as never)).toMatchObject({ status: 'done' });
+    const again = await sys.invoke('payments.register', input, api_key, { 'Idempotency-Key': 'died-mid-payment' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(retry.body);
+    expect(await governance.ledger.entries.countDocuments({ workspace: workspace_id, idempotency_key: 'died-mid-payment', outcome: 'interrupted' })).toBe(1);
+  }, 60_000);
+});
+

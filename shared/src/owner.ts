@@ -9,6 +9,7 @@ import type { ApprovalDoc } from './governance/approvals.ts';
 import type { IntentDoc } from './governance/intents.ts';
 import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/idempotency.ts';
 import { findRunStamps, runScope, stampRunsOn, withoutRunStamps, type RunStamps } from './governance/runs.ts';
+import { OPERATIONS_COLLECTION, operationsOfRun } from './operations.ts';
 import { canonicalJson } from './governance/digest.ts';
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
@@ -538,9 +539,14 @@ export class ToolOwner {
     ).lean();
     if (!claimed) return false;
     const stamps = [...(this.#db !== this.#governance.db ? await findRunStamps(this.#db, intent._id) : []), ...(await findRunStamps(this.#governance.db, intent._id))];
+    // A run that started a durable operation (operations.ts) is finished here, and answered from
+    // the operation's record: the operation is its whole effect, its own bookkeeping deletes included.
+    const operations = this.#db !== this.#governance.db ? await operationsOfRun(this.#db, intent._id, now) : [];
     // A tool of risk `external` acts outside (mail, DIAN, the bank): its records cannot prove it did nothing.
-    const wroteNothing = intent.risk !== 'external' && !claimed.deletes && stamps.length === 0;
-    const recovered = wroteNothing || claimed.deletes ? null : await this.#answerFromRecord(intent, stamps);
+    const wroteNothing = intent.risk !== 'external' && !claimed.deletes && stamps.length === 0 && operations.length === 0;
+    const recovered = operations.length === 1 && intent.risk !== 'external'
+      ? await this.#answerFromRecord(intent, [{ collection: OPERATIONS_COLLECTION, ids: [operations[0].record] }])
+      : wroteNothing || claimed.deletes ? null : await this.#answerFromRecord(intent, stamps);
     await ledger.append({
       id: outcomeEntryId(intent._id), principal: intent.principal, tool: intent.tool, risk: intent.risk, input_digest: intent.input_digest, outcome: 'interrupted',
       approval_id: intent.approval_id ?? undefined, idempotency_key: intent.idempotency_key ?? undefined, duration_ms: now.getTime() - intent.started_at.getTime(),

@@ -1,4 +1,4 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineOperation, runOperation, type ToolContext } from '@cuadra/shared';
 import { paymentEntryLines } from '../accounting/receivable-lines.ts';
 import { postEntry, reverseEntry } from '../books/index.ts';
 import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
@@ -6,90 +6,93 @@ import { addCustomerCredit } from './customer-credit.ts';
 import type { InvoiceDoc, Settlement } from '../modules/invoices/model.ts';
 import { payments, type PaymentDoc } from '../modules/payments/model.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../books/rollup-intents.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../books/rollup-intents.ts';
+
+/** A payment while its operation runs: the receivables it moved, by due date (recomputed by a rerun). */
+type PaymentInFlight = PaymentDoc & { dueChanges?: { date: string; amount: number }[] };
 
 /**
- * Applies a pending payment to its invoices and completes it. Every step may run again
- * (a retry, or the repair of a payment whose process died) without effect the second time:
- * an invoice that already lists the payment in its settlements is left alone, the journal entry's
- * id is the payment's, customer credit is added once per payment, and completion is a
- * conditional update on `status: 'pending'`.
+ * A customer payment as a durable operation (shared/src/operations.ts): written `pending`, then
+ * applied to its invoices, journalled, completed with its rollups, and its leftover kept as
+ * customer credit. Every step may run again (a retry, or the sweep finishing a payment whose
+ * process died) without effect the second time: an invoice that already lists the payment in its
+ * settlements is left alone, the journal entry's id is the payment's, completion is a conditional
+ * update on `status: 'pending'`, and customer credit is added once per payment.
  */
-export async function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: PaymentDoc): Promise<PaymentDoc> {
-  let left = payment.amount;
-  const allocations = [];
-  const byDue: { date: string; amount: number }[] = [];
-  for (const a of payment.allocations) {
-    const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
-      if (inv.settlements.some((s) => s.ref === payment._id)) return null;
-      if (inv.status !== 'posted' && inv.status !== 'partially_paid') return null; // settled meanwhile: the rest becomes credit
-      // A race may have lowered the balance since the payment was checked: never apply beyond it.
-      const amount = Math.min(a.requested ?? inv.balance, inv.balance, left);
-      if (amount <= 0) return null;
-      const balance = inv.balance - amount;
-      const paid = inv.paid + amount;
-      const status = settledStatus({ balance, paid, status: inv.status });
-      const settlement: Settlement = { ref: payment._id, kind: 'payment', date: payment.date, amount };
-      return { set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null }, push: { settlements: settlement }, deltas: statusDelta(inv, inv.status, status) };
-    });
-    const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
-    left -= applied;
-    allocations.push({ ...a, number: after.number, applied });
-    if (applied > 0) byDue.push({ date: after.due_date, amount: -applied });
-  }
-  const applied = payment.amount - left;
-  const entryId = `je_${payment._id}`;
-  await postEntry(ctx, { kind: 'payment', id: payment._id }, paymentEntryLines(payment.amount, applied, payment.customer_id), {
-    id: entryId, date: payment.date, currency: payment.currency, memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`,
-  });
-  const intent = rollupIntent([
-    { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -applied, payments: 1 } },
-    ...byDue.map((due) => ({ day: payment.date, currency: payment.currency, inc: {}, due })),
-  ], ctx.now);
-  const iu = intentUpdate(intent);
-  const model = payments(ctx.db);
-  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-  const done = await model.findOneAndUpdate(
-    { _id: payment._id, status: 'pending' },
-    { $set: { status: 'completed', allocations, applied, unapplied: left, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-    { returnDocument: 'after' },
-  ).lean();
-  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-  await addCustomerCredit(ctx.db, ctx.workspace, payment.customer_id, payment.currency, payment._id, left);
-  await pendingChanges(ctx.db).deleteOne({ _id: paymentMarker(payment._id) });
-  const final = done ?? (await model.findById(payment._id).lean());
-  if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
-  return final;
+export const paymentOperation = defineOperation<PaymentInFlight>({
+  kind: 'payment',
+  legacyMarkers: [{ collection: 'pending_changes', filter: { kind: 'payment' }, record: (m) => m.doc ?? m._id.replace(/^pay:/, '') }],
+  load: (ctx, id) => payments(ctx.db).findById(id).lean(),
+  steps: [
+    async function settleInvoices(ctx, payment) {
+      let left = payment.amount;
+      const allocations = [];
+      const dueChanges: { date: string; amount: number }[] = [];
+      for (const a of payment.allocations) {
+        const after = await changeInvoice(ctx, a.invoice_id, (inv: InvoiceDoc) => {
+          if (inv.settlements.some((s) => s.ref === payment._id)) return null;
+          if (inv.status !== 'posted' && inv.status !== 'partially_paid') return null; // settled meanwhile: the rest becomes credit
+          // A race may have lowered the balance since the payment was checked: never apply beyond it.
+          const amount = Math.min(a.requested ?? inv.balance, inv.balance, left);
+          if (amount <= 0) return null;
+          const balance = inv.balance - amount;
+          const paid = inv.paid + amount;
+          const status = settledStatus({ balance, paid, status: inv.status });
+          const settlement: Settlement = { ref: payment._id, kind: 'payment', date: payment.date, amount };
+          return { set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null }, push: { settlements: settlement }, deltas: statusDelta(inv, inv.status, status) };
+        });
+        const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+        left -= applied;
+        allocations.push({ ...a, number: after.number, applied });
+        if (applied > 0) dueChanges.push({ date: after.due_date, amount: -applied });
+      }
+      return { ...payment, allocations, applied: payment.amount - left, unapplied: left, dueChanges };
+    },
+    async function journal(ctx, payment) {
+      await postEntry(ctx, { kind: 'payment', id: payment._id }, paymentEntryLines(payment.amount, payment.applied, payment.customer_id), {
+        id: paymentEntryId(payment._id), date: payment.date, currency: payment.currency, memo: `Recaudo ${payment.reference ?? payment._id} — ${payment.customer_name}`,
+      });
+      return payment;
+    },
+    async function complete(ctx, payment) {
+      const intent = rollupIntent([
+        { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -payment.applied, payments: 1 } },
+        ...(payment.dueChanges ?? []).map((due) => ({ day: payment.date, currency: payment.currency, inc: {}, due })),
+      ], ctx.now);
+      const iu = intentUpdate(intent);
+      const model = payments(ctx.db);
+      await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+      const done = await model.findOneAndUpdate(
+        { _id: payment._id, status: 'pending' },
+        { $set: { status: 'completed', allocations: payment.allocations, applied: payment.applied, unapplied: payment.unapplied, journal_entry_id: paymentEntryId(payment._id), updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+        { returnDocument: 'after' },
+      ).lean();
+      if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      const final = done ?? (await model.findById(payment._id).lean());
+      if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
+      return final;
+    },
+    async function keepCredit(ctx, payment) {
+      await addCustomerCredit(ctx.db, ctx.workspace, payment.customer_id, payment.currency, payment._id, payment.unapplied);
+      return payment;
+    },
+  ],
+});
+
+/** The journal entry of a payment: its id chosen from the payment's, so posting it twice is one entry. */
+function paymentEntryId(paymentId: string): string {
+  return `je_${paymentId}`;
 }
 
-/** Id of the pending-changes marker of a payment, written before the payment itself. */
-export function paymentMarker(paymentId: string): string {
-  return `pay:${paymentId}`;
+/** Applies a pending payment to its invoices and completes it (every step idempotent: see {@link paymentOperation}). */
+export function completePayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: PaymentDoc): Promise<PaymentDoc> {
+  return runOperation(ctx, paymentOperation, payment, payment._id);
 }
 
-/** Registers a payment about to be written, so a dead process's payment is found and finished. */
-export async function markPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string): Promise<void> {
-  await pendingChanges(ctx.db).create({ _id: paymentMarker(paymentId), workspace: ctx.workspace, kind: 'payment', collection: 'payments', doc: paymentId, at: ctx.now });
-}
-
-/** Finishes payments left pending by a process that died (older than a minute), found by their markers. */
-export async function completeStuckPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
-  const markers = await pendingChanges(ctx.db).find({ workspace: ctx.workspace, kind: 'payment' }).limit(100).lean();
-  let completed = 0;
-  for (const m of markers) {
-    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
-    const p = await payments(ctx.db).findById(m.doc).lean();
-    if (p) {
-      // Every step of completion is idempotent, so a completed payment whose marker survived
-      // (a crash before its customer credit) is simply finished again.
-      await completePayment(ctx, p);
-      completed++;
-    } else {
-      await pendingChanges(ctx.db).deleteOne({ _id: m._id });
-    }
-  }
-  return completed;
+/** Registers a payment about to be written, so a dead process's payment is found and finished by the sweep. */
+export function markPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string): Promise<void> {
+  return beginOperation(ctx, paymentOperation, paymentId);
 }
 
 /**

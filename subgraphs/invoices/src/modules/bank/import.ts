@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { assignPositions, CuadraError, newId, positionKey, releasePosition, type ToolContext } from '@cuadra/shared';
+import { assignPositions, beginOperation, CuadraError, defineOperation, finishStaleOperations, newId, positionKey, releasePosition, runOperation, type ToolContext } from '@cuadra/shared';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupIntent } from '../../books/rollup-intents.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent, type RollupIntent } from '../../books/rollup-intents.ts';
 import {
-  bankImports, bankMarkers, bankTransactions, dedupKey, type BankAccountDoc, type BankImportDoc, type BankTransactionDoc, type StatementFormat,
+  bankImports, bankTransactions, dedupKey, type BankAccountDoc, type BankImportDoc, type BankTransactionDoc, type StatementFormat,
 } from './model.ts';
 import type { ParsedStatement, StatementEntry } from './statements/entry.ts';
 
@@ -47,7 +47,7 @@ export async function importStatement(ctx: Ctx, account: BankAccountDoc, format:
     _id: newId('bim'), workspace: ctx.workspace, bank_id: account._id, format, statement_id: parsed.statement_id, file_sha256: fileSha256, status: 'pending',
     keys, entries: keys.length, added: 0, already_there: 0, pending_rollups: [], pending_count: 0, created_at: ctx.now, updated_at: ctx.now,
   };
-  await bankMarkers(ctx.db).create({ _id: imp._id, workspace: ctx.workspace, kind: 'import', at: ctx.now });
+  await beginOperation(ctx, importOperation, imp._id);
   await bankImports(ctx.db).create(imp);
   const model = bankTransactions(ctx.db);
   // Lines whose key is already stored need no position; the rest take a block of positions at once.
@@ -78,52 +78,54 @@ export async function importStatement(ctx: Ctx, account: BankAccountDoc, format:
 }
 
 /**
- * Counts the lines this import wrote (those carrying its id), and completes it with the rollup
- * intent of the unreconciled counters in one conditional update. Runs again without effect.
+ * A statement import as a durable operation (shared/src/operations.ts): its lines inserted (by
+ * {@link importStatement}), then counted — the lines carrying its id — and the import completed
+ * with the rollup intent of the unreconciled counters in one conditional update. Runs again
+ * without effect.
  */
-export async function completeImport(ctx: Ctx, imp: BankImportDoc): Promise<BankImportDoc> {
-  const model = bankImports(ctx.db);
-  let intent: RollupIntent | null = null;
-  if (imp.status === 'pending') {
-    const mine = (await bankTransactions(ctx.db).find({ dedup_key: { $in: imp.keys } }, { import_id: 1, amount: 1, date: 1 }).lean()).filter((t) => t.import_id === imp._id);
-    // Counted on each line's booking date (the window of bank_reconciliation is the bank's dates).
-    const byDay = new Map<string, { n: number; amt: number }>();
-    for (const t of mine) {
-      const d = byDay.get(t.date) ?? { n: 0, amt: 0 };
-      d.n += 1;
-      d.amt += Math.abs(t.amount);
-      byDay.set(t.date, d);
-    }
-    intent = rollupIntent([...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, d]) => ({ day, currency: bankRollupNs(imp.bank_id), inc: { unrec_n: d.n, unrec_amt: d.amt } })), ctx.now);
-    await markIntent(ctx.db, ctx.workspace, model, imp._id, intent);
-    const iu = intentUpdate(intent);
-    const done = await model.findOneAndUpdate(
-      { _id: imp._id, workspace: ctx.workspace, status: 'pending' },
-      { $set: { status: 'completed', added: mine.length, already_there: imp.entries - mine.length, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-      { returnDocument: 'after' },
-    ).lean();
-    if (done) await applyRollupIntent(ctx.db, model, imp._id, ctx.workspace, intent);
-    else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-  }
-  await bankMarkers(ctx.db).deleteOne({ _id: imp._id });
-  const final = await model.findById(imp._id).lean();
-  if (!final) throw new CuadraError('internal', 'The statement import vanished while being completed.');
-  return final;
+export const importOperation = defineOperation<BankImportDoc>({
+  kind: 'bank_import',
+  legacyMarkers: [{ collection: 'bank_markers', filter: { kind: 'import' }, record: (m) => m._id }],
+  load: (ctx, id) => bankImports(ctx.db).findById(id).lean(),
+  steps: [
+    async function countAndComplete(ctx, imp) {
+      if (imp.status !== 'pending') return imp;
+      const model = bankImports(ctx.db);
+      const mine = (await bankTransactions(ctx.db).find({ dedup_key: { $in: imp.keys } }, { import_id: 1, amount: 1, date: 1 }).lean()).filter((t) => t.import_id === imp._id);
+      // Counted on each line's booking date (the window of bank_reconciliation is the bank's dates).
+      const byDay = new Map<string, { n: number; amt: number }>();
+      for (const t of mine) {
+        const d = byDay.get(t.date) ?? { n: 0, amt: 0 };
+        d.n += 1;
+        d.amt += Math.abs(t.amount);
+        byDay.set(t.date, d);
+      }
+      const intent: RollupIntent | null = rollupIntent([...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, d]) => ({ day, currency: bankRollupNs(imp.bank_id), inc: { unrec_n: d.n, unrec_amt: d.amt } })), ctx.now);
+      await markIntent(ctx.db, ctx.workspace, model, imp._id, intent);
+      const iu = intentUpdate(intent);
+      const done = await model.findOneAndUpdate(
+        { _id: imp._id, workspace: ctx.workspace, status: 'pending' },
+        { $set: { status: 'completed', added: mine.length, already_there: imp.entries - mine.length, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+        { returnDocument: 'after' },
+      ).lean();
+      if (done) await applyRollupIntent(ctx.db, model, imp._id, ctx.workspace, intent);
+      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      return imp;
+    },
+    async function readBack(ctx, imp) {
+      const final = await bankImports(ctx.db).findById(imp._id).lean();
+      if (!final) throw new CuadraError('internal', 'The statement import vanished while being completed.');
+      return final;
+    },
+  ],
+});
+
+/** Completes an import whose lines are written (idempotent: see {@link importOperation}). */
+export function completeImport(ctx: Ctx, imp: BankImportDoc): Promise<BankImportDoc> {
+  return runOperation(ctx, importOperation, imp, imp._id);
 }
 
-/** Finishes imports a dead process left pending (older than a minute), found by their markers. */
-export async function completeStuckImports(ctx: Ctx): Promise<number> {
-  const markers = await bankMarkers(ctx.db).find({ workspace: ctx.workspace, kind: 'import' }).limit(100).lean();
-  let completed = 0;
-  for (const m of markers) {
-    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
-    const imp = await bankImports(ctx.db).findById(m._id).lean();
-    if (imp) {
-      await completeImport(ctx, imp);
-      completed++;
-    } else {
-      await bankMarkers(ctx.db).deleteOne({ _id: m._id });
-    }
-  }
-  return completed;
+/** Finishes the imports of a workspace a dead process left pending (past the lease). */
+export function completeStuckImports(ctx: Ctx): Promise<number> {
+  return finishStaleOperations(ctx.db, [importOperation], ctx.now, ctx.workspace);
 }

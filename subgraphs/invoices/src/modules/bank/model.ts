@@ -249,7 +249,7 @@ export function transactionView(t: BankTransactionDoc) {
 /**
  * One statement import: written `pending` before its transactions (the intent), completed with
  * the rollup intent of the lines that were new. A dead process's pending import is finished by
- * {@link completeStuckImports} (import.ts), found through its marker.
+ * the maintenance sweep (`importOperation`, import.ts: the durable-operation runner), found through its marker.
  */
 export interface BankImportDoc {
   _id: string;
@@ -304,8 +304,8 @@ const markerSchema = new Schema<MarkerDoc>(
 );
 
 /**
- * Work in flight: an import or a reconciliation writes its marker first and removes it when done,
- * so the repair reads this small collection instead of scanning imports or transactions.
+ * Where imports in flight kept their markers before the durable-operation runner (stored data may
+ * still hold some: the runner adopts them, `importOperation.legacyMarkers`).
  */
 export function bankMarkers(db: Connection): Model<MarkerDoc> {
   return (db.models.BankMarker as Model<MarkerDoc> | undefined) ?? db.model<MarkerDoc>('BankMarker', markerSchema, 'bank_markers');

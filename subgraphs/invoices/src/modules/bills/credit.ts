@@ -1,9 +1,9 @@
-import { createPositioned, CuadraError, modelOn, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postEntry, type JournalLine } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../books/rollup-intents.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
@@ -21,21 +21,23 @@ import { settledStatus } from './payments.ts';
  * accounts and deductible VAT; Dr payables and the withholdings payable.
  *
  * Steps, each idempotent, so a crash or retry never half-applies a note:
- * 1. a marker (bill_credit_markers) and the note as `draft` (nothing counted yet);
+ * 1. an operation marker (shared/src/operations.ts) and the note as `draft` (nothing counted yet);
  * 2. the bill changed by one conditional update on its rev: the note's settlement, credited
  *    quantities and status (a second application finds the settlement and does nothing);
  * 3. the journal entry, under the note's id (written once);
  * 4. the note draft → posted by one conditional update carrying the rollup intent (ap, expenses,
  *    purchases, vendor spend and the bill's due-date grain, all negative, on the note's date);
- * 5. the marker removed. A note found draft with its marker older than a minute is finished by
- *    the payables metrics (completeStuckCreditNotes) or by the same call again.
+ * 5. the operation marked done. A note found draft with its marker older than the lease is finished
+ *    by the maintenance sweep or by the same call again.
  */
 
 interface MarkerDoc { _id: string; workspace: string; at: Date }
 const markerSchema = new Schema<MarkerDoc>({ _id: { type: String, required: true }, workspace: { type: String, required: true }, at: { type: Date, required: true } }, { versionKey: false });
-markerSchema.index({ workspace: 1 });
 
-/** Markers of credit notes being applied: written before the note, removed once it is posted. */
+/**
+ * Where markers of credit notes being applied were kept before the durable-operation runner:
+ * stored data may still hold some, adopted by the runner (`creditNoteOperation.legacyMarkers`).
+ */
 export function billCreditMarkers(db: Connection): Model<MarkerDoc> {
   return modelOn<MarkerDoc>(db, 'BillCreditMarker', markerSchema, 'bill_credit_markers');
 }
@@ -115,64 +117,84 @@ export function creditNoteEntryLines(note: BillDoc): JournalLine[] {
   return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
 }
 
-/** Steps 2–5 of a credit note written as draft: each runs again without effect. */
-export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, note: BillDoc): Promise<{ note: BillDoc; bill: BillDoc }> {
-  const model = bills(ctx.db);
-  const billId = note.credit_of!;
-  let bill: BillDoc;
-  try {
-    bill = await changeBill(ctx, billId, (b) => {
-      if (b.settlements.some((s) => s.ref === note._id)) return null;
-      if ((b.status !== 'posted' && b.status !== 'partially_paid') || note.amount_due > b.balance) {
-        throw new CuadraError('conflict', `Bill ${b.supplier_number} has ${b.balance} open; the credit note gives back ${note.amount_due}. A credit note cannot exceed what is open.`);
+/** A credit note while its operation runs, with the bill it credits once applied. */
+type CreditNoteInFlight = BillDoc & { credited?: BillDoc };
+
+/** Steps 2–5 of a credit note written as draft, as a durable operation (shared/src/operations.ts): each runs again without effect. */
+export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
+  kind: 'bill_credit',
+  legacyMarkers: [{ collection: 'bill_credit_markers', record: (m) => m._id }],
+  load: (ctx, id) => bills(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean(),
+  steps: [
+    async function applyToBill(ctx, note) {
+      const model = bills(ctx.db);
+      const billId = note.credit_of!;
+      try {
+        const credited = await changeBill(ctx, billId, (b) => {
+          if (b.settlements.some((s) => s.ref === note._id)) return null;
+          if ((b.status !== 'posted' && b.status !== 'partially_paid') || note.amount_due > b.balance) {
+            throw new CuadraError('conflict', `Bill ${b.supplier_number} has ${b.balance} open; the credit note gives back ${note.amount_due}. A credit note cannot exceed what is open.`);
+          }
+          const creditedMicros = b.lines.map((_, i) => b.credited_micros?.[i] ?? 0);
+          note.credit_lines!.forEach((line, i) => {
+            const next = BigInt(creditedMicros[line]) + storedMicros(note.lines[i].quantity);
+            if (next > storedMicros(b.lines[line].quantity)) throw new CuadraError('conflict', `Line ${line} of bill ${b.supplier_number} was credited meanwhile; nothing was changed.`);
+            creditedMicros[line] = Number(next);
+          });
+          const balance = b.balance - note.amount_due;
+          const status = settledStatus(balance, b.paid);
+          return {
+            set: { balance, status, credited_micros: creditedMicros, closed_on: balance <= 0 ? note.issue_date : null },
+            push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },
+            deltas: billStatusDelta(b, b.status, status),
+          };
+        });
+        return { ...note, credited };
+      } catch (err) {
+        // Refused before anything was applied: the draft note and its operation go, the number is free again.
+        if (err instanceof CuadraError && err.code === 'conflict' && note.status === 'draft' && !(await model.exists({ _id: billId, workspace: ctx.workspace, 'settlements.ref': note._id }))) {
+          await model.deleteOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' });
+          await dropOperation(ctx, creditNoteOperation, note._id);
+        }
+        throw err;
       }
-      const credited = b.lines.map((_, i) => b.credited_micros?.[i] ?? 0);
-      note.credit_lines!.forEach((line, i) => {
-        const next = BigInt(credited[line]) + storedMicros(note.lines[i].quantity);
-        if (next > storedMicros(b.lines[line].quantity)) throw new CuadraError('conflict', `Line ${line} of bill ${b.supplier_number} was credited meanwhile; nothing was changed.`);
-        credited[line] = Number(next);
+    },
+    async function postAndCount(ctx, note) {
+      if (note.status !== 'draft') return note;
+      const model = bills(ctx.db);
+      const entryId = `je_${note._id}`;
+      await postEntry(ctx, { kind: 'bill_credit_note', id: note._id }, creditNoteEntryLines(note), {
+        id: entryId, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
       });
-      const balance = b.balance - note.amount_due;
-      const status = settledStatus(balance, b.paid);
-      return {
-        set: { balance, status, credited_micros: credited, closed_on: balance <= 0 ? note.issue_date : null },
-        push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },
-        deltas: billStatusDelta(b, b.status, status),
-      };
-    });
-  } catch (err) {
-    // Refused before anything was applied: the draft note and its marker go, the number is free again.
-    if (err instanceof CuadraError && err.code === 'conflict' && note.status === 'draft' && !(await model.exists({ _id: billId, workspace: ctx.workspace, 'settlements.ref': note._id }))) {
-      await model.deleteOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' });
-      await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
-    }
-    throw err;
-  }
-  const entryId = `je_${note._id}`;
-  if (note.status === 'draft') {
-    await postEntry(ctx, { kind: 'bill_credit_note', id: note._id }, creditNoteEntryLines(note), {
-      id: entryId, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
-    });
-    const currency = apCurrency(note.currency);
-    const intent = rollupIntent([{
-      day: note.issue_date, currency, due: { date: bill.due_date, amount: -note.amount_due },
-      customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },
-      inc: { expenses: -expenseOf(note.lines), purchases: -note.subtotal, billed: -note.total, ap: -note.amount_due, bill_credit_notes: 1 },
-    }, { day: note.issue_date, currency: withholdingCurrency(note.currency), inc: withholdingIncrements('p', note.withholdings, -1) }], ctx.now);
-    const iu = intentUpdate(intent);
-    await markIntent(ctx.db, ctx.workspace, model, note._id, intent);
-    const posted = await model.findOneAndUpdate(
-      { _id: note._id, workspace: ctx.workspace, status: 'draft' },
-      { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
-      { returnDocument: 'after' },
-    ).lean();
-    if (posted) await applyRollupIntent(ctx.db, model, note._id, ctx.workspace, intent);
-    else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-  }
-  await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
-  const final = await model.findOne({ _id: note._id, workspace: ctx.workspace }).lean();
-  if (!final) throw new CuadraError('internal', 'The credit note vanished while being applied.');
-  return { note: final, bill };
+      const currency = apCurrency(note.currency);
+      const intent = rollupIntent([{
+        day: note.issue_date, currency, due: { date: note.credited!.due_date, amount: -note.amount_due },
+        customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },
+        inc: { expenses: -expenseOf(note.lines), purchases: -note.subtotal, billed: -note.total, ap: -note.amount_due, bill_credit_notes: 1 },
+      }, { day: note.issue_date, currency: withholdingCurrency(note.currency), inc: withholdingIncrements('p', note.withholdings, -1) }], ctx.now);
+      const iu = intentUpdate(intent);
+      await markIntent(ctx.db, ctx.workspace, model, note._id, intent);
+      const posted = await model.findOneAndUpdate(
+        { _id: note._id, workspace: ctx.workspace, status: 'draft' },
+        { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
+        { returnDocument: 'after' },
+      ).lean();
+      if (posted) await applyRollupIntent(ctx.db, model, note._id, ctx.workspace, intent);
+      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      return note;
+    },
+    async function readBack(ctx, note) {
+      const final = await bills(ctx.db).findOne({ _id: note._id, workspace: ctx.workspace }).lean();
+      if (!final) throw new CuadraError('internal', 'The credit note vanished while being applied.');
+      return { ...final, credited: note.credited };
+    },
+  ],
+});
+
+/** Applies a credit note written as draft and posts it (every step idempotent: see {@link creditNoteOperation}). */
+export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, note: BillDoc): Promise<{ note: BillDoc; bill: BillDoc }> {
+  const { credited, ...done } = await runOperation<CreditNoteInFlight>(ctx, creditNoteOperation, note, note._id);
+  return { note: done, bill: credited! };
 }
 
 /** Issues a credit note against a bill: checked, written as draft under a marker, then completed. */
@@ -191,29 +213,12 @@ export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: s
   // What a payment run's bank file pays cannot shrink under it (checked again as the note is applied).
   await assertNotHeld(ctx, bill, null);
   await assertPeriodOpen(ctx.db, ctx.workspace, note.issue_date);
-  await billCreditMarkers(ctx.db).create({ _id: note._id, workspace: ctx.workspace, at: ctx.now });
+  await beginOperation(ctx, creditNoteOperation, note._id);
   try {
     await createPositioned(model, note);
   } catch (err) {
-    await billCreditMarkers(ctx.db).deleteOne({ _id: note._id });
+    await dropOperation(ctx, creditNoteOperation, note._id);
     throw duplicateSupplierNumber(err);
   }
   return completeCreditNote(ctx, note);
-}
-
-/** Finishes credit notes left draft by a process that died (older than a minute), found by their markers. */
-export async function completeStuckCreditNotes(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
-  const markers = await billCreditMarkers(ctx.db).find({ workspace: ctx.workspace }).limit(100).lean();
-  let completed = 0;
-  for (const m of markers) {
-    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
-    const note = await bills(ctx.db).findOne({ _id: m._id, workspace: ctx.workspace }).lean();
-    if (note && note.status === 'draft') {
-      await completeCreditNote(ctx, note).catch(() => undefined);
-      completed++;
-    } else {
-      await billCreditMarkers(ctx.db).deleteOne({ _id: m._id });
-    }
-  }
-  return completed;
 }

@@ -3,7 +3,7 @@ import { billsMaintenance } from './maintenance.ts';
 import { payablesLane } from './agenda.ts';
 import { PAYABLES_METRICS } from './metrics.ts';
 import { bills } from './model.ts';
-import { billPaymentMarkers, billPayments } from './payments.ts';
+import { billPayments } from './payments.ts';
 import { billsSource } from './sources.ts';
 import { billCreditMarkers } from './credit.ts';
 import { create } from './tools/create.ts';
@@ -22,7 +22,7 @@ export const billsModule = defineModule({
   maintenance: billsMaintenance,
   journalSources: ['bill', 'bill_payment', 'bill_credit_note'],
   tools: [create, createFromAdSpend, update, post, get, list, voidBill, pay, creditNote],
-  models: [bills, billPayments, billPaymentMarkers, billCreditMarkers],
+  models: [bills, billPayments, billCreditMarkers],
   listed: [{ model: bills }, { model: billPayments }],
   reads: {
     sources: { bills: billsSource },

@@ -1,8 +1,8 @@
-import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, defineOperation, dropOperation, finishStaleOperations, isCuadraError, runOperation, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, REPAIR_AFTER_MS } from '../../books/rollup-intents.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../../books/rollup-intents.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillStatus } from './model.ts';
 import { apCurrency, billStatusDelta, changeBill } from './ops.ts';
@@ -25,8 +25,7 @@ export interface BillAllocation {
  * `external` step). Written `pending` first (the intent), then applied to each bill (idempotent:
  * the bill lists the payment's id in its settlements), then `completed` with its journal entry
  * and rollup intent. A payment a dead process left `pending` is finished by
- * {@link completeStuckBillPayments}, found through its marker (`bill_payment_markers`), never by
- * scanning payments.
+ * the maintenance sweep ({@link billPaymentOperation}), found through its operation marker, never by scanning payments.
  */
 export interface BillPaymentDoc {
   _id: string;
@@ -78,14 +77,6 @@ export function billPayments(db: Connection): Model<BillPaymentDoc> {
   return modelOn<BillPaymentDoc>(db, 'BillPayment', schema, 'bill_payments');
 }
 
-interface MarkerDoc { _id: string; workspace: string; at: Date }
-const markerSchema = new Schema<MarkerDoc>({ _id: { type: String, required: true }, workspace: { type: String, required: true }, at: { type: Date, required: true } }, { versionKey: false });
-markerSchema.index({ workspace: 1 });
-
-/** Markers of bill payments in flight: written before the payment, removed once it is complete. */
-export function billPaymentMarkers(db: Connection): Model<MarkerDoc> {
-  return modelOn<MarkerDoc>(db, 'BillPaymentMarker', markerSchema, 'bill_payment_markers');
-}
 
 /** A payment made: Dr payables (the vendor owed less), Cr the bank account it left from. */
 export function billPaymentEntryLines(p: Pick<BillPaymentDoc, 'amount' | 'vendor_id' | 'bank_account'>): JournalLine[] {
@@ -101,88 +92,92 @@ export function settledStatus(balance: number, paid: number): BillStatus {
   return paid > 0 ? 'partially_paid' : 'posted';
 }
 
+/** A bill payment while its operation runs: the payables it moved, by due date (recomputed by a rerun). */
+type BillPaymentInFlight = BillPaymentDoc & { dueChanges?: { date: string; amount: number }[] };
+
 /**
- * Applies a pending payment to its bills and completes it. Every step may run again (a retry,
- * the repair of a payment whose process died) without effect the second time. The payment was
- * checked against the bills' balances under the vendor's lock, so each application fits; a bill
- * found settled meanwhile (impossible under the lock, possible after a lease ran out) refuses the
- * whole payment before anything is booked rather than leave money unapplied.
+ * A payment to a vendor as a durable operation (shared/src/operations.ts): applied to its bills,
+ * journalled, completed with its rollups. Every step may run again (a retry, the sweep finishing
+ * a payment whose process died) without effect the second time. The payment was checked against
+ * the bills' balances under the vendor's lock, so each application fits; a bill found settled
+ * meanwhile (impossible under the lock, possible after a lease ran out) refuses the whole payment
+ * before anything is booked rather than leave money unapplied.
  */
-export async function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: BillPaymentDoc): Promise<BillPaymentDoc> {
-  const allocations: BillAllocation[] = [];
-  const byDue: { date: string; amount: number }[] = [];
-  for (const a of payment.allocations) {
-    const after = await changeBill(ctx, a.bill_id, (bill) => {
-      if (bill.settlements.some((s) => s.ref === payment._id)) return null;
-      const amount = a.requested ?? bill.balance;
-      if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
-        throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
+export const billPaymentOperation = defineOperation<BillPaymentInFlight>({
+  kind: 'bill_payment',
+  legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }],
+  load: (ctx, id) => billPayments(ctx.db).findById(id).lean(),
+  steps: [
+    async function settleBills(ctx, payment) {
+      const allocations: BillAllocation[] = [];
+      const dueChanges: { date: string; amount: number }[] = [];
+      for (const a of payment.allocations) {
+        const after = await changeBill(ctx, a.bill_id, (bill) => {
+          if (bill.settlements.some((s) => s.ref === payment._id)) return null;
+          const amount = a.requested ?? bill.balance;
+          if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
+            throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
+          }
+          const balance = bill.balance - amount;
+          const paid = bill.paid + amount;
+          const status = settledStatus(balance, paid);
+          return {
+            set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null },
+            push: { settlements: { ref: payment._id, date: payment.date, amount } },
+            deltas: billStatusDelta(bill, bill.status, status),
+          };
+        }).catch(async (err: unknown) => {
+          // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
+          // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
+          if (!allocations.length && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {
+            await billPayments(ctx.db).deleteOne({ _id: payment._id, workspace: ctx.workspace, status: 'pending' });
+            await dropOperation(ctx, billPaymentOperation, payment._id);
+          }
+          throw err;
+        });
+        const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+        allocations.push({ ...a, applied });
+        dueChanges.push({ date: after.due_date, amount: -applied });
       }
-      const balance = bill.balance - amount;
-      const paid = bill.paid + amount;
-      const status = settledStatus(balance, paid);
-      return {
-        set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null },
-        push: { settlements: { ref: payment._id, date: payment.date, amount } },
-        deltas: billStatusDelta(bill, bill.status, status),
-      };
-    }).catch(async (err: unknown) => {
-      // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
-      // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
-      if (!allocations.length && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {
-        await billPayments(ctx.db).deleteOne({ _id: payment._id, workspace: ctx.workspace, status: 'pending' });
-        await billPaymentMarkers(ctx.db).deleteOne({ _id: payment._id });
-      }
-      throw err;
-    });
-    const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
-    allocations.push({ ...a, applied });
-    byDue.push({ date: after.due_date, amount: -applied });
-  }
-  const entryId = `je_${payment._id}`;
-  await postEntry(ctx, { kind: 'bill_payment', id: payment._id }, billPaymentEntryLines(payment), {
-    id: entryId, date: payment.date, currency: payment.currency, memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
-  });
-  const currency = apCurrency(payment.currency);
-  const intent = rollupIntent([
-    { day: payment.date, currency, inc: { ap: -payment.amount, disbursed: payment.amount, bill_payments: 1 } },
-    ...byDue.map((due) => ({ day: payment.date, currency, inc: {}, due })),
-  ], ctx.now);
-  const iu = intentUpdate(intent);
-  const model = billPayments(ctx.db);
-  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-  const done = await model.findOneAndUpdate(
-    { _id: payment._id, status: 'pending' },
-    { $set: { status: 'completed', allocations, journal_entry_id: entryId, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-    { returnDocument: 'after' },
-  ).lean();
-  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-  await billPaymentMarkers(ctx.db).deleteOne({ _id: payment._id });
-  const final = done ?? (await model.findById(payment._id).lean());
-  if (!final) throw new CuadraError('internal', 'The bill payment vanished while being completed.');
-  return final;
+      return { ...payment, allocations, dueChanges };
+    },
+    async function journal(ctx, payment) {
+      await postEntry(ctx, { kind: 'bill_payment', id: payment._id }, billPaymentEntryLines(payment), {
+        id: `je_${payment._id}`, date: payment.date, currency: payment.currency, memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
+      });
+      return payment;
+    },
+    async function complete(ctx, payment) {
+      const currency = apCurrency(payment.currency);
+      const intent = rollupIntent([
+        { day: payment.date, currency, inc: { ap: -payment.amount, disbursed: payment.amount, bill_payments: 1 } },
+        ...(payment.dueChanges ?? []).map((due) => ({ day: payment.date, currency, inc: {}, due })),
+      ], ctx.now);
+      const iu = intentUpdate(intent);
+      const model = billPayments(ctx.db);
+      await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
+      const done = await model.findOneAndUpdate(
+        { _id: payment._id, status: 'pending' },
+        { $set: { status: 'completed', allocations: payment.allocations, journal_entry_id: `je_${payment._id}`, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
+        { returnDocument: 'after' },
+      ).lean();
+      if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
+      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      const final = done ?? (await model.findById(payment._id).lean());
+      if (!final) throw new CuadraError('internal', 'The bill payment vanished while being completed.');
+      return final;
+    },
+  ],
+});
+
+/** Applies a pending payment to its bills and completes it (every step idempotent: see {@link billPaymentOperation}). */
+export function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: BillPaymentDoc): Promise<BillPaymentDoc> {
+  return runOperation(ctx, billPaymentOperation, payment, payment._id);
 }
 
-/** Finishes bill payments left pending by a process that died (older than a minute), found by their markers. */
-export async function completeStuckBillPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
-  const markers = await billPaymentMarkers(ctx.db).find({ workspace: ctx.workspace }).limit(100).lean();
-  let completed = 0;
-  for (const m of markers) {
-    if (ctx.now.getTime() - new Date(m.at).getTime() < REPAIR_AFTER_MS) continue;
-    const p = await billPayments(ctx.db).findById(m._id).lean();
-    if (p) {
-      // One payment that cannot be finished (refused and discarded above, or still refused) does not stop the others.
-      const done = await completeBillPayment(ctx, p).then(() => true, (err: unknown) => {
-        if (isCuadraError(err) && err.code === 'conflict') return false;
-        throw err;
-      });
-      if (done) completed++;
-    } else {
-      await billPaymentMarkers(ctx.db).deleteOne({ _id: m._id });
-    }
-  }
-  return completed;
+/** Finishes the bill payments of a workspace a dead process left pending (past the lease). */
+export function completeStuckBillPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
+  return finishStaleOperations(ctx.db, [billPaymentOperation], ctx.now, ctx.workspace);
 }
 
 /** JSON Schema of {@link billPaymentView}. */

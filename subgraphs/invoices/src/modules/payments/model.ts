@@ -16,7 +16,8 @@ export interface Allocation {
  * A payment received from a customer. Registered as `pending` first (the intent), then applied
  * to each invoice (each application is idempotent: the invoice lists the payment's id in its
  * settlements), then `completed` with its journal entry and rollup intent. A payment left
- * `pending` by a dead process is finished by {@link completePayment} on the next read of metrics.
+ * `pending` by a dead process is finished by the maintenance sweep (the durable-operation runner:
+ * `paymentOperation`, lib/payment-ops.ts).
  */
 export interface PaymentDoc {
   _id: string;

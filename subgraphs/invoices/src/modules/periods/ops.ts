@@ -1,13 +1,12 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, operationsInFlight, type ToolContext } from '@cuadra/shared';
 import { periodId, periods, type PeriodDoc } from '../../books/periods.ts';
 import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { codesIn, ledgerBetween, settleLedger } from '../../books/general-ledger.ts';
 import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
-import { pendingChanges } from '../../books/rollup-store.ts';
-import { REPAIR_AFTER_MS } from '../../books/rollup-intents.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
-import { billPaymentMarkers } from '../bills/payments.ts';
+import { billPaymentOperation } from '../bills/payments.ts';
+import { paymentOperation } from '../../lib/payment-ops.ts';
 
 /** Where the year's result goes at the year-end close (PUC 36, resultados del ejercicio). */
 export const RESULT_ACCOUNTS = { profit: { code: '3605', name: PUC['3605'] }, loss: { code: '3610', name: PUC['3610'] } } as const;
@@ -41,11 +40,8 @@ export async function closingLines(ctx: Pick<ToolContext, 'db' | 'workspace'>, y
 }
 
 /** Postings in flight that a close must not cut in two: payments being applied (their markers). */
-async function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<boolean> {
-  const fresh = (at: Date) => ctx.now.getTime() - new Date(at).getTime() < REPAIR_AFTER_MS;
-  const incoming = await pendingChanges(ctx.db).find({ workspace: ctx.workspace, kind: 'payment' }).limit(100).lean();
-  const outgoing = await billPaymentMarkers(ctx.db).find({ workspace: ctx.workspace }).limit(100).lean();
-  return incoming.some((m) => fresh(m.at)) || outgoing.some((m) => fresh(m.at));
+function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<boolean> {
+  return operationsInFlight(ctx, [paymentOperation, billPaymentOperation]);
 }
 
 /**

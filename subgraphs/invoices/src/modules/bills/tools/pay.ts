@@ -1,8 +1,8 @@
-import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
-import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentMarkers, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
+import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
 
 const INPUT = {
   type: 'object', additionalProperties: false, required: ['vendor_id', 'amount', 'currency', 'bills'],
@@ -98,7 +98,7 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
     created_at: ctx.now, updated_at: ctx.now,
   };
   try {
-    await billPaymentMarkers(ctx.db).create({ _id: doc._id, workspace: ctx.workspace, at: ctx.now });
+    await beginOperation(ctx, billPaymentOperation, doc._id);
     await createPositioned(billPayments(ctx.db), doc);
   } catch (err) {
     // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.

@@ -1,0 +1,222 @@
+import type { Connection } from 'mongoose';
+import { REPAIR_AFTER_MS } from './derived.ts';
+import { declareDerivedCollection, runScope } from './governance/runs.ts';
+import type { MaintenanceHook } from './module.ts';
+
+/**
+ * The durable-operation runner: one way for a write that spans several documents (a payment
+ * applied to invoices, journalled and counted; a bank statement's transactions; a bill's credit
+ * note) to survive the death of its process, without transactions (INFRA.md: the store has none).
+ *
+ * An operation is a *record* (the payment, the import) plus an ordered list of *steps*, each
+ * idempotent: run twice, it changes nothing the second time (a conditional update, an id chosen
+ * up front, a settlement that names its payment). The runner
+ * 1. stores a marker in the one `operations` collection ({@link beginOperation}) before the record
+ *    is written, naming the operation's kind, its record and the call (intent) that started it;
+ * 2. runs the steps in order ({@link runOperation}) and marks the marker `done`;
+ * 3. leaves a marker still `running` after {@link REPAIR_AFTER_MS} (the one lease length of every
+ *    repair) to the owner's background sweep ({@link operationsMaintenance}, a module manifest's
+ *    `maintenance` hook), which takes it over (a conditional update of its time: one taker) and runs
+ *    every step again from the first — the finished ones change nothing — so the operation ends
+ *    whole, or, when a step refuses for good ({@link OperationKind.abandons}), ends undone with the
+ *    record's own clean-up done by that step.
+ *
+ * A `done` marker is kept for {@link DONE_KEPT_MS}: an interrupted call (its answer lost with its
+ * process) is answered from it — the owner finishes the operation its run started and answers the
+ * record (`#answerFromRecord`, owner.ts) instead of `outcome_unknown`. The markers are the runner's
+ * bookkeeping, not an action's effect: the collection is derived (no run stamps; see runs.ts).
+ *
+ * Reads never write: nothing here runs in a read; a read that finds a record mid-operation answers
+ * it as stored (a pending payment is shown pending).
+ */
+export const OPERATIONS_COLLECTION = 'operations';
+declareDerivedCollection(OPERATIONS_COLLECTION);
+
+/** How long a finished operation's marker is kept for answering its interrupted call (an action's lease is a minute). */
+export const DONE_KEPT_MS = 60 * 60_000;
+
+/** Markers read per pass of the sweep: what is in flight or abandoned, a handful when all is well. */
+const MARKERS_PER_PASS = 200;
+
+/** One operation in flight or recently done. */
+export interface OperationDoc {
+  /** `<kind>:<record id>`: one operation per record and kind. */
+  _id: string;
+  workspace: string;
+  kind: string;
+  /** The id of the operation's record (the payment, the import…). */
+  record: string;
+  /** The intent of the call that started it (null outside a tool call). */
+  run: string | null;
+  status: 'running' | 'done';
+  /** When a runner last took it (started, or took it over): the lease. */
+  at: Date;
+}
+
+/** What an operation's steps run with. */
+export interface OperationContext { db: Connection; workspace: string; now: Date }
+
+/** A kind of durable operation, declared once by the module that owns its record. */
+export interface OperationKind<T> {
+  /** Unique in the service (`payment`, `bill_payment`…). */
+  kind: string;
+  /** Reads the record; null when it was never written (the call died before) — the marker goes. */
+  load(ctx: OperationContext, id: string): Promise<T | null>;
+  /**
+   * The ordered steps, each idempotent; each gets the record as the step before left it. A step
+   * that finds the operation can never finish undoes what it began and calls {@link dropOperation}.
+   */
+  steps: readonly ((ctx: OperationContext, record: T) => Promise<T>)[];
+  /**
+   * Marker stores this kind's operations were kept in before the runner (stored data may still
+   * hold some): adopted — moved into the runner's store — wherever the runner looks for stale work.
+   */
+  legacyMarkers?: readonly LegacyMarkers[];
+}
+
+/** An older marker store: its collection, which of its markers are this kind's, and the record each names. */
+export interface LegacyMarkers {
+  collection: string;
+  filter?: Record<string, unknown>;
+  record(marker: { _id: string; doc?: string }): string;
+}
+
+const kinds = new Map<string, OperationKind<any>>();
+
+/** Declares a kind of operation (once per process: a second declaration of a kind replaces the first). */
+export function defineOperation<T>(kind: OperationKind<T>): OperationKind<T> {
+  kinds.set(kind.kind, kind);
+  return kind;
+}
+
+function markers(db: Connection) {
+  return db.collection<OperationDoc>(OPERATIONS_COLLECTION);
+}
+
+function markerId(kind: Pick<OperationKind<unknown>, 'kind'>, id: string): string {
+  return `${kind.kind}:${id}`;
+}
+
+/**
+ * Stores the marker of an operation about to write its record (before the record: a process
+ * dying right after leaves a marker whose record the sweep does not find, and drops). A marker
+ * already there (the same operation started again by a retry) is kept.
+ */
+export async function beginOperation(ctx: OperationContext, kind: Pick<OperationKind<unknown>, 'kind'>, id: string): Promise<void> {
+  try {
+    await markers(ctx.db).insertOne({ _id: markerId(kind, id), workspace: ctx.workspace, kind: kind.kind, record: id, run: runScope.getStore()?.run ?? null, status: 'running', at: ctx.now });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+  }
+}
+
+/**
+ * Runs an operation's steps in order on its record and marks it done. A step that throws leaves
+ * the marker for the sweep (the steps run again), unless it dropped the operation.
+ */
+export async function runOperation<T>(ctx: OperationContext, kind: OperationKind<T>, record: T, id: string): Promise<T> {
+  let current = record;
+  for (const step of kind.steps) current = await step(ctx, current);
+  await markers(ctx.db).updateOne({ _id: markerId(kind, id) }, { $set: { status: 'done', at: new Date() } });
+  return current;
+}
+
+/** Ends an operation that will never finish (its step undid the record): the sweep stops retrying it. */
+export async function dropOperation(ctx: OperationContext, kind: OperationKind<any>, id: string): Promise<void> {
+  await markers(ctx.db).deleteOne({ _id: markerId(kind, id) });
+}
+
+/**
+ * Whether operations of these kinds are in flight in a workspace (running, and within their lease):
+ * what a period close waits for rather than cut a posting in two.
+ */
+export async function operationsInFlight(ctx: OperationContext, ofKinds: readonly OperationKind<any>[]): Promise<boolean> {
+  const since = new Date(ctx.now.getTime() - REPAIR_AFTER_MS);
+  return (await markers(ctx.db).countDocuments({ workspace: ctx.workspace, kind: { $in: ofKinds.map((k) => k.kind) }, status: 'running', at: { $gte: since } }, { limit: 1 })) > 0;
+}
+
+/**
+ * Finishes the operations of these kinds left running past the lease (in one workspace, or in
+ * all), each taken over first (a conditional update of the marker's time: one taker). A step that
+ * still refuses (a conflict that may clear) leaves the marker for the next pass.
+ * @returns how many it finished
+ */
+export async function finishStaleOperations(db: Connection, ofKinds: readonly OperationKind<any>[], now: Date, workspace?: string): Promise<number> {
+  for (const kind of ofKinds) {
+    for (const legacy of kind.legacyMarkers ?? []) await adoptLegacyMarkers(db, legacy, kind.kind, workspace);
+  }
+  const filter = { ...(workspace ? { workspace } : {}), kind: { $in: ofKinds.map((k) => k.kind) }, status: 'running' as const, at: { $lt: new Date(now.getTime() - REPAIR_AFTER_MS) } };
+  const stale = await markers(db).find(filter).limit(MARKERS_PER_PASS).toArray();
+  let finished = 0;
+  for (const m of stale) {
+    const taken = await markers(db).updateOne({ _id: m._id, status: 'running', at: m.at }, { $set: { at: now } });
+    if (taken.modifiedCount !== 1) continue;
+    try {
+      if (await finishOperation(db, { ...m, at: now }, now) !== null) finished++;
+    } catch {
+      // Refused for now (a record held elsewhere) or a lost connection: the marker stays, a later pass tries again.
+    }
+  }
+  return finished;
+}
+
+/**
+ * Finishes an operation from its marker: its record read again and every step run (the ones done
+ * change nothing). A marker whose record was never written, or of a kind this process does not
+ * know, is answered null (the first is dropped).
+ */
+export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date()): Promise<unknown> {
+  const kind = kinds.get(marker.kind);
+  if (!kind) return null;
+  const ctx = { db, workspace: marker.workspace, now };
+  const record = await kind.load(ctx, marker.record);
+  if (record === null) {
+    await markers(db).deleteOne({ _id: marker._id });
+    return null;
+  }
+  return runOperation(ctx, kind, record, marker.record);
+}
+
+/**
+ * The operations a call (its intent) started, finished first when still running: what its
+ * interrupted answer is read back from. Each is `{kind, record}`.
+ */
+export async function operationsOfRun(db: Connection, run: string, now = new Date()): Promise<{ kind: string; record: string }[]> {
+  const found = await markers(db).find({ run }).limit(2).toArray();
+  for (const m of found) if (m.status === 'running') await finishOperation(db, m, now);
+  return found.map((m) => ({ kind: m.kind, record: m.record }));
+}
+
+/**
+ * The sweep's share of the runner (a module manifest's `maintenance` hook): operations of the
+ * given kinds left running past the lease are finished ({@link finishStaleOperations}); done
+ * markers past {@link DONE_KEPT_MS} are removed.
+ * @returns how many operations it finished
+ */
+export function operationsMaintenance(ofKinds: readonly OperationKind<any>[]): MaintenanceHook {
+  return async ({ db, now }) => {
+    await markers(db).deleteMany({ kind: { $in: ofKinds.map((k) => k.kind) }, status: 'done', at: { $lt: new Date(now.getTime() - DONE_KEPT_MS) } });
+    return finishStaleOperations(db, ofKinds, now);
+  };
+}
+
+/**
+ * Moves the markers of an older store into the runner's (conditional and resumable: each marker is
+ * copied — an existing copy kept — before it is removed from the old store).
+ * @returns how many it moved
+ */
+async function adoptLegacyMarkers(db: Connection, legacy: LegacyMarkers, kind: string, workspace?: string): Promise<number> {
+  let moved = 0;
+  const filter = { ...legacy.filter, ...(workspace ? { workspace } : {}) };
+  for (const old of await db.collection<{ _id: string; workspace: string; at: Date; doc?: string }>(legacy.collection).find(filter as never).limit(MARKERS_PER_PASS).toArray()) {
+    const record = legacy.record(old);
+    try {
+      await markers(db).insertOne({ _id: `${kind}:${record}`, workspace: old.workspace, kind, record, run: null, status: 'running', at: old.at });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+    await db.collection(legacy.collection).deleteOne({ _id: old._id } as never);
+    moved++;
+  }
+  return moved;
+}
