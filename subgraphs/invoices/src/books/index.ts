@@ -8,4 +8,5 @@
 export { postEntry, reverseEntry, settleJournalEntry, SETTLE_WAIT_MS, type BooksContext, type EntryHeading, type PostOptions, type Reversal } from './post.ts';
 export { declareJournalSources, isJournalSource, REVERSAL_SOURCE } from './sources.ts';
 export { assertPeriodOpen } from './periods.ts';
+export { updateCounted } from './counted-write.ts';
 export { balances, journalEntries, tagsKey, tidyLines, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';

@@ -1,12 +1,11 @@
 import { beginOperation, CuadraError, defineOperation, runOperation, type ToolContext } from '@cuadra/shared';
 import { paymentEntryLines } from '../accounting/receivable-lines.ts';
-import { postEntry, reverseEntry } from '../books/index.ts';
+import { postEntry, reverseEntry, updateCounted } from '../books/index.ts';
 import { changeInvoice, settledStatus, statusDelta } from './invoice-ops.ts';
 import { addCustomerCredit } from './customer-credit.ts';
 import type { InvoiceDoc, Settlement } from '../modules/invoices/model.ts';
 import { payments, type PaymentDoc } from '../modules/payments/model.ts';
-import { pendingChanges } from '../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../books/rollup-intents.ts';
+import { rollupIntent } from '../books/rollup-intents.ts';
 
 /** A payment while its operation runs: the receivables it moved, by due date (recomputed by a rerun). */
 type PaymentInFlight = PaymentDoc & { dueChanges?: { date: string; amount: number }[] };
@@ -59,16 +58,8 @@ export const paymentOperation = defineOperation<PaymentInFlight>({
         { day: payment.date, currency: payment.currency, inc: { collected: payment.amount, ar: -payment.applied, payments: 1 } },
         ...(payment.dueChanges ?? []).map((due) => ({ day: payment.date, currency: payment.currency, inc: {}, due })),
       ], ctx.now);
-      const iu = intentUpdate(intent);
       const model = payments(ctx.db);
-      await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-      const done = await model.findOneAndUpdate(
-        { _id: payment._id, status: 'pending' },
-        { $set: { status: 'completed', allocations: payment.allocations, applied: payment.applied, unapplied: payment.unapplied, journal_entry_id: paymentEntryId(payment._id), updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-        { returnDocument: 'after' },
-      ).lean();
-      if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, status: 'pending' }, { $set: { status: 'completed', allocations: payment.allocations, applied: payment.applied, unapplied: payment.unapplied, journal_entry_id: paymentEntryId(payment._id), updated_at: ctx.now } }, intent);
       const final = done ?? (await model.findById(payment._id).lean());
       if (!final) throw new CuadraError('internal', 'The payment vanished while being completed.');
       return final;
@@ -132,14 +123,6 @@ export async function reversePayment(ctx: Pick<ToolContext, 'db' | 'workspace' |
     { day: date, currency: payment.currency, inc: { collected: -payment.amount, ar: payment.applied } },
     ...byDue.map((due) => ({ day: date, currency: payment.currency, inc: {}, due })),
   ], ctx.now);
-  const iu = intentUpdate(intent);
-  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-  const done = await model.findOneAndUpdate(
-    { _id: payment._id, workspace: ctx.workspace, status: 'completed' },
-    { $set: { status: 'reversed', updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-    { returnDocument: 'after' },
-  ).lean();
-  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, workspace: ctx.workspace, status: 'completed' }, { $set: { status: 'reversed', updated_at: ctx.now } }, intent);
   return done ?? (await model.findById(payment._id).lean())!;
 }

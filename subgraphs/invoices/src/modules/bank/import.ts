@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assignPositions, beginOperation, CuadraError, defineOperation, finishStaleOperations, newId, positionKey, releasePosition, runOperation, type ToolContext } from '@cuadra/shared';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupIntent } from '../../books/rollup-intents.ts';
-import { pendingChanges } from '../../books/rollup-store.ts';
+import { updateCounted } from '../../books/index.ts';
+import { rollupIntent, type RollupIntent } from '../../books/rollup-intents.ts';
 import {
   bankImports, bankTransactions, dedupKey, type BankAccountDoc, type BankImportDoc, type BankTransactionDoc, type StatementFormat,
 } from './model.ts';
@@ -101,15 +101,7 @@ export const importOperation = defineOperation<BankImportDoc>({
         byDay.set(t.date, d);
       }
       const intent: RollupIntent | null = rollupIntent([...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, d]) => ({ day, currency: bankRollupNs(imp.bank_id), inc: { unrec_n: d.n, unrec_amt: d.amt } })), ctx.now);
-      await markIntent(ctx.db, ctx.workspace, model, imp._id, intent);
-      const iu = intentUpdate(intent);
-      const done = await model.findOneAndUpdate(
-        { _id: imp._id, workspace: ctx.workspace, status: 'pending' },
-        { $set: { status: 'completed', added: mine.length, already_there: imp.entries - mine.length, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-        { returnDocument: 'after' },
-      ).lean();
-      if (done) await applyRollupIntent(ctx.db, model, imp._id, ctx.workspace, intent);
-      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      await updateCounted(ctx, model, imp._id, { _id: imp._id, workspace: ctx.workspace, status: 'pending' }, { $set: { status: 'completed', added: mine.length, already_there: imp.entries - mine.length, updated_at: ctx.now } }, intent);
       return imp;
     },
     async function readBack(ctx, imp) {

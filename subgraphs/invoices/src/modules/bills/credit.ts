@@ -1,9 +1,8 @@
 import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { postEntry, type JournalLine } from '../../books/index.ts';
+import { postEntry, updateCounted, type JournalLine } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
-import { pendingChanges } from '../../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../../books/rollup-intents.ts';
+import { rollupIntent } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
@@ -172,15 +171,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
         customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },
         inc: { expenses: -expenseOf(note.lines), purchases: -note.subtotal, billed: -note.total, ap: -note.amount_due, bill_credit_notes: 1 },
       }, { day: note.issue_date, currency: withholdingCurrency(note.currency), inc: withholdingIncrements('p', note.withholdings, -1) }], ctx.now);
-      const iu = intentUpdate(intent);
-      await markIntent(ctx.db, ctx.workspace, model, note._id, intent);
-      const posted = await model.findOneAndUpdate(
-        { _id: note._id, workspace: ctx.workspace, status: 'draft' },
-        { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
-        { returnDocument: 'after' },
-      ).lean();
-      if (posted) await applyRollupIntent(ctx.db, model, note._id, ctx.workspace, intent);
-      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      await updateCounted(ctx, model, note._id, { _id: note._id, workspace: ctx.workspace, status: 'draft' }, { $set: { status: 'posted', journal_entry_id: entryId, posted_at: ctx.now, updated_at: ctx.now }, $inc: { rev: 1 } }, intent);
       return note;
     },
     async function readBack(ctx, note) {

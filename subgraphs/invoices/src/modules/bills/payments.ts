@@ -1,8 +1,7 @@
 import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, defineOperation, dropOperation, finishStaleOperations, isCuadraError, runOperation, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
-import { pendingChanges } from '../../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent } from '../../books/rollup-intents.ts';
+import { postEntry, reverseEntry, updateCounted, type JournalLine } from '../../books/index.ts';
+import { rollupIntent } from '../../books/rollup-intents.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillStatus } from './model.ts';
 import { apCurrency, billStatusDelta, changeBill } from './ops.ts';
@@ -153,16 +152,8 @@ export const billPaymentOperation = defineOperation<BillPaymentInFlight>({
         { day: payment.date, currency, inc: { ap: -payment.amount, disbursed: payment.amount, bill_payments: 1 } },
         ...(payment.dueChanges ?? []).map((due) => ({ day: payment.date, currency, inc: {}, due })),
       ], ctx.now);
-      const iu = intentUpdate(intent);
       const model = billPayments(ctx.db);
-      await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-      const done = await model.findOneAndUpdate(
-        { _id: payment._id, status: 'pending' },
-        { $set: { status: 'completed', allocations: payment.allocations, journal_entry_id: `je_${payment._id}`, updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-        { returnDocument: 'after' },
-      ).lean();
-      if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-      else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+      const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, status: 'pending' }, { $set: { status: 'completed', allocations: payment.allocations, journal_entry_id: `je_${payment._id}`, updated_at: ctx.now } }, intent);
       const final = done ?? (await model.findById(payment._id).lean());
       if (!final) throw new CuadraError('internal', 'The bill payment vanished while being completed.');
       return final;
@@ -241,14 +232,6 @@ export async function reverseBillPayment(ctx: Pick<ToolContext, 'db' | 'workspac
     { day: date, currency, inc: { ap: payment.amount, disbursed: -payment.amount } },
     ...byDue.map((due) => ({ day: date, currency, inc: {}, due })),
   ], ctx.now);
-  const iu = intentUpdate(intent);
-  await markIntent(ctx.db, ctx.workspace, model, payment._id, intent);
-  const done = await model.findOneAndUpdate(
-    { _id: payment._id, workspace: ctx.workspace, status: 'completed' },
-    { $set: { status: 'reversed', updated_at: ctx.now }, $inc: iu.$inc ?? {}, ...(iu.$push ? { $push: iu.$push } : {}) },
-    { returnDocument: 'after' },
-  ).lean();
-  if (done) await applyRollupIntent(ctx.db, model, payment._id, ctx.workspace, intent);
-  else if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+  const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, workspace: ctx.workspace, status: 'completed' }, { $set: { status: 'reversed', updated_at: ctx.now } }, intent);
   return done ?? (await model.findById(payment._id).lean())!;
 }
