@@ -152,8 +152,8 @@ describe('a payment whose process died in the middle of its operation', () => {
 
     // The state payments.register leaves when its process dies right after writing the payment:
     // the key held, the call's intent (its process gone), the operation's marker naming the run,
-    // and the two records it wrote stamped with the run (the recent-documents index and the
-    // pending payment) — more than one record, so the record alone cannot say what it answered.
+    // the recent-documents index (bookkeeping, unstamped) and the pending payment stamped with the
+    // run — whose record alone would answer a payment still pending, not what the call answers.
     const governance = sys.governanceFor();
     const principal = await sys.identity.authenticateApiKey(api_key);
     const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
@@ -166,7 +166,7 @@ describe('a payment whose process died in the middle of its operation', () => {
     });
     const now = new Date();
     await db.collection('operations').insertOne({ _id: 'payment:pay_died', workspace: workspace_id, kind: 'payment', record: 'pay_died', run, status: 'running', at: now } as never);
-    await db.collection('recent').updateOne({ _id: `${workspace_id}|payments|${now.toISOString().slice(0, 10)}` } as never, { $addToSet: { ids: 'pay_died' }, $set: { _runs: [run] } }, { upsert: true });
+    await db.collection('recent_index').updateOne({ _id: `${workspace_id}|payments|${now.toISOString().slice(0, 10)}` } as never, { $addToSet: { ids: 'pay_died' } }, { upsert: true });
     await db.collection('payments').insertOne({
       _id: 'pay_died', workspace: workspace_id, direction: 'incoming', status: 'pending', customer_id: customer, customer_name: 'Tienda Andina SAS', search_lc: 'tienda andina sas ',
       currency: 'COP', amount: AMOUNT, date: '2026-11-20', method: 'bank_transfer', reference: null, allocations: [{ invoice_id: invoice.id, number: invoice.number, requested: AMOUNT, applied: null }],

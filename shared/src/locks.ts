@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { CuadraError } from './errors.ts';
+import { declareDerivedCollection } from './governance/runs.ts';
 
 interface LockDoc { _id: string; owner: string; until: Date }
+
+// A lock orders callers and changes no data: taking or releasing one is not an action's effect, so
+// a call that died holding only a lock provably did nothing (runs.ts; its key goes back to its retry).
+declareDerivedCollection('locks');
 
 /** How long a lock may be held before another caller may take it (a holder that died). */
 export const LOCK_LEASE_MS = 15_000;

@@ -179,12 +179,18 @@ export async function finishOperation(db: Connection, marker: OperationDoc, now 
 
 /**
  * The operations a call (its intent) started, finished first when still running: what its
- * interrupted answer is read back from. Each is `{kind, record}`.
+ * interrupted answer is read back from. Each is `{kind, record}`; one whose record was never
+ * written is dropped and not listed (the call did nothing there).
  */
 export async function operationsOfRun(db: Connection, run: string, now = new Date()): Promise<{ kind: string; record: string }[]> {
   const found = await markers(db).find({ run }).limit(2).toArray();
-  for (const m of found) if (m.status === 'running') await finishOperation(db, m, now);
-  return found.map((m) => ({ kind: m.kind, record: m.record }));
+  const done: { kind: string; record: string }[] = [];
+  for (const m of found) {
+    // An operation whose record was never written did nothing (its marker is dropped): not listed.
+    if (m.status === 'running' && (await finishOperation(db, m, now)) === null) continue;
+    done.push({ kind: m.kind, record: m.record });
+  }
+  return done;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { modelOn } from '@cuadra/shared';
+import { declareDerivedCollection, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -13,6 +13,9 @@ export interface RecentDoc {
 }
 
 const schema = new Schema<RecentDoc>({ _id: { type: String, required: true }, ids: { type: [String], default: [] } }, { versionKey: false });
+
+// An index of ids (an id without its document is skipped by readers): not an action's effect.
+declareDerivedCollection('recent_index');
 
 /** The recent-documents index collection. */
 export function recentIndex(db: Connection): Model<RecentDoc> {
