@@ -1,5 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { CuadraError } from './errors.ts';
 
 // Outbound requests to addresses a workspace names (a client's metadata document, a model
 // provider, an MCP server, an OAuth token endpoint) may reach only public addresses: a name is
@@ -51,4 +53,54 @@ export const checkedLookup = (allowed: (address: string) => boolean) => (hostnam
  */
 export function privateOutboundAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.CUADRA_OUTBOUND_PRIVATE === 'allow';
+}
+
+/*
+ * Requests to addresses a workspace names (model providers, MCP servers, OAuth token endpoints,
+ * CalDAV servers): http(s) only, and public addresses only, checked at connect time — unless
+ * `CUADRA_OUTBOUND_PRIVATE=allow` (a developer's own servers, the tests').
+ */
+let publicOnly: Agent | undefined;
+let anywhere: Agent | undefined;
+
+/** Why a URL a workspace gives cannot be called from here, or null when it can. */
+export function outboundUrlProblem(raw: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'It is not a URL.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'Only http and https URLs are called.';
+  if (url.username || url.password) return 'Credentials do not go in the URL; give them as a key or a connection.';
+  if (privateOutboundAllowed(env)) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && !isPublicAddress(host))) return 'The address is not public.';
+  return null;
+}
+
+/** The URL without trailing slashes, or `invalid_input` at `field` saying why it cannot be used. */
+export function checkOutboundUrl(raw: string, field: string): string {
+  const problem = outboundUrlProblem(raw);
+  if (problem) throw new CuadraError('invalid_input', `${raw.slice(0, 200)}: ${problem}`, { field });
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * `fetch` for a workspace-named address: every request's URL is judged again (a redirect or a
+ * server-given href cannot lead elsewhere) and its connection reaches only public addresses.
+ * `trusted`: this deployment's own server (the embedded model).
+ */
+export function outboundFetch(trusted = false): typeof fetch {
+  const dispatcher = trusted || privateOutboundAllowed()
+    ? (anywhere ??= new Agent({ connect: { timeout: 10_000 } }))
+    : (publicOnly ??= new Agent({ connect: { lookup: checkedLookup(isPublicAddress) as never, timeout: 10_000 } }));
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!trusted) {
+      const problem = outboundUrlProblem(target);
+      if (problem) return Promise.reject(new CuadraError('unavailable', `${problem} Nothing was sent.`, { beforeAnyEffect: true }));
+    }
+    return undiciFetch(input as never, { ...(init as object), dispatcher } as never);
+  }) as unknown as typeof fetch;
 }
