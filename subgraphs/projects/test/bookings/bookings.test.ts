@@ -273,3 +273,34 @@ describe('never two overlapping bookings', () => {
     expect((await ok(ws, 'bookings.list', { status: 'confirmed' })).rows).toHaveLength(kept.length);
   });
 });
+
+describe('booking_claims cleanup', () => {
+  it('removes the claims of times that have passed in the maintenance sweep (dating older claims first), never in a read, and keeps those still ahead', async () => {
+    const ws = testPrincipal();
+    const day = nextDay(today, 2);
+    const type = await consultancy(ws, { daily_limit: 3 });
+    const b = (await ok(ws, 'bookings.create', { type_id: type.id, start: `${day}T14:00:00Z`, name: 'Futura', email: 'futura@example.co' })).booking;
+    const claims = svc.db.collection<{ _id: string; booking_id: string; at: Date; until?: Date }>('booking_claims');
+    // 60 minutes in 5-minute cells: 12, plus one place of the day's limit.
+    const mine = await claims.find({ booking_id: b.id }).toArray();
+    expect(mine).toHaveLength(13);
+    // What a booking of last week left, written before claims carried `until` (cells and a day place).
+    const wsId = ws.workspace;
+    const old = [`${wsId}|2026-01-05T14:00:00.000Z`, `${wsId}|2026-01-05T14:05:00.000Z`, `${wsId}|${type.id}|2026-01-05|1`];
+    await claims.insertMany(old.map((_id) => ({ _id, booking_id: 'bkg_antigua', at: new Date('2026-01-02T00:00:00Z') })));
+    // Reads leave them alone.
+    await ok(ws, 'bookings.availability', { type_id: type.id, from: day, to: day });
+    await ok(ws, 'bookings.list', {});
+    expect(await claims.countDocuments({ _id: { $in: old } })).toBe(3);
+
+    await svc.sweep();
+    expect(await claims.countDocuments({ _id: { $in: old } })).toBe(0);
+    // The future booking's 13 claims stand, dated: 14:00Z + 5 min for the first cell, two days after its date for the day place.
+    const kept = await claims.find({ booking_id: b.id }).toArray();
+    expect(kept).toHaveLength(13);
+    expect(kept.find((c) => c._id === `${wsId}|${day}T14:00:00.000Z`)?.until?.toISOString()).toBe(`${day}T14:05:00.000Z`);
+    expect(kept.find((c) => c._id === `${wsId}|${type.id}|${day}|1`)?.until?.toISOString()).toBe(`${plusDays(day, 2)}T00:00:00.000Z`);
+    // …and still refuse a second booking of that time.
+    expect(await svc.call('bookings.create', { type_id: type.id, start: `${day}T14:00:00Z`, name: 'Otra', email: 'otra@example.co' }, ws)).toMatchObject({ ok: false, code: 'conflict' });
+  });
+});

@@ -25,7 +25,7 @@ export function cellsOf(workspace: string, start: Date, end: Date, beforeMin: nu
 export async function claimCells(db: Connection, ids: readonly string[], bookingId: string, now: Date, repaired = false): Promise<boolean> {
   if (ids.length === 0) return true;
   try {
-    await bookingClaims(db).insertMany(ids.map((_id) => ({ _id, booking_id: bookingId, at: now })), { ordered: true });
+    await bookingClaims(db).insertMany(ids.map((_id) => ({ _id, booking_id: bookingId, at: now, until: claimUntil(_id) })), { ordered: true });
     return true;
   } catch (err) {
     if ((err as { code?: number }).code !== 11000 && !String((err as Error).message).includes('E11000')) throw err;
@@ -72,4 +72,38 @@ export async function claimDay(db: Connection, workspace: string, typeId: string
     if (await claimCells(db, [id], bookingId, now)) return id;
   }
   return null;
+}
+
+/**
+ * When a claim stops mattering: the end of its cell (`<ws>|<ISO>`), or two days after the date of a
+ * day claim (`<ws>|<type>|<date>|<n>`: past that day's end in any zone). A time that has passed can
+ * never be booked again, so its claim guards nothing.
+ */
+export function claimUntil(id: string): Date {
+  const parts = id.split('|');
+  if (parts.length === 4) return new Date(Date.parse(`${parts[2]}T00:00:00Z`) + 2 * 86_400_000);
+  return new Date(Date.parse(parts[1]) + GRAIN_MS);
+}
+
+/** Claims removed or dated per sweep at most (the next pass takes the rest). */
+const SWEEP_BATCH = 1_000;
+
+/**
+ * The maintenance sweep's cleanup of `booking_claims` (never done by a read): claims whose time has
+ * passed are deleted — by the `until` index, so the pass reads only what it removes — and claims
+ * written before `until` existed get it from their id first. The booking keeps the ids it held.
+ * @returns how many claims it removed or dated
+ */
+export async function removeExpiredClaims(db: Connection, now: Date): Promise<number> {
+  let done = 0;
+  const undated = await bookingClaims(db).find({ until: null }, { _id: 1 }).limit(SWEEP_BATCH).lean<{ _id: string }[]>();
+  for (const c of undated) {
+    const until = claimUntil(c._id);
+    if (Number.isNaN(until.getTime())) continue;
+    await bookingClaims(db).updateOne({ _id: c._id, until: null }, { $set: { until } });
+    done++;
+  }
+  const expired = await bookingClaims(db).find({ until: { $lt: now } }, { _id: 1 }).limit(SWEEP_BATCH).lean<{ _id: string }[]>();
+  if (expired.length) done += (await bookingClaims(db).deleteMany({ _id: { $in: expired.map((c) => c._id) }, until: { $lt: now } })).deletedCount;
+  return done;
 }

@@ -1,6 +1,6 @@
 import { defineModule, defineSource } from '@cuadra/shared';
 import { writeMissingEvents } from './book.ts';
-import { ORPHAN_CLAIM_MS } from './claims.ts';
+import { ORPHAN_CLAIM_MS, removeExpiredClaims } from './claims.ts';
 import { bookingClaims, bookingDays, bookingMatches, bookings, BOOKING_STATUSES, type BookingDoc } from './model.ts';
 import { availability } from './tools/availability.ts';
 import { cancel } from './tools/cancel.ts';
@@ -18,6 +18,8 @@ export const bookingsModule = defineModule({
   listed: [{ model: bookings }],
   // As often as a booking call's claims may be taken for a crash's (at most every 30 s).
   background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now) => { await writeMissingEvents(db, now); } }],
+  // Claims of times that have passed guard nothing: the sweep removes them, reads never do.
+  maintenance: ({ db, now }) => removeExpiredClaims(db, now),
   reads: {
     sources: {
       bookings: defineSource<BookingDoc>({

@@ -61,8 +61,15 @@ export const bookingDays = dayIndex('BookingDay', 'booking_days');
  * `<workspace>|<cell start ISO>`: the unique `_id` is what makes two bookings of overlapping time
  * impossible, however many arrive at once. `ws|type|date|n` ids claim the n-th booking of a type's day.
  */
-export interface ClaimDoc { _id: string; booking_id: string; at: Date }
-const claimSchema = new Schema<ClaimDoc>({ _id: String, booking_id: String, at: Date }, { versionKey: false });
+export interface ClaimDoc {
+  _id: string;
+  booking_id: string;
+  at: Date;
+  /** When the claimed time has passed (the maintenance sweep removes the claim after it); absent on claims written before it existed. */
+  until?: Date;
+}
+const claimSchema = new Schema<ClaimDoc>({ _id: String, booking_id: String, at: Date, until: Date }, { versionKey: false });
+claimSchema.index({ until: 1 });
 
 /** The slot claims collection. */
 export function bookingClaims(db: Connection): Model<ClaimDoc> {
