@@ -15,8 +15,8 @@ const MAX_BODY = 64 * 1024;
  */
 const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'location', 'x-frame-options', 'permissions-policy'];
 
-/** The page a visitor gets when a site's form posts are over their limit (nothing of the post was kept). */
-function formLimited(res: express.Response, status: 429 | 503, wait: number | null): void {
+/** The page a visitor gets when a public form's posts are over their limit (nothing of the post was kept). */
+export function formLimited(res: express.Response, status: 429 | 503, wait: number | null): void {
   const [title, text] = status === 429
     ? ['Demasiados envíos', `Recibimos demasiados formularios en poco tiempo. Espera ${Math.ceil((wait ?? 60) / 60)} minuto(s) y vuelve a intentarlo.`]
     : ['No pudimos recibir tus datos', 'Inténtalo de nuevo en unos minutos.'];

@@ -31,6 +31,7 @@ import { DashboardStore } from './canvas/store.ts';
 import { dashboardPages } from './canvas/pages.ts';
 import { restInvokeFastPath, restNotFound, restRouter } from './rest.ts';
 import { marketingPublic } from './marketing-public.ts';
+import { bookingPublic } from './booking-public.ts';
 
 /** What the gateway needs from outside; `index.ts` reads it from the environment. */
 export interface GatewayDeps {
@@ -126,6 +127,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, ...refusalCtx }));
+  app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   // /.well-known/api-catalog (RFC 9727), /llms.txt and each tool's Markdown page.
   app.use(discoveryRouter({ catalog, publicUrl: deps.publicUrl }));

@@ -15,6 +15,8 @@ export interface WorkspaceDoc {
   created_at: Date;
   /** The API version (`Cuadra-Version`) the workspace started on and is answered as; absent: the first (it predates versions). */
   api_version?: string;
+  /** Its public name in URLs (`/book/<slug>/…`): unique, chosen or derived from the name when opened; given to older workspaces at start-up. */
+  slug?: string;
 }
 
 /** An API key, stored only as the SHA-256 of its value. */
@@ -48,9 +50,11 @@ const workspaceSchema = new Schema<WorkspaceDoc>(
     opened_by: { type: String, required: true },
     created_at: { type: Date, required: true },
     api_version: { type: String },
+    slug: { type: String },
   },
   { versionKey: false },
 );
+workspaceSchema.index({ slug: 1 }, { unique: true, sparse: true });
 
 const apiKeySchema = new Schema<ApiKeyDoc>(
   {

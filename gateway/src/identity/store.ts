@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, type RateLimiter,
   type RateLimitHeaders, sameDigest, isAgentRunAssertion, verifyAgentRunAssertion,
@@ -55,6 +56,20 @@ function apiKeyRow(k: ApiKeyDoc): { id: string; name: string; role: string; patt
   };
 }
 
+/** A workspace slug: 2–40 lower-case letters, digits and hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,39}$/;
+
+/**
+ * Slugs to try for a workspace named `name`, in order: the name in lower case without accents, words
+ * joined by hyphens ("Consultora Ñandú S.A.S." → `consultora-nandu-s-a-s`), then that with a random
+ * suffix (a taken name does not reveal which workspace holds it).
+ */
+export function slugCandidates(name: string): string[] {
+  let base = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 34).replace(/-+$/, '');
+  if (base.length < 2) base = 'espacio';
+  return [base, ...Array.from({ length: 5 }, () => `${base}-${randomBytes(3).toString('hex')}`)];
+}
+
 export class IdentityStore {
   readonly #models: ReturnType<typeof identityModels>;
   readonly #redis: Redis;
@@ -79,6 +94,35 @@ export class IdentityStore {
   async init(): Promise<void> {
     await Promise.all([ensureModel(this.#models.workspaces), ensureModel(this.#models.apiKeys), this.roles.init()]);
     await backfillPositions(this.#models.apiKeys);
+    await this.backfillSlugs();
+  }
+
+  /** Gives each workspace opened before slugs existed one derived from its name (idempotent; a second run finds none). */
+  async backfillSlugs(): Promise<number> {
+    let given = 0;
+    for (const w of await this.#models.workspaces.find({ slug: null }, { _id: 1, name: 1 }).lean()) {
+      for (const candidate of slugCandidates(w.name)) {
+        try {
+          if ((await this.#models.workspaces.updateOne({ _id: w._id, slug: null }, { $set: { slug: candidate } })).modifiedCount === 1) given++;
+          break;
+        } catch (err) {
+          if ((err as { code?: number }).code !== 11000) throw err;
+        }
+      }
+    }
+    return given;
+  }
+
+  /** A workspace's public slug (null before the start-up backfill gave it one). */
+  async slugOf(workspace: string): Promise<string | null> {
+    return (await this.#models.workspaces.findOne({ _id: workspace }, { slug: 1 }).lean())?.slug ?? null;
+  }
+
+  /** The workspace a public slug names, or null. */
+  async workspaceBySlug(slug: string): Promise<{ id: string; name: string } | null> {
+    if (!SLUG_PATTERN.test(slug)) return null;
+    const w = await this.#models.workspaces.findOne({ slug }, { _id: 1, name: 1 }).lean();
+    return w ? { id: w._id, name: w.name } : null;
   }
 
   /** How many active (unrevoked) API keys of the workspace hold the role. */
@@ -87,7 +131,7 @@ export class IdentityStore {
   }
 
   /** Opens a workspace and its first (owner) API key. The key is returned once and never stored. */
-  async createWorkspace(input: { name: string; ownerEmail: string; country?: string; currency?: string; openedBy?: 'operator' | 'person' | 'agent'; keyName?: string }): Promise<{ workspace_id: string; api_key: string; key_id: string }> {
+  async createWorkspace(input: { name: string; ownerEmail: string; country?: string; currency?: string; openedBy?: 'operator' | 'person' | 'agent'; keyName?: string; slug?: string }): Promise<{ workspace_id: string; api_key: string; key_id: string }> {
     const name = input.name.trim();
     if (!name || name.length > 200) throw new CuadraError('invalid_input', 'A workspace needs a name of 1 to 200 characters.', { field: '/name' });
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.ownerEmail)) throw new CuadraError('invalid_input', 'The owner e-mail is not valid.', { field: '/owner_email' });
@@ -95,12 +139,25 @@ export class IdentityStore {
     if (!/^[A-Z]{2}$/.test(country)) throw new CuadraError('invalid_input', 'The country must be an ISO 3166-1 alpha-2 code.', { field: '/country' });
     const currency = (input.currency ?? COUNTRY_CURRENCY[country] ?? 'USD').toUpperCase();
     if (!/^[A-Z]{3}$/.test(currency)) throw new CuadraError('invalid_input', 'The currency must be an ISO 4217 code.', { field: '/currency' });
+    if (input.slug !== undefined && !SLUG_PATTERN.test(input.slug)) throw new CuadraError('invalid_input', 'A workspace slug is 2 to 40 lower-case letters, digits and hyphens, starting with a letter or digit.', { field: '/slug' });
     const workspaceId = newId('ws');
-    await this.#models.workspaces.create({
-      _id: workspaceId, name, country, currency, owner_email: input.ownerEmail.toLowerCase(), opened_by: input.openedBy ?? 'operator', created_at: new Date(),
-      // Pinned to today's version: a later dated version changes nothing for it until it asks (Cuadra-Version).
-      api_version: CURRENT_API_VERSION,
-    });
+    // A chosen slug taken is refused; a derived one moves on to the next candidate.
+    const candidates = input.slug !== undefined ? [input.slug] : slugCandidates(name);
+    for (const [i, slug] of candidates.entries()) {
+      try {
+        await this.#models.workspaces.create({
+          _id: workspaceId, name, country, currency, owner_email: input.ownerEmail.toLowerCase(), opened_by: input.openedBy ?? 'operator', created_at: new Date(),
+          // Pinned to today's version: a later dated version changes nothing for it until it asks (Cuadra-Version).
+          api_version: CURRENT_API_VERSION, slug,
+        });
+        break;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000 || i === candidates.length - 1) {
+          if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `The slug ${slug} is taken; choose another.`, { field: '/slug' });
+          throw err;
+        }
+      }
+    }
     const key = await this.createApiKey({ workspace: workspaceId, name: input.keyName ?? 'Owner key', role: input.openedBy === 'agent' ? 'agent' : 'owner', actorType: input.openedBy === 'agent' ? 'agent' : 'api_key' });
     return { workspace_id: workspaceId, api_key: key.api_key, key_id: key.id };
   }

@@ -38,7 +38,7 @@ export class Throttle {
 }
 
 /** The quotas of these throttles, from the environment, with defaults fit for production. */
-export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Quota; loginAddress: Quota; signup: Quota; register: Quota; siteForm: Quota; siteFormSite: Quota } {
+export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Quota; loginAddress: Quota; signup: Quota; register: Quota; siteForm: Quota; siteFormSite: Quota; bookingForm: Quota; bookingFormWorkspace: Quota } {
   return {
     // Per address and e-mail: 10 failed tries per 15 minutes.
     login: parseQuota(env.LOGIN_RATE_LIMIT, { points: 10, seconds: 900 }),
@@ -50,5 +50,8 @@ export function throttleQuotas(env: NodeJS.ProcessEnv = process.env): { login: Q
     siteForm: parseQuota(env.SITE_FORM_RATE_LIMIT, { points: 20, seconds: 600 }),
     // …and per site, whoever sends (a flood from many addresses fills no site's leads and crm beyond this).
     siteFormSite: parseQuota(env.SITE_FORM_SITE_RATE_LIMIT, { points: 300, seconds: 3600 }),
+    // Public booking pages (/book/…): bookings per visitor address, and per workspace whoever books.
+    bookingForm: parseQuota(env.BOOKING_FORM_RATE_LIMIT, { points: 10, seconds: 600 }),
+    bookingFormWorkspace: parseQuota(env.BOOKING_FORM_WORKSPACE_RATE_LIMIT, { points: 200, seconds: 3600 }),
   };
 }

@@ -2,6 +2,7 @@ import { clampLimit, defineSubgraph, nodeById, pageNewestFirst, type SubgraphCon
 import { projects, type ProjectDoc } from './modules/projects/model.ts';
 import { tasks, type TaskDoc } from './modules/tasks/model.ts';
 import { owned } from './modules/index.ts';
+import { bookingPageRoutes } from './modules/bookings/page.ts';
 
 function projectNode(p: ProjectDoc) {
   return { id: p._id, key: p.key, name: p.name, description: p.description, columns: p.columns, createdAt: p.created_at.toISOString() };
@@ -52,5 +53,9 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       __resolveReference: (ref: { id: string }, ctx: SubgraphContext) => findTask(ref.id, ctx),
       project: (task: { projectId: string }, _: unknown, ctx: SubgraphContext) => findProject(task.projectId, ctx),
     },
+  },
+  async prepare(server, deps) {
+    // The public booking page, which the gateway forwards /book/<workspace slug>/<type> to.
+    server.app.use(bookingPageRoutes(deps.db, deps.log));
   },
 });

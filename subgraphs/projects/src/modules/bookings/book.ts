@@ -1,12 +1,14 @@
 import { addToDays, daysTouched } from '../../calendar/day-index.ts';
 import { CuadraError, createPositioned, newId } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { dateIn, instantToLocal } from '../../calendar/time.ts';
+import { dateIn, instantToLocal, wallClockText } from '../../calendar/time.ts';
 import { calendarEvents, type CalendarEventDoc } from '../calendar_events/model.ts';
 import { assertOpen, changeEvent, fileEvent } from '../calendar_events/store.ts';
 import { bookingTypes, type BookingTypeDoc } from '../booking_types/model.ts';
 import { slotsOf } from './availability.ts';
 import { cellsOf, claimCells, claimDay, ORPHAN_CLAIM_MS, releaseCells } from './claims.ts';
+import { askerZone, checkAnswers } from './fields.ts';
+import { mailInvitation } from './invitation.ts';
 import { bookingDays, bookings, type BookingDoc } from './model.ts';
 
 /** The active booking type of this workspace, or `not_found` (archived: `conflict`). */
@@ -149,4 +151,29 @@ export async function syncEvent(db: Connection, b: BookingDoc, zone: string, now
     // A booking whose event a crash never wrote has nothing to bring in line.
     if ((err as { code?: string }).code !== 'not_found') throw err;
   });
+}
+
+/** What a booker gives (bookings.create's input, the public page's form). */
+export interface BookerInput { start: string; name: string; email: string; time_zone?: string; answers?: Record<string, string> }
+
+/**
+ * Books a slot for a booker (bookings.create and the public page): the zone and answers checked,
+ * the slot checked, {@link book}, then the `.ics` invitation e-mailed. A booking whose invitation
+ * could not be sent stands (its `invited` says so).
+ */
+export async function bookAndInvite(db: Connection, workspace: string, type: BookingTypeDoc, input: BookerInput, now: Date, log: { warn(o: object, m: string): void }): Promise<BookingDoc> {
+  const zone = askerZone(type, input.time_zone);
+  const answers = checkAnswers(type, input.answers);
+  const start = new Date(input.start);
+  await checkSlot(db, type, start, now, zone);
+  const { booking } = await book(db, workspace, { type, start, name: input.name.trim(), email: input.email, zone, answers, now });
+  try {
+    if (await mailInvitation(booking, type, 'REQUEST', wallClockText(start, zone), now)) {
+      await bookings(db).updateOne({ _id: booking._id }, { $set: { invited_at: now } });
+      booking.invited_at = now;
+    }
+  } catch (err) {
+    log.warn({ err, booking: booking._id }, 'booking invitation not sent');
+  }
+  return booking;
 }

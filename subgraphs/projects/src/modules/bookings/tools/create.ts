@@ -1,9 +1,8 @@
 import { defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { isoIn, wallClockText } from '../../../calendar/time.ts';
-import { activeType, book, checkSlot } from '../book.ts';
-import { askerZone, BOOKER_FIELDS, checkAnswers } from '../fields.ts';
-import { mailInvitation } from '../invitation.ts';
-import { BOOKING_VIEW_SCHEMA, bookings, bookingView } from '../model.ts';
+import { isoIn } from '../../../calendar/time.ts';
+import { activeType, bookAndInvite } from '../book.ts';
+import { BOOKER_FIELDS } from '../fields.ts';
+import { BOOKING_VIEW_SCHEMA, bookingView } from '../model.ts';
 
 /** Books a slot of a booking type and e-mails the booker an .ics invitation. */
 export const create = defineTool({
@@ -17,21 +16,7 @@ export const create = defineTool({
   output: recordOutput('booking', BOOKING_VIEW_SCHEMA),
   async handler(input, ctx) {
     const type = await activeType(ctx.db, ctx.workspace, input.type_id, '/type_id');
-    const zone = askerZone(type, input.time_zone);
-    const answers = checkAnswers(type, input.answers as Record<string, string> | undefined);
-    const start = new Date(input.start);
-    await checkSlot(ctx.db, type, start, ctx.now, zone);
-    const { booking } = await book(ctx.db, ctx.workspace, { type, start, name: input.name.trim(), email: input.email, zone, answers, now: ctx.now });
-    const when = wallClockText(start, zone);
-    try {
-      if (await mailInvitation(booking, type, 'REQUEST', when, ctx.now)) {
-        await bookings(ctx.db).updateOne({ _id: booking._id }, { $set: { invited_at: ctx.now } });
-        booking.invited_at = ctx.now;
-      }
-    } catch (err) {
-      // The booking stands; the answer says the invitation did not leave.
-      ctx.log.warn({ err, booking: booking._id }, 'booking invitation not sent');
-    }
-    return { booking: bookingView(booking, isoIn(booking.start, zone)) };
+    const booking = await bookAndInvite(ctx.db, ctx.workspace, type, { start: input.start, name: input.name, email: input.email, time_zone: input.time_zone, answers: input.answers as Record<string, string> | undefined }, ctx.now, ctx.log);
+    return { booking: bookingView(booking, isoIn(booking.start, booking.time_zone)) };
   },
 });

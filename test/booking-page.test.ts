@@ -1,0 +1,136 @@
+// The public booking page /book/<workspace slug>/<type>, in Debian's Chromium with JavaScript off
+// (plain forms: choose a week and a zone, pick a slot, book) and on; the gateway resolves the
+// workspace's slug and limits posts; Spanish first; axe finds no serious or critical problem; the
+// booking, its calendar event and its e-mailed invitation exist; a slot taken meanwhile is refused
+// with a clear message and nothing booked twice. Screenshots are kept.
+import path from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { Agent, fetch as fetchFrom } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { colombianHolidays } from '@cuadra/shared';
+import { axeProblems, openBrowserContext, pageWatching, SHOTS as shots } from './helpers/browser.ts';
+import { messagesTo, uniqueAddress } from './helpers/mail.ts';
+import { startTestSystem, type TestSystem } from './helpers/system.ts';
+
+let sys: TestSystem;
+let key: string;
+let slug: string;
+let noJs: BrowserContext;
+let withJs: BrowserContext;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  sys = await startTestSystem('bookingpage');
+  const ws = await sys.workspace('Consultora Ñandú S.A.S.');
+  key = ws.api_key;
+  slug = (await sys.identity.slugOf(ws.workspace_id))!;
+  await sys.output('booking_types.create', {
+    slug: 'diagnostico', name: 'Diagnóstico inicial', description: 'Una hora para entender tu empresa.', duration_min: 60, min_notice_min: 60, window_days: 60,
+    weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '09:00', end: '12:00' }]])),
+    location: 'Calle 93 # 11-26, Bogotá', questions: [{ key: 'empresa', label: 'Empresa', required: true }],
+  }, key);
+  [noJs, withJs] = await Promise.all([openBrowserContext({ javaScriptEnabled: false, locale: 'es-CO' }), openBrowserContext({ locale: 'es-CO' })]);
+});
+afterAll(async () => {
+  await Promise.all([noJs?.close(), withJs?.close()]);
+  await sys?.stop();
+});
+
+const plusDays = (d: string, n: number) => new Date(Date.parse(`${d}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+/** A weekday at least 3 days ahead that is not a Colombian holiday. */
+function nextWeekday(): string {
+  for (let d = plusDays(new Date().toISOString().slice(0, 10), 3); ; d = plusDays(d, 1)) {
+    const wd = new Date(`${d}T12:00:00Z`).getUTCDay();
+    if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) return d;
+  }
+}
+/** Madrid's UTC offset on a date by the EU rule: +2 from the last Sunday of March to the last Sunday of October, else +1. */
+function madridOffset(date: string): number {
+  const lastSunday = (m: number) => {
+    const last = new Date(Date.UTC(Number(date.slice(0, 4)), m, 0));
+    return new Date(last.getTime() - last.getUTCDay() * 86_400_000).toISOString().slice(0, 10);
+  };
+  return date >= lastSunday(3) && date < lastSunday(10) ? 2 : 1;
+}
+
+describe('the public booking page', () => {
+  it('books without JavaScript from another zone, e-mails the invitation, and refuses the same slot to a second visitor with JavaScript on', async () => {
+    const day = nextWeekday();
+    const url = `${sys.gatewayUrl}/book/${slug}/diagnostico`;
+    expect(slug).toMatch(/^consultora-nandu-s-a-s(-[0-9a-f]{6})?$/);
+
+    const page = await pageWatching(noJs, problems);
+    const first = await page.goto(`${url}?fecha=${day}&zona=Europe/Madrid`);
+    expect(first?.status()).toBe(200);
+    expect(await page.locator('h1').textContent()).toBe('Diagnóstico inicial');
+    // 09:00 Bogotá (UTC−5) is 14:00Z, 14 + offset o'clock in Madrid.
+    const radio = page.locator(`input[name=inicio][value="${day}T14:00:00.000Z"]`);
+    const label = page.locator(`label[for="${await radio.getAttribute('id')}"]`);
+    expect((await label.textContent())?.trim()).toBe(`${14 + madridOffset(day)}:00`);
+    // The visitor who will lose the race has the page open already (JavaScript on).
+    const late = await pageWatching(withJs, problems);
+    await late.goto(`${url}?fecha=${day}&zona=America/Bogota`);
+    expect(await axeProblems(late)).toEqual([]);
+
+    const email = uniqueAddress('marta@cliente.example');
+    await radio.check();
+    await page.fill('#nombre', 'Marta Núñez');
+    await page.fill('#correo', email);
+    await page.fill('#p-empresa', 'Ñandú SAS');
+    await page.screenshot({ path: path.join(shots, 'booking-page-form.png'), fullPage: true });
+    const [done] = await Promise.all([page.waitForNavigation(), page.click('button:has-text("Reservar")')]);
+    expect(done?.status()).toBe(201);
+    expect(await page.locator('h1').textContent()).toBe('Reserva confirmada');
+    expect(await page.locator('main').textContent()).toContain(`Enviamos la invitación para tu calendario a ${email.toLowerCase()}`);
+    await page.screenshot({ path: path.join(shots, 'booking-page-done.png'), fullPage: true });
+
+    const booked = (await sys.output('bookings.list', { search: email.toLowerCase() }, key)).rows;
+    expect(booked).toHaveLength(1);
+    const booking = (await sys.output('bookings.get', { id: booked[0].id }, key)).booking;
+    expect(booking).toMatchObject({ start: `${day}T14:00:00.000Z`, status: 'confirmed', time_zone: 'Europe/Madrid', answers: { empresa: 'Ñandú SAS' }, invited: true });
+    expect((await sys.output('calendar_events.get', { id: booking.event_id }, key)).event).toMatchObject({ start: `${day}T14:00:00.000Z`, source: 'booking' });
+    for (let i = 0; i < 100 && !messagesTo(email.toLowerCase()).some((m) => m.includes('METHOD:REQUEST')); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(messagesTo(email.toLowerCase()).some((m) => m.includes('METHOD:REQUEST'))).toBe(true);
+
+    // The second visitor picks the same slot on the page loaded before: refused, nothing booked.
+    await late.check(`input[name=inicio][value="${day}T14:00:00.000Z"]`);
+    await late.fill('#nombre', 'Pedro Gómez');
+    await late.fill('#correo', uniqueAddress('pedro@cliente.example'));
+    await late.fill('#p-empresa', 'Gómez Ltda');
+    const [refused] = await Promise.all([late.waitForNavigation(), late.click('button:has-text("Reservar")')]);
+    expect(refused?.status()).toBe(409);
+    expect(await late.locator('[role=alert]').textContent()).toContain('Ese horario ya no está disponible');
+    expect(await late.inputValue('#nombre')).toBe('Pedro Gómez'); // what was typed is kept
+    expect(await late.locator(`input[name=inicio][value="${day}T14:00:00.000Z"]`).count()).toBe(0); // no longer offered
+    expect(await axeProblems(late)).toEqual([]);
+    await late.screenshot({ path: path.join(shots, 'booking-page-taken.png'), fullPage: true });
+    expect((await sys.output('bookings.list', { status: 'confirmed' }, key)).rows).toHaveLength(1);
+    // The one console line allowed: Chromium reporting the 409 answer itself.
+    expect(problems.filter((p) => !p.includes('status of 409'))).toEqual([]);
+  });
+
+  it('refuses a missing answer with its message and books nothing; an unknown page is 404; posts past the limit are 429', async () => {
+    const day = nextWeekday();
+    // This visitor's own loopback address (the limit counts per address; the browser's posts above came from another).
+    const visitor = new Agent({ localAddress: `127.${40 + (process.pid % 50)}.${Math.floor(Math.random() * 250)}.9` });
+    const post = async (body: Record<string, string>) => {
+      const res = await fetchFrom(`${sys.gatewayUrl}/book/${slug}/diagnostico`, { method: 'POST', dispatcher: visitor, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: () => res.text() };
+    };
+    const missing = await post({ inicio: `${day}T15:00:00.000Z`, nombre: 'Sin empresa', correo: 'sin@cliente.example', zona: 'America/Bogota' });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('Responde «Empresa».');
+    expect((await sys.output('bookings.list', { search: 'sin@cliente.example' }, key)).rows).toEqual([]);
+    expect((await fetch(`${sys.gatewayUrl}/book/${slug}/no-existe`)).status).toBe(404);
+    expect((await fetch(`${sys.gatewayUrl}/book/nadie-${Date.now()}/diagnostico`)).status).toBe(404);
+    // 10 posts per address per 10 minutes (BOOKING_FORM_RATE_LIMIT): the 11th is refused before it is read or forwarded.
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await post({ nombre: 'x' })).status);
+    expect(statuses).toEqual(Array(9).fill(400));
+    const over = await post({ nombre: 'x' });
+    expect(over.status).toBe(429);
+    expect(Number(over.retryAfter)).toBeGreaterThan(0);
+    expect(await over.text()).toContain('Demasiados envíos');
+    await visitor.close();
+  });
+});
