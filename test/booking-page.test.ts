@@ -6,6 +6,8 @@
 import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { Agent, fetch as fetchFrom } from 'undici';
+import mongoose from 'mongoose';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
 import { axeProblems, openBrowserContext, pageWatching, SHOTS as shots } from './helpers/browser.ts';
@@ -132,5 +134,33 @@ describe('the public booking page', () => {
     expect(Number(over.retryAfter)).toBeGreaterThan(0);
     expect(await over.text()).toContain('Demasiados envíos');
     await visitor.close();
+  });
+
+  it('gives every workspace a unique slug: derived from the name (accents dropped, a suffix when taken), chosen and refused when taken or malformed, and backfilled for older ones', async () => {
+    const name = `Panadería La Espiga ${randomBytes(3).toString('hex')}`;
+    const base = `panaderia-la-espiga-${name.slice(-6)}`;
+    const a = await sys.workspace(name);
+    const b = await sys.workspace(name);
+    expect(await sys.identity.slugOf(a.workspace_id)).toBe(base);
+    expect(await sys.identity.slugOf(b.workspace_id)).toMatch(new RegExp(`^${base}-[0-9a-f]{6}$`));
+    const chosen = `mi-consultora-${randomBytes(3).toString('hex')}`;
+    const c = await sys.identity.createWorkspace({ name: 'Otra', ownerEmail: 'duena@otra.example', slug: chosen });
+    expect(await sys.identity.workspaceBySlug(chosen)).toEqual({ id: c.workspace_id, name: 'Otra' });
+    await expect(sys.identity.createWorkspace({ name: 'Tercera', ownerEmail: 'x@otra.example', slug: chosen })).rejects.toMatchObject({ code: 'conflict', field: '/slug' });
+    await expect(sys.identity.createWorkspace({ name: 'Tercera', ownerEmail: 'x@otra.example', slug: 'Con Espacios' })).rejects.toMatchObject({ code: 'invalid_input', field: '/slug' });
+    // Workspaces opened before slugs existed (no slug stored) get one at start-up.
+    const conn = await mongoose.createConnection(process.env.MONGO_URL!, { dbName: sys.gatewayDb }).asPromise();
+    try {
+      await conn.collection('workspaces').updateMany({ _id: { $in: [a.workspace_id, b.workspace_id] } as never }, { $unset: { slug: '' } });
+      expect(await sys.identity.slugOf(a.workspace_id)).toBeNull();
+      expect(await sys.identity.backfillSlugs()).toBeGreaterThanOrEqual(2);
+      const [sa, sb] = [await sys.identity.slugOf(a.workspace_id), await sys.identity.slugOf(b.workspace_id)];
+      expect(sa).toMatch(new RegExp(`^${base}(-[0-9a-f]{6})?$`));
+      expect(sb).toMatch(new RegExp(`^${base}(-[0-9a-f]{6})?$`));
+      expect(sa).not.toBe(sb);
+      expect(await sys.identity.backfillSlugs()).toBe(0);
+    } finally {
+      await conn.close();
+    }
   });
 });
