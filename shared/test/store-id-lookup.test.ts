@@ -56,3 +56,37 @@ describe('a query naming _id and other fields', () => {
     expect(await col.countDocuments({ _id: { $in: [...ids, 'itm_missing'] }, workspace: 'ws_b' })).toBe(5);
   });
 });
+
+describe('a query naming every key of a unique index of several keys, one of them by $in (issue 33)', () => {
+  interface Entry { _id: string; workspace: string; seq: number; tool: string }
+  let entries: Collection<Entry>;
+  beforeAll(async () => {
+    entries = db.collection<Entry>('entries') as unknown as Collection<Entry>;
+    await entries.createIndex({ workspace: 1, seq: 1 }, { unique: true });
+    // Two tenants interleaved, 150 positions each; every third entry is a create.
+    await entries.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: `e_${i}`, workspace: i % 2 === 0 ? 'ws_a' : 'ws_b', seq: Math.floor(i / 2) + 1, tool: i % 3 === 0 ? 'x.create' : 'x.list' })));
+  });
+
+  it('answers exactly the positions asked, of that workspace only, with the other fields still filtering', async () => {
+    const seqs = Array.from({ length: 20 }, (_, i) => 101 + i); // 101..120
+    const a = await entries.find({ workspace: 'ws_a', seq: { $in: [...seqs, 999] } }).toArray();
+    expect(a.map((e) => e.seq).sort((x, y) => x - y)).toEqual(seqs);
+    expect(new Set(a.map((e) => e.workspace))).toEqual(new Set(['ws_a']));
+    // ws_a's entry at seq s is i = 2(s−1): a create when 2(s−1) is a multiple of 3, i.e. s ≡ 1 (mod 3): 103, 106, …, 118.
+    const creates = await entries.find({ workspace: 'ws_a', seq: { $in: seqs }, tool: 'x.create' }, { projection: { _id: 0, seq: 1 } }).toArray();
+    expect(creates.map((e) => e.seq).sort((x, y) => x - y)).toEqual([103, 106, 109, 112, 115, 118]);
+    expect(await entries.countDocuments({ workspace: 'ws_c', seq: { $in: seqs } })).toBe(0);
+    // Both keys plain, plus another field: the single position, filtered.
+    expect((await entries.findOne({ workspace: 'ws_b', seq: 7, tool: 'x.list' }))?._id).toBe('e_13');
+    expect(await entries.findOne({ workspace: 'ws_b', seq: 7, tool: 'x.create' })).toBeNull();
+  });
+
+  it('keeps sort, limit and a changed key in step with the index', async () => {
+    const newest = await entries.find({ workspace: 'ws_b', seq: { $in: [1, 2, 3, 4, 5] } }).sort({ seq: -1 }).limit(2).toArray();
+    expect(newest.map((e) => e.seq)).toEqual([5, 4]);
+    // A document whose key changes is found under its new key only.
+    await entries.updateOne({ workspace: 'ws_b', seq: 5 }, { $set: { seq: 500 } });
+    expect(await entries.countDocuments({ workspace: 'ws_b', seq: { $in: [5] } })).toBe(0);
+    expect((await entries.findOne({ workspace: 'ws_b', seq: { $in: [500] } }))?._id).toBe('e_9');
+  });
+});

@@ -123,6 +123,21 @@ const checkpointSchema = new Schema<CheckpointDoc>(
 );
 checkpointSchema.index({ workspace: 1, seq: 1 }, { unique: true });
 
+/** Positions read per window of a workspace's chain. */
+export const WINDOW = 500;
+
+/**
+ * The query for positions `from`–`to` of one workspace's chain: the positions spelled out, so the
+ * unique (workspace, seq) index answers it by lookup. A range (`$gt`/`$lte`) answers the same on
+ * MongoDB, but the MongoDB-protocol server here walks every tenant's entries for a range (measured:
+ * issue 33); its launcher looks a `$in` up key by key.
+ */
+export function positionsOf(workspace: string, from: number, to: number): { workspace: string; seq: { $in: number[] } } {
+  const seqs: number[] = [];
+  for (let s = Math.max(1, from); s <= to; s++) seqs.push(s);
+  return { workspace, seq: { $in: seqs } };
+}
+
 /** The reason given for signed positions `from`–`to` that the chain no longer holds. */
 function signedButGone(from: number, to: number): string {
   return from === to ? `entry ${from} was signed but is gone` : `entries ${from}–${to} were signed but are gone`;
@@ -445,8 +460,8 @@ export class Ledger {
 
   /**
    * Newest entries first, filtered, one bounded page: at most `limit` (200 max) entries, and at
-   * most {@link LIST_WINDOWS} windows of 500 seq numbers read (range reads on the unique
-   * (workspace, seq) index, never a full sort). `before` continues below a seq; `next_before` is
+   * most {@link LIST_WINDOWS} windows of 500 seq numbers read (each window's positions
+   * looked up on the unique (workspace, seq) index, {@link positionsOf}; never a full sort). `before` continues below a seq; `next_before` is
    * where the next page starts, absent when the chain's start was reached. A filter that matches
    * rarely therefore gives short (even empty) pages that still continue.
    */
@@ -457,8 +472,8 @@ export class Ledger {
     const out: LedgerEntry[] = [];
     const top = Math.min(head.seq, (filter.before ?? head.seq + 1) - 1);
     let high = top;
-    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= 500) {
-      const query: Record<string, unknown> = { workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } };
+    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= WINDOW) {
+      const query: Record<string, unknown> = positionsOf(workspace, high - WINDOW + 1, high);
       if (filter.tool) query.tool = filter.tool;
       if (filter.module) query.module = filter.module;
       if (filter.actor) query['actor.id'] = filter.actor;
@@ -476,7 +491,7 @@ export class Ledger {
   /**
    * The entries of a span of time (`from` ≤ at < `to`, ISO instants), projected to `at`, `tool`,
    * `module`, `outcome` and (an agent run's calls) `run_id`, for the activity metric. Walks back from the head in windows of 500
-   * seq numbers (indexed range reads, as `list`) and stops at the first window wholly before
+   * seq numbers (positions looked up by index, as `list`) and stops at the first window wholly before
    * `from`. The walk is capped at `maxScanned` entries read (default 50 000, 100 windows): a
    * workspace busier than that over the span gets the newest part, and `truncated` says so.
    */
@@ -485,11 +500,11 @@ export class Ledger {
     const out: Pick<LedgerEntry, 'at' | 'tool' | 'module' | 'outcome' | 'run_id'>[] = [];
     if (!head) return { entries: out, truncated: false };
     let scanned = 0;
-    for (let high = head.seq; high > 0; high -= 500) {
+    for (let high = head.seq; high > 0; high -= WINDOW) {
       if (scanned >= maxScanned) return { entries: out, truncated: true };
-      const rows = await this.entries.find({ workspace, seq: { $gt: Math.max(0, high - 500), $lte: high } }, { _id: 0, at: 1, tool: 1, module: 1, outcome: 1, run_id: 1 }).lean();
+      const rows = await this.entries.find(positionsOf(workspace, high - WINDOW + 1, high), { _id: 0, at: 1, tool: 1, module: 1, outcome: 1, run_id: 1 }).lean();
       // Counted by positions, so even a chain with gaps ends the walk within the cap.
-      scanned += 500;
+      scanned += WINDOW;
       let newest = '';
       for (const r of rows) {
         if (r.at > newest) newest = r.at;
@@ -726,22 +741,29 @@ export class Ledger {
       }
       return { seq, prev };
     }
-    // Out-of-order arrivals wait here until their predecessor has been checked.
+    // Out-of-order arrivals (an entry whose seq was edited) wait here until their predecessor has been checked.
     const waiting = new Map<number, LedgerEntry>();
-    const range = Number.isFinite(upTo) ? { $gt: from, $lte: upTo } : { $gt: from };
-    for await (const doc of this.entries.find({ workspace, seq: range }, { _id: 0 }).lean().cursor()) {
-      const entry = doc as LedgerEntry;
-      if (entry.seq !== seq + 1) {
-        waiting.set(entry.seq, entry);
-        continue;
+    // Windows of positions by the index, never a range (which walks every tenant's entries here).
+    // Without an end, the walk goes past the head hint until a window holds nothing.
+    const hinted = Number.isFinite(upTo) ? upTo : ((await this.#heads.findById(workspace).lean())?.seq ?? 0);
+    for (let low = from + 1; low <= upTo; low += WINDOW) {
+      const high = Math.min(upTo, low + WINDOW - 1);
+      const rows = (await this.entries.find(positionsOf(workspace, low, high), { _id: 0 }).lean()) as LedgerEntry[];
+      rows.sort((a, b) => a.seq - b.seq);
+      for (const entry of rows) {
+        if (entry.seq !== seq + 1) {
+          waiting.set(entry.seq, entry);
+          continue;
+        }
+        let next: LedgerEntry | undefined = entry;
+        while (next) {
+          const broken = check(next);
+          if (broken) return { seq, prev, broken };
+          waiting.delete(next.seq);
+          next = waiting.get(seq + 1);
+        }
       }
-      let next: LedgerEntry | undefined = entry;
-      while (next) {
-        const broken = check(next);
-        if (broken) return { seq, prev, broken };
-        waiting.delete(next.seq);
-        next = waiting.get(seq + 1);
-      }
+      if (rows.length === 0 && high >= hinted) break;
     }
     if (waiting.size > 0 && options.complete) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
     return { seq, prev };

@@ -1,10 +1,14 @@
 package cuadra;
 
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 
@@ -20,6 +24,13 @@ import de.bwaldvogel.mongo.bson.Document;
  * path uses, so sort, skip, limit and projection are unchanged. For any other query this answers null and
  * the collection goes to mongo-java-server's own {@code queryDocuments}. Used by
  * {@link IdLookupH2Collection} and {@link IdLookupMemoryBackend}'s collection.
+ *
+ * <p>The same holds for a unique index of several keys (issue 33): mongo-java-server answers one only for
+ * plain equality on exactly its keys (its issue #80), so a workspace's ledger window
+ * {@code {workspace, seq: {$in: [500 positions]}}} walked every tenant's entries. When the query names
+ * every key of a unique index, all but one as plain values and that one as plain values or
+ * {@code {$in: [plain values]}}, each combination is looked up in the index by equality and the full query is
+ * matched on the union of what they found.
  */
 final class IdLookup {
 
@@ -30,8 +41,11 @@ final class IdLookup {
 
     /** The {@code _id} index's positions for this query's {@code _id} alone, or null when the query is not such a case. */
     static <P> Iterable<P> positions(Document query, String idField, List<Index<P>> indexes) {
-        if (query == null || query.size() <= 1 || !ID.equals(idField) || !query.containsKey(ID)) {
+        if (query == null || query.size() <= 1) {
             return null;
+        }
+        if (!ID.equals(idField) || !query.containsKey(ID)) {
+            return uniqueKeysPositions(query, indexes);
         }
         Object id = query.get(ID);
         if (!isPlain(id) && !isPlainIn(id)) {
@@ -44,6 +58,53 @@ final class IdLookup {
             if (index.canHandle(idOnly)) {
                 return index.getPositions(idOnly);
             }
+        }
+        return null;
+    }
+
+    /**
+     * The positions a unique index of one or more keys gives for the query's values of those keys (one of
+     * them may be an {@code $in}), or null when no unique index's keys are all in the query in that form.
+     */
+    private static <P> Iterable<P> uniqueKeysPositions(Document query, List<Index<P>> indexes) {
+        for (Index<P> index : indexes) {
+            if (!index.isUnique()) continue;
+            List<String> keys = index.getKeys().stream().map(IndexKey::getKey).toList();
+            String inKey = null;
+            boolean usable = true;
+            for (String key : keys) {
+                if (!query.containsKey(key)) {
+                    usable = false;
+                    break;
+                }
+                Object value = query.get(key);
+                if (isPlain(value)) continue;
+                if (inKey == null && isPlainIn(value)) {
+                    inKey = key;
+                    continue;
+                }
+                usable = false;
+                break;
+            }
+            if (!usable) continue;
+            Document equality = new Document();
+            for (String key : keys) {
+                if (!key.equals(inKey)) equality.put(key, query.get(key));
+            }
+            Collection<?> values = inKey == null ? Collections.singletonList(null)
+                : (Collection<?>) ((Document) query.get(inKey)).get("$in");
+            Set<P> found = new LinkedHashSet<>();
+            for (Object value : values) {
+                Document lookup = new Document(equality);
+                if (inKey != null) lookup.put(inKey, value);
+                // A sparse index does not hold documents without its keys; its answer for all-null keys is not the collection's.
+                if (!index.canHandle(lookup)) {
+                    usable = false;
+                    break;
+                }
+                for (P position : index.getPositions(lookup)) found.add(position);
+            }
+            if (usable) return found;
         }
         return null;
     }
