@@ -63,7 +63,7 @@ export { nitCheckDigit, parseNit } from './dian/nit.ts';
 export { COUNTRY_TIME_ZONE, DEFAULT_COUNTRY, countryTimeZone, dateInZone, workspaceLocale, workspaceToday } from './locale.ts';
 export type { WorkspaceLocale } from './locale.ts';
 export {
-  LOCAL_OFFSET_MINUTES, addDays, buckets, calendarDays, changeBps, countSeries, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
+  LOCAL_OFFSET_MINUTES, addDays, buckets, calendarDays, changeBps, countSeries, countSeriesOfDays, daysBetween, endOfMonth, localDate, localDayStart, previousWindow, queryWindow, shiftYear,
   windowProblem,
 } from './periods.ts';
 export type { Bucket, WindowQuery } from './periods.ts';

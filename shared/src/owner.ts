@@ -633,6 +633,8 @@ export class ToolOwner {
         this.#lastMaintenance = Date.now();
         await this.#governance.approvals.expire();
         await this.#governance.idempotency.sweep();
+        // Day counters behind by more than a block (a crash, or a chain written before they existed).
+        await this.#governance.ledger.countAllActivity();
       }
       for (const doc of await this.#governance.approvals.approvedFor(this.subgraph)) await this.runApproved(doc);
     } catch (err) {

@@ -168,9 +168,14 @@ export function changeBps(value: number, previous: number): number | undefined {
  * both windows. Answers the series and the window totals.
  */
 export function countSeries(dates: readonly string[], q: WindowQuery, today: string): { series: (Bucket & { value: number; previous?: number })[]; value: number; previous?: number } {
-  const w = queryWindow(q, today);
   const perDay = new Map<string, number>();
   for (const d of dates) perDay.set(d, (perDay.get(d) ?? 0) + 1);
+  return countSeriesOfDays(perDay, q, today);
+}
+
+/** {@link countSeries} from counts already kept per local date (`perDay` must cover both windows). */
+export function countSeriesOfDays(perDay: ReadonlyMap<string, number>, q: WindowQuery, today: string): { series: (Bucket & { value: number; previous?: number })[]; value: number; previous?: number } {
+  const w = queryWindow(q, today);
   const count = (from: string, to: string) => {
     let n = 0;
     for (let d = from; d <= to; d = addDays(d, 1)) n += perDay.get(d) ?? 0;

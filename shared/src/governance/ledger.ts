@@ -9,6 +9,7 @@ import type { Risk } from '../tool.ts';
 import { redisKeyPrefix } from '../ratelimit.ts';
 import { formatReceipt, HEAD_CONTEXT, LedgerSigner, parseReceipt } from './anchor.ts';
 import { canonicalJson, sha256 } from './digest.ts';
+import { localDate } from '../periods.ts';
 
 /** First `prev_hash` of every workspace's chain. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -138,6 +139,38 @@ export function positionsOf(workspace: string, from: number, to: number): { work
   return { workspace, seq: { $in: seqs } };
 }
 
+/**
+ * The activity of a workspace's local day, counted from its chain (issue 33: the activity metric
+ * read counters instead of walking the ledger). `_id` `<workspace>|<day>`; `n` entries, `t` entries
+ * per tool and `r` of them made by agents' runs (tool names with `.` written as `:`, a field path's
+ * separator); `blocks` the blocks of {@link ACTIVITY_BLOCK} positions already counted in (each block
+ * is added to a day once: the update's condition).
+ */
+interface ActivityDayDoc { _id: string; workspace: string; day: string; n: number; t: Record<string, number>; r: Record<string, number>; blocks: number[] }
+/** How far a workspace's chain is counted into its days: every block up to `block` (`_id` the workspace). */
+interface ActivityMarkDoc { _id: string; block: number }
+
+/** Positions counted into the days together: a block is counted once the chain holds its last position. */
+export const ACTIVITY_BLOCK = 100;
+
+const activityDaySchema = new Schema<ActivityDayDoc>(
+  { _id: String, workspace: String, day: String, n: Number, t: Schema.Types.Mixed, r: Schema.Types.Mixed, blocks: [Number] },
+  { versionKey: false, minimize: false },
+);
+const activityMarkSchema = new Schema<ActivityMarkDoc>({ _id: String, block: Number }, { versionKey: false });
+
+/** An entry's share of the activity counters. */
+type ActivityFields = Pick<LedgerEntry, 'seq' | 'at' | 'tool' | 'run_id'>;
+
+/** A workspace's activity over a span of days, per day: entries, and entries per tool with those agents' runs made. */
+export interface LedgerActivity {
+  perDay: Map<string, number>;
+  tools: Map<string, Map<string, { count: number; by_runs: number }>>;
+}
+
+const toolField = (tool: string) => tool.replaceAll('.', ':');
+const fieldTool = (field: string) => field.replaceAll(':', '.');
+
 /** The reason given for signed positions `from`–`to` that the chain no longer holds. */
 function signedButGone(from: number, to: number): string {
   return from === to ? `entry ${from} was signed but is gone` : `entries ${from}–${to} were signed but are gone`;
@@ -207,12 +240,18 @@ export class Ledger {
   readonly #cuts: Model<CutEvidenceDoc>;
   /** The newest signed entry statement (a receipt) this process wrote or read, per workspace: a head Redis losing its data cannot take from it. */
   readonly #remembered = new Map<string, string>();
+  readonly #activityDays: Model<ActivityDayDoc>;
+  readonly #activityMarks: Model<ActivityMarkDoc>;
+  /** The count into days running in this process, per workspace (one at a time; a later call runs after it). */
+  readonly #counting = new Map<string, Promise<number>>();
 
   constructor(db: Connection, redis?: Redis, options: { signer?: LedgerSigner | null; checkpointEvery?: number; redisPrefix?: string } = {}) {
     this.entries = modelOn<LedgerEntry & { _id: string }>(db, 'LedgerEntry', entrySchema, 'ledger');
     this.#heads = modelOn<HeadDoc>(db, 'LedgerHead', headSchema, 'ledger_heads');
     this.checkpoints = modelOn<CheckpointDoc>(db, 'LedgerCheckpoint', checkpointSchema, 'ledger_checkpoints');
     this.#cuts = modelOn<CutEvidenceDoc>(db, 'LedgerCutEvidence', cutEvidenceSchema, 'ledger_cut_evidence');
+    this.#activityDays = modelOn<ActivityDayDoc>(db, 'LedgerActivityDay', activityDaySchema, 'ledger_activity');
+    this.#activityMarks = modelOn<ActivityMarkDoc>(db, 'LedgerActivityMark', activityMarkSchema, 'ledger_activity_marks');
     this.#redis = redis;
     this.signer = options.signer === undefined ? LedgerSigner.fromEnv() : options.signer;
     this.#checkpointEvery = options.checkpointEvery ?? CHECKPOINT_EVERY;
@@ -220,7 +259,7 @@ export class Ledger {
   }
 
   async init(): Promise<void> {
-    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints), ensureModel(this.#cuts)]);
+    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints), ensureModel(this.#cuts), ensureModel(this.#activityDays), ensureModel(this.#activityMarks)]);
   }
 
   #anchorKey(workspace: string): string {
@@ -359,6 +398,8 @@ export class Ledger {
         await this.#anchor(workspace, stored);
         const last = stored[stored.length - 1];
         this.#headCache.set(workspace, { _id: workspace, seq: last.seq, hash: last.hash });
+        // A block completed: counted into its days in the background (a failure is caught up by the next block or the sweep).
+        if (Math.floor(last.seq / ACTIVITY_BLOCK) > Math.floor((stored[0].seq - 1) / ACTIVITY_BLOCK)) void this.countActivity(workspace).catch(() => undefined);
         for (let i = 0; i < inserted; i++) rest[i].resolve(entries[i]);
       }
       if (alreadyStored) {
@@ -514,6 +555,133 @@ export class Ledger {
       if (rows.length > 0 && newest < from) break;
     }
     return { entries: out, truncated: false };
+  }
+
+  /**
+   * Counts a workspace's complete blocks of {@link ACTIVITY_BLOCK} positions not yet counted into
+   * its day counters, oldest first, at most `maxBlocks` of them. Idempotent and safe to run in
+   * several processes at once: a block goes into each day's document once (the update's condition
+   * names the block), and the mark moves forward only, after its days. A crash between leaves the
+   * mark behind, and the next run counts that block again into the days still missing it.
+   * @returns the blocks counted
+   */
+  countActivity(workspace: string, maxBlocks = 1_000): Promise<number> {
+    const running = this.#counting.get(workspace);
+    const next = (running ? running.catch(() => 0) : Promise.resolve(0)).then(() => this.#countBlocks(workspace, maxBlocks));
+    this.#counting.set(workspace, next);
+    const forget = () => {
+      if (this.#counting.get(workspace) === next) this.#counting.delete(workspace);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  async #countBlocks(workspace: string, maxBlocks: number): Promise<number> {
+    const [mark, head] = await Promise.all([this.#activityMarks.findById(workspace).lean(), this.#heads.findById(workspace).lean()]);
+    const last = Math.min(Math.floor((head?.seq ?? 0) / ACTIVITY_BLOCK), (mark?.block ?? 0) + maxBlocks);
+    let counted = 0;
+    for (let block = (mark?.block ?? 0) + 1; block <= last; block++) {
+      const rows = await this.entries.find(positionsOf(workspace, (block - 1) * ACTIVITY_BLOCK + 1, block * ACTIVITY_BLOCK), { _id: 0, seq: 1, at: 1, tool: 1, run_id: 1 }).lean();
+      const days = new Map<string, { n: number; t: Record<string, number>; r: Record<string, number> }>();
+      for (const e of rows) {
+        const day = localDate(new Date(e.at));
+        const d = days.get(day) ?? { n: 0, t: {}, r: {} };
+        d.n++;
+        d.t[toolField(e.tool)] = (d.t[toolField(e.tool)] ?? 0) + 1;
+        if (e.run_id) d.r[toolField(e.tool)] = (d.r[toolField(e.tool)] ?? 0) + 1;
+        days.set(day, d);
+      }
+      await Promise.all([...days].map(async ([day, d]) => {
+        const inc: Record<string, number> = { n: d.n };
+        for (const [k, v] of Object.entries(d.t)) inc[`t.${k}`] = v;
+        for (const [k, v] of Object.entries(d.r)) inc[`r.${k}`] = v;
+        await this.#activityDays.collection.updateOne(
+          { _id: `${workspace}|${day}`, blocks: { $ne: block } } as never,
+          { $inc: inc, $push: { blocks: block }, $setOnInsert: { workspace, day } } as never,
+          { upsert: true },
+        ).catch((err: { code?: number }) => {
+          if (err.code !== 11000) throw err; // the day already holds this block
+        });
+      }));
+      await this.#activityMarks.collection.updateOne({ _id: workspace, block: { $lt: block } } as never, { $set: { block } }, { upsert: true }).catch((err: { code?: number }) => {
+        if (err.code !== 11000) throw err; // the mark is already further on
+      });
+      counted++;
+    }
+    return counted;
+  }
+
+  /**
+   * Catches up the day counters of every workspace with a chain (the background sweep; also
+   * counts chains written before the counters existed), at most `maxBlocks` blocks each per call.
+   * @returns the blocks counted
+   */
+  async countAllActivity(maxBlocks = 200): Promise<number> {
+    let counted = 0;
+    for await (const head of this.#heads.find({}, { _id: 1 }).lean().cursor()) {
+      if (!head._id.startsWith('signed:')) counted += await this.countActivity(head._id, maxBlocks);
+    }
+    return counted;
+  }
+
+  /**
+   * A workspace's activity per local day from `fromDay` to `toDay` (inclusive): the day counters,
+   * plus the entries not counted into them yet — read newest first from the head down to the
+   * counted mark, stopping at the first window wholly before `fromDay` — each added unless its day
+   * already holds its block. Costs the days asked plus what was appended since the last counted
+   * block, whatever the ledger's size. Reads only.
+   */
+  async activity(workspace: string, fromDay: string, toDay: string): Promise<LedgerActivity> {
+    const days: string[] = [];
+    for (let at = Date.parse(`${fromDay}T00:00:00Z`), end = Date.parse(`${toDay}T00:00:00Z`); at <= end; at += 86_400_000) days.push(new Date(at).toISOString().slice(0, 10));
+    const [mark, head] = await Promise.all([this.#activityMarks.findById(workspace).lean(), this.#heads.findById(workspace).lean()]);
+    const stored: ActivityDayDoc[] = [];
+    for (let i = 0; i < days.length; i += 1_000) {
+      stored.push(...(await this.#activityDays.find({ _id: { $in: days.slice(i, i + 1_000).map((d) => `${workspace}|${d}`) } }).lean()));
+    }
+    const perDay = new Map<string, number>();
+    const tools = new Map<string, Map<string, { count: number; by_runs: number }>>();
+    const blocksOf = new Map<string, Set<number>>();
+    const add = (day: string, tool: string, count: number, byRuns: number) => {
+      perDay.set(day, (perDay.get(day) ?? 0) + count);
+      const perTool = tools.get(day) ?? new Map<string, { count: number; by_runs: number }>();
+      const t = perTool.get(tool) ?? { count: 0, by_runs: 0 };
+      t.count += count;
+      t.by_runs += byRuns;
+      perTool.set(tool, t);
+      tools.set(day, perTool);
+    };
+    for (const doc of stored) {
+      blocksOf.set(doc.day, new Set(doc.blocks));
+      for (const [field, count] of Object.entries(doc.t ?? {})) add(doc.day, fieldTool(field), count, doc.r?.[field] ?? 0);
+    }
+    const counted = (mark?.block ?? 0) * ACTIVITY_BLOCK;
+    // The tail: from past the hint (a hint may lag its entries) down to the counted mark.
+    let high = Math.max(head?.seq ?? 0, counted);
+    for (let more = true; more; ) {
+      const rows: ActivityFields[] = await this.entries.find(positionsOf(workspace, high + 1, high + WINDOW), { _id: 0, seq: 1, at: 1, tool: 1, run_id: 1 }).lean();
+      more = rows.length > 0;
+      high += WINDOW;
+      for (const e of rows) this.#addUncounted(e, fromDay, toDay, blocksOf, add);
+    }
+    for (let top = Math.max(head?.seq ?? 0, counted); top > counted; top -= WINDOW) {
+      const rows: ActivityFields[] = await this.entries.find(positionsOf(workspace, Math.max(counted + 1, top - WINDOW + 1), top), { _id: 0, seq: 1, at: 1, tool: 1, run_id: 1 }).lean();
+      let newest = '';
+      for (const e of rows) {
+        if (e.at > newest) newest = e.at;
+        this.#addUncounted(e, fromDay, toDay, blocksOf, add);
+      }
+      // Entries are appended in time order: older windows hold nothing in the span.
+      if (rows.length > 0 && localDate(new Date(newest)) < fromDay) break;
+    }
+    return { perDay, tools };
+  }
+
+  #addUncounted(e: ActivityFields, fromDay: string, toDay: string, blocksOf: Map<string, Set<number>>, add: (day: string, tool: string, count: number, byRuns: number) => void): void {
+    const day = localDate(new Date(e.at));
+    if (day < fromDay || day > toDay) return;
+    if (blocksOf.get(day)?.has(Math.ceil(e.seq / ACTIVITY_BLOCK))) return; // its block is in that day's counter already
+    add(day, e.tool, 1, e.run_id ? 1 : 0);
   }
 
   /**

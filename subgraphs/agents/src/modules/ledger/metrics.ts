@@ -1,27 +1,29 @@
-import { changeBps, countSeries, localDate, type MetricReader } from '@cuadra/shared';
+import { changeBps, countSeriesOfDays, localDate, type MetricReader } from '@cuadra/shared';
 import { metricSpan, withTarget } from '../../lib/window.ts';
 
 /**
  * metrics.query `activity` (unit count), from the shared governance store: ledger entries per
  * bucket of the window; summary = the window's total (and the comparison window's); rows = the
  * most used tools in the window (`limit`, default 5), each with how many of its calls agents'
- * runs made (`by_agent_runs`: entries carrying a run id). The ledger is read by `Ledger.span`, which
- * walks seq windows back from the head and stops at 50 000 entries read: a busier workspace is
- * counted over its newest 50 000 entries.
+ * runs made (`by_agent_runs`: entries carrying a run id). Read from the per-day counters the
+ * ledger keeps as it grows (`Ledger.activity`: the days asked plus the entries not counted yet),
+ * so it costs the window's days, not the ledger's size (issue 33).
  */
 export const activityMetric: MetricReader = async (q, { governance, workspace, now }) => {
-  const { today, window: w, from, to } = metricSpan(q, now);
-  const { entries } = await governance.ledger.span(workspace, from, to);
-  const days = entries.map((e) => localDate(new Date(e.at)));
-  const r = countSeries(days, q, today);
-  const tools = new Map<string, number>();
-  const byRuns = new Map<string, number>();
-  entries.forEach((e, i) => {
-    if (days[i] < w.from || days[i] > w.to) return;
-    tools.set(e.tool, (tools.get(e.tool) ?? 0) + 1);
-    if (e.run_id) byRuns.set(e.tool, (byRuns.get(e.tool) ?? 0) + 1);
-  });
-  const rows = [...tools].map(([tool, count]) => ({ tool, count, by_agent_runs: byRuns.get(tool) ?? 0 }))
+  const { today, window: w, from } = metricSpan(q, now);
+  const { perDay, tools: perDayTools } = await governance.ledger.activity(workspace, localDate(new Date(from)), w.to);
+  const r = countSeriesOfDays(perDay, q, today);
+  const tools = new Map<string, { count: number; by_runs: number }>();
+  for (const [day, perTool] of perDayTools) {
+    if (day < w.from || day > w.to) continue;
+    for (const [tool, c] of perTool) {
+      const t = tools.get(tool) ?? { count: 0, by_runs: 0 };
+      t.count += c.count;
+      t.by_runs += c.by_runs;
+      tools.set(tool, t);
+    }
+  }
+  const rows = [...tools].map(([tool, c]) => ({ tool, count: c.count, by_agent_runs: c.by_runs }))
     .sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool))
     .slice(0, q.limit ?? 5);
   let summary: { value: number; previous?: number; change_bps?: number } = { value: r.value };
