@@ -82,8 +82,10 @@ const PROCESS_CONTROL = /\.(killSubgraph|restartSubgraph|startAnotherGateway)\s*
  * (kills, restarts, adds a gateway). (A helper loaded from another tree — a copy of the product —
  * is refused by the pool itself: the shared systems run this tree's code.)
  */
-export function ownSystemReason(env: Record<string, string>, options: TestSystemOptions, file = expect.getState().testPath): string | null {
+export function ownSystemReason(env: Record<string, string>, options: TestSystemOptions, testFile?: string): string | null {
+  // A bench (no pool, outside vitest) has no test state to read.
   if (!testPoolUrl()) return 'no test pool (run the tests with `npm test`)';
+  const file = testFile ?? expect.getState().testPath;
   if (options.own) return 'asked for';
   if (options.mongoUrl || options.redisUrl) return 'servers of its own';
   const differs = Object.entries(env).filter(([k, v]) => SHARED_SYSTEM_ENV[k] !== v).map(([k]) => k);

@@ -1,0 +1,218 @@
+// `node bench/scale.ts` (issue 33): does a read cost what it returns, or what the workspace holds?
+// Starts the whole system on an H2-backed MongoDB-protocol server (as `npm start` runs), opens a
+// small and a large workspace in the same instance, seeds them, and times the same reads over REST in
+// both, side by side (p50 / p95 and the ratio large/small), then: writes in each, another workspace's
+// p50 while 16 connections read the large one, and the resident memory of every service and of the
+// database server when the reads start and after them.
+//
+// Sizes: BENCH_SMALL (default 1000) and BENCH_LARGE (default 20000) parties, each with the ledger
+// entries of its history (BENCH_LEDGER_PER_PARTY, default 3 entries a party). BENCH_RUNS (default 15)
+// timed calls per read after 2 warm-ups.
+//
+// How the seed keeps the tools' shapes: parties are written by crm's own `insertParty` — the function
+// `parties.create` and `parties.create_from_document` call — with the handler's context (database,
+// workspace, clock), so every field, position (`pos`, `pos_key`, the list counter) and derived key is
+// the one the tool writes; only the HTTP hop, the pipeline and the ledger entry are skipped. The ledger
+// entries are appended by the services' own `Ledger` (the same class, the same signing key, group
+// commit and checkpoints), so the chain, its checkpoints and receipts verify as any other. A sample of
+// 5 parties per workspace is also created through the tool over HTTP and compared field by field with
+// a seeded one (the check fails the bench when a field differs in presence or type; `_runs`, the
+// pipeline's stamp of the call that wrote a record, is the one field a seeded party has not).
+// Not seeded here (yet): invoices, payments and bills (the receivables metrics, `as_of` metrics and the
+// payables lane); their figures are `bench/metrics.ts`'s and `bench/payables.ts`'s.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { build } from '../scripts/build.ts';
+import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
+import { startTestSystem } from '../test/helpers/system.ts';
+import { connectDatabase } from '../shared/src/db.ts';
+import { Ledger } from '../shared/src/governance/ledger.ts';
+import { LedgerSigner } from '../shared/src/governance/anchor.ts';
+import { insertParty } from '../subgraphs/crm/src/modules/parties/tools/create.ts';
+import { pct, rng } from './invoices-h2.ts';
+
+const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 20000);
+const PER_PARTY = Number(process.env.BENCH_LEDGER_PER_PARTY ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const runDir = path.join(repoRoot, 'test-output', 'bench', 'scale');
+rmSync(runDir, { recursive: true, force: true });
+mkdirSync(runDir, { recursive: true });
+
+await ensureJavaAndMaven();
+await ensureRedisServer();
+await build();
+await buildMongoServerJar();
+const [mongo, redis] = await Promise.all([
+  startMongo({ backend: 'h2', file: path.join(runDir, 'scale-h2.mv'), logFile: path.join(runDir, 'mongo.log') }),
+  startRedis({ dir: runDir }),
+]);
+process.env.MONGO_URL = mongo.url;
+process.env.REDIS_URL = redis.url;
+process.env.CUADRA_TEST_OUTPUT = path.join(repoRoot, 'test-output');
+const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60' });
+const prefix = sys.gatewayDb.replace(/_gateway$/, '');
+
+/** Resident memory (MB) of each process, from /proc. */
+function rss(): Record<string, number> {
+  const pids: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])), mongo: mongo.pid };
+  return Object.fromEntries(Object.entries(pids).map(([n, pid]) => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return [n, m ? Math.round(Number(m[1]) / 1024) : NaN];
+  }));
+}
+
+async function call(tool: string, input: unknown, key: string): Promise<any> {
+  const r = await sys.invoke(tool, input, key);
+  if (r.status !== 200) throw new Error(`${tool} ${JSON.stringify(input)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  return r.body.output;
+}
+
+const crmDb = await connectDatabase(mongo.url, `${prefix}_crm`);
+const governanceDb = await connectDatabase(mongo.url, `${prefix}_governance`);
+const ledger = new Ledger(governanceDb, undefined, { signer: new LedgerSigner({ privateKey: sys.ledgerKeys.privateKey }) });
+const WORDS = ['andina', 'caribe', 'pacifico', 'llanos', 'sabana', 'montana', 'rio', 'valle', 'costa', 'sierra', 'bosque', 'paramo'];
+const UNIQUE = 'Zurbarán Quintero Único';
+
+async function seed(workspace: string, n: number): Promise<void> {
+  const rand = rng(n);
+  const t0 = performance.now();
+  let next = 0;
+  // The unique name sits in the middle of the history: a search that matches it must not need the newest positions.
+  const uniqueAt = Math.floor(n / 2);
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let i = next++; i < n; i = next++) {
+      const name = i === uniqueAt ? UNIQUE : `${WORDS[Math.floor(rand() * WORDS.length)]} ${WORDS[Math.floor(rand() * WORDS.length)]} ${i} SAS`;
+      await insertParty({ db: crmDb, workspace, now: new Date() }, { name, kind: i % 10 === 0 ? 'vendor' : 'customer', email: `c${i}@example.co`, tags: i % 7 === 0 ? ['vip'] : [] });
+    }
+  }));
+  const parties = performance.now() - t0;
+  const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'seed' }, credential_id: 'seed', scopes: null, patterns: null };
+  const entries = n * PER_PARTY;
+  for (let done = 0; done < entries; done += 2_000) {
+    await Promise.all(Array.from({ length: Math.min(2_000, entries - done) }, (_, i) => {
+      const k = done + i;
+      const tool = k % 100 === 0 ? 'parties.update' : k % PER_PARTY === 0 ? 'parties.create' : 'parties.list';
+      return ledger.append({ principal: principal as never, tool, risk: tool === 'parties.list' ? 'read' : 'write', input_digest: null, outcome: 'ok', duration_ms: 3 });
+    }));
+  }
+  await ledger.countActivity(workspace, Number.MAX_SAFE_INTEGER);
+  console.log(`seeded ${n.toLocaleString('en')} parties in ${(parties / 1000).toFixed(1)} s and ${entries.toLocaleString('en')} ledger entries in ${((performance.now() - t0 - parties) / 1000).toFixed(1)} s`);
+}
+
+/** A party created through the tool and a seeded one: the same fields, of the same types. */
+async function compareShapes(workspace: string, key: string): Promise<void> {
+  const viaTool = await call('parties.create', { name: 'Forma Comparada SAS', kind: 'customer', email: 'forma@example.co', tags: ['vip'] }, key);
+  const stored = await crmDb.collection('parties').findOne({ _id: viaTool.party.id });
+  const seeded = await crmDb.collection('parties').findOne({ workspace, _id: { $ne: viaTool.party.id }, tags: 'vip' });
+  // `_runs`: the pipeline's stamp of the call that wrote it (run-stamps), not a field of the party.
+  const kinds = (d: Record<string, unknown> | null) => JSON.stringify(Object.entries(d ?? {}).filter(([k]) => k !== '_runs').map(([k, v]) => [k, v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof Date ? 'date' : typeof v]).sort());
+  const [a, b] = [kinds(stored), kinds(seeded)];
+  if (a !== b) throw new Error(`a seeded party's shape differs from the tool's:\n tool ${a}\n seed ${b}`);
+}
+
+interface Row { label: string; small: number[]; large: number[] }
+const table: Row[] = [];
+async function timed(fn: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 2; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await fn();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+async function side(label: string, read: (ws: { key: string; id: string }) => Promise<unknown>): Promise<void> {
+  const small = await timed(() => read(S));
+  const large = await timed(() => read(L));
+  table.push({ label, small, large });
+  console.log(`  ${label.padEnd(44)} small ${pct(small, 50).toFixed(1)} / ${pct(small, 95).toFixed(1)}  large ${pct(large, 50).toFixed(1)} / ${pct(large, 95).toFixed(1)}  ratio ${(pct(large, 50) / pct(small, 50)).toFixed(2)}`);
+}
+
+let S = { key: '', id: '' };
+let L = { key: '', id: '' };
+const memory: { when: string; mb: Record<string, number> }[] = [{ when: 'system started', mb: rss() }];
+try {
+  const small = await sys.workspace('Pequeña SAS');
+  const large = await sys.workspace('Grande SAS');
+  const other = await sys.workspace('Otra SAS');
+  S = { key: small.api_key, id: small.workspace_id };
+  L = { key: large.api_key, id: large.workspace_id };
+  await seed(small.workspace_id, SMALL);
+  await seed(large.workspace_id, LARGE);
+  await seed(other.workspace_id, 200);
+  await compareShapes(small.workspace_id, small.api_key);
+  await compareShapes(large.workspace_id, large.api_key);
+  memory.push({ when: 'seeded, before the reads', mb: rss() });
+
+  console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
+  await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
+  await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
+  await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
+  await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
+  const cursors = new Map<string, string>();
+  for (const w of [S, L]) {
+    let cursor: string | undefined;
+    for (let page = 1; page < 50; page++) cursor = (await call('parties.list', { limit: 10, ...(cursor ? { cursor } : {}) }, w.key)).next_cursor;
+    cursors.set(w.key, cursor!);
+  }
+  await side('parties.list 50th page by cursor', (w) => call('parties.list', { limit: 10, cursor: cursors.get(w.key) }, w.key));
+  await side('metrics.query activity (default window)', (w) => call('metrics.query', { metric: 'activity' }, w.key));
+  await side('metrics.query activity 366 days by month', (w) => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, w.key));
+  await side('ledger.list first page', (w) => call('ledger.list', { limit: 50 }, w.key));
+  await side('ledger.list tool filter (1 in 100)', (w) => call('ledger.list', { tool: 'parties.update', limit: 50 }, w.key));
+  await side('ledger.verify routine', (w) => call('ledger.verify', {}, w.key));
+  // A whole walk is allowed once a minute per workspace: one each.
+  const fullSmall: number[] = [];
+  const fullLarge: number[] = [];
+  {
+    for (const [w, out] of [[S, fullSmall], [L, fullLarge]] as const) {
+      const t0 = performance.now();
+      const r = await call('ledger.verify', { full: true }, w.key);
+      if (!r.ok) throw new Error(`full verify failed: ${JSON.stringify(r)}`);
+      out.push(performance.now() - t0);
+    }
+  }
+  console.log(`  ledger.verify full: small ${pct(fullSmall, 50).toFixed(0)} ms (${((pct(fullSmall, 50) * 1000) / (SMALL * PER_PARTY)).toFixed(1)} µs/entry), large ${pct(fullLarge, 50).toFixed(0)} ms (${((pct(fullLarge, 50) * 1000) / (LARGE * PER_PARTY)).toFixed(1)} µs/entry)`);
+
+  let n = 0;
+  await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
+
+  // Another workspace while 16 connections read the large one.
+  const idle = await timed(() => call('parties.list', { limit: 25 }, other.api_key));
+  let stop = false;
+  const heavy = [
+    () => call('ledger.list', { tool: 'parties.update', limit: 50 }, L.key),
+    () => call('parties.list', { search: 'zurbarán quintero' }, L.key),
+    () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key),
+    () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key),
+  ];
+  let heavyDone = 0;
+  const load = Array.from({ length: 16 }, async (_, i) => {
+    while (!stop) {
+      await heavy[i % heavy.length]();
+      heavyDone++;
+    }
+  });
+  const busy = await timed(() => call('parties.list', { limit: 25 }, other.api_key));
+  stop = true;
+  await Promise.all(load);
+  console.log(`  another workspace's parties.list: idle p50 ${pct(idle, 50).toFixed(1)} p95 ${pct(idle, 95).toFixed(1)} ms; under 16 connections on the large one (${heavyDone} heavy reads served) p50 ${pct(busy, 50).toFixed(1)} p95 ${pct(busy, 95).toFixed(1)} ms; ratio ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)}`);
+  memory.push({ when: 'after the reads and the load', mb: rss() });
+
+  console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
+  console.log('| --- | --- | --- | --- |');
+  for (const r of table) console.log(`| ${r.label} | ${pct(r.small, 50).toFixed(1)} / ${pct(r.small, 95).toFixed(1)} | ${pct(r.large, 50).toFixed(1)} / ${pct(r.large, 95).toFixed(1)} | ${(pct(r.large, 50) / pct(r.small, 50)).toFixed(2)} |`);
+  console.log(`| ledger.verify full | ${pct(fullSmall, 50).toFixed(0)} | ${pct(fullLarge, 50).toFixed(0)} | ${((pct(fullLarge, 50) * 1000) / (LARGE * PER_PARTY)).toFixed(1)} µs/entry (large) |`);
+  console.log(`| another workspace under load | ${pct(idle, 50).toFixed(1)} / ${pct(idle, 95).toFixed(1)} idle | ${pct(busy, 50).toFixed(1)} / ${pct(busy, 95).toFixed(1)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
+  console.log(`\nresident memory (MB): ${Object.keys(memory[0].mb).join(', ')}`);
+  for (const m of memory) console.log(`  ${m.when.padEnd(28)} ${Object.values(m.mb).join(', ')}`);
+  const grew = Object.keys(memory[0].mb).map((k) => [k, memory[2].mb[k] - memory[1].mb[k]] as const);
+  console.log(`  grew serving reads: ${grew.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
+} finally {
+  await Promise.all([crmDb.close(), governanceDb.close()]).catch(() => undefined);
+  await sys.stop();
+  await stopAll();
+}
