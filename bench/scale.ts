@@ -151,6 +151,21 @@ try {
   await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
   await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
   await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
+  // What finding that one party costs: the pages followed until it is on one (a walk answers empty pages with a cursor).
+  let pagesToMatch: Record<string, number> = {};
+  await side('parties.list search, every page to the match', async (w) => {
+    let cursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await call('parties.list', { search: 'zurbarán quintero', limit: 25, ...(cursor ? { cursor } : {}) }, w.key);
+      pages++;
+      if (page.rows.some((p: { name: string }) => p.name === UNIQUE) || !page.next_cursor) break;
+      cursor = page.next_cursor;
+    }
+    pagesToMatch = { ...pagesToMatch, [w.key === S.key ? 'small' : 'large']: pages };
+  });
+  console.log(`    pages followed to the match: ${JSON.stringify(pagesToMatch)}`);
+  await side('records.list parties search', (w) => call('records.list', { source: 'parties', search: 'zurbarán quintero', limit: 25 }, w.key));
   await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
   const cursors = new Map<string, string>();
   for (const w of [S, L]) {

@@ -299,7 +299,7 @@ export function defineSource<D>(spec: SourceSpec<D>): SourceReader {
     const text = q.search?.toLowerCase();
     if (text) tests.push((doc) => spec.search(doc, text));
     const match = tests.length ? (doc: D) => tests.every((t) => t(doc)) : undefined;
-    const page = await listNewestFirst<D, Record<string, unknown>>(spec.model(ctx.db), { workspace: ctx.workspace, ...spec.series, cursor: q.cursor, limit, match }, spec.row);
+    const page = await listNewestFirst<D, Record<string, unknown>>(spec.model(ctx.db), { workspace: ctx.workspace, ...spec.series, cursor: q.cursor, limit, match, searchTerm: text }, spec.row);
     if (match && spec.total) {
       const total = await spec.total(q, ctx);
       if (total !== null) page.total = total;

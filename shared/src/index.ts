@@ -53,10 +53,11 @@ export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
 export {
-  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, containsText, countFromCounter, createPositioned, repositionDocument, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
+  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, indexSearchable, containsText, countFromCounter, createPositioned, repositionDocument, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
   positionKey, releasePosition,
 } from './paging.ts';
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';
+export { addGrams, markIndexed, removeGrams, trigramsOf } from './search-grams.ts';
 export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, validateMetricQuery, validateRecordsQuery } from './queries.ts';
 export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './dian/nit.ts';

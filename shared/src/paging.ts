@@ -3,6 +3,7 @@ import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
 import { declareDerivedCollection } from './governance/runs.ts';
 import { readByKeys } from './keyed-reads.ts';
+import { addGrams, candidatePositions, isIndexed, markIndexed, trigramsOf } from './search-grams.ts';
 
 /**
  * Bounded lists (CONTRACT §9): newest-first pages read by indexed EQUALITY, never by a sort,
@@ -52,6 +53,8 @@ interface CounterDoc {
 /** A listed collection of a subgraph: its model and, when it holds several series, which one. */
 export interface ListedSeries extends SeriesOptions {
   model: (db: Connection) => Model<any>;
+  /** The texts a search of the series looks in: their trigrams are kept (search-grams.ts), and indexed at start for older documents. */
+  searchable?: (doc: any) => readonly (string | null | undefined)[];
 }
 
 /** Which documents form one series: the counter's name and the equality fields besides `workspace`. */
@@ -161,10 +164,12 @@ export async function releasePosition(db: Connection, series: string, workspace:
  * Inserts a listed document with its position: assigns it, creates the document, and gives the
  * live count back when the insert fails (a duplicate key, say) before rethrowing.
  */
-export async function createPositioned<T extends { workspace: string }>(model: Model<T>, doc: T, options: SeriesOptions = {}): Promise<T & Positioned> {
+export async function createPositioned<T extends { workspace: string }>(model: Model<T>, doc: T, options: SeriesOptions & { beforeInsert?: (series: string, positioned: Positioned) => Promise<void> } = {}): Promise<T & Positioned> {
   const series = seriesOf(model, options);
   const positioned = { ...doc, ...(await assignPosition(model.db, series, doc.workspace)) };
   try {
+    // What is kept under the position before the document exists (its search trigrams): a crash leaves only an extra candidate.
+    await options.beforeInsert?.(series, positioned);
     await model.create(positioned);
   } catch (err) {
     await releasePosition(model.db, series, doc.workspace).catch(() => undefined);
@@ -236,6 +241,12 @@ export interface PageOptions<T> extends SeriesOptions {
   match?: (doc: T) => boolean;
   /** Buckets read at most for this page (default 16, about 1,000 documents). */
   maxBuckets?: number;
+  /**
+   * The search term, when the series keeps its documents' trigrams (search-grams.ts): once the
+   * workspace's series is wholly indexed, the page reads the candidate positions the index gives
+   * instead of every position (`match` still decides). A term under 3 characters walks positions.
+   */
+  searchTerm?: string;
 }
 
 /** One page, newest first; `next_cursor` present when more may follow. */
@@ -275,6 +286,9 @@ async function readPage<T>(model: Model<any>, options: PageOptions<T>): Promise<
   const rows: T[] = [];
   const withLive = (p: Page<T>): PageRead<T> => (live === undefined ? p : { ...p, live });
   if (start <= 1) return withLive({ rows });
+  if (options.searchTerm && options.searchTerm.length >= 3 && (await isIndexed(model.db, series, workspace))) {
+    return withLive(await readCandidates(model, series, options, start, maxBuckets));
+  }
   let bucket = Math.floor((start - 1) / POS_BUCKET_SIZE);
   for (let read = 0; bucket >= 0; read++, bucket--) {
     if (read >= maxBuckets) return withLive({ rows, next_cursor: encodeCursor(series, workspace, (bucket + 1) * POS_BUCKET_SIZE) });
@@ -295,6 +309,40 @@ async function readPage<T>(model: Model<any>, options: PageOptions<T>): Promise<
     }
   }
   return withLive({ rows });
+}
+
+/**
+ * A searched page from the trigram index: candidate positions below `start`, newest first, read 64
+ * at a time by `pos_key` and kept when they pass `match`; stops at `limit` rows, after
+ * `maxBuckets` × 64 candidates (the cursor then continues below the last one read), or when the
+ * index has no more.
+ */
+async function readCandidates<T>(model: Model<any>, series: string, options: PageOptions<T>, start: number, maxBuckets: number): Promise<Page<T>> {
+  const { workspace, limit } = options;
+  const rows: T[] = [];
+  let below = start;
+  let examined = 0;
+  for (;;) {
+    const found = (await candidatePositions(model.db, series, workspace, options.searchTerm!, below, POS_BUCKET_SIZE))!;
+    for (let i = 0; i < found.positions.length; i += POS_BUCKET_SIZE) {
+      const slice = found.positions.slice(i, i + POS_BUCKET_SIZE);
+      const docs = await readByKeys<T & Partial<Positioned> & Record<string, unknown>>(model.db, model.collection.collectionName, 'pos_key', slice.map((p) => positionKey(series, workspace, p)));
+      const kept = docs.filter((d) => d.workspace === workspace && typeof d.pos === 'number' && inScope(d, options.scope) && (!options.match || options.match(d)))
+        .sort((a, b) => b.pos! - a.pos!);
+      for (let k = 0; k < kept.length; k++) {
+        rows.push(kept[k]);
+        if (rows.length === limit) {
+          const more = k < kept.length - 1 || i + POS_BUCKET_SIZE < found.positions.length || !found.exhausted;
+          return more ? { rows, next_cursor: encodeCursor(series, workspace, kept[k].pos!) } : { rows };
+        }
+      }
+      examined += slice.length;
+      const last = slice[slice.length - 1];
+      if (examined >= maxBuckets * POS_BUCKET_SIZE && (i + POS_BUCKET_SIZE < found.positions.length || !found.exhausted)) return { rows, next_cursor: encodeCursor(series, workspace, last) };
+    }
+    if (found.exhausted) return { rows };
+    below = found.lowest;
+  }
 }
 
 /** What a list tool or records source answers (CONTRACT §9). */
@@ -370,4 +418,30 @@ export async function backfillPositions(model: Model<any>, options: SeriesOption
   }
   await done();
   return lacking.length;
+}
+
+/**
+ * Keeps the search trigrams of every document of a searchable series written before they were kept
+ * (search-grams.ts), per workspace, reading its positions 64 at a time by `pos_key`, then marks
+ * the workspace's series indexed: its searches read the index from then on. Run at start-up after
+ * {@link backfillPositions}; a workspace already marked is skipped, and an interrupted run redoes
+ * only the workspace it was in (adding a position twice changes nothing).
+ * @returns the workspaces indexed
+ */
+export async function indexSearchable(model: Model<any>, options: SeriesOptions & { searchable: (doc: any) => readonly (string | null | undefined)[] }): Promise<number> {
+  const series = seriesOf(model, options);
+  let indexed = 0;
+  for (const c of await counters(model.db).find({}).toArray()) {
+    if (!c._id.startsWith(`${series}:`)) continue;
+    const workspace = c._id.slice(series.length + 1);
+    if (await isIndexed(model.db, series, workspace)) continue;
+    for (let low = 1; low <= c.seq; low += POS_BUCKET_SIZE) {
+      const keys = Array.from({ length: Math.min(POS_BUCKET_SIZE, c.seq - low + 1) }, (_, i) => positionKey(series, workspace, low + i));
+      const docs = await model.collection.find({ pos_key: { $in: keys } }).toArray();
+      for (const d of docs) if (d.workspace === workspace && typeof d.pos === 'number') await addGrams(model.db, series, workspace, d.pos, trigramsOf(options.searchable(d)));
+    }
+    await markIndexed(model.db, series, workspace);
+    indexed++;
+  }
+  return indexed;
 }

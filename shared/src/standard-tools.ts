@@ -75,6 +75,8 @@ export type ListInput<F> = { [K in keyof F]?: InputOf<F[K]> } & { limit?: number
 export function defineListTool<D, const F extends Record<string, JSONSchema> = {}, I extends ListInput<F> = ListInput<F>>(options: {
   name: string; description: string; model: (db: Connection) => Model<any>; view: (doc: D) => unknown;
   filters?: F; match?: (input: I) => ((doc: D) => boolean) | undefined; series?: SeriesOptions;
+  /** The lower-cased term a series that keeps trigrams (search-grams.ts) reads its candidates by. */
+  searchTerm?: (input: I) => string | undefined;
   before?: (input: I, ctx: { db: Connection; workspace: string }) => Promise<void>;
   /** JSON Schema of what `view` returns (the tool's output is a page of them). */
   viewSchema?: JsonSchema;
@@ -90,7 +92,7 @@ export function defineListTool<D, const F extends Record<string, JSONSchema> = {
     ...(options.viewSchema ? { output: pageOutput(options.viewSchema) } : {}),
     async handler(input, ctx) {
       await options.before?.(input, ctx);
-      return listNewestFirst<D, unknown>(options.model(ctx.db), { ...(options.series ?? {}), workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match: options.match?.(input) }, options.view);
+      return listNewestFirst<D, unknown>(options.model(ctx.db), { ...(options.series ?? {}), workspace: ctx.workspace, cursor: input.cursor, limit: input.limit ?? 20, match: options.match?.(input), searchTerm: options.searchTerm?.(input) }, options.view);
     },
   });
 }

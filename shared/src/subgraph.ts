@@ -20,7 +20,7 @@ import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
 import { reaches } from './invoke.ts';
 import type { Governance } from './governance/index.ts';
 import { ToolOwner, type OwnedAnswer } from './owner.ts';
-import { backfillPositions, type ListedSeries } from './paging.ts';
+import { backfillPositions, indexSearchable, type ListedSeries } from './paging.ts';
 import type { Logger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import { createRegistry, type ToolRegistry } from './registry.ts';
@@ -141,7 +141,10 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const registry = createRegistry(def.name, def.modules, def.tools);
   // Unique indexes carry business rules (one tax id per workspace…): build them before serving.
   await Promise.all((def.models ?? []).map((model) => ensureModel(model(deps.db))));
-  for (const { model, ...series } of def.listed ?? []) await backfillPositions(model(deps.db), series);
+  for (const { model, searchable, ...series } of def.listed ?? []) {
+    await backfillPositions(model(deps.db), series);
+    if (searchable) await indexSearchable(model(deps.db), { ...series, searchable });
+  }
   const verifier = new AssertionVerifier(deps.assertionPublicKey);
   const mutationName = toolMutationName(def.name);
   const guarded = guardReads({ ...def, resolvers: { ...def.resolvers, Query: { ...(def.resolvers.Query as object | undefined), ...(def.readers ? compositeResolvers(def.name, def.readers, deps.governance, deps.peers, (principal, module) => readsModule(principal, module, registry)) : {}) } } }, registry);

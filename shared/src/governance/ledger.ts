@@ -513,8 +513,11 @@ export class Ledger {
     const out: LedgerEntry[] = [];
     const top = Math.min(head.seq, (filter.before ?? head.seq + 1) - 1);
     let high = top;
-    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= WINDOW) {
-      const query: Record<string, unknown> = positionsOf(workspace, high - WINDOW + 1, high);
+    // Unfiltered, the newest `limit` positions are the page (a chain has no gaps): read just those first.
+    const filtered = Boolean(filter.tool || filter.module || filter.actor || filter.run || filter.from || filter.to);
+    let size = filtered ? WINDOW : Math.min(WINDOW, limit);
+    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= size, size = WINDOW) {
+      const query: Record<string, unknown> = positionsOf(workspace, high - size + 1, high);
       if (filter.tool) query.tool = filter.tool;
       if (filter.module) query.module = filter.module;
       if (filter.actor) query['actor.id'] = filter.actor;

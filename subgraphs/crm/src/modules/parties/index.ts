@@ -1,5 +1,5 @@
 import { defineModule } from '@cuadra/shared';
-import { parties } from './model.ts';
+import { parties, partySearchTexts } from './model.ts';
 import { partiesSource } from './sources.ts';
 import { archive } from './tools/archive.ts';
 import { create } from './tools/create.ts';
@@ -13,7 +13,7 @@ export const partiesModule = defineModule({
   name: 'parties',
   tools: [create, createFromDocument, get, list, update, archive],
   models: [parties],
-  listed: [{ model: parties }],
+  listed: [{ model: parties, searchable: partySearchTexts }],
   reads: { sources: { parties: partiesSource } },
   readGuards: { 'Query.party': 'parties', 'Query.parties': 'parties', 'Query.partyByTaxId': 'parties', 'Query.partiesPage': 'parties', Party: 'parties' },
 });

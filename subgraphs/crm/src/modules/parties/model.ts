@@ -127,6 +127,11 @@ export function isKind(p: PartyDoc, kind: string): boolean {
 }
 
 /** Whether a party matches a lower-cased search term: its name, tax id number or e-mail. */
+/** The texts a party search looks in ({@link partyMatches}), whose trigrams are kept for it. */
+export function partySearchTexts(p: Pick<PartyDoc, 'name_lc' | 'tax_id' | 'email'>): string[] {
+  return [p.name_lc, p.tax_id?.number ?? '', p.email ?? ''];
+}
+
 export function partyMatches(p: PartyDoc, needle: string): boolean {
   return p.name_lc.includes(needle) || (p.tax_id?.number ?? '').includes(needle) || (p.email ?? '').toLowerCase().includes(needle);
 }

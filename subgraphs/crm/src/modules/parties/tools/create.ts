@@ -1,5 +1,5 @@
-import { createPositioned, CuadraError, defineTool, newId, parseNit, recordOutput, type ToolContext } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
+import { addGrams, createPositioned, CuadraError, defineTool, markIndexed, newId, parseNit, recordOutput, trigramsOf, type ToolContext } from '@cuadra/shared';
+import { parties, partySearchTexts, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { checkCustom, readFields } from '../../crm_fields/model.ts';
 import { FISCAL_INPUT, parseFiscal } from '../fiscal.ts';
 
@@ -123,7 +123,13 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
       updated_at: ctx.now,
     };
     try {
-      await createPositioned(parties(ctx.db), doc);
+      await createPositioned(parties(ctx.db), doc, {
+        async beforeInsert(series, { pos }) {
+          await addGrams(ctx.db, series, ctx.workspace, pos, trigramsOf(partySearchTexts(doc)));
+          // The series' first party: nothing older to index, its searches read the index from now on.
+          if (pos === 1) await markIndexed(ctx.db, series, ctx.workspace);
+        },
+      });
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', taxId ? `A party with tax id ${taxId.type} ${taxId.number} already exists in this workspace.` : `The party ${id} exists already.`);

@@ -13,6 +13,8 @@ export const list = defineListTool({
     kind: { enum: ['customer', 'vendor', 'both'] },
     status: { enum: ['active', 'archived'] },
   },
+  // Candidates from the trigrams kept at write time (partySearchTexts), never a walk of the workspace.
+  searchTerm: ({ search }) => search?.toLowerCase(),
   match: ({ kind, status, search }) => {
     if (!kind && !status && !search) return undefined;
     const text = search?.toLowerCase();

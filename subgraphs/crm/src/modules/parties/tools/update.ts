@@ -1,5 +1,5 @@
-import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { parties, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
+import { addGrams, CuadraError, defineTool, ID_SCHEMA, recordOutput, removeGrams, trigramsOf } from '@cuadra/shared';
+import { parties, partySearchTexts, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { parseTaxId, partyFields } from './create.ts';
 import { checkCustom, mergeCustom, readFields } from '../../crm_fields/model.ts';
 import { parseFiscal } from '../fiscal.ts';
@@ -39,9 +39,18 @@ export const update = defineTool({
       const stored = await parties(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }, { custom: 1 }).lean();
       set.custom = mergeCustom(stored?.custom, input.custom);
     }
+    // The search trigrams of new texts are kept before the party has them, stale ones dropped after (search-grams.ts).
+    const searched = set.name_lc !== undefined || set.email !== undefined || set.tax_id !== undefined;
+    const before = searched ? await parties(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }, { pos: 1, name_lc: 1, email: 1, tax_id: 1 }).lean<Pick<PartyDoc, 'name_lc' | 'email' | 'tax_id'> & { pos?: number }>() : null;
+    const grams = (p: Pick<PartyDoc, 'name_lc' | 'email' | 'tax_id'>) => trigramsOf(partySearchTexts(p));
+    if (before && typeof before.pos === 'number') await addGrams(ctx.db, 'parties', ctx.workspace, before.pos, grams({ ...before, ...set } as PartyDoc));
     let after: PartyDoc | null;
     try {
       after = await parties(ctx.db).findOneAndUpdate({ _id: input.id, workspace: ctx.workspace, status: 'active' }, { $set: set }, { returnDocument: 'after' }).lean();
+      if (after && before && typeof before.pos === 'number') {
+        const kept = new Set(grams(after));
+        await removeGrams(ctx.db, 'parties', ctx.workspace, before.pos, grams(before as PartyDoc).filter((g) => !kept.has(g)));
+      }
     } catch (err) {
       if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `Another party of this workspace already has tax id ${input.tax_id!.type} ${input.tax_id!.number}.`);
       throw err;
