@@ -9,6 +9,7 @@ export const SUBGRAPHS = [
   { name: 'projects', port: 4104 },
   { name: 'agents', port: 4105 },
   { name: 'marketing', port: 4106 },
+  { name: 'inventory', port: 4107 },
 ] as const;
 
 export type SubgraphName = (typeof SUBGRAPHS)[number]['name'];

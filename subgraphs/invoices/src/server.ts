@@ -7,6 +7,7 @@ import { migrateRatesToPpm, migrateRunHolds } from './lib/migrations.ts';
 import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
 import { declareJournalSources } from './books/index.ts';
+import { closedMonthsFrom } from './books/periods.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
@@ -66,6 +67,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
         return page.rows.map(invoiceNode);
       },
+      closedPeriods: (_: unknown, args: { from: string }, ctx: SubgraphContext) => closedMonthsFrom(ctx.db, ctx.workspace, args.from),
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();
         const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });

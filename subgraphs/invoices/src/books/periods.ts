@@ -43,6 +43,13 @@ export function periods(db: Connection): Model<PeriodDoc> {
   return (db.models.Period as Model<PeriodDoc> | undefined) ?? db.model<PeriodDoc>('Period', periodSchema, 'periods');
 }
 
+/** The months (`YYYY-MM`) from `from` on that are closed or being closed (other subgraphs read it through the graph: `closedPeriods`). */
+export async function closedMonthsFrom(db: Connection, workspace: string, from: string): Promise<string[]> {
+  if (!/^\d{4}-\d{2}$/.test(from)) throw new CuadraError('invalid_input', 'from is a month YYYY-MM.', { field: '/from' });
+  const found = await periods(db).find({ workspace, month: { $gte: from }, status: { $in: ['closed', 'closing'] } }, { month: 1 }).limit(1_200).lean();
+  return found.map((p) => p.month).sort();
+}
+
 /** Id of a workspace's month. */
 export function periodId(workspace: string, month: string): string {
   return `${workspace}|${month}`;

@@ -12,4 +12,5 @@ export const periodsModule = defineModule({
   journalSources: ['closing'],
   tools: [close, reopen],
   models: [periods],
+  readGuards: { 'Query.closedPeriods': 'periods' },
 });

@@ -1,0 +1,31 @@
+import { defineModule } from '@cuadra/shared';
+import { finishPendingEverywhere } from './ledger.ts';
+import { inventoryValueMetric } from './metrics.ts';
+import { stockBalances, stockItems, stockMovements } from './model.ts';
+import { inventoryJournalSource, stockLevelsSource, stockMovementsSource } from './sources.ts';
+import { adjust } from './tools/adjust.ts';
+import { configureItem } from './tools/configure_item.ts';
+import { deliver } from './tools/deliver.ts';
+import { receive } from './tools/receive.ts';
+import { release, reserve } from './tools/reserve.ts';
+import { transfer } from './tools/transfer.ts';
+import { writeDownTool } from './tools/write_down.ts';
+
+/**
+ * Stock: the append-only ledger per item and warehouse (ledger.ts), its valuation by weighted
+ * average or FIFO (valuation.ts), levels and reservations, and the journal entries finance takes
+ * in through the `inventory_journal` feed.
+ */
+export const stockModule = defineModule({
+  name: 'stock',
+  tools: [configureItem, receive, deliver, transfer, adjust, writeDownTool, reserve, release],
+  models: [stockItems, stockBalances, stockMovements],
+  listed: [{ model: stockBalances }, { model: stockMovements }],
+  reads: {
+    sources: { stock_levels: stockLevelsSource, stock_movements: stockMovementsSource },
+    // Read by finance through the graph only (ARCHITECTURE.md, "Inventory postings"); not a §2.5 source.
+    feeds: { inventory_journal: inventoryJournalSource },
+    metrics: { inventory_value: inventoryValueMetric },
+  },
+  maintenance: ({ db, now }) => finishPendingEverywhere(db, now),
+});
