@@ -19,7 +19,7 @@ describe('health and catalog', () => {
   it('reports every subgraph, the database and Redis', async () => {
     const r = await sys.fetch('/healthz');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'ok', subgraphs: { crm: 'ok', invoices: 'ok', payroll: 'ok', projects: 'ok', agents: 'ok', marketing: 'ok' }, database: 'ok', redis: 'ok' });
+    expect(r.body).toEqual({ status: 'ok', subgraphs: { crm: 'ok', invoices: 'ok', payroll: 'ok', projects: 'ok', agents: 'ok', marketing: 'ok', inventory: 'ok' }, database: 'ok', redis: 'ok' });
   });
 
   it('lists tools of all six subgraphs in the contract shape', async () => {

@@ -33,7 +33,7 @@ describe('composeSupergraph on the real subgraphs', () => {
   });
 
   it('loads the six subgraphs', () => {
-    expect(sources.map((s) => s.name).sort()).toEqual(['agents', 'crm', 'invoices', 'marketing', 'payroll', 'projects']);
+    expect(sources.map((s) => s.name).sort()).toEqual(['agents', 'crm', 'inventory', 'invoices', 'marketing', 'payroll', 'projects']);
     expect(SUBGRAPHS.map((s) => s.name).sort()).toEqual(sources.map((s) => s.name).sort());
   });
 
@@ -53,7 +53,7 @@ describe('composeSupergraph on the real subgraphs', () => {
 
   it('yields a catalog with tools of all six subgraphs, each owned by the subgraph that declares it', () => {
     const { catalog } = output;
-    expect(new Set(catalog.map((e) => e.subgraph))).toEqual(new Set(['crm', 'invoices', 'payroll', 'projects', 'agents', 'marketing']));
+    expect(new Set(catalog.map((e) => e.subgraph))).toEqual(new Set(['crm', 'invoices', 'payroll', 'projects', 'agents', 'marketing', 'inventory']));
     const declared = sources.flatMap((s) => s.tools.map((t) => [t.name, s.name] as const));
     expect(catalog).toHaveLength(declared.length);
     for (const [name, subgraph] of declared) expect(catalog.find((e) => e.name === name)?.subgraph).toBe(subgraph);

@@ -54,7 +54,7 @@ export const BUILT_IN_ROLES: Record<string, readonly string[]> = {
   admin: ['%'],
   accountant: [
     '%:read', 'invoices.%', 'bills.%', 'quotes.%', 'sales_orders.%', 'purchase_orders.%', 'items.%', 'payments.%',
-    'payment_runs.%', 'bank.%', 'accounts.%', 'journal.%', 'periods.%', 'assets.%', 'inventory.%', 'documents.%', 'einvoicing.%',
+    'payment_runs.%', 'bank.%', 'accounts.%', 'journal.%', 'periods.%', 'assets.%', 'warehouses.%', 'stock.%', 'inventory_counts.%', 'documents.%', 'einvoicing.%',
     'tax.%', 'parties.%', 'payroll.%', 'employees.%', 'dashboards.%', 'dimensions.%', 'metrics.%',
   ],
   member: [
