@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -66,10 +68,28 @@ describe('inventory: a year of a shop, valued by hand', () => {
     // 6. 2026-05-15 MED −4: cost 129,000 × 4 / 11 = 46,909.09 → 46,909 → MED 7, 82,091.
     const sale2 = keep(await ok('stock.deliver', { item_id: coffee, warehouse_id: med, quantity: 4, date: '2026-05-15', source: { kind: 'invoice', id: 'inv_2' } }));
     expect(sale2.movement).toMatchObject({ value: -46_909, value_after: 82_091 });
-    // 7. 2026-06-30 MED counted 6 of 7: shortage 1 at 82,091 / 7 = 11,727.29 → 11,727 → MED 6, 70,364.
-    const shortage = keep(await ok('stock.adjust', { item_id: coffee, warehouse_id: med, quantity: -1, reason: 'Conteo de junio: falta 1', date: '2026-06-30' }));
-    expect(shortage.movement).toMatchObject({ value: -11_727, value_after: 70_364 });
-    expect(shortage.movement.journal_entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['5295', 11_727, 0], ['1435', 0, 11_727]]);
+    // 7. 2026-06-30 count of MED: the sheet expects 7; counted 6 → shortage 1 at 82,091 / 7 = 11,727.29 → 11,727 → MED 6, 70,364.
+    const sheet = (await ok('inventory_counts.create', { warehouse_id: med, date: '2026-06-30' })).count;
+    expect(sheet.lines).toEqual([expect.objectContaining({ item_id: coffee, expected: 7, counted: null })]);
+    const exported = await ok('inventory_counts.export', { id: sheet.id });
+    // Read back by Python's zipfile, not by exceljs: the sheet's cells hold the item id and the expected 7.
+    const cells = execFileSync('python3', ['-c', 'import sys,zipfile,io; z=zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())); print(z.read("xl/sharedStrings.xml").decode()); print(z.read("xl/worksheets/sheet1.xml").decode())'], { input: Buffer.from(exported.base64, 'base64') }).toString();
+    expect(cells).toContain(coffee);
+    expect(cells).toContain('<v>7</v>');
+    // Filled in as a spreadsheet program would: Contado (column F) = 6.
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(exported.base64, 'base64') as unknown as ArrayBuffer);
+    wb.worksheets[0]!.getRow(2).getCell(6).value = 6;
+    const filled = Buffer.from(await wb.xlsx.writeBuffer()).toString('base64');
+    expect((await ok('inventory_counts.import', { id: sheet.id, content: filled })).count.lines[0]).toMatchObject({ counted: 6, difference: -1 });
+    const posted = (await ok('inventory_counts.post', { id: sheet.id })).count;
+    expect(posted.status).toBe('posted');
+    const shortage = (await ok('records.list', { source: 'stock_movements', kind: 'count', limit: 10 })).rows[0];
+    expect(shortage).toMatchObject({ id: posted.lines[0].movement_id, value: -11_727, value_after: 70_364 });
+    expect(shortage.journal_entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['5295', 11_727, 0], ['1435', 0, 11_727]]);
+    entries.push(shortage.journal_entry);
+    const twice = await sys.invoke('inventory_counts.post', { id: sheet.id }, key);
+    expect([twice.status, twice.body.code]).toEqual([409, 'conflict']);
 
     // The same bill line again: its first movement, nothing new.
     const again = await ok('stock.receive', { item_id: coffee, warehouse_id: bog, quantity: 10, unit_cost: 10_000, date: '2026-01-10', source: { kind: 'bill', id: 'bill_1' } });
@@ -87,7 +107,7 @@ describe('inventory: a year of a shop, valued by hand', () => {
     expect(dry.cost_of_sales_change).toBe(4_727);
     expect(dry.affected.map((a: any) => [a.type, a.date, a.old_value, a.new_value])).toEqual([
       ['delivery', '2026-03-10', -66_000, -70_000], ['transfer_out', '2026-04-02', -33_000, -35_000],
-      ['transfer_in', '2026-04-02', 33_000, 35_000], ['delivery', '2026-05-15', -46_909, -47_636], ['adjustment', '2026-06-30', -11_727, -11_909],
+      ['transfer_in', '2026-04-02', 33_000, 35_000], ['delivery', '2026-05-15', -46_909, -47_636], ['count', '2026-06-30', -11_727, -11_909],
     ]);
     // The dry run wrote nothing.
     const before = await ok('records.list', { source: 'stock_levels', limit: 100 });

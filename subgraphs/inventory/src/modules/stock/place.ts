@@ -1,8 +1,9 @@
 import { CuadraError, DATE_SCHEMA, workspaceToday, type ToolContext } from '@cuadra/shared';
+import type { Connection } from 'mongoose';
 import { readItem } from '../../lib/finance.ts';
 import { warehouses } from '../warehouses/model.ts';
 import { ensureBalance, newBalance, type MovementOutcome } from './ledger.ts';
-import { balanceId, stockItems, type BalanceDoc, type MovementDoc, type StockItemDoc } from './model.ts';
+import { balanceId, stockBalances, stockItems, type BalanceDoc, type MovementDoc, type StockItemDoc } from './model.ts';
 import { fromMicro, share, QTY_SCALE } from './valuation.ts';
 
 /** A quantity of an item's unit: positive, up to 6 decimals, ≤ 10^9 (CONTRACT §9). */
@@ -56,6 +57,13 @@ export async function balanceFor(ctx: ToolContext, itemId: string, warehouseId: 
   await ensureBalance(ctx.db, init);
   if (!item.moved) await stockItems(ctx.db).updateOne({ _id: item._id }, { $set: { moved: true } });
   return { _id, workspace: ctx.workspace, item };
+}
+
+/** The value of goods found (a surplus): at the balance's current unit cost, else its last receipt's; null when it has none. */
+export async function surplusValue(db: Connection, balance: string, qty: number, initial?: BalanceDoc): Promise<number | null> {
+  const b = (await stockBalances(db).findOne({ _id: balance }).lean<BalanceDoc>()) ?? initial;
+  const basis = b && b.qty > 0 ? { qty: b.qty, value: b.value } : b?.last_in;
+  return basis ? share(basis.value, qty, basis.qty) : null;
 }
 
 /** JSON Schema of {@link movementView}. */

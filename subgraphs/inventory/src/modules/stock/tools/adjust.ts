@@ -1,8 +1,7 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
-import { stockBalances } from '../model.ts';
-import { AMOUNT_SCHEMA, balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView } from '../place.ts';
-import { share, toMicro } from '../valuation.ts';
+import { AMOUNT_SCHEMA, balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, surplusValue } from '../place.ts';
+import { toMicro } from '../valuation.ts';
 
 /** A correction of the stock on hand, with its reason. */
 export const adjust = defineTool({
@@ -28,10 +27,9 @@ export const adjust = defineTool({
     if (qty > 0) {
       if (input.unit_cost !== undefined) value = Math.round(input.quantity * input.unit_cost);
       else {
-        const b = (await stockBalances(ctx.db).findOne({ _id: place._id }).lean()) ?? place.initial;
-        const basis = b && b.qty > 0 ? { qty: b.qty, value: b.value } : b?.last_in;
-        if (!basis) throw new CuadraError('invalid_input', 'The item has no cost in this warehouse yet: give unit_cost.', { field: '/unit_cost' });
-        value = share(basis.value, qty, basis.qty);
+        const found = await surplusValue(ctx.db, place._id, qty, place.initial);
+        if (found === null) throw new CuadraError('invalid_input', 'The item has no cost in this warehouse yet: give unit_cost.', { field: '/unit_cost' });
+        value = found;
       }
     }
     const outcome = await writeMovement(ctx.db, ctx.graph, place, { type: 'adjustment', date, qty, value, source: null, reason: input.reason }, { now: ctx.now, dryRun });
