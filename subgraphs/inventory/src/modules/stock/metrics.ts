@@ -14,16 +14,19 @@ function addMonths(month: string, n: number): string {
 
 /**
  * The carrying amount of a balance at the end of `date`: its value now when nothing moved after
- * it; else the sum of its monthly net changes before that month plus that month's movements up
- * to the date (one indexed range of one month; no read of the whole ledger).
+ * it; at a month's end, the sum of its monthly net changes through that month; else those before
+ * the month plus that month's movements up to the date (one indexed range of one month; never
+ * the whole ledger).
  */
 async function valueAt(db: Connection, b: Held, date: string): Promise<number> {
   if (!b.last_date || b.last_date <= date) return b.value;
   const month = date.slice(0, 7);
+  const monthEnd = date === new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).toISOString().slice(0, 10);
   let value = 0;
-  for (const [m, d] of Object.entries(b.months ?? {})) if (m < month) value += d.value;
+  // At a month's end the month map alone answers.
+  for (const [m, d] of Object.entries(b.months ?? {})) if (m < month || (monthEnd && m === month)) value += d.value;
   const inMonth = b.months?.[month];
-  if (inMonth) {
+  if (inMonth && !monthEnd) {
     const moved = await stockMovements(db).find({ balance: b._id, date: { $gte: `${month}-01`, $lte: date } }, { value: 1 }).lean();
     value += moved.reduce((s, m) => s + m.value, 0);
   }
