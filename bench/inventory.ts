@@ -49,9 +49,9 @@ async function seed(db: Connection, movements: number): Promise<void> {
           qty: dq, value: dv, released: 0, currency: 'COP', after: { ...EMPTY_STATE, qty, value }, source: null, reason: null, counterpart: null, journal: null, restated: null,
           created_at: new Date(), ...{ pos, pos_key: `stock_movements|${WS}|${pos}` },
         } as MovementDoc);
-        if (batch.length === 1_000) await stockMovements(db).collection.insertMany(batch.splice(0));
+        if (batch.length === 1_000) await stockMovements(db).collection.insertMany(batch.splice(0) as never[]);
       }
-      if (batch.length) await stockMovements(db).collection.insertMany(batch);
+      if (batch.length) await stockMovements(db).collection.insertMany(batch as never[]);
       await stockBalances(db).collection.insertOne({
         _id: balance, workspace: WS, item_id: `itm_${i}`, item_name: `Producto ${i}`, item_sku: null, unit: '94', warehouse_id: `wh_${w}`, warehouse_code: `W${w}`,
         method: 'average', allow_negative: false, reorder_point: 0, currency: 'COP', qty, value, layers: [], allowance: 0, last_in: null, reserved: 0, reservations: {},
