@@ -79,8 +79,7 @@ describe('metrics.query and records.list beyond receivables', () => {
     expect((await ok('records.list', { source: 'projects' }, narrowed)).total).toBe(2);
     expect((await sys.invoke('records.list', { source: 'project_tasks' }, narrowed)).body).toMatchObject({ code: 'policy_denied' });
     expect((await sys.invoke('metrics.query', { metric: 'activity' }, narrowed)).body).toMatchObject({ code: 'policy_denied' });
-    expect((await sys.invoke('records.list', { source: 'connected_calendars' }, key)).body).toMatchObject({ code: 'not_found' });
-    expect((await sys.invoke('metrics.query', { metric: 'inventory_value' }, key)).body).toMatchObject({ code: 'not_found' });
+    expect((await sys.invoke('metrics.query', { metric: 'saved:sin-guardar' }, key)).body).toMatchObject({ code: 'not_found' });
     expect((await sys.invoke('records.list', { source: 'project_tasks', ref: 'NOPE' }, key)).body).toMatchObject({ code: 'not_found' });
     expect((await sys.invoke('records.list', { source: 'employees', status: 'fired' }, key)).body).toMatchObject({ code: 'invalid_input', field: '/status' });
   });

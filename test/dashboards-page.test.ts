@@ -68,16 +68,16 @@ describe('the dashboard page in Chromium', () => {
     expect(csp).not.toContain('unsafe-inline');
 
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Cobranza');
-    // Stats: three cards, the third says what is not available yet.
+    // Stats: three cards, the third says its saved metric does not exist.
     const cards = page.locator('.t-stats .card');
     expect(await cards.count()).toBe(3);
     expect(await cards.nth(0).locator('.card-value').textContent()).toMatch(/\d/);
     expect(await cards.nth(0).locator('.spark').count()).toBe(1);
-    expect(await cards.nth(2).textContent()).toContain('not available yet');
+    expect(await cards.nth(2).textContent()).toContain('no saved metric "sin-guardar"');
     // Charts as SVG: bars, a pie with a legend, a line.
     expect(await page.locator('[data-type="chart"] svg.chart').count()).toBe(2);
-    // The inventory chart: no module answers that metric yet.
-    await expect(page.locator('[data-type="chart"] .block-error').textContent()).resolves.toContain('not available yet');
+    // The inventory chart: a saved metric the workspace does not have.
+    await expect(page.locator('[data-type="chart"] .block-error').textContent()).resolves.toContain('no saved metric "sin-guardar"');
     expect(await page.locator('[data-type="chart"] svg.chart rect[fill]').count()).toBeGreaterThan(3);
     expect(await page.locator('.pie-wrap .legend li').count()).toBeGreaterThan(0);
     // The twelve-column grid: the two charts of the row sit side by side.

@@ -33,6 +33,12 @@ function snapshot(root: string): Map<string, string> {
 
 beforeAll(async () => {
   copyProduct(tmp, { tests: true });
+  // Every name of the specification's lists is answered by some module of the product, so the copy is
+  // a deployment without the inventory subgraph (as one that does not run it): its names are the ones
+  // no module answers — the toy claims two of them, the others stay "not available yet".
+  const subgraphList = path.join(tmp, 'gateway/src/subgraphs.ts');
+  writeFileSync(subgraphList, readFileSync(subgraphList, 'utf8').replace(/^\s*\{ name: 'inventory',.*\n/m, ''));
+  rmSync(path.join(tmp, 'subgraphs/inventory'), { recursive: true, force: true });
   const before = snapshot(path.join(tmp, 'subgraphs'));
   // The module author's whole change: the folder, and one name in the subgraph's module list.
   cpSync(path.join(repoRoot, 'test/fixtures/toy-module/toys'), path.join(tmp, 'subgraphs/crm/src/modules/toys'), { recursive: true });
@@ -73,25 +79,30 @@ describe('a toy module added in its own folder', () => {
 
   it('its source answers records.list, named in the tool description; its metric answers metrics.query', async () => {
     await sys.invoke('toys.make', { name: 'Balero' }, key);
-    const records = await sys.invoke('records.list', { source: 'connected_calendars', search: 'bal' }, key);
+    const records = await sys.invoke('records.list', { source: 'warehouses', search: 'bal' }, key);
     expect(records.status).toBe(200);
     expect(records.body.output.rows.map((r: { name: string }) => r.name)).toEqual(['Balero']);
-    const all = await sys.invoke('records.list', { source: 'connected_calendars' }, key);
-    expect(all.body.output).toMatchObject({ source: 'connected_calendars', total: 2 });
-    const badStatus = await sys.invoke('records.list', { source: 'connected_calendars', status: 'lost' }, key);
+    const all = await sys.invoke('records.list', { source: 'warehouses' }, key);
+    expect(all.body.output).toMatchObject({ source: 'warehouses', total: 2 });
+    const badStatus = await sys.invoke('records.list', { source: 'warehouses', status: 'lost' }, key);
     expect(badStatus.body).toMatchObject({ code: 'invalid_input', field: '/status' });
     const metric = await sys.invoke('metrics.query', { metric: 'inventory_value' }, key);
     expect(metric.status).toBe(200);
     expect(metric.body.output).toMatchObject({ metric: 'inventory_value', unit: 'count', summary: { value: 2 } });
     const tools = await sys.fetch('/v1/tools', { key });
     const describe = (name: string) => tools.body.tools.find((t: { name: string }) => t.name === name).description as string;
-    expect(describe('records.list')).toMatch(/\bconnected_calendars\b/);
+    expect(describe('records.list')).toMatch(/\bwarehouses\b/);
     expect(describe('metrics.query')).toMatch(/\binventory_value\b/);
+    // What no module of this build answers is named as such (404 not_found, "not available yet").
+    const unanswered = await sys.invoke('records.list', { source: 'stock_levels' }, key);
+    expect(unanswered.status).toBe(404);
+    expect(unanswered.body).toMatchObject({ code: 'not_found' });
+    expect(unanswered.body.error).toMatch(/stock_levels.*not available yet/);
   });
 
   it('another workspace sees none of its toys', async () => {
     const other = (await sys.workspace('Otra')).api_key;
-    const records = await sys.invoke('records.list', { source: 'connected_calendars' }, other);
+    const records = await sys.invoke('records.list', { source: 'warehouses' }, other);
     expect(records.body.output).toMatchObject({ rows: [], total: 0 });
   });
 

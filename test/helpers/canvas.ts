@@ -53,7 +53,7 @@ export function mixedDashboard(): { title: string; blocks: unknown[] } {
       { type: 'stats', title: 'Resumen', live: ['invoices', 'payments'], items: [
         { label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } },
         { label: 'Receivables', query: { metric: 'ar_outstanding' } },
-        { label: 'Inventory', query: { metric: 'inventory_value' } },
+        { label: 'Inventory', query: { metric: 'saved:sin-guardar' } },
       ] },
       { type: 'row', children: [
         { type: 'chart', title: 'Revenue by week', chart: 'bar', key: 'week', query: { metric: 'revenue', interval: 'week' }, inputs: [{ target: 'days', param: 'days' }], live: ['invoices'] },
@@ -83,7 +83,7 @@ export function mixedDashboard(): { title: string; blocks: unknown[] } {
         { type: 'actions', actions: [{ tool: 'parties.create', label: 'Quick add', values: { kind: 'customer', name: 'Quick SAS' }, icon: 'plus' }, { href: '/dashboards', label: 'All dashboards', variant: 'link' }] },
         { type: 'button', actions: [{ tool: 'ledger.verify', label: 'Verify ledger', icon: 'check' }] },
         { type: 'toggle', title: 'Reminders', actions: [{ tool: 'ledger.verify', field: 'enabled' }] },
-        { type: 'chart', title: 'Inventory value', chart: 'line', query: { metric: 'inventory_value' } },
+        { type: 'chart', title: 'Inventory value', chart: 'line', query: { metric: 'saved:sin-guardar' } },
       ] },
     ],
   };
