@@ -2,6 +2,7 @@
 // contract's code and pointer before anything walks them, each authenticated attempt is on the
 // ledger, and afterwards the store still answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpRequest, mcpSession as openMcpSession } from './helpers/mcp-session.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
@@ -172,24 +173,13 @@ describe('hostile XML files (issue 31, finding 5)', () => {
 describe('bounds before anything walks the input, on every surface (finding 11)', () => {
   /** A 2025-11-25 MCP session of `credential`: its id, for raw JSON-RPC posts. */
   async function mcpSession(credential: string): Promise<string> {
-    const headers = { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-    const init = await fetch(`${sys.gatewayUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'deep', version: '1' } } }) });
-    expect(init.status).toBe(200);
-    await init.text();
-    const session = init.headers.get('mcp-session-id')!;
-    await fetch(`${sys.gatewayUrl}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-    return session;
+    const opened = await openMcpSession(sys.gatewayUrl, credential);
+    expect(opened).toHaveProperty('session');
+    return (opened as { session: string }).session;
   }
   /** A raw tools/call whose arguments are given as JSON text (too deep for JSON.stringify here too). */
-  async function mcpCall(credential: string, session: string, name: string, argumentsText: string): Promise<{ status: number; result: any }> {
-    const res = await fetch(`${sys.gatewayUrl}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session },
-      body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsText}}}`,
-    });
-    const text = await res.text();
-    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
-    return { status: res.status, result: JSON.parse(data).result };
+  function mcpCall(credential: string, session: string, name: string, argumentsText: string): Promise<{ status: number; result: any }> {
+    return mcpRequest(sys.gatewayUrl, credential, session, 'tools/call', `{"name":${JSON.stringify(name)},"arguments":${argumentsText}}`);
   }
 
   it.each([3_000, 5_000, 20_000])('an MCP tools/call with arguments %i levels deep is refused 422 at the pointer, like REST, and the ledger says invalid_input', async (depth) => {

@@ -4,7 +4,11 @@ import type { Redis } from 'ioredis';
 import getRawBody from 'raw-body';
 import { sendRefusal } from './http.ts';
 import { Throttle, throttleQuotas } from './oauth/throttle.ts';
+import type { AccessTokens } from './oauth/tokens.ts';
 import { clientAddress } from './pages/html.ts';
+
+/** Set by the sign-in route only: the marketing service answers a verified visitor to it alone. */
+const SITE_LOGIN_HEADER = 'x-cuadra-site-login';
 
 /** Largest body a public marketing page takes (a lead form, an unsubscribe post). */
 const MAX_BODY = 64 * 1024;
@@ -32,7 +36,7 @@ export function formLimited(res: express.Response, status: 429 | 503, wait: numb
  * the gateway's own cookies never reach the service, and the visitor's address goes as
  * `x-cuadra-client-ip` (set here, never taken from the request).
  */
-export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis }): express.Router {
+export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis; tokens: Pick<AccessTokens, 'signIdToken'> }): express.Router {
   const router = express.Router();
   const quotas = throttleQuotas();
   const formThrottles = { address: new Throttle(opts.redis, 'site-form-addr', quotas.siteForm), site: new Throttle(opts.redis, 'site-form-site', quotas.siteFormSite) };
@@ -54,28 +58,37 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
     if (wait !== null) return formLimited(res, 429, wait);
     next();
   };
-  const forward: express.RequestHandler = async (req, res) => {
-    if (!opts.marketingUrl) return sendRefusal(res, new CuadraError('unavailable', 'The marketing service is not configured.'), opts);
+  /** Sends the request on to the marketing service; null when a refusal was already answered. */
+  const callService = async (req: express.Request, res: express.Response, extra: Record<string, string> = {}): Promise<Response | null> => {
+    if (!opts.marketingUrl) {
+      sendRefusal(res, new CuadraError('unavailable', 'The marketing service is not configured.'), opts);
+      return null;
+    }
     let body: Buffer | undefined;
     if (req.method === 'POST') {
       try {
         body = await getRawBody(req, { limit: MAX_BODY });
       } catch {
-        return sendRefusal(res, new CuadraError('body_too_large', 'The form is too large.'), opts);
+        sendRefusal(res, new CuadraError('body_too_large', 'The form is too large.'), opts);
+        return null;
       }
     }
-    const headers: Record<string, string> = { 'x-cuadra-client-ip': req.socket.remoteAddress ?? '' };
+    const headers: Record<string, string> = { 'x-cuadra-client-ip': req.socket.remoteAddress ?? '', ...extra };
     // Never the visitor's cookies: on this origin they are the app's session (a credential).
     for (const h of ['content-type', 'user-agent', 'accept-language']) {
       const v = req.header(h);
       if (v) headers[h] = v;
     }
-    let answer: Response;
     try {
-      answer = await fetch(`${opts.marketingUrl}/public${req.originalUrl}`, { method: req.method === 'HEAD' ? 'GET' : req.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+      return await fetch(`${opts.marketingUrl}/public${req.originalUrl}`, { method: req.method === 'HEAD' ? 'GET' : req.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
     } catch {
-      return sendRefusal(res, new CuadraError('unavailable', 'The page could not be reached; try again shortly.'), opts);
+      sendRefusal(res, new CuadraError('unavailable', 'The page could not be reached; try again shortly.'), opts);
+      return null;
     }
+  };
+  const forward: express.RequestHandler = async (req, res) => {
+    const answer = await callService(req, res);
+    if (!answer) return;
     res.status(answer.status);
     for (const h of PASSED) {
       const v = answer.headers.get(h);
@@ -83,8 +96,34 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
     }
     res.end(Buffer.from(await answer.arrayBuffer()));
   };
+  /**
+   * `sites.login`: the marketing service checks the visitor's e-mailed code and answers who was
+   * verified — to this gateway only, which signs the ID token for that site with its one token key
+   * (no second minter) and gives the visitor the token, never the service's answer.
+   */
+  const signIn: express.RequestHandler = async (req, res) => {
+    const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
+    // Only this route says it will sign: the service answers who was verified to no other request.
+    const answer = await callService(req, res, { [SITE_LOGIN_HEADER]: 'sign' });
+    if (!answer) return;
+    const text = await answer.text();
+    res.setHeader('cache-control', 'no-store');
+    if (answer.status !== 200) return res.status(answer.status).type('application/json').send(text);
+    let verified: { slug?: unknown; email?: unknown; subject?: unknown } | undefined;
+    try {
+      verified = (JSON.parse(text) as { verified?: typeof verified }).verified;
+    } catch { /* handled below */ }
+    if (!verified || verified.slug !== slug || typeof verified.email !== 'string' || typeof verified.subject !== 'string') {
+      opts.log.error({ status: answer.status }, 'site sign-in: the marketing service answered an unexpected body');
+      return sendRefusal(res, new CuadraError('unavailable', 'Could not sign in; try again shortly.'), opts);
+    }
+    const { token, expiresIn } = opts.tokens.signIdToken({ site: slug, subject: verified.subject, email: verified.email, authTime: Math.floor(Date.now() / 1000) });
+    // OpenID Connect: an ID token says who the visitor is to the site; it is no access token (RFC 8693's N_A).
+    res.status(200).json({ id_token: token, token_type: 'N_A', scope: 'sites.login', expires_in: expiresIn });
+  };
   // GET (HEAD with it) and POST only: the gateway's 405 guard reads these routes' methods.
   router.get(/^\/(u|c)\/[^/]+$/, forward).post(/^\/(u|c)\/[^/]+$/, forward);
+  router.post(/^\/s\/[a-z0-9-]+\/login\/verify$/, limitForms, signIn);
   router.get(/^\/s\/[a-z0-9-]+(\/.*)?$/, forward).post(/^\/s\/[a-z0-9-]+(\/.*)?$/, limitForms, forward);
   return router;
 }

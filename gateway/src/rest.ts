@@ -1,4 +1,4 @@
-import { CuadraError, type Logger } from '@cuadra/shared';
+import { assertReachesSomeTool, CuadraError, type Logger } from '@cuadra/shared';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Catalog } from './catalog.ts';
@@ -69,8 +69,6 @@ export function restInvokeFastPath(deps: { pipeline: InvokePipeline; publicUrl: 
   };
 }
 
-/** Scopes that reach at least one tool (CONTRACT.md §1). */
-const TOOL_SCOPES = new Set(['tools:read', 'tools', 'sites.edit']);
 
 /** The REST surface of the contract: `GET /v1/tools` and `POST /v1/tools/{name}:invoke`. */
 export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; publicUrl: string; log: Logger }): Router {
@@ -85,9 +83,7 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
       for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       // CONTRACT.md §1: `sites.login` reaches no tool; a token with no tool-reaching scope is told which scope it lacks.
-      if (principal.scopes !== null && !principal.scopes.some((s) => TOOL_SCOPES.has(s))) {
-        throw new CuadraError('insufficient_scope', 'This access token\'s scopes reach no tool; listing tools needs the "tools:read" scope.', { extra: { scope: 'tools:read' } });
-      }
+      assertReachesSomeTool(principal);
       const module = typeof req.query.module === 'string' ? req.query.module : undefined;
       const search = typeof req.query.search === 'string' ? req.query.search : undefined;
       res.json({ tools: catalog.listFor(principal, { module, search }) });

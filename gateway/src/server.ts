@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
-import { closeServer, createRegistry, CuadraError, RateLimiter, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
+import { assertReachesSomeTool, closeServer, createRegistry, CuadraError, RateLimiter, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -126,7 +126,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
-  app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, ...refusalCtx }));
+  app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, tokens: peopleAccess.tokens, ...refusalCtx }));
   app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   // /.well-known/api-catalog (RFC 9727), /llms.txt and each tool's Markdown page.
@@ -140,6 +140,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         const principal = await pipeline.authenticate(req.header('authorization'));
         for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
         InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
+        assertReachesSomeTool(principal);
         res.locals.principal = principal;
         next();
       } catch (err) {

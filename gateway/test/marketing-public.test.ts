@@ -6,6 +6,9 @@ import { createLogger } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketingPublic } from '../src/marketing-public.ts';
 
+/** These tests forward pages; none signs a visitor in (test/marketing-site-login.test.ts does, through the real gateway). */
+const noSignIn = { signIdToken: (): never => { throw new Error('no sign-in in this test'); } };
+
 /*
  * The gateway forwards the public marketing pages (`/u/…`, `/c/…`, `/s/…`) to the marketing service
  * with no credential of the visitor's. A listener on loopback stands where the marketing service
@@ -28,7 +31,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
   redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
   const app = express();
-  app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis }));
+  app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis, tokens: noSignIn }));
   gateway = app.listen(0, '127.0.0.1');
   await new Promise((r) => gateway.once('listening', r));
   url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
@@ -58,7 +61,7 @@ describe('the public marketing paths', () => {
     const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     dead.on('error', () => undefined);
     const app = express();
-    app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis: dead }));
+    app.use(marketingPublic({ marketingUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, log: createLogger('gateway', 'silent'), publicUrl: 'http://127.0.0.1', redis: dead, tokens: noSignIn }));
     const limited = app.listen(0, '127.0.0.1');
     await new Promise((r) => limited.once('listening', r));
     try {

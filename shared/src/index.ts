@@ -4,7 +4,7 @@ export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_INPUT_BYTES, RISKS, TOOL_NAME, annotationsFor, catalogEntry, defineTool, scopeFor } from './tool.ts';
 export type { CallFacts, CatalogEntry, InputOf, JsonSchema, Risk, Tool, ToolContext, ToolDeclaration, ToolDeprecation } from './tool.ts';
-export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach } from './principal.ts';
+export { BUILT_IN_ROLES, TOOL_PATTERN, anyPatternMatches, idempotencyScope, isBuiltInRole, keyPatternsReach, patternCovers, patternMatches, patternsCover, roleReaches, rolePatternsOf, scopesReach, scopesReachAnyTool, TOOL_SCOPES } from './principal.ts';
 export type { Principal } from './principal.ts';
 export {
   API_KEY_SHAPE, ASSERTION_HEADER, ASSERTION_TTL_SECONDS, AssertionVerifier, generateSigningKeyPair, hashApiKey, newApiKey, newId,
@@ -22,7 +22,7 @@ export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
 export { RateLimiter, parseQuota, quotasFromEnv, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateLimitHeaders } from './ratelimit.ts';
-export { assertReach, classifyFailure, reaches } from './invoke.ts';
+export { assertReach, assertReachesSomeTool, classifyFailure, reaches } from './invoke.ts';
 export { ToolOwner } from './owner.ts';
 export type { OwnedAnswer, OwnedCall } from './owner.ts';
 export { runSubgraph } from './main.ts';

@@ -1,6 +1,16 @@
 import { CuadraError, toCuadraError } from './errors.ts';
-import { keyPatternsReach, roleReaches, scopesReach, type Principal } from './principal.ts';
+import { keyPatternsReach, roleReaches, scopesReach, scopesReachAnyTool, type Principal } from './principal.ts';
 import { scopeFor, type Risk } from './tool.ts';
+
+/**
+ * Refuses a credential whose scopes reach no tool at all (a `sites.login` token: identity only), the
+ * same way on every surface — REST, MCP and GraphQL ask it first.
+ */
+export function assertReachesSomeTool(principal: Principal): void {
+  if (!scopesReachAnyTool(principal)) {
+    throw new CuadraError('insufficient_scope', 'This access token\'s scopes reach no tool (sites.login is identity only); tools need the "tools:read", "tools" or "sites.edit" scope.', { extra: { scope: 'tools:read' } });
+  }
+}
 
 /**
  * Step 4 of the pipeline (CONTRACT.md §3): scope → `insufficient_scope`; role or key

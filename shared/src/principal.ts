@@ -145,6 +145,18 @@ export function keyPatternsReach(principal: Principal, tool: { name: string; ris
   return principal.patterns === null || principal.patterns.length === 0 || anyPatternMatches(principal.patterns, tool);
 }
 
+/** The OAuth scopes that reach some tool (CONTRACT.md §1); `sites.login` is identity only and reaches none. */
+export const TOOL_SCOPES: readonly string[] = ['tools:read', 'tools', 'sites.edit'];
+
+/**
+ * Does the credential reach any tool at all? Every surface (REST, MCP, GraphQL) asks this before
+ * anything else and answers `insufficient_scope` when not, so a token of `sites.login` alone is
+ * refused the same way everywhere.
+ */
+export function scopesReachAnyTool(principal: Principal): boolean {
+  return principal.scopes === null || principal.scopes.some((s) => TOOL_SCOPES.includes(s));
+}
+
 /** Do the OAuth scopes reach a tool that needs `scope`? (`tools` includes `tools:read`.) */
 export function scopesReach(principal: Principal, scope: string): boolean {
   if (principal.scopes === null) return true;

@@ -1,5 +1,5 @@
 import {
-  CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach, toCuadraError,
+  assertReachesSomeTool, CuadraError, DEFAULT_MAX_INPUT_BYTES, scopeFor, scopesReach, toCuadraError,
   type Logger, type Principal,
 } from '@cuadra/shared';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
@@ -121,9 +121,8 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
       for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
       for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
-      if (!scopesReach(principal, 'tools:read')) {
-        throw new CuadraError('insufficient_scope', 'The MCP endpoint needs the "tools:read" or "tools" scope.', { extra: { scope: 'tools:read' } });
-      }
+      // A `sites.edit` token reaches the sites tools here as on REST; `sites.login` alone reaches none.
+      assertReachesSomeTool(principal);
     } catch (err) {
       return refuse(res, err);
     }

@@ -89,6 +89,29 @@ export class AccessTokens {
     return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
   }
 
+  /**
+   * Signs a one-hour OpenID Connect ID token for a visitor of a hosted site (`sites.login`): the
+   * audience is the site's address, never one of this server's resources, and the type `JWT`, never
+   * `at+jwt` — so {@link decode} refuses it and no surface takes it for a credential.
+   */
+  signIdToken(input: { site: string; subject: string; email: string; authTime: number }): { token: string; expiresIn: number } {
+    const token = jwt.sign(
+      { email: input.email, email_verified: true, scope: 'sites.login', auth_time: input.authTime, amr: ['otp'] },
+      this.#privateKey,
+      {
+        algorithm: 'ES256', keyid: this.#jwk.kid, header: { alg: 'ES256', typ: 'JWT', kid: this.#jwk.kid },
+        issuer: this.issuer, audience: this.siteAudience(input.site), subject: input.subject, expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+        jwtid: randomBytes(16).toString('base64url'),
+      },
+    );
+    return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  /** The audience of a hosted site's ID tokens: the site's address on this server. */
+  siteAudience(slug: string): string {
+    return `${this.issuer}/s/${slug}`;
+  }
+
   /** Checks signature, `typ`, `kid`, issuer, audience and expiry; null when any fails. */
   decode(token: string): AccessTokenClaims | null {
     try {

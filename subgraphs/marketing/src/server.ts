@@ -6,6 +6,7 @@ import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
 import { CampaignSender } from './modules/email_campaigns/sender.ts';
 import { spendByCampaign } from './modules/marketing_ad_accounts/spend.ts';
 import { siteLeadNode } from './modules/sites/lead-consents.ts';
+import { siteLoginRoutes } from './modules/sites/login.ts';
 import { siteRoutes } from './modules/sites/public.ts';
 import { publicRoutes } from './public.ts';
 
@@ -35,6 +36,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   },
   async prepare(server, deps) {
     server.app.use(publicRoutes(deps.db, deps.log, marketingNow));
+    server.app.use(siteLoginRoutes(deps.db, deps.log, marketingNow));
     server.app.use(siteRoutes(deps.db, deps.log, marketingNow));
     // Background work runs in the service (tests that drive it by hand pass runApprovals: false).
     if (deps.runApprovals === false) return;

@@ -43,6 +43,24 @@ export function systemMailbox(env: NodeJS.ProcessEnv = process.env): { imap: Ser
 // Every socket step ends well within a send's lease (sender.ts), so a stalled server never outlives it.
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
+/** The deployment's SMTP server (`SMTP_URL`), signing with `dkim` when given (the system's own mail: none). */
+export function systemSmtp(dkim?: { domainName: string; keySelector: string; privateKey: string; headerFieldNames: string }): Transporter {
+  if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
+  const url = new URL(process.env.SMTP_URL);
+  return nodemailer.createTransport({
+    host: url.hostname, port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)), secure: url.protocol === 'smtps:',
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    // The deployment's own loopback relay speaks plain SMTP; anything else is offered STARTTLS by nodemailer.
+    ...SMTP_TIMEOUTS, ...(dkim ? { dkim } : {}),
+  });
+}
+
+/** The address the deployment's own mail comes from (`MAIL_FROM`, as the gateway sends it). */
+export function systemFromAddress(env: NodeJS.ProcessEnv = process.env): string {
+  const from = env.MAIL_FROM ?? 'no-reply@cuadra.localhost';
+  return /<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? from;
+}
+
 /** The account's SMTP transport, signing with its DKIM key. */
 export function smtpTransport(account: EmailAccountDoc): Transporter {
   const dkim = {
@@ -50,16 +68,7 @@ export function smtpTransport(account: EmailAccountDoc): Transporter {
     // The headers signed: RFC 8058 §3.1 asks that List-Unsubscribe and List-Unsubscribe-Post be covered.
     headerFieldNames: 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:List-Unsubscribe:List-Unsubscribe-Post',
   };
-  if (account.transport === 'system') {
-    if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
-    const url = new URL(process.env.SMTP_URL);
-    return nodemailer.createTransport({
-      host: url.hostname, port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)), secure: url.protocol === 'smtps:',
-      ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
-      // The deployment's own loopback relay speaks plain SMTP; anything else is offered STARTTLS by nodemailer.
-      ...SMTP_TIMEOUTS, dkim,
-    });
-  }
+  if (account.transport === 'system') return systemSmtp(dkim);
   const s = account.smtp!;
   return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, dkim });
 }

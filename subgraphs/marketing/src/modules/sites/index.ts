@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { leadConsentsJob } from './lead-consents.ts';
+import { siteLoginCodes } from './login.ts';
 import { siteLeads, sites, siteVersions } from './model.ts';
 import { create } from './tools/create.ts';
 import { leads } from './tools/leads.ts';
@@ -12,7 +13,7 @@ import { update } from './tools/update.ts';
 export const sitesModule = defineModule({
   name: 'sites',
   tools: [create, update, publish, rollback, list, leads],
-  models: [sites, siteVersions, siteLeads],
+  models: [sites, siteVersions, siteLeads, siteLoginCodes],
   listed: [{ model: sites }],
   // crm reads a lead to make its party and deal (deals.create_from_lead): the credential must reach this module's reads.
   readGuards: { 'Query.siteLead': 'sites' },
