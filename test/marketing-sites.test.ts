@@ -39,6 +39,17 @@ afterAll(async () => {
 });
 
 describe('hosted sites', () => {
+  it('a booking block links to the workspace\'s public booking page for that booking type; a hostile slug is refused at its field', async () => {
+    const refused = await sys.invoke('sites.create', { slug: `reservas-mal-${run}`, name: 'X', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'booking', booking_type: 'x"><script>alert(1)</script>' }] }] }, key);
+    expect({ status: refused.status, code: refused.body.code, field: refused.body.field }).toEqual({ status: 422, code: 'invalid_input', field: '/pages/0/blocks/0/booking_type' });
+    const noType = await sys.invoke('sites.create', { slug: `reservas-mal-${run}`, name: 'X', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'booking', url: 'https://x.example' }] }] }, key);
+    expect(noType.status).toBe(422);
+    const site = (await ok('sites.create', { slug: `reservas-${run}`, name: 'Consultorio', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'booking', booking_type: 'consulta-inicial', text: 'Treinta minutos con la doctora.' }] }] })).site;
+    await ok('sites.publish', { id: site.id });
+    const html = await (await fetch(`${sys.gatewayUrl}/s/reservas-${run}/`)).text();
+    expect(html).toContain(`<h2 id="b0-title">Reserva una cita</h2><p>Treinta minutos con la doctora.</p><p><a href="/book/${workspaceId}/consulta-inicial">Ver horarios y reservar</a></p>`);
+  });
+
   it('refuses hostile addresses and bad pages at their field, and keeps one site per address', async () => {
     const page = (blocks: unknown[]) => ({ slug: `refusals-${run}`, name: 'X', pages: [{ path: '/', title: 'Inicio', blocks }] });
     const refused = async (input: unknown, field: string, tool = 'sites.create') => {

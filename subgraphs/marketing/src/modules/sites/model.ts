@@ -7,7 +7,9 @@ export type Block =
   | { type: 'text'; text: string }
   | { type: 'image'; url: string; alt: string }
   | { type: 'list'; items: { title: string; text?: string }[] }
-  | { type: 'form'; title?: string; fields: ('name' | 'email' | 'phone' | 'message')[]; consent_text: string; submit_label?: string };
+  | { type: 'form'; title?: string; fields: ('name' | 'email' | 'phone' | 'message')[]; consent_text: string; submit_label?: string }
+  /** A booking type of the workspace (projects' booking_types, by slug): a link to its public booking page. */
+  | { type: 'booking'; booking_type: string; title?: string; text?: string; submit_label?: string };
 
 /** A page of a site at a path (`/` the home page). */
 export interface SitePage { path: string; title: string; blocks: Block[] }
@@ -103,7 +105,8 @@ const TEXT_LINE = { type: 'string', minLength: 1, maxLength: 200 } as const;
 export const BLOCK_SCHEMA = {
   type: 'object', additionalProperties: false, required: ['type'],
   properties: {
-    type: { enum: ['heading', 'text', 'image', 'list', 'form'] },
+    type: { enum: ['heading', 'text', 'image', 'list', 'form', 'booking'] },
+    booking_type: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', minLength: 1, maxLength: 60, description: 'The slug of one of the workspace\'s booking types (booking_types.create): the block links to its public booking page /book/<workspace>/<slug>.' },
     text: { type: 'string', minLength: 1, maxLength: 5000 },
     level: { enum: [1, 2, 3] },
     url: { type: 'string', maxLength: 2000, pattern: '^https://[^\\s<>"\'`]+$', description: 'An https address (nothing else is served).' },
@@ -115,11 +118,12 @@ export const BLOCK_SCHEMA = {
     submit_label: { type: 'string', minLength: 1, maxLength: 60 },
   },
   allOf: [
-    { if: { properties: { type: { const: 'heading' } } }, then: { required: ['text'], properties: { text: true, url: false, alt: false, items: false, fields: false, consent_text: false, submit_label: false, title: false } } },
-    { if: { properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: true, level: false, url: false, alt: false, items: false, fields: false, consent_text: false, submit_label: false, title: false } } },
-    { if: { properties: { type: { const: 'image' } } }, then: { required: ['url', 'alt'], properties: { url: true, alt: true, text: false, level: false, items: false, fields: false, consent_text: false, submit_label: false, title: false } } },
-    { if: { properties: { type: { const: 'list' } } }, then: { required: ['items'], properties: { items: true, text: false, level: false, url: false, alt: false, fields: false, consent_text: false, submit_label: false, title: false } } },
-    { if: { properties: { type: { const: 'form' } } }, then: { required: ['fields', 'consent_text'], properties: { fields: true, consent_text: true, text: false, level: false, url: false, alt: false, items: false } } },
+    { if: { properties: { type: { const: 'heading' } } }, then: { required: ['text'], properties: { text: true, url: false, alt: false, items: false, fields: false, consent_text: false, submit_label: false, title: false, booking_type: false } } },
+    { if: { properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: true, level: false, url: false, alt: false, items: false, fields: false, consent_text: false, submit_label: false, title: false, booking_type: false } } },
+    { if: { properties: { type: { const: 'image' } } }, then: { required: ['url', 'alt'], properties: { url: true, alt: true, text: false, level: false, items: false, fields: false, consent_text: false, submit_label: false, title: false, booking_type: false } } },
+    { if: { properties: { type: { const: 'list' } } }, then: { required: ['items'], properties: { items: true, text: false, level: false, url: false, alt: false, fields: false, consent_text: false, submit_label: false, title: false, booking_type: false } } },
+    { if: { properties: { type: { const: 'form' } } }, then: { required: ['fields', 'consent_text'], properties: { fields: true, consent_text: true, text: false, level: false, url: false, alt: false, items: false, booking_type: false } } },
+    { if: { properties: { type: { const: 'booking' } } }, then: { required: ['booking_type'], properties: { booking_type: true, text: true, level: false, url: false, alt: false, items: false, fields: false, consent_text: false } } },
   ],
 } as const;
 

@@ -24,8 +24,16 @@ export const SITE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; i
 
 const LABELS: Record<string, string> = { name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', message: 'Mensaje' };
 
-function block(b: Block, index: number): string {
+function block(b: Block, index: number, workspace: string): string {
   switch (b.type) {
+    case 'booking': {
+      // The projects subgraph's public booking page does the booking (availability, the form, the e-mails);
+      // the site links to it rather than running a second booking flow.
+      const href = `/book/${encodeURIComponent(workspace)}/${encodeURIComponent(b.booking_type)}`;
+      return `<section aria-labelledby="b${index}-title"><h2 id="b${index}-title">${escapeHtml(b.title ?? 'Reserva una cita')}</h2>`
+        + (b.text ? `<p>${escapeHtml(b.text)}</p>` : '')
+        + `<p><a href="${escapeHtml(href)}">${escapeHtml(b.submit_label ?? 'Ver horarios y reservar')}</a></p></section>`;
+    }
     case 'heading': {
       // The page's title is the one h1; a heading block is h2 or h3.
       const level = Math.min(Math.max(b.level ?? 2, 2), 3);
@@ -50,12 +58,12 @@ function block(b: Block, index: number): string {
 }
 
 /** A page of a published site, with the site's navigation. */
-export function sitePage(site: { name: string; slug: string }, page: SitePage, pages: readonly SitePage[]): string {
+export function sitePage(site: { name: string; slug: string; workspace: string }, page: SitePage, pages: readonly SitePage[]): string {
   const href = (p: string) => `/s/${site.slug}${p === '/' ? '/' : p}`;
   const nav = pages.length > 1 ? `<nav aria-label="Secciones">${pages.map((p) => `<a href="${escapeHtml(href(p.path))}"${p.path === page.path ? ' aria-current="page"' : ''}>${escapeHtml(p.title)}</a>`).join('')}</nav>` : '';
   return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
     + `<title>${escapeHtml(page.title)} · ${escapeHtml(site.name)}</title><style>${STYLE}</style></head>`
-    + `<body><header><p><strong>${escapeHtml(site.name)}</strong></p>${nav}</header><main><h1>${escapeHtml(page.title)}</h1>${page.blocks.map(block).join('')}</main></body></html>`;
+    + `<body><header><p><strong>${escapeHtml(site.name)}</strong></p>${nav}</header><main><h1>${escapeHtml(page.title)}</h1>${page.blocks.map((b, i) => block(b, i, site.workspace)).join('')}</main></body></html>`;
 }
 
 /** A short page of a site (thanks, not found, a refusal). */
