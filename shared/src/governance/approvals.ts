@@ -42,6 +42,8 @@ export interface ApprovalDoc extends Omit<Approval, 'id'> {
   executor: string | null;
   /** When the requester was given the result's secret (once; null until then). */
   secret_delivered_at?: Date | null;
+  /** Set when a person decides it, until the decision's webhook messages are queued (the agents service's webhooks outbox). */
+  announce?: boolean;
 }
 
 const schema = new Schema<ApprovalDoc>(
@@ -53,9 +55,12 @@ const schema = new Schema<ApprovalDoc>(
     lease_until: { type: Date, default: null }, executor: { type: String, default: null }, secret_delivered_at: { type: Date, default: null },
     policy: { type: Schema.Types.Mixed, default: undefined },
     preview: { type: Schema.Types.Mixed, default: undefined },
+    announce: { type: Boolean, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
+// Decisions whose webhook messages are not queued yet: few at any time.
+schema.index({ announce: 1 }, { sparse: true });
 // The inbox pages newest first by position (CONTRACT §9 bounded lists; shared/src/paging.ts).
 addPositions(schema);
 schema.index({ workspace: 1, status: 1 });
@@ -143,9 +148,20 @@ export class ApprovalStore {
   async decide(workspace: string, id: string, decision: 'approved' | 'rejected', by: { type: string; id: string; person?: string }, reason: string | null, now = new Date()): Promise<ApprovalDoc | null> {
     return this.model.findOneAndUpdate(
       { _id: id, workspace, status: 'pending', expires_at: { $gt: now.toISOString() } },
-      { $set: { status: decision, decided_by: by, decided_at: now.toISOString(), reason } },
+      // `announce`: in the same write as the decision, so no decision is ever left out of the webhooks (toAnnounce).
+      { $set: { status: decision, decided_by: by, decided_at: now.toISOString(), reason, announce: true } },
       { returnDocument: 'after' },
     ).lean();
+  }
+
+  /** Decisions not yet announced to webhooks, oldest first: the outbox the agents service's deliverer drains. */
+  async toAnnounce(limit: number): Promise<ApprovalDoc[]> {
+    return this.model.find({ announce: true }).sort({ decided_at: 1 }).limit(limit).lean();
+  }
+
+  /** Marks a decision announced, once its webhook messages are queued. */
+  async announced(id: string): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $unset: { announce: 1 } });
   }
 
   /** approved (hold) → executing, once, with a lease. */

@@ -4,6 +4,7 @@ import { AgentRuntime } from './lib/runtime.ts';
 import { agentRuns, type AgentRunDoc } from './modules/agent_runs/model.ts';
 import { agents, type AgentDoc } from './modules/agents/model.ts';
 import { owned } from './modules/index.ts';
+import { WebhookDeliverer } from './modules/webhooks/deliverer.ts';
 
 function agentNode(a: AgentDoc) {
   return {
@@ -54,8 +55,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       gatewayUrl: process.env.CUADRA_GATEWAY_URL?.replace(/\/+$/, '') ?? null, serviceKey: deps.peers?.privateKey ?? null,
     });
     if (process.env.CUADRA_AGENT_RUNTIME !== 'off') runtime.start();
+    // Webhook messages go out from every instance (each claim is a conditional write); tests without the sweep drive it by hand.
+    const deliverer = new WebhookDeliverer({ db: deps.db, governance: deps.governance, log: deps.log, sealer: sealerFromEnv() });
+    if (deps.runApprovals !== false && process.env.CUADRA_WEBHOOKS !== 'off') deliverer.start();
     const stop = server.stop;
     server.stop = async () => {
+      await deliverer.stop();
       await runtime.stop();
       await embeddedModel.stop();
       await stop();

@@ -280,7 +280,7 @@ export class AgentRuntime {
     const set: Record<string, unknown> = { waiting: null, updated_at: now };
     for (const [k, v] of Object.entries(update)) set[`steps.${stepIndex}.calls.${callIndex}.${k}`] = v;
     // An outcome nobody saw ends the run honestly; anything else lets it go on.
-    if (update.status === 'unknown') Object.assign(set, { status: 'failed', stop_reason: 'outcome_unknown', error: 'A held call failed while it ran; whether it took effect is not known. Check before running the agent again.', finished_at: now });
+    if (update.status === 'unknown') Object.assign(set, { status: 'failed', stop_reason: 'outcome_unknown', error: 'A held call failed while it ran; whether it took effect is not known. Check before running the agent again.', finished_at: now, announce: true });
     else set.status = 'queued';
     await agentRuns(db).updateOne({ _id: run._id, status: 'waiting_approval', 'waiting.approval_id': waiting.approval_id }, { $set: set });
   }
@@ -397,7 +397,7 @@ export class AgentRuntime {
     const ended = await agentRuns(db).findOneAndUpdate(
       { _id: run._id, status: 'running', executor: this.#executor },
       {
-        $set: { status, stop_reason: stop, error, output, finished_at: now, executor: null, lease_until: null, waiting: null, active_ms: activeMs, updated_at: now },
+        $set: { status, stop_reason: stop, error, output, finished_at: now, executor: null, lease_until: null, waiting: null, active_ms: activeMs, updated_at: now, announce: true },
         ...(spans.length ? { $push: { spans: { $each: spans } } } : {}),
       },
       { returnDocument: 'after' },

@@ -94,6 +94,8 @@ export interface AgentRunDoc {
   day: string;
   /** Whether its end is counted in the rollups (set after; a run ended by a dead process is counted by the next sweep). */
   ended_applied: boolean;
+  /** Set with its end, until its end's webhook messages are queued (modules/webhooks: the outbox the deliverer drains). */
+  announce?: boolean;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -128,6 +130,7 @@ const runSchema = new Schema<AgentRunDoc>(
     trace_id: { type: String, required: true },
     day: { type: String, required: true },
     ended_applied: { type: Boolean, default: false },
+    announce: { type: Boolean, default: undefined },
     created_at: { type: Date, required: true },
     started_at: { type: Date, default: null },
     finished_at: { type: Date, default: null },
@@ -136,6 +139,7 @@ const runSchema = new Schema<AgentRunDoc>(
   { versionKey: false, minimize: false },
 );
 runSchema.index({ workspace: 1, agent_id: 1 });
+runSchema.index({ announce: 1 }, { sparse: true });
 addPositions(runSchema);
 
 /** The agent_runs collection. */

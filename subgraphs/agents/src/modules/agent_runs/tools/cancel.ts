@@ -12,7 +12,7 @@ export const cancel = defineTool({
   async handler(input, ctx) {
     const cancelled = await agentRuns(ctx.db).findOneAndUpdate(
       { _id: input.id, workspace: ctx.workspace, status: { $in: ['queued', 'running', 'waiting_approval'] } },
-      { $set: { status: 'cancelled', stop_reason: 'cancelled', error: null, finished_at: ctx.now, executor: null, lease_until: null, updated_at: ctx.now } },
+      { $set: { status: 'cancelled', stop_reason: 'cancelled', error: null, finished_at: ctx.now, executor: null, lease_until: null, updated_at: ctx.now, announce: true } },
       { returnDocument: 'before' },
     ).lean();
     if (!cancelled) {
