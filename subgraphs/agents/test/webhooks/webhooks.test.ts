@@ -1,20 +1,26 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createSealer, newId } from '@cuadra/shared';
 import { dumpDatabase, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WebhookDeliverer } from '../../src/modules/webhooks/deliverer.ts';
+import { LEASE_MS, WebhookDeliverer } from '../../src/modules/webhooks/deliverer.ts';
 import { createServer, name } from '../../src/server.ts';
 
 // The receiver a customer would run: it verifies every message with the Standard Webhooks library's own verifier.
-interface Received { headers: IncomingHttpHeaders; body: string }
+interface Received { path: string; headers: IncomingHttpHeaders; body: string }
 let receiver: Server;
 let receiverUrl = '';
 const received: Received[] = [];
 /** Statuses the receiver answers, one per request, then 204. */
 let answers: number[] = [];
+/** Told of each request as it arrives; while `holding`, the receiver does not answer (a send in flight). */
+let onRequest: (() => void) | null = null;
+let holding = false;
 
 let svc: TestSubgraph;
 const sealKey = randomBytes(32);
@@ -33,7 +39,9 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      onRequest?.();
+      if (holding) return;
       res.statusCode = answers.shift() ?? 204;
       res.end();
     });
@@ -55,6 +63,8 @@ afterAll(async () => {
 beforeEach(() => {
   received.length = 0;
   answers = [];
+  onRequest = null;
+  holding = false;
 });
 
 /** A tool's output, or a throw with the refusal. */
@@ -257,5 +267,43 @@ describe('webhooks: signed, logged, retried', () => {
     }
     const deleted = await output('webhooks.delete', { id: webhook.id }, owner);
     expect(deleted.webhook).toMatchObject({ status: 'deleted', signing_secrets: [] });
+  });
+
+  it('survives a SIGKILL of the deliverer mid-send: every message arrives, none lost, a repeat only of the one in flight and with its webhook-id', async () => {
+    // Its own path: messages other tests left pending to the same receiver are sent too, and told apart by it.
+    const { owner, webhook, secret } = await subscribe({ url: `${receiverUrl}/crash` });
+    for (let i = 0; i < 5; i++) await anAction(owner);
+    holding = true;
+    const firstRequest = new Promise<void>((resolve) => { onRequest = () => { if (received.some((r) => r.path.endsWith('/crash'))) resolve(); }; });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./deliverer-process.ts', import.meta.url))], {
+      env: { ...process.env, WEBHOOKS_DB: svc.db.name, WEBHOOKS_GOVERNANCE_DB: svc.governance.db.name, WEBHOOKS_SEAL_KEY: sealKey.toString('base64') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await firstRequest; // the child has queued the messages and one is on the wire, unanswered
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    const mine = () => received.filter((r) => r.path.endsWith('/crash'));
+    const inFlight = mine().length;
+    expect(inFlight).toBeGreaterThanOrEqual(1);
+    holding = false;
+    onRequest = null;
+    // Another deliverer, once the dead one's claims have lapsed.
+    await deliverer().tick(new Date(Date.now() + LEASE_MS + 1_000));
+    const ids = mine().map((r) => String(r.headers['webhook-id']));
+    const rows = (await output('webhooks.deliveries', { id: webhook.id }, owner)).rows as { id: string; status: string; event_id: string }[];
+    expect(rows).toHaveLength(5);
+    expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
+    expect(new Set(ids)).toEqual(new Set(rows.map((r) => r.id)));
+    expect(new Set(rows.map((r) => r.event_id)).size).toBe(5);
+    // At least once: the only repeats are the sends the kill interrupted, with the same id and body.
+    expect(ids.length).toBe(5 + inFlight);
+    for (const r of mine()) new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+    const byId = new Map<string, Set<string>>();
+    for (const r of mine()) byId.set(String(r.headers['webhook-id']), (byId.get(String(r.headers['webhook-id'])) ?? new Set()).add(r.body));
+    expect([...byId.values()].every((bodies) => bodies.size === 1)).toBe(true);
   });
 });
