@@ -74,8 +74,8 @@ export class SubgraphForwarder {
    * provably never reached the subgraph (no connection), `outcome_unknown` when it was sent and no
    * answer came back, `internal` for an answer the owner did not give.
    */
-  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string; checked?: boolean } = {}): Promise<RelayedAnswer> {
-    const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null });
+  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string; checked?: boolean; dryRun?: boolean } = {}): Promise<RelayedAnswer> {
+    const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null, ...(options.dryRun ? { dryRun: true } : {}) });
     const headers: Record<string, string> = { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion };
     if (options.checked && this.#vouching) headers[CHECKED_CALL_HEADER] = this.#vouching.vouch(assertion, body);
     let answer: RelayedAnswer;

@@ -30,6 +30,8 @@ export interface InvokeRequest {
   counted?: RateCount;
   /** The `Cuadra-Version` the caller asked for (the header as sent); absent: the workspace's pinned version. */
   version?: string;
+  /** `X-Dry-Run: true`: answer what the call would do and do nothing (ToolOwner's dry run). */
+  dryRun?: boolean;
 }
 
 /** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
@@ -198,8 +200,8 @@ export class InvokePipeline {
     let answer;
     try {
       answer = entry.subgraph === 'gateway'
-        ? await this.#local.callChecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId })
-        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true });
+        ? await this.#local.callChecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
+        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun });
     } catch (err) {
       const error = toCuadraError(err);
       // The gateway's own owner wrote the attempt's entry; a subgraph's answer, refusals included,

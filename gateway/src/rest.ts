@@ -38,6 +38,7 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
       idempotencyKey: header(req, 'idempotency-key'),
       approvalId: header(req, 'x-approval-id'),
       version: header(req, 'cuadra-version'),
+      dryRun: dryRunHeader(header(req, 'x-dry-run')),
       body: (limit) => readJsonBody(req, limit),
     });
     for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
@@ -107,4 +108,14 @@ export function restNotFound(deps: { publicUrl: string; log: Logger }): Router {
     sendRefusal(res, new CuadraError('not_found', 'No such endpoint. See /openapi.json.'), deps);
   });
   return router;
+}
+
+/**
+ * `X-Dry-Run`: `true` asks for a dry run, `false` or no header for the call itself; anything else
+ * is refused (`invalid_input`) before the call — a mistyped dry run must never run for real.
+ */
+export function dryRunHeader(value: string | undefined): boolean {
+  if (value === undefined || value.trim().toLowerCase() === 'false') return false;
+  if (value.trim().toLowerCase() === 'true') return true;
+  throw new CuadraError('invalid_input', 'X-Dry-Run is true or false; nothing was done.', { field: '' });
 }

@@ -29,6 +29,23 @@ export interface OwnedCall {
   principal: Principal;
   idempotencyKey?: string;
   approvalId?: string;
+  /**
+   * `X-Dry-Run: true`: answer what the call would do — checks, the policy decision, the tool's
+   * preview (the records it would change, the journal lines) — and do nothing: no handler, no
+   * approval, no idempotency record, no ledger entry.
+   */
+  dryRun?: boolean;
+}
+
+/** The body of a dry run's answer (status 200): what the call would do; nothing was done. */
+export interface DryRunBody {
+  tool: string;
+  dry_run: {
+    /** What the workspace's autonomy policies would decide (`allow`, `hold`, `ask`, `deny`) and which policy decided. */
+    decision: { effect: 'allow' | 'hold' | 'ask' | 'deny'; policy: { id: string; name: string } | null };
+    /** The tool's preview: the records that would change and, for a posting, the journal lines; null for a read (it changes nothing). */
+    would: Record<string, unknown> | null;
+  };
 }
 
 /** The owning service's answer: status and body exactly as the caller will get them. */
@@ -233,6 +250,7 @@ export class ToolOwner {
       }
     }
     const input = call.input as Record<string, unknown>;
+    if (call.dryRun) return this.#dryRun(tool, input, call.principal, attempt);
     // Secrets are digested by HMAC, never plainly (a PIN's SHA-256 would be guessed from the ledger).
     const digest = toolInputDigest(input, secretShape(tool.input), call.principal.workspace);
     attempt.digest = digest;
@@ -293,15 +311,7 @@ export class ToolOwner {
       return answer;
     }
 
-    const policies = await (loading ?? this.#governance.policies.forEvaluation(principal.workspace));
-    // Facts kept on the record the call acts on (a deal's amount…) are looked up for the policies; none if that fails.
-    const facts: CallFacts = tool.facts && policies.length ? await tool.facts(input, { db: this.#db, workspace: principal.workspace }).catch(() => ({})) : {};
-    const amount = typeof facts.amount === 'number' ? facts.amount : tool.amount ? tool.amount(input) : null;
-    const decided = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount, facts });
-    // No workspace policy matched: the tool's own default applies (a campaign send is held), else allow.
-    const { effect, policy } = !decided.policy && tool.defaultEffect
-      ? { effect: tool.defaultEffect, policy: { id: 'default', name: `${tool.name} waits for a person by default` } }
-      : decided;
+    const { effect, policy } = await this.#decision(tool, input, principal, loading);
     if (effect === 'deny') {
       const answer = refusal(new CuadraError('policy_denied', `The workspace policy "${policy!.name}" does not allow ${tool.name}.`));
       await record(answer);
@@ -336,6 +346,44 @@ export class ToolOwner {
       return answer;
     }
     return this.#run(tool, input, digest, principal, { idempotencyKey: call.idempotencyKey, started, attempt });
+  }
+
+  /** What the workspace's autonomy policies decide for this call (the tool's own default when none matches). */
+  async #decision(tool: Tool<any, any>, input: Record<string, unknown>, principal: Principal, loading?: Promise<Policy[]>): Promise<{ effect: 'allow' | 'hold' | 'ask' | 'deny'; policy: { id: string; name: string } | null }> {
+    const policies = await (loading ?? this.#governance.policies.forEvaluation(principal.workspace));
+    // Facts kept on the record the call acts on (a deal's amount…) are looked up for the policies; none if that fails.
+    const facts: CallFacts = tool.facts && policies.length ? await tool.facts(input, { db: this.#db, workspace: principal.workspace }).catch(() => ({})) : {};
+    const amount = typeof facts.amount === 'number' ? facts.amount : tool.amount ? tool.amount(input) : null;
+    const decided = decide(policies, { tool: tool.name, risk: tool.risk, principal, amount, facts });
+    // No workspace policy matched: the tool's own default applies (a campaign send is held), else allow.
+    return !decided.policy && tool.defaultEffect
+      ? { effect: tool.defaultEffect, policy: { id: 'default', name: `${tool.name} waits for a person by default` } }
+      : { effect: decided.effect, policy: decided.policy ? { id: decided.policy.id, name: decided.policy.name } : null };
+  }
+
+  /**
+   * A dry run (`X-Dry-Run: true`): the call checked like any other (reach, schema — already done by
+   * the caller of this), the policy decision it would get, and what it would do — the tool's
+   * declared `preview`, which only reads. Nothing is written: no handler runs, no approval, no
+   * idempotency record, no ledger entry (so the answer carries no receipt). A write tool that
+   * declares no preview refuses `dry_run_unsupported` rather than run; a read changes nothing, so
+   * its dry run answers the decision only. A refusal its preview throws is the dry run's answer.
+   */
+  async #dryRun(tool: Tool<any, any>, input: Record<string, unknown>, principal: Principal, attempt: Attempt): Promise<OwnedAnswer> {
+    // Nothing of this attempt goes on the ledger, refusals included (the attempt's failure path writes none either).
+    attempt.recorded = true;
+    if (tool.risk !== 'read' && !tool.preview) {
+      return refusal(new CuadraError('dry_run_unsupported', `${tool.name} cannot say beforehand what it would do, so it does not take X-Dry-Run; nothing was done.`));
+    }
+    try {
+      const decision = await this.#decision(tool, input, principal);
+      const would = tool.risk === 'read' || !tool.preview ? null : await tool.preview(input, this.#context(principal, new Date()));
+      const body: DryRunBody = { tool: tool.name, dry_run: { decision, would } };
+      return { status: 200, body: body as unknown as Record<string, unknown> };
+    } catch (err) {
+      if (isCuadraError(err) && statusOf(err.code) < 500) return refusal(err);
+      throw err;
+    }
   }
 
   /**

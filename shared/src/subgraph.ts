@@ -29,7 +29,7 @@ import { toolMutationFastPath } from './tool-mutation.ts';
 import type { BackgroundJob, OwnedModules } from './module.ts';
 
 /** The tool mutation's arguments (GraphQL or the POST /invoke body). */
-interface ToolMutationArgs { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null }
+interface ToolMutationArgs { tool: string; input: unknown; idempotencyKey?: string | null; approvalId?: string | null; dryRun?: boolean | null }
 
 /** Where a subgraph answers the tool mutation without GraphQL (same assertion, same owner, same answer). */
 export const TOOL_INVOKE_PATH = '/invoke';
@@ -70,7 +70,7 @@ scalar JSON
 
 type Mutation {
   """Runs one of this subgraph's tools through the owning half of the invoke pipeline; returns {status, body, replayed?}: the answer exactly as the caller gets it."""
-  ${toolMutationName(subgraph)}(tool: String!, input: JSON!, idempotencyKey: String, approvalId: String): JSON!
+  ${toolMutationName(subgraph)}(tool: String!, input: JSON!, idempotencyKey: String, approvalId: String, dryRun: Boolean): JSON!
 }
 `;
 }
@@ -154,7 +154,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   const runTool = (args: ToolMutationArgs, principal: Principal, prechecked = false) => {
     // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
     if (principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
-    const call = { tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined };
+    const call = { tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined, dryRun: args.dryRun === true };
     return prechecked ? owner.callChecked(call) : owner.call(call);
   };
   const resolvers: GraphQLResolverMap<any> = {
@@ -208,8 +208,8 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   // entry written here) from this route's own refusals (no assertion, a malformed request).
   app.post(TOOL_INVOKE_PATH, checkAssertion, express.json({ limit: '2mb', verify: keepRawBody }), async (req, res) => {
     const args = req.body as ToolMutationArgs;
-    if (typeof args?.tool !== 'string' || !('input' in args) || (args.idempotencyKey != null && typeof args.idempotencyKey !== 'string') || (args.approvalId != null && typeof args.approvalId !== 'string')) {
-      res.status(400).json({ error: 'Send {tool, input, idempotencyKey?, approvalId?}.', code: 'invalid_input', field: '' });
+    if (typeof args?.tool !== 'string' || !('input' in args) || (args.idempotencyKey != null && typeof args.idempotencyKey !== 'string') || (args.approvalId != null && typeof args.approvalId !== 'string') || (args.dryRun != null && typeof args.dryRun !== 'boolean')) {
+      res.status(400).json({ error: 'Send {tool, input, idempotencyKey?, approvalId?, dryRun?}.', code: 'invalid_input', field: '' });
       return;
     }
     const principal = res.locals.principal as Principal;

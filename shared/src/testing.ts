@@ -82,7 +82,7 @@ export interface TestSubgraph {
   governance: Governance;
   /** Runs the approval sweep once (tests drive it by hand instead of waiting for the timer). */
   sweep(): Promise<void>;
-  call(tool: string, input: unknown, principal: Principal, options?: { idempotencyKey?: string; approvalId?: string }): Promise<SubgraphCall>;
+  call(tool: string, input: unknown, principal: Principal, options?: { idempotencyKey?: string; approvalId?: string; dryRun?: boolean }): Promise<SubgraphCall>;
   graphql(query: string, variables: Record<string, unknown>, principal: Principal | null): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
@@ -100,7 +100,7 @@ export async function startTestSubgraph(
   if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
   const suffix = randomBytes(4).toString('hex');
   const db = await connectDatabase(mongoUrl, `test_${name}_${suffix}`, { monitorCommands: options.monitorCommands });
-  const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`);
+  const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`, { monitorCommands: options.monitorCommands });
   const governance = new Governance(governanceDb);
   await governance.init();
   const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false,
@@ -124,8 +124,8 @@ export async function startTestSubgraph(
     async call(tool, input, principal, options = {}) {
       const mutation = toolMutationName(name);
       const { status, body } = await graphql(
-        `mutation($tool: String!, $input: JSON!, $key: String, $approval: String) { ${mutation}(tool: $tool, input: $input, idempotencyKey: $key, approvalId: $approval) }`,
-        { tool, input, key: options.idempotencyKey ?? null, approval: options.approvalId ?? null },
+        `mutation($tool: String!, $input: JSON!, $key: String, $approval: String, $dry: Boolean) { ${mutation}(tool: $tool, input: $input, idempotencyKey: $key, approvalId: $approval, dryRun: $dry) }`,
+        { tool, input, key: options.idempotencyKey ?? null, approval: options.approvalId ?? null, dry: options.dryRun ?? null },
         principal,
       );
       if (body.errors?.length) {
@@ -134,6 +134,8 @@ export async function startTestSubgraph(
       }
       if (!body.data) return { ok: false, code: body.code, message: body.error, httpStatus: status };
       const answer = body.data[mutation] as { status: number; body: Record<string, any>; replayed?: boolean };
+      // A dry run's answer: what the call would do (`dry_run`), in `output`.
+      if (answer.status === 200 && options.dryRun) return { ok: true, output: answer.body.dry_run, httpStatus: 200 };
       if (answer.status === 200) {
         checkOutput(tool, server.registry.get(tool)?.output, answer.body.output);
         return { ok: true, output: answer.body.output, httpStatus: 200, replayed: answer.replayed };

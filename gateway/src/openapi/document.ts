@@ -28,6 +28,7 @@ const REFUSAL_WHEN: Record<ErrorCode, string> = {
   uri_too_long: 'The request line (the path, with a tool\'s name) is longer than the server reads (16 KiB with the headers).',
   headers_too_large: 'The request\'s headers are larger than the server reads (16 KiB with the request line).',
   invalid_input: 'An argument does not fit the schema; `field` is its JSON Pointer.',
+  dry_run_unsupported: 'X-Dry-Run: true on a write tool that cannot say beforehand what it would do; nothing was done.',
   rate_limited: 'Too many requests; wait Retry-After seconds and retry.',
   internal: 'Something failed on the service\'s side.',
   outcome_unknown: 'The call reached its owning service and no outcome came back; retry with the same Idempotency-Key to learn the real outcome.',

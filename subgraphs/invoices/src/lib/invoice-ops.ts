@@ -161,6 +161,50 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
  * 4. writes the journal entry (its id is derived from the document: a retry cannot add a second);
  * 5. the final conditional update: status posted, CUFE/CUDE, time, rollup intent.
  */
+/** The journal entry posting a document writes (its id, date, memo and lines): one function for the post and its dry run. */
+async function postingEntry(ctx: ToolContext, doc: InvoiceDoc, applied: number) {
+  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
+    : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
+      : invoiceEntryLines(doc);
+  return {
+    id: `je_${doc._id}`, date: doc.issue_date, currency: doc.currency, lines,
+    memo: `${{ invoice: 'Factura de venta', credit_note: 'Nota crédito', debit_note: 'Nota débito' }[doc.kind]} ${doc.number ?? '(número por asignar)'} — ${doc.customer.name}`,
+  };
+}
+
+/**
+ * What posting a draft would do, read only (the dry run of `invoices.post`, and the preview a held
+ * post shows the person deciding): the same refusals the post makes first (no such document, not a
+ * draft, a closed period), the journal entry it would write — the lines computed by the very
+ * function the post uses — and the records it would change. The number is the range's next at the
+ * moment of posting, so it is not promised here.
+ */
+export async function previewPost(ctx: ToolContext, id: string): Promise<Record<string, unknown>> {
+  const doc = await invoices(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
+  if (doc.status !== 'draft') throw new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+  if (taxRegimeOf(ctx.principal) === 'dian') await requireSettings(ctx.db, ctx.workspace);
+  await assertPeriodOpen(ctx.db, ctx.workspace, doc.issue_date);
+  const changes: Record<string, unknown>[] = [];
+  let applied = doc.amount_due;
+  if (doc.kind === 'credit_note' && doc.credit_of) {
+    // As applyCreditNote computes it: the note applies up to the credited invoice's balance.
+    const credited = await invoices(ctx.db).findOne({ _id: doc.credit_of, workspace: ctx.workspace }, { balance: 1, number: 1 }).lean();
+    applied = Math.min(doc.amount_due, credited?.balance ?? 0);
+    if (credited) changes.push({ source: 'invoices', id: doc.credit_of, op: 'update', before: { balance: credited.balance }, after: { balance: credited.balance - applied } });
+  }
+  const entry = await postingEntry(ctx, doc, applied);
+  changes.unshift(
+    {
+      source: 'invoices', id: doc._id, op: 'update',
+      before: { status: 'draft', number: doc.number, journal_entry_id: doc.journal_entry_id ?? null },
+      after: { status: 'posted', number: doc.number ?? 'the next number of the range, taken at posting', journal_entry_id: entry.id },
+    },
+    { source: 'journal_entries', id: entry.id, op: 'insert', after: { date: entry.date, currency: entry.currency, memo: entry.memo, lines: entry.lines } },
+  );
+  return { changes, journal_lines: entry.lines };
+}
+
 export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
   // The workspace's country decides: a Colombian document needs DIAN's set-up (range, keys); elsewhere it is numbered from the workspace's own series, without DIAN.
   const dian = taxRegimeOf(ctx.principal) === 'dian';
@@ -200,14 +244,9 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
     number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
     issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
   }) : null;
-  const entryId = `je_${doc._id}`;
-  const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
-    : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
-      : invoiceEntryLines(doc);
-  await postEntry(ctx, { kind: doc.kind, id: doc._id }, lines, {
-    id: entryId, date: doc.issue_date, currency: doc.currency,
-    memo: `${{ invoice: 'Factura de venta', credit_note: 'Nota crédito', debit_note: 'Nota débito' }[doc.kind]} ${doc.number} — ${doc.customer.name}`,
-  });
+  const entry = await postingEntry(ctx, doc, applied);
+  const entryId = entry.id;
+  await postEntry(ctx, { kind: doc.kind, id: doc._id }, entry.lines, { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo });
   const sign = doc.kind === 'credit_note' ? -1 : 1;
   // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
   // an invoice's allowances and charges on the whole document move it (what the journal books to income).

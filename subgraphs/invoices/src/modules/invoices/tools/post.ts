@@ -1,5 +1,5 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { postDocument } from '../../../lib/invoice-ops.ts';
+import { postDocument, previewPost } from '../../../lib/invoice-ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
 
 /** Posts a draft: number, CUFE, balanced journal entry. Exactly once; a second post is a `conflict`. */
@@ -9,6 +9,8 @@ export const post = defineTool({
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('invoice', INVOICE_VIEW_SCHEMA),
+  // Its dry run, and what a held post shows the person deciding: the journal lines and the changes.
+  preview: (input, ctx) => previewPost(ctx, input.id),
   async handler(input, ctx) {
     return { invoice: invoiceView(await postDocument(ctx, input.id)) };
   },
