@@ -19,7 +19,7 @@ describe('X-Dry-Run over REST', () => {
     const ledger = sys.governanceFor().ledger;
     const before = await ledger.entries.countDocuments({ workspace });
     const unsupported = await sys.invoke('pipelines.create', { name: 'Ventas', key: 'ventas', stages: [{ name: 'Nuevo', kind: 'open' }, { name: 'Ganado', kind: 'won' }] }, key, { 'X-Dry-Run': 'true' });
-    expect(unsupported.status, JSON.stringify(unsupported.body)).toBe(422);
+    expect(unsupported.status, JSON.stringify(unsupported.body)).toBe(400);
     expect(unsupported.body).toMatchObject({ code: 'dry_run_unsupported' });
     expect(unsupported.headers.get('ledger-receipt')).toBeNull();
     const mistyped = await sys.invoke('invoices.post', { id: 'inv_x' }, key, { 'X-Dry-Run': 'yes' });

@@ -16,7 +16,7 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   invalid_input: 422,
   /** `X-Dry-Run: true` on a write tool that cannot say beforehand what it would do (it declares no preview): nothing was done. */
-  dry_run_unsupported: 422,
+  dry_run_unsupported: 400,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,

@@ -81,7 +81,7 @@ describe('dry runs', () => {
     const before = await invoices(sg.db).countDocuments({ workspace: owner.workspace });
     const writes = await writesDuring(async () => {
       const r = await sg.call('invoices.create', { customer_id: customer, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: 'Consultoría', quantity: 1, unit_price: 100, tax_rate_ppm: 190000 }] }, owner, { dryRun: true });
-      expect(r).toMatchObject({ ok: false, code: 'dry_run_unsupported', httpStatus: 422 });
+      expect(r).toMatchObject({ ok: false, code: 'dry_run_unsupported', httpStatus: 400 });
       expect(await sg.call('invoices.list', {}, owner, { dryRun: true })).toMatchObject({ ok: true, output: { decision: { effect: 'allow' }, would: null } });
     });
     expect(writes).toEqual([]);
