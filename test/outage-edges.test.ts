@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMongo, startRedis, type RunningServer } from '../scripts/infra.ts';
+import { SERVER_SELECTION_TIMEOUT_MS } from '../shared/src/db.ts';
 import { authorizeThroughForms, FormAgent, formFields } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -262,5 +263,42 @@ describe('while the database server is down', () => {
     }
     // The refresh token the failed exchange could not use is still good.
     expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
+  }, 120_000);
+});
+
+describe('a database server that dies is known down at once', () => {
+  it('writes made at the kill and moments after it are answered before the driver\'s server selection could time out, over three kills; the services recover by themselves', async () => {
+    const answers: { at: string; status: string; ms: number }[] = [];
+    for (let kill = 0; kill < 3; kill++) {
+      expect((await sys.invoke('parties.create', { name: `Antes ${kill}`, kind: 'customer' }, owner)).status).toBe(200);
+      process.kill(mongo.pid, 'SIGKILL');
+      const killedAt = Date.now();
+      try {
+        // At the kill (the pool's sockets die under the writes) and after it (the server already marked unknown).
+        for (const after of [0, 400]) {
+          while (Date.now() - killedAt < after) await sleep(20);
+          const round = await Promise.all(Array.from({ length: 3 }, async (_, i) => {
+            const t0 = Date.now();
+            const keyed = await sys.invoke('parties.create', { name: `Caída ${kill}.${after}.${i}`, kind: 'customer' }, owner, { 'Idempotency-Key': `caida-${kill}-${after}-${i}` });
+            const tKeyed = Date.now();
+            const plain = await sys.invoke('parties.create', { name: `Caída sin clave ${kill}.${after}.${i}`, kind: 'customer' }, owner);
+            return [
+              { at: `kill ${kill} +${after} ms keyed`, status: `${keyed.status} ${keyed.body?.code}`, ms: tKeyed - t0 },
+              { at: `kill ${kill} +${after} ms plain`, status: `${plain.status} ${plain.body?.code}`, ms: Date.now() - tKeyed },
+            ];
+          }));
+          answers.push(...round.flat());
+        }
+      } finally {
+        mongo = await startMongo({ backend: 'h2', file, port: mongo.port, logFile: path.join(dir, 'mongo.log') });
+        await waitHealthy();
+      }
+    }
+    console.log('[outage] answers after the kills', answers);
+    for (const a of answers) expect(['503 unavailable', '502 outcome_unknown'], a.at).toContain(a.status);
+    // Each answer came before a single server selection could have timed out: nothing waited on a server known down.
+    for (const a of answers) expect(a.ms, a.at).toBeLessThan(SERVER_SELECTION_TIMEOUT_MS);
+    // Back without anyone restarting the services.
+    expect((await sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner)).status).toBe(200);
   }, 120_000);
 });

@@ -2,13 +2,76 @@ import { probeEnabled } from './probe.ts';
 import mongoose, { type Connection, type Model, type Schema } from 'mongoose';
 
 /**
+ * How long the driver waits for a usable server before it gives up on an operation — only while
+ * the server's state is not known (start-up); a server known down fails an operation at once
+ * ({@link failFastWhileDown}).
+ */
+export const SERVER_SELECTION_TIMEOUT_MS = 5_000;
+
+/**
+ * How often the driver's monitor checks the server (the driver's default is 10 s): a server that
+ * dies between operations is known down within this, and one that comes back is used again within
+ * this, without any operation having to wait for it.
+ */
+export const HEARTBEAT_FREQUENCY_MS = 1_000;
+
+/**
+ * Thrown instead of an operation while the database server is known down: nothing was sent.
+ * `storeUnreachable` (errors.ts) recognises it by name, so every surface answers `unavailable`
+ * (or `outcome_unknown` for a call that had already written something).
+ */
+export class DatabaseKnownDownError extends Error {
+  override name = 'DatabaseKnownDownError';
+}
+
+/** The slice of the driver's topology that the fail-fast guard wraps (see {@link failFastWhileDown}). */
+interface SelectingTopology { selectServer(...args: unknown[]): Promise<unknown> }
+/** The public SDAM event the guard listens to: every server's type and last error. */
+interface TopologyChange { newDescription: { servers: Map<string, { type: string; error: unknown }> } }
+
+/**
+ * Makes the connection fail at once while its server is known down (issue 31, finding 7), and
+ * use it again by itself when it is back.
+ *
+ * Why: when the server dies, the driver marks it Unknown (the first operation's network error, or
+ * a failed heartbeat) and clears the pool; every later operation then waits in server selection
+ * for up to {@link SERVER_SELECTION_TIMEOUT_MS} — several times over for a call that makes several
+ * operations — before the caller hears `unavailable`. The driver's own SDAM events say when every
+ * server is Unknown *with an error* (down, as opposed to not yet discovered at start-up); while
+ * that holds, server selection refuses at once with {@link DatabaseKnownDownError} instead of
+ * joining the wait queue. The monitor's heartbeat ({@link HEARTBEAT_FREQUENCY_MS}) finds the
+ * server again; the next topology change lifts the refusal.
+ *
+ * The driver has no public option for this; the one internal method used, the topology's
+ * `selectServer`, is checked at connection time so a driver that renamed it fails start-up
+ * loudly rather than silently losing the guarantee.
+ */
+function failFastWhileDown(connection: Connection): void {
+  const client = connection.getClient() as unknown as { topology?: SelectingTopology; on(event: 'topologyDescriptionChanged', listener: (event: TopologyChange) => void): void };
+  const topology = client.topology;
+  if (!topology || typeof topology.selectServer !== 'function') throw new Error('connectDatabase: the MongoDB driver has no topology.selectServer to guard; see failFastWhileDown');
+  let downSince: Date | null = null;
+  client.on('topologyDescriptionChanged', ({ newDescription }) => {
+    const servers = [...newDescription.servers.values()];
+    const down = servers.length > 0 && servers.every((server) => server.type === 'Unknown' && server.error != null);
+    downSince = down ? (downSince ?? new Date()) : null;
+  });
+  const select = topology.selectServer.bind(topology);
+  topology.selectServer = (...args: unknown[]) => {
+    if (downSince) return Promise.reject(new DatabaseKnownDownError(`The database server has not answered since ${downSince.toISOString()}; not waiting for it.`));
+    return select(...args);
+  };
+}
+
+/**
  * Opens one service's own database. Each service has its own connection and database
  * name; nothing here is shared between services.
  */
 export async function connectDatabase(url: string, dbName: string, options: { monitorCommands?: boolean } = {}): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     dbName,
-    serverSelectionTimeoutMS: 5_000,
+    serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+    heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
     maxPoolSize: 20,
     // Collections and indexes are made by ensureModel at start-up, where a race between
     // services starting together is retried instead of failing one of them.
@@ -20,6 +83,7 @@ export async function connectDatabase(url: string, dbName: string, options: { mo
     ...((probeEnabled() && process.env.CUADRA_PROBE_MONGO !== '0') || options.monitorCommands ? { monitorCommands: true } : {}),
   });
   await connection.asPromise();
+  failFastWhileDown(connection);
   return connection;
 }
 
