@@ -64,7 +64,7 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
   const { pipeline, catalog, publicUrl, log } = deps;
   const router = Router();
   const sessions = new McpSessions();
-  const newServer = () => createMcpServer({ pipeline, catalog, log });
+  const newServer = () => createMcpServer({ pipeline, catalog, log, publicUrl });
   const modern = createMcpHandler(() => newServer(), {
     legacy: 'reject',
     onerror: (err) => log.debug({ err }, 'mcp request refused by the protocol layer'),

@@ -1,9 +1,10 @@
 import { CuadraError, isCuadraError, jsonByteLength, type Logger, type Principal } from '@cuadra/shared';
-import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { PublicTool } from '../catalog.ts';
 import { PipelineRefusal, type InvokePipeline, type InvokeRequest, type RateCount } from '../pipeline.ts';
 import type { Catalog } from '../catalog.ts';
 import { renderAnswer, renderRefusal } from './render.ts';
+import { createTaskResult, declaresTasks, detailedTask, TASKS_EXTENSION, taskParamsSchema, taskProtocolError, MISSING_REQUIRED_CLIENT_CAPABILITY, type ApprovalView, type TaskParams } from './tasks.ts';
 
 /** Version reported in `serverInfo`. */
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -54,6 +55,15 @@ export function mcpTool(tool: PublicTool): Tool {
   };
 }
 
+/**
+ * The request's 2026-07-28 `_meta` envelope (protocol version, client capabilities): the SDK
+ * validates it and hands it over as `ctx.mcpReq.envelope`; a request's own `_meta` otherwise.
+ */
+function envelopeOf(ctx: ServerContext, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> } | undefined)?.envelope;
+  return envelope && Object.keys(envelope).length > 0 ? envelope : meta;
+}
+
 function stringMeta(meta: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = meta?.[key];
   return typeof value === 'string' ? value : undefined;
@@ -65,11 +75,12 @@ function stringMeta(meta: Record<string, unknown> | undefined, key: string): str
  * JSON Schema already, and input validation must be the pipeline's so refusals keep their
  * contract codes and JSON Pointer fields.
  */
-export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catalog; log: Logger }): Server {
+export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catalog; log: Logger; publicUrl: string }): Server {
   const server = new Server(
     { name: 'cuadra', title: 'Cuadra', version: MCP_SERVER_VERSION },
     {
-      capabilities: { tools: { listChanged: false } },
+      // The tasks extension (ext-tasks 2026-07-28 § Capability Negotiation): declared in server/discover.
+      capabilities: { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } },
       instructions:
         'Cuadra business workspace tools (invoicing, customers, payroll, projects, agents). Start with tools.search to find the tool for a task '
         + 'and tools.describe for its input schema. A call the workspace holds for approval returns structuredContent '
@@ -109,6 +120,12 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
     };
     try {
       const result = await deps.pipeline.invoke(invoke);
+      // ext-tasks § Capability Negotiation: a held call answers a task only to a client that declared
+      // the extension on this very request; any other client gets today's pending_approval result.
+      if (result.status === 202 && declaresTasks(envelopeOf(ctx, meta))) {
+        const approvalId = (result.body as { approval_id: string }).approval_id;
+        return withReceipt(createTaskResult(approvalId, new Date()) as unknown as CallToolResult, result.headers);
+      }
       return withReceipt(renderAnswer(result), result.headers);
     } catch (err) {
       const error = err instanceof PipelineRefusal ? err.error : isCuadraError(err) ? err : undefined;
@@ -118,6 +135,64 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       if (error.code === 'internal' || error.code === 'unavailable') deps.log.error({ err: error.cause ?? error, tool: name }, error.message);
       return withReceipt(renderRefusal(error), err instanceof PipelineRefusal ? err.headers : {});
     }
+  });
+
+  /** The caller's own held call `taskId`, read through the pipeline; another's is "not found" (§ Error Handling). */
+  async function approvalOf(ctx: ServerContext, params: TaskParams, method: string): Promise<ApprovalView> {
+    const caller = callerOf(ctx);
+    const taskId = params.taskId;
+    // ext-tasks § Error Handling: -32021 (Missing Required Client Capability) for a client that does not declare the extension on this request.
+    if (!declaresTasks(envelopeOf(ctx, params._meta))) {
+      throw new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    }
+    const counted = caller.counted;
+    caller.counted = undefined;
+    try {
+      const answer = await deps.pipeline.invoke({
+        authorization: caller.authorization, principal: caller.principal, counted, tool: 'approvals.get', tenant: caller.tenant,
+        body: async () => ({ id: taskId }),
+      });
+      const approval = (answer.body as unknown as { output: { approval: ApprovalView & { requested_by: { id: string } } } }).output.approval;
+      // A task belongs to the caller that made the call: its id reveals nothing to anyone else.
+      if (approval.requested_by.id !== caller.principal.actor.id) throw new CuadraError('not_found', 'No such task.');
+      return approval;
+    } catch (err) {
+      if (!(err instanceof PipelineRefusal) && !isCuadraError(err)) deps.log.error({ err, method }, 'task lookup failed');
+      throw taskProtocolError(err);
+    }
+  }
+  const inboxUrl = `${deps.publicUrl}/app/approvals`;
+
+  server.setRequestHandler('tasks/get', { params: taskParamsSchema(false) }, async (params, ctx) => {
+    return { resultType: 'complete', ...detailedTask(await approvalOf(ctx, params, 'tasks/get'), inboxUrl) };
+  });
+  // § Task Update Requests: the only input request is the person's decision, made in the inbox;
+  // responses are acknowledged and otherwise ignored (a client cannot approve its own call).
+  server.setRequestHandler('tasks/update', { params: taskParamsSchema(true) }, async (params, ctx) => {
+    await approvalOf(ctx, params, 'tasks/update');
+    return { resultType: 'complete' };
+  });
+
+  // § Task Cancellation: cancelling a task withdraws its pending approval (approvals.withdraw, through
+  // the pipeline, so it is on the ledger); once a person decided, the decision stands and cancel
+  // only acknowledges (cooperative: "MAY ultimately reach a terminal status other than cancelled").
+  server.setRequestHandler('tasks/cancel', { params: taskParamsSchema(false) }, async (params, ctx) => {
+    const approval = await approvalOf(ctx, params, 'tasks/cancel');
+    if (approval.status !== 'pending') return { resultType: 'complete' };
+    const caller = callerOf(ctx);
+    try {
+      await deps.pipeline.invoke({
+        authorization: caller.authorization, principal: caller.principal, tool: 'approvals.withdraw', tenant: caller.tenant,
+        idempotencyKey: `tasks-cancel:${params.taskId}`,
+        body: async () => ({ id: params.taskId }),
+      });
+    } catch (err) {
+      const error = err instanceof PipelineRefusal ? err.error : isCuadraError(err) ? err : undefined;
+      // Decided between the read and the withdrawal: the decision stands, and the ack is still due.
+      if (error?.code === 'conflict') return { resultType: 'complete' };
+      throw taskProtocolError(err);
+    }
+    return { resultType: 'complete' };
   });
 
   return server;

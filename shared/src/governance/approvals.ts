@@ -4,8 +4,11 @@ import { ensureModel, modelOn } from '../db.ts';
 import type { Principal } from '../principal.ts';
 import { openSecrets, redactInputs, type Sealer } from '../seal.ts';
 
-/** States of an approval (CONTRACT.md §3). `executing` is the short window while a held call runs. */
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executing' | 'executed' | 'failed';
+/**
+ * States of an approval (CONTRACT.md §3). `executing` is the short window while a held call runs;
+ * `withdrawn`: its requester took it back before anyone decided (an MCP `tasks/cancel`).
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executing' | 'executed' | 'failed' | 'withdrawn';
 
 /** An approval as callers see it. */
 export interface Approval {
@@ -162,6 +165,19 @@ export class ApprovalStore {
   /** Marks a decision announced, once its webhook messages are queued. */
   async announced(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $unset: { announce: 1 } });
+  }
+
+  /**
+   * pending → withdrawn, once, by the credential that asked. The same conditional update on
+   * `status: pending` as `decide`, so of a withdrawal and an approval at the same moment exactly
+   * one wins: a withdrawn call never runs, and an approved one is not withdrawn. Null otherwise.
+   */
+  async withdraw(workspace: string, id: string, credentialId: string, now = new Date()): Promise<ApprovalDoc | null> {
+    return this.model.findOneAndUpdate(
+      { _id: id, workspace, status: 'pending', 'requested_by.credential_id': credentialId },
+      { $set: { status: 'withdrawn', decided_at: now.toISOString(), reason: 'Withdrawn by its requester.' } },
+      { returnDocument: 'after' },
+    ).lean();
   }
 
   /** approved (hold) → executing, once, with a lease. */

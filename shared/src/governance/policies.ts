@@ -73,6 +73,9 @@ export const GOVERNANCE_FLOOR: ReadonlySet<string> = new Set(['policies.list', '
  */
 export function decide(policies: readonly Policy[], call: PolicyCall): { effect: PolicyEffect; policy: Policy | null } {
   if (call.principal.role === 'owner' && GOVERNANCE_FLOOR.has(call.tool)) return { effect: 'allow', policy: null };
+  // Taking back one's own pending request only makes a held call never run: holding or asking for
+  // it would keep a caller (an MCP client's `tasks/cancel`) from ever undoing what it asked.
+  if (call.tool === 'approvals.withdraw') return { effect: 'allow', policy: null };
   let best: Policy | null = null;
   for (const p of policies) {
     if (!policyMatches(p, call)) continue;

@@ -16,7 +16,7 @@ export const APPROVAL_VIEW_SCHEMA = {
   required: ['id', 'status', 'mode', 'tool', 'input', 'requested_by', 'requested_at', 'decided_by', 'decided_at', 'reason', 'result', 'expires_at'],
   properties: {
     id: TEXT,
-    status: { enum: ['pending', 'approved', 'rejected', 'expired', 'executing', 'executed', 'failed'] },
+    status: { enum: ['pending', 'approved', 'rejected', 'expired', 'executing', 'executed', 'failed', 'withdrawn'] },
     mode: { enum: ['hold', 'ask'] },
     tool: TEXT,
     /** The held call's input: whatever that tool takes. */
