@@ -58,6 +58,11 @@ async function partiesNamed(name: string): Promise<number> {
 }
 
 describe('a held tools/call as a task', () => {
+  it('declares the extension in server/discover (ext-tasks § Capability Negotiation)', async () => {
+    const discovered = await rpc('server/discover', {});
+    expect(discovered.result?.capabilities?.extensions, JSON.stringify(discovered)).toEqual({ [TASKS]: {} });
+  });
+
   it('is input_required while a person decides, then completed with the tool\'s result, once — also polled through another gateway', async () => {
     const taskId = await heldCall('Tarea Aprobada');
     const pending = await rpc('tasks/get', { taskId });
