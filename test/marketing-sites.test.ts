@@ -48,6 +48,17 @@ describe('hosted sites', () => {
     await ok('sites.publish', { id: site.id });
     const html = await (await fetch(`${sys.gatewayUrl}/s/reservas-${run}/`)).text();
     expect(html).toContain(`<h2 id="b0-title">Reserva una cita</h2><p>Treinta minutos con la doctora.</p><p><a href="/book/${workspaceId}/consulta-inicial">Ver horarios y reservar</a></p>`);
+    // The link reaches the booking page: the gateway sends it on to the workspace's slug address.
+    await ok('booking_types.create', { slug: 'consulta-inicial', name: 'Consulta inicial', duration_min: 30, weekly: { mon: [{ start: '09:00', end: '12:00' }] } });
+    const link = await fetch(`${sys.gatewayUrl}/book/${workspaceId}/consulta-inicial?desde=sitio`, { redirect: 'manual' });
+    const slug = await sys.identity.slugOf(workspaceId);
+    expect({ status: link.status, location: link.headers.get('location') }).toEqual({ status: 308, location: `/book/${slug}/consulta-inicial?desde=sitio` });
+    const page = await fetch(`${sys.gatewayUrl}/book/${workspaceId}/consulta-inicial`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Consulta inicial');
+    // An id that is no workspace's, and a booking posted to the id address, find nothing.
+    expect((await fetch(`${sys.gatewayUrl}/book/ws_AAAAAAAAAAAAAAAA/consulta-inicial`, { redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(`${sys.gatewayUrl}/book/${workspaceId}/consulta-inicial`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' })).status).toBe(404);
   });
 
   it('refuses hostile addresses and bad pages at their field, and keeps one site per address', async () => {

@@ -8,6 +8,8 @@ import { formLimited } from './marketing-public.ts';
 import { Throttle, throttleQuotas } from './oauth/throttle.ts';
 import { clientAddress } from './pages/html.ts';
 
+/** A workspace's id as `newId('ws')` makes it (never a slug: slugs have no `_` or capitals). */
+const WORKSPACE_ID = /^ws_[A-Za-z0-9_-]{16}$/;
 /** Largest booking form accepted (a name, an e-mail, a few answers). */
 const MAX_BODY = 16 * 1024;
 /** Response headers passed back from the projects service (never a cookie: these pages share the app's origin). */
@@ -32,7 +34,15 @@ export function bookingPublic(opts: { projectsUrl: string | undefined; identity:
     if (!opts.projectsUrl) return sendRefusal(res, new CuadraError('unavailable', 'The booking service is not configured.'), opts);
     const ws = await opts.identity.workspaceBySlug(String(req.params.slug)).catch(() => undefined);
     if (ws === undefined) return sendRefusal(res, new CuadraError('unavailable', 'The page could not be reached; try again shortly.'), opts);
-    if (!ws) return notFound(res);
+    if (!ws) {
+      // A site's booking block links by the workspace's id (the marketing service does not hold slugs,
+      // which are the gateway's): send the visitor on to the page's own address, the slug's.
+      const slug = WORKSPACE_ID.test(String(req.params.slug)) ? await opts.identity.slugOf(String(req.params.slug)).catch(() => undefined) : null;
+      if (slug === undefined) return sendRefusal(res, new CuadraError('unavailable', 'The page could not be reached; try again shortly.'), opts);
+      if (!slug || req.method === 'POST') return notFound(res);
+      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+      return res.status(308).set({ location: `/book/${encodeURIComponent(slug)}/${encodeURIComponent(String(req.params.type))}${query}`, 'cache-control': 'no-store' }).end();
+    }
     let body: Buffer | undefined;
     if (req.method === 'POST') {
       let wait: number | null;

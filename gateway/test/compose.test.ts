@@ -32,7 +32,7 @@ describe('composeSupergraph on the real subgraphs', () => {
     output = composeSupergraph(sources);
   });
 
-  it('loads the six subgraphs', () => {
+  it('loads the seven subgraphs', () => {
     expect(sources.map((s) => s.name).sort()).toEqual(['agents', 'crm', 'inventory', 'invoices', 'marketing', 'payroll', 'projects']);
     expect(SUBGRAPHS.map((s) => s.name).sort()).toEqual(sources.map((s) => s.name).sort());
   });
@@ -41,7 +41,7 @@ describe('composeSupergraph on the real subgraphs', () => {
     const sdl = output.supergraphSdl;
     expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/join\/v0\.\d+"/);
     for (const { name } of sources) {
-      expect(sdl).toContain(`${toolMutationName(name)}(tool: String!, input: JSON!, idempotencyKey: String, approvalId: String): JSON!`);
+      expect(sdl).toContain(`${toolMutationName(name)}(tool: String!, input: JSON!, idempotencyKey: String, approvalId: String, dryRun: Boolean): JSON!`);
       expect(sdl).toContain(`url: "http://${name}:4000/graphql"`);
     }
     expect(sdl).toContain('invokeCrmTool');

@@ -18,6 +18,7 @@ const CONTRACT_TABLE: [ErrorCode, number][] = [
   ['body_too_large', 413],
   // Issue 31 (CHANGELOG): a request head past the server's limit, answered with the JSON refusal body.
   ['uri_too_long', 414],
+  ['dry_run_unsupported', 400],
   ['invalid_input', 422],
   ['rate_limited', 429],
   ['headers_too_large', 431],

@@ -65,7 +65,7 @@ describe('the default chart: the PUC holds every code the postings use', () => {
     const second = await call(owner, 'accounts.list', { limit: 3, cursor: first.next_cursor });
     expect(second.rows.map((r: any) => r.code)).toEqual(['12', '1225', '13']);
     const expenses = await call(owner, 'accounts.list', { class: '5', parent: '53', limit: 100 });
-    expect(expenses.rows.map((r: any) => r.code)).toEqual(['5305', '530505', '530520', '5315']);
+    expect(expenses.rows.map((r: any) => r.code)).toEqual(['5305', '530505', '530520', '5310', '5315']);
     expect(expenses.total).toBeUndefined();
     const bad = await sg.call('accounts.list', { cursor: 'abc.defghijklmnopqrstuvwxyz' }, owner);
     expect(bad).toMatchObject({ ok: false, code: 'invalid_input', field: '/cursor' });

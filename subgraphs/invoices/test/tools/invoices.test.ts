@@ -273,7 +273,9 @@ describe('the buyer comes from crm, through the graph', () => {
     const invoke = (headers: Record<string, string>) => fetch(`${crmPeer().url}/invoke`, {
       method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ tool: 'parties.create', input: { name: 'X', kind: 'customer' } }),
     });
-    expect(((await (await invoke({ [ASSERTION_HEADER]: mine })).json()) as any).errors?.[0]?.extensions?.code).toBe('policy_denied');
+    // /invoke answers as REST does (one refusal shape across the hop): status and {error, code}.
+    const refused = await invoke({ [ASSERTION_HEADER]: mine });
+    expect({ status: refused.status, code: ((await refused.json()) as any).code }).toEqual({ status: 403, code: 'policy_denied' });
     expect((await invoke({ [ASSERTION_HEADER]: forged })).status).toBe(401);
     expect((await invoke({})).status).toBe(401);
     expect(await crmPeer().db.collection('parties').countDocuments({ workspace: owner.workspace, name: 'X' })).toBe(0);
