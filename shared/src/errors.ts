@@ -110,14 +110,17 @@ export function toCuadraError(err: unknown): CuadraError {
 /**
  * True for the errors of a database or Redis that cannot be reached (CONTRACT.md §9: then every
  * surface answers `unavailable`, never `internal`): the MongoDB driver's network and selection
- * errors (and db.ts's refusal while the server is known down), and ioredis giving up on a command
- * or writing to a closed connection.
+ * errors (and db.ts's refusal while the server is known down), a socket the server closed under a
+ * write (EPIPE, ECONNRESET), and ioredis giving up on a command or writing to a closed connection.
  */
 export function storeUnreachable(err: unknown, depth = 0): boolean {
   const e = err as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown; errorResponse?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   if (typeof e.name === 'string' && /^(Mongo(Network|ServerSelection|NotConnected|Topology|PoolCleared)\w*|DatabaseKnownDownError|MaxRetriesPerRequestError)$/.test(e.name)) return true;
   if (typeof e.message === 'string' && /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(e.message)) return true;
+  // The driver can write a command on a pooled socket its server has just closed (the server killed
+  // between the check-out and the write): Node's own EPIPE/ECONNRESET reaches us unwrapped.
+  if ((e.code === 'EPIPE' || e.code === 'ECONNRESET') && typeof e.message === 'string') return true;
   // A bulk write (insertMany, bulkWrite) wraps the network error it met: its cause or its errorResponse.
   return depth < 3 && (storeUnreachable(e.cause, depth + 1) || storeUnreachable(e.errorResponse, depth + 1));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CuadraError, ERROR_STATUS, INTERNAL_MESSAGE, isCuadraError, isErrorCode, refusalBody, statusOf, toCuadraError, type ErrorCode,
+  CuadraError, ERROR_STATUS, INTERNAL_MESSAGE, isCuadraError, isErrorCode, refusalBody, statusOf, storeUnreachable, toCuadraError, type ErrorCode,
 } from '../src/errors.ts';
 
 /** The table of CONTRACT.md §3 and the specification §7, written out independently of the code. */
@@ -148,5 +148,15 @@ describe('a store that cannot be reached (issue 31, finding 7)', () => {
     // A bulk write refused for what was written (a duplicate key) is not an outage.
     const duplicate = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000 } as never, {} as never);
     expect(toCuadraError(duplicate).code).toBe('internal');
+  });
+
+  it('a socket the database server closed under a write is the store unreachable (503), not internal', () => {
+    // What Node throws from Socket.writeAfterFIN when the driver writes on a socket the killed server ended.
+    const epipe = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+    expect(storeUnreachable(epipe)).toBe(true);
+    expect(toCuadraError(epipe).code).toBe('unavailable');
+    expect(storeUnreachable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(storeUnreachable(Object.assign(new Error('bad'), { code: 'ERR_INVALID_ARG_TYPE' }))).toBe(false);
+    expect(storeUnreachable(new Error('This socket has been ended by the other party'))).toBe(false);
   });
 });
