@@ -21,7 +21,12 @@ export const HEARTBEAT_FREQUENCY_MS = 1_000;
  * (or `outcome_unknown` for a call that had already written something).
  */
 export class DatabaseKnownDownError extends Error {
-  override name = 'DatabaseKnownDownError';
+  // A getter, not an own field: the driver copies an error's own enumerable fields onto the
+  // MongoServerError it wraps it in (a bulk write), whose `name` has only a getter — an own `name`
+  // here made that wrapping throw a TypeError, answered 500 `internal` instead of `unavailable`.
+  override get name(): string {
+    return 'DatabaseKnownDownError';
+  }
 }
 
 /** The slice of the driver's topology that the fail-fast guard wraps (see {@link failFastWhileDown}). */

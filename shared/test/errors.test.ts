@@ -159,4 +159,15 @@ describe('a store that cannot be reached (issue 31, finding 7)', () => {
     expect(storeUnreachable(Object.assign(new Error('bad'), { code: 'ERR_INVALID_ARG_TYPE' }))).toBe(false);
     expect(storeUnreachable(new Error('This socket has been ended by the other party'))).toBe(false);
   });
+
+  it('the known-down refusal survives the driver wrapping it in a bulk-write error, and is unavailable', async () => {
+    const { DatabaseKnownDownError } = await import('../src/db.ts');
+    const { default: mongoose } = await import('mongoose');
+    const { MongoBulkWriteError } = mongoose.mongo;
+    const down = new DatabaseKnownDownError('not waiting for it');
+    // What the driver does with an insertMany's error (bulk/common.js): copy its own fields onto a MongoServerError.
+    const wrapped = new MongoBulkWriteError(down as never, { insertedCount: 0 } as never);
+    expect(storeUnreachable(wrapped)).toBe(true);
+    expect(toCuadraError(wrapped).code).toBe('unavailable');
+  });
 });
