@@ -118,10 +118,19 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
     if (!opts.dryRun) await finishPending(db, graph, balance._id, opts.now);
     const b = (await balances.findOne({ _id: balance._id, workspace: balance.workspace }).lean<BalanceDoc>()) ?? (opts.dryRun ? balance.initial : undefined);
     if (!b) throw new CuadraError('not_found', 'No stock of this item in this warehouse.');
-    // The same source document again: the movement it made.
-    if (req.id && (b.recent.includes(id) || (await movements.exists({ _id: id })))) {
-      const done = await movements.findOne({ _id: id }).lean<MovementDoc>();
-      if (done) return { movement: done, affected: [], cost_of_sales_change: 0, revaluations: [], replayed: true, dry_run: opts.dryRun };
+    // The same source document again (or a second finisher of the same transfer in): the movement
+    // it made. Whether it was applied is the balance's to say — the document every application is a
+    // compare-and-set on, and which lists the movement (`recent`, `pending`) in that same write —
+    // not the movements collection, which receives it only later: a movement committed and not yet
+    // inserted must not be applied again.
+    if (req.id) {
+      const committed = b.pending.find((p): p is Extract<PendingOp, { op: 'insert' }> => p.op === 'insert' && p.doc._id === id);
+      if (committed || b.recent.includes(id) || (await movements.exists({ _id: id }))) {
+        const done = (committed?.doc as MovementDoc | undefined) ?? (await movements.findOne({ _id: id }).lean<MovementDoc>());
+        // Committed and, since this read, inserted and taken off the list: read the balance again.
+        if (!done) continue;
+        return { movement: done, affected: [], cost_of_sales_change: 0, revaluations: [], replayed: true, dry_run: opts.dryRun };
+      }
     }
     const qty = req.qty;
     const outgoing = qty < 0;
