@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { finishPending, newBalance, writeMovement } from '../src/modules/stock/ledger.ts';
+import { finishPending, newBalance, revalueTransferIn, writeMovement } from '../src/modules/stock/ledger.ts';
 import { stockBalances, stockMovements, type BalanceDoc } from '../src/modules/stock/model.ts';
 
 /*
@@ -55,6 +55,32 @@ describe('stock ledger: the other side of a transfer', () => {
       expect([round, med!.qty, med!.value]).toEqual([round, 3 * unit, 30_000]);
       expect(await stockMovements(db).countDocuments({ balance: to._id })).toBe(1);
       expect(med!.pending).toEqual([]);
+    }
+  });
+
+  it('revalues a transfer in once when several finishers run the same revaluation at the same time', async () => {
+    const now = new Date();
+    for (let round = 0; round < 20; round++) {
+      const item = `itm_rv_${round}`;
+      const to = balanceOf(item, 'med');
+      await stockBalances(db).create(to);
+      // MED takes in 3 units worth 30,000 (04-02), then delivers 1: 30,000 / 3 = 10,000 → 2 units, 20,000.
+      const inId = `mv_rv_in_${round}`;
+      await writeMovement(db, undefined, to, { type: 'transfer_in', date: '2026-04-02', qty: 3 * unit, value: 30_000, source: null, reason: null, id: inId }, { now, dryRun: false, skipOpenCheck: true });
+      await writeMovement(db, undefined, to, { type: 'delivery', date: '2026-05-15', qty: -1 * unit, source: null, reason: null }, { now, dryRun: false, skipOpenCheck: true });
+      // A backdated receipt at BOG made the transfer cost 36,000: the transfer in is revalued,
+      // the delivery restated at 36,000 / 3 = 12,000 → MED 2 units, 24,000.
+      const c = { key: `revalue_in:${inId}:mv_late`, op: 'revalue_in' as const, id: inId, value: 36_000, released: 0, by: `mv_late_${round}` };
+      await Promise.all([0, 1, 2, 3].map(async (i) => {
+        for (let k = 0; k < i * (round % 5); k++) await new Promise((r) => setImmediate(r));
+        await revalueTransferIn(db, undefined, c, { now, dryRun: false });
+      }));
+      await finishPending(db, undefined, to._id, now);
+      const med = await stockBalances(db).findOne({ _id: to._id }).lean<BalanceDoc>();
+      // By month: April +30,000 → +36,000; May −10,000 → −12,000: Σ 24,000, the carrying amount (counted once).
+      const byMonth = Object.values(med!.months).reduce((s, m) => s + m.value, 0);
+      expect([round, med!.value, byMonth]).toEqual([round, 24_000, 24_000]);
+      expect(await stockMovements(db).countDocuments({ balance: to._id, type: 'revaluation' })).toBe(2); // one per month touched
     }
   });
 });

@@ -311,7 +311,10 @@ export async function revalueTransferIn(db: Connection, graph: PeerGraph | undef
     if (!opts.dryRun) await finishPending(db, graph, x.balance, opts.now);
     const b = await balances.findOne({ _id: x.balance }).lean<BalanceDoc>();
     if (!b) return [];
-    const current = opts.dryRun ? x : ((await movements.findOne({ _id: c.id }).lean<MovementDoc>()) ?? x);
+    // Its value now is the balance's to say first (as for a movement's id in writeMovement): a
+    // revaluation committed and not yet restated in the movements collection must not be applied again.
+    const committed = b.pending.findLast((p): p is Extract<PendingOp, { op: 'restate' }> => p.op === 'restate' && p.id === c.id);
+    const current = opts.dryRun ? x : (committed ?? (await movements.findOne({ _id: c.id }).lean<MovementDoc>()) ?? x);
     if (current.value === c.value && current.released === c.released) return [];
     const prior = await movements.find({ balance: b._id, $or: [{ date: { $lt: x.date } }, { date: x.date, seq: { $lt: x.seq } }] }).sort({ date: -1, seq: -1 }).limit(1).lean<MovementDoc[]>();
     const later = await movements.find({ balance: b._id, $or: [{ date: { $gt: x.date } }, { date: x.date, seq: { $gte: x.seq } }] }).sort({ date: 1, seq: 1 }).lean<MovementDoc[]>();
