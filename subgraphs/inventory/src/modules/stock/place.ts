@@ -21,6 +21,17 @@ export const MOVEMENT_FIELDS = {
   dry_run: { type: 'boolean', description: 'true: answer the movement, the later movements it would revalue and the change in cost of sales, and write nothing.' },
 } as const;
 
+/** Why a movement was made, as a person writes it. */
+export const REASON_SCHEMA = { type: 'string', minLength: 1, maxLength: 300 } as const;
+
+/** The document a movement comes from (the same line again answers its first movement): of the given kinds. */
+export function sourceSchema<K extends string>(kinds: readonly K[]) {
+  return {
+    type: 'object', additionalProperties: false, required: ['kind', 'id'],
+    properties: { kind: { enum: kinds }, id: REF, line: { type: 'integer', minimum: 0, maximum: 999 } },
+  } as const;
+}
+
 /** The day a movement is dated: the given one, never after today (CONTRACT §10), else today. */
 export function movementDate(ctx: ToolContext, date: string | undefined): string {
   const today = workspaceToday(ctx.principal, ctx.now);
@@ -43,6 +54,13 @@ export async function stockItem(ctx: ToolContext, itemId: string, field = '/item
 }
 
 /** The balance of an item in a warehouse, made on first use; the warehouse refused at `field` when it is not the workspace's. */
+/** A single-warehouse movement's date, dry-run flag and balance, as every such tool starts. */
+export async function movementPlace(ctx: ToolContext, input: { item_id: string; warehouse_id: string; date?: string; dry_run?: boolean }) {
+  const dryRun = input.dry_run === true;
+  const date = movementDate(ctx, input.date);
+  return { date, dryRun, place: await balanceFor(ctx, input.item_id, input.warehouse_id, { dryRun }) };
+}
+
 export async function balanceFor(ctx: ToolContext, itemId: string, warehouseId: string, opts: { field?: string; dryRun?: boolean } = {}): Promise<{ _id: string; workspace: string; item: StockItemDoc; initial?: BalanceDoc }> {
   const wh = await warehouses(ctx.db).findOne({ _id: warehouseId, workspace: ctx.workspace }).lean();
   if (!wh) throw new CuadraError('invalid_input', `No warehouse ${warehouseId} in the workspace.`, { field: opts.field ?? '/warehouse_id' });

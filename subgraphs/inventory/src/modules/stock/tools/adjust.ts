@@ -1,6 +1,6 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
-import { AMOUNT_SCHEMA, balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, surplusValue } from '../place.ts';
+import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, REASON_SCHEMA, surplusValue } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 /** A correction of the stock on hand, with its reason. */
@@ -14,14 +14,12 @@ export const adjust = defineTool({
       ...MOVEMENT_FIELDS,
       quantity: { type: 'number', minimum: -1_000_000_000, maximum: 1_000_000_000, multipleOf: 0.000001, not: { const: 0 }, description: 'Signed: + adds, − removes.' },
       unit_cost: AMOUNT_SCHEMA,
-      reason: { type: 'string', minLength: 1, maxLength: 300 },
+      reason: REASON_SCHEMA,
     },
   },
   output: OUTCOME_SCHEMA,
   async handler(input, ctx) {
-    const date = movementDate(ctx, input.date);
-    const dryRun = input.dry_run === true;
-    const place = await balanceFor(ctx, input.item_id, input.warehouse_id, { dryRun });
+    const { date, dryRun, place } = await movementPlace(ctx, input);
     const qty = toMicro(input.quantity);
     let value = 0;
     if (qty > 0) {

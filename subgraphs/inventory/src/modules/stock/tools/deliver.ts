@@ -1,6 +1,6 @@
 import { defineTool } from '@cuadra/shared';
 import { movementIdFor, writeMovement } from '../ledger.ts';
-import { balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA } from '../place.ts';
+import { MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA, sourceSchema } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 /** Goods leaving a warehouse as a sale. */
@@ -13,18 +13,13 @@ export const deliver = defineTool({
     properties: {
       ...MOVEMENT_FIELDS,
       quantity: QUANTITY_SCHEMA,
-      source: {
-        type: 'object', additionalProperties: false, required: ['kind', 'id'],
-        properties: { kind: { enum: ['invoice', 'sales_order'] }, id: { type: 'string', minLength: 1, maxLength: 64 }, line: { type: 'integer', minimum: 0, maximum: 999 } },
-      },
-      reason: { type: 'string', minLength: 1, maxLength: 300 },
+      source: sourceSchema(['invoice', 'sales_order']),
+      reason: REASON_SCHEMA,
     },
   },
   output: OUTCOME_SCHEMA,
   async handler(input, ctx) {
-    const date = movementDate(ctx, input.date);
-    const dryRun = input.dry_run === true;
-    const place = await balanceFor(ctx, input.item_id, input.warehouse_id, { dryRun });
+    const { date, dryRun, place } = await movementPlace(ctx, input);
     const outcome = await writeMovement(ctx.db, ctx.graph, place, {
       type: 'delivery', date, qty: -toMicro(input.quantity), source: input.source ?? null, reason: input.reason ?? null,
       salesOrder: input.source?.kind === 'sales_order' ? input.source.id : null,

@@ -1,6 +1,6 @@
 import { defineTool } from '@cuadra/shared';
 import { movementIdFor, writeMovement } from '../ledger.ts';
-import { AMOUNT_SCHEMA, balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA } from '../place.ts';
+import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA, sourceSchema } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 /** Goods received into a warehouse. */
@@ -14,18 +14,13 @@ export const receive = defineTool({
       ...MOVEMENT_FIELDS,
       quantity: QUANTITY_SCHEMA,
       unit_cost: AMOUNT_SCHEMA,
-      source: {
-        type: 'object', additionalProperties: false, required: ['kind', 'id'],
-        properties: { kind: { enum: ['bill', 'purchase_order'] }, id: { type: 'string', minLength: 1, maxLength: 64 }, line: { type: 'integer', minimum: 0, maximum: 999 } },
-      },
-      reason: { type: 'string', minLength: 1, maxLength: 300 },
+      source: sourceSchema(['bill', 'purchase_order']),
+      reason: REASON_SCHEMA,
     },
   },
   output: OUTCOME_SCHEMA,
   async handler(input, ctx) {
-    const date = movementDate(ctx, input.date);
-    const dryRun = input.dry_run === true;
-    const place = await balanceFor(ctx, input.item_id, input.warehouse_id, { dryRun });
+    const { date, dryRun, place } = await movementPlace(ctx, input);
     const qty = toMicro(input.quantity);
     const value = Math.round(input.quantity * input.unit_cost);
     const outcome = await writeMovement(ctx.db, ctx.graph, place, {

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, newId } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
-import { balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA } from '../place.ts';
+import { balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 const { warehouse_id: WAREHOUSE, ...FIELDS } = MOVEMENT_FIELDS;
@@ -12,7 +12,7 @@ export const transfer = defineTool({
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['item_id', 'from_warehouse_id', 'to_warehouse_id', 'quantity'],
-    properties: { ...FIELDS, from_warehouse_id: WAREHOUSE, to_warehouse_id: WAREHOUSE, quantity: QUANTITY_SCHEMA, reason: { type: 'string', minLength: 1, maxLength: 300 } },
+    properties: { ...FIELDS, from_warehouse_id: WAREHOUSE, to_warehouse_id: WAREHOUSE, quantity: QUANTITY_SCHEMA, reason: REASON_SCHEMA },
   },
   output: OUTCOME_SCHEMA,
   async handler(input, ctx) {

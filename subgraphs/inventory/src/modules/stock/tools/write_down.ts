@@ -1,7 +1,7 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
 import { stockBalances } from '../model.ts';
-import { AMOUNT_SCHEMA, balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView } from '../place.ts';
+import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView } from '../place.ts';
 import { fromMicro, share, QTY_SCALE } from '../valuation.ts';
 
 const { dry_run: DRY_RUN, date: DATE, item_id: ITEM, warehouse_id: WAREHOUSE } = MOVEMENT_FIELDS;
@@ -21,9 +21,7 @@ export const writeDownTool = defineTool({
   },
   output: OUTCOME_SCHEMA,
   async handler(input, ctx) {
-    const date = movementDate(ctx, input.date);
-    const dryRun = input.dry_run === true;
-    const place = await balanceFor(ctx, input.item_id, input.warehouse_id, { dryRun });
+    const { date, dryRun, place } = await movementPlace(ctx, input);
     const b = (await stockBalances(ctx.db).findOne({ _id: place._id }).lean()) ?? place.initial!;
     if (b.last_date && date < b.last_date) throw new CuadraError('conflict', `The write-down is measured on the stock as it is now; date it on or after the latest movement (${b.last_date}).`);
     const nrv = share(input.net_realisable_value, b.qty, QTY_SCALE);
