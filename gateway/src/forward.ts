@@ -26,6 +26,7 @@ export class RelayedAnswer implements OwnedAnswer {
   readonly json: Buffer;
   readonly replayed: boolean | undefined;
   readonly receipt: string | undefined;
+  readonly retryAfter: string | undefined;
   #body: Record<string, unknown> | undefined;
 
   constructor(status: number, json: Buffer, headers: Record<string, string | string[] | undefined>) {
@@ -34,6 +35,8 @@ export class RelayedAnswer implements OwnedAnswer {
     this.replayed = headers['idempotent-replayed'] === 'true' ? true : undefined;
     const receipt = headers['ledger-receipt'];
     this.receipt = typeof receipt === 'string' ? receipt : undefined;
+    const retryAfter = headers['retry-after'];
+    this.retryAfter = typeof retryAfter === 'string' ? retryAfter : undefined;
   }
 
   get body(): Record<string, unknown> {

@@ -212,6 +212,7 @@ export class InvokePipeline {
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
     if (answer.receipt) headers = { ...headers, 'Ledger-Receipt': answer.receipt };
+    if (answer.retryAfter) headers = { ...headers, 'Retry-After': answer.retryAfter };
     if (answer.status === 202 && !answer.replayed && this.onHeld) {
       const approvalId = (answer.body as { approval_id?: unknown }).approval_id;
       if (typeof approvalId === 'string') this.onHeld(principal, approvalId);

@@ -55,6 +55,8 @@ export interface OwnedAnswer {
   replayed?: boolean;
   /** `Ledger-Receipt` of the entry this answer wrote (`<seq>;<hash>;<signature>`, CONTRACT.md §9). */
   receipt?: string;
+  /** `Retry-After` (seconds) of a refusal that says when to come back (a spent quota), relayed by the gateway. */
+  retryAfter?: string;
 }
 
 /** A running handler's lease: after this long its intent is taken for interrupted. */
@@ -118,7 +120,10 @@ interface Attempt {
 }
 
 function refusal(err: CuadraError): OwnedAnswer {
-  return { status: statusOf(err.code), body: refusalBody(err.code, err.message, err.field, err.extra) as unknown as Record<string, unknown> };
+  const answer: OwnedAnswer = { status: statusOf(err.code), body: refusalBody(err.code, err.message, err.field, err.extra) as unknown as Record<string, unknown> };
+  const retryAfter = (err.extra as { headers?: Record<string, string> }).headers?.['Retry-After'];
+  if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+  return answer;
 }
 
 /** The ledger outcome an answer stands for. */

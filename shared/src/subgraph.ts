@@ -232,6 +232,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     res.setHeader(OWNER_ANSWER_HEADER, '1');
     if (answer.receipt) res.setHeader('ledger-receipt', answer.receipt);
     if (answer.replayed) res.setHeader('idempotent-replayed', 'true');
+    if (answer.retryAfter) res.setHeader('retry-after', answer.retryAfter);
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.end(JSON.stringify(answer.body));
   });

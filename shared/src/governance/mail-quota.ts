@@ -63,7 +63,10 @@ export class MailQuota {
     const next = new Date(localDayStart(day));
     next.setUTCDate(next.getUTCDate() + 1);
     const hours = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 3_600_000));
-    throw new CuadraError('rate_limited', `This workspace has sent its ${limit} e-mails for today (${day}); nothing was sent. The quota renews at ${next.toISOString()} (in about ${hours} h).`);
+    const seconds = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000));
+    throw new CuadraError('rate_limited', `This workspace has sent its ${limit} e-mails for today (${day}); nothing was sent. The quota renews at ${next.toISOString()} (in about ${hours} h).`, {
+      extra: { headers: { 'Retry-After': String(seconds) } },
+    });
   }
 
   /** Gives back a message counted by {@link take} that never left. */

@@ -4,9 +4,9 @@
 // What was sent is read from the real SMTP server's mailbox (exim4, Maildir).
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newId, type Principal } from '@cuadra/shared';
+import { ASSERTION_HEADER, newId, signAssertion, type Principal } from '@cuadra/shared';
 import { makeP12 } from '@cuadra/shared/testing/signatures';
-import type { TestSubgraph } from '@cuadra/shared/testing';
+import { testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { configuredWorkspace, draftToday, party, startInvoices } from './setup.ts';
 
@@ -110,6 +110,14 @@ describe('the daily mail quota of a workspace', () => {
     const refused = await sg.call('invoices.deliver', { id: ids[2] }, owner, { idempotencyKey: 'deliver-3' });
     expect(refused).toMatchObject({ ok: false, code: 'rate_limited', httpStatus: 429 });
     expect(refused.message).toMatch(/2 e-mails/);
+    // Over the hop the gateway relays (POST /invoke), the refusal says when to come back: the seconds
+    // to the next local (Bogotá, UTC−5) midnight, recomputed here from the clock.
+    const hop = await fetch(`${sg.url}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(owner, testSigningKeys().privateKey) }, body: JSON.stringify({ tool: 'invoices.deliver', input: { id: ids[2] } }) });
+    expect(hop.status).toBe(429);
+    const bogotaNow = Date.now() - 5 * 3_600_000;
+    const toMidnight = Math.ceil((86_400_000 - (bogotaNow % 86_400_000)) / 1000);
+    expect(Number(hop.headers.get('retry-after'))).toBeGreaterThanOrEqual(toMidnight - 5);
+    expect(Number(hop.headers.get('retry-after'))).toBeLessThanOrEqual(toMidnight);
     expect((await sg.call('invoices.get', { id: ids[2] }, owner)).output.invoice.delivery).toBeNull();
     await new Promise((r) => setTimeout(r, 300));
     expect(messagesTo(email)).toBe(2);
