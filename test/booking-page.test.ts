@@ -46,6 +46,13 @@ function nextWeekday(): string {
     if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) return d;
   }
 }
+/** The one-time token of the booking form a GET of the page gives (a double submit of it books once). */
+async function formToken(url: string): Promise<string> {
+  const html = await (await fetch(`${url}?fecha=${nextWeekday()}`)).text();
+  const token = /name="ficha" value="([A-Za-z0-9_-]+)"/.exec(html)?.[1];
+  if (!token) throw new Error('the page has no form token');
+  return token;
+}
 /** Madrid's UTC offset on a date by the EU rule: +2 from the last Sunday of March to the last Sunday of October, else +1. */
 function madridOffset(date: string): number {
   const lastSunday = (m: number) => {
@@ -119,7 +126,8 @@ describe('the public booking page', () => {
       const res = await fetchFrom(`${sys.gatewayUrl}/book/${slug}/diagnostico`, { method: 'POST', dispatcher: visitor, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), text: () => res.text() };
     };
-    const missing = await post({ inicio: `${day}T15:00:00.000Z`, nombre: 'Sin empresa', correo: 'sin@cliente.example', zona: 'America/Bogota' });
+    const ficha = await formToken(`${sys.gatewayUrl}/book/${slug}/diagnostico`);
+    const missing = await post({ inicio: `${day}T15:00:00.000Z`, nombre: 'Sin empresa', correo: 'sin@cliente.example', zona: 'America/Bogota', ficha });
     expect(missing.status).toBe(400);
     expect(await missing.text()).toContain('Responde «Empresa».');
     expect((await sys.output('bookings.list', { search: 'sin@cliente.example' }, key)).rows).toEqual([]);
@@ -133,6 +141,47 @@ describe('the public booking page', () => {
     expect(over.status).toBe(429);
     expect(Number(over.retryAfter)).toBeGreaterThan(0);
     expect(await over.text()).toContain('Demasiados envíos');
+    await visitor.close();
+  });
+
+  it('books through the pipeline as the page\'s visitor: one form sent twice books once with one ledger entry, and a policy holding bookings.create holds the page\'s bookings too', async () => {
+    const day = nextWeekday();
+    const url = `${sys.gatewayUrl}/book/${slug}/diagnostico`;
+    const visitor = new Agent({ localAddress: `127.${100 + (process.pid % 50)}.${Math.floor(Math.random() * 250)}.7` });
+    const post = async (body: Record<string, string>) => {
+      const res = await fetchFrom(url, { method: 'POST', dispatcher: visitor, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
+      return { status: res.status, text: await res.text() };
+    };
+    const email = uniqueAddress('doble@cliente.example').toLowerCase();
+    // 11:00 Bogotá = 16:00Z; the form as the page gave it, sent twice at once (a double click, a resent post).
+    const form = { inicio: `${day}T16:00:00.000Z`, nombre: 'Doble Clic', correo: email, zona: 'America/Bogota', p_empresa: 'Clic SAS', ficha: await formToken(url) };
+    const [a, b] = await Promise.all([post(form), post(form)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.text).toContain('Reserva confirmada');
+    expect(b.text).toContain('Reserva confirmada');
+    const booked = (await sys.output('bookings.list', { search: email }, key)).rows;
+    expect(booked).toHaveLength(1);
+    // The call is bookings.create by the page's visitor, ledgered once (a replay is marked as such, never a second action).
+    const entries = (await sys.output('ledger.list', { tool: 'bookings.create', limit: 50 }, key)).rows.filter((e: any) => e.actor.type === 'visitor');
+    const acted = entries.filter((e: any) => e.outcome === 'ok' && !e.replayed && e.idempotency_key === `booking-form:${form.ficha}`);
+    expect(acted).toHaveLength(1);
+    expect(acted[0]).toMatchObject({ actor: { type: 'visitor' }, risk: 'external' });
+    expect(entries.filter((e: any) => e.idempotency_key === `booking-form:${form.ficha}` && !e.replayed)).toHaveLength(1);
+
+    // A workspace policy that holds bookings.create holds the page's booking: nothing booked until a person approves.
+    const policy = (await sys.output('policies.create', { name: 'Reservas con aprobación', match: { tools: ['bookings.create'] }, effect: 'hold', priority: 10 }, key)).policy;
+    try {
+      const heldEmail = uniqueAddress('espera@cliente.example').toLowerCase();
+      const held = await post({ inicio: `${day}T15:00:00.000Z`, nombre: 'En Espera', correo: heldEmail, zona: 'America/Bogota', p_empresa: 'Espera SAS', ficha: await formToken(url) });
+      expect(held.status).toBe(202);
+      expect(held.text).toContain('Solicitud recibida');
+      expect((await sys.output('bookings.list', { search: heldEmail }, key)).rows).toEqual([]);
+      const approvals = (await sys.output('approvals.list', { status: 'pending' }, key)).rows.filter((r: any) => r.tool === 'bookings.create');
+      expect(approvals).toHaveLength(1);
+      expect(approvals[0].requested_by).toMatchObject({ type: 'visitor' });
+    } finally {
+      await sys.output('policies.delete', { id: policy.id }, key);
+    }
     await visitor.close();
   });
 
