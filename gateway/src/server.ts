@@ -127,7 +127,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, tokens: peopleAccess.tokens, ...refusalCtx }));
-  app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, ...refusalCtx }));
+  app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, pipeline, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
   // /.well-known/api-catalog (RFC 9727), /llms.txt and each tool's Markdown page.
   app.use(discoveryRouter({ catalog, publicUrl: deps.publicUrl }));

@@ -4,7 +4,11 @@ import type { Risk } from './tool.ts';
 export interface Principal {
   workspace: string;
   role: string;
-  actor: { type: 'api_key' | 'member' | 'agent' | 'oauth_app' | 'service'; id: string };
+  /**
+   * Who acts. `visitor`: someone without an account using a public page of the workspace (the
+   * booking page), through a principal the gateway makes for that page alone (role `visitor`).
+   */
+  actor: { type: 'api_key' | 'member' | 'agent' | 'oauth_app' | 'service' | 'visitor'; id: string };
   credential_id: string;
   /** OAuth scopes; `null` for API keys (a key is limited by its role and patterns instead). */
   scopes: string[] | null;

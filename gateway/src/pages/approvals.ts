@@ -264,7 +264,7 @@ function actorText(t: Translator, who: { type: string; id: string; person?: stri
   const person = who.person ? names.get(`member:${who.person}`) ?? who.person : null;
   if (person && who.type === 'oauth_app') return `${person} · ${who.id === 'cuadra-web' ? t.t('actor.web') : t.t('actor.oauth_app', { id: who.id })}`;
   const name = names.get(`${who.type}:${who.id}`);
-  const known = ['agent', 'api_key', 'oauth_app', 'member', 'service'].includes(who.type);
+  const known = ['agent', 'api_key', 'oauth_app', 'member', 'service', 'visitor'].includes(who.type);
   const label = name ? `${name} (${who.id})` : who.id;
   return known ? t.t(`actor.${who.type}` as MessageKey, { id: label }) : t.t('actor.other', { type: who.type, id: label });
 }

@@ -40,7 +40,7 @@ export function heldCallNotifier(deps: { governance: Governance; people: PeopleS
       const link = `${deps.publicUrl}/app/approvals?ws=${encodeURIComponent(principal.workspace)}#${approvalId}`;
       for (const owner of owners) {
         const t = translator(owner.locale === 'en' ? 'en' : 'es-CO');
-        const type = ['agent', 'api_key', 'oauth_app', 'member', 'service'].includes(approval.requested_by.type) ? approval.requested_by.type : 'other';
+        const type = ['agent', 'api_key', 'oauth_app', 'member', 'service', 'visitor'].includes(approval.requested_by.type) ? approval.requested_by.type : 'other';
         const label = key?.name ? `${key.name} (${approval.requested_by.id})` : approval.requested_by.id;
         const who = type === 'other' ? t.t('actor.other', { type: approval.requested_by.type, id: label }) : t.t(`actor.${type}` as MessageKey, { id: label });
         await deps.mailer.send({

@@ -489,7 +489,7 @@ ${entries.next_cursor ? html`<p class="more"><a href="/app/ledger?ws=${encodeURI
   const actorLabel = (t: Translator, a: { type: string; id: string }, names: Map<string, string>) => {
     const name = names.get(`${a.type}:${a.id}`);
     if (a.type === 'oauth_app' && a.id === deps.webClientId) return html`${t.t('actor.web')}`;
-    const known = ['agent', 'api_key', 'oauth_app', 'member', 'service'].includes(a.type);
+    const known = ['agent', 'api_key', 'oauth_app', 'member', 'service', 'visitor'].includes(a.type);
     const label = name ? `${name} (${a.id})` : a.id;
     return html`${known ? t.t(`actor.${a.type}` as MessageKey, { id: label }) : t.t('actor.other', { type: a.type, id: label })}`;
   };

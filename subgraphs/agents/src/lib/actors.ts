@@ -4,7 +4,7 @@ import { TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 // made in the shared library (shared/src/governance); their schemas follow those types.
 
 /** `Principal['actor']['type']`. */
-export const ACTOR_TYPES = ['api_key', 'member', 'agent', 'oauth_app', 'service'] as const;
+export const ACTOR_TYPES = ['api_key', 'member', 'agent', 'oauth_app', 'service', 'visitor'] as const;
 
 /** `{type, id}` of an actor (an approval's decider, a ledger entry's caller). */
 export const ACTOR_SCHEMA = {

@@ -10,7 +10,7 @@ export const policyFields = {
     properties: {
       tools: { type: 'array', maxItems: 50, items: { type: 'string', pattern: '^[a-z0-9_.%]+(:(read|write|external|destructive))?$' } },
       risk: { type: 'array', maxItems: 4, uniqueItems: true, items: { enum: [...RISKS] } },
-      actors: { type: 'array', maxItems: 4, uniqueItems: true, items: { enum: ['agent', 'api_key', 'oauth_app', 'member'] } },
+      actors: { type: 'array', maxItems: 5, uniqueItems: true, items: { enum: ['agent', 'api_key', 'oauth_app', 'member', 'visitor'] } },
       roles: { type: 'array', maxItems: 20, items: { type: 'string', pattern: '^[a-z0-9_]{1,40}$' } },
     },
   },

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { addDays, CuadraError, type Logger } from '@cuadra/shared';
 import express from 'express';
 import { DateTime } from 'luxon';
 import type { Connection } from 'mongoose';
 import { bookingTypes, type BookingTypeDoc } from '../booking_types/model.ts';
 import { askedRange, slotsOf, type Slot } from './availability.ts';
-import { bookAndInvite } from './book.ts';
 
 /*
  * The public booking page, reached only through the gateway (`/book/<workspace slug>/<type slug>`,
@@ -47,7 +46,24 @@ function asked(type: BookingTypeDoc, q: Record<string, unknown>, now: Date): { z
   return { zone: z, date: d };
 }
 
-interface FormState { error?: string; nombre?: string; correo?: string; inicio?: string; answers?: Record<string, string> }
+interface FormState { error?: string; nombre?: string; correo?: string; inicio?: string; answers?: Record<string, string>; token?: string }
+
+/** A form's one-time token (`ficha`): the Idempotency-Key of its booking, so the form sent twice books once. */
+const FORM_TOKEN = /^[A-Za-z0-9_-]{22}$/;
+
+/** What the gateway sends back to draw: the pipeline's answer to the page's bookings.create. */
+export interface BookingOutcome {
+  status: number;
+  booking?: { status: string; start: string; email: string; invited: boolean };
+  error?: { code: string; field?: string };
+}
+
+/** The fields of a posted booking form, as typed. */
+function formOf(body: Record<string, unknown>): { token: string; state: FormState } {
+  const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+  const answers = Object.fromEntries(Object.entries(body).filter(([k, v]) => k.startsWith('p_') && typeof v === 'string' && (v as string).trim()).map(([k, v]) => [k.slice(2), v as string]));
+  return { token: text('ficha'), state: { nombre: text('nombre'), correo: text('correo').trim(), inicio: text('inicio'), answers } };
+}
 
 async function pageFor(db: Connection, type: BookingTypeDoc, zone: string, date: string, now: Date, path: string, state: FormState = {}): Promise<string> {
   const range = askedRange(date, addDays(date, 6), zone);
@@ -72,7 +88,9 @@ async function pageFor(db: Connection, type: BookingTypeDoc, zone: string, date:
     parts.push('<p>No hay horarios disponibles esta semana. Prueba con la semana siguiente.</p>');
     return parts.join('');
   }
-  const form: string[] = [`<form method="post" action="${esc(path)}"><input type="hidden" name="zona" value="${esc(zone)}"><input type="hidden" name="fecha" value="${esc(date)}">`];
+  // A fresh token for each form drawn, unless the outcome of this one is unknown (then the same, to learn it).
+  const token = state.token ?? randomBytes(16).toString('base64url');
+  const form: string[] = [`<form method="post" action="${esc(path)}"><input type="hidden" name="zona" value="${esc(zone)}"><input type="hidden" name="fecha" value="${esc(date)}"><input type="hidden" name="ficha" value="${esc(token)}">`];
   for (const [day, list] of byDay) {
     form.push(`<fieldset class="slots"><legend>${esc(longDate(day, zone))}</legend>${list.map((s) => {
       const id = `s-${s.start.replace(/[^0-9]/g, '')}`;
@@ -97,6 +115,8 @@ function refusalText(err: CuadraError, type: BookingTypeDoc): string {
   if (field === '/start') return 'Elige uno de los horarios ofrecidos.';
   if (field === '/email') return 'Escribe un correo electrónico válido.';
   if (field === '/name') return 'Escribe tu nombre.';
+  if (field === '/token') return 'Este formulario ya no es válido; revisa los datos y envíalo de nuevo.';
+  if (field === '/time_zone') return 'Elige una zona horaria de la lista.';
   const q = field.startsWith('/answers/') ? type.questions.find((x) => x.key === field.slice(9)) : undefined;
   if (q) return `Responde «${q.label}».`;
   return 'Revisa los datos del formulario.';
@@ -132,36 +152,77 @@ export function bookingPageRoutes(db: Connection, log: Logger, now: () => Date =
     }
   });
 
-  router.post('/public/book/:ws/:type', form, async (req, res) => {
+  /*
+   * A booking from the page is `bookings.create` run by the gateway's pipeline as the page's visitor
+   * (policies, idempotency, ledger — the same path as any caller's), in three steps: the form is
+   * turned into the tool's input here (`/input`), the gateway runs the call with the form's one-time
+   * token as its Idempotency-Key, and the page of its outcome is drawn here (`/outcome`). This service
+   * never books from the page itself.
+   */
+  router.post('/public/book/:ws/:type/input', form, async (req, res) => {
     const at = now();
-    let type: BookingTypeDoc | null = null;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
-    const answers = Object.fromEntries(Object.entries(body).filter(([k, v]) => k.startsWith('p_') && typeof v === 'string' && (v as string).trim()).map(([k, v]) => [k.slice(2), v as string]));
     try {
-      type = await typeOf(req);
+      const type = await typeOf(req);
       if (!type) return notFound(res);
+      const f = formOf(body);
+      const refuse = async (err: CuadraError) => {
+        const { zone, date } = asked(type, body, at);
+        return send(res, 400, `Reservar: ${type.name}`, await pageFor(db, type, zone, date, at, pathOf(req), { ...f.state, error: refusalText(err, type) }));
+      };
+      if (!FORM_TOKEN.test(f.token)) return await refuse(new CuadraError('invalid_input', 'token', { field: '/token' }));
+      if (!f.state.inicio || Number.isNaN(Date.parse(f.state.inicio))) return await refuse(new CuadraError('invalid_input', 'start', { field: '/start' }));
+      if (!f.state.nombre?.trim() || f.state.nombre.length > 200) return await refuse(new CuadraError('invalid_input', 'name', { field: '/name' }));
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(f.state.correo ?? '') || (f.state.correo ?? '').length > 254) return await refuse(new CuadraError('invalid_input', 'email', { field: '/email' }));
+      const { zone } = asked(type, body, at);
+      const input = { type_id: type._id, start: new Date(f.state.inicio).toISOString(), name: f.state.nombre.trim(), email: f.state.correo!, time_zone: zone, answers: f.state.answers ?? {} };
+      res.status(200).json({ input, token: f.token });
+    } catch (err) {
+      log.error({ err }, 'public booking form failed');
+      send(res, 503, 'No disponible', '<h1>No pudimos hacer la reserva</h1><p>Nada quedó reservado. Inténtalo de nuevo en unos minutos.</p>');
+    }
+  });
+
+  router.post('/public/book/:ws/:type/outcome', express.json({ limit: '64kb' }), async (req, res) => {
+    const at = now();
+    const { form: body = {}, outcome } = (req.body ?? {}) as { form?: Record<string, unknown>; outcome?: BookingOutcome };
+    try {
+      const type = await typeOf(req);
+      if (!type || !outcome) return notFound(res);
+      const f = formOf(body);
       const { zone, date } = asked(type, body, at);
-      const state: FormState = { nombre: text('nombre'), correo: text('correo'), inicio: text('inicio'), answers };
-      try {
-        if (!text('inicio') || Number.isNaN(Date.parse(text('inicio')))) throw new CuadraError('invalid_input', 'start', { field: '/start' });
-        if (!text('nombre').trim() || text('nombre').length > 200) throw new CuadraError('invalid_input', 'name', { field: '/name' });
-        if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text('correo').trim()) || text('correo').length > 254) throw new CuadraError('invalid_input', 'email', { field: '/email' });
-        const booking = await bookAndInvite(db, type.workspace, type, { start: new Date(text('inicio')).toISOString(), name: text('nombre'), email: text('correo').trim(), time_zone: zone, answers }, at, log);
+      const again = async (status: number, error: string, state: FormState) => send(res, status, `Reservar: ${type.name}`, await pageFor(db, type, zone, date, at, pathOf(req), { ...state, error }));
+      if (outcome.status === 200 && outcome.booking) {
+        const booking = outcome.booking;
         const pending = booking.status === 'pending';
         return send(res, 201, pending ? 'Reserva recibida' : 'Reserva confirmada', [
           `<h1>${pending ? 'Reserva recibida' : 'Reserva confirmada'}</h1>`,
-          `<p>${esc(type.name)}: ${esc(whenText(booking.start, zone))}.</p>`,
-          `<p>${pending ? 'Te escribiremos cuando quede confirmada. ' : ''}${booking.invited_at ? `Enviamos la invitación para tu calendario a ${esc(booking.email)}.` : 'No pudimos enviar la invitación por correo; guarda estos datos.'}</p>`,
+          `<p>${esc(type.name)}: ${esc(whenText(new Date(booking.start), zone))}.</p>`,
+          `<p>${pending ? 'Te escribiremos cuando quede confirmada. ' : ''}${booking.invited ? `Enviamos la invitación para tu calendario a ${esc(booking.email)}.` : 'No pudimos enviar la invitación por correo; guarda estos datos.'}</p>`,
         ].join(''));
-      } catch (err) {
-        if (!(err instanceof CuadraError) || !['invalid_input', 'conflict'].includes(err.code)) throw err;
-        const status = err.code === 'conflict' ? 409 : 400;
-        return send(res, status, `Reservar: ${type.name}`, await pageFor(db, type, zone, date, at, pathOf(req), { ...state, error: refusalText(err, type), ...(err.code === 'conflict' ? { inicio: '' } : {}) }));
       }
+      if (outcome.status === 202) {
+        return send(res, 202, 'Solicitud recibida', [
+          '<h1>Solicitud recibida</h1>',
+          `<p>${esc(type.name)}: ${esc(whenText(new Date(f.state.inicio ?? ''), zone))}.</p>`,
+          '<p>Una persona del equipo revisará tu solicitud antes de reservar el horario. Si la aprueban, recibirás la invitación por correo; hasta entonces el horario no queda reservado.</p>',
+        ].join(''));
+      }
+      const code = outcome.error?.code ?? 'unavailable';
+      const refusal = new CuadraError(code === 'conflict' ? 'conflict' : 'invalid_input', code, { field: outcome.error?.field });
+      if (code === 'conflict') return await again(409, refusalText(refusal, type), { ...f.state, inicio: '' });
+      if (code === 'invalid_input') return await again(400, refusalText(refusal, type), f.state);
+      if (code === 'outcome_unknown') {
+        // The same token again asks for the real outcome: sending the form once more never books twice.
+        return await again(502, 'No pudimos confirmar si la reserva quedó hecha. Envía el formulario otra vez: si ya quedó, verás la confirmación y no se reservará dos veces.', { ...f.state, token: f.token });
+      }
+      if (code === 'policy_denied' || code === 'approval_required') {
+        return send(res, 403, 'Reservas no disponibles', '<h1>Reservas en línea no disponibles</h1><p>Esta empresa no recibe reservas en línea por ahora. Nada quedó reservado; escríbeles directamente.</p>');
+      }
+      return send(res, 503, 'No disponible', '<h1>No pudimos hacer la reserva</h1><p>Nada quedó reservado. Inténtalo de nuevo en unos minutos.</p>');
     } catch (err) {
-      log.error({ err }, 'public booking failed');
-      send(res, 503, 'No disponible', '<h1>No pudimos hacer la reserva</h1><p>Nada quedó reservado. Inténtalo de nuevo en unos minutos.</p>');
+      log.error({ err }, 'public booking page failed');
+      send(res, 503, 'No disponible', '<h1>No pudimos mostrar el resultado</h1><p>Inténtalo de nuevo en unos minutos.</p>');
     }
   });
   return router;
