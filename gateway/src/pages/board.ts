@@ -16,6 +16,11 @@ export interface BoardView {
   /** The tool a move calls through the REST pipeline, and the argument naming the target column. */
   moveTool: string;
   columnArg: string;
+  /**
+   * The arguments placing a moved card after or before a neighbour (`after_id`/`before_id` for
+   * tasks.move); absent: one `place: {after|before}` argument (deals.move).
+   */
+  placeArgs?: { after: string; before: string };
   /** Where the script reloads the board from after a move (the same rendering, no page chrome). */
   refreshUrl: string;
   /** The no-script fallback: where each card's move form posts, with its hidden fields. */
@@ -55,11 +60,11 @@ export function renderBoard(t: Translator, view: BoardView): SafeHtml {
 <label>${t.t('board.moveTo')} <select name="column">${options(column.id)}</select></label> <button type="submit" class="secondary">${t.t('board.move')}</button></form></li>`;
   return html`<p id="board-help" class="note">${t.t('board.help')}</p>
 <p id="board-live" class="sr-only" role="status" aria-live="assertive"></p>
-<div class="board" role="region" aria-label="${view.label}" data-move-tool="${view.moveTool}" data-column-arg="${view.columnArg}" data-refresh="${view.refreshUrl}"
+<div class="board" role="region" aria-label="${view.label}" data-move-tool="${view.moveTool}" data-column-arg="${view.columnArg}"${view.placeArgs ? html` data-after-arg="${view.placeArgs.after}" data-before-arg="${view.placeArgs.before}"` : ''} data-refresh="${view.refreshUrl}"
  data-say-picked="${t.t('board.say.picked')}" data-say-over="${t.t('board.say.over')}" data-say-dropped="${t.t('board.say.dropped')}" data-say-cancelled="${t.t('board.say.cancelled')}"
  data-say-held="${t.t('board.say.held')}" data-say-failed="${t.t('board.say.failed')}">
-${view.columns.map((c) => html`<section class="column${c.kind ? ` kind-${c.kind}` : ''}" data-column-id="${c.id}" aria-labelledby="col-${c.id}">
-<h2 id="col-${c.id}">${c.title}${c.kind ? html` <span class="kind">(${c.kind})</span>` : ''}</h2><p class="column-summary">${c.summary}</p>
+${view.columns.map((c, n) => html`<section class="column${c.kind ? ` kind-${c.kind}` : ''}" data-column-id="${c.id}" aria-labelledby="col-${n}">
+<h2 id="col-${n}">${c.title}${c.kind ? html` <span class="kind">(${c.kind})</span>` : ''}</h2><p class="column-summary">${c.summary}</p>
 <ol class="cards">${c.cards.map((x, i) => card(c, x, i))}</ol>${c.more > 0 ? html`<p class="note">${t.t('board.more', { n: c.more })}</p>` : ''}</section>`)}
 </div>`;
 }

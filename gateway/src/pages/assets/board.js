@@ -39,8 +39,10 @@
     var i = list.indexOf(card);
     var input = { id: card.dataset.cardId };
     input[board.dataset.columnArg] = col.dataset.columnId;
-    if (i > 0) input.place = { after: list[i - 1].dataset.cardId };
-    else if (list.length > 1) input.place = { before: list[1].dataset.cardId };
+    // deals.move takes place: {after|before}; a board may name its own arguments (tasks.move: after_id, before_id).
+    var after = board.dataset.afterArg, before = board.dataset.beforeArg;
+    if (i > 0) { if (after) input[after] = list[i - 1].dataset.cardId; else input.place = { after: list[i - 1].dataset.cardId }; }
+    else if (list.length > 1) { if (before) input[before] = list[1].dataset.cardId; else input.place = { before: list[1].dataset.cardId }; }
     return input;
   }
 
