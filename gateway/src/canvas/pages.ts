@@ -14,6 +14,7 @@ import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
 import { crmPages } from '../pages/crm.ts';
+import { projectPages } from '../pages/projects.ts';
 import { isOutage, redisReady, sendUnavailablePage } from '../pages/unavailable.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
 import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
@@ -109,6 +110,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   if (deps.pipeline) router.use(approvalPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   // The workspace's own pages (keys, policies, members, e-invoicing, ledger): same session, same guard, acting through tools.
   if (deps.pipeline) router.use(crmPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
+  if (deps.pipeline) router.use(projectPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
 
   // The front door: a person who is signed in goes to the workspace's home (its dashboards), anyone

@@ -34,7 +34,7 @@ export function serveAppAsset(req: Request, res: Response): void {
 
 /** The signed-in pages, in the navigation's order. */
 export const APP_PAGES = {
-  approvals: '/app/approvals', dashboards: '/dashboards', crm: '/app/crm', keys: '/app/keys', policies: '/app/policies',
+  approvals: '/app/approvals', dashboards: '/dashboards', crm: '/app/crm', projects: '/app/projects', keys: '/app/keys', policies: '/app/policies',
   members: '/app/members', einvoicing: '/app/einvoicing', ledger: '/app/ledger', agents: '/app/agents',
 } as const;
 export type AppPageKey = keyof typeof APP_PAGES;
