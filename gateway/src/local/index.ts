@@ -22,13 +22,14 @@ import { list as listMetrics } from './metrics/list.ts';
 import { query as queryMetrics } from './metrics/query.ts';
 import { save as saveMetric } from './metrics/save.ts';
 import { list as listRecords } from './records/list.ts';
+import { get as getWorkspace } from './workspace/get.ts';
 
 /**
  * Tool modules the gateway owns itself (ARCHITECTURE.md, "Tools the gateway owns"): identity
  * (who may call) lives here, so its tools do too; the catalog tools, which read the catalog; and the
  * canvas and composite reads (dashboards, metrics, records), served where the composed graph is.
  */
-export const gatewayModules = ['api_keys', 'roles', 'members', 'tools', 'dashboards', 'metrics', 'records'] as const;
+export const gatewayModules = ['api_keys', 'roles', 'members', 'tools', 'dashboards', 'metrics', 'records', 'workspace'] as const;
 
 /** The tools the gateway owns; they run through the same owning half of the pipeline as any subgraph's. */
 export const gatewayTools: readonly Tool<any, any>[] = [
@@ -38,6 +39,7 @@ export const gatewayTools: readonly Tool<any, any>[] = [
   searchTool, describeTool,
   saveDashboard, patchDashboard, getDashboard, listDashboards, deleteDashboard, renderDashboard,
   queryMetrics, saveMetric, listMetrics, deleteMetric, listRecords,
+  getWorkspace,
 ];
 
 export { GATEWAY_OWNER } from './services.ts';
