@@ -1,4 +1,4 @@
-import { CuadraError, toCuadraError, type Logger, type Principal } from '@cuadra/shared';
+import { CuadraError, toCuadraError, type Logger, type Principal, type ToolAnswer } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import getRawBody from 'raw-body';
@@ -124,7 +124,7 @@ export function bookingPublic(opts: { projectsUrl: string | undefined; identity:
         counted: { headers: {} },
       });
       if (result.status === 202) return { status: 202 };
-      return { status: 200, booking: (result.body as { output: { booking: Record<string, unknown> } }).output.booking };
+      return { status: 200, booking: (result.body as ToolAnswer).output.booking };
     } catch (err) {
       const error = err instanceof PipelineRefusal ? err.error : toCuadraError(err);
       if (!(err instanceof PipelineRefusal)) opts.log.error({ err }, 'public booking failed');
