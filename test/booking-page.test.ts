@@ -185,6 +185,19 @@ describe('the public booking page', () => {
     await visitor.close();
   });
 
+  it('shows a workspace its slug and the address of each booking page (workspace.get); a caller who may not read booking types gets the rest', async () => {
+    const { workspace } = await sys.output('workspace.get', {}, key);
+    expect(workspace).toMatchObject({ name: 'Consultora Ñandú S.A.S.', country: 'CO', slug });
+    expect(workspace.booking_page_base).toMatch(new RegExp(`^https?://[^/]+/book/${slug}/$`));
+    expect(workspace.booking_pages).toEqual([{ type_id: expect.stringMatching(/^bkt_/), name: 'Diagnóstico inicial', slug: 'diagnostico', url: `${workspace.booking_page_base}diagnostico` }]);
+    // The address answers the page (the gateway's public address here is the test's gateway).
+    const page = await fetch(`${sys.gatewayUrl}${new URL(workspace.booking_pages[0].url).pathname}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>Diagnóstico inicial</h1>');
+    const narrow = (await sys.output('api_keys.create', { name: 'solo facturas', role: 'member', patterns: ['workspace.%', 'invoices.%'] }, key)).api_key;
+    expect((await sys.output('workspace.get', {}, narrow)).workspace).toMatchObject({ slug, booking_pages: null });
+  });
+
   it('gives every workspace a unique slug: derived from the name (accents dropped, a suffix when taken), chosen and refused when taken or malformed, and backfilled for older ones', async () => {
     const name = `Panadería La Espiga ${randomBytes(3).toString('hex')}`;
     const base = `panaderia-la-espiga-${name.slice(-6)}`;

@@ -1,14 +1,16 @@
 // A consultancy's week through the real gateway and subgraphs (issue 35, the parts built): bookings of
 // one slot racing over REST (one booked, nine 409), a cancelled slot re-booked by someone else, a
-// holiday refused, a weekly team meeting with one exception, a tax deadline, a CRM call, tasks moved
+// booking from the public page (a visitor, through the pipeline), a holiday refused, a weekly team meeting with one exception, a tax deadline, a CRM call, tasks moved
 // across columns — and the agenda's events and tasks lanes and the event block (pinned and following) equal
 // to the expectation written out below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
+import { Agent, fetch as fetchFrom } from 'undici';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
+let slug: string;
 
 async function ok(tool: string, input: unknown): Promise<any> {
   const r = await sys.invoke(tool, input, key);
@@ -18,7 +20,9 @@ async function ok(tool: string, input: unknown): Promise<any> {
 
 beforeAll(async () => {
   sys = await startTestSystem('time_week');
-  key = (await sys.workspace('Consultora Andina SAS')).api_key;
+  const ws = await sys.workspace('Consultora Andina SAS');
+  key = ws.api_key;
+  slug = (await sys.identity.slugOf(ws.workspace_id))!;
 });
 afterAll(async () => {
   await sys?.stop();
@@ -58,6 +62,17 @@ describe('a week of a consultancy', () => {
     const thursday = (await ok('bookings.availability', { type_id: type.id, from: thu, to: thu, time_zone: 'UTC' })).slots;
     expect(thursday.map((s: any) => s.time)).toEqual(['14:00', '15:00', '16:00']);
     await ok('bookings.create', { type_id: type.id, start: thursday[0].start, name: 'Carlos Mejía', email: 'carlos@example.co', time_zone: 'UTC' });
+    // A visitor books Wednesday 9:00 Bogotá (14:00Z) on the public page, without an account: the form the
+    // page gave, posted from the visitor's own address (the page's limit counts per address).
+    const visitor = new Agent({ localAddress: `127.${150 + (process.pid % 50)}.${Math.floor(Math.random() * 250)}.3` });
+    const pageUrl = `${sys.gatewayUrl}/book/${slug}/asesoria`;
+    const ficha = /name="ficha" value="([A-Za-z0-9_-]+)"/.exec(await (await fetchFrom(`${pageUrl}?fecha=${wed}`, { dispatcher: visitor })).text())![1];
+    const booked = await fetchFrom(pageUrl, {
+      method: 'POST', dispatcher: visitor, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ inicio: `${wed}T14:00:00.000Z`, nombre: 'Daniela Pardo', correo: 'daniela@example.co', zona: 'America/Bogota', ficha }).toString(),
+    });
+    expect(booked.status).toBe(201);
+    await visitor.close();
     // A holiday on a weekday is refused at /start.
     const holiday = colombianHolidays(Number(mon.slice(0, 4)) + 1).find((h) => [1, 2, 3, 4, 5].includes(new Date(`${h.date}T12:00:00Z`).getUTCDay()))!.date;
     const refused = await sys.invoke('bookings.create', { type_id: type.id, start: `${holiday}T14:00:00Z`, name: 'Festivo', email: 'f@example.co' }, key);
@@ -92,6 +107,7 @@ describe('a week of a consultancy', () => {
       [mon, 'events', 'reminder', 'Llamar a Ñandú'],
       [tue, 'events', 'meeting', 'Asesoría: Beatriz Ríos'],
       [wed, 'events', 'meeting', 'Reunión de equipo'],
+      [wed, 'events', 'meeting', 'Asesoría: Daniela Pardo'],
       [thu, 'events', 'meeting', 'Asesoría: Carlos Mejía'],
       [thu, 'tasks', 'deadline', 'NAN-1 Informe'],
       [fri, 'events', 'tax', 'Declaración de IVA'],
@@ -105,7 +121,9 @@ describe('a week of a consultancy', () => {
     });
     expect(following.event_data.event).toMatchObject({ date: fri, kind: 'tax', title: 'Declaración de IVA', event_id: vat.id });
     // The booking's own record and the records sources agree.
-    expect((await ok('records.list', { source: 'bookings', status: 'confirmed' })).rows.map((r: any) => r.name).sort()).toEqual(['Beatriz Ríos', 'Carlos Mejía']);
+    expect((await ok('records.list', { source: 'bookings', status: 'confirmed' })).rows.map((r: any) => r.name).sort()).toEqual(['Beatriz Ríos', 'Carlos Mejía', 'Daniela Pardo']);
+    // The page's booking is the visitor's call, in the ledger like any other.
+    expect((await ok('ledger.list', { tool: 'bookings.create', limit: 50 })).rows.filter((e: any) => e.actor.type === 'visitor').map((e: any) => [e.actor.id, e.outcome])).toEqual([['booking-page/asesoria', 'ok']]);
     expect((await ok('records.list', { source: 'bookings', status: 'cancelled' })).rows.map((r: any) => r.id)).toEqual([first.id]);
     expect(second.status).toBe('confirmed');
   }, 120_000);
