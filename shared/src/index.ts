@@ -70,7 +70,7 @@ export {
 export type { Bucket, WindowQuery } from './periods.ts';
 export {
   AMOUNT_SCHEMA, MONEY_LIMIT, PPM, QUANTITY_DECIMALS, QUANTITY_LIMIT, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, applyRate, checkedAmount, decimalAmount, decimalQuantity,
-  lineAmounts, percentFromPpm, quantityFromMicros, quantityMicros, roundDiv, storedMicros, sumAmounts,
+  lineAmounts, percentFromPpm, quantityFromMicros, quantityMicros, reversedLines, roundDiv, storedMicros, sumAmounts,
 } from './money.ts';
 export { LOCK_LEASE_MS, LOCK_WAIT_MS, withLock } from './locks.ts';
 export { SERVICE_ISSUER, isAgentRunAssertion, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signAgentRunAssertion, signServiceAssertion, verifyAgentRunAssertion, verifyServiceAssertion } from './peers.ts';

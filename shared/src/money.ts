@@ -104,3 +104,12 @@ export function storedMicros(quantity: number): bigint {
 export function quantityFromMicros(micros: bigint): number {
   return Number(micros) / 1_000_000;
 }
+
+/**
+ * The lines of an entry that undoes another: every line kept (account, party, tags), its debit
+ * and credit swapped. The one place debit and credit swap — the finance books' `reverseEntry` and
+ * payroll's feed of a voided run both call it (ERPNext's `make_reverse_gl_entries`).
+ */
+export function reversedLines<L extends { debit: number; credit: number }>(lines: readonly L[]): L[] {
+  return lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+}

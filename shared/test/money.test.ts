@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyRate, CuadraError, decimalAmount, decimalQuantity, lineAmounts, percentFromPpm, quantityMicros, sumAmounts } from '../src/index.ts';
+import { applyRate, CuadraError, decimalAmount, decimalQuantity, lineAmounts, percentFromPpm, quantityMicros, reversedLines, sumAmounts } from '../src/index.ts';
 
 /** The refusal a call throws, as {code, field}. */
 function refusal(run: () => unknown): { code: string; field?: string } | null {
@@ -53,5 +53,23 @@ describe('exact money (CONTRACT §9)', () => {
     expect(quantityMicros(0.29, '/q')).toBe(290_000n);
     expect(quantityMicros(999_999_999.999999, '/q')).toBe(999_999_999_999_999n);
     for (const bad of [0, -1, 1e9 + 1, 1e-7, Number.NaN, 1.0000001]) expect(refusal(() => quantityMicros(bad, '/q'))?.field).toBe('/q');
+  });
+});
+
+describe('reversedLines', () => {
+  it('swaps every debit and credit and keeps the rest of each line, leaving the original alone', () => {
+    // A customer payment of 1,190.00: Dr 111005 bank 119000 / Cr 130505 receivables 119000 (party c1).
+    const posted = [
+      { account: '111005', debit: 119_000, credit: 0, party_id: null },
+      { account: '130505', debit: 0, credit: 119_000, party_id: 'c1', tags: { project: 'p1' } },
+    ];
+    const reversed = reversedLines(posted);
+    expect(reversed).toEqual([
+      { account: '111005', debit: 0, credit: 119_000, party_id: null },
+      { account: '130505', debit: 119_000, credit: 0, party_id: 'c1', tags: { project: 'p1' } },
+    ]);
+    // Σ debits = Σ credits still (119000 = 119000), and the posted lines are untouched.
+    expect(posted[0]).toEqual({ account: '111005', debit: 119_000, credit: 0, party_id: null });
+    expect(reversedLines(reversed)).toEqual(posted);
   });
 });

@@ -1,4 +1,4 @@
-import { CuadraError, createPositioned } from '@cuadra/shared';
+import { CuadraError, createPositioned, reversedLines } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { balances, journalEntries, LEDGER_ROLLUP_VERSION, ledgerDeltas, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';
 import { assertPeriodOpen } from './periods.ts';
@@ -84,7 +84,7 @@ export interface Reversal {
 
 /**
  * Reverses a posted entry: a new entry dated `date` with every line of the original, debit and
- * credit swapped — the only place in the books where they swap (ERPNext's
+ * credit swapped by {@link reversedLines} — the one place they swap (ERPNext's
  * `make_reverse_gl_entries`). The original is never touched; the reversal is posted by
  * {@link postEntry}, so it is written once, balanced, and refused in a closed period. Reading
  * the lines from the journal (not recomputing them) reverses exactly what was posted.
@@ -95,7 +95,7 @@ export async function reverseEntry(ctx: BooksContext, entryId: string, date: str
   const original = await journalEntries(ctx.db).findOne({ _id: entryId, workspace: ctx.workspace }).lean();
   if (!original) throw new CuadraError('conflict', `The journal entry ${entryId} is not posted, so it cannot be reversed.`);
   const id = reversal.id ?? `${entryId}_rev`;
-  await postEntry(ctx, reversal.source ?? { kind: REVERSAL_SOURCE, id: entryId }, original.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })), {
+  await postEntry(ctx, reversal.source ?? { kind: REVERSAL_SOURCE, id: entryId }, reversedLines(original.lines), {
     id, date, currency: original.currency, memo: reversal.memo ?? `Reversión: ${original.memo}`,
   }, options);
   return id;

@@ -1,4 +1,4 @@
-import { addPositions, clampLimit, createPositioned, decodeCursor, encodeCursor, localDate, pageNewestFirst, type SourceReader } from '@cuadra/shared';
+import { addPositions, clampLimit, createPositioned, decodeCursor, encodeCursor, localDate, pageNewestFirst, reversedLines, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
 
@@ -164,7 +164,7 @@ export function reversalOf(run: RunDoc, now: Date): Omit<FeedDoc, 'workspace' | 
     date: today > e.date ? today : e.date,
     currency: e.currency,
     memo: `Anulación de la nómina ${run.period.from} – ${run.period.to}`,
-    lines: e.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })),
+    lines: reversedLines(e.lines),
   };
 }
 
