@@ -30,6 +30,23 @@ async function check(cwd: string): Promise<Violation[]> {
   return errors;
 }
 
+/** The violations the check finds in a throw-away tree of the given files (nothing waived). */
+async function checkTree(files: Record<string, string>): Promise<Violation[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'floors-'));
+  try {
+    const file = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    file('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
+    file('.dependency-cruiser-known-violations.json', '[]');
+    for (const [path, text] of Object.entries(files)) file(path, text);
+    return await check(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the floors', () => {
   it('hold in the tree: the books import no module, no subgraph imports another or the gateway, shared imports no service', async () => {
     expect(await check(ROOT)).toEqual([]);
@@ -39,30 +56,32 @@ describe('the floors', () => {
   }, 60_000);
 
   it('fail on a violating import, naming the rule, the importer and the imported', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'floors-'));
-    try {
-      const file = (path: string, text: string) => {
-        mkdirSync(dirname(join(dir, path)), { recursive: true });
-        writeFileSync(join(dir, path), text);
-      };
-      file('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
-      file('.dependency-cruiser-known-violations.json', '[]');
-      file('subgraphs/invoices/src/modules/invoices/model.ts', 'export const invoice = 1;\n');
-      file('subgraphs/invoices/src/books/journal.ts', "import { invoice } from '../modules/invoices/model.ts';\nexport const entry = invoice;\n");
-      file('subgraphs/invoices/src/lib/invoice-ops.ts', "import { invoice } from '../modules/invoices/model.ts';\nexport const post = invoice;\n");
-      file('subgraphs/crm/src/deals.ts', "import { entry } from '../../invoices/src/books/journal.ts';\nimport { route } from '../../../gateway/src/rest.ts';\nexport const deal = entry + route;\n");
-      file('gateway/src/rest.ts', 'export const route = 1;\n');
-      file('shared/src/tool.ts', "import { deal } from '../../subgraphs/crm/src/deals.ts';\nexport const tool = deal;\n");
-      const violations = await check(dir);
-      expect(violations.map((v) => [v.rule.name, v.from, v.to]).sort()).toEqual([
-        ['books-import-no-module', 'subgraphs/invoices/src/books/journal.ts', 'subgraphs/invoices/src/modules/invoices/model.ts'],
-        ['lower-floor-imports-no-module', 'subgraphs/invoices/src/lib/invoice-ops.ts', 'subgraphs/invoices/src/modules/invoices/model.ts'],
-        ['no-subgraph-imports-another', 'subgraphs/crm/src/deals.ts', 'subgraphs/invoices/src/books/journal.ts'],
-        ['no-subgraph-imports-the-gateway', 'subgraphs/crm/src/deals.ts', 'gateway/src/rest.ts'],
-        ['shared-imports-no-service', 'shared/src/tool.ts', 'subgraphs/crm/src/deals.ts'],
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const violations = await checkTree({
+      'subgraphs/invoices/src/modules/invoices/model.ts': 'export const invoice = 1;\n',
+      'subgraphs/invoices/src/books/journal.ts': "import { invoice } from '../modules/invoices/model.ts';\nexport const entry = invoice;\n",
+      'subgraphs/invoices/src/lib/invoice-ops.ts': "import { invoice } from '../modules/invoices/model.ts';\nexport const post = invoice;\n",
+      'subgraphs/crm/src/deals.ts': "import { entry } from '../../invoices/src/books/journal.ts';\nimport { route } from '../../../gateway/src/rest.ts';\nexport const deal = entry + route;\n",
+      'gateway/src/rest.ts': 'export const route = 1;\n',
+      'shared/src/tool.ts': "import { deal } from '../../subgraphs/crm/src/deals.ts';\nexport const tool = deal;\n",
+    });
+    expect(violations.map((v) => [v.rule.name, v.from, v.to]).sort()).toEqual([
+      ['books-import-no-module', 'subgraphs/invoices/src/books/journal.ts', 'subgraphs/invoices/src/modules/invoices/model.ts'],
+      ['lower-floor-imports-no-module', 'subgraphs/invoices/src/lib/invoice-ops.ts', 'subgraphs/invoices/src/modules/invoices/model.ts'],
+      ['no-subgraph-imports-another', 'subgraphs/crm/src/deals.ts', 'subgraphs/invoices/src/books/journal.ts'],
+      ['no-subgraph-imports-the-gateway', 'subgraphs/crm/src/deals.ts', 'gateway/src/rest.ts'],
+      ['shared-imports-no-service', 'shared/src/tool.ts', 'subgraphs/crm/src/deals.ts'],
+    ]);
+  }, 60_000);
+
+  it('keep the open-item engine between the books and the modules: it imports no module, and the books do not import it', async () => {
+    const violations = await checkTree({
+      'subgraphs/invoices/src/modules/bills/model.ts': 'export const bill = 1;\n',
+      'subgraphs/invoices/src/open-items/item.ts': "import { bill } from '../modules/bills/model.ts';\nexport const item = bill;\n",
+      'subgraphs/invoices/src/books/post.ts': "import { item } from '../open-items/item.ts';\nexport const posted = item;\n",
+    });
+    expect(violations.map((v) => [v.rule.name, v.from, v.to]).sort()).toEqual([
+      ['books-import-no-module', 'subgraphs/invoices/src/books/post.ts', 'subgraphs/invoices/src/open-items/item.ts'],
+      ['lower-floor-imports-no-module', 'subgraphs/invoices/src/open-items/item.ts', 'subgraphs/invoices/src/modules/bills/model.ts'],
+    ]);
   }, 60_000);
 });

@@ -3,7 +3,8 @@ import { localDate } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { startInvoices, unwrap } from './setup.ts';
 import { backfillBillsDue, billsDue } from '../src/modules/bills/due.ts';
-import { reverseBillPayment } from '../src/modules/bills/payments.ts';
+import { BILL_PAYMENTS } from '../src/modules/bills/payments.ts';
+import { reversePayment } from '../src/open-items/index.ts';
 import { draftBill, postedBill, vendor, workspace } from './bills-helpers.ts';
 
 let sg: TestSubgraph;
@@ -159,7 +160,7 @@ describe('the payables lane reads the due-date index of open bills (bills/due.ts
     await billsDue.add(sg.db, owner.workspace, '2026-12-02', d.id);
     expect(await lane(owner)).toEqual([]);
     // The payment reversed (bank.unreconcile's path): open again, indexed before, listed with 119,000.
-    await reverseBillPayment({ db: sg.db, workspace: owner.workspace, now: new Date() }, paid.output.payment.id, '2026-11-21');
+    await reversePayment({ db: sg.db, workspace: owner.workspace, now: new Date() }, BILL_PAYMENTS, paid.output.payment.id, '2026-11-21');
     expect(await lane(owner)).toEqual([['2026-12-02', d.id, 119000]]);
     expect(await indexed(owner, '2026-12-02')).toEqual([d.id]);
   });

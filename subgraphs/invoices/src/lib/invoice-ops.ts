@@ -1,9 +1,8 @@
-import { createPositioned, CuadraError, newId, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
+import { CuadraError, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { accountNames } from '../accounting/chart.ts';
 import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
 import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../accounting/receivable-lines.ts';
-import { postEntry } from '../books/index.ts';
 import { assertPeriodOpen } from '../books/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
@@ -14,8 +13,8 @@ import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type N
 import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
-import { pendingChanges } from '../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
+import type { RollupDelta } from '../books/rollup-intents.ts';
+import { changeOpenItem, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
 import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
 
 /** How a kind of document is named in messages. */
@@ -38,61 +37,31 @@ export function statusDelta(doc: Pick<InvoiceDoc, 'kind' | 'issue_date' | 'curre
   return [{ day: doc.issue_date, currency: doc.currency, inc }];
 }
 
-/** What a planned change writes: fields to set, arrays to push to, rollup deltas. */
-export interface InvoiceChange {
-  set?: Partial<InvoiceDoc>;
-  push?: Record<string, unknown>;
-  deltas?: RollupDelta[];
-}
+/** What a planned change of an invoice writes (the open-item engine's change). */
+export type InvoiceChange = OpenItemChange<InvoiceDoc>;
+
+/** The receivables: invoices, debit notes and credit notes as the open-item engine sees them. */
+export const RECEIVABLES: OpenItemLedger<InvoiceDoc> = {
+  direction: 'receivable',
+  noun: 'invoice',
+  model: invoices,
+  due: invoicesDue,
+  isOpen: invoiceIsOpen,
+  statusDelta,
+  paymentKind: 'payment',
+};
 
 /**
- * Changes one invoice by a conditional update on its `rev` (optimistic concurrency): reads it,
- * lets `plan` decide (or refuse), writes only if nobody changed it meanwhile, else tries again.
- * The rollup intent rides in the same write; it is applied to the rollups right after.
- * `plan` returning null means "nothing to do" (an idempotent repeat).
+ * Changes one invoice by a conditional update on its `rev` (the open-item engine's
+ * {@link changeOpenItem}): `plan` decides or refuses, null meaning "nothing to do".
  */
-export async function changeInvoice(
+export function changeInvoice(
   ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>,
   id: string,
   plan: (doc: InvoiceDoc) => InvoiceChange | null,
   extraFilter: Record<string, unknown> = {},
 ): Promise<InvoiceDoc> {
-  const model = invoices(ctx.db);
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
-    const change = plan(doc);
-    if (!change) return doc;
-    const intent = rollupIntent(change.deltas ?? [], ctx.now);
-    const iu = intentUpdate(intent);
-    const update: Record<string, unknown> = {
-      $set: { ...change.set, updated_at: ctx.now },
-      $inc: { rev: 1, ...iu.$inc },
-    };
-    const push = { ...change.push, ...iu.$push };
-    if (Object.keys(push).length) update.$push = push;
-    // The due-date index (modules/invoices/due.ts): added to before the document becomes open (or
-    // moves day), pulled from after it no longer is — a crash in between leaves an extra id the lane filters out.
-    const planned = { ...doc, ...change.set };
-    const wasOpen = invoiceIsOpen(doc);
-    if (invoiceIsOpen(planned) && (!wasOpen || planned.due_date !== doc.due_date)) await invoicesDue.add(ctx.db, ctx.workspace, planned.due_date, id);
-    await markIntent(ctx.db, ctx.workspace, model, id, intent);
-    const after = await model.findOneAndUpdate({ _id: id, workspace: ctx.workspace, rev: doc.rev, ...extraFilter }, update, { returnDocument: 'after' }).lean();
-    if (after) {
-      if (wasOpen && (!invoiceIsOpen(after) || after.due_date !== doc.due_date)) await invoicesDue.pull(ctx.db, ctx.workspace, doc.due_date, id);
-      await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
-      return after;
-    }
-    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-  }
-  throw new CuadraError('conflict', `Invoice ${id} is being changed by other calls right now; try again.`);
-}
-
-/** Status of an invoice from its balance and what reduced it. */
-export function settledStatus(doc: Pick<InvoiceDoc, 'balance' | 'paid' | 'status'>): InvoiceDoc['status'] {
-  if (doc.status === 'cancelled') return 'cancelled';
-  if (doc.balance <= 0) return 'paid';
-  return doc.paid > 0 ? 'partially_paid' : 'posted';
+  return changeOpenItem(ctx, RECEIVABLES, id, plan, extraFilter);
 }
 
 /**
@@ -152,15 +121,6 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
   return { applied: invoice.settlements.find((s) => s.ref === note._id)?.amount ?? 0, due_date: invoice.due_date };
 }
 
-/**
- * Posts a draft invoice or credit note, exactly once:
- * 1. takes the post lock (conditional update: draft and unlocked, or locked by a dead process);
- * 2. gives it the next consecutive number (kept on the document, so a takeover reuses it;
- *    the unique `number_key` index makes a duplicate impossible);
- * 3. a credit note is applied to its invoice (once);
- * 4. writes the journal entry (its id is derived from the document: a retry cannot add a second);
- * 5. the final conditional update: status posted, CUFE/CUDE, time, rollup intent.
- */
 /** The journal entry posting a document writes (its id, date, memo and lines): one function for the post and its dry run. */
 async function postingEntry(ctx: ToolContext, doc: InvoiceDoc, applied: number) {
   const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
@@ -205,84 +165,76 @@ export async function previewPost(ctx: ToolContext, id: string): Promise<Record<
   return { changes, journal_lines: entry.lines };
 }
 
+/**
+ * Posts a draft invoice, debit note or credit note, exactly once, by the open-item engine
+ * ({@link postOpenItem}: period, lock, entry, due index, final update on the lock). Its own steps on
+ * the locked draft: the next consecutive number (kept on the document, so a takeover reuses it; the
+ * unique `number_key` index makes a duplicate impossible) and a credit note's application to its
+ * invoice (once); then the CUFE/CUDE, the customer credit a note leaves, and the signature.
+ */
 export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
   // The workspace's country decides: a Colombian document needs DIAN's set-up (range, keys); elsewhere it is numbered from the workspace's own series, without DIAN.
   const dian = taxRegimeOf(ctx.principal) === 'dian';
   const s = dian ? await requireSettings(ctx.db, ctx.workspace) : null;
   const model = invoices(ctx.db);
-  // Refused before the lock, the number and the credit note's application (postEntry holds the rule: books/post.ts).
-  const draftDate = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean())?.issue_date;
-  if (draftDate) await assertPeriodOpen(ctx.db, ctx.workspace, draftDate);
-  const lockId = newId('lock');
-  const locked = await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, status: 'draft', $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }] },
-    { $set: { post_lock: { id: lockId, at: ctx.now } } },
-    { returnDocument: 'after' },
-  ).lean();
-  if (!locked) {
-    const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
-    if (doc.status !== 'draft') throw new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
-    throw new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
-  }
-  let doc = locked;
-  if (doc.number_seq === null) {
-    const { seq, number } = await nextNumber(ctx.db, ctx.workspace, doc.kind, s);
-    const numbered = await model.findOneAndUpdate(
-      { _id: id, 'post_lock.id': lockId, number_seq: null },
-      { $set: { number_seq: seq, number, number_key: `${ctx.workspace}:${doc.kind}:${number}` } },
-      { returnDocument: 'after' },
-    ).lean();
-    if (!numbered) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
-    doc = numbered;
-  }
-  let applied = doc.amount_due;
-  let dueDate = doc.due_date;
-  if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
-  const issueTime = dian ? localTime(ctx.now) : null;
-  const key = s && issueTime ? cufe({
-    number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
-    issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
-  }) : null;
-  const entry = await postingEntry(ctx, doc, applied);
-  const entryId = entry.id;
-  await postEntry(ctx, { kind: doc.kind, id: doc._id }, entry.lines, { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo });
-  const sign = doc.kind === 'credit_note' ? -1 : 1;
-  // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
-  // an invoice's allowances and charges on the whole document move it (what the journal books to income).
-  const sales = salesOf(doc);
-  const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
-  const deltas: RollupDelta[] = [
-    ...statusDelta(doc, 'draft', 'posted'),
-    {
-      day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
-      inc: doc.kind === 'credit_note'
-        ? { revenue: -sales, credited: doc.total, ar: -applied, credit_notes: 1 }
-        : doc.kind === 'debit_note'
-          ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
-          : { revenue: sales, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+  let applied = 0;
+  const posted = await postOpenItem(ctx, RECEIVABLES, id, {
+    refusal(doc) {
+      if (!doc) return missingItem(RECEIVABLES, id);
+      if (doc.status !== 'draft') return new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+      return new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
     },
-    // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
-    { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
-  ];
-  const intent = rollupIntent(deltas, ctx.now);
-  const iu = intentUpdate(intent);
-  const set: Partial<InvoiceDoc> = {
-    status: 'posted', cufe: key, issue_time: issueTime, journal_entry_id: entryId, post_lock: null, posted_at: ctx.now, updated_at: ctx.now,
-    search_lc: searchText(doc.number, doc.customer.name, doc.notes),
-  };
-  if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
-  // Indexed by due date before it is open (modules/invoices/due.ts); a post that fails from here leaves an extra id only.
-  if (invoiceIsOpen({ kind: doc.kind, status: 'posted' })) await invoicesDue.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
-  await markIntent(ctx.db, ctx.workspace, model, id, intent);
-  const posted = await model.findOneAndUpdate(
-    { _id: id, 'post_lock.id': lockId, status: 'draft' },
-    { $set: set, $inc: { rev: 1, ...iu.$inc }, ...(iu.$push ? { $push: iu.$push } : {}) },
-    { returnDocument: 'after' },
-  ).lean();
-  if (!posted) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
-  await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
-  if (doc.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, doc.customer_id, doc.currency, doc._id, doc.amount_due - applied);
+    async prepare(locked, lockId) {
+      let doc = locked;
+      if (doc.number_seq === null) {
+        const { seq, number } = await nextNumber(ctx.db, ctx.workspace, doc.kind, s);
+        const numbered = await model.findOneAndUpdate(
+          { _id: id, 'post_lock.id': lockId, number_seq: null },
+          { $set: { number_seq: seq, number, number_key: `${ctx.workspace}:${doc.kind}:${number}` } },
+          { returnDocument: 'after' },
+        ).lean();
+        if (!numbered) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
+        doc = numbered;
+      }
+      return doc;
+    },
+    async booking(doc): Promise<Booking<InvoiceDoc>> {
+      applied = doc.amount_due;
+      let dueDate = doc.due_date;
+      if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
+      const issueTime = dian ? localTime(ctx.now) : null;
+      const key = s && issueTime ? cufe({
+        number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
+        issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
+      }) : null;
+      const entry = await postingEntry(ctx, doc, applied);
+      const sign = doc.kind === 'credit_note' ? -1 : 1;
+      // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
+      // an invoice's allowances and charges on the whole document move it (what the journal books to income).
+      const sales = salesOf(doc);
+      const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
+      const set: Partial<InvoiceDoc> = { cufe: key, issue_time: issueTime, search_lc: searchText(doc.number, doc.customer.name, doc.notes) };
+      if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
+      return {
+        source: { kind: doc.kind, id: doc._id }, lines: entry.lines, heading: { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo }, set,
+        deltas: [
+          ...statusDelta(doc, 'draft', 'posted'),
+          {
+            day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
+            inc: doc.kind === 'credit_note'
+              ? { revenue: -sales, credited: doc.total, ar: -applied, credit_notes: 1 }
+              : doc.kind === 'debit_note'
+                ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
+                : { revenue: sales, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+          },
+          // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
+          { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
+        ],
+      };
+    },
+    takenOver: () => `Invoice ${id} was taken over by another post.`,
+  });
+  if (posted.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, posted.customer_id, posted.currency, posted._id, posted.amount_due - applied);
   // Signed as issued, when the workspace has a certificate (never undoes the post; see signPosted).
   if (dian) await signPosted(ctx, posted);
   return posted;
@@ -308,12 +260,6 @@ export function searchText(number: string | null, customerName: string, notes: s
 }
 
 /** Inserts a new draft and counts it in the rollups (status_draft on its issue day). */
-export async function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, doc: InvoiceDoc): Promise<InvoiceDoc> {
-  const intent = rollupIntent(statusDelta(doc, null, 'draft'), ctx.now);
-  const stored: InvoiceDoc = intent ? { ...doc, pending_rollups: [intent], pending_count: 1 } : doc;
-  await markIntent(ctx.db, ctx.workspace, invoices(ctx.db), doc._id, intent);
-  await indexCreated(ctx.db, ctx.workspace, 'invoices', doc.created_at, doc._id);
-  await createPositioned(invoices(ctx.db), stored);
-  await applyRollupIntent(ctx.db, invoices(ctx.db), doc._id, ctx.workspace, intent);
-  return { ...stored, pending_rollups: [], pending_count: 0 };
+export function insertDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, doc: InvoiceDoc): Promise<InvoiceDoc> {
+  return insertOpenItem(ctx, RECEIVABLES, doc, () => indexCreated(ctx.db, ctx.workspace, 'invoices', doc.created_at, doc._id));
 }

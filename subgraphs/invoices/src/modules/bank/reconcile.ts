@@ -2,12 +2,13 @@ import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
-import { reversePayment } from '../../lib/payment-ops.ts';
+import { CUSTOMER_PAYMENTS } from '../../lib/payment-ops.ts';
+import { reversePayment } from '../../open-items/index.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../books/rollup-intents.ts';
 import { assertNotHeld } from '../bills/holds.ts';
 import { bills } from '../bills/model.ts';
-import { billPayments, reverseBillPayment } from '../bills/payments.ts';
+import { BILL_PAYMENTS, billPayments } from '../bills/payments.ts';
 import { payBills } from '../bills/tools/pay.ts';
 import { invoices } from '../invoices/model.ts';
 import { payments } from '../payments/model.ts';
@@ -192,7 +193,7 @@ async function bookedAny(ctx: ToolContext, txId: string, attempt: number, planne
 
 /**
  * Undoes a reconciliation: payments it registered are reversed through the payments and bills
- * modules' own paths (lib/payment-ops.ts reversePayment, bills/payments.ts reverseBillPayment:
+ * modules' own path (the payment engine's reversePayment, open-items/payment.ts, for either direction:
  * the documents owe again, reversing journal entries), entries it wrote against accounts are
  * reversed by reversing entries (never deleted), links to payments found recorded are dropped,
  * and the transaction goes back to unreconciled — one conditional update on `rev`, with the
@@ -220,8 +221,8 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
   ).lean();
   if (!leased) throw new CuadraError('conflict', `Bank transaction ${transactionId} is being changed by another request.`);
   for (const m of t.matches) {
-    if (m.type === 'invoice' && m.registered && m.payment_id) await reversePayment(ctx, m.payment_id, when);
-    else if (m.type === 'bill' && m.registered && m.payment_id) await reverseBillPayment(ctx, m.payment_id, when);
+    if (m.type === 'invoice' && m.registered && m.payment_id) await reversePayment(ctx, CUSTOMER_PAYMENTS, m.payment_id, when);
+    else if (m.type === 'bill' && m.registered && m.payment_id) await reversePayment(ctx, BILL_PAYMENTS, m.payment_id, when);
     else if (m.type === 'account' && m.journal_entry_id) {
       await reverseEntry(ctx, m.journal_entry_id, when, { id: `je_rev_${m.journal_entry_id.slice(3)}`, memo: `Reversión de ${m.journal_entry_id} (conciliación deshecha)` });
     }

@@ -8,7 +8,7 @@ import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
 import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
-import { settledStatus } from './payments.ts';
+import { settledStatus } from '../../open-items/index.ts';
 
 /*
  * Vendor credit notes (notas crédito del proveedor). A credit note is a document of the bills
@@ -141,7 +141,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
             creditedMicros[line] = Number(next);
           });
           const balance = b.balance - note.amount_due;
-          const status = settledStatus(balance, b.paid);
+          const status = settledStatus({ balance, paid: b.paid, status: b.status });
           return {
             set: { balance, status, credited_micros: creditedMicros, closed_on: balance <= 0 ? note.issue_date : null },
             push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },

@@ -1,10 +1,10 @@
-import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, defineOperation, dropOperation, finishStaleOperations, isCuadraError, runOperation, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { postEntry, reverseEntry, updateCounted, type JournalLine } from '../../books/index.ts';
-import { rollupIntent } from '../../books/rollup-intents.ts';
+import type { JournalLine } from '../../books/index.ts';
+import { definePaymentOperation, settleAllocations, type PaymentLedger } from '../../open-items/index.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
-import type { BillStatus } from './model.ts';
-import { apCurrency, billStatusDelta, changeBill } from './ops.ts';
+import type { BillDoc } from './model.ts';
+import { apCurrency, PAYABLES } from './ops.ts';
 
 /** Bank accounts a payment may leave from (PUC 1110 bancos). */
 export const PAYMENT_BANK_ACCOUNTS = { '111005': 'Bancos — moneda nacional', '111010': 'Bancos — moneda extranjera' } as const;
@@ -85,14 +85,23 @@ export function billPaymentEntryLines(p: Pick<BillPaymentDoc, 'amount' | 'vendor
   ];
 }
 
-/** Status of a bill from its balance. */
-export function settledStatus(balance: number, paid: number): BillStatus {
-  if (balance <= 0) return 'paid';
-  return paid > 0 ? 'partially_paid' : 'posted';
-}
-
-/** A bill payment while its operation runs: the payables it moved, by due date (recomputed by a rerun). */
-type BillPaymentInFlight = BillPaymentDoc & { dueChanges?: { date: string; amount: number }[] };
+/**
+ * Bill payments as the payment engine sees them (open-items/payment.ts): they settle the payables,
+ * book Dr 220505 / Cr the bank account, and count `ap` and `disbursed` under the payables' rollup namespace.
+ */
+export const BILL_PAYMENTS: PaymentLedger<BillPaymentDoc, BillDoc> = {
+  items: PAYABLES,
+  noun: 'bill payment',
+  model: billPayments,
+  itemOf: (a) => a.bill_id,
+  rollupCurrency: apCurrency,
+  sourceKind: 'bill_payment',
+  entryLines: billPaymentEntryLines,
+  memo: (p) => `Pago a proveedor ${p.reference ?? p._id} — ${p.vendor_name}`,
+  reversalMemo: (p) => `Reversión del pago a proveedor ${p.reference ?? p._id} — ${p.vendor_name}`,
+  completion: (p) => ({ inc: { ap: -p.amount, disbursed: p.amount, bill_payments: 1 } }),
+  reversal: (p) => ({ ap: p.amount, disbursed: -p.amount }),
+};
 
 /**
  * A payment to a vendor as a durable operation (shared/src/operations.ts): applied to its bills,
@@ -102,74 +111,27 @@ type BillPaymentInFlight = BillPaymentDoc & { dueChanges?: { date: string; amoun
  * meanwhile (impossible under the lock, possible after a lease ran out) refuses the whole payment
  * before anything is booked rather than leave money unapplied.
  */
-export const billPaymentOperation = defineOperation<BillPaymentInFlight>({
-  kind: 'bill_payment',
-  legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }],
-  load: (ctx, id) => billPayments(ctx.db).findById(id).lean(),
-  steps: [
-    async function settleBills(ctx, payment) {
-      const allocations: BillAllocation[] = [];
-      const dueChanges: { date: string; amount: number }[] = [];
-      for (const a of payment.allocations) {
-        const after = await changeBill(ctx, a.bill_id, (bill) => {
-          if (bill.settlements.some((s) => s.ref === payment._id)) return null;
-          const amount = a.requested ?? bill.balance;
-          if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
-            throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
-          }
-          const balance = bill.balance - amount;
-          const paid = bill.paid + amount;
-          const status = settledStatus(balance, paid);
-          return {
-            set: { balance, paid, status, closed_on: balance <= 0 ? payment.date : null },
-            push: { settlements: { ref: payment._id, date: payment.date, amount } },
-            deltas: billStatusDelta(bill, bill.status, status),
-          };
-        }).catch(async (err: unknown) => {
-          // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
-          // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
-          if (!allocations.length && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {
-            await billPayments(ctx.db).deleteOne({ _id: payment._id, workspace: ctx.workspace, status: 'pending' });
-            await dropOperation(ctx, billPaymentOperation, payment._id);
-          }
-          throw err;
-        });
-        const applied = after.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
-        allocations.push({ ...a, applied });
-        dueChanges.push({ date: after.due_date, amount: -applied });
+export const billPaymentOperation = definePaymentOperation(
+  BILL_PAYMENTS,
+  { kind: 'bill_payment', legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }] },
+  async function settleBills(ctx, payment) {
+    const { settled, dueChanges } = await settleAllocations(ctx, BILL_PAYMENTS, payment, (bill, a) => {
+      const amount = a.requested ?? bill.balance;
+      if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
+        throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
       }
-      return { ...payment, allocations, dueChanges };
-    },
-    async function journal(ctx, payment) {
-      await postEntry(ctx, { kind: 'bill_payment', id: payment._id }, billPaymentEntryLines(payment), {
-        id: `je_${payment._id}`, date: payment.date, currency: payment.currency, memo: `Pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
-      });
-      return payment;
-    },
-    async function complete(ctx, payment) {
-      const currency = apCurrency(payment.currency);
-      const intent = rollupIntent([
-        { day: payment.date, currency, inc: { ap: -payment.amount, disbursed: payment.amount, bill_payments: 1 } },
-        ...(payment.dueChanges ?? []).map((due) => ({ day: payment.date, currency, inc: {}, due })),
-      ], ctx.now);
-      const model = billPayments(ctx.db);
-      const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, status: 'pending' }, { $set: { status: 'completed', allocations: payment.allocations, journal_entry_id: `je_${payment._id}`, updated_at: ctx.now } }, intent);
-      const final = done ?? (await model.findById(payment._id).lean());
-      if (!final) throw new CuadraError('internal', 'The bill payment vanished while being completed.');
-      return final;
-    },
-  ],
-});
-
-/** Applies a pending payment to its bills and completes it (every step idempotent: see {@link billPaymentOperation}). */
-export function completeBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: BillPaymentDoc): Promise<BillPaymentDoc> {
-  return runOperation(ctx, billPaymentOperation, payment, payment._id);
-}
-
-/** Finishes the bill payments of a workspace a dead process left pending (past the lease). */
-export function completeStuckBillPayments(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<number> {
-  return finishStaleOperations(ctx.db, [billPaymentOperation], ctx.now, ctx.workspace);
-}
+      return amount;
+    }, async (err, settledBefore) => {
+      // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
+      // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
+      if (!settledBefore && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {
+        await billPayments(ctx.db).deleteOne({ _id: payment._id, workspace: ctx.workspace, status: 'pending' });
+        await dropOperation(ctx, billPaymentOperation, payment._id);
+      }
+    });
+    return { ...payment, allocations: settled.map(({ allocation, applied }) => ({ ...allocation, applied })), dueChanges };
+  },
+);
 
 /** JSON Schema of {@link billPaymentView}. */
 export const BILL_PAYMENT_VIEW_SCHEMA = {
@@ -195,43 +157,4 @@ export function billPaymentView(p: BillPaymentDoc) {
     id: p._id, status: p.status, vendor_id: p.vendor_id, vendor_name: p.vendor_name, currency: p.currency, amount: p.amount, date: p.date,
     bank_account: p.bank_account, reference: p.reference, allocations: p.allocations, journal_entry_id: p.journal_entry_id, created_at: new Date(p.created_at).toISOString(),
   };
-}
-
-/**
- * Reverses a completed bill payment (bank.unreconcile): each bill it settled owes the amount
- * again (a negative settlement dated `date`, so aging at any date stays right; nothing is
- * deleted), a reversing entry swaps its journal lines (Dr bank / Cr 220505), and the payment
- * becomes `reversed` with the payables rollups moved back — one conditional update
- * completed → reversed. Every step may run again without effect.
- */
-export async function reverseBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, paymentId: string, date: string): Promise<BillPaymentDoc> {
-  const model = billPayments(ctx.db);
-  const payment = await model.findOne({ _id: paymentId, workspace: ctx.workspace }).lean();
-  if (!payment) throw new CuadraError('not_found', `No bill payment ${paymentId} exists in this workspace.`);
-  if (payment.status === 'reversed') return payment;
-  if (payment.status !== 'completed') throw new CuadraError('conflict', `Bill payment ${paymentId} is ${payment.status}.`);
-  const ref = `${payment._id}:rev`;
-  const byDue: { date: string; amount: number }[] = [];
-  for (const a of payment.allocations) {
-    const amount = a.applied ?? 0;
-    if (amount <= 0) continue;
-    const after = await changeBill(ctx, a.bill_id, (bill) => {
-      if (bill.settlements.some((s) => s.ref === ref)) return null;
-      const balance = bill.balance + amount;
-      const paid = bill.paid - amount;
-      const status = settledStatus(balance, paid);
-      return { set: { balance, paid, status, closed_on: null }, push: { settlements: { ref, date, amount: -amount } }, deltas: billStatusDelta(bill, bill.status, status) };
-    });
-    byDue.push({ date: after.due_date, amount });
-  }
-  await reverseEntry(ctx, `je_${payment._id}`, date, {
-    id: `je_rev_${payment._id}`, memo: `Reversión del pago a proveedor ${payment.reference ?? payment._id} — ${payment.vendor_name}`,
-  });
-  const currency = apCurrency(payment.currency);
-  const intent = rollupIntent([
-    { day: date, currency, inc: { ap: payment.amount, disbursed: -payment.amount } },
-    ...byDue.map((due) => ({ day: date, currency, inc: {}, due })),
-  ], ctx.now);
-  const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, workspace: ctx.workspace, status: 'completed' }, { $set: { status: 'reversed', updated_at: ctx.now } }, intent);
-  return done ?? (await model.findById(payment._id).lean())!;
 }

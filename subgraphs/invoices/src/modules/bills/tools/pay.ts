@@ -2,7 +2,8 @@ import { beginOperation, createPositioned, CuadraError, DATE_SCHEMA, defineTool,
 import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
-import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, completeBillPayment, completeStuckBillPayments, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
+import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
+import { completePayment, completeStuckPayments } from '../../../open-items/index.ts';
 
 const INPUT = {
   type: 'object', additionalProperties: false, required: ['vendor_id', 'amount', 'currency', 'bills'],
@@ -59,10 +60,10 @@ export function vendorPaymentLock(workspace: string, vendorId: string): string {
 }
 
 async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: string) {
-  await completeStuckBillPayments(ctx);
+  await completeStuckPayments(ctx, billPaymentOperation);
   if (id) {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completeBillPayment(ctx, known)) };
+    if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
   }
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
@@ -104,7 +105,7 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
     // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
     const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
     if (!known) throw err;
-    return { payment: billPaymentView(known.status === 'completed' ? known : await completeBillPayment(ctx, known)) };
+    return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
   }
-  return { payment: billPaymentView(await completeBillPayment(ctx, doc)) };
+  return { payment: billPaymentView(await completePayment(ctx, billPaymentOperation, doc)) };
 }

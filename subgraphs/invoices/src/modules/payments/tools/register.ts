@@ -3,7 +3,8 @@ import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
-import { completePayment, markPayment } from '../../../lib/payment-ops.ts';
+import { markPayment, paymentOperation } from '../../../lib/payment-ops.ts';
+import { completePayment } from '../../../open-items/index.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 
@@ -62,7 +63,7 @@ export function registerPayments(ctx: ToolContext, input: InputOf<typeof registe
 async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext, id?: string) {
   if (id) {
     const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, known) : known) };
+    if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, paymentOperation, known) : known) };
   }
   const date = input.date ?? localDate(ctx.now);
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
@@ -113,6 +114,6 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
   await markPayment(ctx, doc._id);
   await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
   await createPositioned(payments(ctx.db), doc);
-  const done = await completePayment(ctx, doc);
+  const done = await completePayment(ctx, paymentOperation, doc);
   return { payment: paymentView(done) };
 }

@@ -1,0 +1,16 @@
+/**
+ * The open-item floor (issue 32): one open item with a direction (receivable | payable) and kinds
+ * (invoice, bill, credit note, debit note) — change, post, settle — and one payment with a
+ * direction and allocations — complete, reverse. It sits on the books and imports no module: the
+ * invoices and bills modules declare their {@link OpenItemLedger}, the payments modules their
+ * {@link PaymentLedger}, and call in (ARCHITECTURE.md, 'The finance kernel').
+ */
+export {
+  changeOpenItem, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
+  type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type SettledStatus,
+} from './item.ts';
+export { postOpenItem, type Booking, type Posting } from './post.ts';
+export {
+  completePayment, completeStuckPayments, definePaymentOperation, paymentEntryId, reversePayment, settleAllocations,
+  type AllocationRecord, type DueChange, type InFlight, type PaymentLedger, type PaymentRecord, type SettledAllocation,
+} from './payment.ts';

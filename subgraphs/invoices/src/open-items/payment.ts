@@ -1,0 +1,192 @@
+import { CuadraError, defineOperation, finishStaleOperations, runOperation, type LegacyMarkers, type OperationContext, type OperationKind } from '@cuadra/shared';
+import type { Connection, Model } from 'mongoose';
+import { postEntry, reverseEntry, updateCounted, type JournalLine } from '../books/index.ts';
+import { rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
+import { changeOpenItem, paymentApplied, paymentReopened, type ItemContext, type OpenItemDoc, type OpenItemLedger } from './item.ts';
+
+/** What the engine reads of one part of a payment set against one open item. */
+export interface AllocationRecord {
+  /** What was asked for (null: as much as the item's balance allows). */
+  requested: number | null;
+  /** What was applied; null until the payment is completed. */
+  applied: number | null;
+}
+
+/**
+ * What the engine reads and writes of a payment, in either direction: written `pending` (the
+ * intent), applied to its open items, journalled, completed; later perhaps `reversed`.
+ */
+export interface PaymentRecord<A extends AllocationRecord = AllocationRecord> {
+  _id: string;
+  workspace: string;
+  status: 'pending' | 'completed' | 'reversed';
+  currency: string;
+  amount: number;
+  date: string;
+  reference: string | null;
+  allocations: A[];
+  journal_entry_id: string | null;
+}
+
+/** A due-date change of the direction's lane: an item's open amount moved on its due date. */
+export interface DueChange { date: string; amount: number }
+
+/** A payment while its operation runs: the open amounts it moved, by due date (recomputed by a rerun). */
+export type InFlight<P> = P & { dueChanges?: DueChange[] };
+
+/**
+ * One direction's payments, declared by the module that owns them (customer payments, bill
+ * payments) — ERPNext's Payment Entry with a party type: one engine settles, completes and
+ * reverses both.
+ */
+export interface PaymentLedger<P extends PaymentRecord, D extends OpenItemDoc> {
+  /** The open items it settles. */
+  items: OpenItemLedger<D>;
+  /** The payment as messages name it, lower case: `payment`, `bill payment`. */
+  noun: string;
+  model(db: Connection): Model<P>;
+  /** The open item an allocation is set against. */
+  itemOf(allocation: P['allocations'][number]): string;
+  /** The rollup currency (namespace) the direction counts in. */
+  rollupCurrency(currency: string): string;
+  /** The journal source kind its entries are posted under. */
+  sourceKind: string;
+  /** The lines of its entry. */
+  entryLines(payment: P): JournalLine[];
+  /** The memo of its entry, and of the entry reversing it. */
+  memo(payment: P): string;
+  reversalMemo(payment: P): string;
+  /** The counters a completed payment moves on its date (beside the due-date changes), and the fields its completion sets. */
+  completion(payment: P): { inc: Record<string, number>; set?: Partial<P> };
+  /** The counters its reversal moves on the reversal's date. */
+  reversal(payment: P): Record<string, number>;
+  /** Why a completed payment cannot be reversed here (customer credit it left may be spent), or null. */
+  refuseReversal?(payment: P): CuadraError | null;
+}
+
+/** The journal entry of a payment: its id chosen from the payment's, so posting it twice is one entry. */
+export function paymentEntryId(paymentId: string): string {
+  return `je_${paymentId}`;
+}
+
+/** The rollup intent of a payment's counters and its due-date changes, on `day`. */
+function paymentIntent(currency: string, day: string, inc: Record<string, number>, dueChanges: readonly DueChange[], now: Date) {
+  return rollupIntent([{ day, currency, inc }, ...dueChanges.map((due): RollupDelta => ({ day, currency, inc: {}, due }))], now);
+}
+
+/** One allocation as settled: the item after the change, and what of the payment it holds. */
+export interface SettledAllocation<A, D> { allocation: A; item: D; applied: number }
+
+/**
+ * Applies a payment to its open items in order, each once (an item that lists the payment in its
+ * settlements is left alone: a rerun reads what it applied). `share` says how much of what is
+ * `left` goes to an item — null or ≤ 0 for none — or refuses; `onRefusal` hears a refusal and how
+ * many items were settled before it.
+ */
+export async function settleAllocations<P extends PaymentRecord, D extends OpenItemDoc>(
+  ctx: ItemContext,
+  ledger: PaymentLedger<P, D>,
+  payment: P,
+  share: (item: D, allocation: P['allocations'][number], left: number) => number | null,
+  onRefusal?: (err: unknown, settledBefore: number) => Promise<void>,
+): Promise<{ settled: SettledAllocation<P['allocations'][number], D>[]; left: number; dueChanges: DueChange[] }> {
+  let left = payment.amount;
+  const settled: SettledAllocation<P['allocations'][number], D>[] = [];
+  const dueChanges: DueChange[] = [];
+  for (const a of payment.allocations) {
+    const item = await changeOpenItem(ctx, ledger.items, ledger.itemOf(a), (doc) => {
+      if (doc.settlements.some((s) => s.ref === payment._id)) return null;
+      const amount = share(doc, a, left);
+      if (amount === null || amount <= 0) return null;
+      return paymentApplied(ledger.items, doc, payment._id, payment.date, amount);
+    }).catch(async (err: unknown) => {
+      await onRefusal?.(err, settled.length);
+      throw err;
+    });
+    const applied = item.settlements.find((s) => s.ref === payment._id)?.amount ?? 0;
+    left -= applied;
+    settled.push({ allocation: a, item, applied });
+    if (applied > 0) dueChanges.push({ date: item.due_date, amount: -applied });
+  }
+  return { settled, left, dueChanges };
+}
+
+/**
+ * Declares a direction's payment as a durable operation (shared/src/operations.ts): `settle`
+ * (the direction's rule for how much each item takes), then the journal entry (its id the
+ * payment's), then completion — one conditional update pending → completed carrying its rollups —
+ * then any `after` steps. Every step may run again without effect the second time.
+ */
+export function definePaymentOperation<P extends PaymentRecord, D extends OpenItemDoc>(
+  ledger: PaymentLedger<P, D>,
+  kind: { kind: string; legacyMarkers?: readonly LegacyMarkers[] },
+  settle: (ctx: OperationContext, payment: InFlight<P>) => Promise<InFlight<P>>,
+  after: readonly ((ctx: OperationContext, payment: InFlight<P>) => Promise<InFlight<P>>)[] = [],
+): OperationKind<InFlight<P>> {
+  return defineOperation<InFlight<P>>({
+    ...kind,
+    load: (ctx, id) => ledger.model(ctx.db).findById(id).lean() as Promise<InFlight<P> | null>,
+    steps: [
+      settle,
+      async function journal(ctx, payment) {
+        await postEntry(ctx, { kind: ledger.sourceKind, id: payment._id }, ledger.entryLines(payment), {
+          id: paymentEntryId(payment._id), date: payment.date, currency: payment.currency, memo: ledger.memo(payment),
+        });
+        return payment;
+      },
+      async function complete(ctx, payment) {
+        const { inc, set } = ledger.completion(payment);
+        const intent = paymentIntent(ledger.rollupCurrency(payment.currency), payment.date, inc, payment.dueChanges ?? [], ctx.now);
+        const model = ledger.model(ctx.db) as unknown as Model<PaymentRecord>;
+        const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, status: 'pending' }, {
+          $set: { status: 'completed', allocations: payment.allocations, ...set, journal_entry_id: paymentEntryId(payment._id), updated_at: ctx.now },
+        }, intent);
+        const final = done ?? (await model.findById(payment._id).lean());
+        if (!final) throw new CuadraError('internal', `The ${ledger.noun} vanished while being completed.`);
+        return final as InFlight<P>;
+      },
+      ...after,
+    ],
+  });
+}
+
+/** Applies a pending payment and completes it (every step idempotent: see {@link definePaymentOperation}). */
+export function completePayment<P extends PaymentRecord>(ctx: ItemContext, operation: OperationKind<InFlight<P>>, payment: P): Promise<P> {
+  return runOperation<InFlight<P>>(ctx, operation, payment, payment._id);
+}
+
+/** Finishes the payments of a workspace a dead process left pending (past the one repair wait). */
+export function completeStuckPayments(ctx: ItemContext, operation: OperationKind<any>): Promise<number> {
+  return finishStaleOperations(ctx.db, [operation], ctx.now, ctx.workspace);
+}
+
+/**
+ * Reverses a completed payment (bank.unreconcile), in either direction: each item it settled owes
+ * the amount again (a negative settlement dated `date`, so aging at any date stays right; nothing
+ * is deleted), a reversing entry swaps its journal lines (books' reverseEntry), and the payment
+ * becomes `reversed` with its rollups moved back — one conditional update completed → reversed.
+ * Every step may run again without effect.
+ */
+export async function reversePayment<P extends PaymentRecord, D extends OpenItemDoc>(ctx: ItemContext, ledger: PaymentLedger<P, D>, paymentId: string, date: string): Promise<P> {
+  const model = ledger.model(ctx.db) as unknown as Model<PaymentRecord>;
+  const payment = (await model.findOne({ _id: paymentId, workspace: ctx.workspace }).lean()) as P | null;
+  const Noun = ledger.noun[0].toUpperCase() + ledger.noun.slice(1);
+  if (!payment) throw new CuadraError('not_found', `No ${ledger.noun} ${paymentId} exists in this workspace.`);
+  if (payment.status === 'reversed') return payment;
+  if (payment.status !== 'completed') throw new CuadraError('conflict', `${Noun} ${paymentId} is ${payment.status}.`);
+  const refused = ledger.refuseReversal?.(payment);
+  if (refused) throw refused;
+  const ref = `${payment._id}:rev`;
+  const byDue: DueChange[] = [];
+  for (const a of payment.allocations) {
+    const amount = a.applied ?? 0;
+    if (amount <= 0) continue;
+    const item = await changeOpenItem(ctx, ledger.items, ledger.itemOf(a), (doc) =>
+      doc.settlements.some((s) => s.ref === ref) ? null : paymentReopened(ledger.items, doc, ref, date, amount));
+    byDue.push({ date: item.due_date, amount });
+  }
+  await reverseEntry(ctx, payment.journal_entry_id ?? paymentEntryId(payment._id), date, { id: `je_rev_${payment._id}`, memo: ledger.reversalMemo(payment) });
+  const intent = paymentIntent(ledger.rollupCurrency(payment.currency), date, ledger.reversal(payment), byDue, ctx.now);
+  const done = await updateCounted(ctx, model, payment._id, { _id: payment._id, workspace: ctx.workspace, status: 'completed' }, { $set: { status: 'reversed', updated_at: ctx.now } }, intent);
+  return (done ?? (await model.findById(payment._id).lean())!) as P;
+}
