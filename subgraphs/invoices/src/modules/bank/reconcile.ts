@@ -2,7 +2,7 @@ import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { PUC } from '../../accounting/puc.ts';
-import { CUSTOMER_PAYMENTS } from '../../lib/payment-ops.ts';
+import { CUSTOMER_PAYMENTS } from '../payments/ops.ts';
 import { reversePayment } from '../../open-items/index.ts';
 import { pendingChanges } from '../../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../../books/rollup-intents.ts';

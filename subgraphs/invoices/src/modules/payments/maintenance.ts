@@ -1,6 +1,6 @@
 import { operationsMaintenance, type MaintenanceHook } from '@cuadra/shared';
 import { repairRollupsOf } from '../../books/maintenance.ts';
-import { paymentOperation } from '../../lib/payment-ops.ts';
+import { paymentOperation } from './ops.ts';
 import { payments } from './model.ts';
 
 const finishPayments = operationsMaintenance([paymentOperation]);

@@ -17,7 +17,7 @@ export interface Allocation {
  * to each invoice (each application is idempotent: the invoice lists the payment's id in its
  * settlements), then `completed` with its journal entry and rollup intent. A payment left
  * `pending` by a dead process is finished by the maintenance sweep (the durable-operation runner:
- * `paymentOperation`, lib/payment-ops.ts).
+ * `paymentOperation`, modules/payments/ops.ts).
  */
 export interface PaymentDoc {
   _id: string;

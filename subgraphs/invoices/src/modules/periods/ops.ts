@@ -6,7 +6,7 @@ import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentOperation } from '../bills/payments.ts';
-import { paymentOperation } from '../../lib/payment-ops.ts';
+import { paymentOperation } from '../payments/ops.ts';
 
 /** Where the year's result goes at the year-end close (PUC 36, resultados del ejercicio). */
 export const RESULT_ACCOUNTS = { profit: { code: '3605', name: PUC['3605'] }, loss: { code: '3610', name: PUC['3610'] } } as const;

@@ -3,7 +3,7 @@ import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
-import { markPayment, paymentOperation } from '../../../lib/payment-ops.ts';
+import { markPayment, paymentOperation } from '../ops.ts';
 import { completePayment } from '../../../open-items/index.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';

@@ -1,10 +1,10 @@
 import { beginOperation, CuadraError, type ToolContext } from '@cuadra/shared';
-import { paymentEntryLines } from '../accounting/receivable-lines.ts';
-import { RECEIVABLES } from './invoice-ops.ts';
-import { addCustomerCredit } from './customer-credit.ts';
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
-import { payments, type PaymentDoc } from '../modules/payments/model.ts';
-import { definePaymentOperation, settleAllocations, type PaymentLedger } from '../open-items/index.ts';
+import { paymentEntryLines } from '../../accounting/receivable-lines.ts';
+import { RECEIVABLES } from '../../lib/invoice-ops.ts';
+import { addCustomerCredit } from '../../lib/customer-credit.ts';
+import type { InvoiceDoc } from '../invoices/model.ts';
+import { payments, type PaymentDoc } from './model.ts';
+import { definePaymentOperation, settleAllocations, type PaymentLedger } from '../../open-items/index.ts';
 
 /**
  * Customer payments as the payment engine sees them (open-items/payment.ts): they settle the
