@@ -16,12 +16,12 @@ export async function updateCounted<T>(
   ctx: CountedWriteContext, model: Model<T>, docId: string, filter: Record<string, unknown>,
   update: { $set: Record<string, unknown>; $inc?: Record<string, number> }, intent: RollupIntent | null,
 ): Promise<T | null> {
-  const iu = intentUpdate(intent);
+  const counted = intentUpdate(intent);
   await markIntent(ctx.db, ctx.workspace, model, docId, intent);
-  const $inc = { ...update.$inc, ...iu.$inc };
+  const $inc = { ...update.$inc, ...counted.$inc };
   const done = await model.findOneAndUpdate(
     filter as never,
-    { $set: update.$set, ...(Object.keys($inc).length ? { $inc } : {}), ...(iu.$push ? { $push: iu.$push } : {}) } as never,
+    { $set: update.$set, ...(Object.keys($inc).length ? { $inc } : {}), ...(counted.$push ? { $push: counted.$push } : {}) } as never,
     { returnDocument: 'after' },
   ).lean<T>();
   if (done) await applyRollupIntent(ctx.db, model, docId, ctx.workspace, intent);

@@ -167,10 +167,10 @@ export async function reconcileTransaction(ctx: ToolContext, transactionId: stri
   const abs = Math.abs(t.amount);
   const intent = rollupIntent([{ day: t.date, currency: bankRollupNs(t.bank_id), inc: { unrec_n: -1, unrec_amt: -abs, rec_n: 1, rec_amt: abs } }], ctx.now);
   await markIntent(ctx.db, ctx.workspace, model, t._id, intent);
-  const iu = intentUpdate(intent);
+  const counted = intentUpdate(intent);
   const done = await model.findOneAndUpdate(
     { _id: t._id, workspace: ctx.workspace, status: 'reconciling', rev },
-    { $set: { status: 'reconciled', matches, reconciled_at: ctx.now, lock_at: null, updated_at: ctx.now }, $inc: { rev: 1, ...(iu.$inc ?? {}) }, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { $set: { status: 'reconciled', matches, reconciled_at: ctx.now, lock_at: null, updated_at: ctx.now }, $inc: { rev: 1, ...(counted.$inc ?? {}) }, ...(counted.$push ? { $push: counted.$push } : {}) },
     { returnDocument: 'after' },
   ).lean();
   if (!done) {
@@ -230,10 +230,10 @@ export async function unreconcileTransaction(ctx: ToolContext, transactionId: st
   const abs = Math.abs(t.amount);
   const intent = wasReconciled ? rollupIntent([{ day: t.date, currency: bankRollupNs(t.bank_id), inc: { unrec_n: 1, unrec_amt: abs, rec_n: -1, rec_amt: -abs } }], ctx.now) : null;
   await markIntent(ctx.db, ctx.workspace, model, t._id, intent);
-  const iu = intentUpdate(intent);
+  const counted = intentUpdate(intent);
   const done = await model.findOneAndUpdate(
     { _id: t._id, workspace: ctx.workspace, status: 'reconciling', rev: leased.rev },
-    { $set: { status: 'unreconciled', matches: [], reconciled_at: null, lock_at: null, undoing: null, updated_at: ctx.now }, $inc: { rev: 1, ...(iu.$inc ?? {}) }, ...(iu.$push ? { $push: iu.$push } : {}) },
+    { $set: { status: 'unreconciled', matches: [], reconciled_at: null, lock_at: null, undoing: null, updated_at: ctx.now }, $inc: { rev: 1, ...(counted.$inc ?? {}) }, ...(counted.$push ? { $push: counted.$push } : {}) },
     { returnDocument: 'after' },
   ).lean();
   if (!done) {
