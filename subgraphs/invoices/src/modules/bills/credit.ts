@@ -7,7 +7,7 @@ import { withholdingCurrency, withholdingIncrements } from '../../accounting/wit
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
-import { apCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
+import { payablesRollupCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
 
 /*
@@ -165,7 +165,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
       await postEntry(ctx, { kind: 'bill_credit_note', id: note._id }, creditNoteEntryLines(note), {
         id: entryId, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
       });
-      const currency = apCurrency(note.currency);
+      const currency = payablesRollupCurrency(note.currency);
       const intent = rollupIntent([{
         day: note.issue_date, currency, due: { date: note.credited!.due_date, amount: -note.amount_due },
         customer: { id: note.vendor_id, name: note.vendor.name, inc: { spend: -note.subtotal } },

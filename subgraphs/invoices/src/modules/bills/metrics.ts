@@ -4,7 +4,7 @@ import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { positionDate } from '../../books/calendar.ts';
 import { BILL_STATUSES } from './model.ts';
-import { apCurrency } from './ops.ts';
+import { payablesRollupCurrency } from './ops.ts';
 
 /*
  * The payables metrics read the subgraph's rollups only, by `_id` (never the bills: INFRA.md), in
@@ -37,7 +37,7 @@ async function prepare(q: MetricQuery, ctx: ReadContext) {
   const problem = windowProblem(q);
   if (problem) throw new CuadraError('invalid_input', problem.error, { field: problem.field });
   const currency = await workspaceCurrency(ctx.db, ctx.workspace, ctx);
-  return { currency, ns: apCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };
+  return { currency, ns: payablesRollupCurrency(currency), today: localDate(ctx.now), limit: Math.min(Math.max(Math.trunc(q.limit ?? 5), 1), 100) };
 }
 
 /** Net spent on expense accounts (bills posted, by issue date). */

@@ -10,11 +10,12 @@ import { bills, expenseOf, type BillDoc, type BillStatus, type BillWithholding }
 
 
 /**
- * The payables keep their counters in the subgraph's rollups (rollups.ts: idempotent intents,
- * repair after a crash) under their own currency namespace `ap:<currency>`, so no counter of a
- * bill ever lands in a receivables document (the due-date grain included) and no key collides.
+ * The rollup namespace the payables count a currency under, `ap:<currency>` (a key of the
+ * rollups, not a currency of money): the payables keep their counters in the subgraph's rollups
+ * (idempotent intents, repair after a crash) apart, so no counter of a bill ever lands in a
+ * receivables document (the due-date grain included) and no key collides.
  */
-export function apCurrency(currency: string): string {
+export function payablesRollupCurrency(currency: string): string {
   return `ap:${currency}`;
 }
 
@@ -25,7 +26,7 @@ export function billStatusDelta(doc: Pick<BillDoc, 'issue_date' | 'currency'>, f
   // Not `status_…`: rollups.ts copies those into the all-currency counts of invoices.
   if (from) inc[`bill_${from}`] = -1;
   if (to) inc[`bill_${to}`] = 1;
-  return [{ day: doc.issue_date, currency: apCurrency(doc.currency), inc }];
+  return [{ day: doc.issue_date, currency: payablesRollupCurrency(doc.currency), inc }];
 }
 
 /** What a planned change of a bill writes (the open-item engine's change). */
@@ -131,7 +132,7 @@ export function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
       return new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted by another call right now.`);
     },
     async booking(doc) {
-      const currency = apCurrency(doc.currency);
+      const currency = payablesRollupCurrency(doc.currency);
       return {
         source: { kind: 'bill', id: doc._id }, lines: billEntryLines(doc),
         heading: { id: `je_${doc._id}`, date: doc.issue_date, currency: doc.currency, memo: `Factura de proveedor ${doc.supplier_number} — ${doc.vendor.name}` },

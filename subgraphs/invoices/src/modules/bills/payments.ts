@@ -4,7 +4,7 @@ import type { JournalLine } from '../../books/index.ts';
 import { definePaymentOperation, settleAllocations, type PaymentLedger } from '../../open-items/index.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillDoc } from './model.ts';
-import { apCurrency, PAYABLES } from './ops.ts';
+import { payablesRollupCurrency, PAYABLES } from './ops.ts';
 
 /** Bank accounts a payment may leave from (PUC 1110 bancos). */
 export const PAYMENT_BANK_ACCOUNTS = { '111005': 'Bancos — moneda nacional', '111010': 'Bancos — moneda extranjera' } as const;
@@ -94,7 +94,7 @@ export const BILL_PAYMENTS: PaymentLedger<BillPaymentDoc, BillDoc> = {
   noun: 'bill payment',
   model: billPayments,
   itemOf: (a) => a.bill_id,
-  rollupCurrency: apCurrency,
+  rollupCurrency: payablesRollupCurrency,
   sourceKind: 'bill_payment',
   entryLines: billPaymentEntryLines,
   memo: (p) => `Pago a proveedor ${p.reference ?? p._id} — ${p.vendor_name}`,
