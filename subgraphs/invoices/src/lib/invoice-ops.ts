@@ -14,7 +14,7 @@ import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
 import type { RollupDelta } from '../books/rollup-intents.ts';
-import { changeOpenItem, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
+import { changerOf, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
 import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
 
 /** How a kind of document is named in messages. */
@@ -51,18 +51,8 @@ export const RECEIVABLES: OpenItemLedger<InvoiceDoc> = {
   paymentKind: 'payment',
 };
 
-/**
- * Changes one invoice by a conditional update on its `rev` (the open-item engine's
- * {@link changeOpenItem}): `plan` decides or refuses, null meaning "nothing to do".
- */
-export function changeInvoice(
-  ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>,
-  id: string,
-  plan: (doc: InvoiceDoc) => InvoiceChange | null,
-  extraFilter: Record<string, unknown> = {},
-): Promise<InvoiceDoc> {
-  return changeOpenItem(ctx, RECEIVABLES, id, plan, extraFilter);
-}
+/** Changes one invoice by a conditional update on its `rev` (the open-item engine's change): `plan` decides or refuses, null meaning "nothing to do". */
+export const changeInvoice = changerOf(RECEIVABLES);
 
 /**
  * Hands out the next consecutive number of a range. The counter only ever moves forward by one

@@ -6,8 +6,8 @@
  * {@link PaymentLedger}, and call in (ARCHITECTURE.md, 'The finance kernel').
  */
 export {
-  changeOpenItem, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
-  type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type SettledStatus,
+  changeOpenItem, changerOf, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
+  type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type SettledStatus,
 } from './item.ts';
 export { postOpenItem, type Booking, type Posting } from './post.ts';
 export {

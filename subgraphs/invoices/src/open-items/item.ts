@@ -132,6 +132,14 @@ export async function changeOpenItem<D extends OpenItemDoc>(
   throw new CuadraError('conflict', `${capitalised(ledger.noun)} ${id} is being changed by other calls right now; try again.`);
 }
 
+/** {@link changeOpenItem} bound to one ledger: how a module names the change of its documents (`changeInvoice`, `changeBill`). */
+export type ChangeOf<D extends OpenItemDoc> = (ctx: ItemContext, id: string, plan: (doc: D) => OpenItemChange<D> | null, extraFilter?: Record<string, unknown>) => Promise<D>;
+
+/** The change of one ledger's documents. */
+export function changerOf<D extends OpenItemDoc>(ledger: OpenItemLedger<D>): ChangeOf<D> {
+  return (ctx, id, plan, extraFilter) => changeOpenItem(ctx, ledger, id, plan, extraFilter);
+}
+
 /**
  * Inserts a new draft and counts it in the rollups (its draft status on its issue day).
  * `beforeInsert` runs once the intent is marked and before the document exists (the invoices'

@@ -19,6 +19,7 @@ export interface AllocationRecord {
 export interface PaymentRecord<A extends AllocationRecord = AllocationRecord> {
   _id: string;
   workspace: string;
+  /** `reversed`: undone by a reversing entry (bank.unreconcile); the items it settled are owed again. */
   status: 'pending' | 'completed' | 'reversed';
   currency: string;
   amount: number;
@@ -26,6 +27,11 @@ export interface PaymentRecord<A extends AllocationRecord = AllocationRecord> {
   reference: string | null;
   allocations: A[];
   journal_entry_id: string | null;
+  /** Rollup intents riding on the payment's counted writes (books/rollup-intents.ts). */
+  pending_rollups: unknown[];
+  pending_count: number;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** A due-date change of the direction's lane: an item's open amount moved on its due date. */

@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { tagsKey, type JournalLine } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
-import { changeOpenItem, insertOpenItem, missingItem, postOpenItem, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
+import { changerOf, insertOpenItem, missingItem, postOpenItem, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
@@ -56,15 +56,8 @@ export const PAYABLES: OpenItemLedger<BillDoc> = {
   writeError: duplicateSupplierNumber,
 };
 
-/** Changes one bill by a conditional update on its `rev` (the open-item engine's {@link changeOpenItem}, with the payment-run guard). */
-export function changeBill(
-  ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>,
-  id: string,
-  plan: (doc: BillDoc) => BillChange | null,
-  extraFilter: Record<string, unknown> = {},
-): Promise<BillDoc> {
-  return changeOpenItem(ctx, PAYABLES, id, plan, extraFilter);
-}
+/** Changes one bill by a conditional update on its `rev` (the open-item engine's change, with the payment-run guard). */
+export const changeBill = changerOf(PAYABLES);
 
 /** A unique-key collision on the vendor's invoice number becomes a `conflict`; anything else passes. */
 export function duplicateSupplierNumber(err: unknown): unknown {

@@ -1,7 +1,7 @@
 import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { JournalLine } from '../../books/index.ts';
-import { definePaymentOperation, settleAllocations, type PaymentLedger } from '../../open-items/index.ts';
+import { definePaymentOperation, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillDoc } from './model.ts';
 import { payablesRollupCurrency, PAYABLES } from './ops.ts';
@@ -26,25 +26,11 @@ export interface BillAllocation {
  * and rollup intent. A payment a dead process left `pending` is finished by
  * the maintenance sweep ({@link billPaymentOperation}), found through its operation marker, never by scanning payments.
  */
-export interface BillPaymentDoc {
-  _id: string;
-  workspace: string;
-  /** `reversed`: undone by a reversing entry (bank.unreconcile); the bills it paid are owed again. */
-  status: 'pending' | 'completed' | 'reversed';
+export interface BillPaymentDoc extends PaymentRecord<BillAllocation> {
   vendor_id: string;
   vendor_name: string;
   search_lc: string;
-  currency: string;
-  amount: number;
-  date: string;
   bank_account: keyof typeof PAYMENT_BANK_ACCOUNTS;
-  reference: string | null;
-  allocations: BillAllocation[];
-  journal_entry_id: string | null;
-  pending_rollups: unknown[];
-  pending_count: number;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const schema = new Schema<BillPaymentDoc>(

@@ -1,6 +1,7 @@
 import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../books/rollup-intents.ts';
+import type { PaymentRecord } from '../../open-items/index.ts';
 
 /** One part of a payment set against one invoice. */
 export interface Allocation {
@@ -19,29 +20,16 @@ export interface Allocation {
  * `pending` by a dead process is finished by the maintenance sweep (the durable-operation runner:
  * `paymentOperation`, modules/payments/ops.ts).
  */
-export interface PaymentDoc {
-  _id: string;
-  workspace: string;
+export interface PaymentDoc extends PaymentRecord<Allocation> {
   direction: 'incoming';
-  /** `reversed`: undone by a reversing entry (bank.unreconcile); the invoices it paid owe again. */
-  status: 'pending' | 'completed' | 'reversed';
   customer_id: string;
   customer_name: string;
   search_lc: string;
-  currency: string;
-  amount: number;
-  date: string;
   method: string;
-  reference: string | null;
-  allocations: Allocation[];
   applied: number;
   /** Kept as customer credit (over-payment). */
   unapplied: number;
-  journal_entry_id: string | null;
   pending_rollups: RollupIntent[];
-  pending_count: number;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const paymentSchema = new Schema<PaymentDoc>(
