@@ -83,13 +83,19 @@ export class SubgraphForwarder {
     if (options.checked && this.#vouching) headers[CHECKED_CALL_HEADER] = this.#vouching.vouch(assertion, body);
     let answer: RelayedAnswer;
     let owned: boolean;
+    let retryAfter: unknown;
     try {
       const res = await this.#pool(subgraph).request({ path: TOOL_INVOKE_PATH, method: 'POST', headers, body });
       owned = res.headers[OWNER_ANSWER_HEADER] === '1';
+      retryAfter = res.headers['retry-after'];
       answer = new RelayedAnswer(res.statusCode, Buffer.from(await res.body.arrayBuffer()), res.headers);
     } catch (err) {
       if (neverReached(err)) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: err });
       throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
+    }
+    if (!owned && answer.status === 429) {
+      // The subgraph's fair share refused the call before it ran (shared/src/fair-share.ts): nothing was done there.
+      throw new CuadraError('rate_limited', 'This workspace has too many calls running on the owning service; nothing was done. Wait and retry.', { extra: { headers: { 'Retry-After': typeof retryAfter === 'string' ? retryAfter : '1' } } });
     }
     if (!owned) {
       // The route refused before the owner saw the call (assertion, request shape): a fault between gateway and subgraph.

@@ -1,4 +1,4 @@
-import { assertWithinBounds, CuadraError, INPUT_BOUNDS, isCuadraError, jsonByteLength, type Logger, type RateLimiter } from '@cuadra/shared';
+import { assertWithinBounds, CuadraError, INPUT_BOUNDS, isCuadraError, jsonByteLength, type Logger, type Principal, type RateLimiter } from '@cuadra/shared';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, parse, valueFromASTUntyped, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { Catalog } from './catalog.ts';
@@ -100,6 +100,9 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
       try {
         const headers = await deps.limiter.consume(res.locals.principal);
         for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+        // A graph read takes its turn in the workspace's share as a tool call does, until its answer is sent (or the caller leaves).
+        const release = await deps.pipeline.fairShare.acquire((res.locals.principal as Principal).workspace);
+        res.once('close', release);
       } catch (err) {
         return sendRefusal(res, err, refusalCtx);
       }

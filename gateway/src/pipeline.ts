@@ -1,4 +1,4 @@
-import { assertReach, CuadraError, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
+import { assertReach, CuadraError, FairShare, fairShareFromEnv, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
 import { RelayedAnswer, type SubgraphForwarder } from './forward.ts';
@@ -85,11 +85,14 @@ export class InvokePipeline {
   readonly #governance: Governance;
   readonly #local: ToolOwner;
   readonly #publicUrl: string;
+  /** Each workspace's share of this gateway: the calls of one workspace it runs at once (issue 33). */
+  readonly fairShare: FairShare;
   /** Told of each call held for approval (not of replays): the owners' e-mail (gateway/src/pages/notify.ts). */
   onHeld: ((principal: Principal, approvalId: string) => void) | null = null;
 
-  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner; publicUrl?: string }) {
+  constructor(deps: { identity: IdentityStore; limiter: RateLimiter; catalog: Catalog; forwarder: SubgraphForwarder; signer: AssertionSigner; governance: Governance; local: ToolOwner; publicUrl?: string; fairShare?: FairShare }) {
     this.#publicUrl = deps.publicUrl ?? '';
+    this.fairShare = deps.fairShare ?? new FairShare(fairShareFromEnv());
     this.#local = deps.local;
     this.#identity = deps.identity;
     this.#limiter = deps.limiter;
@@ -197,6 +200,14 @@ export class InvokePipeline {
     } catch (err) {
       return refuse(err);
     }
+    // The call's turn in its workspace's share: a workspace past its share waits (or is refused,
+    // nothing done) here, not in front of every other workspace's calls downstream.
+    let release;
+    try {
+      release = await this.fairShare.acquire(principal.workspace);
+    } catch (err) {
+      return refuse(err);
+    }
     let answer;
     try {
       answer = entry.subgraph === 'gateway'
@@ -209,6 +220,8 @@ export class InvokePipeline {
       // came back (outcome_unknown), the entry is written here.
       if (entry.subgraph === 'gateway') throw new PipelineRefusal(error, headers);
       return refuse(error);
+    } finally {
+      release();
     }
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
     if (answer.receipt) headers = { ...headers, 'Ledger-Receipt': answer.receipt };

@@ -22,6 +22,8 @@ export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
 export { RateLimiter, parseQuota, quotasFromEnv, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateLimitHeaders } from './ratelimit.ts';
+export { FAIR_SHARE_DEFAULTS, FairShare, fairShareFromEnv } from './fair-share.ts';
+export type { FairShareLimits, ReleaseSlot } from './fair-share.ts';
 export { assertReach, assertReachesSomeTool, classifyFailure, reaches } from './invoke.ts';
 export { ToolOwner } from './owner.ts';
 export type { OwnedAnswer, OwnedCall } from './owner.ts';

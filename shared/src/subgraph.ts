@@ -17,6 +17,7 @@ import { isServiceAssertion, verifyServiceAssertion, type PeerConfig } from './p
 import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf, toCuadraError } from './errors.ts';
 import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
+import { FairShare, fairShareFromEnv } from './fair-share.ts';
 import { reaches } from './invoke.ts';
 import type { Governance } from './governance/index.ts';
 import { ToolOwner, type OwnedAnswer } from './owner.ts';
@@ -121,6 +122,8 @@ export interface SubgraphDeps {
   runApprovals?: boolean;
   /** The other subgraphs this one may read (service assertions); absent: none. */
   peers?: PeerConfig;
+  /** Each workspace's share of this service (issue 33); absent: the limits of the environment (`FAIR_SHARE_*`). */
+  fairShare?: FairShare;
 }
 
 /** A subgraph ready to listen (never listens on import). */
@@ -199,14 +202,34 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
       res.status(401).json(e.toBody());
     }
   };
-  app.use('/graphql', checkAssertion);
+  // Each workspace's share of this service (issue 33): a call from the gateway — a tool call at
+  // /invoke or through the graph, a graph read — runs in one of its workspace's slots. A read
+  // another service makes for a call it is serving takes none: that call holds its slot already
+  // (over there), and waiting here for a slot it may itself be holding could never end.
+  const fairShare = deps.fairShare ?? new FairShare(fairShareFromEnv());
+  const takeTurn: express.RequestHandler = async (_req, res, next) => {
+    const principal = res.locals.principal as Principal;
+    if (principal.actor.type === 'service') return next();
+    try {
+      const release = await fairShare.acquire(principal.workspace);
+      res.once('close', release);
+    } catch (err) {
+      // Refused before anything ran: not an owner's answer (the gateway records the refusal on the ledger).
+      const error = toCuadraError(err);
+      for (const [k, v] of Object.entries((error.extra as { headers?: Record<string, string> }).headers ?? {})) res.setHeader(k, v);
+      res.status(error.status).json(error.toBody());
+      return;
+    }
+    next();
+  };
+  app.use('/graphql', checkAssertion, takeTurn);
   // The tool mutation without GraphQL (what the gateway's REST, MCP and canvas invokes use): the same
   // assertion check and owner call as the graph's field, answered as the REST surface answers — the
   // status, the body (`{tool, output}`, the held call's, or a refusal `{error, code, field}`) and the
   // `Ledger-Receipt` / `Idempotent-Replayed` headers — so the gateway relays the owner's answer
   // without decoding an envelope (issue 32). `Cuadra-Owner-Answer` tells an owner's answer (its ledger
   // entry written here) from this route's own refusals (no assertion, a malformed request).
-  app.post(TOOL_INVOKE_PATH, checkAssertion, express.json({ limit: '2mb', verify: keepRawBody }), async (req, res) => {
+  app.post(TOOL_INVOKE_PATH, checkAssertion, takeTurn, express.json({ limit: '2mb', verify: keepRawBody }), async (req, res) => {
     const args = req.body as ToolMutationArgs;
     if (typeof args?.tool !== 'string' || !('input' in args) || (args.idempotencyKey != null && typeof args.idempotencyKey !== 'string') || (args.approvalId != null && typeof args.approvalId !== 'string') || (args.dryRun != null && typeof args.dryRun !== 'boolean')) {
       res.status(400).json({ error: 'Send {tool, input, idempotencyKey?, approvalId?, dryRun?}.', code: 'invalid_input', field: '' });

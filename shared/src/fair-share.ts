@@ -1,0 +1,154 @@
+import { CuadraError } from './errors.ts';
+
+/** How much of one process a workspace may hold at once (`FAIR_SHARE_SLOTS`, `FAIR_SHARE_QUEUE`, `FAIR_SHARE_WAIT_MS`). */
+export interface FairShareLimits {
+  /** Calls of one workspace running at once in this process; the rest wait their turn. */
+  slots: number;
+  /** Calls of one workspace waiting at once; one more is refused `rate_limited`. */
+  queue: number;
+  /** Longest a call waits for a slot before it is refused `rate_limited` (nothing was done). */
+  waitMs: number;
+}
+
+/**
+ * The defaults: 4 calls of a workspace at once per process — on a 2-core machine, a workspace
+ * hammering with 16 connections then shares the cores with another's call as 4 to 1, not 16 to 1
+ * (bench/scale.ts measures it) —, 64 waiting (a burst of 50 duplicates of one keyed call still
+ * waits and replays), and 30 s of waiting at most.
+ */
+export const FAIR_SHARE_DEFAULTS: Readonly<FairShareLimits> = { slots: 4, queue: 64, waitMs: 30_000 };
+
+/** The limits from the environment (positive integers; anything else is a configuration error, said at start). */
+export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShareLimits {
+  const read = (name: string, fallback: number, min: number): number => {
+    const text = env[name];
+    if (text === undefined || text === '') return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, not "${text}".`);
+    return value;
+  };
+  return {
+    slots: read('FAIR_SHARE_SLOTS', FAIR_SHARE_DEFAULTS.slots, 1),
+    queue: read('FAIR_SHARE_QUEUE', FAIR_SHARE_DEFAULTS.queue, 0),
+    waitMs: read('FAIR_SHARE_WAIT_MS', FAIR_SHARE_DEFAULTS.waitMs, 1),
+  };
+}
+
+/** Gives a held slot back; a second call does nothing. */
+export type ReleaseSlot = () => void;
+
+interface Waiter {
+  grant: (release: ReleaseSlot) => void;
+  refuse: (error: CuadraError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** One workspace's share: how many of its calls run, and who waits, first come first served. */
+interface Lane {
+  running: number;
+  waiting: Waiter[];
+}
+
+/**
+ * A fair share of one process per workspace (issue 33): at most `slots` calls of a workspace run
+ * at once, the next `queue` wait in arrival order, and any more — or one that waited `waitMs` —
+ * is refused 429 `rate_limited` with `Retry-After` before it does anything. Another workspace's
+ * call never waits behind them: each workspace has its own lane. A lane exists only while it has
+ * calls (no memory kept per workspace seen).
+ *
+ * Per process on purpose: it shares this process's cores and connections, which are what a busy
+ * workspace takes from the others; the rate limits (Redis) are what is shared between replicas.
+ * The gateway holds a slot from a call's validation to its answer, a subgraph from the call's
+ * arrival to its answer; a read one service makes of another for a call (service assertions)
+ * takes none, so no call waits on a slot held by the call it serves.
+ */
+export class FairShare {
+  readonly limits: Readonly<FairShareLimits>;
+  readonly #lanes = new Map<string, Lane>();
+  /** Mean time a slot is held (ms, moving average): what a refused caller is told to wait. */
+  #heldMs = 50;
+
+  constructor(limits: FairShareLimits = FAIR_SHARE_DEFAULTS) {
+    this.limits = { ...limits };
+  }
+
+  /** Runs `work` in one of `workspace`'s slots (waiting for one if needed); refusals as {@link acquire}. */
+  async run<T>(workspace: string, work: () => Promise<T>): Promise<T> {
+    const release = await this.acquire(workspace);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A slot of `workspace`: at once while it has a free one, else when one is given back (in
+   * arrival order). Rejects with `rate_limited` (429, `Retry-After` in `extra.headers`) when the
+   * workspace already has `queue` calls waiting, or after `waitMs` without a slot.
+   */
+  acquire(workspace: string): Promise<ReleaseSlot> {
+    let lane = this.#lanes.get(workspace);
+    if (!lane) {
+      lane = { running: 0, waiting: [] };
+      this.#lanes.set(workspace, lane);
+    }
+    if (lane.running < this.limits.slots) {
+      lane.running++;
+      return Promise.resolve(this.#releaser(workspace, lane));
+    }
+    if (lane.waiting.length >= this.limits.queue) return Promise.reject(this.#refusal(lane, 'has too many calls waiting'));
+    const current = lane;
+    return new Promise<ReleaseSlot>((grant, refuse) => {
+      const waiter: Waiter = {
+        grant,
+        refuse,
+        timer: setTimeout(() => {
+          const at = current.waiting.indexOf(waiter);
+          if (at >= 0) current.waiting.splice(at, 1);
+          refuse(this.#refusal(current, `waited ${Math.round(this.limits.waitMs / 1000)} s for its turn`));
+        }, this.limits.waitMs),
+      };
+      waiter.timer.unref();
+      current.waiting.push(waiter);
+    });
+  }
+
+  /** Calls of `workspace` running and waiting now (0 and 0 when it has none). */
+  load(workspace: string): { running: number; waiting: number } {
+    const lane = this.#lanes.get(workspace);
+    return { running: lane?.running ?? 0, waiting: lane?.waiting.length ?? 0 };
+  }
+
+  /** Workspaces with a call running or waiting. */
+  get busyWorkspaces(): number {
+    return this.#lanes.size;
+  }
+
+  #releaser(workspace: string, lane: Lane): ReleaseSlot {
+    const since = performance.now();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#heldMs += (performance.now() - since - this.#heldMs) / 16;
+      // The slot passes straight to the first waiter: nobody arriving meanwhile overtakes it.
+      const next = lane.waiting.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        next.grant(this.#releaser(workspace, lane));
+        return;
+      }
+      lane.running--;
+      if (lane.running === 0) this.#lanes.delete(workspace);
+    };
+  }
+
+  #refusal(lane: Lane, why: string): CuadraError {
+    // The waiters ahead are served `slots` at a time: about that many slot-times, at least a second.
+    const retryAfter = Math.max(1, Math.ceil((this.#heldMs * (lane.waiting.length + 1)) / this.limits.slots / 1000));
+    return new CuadraError('rate_limited', `This workspace ${why}: it already has ${lane.running} calls running and ${lane.waiting.length} waiting here. Nothing was done; wait ${retryAfter} s and retry.`, {
+      extra: { headers: { 'Retry-After': String(retryAfter) } },
+    });
+  }
+}

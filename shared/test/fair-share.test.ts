@@ -1,0 +1,100 @@
+// A fair share per workspace (shared/src/fair-share.ts, issue 33): slots, arrival order, the queue
+// bound and the wait bound, and another workspace never waiting behind a busy one.
+import { describe, expect, it } from 'vitest';
+import { FairShare, fairShareFromEnv } from '../src/fair-share.ts';
+
+/** A call that holds its slot until the test lets it go. */
+function held(share: FairShare, workspace: string, order: string[], name: string) {
+  let finish!: () => void;
+  const done = new Promise<void>((r) => { finish = r; });
+  const result = share.run(workspace, async () => {
+    order.push(name);
+    await done;
+    return name;
+  });
+  return { result, finish };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('FairShare', () => {
+  it('runs `slots` calls of a workspace at once and the rest in arrival order, while another workspace runs at once', async () => {
+    const share = new FairShare({ slots: 2, queue: 10, waitMs: 60_000 });
+    const order: string[] = [];
+    const a = ['a1', 'a2', 'a3', 'a4', 'a5'].map((n) => held(share, 'ws_a', order, n));
+    await turn();
+    expect(order).toEqual(['a1', 'a2']);
+    expect(share.load('ws_a')).toEqual({ running: 2, waiting: 3 });
+    // The other workspace is not behind ws_a's three waiting calls.
+    const b = held(share, 'ws_b', order, 'b1');
+    await turn();
+    expect(order).toEqual(['a1', 'a2', 'b1']);
+    b.finish();
+    expect(await b.result).toBe('b1');
+    // A slot given back goes to the first waiter, not to a call arriving meanwhile.
+    a[1].finish();
+    const late = held(share, 'ws_a', order, 'a6');
+    await turn();
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3']);
+    for (const c of [a[0], a[2], a[3], a[4], late]) c.finish();
+    expect(await Promise.all([...a.map((c) => c.result), late.result])).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4', 'a5', 'a6']);
+    // Nothing is kept for a workspace with no calls.
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('refuses one call more than the queue holds with rate_limited and Retry-After, and that call never runs', async () => {
+    const share = new FairShare({ slots: 1, queue: 2, waitMs: 60_000 });
+    const order: string[] = [];
+    const a = ['a1', 'a2', 'a3'].map((n) => held(share, 'ws_a', order, n));
+    let ran = false;
+    const refused = share.run('ws_a', async () => { ran = true; });
+    await expect(refused).rejects.toMatchObject({ code: 'rate_limited', status: 429, extra: { headers: { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) } } });
+    // Another workspace is not refused: its lane is empty.
+    const b = held(share, 'ws_b', order, 'b1');
+    await turn();
+    expect(order).toEqual(['a1', 'b1']);
+    b.finish();
+    for (const c of a) c.finish();
+    await Promise.all([b.result, ...a.map((c) => c.result)]);
+    expect(ran).toBe(false);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('refuses a call that waited longer than waitMs, leaves the queue to the others, and gives the slot on', async () => {
+    const share = new FairShare({ slots: 1, queue: 5, waitMs: 30 });
+    const order: string[] = [];
+    const first = held(share, 'ws_a', order, 'a1');
+    const waited = share.run('ws_a', async () => order.push('never'));
+    await expect(waited).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 0 });
+    first.finish();
+    await first.result;
+    expect(order).toEqual(['a1']);
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('gives a slot back when the work throws, and once only when released twice', async () => {
+    const share = new FairShare({ slots: 1, queue: 5, waitMs: 60_000 });
+    await expect(share.run('ws_a', async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(share.load('ws_a')).toEqual({ running: 0, waiting: 0 });
+    const release = await share.acquire('ws_a');
+    const next = share.acquire('ws_a');
+    const other = share.acquire('ws_a');
+    release();
+    release();
+    const secondRelease = await next;
+    // The second release of the first slot did not hand a slot to the third caller.
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 1 });
+    secondRelease();
+    (await other)();
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('reads its limits from the environment and refuses a malformed one', () => {
+    expect(fairShareFromEnv({})).toEqual({ slots: 4, queue: 64, waitMs: 30_000 });
+    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_QUEUE: '0', FAIR_SHARE_WAIT_MS: '500' })).toEqual({ slots: 2, queue: 0, waitMs: 500 });
+    expect(() => fairShareFromEnv({ FAIR_SHARE_SLOTS: '0' })).toThrow(/FAIR_SHARE_SLOTS/);
+    expect(() => fairShareFromEnv({ FAIR_SHARE_QUEUE: '1.5' })).toThrow(/FAIR_SHARE_QUEUE/);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSERTION_HEADER, OWNER_ANSWER_HEADER, signAssertion, TOOL_INVOKE_PATH } from '@cuadra/shared';
+import { startTestSubgraph, testPrincipal, testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
+import { createServer, name } from '../src/server.ts';
+
+// A subgraph keeps each workspace's fair share of it too (shared/src/fair-share.ts, issue 33): the
+// same mechanism as the gateway's, here with 1 slot and 1 waiting place (FAIR_SHARE_*), so a burst
+// of one workspace straight at the service is cut to its share whatever gateway sent it.
+let crm: TestSubgraph;
+beforeAll(async () => {
+  process.env.FAIR_SHARE_SLOTS = '1';
+  process.env.FAIR_SHARE_QUEUE = '1';
+  try {
+    crm = await startTestSubgraph(name, createServer);
+  } finally {
+    delete process.env.FAIR_SHARE_SLOTS;
+    delete process.env.FAIR_SHARE_QUEUE;
+  }
+});
+afterAll(async () => {
+  await crm?.close();
+});
+
+describe("a workspace's fair share of a subgraph", () => {
+  it('refuses the calls of a burst past 1 running and 1 waiting with rate_limited, runs none of them, and serves another workspace meanwhile', async () => {
+    const busy = testPrincipal();
+    const other = testPrincipal();
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => crm.call('parties.create', { kind: 'customer', name: `Ráfaga ${i} SAS` }, busy)));
+    const [mine] = await Promise.all([crm.call('parties.list', { limit: 5 }, other), crm.call('parties.create', { kind: 'customer', name: 'Vecina SAS' }, other)]);
+    expect(mine.ok).toBe(true);
+    const created = burst.filter((r) => r.ok);
+    const refused = burst.filter((r) => !r.ok);
+    // The first call runs and the second waits; the twelve arrive before the first is done.
+    expect(created.length).toBeGreaterThanOrEqual(2);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r).toMatchObject({ httpStatus: 429, code: 'rate_limited' });
+    const stored = await crm.db.collection('parties').find({ workspace: busy.workspace }).project({ name: 1 }).toArray();
+    expect(stored.map((p) => p.name).sort()).toEqual(created.map((r) => r.output.party.name).sort());
+    expect(await crm.db.collection('parties').countDocuments({ workspace: other.workspace })).toBe(1);
+  });
+
+  it('answers a refusal at /invoke with Retry-After and not as an owner answer, so the gateway records it', async () => {
+    const busy = testPrincipal();
+    const assertion = signAssertion(busy, testSigningKeys().privateKey);
+    const post = (i: number) => fetch(`${crm.url}${TOOL_INVOKE_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion },
+      body: JSON.stringify({ tool: 'parties.create', input: { kind: 'customer', name: `Directa ${i} SAS` } }),
+    });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i)));
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.headers.get(OWNER_ANSWER_HEADER)).toBeNull();
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await r.json()).toEqual({ error: expect.any(String), code: 'rate_limited' });
+    }
+    for (const r of answers.filter((a) => a.status !== 429)) {
+      expect(r.status).toBe(200);
+      expect(r.headers.get(OWNER_ANSWER_HEADER)).toBe('1');
+      await r.arrayBuffer();
+    }
+    expect(await crm.db.collection('parties').countDocuments({ workspace: busy.workspace })).toBe(answers.length - refused.length);
+  });
+});
