@@ -14,6 +14,7 @@ import type { InvokePipeline } from '../pipeline.ts';
 import { approvalPages } from '../pages/approvals.ts';
 import { workspacePages } from '../pages/workspace.ts';
 import { crmPages } from '../pages/crm.ts';
+import { marketingPages } from '../pages/marketing.ts';
 import { projectPages } from '../pages/projects.ts';
 import { isOutage, redisReady, sendUnavailablePage } from '../pages/unavailable.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
@@ -112,6 +113,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
   if (deps.pipeline) router.use(crmPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   if (deps.pipeline) router.use(projectPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
   if (deps.pipeline) router.use(workspacePages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
+  if (deps.pipeline) router.use(marketingPages({ log: deps.log, people: deps.people, identity: deps.identity, tokens: deps.tokens, pipeline: deps.pipeline, session, csrf, webClientId: WEB_CLIENT_ID }));
 
   // The front door: a person who is signed in goes to the workspace's home (its dashboards), anyone
   // else gets the sign-in form, with the way in for programs and agents (RFC 9727's Link as well).

@@ -35,7 +35,7 @@ export function serveAppAsset(req: Request, res: Response): void {
 /** The signed-in pages, in the navigation's order. */
 export const APP_PAGES = {
   approvals: '/app/approvals', dashboards: '/dashboards', crm: '/app/crm', projects: '/app/projects', keys: '/app/keys', policies: '/app/policies',
-  members: '/app/members', einvoicing: '/app/einvoicing', ledger: '/app/ledger', agents: '/app/agents',
+  members: '/app/members', einvoicing: '/app/einvoicing', ledger: '/app/ledger', agents: '/app/agents', marketing: '/app/marketing',
 } as const;
 export type AppPageKey = keyof typeof APP_PAGES;
 
@@ -50,9 +50,11 @@ export function sendAppPage(req: Request, res: Response, input: {
   script?: 'inbox.js' | 'board.js'; meta?: Record<string, string>;
   /** The workspace the page is about: kept in the navigation's links. */
   ws?: string;
+  /** The page frames pages of this origin (a preview served with its own sandboxing CSP). */
+  frames?: boolean;
 }): void {
   const { t } = input;
-  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; ${input.frames ? "frame-src 'self'; " : ''}form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { renderMessage, type MergeData } from '../src/lib/render.ts';
+import { compileMjml, renderMessage, type MergeData } from '../src/lib/render.ts';
 import { colombianHolidays, inSendWindow, nextSendWindow } from '../src/lib/windows.ts';
 import { createServer, name } from '../src/server.ts';
 
@@ -91,6 +91,14 @@ describe('templates run no code (liquidjs sandboxed, MJML without includes)', ()
     expect(await marketing.call('email_templates.update', { id: t.id, subject: 'x' }, testPrincipal())).toMatchObject({ ok: false, code: 'not_found' });
     expect(await marketing.call('email_templates.create', { name: 'x' }, { ...owner, role: 'viewer' })).toMatchObject({ ok: false, code: 'policy_denied' });
     expect((await marketing.call('email_templates.list', {}, testPrincipal())).output.rows).toEqual([]);
+  });
+});
+
+describe('compiled messages load nothing from third parties', () => {
+  it('carries no web-font link (MJML would add Google Fonts for its default Ubuntu): opening a message tells no one', async () => {
+    const compiled = await compileMjml(mjml('Hola'), '/mjml');
+    expect(compiled).toContain('Hola');
+    expect(compiled).not.toMatch(/fonts\.googleapis\.com|@import|<link\b/i);
   });
 });
 
