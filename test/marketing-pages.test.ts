@@ -125,6 +125,8 @@ describe('the marketing pages in Chromium', () => {
     expect(preview.headers.get('content-security-policy')).toMatch(/^sandbox; default-src 'none'/);
     expect(await page.locator('#preview-text').textContent()).toContain('Marta');
     expect(await axeProblems(page)).toEqual([]);
+    await page.locator('iframe.preview').scrollIntoViewIfNeeded();
+    await page.locator('#preview').screenshot({ path: path.join(shots, 'marketing-template-preview-es.png') });
     await page.screenshot({ path: path.join(shots, 'marketing-template-es.png'), fullPage: true });
   });
 

@@ -4,6 +4,8 @@ import { simpleParser } from 'mailparser';
 import type { Connection } from 'mongoose';
 import { connectDatabase } from '@cuadra/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { axeProblems, openBrowserContext, SHOTS } from './helpers/browser.ts';
 import { messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { mcpRequest, mcpSession } from './helpers/mcp-session.ts';
 import { peopleOf, signInToNewApp } from './helpers/oauth.ts';
@@ -210,5 +212,64 @@ describe('sites.login', () => {
     expect(viaGraph.body.data?.invokeMarketingTool?.status).toBe(200);
     const crmGraph = await gql(edit, 'mutation { invokeCrmTool(tool: "parties.list", input: {}) }');
     expect(crmGraph.body.data?.invokeCrmTool).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
+  });
+
+  it('signs a visitor in from plain HTML forms with no script (e-mail → code → signed in → out), under the site\'s CSP, in Chromium', async () => {
+    const email = uniqueAddress('sofia@visitantes.example');
+    const context = await openBrowserContext({ javaScriptEnabled: false, viewport: { width: 900, height: 700 } });
+    try {
+      const page = await context.newPage();
+      const first = await page.goto(`${sys.gatewayUrl}/s/${slug}/login`);
+      expect(first!.headers()['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; img-src https:; form-action 'self'/);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Entrar');
+      await page.getByLabel('Correo electrónico').fill(email);
+      await page.getByRole('button', { name: 'Enviarme un código' }).click();
+      await page.waitForSelector('input[name="code"]');
+      expect(await page.locator('main').textContent()).toContain(`Escribe el código que enviamos a ${email}`);
+      const code = await codeFor(email);
+      // A wrong code: the same form again, saying so, with the tries left (400, nothing signed).
+      await page.getByLabel('Código').fill(code === '123456' ? '654321' : '123456');
+      const wrong = page.waitForResponse((r) => r.url().endsWith('/login/code'));
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      expect((await wrong).status()).toBe(400);
+      expect(await page.locator('#error').textContent()).toBe('El código no es correcto (te quedan 4 intentos).');
+      await page.getByLabel('Código').fill(code);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.waitForURL(`**/s/${slug}/login`);
+      expect(await page.locator('#signed-in').textContent()).toBe(`Entraste como ${email}.`);
+      await page.screenshot({ path: path.join(SHOTS, 'site-login-signed-in.png') });
+      // The ID token is kept in an HttpOnly cookie of this site's path only, for an hour, and names the visitor.
+      const [cookie] = (await context.cookies()).filter((c) => c.name === 'cuadra_site_visitor');
+      expect({ path: cookie.path, httpOnly: cookie.httpOnly, sameSite: cookie.sameSite }).toEqual({ path: `/s/${slug}/`, httpOnly: true, sameSite: 'Lax' });
+      expect(Math.round(cookie.expires - Date.now() / 1000)).toBeGreaterThan(3500);
+      const claims = jwt.decode(cookie.value) as jwt.JwtPayload;
+      expect({ aud: claims.aud, email: claims.email, scope: claims.scope }).toEqual({ aud: `${sys.gatewayUrl}/s/${slug}`, email, scope: 'sites.login' });
+      // A forged token (its signature changed) signs no one in.
+      const forged = `${cookie.value.slice(0, -4)}${cookie.value.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+      const asForged = await fetch(`${sys.gatewayUrl}/s/${slug}/login`, { headers: { cookie: `cuadra_site_visitor=${forged}` } });
+      expect(await asForged.text()).not.toContain('Entraste como');
+      // Nor is a visitor header taken from the visitor.
+      const claimed = await fetch(`${sys.gatewayUrl}/s/${slug}/login`, { headers: { 'x-cuadra-site-visitor': 'intruso@example.com' } });
+      expect(await claimed.text()).not.toContain('intruso@example.com');
+      await page.getByRole('button', { name: 'Salir' }).click();
+      await page.waitForSelector('input[name="email"]');
+      expect((await context.cookies()).filter((c) => c.name === 'cuadra_site_visitor')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    // The two forms as axe sees them (it needs script; the pages have none of their own).
+    const withScript = await openBrowserContext({ viewport: { width: 900, height: 700 } });
+    try {
+      const page = await withScript.newPage();
+      await page.goto(`${sys.gatewayUrl}/s/${slug}/login`);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.getByLabel('Correo electrónico').fill(uniqueAddress('axe@visitantes.example'));
+      await page.getByRole('button', { name: 'Enviarme un código' }).click();
+      await page.waitForSelector('input[name="code"]');
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'site-login-code.png') });
+    } finally {
+      await withScript.close();
+    }
   });
 });

@@ -10,6 +10,21 @@ import { clientAddress } from './pages/html.ts';
 /** Set by the sign-in route only: the marketing service answers a verified visitor to it alone. */
 const SITE_LOGIN_HEADER = 'x-cuadra-site-login';
 
+/** The cookie holding a site visitor's ID token (path-scoped to that site). */
+const SITE_COOKIE = 'cuadra_site_visitor';
+
+/** The site visitor cookie's value, if the browser sent one that looks like a JWT. */
+function siteCookie(req: express.Request): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...rest] = part.trim().split('=');
+    if (k === SITE_COOKIE) {
+      const v = rest.join('=');
+      return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(v) && v.length < 4096 ? v : null;
+    }
+  }
+  return null;
+}
+
 /** Largest body a public marketing page takes (a lead form, an unsubscribe post). */
 const MAX_BODY = 64 * 1024;
 
@@ -36,7 +51,7 @@ export function formLimited(res: express.Response, status: 429 | 503, wait: numb
  * the gateway's own cookies never reach the service, and the visitor's address goes as
  * `x-cuadra-client-ip` (set here, never taken from the request).
  */
-export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis; tokens: Pick<AccessTokens, 'signIdToken'> }): express.Router {
+export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis; tokens: Pick<AccessTokens, 'signIdToken' | 'siteVisitorOf'> }): express.Router {
   const router = express.Router();
   const quotas = throttleQuotas();
   const formThrottles = { address: new Throttle(opts.redis, 'site-form-addr', quotas.siteForm), site: new Throttle(opts.redis, 'site-form-site', quotas.siteFormSite) };
@@ -121,6 +136,62 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
     // OpenID Connect: an ID token says who the visitor is to the site; it is no access token (RFC 8693's N_A).
     res.status(200).json({ id_token: token, token_type: 'N_A', scope: 'sites.login', expires_in: expiresIn });
   };
+  /**
+   * The sign-in pages for a visitor's browser (plain forms, no script): the e-mail form and the code
+   * form are the service's; when the code is right the service answers who was verified to this
+   * route alone, and the gateway keeps the site's ID token in an HttpOnly cookie scoped to that
+   * site's path (never the app's: the name and path differ, and the service never sees cookies),
+   * then sends the visitor to the signed-in page (303).
+   */
+  const cookieOf = (slug: string, value: string, maxAge: number) =>
+    `${SITE_COOKIE}=${value}; Path=/s/${slug}/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${opts.publicUrl.startsWith('https:') ? '; Secure' : ''}`;
+  const signInPage: express.RequestHandler = async (req, res) => {
+    const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
+    const answer = await callService(req, res, { [SITE_LOGIN_HEADER]: 'sign' });
+    if (!answer) return;
+    res.setHeader('cache-control', 'no-store');
+    const verified = answer.status === 200 && (answer.headers.get('content-type') ?? '').startsWith('application/json')
+      ? ((await answer.json().catch(() => null)) as { verified?: { slug?: unknown; email?: unknown; subject?: unknown } } | null)?.verified
+      : undefined;
+    if (answer.status !== 200) {
+      res.status(answer.status);
+      for (const h of PASSED) {
+        const v = answer.headers.get(h);
+        if (v) res.setHeader(h, v);
+      }
+      return res.end(Buffer.from(await answer.arrayBuffer()));
+    }
+    if (!verified || verified.slug !== slug || typeof verified.email !== 'string' || typeof verified.subject !== 'string') {
+      opts.log.error({ status: answer.status }, 'site sign-in: the marketing service answered an unexpected body');
+      return formLimited(res, 503, null);
+    }
+    const { token, expiresIn } = opts.tokens.signIdToken({ site: slug, subject: verified.subject, email: verified.email, authTime: Math.floor(Date.now() / 1000) });
+    res.append('Set-Cookie', cookieOf(slug, token, expiresIn));
+    res.redirect(303, `/s/${slug}/login`);
+  };
+  /** The signed-in page: the visitor named by a valid ID token of this site (checked here), else the e-mail form. */
+  const signedInPage: express.RequestHandler = async (req, res) => {
+    const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
+    const token = siteCookie(req);
+    const visitor = token ? opts.tokens.siteVisitorOf(token, slug) : null;
+    const answer = await callService(req, res, visitor ? { 'x-cuadra-site-visitor': visitor.email } : {});
+    if (!answer) return;
+    res.status(answer.status);
+    for (const h of PASSED) {
+      const v = answer.headers.get(h);
+      if (v) res.setHeader(h, v);
+    }
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  };
+  const signOut: express.RequestHandler = (req, res) => {
+    const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
+    res.setHeader('cache-control', 'no-store');
+    res.append('Set-Cookie', cookieOf(slug, '', 0));
+    res.redirect(303, `/s/${slug}/login`);
+  };
+  router.get(/^\/s\/[a-z0-9-]+\/login$/, signedInPage);
+  router.post(/^\/s\/[a-z0-9-]+\/login\/code$/, limitForms, signInPage);
+  router.post(/^\/s\/[a-z0-9-]+\/login\/out$/, signOut);
   // GET (HEAD with it) and POST only: the gateway's 405 guard reads these routes' methods.
   router.get(/^\/(u|c)\/[^/]+$/, forward).post(/^\/(u|c)\/[^/]+$/, forward);
   router.post(/^\/s\/[a-z0-9-]+\/login\/verify$/, limitForms, signIn);

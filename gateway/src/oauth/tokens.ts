@@ -112,6 +112,23 @@ export class AccessTokens {
     return `${this.issuer}/s/${slug}`;
   }
 
+  /**
+   * The visitor an ID token of {@link signIdToken} names at the site `slug`: signature, `typ` JWT,
+   * `kid`, issuer, the site's audience, expiry and the `sites.login` scope checked; null otherwise
+   * (another site's token, an access token, anything forged or expired).
+   */
+  siteVisitorOf(token: string, slug: string): { subject: string; email: string } | null {
+    try {
+      const { header, payload } = jwt.verify(token, this.#publicKey, { algorithms: ['ES256'], issuer: this.issuer, audience: this.siteAudience(slug), complete: true }) as unknown as {
+        header: { typ?: string; kid?: string }; payload: { sub?: unknown; email?: unknown; scope?: unknown };
+      };
+      if (header.typ !== 'JWT' || header.kid !== this.#jwk.kid || payload.scope !== 'sites.login') return null;
+      return typeof payload.sub === 'string' && typeof payload.email === 'string' ? { subject: payload.sub, email: payload.email } : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Checks signature, `typ`, `kid`, issuer, audience and expiry; null when any fails. */
   decode(token: string): AccessTokenClaims | null {
     try {

@@ -71,3 +71,9 @@ export function siteNotice(site: { name: string } | null, title: string, text: s
   return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>`
     + `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${site ? `<p>${escapeHtml(site.name)}</p>` : ''}</main></body></html>`;
 }
+
+/** A page of a site around markup already escaped by the caller (the visitor sign-in pages). */
+export function siteShell(site: { name: string; slug: string }, title: string, bodyHtml: string): string {
+  return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · ${escapeHtml(site.name)}</title><style>${STYLE}</style></head>`
+    + `<body><header><p><strong><a href="/s/${escapeHtml(site.slug)}/">${escapeHtml(site.name)}</a></strong></p></header><main><h1>${escapeHtml(title)}</h1>${bodyHtml}</main></body></html>`;
+}
