@@ -43,15 +43,27 @@ export function systemMailbox(env: NodeJS.ProcessEnv = process.env): { imap: Ser
 // Every socket step ends well within a send's lease (sender.ts), so a stalled server never outlives it.
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
+/**
+ * How a transport holds its connections: `pool` keeps up to that many SMTP connections open and sends
+ * one message at a time on each (nodemailer's pool), instead of a connection per message.
+ */
+export interface TransportOptions { pool?: number }
+
+/** nodemailer's pool settings for {@link TransportOptions}; nothing for a connection per message. */
+function pooling(options: TransportOptions): { pool?: true; maxConnections?: number; maxMessages?: number } {
+  // A connection is renewed after 100 messages (nodemailer's default), as large senders ask of their clients.
+  return options.pool ? { pool: true, maxConnections: options.pool, maxMessages: 100 } : {};
+}
+
 /** The deployment's SMTP server (`SMTP_URL`), signing with `dkim` when given (the system's own mail: none). */
-export function systemSmtp(dkim?: { domainName: string; keySelector: string; privateKey: string; headerFieldNames: string }): Transporter {
+export function systemSmtp(dkim?: { domainName: string; keySelector: string; privateKey: string; headerFieldNames: string }, options: TransportOptions = {}): Transporter {
   if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
   const url = new URL(process.env.SMTP_URL);
   return nodemailer.createTransport({
     host: url.hostname, port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)), secure: url.protocol === 'smtps:',
     ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
     // The deployment's own loopback relay speaks plain SMTP; anything else is offered STARTTLS by nodemailer.
-    ...SMTP_TIMEOUTS, ...(dkim ? { dkim } : {}),
+    ...SMTP_TIMEOUTS, ...pooling(options), ...(dkim ? { dkim } : {}),
   });
 }
 
@@ -61,16 +73,16 @@ export function systemFromAddress(env: NodeJS.ProcessEnv = process.env): string 
   return /<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? from;
 }
 
-/** The account's SMTP transport, signing with its DKIM key. */
-export function smtpTransport(account: EmailAccountDoc): Transporter {
+/** The account's SMTP transport, signing with its DKIM key (pooled when `options.pool` is given). */
+export function smtpTransport(account: EmailAccountDoc, options: TransportOptions = {}): Transporter {
   const dkim = {
     domainName: account.domain, keySelector: account.dkim.selector, privateKey: open(account, 'dkim_private_key', account.dkim.private_key_sealed),
     // The headers signed: RFC 8058 §3.1 asks that List-Unsubscribe and List-Unsubscribe-Post be covered.
     headerFieldNames: 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:List-Unsubscribe:List-Unsubscribe-Post',
   };
-  if (account.transport === 'system') return systemSmtp(dkim);
+  if (account.transport === 'system') return systemSmtp(dkim, options);
   const s = account.smtp!;
-  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, dkim });
+  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, ...pooling(options), dkim });
 }
 
 /** The account's bounce and reply mailbox, or null when it has none. */

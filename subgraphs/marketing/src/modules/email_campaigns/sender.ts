@@ -32,6 +32,12 @@ import { queueRows } from './queue.ts';
  * (`MARKETING_IN_DOUBT_GRACE_MS`, 2 minutes: local delivery of the copy takes milliseconds) was never
  * taken and is sent again, with the same Message-ID. An account without a mailbox cannot tell: its
  * in-doubt rows end `in_doubt` and are never sent again (at most once).
+ *
+ * The pace: an account's messages go out over a pool of SMTP connections (`MARKETING_SMTP_CONNECTIONS`,
+ * 4 by default), one message at a time on each, so a campaign of N recipients is not N round trips one
+ * after another. Each row in flight is its own claim, its own transaction and its own rate-limit unit
+ * (taken just before its hand-over), so nothing above changes with the number of connections: a crash
+ * leaves at most that many rows in doubt, each settled by its copy.
  */
 
 interface SendCountDoc { _id: string; n: number }
@@ -63,6 +69,19 @@ function tagged(address: string, tag: string): string {
 /** The tag of a copy kept as proof of hand-over (see above). */
 export const COPY_TAG = 'copy';
 
+/** What every row of one pass over a campaign shares. */
+interface Pass {
+  c: CampaignDoc;
+  account: EmailAccountDoc;
+  transport: Transporter;
+  hasMailbox: boolean;
+  /** Reads the bounce mailbox once in the pass, for the first in-doubt row (the others wait on that read). */
+  readMailboxOnce: () => Promise<void>;
+}
+
+/** What became of a row: `final` (done with), `open` (to look at again later), `stop` (the pass stops taking rows). */
+type RowOutcome = 'final' | 'open' | 'stop';
+
 /** Settings of the sender, from the environment unless given. */
 export interface SenderOptions {
   /** How long a claim lasts; longer than a send can take (the SMTP timeouts end a send within 40 s). */
@@ -71,6 +90,8 @@ export interface SenderOptions {
   inDoubtGraceMs?: number;
   /** How often the loop looks for work. */
   intervalMs?: number;
+  /** SMTP connections per account, each carrying one message at a time. */
+  connections?: number;
   now?: () => Date;
 }
 
@@ -84,6 +105,7 @@ export class CampaignSender {
   readonly #leaseMs: number;
   readonly #graceMs: number;
   readonly #intervalMs: number;
+  readonly #connections: number;
   readonly #transports = new Map<string, { transport: Transporter; at: number }>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | null = null;
@@ -96,6 +118,8 @@ export class CampaignSender {
     this.#leaseMs = options.leaseMs ?? num(process.env.MARKETING_SEND_LEASE_MS, 120_000);
     this.#graceMs = options.inDoubtGraceMs ?? num(process.env.MARKETING_IN_DOUBT_GRACE_MS, 120_000);
     this.#intervalMs = options.intervalMs ?? num(process.env.MARKETING_SENDER_INTERVAL_MS, 1_000);
+    // More connections than this to one server is what providers throttle or refuse as abuse.
+    this.#connections = Math.max(1, Math.min(16, Math.floor(options.connections ?? num(process.env.MARKETING_SMTP_CONNECTIONS, 4))));
   }
 
   start(): void {
@@ -139,7 +163,7 @@ export class CampaignSender {
     const hit = this.#transports.get(account._id);
     if (hit && Date.now() - hit.at < 60_000) return hit.transport;
     hit?.transport.close();
-    const transport = smtpTransport(account);
+    const transport = smtpTransport(account, { pool: this.#connections });
     this.#transports.set(account._id, { transport, at: Date.now() });
     return transport;
   }
@@ -152,10 +176,15 @@ export class CampaignSender {
       return;
     }
     if (!c.queued_at && c.recipients) await queueRows(this.#db, c as CampaignDoc & { recipients: NonNullable<CampaignDoc['recipients']> }, account.domain, this.#now());
-    let now = this.#now();
-    if (c.send_at && c.send_at > now) return;
+    if (c.send_at && c.send_at > this.#now()) return;
+    // Taken once a pass (passes never overlap), so a transport renewed for a changed account is never closed under a send.
+    const transport = this.#transport(account);
     const hasMailbox = imapAddress(account) !== null;
-    let mailboxRead = false;
+    let mailboxRead: Promise<void> | null = null;
+    const pass: Pass = {
+      c, account, transport, hasMailbox,
+      readMailboxOnce: () => (mailboxRead ??= readMailbox(this.#db, account, this.#log).then(() => undefined, (err) => this.#log.warn({ err: (err as Error).message }, 'bounce mailbox not readable'))),
+    };
     const series = rowSeries(c._id);
     let allFinal = true;
     let from = c.sender_from;
@@ -163,36 +192,30 @@ export class CampaignSender {
       if (this.#stopped) return;
       const keys = Array.from({ length: Math.min(64, c.rows_total - low + 1) }, (_, i) => positionKey(series, c.workspace, low + i));
       const rows = (await emailRows(this.#db).find({ pos_key: { $in: keys } }).lean()).sort((a, b) => a.pos - b.pos);
+      const open = rows.filter((row) => !FINAL_ROW_STATUSES.includes(row.status));
       let bucketFinal = rows.length === keys.length;
-      for (const row of rows) {
-        if (FINAL_ROW_STATUSES.includes(row.status)) continue;
-        now = this.#now();
-        if (row.status === 'sending' && row.lease_until && row.lease_until > now) { bucketFinal = false; continue; }
-        if (row.status === 'sending') {
-          // In doubt: the hand-over may have happened (see the top of this file).
-          if (!hasMailbox) {
-            await this.#finish(row, 'in_doubt', { detail: 'The service stopped while handing this message to the SMTP server and the account has no mailbox to check; it is not sent again.' });
-            continue;
+      let halted = false;
+      let next = 0;
+      // One worker per connection, each taking the bucket's next row in order until the bucket is done or a row says stop.
+      const worker = async () => {
+        while (!halted && !this.#stopped && next < open.length) {
+          const row = open[next++];
+          let outcome: RowOutcome;
+          try {
+            outcome = await this.#row(pass, row);
+          } catch (err) {
+            halted = true;
+            throw err;
           }
-          if (!mailboxRead) {
-            mailboxRead = true;
-            await readMailbox(this.#db, account, this.#log).catch((err) => this.#log.warn({ err: (err as Error).message }, 'bounce mailbox not readable'));
-          }
-          const fresh = await emailRows(this.#db).findOne({ _id: row._id }).lean();
-          if (!fresh || fresh.status !== 'sending') continue;
-          if (now.getTime() - (fresh.claimed_at?.getTime() ?? 0) < this.#graceMs) { bucketFinal = false; continue; }
+          if (outcome === 'stop') halted = true;
+          else if (outcome === 'open') bucketFinal = false;
         }
-        if (!inSendWindow(now)) {
-          // Ley 2300, checked before every message: wait for the next window.
-          await emailCampaigns(this.#db).updateOne({ _id: c._id, status: 'sending' }, { $set: { send_at: nextSendWindow(now).start } });
-          return;
-        }
-        const current = await emailCampaigns(this.#db).findOne({ _id: c._id }, { status: 1 }).lean();
-        if (current?.status !== 'sending') return;
-        if (!(await takeRate(this.#db, account, now))) return; // the account's minute is spent
-        const sent = await this.#sendRow(c, account, row, now);
-        if (!sent) bucketFinal = false;
-      }
+      };
+      // Every worker ends before the pass goes on or gives up: no send outlives its pass.
+      const ended = await Promise.allSettled(Array.from({ length: Math.min(this.#connections, open.length) }, worker));
+      const failed = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (halted || this.#stopped) return;
       if (!bucketFinal) allFinal = false;
       else if (allFinal) from = low + 64;
     }
@@ -204,8 +227,36 @@ export class CampaignSender {
     }
   }
 
+  /** One row of a pass: settles an in-doubt row, or checks the window, the campaign and the rate, then sends it. */
+  async #row(pass: Pass, row: RowDoc): Promise<RowOutcome> {
+    const { c, account } = pass;
+    const now = this.#now();
+    if (row.status === 'sending' && row.lease_until && row.lease_until > now) return 'open';
+    if (row.status === 'sending') {
+      // In doubt: the hand-over may have happened (see the top of this file).
+      if (!pass.hasMailbox) {
+        await this.#finish(row, 'in_doubt', { detail: 'The service stopped while handing this message to the SMTP server and the account has no mailbox to check; it is not sent again.' });
+        return 'final';
+      }
+      await pass.readMailboxOnce();
+      const fresh = await emailRows(this.#db).findOne({ _id: row._id }).lean();
+      if (!fresh || fresh.status !== 'sending') return 'final';
+      if (now.getTime() - (fresh.claimed_at?.getTime() ?? 0) < this.#graceMs) return 'open';
+    }
+    if (!inSendWindow(now)) {
+      // Ley 2300, checked before every message: wait for the next window.
+      await emailCampaigns(this.#db).updateOne({ _id: c._id, status: 'sending' }, { $set: { send_at: nextSendWindow(now).start } });
+      return 'stop';
+    }
+    const current = await emailCampaigns(this.#db).findOne({ _id: c._id }, { status: 1 }).lean();
+    if (current?.status !== 'sending') return 'stop';
+    if (!(await takeRate(this.#db, account, now))) return 'stop'; // the account's minute is spent
+    return (await this.#sendRow(pass, row, now)) ? 'final' : 'open';
+  }
+
   /** Claims a row and hands its message over. True when the row reached a final status. */
-  async #sendRow(c: CampaignDoc, account: EmailAccountDoc, row: RowDoc, now: Date): Promise<boolean> {
+  async #sendRow(pass: Pass, row: RowDoc, now: Date): Promise<boolean> {
+    const { c, account } = pass;
     const claim = randomBytes(12).toString('base64url');
     const claimed = await emailRows(this.#db).findOneAndUpdate(
       { _id: row._id, status: row.status, claim: row.claim },
@@ -219,7 +270,7 @@ export class CampaignSender {
     const message = await messageFor(c.content!, account, { id: row.party_id, name: row.name, address: row.address }, unsubscribeUrl(c.workspace, row._id));
     const copy = account.bounce_address && imapAddress(account) ? tagged(account.bounce_address, COPY_TAG) : null;
     try {
-      const info = await this.#transport(account).sendMail({
+      const info = await pass.transport.sendMail({
         from: { name: account.from_name, address: account.from_email },
         to: { name: row.name, address: row.address },
         subject: message.subject, html: message.html, text: message.text,
