@@ -158,13 +158,26 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
   };
 }
 
+// A delivered message's file is never rewritten (Maildir: written under tmp/, then renamed in; a change
+// of flags is a new name), so each file is read once per process however often a test polls the run's
+// one Maildir, which holds every message of the run.
+const readBefore = new Map<string, string>();
+
 /** The messages delivered to a Maildir, oldest first, as raw RFC 5322 text. */
 export function readMaildir(maildir: string): { file: string; raw: string }[] {
   const out: { file: string; raw: string }[] = [];
   for (const sub of ['new', 'cur']) {
     const folder = path.join(maildir, sub);
     if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder).sort()) out.push({ file, raw: readFileSync(path.join(folder, file), 'utf8') });
+    for (const file of readdirSync(folder).sort()) {
+      const full = path.join(folder, file);
+      let raw = readBefore.get(full);
+      if (raw === undefined) {
+        raw = readFileSync(full, 'utf8');
+        readBefore.set(full, raw);
+      }
+      out.push({ file, raw });
+    }
   }
   return out;
 }

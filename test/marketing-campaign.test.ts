@@ -159,7 +159,7 @@ describe('a campaign to 200 parties through the real SMTP and IMAP servers', () 
     const done = await until('the campaign to finish', async () => {
       const c = (await ok('email_campaigns.get', { id: campaign.id })).campaign;
       return c.status === 'sent' ? c : null;
-    }, 120_000, 1_000);
+    }, 120_000);
     expect(done.rows_total).toBe(180);
 
     // Counted in the mailboxes: each of the 175 deliverable recipients got exactly one message of this campaign.
@@ -173,7 +173,7 @@ describe('a campaign to 200 parties through the real SMTP and IMAP servers', () 
     await until('5 bounced rows', async () => {
       const rows = await ok('email_rows.list', { campaign_id: campaign.id, status: 'bounced_hard', limit: 100 });
       return rows.rows.length === 5 ? rows : null;
-    }, 60_000, 1_000);
+    }, 60_000);
     const imap = new ImapFlow({ host: '127.0.0.1', port: Number(process.env.CUADRA_IMAP_PORT), secure: false, auth: { user: 'bounces', pass: new URL(process.env.MARKETING_IMAP_URL!).password }, logger: false });
     await imap.connect();
     const reports: string[] = [];
