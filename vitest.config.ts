@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { SUBGRAPHS } from './gateway/src/subgraphs.ts';
@@ -18,16 +20,35 @@ const packages = [
 const graphqlEntry = createRequire(import.meta.url).resolve('graphql');
 const resolve = { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] };
 
+/** Seconds each test file took on the last run recorded in the repository (test/durations.json; `CUADRA_RECORD_DURATIONS=1 npm test`). */
+function recordedDurations(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(new URL('./test/durations.json', import.meta.url), 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
 /**
- * vitest's order (by project, then the longest first by the last run's durations, else the largest
- * file first), with the system tests first: they are the long files (own systems, browsers, restarts),
- * and the many short module tests after them keep both workers busy to the end. On a fresh clone there
- * are no durations yet, and a long file sorted last by size would run alone at the end.
+ * The order that lets both workers finish together: the system tests first, longest first (they are
+ * the long files: own systems, browsers, restarts), then the many short module tests, which fill the
+ * gaps to the end. A file's length is this machine's last run of it (vitest's cache) or, on a fresh
+ * clone, the recorded one (test/durations.json); a file in neither (a new one) goes first among its
+ * kind, as it may be long. vitest's own order on a fresh clone is by file size: it started the 48 s
+ * embedded-model file 45th and `npm start`'s 35 s file 53rd of the 57 system files.
  */
-class SystemTestsFirst extends BaseSequencer {
+class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    return [...sorted.filter((f) => f.project.name === 'system'), ...sorted.filter((f) => f.project.name !== 'system')];
+    const recorded = recordedDurations();
+    const root = this.ctx.config.root;
+    const seconds = (f: TestSpecification): number => {
+      const file = relative(root, f.moduleId);
+      const cached = this.ctx.cache.getFileTestResults(`${f.project.name}:${file}`)?.duration;
+      return cached !== undefined ? cached / 1000 : recorded[file] ?? Number.POSITIVE_INFINITY;
+    };
+    const system = sorted.filter((f) => f.project.name === 'system').map((f) => ({ f, s: seconds(f) })).sort((a, b) => b.s - a.s).map(({ f }) => f);
+    return [...system, ...sorted.filter((f) => f.project.name !== 'system')];
   }
 }
 
@@ -39,7 +60,7 @@ export default defineConfig({
     // file (~45 % of the non-system projects' time went to re-importing). A file restores what it
     // changes in its process (process.env, globals) and does not vi.mock modules others import.
     maxWorkers: 2,
-    sequence: { sequencer: SystemTestsFirst },
+    sequence: { sequencer: LongestFirst },
     projects: [
       ...packages.map((p) => ({
         resolve,

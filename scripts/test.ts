@@ -9,7 +9,7 @@
 // The type check runs beside everything else (incremental, its build info under .cache/tsc/); its
 // errors are printed after the tests.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { build } from './build.ts';
@@ -84,6 +84,21 @@ function printDurations(poolTimings: PoolTiming[]): void {
     // vitest wrote no durations (it failed before running anything)
   }
   console.log(lines.join('\n'));
+}
+
+/**
+ * Keeps each file's duration in test/durations.json (`CUADRA_RECORD_DURATIONS=1 npm test`, a whole run
+ * that passed), from which vitest.config.ts orders a fresh clone's run longest first.
+ */
+function recordDurations(): void {
+  if (code !== 0 || args.length > 0) {
+    console.log('[test] durations not recorded: only a whole run that passed is (no arguments)');
+    return;
+  }
+  const files = JSON.parse(readFileSync(durationsFile, 'utf8')) as FileDuration[];
+  const seconds = Object.fromEntries(files.map((f) => [f.file, Math.round(f.total / 100) / 10]).sort(([a], [b]) => (a < b ? -1 : 1)));
+  writeFileSync(path.join(repoRoot, 'test', 'durations.json'), `${JSON.stringify(seconds, null, 1)}\n`);
+  console.log(`[test] durations of ${files.length} files recorded in test/durations.json`);
 }
 
 let code = 1;
@@ -166,6 +181,7 @@ try {
   } else if (checked) console.log('[test] types check');
   phases.push({ name: 'npm test, start to end', ms: performance.now() - runStarted });
   printDurations(poolTimings);
+  if (process.env.CUADRA_RECORD_DURATIONS === '1') recordDurations();
   // Kept when something failed: the servers' logs are in it.
   if (code === 0) rmSync(runDir, { recursive: true, force: true });
 }
