@@ -55,6 +55,9 @@ never_users =
 host_lookup =
 rfc1413_hosts =
 tls_advertise_hosts =
+# exim's default (10) queues every message after the tenth of one connection for the next queue run (-q30s):
+# a client that keeps its connections (the campaign sender's pool) would see its mail arrive up to 30 s late.
+smtp_accept_queue_per_connection = 0
 acl_smtp_rcpt = acl_rcpt
 begin acl
 acl_rcpt:
