@@ -8,6 +8,7 @@ import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
 import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
+import { wakeInventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
@@ -67,7 +68,11 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
         return page.rows.map(invoiceNode);
       },
-      closedPeriods: (_: unknown, args: { from: string }, ctx: SubgraphContext) => closedMonthsFrom(ctx.db, ctx.workspace, args.from),
+      closedPeriods: (_: unknown, args: { from: string }, ctx: SubgraphContext) => {
+        // Inventory asks before every movement: its feed is about to grow (modules/journal/inventory_pull_job.ts).
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'inventory') wakeInventoryPull(ctx.workspace);
+        return closedMonthsFrom(ctx.db, ctx.workspace, args.from);
+      },
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();
         const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });

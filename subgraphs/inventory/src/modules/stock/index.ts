@@ -1,7 +1,8 @@
 import { defineModule } from '@cuadra/shared';
 import { finishPendingEverywhere } from './ledger.ts';
+import { inventoryJournal, inventoryJournalSinceSource } from './journal_feed.ts';
 import { inventoryValueMetric } from './metrics.ts';
-import { stockBalances, stockItems, stockMovements } from './model.ts';
+import { stockBalances, stockDays, stockItems, stockMovements } from './model.ts';
 import { inventoryJournalSource, stockLevelsSource, stockMovementsSource } from './sources.ts';
 import { adjust } from './tools/adjust.ts';
 import { configureItem } from './tools/configure_item.ts';
@@ -19,12 +20,12 @@ import { writeDownTool } from './tools/write_down.ts';
 export const stockModule = defineModule({
   name: 'stock',
   tools: [configureItem, receive, deliver, transfer, adjust, writeDownTool, reserve, release],
-  models: [stockItems, stockBalances, stockMovements],
+  models: [stockItems, stockBalances, stockMovements, stockDays, inventoryJournal],
   listed: [{ model: stockBalances }, { model: stockMovements }],
   reads: {
     sources: { stock_levels: stockLevelsSource, stock_movements: stockMovementsSource },
     // Read by finance through the graph only (ARCHITECTURE.md, "Inventory postings"); not a §2.5 source.
-    feeds: { inventory_journal: inventoryJournalSource },
+    feeds: { inventory_journal: inventoryJournalSource, inventory_journal_since: inventoryJournalSinceSource },
     metrics: { inventory_value: inventoryValueMetric },
   },
   maintenance: ({ db, now }) => finishPendingEverywhere(db, now),

@@ -3,7 +3,8 @@ import { CuadraError, createPositioned, newId, type PeerGraph } from '@cuadra/sh
 import type { Connection } from 'mongoose';
 import { closedMonthsFrom } from '../../lib/finance.ts';
 import { differenceLines, movementLines, type JournalLine } from './journal.ts';
-import { balanceId, stockBalances, stockMovements, type BalanceDoc, type MovementDoc, type MovementEntry, type MovementType, type PendingOp, type SourceRef } from './model.ts';
+import { publishMovementEntry } from './journal_feed.ts';
+import { balanceId, stockBalances, stockDays, stockMovements, type BalanceDoc, type MovementDoc, type MovementEntry, type MovementType, type PendingOp, type SourceRef } from './model.ts';
 import { EMPTY_STATE, fromMicro, share, takeIn, takeOut, writeDown, type Applied, type StockState } from './valuation.ts';
 
 /*
@@ -162,6 +163,8 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
     // Replay what follows a backdated movement with it in place: each outflow at its new cost.
     const r = replay(b, applied.state, later, { tag: id, from: req.date, seq: seq + 1, now: opts.now });
     bumpMonth(r.monthDelta, req.date, qty, applied.value);
+    // The new movement is its day's last (the ones after it in the ledger are on later days).
+    const days = new Map([[req.date, applied.state], ...r.days]);
     const cascaded = await cascadeDryRun(db, graph, r.cascades, opts.now);
     const affected = [...r.affected, ...cascaded];
     const costOfSalesChange = costOfSales(affected);
@@ -176,7 +179,7 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
     if (req.transferTo) {
       pending.push({ key: `transfer_in:${req.transferTo.in_id}`, op: 'transfer_in', to: { item_id: req.transferTo.item_id, warehouse_id: req.transferTo.warehouse_id }, id: req.transferTo.in_id, counterpart: id, date: req.date, qty: -qty, value: -applied.value, released: applied.released, reason: req.reason });
     }
-    pending.push(...restates, ...revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades);
+    pending.push(...restates, ...revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades, ...dayOps(days, b.version + 1));
     const reservations = { ...(b.reservations ?? {}) };
     let reserved = b.reserved;
     if (req.type === 'delivery' && req.salesOrder && own > 0) {
@@ -206,6 +209,11 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
 
 
 type MonthDelta = Map<string, { qty: number; value: number }>;
+
+/** The end-of-day snapshots a commit of version `version` writes (`stock_days`, model.ts). */
+function dayOps(days: Map<string, StockState>, version: number): PendingOp[] {
+  return [...days].map(([date, st]) => ({ key: `day:${date}:${version}`, op: 'day' as const, date, qty: st.qty, value: st.value, version }));
+}
 
 function bumpMonth(deltas: MonthDelta, date: string, dq: number, dv: number): void {
   const m = deltas.get(date.slice(0, 7)) ?? { qty: 0, value: 0 };
@@ -237,6 +245,8 @@ interface Replayed {
   monthDelta: MonthDelta;
   /** Transfers out whose cost changed: the other warehouse's transfer in is revalued in turn. */
   cascades: Extract<PendingOp, { op: 'revalue_in' }>[];
+  /** The state at the end of each day replayed (its last movement's). */
+  days: Map<string, StockState>;
 }
 
 /**
@@ -251,6 +261,7 @@ function replay(b: BalanceDoc, start: StockState, later: MovementDoc[], opts: { 
   const restates: PendingOp[] = [];
   const cascades: Replayed['cascades'] = [];
   const monthDelta: MonthDelta = new Map();
+  const days = new Map<string, StockState>();
   const byMonth = new Map<string, { id: string; date: string; oldLines: JournalLine[]; newLines: JournalLine[]; restates: Restated[] }>();
   for (const m of later) {
     const o = opts.override?.id === m._id ? opts.override : null;
@@ -259,6 +270,7 @@ function replay(b: BalanceDoc, start: StockState, later: MovementDoc[], opts: { 
       throw new CuadraError('conflict', `Dated ${opts.from}, this would leave ${b.item_name} in ${b.warehouse_code} below zero on ${m.date} (movement ${m._id}); the item does not allow negative stock.`);
     }
     state = again.state;
+    days.set(m.date, state);
     if (again.value !== m.value || again.released !== m.released) {
       const month = m.date.slice(0, 7);
       const rev = byMonth.get(month) ?? { id: `${opts.tag}_rv_${month}`, date: m.date, oldLines: [], newLines: [], restates: [] };
@@ -286,7 +298,7 @@ function replay(b: BalanceDoc, start: StockState, later: MovementDoc[], opts: { 
       restates: rev.restates, restated: null, created_at: opts.now,
     };
   });
-  return { state, affected, restates, revaluationDocs, monthDelta, cascades };
+  return { state, affected, restates, revaluationDocs, monthDelta, cascades, days };
 }
 
 /** The movements a transfer in's revaluation would restate in its warehouse, and on (a dry run: nothing written). */
@@ -323,7 +335,7 @@ export async function revalueTransferIn(db: Connection, graph: PeerGraph | undef
     if (opts.dryRun) return [...r.affected, ...(await cascadeDryRun(db, graph, r.cascades, opts.now))];
     const set = {
       ...r.state, months: withMonths(b.months, r.monthDelta), seq: b.seq + r.revaluationDocs.length, version: b.version + 1,
-      pending: [...b.pending, ...r.restates, ...r.revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades],
+      pending: [...b.pending, ...r.restates, ...r.revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades, ...dayOps(r.days, b.version + 1)],
       status: levelStatus(r.state.qty, b.reserved, b.reorder_point),
     };
     const won = await balances.updateOne({ _id: b._id, version: b.version }, { $set: set });
@@ -347,7 +359,7 @@ export type BalanceInit = Omit<BalanceDoc, 'qty' | 'value' | 'layers' | 'allowan
 export function newBalance(init: BalanceInit): BalanceDoc {
   return {
     ...init, _id: balanceId(init.workspace, init.item_id, init.warehouse_id), ...EMPTY_STATE, reserved: 0, reservations: {}, seq: 0, version: 0, last_date: null, months: {}, pending: [], recent: [],
-    status: levelStatus(0, 0, init.reorder_point),
+    status: levelStatus(0, 0, init.reorder_point), day_snapshots: true,
   };
 }
 
@@ -378,11 +390,17 @@ export async function finishPending(db: Connection, graph: PeerGraph | undefined
       if (!(await movements.exists({ _id: op.doc._id }))) {
         await createPositioned(movements, op.doc as MovementDoc).catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
       }
+      // Its entry takes its place in the order finance reads (journal_feed.ts) before the insert leaves the list.
+      await publishMovementEntry(db, op.doc as MovementDoc);
     } else if (op.op === 'restate') {
       // Its journal entry stays as finance took it in; the revaluation movement carries the difference.
       await movements.updateOne({ _id: op.id }, { $set: { value: op.value, released: op.released, after: op.after, restated: op.restated } });
     } else if (op.op === 'revalue_in') {
       await revalueTransferIn(db, graph, op, { now, dryRun: false });
+    } else if (op.op === 'day') {
+      // Only over an older snapshot: a finisher that read an old list never undoes a newer commit's day.
+      await stockDays(db).updateOne({ _id: `${id}|${op.date}`, version: { $lt: op.version } }, { $set: { workspace: b.workspace, balance: id, date: op.date, qty: op.qty, value: op.value, version: op.version } }, { upsert: true })
+        .catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
     } else {
       const target = await balances.findOne({ _id: balanceId(b.workspace, op.to.item_id, op.to.warehouse_id) }, { _id: 1, workspace: 1 }).lean<Pick<BalanceDoc, '_id' | 'workspace'>>();
       if (target) {

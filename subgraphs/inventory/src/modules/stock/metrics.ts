@@ -1,9 +1,9 @@
 import { CuadraError, workspaceToday, type MetricReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { warehouses } from '../warehouses/model.ts';
-import { stockBalances, stockMovements, type BalanceDoc } from './model.ts';
+import { stockBalances, stockDays, stockMovements, type BalanceDoc, type PendingOp } from './model.ts';
 
-type Held = Pick<BalanceDoc, '_id' | 'item_id' | 'item_name' | 'warehouse_id' | 'warehouse_code' | 'value' | 'last_date' | 'months' | 'currency'>;
+type Held = Pick<BalanceDoc, '_id' | 'item_id' | 'item_name' | 'warehouse_id' | 'warehouse_code' | 'value' | 'last_date' | 'months' | 'currency' | 'pending' | 'day_snapshots'>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -14,9 +14,11 @@ function addMonths(month: string, n: number): string {
 
 /**
  * The carrying amount of a balance at the end of `date`: its value now when nothing moved after
- * it; at a month's end, the sum of its monthly net changes through that month; else those before
- * the month plus that month's movements up to the date (one indexed range of one month; never
- * the whole ledger).
+ * it; at a month's end, the sum of its monthly net changes through that month; inside a month, the
+ * end-of-day snapshot of its latest day with a movement in that month up to the date (`stock_days`,
+ * or one its balance has committed and not yet written), else the months before. One snapshot
+ * read per balance, whatever the number of movements. A balance from before the snapshots were
+ * kept reads that month's movements instead.
  */
 async function valueAt(db: Connection, b: Held, date: string): Promise<number> {
   if (!b.last_date || b.last_date <= date) return b.value;
@@ -26,11 +28,20 @@ async function valueAt(db: Connection, b: Held, date: string): Promise<number> {
   // At a month's end the month map alone answers.
   for (const [m, d] of Object.entries(b.months ?? {})) if (m < month || (monthEnd && m === month)) value += d.value;
   const inMonth = b.months?.[month];
-  if (inMonth && !monthEnd) {
-    const moved = await stockMovements(db).find({ balance: b._id, date: { $gte: `${month}-01`, $lte: date } }, { value: 1 }).lean();
-    value += moved.reduce((s, m) => s + m.value, 0);
+  if (!inMonth || monthEnd) return value;
+  if (b.day_snapshots) {
+    const from = `${month}-01`;
+    const [stored] = await stockDays(db).find({ balance: b._id, date: { $gte: from, $lte: date } }, { date: 1, value: 1, version: 1 }).sort({ date: -1 }).limit(1).lean();
+    let best = stored ? { date: stored.date, value: stored.value, version: stored.version } : null;
+    for (const p of b.pending ?? []) {
+      if (p.op !== 'day' || p.date < from || p.date > date) continue;
+      const op = p as Extract<PendingOp, { op: 'day' }>;
+      if (!best || op.date > best.date || (op.date === best.date && op.version > best.version)) best = { date: op.date, value: op.value, version: op.version };
+    }
+    return best ? best.value : value;
   }
-  return value;
+  const moved = await stockMovements(db).find({ balance: b._id, date: { $gte: `${month}-01`, $lte: date } }, { value: 1 }).lean();
+  return value + moved.reduce((s, m) => s + m.value, 0);
 }
 
 /**
@@ -44,7 +55,7 @@ export const inventoryValueMetric: MetricReader = async (q, ctx) => {
   const today = workspaceToday(ctx.principal, ctx.now);
   for (const f of ['as_of', 'from', 'to'] as const) if (q[f] !== undefined && !DATE.test(q[f]!)) throw new CuadraError('invalid_input', `${f} is a date YYYY-MM-DD.`, { field: `/${f}` });
   const asOf = q.as_of ?? q.to ?? today;
-  const held = await stockBalances(ctx.db).find({ workspace: ctx.workspace }, { item_id: 1, item_name: 1, warehouse_id: 1, warehouse_code: 1, value: 1, last_date: 1, months: 1, currency: 1 }).lean<Held[]>();
+  const held = await stockBalances(ctx.db).find({ workspace: ctx.workspace }, { item_id: 1, item_name: 1, warehouse_id: 1, warehouse_code: 1, value: 1, last_date: 1, months: 1, currency: 1, pending: 1, day_snapshots: 1 }).lean<Held[]>();
   const total = async (date: string) => (await Promise.all(held.map((b) => valueAt(ctx.db, b, date)))).reduce((s, v) => s + v, 0);
   const at = await Promise.all(held.map(async (b) => ({ b, value: await valueAt(ctx.db, b, asOf) })));
   const value = at.reduce((s, r) => s + r.value, 0);

@@ -72,7 +72,8 @@ export type PendingOp =
   | { key: string; op: 'insert'; doc: Omit<MovementDoc, 'created_at'> & { created_at: Date } }
   | { key: string; op: 'restate'; id: string; value: number; released: number; after: StockState; restated: { from_value: number; by: string } | null }
   | { key: string; op: 'revalue_in'; id: string; value: number; released: number; by: string }
-  | { key: string; op: 'transfer_in'; to: { item_id: string; warehouse_id: string }; id: string; counterpart: string; date: string; qty: number; value: number; released: number; reason: string | null };
+  | { key: string; op: 'transfer_in'; to: { item_id: string; warehouse_id: string }; id: string; counterpart: string; date: string; qty: number; value: number; released: number; reason: string | null }
+  | { key: string; op: 'day'; date: string; qty: number; value: number; version: number };
 
 /**
  * One item in one warehouse: the running balance every read uses (stock_levels, inventory_value
@@ -112,6 +113,8 @@ export interface BalanceDoc extends StockState {
   status: 'ok' | 'low';
   created_at: Date;
   layers: Layer[];
+  /** Set on balances whose every day with a movement has its end-of-day snapshot (`stock_days`). */
+  day_snapshots?: boolean;
 }
 
 const balanceSchema = new Schema<BalanceDoc>({
@@ -120,7 +123,7 @@ const balanceSchema = new Schema<BalanceDoc>({
   method: String, allow_negative: Boolean, reorder_point: Number, currency: String,
   qty: Number, value: Number, layers: Schema.Types.Mixed, allowance: Number, last_in: Schema.Types.Mixed,
   reserved: Number, reservations: Schema.Types.Mixed, seq: Number, version: Number, last_date: String,
-  months: Schema.Types.Mixed, pending: Schema.Types.Mixed, recent: Schema.Types.Mixed, status: String, created_at: Date,
+  months: Schema.Types.Mixed, pending: Schema.Types.Mixed, recent: Schema.Types.Mixed, status: String, created_at: Date, day_snapshots: Boolean,
 }, { versionKey: false, minimize: false });
 balanceSchema.index({ workspace: 1, item_id: 1 });
 balanceSchema.index({ 'pending.0': 1 }, { sparse: true });
@@ -161,4 +164,23 @@ const stockItemSchema = new Schema<StockItemDoc>({
 /** The stock_items collection (`_id` = `<workspace>|<item>`). */
 export function stockItems(db: Connection): Model<StockItemDoc> {
   return modelOn<StockItemDoc>(db, 'StockItem', stockItemSchema, 'stock_items');
+}
+
+/**
+ * A balance at the end of a day it moved (`_id` = `<balance id>|<date>`): the quantity and carrying
+ * amount after that day's last movement, written from the balance's pending list (ledger.ts) and
+ * rewritten by a backdated movement for every later day it restates. `version` is the balance's
+ * version whose commit computed it: an older finisher never overwrites a newer snapshot. What
+ * `inventory_value` reads at a past date inside a month (metrics.ts), instead of the movements.
+ */
+export interface DayDoc { _id: string; workspace: string; balance: string; date: string; qty: number; value: number; version: number }
+
+const daySchema = new Schema<DayDoc>({
+  _id: { type: String, required: true }, workspace: { type: String, required: true }, balance: String, date: String, qty: Number, value: Number, version: Number,
+}, { versionKey: false });
+daySchema.index({ balance: 1, date: 1 });
+
+/** The stock_days collection. */
+export function stockDays(db: Connection): Model<DayDoc> {
+  return modelOn<DayDoc>(db, 'StockDay', daySchema, 'stock_days');
 }

@@ -1,4 +1,5 @@
 import { defineModule } from '@cuadra/shared';
+import { inventoryPullJob } from './inventory_pull_job.ts';
 import { journalMaintenance } from './maintenance.ts';
 import { journalEntries } from '../../books/journal.ts';
 import { manualEntries } from './manual.ts';
@@ -13,7 +14,8 @@ import { reverse } from './tools/reverse.ts';
 export const journalModule = defineModule({
   name: 'journal',
   maintenance: journalMaintenance,
-  journalSources: ['manual', 'payroll', 'payroll_reversal'],
+  journalSources: ['manual', 'payroll', 'payroll_reversal', 'stock_movement'],
+  background: [inventoryPullJob],
   tools: [list, get, create, post, reverse],
   models: [journalEntries, manualEntries],
   listed: [{ model: journalEntries }],

@@ -3,6 +3,7 @@ import { periodId, periods, type PeriodDoc } from '../../books/periods.ts';
 import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { codesIn, ledgerBetween, settleLedger } from '../../books/general-ledger.ts';
 import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
+import { pullInventoryEntries } from '../../accounting/inventory_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentOperation } from '../bills/payments.ts';
@@ -50,8 +51,9 @@ function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): P
  * close found `closing` resumes with the same closing entry id.
  */
 export async function closePeriod(ctx: ToolContext, month: string): Promise<PeriodDoc> {
-  // Payroll already posted into the month is taken in before it closes (accounting/payroll_pull.ts).
+  // Payroll and inventory entries already final in the month are taken in before it closes (accounting/feed_pull.ts).
   await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
+  await pullInventoryEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
   const model = periods(ctx.db);
   const _id = periodId(ctx.workspace, month);
   let doc: PeriodDoc | null = null;
@@ -115,8 +117,9 @@ export async function reopenPeriod(ctx: ToolContext, month: string): Promise<Per
     { returnDocument: 'after' },
   ).lean();
   if (!reopened) throw new CuadraError('conflict', `The period ${month} was changed by another call while reopening; look at it again.`);
-  // Payroll entries left out while the month was closed are written now.
+  // Payroll and inventory entries left out while the month was closed are written now.
   await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
+  await pullInventoryEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
   return reopened;
 }
 

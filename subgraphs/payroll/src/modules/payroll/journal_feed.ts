@@ -1,4 +1,4 @@
-import { addPositions, clampLimit, createPositioned, decodeCursor, encodeCursor, localDate, pageNewestFirst, reversedLines, type SourceReader } from '@cuadra/shared';
+import { addPositions, clampLimit, createPositioned, localDate, OrderedFeed, ORDERED_FEED_FIELDS, pageNewestFirst, reversedLines, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
 
@@ -23,18 +23,11 @@ import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
  * 2610xx debits for the provisions released, 510560 for an indemnity, the group-25 payables
  * 251010, 251505, 252005, 252505, 254005 credited) — finance needs to know no payroll concept.
  *
- * The order finance reads in (`payroll_journal_since`): a feed document's position is taken
- * before it is written and before its run moves, so positions do not follow the order in which
- * entries become final (a run recorded early and posted late, two posts at once, a crash between
- * the two writes): a reader's "newest position seen" would skip the slower one. So each entry also
- * gets `seq`, its place in the order entries became final, once its run has moved
- * ({@link publish}): dense (1, 2, 3 … per workspace, no holes) and set on a document only when
- * `seq − 1` is already set on another (the head `h` of `payroll_journal_heads` moves to `n` only
- * once `n` is set; a publisher sets `h + 1`; the unique `seq_key` refuses a second `h + 1`). A
- * reader that has seen `seq` n has therefore seen, or can read, every entry up to n, whatever
- * order the writers ran in. An entry whose run moved but which a crash left without `seq` stays on
- * the head's `pending` list (put there before the run moves); the feed answers the pending ones
- * that are final on every read, so none is ever left behind.
+ * The order finance reads in (`payroll_journal_since`): the shared ordered feed (shared
+ * ordered-feed.ts): each entry gets `seq`, its place in the order entries became final, once its
+ * run has moved ({@link publish}), dense per workspace, so a reader that has seen n has seen every
+ * entry up to n whatever order payroll's writers ran in. A feed document is put on the head's
+ * pending list before its run moves, so an entry a crash left without `seq` is still answered.
  */
 export interface FeedDoc {
   /** The finance journal entry's id: `je_<run id>` or `je_<run id>_void`. */
@@ -47,7 +40,7 @@ export interface FeedDoc {
   memo: string;
   lines: JournalLine[];
   created_at: Date;
-  /** Place in the order entries became final (see above); absent until {@link publish}. */
+  /** Place in the order entries became final (shared ordered-feed.ts); absent until {@link publish}. */
   seq?: number;
   /** `<workspace>|<seq>`, unique: what `payroll_journal_since` looks entries up by. */
   seq_key?: string;
@@ -64,8 +57,7 @@ const feedSchema = new Schema<FeedDoc>(
     memo: { type: String, required: true },
     lines: { type: Schema.Types.Mixed, required: true },
     created_at: { type: Date, required: true },
-    seq: { type: Number },
-    seq_key: { type: String },
+    ...ORDERED_FEED_FIELDS,
   },
   { versionKey: false },
 );
@@ -77,17 +69,13 @@ export function payrollJournal(db: Connection): Model<FeedDoc> {
   return (db.models.PayrollJournal as Model<FeedDoc> | undefined) ?? db.model<FeedDoc>('PayrollJournal', feedSchema, 'payroll_journal');
 }
 
-/** A workspace's head of the final order: the last `seq` set, and the entries waiting for theirs. */
-interface HeadDoc { _id: string; head: number; pending: string[] }
+/** The order finance reads payroll's entries in (shared ordered-feed.ts; heads in `payroll_journal_heads`). */
+export const payrollFeed = new OrderedFeed<FeedDoc>(payrollJournal, 'payroll_journal_heads', 'payroll_journal_since');
 
 /** The heads (`_id` = workspace). */
 export function payrollJournalHeads(db: Connection) {
-  return db.collection<HeadDoc>('payroll_journal_heads');
+  return payrollFeed.heads(db);
 }
-
-const seqKey = (workspace: string, seq: number) => `${workspace}|${seq}`;
-/** The cursor series of `payroll_journal_since`. */
-const SINCE_SERIES = 'payroll_journal_since';
 
 /**
  * Writes a feed document once (a retry finds it and writes nothing) and puts it on the
@@ -102,48 +90,12 @@ async function record(db: Connection, doc: FeedDoc): Promise<void> {
       if ((err as { code?: number }).code !== 11000) throw err;
     }
   }
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await payrollJournalHeads(db).updateOne({ _id: doc.workspace }, { $addToSet: { pending: doc._id }, $setOnInsert: { head: 0 } }, { upsert: true });
-      return;
-    } catch (err) {
-      // Two first upserts at once: the loser finds the head the winner created.
-      if ((err as { code?: number }).code !== 11000 || attempt >= 3) throw err;
-    }
-  }
+  await payrollFeed.enqueue(db, doc.workspace, doc._id);
 }
 
-/**
- * Gives a final entry (its run has moved) its `seq`: the head's next, set only when the head's
- * own is set (see above), then moves the head to it and takes the entry off the pending list.
- * Idempotent: an entry that has its `seq` keeps it (a retry only finishes moving the head).
- */
-export async function publish(db: Connection, workspace: string, id: string): Promise<void> {
-  const feed = payrollJournal(db);
-  const heads = payrollJournalHeads(db);
-  for (let attempt = 0; attempt < 1_000; attempt++) {
-    const [doc, current] = await Promise.all([feed.findOne({ _id: id, workspace }, { seq: 1 }).lean(), heads.findOne({ _id: workspace })]);
-    if (!doc) return;
-    const h = current?.head ?? 0;
-    if (typeof doc.seq === 'number') {
-      // Set when the head was seq − 1; the head moves to it (once), then the entry is no longer pending.
-      if (h < doc.seq) {
-        await heads.updateOne({ _id: workspace, head: h }, { $set: { head: doc.seq } });
-        continue;
-      }
-      await heads.updateOne({ _id: workspace }, { $pull: { pending: id } });
-      return;
-    }
-    try {
-      await feed.updateOne({ _id: id, seq: { $exists: false } }, { $set: { seq: h + 1, seq_key: seqKey(workspace, h + 1) } });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-      // Another entry took h + 1 and its publisher has not moved the head yet: move it for them.
-      await heads.updateOne({ _id: workspace, head: h }, { $set: { head: h + 1 } });
-    }
-    if (attempt >= 3) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
-  }
-  throw new Error(`payroll journal ${workspace}: no seq for ${id} after 1,000 attempts`);
+/** Gives a final entry (its run has moved) its place in the order finance reads (shared ordered-feed.ts). Idempotent. */
+export function publish(db: Connection, workspace: string, id: string): Promise<void> {
+  return payrollFeed.publish(db, workspace, id);
 }
 
 /** The feed document of a run's posting: the run's own entry. */
@@ -215,22 +167,10 @@ export const payrollJournalSource: SourceReader = async (q, ctx) => {
  * is caught up. A read with nothing new is the head and nothing else.
  */
 export const payrollJournalSinceSource: SourceReader = async (q, ctx) => {
-  const after = q.cursor ? decodeCursor(SINCE_SERIES, ctx.workspace, q.cursor) : 0;
-  const limit = clampLimit(q.limit);
-  const current = await payrollJournalHeads(ctx.db).findOne({ _id: ctx.workspace });
-  const top = Math.min(current?.head ?? 0, after + limit);
-  const keys = Array.from({ length: Math.max(0, top - after) }, (_, i) => seqKey(ctx.workspace, after + 1 + i));
-  const feed = payrollJournal(ctx.db);
-  const sequenced = keys.length ? await feed.find({ seq_key: { $in: keys } }).lean() : [];
-  const pending = current?.pending?.length ? await feed.find({ _id: { $in: current.pending }, workspace: ctx.workspace }).lean() : [];
-  // Pending: no seq yet, or a seq the head has not reached (its publisher died between the two writes;
-  // the next publish moves the head past it, and it is read again then, once more by id).
-  const head = current?.head ?? 0;
-  const docs = [...sequenced.filter((d) => d.workspace === ctx.workspace).sort((a, b) => a.seq! - b.seq!), ...pending.filter((d) => typeof d.seq !== 'number' || d.seq > head)];
-  const ids = [...new Set(docs.map((d) => d.run_id))];
+  const page = await payrollFeed.since(ctx.db, ctx.workspace, q.cursor, clampLimit(q.limit));
+  const ids = [...new Set(page.docs.map((d) => d.run_id))];
   const runs = ids.length ? await payrollRuns(ctx.db).find({ _id: { $in: ids }, workspace: ctx.workspace }, { status: 1, posted_at: 1 }).lean() : [];
   const byId = new Map(runs.map((r) => [r._id, r]));
-  const rows = docs.filter((d) => live(d, byId.get(d.run_id))).map((d) => ({ ...feedRow(d), seq: d.seq ?? null }));
-  const through = Math.max(after, top);
-  return { rows, ...(through > 0 ? { next_cursor: encodeCursor(SINCE_SERIES, ctx.workspace, through) } : {}) };
+  const rows = page.docs.filter((d) => live(d, byId.get(d.run_id))).map((d) => ({ ...feedRow(d), seq: d.seq ?? null }));
+  return { rows, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
 };
