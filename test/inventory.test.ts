@@ -175,6 +175,13 @@ describe('inventory: a year of a shop, valued by hand', () => {
     // As of 2026-03-31: coffee BOG 140,000 (after the sale of 03-10, restated), MED 96,000; grinders 280,000 → 516,000.
     const march = await ok('metrics.query', { metric: 'inventory_value', as_of: '2026-03-31' });
     expect(march.summary.value).toBe(516_000);
+    // Mid-month (end-of-day snapshots, restated by the backdated receipt and its cascade):
+    // 2026-03-07: coffee BOG 165,000 + 45,000 (03-05) = 210,000; MED 96,000; grinders 200,000 + 336,000 = 536,000 → 842,000.
+    // 2026-03-12: coffee BOG 140,000 (sale of 03-10 restated); MED 96,000; grinders 536,000 (their sale is 03-20) → 772,000.
+    // 2026-05-20: coffee BOG 105,000 (04-02); MED 83,364 (sale of 05-15 restated down the transfer's cascade); grinders 580,000 → 768,364.
+    for (const [asOf, expected] of [['2026-03-07', 842_000], ['2026-03-12', 772_000], ['2026-05-20', 768_364]] as const) {
+      expect([asOf, (await ok('metrics.query', { metric: 'inventory_value', as_of: asOf })).summary.value]).toEqual([asOf, expected]);
+    }
     // Compared a year back (nothing then): previous 0.
     expect((await ok('metrics.query', { metric: 'inventory_value', as_of: '2026-03-31', compare: 'previous_year' })).summary).toMatchObject({ value: 516_000, previous: 0 });
   });

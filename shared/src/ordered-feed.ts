@@ -3,8 +3,8 @@ import { decodeCursor, encodeCursor } from './paging.ts';
 
 /**
  * An ordered feed one subgraph publishes and another pulls, exactly once and in order (payroll's
- * journal entries and inventory's, which the finance journal takes in; ARCHITECTURE.md, "Ordered
- * feeds"). The publisher writes its feed documents in a collection of its own; this gives them
+ * journal entries and inventory's, which the finance journal takes in; ARCHITECTURE.md, "Inventory:
+ * the seventh subgraph", and "Payroll postings"). The publisher writes its feed documents in a collection of its own; this gives them
  * their place in the order they became final and answers the reader everything after a cursor.
  *
  * Why not the documents' positions: a position is taken before its document is written, so

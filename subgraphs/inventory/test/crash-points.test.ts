@@ -6,7 +6,7 @@ import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { finishPendingEverywhere, newBalance, writeMovement } from '../src/modules/stock/ledger.ts';
 import { inventoryFeed, inventoryJournal } from '../src/modules/stock/journal_feed.ts';
-import { stockBalances, stockMovements, type BalanceDoc } from '../src/modules/stock/model.ts';
+import { stockBalances, stockDays, stockMovements, type BalanceDoc } from '../src/modules/stock/model.ts';
 
 /*
  * A process SIGKILLed at the two points of a movement where a crash leaves the most behind:
@@ -56,7 +56,8 @@ describe('stock ledger: SIGKILL mid-movement', () => {
       // What the dead process left: the balance moved (2 units out at 11,500 × 2 / 10 = 2,300) and lists the insert still to do.
       const left = (await stockBalances(db).findOne({ _id: b._id }).lean<BalanceDoc>())!;
       expect([left.qty, left.value]).toEqual([8 * unit, 9_200]);
-      expect(left.pending.map((p) => p.key)).toEqual([`insert:mv_inv_${point}`]);
+      // Version 0 created, 1 the receipt, 2 this delivery: its end-of-day snapshot is to write too.
+      expect(left.pending.map((p) => p.key)).toEqual([`insert:mv_inv_${point}`, 'day:2026-11-20:2']);
       expect(await stockMovements(db).countDocuments({ _id: `mv_inv_${point}` })).toBe(point === 'movement' ? 0 : 1);
       expect(await inventoryJournal(db).countDocuments({ movement_id: `mv_inv_${point}` })).toBe(0);
 
@@ -77,6 +78,8 @@ describe('stock ledger: SIGKILL mid-movement', () => {
         [`je_mv_inv_${point}`, feedBefore + 1, [['6135', 2_300, 0], ['1435', 0, 2_300]]],
       ]);
       expect((await inventoryFeed.heads(db).findOne({ _id: workspace }))?.head).toBe(feedBefore + 1);
+      // The day's snapshot: 8 units, 9,200, as of version 2.
+      expect(await stockDays(db).findOne({ _id: `${b._id}|2026-11-20` }).lean()).toMatchObject({ qty: 8 * unit, value: 9_200, version: 2 });
     });
   }
 });
