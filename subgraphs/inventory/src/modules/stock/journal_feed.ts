@@ -1,4 +1,4 @@
-import { clampLimit, modelOn, OrderedFeed, ORDERED_FEED_FIELDS, type SourceReader } from '@cuadra/shared';
+import { clampLimit, modelOn, OrderedFeed, ORDERED_FEED_FIELDS, type OrderedFeedDoc, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { JournalLine } from './journal.ts';
 import type { MovementDoc, MovementType } from './model.ts';
@@ -17,9 +17,7 @@ import type { MovementDoc, MovementType } from './model.ts';
  * only after all three, so a crash anywhere between is finished by the next change of the balance
  * or by the sweep — each step idempotent — and every entry gets its place exactly once.
  */
-export interface FeedDoc {
-  _id: string;
-  workspace: string;
+export interface FeedDoc extends OrderedFeedDoc {
   movement_id: string;
   kind: MovementType;
   date: string;
@@ -27,8 +25,6 @@ export interface FeedDoc {
   memo: string;
   lines: JournalLine[];
   created_at: Date;
-  seq?: number;
-  seq_key?: string;
 }
 
 const feedSchema = new Schema<FeedDoc>({

@@ -1,4 +1,4 @@
-import { addPositions, clampLimit, createPositioned, localDate, OrderedFeed, ORDERED_FEED_FIELDS, pageNewestFirst, reversedLines, type SourceReader } from '@cuadra/shared';
+import { addPositions, clampLimit, createPositioned, localDate, OrderedFeed, ORDERED_FEED_FIELDS, pageNewestFirst, reversedLines, type OrderedFeedDoc, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
 
@@ -29,10 +29,9 @@ import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
  * entry up to n whatever order payroll's writers ran in. A feed document is put on the head's
  * pending list before its run moves, so an entry a crash left without `seq` is still answered.
  */
-export interface FeedDoc {
+export interface FeedDoc extends OrderedFeedDoc {
   /** The finance journal entry's id: `je_<run id>` or `je_<run id>_void`. */
   _id: string;
-  workspace: string;
   run_id: string;
   kind: 'posting' | 'reversal';
   date: string;
@@ -40,10 +39,6 @@ export interface FeedDoc {
   memo: string;
   lines: JournalLine[];
   created_at: Date;
-  /** Place in the order entries became final (shared ordered-feed.ts); absent until {@link publish}. */
-  seq?: number;
-  /** `<workspace>|<seq>`, unique: what `payroll_journal_since` looks entries up by. */
-  seq_key?: string;
 }
 
 const feedSchema = new Schema<FeedDoc>(
