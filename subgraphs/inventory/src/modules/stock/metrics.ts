@@ -13,35 +13,41 @@ function addMonths(month: string, n: number): string {
 }
 
 /**
- * The carrying amount of a balance at the end of `date`: its value now when nothing moved after
+ * The carrying amount of each balance at the end of `date`: its value now when nothing moved after
  * it; at a month's end, the sum of its monthly net changes through that month; inside a month, the
  * end-of-day snapshot of its latest day with a movement in that month up to the date (`stock_days`,
- * or one its balance has committed and not yet written), else the months before. One snapshot
- * read per balance, whatever the number of movements. A balance from before the snapshots were
- * kept reads that month's movements instead.
+ * or one its balance has committed and not yet written), else the months before. The snapshots of
+ * every balance are read in one query by id (at most the month's days up to the date per balance),
+ * whatever the number of movements. A balance from before the snapshots were kept reads that
+ * month's movements instead.
  */
-async function valueAt(db: Connection, b: Held, date: string): Promise<number> {
-  if (!b.last_date || b.last_date <= date) return b.value;
+async function valuesAt(db: Connection, held: Held[], date: string): Promise<number[]> {
   const month = date.slice(0, 7);
+  const from = `${month}-01`;
   const monthEnd = date === new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).toISOString().slice(0, 10);
-  let value = 0;
-  // At a month's end the month map alone answers.
-  for (const [m, d] of Object.entries(b.months ?? {})) if (m < month || (monthEnd && m === month)) value += d.value;
-  const inMonth = b.months?.[month];
-  if (!inMonth || monthEnd) return value;
-  if (b.day_snapshots) {
-    const from = `${month}-01`;
-    const [stored] = await stockDays(db).find({ balance: b._id, date: { $gte: from, $lte: date } }, { date: 1, value: 1, version: 1 }).sort({ date: -1 }).limit(1).lean();
-    let best = stored ? { date: stored.date, value: stored.value, version: stored.version } : null;
-    for (const p of b.pending ?? []) {
-      if (p.op !== 'day' || p.date < from || p.date > date) continue;
-      const op = p as Extract<PendingOp, { op: 'day' }>;
-      if (!best || op.date > best.date || (op.date === best.date && op.version > best.version)) best = { date: op.date, value: op.value, version: op.version };
+  const days = Array.from({ length: Number(date.slice(8, 10)) }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`);
+  // Balances that need a day of this month: moved after the date, and in this month.
+  const inside = (b: Held) => !!b.last_date && b.last_date > date && !monthEnd && !!b.months?.[month];
+  const ids = held.filter((b) => inside(b) && b.day_snapshots).flatMap((b) => days.map((d) => `${b._id}|${d}`));
+  const best = new Map<string, { date: string; value: number; version: number }>();
+  const take = (balance: string, d: { date: string; value: number; version: number }) => {
+    const cur = best.get(balance);
+    if (!cur || d.date > cur.date || (d.date === cur.date && d.version > cur.version)) best.set(balance, d);
+  };
+  if (ids.length) for (const d of await stockDays(db).find({ _id: { $in: ids } }, { balance: 1, date: 1, value: 1, version: 1 }).lean()) take(d.balance, d);
+  return Promise.all(held.map(async (b) => {
+    if (!b.last_date || b.last_date <= date) return b.value;
+    let value = 0;
+    // At a month's end the month map alone answers.
+    for (const [m, d] of Object.entries(b.months ?? {})) if (m < month || (monthEnd && m === month)) value += d.value;
+    if (!inside(b)) return value;
+    if (b.day_snapshots) {
+      for (const p of b.pending ?? []) if (p.op === 'day' && p.date >= from && p.date <= date) take(b._id, p as Extract<PendingOp, { op: 'day' }>);
+      return best.get(b._id)?.value ?? value;
     }
-    return best ? best.value : value;
-  }
-  const moved = await stockMovements(db).find({ balance: b._id, date: { $gte: `${month}-01`, $lte: date } }, { value: 1 }).lean();
-  return value + moved.reduce((s, m) => s + m.value, 0);
+    const moved = await stockMovements(db).find({ balance: b._id, date: { $gte: from, $lte: date } }, { value: 1 }).lean();
+    return value + moved.reduce((s, m) => s + m.value, 0);
+  }));
 }
 
 /**
@@ -56,8 +62,8 @@ export const inventoryValueMetric: MetricReader = async (q, ctx) => {
   for (const f of ['as_of', 'from', 'to'] as const) if (q[f] !== undefined && !DATE.test(q[f]!)) throw new CuadraError('invalid_input', `${f} is a date YYYY-MM-DD.`, { field: `/${f}` });
   const asOf = q.as_of ?? q.to ?? today;
   const held = await stockBalances(ctx.db).find({ workspace: ctx.workspace }, { item_id: 1, item_name: 1, warehouse_id: 1, warehouse_code: 1, value: 1, last_date: 1, months: 1, currency: 1, pending: 1, day_snapshots: 1 }).lean<Held[]>();
-  const total = async (date: string) => (await Promise.all(held.map((b) => valueAt(ctx.db, b, date)))).reduce((s, v) => s + v, 0);
-  const at = await Promise.all(held.map(async (b) => ({ b, value: await valueAt(ctx.db, b, asOf) })));
+  const total = async (date: string) => (await valuesAt(ctx.db, held, date)).reduce((s, v) => s + v, 0);
+  const at = (await valuesAt(ctx.db, held, asOf)).map((value, i) => ({ b: held[i]!, value }));
   const value = at.reduce((s, r) => s + r.value, 0);
   const byWarehouse = new Map<string, { warehouse_id: string; warehouse: string; value: number }>();
   const byItem = new Map<string, { item_id: string; item: string; value: number }>();
