@@ -48,6 +48,13 @@ export interface JournalFeed {
   entrySource(row: FeedRow): EntrySource;
   /** The order a page's rows are written in (default: the feed's). */
   order?(rows: FeedRow[]): FeedRow[];
+  /**
+   * Whether a pull waits for an entry another writer holds and is still counting (a pull before a
+   * read, whose statements must count it; payroll's). A background pull does not: the entry is
+   * written, and one whose writer died is counted by the books' repair — waiting would stop the
+   * pull, and every entry after it, until then.
+   */
+  waitForCounting?: boolean;
 }
 
 /** What one pull did: entries written, and entries left for a closed month. */
@@ -99,7 +106,7 @@ export async function pullJournalFeed(feed: JournalFeed, db: Connection, workspa
   const found = ids.length ? await model.find({ _id: { $in: ids }, workspace }, { _id: 1, pending_count: 1 }).lean<{ _id: string; pending_count?: number }[]>() : [];
   const held = new Set(found.map((e) => e._id));
   // An entry another pull is still counting (written, rollups in flight) is counted before this read goes on.
-  for (const e of found) if (e.pending_count) await settleJournalEntry(db, e._id);
+  if (feed.waitForCounting) for (const e of found) if (e.pending_count) await settleJournalEntry(db, e._id);
   for (const r of feed.order ? feed.order(rows) : rows) {
     if (held.has(r?.id)) continue;
     if (!wellFormed(feed, r)) {

@@ -38,6 +38,8 @@ export const PAYROLL_FEED: JournalFeed = {
   entrySource: (r) => ({ kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id as string }),
   // Payroll's order has it so, but not a pending posting a crash left without its place.
   order: (rows) => [...rows.filter((r) => r?.kind !== 'reversal'), ...rows.filter((r) => r?.kind === 'reversal')],
+  // Pulled before the journal's reads: what they show must count every entry.
+  waitForCounting: true,
 };
 
 /** The marks (`_id` = workspace). */
