@@ -3,6 +3,7 @@ import type { ListedSeries } from './paging.ts';
 import { compositeField, compositeGuard, readRoutesOf, type LaneReader, type ModuleReads, type OwnedReaders } from './composite.ts';
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
+import type { SystemEvents } from './events.ts';
 import type { Logger } from './logger.ts';
 import type { PeerConfig } from './peers.ts';
 import type { Tool } from './tool.ts';
@@ -19,11 +20,16 @@ export interface BackgroundJob {
   run(db: Connection, now: Date, log: Logger, peers?: PeerConfig): Promise<void>;
 }
 
-/** What a module's maintenance hook is given: its subgraph's database, the sweep's clock and log. */
+/**
+ * What a module's maintenance hook is given: its subgraph's database, the sweep's clock and log,
+ * and the one platform capability background work has — recording its module's own domain events
+ * on the ledger (shared/src/events.ts), as the system; never a tool call.
+ */
 export interface MaintenanceContext {
   db: Connection;
   now: Date;
   log: Logger;
+  events: SystemEvents;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { IntentDoc } from './governance/intents.ts';
 import { ACTION_LEASE_MS, intentIdOf, type IdempotencyRun } from './governance/idempotency.ts';
 import { findRunStamps, runScope, stampRunsOn, withoutRunStamps, type RunStamps } from './governance/runs.ts';
 import { OPERATIONS_COLLECTION, operationsOfRun } from './operations.ts';
+import { systemEventsFor } from './events.ts';
 import { canonicalJson } from './governance/digest.ts';
 import type { Governance } from './governance/index.ts';
 import { assertReach, classifyFailure } from './invoke.ts';
@@ -705,7 +706,7 @@ export class ToolOwner {
     let repaired = 0;
     for (const hook of this.#maintenanceHooks) {
       try {
-        repaired += await hook.run({ db: this.#db, now, log: this.#log });
+        repaired += await hook.run({ db: this.#db, now, log: this.#log, events: systemEventsFor(this.#governance.ledger, this.subgraph, hook.module) });
       } catch (err) {
         this.#log.warn({ err, module: hook.module }, 'module maintenance failed; will retry');
       }

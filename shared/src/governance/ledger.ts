@@ -35,9 +35,22 @@ export interface LedgerEntry {
   replayed?: boolean;
   /** The agent run the call was made for (issue 37): present only on an agent run's calls. */
   run_id?: string;
+  /**
+   * On a domain event's entry only (shared/src/events.ts; `tool` is then the event type, e.g.
+   * `invoice.overdue`, and the actor the owning service): the record it is about, what makes the
+   * occurrence one, and its payload.
+   */
+  event?: LedgerEvent;
   duration_ms: number;
   prev_hash: string;
   hash: string;
+}
+
+/** A domain event's part of its ledger entry. */
+export interface LedgerEvent {
+  subject: string;
+  key: string;
+  data: Record<string, string | number | boolean | null>;
 }
 
 /** What a service records; the ledger adds id, seq, at, chain and hash. */
@@ -51,6 +64,10 @@ export interface LedgerRecord {
   idempotency_key?: string;
   replayed?: boolean;
   duration_ms: number;
+  /** The entry's module, when it is not the tool name's first part (a domain event: `invoice.overdue` of `invoices`). */
+  module?: string;
+  /** A domain event's subject, key and payload (shared/src/events.ts). */
+  event?: LedgerEvent;
   /**
    * The entry's id, when the writer chose it ahead (an action's outcome entry is named by its
    * intent, so whoever settles the action later writes it at most once). Appending an id that is
@@ -107,7 +124,7 @@ const entrySchema = new Schema<LedgerEntry & { _id: string }>(
     _id: { type: String, required: true },
     id: String, seq: Number, at: String, workspace: String, actor: Schema.Types.Mixed, credential_id: String, tool: String, module: String,
     risk: { type: String, default: null }, input_digest: { type: String, default: null }, outcome: String, approval_id: String,
-    idempotency_key: String, replayed: Boolean, run_id: String, duration_ms: Number, prev_hash: String, hash: String,
+    idempotency_key: String, replayed: Boolean, run_id: String, event: Schema.Types.Mixed, duration_ms: Number, prev_hash: String, hash: String,
   },
   { versionKey: false, minimize: true, id: false },
 );
@@ -366,11 +383,12 @@ export class Ledger {
         const r = p.record;
         const body: Omit<LedgerEntry, 'hash'> = {
           id: p.id, seq: head.seq + 1 + i, at: p.at, workspace, actor: r.principal.actor, credential_id: r.principal.credential_id,
-          tool: r.tool, module: r.tool.split('.')[0], risk: r.risk, input_digest: r.input_digest, outcome: r.outcome,
+          tool: r.tool, module: r.module ?? r.tool.split('.')[0], risk: r.risk, input_digest: r.input_digest, outcome: r.outcome,
           ...(r.approval_id ? { approval_id: r.approval_id } : {}),
           ...(r.idempotency_key ? { idempotency_key: r.idempotency_key } : {}),
           ...(r.replayed ? { replayed: true } : {}),
           ...(r.principal.run ? { run_id: r.principal.run } : {}),
+          ...(r.event ? { event: r.event } : {}),
           duration_ms: r.duration_ms, prev_hash: prev,
         };
         const entry = { ...body, hash: entryHash(body) };

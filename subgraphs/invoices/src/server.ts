@@ -10,7 +10,7 @@ import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
 import { wakeInventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
-import { backfillInvoicesDue } from './modules/invoices/due.ts';
+import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
 import { owned } from './modules/index.ts';
 import { documents } from './modules/documents/model.ts';
@@ -98,6 +98,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     if (indexed > 0) deps.log.info({ indexed }, 'open bills indexed by due date for the payables lane');
     const indexedInvoices = await backfillInvoicesDue(deps.db);
     if (indexedInvoices > 0) deps.log.info({ indexed: indexedInvoices }, 'open invoices indexed by due date for the receivables lane');
+    await watchIndexedDays(deps.db);
     // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
     // that answers the same way); unset, the service calls the sandbox in-process.
     const sandbox = express.Router();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { createLogger, REPAIR_AFTER_MS, type Principal } from '@cuadra/shared';
+import { createLogger, REPAIR_AFTER_MS, systemEventsFor, type Principal } from '@cuadra/shared';
 import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
 import { disposalOf } from '../src/modules/assets/ops.ts';
 import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
@@ -37,7 +37,7 @@ function sides(e: { lines: { debit: number; credit: number }[] }) {
   return [e.lines.reduce((s, l) => s + l.debit, 0), e.lines.reduce((s, l) => s + l.credit, 0)];
 }
 
-const sweep = () => ({ db: sg.db, now: new Date(Date.now() + REPAIR_AFTER_MS + 1000), log: createLogger('test', 'silent') });
+const sweep = () => ({ db: sg.db, now: new Date(Date.now() + REPAIR_AFTER_MS + 1000), log: createLogger('test', 'silent'), events: systemEventsFor(sg.governance.ledger, 'invoices', 'assets') });
 
 describe('fixed assets: both books, every method, once per month', () => {
   it('a computer capitalized from a bill line, declining balance; the fiscal book capped at 20 % a year (ET art. 137)', async () => {

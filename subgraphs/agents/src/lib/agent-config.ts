@@ -1,4 +1,4 @@
-import { CuadraError, patternsCover, rolePatternsOf, TOOL_NAME, type Principal } from '@cuadra/shared';
+import { CuadraError, patternsCover, rolePatternsOf, TOOL_NAME, type DomainEventType, type Principal, type ToolContext } from '@cuadra/shared';
 import { CronExpressionParser } from 'cron-parser';
 import type { Connection } from 'mongoose';
 import { aiModels } from '../modules/ai_models/model.ts';
@@ -48,11 +48,25 @@ export function nextScheduled(cron: string, after: Date): Date {
 }
 
 /** The trigger as stored, with its defaults, and when it next starts a run. */
-export function triggerOf(input: { kind: string; cron?: string; tools?: string[]; outcome?: string; input?: string } | null | undefined, now: Date): { trigger: AgentTrigger | null; next_run_at: Date | null } {
+export function triggerOf(input: { kind: string; cron?: string; tools?: string[]; outcome?: string; event?: string; input?: string } | null | undefined, now: Date): { trigger: AgentTrigger | null; next_run_at: Date | null } {
   if (!input) return { trigger: null, next_run_at: null };
+  if (input.kind === 'event') {
+    return { trigger: { kind: 'event', event: input.event as DomainEventType, input: input.input ?? `The event ${input.event} happened; its record is given below.` }, next_run_at: null };
+  }
   if (input.kind === 'schedule') {
     const cron = input.cron!.trim();
     return { trigger: { kind: 'schedule', cron, input: input.input ?? 'Scheduled run.' }, next_run_at: nextScheduled(cron, now) };
   }
   return { trigger: { kind: 'ledger', tools: input.tools!, outcome: input.outcome ?? 'ok', input: input.input ?? 'An action happened on the ledger.' }, next_run_at: null };
+}
+
+/**
+ * Where a trigger that follows the ledger starts: the end of the workspace's chain now, so the
+ * entries from this moment on start runs — not the workspace's history, and none missed between
+ * this change and the runtime's next look. Null for a schedule (or no trigger).
+ */
+export async function triggerStart(trigger: AgentTrigger | null, ctx: Pick<ToolContext, 'governance' | 'workspace'>): Promise<number | null> {
+  if (trigger?.kind !== 'event' && trigger?.kind !== 'ledger') return null;
+  const head = await ctx.governance.ledger.entries.findOne({ workspace: ctx.workspace }, { seq: 1 }).sort({ seq: -1 }).lean();
+  return head?.seq ?? 0;
 }

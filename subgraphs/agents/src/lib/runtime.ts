@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { anyPatternMatches, approvalView, CuadraError, localDate, signAgentRunAssertion, type Governance, type Logger, type Sealer } from '@cuadra/shared';
+import { anyPatternMatches, approvalView, CuadraError, localDate, positionsOf, signAgentRunAssertion, type Governance, type LedgerEntry, type Logger, type Sealer } from '@cuadra/shared';
 import type { Span } from '@opentelemetry/api';
 import type { Connection } from 'mongoose';
-import { agents, type AgentDoc } from '../modules/agents/model.ts';
+import { agents, type AgentDoc, type AgentTrigger } from '../modules/agents/model.ts';
 import {
   agentRuns, FINAL_STATUSES, runQueue, type AgentRunDoc, type RunCall, type RunStatus, type RunStep, type StopReason,
 } from '../modules/agent_runs/model.ts';
@@ -44,6 +44,27 @@ const MAX_RESULT_CHARS = 16_000;
 const RETRY_MS = 2_000;
 /** How often ledger triggers look at their workspaces' chains. */
 const LEDGER_TRIGGER_EVERY_MS = Number(process.env.CUADRA_LEDGER_TRIGGER_MS) > 0 ? Number(process.env.CUADRA_LEDGER_TRIGGER_MS) : 5_000;
+/** Ledger positions a trigger reads per look (by position, each looked up by the unique index). */
+const TRIGGER_WINDOW = 500;
+
+/** Whether a ledger entry starts a run of a trigger that follows the ledger. */
+export function triggerMatches(trigger: Extract<AgentTrigger, { kind: 'ledger' | 'event' }>, e: LedgerEntry): boolean {
+  if (e.actor.type === 'agent') return false;
+  if (trigger.kind === 'event') return e.event !== undefined && e.tool === trigger.event;
+  return e.event === undefined && e.outcome === trigger.outcome && anyPatternMatches(trigger.tools, { name: e.tool, risk: e.risk ?? 'read' });
+}
+
+/**
+ * The task a triggered run is given: the trigger's words, then the entry. A domain event's payload
+ * goes as JSON data after them (what the event is about), never as words of the task.
+ */
+export function triggerInput(trigger: Extract<AgentTrigger, { kind: 'ledger' | 'event' }>, e: LedgerEntry): string {
+  if (trigger.kind === 'event' && e.event) {
+    return `${trigger.input}\n\nEvent ${e.tool} on ledger entry ${e.seq} at ${e.at}, about ${e.event.subject}. Its data (JSON):\n${JSON.stringify(e.event.data)}`;
+  }
+  return `${trigger.input}\n\nLedger entry ${e.seq}: ${e.tool} (${e.outcome}) at ${e.at}.`;
+}
+
 /** How many times a run is taken up before a service that stays down ends it (`tool_unavailable`). */
 const MAX_ATTEMPTS = 50;
 /** Runs one process works on at once. */
@@ -196,32 +217,39 @@ export class AgentRuntime {
   }
 
   /**
-   * Starts the runs of agents whose ledger trigger matches new entries of their workspace's chain
-   * (tool patterns and outcome). An agent's own calls, and every other agent's, never trigger a run
-   * (no loops between agents). Each entry starts at most one run per agent: the run's id is made of
-   * the agent and the entry's position, so a second process (or a retry after a crash) finds it
-   * there; the position read is moved on only after the runs exist.
+   * Starts the runs of agents whose trigger follows the ledger: tool patterns and outcome (`ledger`),
+   * or a domain event type (`event`: `invoice.overdue`, recorded by the service that owns it). An
+   * agent's own calls, and every other agent's, never trigger a run (no loops between agents).
+   * Entries are read forward from the agent's position, a window at a time, so none is skipped
+   * however many came in between. Each entry starts at most one run per agent: the run's id is made
+   * of the agent and the entry's position, so a second process (or a retry after a crash) finds it
+   * there; the position is moved on only after the runs exist.
    */
   async #fireLedgerTriggers(now: Date): Promise<void> {
     const { db, governance } = this.#deps;
-    const watching = await agents(db).find({ 'trigger.kind': 'ledger', status: 'active' }).limit(200).lean();
+    const watching = await agents(db).find({ 'trigger.kind': { $in: ['ledger', 'event'] }, status: 'active' }).limit(200).lean();
     for (const agent of watching) {
-      if (agent.trigger?.kind !== 'ledger') continue;
       const trigger = agent.trigger;
-      const { rows } = await governance.ledger.list(agent.workspace, { limit: 100 });
-      const head = rows[0]?.seq ?? 0;
+      if (trigger?.kind !== 'ledger' && trigger?.kind !== 'event') continue;
       if (agent.ledger_seen_seq === null) {
-        await agents(db).updateOne({ _id: agent._id, ledger_seen_seq: null }, { $set: { ledger_seen_seq: head } });
+        // An agent set up before triggers kept their start: from the chain's end now.
+        const { rows } = await governance.ledger.list(agent.workspace, { limit: 1 });
+        await agents(db).updateOne({ _id: agent._id, ledger_seen_seq: null }, { $set: { ledger_seen_seq: rows[0]?.seq ?? 0 } });
         continue;
       }
-      const fresh = rows.filter((e) => e.seq > agent.ledger_seen_seq! && e.actor.type !== 'agent' && e.outcome === trigger.outcome
-        && anyPatternMatches(trigger.tools, { name: e.tool, risk: e.risk ?? 'read' })).reverse();
-      for (const e of fresh) {
+      const seen = agent.ledger_seen_seq;
+      const rows = await governance.ledger.entries.find(positionsOf(agent.workspace, seen + 1, seen + TRIGGER_WINDOW), { _id: 0 }).lean();
+      rows.sort((a, b) => a.seq - b.seq);
+      let reached = seen;
+      for (const e of rows) {
+        if (e.seq !== reached + 1) break; // a position not visible yet: the next look starts there
+        reached = e.seq;
+        if (!triggerMatches(trigger, e)) continue;
         const id = `run_${agent._id.slice(4)}_${e.seq}`;
-        await createRun(db, agent, `${trigger.input}\n\nLedger entry ${e.seq}: ${e.tool} (${e.outcome}) at ${e.at}.`, { kind: 'ledger', ref: String(e.seq) }, { type: 'agent', id: agent._id }, now, id)
+        await createRun(db, agent, triggerInput(trigger, e), { kind: trigger.kind === 'event' ? 'event' : 'ledger', ref: trigger.kind === 'event' ? e.id : String(e.seq) }, { type: 'agent', id: agent._id }, now, id)
           .catch((err) => { if ((err as { code?: number }).code !== 11000) throw err; });
       }
-      if (head > agent.ledger_seen_seq) await agents(db).updateOne({ _id: agent._id, ledger_seen_seq: agent.ledger_seen_seq }, { $set: { ledger_seen_seq: head } });
+      if (reached > seen) await agents(db).updateOne({ _id: agent._id, ledger_seen_seq: seen }, { $set: { ledger_seen_seq: reached } });
     }
   }
 

@@ -7,6 +7,14 @@ export interface DueIndexDoc {
   workspace: string;
   date: string;
   ids: string[];
+  /**
+   * Set on every add when the index watches for due dates passing ({@link DueIndex} `watchOverdue`):
+   * the day has ids whose passing was not noted yet. Cleared once each id of the day is noted
+   * (`noted`) or no longer open there.
+   */
+  watch?: boolean;
+  /** The ids whose due date passing on this day was noted (the event recorded). */
+  noted?: string[];
 }
 
 /** A document an agenda lane lists: its id and due date (what the index is keyed by). */
@@ -33,9 +41,12 @@ const READ_CHUNK = 200;
  */
 export class DueIndex {
   readonly collection: string;
+  readonly #watchOverdue: boolean;
 
-  constructor(collection: string) {
+  /** `watchOverdue`: every add marks its day as watched, for {@link DueIndex.watchedBefore}. */
+  constructor(collection: string, options: { watchOverdue?: boolean } = {}) {
     this.collection = collection;
+    this.#watchOverdue = options.watchOverdue ?? false;
   }
 
   private coll(db: Connection) {
@@ -49,7 +60,7 @@ export class DueIndex {
   /** Adds an id to its day (idempotent). Call before the document becomes open. */
   async add(db: Connection, workspace: string, date: string, id: string): Promise<void> {
     const filter = { _id: DueIndex.key(workspace, date) };
-    const update = { $addToSet: { ids: id }, $setOnInsert: { workspace, date } };
+    const update = { $addToSet: { ids: id }, $setOnInsert: { workspace, date }, ...this.#watch() };
     try {
       await this.coll(db).updateOne(filter, update, { upsert: true });
     } catch (err) {
@@ -69,8 +80,35 @@ export class DueIndex {
       byDay.set(key, day);
     }
     for (const [key, day] of byDay) {
-      await this.coll(db).updateOne({ _id: key }, { $addToSet: { ids: { $each: day.ids } }, $setOnInsert: { workspace: day.workspace, date: day.date } }, { upsert: true });
+      await this.coll(db).updateOne({ _id: key }, { $addToSet: { ids: { $each: day.ids } }, $setOnInsert: { workspace: day.workspace, date: day.date }, ...this.#watch() }, { upsert: true });
     }
+  }
+
+  #watch(): { $set?: { watch: true } } {
+    return this.#watchOverdue ? { $set: { watch: true } } : {};
+  }
+
+  /**
+   * Watched days before `before` (YYYY-MM-DD), at most `limit`: the days with ids whose passing
+   * was not noted yet. Only watched days are read, so the cost follows what is still to note,
+   * not how many documents were ever due.
+   */
+  async watchedBefore(db: Connection, before: string, limit: number): Promise<DueIndexDoc[]> {
+    return this.coll(db).find({ watch: true, date: { $lt: before } }).limit(limit).toArray() as Promise<DueIndexDoc[]>;
+  }
+
+  /** Notes that `id`'s due date passing on `date` was recorded (idempotent). */
+  async noted(db: Connection, workspace: string, date: string, id: string): Promise<void> {
+    await this.coll(db).updateOne({ _id: DueIndex.key(workspace, date) }, { $addToSet: { noted: id } });
+  }
+
+  /**
+   * Stops watching a day once every id it holds now is settled (`settled`: noted, or no longer
+   * open there). Conditional on the ids read: an add since then (a new document due that day)
+   * keeps the day watched.
+   */
+  async unwatch(db: Connection, day: DueIndexDoc): Promise<void> {
+    await this.coll(db).updateOne({ _id: day._id, ids: day.ids, watch: true }, { $unset: { watch: 1 } });
   }
 
   /** Pulls an id from its day (idempotent). Call after the document is no longer open. */

@@ -86,7 +86,7 @@ export interface AgentRunDoc {
   lease_until: Date | null;
   /** How many times a process took the run up (1 for a run that never stopped on the way). */
   attempts: number;
-  trigger: { kind: 'manual' | 'schedule' | 'ledger'; ref: string | null };
+  trigger: { kind: 'manual' | 'schedule' | 'ledger' | 'event'; ref: string | null };
   requested_by: { type: string; id: string; person?: string };
   spans: RunSpan[];
   trace_id: string;
@@ -205,7 +205,7 @@ export const RUN_VIEW_SCHEMA = {
       }],
     },
     attempts: { type: 'integer' },
-    trigger: { type: 'object', additionalProperties: false, required: ['kind', 'ref'], properties: { kind: { enum: ['manual', 'schedule', 'ledger'] }, ref: NULLABLE_TEXT } },
+    trigger: { type: 'object', additionalProperties: false, required: ['kind', 'ref'], properties: { kind: { enum: ['manual', 'schedule', 'ledger', 'event'] }, ref: NULLABLE_TEXT } },
     requested_by: { type: 'object', additionalProperties: false, required: ['type', 'id'], properties: { type: TEXT, id: TEXT, person: TEXT } },
     trace_id: TEXT, created_at: DATE_TIME, started_at: { anyOf: [DATE_TIME, { type: 'null' }] }, finished_at: { anyOf: [DATE_TIME, { type: 'null' }] },
     steps: { type: 'array', items: STEP_SCHEMA },

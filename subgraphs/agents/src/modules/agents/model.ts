@@ -1,4 +1,4 @@
-import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
+import { addPositions, containsText, DOMAIN_EVENT_TYPES, DATE_TIME_SCHEMA as DATE_TIME, type DomainEventType, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** Limits of a run when the agent does not say: 8 model calls, 5 minutes of working time. */
@@ -52,7 +52,7 @@ export interface AgentDoc {
   trigger: AgentTrigger | null;
   /** The next time its schedule starts a run (kept on write, read by the runtime's sweep). */
   next_run_at: Date | null;
-  /** A ledger trigger's position: the last entry of the workspace's chain it has looked at. */
+  /** A ledger or event trigger's position: the last entry of the workspace's chain it has looked at. */
   ledger_seen_seq: number | null;
   /** A paused agent keeps its configuration but takes no work; an archived one is retired. */
   status: 'active' | 'paused' | 'archived';
@@ -94,7 +94,8 @@ addPositions(agentSchema);
 /** What starts an agent's runs besides agents.run. */
 export type AgentTrigger =
   | { kind: 'schedule'; cron: string; input: string }
-  | { kind: 'ledger'; tools: string[]; outcome: string; input: string };
+  | { kind: 'ledger'; tools: string[]; outcome: string; input: string }
+  | { kind: 'event'; event: DomainEventType; input: string };
 
 /** The agents collection on this subgraph's connection. */
 export function agents(db: Connection): Model<AgentDoc> {
@@ -116,7 +117,7 @@ export const LIMITS_SCHEMA = {
   properties: { max_steps: { type: 'integer', minimum: 1, maximum: 50 }, max_seconds: { type: 'integer', minimum: 10, maximum: 3600 } },
 } as const;
 
-/** A trigger: a cron schedule in the workspace's time, or actions on the ledger matching tool patterns. */
+/** A trigger: a cron schedule in the workspace's time, actions on the ledger matching tool patterns, or a domain event recorded on the ledger (`invoice.overdue`). */
 export const TRIGGER_SCHEMA = {
   oneOf: [
     {
@@ -131,6 +132,11 @@ export const TRIGGER_SCHEMA = {
         outcome: { type: 'string', minLength: 1, maxLength: 40 },
         input: { type: 'string', maxLength: 2000 },
       },
+    },
+    {
+      type: 'object', additionalProperties: false, required: ['kind', 'event'],
+      description: 'A run per occurrence of a domain event on the ledger (shared/src/events.ts): invoice.overdue, an invoice still open after its due date.',
+      properties: { kind: { const: 'event' }, event: { enum: [...DOMAIN_EVENT_TYPES] }, input: { type: 'string', maxLength: 2000 } },
     },
   ],
 } as const;

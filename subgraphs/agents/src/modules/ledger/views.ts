@@ -36,6 +36,14 @@ export const LEDGER_ENTRY_SCHEMA = {
     replayed: { const: true },
     /** The agent run the call was made for, on an agent run's calls only. */
     run_id: TEXT,
+    /** On a domain event's entry only (`tool` is then the event type, e.g. invoice.overdue; the actor the owning service). */
+    event: {
+      type: 'object', additionalProperties: false, required: ['subject', 'key', 'data'],
+      properties: {
+        subject: TEXT, key: TEXT,
+        data: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+      },
+    },
     duration_ms: { type: 'integer' },
     prev_hash: STORED_HASH,
     hash: STORED_HASH,

@@ -4,7 +4,7 @@ import { privateOutboundAllowed } from '@cuadra/shared/outbound';
 import type { Connection } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { agentRuns } from '../agent_runs/model.ts';
-import { ATTEMPTS_KEPT, deliveries, deliverySeries, messageId, secretContext, signingSecrets, webhooks, type AttemptDoc, type DeliveryDoc, type EventType, type WebhookDoc } from './model.ts';
+import { ATTEMPTS_KEPT, deliveries, deliverySeries, messageId, secretContext, signingSecrets, webhooks, type AttemptDoc, type DeliveryDoc, type EventType, type WebhookDoc, LEDGER_EVENT_TYPES } from './model.ts';
 import { postMessage } from './transport.ts';
 
 /** Retries go on for this long after the event (the issue: 3 days). */
@@ -121,13 +121,20 @@ export class WebhookDeliverer {
 
   async #enqueueLedger(now: Date): Promise<void> {
     const { db, governance } = this.#deps;
-    const watching = await webhooks(db).find({ status: 'active', events: 'ledger.action' }).limit(1000).lean();
+    const watching = await webhooks(db).find({ status: 'active', events: { $in: [...LEDGER_EVENT_TYPES] } }).limit(1000).lean();
     for (const w of watching) {
       const entries = await governance.ledger.entries.find({ workspace: w.workspace, seq: { $gt: w.ledger_seq } }, { _id: 0 }).sort({ seq: 1 }).limit(LEDGER_BATCH).lean();
       let seen = w.ledger_seq;
       for (const e of entries) {
         if (e.seq !== seen + 1 && now.getTime() - Date.parse(e.at) < GAP_PATIENCE_MS) break; // an earlier position not visible yet: wait for it
-        if (anyPatternMatches(w.tools, { name: e.tool, risk: e.risk ?? 'read' })) {
+        if (e.event) {
+          // A domain event (shared/src/events.ts): sent to the endpoints subscribed to its type.
+          if (w.events.includes(e.tool as EventType)) {
+            await this.#queue(w, e.tool as EventType, `event:${e.id}`, e.at, {
+              id: e.id, seq: e.seq, at: e.at, type: e.tool, module: e.module, subject: e.event.subject, data: e.event.data, actor: e.actor, hash: e.hash,
+            }, now);
+          }
+        } else if (w.events.includes('ledger.action') && anyPatternMatches(w.tools, { name: e.tool, risk: e.risk ?? 'read' })) {
           await this.#queue(w, 'ledger.action', e.id, e.at, {
             id: e.id, seq: e.seq, at: e.at, tool: e.tool, module: e.module, risk: e.risk, outcome: e.outcome, actor: e.actor,
             ...(e.approval_id ? { approval_id: e.approval_id } : {}), ...(e.run_id ? { run_id: e.run_id } : {}), ...(e.replayed ? { replayed: true } : {}), hash: e.hash,

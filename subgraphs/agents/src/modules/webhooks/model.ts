@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
-import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, modelOn, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
+import { addPositions, DATE_TIME_SCHEMA as DATE_TIME, DOMAIN_EVENT_TYPES, modelOn, type DomainEventType, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
-/** The events an endpoint can subscribe to (each payload's `type`). */
-export const EVENT_TYPES = ['ledger.action', 'approval.decided', 'agent_run.finished'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * The events an endpoint can subscribe to (each payload's `type`): ledger actions, approval
+ * decisions, finished runs, and the domain events recorded on the ledger (shared/src/events.ts).
+ */
+export const EVENT_TYPES = ['ledger.action', 'approval.decided', 'agent_run.finished', ...DOMAIN_EVENT_TYPES] as const;
+export type EventType = 'ledger.action' | 'approval.decided' | 'agent_run.finished' | DomainEventType;
+
+/** The event types read from the ledger (the position `ledger_seq` follows). */
+export const LEDGER_EVENT_TYPES: readonly EventType[] = ['ledger.action', ...DOMAIN_EVENT_TYPES];
 
 /** One signing secret of an endpoint, sealed; a rotated-out one signs alongside the new one until `expires_at`. */
 export interface SealedSecret {

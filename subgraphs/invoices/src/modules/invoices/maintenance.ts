@@ -1,6 +1,10 @@
 import type { MaintenanceHook } from '@cuadra/shared';
 import { repairRollupsOf } from '../../books/maintenance.ts';
 import { invoices } from './model.ts';
+import { noteOverdueInvoices } from './overdue.ts';
 
-/** The sweep's share of invoices: rollup intents a dead post or settlement left on an invoice. */
-export const invoicesMaintenance: MaintenanceHook = (ctx) => repairRollupsOf(ctx.db, [invoices(ctx.db)], ctx.now);
+/**
+ * The sweep's share of invoices: rollup intents a dead post or settlement left on an invoice, then
+ * the invoices whose due date passed (the `invoice.overdue` event, overdue.ts).
+ */
+export const invoicesMaintenance: MaintenanceHook = async (ctx) => (await repairRollupsOf(ctx.db, [invoices(ctx.db)], ctx.now)) + (await noteOverdueInvoices(ctx));

@@ -1,5 +1,5 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { checkGrant, checkModel, checkToolValues, triggerOf } from '../../../lib/agent-config.ts';
+import { checkGrant, checkModel, checkToolValues, triggerOf, triggerStart } from '../../../lib/agent-config.ts';
 import { AGENT_FIELDS } from '../fields.ts';
 import { AGENT_VIEW_SCHEMA, agents, agentView, DEFAULT_LIMITS, type AgentDoc } from '../model.ts';
 
@@ -9,7 +9,7 @@ export const create = defineTool({
   description:
     'Create an AI agent: a name unique in the workspace, an optional description, the model it runs on (an ai_models id or "embedded"), its instructions '
     + '(up to 20,000 characters), the tool-name patterns it may call (invoices.%, %:read, tasks.create) — never more than the caller reaches —, fixed arguments per tool, '
-    + 'a daily budget of tokens and cost, limits per run (steps, seconds), an optional trigger (a cron schedule, or actions on the ledger) and its status. '
+    + 'a daily budget of tokens and cost, limits per run (steps, seconds), an optional trigger (a cron schedule, actions on the ledger, or a domain event such as invoice.overdue) and its status. '
     + 'Every call of its runs goes through the pipeline as the agent itself: role agent (no governance tools), its patterns, the workspace\'s policies and approvals, the ledger.',
   risk: 'write',
   input: {
@@ -39,7 +39,7 @@ export const create = defineTool({
       limits: { max_steps: input.limits?.max_steps ?? DEFAULT_LIMITS.max_steps, max_seconds: input.limits?.max_seconds ?? DEFAULT_LIMITS.max_seconds },
       trigger,
       next_run_at,
-      ledger_seen_seq: null,
+      ledger_seen_seq: await triggerStart(trigger, ctx),
       status: input.status ?? 'active',
       created_by: { type: ctx.principal.actor.type, id: ctx.principal.actor.id, ...(ctx.principal.person ? { person: ctx.principal.person } : {}) },
       created_at: ctx.now,

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { checkGrant, checkModel, checkToolValues, triggerOf } from '../../../lib/agent-config.ts';
+import { checkGrant, checkModel, checkToolValues, triggerOf, triggerStart } from '../../../lib/agent-config.ts';
 import { AGENT_FIELDS } from '../fields.ts';
 import { AGENT_VIEW_SCHEMA, agents, agentView, DEFAULT_LIMITS, type AgentDoc } from '../model.ts';
 
@@ -37,7 +37,10 @@ export const update = defineTool({
     if (input.procedure !== undefined) set.procedure = input.procedure;
     if (input.budget !== undefined) set.budget = { daily_tokens: before.budget?.daily_tokens ?? null, daily_cost: before.budget?.daily_cost ?? null, ...input.budget };
     if (input.limits !== undefined) set.limits = { max_steps: before.limits?.max_steps ?? DEFAULT_LIMITS.max_steps, max_seconds: before.limits?.max_seconds ?? DEFAULT_LIMITS.max_seconds, ...input.limits };
-    if (input.trigger !== undefined) Object.assign(set, triggerOf(input.trigger, ctx.now), { ledger_seen_seq: null });
+    if (input.trigger !== undefined) {
+      const changed = triggerOf(input.trigger, ctx.now);
+      Object.assign(set, changed, { ledger_seen_seq: await triggerStart(changed.trigger, ctx) });
+    }
     if (input.status !== undefined) set.status = input.status;
     let after;
     try {

@@ -6,7 +6,7 @@ import { secretContext, WEBHOOK_VIEW_SCHEMA, webhooks, webhookView, type EventTy
 /** Subscribes an endpoint; its signing secret is in this answer only. */
 export const create = defineTool({
   name: 'webhooks.create',
-  description: 'Subscribe an HTTPS endpoint to events: ledger.action (actions on the ledger, by module or tool pattern), approval.decided, agent_run.finished. '
+  description: 'Subscribe an HTTPS endpoint to events: ledger.action (actions on the ledger, by module or tool pattern), approval.decided, agent_run.finished, and domain events such as invoice.overdue. '
     + 'Messages are signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature); the signing secret (whsec_…) is in this answer only — keep it. '
     + 'Failed deliveries are retried with backoff for 3 days; an endpoint answering 410 is disabled. Only public addresses are called.',
   risk: 'write',

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, newId, sealerFromEnv } from '@cuadra/shared';
 import { newSigningSecret } from '../deliverer.ts';
 import { checkEndpointUrl, WEBHOOK_FIELDS } from '../fields.ts';
-import { secretContext, signingSecrets, WEBHOOK_VIEW_SCHEMA, webhooks, webhookView, type EventType, type WebhookDoc } from '../model.ts';
+import { LEDGER_EVENT_TYPES, secretContext, signingSecrets, WEBHOOK_VIEW_SCHEMA, webhooks, webhookView, type EventType, type WebhookDoc } from '../model.ts';
 
 /** The longest overlap a rotation may give the old secret. */
 const MAX_OVERLAP_HOURS = 7 * 24;
@@ -37,6 +37,11 @@ export const update = defineTool({
     if (input.description !== undefined) set.description = input.description;
     const events = (input.events ?? w.events) as EventType[];
     if (input.events !== undefined) set.events = events;
+    // Subscribed to the ledger now and not before: from the chain's end now, not its history since creation.
+    if (input.events !== undefined && !w.events.some((t) => LEDGER_EVENT_TYPES.includes(t)) && events.some((t) => LEDGER_EVENT_TYPES.includes(t))) {
+      const head = await ctx.governance.ledger.entries.findOne({ workspace: ctx.workspace }, { seq: 1 }).sort({ seq: -1 }).lean();
+      set.ledger_seq = head?.seq ?? 0;
+    }
     if (input.tools !== undefined && !events.includes('ledger.action')) throw new CuadraError('invalid_input', 'tools selects ledger actions; subscribe to ledger.action too.', { field: '/tools' });
     if (input.tools !== undefined) set.tools = input.tools;
     else if (input.events !== undefined) set.tools = events.includes('ledger.action') ? (w.tools.length ? w.tools : ['%']) : [];
