@@ -2,7 +2,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { signAgentRunAssertion } from '@cuadra/shared';
+import { connectDatabase, createLogger, Ledger, LedgerSigner, signAgentRunAssertion, systemEventsFor } from '@cuadra/shared';
+import { noteOverdueInvoices } from '../subgraphs/invoices/src/modules/invoices/overdue.ts';
+import { dayOffset } from './helpers/canvas.ts';
 import { axeProblems, openBrowser, pageWatching, SHOTS } from './helpers/browser.ts';
 import { claimCodeFor, uniqueAddress } from './helpers/mail.ts';
 import { FormAgent, formFields } from './helpers/oauth.ts';
@@ -540,6 +542,81 @@ describe.concurrent('triggers', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect((await byAgent(ticker.id)).length).toBe(atArchive);
   }, 90_000);
+});
+
+describe('an invoice becoming overdue (a domain event on the ledger)', () => {
+  it('starts one run per overdue invoice of an agent with the event trigger, and one webhook message each, even with a second sweep at once', async () => {
+    const w = await workspace('Vencidas SAS');
+    // What a subscribed endpoint receives (delivered over real HTTP by the agents service).
+    const received: any[] = [];
+    const receiver = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const financeDb = await connectDatabase(process.env.MONGO_URL!, `${sys.gatewayDb.slice(0, -'_gateway'.length)}_invoices`);
+    try {
+      await ok('webhooks.create', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['invoice.overdue'] }, w.key);
+      const collector = (await ok('agents.create', {
+        name: 'Cobranza', model: w.aiModel.id, tools: ['invoices.get'], trigger: { kind: 'event', event: 'invoice.overdue', input: '[overdue] Una factura venció.' },
+      }, w.key)).agent;
+      expect(collector.trigger).toEqual({ kind: 'event', event: 'invoice.overdue', input: '[overdue] Una factura venció.' });
+      model.script('overdue', [{ content: 'Anotada.' }]);
+      await ok('einvoicing.configure', {
+        issuer: { nit: '900373115-3', name: 'Vencidas SAS' }, technical_key: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', software_pin: '75315',
+        numbering: { invoice: { prefix: 'SETP', from: 990000001, to: 995000000, resolution: '18760000001' }, credit_note: { prefix: 'NC', from: 1, to: 5000 } },
+      }, w.key);
+      const customer = (await ok('parties.create', { name: 'Tienda Andina SAS', kind: 'customer' }, w.key)).party.id;
+      const post = async (issued: number, due: number) => {
+        const draft = (await ok('invoices.create', {
+          customer_id: customer, currency: 'COP', issue_date: dayOffset(issued), due_date: dayOffset(due),
+          lines: [{ description: 'Consultoría', quantity: 1, unit_price: 1000000, tax_rate_ppm: 190000 }],
+        }, w.key)).invoice;
+        return (await ok('invoices.post', { id: draft.id }, w.key)).invoice;
+      };
+      // Two overdue as soon as they are posted (1,000,000 + 19 % = 1,190,000 open each), one due next month.
+      // (A paid invoice is never noted: subgraphs/invoices/test/invoices-overdue.test.ts.)
+      const [a, b] = [await post(-40, -10), await post(-35, -5)];
+      await post(-1, 29);
+      // The finance service's own sweep runs every half second; a second sweep runs here at the same time, twice.
+      const events = systemEventsFor(new Ledger(sys.governanceFor().db, undefined, { signer: new LedgerSigner(sys.ledgerKeys) }), 'invoices', 'invoices');
+      const second = () => noteOverdueInvoices({ db: financeDb, now: new Date(), log: createLogger('test', 'silent'), events });
+      await Promise.all([second(), second()]);
+      const runsOf = async () => (await ok('agent_runs.list', { agent_id: collector.id }, w.key)).rows;
+      let runs: any[] = [];
+      for (let i = 0; i < 150 && (runs.length < 2 || received.length < 2); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        runs = await runsOf();
+      }
+      // Time for a duplicate to show up, were there one (the trigger looks every 0.4 s, the deliverer every 1 s).
+      await second();
+      await new Promise((r) => setTimeout(r, 1500));
+      runs = await runsOf();
+      expect(runs).toHaveLength(2);
+      expect(runs.every((r: any) => r.trigger.kind === 'event' && r.requested_by.type === 'agent')).toBe(true);
+      const subjects = runs.map((r: any) => /"invoice_id":"(inv_[^"]+)"/.exec(r.input)?.[1]).sort();
+      expect(subjects).toEqual([a.id, b.id].sort());
+      for (const r of runs) await runUntil(r.id, w.key, ['succeeded']);
+      // The ledger: two entries of the system (the finance service), visible to the workspace.
+      const entries = (await ok('ledger.list', { tool: 'invoice.overdue', limit: 50 }, w.key)).rows;
+      expect(entries).toHaveLength(2);
+      expect(entries.every((e: any) => e.actor.type === 'service' && e.module === 'invoices' && e.event.data.balance === 1190000)).toBe(true);
+      expect(runs.map((r: any) => r.trigger.ref).sort()).toEqual(entries.map((e: any) => e.id).sort());
+      expect((await ok('ledger.verify', {}, w.key)).ok).toBe(true);
+      // The endpoint: one message per event, signed, typed invoice.overdue.
+      expect(received).toHaveLength(2);
+      expect(received.map((m) => m.body.type)).toEqual(['invoice.overdue', 'invoice.overdue']);
+      expect(received.map((m) => m.body.data.subject).sort()).toEqual([a.id, b.id].sort());
+      expect(new Set(received.map((m) => m.headers['webhook-id'])).size).toBe(2);
+      expect(received.every((m) => /^v1,/.test(String(m.headers['webhook-signature'])))).toBe(true);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await financeDb.close();
+    }
+  }, 60_000);
 });
 
 describe('runs survive a restart of the agents subgraph', () => {

@@ -41,7 +41,7 @@ export const LEDGER_ENTRY_SCHEMA = {
       type: 'object', additionalProperties: false, required: ['subject', 'key', 'data'],
       properties: {
         subject: TEXT, key: TEXT,
-        data: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+        data: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
       },
     },
     duration_ms: { type: 'integer' },
