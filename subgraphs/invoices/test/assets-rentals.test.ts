@@ -204,6 +204,49 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     // The item is free again after the return.
     expect((await out('rentals.availability', { item_id: item.id, start: '2026-11-03T00:00:00Z', end: '2026-11-04T00:00:00Z' }, owner)).available).toBe(true);
   });
+
+  it('damages settled from the deposit: 2810 → 4255 for what it covers, the rest of the deposit refunded, or the rest of the damages invoiced without VAT', async () => {
+    const owner = workspace();
+    const customer = await party(owner, { name: 'Eventos del Caribe SAS', kind: 'customer' });
+    const item = (await out('items.create', { name: 'Carpa 6×6', kind: 'product', price: { amount: 5000000, currency: 'COP' } }, owner)).item;
+    const rentAndReturn = async (start: string, end: string, damages: number) => {
+      const rental = (await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'day', rate: 5000000, deposit: 30000000, start, end }, owner)).rental;
+      await out('rentals.deliver', { id: rental.id }, owner);
+      const returned = (await out('rentals.return', { id: rental.id, condition: 'Lona rasgada', damages, damages_description: 'Lona', settle_from_deposit: true }, owner)).rental;
+      const entries = await sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.id': rental.id }).toArray();
+      const byKind = Object.fromEntries(entries.map((e) => [e.source.kind, e.lines.map((l: any) => [l.account, l.debit, l.credit])]));
+      for (const e of entries) expect(sides(e as never)[0]).toBe(sides(e as never)[1]);
+      return { rental, returned, byKind };
+    };
+    // Damages 80,000.00 against a deposit of 300,000.00: the deposit covers all 80,000.00
+    // (Dr 2810 / Cr 4255), 300,000.00 − 80,000.00 = 220,000.00 goes back; nothing is invoiced.
+    const small = await rentAndReturn('2026-11-02T13:00:00Z', '2026-11-03T13:00:00Z', 8000000);
+    expect(small.returned.return).toMatchObject({ settled_from_deposit: true, deposit_applied: 8000000, refunded: 22000000, invoiced: 0, damages_invoice_id: null });
+    expect(small.byKind).toEqual({
+      rental_deposit: [['111005', 30000000, 0], ['2810', 0, 30000000]],
+      rental_damages_settlement: [['2810', 8000000, 0], ['4255', 0, 8000000]],
+      rental_deposit_refund: [['111005', 0, 22000000], ['2810', 22000000, 0]],
+    });
+    // 2810 for this rental: +300,000.00 − 80,000.00 − 220,000.00 = 0.
+    // Damages 450,000.00 against the same deposit: it covers 300,000.00, nothing is refunded, and
+    // 450,000.00 − 300,000.00 = 150,000.00 is invoiced at 0 % (compensation is not a sale: ET art. 420).
+    const big = await rentAndReturn('2026-11-10T13:00:00Z', '2026-11-11T13:00:00Z', 45000000);
+    expect(big.returned.return).toMatchObject({ deposit_applied: 30000000, refunded: 0, invoiced: 15000000, refund_entry_id: null, damages_invoice_id: `inv_${big.rental.id.slice(4)}_dmg` });
+    expect(big.byKind).toEqual({
+      rental_deposit: [['111005', 30000000, 0], ['2810', 0, 30000000]],
+      rental_damages_settlement: [['2810', 30000000, 0], ['4255', 0, 30000000]],
+    });
+    expect((await out('invoices.get', { id: big.returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ subtotal: 15000000, tax_total: 0, total: 15000000 });
+    // Again: nothing posted or invoiced twice.
+    await out('rentals.return', { id: big.rental.id }, owner);
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.id': big.rental.id })).toBe(2);
+    // Nothing to settle, or no deposit to settle from: refused at the field, nothing done.
+    const plain = (await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'day', rate: 5000000, start: '2026-11-20T13:00:00Z', end: '2026-11-21T13:00:00Z' }, owner)).rental;
+    await out('rentals.deliver', { id: plain.id }, owner);
+    expect(await sg.call('rentals.return', { id: plain.id, damages: 100, damages_description: 'x', settle_from_deposit: true }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/settle_from_deposit' });
+    expect(await sg.call('rentals.return', { id: plain.id, settle_from_deposit: true }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/settle_from_deposit' });
+    expect((await out('rentals.get', { id: plain.id }, owner)).rental.status).toBe('delivered');
+  });
 });
 
 describe('plans: trial, downgrade and cancellation (the proration rule\'s other branches)', () => {

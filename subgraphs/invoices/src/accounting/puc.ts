@@ -156,6 +156,7 @@ export const PUC: Readonly<Record<string, string>> = {
   '421005': 'Intereses',
   '4245': 'Utilidad en venta de propiedades, planta y equipo',
   '4250': 'Recuperaciones',
+  '4255': 'Indemnizaciones',
   '4295': 'Diversos',
   '5': 'Gastos',
   '51': 'Operacionales de administración',

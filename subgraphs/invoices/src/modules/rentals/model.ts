@@ -31,6 +31,40 @@ export interface RentalPeriod {
 }
 
 /** A rental of one resource to a customer over [start, end). */
+/**
+ * A rental's return. Damages are either invoiced whole (`settled_from_deposit` false: the deposit is
+ * refunded in full) or settled first from the deposit (2810 → 4255 indemnizaciones, the
+ * `settlement_entry_id`), the deposit left over refunded and the damages left over invoiced.
+ * Returns recorded before settling existed lack the three amounts; {@link returnView} derives them.
+ */
+export interface RentalReturn {
+  at: string;
+  condition: string | null;
+  damages: number;
+  damages_description: string | null;
+  damages_invoice_id: string | null;
+  refund_entry_id: string | null;
+  settled_from_deposit?: boolean;
+  /** Of the damages, what the deposit covered (min(deposit, damages)). */
+  deposit_applied?: number;
+  /** Of the deposit, what goes back to the customer (deposit − deposit_applied). */
+  refunded?: number;
+  /** Of the damages, what is invoiced (damages − deposit_applied). */
+  invoiced?: number;
+  settlement_entry_id?: string | null;
+}
+
+/** A return as the view gives it: every amount stated. */
+export function returnView(r: Pick<RentalDoc, 'deposit' | 'return'>) {
+  const ret = r.return;
+  if (!ret) return null;
+  return {
+    at: ret.at, condition: ret.condition, damages: ret.damages, damages_description: ret.damages_description, damages_invoice_id: ret.damages_invoice_id,
+    refund_entry_id: ret.refund_entry_id, settled_from_deposit: ret.settled_from_deposit ?? false, deposit_applied: ret.deposit_applied ?? 0,
+    refunded: ret.refunded ?? (ret.refund_entry_id ? r.deposit : 0), invoiced: ret.invoiced ?? ret.damages, settlement_entry_id: ret.settlement_entry_id ?? null,
+  };
+}
+
 export interface RentalDoc {
   _id: string;
   workspace: string;
@@ -51,7 +85,7 @@ export interface RentalDoc {
   /** The account the deposit is received into and refunded from (a bank or cash account). */
   deposit_account: string;
   delivery: { at: string; condition: string | null; deposit_entry_id: string | null } | null;
-  return: { at: string; condition: string | null; damages: number; damages_description: string | null; damages_invoice_id: string | null; refund_entry_id: string | null } | null;
+  return: RentalReturn | null;
   post: boolean;
   search_lc: string;
   rev: number;
@@ -159,8 +193,14 @@ export const RENTAL_VIEW_SCHEMA = {
     delivery: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['at', 'condition', 'deposit_entry_id'], properties: { at: DATE_TIME, condition: NULLABLE_TEXT, deposit_entry_id: NULLABLE_TEXT } }] },
     return: {
       anyOf: [{ type: 'null' }, {
-        type: 'object', additionalProperties: false, required: ['at', 'condition', 'damages', 'damages_description', 'damages_invoice_id', 'refund_entry_id'],
-        properties: { at: DATE_TIME, condition: NULLABLE_TEXT, damages: AMOUNT, damages_description: NULLABLE_TEXT, damages_invoice_id: NULLABLE_TEXT, refund_entry_id: NULLABLE_TEXT },
+        type: 'object', additionalProperties: false,
+        required: ['at', 'condition', 'damages', 'damages_description', 'damages_invoice_id', 'refund_entry_id', 'settled_from_deposit', 'deposit_applied', 'refunded', 'invoiced', 'settlement_entry_id'],
+        properties: {
+          at: DATE_TIME, condition: NULLABLE_TEXT, damages: AMOUNT, damages_description: NULLABLE_TEXT, damages_invoice_id: NULLABLE_TEXT, refund_entry_id: NULLABLE_TEXT,
+          settled_from_deposit: { type: 'boolean' }, deposit_applied: { ...AMOUNT, description: 'Of the damages, what the deposit covered (2810 → 4255).' },
+          refunded: { ...AMOUNT, description: 'Of the deposit, what was refunded.' }, invoiced: { ...AMOUNT, description: 'Of the damages, what was invoiced.' },
+          settlement_entry_id: NULLABLE_TEXT,
+        },
       }],
     },
     post: { type: 'boolean' }, created_at: DATE_TIME,
@@ -172,6 +212,6 @@ export function rentalView(r: RentalDoc) {
   return {
     id: r._id, status: r.status, resource: r.resource, customer_id: r.customer_id, customer_name: r.customer.name, currency: r.currency, unit: r.unit, rate: r.rate,
     tax_rate_ppm: r.tax_rate_ppm, start: r.start, end: r.end, periods: r.periods, total: r.periods.reduce((s, p) => s + p.amount, 0), deposit: r.deposit,
-    deposit_account: r.deposit_account, delivery: r.delivery, return: r.return, post: r.post, created_at: new Date(r.created_at).toISOString(),
+    deposit_account: r.deposit_account, delivery: r.delivery, return: returnView(r), post: r.post, created_at: new Date(r.created_at).toISOString(),
   };
 }

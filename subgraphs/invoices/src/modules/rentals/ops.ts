@@ -5,10 +5,40 @@ import { issueInvoiceOnce } from '../invoices/issue.ts';
 import { calendarId, rentalCalendars, rentals, type RentalDoc, type RentalPeriod, type RentalUnit, type RentedResource } from './model.ts';
 
 /** The journal source kinds this module posts (declared in its manifest). */
-export const RENTAL_SOURCES = { deposit: 'rental_deposit', refund: 'rental_deposit_refund' } as const;
+export const RENTAL_SOURCES = { deposit: 'rental_deposit', refund: 'rental_deposit_refund', settlement: 'rental_damages_settlement' } as const;
 
 /** The liability a deposit is held in until it is refunded (PUC 2810 depósitos recibidos). */
 export const DEPOSITS_ACCOUNT = { code: '2810', name: 'Depósitos recibidos' } as const;
+
+/**
+ * Where damages settled from a deposit are booked: PUC 4255 indemnizaciones (Decreto 2650 de 1993,
+ * group 42 no operacionales) — compensation for a loss, not a sale of goods or services, so no VAT
+ * arises on it (Estatuto Tributario art. 420 lists what VAT taxes).
+ */
+export const DAMAGES_INCOME_ACCOUNT = { code: '4255', name: 'Indemnizaciones' } as const;
+
+/**
+ * How a return's damages meet the deposit when they are settled from it: the deposit covers
+ * min(deposit, damages); what is left of the deposit is refunded, what is left of the damages invoiced.
+ */
+export function settleDamages(deposit: number, damages: number): { deposit_applied: number; refunded: number; invoiced: number } {
+  const applied = Math.min(deposit, damages);
+  return { deposit_applied: applied, refunded: deposit - applied, invoiced: damages - applied };
+}
+
+/** The entry settling damages from a rental's deposit: one per rental. */
+export function settlementEntryId(rentalId: string): string {
+  return `je_${rentalId}_damages`;
+}
+
+/** Posts the part of the damages the deposit covers (once: the entry's id): debit 2810, credit 4255. */
+export async function postDamagesSettlement(ctx: ToolContext, r: RentalDoc, amount: number, entryId: string, date: string): Promise<void> {
+  if (await journalEntries(ctx.db).exists({ _id: entryId, workspace: ctx.workspace })) return;
+  await postEntry(ctx, { kind: RENTAL_SOURCES.settlement, id: r._id }, [
+    { account: DEPOSITS_ACCOUNT.code, name: DEPOSITS_ACCOUNT.name, debit: amount, credit: 0, party_id: r.customer_id },
+    { account: DAMAGES_INCOME_ACCOUNT.code, name: DAMAGES_INCOME_ACCOUNT.name, debit: 0, credit: amount, party_id: r.customer_id },
+  ], { id: entryId, date, currency: r.currency, memo: `Daños cubiertos con el depósito — alquiler ${r._id}, ${r.customer.name}` });
+}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -116,18 +146,21 @@ export async function invoicePeriod(ctx: ToolContext, r: RentalDoc, p: RentalPer
   return id;
 }
 
-/** Posts a deposit's receipt or its refund (once: the entry's id), between the deposit account and 2810. */
-export async function postDeposit(ctx: ToolContext, r: RentalDoc, kind: 'deposit' | 'refund', entryId: string, date: string): Promise<void> {
+/**
+ * Posts a deposit's receipt or its refund (once: the entry's id), between the deposit account and
+ * 2810: the whole deposit, or `amount` (what is left of it once damages were settled from it).
+ */
+export async function postDeposit(ctx: ToolContext, r: RentalDoc, kind: 'deposit' | 'refund', entryId: string, date: string, amount = r.deposit): Promise<void> {
   if (await journalEntries(ctx.db).exists({ _id: entryId, workspace: ctx.workspace })) return;
   const cash = await findAccount(ctx.db, ctx.workspace, r.deposit_account);
   const held: JournalLine = { account: DEPOSITS_ACCOUNT.code, name: DEPOSITS_ACCOUNT.name, debit: 0, credit: 0, party_id: r.customer_id };
   const money: JournalLine = { account: r.deposit_account, name: cash?.name ?? r.deposit_account, debit: 0, credit: 0, party_id: null };
   if (kind === 'deposit') {
-    money.debit = r.deposit;
-    held.credit = r.deposit;
+    money.debit = amount;
+    held.credit = amount;
   } else {
-    held.debit = r.deposit;
-    money.credit = r.deposit;
+    held.debit = amount;
+    money.credit = amount;
   }
   await postEntry(ctx, { kind: RENTAL_SOURCES[kind], id: r._id }, [money, held], {
     id: entryId, date, currency: r.currency, memo: `${kind === 'deposit' ? 'Depósito recibido' : 'Devolución del depósito'} — alquiler ${r._id}, ${r.customer.name}`,

@@ -2,24 +2,29 @@ import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
 import { issueInvoiceOnce } from '../../invoices/issue.ts';
-import { findRental, RENTAL_VIEW_SCHEMA, rentals, rentalView } from '../model.ts';
-import { damagesInvoiceId, postDeposit, releaseHold } from '../ops.ts';
+import { findRental, RENTAL_VIEW_SCHEMA, rentals, rentalView, returnView } from '../model.ts';
+import { damagesInvoiceId, postDamagesSettlement, postDeposit, releaseHold, settleDamages, settlementEntryId } from '../ops.ts';
 
 /**
- * Takes a delivered rental back: its condition, the damages charged (invoiced to the customer),
- * the deposit refunded (debit 2810, credit the deposit account), and the resource free again.
+ * Takes a delivered rental back: its condition, the damages charged, the deposit refunded (debit
+ * 2810, credit the deposit account), and the resource free again. Damages are invoiced to the
+ * customer, or — `settle_from_deposit` — covered first by the deposit (debit 2810, credit 4255
+ * indemnizaciones), the deposit left over refunded and the damages left over invoiced, without VAT
+ * (compensation is not a sale: ET art. 420).
  * The return is recorded first (one conditional update, with the ids of what follows); a call that
  * dies after it is finished by calling again: each step is written once under its id.
  */
 export const returnRental = defineTool({
   name: 'rentals.return',
-  description: 'Record the return of a delivered rental: the condition it came back in and any damages (cents before VAT, with a description), which are invoiced to the customer; the deposit is refunded in full (debit 2810, credit the deposit account) and the resource is free to rent again.',
+  description: 'Record the return of a delivered rental: the condition it came back in and any damages (cents before VAT, with a description), which are invoiced to the customer; the deposit is refunded in full (debit 2810, credit the deposit account) and the resource is free to rent again. '
+    + 'With settle_from_deposit, the damages are covered by the deposit first (debit 2810, credit 4255 indemnizaciones, no VAT): what is left of the deposit is refunded, what is left of the damages is invoiced without VAT.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
     properties: {
       id: ID_SCHEMA, condition: { type: 'string', maxLength: 2000 },
       damages: { type: 'integer', minimum: 0, maximum: 1e15 }, damages_description: { type: 'string', minLength: 1, maxLength: 500 },
+      settle_from_deposit: { type: 'boolean', description: 'Cover the damages from the deposit first (default false: invoice them whole and refund the deposit in full).' },
     },
   },
   output: recordOutput('rental', RENTAL_VIEW_SCHEMA),
@@ -29,6 +34,10 @@ export const returnRental = defineTool({
     if (r.status === 'delivered') {
       const damages = input.damages ?? 0;
       if (damages > 0 && !input.damages_description) throw new CuadraError('invalid_input', 'Damages charged say what was damaged.', { field: '/damages_description' });
+      const settle = input.settle_from_deposit === true;
+      if (settle && damages === 0) throw new CuadraError('invalid_input', 'There are no damages to settle from the deposit.', { field: '/settle_from_deposit' });
+      if (settle && r.deposit === 0) throw new CuadraError('invalid_input', `Rental ${r._id} took no deposit to settle damages from.`, { field: '/settle_from_deposit' });
+      const split = settle ? settleDamages(r.deposit, damages) : { deposit_applied: 0, refunded: r.deposit, invoiced: damages };
       await assertPeriodOpen(ctx.db, ctx.workspace, today);
       const after = await rentals(ctx.db).findOneAndUpdate(
         { _id: r._id, status: 'delivered', rev: r.rev },
@@ -37,7 +46,8 @@ export const returnRental = defineTool({
             status: 'returned', updated_at: ctx.now,
             return: {
               at: ctx.now.toISOString(), condition: input.condition ?? null, damages, damages_description: input.damages_description ?? null,
-              damages_invoice_id: damages > 0 ? damagesInvoiceId(r._id) : null, refund_entry_id: r.deposit > 0 ? `je_${r._id}_refund` : null,
+              damages_invoice_id: split.invoiced > 0 ? damagesInvoiceId(r._id) : null, refund_entry_id: split.refunded > 0 ? `je_${r._id}_refund` : null,
+              settled_from_deposit: settle, ...split, settlement_entry_id: split.deposit_applied > 0 ? settlementEntryId(r._id) : null,
             },
           },
           $inc: { rev: 1 },
@@ -50,11 +60,16 @@ export const returnRental = defineTool({
     const ret = r.return!;
     const day = documentToday({ principal: ctx.principal, now: new Date(ret.at) });
     await releaseHold(ctx.db, ctx.workspace, r.resource, r._id);
-    if (ret.refund_entry_id) await postDeposit(ctx, r, 'refund', ret.refund_entry_id, day);
+    const view = returnView(r)!;
+    if (ret.settlement_entry_id) await postDamagesSettlement(ctx, r, view.deposit_applied, ret.settlement_entry_id, day);
+    if (ret.refund_entry_id) await postDeposit(ctx, r, 'refund', ret.refund_entry_id, day, view.refunded);
     if (ret.damages_invoice_id) {
+      const line = view.settled_from_deposit
+        ? { description: `Indemnización por daños — ${r.resource.name}: ${ret.damages_description} (saldo tras aplicar el depósito; no causa IVA)`, quantity: 1, unit_price: view.invoiced, tax_rate_ppm: 0 }
+        : { description: `Daños — ${r.resource.name}: ${ret.damages_description}`, quantity: 1, unit_price: ret.damages, tax_rate_ppm: r.tax_rate_ppm };
       await issueInvoiceOnce(ctx, {
         id: ret.damages_invoice_id, customer_id: r.customer_id, customer: r.customer, currency: r.currency, issue_date: day, due_date: day,
-        lines: [{ description: `Daños — ${r.resource.name}: ${ret.damages_description}`, quantity: 1, unit_price: ret.damages, tax_rate_ppm: r.tax_rate_ppm }],
+        lines: [line],
         withholdings: [], notes: `Alquiler ${r._id}`, source: { rental_id: r._id }, post: r.post,
       });
     }
