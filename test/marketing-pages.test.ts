@@ -159,9 +159,12 @@ describe('the marketing pages in Chromium', () => {
     expect(pending).toHaveLength(1);
     expect((await ok('approvals.get', { id: pending[0].id }, approverKey)).approval.preview.recipients).toBe(1);
     await ok('approvals.decide', { id: pending[0].id, decision: 'approve' }, approverKey);
-    await page.goto(`${sys.gatewayUrl}/app/marketing/campaigns/${campaignId}?ws=${workspaceId}`);
+    // The approved send runs in the background (the approvals sweep): the page lists its recipient once it has.
+    await expect.poll(async () => {
+      await page.goto(`${sys.gatewayUrl}/app/marketing/campaigns/${campaignId}?ws=${workspaceId}`);
+      return page.locator('#rows-table tbody tr th').allTextContents();
+    }, { timeout: 20_000 }).toEqual(['Marta Gómez']);
     expect(await page.locator('#waiting').count()).toBe(0);
-    expect(await page.locator('#rows-table tbody tr th').allTextContents()).toEqual(['Marta Gómez']);
     expect(await page.locator('#rows-table tbody tr td').nth(1).textContent()).toMatch(/^(En cola|Enviándose|Enviados|Entregados)/);
     expect(await page.locator('#campaign-status .badge').first().textContent()).toMatch(/^(Programada|Enviándose|Enviada)$/);
   });
