@@ -47,9 +47,7 @@ export interface PostOptions {
  * once the first is counted, so whoever reads statements after either call sees it.
  */
 export async function postEntry(ctx: BooksContext, source: EntrySource, lines: JournalLine[], heading: EntryHeading, options: PostOptions = {}): Promise<void> {
-  if (!isJournalSource(source.kind)) throw new Error(`The journal source kind "${source.kind}" is declared by no module (journalSources in its manifest).`);
-  if (!balances(lines)) throw new Error(`Journal entry ${heading.id} does not balance.`);
-  const entry: JournalEntryDoc = { _id: heading.id, workspace: ctx.workspace, date: heading.date, currency: heading.currency, memo: heading.memo, source, lines, created_at: ctx.now };
+  const entry = entryOf(ctx, source, lines, heading);
   const model = journalEntries(ctx.db);
   if (await model.exists({ _id: entry._id })) return settleJournalEntry(ctx.db, entry._id, options.settleWaitMs);
   const intent = rollupIntent(ledgerDeltas(entry), entry.created_at);
@@ -72,6 +70,40 @@ export async function postEntry(ctx: BooksContext, source: EntrySource, lines: J
   await applyRollupIntent(ctx.db, model, entry._id, entry.workspace, intent);
 }
 
+/** The entry {@link postEntry} writes, checked as it checks it (a declared source kind, balanced lines). */
+function entryOf(ctx: BooksContext, source: EntrySource, lines: JournalLine[], heading: EntryHeading): JournalEntryDoc {
+  if (!isJournalSource(source.kind)) throw new Error(`The journal source kind "${source.kind}" is declared by no module (journalSources in its manifest).`);
+  if (!balances(lines)) throw new Error(`Journal entry ${heading.id} does not balance.`);
+  return { _id: heading.id, workspace: ctx.workspace, date: heading.date, currency: heading.currency, memo: heading.memo, source, lines, created_at: ctx.now };
+}
+
+/** One record a dry run says would change (issue 39): its collection, id, the operation and the fields before and after. */
+export interface RecordChange {
+  source: string;
+  id: string;
+  op: 'insert' | 'update';
+  before?: Record<string, unknown>;
+  after: Record<string, unknown>;
+}
+
+/** A posting tool's dry run (its `preview`): the records that would change and the journal lines it would post. */
+export interface PostingPreview extends Record<string, unknown> {
+  changes: RecordChange[];
+  journal_lines: JournalLine[];
+}
+
+/**
+ * What {@link postEntry} would write, read only — a dry run's journal lines and the change they
+ * make: the same checks (a declared source, balanced lines, an open period; a closed one refuses
+ * `conflict` as the post would), nothing written. An entry already posted under `id` would be
+ * written again by nobody: the caller's own refusal (the document is no longer a draft) comes first.
+ */
+export async function previewEntry(ctx: BooksContext, source: EntrySource, lines: JournalLine[], heading: EntryHeading, options: PostOptions = {}): Promise<RecordChange> {
+  const entry = entryOf(ctx, source, lines, heading);
+  await assertPeriodOpen(ctx.db, entry.workspace, entry.date, options);
+  return { source: 'journal_entries', id: entry._id, op: 'insert', after: { date: entry.date, currency: entry.currency, memo: entry.memo, source: entry.source, lines: entry.lines } };
+}
+
 /** A reversing entry's heading and cause; every field has a default from the entry it reverses. */
 export interface Reversal {
   /** Default `<entry id>_rev`. Older reversals keep the ids they were first written under. */
@@ -92,13 +124,26 @@ export interface Reversal {
  * @returns the reversing entry's id
  */
 export async function reverseEntry(ctx: BooksContext, entryId: string, date: string, reversal: Reversal = {}, options: PostOptions = {}): Promise<string> {
+  const r = await reversalOf(ctx, entryId, date, reversal);
+  await postEntry(ctx, r.source, r.lines, r.heading, options);
+  return r.heading.id;
+}
+
+/** What {@link reverseEntry} would post, read only: the reversing entry's change and lines (a dry run's). */
+export async function previewReversal(ctx: BooksContext, entryId: string, date: string, reversal: Reversal = {}, options: PostOptions = {}): Promise<RecordChange> {
+  const r = await reversalOf(ctx, entryId, date, reversal);
+  return previewEntry(ctx, r.source, r.lines, r.heading, options);
+}
+
+/** The reversing entry of a posted one: its source, its lines (debit and credit swapped) and its heading. */
+async function reversalOf(ctx: BooksContext, entryId: string, date: string, reversal: Reversal): Promise<{ source: EntrySource; lines: JournalLine[]; heading: EntryHeading }> {
   const original = await journalEntries(ctx.db).findOne({ _id: entryId, workspace: ctx.workspace }).lean();
   if (!original) throw new CuadraError('conflict', `The journal entry ${entryId} is not posted, so it cannot be reversed.`);
-  const id = reversal.id ?? `${entryId}_rev`;
-  await postEntry(ctx, reversal.source ?? { kind: REVERSAL_SOURCE, id: entryId }, reversedLines(original.lines), {
-    id, date, currency: original.currency, memo: reversal.memo ?? `Reversión: ${original.memo}`,
-  }, options);
-  return id;
+  return {
+    source: reversal.source ?? { kind: REVERSAL_SOURCE, id: entryId },
+    lines: reversedLines(original.lines),
+    heading: { id: reversal.id ?? `${entryId}_rev`, date, currency: original.currency, memo: reversal.memo ?? `Reversión: ${original.memo}` },
+  };
 }
 
 /** How long a second writer waits for the first to count an entry (ms). */

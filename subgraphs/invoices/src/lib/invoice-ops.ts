@@ -3,6 +3,7 @@ import type { Connection } from 'mongoose';
 import { accountNames } from '../accounting/chart.ts';
 import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
 import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../accounting/receivable-lines.ts';
+import { previewEntry, type PostingPreview, type RecordChange } from '../books/index.ts';
 import { assertPeriodOpen } from '../books/periods.ts';
 import { cufe } from '../einvoicing/cufe.ts';
 import { signPosted } from '../einvoicing/signed.ts';
@@ -129,13 +130,21 @@ async function postingEntry(ctx: ToolContext, doc: InvoiceDoc, applied: number) 
  * function the post uses — and the records it would change. The number is the range's next at the
  * moment of posting, so it is not promised here.
  */
-export async function previewPost(ctx: ToolContext, id: string): Promise<Record<string, unknown>> {
+export async function previewPost(ctx: ToolContext, id: string): Promise<PostingPreview> {
   const doc = await invoices(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
   if (!doc) throw new CuadraError('not_found', `No invoice ${id} exists in this workspace.`);
   if (doc.status !== 'draft') throw new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+  return previewPostOf(ctx, doc, 'update');
+}
+
+/**
+ * {@link previewPost} of a draft held in hand: `update` when it is stored, `insert` when the call
+ * would first create it (a credit note is created and posted in one call).
+ */
+export async function previewPostOf(ctx: ToolContext, doc: InvoiceDoc, op: 'insert' | 'update'): Promise<PostingPreview> {
   if (taxRegimeOf(ctx.principal) === 'dian') await requireSettings(ctx.db, ctx.workspace);
   await assertPeriodOpen(ctx.db, ctx.workspace, doc.issue_date);
-  const changes: Record<string, unknown>[] = [];
+  const changes: RecordChange[] = [];
   let applied = doc.amount_due;
   if (doc.kind === 'credit_note' && doc.credit_of) {
     // As applyCreditNote computes it: the note applies up to the credited invoice's balance.
@@ -144,13 +153,12 @@ export async function previewPost(ctx: ToolContext, id: string): Promise<Record<
     if (credited) changes.push({ source: 'invoices', id: doc.credit_of, op: 'update', before: { balance: credited.balance }, after: { balance: credited.balance - applied } });
   }
   const entry = await postingEntry(ctx, doc, applied);
+  const after = { status: 'posted', number: doc.number ?? 'the next number of the range, taken at posting', journal_entry_id: entry.id };
   changes.unshift(
-    {
-      source: 'invoices', id: doc._id, op: 'update',
-      before: { status: 'draft', number: doc.number, journal_entry_id: doc.journal_entry_id ?? null },
-      after: { status: 'posted', number: doc.number ?? 'the next number of the range, taken at posting', journal_entry_id: entry.id },
-    },
-    { source: 'journal_entries', id: entry.id, op: 'insert', after: { date: entry.date, currency: entry.currency, memo: entry.memo, lines: entry.lines } },
+    op === 'update'
+      ? { source: 'invoices', id: doc._id, op, before: { status: 'draft', number: doc.number, journal_entry_id: doc.journal_entry_id ?? null }, after }
+      : { source: 'invoices', id: doc._id, op, after: { kind: doc.kind, credit_of: doc.credit_of, issue_date: doc.issue_date, total: doc.total, ...after } },
+    await previewEntry(ctx, { kind: doc.kind, id: doc._id }, entry.lines, { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo }),
   );
   return { changes, journal_lines: entry.lines };
 }

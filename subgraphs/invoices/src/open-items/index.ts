@@ -9,8 +9,8 @@ export {
   changeOpenItem, changerOf, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
   type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type SettledStatus,
 } from './item.ts';
-export { postOpenItem, type Booking, type Posting } from './post.ts';
+export { postOpenItem, previewOpenItemPost, type Booking, type Posting } from './post.ts';
 export {
-  completePayment, completeStuckPayments, definePaymentOperation, paymentEntryId, reversePayment, settleAllocations,
+  completePayment, completeStuckPayments, definePaymentOperation, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
   type AllocationRecord, type DueChange, type InFlight, type PaymentLedger, type PaymentRecord, type SettledAllocation,
 } from './payment.ts';

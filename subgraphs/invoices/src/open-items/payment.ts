@@ -1,8 +1,8 @@
 import { CuadraError, defineOperation, finishStaleOperations, runOperation, type LegacyMarkers, type OperationContext, type OperationKind } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
-import { postEntry, reverseEntry, updateCounted, type JournalLine } from '../books/index.ts';
+import { postEntry, reverseEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type RecordChange } from '../books/index.ts';
 import { rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
-import { changeOpenItem, paymentApplied, paymentReopened, type ItemContext, type OpenItemDoc, type OpenItemLedger } from './item.ts';
+import { changeOpenItem, missingItem, paymentApplied, paymentReopened, type ItemContext, type OpenItemDoc, type OpenItemLedger } from './item.ts';
 
 /** What the engine reads of one part of a payment set against one open item. */
 export interface AllocationRecord {
@@ -75,6 +75,15 @@ export function paymentEntryId(paymentId: string): string {
   return `je_${paymentId}`;
 }
 
+/** The journal entry a payment posts (the `journal` step's, and its dry run's): source, lines, heading. */
+export function paymentEntry<P extends PaymentRecord, D extends OpenItemDoc>(ledger: PaymentLedger<P, D>, payment: P): { source: EntrySource; lines: JournalLine[]; heading: EntryHeading } {
+  return {
+    source: { kind: ledger.sourceKind, id: payment._id },
+    lines: ledger.entryLines(payment),
+    heading: { id: paymentEntryId(payment._id), date: payment.date, currency: payment.currency, memo: ledger.memo(payment) },
+  };
+}
+
 /** The rollup intent of a payment's counters and its due-date changes, on `day`. */
 function paymentIntent(currency: string, day: string, inc: Record<string, number>, dueChanges: readonly DueChange[], now: Date) {
   return rollupIntent([{ day, currency, inc }, ...dueChanges.map((due): RollupDelta => ({ day, currency, inc: {}, due }))], now);
@@ -118,6 +127,41 @@ export async function settleAllocations<P extends PaymentRecord, D extends OpenI
 }
 
 /**
+ * What {@link settleAllocations} would apply, read only (a payment's dry run): each item read as it
+ * stands, `share` — the direction's rule, the one the operation runs — and the engine's
+ * {@link paymentApplied} deciding its balance and status; an item met twice sees the first
+ * allocation's change. A missing item is refused as the real settlement refuses it.
+ */
+export async function previewAllocations<P extends PaymentRecord, D extends OpenItemDoc>(
+  ctx: ItemContext,
+  ledger: PaymentLedger<P, D>,
+  payment: P,
+  share: (item: D, allocation: P['allocations'][number], left: number) => number | null,
+): Promise<{ settled: SettledAllocation<P['allocations'][number], D>[]; left: number; changes: RecordChange[] }> {
+  const model = ledger.items.model(ctx.db);
+  const seen = new Map<string, D>();
+  const changes: RecordChange[] = [];
+  const settled: SettledAllocation<P['allocations'][number], D>[] = [];
+  let left = payment.amount;
+  for (const a of payment.allocations) {
+    const id = ledger.itemOf(a);
+    const doc = seen.get(id) ?? ((await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null);
+    if (!doc) throw missingItem(ledger.items, id);
+    const amount = doc.settlements.some((s) => s.ref === payment._id) ? null : share(doc, a, left);
+    if (amount === null || amount <= 0) {
+      settled.push({ allocation: a, item: doc, applied: 0 });
+      continue;
+    }
+    const item = { ...doc, ...paymentApplied(ledger.items, doc, payment._id, payment.date, amount).set } as D;
+    seen.set(id, item);
+    left -= amount;
+    settled.push({ allocation: a, item, applied: amount });
+    changes.push({ source: model.collection.collectionName, id, op: 'update', before: { balance: doc.balance, paid: doc.paid, status: doc.status }, after: { balance: item.balance, paid: item.paid, status: item.status } });
+  }
+  return { settled, left, changes };
+}
+
+/**
  * Declares a direction's payment as a durable operation (shared/src/operations.ts): `settle`
  * (the direction's rule for how much each item takes), then the journal entry (its id the
  * payment's), then completion — one conditional update pending → completed carrying its rollups —
@@ -135,9 +179,8 @@ export function definePaymentOperation<P extends PaymentRecord, D extends OpenIt
     steps: [
       settle,
       async function journal(ctx, payment) {
-        await postEntry(ctx, { kind: ledger.sourceKind, id: payment._id }, ledger.entryLines(payment), {
-          id: paymentEntryId(payment._id), date: payment.date, currency: payment.currency, memo: ledger.memo(payment),
-        });
+        const entry = paymentEntry(ledger, payment);
+        await postEntry(ctx, entry.source, entry.lines, entry.heading);
         return payment;
       },
       async function complete(ctx, payment) {

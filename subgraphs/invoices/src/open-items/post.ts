@@ -1,5 +1,5 @@
 import { CuadraError, newId, REPAIR_AFTER_MS, type ToolContext } from '@cuadra/shared';
-import { postEntry, type EntryHeading, type EntrySource, type JournalLine } from '../books/index.ts';
+import { postEntry, previewEntry, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../books/index.ts';
 import { assertPeriodOpen } from '../books/periods.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
@@ -77,4 +77,36 @@ export async function postOpenItem<D extends OpenItemDoc & { issue_date: string 
   }
   await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
   return posted;
+}
+
+/**
+ * What {@link postOpenItem} would do, read only — a dry run, and what a held post shows the person
+ * deciding: the same refusal (`posting.refusal` when the document is no draft matching
+ * `lockFilter`), the same `booking` and its entry checked as the post checks it (a declared source,
+ * balanced lines, an open period: books' previewEntry), nothing written. Only a kind whose
+ * `booking` reads and never writes previews this way (bills); one whose booking writes (an
+ * invoices' credit note is applied there) previews itself.
+ */
+export async function previewOpenItemPost<D extends OpenItemDoc & { issue_date: string }>(
+  ctx: ToolContext,
+  ledger: OpenItemLedger<D>,
+  id: string,
+  posting: Pick<Posting<D>, 'lockFilter' | 'refusal' | 'booking'>,
+): Promise<PostingPreview> {
+  const model = ledger.model(ctx.db);
+  const draft = (await model.findOne({ _id: id, workspace: ctx.workspace, status: 'draft', ...posting.lockFilter }).lean()) as D | null;
+  if (!draft) throw posting.refusal((await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null, id);
+  const booking = await posting.booking(draft);
+  const entry = await previewEntry(ctx, booking.source, booking.lines, booking.heading);
+  return {
+    changes: [
+      {
+        source: model.collection.collectionName, id, op: 'update',
+        before: { status: 'draft', journal_entry_id: null },
+        after: { ...booking.set, status: 'posted', journal_entry_id: booking.heading.id, balance: draft.balance, due_date: draft.due_date },
+      },
+      entry,
+    ],
+    journal_lines: booking.lines,
+  };
 }

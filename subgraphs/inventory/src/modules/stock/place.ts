@@ -1,4 +1,4 @@
-import { CuadraError, DATE_SCHEMA, workspaceToday, type ToolContext } from '@cuadra/shared';
+import { CuadraError, DATE_SCHEMA, workspaceToday, type Tool, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { readItem } from '../../lib/finance.ts';
 import { warehouses } from '../warehouses/model.ts';
@@ -40,7 +40,7 @@ export function movementDate(ctx: ToolContext, date: string | undefined): string
 }
 
 /** How inventory keeps an item: its settings, made from finance's item on first use (a service is refused at `field`). */
-export async function stockItem(ctx: ToolContext, itemId: string, field = '/item_id'): Promise<StockItemDoc> {
+export async function stockItem(ctx: ToolContext, itemId: string, field = '/item_id', opts: { dryRun?: boolean } = {}): Promise<StockItemDoc> {
   const model = stockItems(ctx.db);
   const _id = `${ctx.workspace}|${itemId}`;
   const found = await model.findOne({ _id }).lean<StockItemDoc>();
@@ -49,11 +49,24 @@ export async function stockItem(ctx: ToolContext, itemId: string, field = '/item
   if (!item) throw new CuadraError('invalid_input', `No item ${itemId} in the workspace's catalog.`, { field });
   if (item.kind !== 'product') throw new CuadraError('invalid_input', `${item.name} is a service: only products are kept in stock.`, { field });
   const doc: StockItemDoc = { _id, workspace: ctx.workspace, item_id: item.id, name: item.name, sku: item.sku, unit: item.unit, currency: item.currency, method: 'average', allow_negative: false, reorder_point: 0, moved: false, created_at: ctx.now };
+  // A dry run writes nothing: the item is answered as the settings it would be kept with.
+  if (opts.dryRun) return doc;
   await model.create(doc).catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
   return (await model.findOne({ _id }).lean<StockItemDoc>())!;
 }
 
 /** The balance of an item in a warehouse, made on first use; the warehouse refused at `field` when it is not the workspace's. */
+/**
+ * A stock tool with its `X-Dry-Run` preview (issue 39): the tool's own handler with `dry_run: true`
+ * — the very path the real call runs (the balance read, the movement and the journal lines it would
+ * carry, the later movements it would revalue, the closed-month and stock refusals), which writes
+ * nothing — so the header and the `dry_run` input answer alike, and a held movement shows the
+ * person deciding what it would do.
+ */
+export function withDryRunPreview<T extends Tool<any, any>>(tool: T): T {
+  return { ...tool, preview: (input: Record<string, unknown>, ctx: ToolContext) => tool.handler({ ...input, dry_run: true }, ctx) };
+}
+
 /** A single-warehouse movement's date, dry-run flag and balance, as every such tool starts. */
 export async function movementPlace(ctx: ToolContext, input: { item_id: string; warehouse_id: string; date?: string; dry_run?: boolean }) {
   const dryRun = input.dry_run === true;
@@ -64,7 +77,7 @@ export async function movementPlace(ctx: ToolContext, input: { item_id: string; 
 export async function balanceFor(ctx: ToolContext, itemId: string, warehouseId: string, opts: { field?: string; dryRun?: boolean } = {}): Promise<{ _id: string; workspace: string; item: StockItemDoc; initial?: BalanceDoc }> {
   const wh = await warehouses(ctx.db).findOne({ _id: warehouseId, workspace: ctx.workspace }).lean();
   if (!wh) throw new CuadraError('invalid_input', `No warehouse ${warehouseId} in the workspace.`, { field: opts.field ?? '/warehouse_id' });
-  const item = await stockItem(ctx, itemId);
+  const item = await stockItem(ctx, itemId, undefined, { dryRun: opts.dryRun });
   const _id = balanceId(ctx.workspace, itemId, warehouseId);
   const init = {
     workspace: ctx.workspace, item_id: itemId, item_name: item.name, item_sku: item.sku, unit: item.unit, warehouse_id: warehouseId, warehouse_code: wh.code,

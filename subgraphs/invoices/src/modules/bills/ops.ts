@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import { tagsKey, type JournalLine } from '../../books/index.ts';
+import { tagsKey, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
-import { changerOf, insertOpenItem, missingItem, postOpenItem, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
+import { changerOf, insertOpenItem, missingItem, postOpenItem, previewOpenItemPost, type OpenItemChange, type OpenItemLedger, type Posting } from '../../open-items/index.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
@@ -111,36 +111,51 @@ export function withholdingEntryLines(withholdings: readonly BillWithholding[], 
 }
 
 /**
+ * How a bill is posted (the open-item engine's {@link Posting}): a vendor's credit note is never
+ * posted here (bills.credit_note applies it); the entry's id is the bill's. One declaration for the
+ * post and its dry run.
+ */
+const BILL_POSTING: Posting<BillDoc> = {
+  lockFilter: { kind: { $ne: 'credit_note' } },
+  refusal(doc, id) {
+    if (!doc) return missingItem(PAYABLES, id);
+    if (doc.status !== 'draft') return new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; a bill is posted once.`);
+    if (doc.kind === 'credit_note') return new CuadraError('conflict', `${doc.supplier_number} is a credit note; it is applied by bills.credit_note, not posted.`);
+    return new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted by another call right now.`);
+  },
+  async booking(doc) {
+    const currency = payablesRollupCurrency(doc.currency);
+    return {
+      source: { kind: 'bill', id: doc._id }, lines: billEntryLines(doc),
+      heading: { id: `je_${doc._id}`, date: doc.issue_date, currency: doc.currency, memo: `Factura de proveedor ${doc.supplier_number} — ${doc.vendor.name}` },
+      deltas: [
+        ...billStatusDelta(doc, 'draft', 'posted'),
+        {
+          day: doc.issue_date, currency, due: { date: doc.due_date, amount: doc.amount_due },
+          customer: { id: doc.vendor_id, name: doc.vendor.name, inc: { spend: doc.subtotal } },
+          inc: { expenses: expenseOf(doc.lines), purchases: doc.subtotal, billed: doc.total, ap: doc.amount_due, bills: 1 },
+        },
+        // The withholdings practiced, by type and concept, for the month's Formulario 350 (tax.withholdings).
+        { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('p', doc.withholdings, 1) },
+      ],
+    };
+  },
+  takenOver: (doc) => `Bill ${doc.supplier_number} was taken over by another post.`,
+};
+
+/**
  * Posts a draft bill, exactly once, by the open-item engine ({@link postOpenItem}: period, lock,
- * entry — its id the bill's —, due index, final update draft → posted on the lock). A vendor's
- * credit note is never posted here: bills.credit_note applies it.
+ * entry — its id the bill's —, due index, final update draft → posted on the lock).
  */
 export function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
-  return postOpenItem(ctx, PAYABLES, id, {
-    lockFilter: { kind: { $ne: 'credit_note' } },
-    refusal(doc) {
-      if (!doc) return missingItem(PAYABLES, id);
-      if (doc.status !== 'draft') return new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; a bill is posted once.`);
-      if (doc.kind === 'credit_note') return new CuadraError('conflict', `${doc.supplier_number} is a credit note; it is applied by bills.credit_note, not posted.`);
-      return new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted by another call right now.`);
-    },
-    async booking(doc) {
-      const currency = payablesRollupCurrency(doc.currency);
-      return {
-        source: { kind: 'bill', id: doc._id }, lines: billEntryLines(doc),
-        heading: { id: `je_${doc._id}`, date: doc.issue_date, currency: doc.currency, memo: `Factura de proveedor ${doc.supplier_number} — ${doc.vendor.name}` },
-        deltas: [
-          ...billStatusDelta(doc, 'draft', 'posted'),
-          {
-            day: doc.issue_date, currency, due: { date: doc.due_date, amount: doc.amount_due },
-            customer: { id: doc.vendor_id, name: doc.vendor.name, inc: { spend: doc.subtotal } },
-            inc: { expenses: expenseOf(doc.lines), purchases: doc.subtotal, billed: doc.total, ap: doc.amount_due, bills: 1 },
-          },
-          // The withholdings practiced, by type and concept, for the month's Formulario 350 (tax.withholdings).
-          { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('p', doc.withholdings, 1) },
-        ],
-      };
-    },
-    takenOver: (doc) => `Bill ${doc.supplier_number} was taken over by another post.`,
-  });
+  return postOpenItem(ctx, PAYABLES, id, BILL_POSTING);
+}
+
+/**
+ * What posting a draft bill would do, read only (the dry run of `bills.post`, and the preview a
+ * held post shows the person deciding): the engine's {@link previewOpenItemPost} of the same
+ * {@link BILL_POSTING} — its refusals, its entry's lines, the records it would change.
+ */
+export function previewBillPost(ctx: ToolContext, id: string): Promise<PostingPreview> {
+  return previewOpenItemPost(ctx, PAYABLES, id, BILL_POSTING);
 }

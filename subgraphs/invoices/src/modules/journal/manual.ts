@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postableAccount } from '../../accounting/chart.ts';
-import { postEntry, reverseEntry, REVERSAL_SOURCE, type JournalLine } from '../../books/index.ts';
+import { postEntry, previewEntry, previewReversal, reverseEntry, REVERSAL_SOURCE, type JournalLine, type PostingPreview, type Reversal } from '../../books/index.ts';
 
 /**
  * A manual journal entry: written as a draft, then posted once (its journal entry `je_<id>`),
@@ -88,6 +88,22 @@ async function checkAccounts(ctx: Pick<ToolContext, 'db' | 'workspace'>, lines: 
   }
 }
 
+/** The draft `id`, checked as posting it checks it: it exists, is a draft, and every account of it still takes postings. */
+async function postableDraft(ctx: ToolContext, id: string): Promise<ManualEntryDoc> {
+  const doc = await manualEntries(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  if (!doc) throw new CuadraError('not_found', `No journal entry ${id} exists in this workspace.`);
+  if (doc.status !== 'draft') throw new CuadraError('conflict', `Journal entry ${id} is already ${doc.status}; an entry is posted once (correct it with journal.reverse).`);
+  await checkAccounts(ctx, doc.lines);
+  return doc;
+}
+
+/** What posting a draft would do, read only (the dry run of `journal.post`): its checks, the journal entry and the draft's change. */
+export async function previewManualPost(ctx: ToolContext, id: string): Promise<PostingPreview> {
+  const doc = await postableDraft(ctx, id);
+  const entry = await previewEntry(ctx, { kind: 'manual', id: doc._id }, doc.lines, { id: `je_${doc._id}`, date: doc.date, currency: doc.currency, memo: doc.memo });
+  return { changes: [{ source: 'manual_entries', id: doc._id, op: 'update', before: { status: 'draft', journal_entry_id: null }, after: { status: 'posted', journal_entry_id: entry.id } }, entry], journal_lines: doc.lines };
+}
+
 /**
  * Posts a draft: writes its journal entry (id derived from the draft, so a retry or a second
  * call writes nothing more; the period guard lives in postEntry), then the one
@@ -95,10 +111,7 @@ async function checkAccounts(ctx: Pick<ToolContext, 'db' | 'workspace'>, lines: 
  */
 export async function postManualEntry(ctx: ToolContext, id: string): Promise<ManualEntryDoc> {
   const model = manualEntries(ctx.db);
-  const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
-  if (!doc) throw new CuadraError('not_found', `No journal entry ${id} exists in this workspace.`);
-  if (doc.status !== 'draft') throw new CuadraError('conflict', `Journal entry ${id} is already ${doc.status}; an entry is posted once (correct it with journal.reverse).`);
-  await checkAccounts(ctx, doc.lines);
+  const doc = await postableDraft(ctx, id);
   const entryId = `je_${doc._id}`;
   await postEntry(ctx, { kind: 'manual', id: doc._id }, doc.lines, { id: entryId, date: doc.date, currency: doc.currency, memo: doc.memo });
   const posted = await model.findOneAndUpdate(
@@ -110,18 +123,31 @@ export async function postManualEntry(ctx: ToolContext, id: string): Promise<Man
   return posted;
 }
 
+/** How reversing the posted entry `id` goes, checked as the reversal checks it: the journal entry, the date and the reversal's heading. */
+async function reversalOfManual(ctx: ToolContext, id: string, date: string | undefined, memo: string | undefined): Promise<{ doc: ManualEntryDoc; entryId: string; on: string; reversal: Reversal }> {
+  const doc = await manualEntries(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
+  if (!doc) throw new CuadraError('not_found', `No journal entry ${id} exists in this workspace.`);
+  if (doc.status !== 'posted') throw new CuadraError('conflict', doc.status === 'draft' ? `Journal entry ${id} is a draft; only a posted entry is reversed (a draft is simply not posted).` : `Journal entry ${id} is already reversed.`);
+  const on = date ?? doc.date;
+  if (on < doc.date) throw new CuadraError('invalid_input', `A reversal is dated on or after the entry it reverses (${doc.date}).`, { field: '/date' });
+  return { doc, entryId: doc.journal_entry_id ?? `je_${doc._id}`, on, reversal: { id: `je_${doc._id}_rev`, memo, source: { kind: REVERSAL_SOURCE, id: doc._id } } };
+}
+
+/** What reversing a posted entry would do, read only (the dry run of `journal.reverse`): the reversing entry and the entry's change. */
+export async function previewManualReverse(ctx: ToolContext, id: string, date: string | undefined, memo: string | undefined): Promise<PostingPreview> {
+  const { doc, entryId, on, reversal } = await reversalOfManual(ctx, id, date, memo);
+  const entry = await previewReversal(ctx, entryId, on, reversal);
+  return { changes: [{ source: 'manual_entries', id: doc._id, op: 'update', before: { status: 'posted', reversal_entry_id: null }, after: { status: 'reversed', reversal_entry_id: entry.id } }, entry], journal_lines: entry.after.lines as JournalLine[] };
+}
+
 /**
  * Reverses a posted entry: a new entry with every debit and credit swapped, dated `date` (by
  * default the original's), then posted → reversed. The original is never touched.
  */
 export async function reverseManualEntry(ctx: ToolContext, id: string, date: string | undefined, memo: string | undefined): Promise<ManualEntryDoc> {
   const model = manualEntries(ctx.db);
-  const doc = await model.findOne({ _id: id, workspace: ctx.workspace }).lean();
-  if (!doc) throw new CuadraError('not_found', `No journal entry ${id} exists in this workspace.`);
-  if (doc.status !== 'posted') throw new CuadraError('conflict', doc.status === 'draft' ? `Journal entry ${id} is a draft; only a posted entry is reversed (a draft is simply not posted).` : `Journal entry ${id} is already reversed.`);
-  const on = date ?? doc.date;
-  if (on < doc.date) throw new CuadraError('invalid_input', `A reversal is dated on or after the entry it reverses (${doc.date}).`, { field: '/date' });
-  const entryId = await reverseEntry(ctx, doc.journal_entry_id ?? `je_${doc._id}`, on, { id: `je_${doc._id}_rev`, memo, source: { kind: REVERSAL_SOURCE, id: doc._id } });
+  const { entryId: original, on, reversal } = await reversalOfManual(ctx, id, date, memo);
+  const entryId = await reverseEntry(ctx, original, on, reversal);
   const reversed = await model.findOneAndUpdate(
     { _id: id, workspace: ctx.workspace, status: 'posted' },
     { $set: { status: 'reversed', reversal_entry_id: entryId, reversed_at: ctx.now, updated_at: ctx.now } },

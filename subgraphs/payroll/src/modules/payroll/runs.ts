@@ -339,8 +339,12 @@ export async function transition(ctx: Pick<ToolContext, 'db' | 'workspace' | 'no
     { returnDocument: 'after' },
   ).lean();
   if (moved) return moved;
-  const run = await loadRun(ctx, id);
-  throw new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; ${set.status === 'void' ? 'only a computed, approved or posted run is voided' : `only a ${from.join(' or ')} run becomes ${set.status}`}.`);
+  throw transitionRefused(await loadRun(ctx, id), from, set.status);
+}
+
+/** The refusal of moving `run` to `to` when it is not in one of `from` (as {@link transition} answers it). */
+export function transitionRefused(run: RunDoc, from: readonly RunStatus[], to: RunStatus | undefined): CuadraError {
+  return new CuadraError('conflict', `The payroll run of ${run.period.from}–${run.period.to} is ${run.status}; ${to === 'void' ? 'only a computed, approved or posted run is voided' : `only a ${from.join(' or ')} run becomes ${to}`}.`);
 }
 
 const LINE_SCHEMA = {

@@ -1,10 +1,10 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
-import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, REASON_SCHEMA, surplusValue } from '../place.ts';
+import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, REASON_SCHEMA, surplusValue, withDryRunPreview } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 /** A correction of the stock on hand, with its reason. */
-export const adjust = defineTool({
+export const adjust = withDryRunPreview(defineTool({
   name: 'stock.adjust',
   description: 'Correct the stock of a product in a warehouse by a signed quantity, with a reason (breakage, theft, an opening balance…). Goods added come in at `unit_cost` (default: the item\'s current unit cost there); goods taken out leave at their cost by the item\'s formula. Journal entry: a shortage debits 5295 diversos and credits 1435; a surplus debits 1435 and credits 4250 recuperaciones. Refused 409 conflict when it would leave negative stock and the item does not allow it.',
   risk: 'write',
@@ -33,4 +33,4 @@ export const adjust = defineTool({
     const outcome = await writeMovement(ctx.db, ctx.graph, place, { type: 'adjustment', date, qty, value, source: null, reason: input.reason }, { now: ctx.now, dryRun });
     return outcomeView(outcome);
   },
-});
+}));

@@ -1,10 +1,10 @@
 import { defineTool } from '@cuadra/shared';
 import { movementIdFor, writeMovement } from '../ledger.ts';
-import { MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA, sourceSchema } from '../place.ts';
+import { MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA, sourceSchema, withDryRunPreview } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 /** Goods leaving a warehouse as a sale. */
-export const deliver = defineTool({
+export const deliver = withDryRunPreview(defineTool({
   name: 'stock.deliver',
   description: 'Deliver goods of a product out of a warehouse for a posted invoice or a sales order (`source`; a sales order\'s reservation is used first; the same source line delivered again answers its first movement and writes nothing). Their cost by the item\'s formula (weighted average, or FIFO layers oldest first) is cost of sales: journal entry debit 6135 costo de ventas, credit 1435 mercancías (and any write-down to NRV they carry leaves 1499). Refused 409 conflict when the stock free in the warehouse (on hand less what other orders reserved) is short and the item does not allow negative stock — atomically: of ten deliveries of the last unit at once, one succeeds. `dry_run: true` answers it without writing.',
   risk: 'write',
@@ -27,4 +27,4 @@ export const deliver = defineTool({
     }, { now: ctx.now, dryRun });
     return outcomeView(outcome);
   },
-});
+}));

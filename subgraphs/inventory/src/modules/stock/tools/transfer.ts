@@ -1,12 +1,12 @@
 import { CuadraError, defineTool, newId } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
-import { balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA } from '../place.ts';
+import { balanceFor, MOVEMENT_FIELDS, movementDate, OUTCOME_SCHEMA, outcomeView, QUANTITY_SCHEMA, REASON_SCHEMA, withDryRunPreview } from '../place.ts';
 import { toMicro } from '../valuation.ts';
 
 const { warehouse_id: WAREHOUSE, ...FIELDS } = MOVEMENT_FIELDS;
 
 /** Goods moved between two warehouses of the workspace. */
-export const transfer = defineTool({
+export const transfer = withDryRunPreview(defineTool({
   name: 'stock.transfer',
   description: 'Move goods of a product from one warehouse to another: they leave the first at their cost by the item\'s formula and enter the second at that same cost (one transfer_out and one transfer_in movement, each naming the other; no journal entry: the goods stay in 1435). Refused 409 conflict when the first warehouse lacks the stock and the item does not allow negative stock. Written once even across a crash: the second warehouse\'s movement is finished by the next change of the first, or by the background sweep.',
   risk: 'write',
@@ -28,4 +28,4 @@ export const transfer = defineTool({
     }, { now: ctx.now, dryRun });
     return outcomeView(outcome);
   },
-});
+}));

@@ -1,13 +1,13 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
 import { writeMovement } from '../ledger.ts';
 import { stockBalances } from '../model.ts';
-import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView } from '../place.ts';
+import { AMOUNT_SCHEMA, MOVEMENT_FIELDS, movementPlace, OUTCOME_SCHEMA, outcomeView, withDryRunPreview } from '../place.ts';
 import { fromMicro, share, QTY_SCALE } from '../valuation.ts';
 
 const { dry_run: DRY_RUN, date: DATE, item_id: ITEM, warehouse_id: WAREHOUSE } = MOVEMENT_FIELDS;
 
 /** The write-down of a stock to its net realisable value at a period end. */
-export const writeDownTool = defineTool({
+export const writeDownTool = withDryRunPreview(defineTool({
   name: 'stock.write_down',
   description: 'Write the stock of a product in a warehouse down to its net realisable value (NIIF para pymes §13.19 and §27.2: the estimated selling price less the costs to complete and sell), given per unit, with the reason (how it was estimated). The difference between the carrying amount and quantity × NRV is an expense: journal entry debit 5199 provisiones, credit 1499 (the allowance), released to cost of sales as the goods leave. Refused 409 conflict when the carrying amount is already at or below NRV (nothing to write down) or the month is closed.',
   risk: 'write',
@@ -30,4 +30,4 @@ export const writeDownTool = defineTool({
     const outcome = await writeMovement(ctx.db, ctx.graph, place, { type: 'write_down', date, qty: 0, value: -amount, source: null, reason: input.reason }, { now: ctx.now, dryRun });
     return outcomeView(outcome);
   },
-});
+}));

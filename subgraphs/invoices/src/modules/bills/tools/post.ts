@@ -1,6 +1,6 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { BILL_VIEW_SCHEMA, billView } from '../model.ts';
-import { postBill } from '../ops.ts';
+import { postBill, previewBillPost } from '../ops.ts';
 
 /** Posts a draft bill: balanced journal entry, payable opened. Exactly once; a second post is a `conflict`. */
 export const post = defineTool({
@@ -9,6 +9,8 @@ export const post = defineTool({
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('bill', BILL_VIEW_SCHEMA),
+  // Its dry run, and what a held post shows the person deciding: the journal lines and the changes.
+  preview: (input, ctx) => previewBillPost(ctx, input.id),
   async handler(input, ctx) {
     return { bill: billView(await postBill(ctx, input.id)) };
   },

@@ -1,5 +1,5 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntryView, postManualEntry } from '../manual.ts';
+import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntryView, postManualEntry, previewManualPost } from '../manual.ts';
 
 /** Posts a draft manual entry to the journal. */
 export const post = defineTool({
@@ -8,6 +8,8 @@ export const post = defineTool({
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('entry', MANUAL_ENTRY_VIEW_SCHEMA),
+  // Its dry run, and what a held call shows the person deciding: the journal lines and the changes.
+  preview: (input, ctx) => previewManualPost(ctx, input.id),
   async handler(input, ctx) {
     return { entry: manualEntryView(await postManualEntry(ctx, input.id)) };
   },

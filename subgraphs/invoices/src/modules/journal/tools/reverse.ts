@@ -1,5 +1,5 @@
 import { DATE_SCHEMA, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntryView, reverseManualEntry } from '../manual.ts';
+import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntryView, previewManualReverse, reverseManualEntry } from '../manual.ts';
 
 /** Reverses a posted manual entry with a reversing entry. */
 export const reverse = defineTool({
@@ -11,6 +11,8 @@ export const reverse = defineTool({
     properties: { id: ID_SCHEMA, date: DATE_SCHEMA, memo: { type: 'string', minLength: 1, maxLength: 500 } },
   },
   output: recordOutput('entry', MANUAL_ENTRY_VIEW_SCHEMA),
+  // Its dry run, and what a held call shows the person deciding: the journal lines and the changes.
+  preview: (input, ctx) => previewManualReverse(ctx, input.id, input.date, input.memo),
   async handler(input, ctx) {
     return { entry: manualEntryView(await reverseManualEntry(ctx, input.id, input.date, input.memo)) };
   },

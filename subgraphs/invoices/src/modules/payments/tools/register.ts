@@ -3,7 +3,7 @@ import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
-import { markPayment, paymentOperation } from '../ops.ts';
+import { markPayment, paymentOperation, previewPayment } from '../ops.ts';
 import { completePayment } from '../../../open-items/index.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
@@ -49,6 +49,8 @@ export const register = defineTool({
   // exactly what ten in a row would (the first applies, the rest are refused), never money booked
   // as credit because a race lowered the balance between the check and the application.
   handler: (input, ctx) => registerPayments(ctx, input),
+  // Its dry run, and what a held payment shows the person deciding: the invoices it would settle, the journal lines, the credit left.
+  preview: async (input, ctx) => previewPayment(ctx, await paymentToRegister(input, ctx)),
 });
 
 /**
@@ -65,6 +67,16 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
     const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, paymentOperation, known) : known) };
   }
+  const doc = await paymentToRegister(input, ctx, id);
+  await markPayment(ctx, doc._id);
+  await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
+  await createPositioned(payments(ctx.db), doc);
+  const done = await completePayment(ctx, paymentOperation, doc);
+  return { payment: paymentView(done) };
+}
+
+/** The payment a call asks to register, checked and allocated (each invoice's requested amount), as it would be written `pending`: one path for the payment and its dry run. */
+async function paymentToRegister(input: InputOf<typeof registerInput>, ctx: ToolContext, id?: string): Promise<PaymentDoc> {
   const date = input.date ?? localDate(ctx.now);
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, date);
@@ -111,9 +123,5 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
     reference: input.reference ?? null, allocations, applied: 0, unapplied: 0, journal_entry_id: null, pending_rollups: [], pending_count: 0,
     created_at: ctx.now, updated_at: ctx.now,
   };
-  await markPayment(ctx, doc._id);
-  await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
-  await createPositioned(payments(ctx.db), doc);
-  const done = await completePayment(ctx, paymentOperation, doc);
-  return { payment: paymentView(done) };
+  return doc;
 }

@@ -1,6 +1,6 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { publish, recordPosting } from '../journal_feed.ts';
-import { loadRun, RUN_VIEW_SCHEMA, runView, transition } from '../runs.ts';
+import { loadRun, RUN_VIEW_SCHEMA, runView, transition, transitionRefused } from '../runs.ts';
 
 /**
  * Posts an approved run: its balanced journal entry becomes final with it, in the same
@@ -15,6 +15,20 @@ export const post = defineTool({
   risk: 'write',
   input: ID_INPUT,
   output: recordOutput('run', RUN_VIEW_SCHEMA),
+  // Its dry run, and what a held post shows the person deciding: the run's own entry — the lines the
+  // post hands to the finance journal unchanged — and the records the post would change.
+  async preview(input, ctx) {
+    const run = await loadRun(ctx, input.id);
+    if (run.status !== 'approved') throw transitionRefused(run, ['approved'], 'posted');
+    const e = run.journal_entry;
+    return {
+      changes: [
+        { source: 'payroll_runs', id: run._id, op: 'update', before: { status: 'approved', posted_at: null }, after: { status: 'posted', posted_at: ctx.now.toISOString() } },
+        { source: 'payroll_journal', id: e.id, op: 'insert', after: { kind: 'posting', date: e.date, currency: e.currency, memo: e.memo, lines: e.lines } },
+      ],
+      journal_lines: e.lines,
+    };
+  },
   async handler(input, ctx) {
     const run = await loadRun(ctx, input.id);
     if (run.status === 'approved') await recordPosting(ctx.db, run, ctx.now);
