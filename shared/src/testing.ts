@@ -162,6 +162,27 @@ export async function dumpDatabase(db: Connection): Promise<string> {
 /** Commands of the MongoDB wire protocol that change data, indexes or collections. */
 export const WRITE_COMMANDS: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'findAndModify', 'create', 'createIndexes', 'drop', 'dropDatabase', 'dropIndexes', 'renameCollection', 'collMod']);
 
+/**
+ * Runs `work` and answers the write commands the service's two connections (its own database and
+ * the governance one: ledger, approvals, idempotency) sent meanwhile, as `<database>.<collection>
+ * <command>` — how a dry run is shown to write nothing. The subgraph must be started with
+ * `monitorCommands: true`.
+ */
+export async function writesDuring(sg: Pick<TestSubgraph, 'db' | 'governance'>, work: () => Promise<unknown>): Promise<string[]> {
+  const writes: string[] = [];
+  const listener = (e: { commandName: string; command: Record<string, unknown>; databaseName: string }) => {
+    if (WRITE_COMMANDS.has(e.commandName)) writes.push(`${e.databaseName}.${String(e.command[e.commandName])} ${e.commandName}`);
+  };
+  const clients = [sg.db.getClient(), sg.governance.db.getClient()];
+  for (const c of clients) c.on('commandStarted', listener);
+  try {
+    await work();
+  } finally {
+    for (const c of clients) c.off('commandStarted', listener);
+  }
+  return writes;
+}
+
 /** A write command a read sent: which read, which command, on which collection. */
 export interface WriteSeen {
   read: string;
