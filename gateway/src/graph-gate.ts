@@ -114,9 +114,12 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
     const mismatch = entry !== undefined && entry.subgraph !== call.subgraph;
     const key = call.args.idempotencyKey;
     const approval = call.args.approvalId;
+    const dryRun = call.args.dryRun;
     let answer: { status: number; body: unknown; replayed?: boolean };
     let headers: Record<string, string> = {};
     try {
+      // The mutation's `dryRun` is REST's X-Dry-Run: a caller who asked for a dry run never gets the call itself.
+      if (dryRun !== undefined && dryRun !== null && typeof dryRun !== 'boolean') throw new CuadraError('invalid_input', 'dryRun is true or false; nothing was done.', { field: '/dryRun' });
       const result = await deps.pipeline.invoke({
         authorization: req.header('authorization'),
         // Authenticated (and its tenant checked) by /graphql's first gate for this request: not looked up twice.
@@ -125,6 +128,7 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
         tenant: req.header('x-tenant-id'),
         idempotencyKey: key === null || key === undefined ? undefined : String(key),
         approvalId: approval === null || approval === undefined ? undefined : String(approval),
+        dryRun: dryRun === true,
         body: async (limit) => {
           // The same size limit as a REST body, first (the JSON was parsed by express already; measured
           // without recursion), then the pipeline's bounds and schema, as for REST.

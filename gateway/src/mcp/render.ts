@@ -4,7 +4,8 @@ import type { InvokeResult } from '../pipeline.ts';
 
 /**
  * The pipeline's answer as an MCP tool result (CONTRACT.md §7): the invoke `output` as
- * `structuredContent`; a held call as a normal result `{status: "pending_approval", approval_id}`.
+ * `structuredContent`; a held call as a normal result `{status: "pending_approval", approval_id}`;
+ * a dry run as its body `{tool, dry_run: {decision, would}}`.
  * The same JSON goes in a text block for clients that read only `content`.
  */
 export function renderAnswer(result: InvokeResult): CallToolResult {
@@ -13,6 +14,8 @@ export function renderAnswer(result: InvokeResult): CallToolResult {
     const held = { status: 'pending_approval', approval_id: body.approval_id };
     return { content: [{ type: 'text', text: JSON.stringify(held) }], structuredContent: held };
   }
+  // A dry run (`_meta["io.cuadra/dry-run"]`): REST's body as it is — the tool, the decision, what it would do.
+  if ('dry_run' in result.body) return { content: [{ type: 'text', text: JSON.stringify(result.body) }], structuredContent: { ...result.body } };
   const output = (result.body as { output: Record<string, unknown> }).output;
   return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
 }

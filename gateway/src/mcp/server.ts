@@ -12,6 +12,13 @@ export const MCP_SERVER_VERSION = '0.1.0';
 /** `_meta` keys a `tools/call` may carry in place of the REST headers of the same meaning. */
 export const META_IDEMPOTENCY_KEY = 'io.cuadra/idempotency-key';
 export const META_APPROVAL_ID = 'io.cuadra/approval-id';
+/**
+ * `X-Dry-Run` as a `tools/call`'s `_meta` key (issue 39): `true` answers what the call would do and
+ * does nothing. A prefixed name under our own reverse-DNS prefix, as the MCP specification's
+ * `_meta` key format asks (basic protocol, "General fields": prefixes SHOULD be reverse DNS; those
+ * whose second label is `modelcontextprotocol` or `mcp` are reserved).
+ */
+export const META_DRY_RUN = 'io.cuadra/dry-run';
 
 /**
  * Who sent the HTTP request being served, established by the router before the SDK sees it.
@@ -38,6 +45,8 @@ function callerOf(ctx: ServerContext): McpCaller {
 
 /** structuredContent of a call held for approval (render.ts). */
 const HELD_RESULT_SCHEMA = { type: 'object', required: ['status', 'approval_id'], properties: { status: { const: 'pending_approval' }, approval_id: { type: 'string' } } };
+/** structuredContent of a dry run (render.ts): what the call would do — REST's `X-Dry-Run` body. */
+const DRY_RUN_RESULT_SCHEMA = { type: 'object', required: ['tool', 'dry_run'], properties: { tool: { type: 'string' }, dry_run: { type: 'object', required: ['decision', 'would'] } } };
 /** structuredContent of a refusal (`isError`, render.ts): the contract's refusal body. */
 const REFUSAL_RESULT_SCHEMA = { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' } } };
 
@@ -47,9 +56,9 @@ export function mcpTool(tool: PublicTool): Tool {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.input_schema as Tool['inputSchema'],
-    // structuredContent is the output, or (same tool) a held call's or a refusal's body: clients that
-    // check results against outputSchema accept all three.
-    ...(tool.output_schema ? { outputSchema: { type: 'object', anyOf: [tool.output_schema, HELD_RESULT_SCHEMA, REFUSAL_RESULT_SCHEMA] } as Tool['outputSchema'] } : {}),
+    // structuredContent is the output, or (same tool) a held call's, a dry run's or a refusal's body:
+    // clients that check results against outputSchema accept all four.
+    ...(tool.output_schema ? { outputSchema: { type: 'object', anyOf: [tool.output_schema, HELD_RESULT_SCHEMA, DRY_RUN_RESULT_SCHEMA, REFUSAL_RESULT_SCHEMA] } as Tool['outputSchema'] } : {}),
     annotations: { ...tool.annotations },
     _meta: { 'io.cuadra/risk': tool.risk, 'io.cuadra/module': tool.module, 'io.cuadra/scope': tool.scope, ...(tool.deprecated ? { 'io.cuadra/deprecated': tool.deprecated } : {}) },
   };
@@ -108,6 +117,7 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       tenant: caller.tenant,
       idempotencyKey: stringMeta(meta, META_IDEMPOTENCY_KEY) ?? caller.idempotencyKey,
       approvalId: stringMeta(meta, META_APPROVAL_ID) ?? caller.approvalId,
+      dryRun: meta?.[META_DRY_RUN] === true,
       // The arguments are parsed already; the tool's size limit applies to their JSON form, measured
       // without recursion (JSON.stringify overflows its stack on arguments thousands of levels deep).
       // The bounds (depth first) are then checked before anything else walks them (CONTRACT.md §9).
@@ -119,6 +129,9 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
       },
     };
     try {
+      const dry = meta?.[META_DRY_RUN];
+      // Anything but true or false is refused rather than taken for "no": a caller who asked for a dry run never gets the call itself.
+      if (dry !== undefined && typeof dry !== 'boolean') throw new CuadraError('invalid_input', `_meta["${META_DRY_RUN}"] is true or false; nothing was done.`, { field: `/_meta/${META_DRY_RUN.replace(/~/g, '~0').replace(/\//g, '~1')}` });
       const result = await deps.pipeline.invoke(invoke);
       // ext-tasks § Capability Negotiation: a held call answers a task only to a client that declared
       // the extension on this very request; any other client gets today's pending_approval result.
