@@ -114,6 +114,24 @@ describe('the approvals inbox in Chromium', () => {
     expect(text).toContain(`«${policies.body.output.rows[0].name}»`);
     await item.getByText('Ver la entrada completa').click();
     expect(JSON.parse((await item.locator('details pre').first().textContent())!)).toEqual({ customer_id: seeded.parties.andina.id, amount: 120000000, currency: 'COP', invoices: [{ invoice_id: seeded.invoices[1] }] });
+    // What approving would do — the payment's dry run, made when it was held: the journal entry
+    // (COP 1.200.000 into the bank, the same out of receivables and customer advances) and the records.
+    const dry = item.locator('section.dry-run');
+    await expect(dry.getByRole('heading', { level: 4 }).textContent()).resolves.toBe('Si se aprueba');
+    const held = (await sys.invoke('approvals.get', { id: paymentApproval }, ownerKey)).body.output.approval.preview;
+    const lines = held.journal_lines as { account: string; debit: number; credit: number }[];
+    const journal = await dry.locator('table.journal tbody tr').allTextContents();
+    expect(journal).toHaveLength(lines.length);
+    expect(lines.reduce((s, l) => s + l.debit, 0)).toBe(120_000_000);
+    expect(lines.reduce((s, l) => s + l.credit, 0)).toBe(120_000_000);
+    lines.forEach((l, i) => {
+      expect(journal[i]).toContain(l.account);
+      expect(journal[i]).toContain((Math.max(l.debit, l.credit) / 100).toLocaleString('es-CO'));
+    });
+    const records = await dry.locator('table:not(.journal) tr.record').allTextContents();
+    expect(records.some((r) => r.includes('payments') && r.includes('nuevo'))).toBe(true);
+    expect(records.some((r) => r.includes(seeded.invoices[1]) && r.includes('cambia'))).toBe(true);
+    expect(await axeProblems(page)).toEqual([]);
     await page.screenshot({ path: path.join(shots, 'inbox-pending-es.png'), fullPage: true });
   });
 

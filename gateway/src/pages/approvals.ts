@@ -236,10 +236,10 @@ export function updateReader(tool: string, input: Record<string, unknown>): { to
   return null;
 }
 
-/** A value in brief, as the change table shows it (amounts by name as money, long structures cut). */
+/** A value in brief, as the change tables show it (amounts, balances and values by name as money, long structures cut). */
 function valueText(t: Translator, key: string, v: unknown, currency: string): string {
   if (v === undefined || v === null || v === '') return '—';
-  if (typeof v === 'number' && Number.isSafeInteger(v) && /(^|_)(price|amount|total|salary)$/.test(key)) return t.money(v, currency);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && /(^|_)(price|amount|total|salary|balance|paid|applied|unapplied|added|due|value)$/.test(key)) return t.money(v, currency);
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
   const json = JSON.stringify(v);
   return json.length > 160 ? `${json.slice(0, 159)}…` : json;
@@ -257,6 +257,31 @@ function changeRows(t: Translator, r: Approval, current: Record<string, unknown>
   return html`<table class="change"><caption>${t.t('inbox.change')}</caption>
 <thead><tr><th scope="col">${t.t('inbox.change.field')}</th><th scope="col">${t.t('inbox.change.before')}</th><th scope="col">${t.t('inbox.change.after')}</th></tr></thead>
 <tbody>${rows.map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td class="before">${valueText(t, k, current[k], currency)}</td><td class="after">${valueText(t, k, v, currency)}</td></tr>`)}</tbody></table>`;
+}
+
+/**
+ * What a held call would do if approved: its dry run (the tool's `preview`, computed by the same
+ * path as the call when it was held) — the journal lines it would post and the records it would
+ * change, each field before → after. Nothing when the tool has no preview.
+ */
+function dryRunRows(t: Translator, r: Approval): SafeHtml {
+  const preview = r.preview;
+  if (!preview) return html``;
+  if (typeof preview.error === 'string') return html`<p class="note">${t.t('inbox.dry.failed', { error: preview.error })}</p>`;
+  const changes = (Array.isArray(preview.changes) ? preview.changes : []) as { source?: unknown; id?: unknown; op?: unknown; before?: Record<string, unknown>; after?: Record<string, unknown> }[];
+  const lines = (Array.isArray(preview.journal_lines) ? preview.journal_lines : []) as { account?: unknown; name?: unknown; debit?: unknown; credit?: unknown }[];
+  const currency = String(changes.find((c) => typeof c.after?.currency === 'string')?.after?.currency ?? (typeof r.input.currency === 'string' ? r.input.currency : 'COP'));
+  const amount = (v: unknown) => (typeof v === 'number' && v > 0 ? t.money(v, currency) : '');
+  const fields = (c: (typeof changes)[number]) => Object.entries(c.after ?? {}).filter(([k]) => k !== 'lines').slice(0, 8);
+  return html`<section class="dry-run" aria-labelledby="dry-${r.id}"><h4 id="dry-${r.id}">${t.t('inbox.dry')}</h4>
+${lines.length ? html`<table class="change journal"><caption>${t.t('inbox.dry.lines')}</caption>
+<thead><tr><th scope="col">${t.t('inbox.dry.account')}</th><th scope="col" class="num">${t.t('inbox.dry.debit')}</th><th scope="col" class="num">${t.t('inbox.dry.credit')}</th></tr></thead>
+<tbody>${lines.slice(0, 40).map((l) => html`<tr><th scope="row"><code>${String(l.account ?? '')}</code> ${typeof l.name === 'string' ? l.name : ''}</th><td class="num">${amount(l.debit)}</td><td class="num">${amount(l.credit)}</td></tr>`)}</tbody></table>` : ''}
+${changes.length ? html`<table class="change"><caption>${t.t('inbox.dry.records')}</caption>
+<thead><tr><th scope="col">${t.t('inbox.change.field')}</th><th scope="col">${t.t('inbox.change.before')}</th><th scope="col">${t.t('inbox.change.after')}</th></tr></thead>
+<tbody>${changes.slice(0, 12).map((c) => html`<tr class="record"><th scope="rowgroup" colspan="3"><code>${String(c.source ?? '')}</code> <code>${String(c.id ?? '')}</code> · ${c.op === 'insert' ? t.t('inbox.dry.insert') : t.t('inbox.dry.update')}</th></tr>
+${fields(c).map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td class="before">${c.op === 'insert' ? '—' : valueText(t, k, c.before?.[k], currency)}</td><td class="after">${valueText(t, k, v, currency)}</td></tr>`)}`)}</tbody></table>` : ''}
+</section>`;
 }
 
 function actorText(t: Translator, who: { type: string; id: string; person?: string }, names: Map<string, string>): string {
@@ -287,6 +312,7 @@ function item(t: Translator, r: Approval, names: Looked, decide: { csrf: string;
   ${r.status !== 'pending' ? html`<dt>${t.t('inbox.result')}</dt><dd>${result ? resultText(result) : r.status === 'rejected' || r.status === 'expired' ? t.t('inbox.result.notRun') : t.t('inbox.result.none')}</dd>` : ''}
 </dl>
 ${r.status === 'pending' && updateReader(r.tool, r.input) ? changeRows(t, r, names.current.get(r.id)) : ''}
+${r.status === 'pending' ? dryRunRows(t, r) : ''}
 <details><summary>${t.t('inbox.input')}</summary><pre>${JSON.stringify(r.input, null, 2)}</pre></details>
 ${result && result.status === 200 ? html`<details><summary>${t.t('inbox.result.show')}</summary><pre>${JSON.stringify(result.body, null, 2)}</pre></details>` : ''}
 ${decide ? html`<form method="post" action="/app/approvals/${r.id}/decide">
