@@ -192,3 +192,70 @@ describe('a payment whose process died in the middle of its operation', () => {
   }, 60_000);
 });
 
+
+describe('finance killed in the middle of posting bills', () => {
+  // A post is a multi-step write: number or claim, journal entry, due index, draft → posted with
+  // its rollups. Killed in a burst, some posts die between their entry and their status update.
+  it('leaves no bill half-posted or posted twice, and every keyed retry answers the posted bill', async () => {
+    const { api_key, workspace_id } = await sys.workspace('Cuentas por Pagar Interrumpidas SAS');
+    const vendor = (await sys.output('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '800197268-4' } }, api_key) as any).party.id;
+    const total = 36;
+    const billIds: string[] = [];
+    for (let i = 0; i < total; i++) {
+      // 100,000 + 19 % VAT = 119,000 owed by each.
+      billIds.push((await sys.output('bills.create', { vendor_id: vendor, supplier_number: `FP-${i}`, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: `Mantenimiento ${i}`, account: '5135', quantity: 1, unit_price: 100_000, tax_rate_ppm: 190000 }] }, api_key) as any).bill.id);
+    }
+    const post = (i: number) => sys.invoke('bills.post', { id: billIds[i] }, api_key, { 'Idempotency-Key': `fault-post-${i}` });
+    let sent = 0;
+    let killed = false;
+    const answers: { i: number; status: number; code?: string }[] = [];
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (;;) {
+        const i = sent++;
+        if (i >= total) return;
+        if (i === Math.floor(total / 3) && !killed) {
+          killed = true;
+          void sys.killSubgraph('invoices').then(async () => {
+            await sleep(300);
+            await sys.restartSubgraph('invoices');
+          });
+        }
+        const r = await post(i);
+        answers.push({ i, status: r.status, code: r.body?.code });
+      }
+    }));
+    for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+    const caught = answers.filter((a) => a.status !== 200);
+    console.log('[finance-faults] posts', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
+    expect(caught.length).toBeGreaterThan(0);
+    expect(caught.every((a) => a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
+
+    // Each interrupted post again, with its key: the posted bill (replayed, run once, or finished from its operation).
+    await sleep(2_500); // past the action lease
+    const retriedBad: unknown[] = [];
+    for (const a of caught) {
+      let r = await post(a.i);
+      for (let t = 0; t < 20 && r.status !== 200; t++) {
+        await sleep(500);
+        r = await post(a.i);
+      }
+      if (r.status !== 200 || r.body.output?.bill?.id !== billIds[a.i] || r.body.output.bill.status !== 'posted') retriedBad.push({ i: a.i, first: a.code, status: r.status, code: r.body.code, bill: r.body.output?.bill?.status });
+    }
+    console.log('[finance-faults] posts retried', { retried: caught.length, bad: retriedBad });
+    expect(retriedBad).toEqual([]);
+    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: workspace_id })) + (await db.collection('operations').countDocuments({ workspace: workspace_id, status: 'running' })) > 0; t++) await sleep(200);
+    expect(await db.collection('operations').countDocuments({ workspace: workspace_id, status: 'running' })).toBe(0);
+    expect(await db.collection('pending_changes').countDocuments({ workspace: workspace_id })).toBe(0);
+
+    // Every bill posted once: its entry je_<bill>, exactly one entry per bill, none for anything else.
+    const bills = await db.collection('bills').find({ workspace: workspace_id }).toArray();
+    expect(bills.length).toBe(total);
+    expect(bills.filter((b) => b.status !== 'posted' || b.journal_entry_id !== `je_${b._id}` || b.post_lock || b.posting).map((b) => [b._id, b.status, b.journal_entry_id])).toEqual([]);
+    const entries = await db.collection('journal_entries').find({ workspace: workspace_id }).toArray();
+    expect(entries.map((e) => e._id).sort()).toEqual(bills.map((b) => `je_${b._id}`).sort());
+    expect(entries.filter((e) => e.source.kind !== 'bill' || e.pending_count)).toEqual([]);
+    // The payables rollup: 36 bills × 119,000 = 4,284,000 owed, 36 bills counted once each.
+    const all = await db.collection('rollups').findOne({ _id: `${workspace_id}|ap:COP|a|all` } as never);
+    expect([all!.v.ap, all!.v.bills]).toEqual([total * 119_000, total]);
+  }, 120_000);
+});

@@ -121,6 +121,19 @@ export async function runOperation<T>(ctx: OperationContext, kind: OperationKind
   return current;
 }
 
+/**
+ * Takes over an operation left running past the lease by a process that died (a conditional update
+ * of the marker's time: one taker), for a call that finds its record held and finishes it itself
+ * rather than wait for the sweep. False when it is within its lease, done or gone.
+ */
+export async function takeOverOperation(ctx: OperationContext, kind: Pick<OperationKind<unknown>, 'kind'>, id: string): Promise<boolean> {
+  const taken = await markers(ctx.db).updateOne(
+    { _id: markerId(kind, id), status: 'running', at: { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } },
+    { $set: { at: ctx.now } },
+  );
+  return taken.modifiedCount === 1;
+}
+
 /** Ends an operation that will never finish (its step undid the record): the sweep stops retrying it. */
 export async function dropOperation(ctx: OperationContext, kind: OperationKind<any>, id: string): Promise<void> {
   await markers(ctx.db).deleteOne({ _id: markerId(kind, id) });

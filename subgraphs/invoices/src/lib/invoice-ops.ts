@@ -15,7 +15,7 @@ import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
 import type { RollupDelta } from '../books/rollup-intents.ts';
-import { changerOf, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
+import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type ItemContext, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
 import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
 
 /** How a kind of document is named in messages. */
@@ -84,7 +84,7 @@ export function ownSeries(kind: NumberedKind): NumberingRange {
  * the credited quantities, and the note's amount against the open balance. Returns how much
  * of the note reduced the balance; the rest becomes customer credit.
  */
-async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ applied: number; due_date: string }> {
+async function applyCreditNote(ctx: ItemContext, note: InvoiceDoc): Promise<{ applied: number; due_date: string }> {
   const invoice = await changeInvoice(ctx, note.credit_of!, (inv) => {
     if (inv.credit_notes.includes(note._id)) return null;
     if (inv.status === 'draft' || inv.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${inv._id} is ${inv.status}; only a posted invoice can be credited.`);
@@ -113,7 +113,7 @@ async function applyCreditNote(ctx: ToolContext, note: InvoiceDoc): Promise<{ ap
 }
 
 /** The journal entry posting a document writes (its id, date, memo and lines): one function for the post and its dry run. */
-async function postingEntry(ctx: ToolContext, doc: InvoiceDoc, applied: number) {
+async function postingEntry(ctx: ItemContext, doc: InvoiceDoc, applied: number) {
   const lines = doc.kind === 'credit_note' ? creditNoteEntryLines(doc, applied)
     : doc.kind === 'debit_note' ? debitNoteEntryLines(doc, await accountNames(ctx.db, ctx.workspace, doc.lines.map(debitLineAccount)))
       : invoiceEntryLines(doc);
@@ -164,77 +164,88 @@ export async function previewPostOf(ctx: ToolContext, doc: InvoiceDoc, op: 'inse
 }
 
 /**
- * Posts a draft invoice, debit note or credit note, exactly once, by the open-item engine
- * ({@link postOpenItem}: period, lock, entry, due index, final update on the lock). Its own steps on
- * the locked draft: the next consecutive number (kept on the document, so a takeover reuses it; the
- * unique `number_key` index makes a duplicate impossible) and a credit note's application to its
- * invoice (once); then the CUFE/CUDE, the customer credit a note leaves, and the signature.
+ * The post of an invoice, debit note or credit note as a durable operation (open-items/post.ts:
+ * claim, these steps, entry, due index, draft → posted with its rollups), finished by the sweep
+ * when its process dies — with the tax regime and the time stored in the claim, not read from a
+ * caller the sweep does not have. Its own steps on the claimed draft: the next consecutive number
+ * (kept on the document, so a rerun reuses it; the unique `number_key` index makes a duplicate
+ * impossible) and a credit note's application to its invoice (once); then the CUFE/CUDE, and
+ * after the post the customer credit a note leaves (once per note).
+ */
+export const invoicePostOperation = definePostOperation<InvoiceDoc>('invoice_post', RECEIVABLES, {
+  refusal(doc, id) {
+    if (!doc) return missingItem(RECEIVABLES, id);
+    if (doc.status !== 'draft') return new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
+    return new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
+  },
+  async prepare(ctx, doc) {
+    if (doc.number_seq !== null) return doc;
+    const s = ctx.claim.regime === 'dian' ? await requireSettings(ctx.db, ctx.workspace) : null;
+    const { seq, number } = await nextNumber(ctx.db, ctx.workspace, doc.kind, s);
+    const numbered = await invoices(ctx.db).findOneAndUpdate(
+      { _id: doc._id, status: 'draft', number_seq: null },
+      { $set: { number_seq: seq, number, number_key: `${ctx.workspace}:${doc.kind}:${number}` } },
+      { returnDocument: 'after' },
+    ).lean();
+    if (numbered) return numbered;
+    // Numbered meanwhile by a takeover of this post: its number stands.
+    const now = await invoices(ctx.db).findById(doc._id).lean();
+    if (!now || now.number_seq === null) throw new CuadraError('conflict', `Invoice ${doc._id} changed while being posted.`);
+    return now;
+  },
+  async booking(ctx, doc): Promise<Booking<InvoiceDoc>> {
+    const dian = ctx.claim.regime === 'dian';
+    const s = dian ? await requireSettings(ctx.db, ctx.workspace) : null;
+    let applied = doc.amount_due;
+    let dueDate = doc.due_date;
+    if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
+    const issueTime = dian ? localTime(ctx.claim.at) : null;
+    const key = s && issueTime ? cufe({
+      number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
+      issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
+    }) : null;
+    const entry = await postingEntry(ctx, doc, applied);
+    const sign = doc.kind === 'credit_note' ? -1 : 1;
+    // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
+    // an invoice's allowances and charges on the whole document move it (what the journal books to income).
+    const sales = salesOf(doc);
+    const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
+    const set: Partial<InvoiceDoc> = { cufe: key, issue_time: issueTime, search_lc: searchText(doc.number, doc.customer.name, doc.notes) };
+    if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
+    return {
+      source: { kind: doc.kind, id: doc._id }, lines: entry.lines, heading: { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo }, set,
+      deltas: [
+        ...statusDelta(doc, 'draft', 'posted'),
+        {
+          day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
+          inc: doc.kind === 'credit_note'
+            ? { revenue: -sales, credited: doc.total, ar: -applied, credit_notes: 1 }
+            : doc.kind === 'debit_note'
+              ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
+              : { revenue: sales, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
+        },
+        // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
+        { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
+      ],
+    };
+  },
+  async after(ctx, posted) {
+    // What of a credit note its invoice's balance did not take (stored as `credited`) is the customer's credit.
+    if (posted.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, posted.customer_id, posted.currency, posted._id, posted.amount_due - posted.credited);
+  },
+});
+
+/**
+ * Posts a draft invoice, debit note or credit note, exactly once ({@link invoicePostOperation}),
+ * then signs it when the workspace has a certificate.
  */
 export async function postDocument(ctx: ToolContext, id: string): Promise<InvoiceDoc> {
   // The workspace's country decides: a Colombian document needs DIAN's set-up (range, keys); elsewhere it is numbered from the workspace's own series, without DIAN.
-  const dian = taxRegimeOf(ctx.principal) === 'dian';
-  const s = dian ? await requireSettings(ctx.db, ctx.workspace) : null;
-  const model = invoices(ctx.db);
-  let applied = 0;
-  const posted = await postOpenItem(ctx, RECEIVABLES, id, {
-    refusal(doc) {
-      if (!doc) return missingItem(RECEIVABLES, id);
-      if (doc.status !== 'draft') return new CuadraError('conflict', `${KIND_NAME[doc.kind]} ${doc.number ?? id} is already ${doc.status}; a document is posted once.`);
-      return new CuadraError('conflict', `Invoice ${id} is being posted by another call right now.`);
-    },
-    async prepare(locked, lockId) {
-      let doc = locked;
-      if (doc.number_seq === null) {
-        const { seq, number } = await nextNumber(ctx.db, ctx.workspace, doc.kind, s);
-        const numbered = await model.findOneAndUpdate(
-          { _id: id, 'post_lock.id': lockId, number_seq: null },
-          { $set: { number_seq: seq, number, number_key: `${ctx.workspace}:${doc.kind}:${number}` } },
-          { returnDocument: 'after' },
-        ).lean();
-        if (!numbered) throw new CuadraError('conflict', `Invoice ${id} was taken over by another post.`);
-        doc = numbered;
-      }
-      return doc;
-    },
-    async booking(doc): Promise<Booking<InvoiceDoc>> {
-      applied = doc.amount_due;
-      let dueDate = doc.due_date;
-      if (doc.kind === 'credit_note') ({ applied, due_date: dueDate } = await applyCreditNote(ctx, doc));
-      const issueTime = dian ? localTime(ctx.now) : null;
-      const key = s && issueTime ? cufe({
-        number: doc.number!, issueDate: doc.issue_date, issueTime, subtotal: doc.subtotal, vat: doc.tax_total, inc: 0, ica: 0, total: doc.total,
-        issuerNit: s.issuer.nit, buyerId: buyerId(doc), key: doc.kind === 'invoice' ? s.technical_key : s.software_pin, environment: s.environment,
-      }) : null;
-      const entry = await postingEntry(ctx, doc, applied);
-      const sign = doc.kind === 'credit_note' ? -1 : 1;
-      // Revenue counts sales (PUC 41): a debit note's interest or recovered expenses are income, not sales;
-      // an invoice's allowances and charges on the whole document move it (what the journal books to income).
-      const sales = salesOf(doc);
-      const customer = { id: doc.customer_id, name: doc.customer.name, inc: { revenue: sign * sales, invoiced: sign * doc.total } };
-      const set: Partial<InvoiceDoc> = { cufe: key, issue_time: issueTime, search_lc: searchText(doc.number, doc.customer.name, doc.notes) };
-      if (doc.kind === 'credit_note') Object.assign(set, { balance: 0, credited: applied, closed_on: doc.issue_date });
-      return {
-        source: { kind: doc.kind, id: doc._id }, lines: entry.lines, heading: { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo }, set,
-        deltas: [
-          ...statusDelta(doc, 'draft', 'posted'),
-          {
-            day: doc.issue_date, currency: doc.currency, customer, due: { date: dueDate, amount: doc.kind === 'credit_note' ? -applied : doc.amount_due },
-            inc: doc.kind === 'credit_note'
-              ? { revenue: -sales, credited: doc.total, ar: -applied, credit_notes: 1 }
-              : doc.kind === 'debit_note'
-                ? { revenue: sales, invoiced: doc.total, ar: doc.amount_due, debit_notes: 1 }
-                : { revenue: sales, invoiced: doc.total, ar: doc.amount_due, invoices: 1 },
-          },
-          // The withholdings the customer makes (suffered), by type and concept, beside the month's Formulario 350 figures.
-          { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
-        ],
-      };
-    },
-    takenOver: () => `Invoice ${id} was taken over by another post.`,
-  });
-  if (posted.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, posted.customer_id, posted.currency, posted._id, posted.amount_due - applied);
+  const regime = taxRegimeOf(ctx.principal);
+  if (regime === 'dian') await requireSettings(ctx.db, ctx.workspace);
+  const posted = await postOpenItem(ctx, RECEIVABLES, invoicePostOperation, id, regime);
   // Signed as issued, when the workspace has a certificate (never undoes the post; see signPosted).
-  if (dian) await signPosted(ctx, posted);
+  if (regime === 'dian') await signPosted(ctx, posted);
   return posted;
 }
 
@@ -248,7 +259,7 @@ export function draftDocument(fields: Pick<InvoiceDoc, '_id' | 'workspace' | 'ki
     search_lc: searchText(null, fields.customer.name, fields.notes),
     issue_time: null, paid: 0, credited: 0, balance: fields.amount_due, settlements: [], closed_on: null, cufe: null,
     credit_of: fields.credit_of ?? null, debit_of: fields.debit_of ?? null, concept: fields.concept ?? null, credit_notes: [], journal_entry_id: null, authority: null,
-    source: fields.source ?? null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, posted_at: null, updated_at: fields.created_at,
+    source: fields.source ?? null, posting: null, rev: 0, pending_rollups: [], pending_count: 0, posted_at: null, updated_at: fields.created_at,
   };
 }
 

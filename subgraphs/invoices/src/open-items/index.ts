@@ -7,9 +7,9 @@
  */
 export {
   changeOpenItem, changerOf, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
-  type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type SettledStatus,
+  type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type PostClaim, type SettledStatus,
 } from './item.ts';
-export { postOpenItem, previewOpenItemPost, type Booking, type Posting } from './post.ts';
+export { definePostOperation, postOpenItem, previewOpenItemPost, type Booking, type Posting, type PostContext, type PostOperation } from './post.ts';
 export {
   completePayment, completeStuckPayments, definePaymentOperation, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
   type AllocationRecord, type DueChange, type InFlight, type PaymentLedger, type PaymentRecord, type SettledAllocation,

@@ -25,8 +25,20 @@ export interface OpenItemDoc {
   paid: number;
   settlements: ItemSettlement[];
   closed_on: string | null;
-  post_lock: { id: string; at: Date } | null;
+  /** The claim of the post running on it (post.ts), null otherwise. */
+  posting?: PostClaim | null;
   rev: number;
+}
+
+/**
+ * What a post stores on its draft when it takes it (the post's operation record is the document):
+ * when it was asked and the workspace's tax regime then — what a repair by the sweep, which has no
+ * caller, posts with.
+ */
+export interface PostClaim {
+  at: Date;
+  /** The tax regime of the workspace when the post was asked (`dian`, …), as the caller's principal said. */
+  regime: string | null;
 }
 
 /** What a planned change writes: fields to set, arrays to push to, rollup deltas. */

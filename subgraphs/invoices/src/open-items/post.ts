@@ -1,102 +1,186 @@
-import { CuadraError, newId, REPAIR_AFTER_MS, type ToolContext } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineOperation, dropOperation, runOperation, takeOverOperation, type OperationContext, type OperationKind, type ToolContext } from '@cuadra/shared';
+import type { Model } from 'mongoose';
 import { postEntry, previewEntry, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../books/index.ts';
 import { assertPeriodOpen } from '../books/periods.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
-import type { OpenItemDoc, OpenItemLedger } from './item.ts';
+import type { OpenItemDoc, OpenItemLedger, PostClaim } from './item.ts';
 
 /** What posting one document books: its journal entry, the fields it sets and the rollups it moves. */
 export interface Booking<D> {
   source: EntrySource;
   lines: JournalLine[];
   heading: EntryHeading & { id: string };
-  /** Fields set beside `status: posted`, the entry's id, the time and the released lock. */
+  /** Fields set beside `status: posted`, the entry's id and the time. */
   set?: Partial<D>;
   deltas: RollupDelta[];
 }
 
-/** How one kind of document is posted; the engine holds the order and the lock. */
+/** What a post's steps run with: the operation's context and the claim stored on the draft. */
+export interface PostContext extends OperationContext {
+  claim: PostClaim;
+}
+
+/** How one kind of document is posted; the engine holds the order. Every function may run again (a repair) on what the last run left. */
 export interface Posting<D> {
-  /** More the draft must match to be locked (a vendor's credit note is applied, never posted). */
-  lockFilter?: Record<string, unknown>;
-  /** Why a draft could not be locked, from the document as it is now (null: not in the workspace). */
+  /** More the draft must match to be posted (a vendor's credit note is applied, never posted). */
+  claimFilter?: Record<string, unknown>;
+  /** Why a draft could not be taken, from the document as it is now (null: not in the workspace). */
   refusal(doc: D | null, id: string): CuadraError;
-  /** Steps on the locked draft before its entry (the invoices' number, a credit note's application); each must be idempotent. */
-  prepare?(locked: D, lockId: string): Promise<D>;
+  /** Steps on the claimed draft before its entry (the invoices' number, a credit note's application); each must be idempotent. */
+  prepare?(ctx: PostContext, claimed: D): Promise<D>;
   /** The entry, fields and rollups of the prepared draft. */
-  booking(doc: D): Promise<Booking<D>>;
-  /** The refusal when another post took the draft over meanwhile. */
-  takenOver(doc: D): string;
+  booking(ctx: PostContext, doc: D): Promise<Booking<D>>;
+  /** A last step on the posted document (a credit note's customer credit); idempotent, it may run again on a document posted long ago. */
+  after?(ctx: PostContext, posted: D): Promise<void>;
+}
+
+/** A document while its post runs: the booking its entry step computed (recomputed by a rerun). */
+type Posted<D> = D & { booking?: Booking<D> };
+
+/** A kind of post: a durable operation whose record is the document (its `posting` field the claim), and how it posts. */
+export type PostOperation<D> = OperationKind<Posted<D>> & { posting: Posting<D> };
+
+/** The document's claim (present while it is being posted). */
+function claimOf(doc: OpenItemDoc): PostClaim | null {
+  return doc.posting ?? null;
 }
 
 /**
- * Posts a draft open item, exactly once:
+ * Declares the post of one ledger's documents as a durable operation (shared/src/operations.ts):
+ * 1. the claim — a document already posted is left as it is (every step after changes nothing);
+ *    a draft nobody claimed (the call died before taking it) ends the operation, nothing done;
+ * 2. the kind's own steps on the claimed draft (`prepare`);
+ * 3. the journal entry (its id derived from the document: a rerun cannot add a second);
+ * 4. the due-date index, before the document is open (an extra id of a draft is filtered out by the lane);
+ * 5. one conditional update draft → posted carrying the rollup intent, then the rollups.
+ * A post killed anywhere is finished by the sweep, or by a keyed retry answered from the document.
+ */
+export function definePostOperation<D extends OpenItemDoc & { issue_date: string }>(kind: string, ledger: OpenItemLedger<D>, posting: Posting<D>): PostOperation<D> {
+  // A document posted already has no claim left: what runs after its post needs neither the time nor the regime.
+  const contextOf = (ctx: OperationContext, doc: D): PostContext => ({ ...ctx, claim: claimOf(doc) ?? { at: ctx.now, regime: null } });
+  const operation: OperationKind<Posted<D>> = defineOperation<Posted<D>>({
+    kind,
+    load: (ctx, id) => ledger.model(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() as Promise<Posted<D> | null>,
+    steps: [
+      async function claim(ctx, doc) {
+        if (doc.status !== 'draft' || claimOf(doc)) return doc;
+        await dropOperation(ctx, operation, doc._id);
+        throw new CuadraError('conflict', `${doc._id} was never taken for posting; nothing to finish.`);
+      },
+      async function prepare(ctx, doc) {
+        return doc.status === 'draft' && posting.prepare ? posting.prepare(contextOf(ctx, doc), doc) : doc;
+      },
+      async function entry(ctx, doc) {
+        if (doc.status !== 'draft') return doc;
+        try {
+          await assertPeriodOpen(ctx.db, ctx.workspace, doc.issue_date);
+        } catch (err) {
+          // Closed since the claim (a close waits for posts in flight, so only a repair late past it):
+          // the post can never finish — the claim goes, the draft is a draft again, the refusal stands.
+          await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: null } } as never);
+          await dropOperation(ctx, operation, doc._id);
+          throw err;
+        }
+        const booking = await posting.booking(contextOf(ctx, doc), doc);
+        await postEntry(ctx, booking.source, booking.lines, booking.heading);
+        return { ...doc, booking };
+      },
+      async function dueIndex(ctx, doc) {
+        if (doc.status === 'draft' && ledger.isOpen({ ...doc, status: 'posted' })) await ledger.due.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
+        return doc;
+      },
+      async function complete(ctx, doc) {
+        if (doc.status !== 'draft' || !doc.booking) return doc;
+        const model = ledger.model(ctx.db) as unknown as Model<OpenItemDoc>;
+        const { booking } = doc;
+        const intent = rollupIntent(booking.deltas, ctx.now);
+        const counted = intentUpdate(intent);
+        await markIntent(ctx.db, ctx.workspace, model as never, doc._id, intent);
+        const posted = (await model.findOneAndUpdate(
+          { _id: doc._id, status: 'draft', posting: { $ne: null } },
+          {
+            $set: { ...booking.set, status: 'posted', journal_entry_id: booking.heading.id, posting: null, posted_at: claimOf(doc)!.at, updated_at: ctx.now },
+            $inc: { rev: 1, ...counted.$inc }, ...(counted.$push ? { $push: counted.$push } : {}),
+          },
+          { returnDocument: 'after' },
+        ).lean()) as D | null;
+        if (!posted) {
+          // Another runner (a takeover) completed it first: its intent counts, this one goes.
+          if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+          const now = (await model.findById(doc._id).lean()) as D | null;
+          if (now?.status === 'posted') return now;
+          throw new CuadraError('conflict', `${doc._id} changed while being posted.`);
+        }
+        await applyRollupIntent(ctx.db, model as never, doc._id, ctx.workspace, intent);
+        return posted as Posted<D>;
+      },
+      async function afterPost(ctx, doc) {
+        if (doc.status === 'posted' && posting.after) await posting.after(contextOf(ctx, doc), doc);
+        return doc;
+      },
+    ],
+  });
+  return Object.assign(operation, { posting });
+}
+
+/**
+ * Posts a draft open item, exactly once, on the durable-operation runner:
  * 1. refused in a closed period before anything is taken (postEntry holds the rule: books/post.ts);
- * 2. takes the post lock (conditional update: draft and unlocked, or locked by a process dead for
- *    longer than REPAIR_AFTER_MS, the one repair wait);
- * 3. the kind's own steps on the locked draft (`prepare`);
- * 4. writes the journal entry (its id is derived from the document: a retry or a takeover cannot add a second);
- * 5. indexes it by due date before it is open, then the final conditional update draft → posted on
- *    the lock, carrying the rollup intent — a post that fails after 4 leaves an entry the retry
- *    finds written, and at most an extra id in the due index the lane filters out.
+ * 2. the operation's marker, then the claim — a conditional update of the draft (unclaimed) storing
+ *    the time and the workspace's tax regime ({@link PostClaim}); a draft another live post holds
+ *    is refused, one a dead process left past the repair wait is taken over and finished here;
+ * 3. the steps of {@link definePostOperation}.
  */
 export async function postOpenItem<D extends OpenItemDoc & { issue_date: string }>(
   ctx: ToolContext,
   ledger: OpenItemLedger<D>,
+  operation: PostOperation<D>,
   id: string,
-  posting: Posting<D>,
+  regime: string | null,
 ): Promise<D> {
+  const { posting } = operation;
   const model = ledger.model(ctx.db);
-  const draft = (await model.findOne({ _id: id, workspace: ctx.workspace }, { issue_date: 1 }).lean()) as Pick<D, 'issue_date'> | null;
-  if (draft) await assertPeriodOpen(ctx.db, ctx.workspace, draft.issue_date);
-  const lockId = newId('lock');
-  const locked = (await model.findOneAndUpdate(
-    { _id: id, workspace: ctx.workspace, status: 'draft', ...posting.lockFilter, $or: [{ post_lock: null }, { 'post_lock.at': { $lt: new Date(ctx.now.getTime() - REPAIR_AFTER_MS) } }] },
-    { $set: { post_lock: { id: lockId, at: ctx.now } } },
+  const asked = { _id: id, workspace: ctx.workspace, status: 'draft', ...posting.claimFilter };
+  const draft = (await model.findOne(asked).lean()) as D | null;
+  if (!draft) throw posting.refusal((await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null, id);
+  await assertPeriodOpen(ctx.db, ctx.workspace, draft.issue_date);
+  await beginOperation(ctx, operation, id);
+  let claimed = (await model.findOneAndUpdate(
+    { ...asked, posting: null },
+    { $set: { posting: { at: ctx.now, regime } satisfies PostClaim } },
     { returnDocument: 'after' },
   ).lean()) as D | null;
-  if (!locked) throw posting.refusal((await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null, id);
-  const doc = posting.prepare ? await posting.prepare(locked, lockId) : locked;
-  const booking = await posting.booking(doc);
-  await postEntry(ctx, booking.source, booking.lines, booking.heading);
-  const intent = rollupIntent(booking.deltas, ctx.now);
-  const counted = intentUpdate(intent);
-  if (ledger.isOpen({ ...doc, status: 'posted' })) await ledger.due.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
-  await markIntent(ctx.db, ctx.workspace, model, id, intent);
-  const posted = (await model.findOneAndUpdate(
-    { _id: id, 'post_lock.id': lockId, status: 'draft' },
-    {
-      $set: { ...booking.set, status: 'posted', journal_entry_id: booking.heading.id, post_lock: null, posted_at: ctx.now, updated_at: ctx.now },
-      $inc: { rev: 1, ...counted.$inc }, ...(counted.$push ? { $push: counted.$push } : {}),
-    },
-    { returnDocument: 'after' },
-  ).lean()) as D | null;
-  if (!posted) {
-    if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
-    throw new CuadraError('conflict', posting.takenOver(doc));
+  if (!claimed) {
+    const now = (await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null;
+    if (now?.status === 'draft' && claimOf(now) && (await takeOverOperation(ctx, operation, id))) claimed = now;
+    else throw posting.refusal(now, id);
   }
-  await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
-  return posted;
+  const { booking: _, ...posted } = await runOperation<Posted<D>>(ctx, operation, claimed, id);
+  return posted as unknown as D;
 }
 
 /**
  * What {@link postOpenItem} would do, read only — a dry run, and what a held post shows the person
  * deciding: the same refusal (`posting.refusal` when the document is no draft matching
- * `lockFilter`), the same `booking` and its entry checked as the post checks it (a declared source,
- * balanced lines, an open period: books' previewEntry), nothing written. Only a kind whose
- * `booking` reads and never writes previews this way (bills); one whose booking writes (an
- * invoices' credit note is applied there) previews itself.
+ * `claimFilter`), the same `booking` (with a claim of this moment, as a post now would take) and its
+ * entry checked as the post checks it (a declared source, balanced lines, an open period: books'
+ * previewEntry), nothing written. Only a kind without a `prepare` step (its steps before the entry
+ * write: the invoices' number, a credit note's application) previews this way (bills); the others
+ * preview themselves.
  */
 export async function previewOpenItemPost<D extends OpenItemDoc & { issue_date: string }>(
   ctx: ToolContext,
   ledger: OpenItemLedger<D>,
+  operation: PostOperation<D>,
   id: string,
-  posting: Pick<Posting<D>, 'lockFilter' | 'refusal' | 'booking'>,
+  regime: string | null,
 ): Promise<PostingPreview> {
+  const { posting } = operation;
   const model = ledger.model(ctx.db);
-  const draft = (await model.findOne({ _id: id, workspace: ctx.workspace, status: 'draft', ...posting.lockFilter }).lean()) as D | null;
+  const draft = (await model.findOne({ _id: id, workspace: ctx.workspace, status: 'draft', ...posting.claimFilter }).lean()) as D | null;
   if (!draft) throw posting.refusal((await model.findOne({ _id: id, workspace: ctx.workspace }).lean()) as D | null, id);
-  const booking = await posting.booking(draft);
+  const booking = await posting.booking({ ...ctx, claim: { at: ctx.now, regime } }, draft);
   const entry = await previewEntry(ctx, booking.source, booking.lines, booking.heading);
   return {
     changes: [

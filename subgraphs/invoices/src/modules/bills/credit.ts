@@ -100,7 +100,7 @@ export function planCreditNote(ctx: Pick<ToolContext, 'workspace' | 'now'>, bill
     _id: id, workspace: ctx.workspace, kind: 'credit_note', credit_of: bill._id, credit_lines: wanted.map((w) => w.line), status: 'draft',
     vendor_id: bill.vendor_id, vendor: bill.vendor, supplier_number: input.supplier_number, supplier_key: creditKey(ctx.workspace, bill.vendor_id, input.supplier_number),
     search_lc: billSearchText(input.supplier_number, bill.vendor.name), currency: bill.currency, issue_date: issueDate, due_date: issueDate, lines,
-    withholding_rates: bill.withholding_rates, ...totals, paid: 0, balance: 0, settlements: [], closed_on: issueDate, journal_entry_id: null, post_lock: null,
+    withholding_rates: bill.withholding_rates, ...totals, paid: 0, balance: 0, settlements: [], closed_on: issueDate, journal_entry_id: null, posting: null,
     rev: 0, pending_rollups: [], pending_count: 0, notes: `Nota crédito de ${bill.supplier_number}: ${input.reason}`, posted_at: null, created_at: ctx.now, updated_at: ctx.now,
   };
 }

@@ -104,8 +104,8 @@ export interface BillDoc {
   settlements: BillSettlement[];
   closed_on: string | null;
   journal_entry_id: string | null;
-  /** Held while posting; older than a minute it belongs to a dead process and may be taken over. */
-  post_lock: { id: string; at: Date } | null;
+  /** The claim of the post running on it (open-items/post.ts), null otherwise. */
+  posting: import('../../open-items/item.ts').PostClaim | null;
   rev: number;
   pending_rollups: RollupIntent[];
   pending_count: number;
@@ -156,7 +156,7 @@ const billSchema = new Schema<BillDoc>(
     settlements: { type: Schema.Types.Mixed, default: [] },
     closed_on: { type: String, default: null },
     journal_entry_id: { type: String, default: null },
-    post_lock: { type: Schema.Types.Mixed, default: null },
+    posting: { type: Schema.Types.Mixed, default: null },
     rev: { type: Number, required: true },
     pending_rollups: { type: Schema.Types.Mixed, default: [] },
     pending_count: { type: Number, required: true },

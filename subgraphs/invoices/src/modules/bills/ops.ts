@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { tagsKey, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
-import { changerOf, insertOpenItem, missingItem, postOpenItem, previewOpenItemPost, type OpenItemChange, type OpenItemLedger, type Posting } from '../../open-items/index.ts';
+import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, previewOpenItemPost, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
@@ -111,19 +111,19 @@ export function withholdingEntryLines(withholdings: readonly BillWithholding[], 
 }
 
 /**
- * How a bill is posted (the open-item engine's {@link Posting}): a vendor's credit note is never
- * posted here (bills.credit_note applies it); the entry's id is the bill's. One declaration for the
- * post and its dry run.
+ * The post of a bill as a durable operation (open-items/post.ts: claim, entry — its id the
+ * bill's —, due index, draft → posted with its rollups), finished by the sweep when its process dies.
+ * A vendor's credit note is never posted here: bills.credit_note applies it.
  */
-const BILL_POSTING: Posting<BillDoc> = {
-  lockFilter: { kind: { $ne: 'credit_note' } },
+export const billPostOperation = definePostOperation<BillDoc>('bill_post', PAYABLES, {
+  claimFilter: { kind: { $ne: 'credit_note' } },
   refusal(doc, id) {
     if (!doc) return missingItem(PAYABLES, id);
     if (doc.status !== 'draft') return new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; a bill is posted once.`);
     if (doc.kind === 'credit_note') return new CuadraError('conflict', `${doc.supplier_number} is a credit note; it is applied by bills.credit_note, not posted.`);
     return new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted by another call right now.`);
   },
-  async booking(doc) {
+  async booking(_ctx, doc) {
     const currency = payablesRollupCurrency(doc.currency);
     return {
       source: { kind: 'bill', id: doc._id }, lines: billEntryLines(doc),
@@ -140,22 +140,18 @@ const BILL_POSTING: Posting<BillDoc> = {
       ],
     };
   },
-  takenOver: (doc) => `Bill ${doc.supplier_number} was taken over by another post.`,
-};
+});
 
-/**
- * Posts a draft bill, exactly once, by the open-item engine ({@link postOpenItem}: period, lock,
- * entry — its id the bill's —, due index, final update draft → posted on the lock).
- */
+/** Posts a draft bill, exactly once, by the open-item engine's post ({@link billPostOperation}). */
 export function postBill(ctx: ToolContext, id: string): Promise<BillDoc> {
-  return postOpenItem(ctx, PAYABLES, id, BILL_POSTING);
+  return postOpenItem(ctx, PAYABLES, billPostOperation, id, null);
 }
 
 /**
  * What posting a draft bill would do, read only (the dry run of `bills.post`, and the preview a
  * held post shows the person deciding): the engine's {@link previewOpenItemPost} of the same
- * {@link BILL_POSTING} — its refusals, its entry's lines, the records it would change.
+ * {@link billPostOperation} — its refusals, its entry's lines, the records it would change.
  */
 export function previewBillPost(ctx: ToolContext, id: string): Promise<PostingPreview> {
-  return previewOpenItemPost(ctx, PAYABLES, id, BILL_POSTING);
+  return previewOpenItemPost(ctx, PAYABLES, billPostOperation, id, null);
 }

@@ -97,8 +97,8 @@ export interface InvoiceDoc {
   /** The e-mail to the buyer of an accepted document (invoices.deliver); absent until one is sent. */
   delivery?: DeliveryState | null;
   source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string; rental_id?: string; subscription_id?: string } | null;
-  /** Held while posting; a lock older than a minute belongs to a dead process and may be taken over. */
-  post_lock: { id: string; at: Date } | null;
+  /** The claim of the post running on it (open-items/post.ts), null otherwise. */
+  posting: import('../../open-items/item.ts').PostClaim | null;
   /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
   rev: number;
   pending_rollups: RollupIntent[];
@@ -136,7 +136,7 @@ const invoiceSchema = new Schema<InvoiceDoc>(
     authority: { type: Schema.Types.Mixed, default: null },
     delivery: { type: Schema.Types.Mixed, default: null },
     source: { type: Schema.Types.Mixed, default: null },
-    post_lock: { type: Schema.Types.Mixed, default: null },
+    posting: { type: Schema.Types.Mixed, default: null },
     rev: { type: Number, required: true },
     pending_rollups: { type: Schema.Types.Mixed, default: [] },
     pending_count: { type: Number, required: true },

@@ -7,6 +7,8 @@ import { pullInventoryEntries } from '../../accounting/inventory_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentOperation } from '../bills/payments.ts';
+import { billPostOperation } from '../bills/ops.ts';
+import { invoicePostOperation } from '../../lib/invoice-ops.ts';
 import { paymentOperation } from '../payments/ops.ts';
 
 /** Where the year's result goes at the year-end close (PUC 36, resultados del ejercicio). */
@@ -40,9 +42,9 @@ export async function closingLines(ctx: Pick<ToolContext, 'db' | 'workspace'>, y
   return lines;
 }
 
-/** Postings in flight that a close must not cut in two: payments being applied (their markers). */
+/** Postings in flight that a close must not cut in two: payments being applied, invoices and bills being posted (their markers). */
 function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<boolean> {
-  return operationsInFlight(ctx, [paymentOperation, billPaymentOperation]);
+  return operationsInFlight(ctx, [paymentOperation, billPaymentOperation, invoicePostOperation, billPostOperation]);
 }
 
 /**

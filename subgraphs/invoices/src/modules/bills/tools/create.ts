@@ -79,7 +79,7 @@ export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, 
     _id: id ?? newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
     supplier_key: supplierKey(ctx.workspace, input.vendor_id, input.supplier_number), search_lc: billSearchText(input.supplier_number, vendor.name),
     currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: rates, ...totalsDoc, settlements: [], closed_on: null,
-    journal_entry_id: null, post_lock: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,
+    journal_entry_id: null, posting: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,
     created_at: ctx.now, updated_at: ctx.now,
   };
   return insertDraftBill(ctx, doc);

@@ -19,7 +19,7 @@ export const update = defineTool({
     const after = await changeBill(ctx, input.id, (doc) => {
       if (doc.status !== 'draft') throw new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; only drafts can be edited.`);
       if (doc.kind === 'credit_note') throw new CuadraError('conflict', `${doc.supplier_number} is a credit note being applied; it finishes by itself.`);
-      if (doc.post_lock) throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted; it can no longer be edited.`);
+      if (doc.posting) throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted; it can no longer be edited.`);
       const next: Partial<BillDoc> = {};
       if (input.vendor_id && vendor) Object.assign(next, { vendor_id: input.vendor_id, vendor });
       if (input.supplier_number) next.supplier_number = input.supplier_number;
@@ -44,7 +44,7 @@ export const update = defineTool({
         ? [...billStatusDelta(doc, 'draft', null), ...billStatusDelta(moved, null, 'draft')]
         : [];
       return { set: next, deltas };
-    }, { post_lock: null });
+    }, { posting: null });
     return { bill: billView(after) };
   },
 });

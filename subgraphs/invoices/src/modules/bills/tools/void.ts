@@ -13,9 +13,9 @@ export const voidBill = defineTool({
     const after = await changeBill(ctx, input.id, (doc) => {
       if (doc.status !== 'draft') throw new CuadraError('conflict', `Bill ${doc.supplier_number} is ${doc.status}; only a draft can be voided.`);
       if (doc.kind === 'credit_note') throw new CuadraError('conflict', `${doc.supplier_number} is a credit note being applied; it finishes by itself.`);
-      if (doc.post_lock) throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted; it can no longer be voided.`);
+      if (doc.posting) throw new CuadraError('conflict', `Bill ${doc.supplier_number} is being posted; it can no longer be voided.`);
       return { set: { status: 'void', supplier_key: `void:${doc._id}`, balance: 0 }, deltas: billStatusDelta(doc, 'draft', 'void') };
-    }, { post_lock: null });
+    }, { posting: null });
     return { bill: billView(after) };
   },
 });

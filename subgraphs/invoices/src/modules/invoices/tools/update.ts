@@ -37,7 +37,7 @@ export const update = defineTool({
       if (doc.kind !== 'invoice' || doc.status !== 'draft') {
         throw new CuadraError('conflict', `Invoice ${doc.number ?? doc._id} is ${doc.status}; only drafts can be edited — issue a credit note instead.`);
       }
-      if (doc.post_lock) throw new CuadraError('conflict', `Invoice ${doc._id} is being posted; it can no longer be edited.`);
+      if (doc.posting) throw new CuadraError('conflict', `Invoice ${doc._id} is being posted; it can no longer be edited.`);
       const next: Partial<InvoiceDoc> = {};
       if (input.customer_id && buyer) Object.assign(next, { customer_id: input.customer_id, customer: buyer });
       if (input.notes !== undefined) next.notes = input.notes;
@@ -60,7 +60,7 @@ export const update = defineTool({
         ? [...statusDelta(doc, 'draft', null), ...statusDelta({ ...doc, issue_date: next.issue_date }, null, 'draft')]
         : [];
       return { set: next, deltas };
-    }, { post_lock: null });
+    }, { posting: null });
     return { invoice: invoiceView(after) };
   },
 });
