@@ -1,4 +1,4 @@
-import { beginOperation, CuadraError, defineOperation, dropOperation, runOperation, takeOverOperation, type OperationContext, type OperationKind, type ToolContext } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineOperation, dropOperation, isCuadraError, runOperation, takeOverOperation, type OperationContext, type OperationKind, type ToolContext } from '@cuadra/shared';
 import type { Model } from 'mongoose';
 import { postEntry, previewEntry, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../books/index.ts';
 import { assertPeriodOpen } from '../books/periods.ts';
@@ -59,6 +59,23 @@ function claimOf(doc: OpenItemDoc): PostClaim | null {
 export function definePostOperation<D extends OpenItemDoc & { issue_date: string }>(kind: string, ledger: OpenItemLedger<D>, posting: Posting<D>): PostOperation<D> {
   // A document posted already has no claim left: what runs after its post needs neither the time nor the regime.
   const contextOf = (ctx: OperationContext, doc: D): PostContext => ({ ...ctx, claim: claimOf(doc) ?? { at: ctx.now, regime: null } });
+  /**
+   * Runs a step before the entry; its refusal (a used-up numbering range, a closed period, a credit
+   * note its invoice cannot take) ends the post undone — the claim goes, the draft is a draft again,
+   * the marker is dropped — so the sweep never posts later what its caller was refused. Anything
+   * else (a lost connection) leaves the operation for the sweep.
+   */
+  async function refusedUndone<R>(ctx: OperationContext, doc: D, step: () => Promise<R>): Promise<R> {
+    try {
+      return await step();
+    } catch (err) {
+      if (isCuadraError(err) && err.code !== 'unavailable' && err.code !== 'internal') {
+        await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: null } } as never);
+        await dropOperation(ctx, operation, doc._id);
+      }
+      throw err;
+    }
+  }
   const operation: OperationKind<Posted<D>> = defineOperation<Posted<D>>({
     kind,
     load: (ctx, id) => ledger.model(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() as Promise<Posted<D> | null>,
@@ -69,20 +86,13 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
         throw new CuadraError('conflict', `${doc._id} was never taken for posting; nothing to finish.`);
       },
       async function prepare(ctx, doc) {
-        return doc.status === 'draft' && posting.prepare ? posting.prepare(contextOf(ctx, doc), doc) : doc;
+        return doc.status === 'draft' && posting.prepare ? refusedUndone(ctx, doc, () => posting.prepare!(contextOf(ctx, doc), doc)) : doc;
       },
       async function entry(ctx, doc) {
         if (doc.status !== 'draft') return doc;
-        try {
-          await assertPeriodOpen(ctx.db, ctx.workspace, doc.issue_date);
-        } catch (err) {
-          // Closed since the claim (a close waits for posts in flight, so only a repair late past it):
-          // the post can never finish — the claim goes, the draft is a draft again, the refusal stands.
-          await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: null } } as never);
-          await dropOperation(ctx, operation, doc._id);
-          throw err;
-        }
-        const booking = await posting.booking(contextOf(ctx, doc), doc);
+        // Closed since the claim (a close waits for posts in flight, so only a repair late past it): undone.
+        await refusedUndone(ctx, doc, () => assertPeriodOpen(ctx.db, ctx.workspace, doc.issue_date));
+        const booking = await refusedUndone(ctx, doc, () => posting.booking(contextOf(ctx, doc), doc));
         await postEntry(ctx, booking.source, booking.lines, booking.heading);
         return { ...doc, booking };
       },
