@@ -176,6 +176,28 @@ const activityDaySchema = new Schema<ActivityDayDoc>(
 );
 const activityMarkSchema = new Schema<ActivityMarkDoc>({ _id: String, block: Number }, { versionKey: false });
 
+/**
+ * Where one tool's entries are in a workspace's chain, for one chunk of {@link TOOL_CHUNK} positions
+ * (issue 33: `ledger.list {tool}` looks its entries up instead of walking the chain). `_id`
+ * `<workspace>|<tool>|<chunk>` (chunk `c` holds positions `(c-1)·TOOL_CHUNK+1` to `c·TOOL_CHUNK`);
+ * `s` the positions, `blocks` the blocks of {@link ACTIVITY_BLOCK} positions already added (each
+ * added once: the update's condition). How far the chain is in these is its own mark
+ * (`ledger_tool_marks`, `_id` the workspace), so chains counted into days before these existed are
+ * caught up by the same pass.
+ */
+interface ToolPositionsDoc { _id: string; workspace: string; tool: string; s: number[]; blocks: number[] }
+
+/** Positions per {@link ToolPositionsDoc}: a tool's chunk is at most this many numbers, and a page of a rare tool reads one document per chunk. */
+export const TOOL_CHUNK = 10_000;
+
+/** Chunks of positions read per query while a `ledger.list {tool}` page looks for its entries. */
+const CHUNKS_READ = 16;
+
+const toolPositionsSchema = new Schema<ToolPositionsDoc>(
+  { _id: String, workspace: String, tool: String, s: [Number], blocks: [Number] },
+  { versionKey: false },
+);
+
 /** An entry's share of the activity counters. */
 type ActivityFields = Pick<LedgerEntry, 'seq' | 'at' | 'tool' | 'run_id'>;
 
@@ -259,6 +281,8 @@ export class Ledger {
   readonly #remembered = new Map<string, string>();
   readonly #activityDays: Model<ActivityDayDoc>;
   readonly #activityMarks: Model<ActivityMarkDoc>;
+  readonly #toolPositions: Model<ToolPositionsDoc>;
+  readonly #toolMarks: Model<ActivityMarkDoc>;
   /** The count into days running in this process, per workspace (one at a time; a later call runs after it). */
   readonly #counting = new Map<string, Promise<number>>();
 
@@ -269,6 +293,8 @@ export class Ledger {
     this.#cuts = modelOn<CutEvidenceDoc>(db, 'LedgerCutEvidence', cutEvidenceSchema, 'ledger_cut_evidence');
     this.#activityDays = modelOn<ActivityDayDoc>(db, 'LedgerActivityDay', activityDaySchema, 'ledger_activity');
     this.#activityMarks = modelOn<ActivityMarkDoc>(db, 'LedgerActivityMark', activityMarkSchema, 'ledger_activity_marks');
+    this.#toolPositions = modelOn<ToolPositionsDoc>(db, 'LedgerToolPositions', toolPositionsSchema, 'ledger_tool_positions');
+    this.#toolMarks = modelOn<ActivityMarkDoc>(db, 'LedgerToolMark', activityMarkSchema, 'ledger_tool_marks');
     this.#redis = redis;
     this.signer = options.signer === undefined ? LedgerSigner.fromEnv() : options.signer;
     this.#checkpointEvery = options.checkpointEvery ?? CHECKPOINT_EVERY;
@@ -276,7 +302,7 @@ export class Ledger {
   }
 
   async init(): Promise<void> {
-    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints), ensureModel(this.#cuts), ensureModel(this.#activityDays), ensureModel(this.#activityMarks)]);
+    await Promise.all([ensureModel(this.entries), ensureModel(this.#heads), ensureModel(this.checkpoints), ensureModel(this.#cuts), ensureModel(this.#activityDays), ensureModel(this.#activityMarks), ensureModel(this.#toolPositions), ensureModel(this.#toolMarks)]);
   }
 
   #anchorKey(workspace: string): string {
@@ -525,27 +551,62 @@ export class Ledger {
    * rarely therefore gives short (even empty) pages that still continue.
    */
   async list(workspace: string, filter: { tool?: string; module?: string; actor?: string; run?: string; from?: string; to?: string; limit?: number; before?: number }): Promise<{ rows: LedgerEntry[]; next_before?: number }> {
-    const head = await this.#heads.findById(workspace).lean();
+    const [head, toolMark] = await Promise.all([
+      this.#heads.findById(workspace).lean(),
+      filter.tool ? this.#toolMarks.findById(workspace).lean() : null,
+    ]);
     if (!head) return { rows: [] };
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
     const out: LedgerEntry[] = [];
     const top = Math.min(head.seq, (filter.before ?? head.seq + 1) - 1);
-    let high = top;
-    // Unfiltered, the newest `limit` positions are the page (a chain has no gaps): read just those first.
-    const filtered = Boolean(filter.tool || filter.module || filter.actor || filter.run || filter.from || filter.to);
-    let size = filtered ? WINDOW : Math.min(WINDOW, limit);
-    for (let windows = 0; high > 0 && out.length < limit && windows < LIST_WINDOWS; windows++, high -= size, size = WINDOW) {
-      const query: Record<string, unknown> = positionsOf(workspace, high - size + 1, high);
-      if (filter.tool) query.tool = filter.tool;
-      if (filter.module) query.module = filter.module;
-      if (filter.actor) query['actor.id'] = filter.actor;
-      if (filter.run) query.run_id = filter.run;
-      if (filter.from || filter.to) query.at = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
-      const rows = await this.entries.find(query, { _id: 0 }).lean();
+    // Filtered by a tool, positions up to the tool mark are looked up from the tool's positions;
+    // above it (what was appended since the last indexed block) they are read by position.
+    const indexed = Math.min(top, (toolMark?.block ?? 0) * ACTIVITY_BLOCK);
+    const conditions: Record<string, unknown> = {};
+    if (filter.tool) conditions.tool = filter.tool;
+    if (filter.module) conditions.module = filter.module;
+    if (filter.actor) conditions['actor.id'] = filter.actor;
+    if (filter.run) conditions.run_id = filter.run;
+    if (filter.from || filter.to) conditions.at = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lte: filter.to } : {}) };
+    /** Reads the entries at `seqs` (newest first); true when the page is full. */
+    const take = async (seqs: number[]): Promise<boolean> => {
+      const rows = await this.entries.find({ workspace, seq: { $in: seqs }, ...conditions }, { _id: 0 }).lean();
       rows.sort((a, b) => b.seq - a.seq);
-      const taken = rows.slice(0, limit - out.length);
-      out.push(...taken);
-      if (out.length >= limit) return { rows: out, ...(taken.at(-1)!.seq > 1 ? { next_before: taken.at(-1)!.seq } : {}) };
+      out.push(...rows.slice(0, limit - out.length));
+      return out.length >= limit;
+    };
+    const full = () => ({ rows: out, ...(out.at(-1)!.seq > 1 ? { next_before: out.at(-1)!.seq } : {}) });
+    // Unfiltered, the newest `limit` positions are the page (a chain has no gaps): read just those first.
+    const filtered = Object.keys(conditions).length > 0;
+    let high = top;
+    let windows = 0;
+    for (let size = filtered ? WINDOW : Math.min(WINDOW, limit); high > indexed && windows < LIST_WINDOWS; windows++, size = WINDOW) {
+      const low = Math.max(indexed + 1, high - size + 1);
+      if (await take(positionsOf(workspace, low, high).seq.$in)) return full();
+      high = low - 1;
+    }
+    if (high > indexed) return { rows: out, next_before: high + 1 };
+    // The indexed part: the tool's positions, newest chunk first, looked up a window at a time.
+    let pending: number[] = [];
+    for (let chunk = Math.ceil(high / TOOL_CHUNK); high > 0 && windows < LIST_WINDOWS; ) {
+      if (pending.length < WINDOW && chunk > 0) {
+        const ids: string[] = [];
+        for (let c = chunk; c > Math.max(0, chunk - CHUNKS_READ); c--) ids.push(`${workspace}|${filter.tool}|${c}`);
+        chunk = Math.max(0, chunk - CHUNKS_READ);
+        const docs = await this.#toolPositions.find({ _id: { $in: ids } }, { _id: 0, s: 1 }).lean();
+        const found = docs.flatMap((d) => d.s).filter((seq) => seq <= high && (pending.length === 0 || seq < pending.at(-1)!));
+        pending.push(...found.sort((a, b) => b - a));
+        if (pending.length < WINDOW && chunk > 0) continue;
+      }
+      if (pending.length === 0) {
+        high = 0;
+        break;
+      }
+      const seqs = pending.slice(0, WINDOW);
+      pending = pending.slice(WINDOW);
+      windows++;
+      if (await take(seqs)) return full();
+      high = seqs.at(-1)! - 1;
     }
     return { rows: out, ...(high > 0 ? { next_before: high + 1 } : {}) };
   }
@@ -598,11 +659,15 @@ export class Ledger {
   }
 
   async #countBlocks(workspace: string, maxBlocks: number): Promise<number> {
-    const [mark, head] = await Promise.all([this.#activityMarks.findById(workspace).lean(), this.#heads.findById(workspace).lean()]);
-    const last = Math.min(Math.floor((head?.seq ?? 0) / ACTIVITY_BLOCK), (mark?.block ?? 0) + maxBlocks);
+    const [dayMark, toolMark, head] = await Promise.all([this.#activityMarks.findById(workspace).lean(), this.#toolMarks.findById(workspace).lean(), this.#heads.findById(workspace).lean()]);
+    const [daysDone, toolsDone] = [dayMark?.block ?? 0, toolMark?.block ?? 0];
+    const first = Math.min(daysDone, toolsDone) + 1;
+    const last = Math.min(Math.floor((head?.seq ?? 0) / ACTIVITY_BLOCK), first - 1 + maxBlocks);
     let counted = 0;
-    for (let block = (mark?.block ?? 0) + 1; block <= last; block++) {
+    for (let block = first; block <= last; block++) {
       const rows = await this.entries.find(positionsOf(workspace, (block - 1) * ACTIVITY_BLOCK + 1, block * ACTIVITY_BLOCK), { _id: 0, seq: 1, at: 1, tool: 1, run_id: 1 }).lean();
+      if (block > toolsDone) await this.#indexTools(workspace, block, rows);
+      if (block <= daysDone) continue;
       const days = new Map<string, { n: number; t: Record<string, number>; r: Record<string, number> }>();
       for (const e of rows) {
         const day = localDate(new Date(e.at));
@@ -630,6 +695,23 @@ export class Ledger {
       counted++;
     }
     return counted;
+  }
+
+  /** Adds one block's entries to their tools' positions (each chunk document takes a block once), then moves the tool mark. */
+  async #indexTools(workspace: string, block: number, rows: Pick<LedgerEntry, 'seq' | 'tool'>[]): Promise<void> {
+    const chunk = Math.ceil((block * ACTIVITY_BLOCK) / TOOL_CHUNK);
+    const byTool = new Map<string, number[]>();
+    for (const e of rows) byTool.set(e.tool, [...(byTool.get(e.tool) ?? []), e.seq]);
+    await Promise.all([...byTool].map(([tool, seqs]) => this.#toolPositions.collection.updateOne(
+      { _id: `${workspace}|${tool}|${chunk}`, blocks: { $ne: block } } as never,
+      { $push: { s: { $each: seqs.sort((a, b) => a - b) }, blocks: block }, $setOnInsert: { workspace, tool } } as never,
+      { upsert: true },
+    ).catch((err: { code?: number }) => {
+      if (err.code !== 11000) throw err; // the chunk already holds this block
+    })));
+    await this.#toolMarks.collection.updateOne({ _id: workspace, block: { $lt: block } } as never, { $set: { block } }, { upsert: true }).catch((err: { code?: number }) => {
+      if (err.code !== 11000) throw err; // the mark is already further on
+    });
   }
 
   /**
