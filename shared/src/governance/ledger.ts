@@ -546,7 +546,9 @@ export class Ledger {
   /**
    * Newest entries first, filtered, one bounded page: at most `limit` (200 max) entries, and at
    * most {@link LIST_WINDOWS} windows of 500 seq numbers read (each window's positions
-   * looked up on the unique (workspace, seq) index, {@link positionsOf}; never a full sort). `before` continues below a seq; `next_before` is
+   * looked up on the unique (workspace, seq) index, {@link positionsOf}; never a full sort). Filtered
+   * by a tool, positions up to the tool mark come from the tool's positions ({@link TOOL_CHUNK}
+   * chunks), so a window holds only that tool's entries. `before` continues below a seq; `next_before` is
    * where the next page starts, absent when the chain's start was reached. A filter that matches
    * rarely therefore gives short (even empty) pages that still continue.
    */
@@ -641,7 +643,8 @@ export class Ledger {
 
   /**
    * Counts a workspace's complete blocks of {@link ACTIVITY_BLOCK} positions not yet counted into
-   * its day counters, oldest first, at most `maxBlocks` of them. Idempotent and safe to run in
+   * its day counters or its tools' positions (each has its own mark; the pass starts at the lower),
+   * oldest first, at most `maxBlocks` of them. Idempotent and safe to run in
    * several processes at once: a block goes into each day's document once (the update's condition
    * names the block), and the mark moves forward only, after its days. A crash between leaves the
    * mark behind, and the next run counts that block again into the days still missing it.
