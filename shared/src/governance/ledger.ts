@@ -604,8 +604,10 @@ export class Ledger {
         high = 0;
         break;
       }
-      const seqs = pending.slice(0, WINDOW);
-      pending = pending.slice(WINDOW);
+      // Filtered by the tool alone, every indexed position is a row of the page: read just the rows still missing.
+      const size = Object.keys(conditions).length === 1 ? limit - out.length : WINDOW;
+      const seqs = pending.slice(0, size);
+      pending = pending.slice(size);
       windows++;
       if (await take(seqs)) return full();
       high = seqs.at(-1)! - 1;
