@@ -67,7 +67,8 @@ export default defineConfig({
         test: { name: p.name, root: p.root, include: ['test/**/*.test.ts', 'src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 120_000, isolate: false },
       })),
       // Cross-service tests: the whole system over HTTP, the system each worker shares (or a file's own).
-      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000, isolate: false } },
+      // test/replicas/ runs apart (`npm run test:replicas`: 16 services).
+      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], exclude: ['replicas/**', '**/node_modules/**'], testTimeout: 60_000, hookTimeout: 180_000, isolate: false } },
     ],
   },
 });

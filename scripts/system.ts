@@ -39,12 +39,20 @@ export interface SystemOptions {
   sealKey?: string;
   /** Gateway port when `ports` is `default` (default 4000). */
   gatewayPort?: number;
+  /**
+   * Processes of every subgraph (default 1), all on the subgraph's one database; the gateways are
+   * given every replica's URL (`SUBGRAPH_<NAME>_URL` as a comma-separated list), and each replica
+   * reads its peers at the replicas of its own rank. Needs `ports: 'free'` beyond the first.
+   */
+  replicas?: number;
 }
 
 /** A running system; `stop()` ends only the processes it started. */
 export interface RunningSystem {
   gatewayUrl: string;
   subgraphs: Record<string, ServiceProcess>;
+  /** Every process of each subgraph, the one in `subgraphs` first (see {@link SystemOptions.replicas}). */
+  replicas: Record<string, ServiceProcess[]>;
   gateway: ServiceProcess;
   keys: { privateKey: string; publicKey: string };
   /** The ledger's Ed25519 key pair; its public key verifies `Ledger-Receipt` values. */
@@ -157,13 +165,13 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   // the gateway's address before the gateway starts.
   const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const launchSubgraph = async (name: string, port: number) => {
-    const env = { ...baseEnv, ...peerUrls, CUADRA_GATEWAY_URL: gatewayUrl, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
-    const child = spawnService(name, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
+  const launchSubgraph = async (name: string, port: number, peers = peerUrls, logName = name) => {
+    const env = { ...baseEnv, ...peers, CUADRA_GATEWAY_URL: gatewayUrl, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
+    const child = spawnService(logName, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
     const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
     // Counted as started at once: if another subgraph fails to come up, this one is stopped too.
     started.push(proc);
-    await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));
+    await waitHealthy(`${proc.url}/healthz`, child, logName, path.join(opts.logDir, `${logName}.log`));
     return proc;
   };
 
@@ -182,22 +190,30 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey,
       CUADRA_TOKEN_SIGNING_KEY: opts.env?.CUADRA_TOKEN_SIGNING_KEY ?? (opts.tokenKeys ?? generateSigningKeyPair()).privateKey,
     };
-    SUBGRAPHS.forEach((s, i) => { gatewayEnv[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}`; });
+    // Replicas beyond the first: their own ports, each rank reading its peers at the same rank.
+    const replicaCount = Math.max(1, opts.replicas ?? 1);
+    if (replicaCount > 1 && opts.ports !== 'free') throw new Error('startSystem: replicas need ports: free');
+    const extraRanks = await Promise.all(Array.from({ length: replicaCount - 1 }, () => Promise.all(SUBGRAPHS.map(() => freePort()))));
+    const rankPeers = extraRanks.map((rankPorts) => ({ ...peerUrls, ...Object.fromEntries(SUBGRAPHS.map((s, i) => [`SUBGRAPH_${s.name.toUpperCase()}_URL`, `http://127.0.0.1:${rankPorts[i]}`])) }));
+    SUBGRAPHS.forEach((s, i) => { gatewayEnv[`SUBGRAPH_${s.name.toUpperCase()}_URL`] = [ports[i], ...extraRanks.map((r) => r[i])].map((p) => `http://127.0.0.1:${p}`).join(','); });
     // The gateway starts beside the subgraphs, not after them: it composes from the build's supergraph
     // and reaches a subgraph only when a call needs it (its /healthz answers 503 until every one is up),
     // so a system is up in the time of its slowest process, not the slowest subgraph plus the gateway.
     const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
     const gateway = { name: 'gateway', port: gatewayPort, url: gatewayUrl, child: gatewayChild };
     started.push(gateway);
-    const [procs] = await Promise.all([
+    const [procs, extraProcs] = await Promise.all([
       Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, ports[i]))),
+      Promise.all(extraRanks.map((rankPorts, rank) => Promise.all(SUBGRAPHS.map((s, i) => launchSubgraph(s.name, rankPorts[i], rankPeers[rank], `${s.name}.${rank + 2}`))))),
       waitHealthy(`${gatewayUrl}/healthz`, gatewayChild, 'gateway', path.join(opts.logDir, 'gateway.log')),
     ]);
     for (const p of procs) subgraphs[p.name] = p;
+    const replicas: Record<string, ServiceProcess[]> = Object.fromEntries(procs.map((p) => [p.name, [p, ...extraProcs.map((rank) => rank.find((q) => q.name === p.name)!)]]));
 
     return {
       gatewayUrl,
       subgraphs,
+      replicas,
       gateway,
       keys,
       ledgerKeys,
@@ -223,7 +239,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       },
       async stop() {
         await Promise.all(started.filter((p) => p.name.startsWith('gateway')).map((p) => stopChild(p.child)));
-        await Promise.all(Object.values(subgraphs).map((p) => stopChild(p.child)));
+        await Promise.all([...Object.values(subgraphs), ...Object.values(replicas).flatMap((r) => r.slice(1))].map((p) => stopChild(p.child)));
       },
     };
   } catch (err) {

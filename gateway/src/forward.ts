@@ -47,26 +47,34 @@ export class RelayedAnswer implements OwnedAnswer {
 
 /**
  * Sends invokes straight to the owning subgraph's `POST /invoke` over kept-alive connections (one
- * undici pool per subgraph), skipping the query planner and GraphQL: a tool call is one field on
- * one subgraph, so there is nothing to plan. The subgraph answers as the REST surface does
+ * undici pool per subgraph replica), skipping the query planner and GraphQL: a tool call is one
+ * field on one subgraph, so there is nothing to plan. The subgraph answers as the REST surface does
  * (status, body, `Ledger-Receipt`, `Idempotent-Replayed`), so nothing is decoded and encoded again.
+ *
+ * A subgraph given several replicas has its calls taken in turn; a replica that provably never got
+ * the call (no connection) is skipped to the next, and only a call no replica could be reached for
+ * is `unavailable`. A call that may have reached a replica is never sent to another: its outcome is
+ * unknown (CONTRACT.md §9) and only the caller's idempotency key may retry it.
  */
 export class SubgraphForwarder {
-  readonly #pools = new Map<string, Pool>();
-  readonly #urls: Record<string, string>;
+  readonly #replicas = new Map<string, { pools: Pool[]; next: number }>();
+  readonly #urls: Record<string, string | readonly string[]>;
   readonly #vouching = checkedCallsFromEnv();
 
-  constructor(urls: Record<string, string>) {
+  constructor(urls: Record<string, string | readonly string[]>) {
     this.#urls = urls;
   }
 
-  #pool(subgraph: string): Pool {
-    let pool = this.#pools.get(subgraph);
-    if (!pool) {
-      pool = new Pool(this.#urls[subgraph], { connections: 64, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
-      this.#pools.set(subgraph, pool);
+  #replicasOf(subgraph: string): { pools: Pool[]; next: number } {
+    let replicas = this.#replicas.get(subgraph);
+    if (!replicas) {
+      const urls = this.#urls[subgraph];
+      const list = typeof urls === 'string' ? [urls] : [...(urls ?? [])];
+      if (list.length === 0) throw new CuadraError('internal', 'The owning service has no address.', { cause: new Error(`no URL for subgraph ${subgraph}`) });
+      replicas = { pools: list.map((url) => new Pool(url, { connections: 64, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 })), next: 0 };
+      this.#replicas.set(subgraph, replicas);
     }
-    return pool;
+    return replicas;
   }
 
   /**
@@ -81,18 +89,26 @@ export class SubgraphForwarder {
     const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null, ...(options.dryRun ? { dryRun: true } : {}) });
     const headers: Record<string, string> = { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion };
     if (options.checked && this.#vouching) headers[CHECKED_CALL_HEADER] = this.#vouching.vouch(assertion, body);
-    let answer: RelayedAnswer;
-    let owned: boolean;
+    const replicas = this.#replicasOf(subgraph);
+    const first = replicas.next;
+    replicas.next = (first + 1) % replicas.pools.length;
+    let answer: RelayedAnswer | undefined;
+    let owned = false;
+    let refused: unknown;
     let retryAfter: unknown;
-    try {
-      const res = await this.#pool(subgraph).request({ path: TOOL_INVOKE_PATH, method: 'POST', headers, body });
-      owned = res.headers[OWNER_ANSWER_HEADER] === '1';
-      retryAfter = res.headers['retry-after'];
-      answer = new RelayedAnswer(res.statusCode, Buffer.from(await res.body.arrayBuffer()), res.headers);
-    } catch (err) {
-      if (neverReached(err)) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: err });
-      throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
+    for (let tried = 0; tried < replicas.pools.length && !answer; tried++) {
+      try {
+        const res = await replicas.pools[(first + tried) % replicas.pools.length].request({ path: TOOL_INVOKE_PATH, method: 'POST', headers, body });
+        owned = res.headers[OWNER_ANSWER_HEADER] === '1';
+        retryAfter = res.headers['retry-after'];
+        answer = new RelayedAnswer(res.statusCode, Buffer.from(await res.body.arrayBuffer()), res.headers);
+      } catch (err) {
+        // Only a replica that provably never got the call is passed over; anything else may have run it.
+        if (!neverReached(err)) throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
+        refused = err;
+      }
     }
+    if (!answer) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: refused });
     if (!owned && answer.status === 429) {
       // The subgraph's fair share refused the call before it ran (shared/src/fair-share.ts): nothing was done there.
       throw new CuadraError('rate_limited', 'This workspace has too many calls running on the owning service; nothing was done. Wait and retry.', { extra: { headers: { 'Retry-After': typeof retryAfter === 'string' ? retryAfter : '1' } } });
@@ -105,6 +121,6 @@ export class SubgraphForwarder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.close()));
+    await Promise.all([...this.#replicas.values()].flatMap((r) => r.pools.map((p) => p.close())));
   }
 }

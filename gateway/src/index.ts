@@ -1,7 +1,7 @@
 import { connectDatabase, createLogger, Governance, installProbe, quotasFromEnv } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { createGateway } from './server.ts';
-import { SUBGRAPHS, subgraphUrl } from './subgraphs.ts';
+import { SUBGRAPHS, subgraphReplicaUrls, subgraphUrl } from './subgraphs.ts';
 
 // The only file with side effects: read the environment, connect, listen.
 const env = process.env;
@@ -27,6 +27,7 @@ const gateway = await createGateway({
   signingKey,
   tokenSigningKey: env.CUADRA_TOKEN_SIGNING_KEY?.replace(/\\n/g, '\n'),
   subgraphUrls: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, subgraphUrl(s.name, env)])),
+  subgraphReplicas: Object.fromEntries(SUBGRAPHS.map((s) => [s.name, subgraphReplicaUrls(s.name, env)])),
   quotas: quotasFromEnv(env),
   governance,
   servicePublicKey: env.CUADRA_SERVICE_PUBLIC_KEY?.replace(/\\n/g, '\n'),

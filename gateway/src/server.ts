@@ -46,6 +46,8 @@ export interface GatewayDeps {
   tokenSigningKey?: string;
   /** Base URL of each subgraph. */
   subgraphUrls: Record<string, string>;
+  /** Every address of each subgraph (its replicas, `SUBGRAPH_<NAME>_URL` as a list), taken in turn by tool calls; `subgraphUrls` when absent. */
+  subgraphReplicas?: Record<string, readonly string[]>;
   quotas: { credential: Quota; workspace: Quota };
   /** The shared governance stores: the gateway writes the ledger entries of the refusals it decides. */
   governance: Governance;
@@ -69,7 +71,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const identity = new IdentityStore(deps.db, deps.redis);
   await identity.init();
   const signer = new AssertionSigner(deps.signingKey);
-  const forwarder = new SubgraphForwarder(deps.subgraphUrls);
+  const forwarder = new SubgraphForwarder(deps.subgraphReplicas ?? deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
   const mailer = mailerFromEnv(deps.log);
   // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.

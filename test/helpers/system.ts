@@ -71,6 +71,8 @@ export interface TestSystemOptions {
   /** Servers of this file's own (a file that kills or restarts the database or Redis): its system is its own too. */
   mongoUrl?: string;
   redisUrl?: string;
+  /** Processes of every subgraph (scripts/system.ts `replicas`): the system is the file's own. */
+  replicas?: number;
 }
 
 // What a file does to the processes themselves: such a file cannot share them with others.
@@ -87,6 +89,7 @@ export function ownSystemReason(env: Record<string, string>, options: TestSystem
   if (!testPoolUrl()) return 'no test pool (run the tests with `npm test`)';
   const file = testFile ?? expect.getState().testPath;
   if (options.own) return 'asked for';
+  if ((options.replicas ?? 1) > 1) return 'replicas of its own';
   if (options.mongoUrl || options.redisUrl) return 'servers of its own';
   const differs = Object.entries(env).filter(([k, v]) => SHARED_SYSTEM_ENV[k] !== v).map(([k]) => k);
   if (differs.length > 0) return `settings of its own (${differs.join(', ')})`;
@@ -122,6 +125,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     redisUrl,
     dbPrefix: prefix,
     ports: 'free',
+    replicas: options.replicas,
     logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs', prefix),
     // Rate-limit counters live in Redis under the credential id, which is unique per key.
     env: { ...SHARED_SYSTEM_ENV, ...env },

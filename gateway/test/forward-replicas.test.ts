@@ -1,0 +1,112 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CuadraError, OWNER_ANSWER_HEADER, TOOL_INVOKE_PATH } from '@cuadra/shared';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SubgraphForwarder } from '../src/forward.ts';
+import { subgraphReplicaUrls, subgraphUrl } from '../src/subgraphs.ts';
+
+// Issue 33, "Out of one machine": a subgraph may be given several URLs, taken in turn. What is under
+// test here is the transport between the gateway and a replica (a refused connection against one
+// that took the request and died), so the replicas are plain HTTP listeners that count what reaches
+// them and answer as an owner does; the whole product on replicas runs in test/replicas/.
+
+interface Replica {
+  url: string;
+  calls: number;
+  server: Server;
+}
+
+const servers: Server[] = [];
+
+/** A replica that answers every invoke as its owner (200), or takes the request and drops the connection (`dies`). */
+async function replica(behaviour: 'answers' | 'dies' = 'answers'): Promise<Replica> {
+  const r: Replica = { url: '', calls: 0, server: createServer() };
+  r.server.on('request', (req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('end', () => {
+      if (req.url !== TOOL_INVOKE_PATH) return void res.writeHead(404).end();
+      r.calls++;
+      if (behaviour === 'dies') return void req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json', [OWNER_ANSWER_HEADER]: '1' }).end(JSON.stringify({ output: { echoed: JSON.parse(body).tool } }));
+    });
+  });
+  await new Promise<void>((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+  servers.push(r.server);
+  r.url = `http://127.0.0.1:${(r.server.address() as AddressInfo).port}`;
+  return r;
+}
+
+/** An address nothing listens on: a replica that is down (connections refused). */
+async function downReplica(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+const forwarders: SubgraphForwarder[] = [];
+function forwarder(urls: string[]): SubgraphForwarder {
+  const f = new SubgraphForwarder({ invoices: urls });
+  forwarders.push(f);
+  return f;
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return err instanceof CuadraError ? err.code : `not a CuadraError: ${String(err)}`;
+  }
+}
+
+afterEach(async () => {
+  await Promise.all(forwarders.splice(0).map((f) => f.close()));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+});
+
+describe('SUBGRAPH_<NAME>_URL', () => {
+  it('lists replicas separated by commas; the first is the one composition and health read', () => {
+    const env = { SUBGRAPH_INVOICES_URL: 'http://10.0.0.5:4102/, http://10.0.0.6:4102' };
+    expect(subgraphReplicaUrls('invoices', env)).toEqual(['http://10.0.0.5:4102', 'http://10.0.0.6:4102']);
+    expect(subgraphUrl('invoices', env)).toBe('http://10.0.0.5:4102');
+    // One URL, as before; none, the default port on loopback.
+    expect(subgraphReplicaUrls('crm', { SUBGRAPH_CRM_URL: 'http://crm:4101' })).toEqual(['http://crm:4101']);
+    expect(subgraphReplicaUrls('crm', {})).toEqual(['http://127.0.0.1:4101']);
+  });
+});
+
+describe('the forwarder on replicas', () => {
+  it('takes the replicas in turn', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const f = forwarder([a.url, b.url]);
+    for (let i = 0; i < 6; i++) expect((await f.invoke('invoices', 'invoices.create', {}, 'assertion')).status).toBe(200);
+    expect([a.calls, b.calls]).toEqual([3, 3]);
+  });
+
+  it('skips a replica that refuses connections: every call is answered by the other, none lost or doubled', async () => {
+    const [down, b] = await Promise.all([downReplica(), replica()]);
+    const f = forwarder([down, b.url]);
+    const codes = await Promise.all(Array.from({ length: 5 }, () => codeOf(f.invoke('invoices', 'invoices.create', {}, 'assertion'))));
+    expect(codes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(b.calls).toBe(5);
+  });
+
+  it('never sends a call that may have reached a replica to another: outcome_unknown, the other replica untouched', async () => {
+    const [dying, b] = await Promise.all([replica('dies'), replica()]);
+    const f = forwarder([dying.url, b.url]);
+    // The first call goes to the dying replica (the turn starts at the first listed).
+    expect(await codeOf(f.invoke('invoices', 'payments.record', {}, 'assertion', { idempotencyKey: 'k-1' }))).toBe('outcome_unknown');
+    expect(dying.calls).toBe(1);
+    expect(b.calls).toBe(0);
+  });
+
+  it('answers unavailable only when no replica could be reached', async () => {
+    const f = forwarder([await downReplica(), await downReplica()]);
+    expect(await codeOf(f.invoke('invoices', 'invoices.create', {}, 'assertion'))).toBe('unavailable');
+  });
+});
