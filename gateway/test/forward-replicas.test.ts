@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CuadraError, OWNER_ANSWER_HEADER, TOOL_INVOKE_PATH } from '@cuadra/shared';
+import { CuadraError, OWNER_ANSWER_HEADER, peersFromEnv, TOOL_INVOKE_PATH } from '@cuadra/shared';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SubgraphForwarder } from '../src/forward.ts';
 import { subgraphReplicaUrls, subgraphUrl } from '../src/subgraphs.ts';
@@ -77,6 +77,11 @@ describe('SUBGRAPH_<NAME>_URL', () => {
     // One URL, as before; none, the default port on loopback.
     expect(subgraphReplicaUrls('crm', { SUBGRAPH_CRM_URL: 'http://crm:4101' })).toEqual(['http://crm:4101']);
     expect(subgraphReplicaUrls('crm', {})).toEqual(['http://127.0.0.1:4101']);
+  });
+
+  it('given to a subgraph as a list, its peer reads go to the first replica (not to the list read as one URL)', () => {
+    const peers = peersFromEnv({ CUADRA_SERVICE_KEY: 'k', CUADRA_SERVICE_PUBLIC_KEY: 'p', SUBGRAPH_CRM_URL: 'http://10.0.0.5:4101/ ,http://10.0.0.6:4101' });
+    expect(peers?.urls.crm).toBe('http://10.0.0.5:4101');
   });
 });
 

@@ -30,7 +30,9 @@ export function peersFromEnv(env: NodeJS.ProcessEnv = process.env): PeerConfig |
   const urls: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     const m = /^SUBGRAPH_([A-Z0-9_]+)_URL$/.exec(key);
-    if (m && value) urls[m[1].toLowerCase()] = value.replace(/\/+$/, '');
+    // A list of replicas (the gateway takes them in turn): a peer read goes to the first.
+    const first = value?.split(',')[0]?.trim().replace(/\/+$/, '');
+    if (m && first) urls[m[1].toLowerCase()] = first;
   }
   return { privateKey, publicKey, urls };
 }

@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type ServiceEndpoint, type TestSystem } from '../helpers/system.ts';
 
@@ -12,7 +12,7 @@ import { startTestSystem, type ServiceEndpoint, type TestSystem } from '../helpe
 const PER_KEY = 40;
 let sys: TestSystem;
 let gw2: ServiceEndpoint;
-let mongo: MongoClient;
+let mongo: mongoose.mongo.MongoClient;
 let prefix: string;
 let workspace: string;
 let owner: string;
@@ -53,7 +53,7 @@ beforeAll(async () => {
   sys = await startTestSystem('replicas', { RATE_LIMIT_PER_CREDENTIAL: `${PER_KEY}/60`, RATE_LIMIT_PER_WORKSPACE: '100000/60' }, { replicas: 2 });
   gw2 = await sys.startAnotherGateway();
   prefix = sys.gatewayDb.replace(/_gateway$/, '');
-  mongo = await MongoClient.connect(process.env.MONGO_URL!);
+  mongo = await mongoose.mongo.MongoClient.connect(process.env.MONGO_URL!);
   const ws = await sys.workspace('Réplicas SAS');
   workspace = ws.workspace_id;
   owner = ws.api_key;
@@ -142,7 +142,7 @@ describe('two replicas of every subgraph behind two gateways', () => {
     expect(decisions).toEqual(Array.from({ length: HELD }, () => [200, 409]));
     // Read in the database, not through a gateway: polling would spend the keys' quota.
     for (const h of held) {
-      const done = await until(() => db('governance').collection('approvals').findOne({ _id: h.body.approval_id }), (a) => a?.status === 'executed');
+      const done = await until(() => db('governance').collection('approvals').findOne({ _id: h.body.approval_id as unknown as mongoose.mongo.ObjectId }), (a) => a?.status === 'executed');
       expect(done?.status).toBe('executed');
     }
     // Each held call ran once: one project per approval, one ledger entry of its run.
