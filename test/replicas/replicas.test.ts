@@ -37,8 +37,8 @@ async function ok(g: number, tool: string, input: unknown, key = owner): Promise
 }
 
 const db = (service: string) => mongo.db(`${prefix}_${service}`);
-/** Ledger entries of this workspace for a tool whose call ran (an outcome the owner gave: not refusals before it). */
-const ledgerOf = (tool: string, extra: Record<string, unknown> = {}) => db('governance').collection('ledger').countDocuments({ workspace, tool, ...extra });
+/** Ledger entries of this workspace's calls of `tool` that ran (outcome ok, not a replay: a replay is ledgered too, marked). */
+const ledgerOf = (tool: string, extra: Record<string, unknown> = {}) => db('governance').collection('ledger').countDocuments({ workspace, tool, outcome: 'ok', replayed: { $ne: true }, ...extra });
 
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -71,7 +71,8 @@ afterAll(async () => {
 
 describe('two replicas of every subgraph behind two gateways', () => {
   it('both gateways are up on both replicas of every subgraph', async () => {
-    const health = await Promise.all(gateways().map((g) => fetch(`${g}/healthz`).then((r) => r.status)));
+    // A gateway answers 503 until it has reached every subgraph (the second has just started).
+    const health = await until(() => Promise.all(gateways().map((g) => fetch(`${g}/healthz`).then((r) => r.status))), (h) => h.every((x) => x === 200), 30_000);
     expect(health).toEqual([200, 200]);
   });
 
@@ -126,6 +127,9 @@ describe('two replicas of every subgraph behind two gateways', () => {
     }
     expect(await db('invoices').collection('payments').countDocuments({ workspace })).toBe(PAYMENTS);
     expect(await ledgerOf('payments.register')).toBe(PAYMENTS);
+    // Every replay answered 200 is in the ledger as a replay: 200s answered = runs + replays.
+    const answered200 = payments.flat().filter((r) => r.status === 200).length;
+    expect(await db('governance').collection('ledger').countDocuments({ workspace, tool: 'payments.register', outcome: 'ok' })).toBe(answered200);
   });
 
   it('a held call decided through the other gateway runs once, though both gateways decide at once and two replicas sweep', async () => {
@@ -147,6 +151,8 @@ describe('two replicas of every subgraph behind two gateways', () => {
     }
     // Each held call ran once: one project per approval, one ledger entry of its run.
     expect(await db('projects').collection('projects').countDocuments({ workspace, key: { $regex: '^HLD' } })).toBe(HELD);
+    // One run of each held call in the ledger (its approval's), besides the entry of its hold.
+    expect(await ledgerOf('projects.create')).toBe(HELD);
     await ok(1, 'policies.delete', { id: policy });
   });
 

@@ -27,6 +27,9 @@ describe('recurring invoices', () => {
     expect(r).toMatchObject({ status: 'active', next_date: '2026-01-31' });
     const runs = await Promise.all([sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner), sg.call('invoices.recurring_run', { as_of: '2026-04-30' }, owner)]);
     expect(runs.every((x) => x.ok)).toBe(true);
+    // Between them the two runs report each period once: a run reports only what it issued, not a
+    // period the other run moved past while it was on it (both used to report it: issue 33's replicas test).
+    expect(runs.flatMap((x) => x.output.issued.map((i: any) => i.date)).sort()).toEqual(['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30']);
     const made = await sg.call('invoices.list', { limit: 100 }, owner);
     expect(made.output.rows.map((i: any) => i.issue_date).sort()).toEqual(['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30']);
     expect(made.output.rows.every((i: any) => i.status === 'posted' && i.source.recurring_id === r.id)).toBe(true);

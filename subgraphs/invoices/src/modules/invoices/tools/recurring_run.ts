@@ -64,7 +64,9 @@ export const recurringRun = defineTool({
           { $set: { next_date: next, status: ended ? 'ended' : 'active', updated_at: ctx.now }, $inc: { issued: 1 } },
           { returnDocument: 'after' },
         ).lean();
-        issued.push({ recurring_id: schedule._id, invoice_id: invoiceId, date });
+        // Reported by the run that moved the schedule past the period: a run that lost the race (another
+        // run or replica moved it first) made nothing new, and reporting it would count the period twice.
+        if (r) issued.push({ recurring_id: schedule._id, invoice_id: invoiceId, date });
       }
     }
     return { as_of: asOf, issued };
