@@ -170,6 +170,32 @@ describe('two replicas of every subgraph behind two gateways', () => {
     expect(String(schedule.id)).toMatch(/^rec_/);
   });
 
+  it('a payment run approved through one gateway and confirmed through both at once pays each bill once', async () => {
+    // A key of its own: the owner's quota is spent by the lanes above.
+    const key = (await sys.key(workspace, 'admin')).api_key;
+    const vendor = (await ok(0, 'parties.create', { name: 'Inmobiliaria Centro Ltda', kind: 'vendor', tax_id: { type: 'NIT', number: '860002964-4' } }, key)).party.id;
+    const bills: string[] = [];
+    for (const [i, amount] of [[1, 100000000], [2, 250000000]] as const) {
+      const bill = (await ok(i % 2, 'bills.create', { vendor_id: vendor, supplier_number: `ARR-${i}`, currency: 'COP', issue_date: '2026-11-01', due_date: '2026-11-10', lines: [{ description: `Arriendo ${i}`, account: '5120', quantity: 1, unit_price: amount }] }, key)).bill;
+      await ok((i + 1) % 2, 'bills.post', { id: bill.id }, key);
+      bills.push(bill.id);
+    }
+    const run = (await ok(0, 'payment_runs.create', {
+      currency: 'COP', bank_account: '111005', bill_ids: bills, payment_date: '2026-11-20',
+      debtor: { name: 'Réplicas SAS', tax_id: '900373115', account_number: '98765432109876', account_type: 'checking', bic: 'COLOCOBM' },
+      payees: [{ vendor_id: vendor, account_number: '00112233445', account_type: 'savings', bank_code: '5600078', bic: 'COLOCOBM' }],
+    }, key)).payment_run;
+    // 1,000,000.00 + 2,500,000.00 (no tax, no withholding) = 3,500,000.00 = 350,000,000 cents.
+    expect(run).toMatchObject({ count: 2, total: 350000000 });
+    expect((await ok(1, 'payment_runs.approve', { id: run.id, amount: 350000000 }, key)).payment_run.status).toBe('approved');
+    // A run is confirmed once its file has gone to the bank.
+    await ok(0, 'payment_runs.export', { id: run.id, format: 'pain.001.001.03' }, key);
+    const confirms = await Promise.all([0, 1].map((g) => via(g, 'payment_runs.confirm', { id: run.id, paid_on: '2026-11-20' }, key)));
+    expect(confirms.map((c) => c.status).sort(), JSON.stringify(confirms.map((c) => c.body))).toEqual([200, 409]);
+    for (const id of bills) expect((await ok(0, 'bills.get', { id }, key)).bill).toMatchObject({ status: 'paid', balance: 0 });
+    expect(await ledgerOf('payment_runs.confirm')).toBe(1);
+  });
+
   it('shares the rate limit: a quota of N across both gateways lets exactly N calls pass', async () => {
     const key = (await sys.key(workspace, 'admin')).api_key;
     const CALLS = PER_KEY + 20;
