@@ -166,13 +166,26 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
 // one Maildir, which holds every message of the run.
 const readBefore = new Map<string, string>();
 
+/**
+ * Orders Maildir file names by delivery: exim names a message `<seconds>.M<microseconds>P<pid>.<host>`
+ * with the microseconds not zero-padded, so two messages of one second sort wrongly as text
+ * (`M99999` after `M605011`). Names of another shape keep their text order.
+ */
+function byDelivery(a: string, b: string): number {
+  const time = (name: string) => /^(\d+)\.M(\d+)P/.exec(name);
+  const ta = time(a);
+  const tb = time(b);
+  if (ta && tb) return Number(ta[1]) - Number(tb[1]) || Number(ta[2]) - Number(tb[2]) || (a < b ? -1 : a > b ? 1 : 0);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** The messages delivered to a Maildir, oldest first, as raw RFC 5322 text. */
 export function readMaildir(maildir: string): { file: string; raw: string }[] {
   const out: { file: string; raw: string }[] = [];
   for (const sub of ['new', 'cur']) {
     const folder = path.join(maildir, sub);
     if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder).sort()) {
+    for (const file of readdirSync(folder).sort(byDelivery)) {
       const full = path.join(folder, file);
       let raw = readBefore.get(full);
       if (raw === undefined) {
