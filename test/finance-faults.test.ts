@@ -33,6 +33,34 @@ async function ok(tool: string, input: unknown): Promise<any> {
   return r.body.output;
 }
 
+/**
+ * Sends `call(0)` … `call(total - 1)` on 8 workers; when call `total / 3` is about to be sent, the
+ * finance subgraph is SIGKILLed (and restarted 300 ms later), so calls in flight die mid-write. Waits
+ * until the gateway is healthy again; the answers, in the order they came.
+ */
+async function burstKillingFinance(total: number, call: (i: number) => Promise<{ status: number; body: any }>): Promise<{ i: number; status: number; code?: string }[]> {
+  let sent = 0;
+  let killed = false;
+  const answers: { i: number; status: number; code?: string }[] = [];
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (;;) {
+      const i = sent++;
+      if (i >= total) return;
+      if (i === Math.floor(total / 3) && !killed) {
+        killed = true;
+        void sys.killSubgraph('invoices').then(async () => {
+          await sleep(300);
+          await sys.restartSubgraph('invoices');
+        });
+      }
+      const r = await call(i);
+      answers.push({ i, status: r.status, code: r.body?.code });
+    }
+  }));
+  for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+  return answers;
+}
+
 describe('finance killed in the middle of payments', () => {
   it('loses, doubles and half-does nothing: one completed payment per key, balances, journal and rollups agree', async () => {
     await ok('einvoicing.configure', {
@@ -49,27 +77,8 @@ describe('finance killed in the middle of payments', () => {
 
     const total = 60;
     const AMOUNT = 100_000;
-    let sent = 0;
-    let killed = false;
-    const answers: { i: number; status: number; code?: string }[] = [];
     const pay = (i: number) => sys.invoke('payments.register', { customer_id: customer, amount: AMOUNT, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: invoiceIds[i % invoiceIds.length], amount: AMOUNT }] }, key, { 'Idempotency-Key': `fault-pay-${i}` });
-    const workers = Array.from({ length: 8 }, async () => {
-      for (;;) {
-        const i = sent++;
-        if (i >= total) return;
-        if (i === Math.floor(total / 3) && !killed) {
-          killed = true;
-          void sys.killSubgraph('invoices').then(async () => {
-            await sleep(300);
-            await sys.restartSubgraph('invoices');
-          });
-        }
-        const r = await pay(i);
-        answers.push({ i, status: r.status, code: r.body?.code });
-      }
-    });
-    await Promise.all(workers);
-    for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+    const answers = await burstKillingFinance(total, pay);
     const caught = answers.filter((a) => a.status !== 200);
     console.log('[finance-faults] answers', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
     expect(caught.length).toBeGreaterThan(0); // the kill caught calls, or the test proved nothing
@@ -206,25 +215,7 @@ describe('finance killed in the middle of posting bills', () => {
       billIds.push((await sys.output('bills.create', { vendor_id: vendor, supplier_number: `FP-${i}`, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: `Mantenimiento ${i}`, account: '5135', quantity: 1, unit_price: 100_000, tax_rate_ppm: 190000 }] }, api_key) as any).bill.id);
     }
     const post = (i: number) => sys.invoke('bills.post', { id: billIds[i] }, api_key, { 'Idempotency-Key': `fault-post-${i}` });
-    let sent = 0;
-    let killed = false;
-    const answers: { i: number; status: number; code?: string }[] = [];
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (;;) {
-        const i = sent++;
-        if (i >= total) return;
-        if (i === Math.floor(total / 3) && !killed) {
-          killed = true;
-          void sys.killSubgraph('invoices').then(async () => {
-            await sleep(300);
-            await sys.restartSubgraph('invoices');
-          });
-        }
-        const r = await post(i);
-        answers.push({ i, status: r.status, code: r.body?.code });
-      }
-    }));
-    for (let t = 0; t < 100 && (await sys.fetch('/healthz')).status !== 200; t++) await sleep(200);
+    const answers = await burstKillingFinance(total, post);
     const caught = answers.filter((a) => a.status !== 200);
     console.log('[finance-faults] posts', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
     expect(caught.length).toBeGreaterThan(0);
