@@ -101,15 +101,19 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
       return null;
     }
   };
-  const forward: express.RequestHandler = async (req, res) => {
-    const answer = await callService(req, res);
-    if (!answer) return;
+  /** Sends the service's answer on to the visitor: its status, the headers a page may pass, its bytes. */
+  const relay = async (answer: Response, res: express.Response): Promise<void> => {
     res.status(answer.status);
     for (const h of PASSED) {
       const v = answer.headers.get(h);
       if (v) res.setHeader(h, v);
     }
     res.end(Buffer.from(await answer.arrayBuffer()));
+  };
+  const forward: express.RequestHandler = async (req, res) => {
+    const answer = await callService(req, res);
+    if (!answer) return;
+    await relay(answer, res);
   };
   /**
    * `sites.login`: the marketing service checks the visitor's e-mailed code and answers who was
@@ -176,12 +180,7 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
     const visitor = token ? opts.tokens.siteVisitorOf(token, slug) : null;
     const answer = await callService(req, res, visitor ? { 'x-cuadra-site-visitor': visitor.email } : {});
     if (!answer) return;
-    res.status(answer.status);
-    for (const h of PASSED) {
-      const v = answer.headers.get(h);
-      if (v) res.setHeader(h, v);
-    }
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    await relay(answer, res);
   };
   const signOut: express.RequestHandler = (req, res) => {
     const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
