@@ -134,6 +134,13 @@ describe('invoices.post', () => {
     const two = await draft(sg, owner);
     expect((await sg.call('invoices.post', { id: one.id }, owner)).output.invoice.number).toBe('T1');
     expect(await sg.call('invoices.post', { id: two.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    // The refused post ended undone (a post runs as a durable operation that the sweep would finish):
+    // the draft holds no claim, no marker of the operation is left for the sweep to find, no entry was written.
+    const left = await sg.db.collection('invoices').findOne({ _id: two.id } as never);
+    expect(left).toMatchObject({ status: 'draft', number: null, journal_entry_id: null });
+    expect(left?.posting ?? null).toBeNull();
+    expect(await sg.db.collection('operations').countDocuments({ record: two.id })).toBe(0);
+    expect(await sg.db.collection('journal_entries').countDocuments({ 'source.id': two.id })).toBe(0);
   });
 
   it('is refused to a viewer and to a read-only key', async () => {
