@@ -155,7 +155,8 @@ export const REPAIR_AFTER_MS = Number(process.env.CUADRA_REPAIR_AFTER_MS ?? 60_0
  * repairs and waiting writers race for it and exactly one applies the intent; marks alone do not
  * make concurrent appliers safe, since the first to finish forgets them while another may still be
  * applying). An intent on its source without a marker (dropped while its writer was stalled before
- * the write) gets one again, by an insert only one caller wins.
+ * the write) gets one again, by an insert only one caller wins — and only while the source, read
+ * again after the insert, still lists it (the caller's read may predate another's finishing it).
  */
 async function claimStale(db: Connection, workspace: string, source: Model<any>, docId: string, intent: DerivedIntent, marker: MarkerDoc | null, now: number, olderThanMs: number): Promise<boolean> {
   const markers = db.collection<MarkerDoc>(MARKERS);
@@ -166,11 +167,16 @@ async function claimStale(db: Connection, workspace: string, source: Model<any>,
   if (now - new Date(intent.at).getTime() < olderThanMs) return false;
   try {
     await markers.insertOne({ _id: intent.id, workspace, source: source.collection.collectionName, doc: docId, at: new Date(now), marks: marksOf(intent) });
-    return true;
   } catch (err) {
     if ((err as { code?: number }).code === 11000) return false;
     throw err;
   }
+  // "No marker" may only mean another process finished the intent after the caller read its source
+  // (an applier takes it off the source before deleting the marker, and has forgotten its marks):
+  // the claim holds only while the source still lists it — else this marker goes, nothing applied.
+  if (await source.collection.countDocuments({ _id: docId, 'pending_derived.id': intent.id } as never, { limit: 1 })) return true;
+  await markers.deleteOne({ _id: intent.id });
+  return false;
 }
 
 /**
