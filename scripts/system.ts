@@ -6,6 +6,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateSigningKeyPair } from '../shared/src/credentials.ts';
+import { INSTANCE_HEADER } from '../shared/src/instance.ts';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
 import { freePort, repoRoot } from './infra.ts';
 
@@ -83,14 +84,21 @@ export const compileCacheDir = path.join(repoRoot, '.cache', 'node-compile');
  * default 120 s (a service starts in a few seconds on a quiet machine; the wait only matters when
  * the machine is crowded, and a failed start still ends at once when the child exits).
  */
-async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS) > 0 ? Number(process.env.CUADRA_START_TIMEOUT_MS) : 120_000): Promise<void> {
+/** The instance token each service was started with (it answers it on /healthz: shared/src/instance.ts). */
+const instanceOf = new WeakMap<ChildProcess, string>();
+
+/**
+ * Waits until `child` itself answers `url` (200, or 503 while its peers come up): an answer without
+ * the child's instance token comes from another process on that port, and does not count.
+ */
+export async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS) > 0 ? Number(process.env.CUADRA_START_TIMEOUT_MS) : 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
       await res.arrayBuffer();
-      if (res.status === 200 || res.status === 503) return;
+      if ((res.status === 200 || res.status === 503) && res.headers.get(INSTANCE_HEADER) === instanceOf.get(child)) return;
     } catch {
       // not up yet
     }
@@ -100,10 +108,12 @@ async function waitHealthy(url: string, child: ChildProcess, name: string, logFi
   throw new Error(`${name} did not come up (${child.exitCode ?? child.signalCode ?? 'timeout'}). Last log lines:\n${tail}`);
 }
 
-function spawnService(name: string, entry: string, env: Record<string, string>, logDir: string): ChildProcess {
+export function spawnService(name: string, entry: string, env: Record<string, string>, logDir: string): ChildProcess {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-  const child = spawn(nodeBin, [entry], { cwd: repoRoot, env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const instance = randomBytes(9).toString('base64url');
+  const child = spawn(nodeBin, [entry], { cwd: repoRoot, env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, ...env, CUADRA_INSTANCE: instance }, stdio: ['ignore', 'pipe', 'pipe'] });
+  instanceOf.set(child, instance);
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   return child;
@@ -145,8 +155,24 @@ export function loadOrCreateKeys(dir: string, name = 'signing-key', generate = g
   return keys;
 }
 
-/** Starts the subgraphs and the gateway, each as its own process, all at once, and waits until they answer. */
+/**
+ * Starts a system ({@link startSystemOnce}). With ports chosen free, a port can be taken by another
+ * process between the choice and the service's bind (the service then dies of EADDRINUSE): the
+ * start is then made again on other ports, up to three times.
+ */
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
+  const attempts = opts.ports === 'free' && opts.gatewayPort === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSystemOnce(opts);
+    } catch (err) {
+      if (attempt >= attempts || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+/** Starts the subgraphs and the gateway, each as its own process, all at once, and waits until they answer. */
+async function startSystemOnce(opts: SystemOptions): Promise<RunningSystem> {
   const keys = opts.keys ?? generateSigningKeyPair();
   const ledgerKeys = opts.ledgerKeys ?? generateLedgerKeyPair();
   // Subgraphs read each other's graph (an invoice's buyer from crm) with assertions signed by this

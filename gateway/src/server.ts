@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
-import { assertReachesSomeTool, closeServer, createRegistry, CuadraError, RateLimiter, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
+import { assertReachesSomeTool, closeServer, createRegistry, CuadraError, RateLimiter, stampInstance, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -112,6 +112,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(methodGuard(refusalCtx));
 
   app.get('/healthz', async (_req, res) => {
+    stampInstance(res);
     const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, redis: deps.redis });
     res.status(status).json(body);
   });

@@ -18,6 +18,7 @@ import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf, toCuadraError } from './errors.ts';
 import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
 import { FairShare, fairShareFromEnv } from './fair-share.ts';
+import { stampInstance } from './instance.ts';
 import { reaches } from './invoke.ts';
 import type { Governance } from './governance/index.ts';
 import { ToolOwner, type OwnedAnswer } from './owner.ts';
@@ -187,6 +188,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   // Answers here are POST answers to the gateway: an ETag (a SHA-1 of every body) serves no one.
   app.set('etag', false);
   app.get('/healthz', async (_req, res) => {
+    stampInstance(res);
     const ok = await databaseAnswers(deps.db);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', subgraph: def.name, database: ok ? 'ok' : 'unavailable' });
   });
