@@ -83,6 +83,8 @@ export interface TestSubgraph {
   /** Runs the approval sweep once (tests drive it by hand instead of waiting for the timer). */
   sweep(): Promise<void>;
   call(tool: string, input: unknown, principal: Principal, options?: { idempotencyKey?: string; approvalId?: string; dryRun?: boolean }): Promise<SubgraphCall>;
+  /** {@link call}'s output; anything but a 200 thrown with its code, field and message (as a system's `output`). */
+  output(tool: string, input: unknown, principal: Principal): Promise<any>;
   graphql(query: string, variables: Record<string, unknown>, principal: Principal | null): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
@@ -114,7 +116,7 @@ export async function startTestSubgraph(
     return { status: res.status, body: (await res.json()) as any };
   }
 
-  return {
+  const subgraph: TestSubgraph = {
     name,
     url,
     db,
@@ -143,6 +145,11 @@ export async function startTestSubgraph(
       if (answer.status === 202) return { ok: false, pending: true, approvalId: answer.body.approval_id, httpStatus: 202, replayed: answer.replayed };
       return { ok: false, code: answer.body.code, field: answer.body.field, message: answer.body.error, approvalId: answer.body.approval_id, httpStatus: answer.status, replayed: answer.replayed };
     },
+    async output(tool, input, principal) {
+      const r = await subgraph.call(tool, input, principal);
+      if (!r.ok) throw new Error(`${tool}: ${r.httpStatus} ${r.code} ${r.field ?? ''} ${r.message ?? ''}`);
+      return r.output;
+    },
     async close() {
       await server.stop();
       await db.dropDatabase().catch(() => undefined);
@@ -150,6 +157,7 @@ export async function startTestSubgraph(
       await Promise.all([db.close(), governanceDb.close()]);
     },
   };
+  return subgraph;
 }
 
 /** Every document of every collection of a database as one JSON text: where a leaked secret would show. */

@@ -20,11 +20,8 @@ afterAll(async () => {
   await sg?.close();
 });
 
-async function out(tool: string, input: unknown, owner: Principal) {
-  const r = await sg.call(tool, input, owner);
-  if (!r.ok) throw new Error(`${tool}: ${r.code} ${r.field ?? ''} ${r.message}`);
-  return r.output;
-}
+/** The tool's output (sg.output), thrown when refused. */
+const out = (tool: string, input: unknown, owner: Principal) => sg.output(tool, input, owner);
 
 /** The journal entries an asset caused, read straight from the collection (not through the module). */
 async function entriesOf(owner: Principal, assetId: string) {

@@ -21,11 +21,8 @@ afterAll(async () => {
   await sg?.close();
 });
 
-async function out(tool: string, input: unknown, owner: Principal) {
-  const r = await sg.call(tool, input, owner);
-  if (!r.ok) throw new Error(`${tool}: ${r.code} ${r.field ?? ''} ${r.message}`);
-  return r.output;
-}
+/** The tool's output (sg.output), thrown when refused. */
+const out = (tool: string, input: unknown, owner: Principal) => sg.output(tool, input, owner);
 
 /** One sweep pass of the invoices module's overdue watch, as the service's sweep runs it, at `now`. */
 const pass = (now = new Date()) => noteOverdueInvoices({ db: sg.db, now, log: createLogger('test', 'silent'), events: systemEventsFor(sg.governance.ledger, 'invoices', 'invoices') });
