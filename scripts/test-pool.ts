@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
@@ -47,7 +48,7 @@ export interface SharedSystemInfo {
 
 /** One timed step of the run, for the summary `npm test` prints at the end. */
 export interface PoolTiming {
-  kind: 'shared system' | 'own system' | 'Peppol validator' | 'Chromium';
+  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium';
   /** The worker (shared systems) or the test file (own systems) it was for. */
   label: string;
   ms: number;
@@ -87,6 +88,21 @@ interface Pooled {
   dbPrefix: string;
 }
 
+/** A system lent to one file at a time, by the settings it runs with. */
+interface Exclusive {
+  key: string;
+  pooled: Pooled;
+  /** Gateways the borrowing file added, stopped when it lets go. */
+  addedGateways: ChildProcess[];
+  /** Whether the system came back as it was lent (its last borrower's processes put right). */
+  restored: Promise<boolean>;
+}
+
+/** A system of a file's own as the file receives it: the address book, and the lease to control its processes. */
+export interface ExclusiveSystemInfo extends SharedSystemInfo {
+  lease: string;
+}
+
 /** Starts the pool's HTTP endpoint; nothing else starts until it is asked for. */
 export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
   const token = randomBytes(16).toString('hex');
@@ -106,14 +122,14 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     return result;
   };
 
-  const launch = (label: string): Promise<Pooled> => {
+  const launch = (label: string, kind: 'shared system' | 'own system' = 'shared system', env: Record<string, string> = {}): Promise<Pooled> => {
     if (stopping) return Promise.reject(new Error('the test pool is stopping'));
-    const dbPrefix = `t_shared_${randomBytes(3).toString('hex')}`;
-    const started = timed('shared system', label, async () => ({
+    const dbPrefix = `t_${kind === 'shared system' ? 'shared' : 'own'}_${randomBytes(3).toString('hex')}`;
+    const started = timed(kind, label, async () => ({
       dbPrefix,
       system: await startSystem({
         mongoUrl: opts.mongoUrl, redisUrl: opts.redisUrl, dbPrefix, ports: 'free', logDir: path.join(opts.logDir, dbPrefix),
-        env: { ...opts.env, ...SHARED_SYSTEM_ENV },
+        env: { ...opts.env, ...SHARED_SYSTEM_ENV, ...env },
       }),
     }));
     everyStart.push(started);
@@ -153,24 +169,101 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     return answer;
   };
 
+  // Systems of a file's own (it kills, restarts or adds processes, or runs other settings): lent to
+  // one file at a time and, when it lets go, put right (killed subgraphs started again, added
+  // gateways stopped) and kept for the next file that asks for the same settings.
+  const lent = new Map<string, Exclusive>();
+  const idle: Exclusive[] = [];
+  let leases = 0;
+  const settingsKey = (env: Record<string, string>) => JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const lentSystem = (lease: string): Exclusive => {
+    const found = lent.get(lease);
+    if (!found) throw new Error(`no system is lent under ${lease}`);
+    return found;
+  };
+  /** Puts a system back as it was handed out; `false` when it cannot be (a process will not come up). */
+  const restore = async (own: Exclusive): Promise<boolean> => {
+    const { system } = own.pooled;
+    try {
+      await Promise.all(own.addedGateways.splice(0).map(async (g) => {
+        if (g.exitCode !== null || g.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => g.once('exit', () => resolve()));
+        g.kill('SIGTERM');
+        await exited;
+      }));
+      for (const [name, p] of Object.entries(system.subgraphs)) if (p.child.exitCode !== null || p.child.signalCode !== null) await system.restartSubgraph(name);
+      return await healthy(own.pooled);
+    } catch {
+      return false;
+    }
+  };
+  const endpointOf = (p: { name: string; url: string; port: number; child: { pid?: number } }) => ({ name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 });
+  const infoOf = ({ system, dbPrefix }: Pooled): SharedSystemInfo => {
+    sourceAddresses += 1;
+    return {
+      gatewayUrl: system.gatewayUrl,
+      dbPrefix,
+      gateway: endpointOf(system.gateway),
+      subgraphs: Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, endpointOf(p)])),
+      keys: system.keys,
+      ledgerKeys: system.ledgerKeys,
+      serviceKeys: system.serviceKeys,
+      sealKey: system.sealKey,
+      // 127.1.0.2, 127.1.0.3, …: every one on the loopback interface, none the servers' 127.0.0.1.
+      sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
+    };
+  };
+
   const handlers: Record<string, (body: any) => Promise<unknown>> = {
     async system(body: { worker: string; root: string }) {
       if (path.resolve(body.root) !== path.resolve(opts.repoRoot)) return { refused: `this run's shared systems run the code of ${opts.repoRoot}` };
-      const { system, dbPrefix } = await systemFor(String(body.worker));
-      sourceAddresses += 1;
-      const info: SharedSystemInfo = {
-        gatewayUrl: system.gatewayUrl,
-        dbPrefix,
-        gateway: { name: system.gateway.name, url: system.gateway.url, port: system.gateway.port, pid: system.gateway.child.pid ?? 0 },
-        subgraphs: Object.fromEntries(Object.entries(system.subgraphs).map(([name, p]) => [name, { name: p.name, url: p.url, port: p.port, pid: p.child.pid ?? 0 }])),
-        keys: system.keys,
-        ledgerKeys: system.ledgerKeys,
-        serviceKeys: system.serviceKeys,
-        sealKey: system.sealKey,
-        // 127.1.0.2, 127.1.0.3, …: every one on the loopback interface, none the servers' 127.0.0.1.
-        sourceAddress: `127.1.${Math.floor(sourceAddresses / 250) % 250}.${(sourceAddresses % 250) + 1}`,
-      };
-      return info;
+      return infoOf(await systemFor(String(body.worker)));
+    },
+    async exclusive(body: { root: string; env: Record<string, string>; file: string }): Promise<ExclusiveSystemInfo | { refused: string }> {
+      if (path.resolve(body.root) !== path.resolve(opts.repoRoot)) return { refused: `this run's systems run the code of ${opts.repoRoot}` };
+      const key = settingsKey(body.env);
+      let own: Exclusive | undefined;
+      for (let i = idle.findIndex((o) => o.key === key); i >= 0; i = idle.findIndex((o) => o.key === key)) {
+        const [candidate] = idle.splice(i, 1);
+        const started = performance.now();
+        if (await candidate.restored) {
+          timings.push({ kind: 'own system, lent again', label: body.file, ms: performance.now() - started });
+          own = candidate;
+          break;
+        }
+        await candidate.pooled.system.stop().catch(() => undefined);
+      }
+      if (!own) {
+        // At most two spare systems wait for a file with their settings; the oldest makes room.
+        while (idle.length >= 2) await idle.shift()!.pooled.system.stop().catch(() => undefined);
+        own = { key, pooled: await launch(body.file, 'own system', body.env), addedGateways: [], restored: Promise.resolve(true) };
+      }
+      const lease = `lease_${++leases}`;
+      lent.set(lease, own);
+      return { ...infoOf(own.pooled), lease };
+    },
+    async 'exclusive/kill'(body: { lease: string; name: string }) {
+      await lentSystem(body.lease).pooled.system.killSubgraph(body.name);
+      return {};
+    },
+    async 'exclusive/restart'(body: { lease: string; name: string }) {
+      const { system } = lentSystem(body.lease).pooled;
+      await system.restartSubgraph(body.name);
+      return endpointOf(system.subgraphs[body.name]);
+    },
+    async 'exclusive/another-gateway'(body: { lease: string }) {
+      const own = lentSystem(body.lease);
+      const gateway = await own.pooled.system.startAnotherGateway();
+      own.addedGateways.push(gateway.child);
+      return endpointOf(gateway);
+    },
+    async 'exclusive/release'(body: { lease: string }) {
+      const own = lentSystem(body.lease);
+      lent.delete(body.lease);
+      // Put right in the background: the next file with these settings waits for it, this one does not.
+      own.restored = restore(own);
+      idle.push(own);
+      return {};
     },
     async 'own-system'(body: { file: string; ms: number }) {
       timings.push({ kind: 'own system', label: body.file, ms: body.ms });

@@ -62,11 +62,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 function printDurations(poolTimings: PoolTiming[]): void {
   const lines = ['', '[test] where the time went'];
   for (const p of phases) lines.push(`  ${p.name.padEnd(40)} ${seconds(p.ms).padStart(9)}${p.note ? `  ${p.note}` : ''}`);
-  for (const kind of ['shared system', 'own system', 'Peppol validator', 'Chromium'] as const) {
+  for (const kind of ['shared system', 'own system', 'own system, lent again', 'Peppol validator', 'Chromium'] as const) {
     const of = poolTimings.filter((t) => t.kind === kind);
     if (of.length === 0) continue;
     const total = of.reduce((sum, t) => sum + t.ms, 0);
-    const name = kind === 'own system' ? `own systems (${of.length} files)` : kind === 'shared system' ? `shared systems (${of.length})` : kind;
+    const name = kind === 'own system' ? `own systems (${of.length} files)` : kind === 'shared system' ? `shared systems (${of.length})` : kind === 'own system, lent again' ? `own systems lent again (${of.length} files)` : kind;
     lines.push(`  ${name.padEnd(40)} ${seconds(total).padStart(9)}  ${of.map((t) => `${t.label} ${seconds(t.ms)}`).join(', ')}`);
   }
   try {

@@ -4,15 +4,15 @@
 // every booking has its calendar event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
-const ORPHAN_MS = 1_000;
+const ORPHAN_MS = Number(CRASH_TEST_SETTINGS.CUADRA_BOOKING_ORPHAN_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  sys = await startTestSystem('bookingfaults', { CUADRA_BOOKING_ORPHAN_MS: String(ORPHAN_MS) });
+  sys = await startTestSystem('bookingfaults', CRASH_TEST_SETTINGS);
   key = (await sys.workspace('Citas Fallas SAS')).api_key;
 });
 afterAll(async () => {

@@ -10,8 +10,8 @@ import { Agent, fetch as fetchFrom } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { repoRoot } from '../scripts/infra.ts';
-import { askTestPool, startTestPool, type SharedSystemInfo } from '../scripts/test-pool.ts';
-import { ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { askTestPool, startTestPool, type ExclusiveSystemInfo, type SharedSystemInfo } from '../scripts/test-pool.ts';
+import { CRASH_TEST_SETTINGS, ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 const worker = process.env.VITEST_POOL_ID ?? '1';
@@ -100,6 +100,54 @@ describe('which files take a system of their own', () => {
   });
 });
 
+describe('a system lent to a file of its own', () => {
+  it('comes back whole to the next file with the same settings: the subgraph it killed started again, the gateway it added stopped', async () => {
+    // A pool of this test's own: no other file can borrow the system between the two files here.
+    const pool = await startTestPool({
+      repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
+      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
+    });
+    const pids: number[] = [];
+    try {
+      const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: CRASH_TEST_SETTINGS, file }, pool.url);
+      const first = await lend('first.test.ts');
+      pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
+      const added = await askTestPool<{ url: string; pid: number }>('exclusive/another-gateway', { lease: first.lease }, pool.url);
+      pids.push(added.pid);
+      expect((await fetch(`${added.url}/healthz`)).status).toBe(200);
+      await askTestPool('exclusive/kill', { lease: first.lease, name: 'crm' }, pool.url);
+      await expect(fetch(`${first.subgraphs.crm.url}/healthz`)).rejects.toThrow();
+      await askTestPool('exclusive/release', { lease: first.lease }, pool.url);
+      // The lease let go of controls nothing any more.
+      await expect(askTestPool('exclusive/kill', { lease: first.lease, name: 'gateway' }, pool.url)).rejects.toThrow(/no system is lent/);
+
+      const next = await lend('next.test.ts');
+      expect([next.gatewayUrl, next.dbPrefix]).toEqual([first.gatewayUrl, first.dbPrefix]);
+      expect(next.lease).not.toBe(first.lease);
+      expect(next.sourceAddress).not.toBe(first.sourceAddress);
+      expect(next.subgraphs.crm.pid).not.toBe(first.subgraphs.crm.pid);
+      pids.push(next.subgraphs.crm.pid);
+      expect(await (await fetch(`${next.gatewayUrl}/healthz`)).json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
+      await expect(fetch(`${added.url}/healthz`)).rejects.toThrow();
+      await askTestPool('exclusive/release', { lease: next.lease }, pool.url);
+      expect(pool.timings().map((t) => [t.kind, t.label])).toEqual([['own system', 'first.test.ts'], ['own system, lent again', 'next.test.ts']]);
+    } finally {
+      await pool.stop();
+    }
+    expect(pids.filter(isAlive)).toEqual([]);
+  }, 180_000);
+});
+
+/** Whether a process of this id still runs. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('a shared system that died', () => {
   it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', async () => {
     const pool = await startTestPool({
@@ -126,14 +174,6 @@ describe('a shared system that died', () => {
     } finally {
       await pool.stop();
     }
-    const alive = pids.filter((pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    expect(alive).toEqual([]);
+    expect(pids.filter(isAlive)).toEqual([]);
   }, 180_000);
 });

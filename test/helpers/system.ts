@@ -11,7 +11,7 @@ import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { PeopleStore } from '../../gateway/src/identity/people.ts';
 import { repoRoot } from '../../scripts/infra.ts';
 import { startSystem, type RunningSystem, type ServiceProcess } from '../../scripts/system.ts';
-import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type SharedSystemInfo } from '../../scripts/test-pool.ts';
+import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type ExclusiveSystemInfo, type SharedSystemInfo } from '../../scripts/test-pool.ts';
 
 /** Where a service of the system answers, and its process id (for benches that read /proc). */
 export interface ServiceEndpoint {
@@ -75,6 +75,18 @@ export interface TestSystemOptions {
   replicas?: number;
 }
 
+/**
+ * The settings of the crash tests (files that SIGKILL a subgraph mid-work and count what was lost,
+ * doubled or half-done): an attempt whose process died is settled after 2 s (60 s by default), a
+ * derived write left pending is repaired after 1 s (60 s), an orphaned booking claim lapses after 1 s
+ * (60 s), and no rate limit gets in the way of a burst. Every such file runs with these same settings,
+ * so the test pool lends them one system in turn instead of starting one per file.
+ */
+export const CRASH_TEST_SETTINGS: Readonly<Record<string, string>> = {
+  CUADRA_ACTION_LEASE_MS: '2000', CUADRA_REPAIR_AFTER_MS: '1000', CUADRA_BOOKING_ORPHAN_MS: '1000',
+  RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60',
+};
+
 // What a file does to the processes themselves: such a file cannot share them with others.
 const PROCESS_CONTROL = /\.(killSubgraph|restartSubgraph|startAnotherGateway)\s*\(/;
 
@@ -117,6 +129,12 @@ export async function startTestSystem(label: string, env: Record<string, string>
   if (reason === null) {
     const shared = await askTestPool<SharedSystemInfo | { refused: string }>('system', { worker: process.env.VITEST_POOL_ID ?? '1', root: repoRoot });
     if (!('refused' in shared)) return sharedSystem(shared, mongoUrl, redisUrl);
+  } else if (lendable(reason, options)) {
+    // Kills, restarts or other settings on this run's servers: a system the pool lends to this file
+    // alone, and keeps for the next file with the same settings once this one lets go.
+    const file = path.relative(process.cwd(), expect.getState().testPath ?? label);
+    const own = await askTestPool<ExclusiveSystemInfo | { refused: string }>('exclusive', { root: repoRoot, env, file });
+    if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl);
   }
   const started = performance.now();
   const prefix = `t_${label}_${randomBytes(3).toString('hex')}`;
@@ -132,6 +150,50 @@ export async function startTestSystem(label: string, env: Record<string, string>
   });
   if (testPoolUrl()) await askTestPool('own-system', { file: path.relative(process.cwd(), expect.getState().testPath ?? label), ms: performance.now() - started }).catch(() => undefined);
   return testSystem(ownProcesses(system), prefix, mongoUrl, redisUrl, false);
+}
+
+/**
+ * Whether the pool may lend the file a system instead of it starting one (a start is ~10 s of two
+ * busy cores): it may when the file kills, restarts or adds processes, or runs other settings, on
+ * this run's database and Redis. A file that asked for its own, runs replicas or servers of its own
+ * starts its own.
+ */
+function lendable(reason: string, options: TestSystemOptions): boolean {
+  return Boolean(testPoolUrl()) && !options.own && !options.mongoUrl && !options.redisUrl && (options.replicas ?? 1) <= 1 && !reason.startsWith('no test pool');
+}
+
+/**
+ * A system the pool lent this file alone: its processes are this file's to kill, restart and add to
+ * (through the pool, which started them); `stop()` gives it back, and the pool puts it right (killed
+ * subgraphs started again, added gateways stopped) before lending it to the next file with the same
+ * settings. The file keeps to workspaces of its own, as on a shared system.
+ */
+async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl: string): Promise<TestSystem> {
+  setGlobalDispatcher(new Agent({ localAddress: info.sourceAddress }));
+  const subgraphs = { ...info.subgraphs };
+  let given = false;
+  const running: ProcessesOf = {
+    gatewayUrl: info.gatewayUrl,
+    gateway: info.gateway,
+    subgraphs,
+    keys: info.keys,
+    ledgerKeys: info.ledgerKeys,
+    serviceKeys: info.serviceKeys,
+    sealKey: info.sealKey,
+    killSubgraph: async (name) => {
+      await askTestPool('exclusive/kill', { lease: info.lease, name });
+    },
+    restartSubgraph: async (name) => {
+      subgraphs[name] = await askTestPool<ServiceEndpoint>('exclusive/restart', { lease: info.lease, name });
+    },
+    startAnotherGateway: () => askTestPool<ServiceEndpoint>('exclusive/another-gateway', { lease: info.lease }),
+    stop: async () => {
+      if (given) return;
+      given = true;
+      await askTestPool('exclusive/release', { lease: info.lease });
+    },
+  };
+  return testSystem(running, info.dbPrefix, mongoUrl, redisUrl, false);
 }
 
 /** A shared system as this file sees it: the same servers, its own connections, no control of the processes. */
