@@ -171,7 +171,8 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
 
   // Systems of a file's own (it kills, restarts or adds processes, or runs other settings): lent to
   // one file at a time and, when it lets go, put right (killed subgraphs started again, added
-  // gateways stopped) and kept for the next file that asks for the same settings.
+  // gateways stopped) and kept for the next file that asks for the same settings — when the file
+  // says others will (its settings are the ones most such files share); otherwise stopped.
   const lent = new Map<string, Exclusive>();
   const idle: Exclusive[] = [];
   let leases = 0;
@@ -257,9 +258,14 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       own.addedGateways.push(gateway.child);
       return endpointOf(gateway);
     },
-    async 'exclusive/release'(body: { lease: string }) {
+    async 'exclusive/release'(body: { lease: string; keep?: boolean }) {
       const own = lentSystem(body.lease);
       lent.delete(body.lease);
+      // Settings no other file asks for: stopped (in the background), not kept idle beside the busy ones.
+      if (!body.keep) {
+        void own.pooled.system.stop().catch(() => undefined);
+        return {};
+      }
       // Put right in the background: the next file with these settings waits for it, this one does not.
       own.restored = restore(own);
       idle.push(own);

@@ -4,15 +4,15 @@
 // every booking has its calendar event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
-const ORPHAN_MS = Number(CRASH_TEST_SETTINGS.CUADRA_BOOKING_ORPHAN_MS);
+const ORPHAN_MS = Number(OWN_SYSTEM_SETTINGS.CUADRA_BOOKING_ORPHAN_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  sys = await startTestSystem('bookingfaults', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('bookingfaults', OWN_SYSTEM_SETTINGS);
   key = (await sys.workspace('Citas Fallas SAS')).api_key;
 });
 afterAll(async () => {

@@ -5,18 +5,18 @@
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
 let ws: string;
 let crmDb: Connection;
-const LEASE_MS = Number(CRASH_TEST_SETTINGS.CUADRA_ACTION_LEASE_MS);
+const LEASE_MS = Number(OWN_SYSTEM_SETTINGS.CUADRA_ACTION_LEASE_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   // Short leases so recovery settles what the dead process left within the test.
-  sys = await startTestSystem('crmfaults', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('crmfaults', OWN_SYSTEM_SETTINGS);
   ({ api_key: key, workspace_id: ws } = await sys.workspace('Fallas SAS'));
   crmDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_crm'));
 });

@@ -8,7 +8,7 @@
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   // Short leases so the sweep finishes what the dead process left within the test.
-  sys = await startTestSystem('finfaults', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('finfaults', OWN_SYSTEM_SETTINGS);
   ({ api_key: key, workspace_id: ws } = await sys.workspace('Fallas Financieras SAS'));
   db = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_invoices'));
 });

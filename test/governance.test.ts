@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mongoose from 'mongoose';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // The guarantees of issue 4, each under the condition that breaks weak systems, over real HTTP
 // against six real processes, a real MongoDB-protocol server and Redis.
@@ -11,7 +11,7 @@ let workspace: string;
 let mongo: mongoose.mongo.MongoClient;
 
 beforeAll(async () => {
-  sys = await startTestSystem('gov', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('gov', OWN_SYSTEM_SETTINGS);
   const ws = await sys.workspace('Gobierno SAS');
   owner = ws.api_key;
   workspace = ws.workspace_id;

@@ -10,7 +10,7 @@
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   // A short repair wait: an entry whose writer (finance) was killed while counting it is counted by the sweep within the test.
-  sys = await startTestSystem('invpull', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('invpull', OWN_SYSTEM_SETTINGS);
   ({ api_key: key, workspace_id: ws } = await sys.workspace('Bodega Andina SAS'));
   finance = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_invoices'));
   inventory = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_inventory'));

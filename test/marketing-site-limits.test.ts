@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, fetch as fetchFrom } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 /*
  * Abuse limits on hosted sites' form posts (issue 36): per visitor address (whatever the site) and per
@@ -39,7 +39,7 @@ async function site(slug: string) {
 const leads = async (id: string) => ((await ok('sites.leads', { id, limit: 200 })).rows as unknown[]).length;
 
 beforeAll(async () => {
-  sys = await startTestSystem('site-limits', { SITE_FORM_RATE_LIMIT: '3/600', SITE_FORM_SITE_RATE_LIMIT: '5/600' });
+  sys = await startTestSystem('site-limits', OWN_SYSTEM_SETTINGS);
   ({ api_key: key } = await sys.workspace('Panadería Sol SAS'));
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // The MCP Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28; ext-tasks
 // specification/2026-07-28/tasks.md) over /mcp, on the wire as a client sends it: a call held
@@ -15,7 +15,7 @@ let personKey: string;
 let nextId = 1;
 
 beforeAll(async () => {
-  sys = await startTestSystem('mcptasks');
+  sys = await startTestSystem('mcptasks', OWN_SYSTEM_SETTINGS);
   const ws = await sys.workspace('Tareas Mcp SAS');
   ownerKey = ws.api_key;
   adminKey = (await sys.key(ws.workspace_id, 'admin')).api_key;

@@ -5,17 +5,17 @@
 import { connectDatabase } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRASH_TEST_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
 let ws: string;
 let crmDb: Connection;
-// Recovery settles an attempt whose process died after this long (the default is 60 s; CRASH_TEST_SETTINGS).
-const LEASE_MS = Number(CRASH_TEST_SETTINGS.CUADRA_ACTION_LEASE_MS);
+// Recovery settles an attempt whose process died after this long (the default is 60 s; OWN_SYSTEM_SETTINGS).
+const LEASE_MS = Number(OWN_SYSTEM_SETTINGS.CUADRA_ACTION_LEASE_MS);
 
 beforeAll(async () => {
-  sys = await startTestSystem('outcomes', CRASH_TEST_SETTINGS);
+  sys = await startTestSystem('outcomes', OWN_SYSTEM_SETTINGS);
   ({ api_key: key, workspace_id: ws } = await sys.workspace('Outcomes SAS'));
   crmDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_crm'));
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { repoRoot } from '../scripts/infra.ts';
 import { askTestPool, startTestPool, type ExclusiveSystemInfo, type SharedSystemInfo } from '../scripts/test-pool.ts';
-import { CRASH_TEST_SETTINGS, ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 const worker = process.env.VITEST_POOL_ID ?? '1';
@@ -109,7 +109,7 @@ describe('a system lent to a file of its own', () => {
     });
     const pids: number[] = [];
     try {
-      const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: CRASH_TEST_SETTINGS, file }, pool.url);
+      const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file }, pool.url);
       const first = await lend('first.test.ts');
       pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
       const added = await askTestPool<{ url: string; pid: number }>('exclusive/another-gateway', { lease: first.lease }, pool.url);
@@ -117,7 +117,7 @@ describe('a system lent to a file of its own', () => {
       expect((await fetch(`${added.url}/healthz`)).status).toBe(200);
       await askTestPool('exclusive/kill', { lease: first.lease, name: 'crm' }, pool.url);
       await expect(fetch(`${first.subgraphs.crm.url}/healthz`)).rejects.toThrow();
-      await askTestPool('exclusive/release', { lease: first.lease }, pool.url);
+      await askTestPool('exclusive/release', { lease: first.lease, keep: true }, pool.url);
       // The lease let go of controls nothing any more.
       await expect(askTestPool('exclusive/kill', { lease: first.lease, name: 'gateway' }, pool.url)).rejects.toThrow(/no system is lent/);
 
@@ -129,7 +129,7 @@ describe('a system lent to a file of its own', () => {
       pids.push(next.subgraphs.crm.pid);
       expect(await (await fetch(`${next.gatewayUrl}/healthz`)).json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
       await expect(fetch(`${added.url}/healthz`)).rejects.toThrow();
-      await askTestPool('exclusive/release', { lease: next.lease }, pool.url);
+      await askTestPool('exclusive/release', { lease: next.lease, keep: true }, pool.url);
       expect(pool.timings().map((t) => [t.kind, t.label])).toEqual([['own system', 'first.test.ts'], ['own system, lent again', 'next.test.ts']]);
     } finally {
       await pool.stop();

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let ownerKey: string;
 let workspaceId: string;
 
 beforeAll(async () => {
-  sys = await startTestSystem('system');
+  sys = await startTestSystem('system', OWN_SYSTEM_SETTINGS);
   const ws = await sys.workspace('Andes Trading SAS');
   ownerKey = ws.api_key;
   workspaceId = ws.workspace_id;

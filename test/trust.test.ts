@@ -10,7 +10,7 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormAgent, formFields, signInToNewApp } from './helpers/oauth.ts';
 import { uniqueAddress } from './helpers/mail.ts';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 import { repoRoot } from '../scripts/infra.ts';
 
 let sys: TestSystem;
@@ -28,7 +28,7 @@ const mail = {
 };
 
 beforeAll(async () => {
-  sys = await startTestSystem('trust');
+  sys = await startTestSystem('trust', OWN_SYSTEM_SETTINGS);
   ({ api_key: owner, workspace_id: workspace } = await sys.workspace('Confianza SAS'));
   admin = (await sys.key(workspace, 'admin')).api_key;
   viewer = (await sys.key(workspace, 'viewer')).api_key;

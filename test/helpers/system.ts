@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { connectDatabase, Governance } from '@cuadra/shared';
 import { checkOutput } from '@cuadra/shared/testing';
@@ -76,14 +77,18 @@ export interface TestSystemOptions {
 }
 
 /**
- * The settings of the crash tests (files that SIGKILL a subgraph mid-work and count what was lost,
- * doubled or half-done): an attempt whose process died is settled after 2 s (60 s by default), a
- * derived write left pending is repaired after 1 s (60 s), an orphaned booking claim lapses after 1 s
- * (60 s), and no rate limit gets in the way of a burst. Every such file runs with these same settings,
- * so the test pool lends them one system in turn instead of starting one per file.
+ * The settings of the files that need a system of their own — the crash tests (they SIGKILL a
+ * subgraph mid-work and count what was lost, doubled or half-done) and the others that kill, restart
+ * or add a process, or need a tight limit: an attempt whose process died is settled after 2 s (60 s
+ * by default), a derived write left pending is repaired after 1 s (60 s), an orphaned booking claim
+ * lapses after 1 s (60 s), a site's forms take 3 posts per visitor and 5 per site in 10 minutes
+ * (20 and 300), and no per-credential or per-workspace rate limit gets in the way of a burst. Every
+ * such file runs with these same settings, so the test pool lends them one system in turn (two when
+ * both workers want one) instead of starting one per file: a start is ~10 s of both cores.
  */
-export const CRASH_TEST_SETTINGS: Readonly<Record<string, string>> = {
+export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   CUADRA_ACTION_LEASE_MS: '2000', CUADRA_REPAIR_AFTER_MS: '1000', CUADRA_BOOKING_ORPHAN_MS: '1000',
+  SITE_FORM_RATE_LIMIT: '3/600', SITE_FORM_SITE_RATE_LIMIT: '5/600',
   RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60',
 };
 
@@ -134,7 +139,8 @@ export async function startTestSystem(label: string, env: Record<string, string>
     // alone, and keeps for the next file with the same settings once this one lets go.
     const file = path.relative(process.cwd(), expect.getState().testPath ?? label);
     const own = await askTestPool<ExclusiveSystemInfo | { refused: string }>('exclusive', { root: repoRoot, env, file });
-    if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl);
+    // Kept for the next file when these are the settings such files share.
+    if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl, isDeepStrictEqual(env, OWN_SYSTEM_SETTINGS));
   }
   const started = performance.now();
   const prefix = `t_${label}_${randomBytes(3).toString('hex')}`;
@@ -168,7 +174,7 @@ function lendable(reason: string, options: TestSystemOptions): boolean {
  * subgraphs started again, added gateways stopped) before lending it to the next file with the same
  * settings. The file keeps to workspaces of its own, as on a shared system.
  */
-async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl: string): Promise<TestSystem> {
+async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl: string, keep: boolean): Promise<TestSystem> {
   setGlobalDispatcher(new Agent({ localAddress: info.sourceAddress }));
   const subgraphs = { ...info.subgraphs };
   let given = false;
@@ -190,7 +196,7 @@ async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl:
     stop: async () => {
       if (given) return;
       given = true;
-      await askTestPool('exclusive/release', { lease: info.lease });
+      await askTestPool('exclusive/release', { lease: info.lease, keep });
     },
   };
   return testSystem(running, info.dbPrefix, mongoUrl, redisUrl, false);
