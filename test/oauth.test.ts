@@ -3,14 +3,13 @@ import jwt from 'jsonwebtoken';
 import type { Connection } from 'mongoose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningKeyPair } from '@cuadra/shared';
 import { sha256, type PeopleStore } from '../gateway/src/identity/people.ts';
 import { authorizeThroughForms, peopleOf } from './helpers/oauth.ts';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, OWN_SYSTEM_TOKEN_KEYS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // The access-token key is given to the gateway here so the tests can also mint tokens it must
 // refuse (expired, wrong audience) with the very key it trusts.
-const tokenKeys = generateSigningKeyPair();
+const tokenKeys = OWN_SYSTEM_TOKEN_KEYS;
 const insecure = { [oauth.allowInsecureRequests]: true };
 const person = { email: 'ana@andes.example', password: 'correct horse battery' };
 
@@ -25,7 +24,7 @@ let redirectUri: string;
 let callbackPort: number;
 
 beforeAll(async () => {
-  sys = await startTestSystem('oauth', { CUADRA_TOKEN_SIGNING_KEY: tokenKeys.privateKey, LOGIN_RATE_LIMIT: '4/900' });
+  sys = await startTestSystem('oauth', OWN_SYSTEM_SETTINGS);
   ({ people, db } = await peopleOf(sys));
   const ws = await sys.workspace('Andes Trading SAS');
   workspaceId = ws.workspace_id;

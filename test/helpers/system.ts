@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createECDH, createHash, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
@@ -77,19 +77,39 @@ export interface TestSystemOptions {
 }
 
 /**
+ * The key pair that signs the OAuth access tokens of the systems run with {@link OWN_SYSTEM_SETTINGS}
+ * (oauth.test.ts mints its own tokens with it). Derived from a fixed text, so every worker's settings
+ * name the same key: settings that differ are another system. A test key, never a product one.
+ */
+export const OWN_SYSTEM_TOKEN_KEYS = signingKeyPairFrom('cuadra test systems: oauth token signing key');
+
+/** An ES256 (P-256) key pair, PEM, whose private scalar is SHA-256 of `text`. */
+function signingKeyPairFrom(text: string): { privateKey: string; publicKey: string } {
+  const d = createHash('sha256').update(text).digest();
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(d);
+  // Uncompressed point: 0x04, then x and y (32 bytes each).
+  const point = ecdh.getPublicKey();
+  const key = createPrivateKey({ format: 'jwk', key: { kty: 'EC', crv: 'P-256', d: d.toString('base64url'), x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') } });
+  return { privateKey: key.export({ type: 'pkcs8', format: 'pem' }) as string, publicKey: createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string };
+}
+
+/**
  * The settings of the files that need a system of their own — the crash tests (they SIGKILL a
  * subgraph mid-work and count what was lost, doubled or half-done) and the others that kill, restart
  * or add a process, or need a tight limit: an attempt whose process died is settled after 2 s (60 s
  * by default), a derived write left pending is repaired after 1 s (60 s), an orphaned booking claim
  * lapses after 1 s (60 s), a site's forms take 3 posts per visitor and 5 per site in 10 minutes
- * (20 and 300), and no per-credential or per-workspace rate limit gets in the way of a burst. Every
+ * (20 and 300), sign-in takes 4 attempts per e-mail in 15 minutes (10), access tokens are signed
+ * with {@link OWN_SYSTEM_TOKEN_KEYS}, and no per-credential or per-workspace rate limit gets in the way of a burst. Every
  * such file runs with these same settings, so the test pool lends them one system in turn (two when
  * both workers want one) instead of starting one per file: a start is ~10 s of both cores.
  */
 export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   CUADRA_ACTION_LEASE_MS: '2000', CUADRA_REPAIR_AFTER_MS: '1000', CUADRA_BOOKING_ORPHAN_MS: '1000',
-  SITE_FORM_RATE_LIMIT: '3/600', SITE_FORM_SITE_RATE_LIMIT: '5/600',
+  SITE_FORM_RATE_LIMIT: '3/600', SITE_FORM_SITE_RATE_LIMIT: '5/600', LOGIN_RATE_LIMIT: '4/900',
   RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60',
+  CUADRA_TOKEN_SIGNING_KEY: OWN_SYSTEM_TOKEN_KEYS.privateKey,
 };
 
 // What a file does to the processes themselves: such a file cannot share them with others.
