@@ -14,6 +14,12 @@
  * answers `/healthz` 200, and replaces a system that fails the check rather than reuse it.
  * Test files keep to their own workspaces in it (test/helpers/system.ts).
  *
+ * A file that needs a system of its own (it kills, restarts or adds processes, or runs other
+ * settings) is **lent** one (`exclusive`): its kills, restarts and added gateways go through the
+ * pool, and when it lets go the pool puts the system right in the background (killed subgraphs
+ * started again, added gateways stopped) and keeps it for the next file asking for the same
+ * settings — a start is ~12 CPU-seconds, and the run is CPU-bound.
+ *
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
@@ -79,6 +85,9 @@ export interface TestPool {
   /** Stops every part it started. */
   stop(): Promise<void>;
 }
+
+/** Released systems kept waiting for a file with their settings: one for each of vitest's two workers. */
+const SPARES_PER_SETTINGS = 2;
 
 /** The settings a shared system runs with, beyond each service's production defaults. */
 export const SHARED_SYSTEM_ENV: Readonly<Record<string, string>> = { LOG_LEVEL: 'warn' };
@@ -234,11 +243,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
         }
         await candidate.pooled.system.stop().catch(() => undefined);
       }
-      if (!own) {
-        // At most two spare systems wait for a file with their settings; the oldest makes room.
-        while (idle.length >= 2) await idle.shift()!.pooled.system.stop().catch(() => undefined);
-        own = { key, pooled: await launch(body.file, 'own system', body.env), addedGateways: [], restored: Promise.resolve(true) };
-      }
+      own ??= { key, pooled: await launch(body.file, 'own system', body.env), addedGateways: [], restored: Promise.resolve(true) };
       const lease = `lease_${++leases}`;
       lent.set(lease, own);
       return { ...infoOf(own.pooled), lease };
@@ -261,8 +266,9 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     async 'exclusive/release'(body: { lease: string; keep?: boolean }) {
       const own = lentSystem(body.lease);
       lent.delete(body.lease);
-      // Settings no other file asks for: stopped (in the background), not kept idle beside the busy ones.
-      if (!body.keep) {
+      // Settings no other file asks for, or a spare for each worker already waiting: stopped (in the
+      // background), not kept idle beside the busy ones.
+      if (!body.keep || idle.filter((o) => o.key === own.key).length >= SPARES_PER_SETTINGS) {
         void own.pooled.system.stop().catch(() => undefined);
         return {};
       }
