@@ -100,13 +100,18 @@ describe('which files take a system of their own', () => {
   });
 });
 
+/** A test pool of this test's own, on the run's servers: what it starts, only this test uses. */
+function poolOfThisTest() {
+  return startTestPool({
+    repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
+    env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
+  });
+}
+
 describe('a system lent to a file of its own', () => {
   it('comes back whole to the next file with the same settings: the subgraph it killed started again, the gateway it added stopped', async () => {
     // A pool of this test's own: no other file can borrow the system between the two files here.
-    const pool = await startTestPool({
-      repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
-      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
-    });
+    const pool = await poolOfThisTest();
     const pids: number[] = [];
     try {
       const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file }, pool.url);
@@ -150,10 +155,7 @@ function isAlive(pid: number): boolean {
 
 describe('a shared system that died', () => {
   it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', async () => {
-    const pool = await startTestPool({
-      repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
-      env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
-    });
+    const pool = await poolOfThisTest();
     const pids: number[] = [];
     try {
       const first = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
