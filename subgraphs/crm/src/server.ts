@@ -2,6 +2,8 @@ import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type Subg
 import { owned } from './modules/index.ts';
 import { deals } from './modules/deals/model.ts';
 import { dealIdForLead } from './modules/deals/tools/create_from_lead.ts';
+import { activities } from './modules/activities/model.ts';
+import { bookingActivityId, wakeBookingPull } from './modules/activities/bookings.ts';
 import { isKind, parties, partyMatches, partyView, type PartyDoc } from './modules/parties/model.ts';
 
 function partyNode(p: PartyDoc) {
@@ -37,6 +39,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const ids = args.leadIds.slice(0, 100);
         const made = await deals(ctx.db).find({ _id: { $in: ids.map(dealIdForLead) }, workspace: ctx.workspace }, { _id: 1, party_id: 1 }).lean();
         return made.filter((d) => d.party_id).map((d) => ({ leadId: d._id.slice('dl_'.length), partyId: d.party_id, dealId: d._id }));
+      },
+      // Finance reads the party of a booking it invoices; projects asks after each booking change, the hint that crm's pull should run now (activities/bookings.ts).
+      bookingActivity: async (_: unknown, args: { bookingId: string }, ctx: SubgraphContext) => {
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') wakeBookingPull(ctx.workspace);
+        const a = await activities(ctx.db).findOne({ _id: bookingActivityId(args.bookingId), workspace: ctx.workspace }, { party_id: 1, booking: 1 }).lean();
+        return a?.party_id && a.booking ? { activityId: a._id, partyId: a.party_id, bookingStatus: a.booking.status, bookingRev: a.booking.rev } : null;
       },
       // Finance finds a supplier of an uploaded e-invoice by its NIT: the unique tax_key, one indexed read.
       partyByTaxId: async (_: unknown, args: { type: string; number: string }, ctx: SubgraphContext) => {

@@ -8,6 +8,7 @@ import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
 import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
+import { bookingInvoiceId, wakeBookingInvoices } from './modules/invoices/bookings.ts';
 import { wakeInventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
@@ -67,6 +68,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         const match = args.status || args.customerId ? (i: InvoiceDoc) => (!args.status || i.status === args.status) && (!args.customerId || i.customer_id === args.customerId) : undefined;
         const page = await pageNewestFirst<InvoiceDoc>(invoices(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match });
         return page.rows.map(invoiceNode);
+      },
+      bookingInvoice: async (_: unknown, args: { bookingId: string }, ctx: SubgraphContext) => {
+        // Projects asks after each booking change: its feed grew (modules/invoices/bookings.ts).
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') wakeBookingInvoices(ctx.workspace);
+        const inv = await invoices(ctx.db).findOne({ _id: bookingInvoiceId(args.bookingId), workspace: ctx.workspace }, { status: 1, number: 1 }).lean();
+        return inv ? { id: inv._id, status: inv.status, number: inv.number ?? null } : null;
       },
       closedPeriods: (_: unknown, args: { from: string }, ctx: SubgraphContext) => {
         // Inventory asks before every movement: its feed is about to grow (modules/journal/inventory_pull_job.ts).

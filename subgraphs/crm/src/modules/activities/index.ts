@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { activitiesLane } from './agenda.ts';
+import { bookingPullJob } from './bookings.ts';
 import { activities } from './model.ts';
 import { complete } from './tools/complete.ts';
 import { create } from './tools/create.ts';
@@ -12,4 +13,7 @@ export const activitiesModule = defineModule({
   models: [activities],
   listed: [{ model: activities }],
   reads: { agenda: { events: activitiesLane } },
+  // Bookings become activities on their bookers' parties (bookings.ts).
+  background: [bookingPullJob],
+  readGuards: { 'Query.bookingActivity': 'activities' },
 });

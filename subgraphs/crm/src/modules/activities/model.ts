@@ -19,6 +19,8 @@ export interface ActivityDoc {
   due_time: string | null;
   status: 'open' | 'done';
   done_at: Date | null;
+  /** The booking this activity follows (activities/bookings.ts): its id, and the rev and status it shows. */
+  booking?: { id: string; rev: number; status: string } | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -28,6 +30,7 @@ const schema = new Schema<ActivityDoc>(
     _id: { type: String, required: true }, workspace: { type: String, required: true }, kind: { type: String, required: true }, subject: { type: String, required: true },
     notes: { type: String, default: null }, deal_id: { type: String, default: null }, party_id: { type: String, default: null }, owner_id: { type: String, default: null },
     due_date: { type: String, default: null }, due_time: { type: String, default: null }, status: { type: String, required: true }, done_at: { type: Date, default: null },
+    booking: { type: Schema.Types.Mixed, default: null },
     created_at: { type: Date, required: true }, updated_at: { type: Date, required: true },
   },
   { versionKey: false, minimize: false },

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { invoicesMaintenance } from './maintenance.ts';
+import { bookingInvoicesJob } from './bookings.ts';
 import { customerCredits } from '../../lib/customer-credit.ts';
 import { recentIndex } from '../../lib/recent.ts';
 import { pendingChanges, rollups } from '../../books/rollup-store.ts';
@@ -38,5 +39,7 @@ export const invoicesModule = defineModule({
     metrics: receivablesMetrics,
     agenda: { receivables: receivablesLane, recurring: recurringLane },
   },
-  readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', Invoice: 'invoices' },
+  readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.bookingInvoice': 'invoices', Invoice: 'invoices' },
+  // Confirmed priced bookings are invoiced (bookings.ts).
+  background: [bookingInvoicesJob],
 });

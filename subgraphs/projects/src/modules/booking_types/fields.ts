@@ -32,7 +32,17 @@ export const BOOKING_TYPE_FIELDS = {
     items: { type: 'object', additionalProperties: false, required: ['key', 'label'], properties: { key: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,39}$' }, label: { type: 'string', minLength: 1, maxLength: 200 }, required: { type: 'boolean' } } },
   },
   confirmation_required: { type: 'boolean' },
-  price: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['amount', 'currency'], properties: { amount: { type: 'integer', minimum: 1, maximum: MONEY_LIMIT }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } } }] },
+  price: {
+    anyOf: [{ type: 'null' }, {
+      type: 'object', additionalProperties: false, required: ['amount', 'currency'],
+      description: 'What a booking costs before VAT: finance invoices it to the booker (the CRM party of their e-mail) once the booking is confirmed, VAT added as finance computes it.',
+      properties: {
+        amount: { type: 'integer', minimum: 1, maximum: MONEY_LIMIT }, currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        tax_rate_ppm: { type: 'integer', minimum: 0, maximum: 1_000_000, description: 'VAT in parts per million (190000: 19 %). Default: finance\'s for the workspace (Colombia 19 %).' },
+        invoice: { enum: ['draft', 'posted'], description: 'The invoice a confirmed booking makes: a draft to review (default) or posted at once.' },
+      },
+    }],
+  },
   host_email: { type: 'string', format: 'email', maxLength: 254 },
 } as const;
 

@@ -10,6 +10,9 @@ export interface DayInterval { start: string; end: string }
 /** A question the booking page asks. */
 export interface BookingQuestion { key: string; label: string; required: boolean }
 
+/** What a booking of a type costs before VAT, and the invoice a confirmed one makes in finance. */
+export interface BookingPrice { amount: number; currency: string; tax_rate_ppm?: number; invoice?: 'draft' | 'posted' }
+
 /** A kind of meeting people book: its length, when it can be booked, and what it asks. */
 export interface BookingTypeDoc {
   _id: string;
@@ -42,7 +45,7 @@ export interface BookingTypeDoc {
   /** A booking waits (pending) until someone confirms it. */
   confirmation_required: boolean;
   /** What a booking costs: invoiced in finance when it is confirmed. */
-  price: { amount: number; currency: string } | null;
+  price: BookingPrice | null;
   /** Who is booked: the address the invitation comes from and that gets the booker's reply. */
   host_email: string | null;
   status: 'active' | 'archived';
@@ -97,7 +100,12 @@ export const BOOKING_TYPE_VIEW_SCHEMA = {
     exclude_holidays: { type: 'boolean' }, time_zone: TEXT, location: NULLABLE_TEXT, video_url: NULLABLE_TEXT,
     questions: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['key', 'label', 'required'], properties: { key: TEXT, label: TEXT, required: { type: 'boolean' } } } },
     confirmation_required: { type: 'boolean' },
-    price: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['amount', 'currency'], properties: { amount: AMOUNT_SCHEMA, currency: TEXT } }] },
+    price: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', additionalProperties: false, required: ['amount', 'currency', 'tax_rate_ppm', 'invoice'],
+        properties: { amount: AMOUNT_SCHEMA, currency: TEXT, tax_rate_ppm: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, invoice: { enum: ['draft', 'posted'] } },
+      }],
+    },
     host_email: NULLABLE_TEXT, status: { enum: ['active', 'archived'] }, created_at: DATE_TIME, updated_at: DATE_TIME,
   },
 } as const;
@@ -114,7 +122,7 @@ export function bookingTypeView(t: BookingTypeDoc) {
     overrides: t.overrides.map((o) => ({ date: o.date, intervals: intervals(o.intervals) })),
     exclude_holidays: t.exclude_holidays, time_zone: t.time_zone, location: t.location ?? null, video_url: t.video_url ?? null,
     questions: t.questions.map((q) => ({ key: q.key, label: q.label, required: q.required })),
-    confirmation_required: t.confirmation_required, price: t.price ? { amount: t.price.amount, currency: t.price.currency } : null,
+    confirmation_required: t.confirmation_required, price: t.price ? { amount: t.price.amount, currency: t.price.currency, tax_rate_ppm: t.price.tax_rate_ppm ?? null, invoice: t.price.invoice ?? 'draft' } : null,
     host_email: t.host_email ?? null, status: t.status, created_at: t.created_at.toISOString(), updated_at: t.updated_at.toISOString(),
   };
 }

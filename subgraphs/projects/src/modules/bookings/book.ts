@@ -1,10 +1,11 @@
 import { addToDays, daysTouched } from '../../calendar/day-index.ts';
-import { CuadraError, createPositioned, newId } from '@cuadra/shared';
+import { CuadraError, createPositioned, newId, type PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { dateIn, instantToLocal, wallClockText } from '../../calendar/time.ts';
 import { calendarEvents, type CalendarEventDoc } from '../calendar_events/model.ts';
 import { assertOpen, changeEvent, fileEvent } from '../calendar_events/store.ts';
 import { bookingTypes, type BookingTypeDoc } from '../booking_types/model.ts';
+import { recordChange } from './changes.ts';
 import { slotsOf } from './availability.ts';
 import { cellsOf, claimCells, claimDay, ORPHAN_CLAIM_MS, releaseCells } from './claims.ts';
 import { askerZone, checkAnswers } from './fields.ts';
@@ -37,7 +38,7 @@ export async function checkSlot(db: Connection, type: BookingTypeDoc, start: Dat
 }
 
 /** What a new booking is made of. */
-export interface NewBooking { type: BookingTypeDoc; start: Date; name: string; email: string; zone: string; answers: Record<string, string>; now: Date }
+export interface NewBooking { type: BookingTypeDoc; start: Date; name: string; email: string; zone: string; answers: Record<string, string>; now: Date; country?: string; graph?: PeerGraph }
 
 /**
  * Books a slot: claims its cells (the unique claim is what refuses the 2nd to 10th of ten bookings of
@@ -64,12 +65,14 @@ export async function book(db: Connection, workspace: string, n: NewBooking): Pr
   const booking: BookingDoc = {
     _id: id, workspace, type_id: type._id, type_name: type.name, status, start, end, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min,
     time_zone: n.zone, name: n.name, email: n.email.toLowerCase(), answers: n.answers, event_id: eventId, claims: cells, day_claim: dayClaim,
-    price: type.price ? { amount: type.price.amount, currency: type.price.currency } : null, invited_at: null, event_pending: true, rev: 1, created_at: now, updated_at: now,
+    price: type.price ? { ...type.price } : null, country: n.country ?? null, invited_at: null, event_pending: true, feed_pending: true, rev: 1, created_at: now, updated_at: now,
   };
   await addToDays(db, bookingDays, workspace, daysTouched(start, end, 1), id);
   await createPositioned(bookings(db), booking);
   const event = bookingEvent(booking, type, now);
   await writeBookingEvent(db, booking, event);
+  // The booking stands once written: a failure here leaves its feed_pending flag for the background repair.
+  await recordChange(db, booking, now, n.graph, type.time_zone).catch(() => undefined);
   return { booking, event };
 }
 
@@ -123,11 +126,17 @@ export async function writeMissingEvents(db: Connection, now: Date): Promise<num
   return written;
 }
 
-/** Changes a booking by one conditional write on its rev and status; `conflict` when it changed meanwhile. */
-export async function writeBooking(db: Connection, before: BookingDoc, set: Partial<BookingDoc>, now: Date): Promise<BookingDoc> {
-  const after = { ...before, ...set, rev: before.rev + 1, updated_at: now };
-  const written = await bookings(db).updateOne({ _id: before._id, workspace: before.workspace, rev: before.rev, status: before.status }, { $set: { ...set, rev: after.rev, updated_at: now } });
+/**
+ * Changes a booking by one conditional write on its rev and status; `conflict` when it changed
+ * meanwhile. Then its new state goes to the change feed crm and finance read (changes.ts), told
+ * through `graph` when given.
+ */
+export async function writeBooking(db: Connection, before: BookingDoc, set: Partial<BookingDoc>, now: Date, graph?: PeerGraph): Promise<BookingDoc> {
+  const after = { ...before, ...set, rev: before.rev + 1, updated_at: now, feed_pending: true };
+  const written = await bookings(db).updateOne({ _id: before._id, workspace: before.workspace, rev: before.rev, status: before.status }, { $set: { ...set, rev: after.rev, updated_at: now, feed_pending: true } });
   if (written.matchedCount !== 1) throw new CuadraError('conflict', `The booking ${before._id} changed meanwhile; read it again and retry.`);
+  // The change stands once written (a caller must not undo it for this): the flag stays for the background repair.
+  await recordChange(db, after, now, graph).catch(() => undefined);
   return after;
 }
 
@@ -161,12 +170,12 @@ export interface BookerInput { start: string; name: string; email: string; time_
  * the slot checked, {@link book}, then the `.ics` invitation e-mailed. A booking whose invitation
  * could not be sent stands (its `invited` says so).
  */
-export async function bookAndInvite(db: Connection, workspace: string, type: BookingTypeDoc, input: BookerInput, now: Date, log: { warn(o: object, m: string): void }): Promise<BookingDoc> {
+export async function bookAndInvite(db: Connection, workspace: string, type: BookingTypeDoc, input: BookerInput, now: Date, log: { warn(o: object, m: string): void }, caller: { country?: string; graph?: PeerGraph } = {}): Promise<BookingDoc> {
   const zone = askerZone(type, input.time_zone);
   const answers = checkAnswers(type, input.answers);
   const start = new Date(input.start);
   await checkSlot(db, type, start, now, zone);
-  const { booking } = await book(db, workspace, { type, start, name: input.name.trim(), email: input.email, zone, answers, now });
+  const { booking } = await book(db, workspace, { type, start, name: input.name.trim(), email: input.email, zone, answers, now, ...caller });
   try {
     if (await mailInvitation(booking, type, 'REQUEST', wallClockText(start, zone), now)) {
       await bookings(db).updateOne({ _id: booking._id }, { $set: { invited_at: now } });

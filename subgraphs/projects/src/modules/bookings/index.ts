@@ -1,5 +1,6 @@
 import { defineModule, defineSource } from '@cuadra/shared';
 import { writeMissingEvents } from './book.ts';
+import { bookingChanges, bookingChangesSinceSource, publishStuckChanges } from './changes.ts';
 import { ORPHAN_CLAIM_MS, removeExpiredClaims } from './claims.ts';
 import { bookingClaims, bookingDays, bookingMatches, bookings, BOOKING_STATUSES, type BookingDoc } from './model.ts';
 import { availability } from './tools/availability.ts';
@@ -14,13 +15,15 @@ import { reschedule } from './tools/reschedule.ts';
 export const bookingsModule = defineModule({
   name: 'bookings',
   tools: [availability, create, confirm, reschedule, cancel, list, get],
-  models: [bookings, bookingDays, bookingClaims],
+  models: [bookings, bookingDays, bookingClaims, bookingChanges],
   listed: [{ model: bookings }],
   // As often as a booking call's claims may be taken for a crash's (at most every 30 s).
-  background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now) => { await writeMissingEvents(db, now); } }],
+  background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now) => { await writeMissingEvents(db, now); await publishStuckChanges(db, now, ORPHAN_CLAIM_MS); } }],
   // Claims of times that have passed guard nothing: the sweep removes them, reads never do.
   maintenance: ({ db, now }) => removeExpiredClaims(db, now),
   reads: {
+    // crm and finance pull the bookings' changes (changes.ts): a feed, never published in the catalog.
+    feeds: { booking_changes_since: bookingChangesSinceSource },
     sources: {
       bookings: defineSource<BookingDoc>({
         model: bookings, search: bookingMatches, statuses: BOOKING_STATUSES,

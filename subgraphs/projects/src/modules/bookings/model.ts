@@ -1,6 +1,7 @@
 import { addPositions, containsText, DATE_TIME_SCHEMA as DATE_TIME, modelOn, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { dayIndex } from '../../calendar/day-index.ts';
+import type { BookingPrice } from '../booking_types/model.ts';
 
 /** Booking statuses: waiting for confirmation, confirmed, cancelled. */
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
@@ -28,7 +29,11 @@ export interface BookingDoc {
   claims: string[];
   /** The daily-limit claim it holds, if its type has a limit. */
   day_claim: string | null;
-  price: { amount: number; currency: string } | null;
+  price: BookingPrice | null;
+  /** The workspace's country as the booking call's principal stated it (finance's tax regime for its invoice); absent when it did not. */
+  country?: string | null;
+  /** True from each write of the booking until its state is in the change feed (changes.ts; a crash in between is repaired). */
+  feed_pending?: boolean;
   /** True from the booking's write until its calendar event is written (a crash in between is repaired). */
   event_pending?: boolean;
   /** Set once the .ics invitation was handed to the SMTP server. */
@@ -43,9 +48,11 @@ const schema = new Schema<BookingDoc>({
   start: Date, end: Date, buffer_before_min: Number, buffer_after_min: Number, time_zone: String, name: String, email: String,
   answers: { type: Object, default: {} }, event_id: String, claims: { type: [String], default: [] }, day_claim: { type: String, default: null },
   price: { type: Schema.Types.Mixed, default: null }, invited_at: { type: Date, default: null }, event_pending: { type: Boolean, default: false },
+  country: { type: String, default: null }, feed_pending: { type: Boolean, default: false },
   rev: Number, created_at: Date, updated_at: Date,
 }, { versionKey: false, minimize: false });
 schema.index({ event_pending: 1, created_at: 1 });
+schema.index({ feed_pending: 1, updated_at: 1 });
 addPositions(schema);
 
 /** The bookings collection (records source `bookings`). */

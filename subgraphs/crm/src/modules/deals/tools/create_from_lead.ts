@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { CuadraError, defineTool, type ToolContext } from '@cuadra/shared';
 import { parties, partyView, PARTY_VIEW_SCHEMA, type PartyDoc } from '../../parties/model.ts';
-import { insertParty } from '../../parties/tools/create.ts';
+import { partyForEmail } from '../../parties/by_email.ts';
 import { findPipeline, readPipelines } from '../../pipelines/model.ts';
 import { deals, dealView, DEAL_VIEW_SCHEMA, type DealDoc } from '../model.ts';
 import { insertDeal } from '../ops.ts';
@@ -12,11 +11,6 @@ interface SiteLead { id: string; siteName: string; pipeline: string | null; name
 /** The deal made of a lead: its id follows from the lead's, so a second one cannot exist. */
 export function dealIdForLead(leadId: string): string {
   return `dl_${leadId}`;
-}
-
-/** The party a lead makes when no party holds its e-mail: its id follows from the workspace and the address, so two leads of one visitor make one party. */
-function partyIdForEmail(workspace: string, email: string): string {
-  return `pty_w${createHash('sha256').update(`${workspace}\n${email}`).digest('base64url').slice(0, 24)}`;
 }
 
 async function partyOf(ctx: Pick<ToolContext, 'db' | 'workspace'>, deal: DealDoc): Promise<PartyDoc> {
@@ -73,22 +67,8 @@ export const createFromLead = defineTool({
         : 'This workspace has no pipeline yet: create one with pipelines.create. Nothing was created.');
     }
 
-    let party: PartyDoc | null = await parties(ctx.db).findOne({ workspace: ctx.workspace, email: lead.email, status: 'active' }).sort({ created_at: 1 }).lean();
-    let partyCreated = false;
-    if (!party) {
-      const id = partyIdForEmail(ctx.workspace, lead.email);
-      try {
-        party = await insertParty(ctx, { name: lead.name ?? lead.email, kind: 'customer', email: lead.email, ...(lead.phone && lead.phone.length >= 3 ? { phone: lead.phone } : {}), tags: ['from_site'] }, { id });
-        partyCreated = true;
-      } catch (err) {
-        // Made a moment ago by a concurrent call, or by an earlier lead of the same visitor.
-        if (!(err instanceof CuadraError && err.code === 'conflict')) throw err;
-        const made: PartyDoc | null = await parties(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-        if (!made) throw err;
-        party = made;
-        if (made.status !== 'active') throw new CuadraError('conflict', `The party ${party.name} made from an earlier lead of ${lead.email} is archived; restore it (parties.update) and try again. Nothing was created.`);
-      }
-    }
+    const { party, created: partyCreated } = await partyForEmail(ctx, lead.email, () => ({ name: lead.name ?? lead.email, kind: 'customer', email: lead.email, ...(lead.phone && lead.phone.length >= 3 ? { phone: lead.phone } : {}), tags: ['from_site'] }));
+    if (party.status !== 'active') throw new CuadraError('conflict', `The party ${party.name} made from an earlier lead of ${lead.email} is archived; restore it (parties.update) and try again. Nothing was created.`);
 
     try {
       const deal = await insertDeal(ctx, { title: `${lead.name ?? lead.email} · ${lead.siteName}`.slice(0, 200), party_id: party._id, pipeline: pipeline.id, tags: ['from_site'] }, { id: dealId });

@@ -17,7 +17,7 @@ export const cancel = defineTool({
     const before = await bookingOf(ctx.db, ctx.workspace, input.id);
     if (before.status === 'cancelled') throw new CuadraError('conflict', `The booking ${input.id} is already cancelled.`);
     // Cancelled first (availability stops counting it), then its claims are given back.
-    const after = await writeBooking(ctx.db, before, { status: 'cancelled', claims: [], day_claim: null }, ctx.now);
+    const after = await writeBooking(ctx.db, before, { status: 'cancelled', claims: [], day_claim: null }, ctx.now, ctx.graph);
     await releaseCells(ctx.db, [...before.claims, ...(before.day_claim ? [before.day_claim] : [])], before._id);
     await syncEvent(ctx.db, after, before.time_zone, ctx.now);
     const type = await bookingTypes(ctx.db).findOne({ _id: before.type_id, workspace: ctx.workspace }).lean<BookingTypeDoc>();

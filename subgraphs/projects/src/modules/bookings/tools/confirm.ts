@@ -15,7 +15,7 @@ export const confirm = defineTool({
   async handler(input, ctx) {
     const before = await bookingOf(ctx.db, ctx.workspace, input.id);
     if (before.status !== 'pending') throw new CuadraError('conflict', `The booking ${input.id} is ${before.status}, not pending.`);
-    const after = await writeBooking(ctx.db, before, { status: 'confirmed' }, ctx.now);
+    const after = await writeBooking(ctx.db, before, { status: 'confirmed' }, ctx.now, ctx.graph);
     await syncEvent(ctx.db, after, before.time_zone, ctx.now);
     // The booker's calendar holds the TENTATIVE invitation: the same UID with a higher SEQUENCE replaces it.
     const type = await bookingTypes(ctx.db).findOne({ _id: before.type_id, workspace: ctx.workspace }).lean<BookingTypeDoc>();

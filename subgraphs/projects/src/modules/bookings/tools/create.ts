@@ -16,7 +16,7 @@ export const create = defineTool({
   output: recordOutput('booking', BOOKING_VIEW_SCHEMA),
   async handler(input, ctx) {
     const type = await activeType(ctx.db, ctx.workspace, input.type_id, '/type_id');
-    const booking = await bookAndInvite(ctx.db, ctx.workspace, type, { start: input.start, name: input.name, email: input.email, time_zone: input.time_zone, answers: input.answers as Record<string, string> | undefined }, ctx.now, ctx.log);
+    const booking = await bookAndInvite(ctx.db, ctx.workspace, type, { start: input.start, name: input.name, email: input.email, time_zone: input.time_zone, answers: input.answers as Record<string, string> | undefined }, ctx.now, ctx.log, { country: ctx.principal.country, graph: ctx.graph });
     return { booking: bookingView(booking, isoIn(booking.start, booking.time_zone)) };
   },
 });

@@ -43,7 +43,7 @@ export const reschedule = defineTool({
     await addToDays(ctx.db, bookingDays, ctx.workspace, daysTouched(start, end, 1), before._id);
     let after;
     try {
-      after = await writeBooking(ctx.db, before, { start, end, claims: cells, day_claim: dayClaim, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min }, ctx.now);
+      after = await writeBooking(ctx.db, before, { start, end, claims: cells, day_claim: dayClaim, buffer_before_min: type.buffer_before_min, buffer_after_min: type.buffer_after_min }, ctx.now, ctx.graph);
     } catch (err) {
       await releaseCells(ctx.db, [...fresh, ...freshDay], before._id);
       throw err;
