@@ -1,23 +1,45 @@
 // The projects subgraph killed (SIGKILL) in the middle of a burst of bookings racing for the same
-// slots, then restarted: no two live bookings overlap, no acknowledged booking is lost, and once the
-// claims of the killed calls are past their orphan age every free slot is offered and bookable, and
-// every booking has its calendar event.
+// slots, and crm killed in the middle of pulling them, both restarted: no two live bookings overlap,
+// no acknowledged booking is lost, once the claims of the killed calls are past their orphan age
+// every free slot is offered and bookable, every booking has its calendar event and exactly one CRM
+// activity on its booker's one party (issue 35). Then, on the same system: a priced booking's invoice
+// in finance (figures by hand), withdrawn when the booking is cancelled before it is posted; and a
+// busy event on a real CalDAV server (Radicale) taking its slot out of availability. This file owns
+// its system (it kills processes), so it also runs with loopback outbound allowed (Radicale).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
+import { startRadicale, type RunningRadicale } from '../scripts/radicale.ts';
 import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let key: string;
+let radicale: RunningRadicale;
+const radicaleDir = mkdtempSync(path.join(tmpdir(), 'cuadra-bookingfaults-dav-'));
 const ORPHAN_MS = Number(OWN_SYSTEM_SETTINGS.CUADRA_BOOKING_ORPHAN_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  sys = await startTestSystem('bookingfaults', OWN_SYSTEM_SETTINGS);
+  // The lent system's settings allow loopback outbound (Radicale) and pull bookings every 200 ms.
+  [sys, radicale] = await Promise.all([startTestSystem('bookingfaults', OWN_SYSTEM_SETTINGS), startRadicale({ dir: radicaleDir, users: { ana: 'clave-de-ana' } })]);
   key = (await sys.workspace('Citas Fallas SAS')).api_key;
 });
 afterAll(async () => {
-  await sys?.stop();
+  await Promise.all([sys?.stop(), radicale?.stop()]);
+  rmSync(radicaleDir, { recursive: true, force: true });
 });
+
+/** Polls `read` until `done` holds of its answer (at most ~15 s), and answers the last one. */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  let v = await read();
+  for (let t = 0; t < 150 && !done(v); t++) {
+    await sleep(100);
+    v = await read();
+  }
+  return v;
+}
 
 async function ok(tool: string, input: unknown): Promise<any> {
   const r = await sys.invoke(tool, input, key);
@@ -53,6 +75,13 @@ describe('projects killed in the middle of racing bookings', () => {
           void sys.killSubgraph('projects').then(async () => {
             await sleep(300);
             await sys.restartSubgraph('projects');
+          });
+        }
+        // crm dies while it pulls the bookings' changes (each booking wakes its pull).
+        if (i === Math.floor(total / 6)) {
+          void sys.killSubgraph('crm').then(async () => {
+            await sleep(300);
+            await sys.restartSubgraph('crm');
           });
         }
         const start = slots[i % slots.length];
@@ -94,5 +123,88 @@ describe('projects killed in the middle of racing bookings', () => {
       withoutEvent = await missing();
     }
     expect(withoutEvent).toEqual([]);
+
+    // crm: one activity per booking, named after it (act_<booking>), on the party of the booker's
+    // e-mail — one party per e-mail, "Después" booking five times included — and nothing twice.
+    const bookingsNow = await live();
+    const activities = await until(async () => (await ok('activities.list', { limit: 100 })).rows as { id: string; booking_id: string | null; party_id: string }[],
+      (rows) => rows.filter((a) => a.booking_id).length >= bookingsNow.length);
+    const fromBookings = activities.filter((a) => a.booking_id);
+    expect(fromBookings.map((a) => a.id).sort()).toEqual(bookingsNow.map((b) => `act_${b.id}`).sort());
+    expect(fromBookings.every((a) => a.id === `act_${a.booking_id}`)).toBe(true);
+    const partyOf = new Map((await ok('parties.list', { limit: 100 })).rows.map((p: { id: string; email: string }) => [p.id, p.email]));
+    const emails = (await ok('bookings.list', { status: 'confirmed', limit: 100 })).rows.map((b: { id: string; email: string }) => [b.id, b.email]);
+    expect(fromBookings.map((a) => [a.booking_id, partyOf.get(a.party_id)]).sort()).toEqual(emails.sort());
+    expect(partyOf.size).toBe(new Set(emails.map(([, e]: string[]) => e)).size);
   }, 180_000);
+});
+
+describe('a booking reaches CRM and finance', () => {
+  it('matches the booker to the party holding the e-mail, invoices a confirmed priced booking once with VAT, and withdraws the draft of a cancelled one', async () => {
+    const days: string[] = [];
+    for (let d = plus(new Date().toISOString().slice(0, 10), 20); days.length < 2; d = plus(d, 1)) {
+      const wd = new Date(`${d}T12:00:00Z`).getUTCDay();
+      if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) days.push(d);
+    }
+    const type = (await ok('booking_types.create', {
+      slug: 'diagnostico', name: 'Diagnóstico', duration_min: 60, min_notice_min: 60, window_days: 90, confirmation_required: true,
+      price: { amount: 150_000, currency: 'COP' },
+      weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '14:00', end: '17:00' }]])),
+    })).booking_type;
+    expect(type.price).toEqual({ amount: 150_000, currency: 'COP', tax_rate_ppm: null, invoice: 'draft' });
+    // Ana is a customer already; she books with her address written in capitals.
+    const ana = (await ok('parties.create', { kind: 'customer', name: 'Ana Gómez', email: 'ana@andes.example' })).party;
+    // 14:00 Bogotá is 19:00Z.
+    const booking = (await ok('bookings.create', { type_id: type.id, start: `${days[0]}T19:00:00Z`, name: 'Ana G.', email: 'ANA@andes.example' })).booking;
+    expect(booking.status).toBe('pending');
+    const activity = await until(async () => (await ok('activities.list', { party_id: ana.id })).rows, (rows) => rows.length > 0);
+    expect(activity.map((a: any) => [a.id, a.kind, a.subject, a.due_date, a.due_time, a.status, a.booking_id])).toEqual([[`act_${booking.id}`, 'meeting', 'Diagnóstico: Ana G.', days[0], '14:00', 'open', booking.id]]);
+    // Pending: no invoice yet. Confirmed: the draft, once.
+    expect((await sys.invoke('invoices.get', { id: `inv_${booking.id}` }, key)).status).toBe(404);
+    await ok('bookings.confirm', { id: booking.id });
+    const invoice = (await until(() => sys.invoke('invoices.get', { id: `inv_${booking.id}` }, key), (r) => r.status === 200)).body.output.invoice;
+    // 1 × 150,000 = 150,000 subtotal; VAT 19 % (Colombia's general rate, finance's default) = 150,000 × 0.19 = 28,500; total 150,000 + 28,500 = 178,500.
+    expect([invoice.status, invoice.customer_id, invoice.customer.name, invoice.currency, invoice.subtotal, invoice.tax_total, invoice.total, invoice.source])
+      .toEqual(['draft', ana.id, 'Ana Gómez', 'COP', 150_000, 28_500, 178_500, { booking_id: booking.id }]);
+    expect(invoice.lines.map((l: any) => [l.quantity, l.unit_price, l.tax_rate_ppm])).toEqual([[1, 150_000, 190_000]]);
+    // No second party for Ana, one activity.
+    expect((await ok('parties.list', { search: 'andes.example' })).rows.map((p: any) => p.id)).toEqual([ana.id]);
+
+    // Bruno books, is confirmed (his draft is made), then cancels before anyone posts it: the draft is withdrawn.
+    const bruno = (await ok('bookings.create', { type_id: type.id, start: `${days[1]}T20:00:00Z`, name: 'Bruno Díaz', email: 'bruno@andes.example' })).booking;
+    await ok('bookings.confirm', { id: bruno.id });
+    await until(() => sys.invoke('invoices.get', { id: `inv_${bruno.id}` }, key), (r) => r.status === 200);
+    await ok('bookings.cancel', { id: bruno.id });
+    const withdrawn = await until(async () => (await ok('invoices.get', { id: `inv_${bruno.id}` })).invoice, (i) => i.status === 'cancelled');
+    expect([withdrawn.status, withdrawn.number]).toEqual(['cancelled', null]);
+    const brunoActivity = await until(async () => (await ok('activities.list', { limit: 100 })).rows.find((a: any) => a.booking_id === bruno.id), (a) => a?.status === 'done');
+    expect([brunoActivity.status, brunoActivity.notes]).toEqual(['done', `Reserva ${bruno.id} (cancelada), bruno@andes.example.`]);
+    // Bruno's party was made from his booking (tagged so), once.
+    expect((await ok('parties.list', { search: 'bruno@andes.example' })).rows.map((p: any) => [p.name, p.tags])).toEqual([['Bruno Díaz', ['from_booking']]]);
+  }, 60_000);
+});
+
+describe('a busy event on a connected CalDAV calendar', () => {
+  it('takes its slot out of bookings.availability and refuses a booking of it (409)', async () => {
+    let day = plus(new Date().toISOString().slice(0, 10), 30);
+    while (![1, 2, 3, 4, 5].includes(new Date(`${day}T12:00:00Z`).getUTCDay()) || colombianHolidays(Number(day.slice(0, 4))).some((h) => h.date === day)) day = plus(day, 1);
+    const type = (await ok('booking_types.create', {
+      slug: 'llamada', name: 'Llamada', duration_min: 60, min_notice_min: 60, window_days: 90,
+      weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '09:00', end: '12:00' }]])),
+    })).booking_type;
+    const slots = async () => (await ok('bookings.availability', { type_id: type.id, from: day, to: day })).slots.map((s: { time: string }) => s.time);
+    expect(await slots()).toEqual(['09:00', '10:00', '11:00']);
+    // Ana's phone puts a dentist's appointment 10:00–10:30 Bogotá (15:00Z–15:30Z) on her calendar on the server.
+    const auth = `Basic ${Buffer.from('ana:clave-de-ana').toString('base64')}`;
+    expect((await fetch(`${radicale.url}/ana/trabajo/`, { method: 'MKCALENDAR', headers: { authorization: auth } })).status).toBe(201);
+    const compact = day.replaceAll('-', '');
+    const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Telefono//ES', 'BEGIN:VEVENT', 'UID:dentista@telefono', 'DTSTAMP:20260101T000000Z', `DTSTART:${compact}T150000Z`, `DTEND:${compact}T153000Z`, 'SUMMARY:Dentista', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await fetch(`${radicale.url}/ana/trabajo/dentista.ics`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'text/calendar; charset=utf-8' }, body: ics })).status).toBe(201);
+    const account = (await ok('calendar_accounts.connect', { url: `${radicale.url}/`, username: 'ana', password: 'clave-de-ana' })).account;
+    await ok('calendar_accounts.sync', { id: account.id });
+    // The 10:00 meeting would overlap the dentist: gone; 09:00 and 11:00 stay.
+    expect(await slots()).toEqual(['09:00', '11:00']);
+    const refused = await sys.invoke('bookings.create', { type_id: type.id, start: `${day}T15:00:00Z`, name: 'Intruso', email: 'intruso@example.co' }, key);
+    expect([refused.status, refused.body.code]).toEqual([409, 'conflict']);
+  }, 60_000);
 });

@@ -101,7 +101,8 @@ function signingKeyPairFrom(text: string): { privateKey: string; publicKey: stri
  * by default), a derived write left pending is repaired after 1 s (60 s), an orphaned booking claim
  * lapses after 1 s (60 s), a site's forms take 3 posts per visitor and 5 per site in 10 minutes
  * (20 and 300), sign-in takes 4 attempts per e-mail in 15 minutes (10), access tokens are signed
- * with {@link OWN_SYSTEM_TOKEN_KEYS}, and no per-credential or per-workspace rate limit gets in the way of a burst. Every
+ * with {@link OWN_SYSTEM_TOKEN_KEYS}, no per-credential or per-workspace rate limit gets in the way of a burst, outbound
+ * calls may reach loopback (a test's CalDAV server) and bookings reach crm and finance within 200 ms. Every
  * such file runs with these same settings, so the test pool lends them one system in turn (two when
  * both workers want one) instead of starting one per file: a start is ~10 s of both cores.
  */
@@ -110,6 +111,8 @@ export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   SITE_FORM_RATE_LIMIT: '3/600', SITE_FORM_SITE_RATE_LIMIT: '5/600', LOGIN_RATE_LIMIT: '4/900',
   RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60',
   CUADRA_TOKEN_SIGNING_KEY: OWN_SYSTEM_TOKEN_KEYS.privateKey,
+  // bookings-faults: a real CalDAV server on loopback, and crm's and finance's booking pulls every 200 ms (2 s).
+  CUADRA_OUTBOUND_PRIVATE: 'allow', CRM_BOOKING_PULL_INTERVAL_MS: '200', INVOICES_BOOKING_PULL_INTERVAL_MS: '200',
 };
 
 // What a file does to the processes themselves: such a file cannot share them with others.

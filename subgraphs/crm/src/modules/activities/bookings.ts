@@ -1,4 +1,4 @@
-import { dateInZone, markedWorkspaces, peerGraph, pullFeed, PullSchedule, type BackgroundJob, type FeedReader, type Logger, type PeerConfig } from '@cuadra/shared';
+import { createPositioned, dateInZone, markedWorkspaces, peerGraph, pullFeed, PullSchedule, type BackgroundJob, type FeedReader, type Logger, type PeerConfig } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { partyForEmail } from '../parties/by_email.ts';
 import { activities, type ActivityDoc } from './model.ts';
@@ -67,7 +67,7 @@ async function applyRow(db: Connection, workspace: string, row: BookingChangeRow
   }
   const { party } = await partyForEmail({ db, workspace, now }, row.email, () => ({ name: row.name, kind: 'customer', email: row.email, tags: ['from_booking'] }));
   try {
-    await model.create(activityOf(row, workspace, party._id, now, now));
+    await createPositioned(model, activityOf(row, workspace, party._id, now, now));
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
     // Made meanwhile by another pull: bring it forward instead.

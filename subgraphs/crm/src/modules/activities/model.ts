@@ -54,9 +54,10 @@ export function dueId(workspace: string, date: string): string {
 }
 
 export const ACTIVITY_VIEW_SCHEMA = {
-  type: 'object', additionalProperties: false, required: ['id', 'kind', 'subject', 'notes', 'deal_id', 'party_id', 'owner_id', 'due_date', 'due_time', 'status', 'done_at', 'created_at', 'updated_at'],
+  type: 'object', additionalProperties: false, required: ['id', 'kind', 'subject', 'notes', 'deal_id', 'party_id', 'owner_id', 'due_date', 'due_time', 'status', 'done_at', 'booking_id', 'created_at', 'updated_at'],
   properties: {
     id: TEXT, kind: { enum: [...ACTIVITY_KINDS] }, subject: TEXT, notes: NULLABLE_TEXT, deal_id: NULLABLE_TEXT, party_id: NULLABLE_TEXT, owner_id: NULLABLE_TEXT,
+    booking_id: { ...NULLABLE_TEXT, description: 'The booking (projects) this activity follows: made, moved and closed with it.' },
     due_date: { anyOf: [DATE_SCHEMA, { type: 'null' }] }, due_time: NULLABLE_TEXT, status: { enum: ['open', 'done'] }, done_at: { anyOf: [DATE_TIME_SCHEMA, { type: 'null' }] },
     created_at: DATE_TIME_SCHEMA, updated_at: DATE_TIME_SCHEMA,
   },
@@ -65,6 +66,6 @@ export const ACTIVITY_VIEW_SCHEMA = {
 export function activityView(a: ActivityDoc) {
   return {
     id: a._id, kind: a.kind, subject: a.subject, notes: a.notes, deal_id: a.deal_id, party_id: a.party_id, owner_id: a.owner_id, due_date: a.due_date, due_time: a.due_time,
-    status: a.status, done_at: a.done_at ? new Date(a.done_at).toISOString() : null, created_at: new Date(a.created_at).toISOString(), updated_at: new Date(a.updated_at).toISOString(),
+    status: a.status, done_at: a.done_at ? new Date(a.done_at).toISOString() : null, booking_id: a.booking?.id ?? null, created_at: new Date(a.created_at).toISOString(), updated_at: new Date(a.updated_at).toISOString(),
   };
 }

@@ -1,4 +1,4 @@
-import { clampLimit, OrderedFeed, ORDERED_FEED_FIELDS, type OrderedFeedDoc, type PeerGraph, type SourceReader } from '@cuadra/shared';
+import { clampLimit, OrderedFeed, ORDERED_FEED_FIELDS, peerGraph, type OrderedFeedDoc, type PeerConfig, type PeerGraph, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { bookingTypes, type BookingPrice, type BookingTypeDoc } from '../booking_types/model.ts';
 import { bookings, type BookingDoc } from './model.ts';
@@ -86,11 +86,11 @@ export async function recordChange(db: Connection, b: BookingDoc, now: Date, gra
 
 /**
  * The background repair: bookings a crash left with `feed_pending` past `olderThanMs` (no booking
- * call takes that long) have their current state recorded. Answers how many.
+ * call takes that long) have their current state recorded, and the readers told. Answers how many.
  */
-export async function publishStuckChanges(db: Connection, now: Date, olderThanMs: number): Promise<number> {
+export async function publishStuckChanges(db: Connection, now: Date, olderThanMs: number, peers?: PeerConfig): Promise<number> {
   const stuck = await bookings(db).find({ feed_pending: true, updated_at: { $lte: new Date(now.getTime() - olderThanMs) } }).limit(100).lean<BookingDoc[]>();
-  for (const b of stuck) await recordChange(db, b, now);
+  for (const b of stuck) await recordChange(db, b, now, peers ? peerGraph('projects', peers, b.workspace) : undefined);
   return stuck.length;
 }
 

@@ -18,7 +18,7 @@ export const bookingsModule = defineModule({
   models: [bookings, bookingDays, bookingClaims, bookingChanges],
   listed: [{ model: bookings }],
   // As often as a booking call's claims may be taken for a crash's (at most every 30 s).
-  background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now) => { await writeMissingEvents(db, now); await publishStuckChanges(db, now, ORPHAN_CLAIM_MS); } }],
+  background: [{ name: 'booking events', everyMs: Math.min(30_000, ORPHAN_CLAIM_MS), run: async (db, now, _log, peers) => { await writeMissingEvents(db, now); await publishStuckChanges(db, now, ORPHAN_CLAIM_MS, peers); } }],
   // Claims of times that have passed guard nothing: the sweep removes them, reads never do.
   maintenance: ({ db, now }) => removeExpiredClaims(db, now),
   reads: {
