@@ -48,14 +48,19 @@ async function ok(tool: string, input: unknown): Promise<any> {
 }
 
 const plus = (date: string, n: number) => new Date(Date.parse(`${date}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+/** The first `n` Colombian working days (Monday to Friday, no public holiday) from `ahead` days after today. */
+function workdays(ahead: number, n: number): string[] {
+  const days: string[] = [];
+  for (let d = plus(new Date().toISOString().slice(0, 10), ahead); days.length < n; d = plus(d, 1)) {
+    const wd = new Date(`${d}T12:00:00Z`).getUTCDay();
+    if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) days.push(d);
+  }
+  return days;
+}
 
 describe('projects killed in the middle of racing bookings', () => {
   it('never leaves two bookings of one time, loses no acknowledged booking, and frees what the dead calls claimed', async () => {
-    const days: string[] = [];
-    for (let d = plus(new Date().toISOString().slice(0, 10), 3); days.length < 5; d = plus(d, 1)) {
-      const wd = new Date(`${d}T12:00:00Z`).getUTCDay();
-      if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) days.push(d);
-    }
+    const days = workdays(3, 5);
     const type = (await ok('booking_types.create', {
       slug: 'fallas', name: 'Fallas', duration_min: 60, min_notice_min: 60, window_days: 60,
       weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '09:00', end: '12:00' }]])),
@@ -141,11 +146,7 @@ describe('projects killed in the middle of racing bookings', () => {
 
 describe('a booking reaches CRM and finance', () => {
   it('matches the booker to the party holding the e-mail, invoices a confirmed priced booking once with VAT, and withdraws the draft of a cancelled one', async () => {
-    const days: string[] = [];
-    for (let d = plus(new Date().toISOString().slice(0, 10), 20); days.length < 2; d = plus(d, 1)) {
-      const wd = new Date(`${d}T12:00:00Z`).getUTCDay();
-      if (wd >= 1 && wd <= 5 && !colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d)) days.push(d);
-    }
+    const days = workdays(20, 2);
     const type = (await ok('booking_types.create', {
       slug: 'diagnostico', name: 'Diagnóstico', duration_min: 60, min_notice_min: 60, window_days: 90, confirmation_required: true,
       price: { amount: 150_000, currency: 'COP' },
@@ -186,8 +187,7 @@ describe('a booking reaches CRM and finance', () => {
 
 describe('a busy event on a connected CalDAV calendar', () => {
   it('takes its slot out of bookings.availability and refuses a booking of it (409)', async () => {
-    let day = plus(new Date().toISOString().slice(0, 10), 30);
-    while (![1, 2, 3, 4, 5].includes(new Date(`${day}T12:00:00Z`).getUTCDay()) || colombianHolidays(Number(day.slice(0, 4))).some((h) => h.date === day)) day = plus(day, 1);
+    const [day] = workdays(30, 1);
     const type = (await ok('booking_types.create', {
       slug: 'llamada', name: 'Llamada', duration_min: 60, min_notice_min: 60, window_days: 90,
       weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '09:00', end: '12:00' }]])),

@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from './logger.ts';
-import type { PeerGraph } from './peers.ts';
+import type { BackgroundJob } from './module.ts';
+import { peerGraph, type PeerConfig, type PeerGraph } from './peers.ts';
 
 /**
  * How a subgraph takes in another's ordered feed (shared ordered-feed.ts) when what it makes of a
@@ -32,9 +33,26 @@ export interface FeedReader<R extends { id: string; seq?: number | null }> {
 
 interface FeedMark<R> { _id: string; cursor: string | null; waiting: R[]; version: number }
 
-/** Pages of rows read at most per pull, and their size. */
-const MAX_PAGES = 50;
+/** Rows asked per page. */
 const PAGE = 100;
+
+/**
+ * Reads a feed's rows after `cursor` through the graph, page after page until a page holds fewer
+ * than {@link PAGE} rows in their place (caught up) or `maxPages` were read. Answers the rows and
+ * where the next read starts; throws what the graph throws (the publisher not answering).
+ */
+export async function readFeedSince<R extends { seq?: number | null }>(graph: PeerGraph, subgraph: string, source: string, cursor: string | undefined, maxPages = 50): Promise<{ rows: R[]; cursor: string | undefined }> {
+  const rows: R[] = [];
+  let next = cursor;
+  for (let page = 0; page < maxPages; page += 1) {
+    const data = await graph(subgraph, `query($q: JSON!) { ${subgraph}Records(query: $q) }`, { q: { source, limit: PAGE, ...(next ? { cursor: next } : {}) } });
+    const answer = data[`${subgraph}Records`] as { rows: R[]; next_cursor?: string };
+    rows.push(...answer.rows);
+    next = answer.next_cursor ?? next;
+    if (answer.rows.filter((r) => typeof r.seq === 'number').length < PAGE) break;
+  }
+  return { rows, cursor: next };
+}
 
 /** What one pull did. */
 export interface FeedPullResult { applied: number; waiting: number; reachable: boolean }
@@ -43,17 +61,10 @@ export interface FeedPullResult { applied: number; waiting: number; reachable: b
 export async function pullFeed<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, db: Connection, workspace: string, graph: PeerGraph, now: Date, log?: Logger): Promise<FeedPullResult> {
   const marks = db.collection<FeedMark<R>>(reader.marks);
   const mark = await marks.findOne({ _id: workspace });
-  const fresh: R[] = [];
-  let cursor = mark?.cursor ?? undefined;
+  let fresh: R[];
+  let cursor: string | undefined;
   try {
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const data = await graph(reader.subgraph, `query($q: JSON!) { ${reader.subgraph}Records(query: $q) }`, { q: { source: reader.source, limit: PAGE, ...(cursor ? { cursor } : {}) } });
-      const answer = data[`${reader.subgraph}Records`] as { rows: R[]; next_cursor?: string };
-      fresh.push(...answer.rows);
-      cursor = answer.next_cursor ?? cursor;
-      // Fewer than a page of rows in their place: caught up.
-      if (answer.rows.filter((r) => typeof r.seq === 'number').length < PAGE) break;
-    }
+    ({ rows: fresh, cursor } = await readFeedSince<R>(graph, reader.subgraph, reader.source, mark?.cursor ?? undefined));
   } catch (err) {
     log?.warn({ err: (err as Error).message, workspace, feed: reader.source }, 'a feed could not be pulled');
     return { applied: 0, waiting: mark?.waiting.length ?? 0, reachable: false };
@@ -79,20 +90,16 @@ export async function pullFeed<R extends { id: string; seq?: number | null }>(re
 export class PullSchedule {
   readonly #woken = new Map<string, number>();
   readonly #due = new Map<string, { at: number; wait: number }>();
-  readonly everyMs: number;
-  readonly maxIdleMs: number;
-  readonly wokenMs: number;
+  readonly #times: { everyMs: number; maxIdleMs: number; wokenMs: number };
 
   constructor(everyMs: number, maxIdleMs: number, wokenMs = 10_000) {
-    this.everyMs = everyMs;
-    this.maxIdleMs = maxIdleMs;
-    this.wokenMs = wokenMs;
+    this.#times = { everyMs, maxIdleMs, wokenMs };
   }
 
   /** The publisher said the workspace's feed grew: pull it on every pass for a while. */
   wake(workspace: string, now = Date.now()): void {
     if (this.#woken.size >= 10_000) this.#woken.clear();
-    this.#woken.set(workspace, now + this.wokenMs);
+    this.#woken.set(workspace, now + this.#times.wokenMs);
     this.#due.delete(workspace);
   }
 
@@ -105,7 +112,7 @@ export class PullSchedule {
   /** Notes a pull: found something (or first pull) → soon again; nothing → wait twice as long. */
   pulled(workspace: string, foundSomething: boolean, now: number): void {
     const state = this.#due.get(workspace);
-    const wait = foundSomething || !state ? this.everyMs : Math.min(this.maxIdleMs, state.wait * 2);
+    const wait = foundSomething || !state ? this.#times.everyMs : Math.min(this.#times.maxIdleMs, state.wait * 2);
     if (this.#due.size > 100_000) this.#due.clear();
     this.#due.set(workspace, { at: now + wait, wait });
   }
@@ -114,4 +121,37 @@ export class PullSchedule {
 /** The workspaces a reader holds a mark for (its background job pulls them without hints). */
 export async function markedWorkspaces(db: Connection, reader: Pick<FeedReader<never>, 'marks'>): Promise<string[]> {
   return (await db.collection(reader.marks).distinct('_id')) as unknown as string[];
+}
+
+/** A feed reader's background pull: the job a module declares, and the hint its graph field gives. */
+export interface FeedPullJob {
+  job: BackgroundJob;
+  /** The publisher said the workspace's feed grew (see {@link PullSchedule.wake}). */
+  wake(workspace: string): void;
+  /** One pass (what the job runs): every woken or marked workspace that is due. Answers how many rows it applied. */
+  pass(db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number>;
+}
+
+/**
+ * The background pull of one feed by `service` (its service assertion): every `everyMs`, each
+ * workspace woken or holding a mark that is due; rows left waiting bring the workspace back as soon
+ * as new ones would. Never in a read (reads never write).
+ */
+export function feedPullJob<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, opts: { name: string; service: string; everyMs: number; maxIdleMs?: number }): FeedPullJob {
+  const schedule = new PullSchedule(opts.everyMs, opts.maxIdleMs ?? 5 * 60_000);
+  const pass = async (db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> => {
+    if (!peers?.urls[reader.subgraph]) return 0;
+    let applied = 0;
+    for (const workspace of schedule.due(await markedWorkspaces(db, reader), now.getTime())) {
+      const r = await pullFeed(reader, db, workspace, peerGraph(opts.service, peers, workspace), now, log);
+      applied += r.applied;
+      schedule.pulled(workspace, r.applied > 0 || r.waiting > 0, now.getTime());
+    }
+    return applied;
+  };
+  return {
+    job: { name: opts.name, everyMs: opts.everyMs, run: async (db, now, log, peers) => { await pass(db, peers, log, now); } },
+    wake: (workspace) => schedule.wake(workspace),
+    pass,
+  };
 }

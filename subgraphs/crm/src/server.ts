@@ -3,7 +3,7 @@ import { owned } from './modules/index.ts';
 import { deals } from './modules/deals/model.ts';
 import { dealIdForLead } from './modules/deals/tools/create_from_lead.ts';
 import { activities } from './modules/activities/model.ts';
-import { bookingActivityId, wakeBookingPull } from './modules/activities/bookings.ts';
+import { bookingActivityId, bookingPull } from './modules/activities/bookings.ts';
 import { isKind, parties, partyMatches, partyView, type PartyDoc } from './modules/parties/model.ts';
 
 function partyNode(p: PartyDoc) {
@@ -42,7 +42,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       },
       // Finance reads the party of a booking it invoices; projects asks after each booking change, the hint that crm's pull should run now (activities/bookings.ts).
       bookingActivity: async (_: unknown, args: { bookingId: string }, ctx: SubgraphContext) => {
-        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') wakeBookingPull(ctx.workspace);
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') bookingPull.wake(ctx.workspace);
         const a = await activities(ctx.db).findOne({ _id: bookingActivityId(args.bookingId), workspace: ctx.workspace }, { party_id: 1, booking: 1 }).lean();
         return a?.party_id && a.booking ? { activityId: a._id, partyId: a.party_id, bookingStatus: a.booking.status, bookingRev: a.booking.rev } : null;
       },

@@ -8,7 +8,7 @@ import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
 import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
-import { bookingInvoiceId, wakeBookingInvoices } from './modules/invoices/bookings.ts';
+import { bookingInvoiceId, bookingInvoicing } from './modules/invoices/bookings.ts';
 import { wakeInventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
@@ -71,7 +71,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       },
       bookingInvoice: async (_: unknown, args: { bookingId: string }, ctx: SubgraphContext) => {
         // Projects asks after each booking change: its feed grew (modules/invoices/bookings.ts).
-        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') wakeBookingInvoices(ctx.workspace);
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'projects') bookingInvoicing.wake(ctx.workspace);
         const inv = await invoices(ctx.db).findOne({ _id: bookingInvoiceId(args.bookingId), workspace: ctx.workspace }, { status: 1, number: 1 }).lean();
         return inv ? { id: inv._id, status: inv.status, number: inv.number ?? null } : null;
       },

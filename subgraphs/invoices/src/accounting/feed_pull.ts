@@ -1,4 +1,4 @@
-import { CuadraError, type PeerGraph } from '@cuadra/shared';
+import { CuadraError, readFeedSince, type PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { openPostedAccounts } from './chart.ts';
 import { balances, journalEntries, postEntry, settleJournalEntry, type EntrySource, type JournalLine } from '../books/index.ts';
@@ -26,7 +26,6 @@ import { balances, journalEntries, postEntry, settleJournalEntry, type EntrySour
 
 /** Pages of 100 entries read at most per pull. */
 export const MAX_PAGES = 100;
-const PAGE = 100;
 
 /** A row of an ordered journal feed, as both publishers answer it. */
 export interface FeedRow { id: string; kind: string; date: string; currency: string; memo: string; lines: JournalLine[]; seq?: number | null; [extra: string]: unknown }
@@ -81,17 +80,10 @@ export async function pullJournalFeed(feed: JournalFeed, db: Connection, workspa
   if (!graph) return result;
   const marks = feedMarks(db, feed);
   const mark = await marks.findOne({ _id: workspace });
-  const fresh: FeedRow[] = [];
-  let cursor = mark?.cursor ?? undefined;
+  let fresh: FeedRow[];
+  let cursor: string | undefined;
   try {
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const data = await graph(feed.subgraph, `query($q: JSON!) { ${feed.subgraph}Records(query: $q) }`, { q: { source: feed.source, limit: PAGE, ...(cursor ? { cursor } : {}) } });
-      const answer = data[`${feed.subgraph}Records`] as { rows: FeedRow[]; next_cursor?: string };
-      fresh.push(...answer.rows);
-      cursor = answer.next_cursor ?? cursor;
-      // Fewer than a page of entries in their place: caught up.
-      if (answer.rows.filter((r) => typeof r.seq === 'number').length < PAGE) break;
-    }
+    ({ rows: fresh, cursor } = await readFeedSince<FeedRow>(graph, feed.subgraph, feed.source, mark?.cursor ?? undefined, MAX_PAGES));
   } catch (err) {
     // Not configured (no URL), not answering, or refusing: the journal stays as it is.
     log?.warn({ err: (err as Error).message, workspace, feed: feed.source }, 'journal entries could not be pulled');

@@ -1,4 +1,4 @@
-import { createPositioned, dateInZone, markedWorkspaces, peerGraph, pullFeed, PullSchedule, type BackgroundJob, type FeedReader, type Logger, type PeerConfig } from '@cuadra/shared';
+import { createPositioned, CuadraError, dateInZone, feedPullJob, type BookingChangeRow, type FeedReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { partyForEmail } from '../parties/by_email.ts';
 import { activities, type ActivityDoc } from './model.ts';
@@ -12,22 +12,9 @@ import { activities, type ActivityDoc } from './model.ts';
  * restarted after a crash write it once. A later state of the booking (moved, confirmed,
  * cancelled) updates that activity — only forward: the activity keeps the booking's rev it shows,
  * and an older row changes nothing. A cancelled booking's activity is closed (done) and says so.
- * Never in a read: the pull runs in the background ({@link bookingPullJob}), woken by projects'
- * question after each change ({@link wakeBookingPull}).
+ * Never in a read: the pull runs in the background ({@link bookingPull}), woken by projects'
+ * question after each change ({@link bookingPull}).
  */
-export interface BookingChangeRow {
-  id: string;
-  booking_id: string;
-  rev: number;
-  status: 'pending' | 'confirmed' | 'cancelled';
-  type_name: string;
-  start: string;
-  end: string;
-  host_time_zone: string;
-  name: string;
-  email: string;
-  seq?: number | null;
-}
 
 /** The activity a booking makes: the same id on every retry. */
 export function bookingActivityId(bookingId: string): string {
@@ -80,38 +67,22 @@ export const BOOKING_CHANGES: FeedReader<BookingChangeRow> = {
   subgraph: 'projects',
   source: 'booking_changes_since',
   marks: 'booking_pull_marks',
-  async apply(db, workspace, rows, _graph, now) {
-    for (const row of rows) await applyRow(db, workspace, row, now);
+  async apply(db, workspace, rows, _graph, now, log) {
+    for (const row of rows) {
+      try {
+        await applyRow(db, workspace, row, now);
+      } catch (err) {
+        // A booker crm refuses as a party would be refused on every retry: logged, and the feed goes on.
+        if (!(err instanceof CuadraError)) throw err;
+        log?.warn({ err: err.message, code: err.code, booking: row.booking_id, workspace }, 'a booking could not become a CRM activity');
+      }
+    }
     return [];
   },
 };
 
-/** How often the pull runs (`CRM_BOOKING_PULL_INTERVAL_MS`, default 2 s), and the longest a quiet workspace waits. */
+/** How often the pull runs (`CRM_BOOKING_PULL_INTERVAL_MS`, default 2 s). */
 const EVERY_MS = Number(process.env.CRM_BOOKING_PULL_INTERVAL_MS) > 0 ? Number(process.env.CRM_BOOKING_PULL_INTERVAL_MS) : 2_000;
-const schedule = new PullSchedule(EVERY_MS, 5 * 60_000);
 
-/** Projects asked about a booking (its question after each change): the workspace's feed grew. */
-export function wakeBookingPull(workspace: string): void {
-  schedule.wake(workspace);
-}
-
-/** One pass: every workspace woken or with a mark that is due. Answers how many rows it applied. */
-export async function pullBookingsEverywhere(db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> {
-  if (!peers?.urls.projects) return 0;
-  let applied = 0;
-  for (const workspace of schedule.due(await markedWorkspaces(db, BOOKING_CHANGES), now.getTime())) {
-    const r = await pullFeed(BOOKING_CHANGES, db, workspace, peerGraph('crm', peers, workspace), now, log);
-    applied += r.applied;
-    schedule.pulled(workspace, r.applied > 0, now.getTime());
-  }
-  return applied;
-}
-
-/** The background pull of the bookings' changes (never in a read). */
-export const bookingPullJob: BackgroundJob = {
-  name: 'booking changes pull',
-  everyMs: EVERY_MS,
-  async run(db, now, log, peers) {
-    await pullBookingsEverywhere(db, peers, log, now);
-  },
-};
+/** The background pull of the bookings' changes (never in a read), and its hint: projects asked about a booking after a change. */
+export const bookingPull = feedPullJob(BOOKING_CHANGES, { name: 'booking changes pull', service: 'crm', everyMs: EVERY_MS });

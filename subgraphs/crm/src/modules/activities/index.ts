@@ -1,6 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { activitiesLane } from './agenda.ts';
-import { bookingPullJob } from './bookings.ts';
+import { bookingPull } from './bookings.ts';
 import { activities } from './model.ts';
 import { complete } from './tools/complete.ts';
 import { create } from './tools/create.ts';
@@ -14,6 +14,6 @@ export const activitiesModule = defineModule({
   listed: [{ model: activities }],
   reads: { agenda: { events: activitiesLane } },
   // Bookings become activities on their bookers' parties (bookings.ts).
-  background: [bookingPullJob],
+  background: [bookingPull.job],
   readGuards: { 'Query.bookingActivity': 'activities' },
 });

@@ -1,4 +1,4 @@
-import { CuadraError, markedWorkspaces, peerGraph, pullFeed, PullSchedule, systemPrincipal, type BackgroundJob, type FeedReader, type Logger, type PeerConfig, type PeerGraph, type ToolContext } from '@cuadra/shared';
+import { CuadraError, feedPullJob, systemPrincipal, type BookingChangeRow, type FeedReader, type Logger, type PeerGraph, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { buyerFromCrm } from '../../lib/documents.ts';
 import { documentToday } from '../../lib/document-dates.ts';
@@ -25,18 +25,6 @@ import { invoices, type InvoiceDoc } from './model.ts';
  * A booking's rows are applied forward only: the highest rev applied is kept
  * (`booking_invoice_revs`), so an older state read later changes nothing.
  */
-export interface BookingChangeRow {
-  id: string;
-  booking_id: string;
-  rev: number;
-  status: 'pending' | 'confirmed' | 'cancelled';
-  type_name: string;
-  start: string;
-  host_time_zone: string;
-  price: { amount: number; currency: string; tax_rate_ppm: number | null; invoice: 'draft' | 'posted' } | null;
-  country: string | null;
-  seq?: number | null;
-}
 
 /** The invoice of a booking: the same id on every retry. */
 export function bookingInvoiceId(bookingId: string): string {
@@ -99,7 +87,22 @@ export const BOOKING_INVOICES: FeedReader<BookingChangeRow> = {
     // A booking waiting for crm holds back its later rows too: they are applied in order once it is there.
     const held = new Set<string>();
     for (const row of rows) {
-      if (held.has(row.booking_id) || !(await applyRow(db, workspace, row, graph, now, log!))) {
+      let done = false;
+      if (!held.has(row.booking_id)) {
+        try {
+          done = await applyRow(db, workspace, row, graph, now, log!);
+        } catch (err) {
+          if (!(err instanceof CuadraError)) throw err; // the database: the mark stays, the next pass reads it again
+          // crm not answering: wait. A refusal (the party is a vendor, the workspace's VAT needs a rate) would refuse
+          // every retry too: it is logged and the feed goes on, rather than stopping every booking after it.
+          if (err.code === 'unavailable') done = false;
+          else {
+            log?.warn({ err: err.message, code: err.code, booking: row.booking_id, workspace }, 'a booking could not be invoiced');
+            done = true;
+          }
+        }
+      }
+      if (!done) {
         held.add(row.booking_id);
         waiting.push(row.id);
       }
@@ -108,33 +111,8 @@ export const BOOKING_INVOICES: FeedReader<BookingChangeRow> = {
   },
 };
 
-/** How often the pull runs (`INVOICES_BOOKING_PULL_INTERVAL_MS`, default 2 s), and the longest a quiet workspace waits. */
+/** How often the pull runs (`INVOICES_BOOKING_PULL_INTERVAL_MS`, default 2 s). */
 const EVERY_MS = Number(process.env.INVOICES_BOOKING_PULL_INTERVAL_MS) > 0 ? Number(process.env.INVOICES_BOOKING_PULL_INTERVAL_MS) : 2_000;
-const schedule = new PullSchedule(EVERY_MS, 5 * 60_000);
 
-/** Projects asked about a booking's invoice (its question after each change): the workspace's feed grew. */
-export function wakeBookingInvoices(workspace: string): void {
-  schedule.wake(workspace);
-}
-
-/** One pass: every workspace woken or with a mark that is due, and those with rows waiting. Answers how many rows it applied. */
-export async function invoiceBookingsEverywhere(db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> {
-  if (!peers?.urls.projects) return 0;
-  let applied = 0;
-  for (const workspace of schedule.due(await markedWorkspaces(db, BOOKING_INVOICES), now.getTime())) {
-    const r = await pullFeed(BOOKING_INVOICES, db, workspace, peerGraph('invoices', peers, workspace), now, log);
-    applied += r.applied;
-    // Rows waiting for crm are tried again soon, like new ones.
-    schedule.pulled(workspace, r.applied > 0 || r.waiting > 0, now.getTime());
-  }
-  return applied;
-}
-
-/** The background pull that invoices confirmed priced bookings (never in a read). */
-export const bookingInvoicesJob: BackgroundJob = {
-  name: 'booking invoices',
-  everyMs: EVERY_MS,
-  async run(db, now, log, peers) {
-    await invoiceBookingsEverywhere(db, peers, log, now);
-  },
-};
+/** The background pull that invoices confirmed priced bookings (never in a read), and its hint: projects asked about a booking's invoice after a change. */
+export const bookingInvoicing = feedPullJob(BOOKING_INVOICES, { name: 'booking invoices', service: 'invoices', everyMs: EVERY_MS });

@@ -1,6 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { invoicesMaintenance } from './maintenance.ts';
-import { bookingInvoicesJob } from './bookings.ts';
+import { bookingInvoicing } from './bookings.ts';
 import { customerCredits } from '../../lib/customer-credit.ts';
 import { recentIndex } from '../../lib/recent.ts';
 import { pendingChanges, rollups } from '../../books/rollup-store.ts';
@@ -41,5 +41,5 @@ export const invoicesModule = defineModule({
   },
   readGuards: { 'Query.invoice': 'invoices', 'Query.invoices': 'invoices', 'Query.bookingInvoice': 'invoices', Invoice: 'invoices' },
   // Confirmed priced bookings are invoiced (bookings.ts).
-  background: [bookingInvoicesJob],
+  background: [bookingInvoicing.job],
 });

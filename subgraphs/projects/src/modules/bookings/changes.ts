@@ -1,4 +1,4 @@
-import { clampLimit, OrderedFeed, ORDERED_FEED_FIELDS, peerGraph, type OrderedFeedDoc, type PeerConfig, type PeerGraph, type SourceReader } from '@cuadra/shared';
+import { clampLimit, OrderedFeed, ORDERED_FEED_FIELDS, peerGraph, type BookingChangeRow, type OrderedFeedDoc, type PeerConfig, type PeerGraph, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { bookingTypes, type BookingPrice, type BookingTypeDoc } from '../booking_types/model.ts';
 import { bookings, type BookingDoc } from './model.ts';
@@ -94,8 +94,8 @@ export async function publishStuckChanges(db: Connection, now: Date, olderThanMs
   return stuck.length;
 }
 
-/** A row of `booking_changes_since`. */
-function changeRow(d: BookingChangeDoc) {
+/** A row of `booking_changes_since` (its contract: shared booking-changes.ts). */
+function changeRow(d: BookingChangeDoc): BookingChangeRow {
   return {
     id: d._id, booking_id: d.booking_id, rev: d.rev, status: d.status, type_id: d.type_id, type_name: d.type_name, start: d.start.toISOString(), end: d.end.toISOString(),
     host_time_zone: d.host_time_zone, name: d.name, email: d.email,
