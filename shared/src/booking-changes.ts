@@ -3,7 +3,8 @@
  * state a booking took, as crm and finance read it through the graph (ARCHITECTURE.md, "Bookings
  * reach CRM and finance"). The feed's contract, written once for its publisher and its readers.
  */
-export interface BookingChangeRow {
+// A type, not an interface: a records source's rows are plain records (index signature).
+export type BookingChangeRow = {
   /** `<booking id>#<rev>`. */
   id: string;
   booking_id: string;
@@ -27,4 +28,4 @@ export interface BookingChangeRow {
   changed_at: string;
   /** Its place in the feed; null for a change a crash left without it. */
   seq: number | null;
-}
+};
