@@ -170,6 +170,11 @@ describe('a booking reaches CRM and finance', () => {
     expect(invoice.lines.map((l: any) => [l.quantity, l.unit_price, l.tax_rate_ppm])).toEqual([[1, 150_000, 190_000]]);
     // No second party for Ana, one activity.
     expect((await ok('parties.list', { search: 'andes.example' })).rows.map((p: any) => p.id)).toEqual([ana.id]);
+    // Moved to the next working day at 16:00 Bogotá (21:00Z): the same activity moves; the invoice stays the one made.
+    await ok('bookings.reschedule', { id: booking.id, start: `${days[1]}T21:00:00Z` });
+    const moved = await until(async () => (await ok('activities.list', { party_id: ana.id })).rows, (rows) => rows[0]?.due_date === days[1]);
+    expect(moved.map((a: any) => [a.id, a.due_date, a.due_time, a.status])).toEqual([[`act_${booking.id}`, days[1], '16:00', 'open']]);
+    expect((await ok('invoices.list', { limit: 100 })).rows.filter((i: any) => i.source?.booking_id === booking.id).map((i: any) => i.id)).toEqual([`inv_${booking.id}`]);
 
     // Bruno books, is confirmed (his draft is made), then cancels before anyone posts it: the draft is withdrawn.
     const bruno = (await ok('bookings.create', { type_id: type.id, start: `${days[1]}T20:00:00Z`, name: 'Bruno Díaz', email: 'bruno@andes.example' })).booking;
