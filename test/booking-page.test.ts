@@ -207,7 +207,7 @@ describe('the public booking page', () => {
     expect(await sys.identity.slugOf(b.workspace_id)).toMatch(new RegExp(`^${base}-[0-9a-f]{6}$`));
     const chosen = `mi-consultora-${randomBytes(3).toString('hex')}`;
     const c = await sys.identity.createWorkspace({ name: 'Otra', ownerEmail: 'duena@otra.example', slug: chosen });
-    expect(await sys.identity.workspaceBySlug(chosen)).toEqual({ id: c.workspace_id, name: 'Otra' });
+    expect(await sys.identity.workspaceBySlug(chosen)).toEqual({ id: c.workspace_id, name: 'Otra', country: 'CO' });
     await expect(sys.identity.createWorkspace({ name: 'Tercera', ownerEmail: 'x@otra.example', slug: chosen })).rejects.toMatchObject({ code: 'conflict', field: '/slug' });
     await expect(sys.identity.createWorkspace({ name: 'Tercera', ownerEmail: 'x@otra.example', slug: 'Con Espacios' })).rejects.toMatchObject({ code: 'invalid_input', field: '/slug' });
     // Workspaces opened before slugs existed (no slug stored) get one at start-up.

@@ -190,6 +190,32 @@ describe('a booking reaches CRM and finance', () => {
   }, 60_000);
 });
 
+describe('a booking from the public page of a Spanish workspace', () => {
+  it('is invoiced under the workspace\'s own tax regime (EN 16931, VAT 21 %), the visitor acting with the workspace\'s country', async () => {
+    const es = await sys.identity.createWorkspace({ name: 'Asesores Madrid SL', ownerEmail: 'socia@madrid.example', country: 'ES' });
+    const esKey = es.api_key;
+    const type = (await sys.output('booking_types.create', {
+      slug: 'consulta', name: 'Consulta', duration_min: 60, min_notice_min: 60, window_days: 90, time_zone: 'Europe/Madrid',
+      price: { amount: 10_000, currency: 'EUR', tax_rate_ppm: 210_000 },
+      weekly: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start: '10:00', end: '12:00' }]])),
+    }, esKey)).booking_type;
+    const [day] = workdays(25, 1);
+    const slot = (await sys.output('bookings.availability', { type_id: type.id, from: day, to: day, time_zone: 'UTC' }, esKey)).slots[0].start;
+    const pageUrl = `${sys.gatewayUrl}/book/${await sys.identity.slugOf(es.workspace_id)}/consulta`;
+    const ficha = /name="ficha" value="([A-Za-z0-9_-]+)"/.exec(await (await fetch(`${pageUrl}?fecha=${day}`)).text())![1];
+    const posted = await fetch(pageUrl, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ inicio: slot, nombre: 'Lucía Ortega', correo: 'lucia@correo.example', zona: 'Europe/Madrid', ficha }).toString(),
+    });
+    expect(posted.status).toBe(201);
+    const invoice = await until(async () => (await sys.output('invoices.list', { limit: 10 }, esKey)).rows[0], (i) => Boolean(i));
+    // 1 × 100.00 € = 100.00 € subtotal (10,000 cents); VAT 21 % = 10,000 × 0.21 = 2,100; total 10,000 + 2,100 = 12,100.
+    expect([invoice.status, invoice.currency, invoice.subtotal, invoice.tax_total, invoice.total, invoice.customer.name]).toEqual(['draft', 'EUR', 10_000, 2_100, 12_100, 'Lucía Ortega']);
+    const full = (await sys.output('invoices.get', { id: invoice.id }, esKey)).invoice;
+    expect(full.lines.map((l: any) => [l.tax_rate_ppm, l.vat?.category ?? null])).toEqual([[210_000, 'S']]);
+  }, 60_000);
+});
+
 describe('a busy event on a connected CalDAV calendar', () => {
   it('takes its slot out of bookings.availability and refuses a booking of it (409)', async () => {
     const [day] = workdays(30, 1);

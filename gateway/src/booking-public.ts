@@ -26,10 +26,12 @@ const VISITOR_TOOLS = ['bookings.create'];
  * one call and never handed to anyone, so its calls pass the pipeline like any other: policies
  * select it by tool, by role `visitor` or by actor type `visitor`; the ledger names it.
  */
-export function bookingVisitor(workspace: string, typeSlug: string): Principal {
+export function bookingVisitor(workspace: string, typeSlug: string, country?: string | null): Principal {
   return {
     workspace, role: 'visitor', role_patterns: VISITOR_TOOLS, actor: { type: 'visitor', id: `booking-page/${typeSlug}` },
     credential_id: 'visitor:booking-page', scopes: null, patterns: VISITOR_TOOLS, person: null,
+    // The workspace's country, as every other principal states it: the booking's invoice is made under its tax regime.
+    ...(country ? { country } : {}),
   };
 }
 
@@ -98,7 +100,7 @@ export function bookingPublic(opts: { projectsUrl: string | undefined; identity:
         // The form made an input (JSON); anything else is the service's own page (unknown type, a form to correct).
         if (answer.status === 200 && (answer.headers.get('content-type') ?? '').startsWith('application/json')) {
           const { input, token } = (await answer.json()) as { input: Record<string, unknown>; token: string };
-          const outcome = await bookAsVisitor(ws.id, String(req.params.type), input, token);
+          const outcome = await bookAsVisitor(ws.id, String(req.params.type), input, token, ws.country);
           const form = Object.fromEntries(new URLSearchParams(body!.toString('utf8')));
           answer = await call(`${page}/outcome`, { method: 'POST', body: JSON.stringify({ form, outcome }), headers: { 'content-type': 'application/json' } });
         }
@@ -115,10 +117,10 @@ export function bookingPublic(opts: { projectsUrl: string | undefined; identity:
   };
 
   /** Runs the page's bookings.create through the pipeline; answers what the page needs to say of it. */
-  const bookAsVisitor = async (workspace: string, typeSlug: string, input: Record<string, unknown>, token: string) => {
+  const bookAsVisitor = async (workspace: string, typeSlug: string, input: Record<string, unknown>, token: string, country: string | null) => {
     try {
       const result = await opts.pipeline.invoke({
-        authorization: undefined, principal: bookingVisitor(workspace, typeSlug), tool: 'bookings.create', body: async () => input,
+        authorization: undefined, principal: bookingVisitor(workspace, typeSlug, country), tool: 'bookings.create', body: async () => input,
         idempotencyKey: `booking-form:${token}`,
         // Counted already, before the form was read: per visitor address and per workspace (above).
         counted: { headers: {} },

@@ -118,11 +118,11 @@ export class IdentityStore {
     return (await this.#models.workspaces.findOne({ _id: workspace }, { slug: 1 }).lean())?.slug ?? null;
   }
 
-  /** The workspace a public slug names, or null. */
-  async workspaceBySlug(slug: string): Promise<{ id: string; name: string } | null> {
+  /** The workspace a public slug names (and its country, as a principal states it), or null. */
+  async workspaceBySlug(slug: string): Promise<{ id: string; name: string; country: string | null } | null> {
     if (!SLUG_PATTERN.test(slug)) return null;
-    const w = await this.#models.workspaces.findOne({ slug }, { _id: 1, name: 1 }).lean();
-    return w ? { id: w._id, name: w.name } : null;
+    const w = await this.#models.workspaces.findOne({ slug }, { _id: 1, name: 1, country: 1 }).lean();
+    return w ? { id: w._id, name: w.name, country: w.country ?? null } : null;
   }
 
   /** How many active (unrevoked) API keys of the workspace hold the role. */
