@@ -5,7 +5,7 @@ import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
 import { disposalOf } from '../src/modules/assets/ops.ts';
 import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
-import { party, startInvoices } from './setup.ts';
+import { configuredWorkspace, party, startInvoices } from './setup.ts';
 
 /*
  * Fixed assets in two books and rentals (issue 38), against the invoices subgraph and a real crm
@@ -143,6 +143,80 @@ describe('fixed assets: both books, every method, once per month', () => {
   });
 });
 
+describe('fixed assets sold to a customer: invoiced once, income booked once', () => {
+  /** An entry's lines as [account, debit, credit]. */
+  const linesOf = (e: { lines: { account: string; debit: number; credit: number }[] } | null | undefined) => e?.lines.map((l) => [l.account, l.debit, l.credit]);
+
+  it('the sale is a posted invoice without IVA (ET art. 420 par. 1) crediting 4245, the disposal nets it: a gain, a loss, and a sale a dead call left is finished by the sweep once', async () => {
+    const owner = await configuredWorkspace(sg);
+    const buyer = await party(owner, { name: 'Reciclajes Bogotá SAS', kind: 'customer' });
+    // Three identical laptops: 120,000.00 each, 24 months straight line, in service 2025-09-01.
+    const terms = { name: 'Portátil', class: 'computers', cost: 12000000, acquisition_date: '2025-09-01', useful_life_months: 24, credit_account: '111005' };
+    const [a, b, c] = [(await out('assets.create', terms, owner)).asset, (await out('assets.create', terms, owner)).asset, (await out('assets.create', terms, owner)).asset];
+    await out('assets.depreciate', { month: '2026-10' }, owner);
+    // Sep 2025–Oct 2026 = 14 months. NIIF 12,000,000 / 24 = 500,000 a month → 7,000,000; carrying 12,000,000 − 7,000,000 = 5,000,000.
+    // Fiscal: 12/24 = 50 % a year exceeds the 20 % cap for computers (ET art. 137) → 12,000,000 × 20 % / 12 = 200,000 a month → 2,800,000;
+    // fiscal carrying 12,000,000 − 2,800,000 = 9,200,000. Deferred-tax basis 9,200,000 − 5,000,000 = 4,200,000.
+
+    // Neither a buyer nor an account the proceeds came into: refused, nothing done.
+    expect(await sg.call('assets.dispose', { id: a.id, date: '2026-11-10', proceeds: 6000000 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/party_id' });
+    // IVA in Colombia is 19, 5 or 0 %.
+    expect(await sg.call('assets.dispose', { id: a.id, date: '2026-11-10', proceeds: 6000000, party_id: buyer, tax_rate_ppm: 160000 }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/tax_rate_ppm' });
+    expect((await out('assets.get', { id: a.id }, owner)).asset.status).toBe('active');
+
+    // A sold for 60,000.00: gain 6,000,000 − 5,000,000 = 1,000,000; fiscal 6,000,000 − 9,200,000 = −3,200,000 (= 1,000,000 − 4,200,000).
+    const soldA = (await out('assets.dispose', { id: a.id, date: '2026-11-10', proceeds: 6000000, party_id: buyer }, owner)).asset;
+    expect(soldA).toMatchObject({
+      status: 'sold', disposal: { gain: 1000000, fiscal_gain: -3200000, niif_net: 5000000, fiscal_net: 9200000, deferred_tax_basis: 4200000, invoice_id: `inv_a${a.id.slice(4)}_sale`, proceeds_account: null },
+    });
+    const invoiceA = (await out('invoices.get', { id: soldA.disposal.invoice_id }, owner)).invoice;
+    // No IVA: 6,000,000 + 0 = 6,000,000, posted and numbered from the DIAN range, owed by the buyer.
+    expect(invoiceA).toMatchObject({ status: 'posted', customer_id: buyer, issue_date: '2026-11-10', subtotal: 6000000, tax_total: 0, total: 6000000, source: { asset_id: a.id } });
+    expect(invoiceA.number).toMatch(/^SETP99\d+$/);
+    const journal = sg.db.collection('journal_entries');
+    // The invoice: Dr 130505 6,000,000 / Cr 4245 6,000,000 (the price, not a sale: nothing to 413595).
+    expect(linesOf(await journal.findOne({ workspace: owner.workspace, _id: `je_${invoiceA.id}` as never }) as never)).toEqual([['130505', 6000000, 0], ['4245', 0, 6000000]]);
+    // The disposal: Dr 159220 7,000,000 + Dr 4245 5,000,000 (the carrying amount, taken back from the price) = Cr 1528 12,000,000.
+    // 4245 over both: 6,000,000 − 5,000,000 = 1,000,000 credit = the gain, booked once.
+    const disposalA = (await entriesOf(owner, a.id)).find((e) => e.source.kind === 'asset_disposal');
+    expect(linesOf(disposalA)).toEqual([['159220', 7000000, 0], ['4245', 5000000, 0], ['1528', 0, 12000000]]);
+
+    // B sold for 40,000.00: loss 4,000,000 − 5,000,000 = −1,000,000; fiscal 4,000,000 − 9,200,000 = −5,200,000.
+    // Disposal: Dr 159220 7,000,000 + Dr 4245 4,000,000 (the whole price) + Dr 5310 1,000,000 = Cr 1528 12,000,000; 4245 ends at 0.
+    const soldB = (await out('assets.dispose', { id: b.id, date: '2026-11-12', proceeds: 4000000, party_id: buyer, due_date: '2026-12-12' }, owner)).asset;
+    expect(soldB).toMatchObject({ status: 'sold', disposal: { gain: -1000000, fiscal_gain: -5200000, deferred_tax_basis: 4200000 } });
+    expect((await out('invoices.get', { id: soldB.disposal.invoice_id }, owner)).invoice).toMatchObject({ status: 'posted', total: 4000000, due_date: '2026-12-12' });
+    expect(linesOf((await entriesOf(owner, b.id)).find((e) => e.source.kind === 'asset_disposal'))).toEqual([['159220', 7000000, 0], ['4245', 4000000, 0], ['5310', 1000000, 0], ['1528', 0, 12000000]]);
+    // Sold: a second sale is refused, nothing invoiced again.
+    expect(await sg.call('assets.dispose', { id: b.id, date: '2026-11-13', proceeds: 4000000, party_id: buyer }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+
+    // C: as if the call selling it for 40,000.00 died right after writing its intent (the same intent B's call wrote, with C's ids).
+    const stored = (await sg.db.collection('fixed_assets').findOne({ _id: b.id as never }))!;
+    const intent = { ...stored.disposal, entry_id: `je_disp_${c.id}`, invoice: { ...stored.disposal.invoice, id: `inv_a${c.id.slice(4)}_sale` } };
+    await sg.db.collection('fixed_assets').updateOne({ _id: c.id as never }, { $set: { status: 'disposing', disposal: intent, updated_at: new Date(Date.now() - 1000) }, $inc: { rev: 1 } });
+    expect(await assetsMaintenance(sweep())).toBeGreaterThanOrEqual(1);
+    expect(await assetsMaintenance(sweep())).toBe(0);
+    expect((await out('assets.get', { id: c.id }, owner)).asset).toMatchObject({ status: 'sold', disposal: { gain: -1000000, invoice_id: `inv_a${c.id.slice(4)}_sale` } });
+    const invoicesOfC = await sg.db.collection('invoices').find({ workspace: owner.workspace, 'source.asset_id': c.id }).toArray();
+    expect(invoicesOfC.map((i) => [i.status, i.total])).toEqual([['posted', 4000000]]);
+    expect(await journal.countDocuments({ workspace: owner.workspace, _id: `je_${invoicesOfC[0]._id}` as never })).toBe(1);
+    expect((await entriesOf(owner, c.id)).filter((e) => e.source.kind === 'asset_disposal')).toHaveLength(1);
+    // Three invoices in all, numbered consecutively; 413595 (sales) never touched by any of them.
+    const numbers = (await sg.db.collection('invoices').find({ workspace: owner.workspace }).toArray()).map((i) => Number(String(i.number).slice(4))).sort();
+    expect(numbers).toEqual([numbers[0], numbers[0] + 1, numbers[0] + 2]);
+    expect(await journal.countDocuments({ workspace: owner.workspace, 'lines.account': '413595' })).toBe(0);
+  });
+
+  it('a Colombian workspace without its e-invoicing set-up cannot invoice the sale: refused before anything is written', async () => {
+    const owner = workspace();
+    const buyer = await party(owner, { name: 'Chatarrería El Sol', kind: 'customer' });
+    const asset = (await out('assets.create', { name: 'Silla', class: 'office_equipment', cost: 500000, acquisition_date: '2026-10-01', useful_life_months: 60, credit_account: '111005' }, owner)).asset;
+    expect(await sg.call('assets.dispose', { id: asset.id, date: '2026-10-20', proceeds: 100000, party_id: buyer }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await out('assets.get', { id: asset.id }, owner)).asset).toMatchObject({ status: 'active', disposal: null });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(0);
+  });
+});
+
 describe('rentals: availability under concurrency, deposit, damages, invoices', () => {
   it('ten overlapping bookings at once: one wins, nine are refused 409; the resource frees on cancel; an orphaned hold is released by the sweep', async () => {
     const owner = workspace();
@@ -173,12 +247,12 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     expect(await sg.call('rentals.create', { item_id: item.id, customer_id: customer, unit: 'month', rate: 1, start: '2027-01-01T05:00:00Z', end: '2027-02-15T05:00:00Z' }, owner)).toMatchObject({ ok: false, code: 'invalid_input', field: '/end' });
   });
 
-  it('a day rental delivered with a deposit and returned damaged: deposit in and out through 2810, damages and the rental invoiced once', async () => {
-    const owner = workspace();
+  it('a day rental delivered with a deposit and returned damaged: deposit in and out through 2810, the rental invoiced with its VAT, the damages without (4255), once', async () => {
+    const owner = await configuredWorkspace(sg);
     const customer = await party(owner, { name: 'Constructora Andes SAS', kind: 'customer' });
     const item = (await out('items.create', { name: 'Andamio', kind: 'product', price: { amount: 5000000, currency: 'COP' } }, owner)).item;
     // 2026-11-02 08:00 → 2026-11-04 20:00 = 60 h → 3 days (rounded up) × 50,000.00 = 150,000.00.
-    const rental = (await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'day', rate: 5000000, deposit: 30000000, start: '2026-11-02T13:00:00Z', end: '2026-11-05T01:00:00Z' }, owner)).rental;
+    const rental = (await out('rentals.create', { item_id: item.id, customer_id: customer, unit: 'day', rate: 5000000, deposit: 30000000, start: '2026-11-02T13:00:00Z', end: '2026-11-05T01:00:00Z', post: true }, owner)).rental;
     expect(rental.periods).toEqual([expect.objectContaining({ units: 3, amount: 15000000 })]);
     expect(await sg.call('rentals.return', { id: rental.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     await out('rentals.deliver', { id: rental.id, condition: 'Nuevo' }, owner);
@@ -189,10 +263,15 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     const invoiced = await out('rentals.invoice', { id: rental.id }, owner);
     expect(invoiced.invoiced).toHaveLength(1);
     expect((await out('rentals.invoice', { id: rental.id }, owner)).invoiced).toEqual([]);
-    // Rental: 3 DAY × 50,000.00 + 19 % = 178,500.00; damages 80,000.00 + 19 % = 95,200.00.
+    // Rental: 3 DAY × 50,000.00 + 19 % = 178,500.00 — a service (ET art. 420 lit. c). Damages 80,000.00 + 0 = 80,000.00:
+    // compensation is no sale of goods or services (ET art. 420), the same rule as damages settled from a deposit.
     const rentInvoice = (await out('invoices.get', { id: invoiced.invoiced[0] }, owner)).invoice;
-    expect(rentInvoice).toMatchObject({ issue_date: '2026-11-02', subtotal: 15000000, tax_total: 2850000, total: 17850000, source: { rental_id: rental.id } });
-    expect((await out('invoices.get', { id: returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ subtotal: 8000000, total: 9520000 });
+    expect(rentInvoice).toMatchObject({ status: 'posted', issue_date: '2026-11-02', subtotal: 15000000, tax_total: 2850000, total: 17850000, source: { rental_id: rental.id } });
+    expect((await out('invoices.get', { id: returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ status: 'posted', subtotal: 8000000, tax_total: 0, total: 8000000 });
+    // Journalled: the rental is a sale (413595 + 240805 IVA); the damages are indemnizaciones (4255), never sales.
+    const invoiceEntry = async (id: string) => (await sg.db.collection('journal_entries').findOne({ workspace: owner.workspace, _id: `je_${id}` as never }))!.lines.map((l: any) => [l.account, l.debit, l.credit]);
+    expect(await invoiceEntry(rentInvoice.id)).toEqual([['130505', 17850000, 0], ['413595', 0, 15000000], ['240805', 0, 2850000]]);
+    expect(await invoiceEntry(returned.return.damages_invoice_id)).toEqual([['130505', 8000000, 0], ['4255', 0, 8000000]]);
     const deposits = await sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.id': rental.id }).sort({ 'source.kind': 1 }).toArray();
     expect(deposits.map((e) => [e.source.kind, e.lines.map((l: any) => [l.account, l.debit, l.credit])])).toEqual([
       ['rental_deposit', [['111005', 30000000, 0], ['2810', 0, 30000000]]],
@@ -233,7 +312,9 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
       rental_deposit: [['111005', 30000000, 0], ['2810', 0, 30000000]],
       rental_damages_settlement: [['2810', 30000000, 0], ['4255', 0, 30000000]],
     });
-    expect((await out('invoices.get', { id: big.returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ subtotal: 15000000, tax_total: 0, total: 15000000 });
+    expect((await out('invoices.get', { id: big.returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({
+      subtotal: 15000000, tax_total: 0, total: 15000000, lines: [expect.objectContaining({ tax_rate_ppm: 0, account: '4255' })],
+    });
     // Again: nothing posted or invoiced twice.
     await out('rentals.return', { id: big.rental.id }, owner);
     expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.id': big.rental.id })).toBe(2);

@@ -1,6 +1,7 @@
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { tidyLines as tidy, type JournalLine } from '../books/journal.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
+import { PUC } from './puc.ts';
 
 /**
  * The journal lines of receivables documents (invoices, debit and credit notes) and customer
@@ -29,11 +30,12 @@ function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 
   const out: JournalLine[] = [];
   let tagged = 0;
   for (const l of doc.lines) {
-    if (!l.tags || Object.keys(l.tags).length === 0) continue;
+    if (!l.tags || Object.keys(l.tags).length === 0 || (side === 'credit' && l.account)) continue;
     out.push({ ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), tags: { ...l.tags } });
     tagged += l.subtotal;
   }
-  const rest = doc.subtotal - tagged;
+  // An invoice's lines with their own account (ownAccountLines) are not sales.
+  const rest = doc.subtotal - tagged - (side === 'credit' ? ownAccountTotal(doc) : 0);
   out.push(side === 'debit' ? line(account, rest, 0) : line(account, 0, rest));
   return out;
 }
@@ -51,15 +53,34 @@ function allowanceChargeLines(doc: InvoiceDoc, reversed: boolean): JournalLine[]
   });
 }
 
+/** Σ subtotals of an invoice's lines that name their own account (what is not sales). */
+function ownAccountTotal(doc: InvoiceDoc): number {
+  return doc.kind === 'invoice' ? doc.lines.reduce((s, l) => s + (l.account ? l.subtotal : 0), 0) : 0;
+}
+
+/**
+ * An invoice's lines that name their own account, each credited there: what finance invoices that
+ * is not a sale of the business — the price of a fixed asset sold (4245, netted by the disposal
+ * entry), compensation for damages (4255 indemnizaciones).
+ */
+function ownAccountLines(doc: InvoiceDoc): JournalLine[] {
+  if (doc.kind !== 'invoice') return [];
+  return doc.lines.filter((l) => l.account).map((l) => ({
+    ...line({ code: l.account!, name: PUC[l.account!] ?? l.account! }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
+  }));
+}
+
 /**
  * Posting an invoice: Dr receivable (what the customer owes) + Dr withholdings (tax credits the
- * customer withheld); Cr revenue (taxable base) + Cr VAT payable.
+ * customer withheld); Cr revenue (taxable base) — or the line's own account when it names one —
+ * + Cr VAT payable.
  */
 export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
   return tidy([
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
     ...withholdingLines(doc, 'debit'),
     ...byTags(doc, ACCOUNTS.revenue, 'credit'),
+    ...ownAccountLines(doc),
     ...allowanceChargeLines(doc, false),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
@@ -98,7 +119,7 @@ export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<stri
  */
 export function salesOf(doc: InvoiceDoc): number {
   if (doc.kind === 'debit_note') return doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0);
-  return doc.subtotal - (doc.allowance_total ?? 0) + (doc.charge_total ?? 0);
+  return doc.subtotal - ownAccountTotal(doc) - (doc.allowance_total ?? 0) + (doc.charge_total ?? 0);
 }
 
 /**

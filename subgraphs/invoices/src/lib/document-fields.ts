@@ -126,7 +126,7 @@ export const DOCUMENT_LINE_SCHEMA = {
     credited_quantity: { type: 'number' },
     invoice_line: { type: 'integer' },
     tags: { type: 'object', additionalProperties: { type: 'string' } },
-    account: { type: 'string', description: 'Debit notes only: the income account (PUC class 4) the line is credited to.' },
+    account: { type: 'string', description: 'The account the line is credited to when it is not a sale: a debit note\'s income account (PUC class 4); on an invoice finance issues itself, 4245 for a fixed asset sold or 4255 for damages. Absent: a sale (413595).' },
     withholding_concept: { enum: WITHHOLDING_CONCEPT_KEYS },
   },
 } as const;

@@ -43,8 +43,9 @@ export interface InvoiceLine {
   /** Dimension tags (`{cost_center: 'ventas'}`), carried onto the revenue line of the journal entry. */
   tags?: Record<string, string>;
   /**
-   * Debit notes only: the income account (class 4) the line is credited to. Interest for late
-   * payment is financial income (421005), not a sale: absent on invoices, whose lines are sales (413595).
+   * The account the line is credited to when it is not a sale (413595). Debit notes: the income
+   * account (class 4) — interest for late payment is financial income (421005). Invoices finance
+   * issues itself: a fixed asset's price (4245, netted by its disposal entry), damages (4255).
    */
   account?: string;
 }

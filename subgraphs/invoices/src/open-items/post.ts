@@ -141,9 +141,10 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
  *    the time and the workspace's tax regime ({@link PostClaim}); a draft another live post holds
  *    is refused, one a dead process left past the repair wait is taken over and finished here;
  * 3. the steps of {@link definePostOperation}.
+ * It needs the store and the time only, so a module's sweep can finish a post its own intent asked for.
  */
 export async function postOpenItem<D extends OpenItemDoc & { issue_date: string }>(
-  ctx: ToolContext,
+  ctx: OperationContext,
   ledger: OpenItemLedger<D>,
   operation: PostOperation<D>,
   id: string,

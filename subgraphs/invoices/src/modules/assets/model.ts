@@ -5,6 +5,8 @@ import {
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ASSET_CLASS_KEYS, ASSET_CLASSES, type AssetClass } from './classes.ts';
 import { depreciableBase, DEPRECIATION_METHODS, type DepreciationMethod } from './depreciation.ts';
+import type { CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
+import type { TaxRegime } from '../../lib/tax-regime.ts';
 
 /**
  * An asset's life: `recording` (its acquisition entry is being written) → `active` → `disposing`
@@ -30,14 +32,31 @@ export type AssetOrigin =
   | { kind: 'bill'; bill_id: string; line: number }
   | { kind: 'manual'; credit_account: string; entry_id: string };
 
+/**
+ * The invoice of a sale to a customer, as the disposal's intent holds it: priced when the sale was
+ * asked for, so a retry or the sweep issues exactly this invoice under its id.
+ */
+export interface SaleInvoice {
+  id: string;
+  customer: CustomerSnapshot;
+  lines: InvoiceLine[];
+  /** The tax regime its post numbers and keys it under (lib/tax-regime.ts). */
+  regime: TaxRegime;
+}
+
 /** A sale or retirement: what came in, where, and the result in each book. */
 export interface AssetDisposal {
   date: string;
   proceeds: number;
+  /** Where the proceeds were debited directly (a sale not invoiced here), or null. */
   proceeds_account: string | null;
   party_id: string | null;
   reason: string | null;
   entry_id: string;
+  /** A sale invoiced to `party_id`: its invoice (absent on disposals recorded before invoiced sales). */
+  invoice?: SaleInvoice | null;
+  /** The invoice's due date (default the sale's date). */
+  due_date?: string | null;
   /** proceeds − NIIF carrying amount: > 0 a gain (4245), < 0 a loss (5310). */
   gain: number;
   /** proceeds − fiscal carrying amount (cost − fiscal depreciation): what the income-tax return sees. */
@@ -175,13 +194,31 @@ export const ASSET_VIEW_SCHEMA = {
     },
     disposal: {
       anyOf: [{ type: 'null' }, {
-        type: 'object', additionalProperties: false, required: ['date', 'proceeds', 'proceeds_account', 'party_id', 'reason', 'entry_id', 'gain', 'fiscal_gain'],
-        properties: { date: DATE, proceeds: AMOUNT, proceeds_account: NULLABLE_TEXT, party_id: NULLABLE_TEXT, reason: NULLABLE_TEXT, entry_id: TEXT, gain: AMOUNT, fiscal_gain: AMOUNT },
+        type: 'object', additionalProperties: false,
+        required: ['date', 'proceeds', 'proceeds_account', 'party_id', 'reason', 'entry_id', 'invoice_id', 'gain', 'fiscal_gain', 'niif_net', 'fiscal_net', 'deferred_tax_basis'],
+        properties: {
+          date: DATE, proceeds: AMOUNT, proceeds_account: NULLABLE_TEXT, party_id: NULLABLE_TEXT, reason: NULLABLE_TEXT, entry_id: TEXT,
+          invoice_id: { ...NULLABLE_TEXT, description: 'The customer invoice of a sale to party_id (posted once; its price credited to 4245 and netted by the disposal entry), or null.' },
+          gain: AMOUNT, fiscal_gain: AMOUNT,
+          niif_net: { ...AMOUNT, description: 'NIIF carrying amount when it left (cost − accumulated depreciation).' },
+          fiscal_net: { ...AMOUNT, description: 'Fiscal carrying amount when it left (cost − fiscal depreciation, ET art. 137): its tax cost.' },
+          deferred_tax_basis: { ...AMOUNT, description: 'fiscal_net − niif_net at the sale: the temporary difference the sale reverses (fiscal_gain = gain − this).' },
+        },
       }],
     },
     created_at: DATE_TIME, updated_at: DATE_TIME,
   },
 } as const;
+
+/** Public shape of a disposal: both books' carrying amounts when it left, read back from the results. */
+function disposalView(d: AssetDisposal) {
+  const niif = d.proceeds - d.gain;
+  const fiscal = d.proceeds - d.fiscal_gain;
+  return {
+    date: d.date, proceeds: d.proceeds, proceeds_account: d.proceeds_account, party_id: d.party_id, reason: d.reason, entry_id: d.entry_id,
+    invoice_id: d.invoice?.id ?? null, gain: d.gain, fiscal_gain: d.fiscal_gain, niif_net: niif, fiscal_net: fiscal, deferred_tax_basis: fiscal - niif,
+  };
+}
 
 /** Public shape of an asset: both books, their difference, the month-by-month schedule. */
 export function assetView(a: AssetDoc) {
@@ -192,7 +229,7 @@ export function assetView(a: AssetDoc) {
     acquisition_date: a.acquisition_date, in_service_date: a.in_service_date,
     accounts: { cost: cls.cost, accumulated_depreciation: cls.accumulated, depreciation_expense: cls.expense }, fiscal_cap_bps: cls.fiscal_cap_bps,
     next_month: a.next_month, months_depreciated: a.months, niif_accumulated: a.niif_accumulated, fiscal_accumulated: a.fiscal_accumulated,
-    ...carryingAmounts(a), usage: a.usage, schedule: a.schedule, origin: a.origin, disposal: a.disposal,
+    ...carryingAmounts(a), usage: a.usage, schedule: a.schedule, origin: a.origin, disposal: a.disposal && disposalView(a.disposal),
     created_at: new Date(a.created_at).toISOString(), updated_at: new Date(a.updated_at).toISOString(),
   };
 }

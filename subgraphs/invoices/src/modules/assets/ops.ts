@@ -1,6 +1,9 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { findAccount } from '../../accounting/chart.ts';
 import { journalEntries, postEntry, type BooksContext, type JournalLine } from '../../books/index.ts';
+import { invoicePostOperation, RECEIVABLES } from '../../lib/invoice-ops.ts';
+import { postOpenItem } from '../../open-items/index.ts';
+import { issuePricedInvoiceOnce } from '../invoices/issue.ts';
 import { ASSET_CLASSES, DISPOSAL_ACCOUNTS } from './classes.ts';
 import { fiscalMonth, monthEnd, nextMonth, niifMonth } from './depreciation.ts';
 import { assets, carryingAmounts, fullyDepreciated, type AssetDisposal, type AssetDoc, type AssetMonth } from './model.ts';
@@ -100,11 +103,28 @@ export async function depreciateThrough(ctx: Ctx, asset: AssetDoc, month: string
   return { asset: a, months };
 }
 
-/** The lines of a disposal: the asset's cost and depreciation leave the books; the proceeds come in; the difference is a gain (4245) or a loss (5310). */
+/**
+ * The lines of a disposal: the asset's cost and depreciation leave the books; the proceeds come in;
+ * the difference is a gain (4245) or a loss (5310).
+ *
+ * A sale invoiced to a customer has already credited its price to 4245 (the invoice's entry: Dr
+ * 130505 price + VAT, Cr 4245 price, Cr 2408 VAT). Income is booked once, on the net: this entry
+ * takes back from 4245 the carrying amount up to the price, and books what the price falls short
+ * of it as a loss — Dr 1592 accumulated, Dr 4245 min(price, net), Dr 5310 max(0, net − price),
+ * Cr 15xx cost — so 4245 ends at the gain (price − net) or at 0 beside the loss in 5310.
+ */
 function disposalLines(a: AssetDoc, d: AssetDisposal): JournalLine[] {
   const cls = ASSET_CLASSES[a.class];
   const lines: JournalLine[] = [];
   if (a.niif_accumulated > 0) lines.push({ account: cls.accumulated, name: `Depreciación acumulada — ${cls.name}`, debit: a.niif_accumulated, credit: 0, party_id: null });
+  if (d.invoice) {
+    const net = d.proceeds - d.gain;
+    const fromPrice = Math.min(d.proceeds, net);
+    if (fromPrice > 0) lines.push({ account: DISPOSAL_ACCOUNTS.gain.code, name: `${DISPOSAL_ACCOUNTS.gain.name} — costo neto del activo vendido`, debit: fromPrice, credit: 0, party_id: null });
+    if (d.gain < 0) lines.push({ account: DISPOSAL_ACCOUNTS.loss.code, name: DISPOSAL_ACCOUNTS.loss.name, debit: -d.gain, credit: 0, party_id: null });
+    lines.push({ account: cls.cost, name: cls.name, debit: 0, credit: a.cost, party_id: null });
+    return lines;
+  }
   if (d.proceeds > 0) lines.push({ account: d.proceeds_account!, name: 'Producto de la venta', debit: d.proceeds, credit: 0, party_id: d.party_id });
   lines.push({ account: cls.cost, name: cls.name, debit: 0, credit: a.cost, party_id: null });
   if (d.gain > 0) lines.push({ account: DISPOSAL_ACCOUNTS.gain.code, name: DISPOSAL_ACCOUNTS.gain.name, debit: 0, credit: d.gain, party_id: null });
@@ -118,14 +138,32 @@ export function disposalOf(a: AssetDoc, input: Omit<AssetDisposal, 'entry_id' | 
   return { ...input, entry_id: disposalEntryId(a._id), gain: input.proceeds - niif_net, fiscal_gain: input.proceeds - fiscal_net };
 }
 
+/** The invoice of an asset's sale to a customer: one per asset. */
+export function saleInvoiceId(assetId: string): string {
+  return `inv_${assetId.replace(/^ast_/, 'a')}_sale`;
+}
+
 /**
  * Posts a disposal an asset already carries (`disposing`) and closes it as sold or retired. The
- * intent (`disposing`, with the figures) is written by one conditional update before the entry, so
- * a call that dies in between is finished by the next call or the sweep, with the same figures.
+ * intent (`disposing`, with the figures and, for a sale to a customer, its priced invoice) is
+ * written by one conditional update before anything else, so a call that dies on the way is
+ * finished by the next call or the sweep, with the same figures, in the same order: the invoice
+ * (issued and posted once: its id), then the disposal entry (once: its id), then sold.
+ * `post` posts the invoice: `postDocument` in a call (it signs); the sweep's default is the
+ * open-item post with the regime the intent stored. An invoice whose post another call holds is
+ * left to it (the invoices' sweep finishes a dead one): the asset stays `disposing` for the next pass.
  */
-export async function completeDisposal(ctx: Ctx, a: AssetDoc): Promise<AssetDoc> {
+export async function completeDisposal(ctx: Ctx, a: AssetDoc, post?: (id: string) => Promise<unknown>): Promise<AssetDoc> {
   if (a.status !== 'disposing' || !a.disposal) return a;
   const d = a.disposal;
+  const sale = d.invoice;
+  if (sale) {
+    const posted = await issuePricedInvoiceOnce(ctx, {
+      id: sale.id, customer_id: d.party_id!, customer: sale.customer, currency: a.currency, issue_date: d.date, due_date: d.due_date ?? d.date, lines: sale.lines,
+      withholdings: [], notes: `Venta de activo fijo — ${a.name}`, source: { asset_id: a._id },
+    }, post ?? ((id) => postOpenItem(ctx, RECEIVABLES, invoicePostOperation, id, sale.regime)));
+    if (!posted) return a;
+  }
   await postEntry(ctx, { kind: ASSET_SOURCES.disposal, id: a._id }, disposalLines(a, d), {
     id: d.entry_id, date: d.date, currency: a.currency, memo: `${d.proceeds > 0 ? 'Venta' : 'Retiro'} de activo fijo — ${a.name}`,
   });

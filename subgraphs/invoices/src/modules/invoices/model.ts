@@ -96,7 +96,7 @@ export interface InvoiceDoc {
   authority: AuthorityState | null;
   /** The e-mail to the buyer of an accepted document (invoices.deliver); absent until one is sent. */
   delivery?: DeliveryState | null;
-  source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string; rental_id?: string; subscription_id?: string; booking_id?: string } | null;
+  source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string; rental_id?: string; subscription_id?: string; booking_id?: string; asset_id?: string } | null;
   /** The claim of the post running on it (open-items/post.ts), null otherwise. */
   posting: import('../../open-items/item.ts').PostClaim | null;
   /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
@@ -221,7 +221,7 @@ export const INVOICE_VIEW_SCHEMA = {
     source: {
       anyOf: [{ type: 'null' }, {
         type: 'object', additionalProperties: false,
-        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT, deal_id: TEXT, rental_id: TEXT, subscription_id: TEXT, booking_id: TEXT },
+        properties: { quote_id: TEXT, sales_order_id: TEXT, recurring_id: TEXT, deal_id: TEXT, rental_id: TEXT, subscription_id: TEXT, booking_id: TEXT, asset_id: TEXT },
       }],
     },
     notes: NULLABLE_TEXT,

@@ -1,6 +1,7 @@
 import { CuadraError, dateInZone, workspaceLocale, type ToolContext } from '@cuadra/shared';
 import { findAccount } from '../../accounting/chart.ts';
 import { journalEntries, postEntry, type JournalLine } from '../../books/index.ts';
+import { taxRegimeOf } from '../../lib/tax-regime.ts';
 import { issueInvoiceOnce } from '../invoices/issue.ts';
 import { calendarId, rentalCalendars, rentals, type RentalDoc, type RentalPeriod, type RentalUnit, type RentedResource } from './model.ts';
 
@@ -11,11 +12,23 @@ export const RENTAL_SOURCES = { deposit: 'rental_deposit', refund: 'rental_depos
 export const DEPOSITS_ACCOUNT = { code: '2810', name: 'Depósitos recibidos' } as const;
 
 /**
- * Where damages settled from a deposit are booked: PUC 4255 indemnizaciones (Decreto 2650 de 1993,
- * group 42 no operacionales) — compensation for a loss, not a sale of goods or services, so no VAT
- * arises on it (Estatuto Tributario art. 420 lists what VAT taxes).
+ * Where damages are booked, settled from the deposit or invoiced: PUC 4255 indemnizaciones (Decreto
+ * 2650 de 1993, group 42 no operacionales) — compensation for a loss, not a sale of goods or
+ * services, so no VAT arises on it: Estatuto Tributario art. 420 taxes the sale of goods, the
+ * provision of services and imports, and paying for damage done is none of them.
  */
 export const DAMAGES_INCOME_ACCOUNT = { code: '4255', name: 'Indemnizaciones' } as const;
+
+/**
+ * The invoice line of damages charged on a return, whichever way they are settled: at 0 % and
+ * credited to 4255 (never the rental's VAT rate: compensation is not consideration for a supply —
+ * ET art. 420 in Colombia; under EN 16931 category O, not subject to VAT, as the CJEU held of
+ * compensation in C-277/05 Société thermale d'Eugénie-les-Bains).
+ */
+export function damagesLine(ctx: Pick<ToolContext, 'principal'>, description: string, amount: number) {
+  const notSubject = taxRegimeOf(ctx.principal) === 'dian' ? {} : { tax_category: 'O' as const, tax_exemption_reason: 'Compensation for damage: not consideration for a supply' };
+  return { description: `${description} (indemnización: no causa IVA)`, quantity: 1, unit_price: amount, tax_rate_ppm: 0, ...notSubject, account: DAMAGES_INCOME_ACCOUNT.code };
+}
 
 /**
  * How a return's damages meet the deposit when they are settled from it: the deposit covers

@@ -3,21 +3,22 @@ import { assertPeriodOpen } from '../../../books/index.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
 import { issueInvoiceOnce } from '../../invoices/issue.ts';
 import { findRental, RENTAL_VIEW_SCHEMA, rentals, rentalView, returnView } from '../model.ts';
-import { damagesInvoiceId, postDamagesSettlement, postDeposit, releaseHold, settleDamages, settlementEntryId } from '../ops.ts';
+import { damagesInvoiceId, damagesLine, postDamagesSettlement, postDeposit, releaseHold, settleDamages, settlementEntryId } from '../ops.ts';
 
 /**
  * Takes a delivered rental back: its condition, the damages charged, the deposit refunded (debit
  * 2810, credit the deposit account), and the resource free again. Damages are invoiced to the
  * customer, or — `settle_from_deposit` — covered first by the deposit (debit 2810, credit 4255
- * indemnizaciones), the deposit left over refunded and the damages left over invoiced, without VAT
- * (compensation is not a sale: ET art. 420).
+ * indemnizaciones), the deposit left over refunded and the damages left over invoiced. Either way
+ * damages carry no VAT and are income in 4255, never sales (compensation is not a sale: ET art. 420;
+ * ops.ts damagesLine).
  * The return is recorded first (one conditional update, with the ids of what follows); a call that
  * dies after it is finished by calling again: each step is written once under its id.
  */
 export const returnRental = defineTool({
   name: 'rentals.return',
-  description: 'Record the return of a delivered rental: the condition it came back in and any damages (cents before VAT, with a description), which are invoiced to the customer; the deposit is refunded in full (debit 2810, credit the deposit account) and the resource is free to rent again. '
-    + 'With settle_from_deposit, the damages are covered by the deposit first (debit 2810, credit 4255 indemnizaciones, no VAT): what is left of the deposit is refunded, what is left of the damages is invoiced without VAT.',
+  description: 'Record the return of a delivered rental: the condition it came back in and any damages (cents, with a description), which are invoiced to the customer without VAT (compensation, ET art. 420; credited to 4255 indemnizaciones); the deposit is refunded in full (debit 2810, credit the deposit account) and the resource is free to rent again. '
+    + 'With settle_from_deposit, the damages are covered by the deposit first (debit 2810, credit 4255 indemnizaciones): what is left of the deposit is refunded, what is left of the damages is invoiced. Damages are compensation, not a sale: invoiced without VAT (ET art. 420) and credited to 4255 either way.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['id'],
@@ -65,8 +66,8 @@ export const returnRental = defineTool({
     if (ret.refund_entry_id) await postDeposit(ctx, r, 'refund', ret.refund_entry_id, day, view.refunded);
     if (ret.damages_invoice_id) {
       const line = view.settled_from_deposit
-        ? { description: `Indemnización por daños — ${r.resource.name}: ${ret.damages_description} (saldo tras aplicar el depósito; no causa IVA)`, quantity: 1, unit_price: view.invoiced, tax_rate_ppm: 0 }
-        : { description: `Daños — ${r.resource.name}: ${ret.damages_description}`, quantity: 1, unit_price: ret.damages, tax_rate_ppm: r.tax_rate_ppm };
+        ? damagesLine(ctx, `Daños — ${r.resource.name}: ${ret.damages_description}, saldo tras aplicar el depósito`, view.invoiced)
+        : damagesLine(ctx, `Daños — ${r.resource.name}: ${ret.damages_description}`, ret.damages);
       await issueInvoiceOnce(ctx, {
         id: ret.damages_invoice_id, customer_id: r.customer_id, customer: r.customer, currency: r.currency, issue_date: day, due_date: day,
         lines: [line],
