@@ -14,6 +14,10 @@ export const DOMAIN_EVENTS = {
     module: 'invoices',
     description: 'An invoice (or debit note) still open after its due date: once per invoice and due date (a due date moved later and passed again is a new event).',
   },
+  'subscription.dunning': {
+    module: 'plans',
+    description: 'A plan subscription\'s unpaid invoice moved a dunning step: reminder, second_reminder, suspended (no new invoices), or reactivated once paid. Once per subscription, invoice, due date and step.',
+  },
 } as const;
 
 /** A domain event type (`invoice.overdue`). */

@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { createLogger, REPAIR_AFTER_MS, systemEventsFor, type Principal } from '@cuadra/shared';
 import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
 import { disposalOf } from '../src/modules/assets/ops.ts';
+import { dunSubscriptions } from '../src/modules/plans/dunning.ts';
 import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
+import { readMaildir } from '../../../scripts/smtp.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
 import { configuredWorkspace, party, startInvoices } from './setup.ts';
 
@@ -365,3 +368,70 @@ describe('plans: trial, downgrade and cancellation (the proration rule\'s other 
     expect(await sg.call('plans.change', { subscription_id: sub.id, plan_id: pro.id, date: '2026-11-02' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
   });
 });
+
+describe('plans: dunning through the sweep', () => {
+  /** One pass of the plans module's dunning, as the service's sweep runs it, at noon UTC of `day` (or now). */
+  const dun = (day?: string) => dunSubscriptions({
+    db: sg.db, now: day ? new Date(`${day}T12:00:00Z`) : new Date(), log: createLogger('test', 'silent'), events: systemEventsFor(sg.governance.ledger, 'invoices', 'plans'),
+  });
+  /** Messages the real SMTP server delivered to `to` (its Maildir), waiting up to 10 s for `n`. */
+  async function mailsTo(to: string, n: number): Promise<number> {
+    const count = () => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).length;
+    for (let i = 0; i < 100 && count() < n; i++) await new Promise((r) => setTimeout(r, 100));
+    return count();
+  }
+
+  it('an unpaid invoice: reminded at due + 3 and + 10, suspended at + 21 (each step e-mailed and ledgered once; nothing invoiced while suspended); paid, it is active again from the next period', async () => {
+    const owner = await configuredWorkspace(sg);
+    const email = `pagos.${randomBytes(4).toString('hex')}@disenonorte.example.co`;
+    const customer = await party(owner, { name: 'Diseño Norte SAS', kind: 'customer', email });
+    expect(await sg.call('plans.create', { name: 'Mal', price: 100, interval: 'month', dunning: { reminder_days: 5, second_reminder_days: 5, suspend_days: 9 } }, owner))
+      .toMatchObject({ ok: false, code: 'invalid_input', field: '/dunning/second_reminder_days' });
+    const plan = (await out('plans.create', { name: 'Estudio', price: 10000000, interval: 'month', due_days: 5 }, owner)).plan;
+    expect(plan.dunning).toEqual({ reminder_days: 3, second_reminder_days: 10, suspend_days: 21 });
+    const sub = (await out('plans.subscribe', { plan_id: plan.id, customer_id: customer, start_date: '2026-10-01', post: true }, owner)).subscription;
+    const [october] = (await out('invoices.recurring_run', { as_of: '2026-10-01' }, owner)).issued;
+    // 100,000.00 + 19 % = 119,000.00, issued 2026-10-01, due 2026-10-01 + 5 = 2026-10-06.
+    expect((await out('invoices.get', { id: october.invoice_id }, owner)).invoice).toMatchObject({ status: 'posted', total: 11900000, due_date: '2026-10-06' });
+
+    // 2026-10-08: 2 days late, within the grace (3). 2026-10-09: 3 days → the reminder; again the same day: nothing more.
+    await dun('2026-10-08');
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription.dunning).toBeNull();
+    await dun('2026-10-09');
+    await dun('2026-10-09');
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({
+      status: 'active', dunning: { invoice_id: october.invoice_id, due_date: '2026-10-06', level: 1, stage: 'reminder', notices: [{ level: 1, to: email, status: 'sent' }] },
+    });
+    expect(await mailsTo(email, 1)).toBe(1);
+    // 2026-10-16: 10 days → the second reminder. 2026-10-27: 21 days → suspended; its schedule issues nothing.
+    await dun('2026-10-16');
+    await dun('2026-10-27');
+    await dun('2026-10-27');
+    const suspended = (await out('plans.get_subscription', { id: sub.id }, owner)).subscription;
+    expect(suspended).toMatchObject({ status: 'suspended', dunning: { level: 3, stage: 'suspended' } });
+    expect(suspended.dunning.notices.map((n: any) => [n.level, n.status])).toEqual([[1, 'sent'], [2, 'sent'], [3, 'sent']]);
+    expect(await mailsTo(email, 3)).toBe(3);
+    expect((await out('invoices.recurring_run', {}, owner)).issued).toEqual([]);
+    const listed = await sg.graphql(`query($q: JSON!) { ${sg.name}Records(query: $q) }`, { q: { source: 'subscriptions', status: 'suspended' } }, owner);
+    expect(listed.body.data[`${sg.name}Records`].rows).toEqual([
+      expect.objectContaining({ id: sub.id, dunning_stage: 'suspended', dunning_invoice_id: october.invoice_id, dunning_due_date: '2026-10-06' }),
+    ]);
+
+    // Paid in full on 2026-11-20: the next pass reactivates it; the schedule resumes at the first period starting on or after today
+    // (the November period began while suspended and is not billed).
+    await out('payments.register', { customer_id: customer, amount: 11900000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: october.invoice_id }] }, owner);
+    await dun();
+    await dun();
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({ status: 'active', dunning: null });
+    const schedule = (await sg.db.collection('recurring_invoices').findOne({ _id: sub.schedule_id as never }))!;
+    const today = new Date().toISOString().slice(0, 10);
+    expect(schedule.status).toBe('active');
+    expect(schedule.next_date >= today && schedule.next_date.endsWith('-01')).toBe(true);
+    // Four steps on the ledger, each once, as the system.
+    const steps = await sg.governance.ledger.entries.find({ workspace: owner.workspace, tool: 'subscription.dunning' }).lean();
+    expect(steps.map((e: any) => e.event.data.step).sort()).toEqual(['reactivated', 'reminder', 'second_reminder', 'suspended']);
+    expect(await mailsTo(email, 3)).toBe(3);
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+});
+

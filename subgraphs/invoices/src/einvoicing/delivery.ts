@@ -68,7 +68,7 @@ type Transport = { sendMail(m: Record<string, unknown>): Promise<{ messageId?: s
 const transports = new Map<string, Transport>();
 
 /** One message to the buyer. */
-export interface DeliveryMail { to: string; subject: string; text: string; messageId: string; zip: { filename: string; content: Buffer } }
+export interface DeliveryMail { to: string; subject: string; text: string; messageId: string; zip?: { filename: string; content: Buffer } }
 
 /** The outcome of one SMTP hand-over. */
 export type DeliveryOutcome = { status: 'sent' } | { status: 'bounced' | 'failed'; error: string };
@@ -91,7 +91,7 @@ export function deliveryMailer(env: NodeJS.ProcessEnv = process.env): { from: st
       try {
         const info = await transport.sendMail({
           from, to: m.to, subject: m.subject, text: m.text, messageId: m.messageId,
-          attachments: [{ filename: m.zip.filename, content: m.zip.content, contentType: 'application/zip' }],
+          attachments: m.zip ? [{ filename: m.zip.filename, content: m.zip.content, contentType: 'application/zip' }] : [],
         });
         if (info.rejected?.length) return { status: 'bounced', error: `The mail server refused ${m.to}.` };
         return { status: 'sent' };

@@ -5,8 +5,8 @@ import type { CustomerSnapshot } from './model.ts';
 import type { WithholdingRate } from '../../lib/money.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from '../../lib/document-fields.ts';
 
-/** Statuses of a recurring schedule. */
-export const RECURRING_STATUSES = ['active', 'ended', 'cancelled'] as const;
+/** Statuses of a recurring schedule (`suspended`: its subscription is in dunning and issues nothing until paid; modules/plans/dunning.ts). */
+export const RECURRING_STATUSES = ['active', 'suspended', 'ended', 'cancelled'] as const;
 
 /**
  * A recurring invoice: a template issued every `every` weeks or months from `next_date` until

@@ -28,10 +28,35 @@ export interface PlanDoc {
   due_days: number;
   /** Subscriptions not cancelled (kept on write: the records source never counts). */
   subscribers: number;
+  /** When an unpaid invoice of a subscriber is chased (absent on plans made before dunning: the defaults). */
+  dunning?: DunningSettings;
   search_lc: string;
   created_at: Date;
   updated_at: Date;
 }
+
+/** Days after an invoice's due date at which each dunning step is taken. */
+export interface DunningSettings {
+  reminder_days: number;
+  second_reminder_days: number;
+  suspend_days: number;
+}
+
+/**
+ * The default dunning of a plan: a reminder 3 days after the due date, a second one at 10, and the
+ * subscription suspended at 21 days (three weeks of grace, about what card-billing dunning spends on retries).
+ */
+export const DEFAULT_DUNNING: DunningSettings = { reminder_days: 3, second_reminder_days: 10, suspend_days: 21 };
+
+/** A plan's dunning, its defaults filled in. */
+export function dunningOf(p: Pick<PlanDoc, 'dunning'>): DunningSettings {
+  return p.dunning ?? DEFAULT_DUNNING;
+}
+
+const DUNNING_SCHEMA = {
+  type: 'object', additionalProperties: false, required: ['reminder_days', 'second_reminder_days', 'suspend_days'],
+  properties: { reminder_days: { type: 'integer' }, second_reminder_days: { type: 'integer' }, suspend_days: { type: 'integer' } },
+} as const;
 
 const planSchema = new Schema<PlanDoc>(
   {
@@ -47,6 +72,7 @@ const planSchema = new Schema<PlanDoc>(
     setup_fee: { type: Number, required: true },
     due_days: { type: Number, required: true },
     subscribers: { type: Number, required: true },
+    dunning: { type: Schema.Types.Mixed, default: undefined },
     search_lc: { type: String, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -80,10 +106,10 @@ export function scheduleInterval(interval: PlanInterval): { interval: 'week' | '
 /** JSON Schema of {@link planView}. */
 export const PLAN_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'status', 'currency', 'price', 'tax_rate_ppm', 'interval', 'trial_days', 'setup_fee', 'due_days', 'subscribers', 'created_at'],
+  required: ['id', 'name', 'status', 'currency', 'price', 'tax_rate_ppm', 'interval', 'trial_days', 'setup_fee', 'due_days', 'dunning', 'subscribers', 'created_at'],
   properties: {
     id: TEXT, name: TEXT, status: { enum: ['active', 'archived'] }, currency: TEXT, price: AMOUNT, tax_rate_ppm: { type: 'integer' }, interval: { enum: PLAN_INTERVALS },
-    trial_days: { type: 'integer' }, setup_fee: AMOUNT, due_days: { type: 'integer' }, subscribers: { type: 'integer' }, created_at: DATE_TIME,
+    trial_days: { type: 'integer' }, setup_fee: AMOUNT, due_days: { type: 'integer' }, dunning: DUNNING_SCHEMA, subscribers: { type: 'integer' }, created_at: DATE_TIME,
   },
 } as const;
 
@@ -91,7 +117,7 @@ export const PLAN_VIEW_SCHEMA = {
 export function planView(p: PlanDoc) {
   return {
     id: p._id, name: p.name, status: p.status, currency: p.currency, price: p.price, tax_rate_ppm: p.tax_rate_ppm, interval: p.interval, trial_days: p.trial_days,
-    setup_fee: p.setup_fee, due_days: p.due_days, subscribers: p.subscribers, created_at: new Date(p.created_at).toISOString(),
+    setup_fee: p.setup_fee, due_days: p.due_days, dunning: dunningOf(p), subscribers: p.subscribers, created_at: new Date(p.created_at).toISOString(),
   };
 }
 
@@ -118,10 +144,35 @@ export interface PlanChange {
  * the setup invoice and a proration invoice carry ids derived from the subscription, so a call
  * that died is finished by the next call or the sweep without issuing anything twice.
  */
+/** One dunning step's e-mail to the customer, claimed (`sending`, its Message-ID chosen) before it is handed to the SMTP server. */
+export interface DunningNotice {
+  level: DunningLevel;
+  to: string | null;
+  message_id: string;
+  status: 'sending' | 'sent' | 'bounced' | 'failed' | 'no_address';
+  error: string | null;
+  at: Date;
+}
+
+/** Dunning steps: 1 reminder, 2 second reminder, 3 suspended. */
+export type DunningLevel = 1 | 2 | 3;
+export const DUNNING_STAGES = { 1: 'reminder', 2: 'second_reminder', 3: 'suspended' } as const;
+
+/** A subscription's dunning: the oldest unpaid invoice past due, and the steps taken on it. */
+export interface DunningState {
+  invoice_id: string;
+  due_date: string;
+  /** The step reached (0: overdue, within the grace before the first reminder). */
+  level: 0 | DunningLevel;
+  notices: DunningNotice[];
+  /** The status it had before the suspension, restored once paid. */
+  resume_status: 'active' | 'cancelling' | null;
+}
+
 export interface SubscriptionDoc {
   _id: string;
   workspace: string;
-  status: 'starting' | 'active' | 'cancelling';
+  status: 'starting' | 'active' | 'cancelling' | 'suspended';
   plan_id: string;
   customer_id: string;
   customer: CustomerSnapshot;
@@ -136,6 +187,8 @@ export interface SubscriptionDoc {
   pending_change: (PlanChange & { to_price: number; to_name: string; to_tax_rate_ppm: number }) | null;
   /** Cancelled at a period's end: the last day billed is the day before. */
   cancel_at: string | null;
+  /** Dunning in progress (modules/plans/dunning.ts), or null/absent. */
+  dunning?: DunningState | null;
   rev: number;
   search_lc: string;
   created_at: Date;
@@ -159,6 +212,7 @@ const subscriptionSchema = new Schema<SubscriptionDoc>(
     changes: { type: Schema.Types.Mixed, default: [] },
     pending_change: { type: Schema.Types.Mixed, default: null },
     cancel_at: { type: String, default: null },
+    dunning: { type: Schema.Types.Mixed, default: null },
     rev: { type: Number, required: true },
     search_lc: { type: String, required: true },
     created_at: { type: Date, required: true },
@@ -167,6 +221,8 @@ const subscriptionSchema = new Schema<SubscriptionDoc>(
   { versionKey: false, minimize: false },
 );
 subscriptionSchema.index({ workspace: 1, status: 1, updated_at: 1 });
+// The dunning sweep reads the subscriptions in dunning (few) to see whether they were paid.
+subscriptionSchema.index({ 'dunning.invoice_id': 1 }, { sparse: true });
 addPositions(subscriptionSchema);
 
 /** The plan subscriptions collection. */
@@ -190,14 +246,43 @@ const CHANGE_SCHEMA = {
   },
 } as const;
 
+/** What a subscription's view answers as its status (`trialing` and `cancelled` read from its dates). */
+export const SUBSCRIPTION_STATUSES = ['starting', 'trialing', 'active', 'cancelling', 'cancelled', 'suspended'] as const;
+
+const DUNNING_VIEW_SCHEMA = {
+  anyOf: [{ type: 'null' }, {
+    type: 'object', additionalProperties: false, required: ['invoice_id', 'due_date', 'level', 'stage', 'notices'],
+    description: 'An unpaid invoice past due being chased: level 0 within the grace, 1 reminded, 2 reminded again, 3 suspended (no new invoices until it is paid).',
+    properties: {
+      invoice_id: TEXT, due_date: DATE, level: { enum: [0, 1, 2, 3] }, stage: { enum: ['overdue', 'reminder', 'second_reminder', 'suspended'] },
+      notices: {
+        type: 'array',
+        items: {
+          type: 'object', additionalProperties: false, required: ['level', 'to', 'status', 'message_id', 'at'],
+          properties: { level: { enum: [1, 2, 3] }, to: NULLABLE_TEXT, status: { enum: ['sending', 'sent', 'bounced', 'failed', 'no_address'] }, message_id: TEXT, at: DATE_TIME },
+        },
+      },
+    },
+  }],
+} as const;
+
+/** Public shape of a subscription's dunning. */
+export function dunningView(d: DunningState | null | undefined) {
+  if (!d) return null;
+  return {
+    invoice_id: d.invoice_id, due_date: d.due_date, level: d.level, stage: d.level === 0 ? 'overdue' as const : DUNNING_STAGES[d.level],
+    notices: d.notices.map((n) => ({ level: n.level, to: n.to, status: n.status, message_id: n.message_id, at: new Date(n.at).toISOString() })),
+  };
+}
+
 /** JSON Schema of {@link subscriptionView}. */
 export const SUBSCRIPTION_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'status', 'plan_id', 'customer_id', 'customer_name', 'currency', 'start_date', 'billing_start', 'post', 'schedule_id', 'setup_invoice_id', 'changes', 'cancel_at', 'created_at'],
+  required: ['id', 'status', 'plan_id', 'customer_id', 'customer_name', 'currency', 'start_date', 'billing_start', 'post', 'schedule_id', 'setup_invoice_id', 'changes', 'cancel_at', 'dunning', 'created_at'],
   properties: {
-    id: TEXT, status: { enum: ['starting', 'trialing', 'active', 'cancelling', 'cancelled'] }, plan_id: TEXT, customer_id: TEXT, customer_name: TEXT, currency: TEXT,
+    id: TEXT, status: { enum: SUBSCRIPTION_STATUSES }, plan_id: TEXT, customer_id: TEXT, customer_name: TEXT, currency: TEXT,
     start_date: DATE, billing_start: DATE, post: { type: 'boolean' }, schedule_id: TEXT, setup_invoice_id: NULLABLE_TEXT,
-    changes: { type: 'array', items: CHANGE_SCHEMA }, cancel_at: { anyOf: [DATE, { type: 'null' }] }, created_at: DATE_TIME,
+    changes: { type: 'array', items: CHANGE_SCHEMA }, cancel_at: { anyOf: [DATE, { type: 'null' }] }, dunning: DUNNING_VIEW_SCHEMA, created_at: DATE_TIME,
   },
 } as const;
 
@@ -211,6 +296,6 @@ export function subscriptionView(s: SubscriptionDoc, today: string) {
     changes: s.changes.map(({ date, from_plan, to_plan, effective_date, period_start, period_end, days_remaining, days_in_period, charge, credit, invoice_id }) => ({
       date, from_plan, to_plan, effective_date, period_start, period_end, days_remaining, days_in_period, charge, credit, invoice_id,
     })),
-    cancel_at: s.cancel_at, created_at: new Date(s.created_at).toISOString(),
+    cancel_at: s.cancel_at, dunning: dunningView(s.dunning), created_at: new Date(s.created_at).toISOString(),
   };
 }

@@ -60,7 +60,8 @@ export const recurringRun = defineTool({
         const next = nextPeriod(date, r.interval, r.every, r.anchor_day);
         const ended: boolean = r.end_date !== null && next > r.end_date;
         r = await recurringInvoices(ctx.db).findOneAndUpdate(
-          { _id: r._id, next_date: date },
+          // Only while active: a schedule suspended meanwhile (dunning) stays suspended, its period re-used by id on resumption.
+          { _id: r._id, next_date: date, status: 'active' },
           { $set: { next_date: next, status: ended ? 'ended' : 'active', updated_at: ctx.now }, $inc: { issued: 1 } },
           { returnDocument: 'after' },
         ).lean();
