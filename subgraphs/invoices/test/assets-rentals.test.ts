@@ -403,6 +403,14 @@ describe('plans: dunning through the sweep', () => {
       status: 'active', dunning: { invoice_id: october.invoice_id, due_date: '2026-10-06', level: 1, stage: 'reminder', notices: [{ level: 1, to: email, status: 'sent' }] },
     });
     expect(await mailsTo(email, 1)).toBe(1);
+    // As if the sweep that claimed the reminder died before the SMTP server had it: past the repair wait the next pass takes it over
+    // and sends it with the same Message-ID (a mailbox that has it sees the same message); the ledger keeps one entry.
+    await sg.db.collection('plan_subscriptions').updateOne({ _id: sub.id as never }, { $set: { 'dunning.notices.0.status': 'sending', 'dunning.notices.0.at': new Date('2026-10-09T11:00:00Z') } });
+    await dun('2026-10-09');
+    await dun('2026-10-09');
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription.dunning.notices).toMatchObject([{ level: 1, status: 'sent' }]);
+    expect(await mailsTo(email, 2)).toBe(2);
+    expect(new Set(readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${email}`)).map((m) => /^Message-ID: (.*)$/mi.exec(m.raw)?.[1])).size).toBe(1);
     // 2026-10-16: 10 days → the second reminder. 2026-10-27: 21 days → suspended; its schedule issues nothing.
     await dun('2026-10-16');
     await dun('2026-10-27');
@@ -410,7 +418,7 @@ describe('plans: dunning through the sweep', () => {
     const suspended = (await out('plans.get_subscription', { id: sub.id }, owner)).subscription;
     expect(suspended).toMatchObject({ status: 'suspended', dunning: { level: 3, stage: 'suspended' } });
     expect(suspended.dunning.notices.map((n: any) => [n.level, n.status])).toEqual([[1, 'sent'], [2, 'sent'], [3, 'sent']]);
-    expect(await mailsTo(email, 3)).toBe(3);
+    expect(await mailsTo(email, 4)).toBe(4);
     expect((await out('invoices.recurring_run', {}, owner)).issued).toEqual([]);
     const listed = await sg.graphql(`query($q: JSON!) { ${sg.name}Records(query: $q) }`, { q: { source: 'subscriptions', status: 'suspended' } }, owner);
     expect(listed.body.data[`${sg.name}Records`].rows).toEqual([
@@ -430,7 +438,7 @@ describe('plans: dunning through the sweep', () => {
     // Four steps on the ledger, each once, as the system.
     const steps = await sg.governance.ledger.entries.find({ workspace: owner.workspace, tool: 'subscription.dunning' }).lean();
     expect(steps.map((e: any) => e.event.data.step).sort()).toEqual(['reactivated', 'reminder', 'second_reminder', 'suspended']);
-    expect(await mailsTo(email, 3)).toBe(3);
+    expect(await mailsTo(email, 4)).toBe(4);
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
   });
 });

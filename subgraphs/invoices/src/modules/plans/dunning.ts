@@ -78,11 +78,10 @@ async function finishSteps(ctx: MaintenanceContext, s: SubscriptionDoc, claimed:
     if (n.status !== 'sending') continue;
     if (n.message_id !== claimed) {
       if (ctx.now.getTime() - new Date(n.at).getTime() < REPAIR_AFTER_MS) continue; // a live sweep is sending it
-      const taken = await subscriptions(ctx.db).updateOne(
-        { _id: s._id, 'dunning.notices': { $elemMatch: { message_id: n.message_id, status: 'sending', at: n.at } } },
-        { $set: { 'dunning.notices.$.at': ctx.now } },
-      );
-      if (taken.modifiedCount !== 1) continue;
+      // Taken over by one conditional update on the subscription as read (`rev`): one taker.
+      const notices = d.notices.map((o) => (o.message_id === n.message_id ? { ...o, at: ctx.now } : o));
+      const taken = await subscriptions(ctx.db).updateOne({ _id: s._id, rev: s.rev }, { $set: { 'dunning.notices': notices }, $inc: { rev: 1 } });
+      if (taken.modifiedCount !== 1) return; // another sweep took it (or moved the subscription): the next pass sees it as it is
     }
     const inv = await invoices(ctx.db).findOne({ _id: d.invoice_id, workspace: s.workspace }, { number: 1, due_date: 1, balance: 1, currency: 1 }).lean();
     if (!inv) continue;
