@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 it('does not apply again an intent another process finished after this writer read the document', async () => {
-  const sources = db.model('Card', new mongoose.Schema({ _id: String, pending_derived: Array }, { strict: false }), 'cards');
+  const sources: mongoose.Model<any> = db.model('Card', new mongoose.Schema({ _id: String, pending_derived: Array }, { strict: false }), 'cards') as never;
   const deadAt = new Date(Date.now() - REPAIR_AFTER_MS - 5_000);
   const intent = derivedIntent([{ coll: 'columns', id: 'col_a', inc: [['count', -1]] }], deadAt)!;
   await db.collection('columns').insertOne({ _id: 'col_a', count: 1 } as never);
