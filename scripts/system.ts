@@ -46,6 +46,12 @@ export interface SystemOptions {
    * reads its peers at the replicas of its own rank. Needs `ports: 'free'` beyond the first.
    */
   replicas?: number;
+  /**
+   * The file each service runs (`gateway`, or a subgraph's name); default the product's own
+   * `index.ts`. Only the pool's own test gives stand-ins (test/fixtures/healthz-service.ts), to check
+   * the pool's bookkeeping without the CPU of a whole system.
+   */
+  serviceEntry?: (service: string) => string;
 }
 
 /** A running system; `stop()` ends only the processes it started. */
@@ -191,9 +197,10 @@ async function startSystemOnce(opts: SystemOptions): Promise<RunningSystem> {
   // the gateway's address before the gateway starts.
   const gatewayPort = opts.gatewayPort ?? (opts.ports === 'free' ? await freePort() : 4000);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const entryOf = opts.serviceEntry ?? ((service: string) => (service === 'gateway' ? path.join(repoRoot, 'gateway', 'src', 'index.ts') : path.join(repoRoot, 'subgraphs', service, 'src', 'index.ts')));
   const launchSubgraph = async (name: string, port: number, peers = peerUrls, logName = name) => {
     const env = { ...baseEnv, ...peers, CUADRA_GATEWAY_URL: gatewayUrl, PORT: String(port), MONGO_DB: `${prefix}_${name}`, CUADRA_ASSERTION_PUBLIC_KEY: keys.publicKey, CUADRA_SERVICE_KEY: serviceKeys.privateKey, CUADRA_SERVICE_PUBLIC_KEY: serviceKeys.publicKey };
-    const child = spawnService(logName, path.join(repoRoot, 'subgraphs', name, 'src', 'index.ts'), env, opts.logDir);
+    const child = spawnService(logName, entryOf(name), env, opts.logDir);
     const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
     // Counted as started at once: if another subgraph fails to come up, this one is stopped too.
     started.push(proc);
@@ -225,7 +232,7 @@ async function startSystemOnce(opts: SystemOptions): Promise<RunningSystem> {
     // The gateway starts beside the subgraphs, not after them: it composes from the build's supergraph
     // and reaches a subgraph only when a call needs it (its /healthz answers 503 until every one is up),
     // so a system is up in the time of its slowest process, not the slowest subgraph plus the gateway.
-    const gatewayChild = spawnService('gateway', path.join(repoRoot, 'gateway', 'src', 'index.ts'), gatewayEnv, opts.logDir);
+    const gatewayChild = spawnService('gateway', entryOf('gateway'), gatewayEnv, opts.logDir);
     const gateway = { name: 'gateway', port: gatewayPort, url: gatewayUrl, child: gatewayChild };
     started.push(gateway);
     const [procs, extraProcs] = await Promise.all([
@@ -254,7 +261,7 @@ async function startSystemOnce(opts: SystemOptions): Promise<RunningSystem> {
       async startAnotherGateway() {
         const port = await freePort();
         const name = `gateway-${port}`;
-        const child = spawnService(name, path.join(repoRoot, 'gateway', 'src', 'index.ts'), { ...gatewayEnv, PORT: String(port) }, opts.logDir);
+        const child = spawnService(name, entryOf('gateway'), { ...gatewayEnv, PORT: String(port) }, opts.logDir);
         const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
         started.push(proc);
         await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));

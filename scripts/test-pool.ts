@@ -74,6 +74,8 @@ export interface TestPoolOptions {
   peppolJar: string;
   /** Debian's Chromium (INFRA.md); never a downloaded browser. */
   chromium: string;
+  /** The file each service of a system runs; the product's by default (see `SystemOptions.serviceEntry`). */
+  serviceEntry?: (service: string) => string;
 }
 
 /** The running pool. */
@@ -137,7 +139,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     const started = timed(kind, label, async () => ({
       dbPrefix,
       system: await startSystem({
-        mongoUrl: opts.mongoUrl, redisUrl: opts.redisUrl, dbPrefix, ports: 'free', logDir: path.join(opts.logDir, dbPrefix),
+        mongoUrl: opts.mongoUrl, redisUrl: opts.redisUrl, dbPrefix, ports: 'free', logDir: path.join(opts.logDir, dbPrefix), serviceEntry: opts.serviceEntry,
         env: { ...opts.env, ...SHARED_SYSTEM_ENV, ...env },
       }),
     }));

@@ -100,11 +100,18 @@ describe('which files take a system of their own', () => {
   });
 });
 
-/** A test pool of this test's own, on the run's servers: what it starts, only this test uses. */
+/**
+ * A test pool of this test's own: what it starts, only this test uses. Its systems are the pool's
+ * real launcher (scripts/system.ts: the same processes, ports, kills, restarts and added gateways)
+ * running a stand-in for each service — a process answering /healthz as the service does, the
+ * gateway's only while every subgraph answers (test/fixtures/healthz-service.ts) — so that checking
+ * the pool's bookkeeping costs a few processes, not the CPU of two whole systems.
+ */
 function poolOfThisTest() {
   return startTestPool({
     repoRoot, mongoUrl: process.env.MONGO_URL!, redisUrl: process.env.REDIS_URL!, logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs'),
     env: { SMTP_URL: process.env.SMTP_URL!, LOG_LEVEL: 'warn' }, peppolJar: process.env.CUADRA_PEPPOL_VALIDATOR!, chromium: chromiumPath(),
+    serviceEntry: () => path.join(repoRoot, 'test', 'fixtures', 'healthz-service.ts'),
   });
 }
 
@@ -140,7 +147,7 @@ describe('a system lent to a file of its own', () => {
       await pool.stop();
     }
     expect(pids.filter(isAlive)).toEqual([]);
-  }, 180_000);
+  }, 60_000);
 });
 
 /** Whether a process of this id still runs. */
@@ -177,5 +184,5 @@ describe('a shared system that died', () => {
       await pool.stop();
     }
     expect(pids.filter(isAlive)).toEqual([]);
-  }, 180_000);
+  }, 60_000);
 });
