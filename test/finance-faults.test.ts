@@ -61,6 +61,24 @@ async function burstKillingFinance(total: number, call: (i: number) => Promise<{
   return answers;
 }
 
+/**
+ * What a keyed call of finance leaves in governance when its process dies inside the handler: the
+ * Idempotency-Key held and the call's intent, its executor gone. The intent's id (the run).
+ */
+async function callOfADeadProcess(apiKey: string, workspace: string, tool: string, input: unknown, idempotencyKey: string): Promise<string> {
+  const governance = sys.governanceFor();
+  const principal = await sys.identity.authenticateApiKey(apiKey);
+  const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
+  const started = await governance.idempotency.begin(workspace, `${idempotencyScope(principal)}:${idempotencyKey}`, tool, inputDigest(input));
+  if (started.kind !== 'run') throw new Error('expected to hold the key');
+  const run = `int_${started.run}`;
+  await governance.intents.create({
+    _id: run, workspace, subgraph: 'invoices', tool, risk: 'write', input_digest: inputDigest(input),
+    principal, approval_id: null, idempotency_key: idempotencyKey, started_at: new Date(), executor: 'dead-process',
+  });
+  return run;
+}
+
 describe('finance killed in the middle of payments', () => {
   it('loses, doubles and half-does nothing: one completed payment per key, balances, journal and rollups agree', async () => {
     await ok('einvoicing.configure', {
@@ -164,15 +182,7 @@ describe('a payment whose process died in the middle of its operation', () => {
     // the recent-documents index (bookkeeping, unstamped) and the pending payment stamped with the
     // run — whose record alone would answer a payment still pending, not what the call answers.
     const governance = sys.governanceFor();
-    const principal = await sys.identity.authenticateApiKey(api_key);
-    const { idempotencyScope, inputDigest } = await import('@cuadra/shared');
-    const started = await governance.idempotency.begin(workspace_id, `${idempotencyScope(principal)}:died-mid-payment`, 'payments.register', inputDigest(input));
-    if (started.kind !== 'run') throw new Error('expected to hold the key');
-    const run = `int_${started.run}`;
-    await governance.intents.create({
-      _id: run, workspace: workspace_id, subgraph: 'invoices', tool: 'payments.register', risk: 'write', input_digest: inputDigest(input),
-      principal, approval_id: null, idempotency_key: 'died-mid-payment', started_at: new Date(), executor: 'dead-process',
-    });
+    const run = await callOfADeadProcess(api_key, workspace_id, 'payments.register', input, 'died-mid-payment');
     const now = new Date();
     await db.collection('operations').insertOne({ _id: 'payment:pay_died', workspace: workspace_id, kind: 'payment', record: 'pay_died', run, status: 'running', at: now } as never);
     await db.collection('recent_index').updateOne({ _id: `${workspace_id}|payments|${now.toISOString().slice(0, 10)}` } as never, { $addToSet: { ids: 'pay_died' } }, { upsert: true });
@@ -249,4 +259,63 @@ describe('finance killed in the middle of posting bills', () => {
     const all = await db.collection('rollups').findOne({ _id: `${workspace_id}|ap:COP|a|all` } as never);
     expect([all!.v.ap, all!.v.bills]).toEqual([total * 119_000, total]);
   }, 120_000);
+});
+
+describe('a payment run whose confirm died in the middle', () => {
+  // payment_runs.confirm pays each bill of the run (one bill payment each, under the id the run
+  // chose) and then marks the run confirmed. Its process dies right after the run became
+  // `confirming`: the bank has paid, the books not yet.
+  it('is finished by the sweep with no retry, each bill paid once, and its keyed retry answers the confirmed run', async () => {
+    const { api_key, workspace_id } = await sys.workspace('Pagos a Proveedores Interrumpidos SAS');
+    const out = (tool: string, input: unknown) => sys.output(tool, input, api_key) as Promise<any>;
+    const vendor = (await out('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '800197268-4' } })).party.id;
+    const runs: any[] = [];
+    for (const n of [1, 2]) {
+      const ids: string[] = [];
+      for (const i of [1, 2]) {
+        // 100,000.00 + 19 % VAT = 119,000.00 owed by each bill (11,900,000 cents).
+        const bill = (await out('bills.create', { vendor_id: vendor, supplier_number: `PR-${n}-${i}`, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-11-12', lines: [{ description: 'Insumos', account: '5135', quantity: 1, unit_price: 10_000_000, tax_rate_ppm: 190000 }] })).bill;
+        ids.push((await out('bills.post', { id: bill.id })).bill.id);
+      }
+      const made = (await out('payment_runs.create', {
+        currency: 'COP', bank_account: '111005', bill_ids: ids, payment_date: '2026-11-20',
+        debtor: { name: 'Cuadra Demo SAS', tax_id: '900373115', account_number: '12345678901', account_type: 'checking', bic: 'COLOCOBM' },
+        payees: [{ vendor_id: vendor, account_number: '00112233445', account_type: 'savings', bank_code: '5600078', bic: 'COLOCOBM' }],
+      })).payment_run;
+      await out('payment_runs.approve', { id: made.id, amount: 2 * 11_900_000 });
+      await out('payment_runs.export', { id: made.id, format: 'pain.001.001.03' });
+      runs.push(made);
+    }
+    // Run 1: its keyed call died (the key held, the intent of a dead process). Run 2: a confirm
+    // whose call was already settled (no intent left). Both died after exported → confirming,
+    // their operation's marker older than the repair's wait.
+    const input = { id: runs[0].id, paid_on: '2026-11-20' };
+    const intent = await callOfADeadProcess(api_key, workspace_id, 'payment_runs.confirm', input, 'died-mid-confirm');
+    const before = new Date(Date.now() - 5_000);
+    for (const [r, run] of [[runs[0], intent], [runs[1], null]] as const) {
+      await db.collection('operations').insertOne({ _id: `payment_run_confirm:${r.id}`, workspace: workspace_id, kind: 'payment_run_confirm', record: r.id, run, status: 'running', at: before } as never);
+      await db.collection('payment_runs').updateOne({ _id: r.id } as never, { $set: { status: 'confirming', paid_on: '2026-11-20', updated_at: before } });
+    }
+
+    // Nobody asks again: the sweep finishes both.
+    const status = async (id: string) => (await db.collection('payment_runs').findOne({ _id: id } as never))!.status;
+    for (let t = 0; t < 50 && ((await status(runs[0].id)) !== 'confirmed' || (await status(runs[1].id)) !== 'confirmed'); t++) await sleep(200);
+    expect([await status(runs[0].id), await status(runs[1].id)]).toEqual(['confirmed', 'confirmed']);
+    // Each bill paid once, by the payment the run chose for it, with one entry: Dr 220505 119,000.00, Cr 111005.
+    for (const r of runs) {
+      for (const l of r.lines) {
+        expect(await db.collection('bill_payments').find({ workspace: workspace_id, 'allocations.bill_id': l.bill_id }).map((p) => [p._id, p.status, p.amount]).toArray()).toEqual([[l.payment_id, 'completed', 11_900_000]]);
+        expect((await db.collection('journal_entries').find({ workspace: workspace_id, 'source.id': l.payment_id }).toArray()).map((e) => e.lines.map((x: any) => [x.account, x.debit, x.credit]))).toEqual([[['220505', 11_900_000, 0], ['111005', 0, 11_900_000]]]);
+        expect((await db.collection('bills').findOne({ _id: l.bill_id } as never))).toMatchObject({ status: 'paid', balance: 0 });
+      }
+    }
+    expect(await db.collection('payment_run_claims').countDocuments({ workspace: workspace_id })).toBe(0);
+    expect(await db.collection('operations').countDocuments({ workspace: workspace_id, status: 'running' })).toBe(0);
+
+    // The interrupted call, asked again with its key, answers the run it confirmed (not outcome_unknown).
+    const retry = await sys.invoke('payment_runs.confirm', input, api_key, { 'Idempotency-Key': 'died-mid-confirm' });
+    expect([retry.status, retry.body.code]).toEqual([200, undefined]);
+    expect(retry.body.output.payment_run).toMatchObject({ id: runs[0].id, status: 'confirmed', paid_on: '2026-11-20' });
+    expect(await db.collection('bill_payments').countDocuments({ workspace: workspace_id })).toBe(4);
+  }, 60_000);
 });

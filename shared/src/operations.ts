@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Connection } from 'mongoose';
 import { REPAIR_AFTER_MS } from './derived.ts';
 import { declareDerivedCollection, runScope } from './governance/runs.ts';
@@ -89,6 +90,13 @@ export function defineOperation<T>(kind: OperationKind<T>): OperationKind<T> {
   return kind;
 }
 
+/**
+ * Set while an operation's steps run. An operation begun by a step (a payment run's confirm paying
+ * each bill through the bill payment operation) is part of the one running: its marker names no
+ * call, so the call that started the outer one is answered from the outer record alone.
+ */
+const enclosing = new AsyncLocalStorage<true>();
+
 function markers(db: Connection) {
   return db.collection<OperationDoc>(OPERATIONS_COLLECTION);
 }
@@ -100,11 +108,13 @@ function markerId(kind: Pick<OperationKind<unknown>, 'kind'>, id: string): strin
 /**
  * Stores the marker of an operation about to write its record (before the record: a process
  * dying right after leaves a marker whose record the sweep does not find, and drops). A marker
- * already there (the same operation started again by a retry) is kept.
+ * already there (the same operation started again by a retry) is kept. Begun inside another
+ * operation's step, it names no call: it is part of that operation (see `enclosing`).
  */
 export async function beginOperation(ctx: OperationContext, kind: Pick<OperationKind<unknown>, 'kind'>, id: string): Promise<void> {
   try {
-    await markers(ctx.db).insertOne({ _id: markerId(kind, id), workspace: ctx.workspace, kind: kind.kind, record: id, run: runScope.getStore()?.run ?? null, status: 'running', at: ctx.now });
+    const run = enclosing.getStore() ? null : runScope.getStore()?.run ?? null;
+    await markers(ctx.db).insertOne({ _id: markerId(kind, id), workspace: ctx.workspace, kind: kind.kind, record: id, run, status: 'running', at: ctx.now });
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
   }
@@ -116,7 +126,7 @@ export async function beginOperation(ctx: OperationContext, kind: Pick<Operation
  */
 export async function runOperation<T>(ctx: OperationContext, kind: OperationKind<T>, record: T, id: string): Promise<T> {
   let current = record;
-  for (const step of kind.steps) current = await step(ctx, current);
+  for (const step of kind.steps) current = await enclosing.run(true, () => step(ctx, current));
   await markers(ctx.db).updateOne({ _id: markerId(kind, id) }, { $set: { status: 'done', at: new Date() } });
   return current;
 }

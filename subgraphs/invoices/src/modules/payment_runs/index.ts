@@ -1,5 +1,6 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, operationsMaintenance } from '@cuadra/shared';
 import { paymentRunClaims, paymentRuns } from './model.ts';
+import { confirmOperation } from './ops.ts';
 import { paymentFormatsSource, paymentRunsSource } from './sources.ts';
 import { approve } from './tools/approve.ts';
 import { cancel } from './tools/cancel.ts';
@@ -17,4 +18,6 @@ export const paymentRunsModule = defineModule({
   listed: [{ model: paymentRuns }],
   reads: { sources: { payment_runs: paymentRunsSource, payment_formats: paymentFormatsSource } },
   readGuards: {},
+  // Confirms a dead process left half done (the durable-operation runner).
+  maintenance: operationsMaintenance([confirmOperation]),
 });

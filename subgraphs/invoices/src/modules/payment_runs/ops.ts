@@ -1,4 +1,4 @@
-import { CuadraError, isCuadraError, withLock, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineOperation, dropOperation, isCuadraError, withLock, type ToolContext } from '@cuadra/shared';
 import { blockingHold, heldRefusal } from '../bills/holds.ts';
 import { bills } from '../bills/model.ts';
 import { changeBill } from '../bills/ops.ts';
@@ -78,19 +78,52 @@ export async function checkBillsPayable(ctx: Pick<ToolContext, 'db' | 'workspace
 }
 
 /**
- * Pays every bill of a run through the bills module's payment path (`payBills`), each under the
- * payment id the run chose when it was made: a payment already recorded is answered as it is, so a
- * confirm retried or resumed after a crash pays each bill exactly once. Each payment writes its own
- * journal entry (Dr 220505 proveedores, Cr the run's 1110 bank account).
+ * The confirm of a run as a durable operation (shared/src/operations.ts), begun before the run
+ * becomes `confirming`; its steps, each idempotent:
+ * 1. every bill paid through the bills module's payment path (`payBills`), each under the payment
+ *    id the run chose when it was made: a payment already recorded is answered as it is, so a
+ *    confirm retried, resumed or finished by the maintenance sweep pays each bill exactly once. Each
+ *    payment writes its own journal entry (Dr 220505 proveedores, Cr the run's 1110 bank account);
+ * 2. confirming → confirmed (a run found confirmed already stays as it is);
+ * 3. the bills' claims released.
+ * A run found in neither status (its confirm never began: another call moved it first) ends the
+ * operation undone: nothing was paid.
  */
-export async function payRunBills(ctx: ToolContext, run: PaymentRunDoc): Promise<void> {
-  for (const l of run.lines) {
-    await payBills(ctx, {
-      vendor_id: l.vendor_id, amount: l.amount, currency: run.currency, date: run.paid_on ?? run.payment_date, bank_account: run.bank_account,
-      reference: `${run._id} ${l.supplier_number}`.slice(0, 100), bills: [{ bill_id: l.bill_id, amount: l.amount }],
-    }, { id: l.payment_id });
-  }
-}
+export const confirmOperation = defineOperation<PaymentRunDoc>({
+  kind: 'payment_run_confirm',
+  load: (ctx, id) => paymentRuns(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean(),
+  steps: [
+    async function payEachBill(ctx, run) {
+      if (run.status === 'confirmed') return run;
+      if (run.status !== 'confirming') {
+        await dropOperation(ctx, confirmOperation, run._id);
+        throw new CuadraError('conflict', `Payment run ${run._id} is ${run.status}; only an exported run is confirmed.`);
+      }
+      for (const l of run.lines) {
+        await payBills(ctx, {
+          vendor_id: l.vendor_id, amount: l.amount, currency: run.currency, date: run.paid_on ?? run.payment_date, bank_account: run.bank_account,
+          reference: `${run._id} ${l.supplier_number}`.slice(0, 100), bills: [{ bill_id: l.bill_id, amount: l.amount }],
+        }, { id: l.payment_id, vendor: { name: l.vendor_name } });
+      }
+      return run;
+    },
+    async function markConfirmed(ctx, run) {
+      if (run.status === 'confirmed') return run;
+      try {
+        return await transitionRun(ctx, run._id, ['confirming'], 'confirmed', { confirmed_at: ctx.now });
+      } catch (err) {
+        // A concurrent resume got there first: the same outcome.
+        const now = await findRun(ctx, run._id);
+        if (now.status === 'confirmed') return now;
+        throw err;
+      }
+    },
+    async function releaseBills(ctx, run) {
+      await releaseClaims(ctx, run);
+      return run;
+    },
+  ],
+});
 
 /**
  * Holds every bill of a run for its bank file (bills/holds.ts): each bill, still open for at least

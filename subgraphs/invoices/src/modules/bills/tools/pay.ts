@@ -44,14 +44,19 @@ export const pay = defineTool({
 /** What a bill payment names: the vendor, the amount, the bank account it left from and the bills it settles. */
 export interface BillPaymentInput { vendor_id: string; amount: number; currency: string; date?: string; bank_account?: '111005' | '111010'; reference?: string; bills: { bill_id: string; amount?: number }[] }
 
+/** What a bill payment is recorded with: a tool call's context, or (`vendor` given) the sweep's. */
+export type BillPaymentContext = Pick<ToolContext, 'db' | 'workspace' | 'now'> & Partial<Pick<ToolContext, 'graph'>>;
+
 /**
  * Records a payment to a vendor against its bills: the path `bills.pay` and payment runs share.
  * Serialized per vendor (shared `withLock`). With `id`, the payment's id is the caller's: a
  * payment already recorded under it is completed (if a crash left it pending) and answered, never
- * recorded twice — how a payment run pays each bill exactly once across retries.
+ * recorded twice — how a payment run pays each bill exactly once across retries. With `vendor`,
+ * the payee as the caller already checked it (a payment run, made from the vendor's bills): crm is
+ * not asked again, so a run's confirm finishes from the maintenance sweep, which has no caller.
  */
-export function payBills(ctx: ToolContext, input: BillPaymentInput, options: { id?: string } = {}) {
-  return withLock(ctx.db, vendorPaymentLock(ctx.workspace, input.vendor_id), () => recordPayment(input, ctx, options.id));
+export function payBills(ctx: BillPaymentContext, input: BillPaymentInput, options: { id?: string; vendor?: { name: string } } = {}) {
+  return withLock(ctx.db, vendorPaymentLock(ctx.workspace, input.vendor_id), () => recordPayment(input, ctx, options));
 }
 
 /** The lock one vendor's payments are recorded under (a payment run's approval holds its bills under it too). */
@@ -59,7 +64,7 @@ export function vendorPaymentLock(workspace: string, vendorId: string): string {
   return `bills:pay:${workspace}:${vendorId}`;
 }
 
-async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: string) {
+async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, { id, vendor: known }: { id?: string; vendor?: { name: string } }) {
   await completeStuckPayments(ctx, billPaymentOperation);
   if (id) {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
@@ -68,7 +73,7 @@ async function recordPayment(input: BillPaymentInput, ctx: ToolContext, id?: str
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
-  const vendor = await vendorFromCrm(ctx, input.vendor_id, { archived: true });
+  const vendor = known ?? await vendorFromCrm(ctx, input.vendor_id, { archived: true });
   const ids = input.bills.map((b) => b.bill_id);
   const seen = new Set<string>();
   ids.forEach((id, i) => {

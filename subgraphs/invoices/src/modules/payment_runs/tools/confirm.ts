@@ -1,16 +1,16 @@
-import { CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, recordOutput } from '@cuadra/shared';
+import { beginOperation, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, recordOutput, runOperation } from '@cuadra/shared';
 import { PAYMENT_RUN_VIEW_SCHEMA, paymentRunView } from '../model.ts';
-import { checkBillsPayable, findRun, payRunBills, releaseClaims, transitionRun } from '../ops.ts';
+import { checkBillsPayable, confirmOperation, findRun, transitionRun } from '../ops.ts';
 
 /**
  * Confirms that the bank paid an exported run, exactly once:
  * 1. checks every bill can still take its payment (nothing is paid if one cannot);
- * 2. exported → confirming by one conditional update, fixing the payment date;
- * 3. pays each bill through the bills module (`payBills`) under the payment id chosen when the
- *    run was made — a retry, or a resume of a confirm that died in step 3, finds those payments
- *    and pays nothing twice;
- * 4. confirming → confirmed, and the bills are released.
- * A run found `confirming` is resumed from step 3 (every step there is idempotent).
+ * 2. begins the confirm's durable operation (ops.ts `confirmOperation`), then exported →
+ *    confirming by one conditional update, fixing the payment date;
+ * 3. runs the operation: each bill paid under the payment id chosen when the run was made,
+ *    confirming → confirmed, the bills released. A confirm whose process died is finished by the
+ *    maintenance sweep (its keyed retry answers the confirmed run); a run found `confirming` is
+ *    resumed here (every step is idempotent: nothing is paid twice).
  */
 export const confirm = defineTool({
   name: 'payment_runs.confirm',
@@ -27,24 +27,14 @@ export const confirm = defineTool({
       await checkBillsPayable(ctx, run);
       const paidOn = input.paid_on ?? run.payment_date;
       if (paidOn > localDate(ctx.now)) throw new CuadraError('invalid_input', `A payment cannot be confirmed before it happens (${paidOn}).`, { field: '/paid_on' });
+      await beginOperation(ctx, confirmOperation, run._id);
       run = await transitionRun(ctx, run._id, ['exported'], 'confirming', { paid_on: paidOn });
-    } else if (run.status !== 'confirming') {
+    } else if (run.status === 'confirming') {
+      // Begun already, or a run left confirming before confirms were operations (no marker yet).
+      await beginOperation(ctx, confirmOperation, run._id);
+    } else {
       throw new CuadraError('conflict', run.status === 'confirmed' ? `Payment run ${run._id} is already confirmed; its bills were paid once.` : `Payment run ${run._id} is ${run.status}; only an exported run is confirmed.`);
     }
-    await payRunBills(ctx, run);
-    const done = await paymentRunsConfirmed(ctx, run._id);
-    await releaseClaims(ctx, done);
-    return { payment_run: paymentRunView(done) };
+    return { payment_run: paymentRunView(await runOperation(ctx, confirmOperation, run, run._id)) };
   },
 });
-
-/** confirming → confirmed; a concurrent resume that got there first is fine (same outcome). */
-async function paymentRunsConfirmed(ctx: Parameters<typeof transitionRun>[0], id: string) {
-  try {
-    return await transitionRun(ctx, id, ['confirming'], 'confirmed', { confirmed_at: ctx.now });
-  } catch (err) {
-    const run = await findRun(ctx, id);
-    if (run.status === 'confirmed') return run;
-    throw err;
-  }
-}
