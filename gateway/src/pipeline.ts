@@ -137,7 +137,7 @@ export class InvokePipeline {
     assertReach(principal, entry);
     this.#catalog.validate(entry.name, input);
     const answer = entry.subgraph === 'gateway'
-      ? await this.#local.callChecked({ tool: entry.name, input, principal })
+      ? await this.#local.callPrechecked({ tool: entry.name, input, principal })
       : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { checked: true });
     if (answer.status === 200) return (answer.body as { output: Record<string, unknown> }).output;
     throw errorFromBody(answer.body);
@@ -211,7 +211,7 @@ export class InvokePipeline {
     let answer;
     try {
       answer = entry.subgraph === 'gateway'
-        ? await this.#local.callChecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
+        ? await this.#local.callPrechecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
         : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun });
     } catch (err) {
       const error = toCuadraError(err);

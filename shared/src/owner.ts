@@ -195,7 +195,7 @@ export class ToolOwner {
    * here could refuse nothing, so they run once. Any other call goes through {@link call}, which
    * checks (CONTRACT.md §3).
    */
-  async callChecked(call: OwnedCall): Promise<OwnedAnswer> {
+  async callPrechecked(call: OwnedCall): Promise<OwnedAnswer> {
     return this.#answer(call, false);
   }
 

@@ -159,7 +159,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     // Another subgraph reads through the graph; it never runs tools (they go through the gateway's pipeline).
     if (principal.actor.type === 'service') throw new CuadraError('policy_denied', 'A service assertion reads the graph; it cannot run tools.');
     const call = { tool: args.tool, input: args.input, principal, idempotencyKey: args.idempotencyKey ?? undefined, approvalId: args.approvalId ?? undefined, dryRun: args.dryRun === true };
-    return prechecked ? owner.callChecked(call) : owner.call(call);
+    return prechecked ? owner.callPrechecked(call) : owner.call(call);
   };
   const resolvers: GraphQLResolverMap<any> = {
     ...guarded,
