@@ -15,7 +15,7 @@ import { localDate } from '../periods.ts';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** A ledger entry as callers see it (CONTRACT.md §6). */
-export interface LedgerEntry {
+export interface LedgerEntry extends LedgerOutcome {
   id: string;
   /** Position in the workspace's chain, from 1. */
   seq: number;
@@ -25,14 +25,6 @@ export interface LedgerEntry {
   credential_id: string;
   tool: string;
   module: string;
-  risk: Risk | null;
-  input_digest: string | null;
-  /** `ok`, `pending_approval`, a refusal code, or `interrupted` (the process died mid-action). */
-  outcome: string;
-  approval_id?: string;
-  idempotency_key?: string;
-  /** True when the answer was a replay of an earlier one with the same Idempotency-Key. */
-  replayed?: boolean;
   /** The agent run the call was made for (issue 37): present only on an agent run's calls. */
   run_id?: string;
   /**
@@ -41,9 +33,21 @@ export interface LedgerEntry {
    * occurrence one, and its payload.
    */
   event?: LedgerEvent;
-  duration_ms: number;
   prev_hash: string;
   hash: string;
+}
+
+/** What a call came to, as its ledger entry records it (what a service records, and what callers read). */
+export interface LedgerOutcome {
+  risk: Risk | null;
+  input_digest: string | null;
+  /** `ok`, `pending_approval`, a refusal code, or `interrupted` (the process died mid-action). */
+  outcome: string;
+  approval_id?: string;
+  idempotency_key?: string;
+  /** True when the answer was a replay of an earlier one with the same Idempotency-Key. */
+  replayed?: boolean;
+  duration_ms: number;
 }
 
 /** A domain event's part of its ledger entry. */
@@ -54,16 +58,9 @@ export interface LedgerEvent {
 }
 
 /** What a service records; the ledger adds id, seq, at, chain and hash. */
-export interface LedgerRecord {
+export interface LedgerRecord extends LedgerOutcome {
   principal: Principal;
   tool: string;
-  risk: Risk | null;
-  input_digest: string | null;
-  outcome: string;
-  approval_id?: string;
-  idempotency_key?: string;
-  replayed?: boolean;
-  duration_ms: number;
   /** The entry's module, when it is not the tool name's first part (a domain event: `invoice.overdue` of `invoices`). */
   module?: string;
   /** A domain event's subject, key and payload (shared/src/events.ts). */

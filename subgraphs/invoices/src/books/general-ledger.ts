@@ -1,4 +1,4 @@
-import { addDays } from '@cuadra/shared';
+import { addDays, buckets, previousWindow, queryWindow, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
 import { pendingChanges, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
@@ -115,4 +115,17 @@ export function codesIn(sums: LedgerSums): string[] {
   const codes = new Set<string>();
   for (const k of Object.keys(sums)) if (k[0] === 'd' || k[0] === 'c') codes.add(k.slice(1));
   return [...codes].sort();
+}
+
+/**
+ * The sums a metric over a span reads, in this order: its whole window, each of its buckets, and
+ * (with `compare`) the previous window and its buckets — one {@link ledgerBetween} for all.
+ */
+export async function windowLedgerSums(db: Connection, workspace: string, currency: string, q: MetricQuery, today: string) {
+  const w = queryWindow(q, today);
+  const bs = buckets(w, q.interval ?? 'day');
+  const pw = q.compare ? previousWindow(w, q.compare) : null;
+  const pbs = pw ? buckets(pw, q.interval ?? 'day') : [];
+  const ranges = [w, ...bs.map((b) => ({ from: b.period, to: b.period_end })), ...(pw ? [pw, ...pbs.map((b) => ({ from: b.period, to: b.period_end }))] : [])];
+  return { w, bs, pw, pbs, sums: await ledgerBetween(db, workspace, currency, ranges) };
 }

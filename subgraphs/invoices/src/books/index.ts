@@ -9,4 +9,4 @@ export { postEntry, previewEntry, previewReversal, reverseEntry, settleJournalEn
 export { declareJournalSources, isJournalSource, REVERSAL_SOURCE } from './sources.ts';
 export { assertPeriodOpen } from './periods.ts';
 export { updateCounted } from './counted-write.ts';
-export { balances, journalEntries, tagsKey, tidyLines, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';
+export { balances, JOURNAL_LINES_VIEW_SCHEMA, journalEntries, tagsKey, tidyLines, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';

@@ -181,6 +181,18 @@ export function ledgerDeltas(entry: Pick<JournalEntryDoc, 'date' | 'currency' | 
   return [{ day: entry.date, currency: ledgerCurrency(entry.currency), inc }, { day: entry.date, currency: LEDGER_USAGE, inc: used }];
 }
 
+/** JSON Schema of an entry's lines as every view shows them (posted entries, manual drafts). */
+export const JOURNAL_LINES_VIEW_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
+    properties: {
+      account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] },
+      tags: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  },
+} as const;
+
 /** JSON Schema of {@link journalView}: what every tool answering a journal entry gives. */
 export const JOURNAL_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
@@ -194,16 +206,7 @@ export const JOURNAL_VIEW_SCHEMA = {
       type: 'object', additionalProperties: false, required: ['kind', 'id'],
       properties: { kind: { type: 'string', description: 'A journal source kind declared by the module that posted the entry (invoice, credit_note, debit_note, payment, bill, bill_payment, bill_credit_note, manual, reversal, closing, bank_transaction, payroll, payroll_reversal, and those of modules added later).' }, id: { type: 'string' } },
     },
-    lines: {
-      type: 'array',
-      items: {
-        type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
-        properties: {
-          account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] },
-          tags: { type: 'object', additionalProperties: { type: 'string' } },
-        },
-      },
-    },
+    lines: JOURNAL_LINES_VIEW_SCHEMA,
     total_debit: { type: 'integer' },
     total_credit: { type: 'integer' },
   },

@@ -69,12 +69,35 @@ export interface CustomerSnapshot {
   fiscal?: CustomerFiscal | null;
 }
 
+/** What a sales document's lines come to (computed from them, never typed), as DIAN's documents carry it. */
+export interface DocumentAmounts {
+  lines: InvoiceLine[];
+  /** Σ line net amounts (LineExtensionAmount; DIAN's ValFac). */
+  subtotal: number;
+  /** Allowances and charges of the whole document (absent on documents from before they existed: none). */
+  allowance_charges?: DocumentAllowanceCharge[];
+  allowance_total?: number;
+  charge_total?: number;
+  tax_total: number;
+  /** What the document is worth with taxes: subtotal + tax_total − allowance_total + charge_total (PayableAmount; DIAN's ValTot). */
+  total: number;
+  withholdings: WithholdingAmount[];
+}
+
+/** {@link DocumentAmounts} with the withholdings the buyer applies: what the customer owes (every stored sales document). */
+export interface SaleAmounts extends DocumentAmounts {
+  withholding_rates: WithholdingRate[];
+  withholding_total: number;
+  /** What the customer owes: total − withholdings. */
+  amount_due: number;
+}
+
 /**
  * A posted sales document (invoice, credit note, debit note) as the electronic documents read it:
  * what they put on paper and in XML, nothing of bookkeeping (rollups, locks, settlements). The
  * invoices module's record is one.
  */
-export interface FiscalDocument {
+export interface FiscalDocument extends DocumentAmounts {
   _id: string;
   kind: 'invoice' | 'credit_note' | 'debit_note';
   /** `draft` until posted: a draft has no electronic document. */
@@ -89,14 +112,6 @@ export interface FiscalDocument {
   due_date: string;
   /** DIAN's means-of-payment code, when the document names its own. */
   payment_means?: string | null;
-  lines: InvoiceLine[];
-  subtotal: number;
-  allowance_charges?: DocumentAllowanceCharge[];
-  allowance_total?: number;
-  charge_total?: number;
-  tax_total: number;
-  total: number;
-  withholdings: WithholdingAmount[];
   /** CUFE (invoice) or CUDE (notes), once posted. */
   cufe: string | null;
   /** A note's concept (DIAN's correction concept code); null on invoices. */

@@ -1,16 +1,14 @@
 import { addPositions, searchIn, DATE_TIME_SCHEMA as DATE_TIME, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from './document-fields.ts';
-import type { WithholdingAmount, WithholdingRate } from './money.ts';
-import type { DocumentAllowanceCharge } from './line-model.ts';
-import type { CustomerSnapshot, InvoiceLine } from './fiscal-document.ts';
+import type { CustomerSnapshot, SaleAmounts } from './fiscal-document.ts';
 
 /**
  * A quote or a sales order: the commercial documents before an invoice.
  * Quote: draft → sent → accepted | declined → converted (to an invoice or a sales order).
  * Sales order: open → invoiced.
  */
-export interface SalesDocument {
+export interface SalesDocument extends SaleAmounts {
   _id: string;
   workspace: string;
   kind: 'quote' | 'sales_order';
@@ -22,17 +20,6 @@ export interface SalesDocument {
   issue_date: string;
   /** Quotes: last day the offer holds. */
   valid_until: string | null;
-  lines: InvoiceLine[];
-  withholding_rates: WithholdingRate[];
-  subtotal: number;
-  allowance_charges?: DocumentAllowanceCharge[];
-  allowance_total?: number;
-  charge_total?: number;
-  tax_total: number;
-  total: number;
-  withholdings: WithholdingAmount[];
-  withholding_total: number;
-  amount_due: number;
   notes: string | null;
   /** Where it came from (a sales order from a quote; a quote, or what it became, from a crm deal). */
   source: { quote_id?: string; deal_id?: string } | null;

@@ -7,10 +7,10 @@
  */
 export {
   changeOpenItem, changerOf, insertOpenItem, missingItem, paymentApplied, paymentReopened, settledStatus,
-  type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type PostClaim, type SettledStatus,
+  OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord, type ChangeOf, type Direction, type ItemContext, type ItemSettlement, type OpenItemChange, type OpenItemDoc, type OpenItemLedger, type PostClaim, type SettledStatus,
 } from './item.ts';
 export { definePostOperation, postOpenItem, previewOpenItemPost, type Booking, type Posting, type PostContext, type PostOperation } from './post.ts';
 export {
-  completePayment, completeStuckPayments, definePaymentOperation, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
+  completePayment, completeStuckPayments, definePaymentOperation, PAYMENT_RECORD_FIELDS, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
   type AllocationRecord, type DueChange, type InFlight, type PaymentLedger, type PaymentRecord, type SettledAllocation,
 } from './payment.ts';

@@ -1,8 +1,8 @@
 import { createPositioned, CuadraError, type ToolContext } from '@cuadra/shared';
-import type { Connection, Model } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
 import type { DueIndex } from '../books/due-index.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
-import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
+import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta, type RollupIntent } from '../books/rollup-intents.ts';
 
 /**
  * Which side of the books an open item sits on: what customers owe the workspace (invoices, debit
@@ -29,6 +29,36 @@ export interface OpenItemDoc {
   posting?: PostClaim | null;
   rev: number;
 }
+
+/**
+ * The bookkeeping fields every open item's document keeps, whatever its direction: the post's
+ * claim, the revision every change is conditional on, the rollup intents in flight, and when it
+ * was posted, created and last changed. Invoices and bills extend it.
+ */
+export interface OpenItemRecord {
+  /** The claim of the post running on it (post.ts), null otherwise. */
+  posting: PostClaim | null;
+  /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
+  rev: number;
+  pending_rollups: RollupIntent[];
+  pending_count: number;
+  notes: string | null;
+  posted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The mongoose fields of {@link OpenItemRecord}, spread into each open item's schema. */
+export const OPEN_ITEM_RECORD_FIELDS = {
+  posting: { type: Schema.Types.Mixed, default: null },
+  rev: { type: Number, required: true },
+  pending_rollups: { type: Schema.Types.Mixed, default: [] },
+  pending_count: { type: Number, required: true },
+  notes: { type: String, default: null },
+  posted_at: { type: Date, default: null },
+  created_at: { type: Date, required: true },
+  updated_at: { type: Date, required: true },
+} as const;
 
 /**
  * What a post stores on its draft when it takes it (the post's operation record is the document):

@@ -1,5 +1,5 @@
 import { CuadraError, defineOperation, finishStaleOperations, runOperation, type LegacyMarkers, type OperationContext, type OperationKind } from '@cuadra/shared';
-import type { Connection, Model } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
 import { postEntry, reverseEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type RecordChange } from '../books/index.ts';
 import { rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
 import { changeOpenItem, missingItem, paymentApplied, paymentReopened, type ItemContext, type OpenItemDoc, type OpenItemLedger } from './item.ts';
@@ -33,6 +33,15 @@ export interface PaymentRecord<A extends AllocationRecord = AllocationRecord> {
   created_at: Date;
   updated_at: Date;
 }
+
+/** The mongoose fields of a {@link PaymentRecord}'s bookkeeping (its entry, rollup intents, times), spread into each direction's payment schema. */
+export const PAYMENT_RECORD_FIELDS = {
+  journal_entry_id: { type: String, default: null },
+  pending_rollups: { type: Schema.Types.Mixed, default: [] },
+  pending_count: { type: Number, required: true },
+  created_at: { type: Date, required: true },
+  updated_at: { type: Date, required: true },
+} as const;
 
 /** A due-date change of the direction's lane: an item's open amount moved on its due date. */
 export interface DueChange { date: string; amount: number }

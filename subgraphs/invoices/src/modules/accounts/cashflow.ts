@@ -1,8 +1,8 @@
-import { addDays, buckets, changeBps, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
+import { addDays, changeBps, CuadraError, localDate, windowProblem, type MetricQuery, type MetricReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { wholeChart } from '../../accounting/chart.ts';
 import { isCash } from '../../books/journal.ts';
-import { ledgerAsOf, ledgerBetween, type LedgerSums } from '../../books/general-ledger.ts';
+import { ledgerAsOf, windowLedgerSums, type LedgerSums } from '../../books/general-ledger.ts';
 import { PUC } from '../../accounting/puc.ts';
 import { withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
@@ -64,12 +64,7 @@ export async function cashflow(db: Connection, workspace: string, q: MetricQuery
   const currency = await workspaceCurrency(db, workspace);
   const today = localDate(now);
   const chart = new Map((await wholeChart(db, workspace)).map((a) => [a.code, a]));
-  const w = queryWindow(q, today);
-  const bs = buckets(w, q.interval ?? 'day');
-  const pw = q.compare ? previousWindow(w, q.compare) : null;
-  const pbs = pw ? buckets(pw, q.interval ?? 'day') : [];
-  const ranges = [w, ...bs.map((b) => ({ from: b.period, to: b.period_end })), ...(pw ? [pw, ...pbs.map((b) => ({ from: b.period, to: b.period_end }))] : [])];
-  const sums = await ledgerBetween(db, workspace, currency, ranges);
+  const { w, bs, pw, pbs, sums } = await windowLedgerSums(db, workspace, currency, q, today);
   const flows = cashFlows(sums[0]);
   const prev = pw ? cashFlows(sums[1 + bs.length]) : null;
   const series: MetricAnswer['series'] = bs.map((b, i) => ({ ...b, value: cashFlows(sums[1 + i]).net }));

@@ -1,7 +1,29 @@
-import type { StatementAnswer } from './statements.ts';
+import { DATE_SCHEMA, type ToolContext } from '@cuadra/shared';
+import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
+import { cashflow } from './cashflow.ts';
+import { statement, STATEMENT_METRICS, type StatementAnswer } from './statements.ts';
 
 /** What can be printed: a statement's answer, or the cash flow's (same envelope, `rows` with `value`). */
 export type PrintableAnswer = Omit<StatementAnswer, 'metric'> & { metric: StatementAnswer['metric'] | 'cashflow' };
+
+/** The input properties naming a statement to print or export: which one, at a date or over a span. */
+export const PRINTABLE_QUERY_PROPERTIES = {
+  metric: { enum: [...STATEMENT_METRICS, 'cashflow'] },
+  as_of: DATE_SCHEMA, from: DATE_SCHEMA, to: DATE_SCHEMA,
+} as const;
+
+/** What is asked of a printable statement. */
+export interface PrintableQuery { metric: PrintableAnswer['metric']; as_of?: string; from?: string; to?: string; compare?: 'previous_period' | 'previous_year' }
+
+/** The statement a print or an export lays out, payroll's postings pulled in first (they count in it). */
+export async function printableStatement(ctx: ToolContext, query: PrintableQuery, interval: 'day' | 'week' | 'month'): Promise<PrintableAnswer> {
+  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
+  if (query.metric === 'cashflow') {
+    const cf = await cashflow(ctx.db, ctx.workspace, { ...query, metric: 'cashflow', interval }, ctx.now);
+    return { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };
+  }
+  return statement(ctx.db, ctx.workspace, { ...query, metric: query.metric, interval }, ctx.now);
+}
 
 /** Titles of the printable statements, in Spanish (Decreto 2420 de 2015 names). */
 export const PRINT_TITLES = {

@@ -1,7 +1,7 @@
-import { buckets, changeBps, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery } from '@cuadra/shared';
+import { changeBps, CuadraError, localDate, windowProblem, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { wholeChart, type ChartAccount } from '../../accounting/chart.ts';
-import { codesIn, ledgerAsOf, ledgerBetween, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
+import { codesIn, ledgerAsOf, windowLedgerSums, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
 import { accountType, PUC } from '../../accounting/puc.ts';
 import { positionDate } from '../../books/calendar.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
@@ -109,12 +109,7 @@ export async function statement(db: Connection, workspace: string, q: MetricQuer
     const bs = balanceSheet(sums, chart);
     return { metric: q.metric, unit: 'money', currency, series: [{ period: asOf, period_end: asOf, value: bs.assets }], summary: withTarget({ value: bs.assets }, q), rows: bs.rows };
   }
-  const w = queryWindow(q, today);
-  const bs = buckets(w, q.interval ?? 'day');
-  const pw = q.compare ? previousWindow(w, q.compare) : null;
-  const pbs = pw ? buckets(pw, q.interval ?? 'day') : [];
-  const ranges = [w, ...bs.map((b) => ({ from: b.period, to: b.period_end })), ...(pw ? [pw, ...pbs.map((b) => ({ from: b.period, to: b.period_end }))] : [])];
-  const sums = await ledgerBetween(db, workspace, currency, ranges);
+  const { bs, pw, pbs, sums } = await windowLedgerSums(db, workspace, currency, q, today);
   const window = incomeStatement(sums[0], chart);
   const series: StatementAnswer['series'] = bs.map((b, i) => ({ ...b, value: incomeStatement(sums[1 + i], chart).result }));
   const totals = (s: ReturnType<typeof incomeStatement>) => [

@@ -4,7 +4,7 @@ import {
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ASSET_CLASS_KEYS, ASSET_CLASSES, type AssetClass } from './classes.ts';
-import { depreciableBase, DEPRECIATION_METHODS, type DepreciationMethod } from './depreciation.ts';
+import { depreciableBase, DEPRECIATION_METHODS, type DepreciationMethod, type DepreciationTerms } from './depreciation.ts';
 import type { CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
 import type { TaxRegime } from '../../lib/tax-regime.ts';
 
@@ -64,19 +64,12 @@ export interface AssetDisposal {
 }
 
 /** A fixed asset in two books: NIIF para pymes §17 (posted monthly to the journal) and fiscal (ET art. 137; kept beside it). */
-export interface AssetDoc {
+export interface AssetDoc extends DepreciationTerms {
   _id: string;
   workspace: string;
   name: string;
-  class: AssetClass;
   status: AssetStatus;
   currency: string;
-  cost: number;
-  residual_value: number;
-  useful_life_months: number;
-  method: DepreciationMethod;
-  declining_rate_bps: number | null;
-  total_units: number | null;
   acquisition_date: string;
   in_service_date: string;
   /** The next month either book depreciates (`YYYY-MM`); the run posts months in order from here. */

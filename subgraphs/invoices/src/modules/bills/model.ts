@@ -2,7 +2,7 @@ import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, applyRate, checkedAmount, CuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, lineAmounts,
   NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, sumAmounts, TEXT_SCHEMA as TEXT, type ToolContext, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { RollupIntent } from '../../books/rollup-intents.ts';
+import { OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord } from '../../open-items/index.ts';
 import { BILL_ACCOUNT_CONCEPTS, minimumBase, WITHHOLDING_CONCEPT_KEYS, WITHHOLDING_CONCEPTS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
 import type { BillHold } from './holds.ts';
@@ -71,7 +71,7 @@ export interface BillSettlement { ref: string; date: string; amount: number }
  * One document holds its lines, settlements and rollup intents, so every change is one
  * conditional write on `rev`. A posted bill is never edited.
  */
-export interface BillDoc {
+export interface BillDoc extends OpenItemRecord {
   _id: string;
   workspace: string;
   status: BillStatus;
@@ -104,15 +104,6 @@ export interface BillDoc {
   settlements: BillSettlement[];
   closed_on: string | null;
   journal_entry_id: string | null;
-  /** The claim of the post running on it (open-items/post.ts), null otherwise. */
-  posting: import('../../open-items/item.ts').PostClaim | null;
-  rev: number;
-  pending_rollups: RollupIntent[];
-  pending_count: number;
-  notes: string | null;
-  posted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
   /** Absent on bills written before credit notes existed: an invoice. */
   kind?: BillKind;
   /** A credit note: the bill it credits. */
@@ -156,14 +147,7 @@ const billSchema = new Schema<BillDoc>(
     settlements: { type: Schema.Types.Mixed, default: [] },
     closed_on: { type: String, default: null },
     journal_entry_id: { type: String, default: null },
-    posting: { type: Schema.Types.Mixed, default: null },
-    rev: { type: Number, required: true },
-    pending_rollups: { type: Schema.Types.Mixed, default: [] },
-    pending_count: { type: Number, required: true },
-    notes: { type: String, default: null },
-    posted_at: { type: Date, default: null },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...OPEN_ITEM_RECORD_FIELDS,
     kind: { type: String, default: 'invoice' },
     credit_of: { type: String, default: null },
     credit_lines: { type: Schema.Types.Mixed, default: undefined },

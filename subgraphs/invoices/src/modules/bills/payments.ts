@@ -1,7 +1,7 @@
 import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { JournalLine } from '../../books/index.ts';
-import { definePaymentOperation, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
+import { definePaymentOperation, PAYMENT_RECORD_FIELDS, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillDoc } from './model.ts';
 import { payablesRollupCurrency, PAYABLES } from './ops.ts';
@@ -47,11 +47,7 @@ const schema = new Schema<BillPaymentDoc>(
     bank_account: { type: String, required: true },
     reference: { type: String, default: null },
     allocations: { type: Schema.Types.Mixed, required: true },
-    journal_entry_id: { type: String, default: null },
-    pending_rollups: { type: Schema.Types.Mixed, default: [] },
-    pending_count: { type: Number, required: true },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...PAYMENT_RECORD_FIELDS,
   },
   { versionKey: false, minimize: false },
 );

@@ -1,12 +1,10 @@
 import {
   addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord } from '../../open-items/index.ts';
 import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
-import type { WithholdingAmount, WithholdingRate } from '../../lib/money.ts';
-import type { DocumentAllowanceCharge } from '../../lib/line-model.ts';
-import type { RollupIntent } from '../../books/rollup-intents.ts';
-import type { CustomerFiscal, CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
+import type { CustomerFiscal, CustomerSnapshot, InvoiceLine, SaleAmounts } from '../../lib/fiscal-document.ts';
 
 // Lines and the buyer's snapshot are what the e-documents read too (lib/fiscal-document.ts).
 export type { CustomerFiscal, CustomerSnapshot, InvoiceLine };
@@ -37,7 +35,7 @@ export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'c
  * by a credit note). One document holds its lines, settlements and rollup intents, so every
  * change is one conditional write on `rev`.
  */
-export interface InvoiceDoc {
+export interface InvoiceDoc extends OpenItemRecord, SaleAmounts {
   _id: string;
   workspace: string;
   kind: 'invoice' | 'credit_note' | 'debit_note';
@@ -62,21 +60,6 @@ export interface InvoiceDoc {
   due_date: string;
   /** How the buyer pays (DIAN list 13.3.4.2, e.g. 10 cash, 42 bank deposit, 48 credit card); null: the workspace's default. */
   payment_means?: string | null;
-  lines: InvoiceLine[];
-  withholding_rates: WithholdingRate[];
-  /** Σ line net amounts (LineExtensionAmount; DIAN's ValFac). */
-  subtotal: number;
-  /** Allowances and charges of the whole document (absent on documents from before they existed: none). */
-  allowance_charges?: DocumentAllowanceCharge[];
-  allowance_total?: number;
-  charge_total?: number;
-  tax_total: number;
-  /** What the document is worth with taxes: subtotal + tax_total − allowance_total + charge_total (PayableAmount; DIAN's ValTot). */
-  total: number;
-  withholdings: WithholdingAmount[];
-  withholding_total: number;
-  /** What the customer owes: total − withholdings. */
-  amount_due: number;
   paid: number;
   credited: number;
   /** amount_due − paid − credited; 0 once settled. */
@@ -97,16 +80,6 @@ export interface InvoiceDoc {
   /** The e-mail to the buyer of an accepted document (invoices.deliver); absent until one is sent. */
   delivery?: DeliveryState | null;
   source: { quote_id?: string; sales_order_id?: string; recurring_id?: string; deal_id?: string; rental_id?: string; subscription_id?: string; booking_id?: string; asset_id?: string } | null;
-  /** The claim of the post running on it (open-items/post.ts), null otherwise. */
-  posting: import('../../open-items/item.ts').PostClaim | null;
-  /** Bumped by every change; every update is conditional on it (optimistic concurrency). */
-  rev: number;
-  pending_rollups: RollupIntent[];
-  pending_count: number;
-  notes: string | null;
-  posted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const invoiceSchema = new Schema<InvoiceDoc>(
@@ -136,14 +109,7 @@ const invoiceSchema = new Schema<InvoiceDoc>(
     authority: { type: Schema.Types.Mixed, default: null },
     delivery: { type: Schema.Types.Mixed, default: null },
     source: { type: Schema.Types.Mixed, default: null },
-    posting: { type: Schema.Types.Mixed, default: null },
-    rev: { type: Number, required: true },
-    pending_rollups: { type: Schema.Types.Mixed, default: [] },
-    pending_count: { type: Number, required: true },
-    notes: { type: String, default: null },
-    posted_at: { type: Date, default: null },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...OPEN_ITEM_RECORD_FIELDS,
   },
   { versionKey: false, minimize: false },
 );

@@ -1,7 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postableAccount } from '../../accounting/chart.ts';
-import { postEntry, previewEntry, previewReversal, reverseEntry, REVERSAL_SOURCE, type JournalLine, type PostingPreview, type Reversal } from '../../books/index.ts';
+import { JOURNAL_LINES_VIEW_SCHEMA, postEntry, previewEntry, previewReversal, reverseEntry, REVERSAL_SOURCE, type JournalLine, type PostingPreview, type Reversal } from '../../books/index.ts';
 
 /**
  * A manual journal entry: written as a draft, then posted once (its journal entry `je_<id>`),
@@ -53,16 +53,7 @@ export const MANUAL_ENTRY_VIEW_SCHEMA = {
   required: ['id', 'status', 'date', 'currency', 'memo', 'lines', 'total_debit', 'total_credit', 'journal_entry_id', 'reversal_entry_id'],
   properties: {
     id: { type: 'string' }, status: { enum: ['draft', 'posted', 'reversed'] }, date: { type: 'string', format: 'date' }, currency: { type: 'string' }, memo: { type: 'string' },
-    lines: {
-      type: 'array',
-      items: {
-        type: 'object', additionalProperties: false, required: ['account', 'name', 'debit', 'credit', 'party_id'],
-        properties: {
-          account: { type: 'string' }, name: { type: 'string' }, debit: { type: 'integer' }, credit: { type: 'integer' }, party_id: { type: ['string', 'null'] },
-          tags: { type: 'object', additionalProperties: { type: 'string' } },
-        },
-      },
-    },
+    lines: JOURNAL_LINES_VIEW_SCHEMA,
     total_debit: { type: 'integer' }, total_credit: { type: 'integer' },
     journal_entry_id: { type: ['string', 'null'] }, reversal_entry_id: { type: ['string', 'null'] },
   },

@@ -1,7 +1,7 @@
 import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupIntent } from '../../books/rollup-intents.ts';
-import type { PaymentRecord } from '../../open-items/index.ts';
+import { PAYMENT_RECORD_FIELDS, type PaymentRecord } from '../../open-items/index.ts';
 
 /** One part of a payment set against one invoice. */
 export interface Allocation {
@@ -49,11 +49,7 @@ const paymentSchema = new Schema<PaymentDoc>(
     allocations: { type: Schema.Types.Mixed, required: true },
     applied: { type: Number, required: true },
     unapplied: { type: Number, required: true },
-    journal_entry_id: { type: String, default: null },
-    pending_rollups: { type: Schema.Types.Mixed, default: [] },
-    pending_count: { type: Number, required: true },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...PAYMENT_RECORD_FIELDS,
   },
   { versionKey: false, minimize: false },
 );

@@ -1,9 +1,6 @@
-import { DATE_SCHEMA, defineTool, spreadsheetRow } from '@cuadra/shared';
+import { defineTool, spreadsheetRow } from '@cuadra/shared';
 import ExcelJS from 'exceljs';
-import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
-import { cashflow } from '../cashflow.ts';
-import { PRINT_TITLES as TITLES, type PrintableAnswer } from '../printable.ts';
-import { statement, STATEMENT_METRICS } from '../statements.ts';
+import { printableStatement, PRINTABLE_QUERY_PROPERTIES, PRINT_TITLES as TITLES, type PrintableAnswer } from '../printable.ts';
 
 /** Cents as the spreadsheet shows them: currency units with two decimals (exact for |cents| < 2^53). */
 function units(cents: number): number {
@@ -55,8 +52,7 @@ export const exportStatement = defineTool({
   input: {
     type: 'object', additionalProperties: false, required: ['metric'],
     properties: {
-      metric: { enum: [...STATEMENT_METRICS, 'cashflow'] },
-      as_of: DATE_SCHEMA, from: DATE_SCHEMA, to: DATE_SCHEMA,
+      ...PRINTABLE_QUERY_PROPERTIES,
       interval: { enum: ['day', 'week', 'month'] }, compare: { enum: ['previous_period', 'previous_year'] },
     },
   },
@@ -65,14 +61,7 @@ export const exportStatement = defineTool({
     properties: { filename: { type: 'string' }, content_type: { const: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }, size: { type: 'integer', minimum: 1 }, base64: { type: 'string' } },
   },
   async handler(input, ctx) {
-    await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
-    let answer: PrintableAnswer;
-    if (input.metric === 'cashflow') {
-      const cf = await cashflow(ctx.db, ctx.workspace, { ...input, metric: 'cashflow', interval: input.interval ?? 'month' }, ctx.now);
-      answer = { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };
-    } else {
-      answer = await statement(ctx.db, ctx.workspace, { ...input, metric: input.metric, interval: input.interval ?? 'month' }, ctx.now);
-    }
+    const answer = await printableStatement(ctx, input, input.interval ?? 'month');
     const period = answer.metric === 'income_statement' || answer.metric === 'cashflow'
       ? `${answer.series[0]?.period ?? ''} – ${answer.series[answer.series.length - 1]?.period_end ?? ''}`
       : answer.series[0].period;

@@ -1,12 +1,8 @@
-import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
 import { createHash } from 'node:crypto';
-import { DATE_SCHEMA, defineTool } from '@cuadra/shared';
+import { defineTool } from '@cuadra/shared';
 import { htmlToPdf } from '@cuadra/shared/pdf';
 import { settings } from '../../../lib/settings.ts';
-import { statementHtml } from '../printable.ts';
-import { cashflow } from '../cashflow.ts';
-import type { PrintableAnswer } from '../printable.ts';
-import { statement, STATEMENT_METRICS } from '../statements.ts';
+import { printableStatement, PRINTABLE_QUERY_PROPERTIES, statementHtml } from '../printable.ts';
 
 /** A statement printed: HTML laid out for A4, printed to PDF by Chromium (as invoices.pdf). */
 export const printStatement = defineTool({
@@ -16,8 +12,7 @@ export const printStatement = defineTool({
   input: {
     type: 'object', additionalProperties: false, required: ['metric'],
     properties: {
-      metric: { enum: [...STATEMENT_METRICS, 'cashflow'] },
-      as_of: DATE_SCHEMA, from: DATE_SCHEMA, to: DATE_SCHEMA,
+      ...PRINTABLE_QUERY_PROPERTIES,
       compare: { enum: ['previous_period', 'previous_year'] },
       format: { enum: ['pdf', 'html'] },
     },
@@ -30,15 +25,8 @@ export const printStatement = defineTool({
     },
   },
   async handler(input, ctx) {
-    await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
     const { format = 'pdf', ...query } = input;
-    let answer: PrintableAnswer;
-    if (query.metric === 'cashflow') {
-      const cf = await cashflow(ctx.db, ctx.workspace, { ...query, metric: 'cashflow', interval: 'month' }, ctx.now);
-      answer = { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };
-    } else {
-      answer = await statement(ctx.db, ctx.workspace, { ...query, metric: query.metric, interval: 'month' }, ctx.now);
-    }
+    const answer = await printableStatement(ctx, query, 'month');
     const issuer = (await settings(ctx.db).findById(ctx.workspace, { issuer: 1 }).lean())?.issuer;
     const company = { name: issuer?.name ?? 'Empresa', nit: issuer ? `${issuer.nit}-${issuer.check_digit}` : null };
     const period = answer.metric === 'income_statement' || answer.metric === 'cashflow'
