@@ -3,8 +3,8 @@ import {
   TEXT_SCHEMA as TEXT, type ToolContext,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { ASSET_CLASS_KEYS, ASSET_CLASSES, type AssetClass } from './classes.ts';
-import { depreciableBase, DEPRECIATION_METHODS, type DepreciationMethod, type DepreciationTerms } from './depreciation.ts';
+import { ASSET_CLASS_KEYS, ASSET_CLASSES } from './classes.ts';
+import { depreciableBase, DEPRECIATION_METHODS, type DepreciationTerms } from './depreciation.ts';
 import type { CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
 import type { TaxRegime } from '../../lib/tax-regime.ts';
 
