@@ -41,7 +41,14 @@ function mailOwner(): { name: string; uid: number; gid: number } {
   return { name: process.env.USER ?? 'nobody', uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 }
 
-function config(dir: string, mailboxes: string, port: number, usersFile: string): string {
+/**
+ * Sign-in with an OAuth 2 access token (SASL XOAUTH2): dovecot's `oauth2` passdb asks the
+ * provider's token introspection endpoint (RFC 7662, `introspection_mode = post`) whether the token
+ * is active and whose it is (`username`). Password sign-in stays for the other users.
+ */
+export interface ImapOAuth2 { introspectionUrl: string }
+
+function config(dir: string, mailboxes: string, port: number, usersFile: string, oauth2File: string | null): string {
   const owner = mailOwner();
   const root = process.getuid?.() === 0;
   return `# Written by scripts/imap.ts: IMAP on loopback over the Maildirs the SMTP server delivers into.
@@ -54,14 +61,14 @@ listen = 127.0.0.1
 ssl = no
 # Loopback only, no TLS here: plain passwords are what the test mailboxes use.
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${oauth2File ? ' xoauth2' : ''}
 first_valid_uid = ${owner.uid}
 last_valid_uid = ${owner.uid}
 first_valid_gid = 0
 ${root ? '' : `default_login_user = ${owner.name}\ndefault_internal_user = ${owner.name}\n`}mail_location = maildir:${mailboxes}/%n/Maildir
 mail_uid = ${owner.uid}
 mail_gid = ${owner.gid}
-passdb {
+${oauth2File ? `passdb {\n  driver = oauth2\n  mechanisms = xoauth2\n  args = ${oauth2File}\n}\n` : ''}passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%n ${usersFile}
 }
@@ -100,7 +107,7 @@ async function answers(port: number): Promise<boolean> {
  * Starts dovecot on a free loopback port, its files under `dir`, serving `users` (name → password;
  * a random password for a name given without one). `mailboxes` is where the SMTP server delivers.
  */
-export async function startImap(opts: { dir: string; mailboxes: string; users: string[] | Record<string, string>; port?: number }): Promise<RunningImap> {
+export async function startImap(opts: { dir: string; mailboxes: string; users: string[] | Record<string, string>; port?: number; oauth2?: ImapOAuth2 }): Promise<RunningImap> {
   ensureImapServer();
   const dir = path.resolve(opts.dir);
   for (const sub of ['run', 'state', 'log']) mkdirSync(path.join(dir, sub), { recursive: true });
@@ -126,9 +133,16 @@ export async function startImap(opts: { dir: string; mailboxes: string; users: s
     mkdirSync(path.join(opts.mailboxes, user), { recursive: true });
     chmodSync(path.join(opts.mailboxes, user), 0o777);
   }
+  let oauth2File: string | null = null;
+  if (opts.oauth2) {
+    oauth2File = path.join(authDir, 'oauth2.conf.ext');
+    // The introspection answer must say active: true (RFC 7662 §2.2), and its username is who signs in.
+    writeFileSync(oauth2File, `introspection_mode = post\nintrospection_url = ${opts.oauth2.introspectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`, { mode: 0o640 });
+    if (process.getuid?.() === 0 && authGroup.status === 0) chownSync(oauth2File, 0, Number(authGroup.stdout.trim()));
+  }
   const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'dovecot.conf');
-  writeFileSync(conf, config(dir, path.resolve(opts.mailboxes), port, usersFile));
+  writeFileSync(conf, config(dir, path.resolve(opts.mailboxes), port, usersFile, oauth2File));
   const pidFile = path.join(dir, 'run', 'master.pid');
   rmSync(pidFile, { force: true });
   // The daemon keeps the descriptors it was given: pipes here would hold this call until it stops.

@@ -41,7 +41,36 @@ export function ensureSmtpServer(): void {
   execFileSync('apt-get', ['install', '-y', '-q', 'exim4-daemon-light'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-function config(dir: string, maildir: string, mailboxes: string, port: number): string {
+/**
+ * Sign-in with an OAuth 2 access token (XOAUTH2, as Google and Microsoft take it): the client's
+ * `user=<u>^Aauth=Bearer <token>^A^A` is checked by asking the provider's token introspection
+ * endpoint (RFC 7662, a form POST through `${readsocket}`) whether the token is active and whose
+ * it is. With it, the server takes mail only from a client signed in.
+ */
+export interface XOAuth2Check { introspectionUrl: string }
+
+function xoauth2Authenticator(check: XOAuth2Check): string {
+  const url = new URL(check.introspectionUrl);
+  if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1') throw new Error('the XOAUTH2 check asks a loopback http introspection endpoint only');
+  const $ = '$';
+  // The first group, as ${sg} reads it in its replacement (escaped so the expansion leaves it to sg).
+  const first = '\\$1';
+  const user = String.raw`${$}{sg{${$}auth1}{\N^user=([^\x01]*)\x01.*${$}\N}{${first}}}`;
+  const token = String.raw`${$}{sg{${$}auth1}{\N^.*\x01auth=Bearer ([^\x01]*)\x01.*${$}\N}{${first}}}`;
+  // HTTP/1.0: the provider closes the connection after its answer, which is where readsocket stops reading.
+  const request = String.raw`POST ${url.pathname} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${$}{strlen:token=${token}}\r\n\r\ntoken=${token}`;
+  const body = String.raw`${$}{sg{${$}{readsocket{inet:127.0.0.1:${url.port}}{${request}}{5s}{}{}}}{\N^(?s).*?\r\n\r\n\N}{}}`;
+  return String.raw`begin authenticators
+xoauth2:
+  driver = plaintext
+  public_name = XOAUTH2
+  server_prompts = :
+  server_condition = ${$}{if and{{match{${$}auth1}{\N^user=[^\x01]+\x01auth=Bearer [^\x01]+\x01\x01${$}\N}}{eq{${$}{extract json{active}{${body}}}}{true}}{eq{${$}{extract jsons{username}{${body}}}}{${user}}}}}
+  server_set_id = ${user}
+`;
+}
+
+function config(dir: string, maildir: string, mailboxes: string, port: number, xoauth2?: XOAuth2Check): string {
   const user = deliveryUser();
   return `# Written by scripts/smtp.ts: accepts mail on loopback and delivers every recipient to one Maildir.
 primary_hostname = ${LOCAL_MAIL_DOMAIN}
@@ -63,7 +92,7 @@ begin acl
 acl_rcpt:
   deny domains = *.invalid
        message = no mailbox here: .invalid domains never take mail (RFC 2606)
-  accept hosts = 127.0.0.1
+${xoauth2 ? '  # Signing in (XOAUTH2) is required here: mail from a client that did not is refused at RCPT.\n  deny !authenticated = *\n       message = sign in first (AUTH XOAUTH2)\n' : ''}  accept hosts = 127.0.0.1
   deny
 begin routers
 undeliverable:
@@ -106,7 +135,7 @@ maildir:
   return_path_add
 begin retry
 * * F,1m,1m
-`;
+${xoauth2 ? xoauth2Authenticator(xoauth2) : ''}`;
 }
 
 /** Deliveries run as exim's own unprivileged user (exim never delivers as root). */
@@ -115,8 +144,8 @@ function deliveryUser(): string {
   return probe.status === 0 ? 'Debian-exim' : (process.env.USER ?? 'nobody');
 }
 
-/** Starts exim4 as a daemon on a free loopback port, its files under `dir`. */
-export async function startSmtp(opts: { dir: string; port?: number }): Promise<RunningSmtp> {
+/** Starts exim4 as a daemon on a free loopback port, its files under `dir`; with `xoauth2`, it takes mail only from a client signed in with a live token. */
+export async function startSmtp(opts: { dir: string; port?: number; xoauth2?: XOAuth2Check }): Promise<RunningSmtp> {
   ensureSmtpServer();
   const dir = path.resolve(opts.dir);
   mkdirSync(path.join(dir, 'spool'), { recursive: true });
@@ -133,7 +162,7 @@ export async function startSmtp(opts: { dir: string; port?: number }): Promise<R
   chmodSync(mailboxes, 0o777);
   const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'exim.conf');
-  writeFileSync(conf, config(dir, maildir, mailboxes, port));
+  writeFileSync(conf, config(dir, maildir, mailboxes, port, opts.xoauth2));
   const pidFile = path.join(dir, 'exim.pid');
   // A pid file left by an earlier run would be read before the new daemon writes its own.
   rmSync(pidFile, { force: true });
