@@ -83,6 +83,8 @@ export {
 export { LOCK_LEASE_MS, LOCK_WAIT_MS, withLock } from './locks.ts';
 export { SERVICE_ISSUER, isAgentRunAssertion, isServiceAssertion, peerGraph, peersFromEnv, servicePrincipal, signAgentRunAssertion, signServiceAssertion, verifyAgentRunAssertion, verifyServiceAssertion } from './peers.ts';
 export type { AgentRunClaims, PeerConfig, PeerGraph } from './peers.ts';
+export { CONNECTION_TOKEN_HEADER, CONNECTION_TOKEN_PATH, CONNECTION_TOKEN_READERS, readConnectionToken, verifyConnectionTokenAssertion } from './connection-token.ts';
+export type { ConnectionToken, ConnectionTokenClaims } from './connection-token.ts';
 export { READ_KINDS, collectReads, readModule } from './reads.ts';
 export type { CatalogReads, OwnedReadRoute, ReadDeclarations, ReadKind, ReadRoute } from './reads.ts';
 export { defineModule, fromModules } from './module.ts';

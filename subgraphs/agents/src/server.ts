@@ -3,6 +3,7 @@ import { embeddedModel } from './lib/embedded.ts';
 import { AgentRuntime } from './lib/runtime.ts';
 import { agentRuns, type AgentRunDoc } from './modules/agent_runs/model.ts';
 import { agents, type AgentDoc } from './modules/agents/model.ts';
+import { connectionTokenRoute } from './modules/connections/token-route.ts';
 import { owned } from './modules/index.ts';
 import { WebhookDeliverer } from './modules/webhooks/deliverer.ts';
 
@@ -50,6 +51,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   },
   // The runtime works on runs in this process (runAgents: false leaves them to a test that drives it).
   async prepare(server, deps) {
+    // Other services of the deployment read a connection's access token here (never a caller: not a tool, not in the graph).
+    server.app.use(connectionTokenRoute(deps.db, deps.peers, sealerFromEnv(), deps.log));
     const runtime = new AgentRuntime({
       db: deps.db, governance: deps.governance, log: deps.log, sealer: sealerFromEnv(),
       gatewayUrl: process.env.CUADRA_GATEWAY_URL?.replace(/\/+$/, '') ?? null, serviceKey: deps.peers?.privateKey ?? null,

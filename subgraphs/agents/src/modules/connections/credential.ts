@@ -12,15 +12,20 @@ function open(sealer: Sealer | null, box: string | null, c: Pick<ConnectionDoc, 
   return sealer?.open(box, secretContext(c.workspace, c._id, field)) ?? null;
 }
 
+/** An active connection's secret as it is used: the API key, or the OAuth access token and when it expires. */
+export interface AccessToken { kind: ConnectionDoc['kind']; access_token: string; expires_at: string | null }
+
 /**
- * The `Authorization` value of an active connection, its OAuth access token refreshed first when
+ * The secret of an active connection of `workspace`, its OAuth access token refreshed first when
  * it is about to expire (RFC 6749 §6, with `oauth4webapi`). One refresh at a time per connection
  * (a lock): refresh tokens are rotated on use, and two refreshes with the same one would make the
  * provider revoke the grant. The rotated tokens are stored sealed before the new one is used.
+ * A connection that does not exist is `not_found`; a revoked one `conflict`.
  */
-export async function authorizationOf(db: Connection, workspace: string, id: string, sealer: Sealer | null, now = new Date()): Promise<string> {
-  let c: ConnectionDoc | null = await connections(db).findOne({ _id: id, workspace, status: 'active' }).lean();
-  if (!c) throw new CuadraError('conflict', `The connection ${id} is not an active connection of this workspace.`);
+export async function accessTokenOf(db: Connection, workspace: string, id: string, sealer: Sealer | null, now = new Date()): Promise<AccessToken> {
+  let c: ConnectionDoc | null = await connections(db).findOne({ _id: id, workspace }).lean();
+  if (!c) throw new CuadraError('not_found', `No connection ${id} exists in this workspace.`);
+  if (c.status !== 'active') throw new CuadraError('conflict', `The connection ${id} (${c.name}) was revoked${c.revoked_at ? ` on ${new Date(c.revoked_at).toISOString()}` : ''}; nothing was sent with it. Give it a new grant (connections.create) and use that one.`);
   if (c.kind === 'oauth2' && c.oauth?.expires_at && new Date(c.oauth.expires_at).getTime() - now.getTime() < REFRESH_MARGIN_MS) {
     c = await withLock(db, `connection-refresh:${c._id}`, async (): Promise<ConnectionDoc> => {
       // Another process may have refreshed it while this one waited.
@@ -32,7 +37,12 @@ export async function authorizationOf(db: Connection, workspace: string, id: str
   }
   const token = open(sealer, c!.secret_sealed, c!, 'secret');
   if (!token) throw new CuadraError('unavailable', 'The connection\'s secret cannot be opened here (no seal key, or another one); nothing was sent.', { beforeAnyEffect: true });
-  return `Bearer ${token}`;
+  return { kind: c!.kind, access_token: token, expires_at: c!.oauth?.expires_at ? new Date(c!.oauth.expires_at).toISOString() : null };
+}
+
+/** The `Authorization` value of an active connection ({@link accessTokenOf}). */
+export async function authorizationOf(db: Connection, workspace: string, id: string, sealer: Sealer | null, now = new Date()): Promise<string> {
+  return `Bearer ${(await accessTokenOf(db, workspace, id, sealer, now)).access_token}`;
 }
 
 /** Uses the refresh token once; stores the new tokens sealed. */

@@ -17,6 +17,10 @@ export interface EmailAccountDoc {
   /** `system`: the deployment's own SMTP server and bounce mailbox; `smtp`: the workspace's servers. */
   transport: 'system' | 'smtp';
   smtp: ServerAddress | null;
+  /** How it signs in to its servers: with passwords (sealed here), or with XOAUTH2 and the access token of a workspace connection (kept by agents). Absent: `password`. */
+  auth?: 'password' | 'xoauth2';
+  /** The connection (agents' `connections`, kind oauth2) an `xoauth2` account signs in with. */
+  connection_id?: string | null;
   /** Sealed with the deployment's seal key, bound to the account (never shown, never stored plain). */
   smtp_password_sealed: string | null;
   /** The mailbox bounces and replies arrive in; null: none (then a message whose hand-over was cut short is never sent again). */
@@ -40,6 +44,7 @@ const accountSchema = new Schema<EmailAccountDoc>({
   workspace: { type: String, required: true },
   name: String, name_lc: String, from_email: String, from_name: String, domain: String, transport: String,
   smtp: { type: Schema.Types.Mixed, default: null },
+  auth: { type: String, default: 'password' }, connection_id: { type: String, default: null },
   smtp_password_sealed: { type: String, default: null },
   imap: { type: Schema.Types.Mixed, default: null },
   imap_password_sealed: { type: String, default: null },
@@ -67,10 +72,12 @@ const SERVER_VIEW = { type: 'object', additionalProperties: false, required: ['h
 /** JSON Schema of {@link accountView}. Passwords and the private key never appear. */
 export const ACCOUNT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'from_email', 'from_name', 'domain', 'transport', 'smtp', 'imap', 'bounce_address', 'rate_per_minute', 'status', 'verified_at', 'last_error', 'dns_records', 'created_at'],
+  required: ['id', 'name', 'from_email', 'from_name', 'domain', 'transport', 'auth', 'connection_id', 'smtp', 'imap', 'bounce_address', 'rate_per_minute', 'status', 'verified_at', 'last_error', 'dns_records', 'created_at'],
   properties: {
     id: TEXT, name: TEXT, from_email: TEXT, from_name: TEXT, domain: TEXT,
     transport: { enum: ['system', 'smtp'] },
+    auth: { enum: ['password', 'xoauth2'], description: 'How it signs in to its servers: passwords, or XOAUTH2 with a connection\'s token.' },
+    connection_id: { ...NULLABLE_TEXT, description: 'The OAuth connection an xoauth2 account signs in with.' },
     smtp: { anyOf: [{ type: 'null' }, SERVER_VIEW] },
     imap: { anyOf: [{ type: 'null' }, SERVER_VIEW] },
     bounce_address: NULLABLE_TEXT,
@@ -104,6 +111,7 @@ export function accountView(a: EmailAccountDoc) {
   const server = (s: ServerAddress | null) => (s ? { host: s.host, port: s.port, secure: s.secure, user: s.user, ...('mailbox' in s ? { mailbox: (s as { mailbox: string }).mailbox } : {}) } : null);
   return {
     id: a._id, name: a.name, from_email: a.from_email, from_name: a.from_name, domain: a.domain, transport: a.transport,
+    auth: a.auth ?? 'password', connection_id: a.connection_id ?? null,
     smtp: server(a.smtp), imap: server(a.imap), bounce_address: a.bounce_address, rate_per_minute: a.rate_per_minute,
     status: a.status, verified_at: a.verified_at?.toISOString() ?? null, last_error: a.last_error,
     dns_records: dnsRecords(a), created_at: a.created_at.toISOString(),

@@ -1,12 +1,17 @@
-import { CuadraError, sealerFromEnv, type Sealer } from '@cuadra/shared';
+import { CuadraError, peersFromEnv, readConnectionToken, sealerFromEnv, type ConnectionToken, type PeerConfig, type Sealer } from '@cuadra/shared';
 import { ImapFlow } from 'imapflow';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { EmailAccountDoc, ServerAddress } from './model.ts';
 
 /*
  * The servers behind an account: its SMTP transport (nodemailer, DKIM-signing every message with the
  * account's key) and its IMAP mailbox (imapflow). A `system` account uses the deployment's SMTP
  * server (`SMTP_URL`) and bounce mailbox (`MARKETING_IMAP_URL`, `MARKETING_BOUNCE_ADDRESS`).
+ * An `xoauth2` account signs in to both with the access token of a workspace connection (SASL
+ * XOAUTH2, as Google and Microsoft take it), read from agents — the owner of connections — at each
+ * sign-in (shared/src/connection-token.ts): agents refreshes it when it is about to expire, and a
+ * revoked connection fails the sign-in before anything is sent. No token is kept here.
  */
 
 /** Context a sealed secret of an account is bound to (it opens for no other account or field). */
@@ -27,6 +32,25 @@ function open(account: EmailAccountDoc, field: 'smtp_password' | 'imap_password'
   const plain = accountSealer().open(box, sealContext(field, account.workspace, account._id));
   if (plain === null) throw new CuadraError('conflict', `The ${field.replace('_', ' ')} of account ${account._id} cannot be opened with this deployment's seal key; connect the account again.`);
   return plain;
+}
+
+let peers: PeerConfig | undefined | null = null;
+
+/**
+ * The access token an `xoauth2` account signs in with, for `purpose` (`smtp`, `imap`). A connection
+ * gone or revoked is `conflict`; agents unreachable or the provider refusing a refresh, `unavailable`.
+ */
+export async function signInToken(account: Pick<EmailAccountDoc, 'workspace' | '_id' | 'connection_id'>, purpose: 'smtp' | 'imap'): Promise<ConnectionToken> {
+  if (!account.connection_id) throw new CuadraError('conflict', `E-mail account ${account._id} has no connection to sign in with.`);
+  if (peers === null) peers = peersFromEnv();
+  try {
+    return await readConnectionToken(peers, { service: 'marketing', workspace: account.workspace, purpose }, account.connection_id);
+  } catch (err) {
+    if (err instanceof CuadraError && (err.code === 'conflict' || err.code === 'not_found')) {
+      throw new CuadraError('conflict', `E-mail account ${account._id} signs in with connection ${account.connection_id}, which cannot be used: ${err.message}`, { beforeAnyEffect: true });
+    }
+    throw err;
+  }
 }
 
 /** The system's bounce mailbox and envelope sender, from the environment; null when not configured. */
@@ -82,23 +106,40 @@ export function smtpTransport(account: EmailAccountDoc, options: TransportOption
   };
   if (account.transport === 'system') return systemSmtp(dkim, options);
   const s = account.smtp!;
-  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: { user: s.user, pass: open(account, 'smtp_password', account.smtp_password_sealed) }, ...SMTP_TIMEOUTS, ...pooling(options), dkim });
+  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: smtpAuth(account, s.user), ...SMTP_TIMEOUTS, ...pooling(options), dkim });
 }
 
+/** How the account signs in to its SMTP server: its password, or XOAUTH2 with a token asked for at each sign-in (nodemailer caches it until it expires). */
+function smtpAuth(account: EmailAccountDoc, user: string): SMTPConnection.AuthenticationType {
+  if (account.auth !== 'xoauth2') return { user, pass: open(account, 'smtp_password', account.smtp_password_sealed) };
+  return {
+    type: 'OAuth2', user,
+    provisionCallback: (_user, _renew, done) => {
+      signInToken(account, 'smtp').then((t) => done(null, t.access_token, t.expires_at ? Date.parse(t.expires_at) : 0), (err: Error) => done(err, '', 0));
+    },
+  };
+}
+
+/** An IMAP mailbox and how to sign in to it: a password, or XOAUTH2 with the account's connection. */
+export type MailboxAddress = { server: ServerAddress & { mailbox: string } } & ({ password: string } | { xoauth2: EmailAccountDoc });
+
 /** The account's bounce and reply mailbox, or null when it has none. */
-export function imapAddress(account: EmailAccountDoc): { server: ServerAddress & { mailbox: string }; password: string } | null {
+export function imapAddress(account: EmailAccountDoc): MailboxAddress | null {
   if (account.transport === 'system') {
     const sys = systemMailbox();
     return sys ? { server: sys.imap, password: sys.password } : null;
   }
-  return account.imap ? { server: account.imap, password: open(account, 'imap_password', account.imap_password_sealed) } : null;
+  if (!account.imap) return null;
+  return account.auth === 'xoauth2' ? { server: account.imap, xoauth2: account } : { server: account.imap, password: open(account, 'imap_password', account.imap_password_sealed) };
 }
 
 /** A connected IMAP client on the account's mailbox; the caller logs out. */
-export async function connectImap(address: { server: ServerAddress; password: string }): Promise<ImapFlow> {
+export async function connectImap(address: MailboxAddress): Promise<ImapFlow> {
+  // imapflow signs in with AUTHENTICATE OAUTHBEARER or XOAUTH2 (whichever the server offers) when given a token.
+  const auth = 'xoauth2' in address ? { user: address.server.user, accessToken: (await signInToken(address.xoauth2, 'imap')).access_token } : { user: address.server.user, pass: address.password };
   const client = new ImapFlow({
     host: address.server.host, port: address.server.port, secure: address.server.secure,
-    auth: { user: address.server.user, pass: address.password }, logger: false,
+    auth, logger: false,
     // Loopback and test servers speak plain IMAP; anything else must offer TLS.
     doSTARTTLS: address.server.secure ? undefined : !['127.0.0.1', 'localhost', '::1'].includes(address.server.host),
     connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000,

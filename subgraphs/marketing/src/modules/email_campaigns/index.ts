@@ -18,7 +18,7 @@ export const emailCampaignsModule = defineModule({
       email_campaigns: defineSource<CampaignDoc>({
         model: emailCampaigns,
         search: searchIn<CampaignDoc>('name_lc'),
-        statuses: ['draft', 'scheduled', 'sending', 'sent', 'cancelled'],
+        statuses: ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'],
         row: (c) => ({ id: c._id, name: c.name, status: c.status, send_at: c.send_at?.toISOString() ?? null, rows_total: c.rows_total, sent: (c.counts?.sent ?? 0) + (c.counts?.delivered ?? 0) }),
       }),
     },

@@ -15,7 +15,9 @@ export interface CampaignDoc {
   template_id: string;
   account_id: string;
   audience: AudienceRule;
-  status: 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled';
+  status: 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
+  /** Why a `paused` campaign stopped (its account's connection revoked): email_campaigns.send resumes it. */
+  paused_reason?: string | null;
   /** When the owner asked it to go; null: as soon as it is sent. */
   requested_at: Date | null;
   /** The first instant inside a send window at or after `requested_at` (Ley 2300). */
@@ -44,7 +46,7 @@ export interface CampaignDoc {
 const campaignSchema = new Schema<CampaignDoc>({
   _id: { type: String, required: true }, workspace: { type: String, required: true },
   name: String, name_lc: String, template_id: String, account_id: String, audience: Schema.Types.Mixed, status: String,
-  requested_at: { type: Date, default: null }, send_at: { type: Date, default: null }, moved_reason: { type: String, default: null },
+  paused_reason: { type: String, default: null }, requested_at: { type: Date, default: null }, send_at: { type: Date, default: null }, moved_reason: { type: String, default: null },
   content: { type: Schema.Types.Mixed, default: null }, recipients: { type: Schema.Types.Mixed, default: undefined }, rows_total: { type: Number, default: 0 },
   excluded: { type: Schema.Types.Mixed, default: [] }, excluded_counts: { type: Schema.Types.Mixed, default: {} }, counts: { type: Schema.Types.Mixed, default: {} },
   sender_from: { type: Number, default: 1 },
@@ -90,7 +92,8 @@ export const CAMPAIGN_VIEW_SCHEMA = {
   required: ['id', 'name', 'template_id', 'account_id', 'audience', 'status', 'requested_at', 'send_at', 'moved_reason', 'rows_total', 'excluded_counts', 'counts', 'created_at', 'updated_at'],
   properties: {
     id: TEXT, name: TEXT, template_id: TEXT, account_id: TEXT, audience: AUDIENCE_SCHEMA,
-    status: { enum: ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] },
+    status: { enum: ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] },
+    paused_reason: { type: 'string', description: 'Why a paused campaign stopped (its account cannot sign in); send it again to resume.' },
     requested_at: { anyOf: [{ type: 'null' }, DATE_TIME_SCHEMA] },
     send_at: { anyOf: [{ type: 'null' }, DATE_TIME_SCHEMA] },
     moved_reason: NULLABLE_TEXT,
@@ -111,6 +114,7 @@ export function campaignView(c: CampaignDoc) {
     ...(c.content ? { template_version: c.content.version } : {}),
     rows_total: c.rows_total, excluded_counts: c.excluded_counts ?? {}, counts: c.counts ?? {},
     ...(c.finished_at ? { finished_at: c.finished_at.toISOString() } : {}),
+    ...(c.status === 'paused' && c.paused_reason ? { paused_reason: c.paused_reason } : {}),
     created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(),
   };
 }

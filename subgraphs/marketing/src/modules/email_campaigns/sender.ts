@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { positionKey, type Logger } from '@cuadra/shared';
+import { CuadraError, positionKey, type Logger } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { Schema } from 'mongoose';
 import { modelOn } from '@cuadra/shared';
 import type { Transporter } from 'nodemailer';
 import { inSendWindow, nextSendWindow } from '../../lib/windows.ts';
 import { emailAccounts, type EmailAccountDoc } from '../email_accounts/model.ts';
-import { imapAddress, smtpTransport } from '../email_accounts/servers.ts';
+import { imapAddress, signInToken, smtpTransport } from '../email_accounts/servers.ts';
 import { suppressionId, suppressions, suppress } from '../consents/model.ts';
 import { emailRows, FINAL_ROW_STATUSES, rowSeries, type RowDoc, type RowStatus } from '../email_rows/model.ts';
 import { messageFor, unsubscribeUrl } from './content.ts';
@@ -38,6 +38,11 @@ import { queueRows } from './queue.ts';
  * after another. Each row in flight is its own claim, its own transaction and its own rate-limit unit
  * (taken just before its hand-over), so nothing above changes with the number of connections: a crash
  * leaves at most that many rows in doubt, each settled by its copy.
+ *
+ * An account that signs in with a connection (XOAUTH2) asks agents whether it still can before each
+ * bucket of rows: a connection revoked or gone pauses the campaign (`paused`, with the reason) with
+ * its rows as they are — queued rows stay queued, nothing is sent twice — until a person sends it
+ * again. A refused sign-in is not a message handed over: its row goes back to the queue untried.
  */
 
 interface SendCountDoc { _id: string; n: number }
@@ -149,8 +154,8 @@ export class CampaignSender {
       if (this.#stopped) return;
       const c = await emailCampaigns(this.#db).findOne({ _id: item._id, workspace: item.workspace }).lean();
       if (!c || c.status !== 'sending') {
-        // A send puts its campaign on this list just before freezing it: a young entry of a draft may be that.
-        if (c && (c.status === 'draft' || c.status === 'scheduled') && this.#now().getTime() - item.since.getTime() < 300_000) continue;
+        // A send puts its campaign on this list just before freezing (or resuming) it: a young entry of a draft or a paused campaign may be that.
+        if (c && (c.status === 'draft' || c.status === 'scheduled' || c.status === 'paused') && this.#now().getTime() - item.since.getTime() < 300_000) continue;
         if (c) await this.#refreshCounts(c);
         await sendingCampaigns(this.#db).deleteOne({ _id: item._id });
         continue;
@@ -190,6 +195,7 @@ export class CampaignSender {
     let from = c.sender_from;
     for (let low = c.sender_from; low <= c.rows_total; low += 64) {
       if (this.#stopped) return;
+      if (!(await this.#canSignIn(c, account))) return;
       const keys = Array.from({ length: Math.min(64, c.rows_total - low + 1) }, (_, i) => positionKey(series, c.workspace, low + i));
       const rows = (await emailRows(this.#db).find({ pos_key: { $in: keys } }).lean()).sort((a, b) => a.pos - b.pos);
       const open = rows.filter((row) => !FINAL_ROW_STATUSES.includes(row.status));
@@ -227,6 +233,33 @@ export class CampaignSender {
     }
   }
 
+  /**
+   * Whether an XOAUTH2 account can still sign in: its connection revoked or gone pauses the campaign
+   * (false); agents or the provider not answering leaves it for the next pass (false).
+   */
+  async #canSignIn(c: CampaignDoc, account: EmailAccountDoc): Promise<boolean> {
+    if (account.auth !== 'xoauth2') return true;
+    try {
+      await signInToken(account, 'smtp');
+      return true;
+    } catch (err) {
+      if (err instanceof CuadraError && err.code === 'conflict') await this.#pause(c, err.message);
+      else this.#log.warn({ err: (err as Error).message, campaign: c._id }, 'the account cannot sign in now; will retry');
+      return false;
+    }
+  }
+
+  /** Pauses a sending campaign with its reason; its rows stay as they are. */
+  async #pause(c: CampaignDoc, reason: string): Promise<void> {
+    const now = this.#now();
+    const paused = await emailCampaigns(this.#db).findOneAndUpdate({ _id: c._id, status: 'sending' }, { $set: { status: 'paused', paused_reason: reason, updated_at: now } }, { returnDocument: 'after' }).lean();
+    await sendingCampaigns(this.#db).deleteOne({ _id: c._id });
+    if (paused) {
+      this.#log.warn({ campaign: c._id, reason }, 'campaign paused: its account cannot sign in');
+      await this.#refreshCounts(paused);
+    }
+  }
+
   /** One row of a pass: settles an in-doubt row, or checks the window, the campaign and the rate, then sends it. */
   async #row(pass: Pass, row: RowDoc): Promise<RowOutcome> {
     const { c, account } = pass;
@@ -251,11 +284,12 @@ export class CampaignSender {
     const current = await emailCampaigns(this.#db).findOne({ _id: c._id }, { status: 1 }).lean();
     if (current?.status !== 'sending') return 'stop';
     if (!(await takeRate(this.#db, account, now))) return 'stop'; // the account's minute is spent
-    return (await this.#sendRow(pass, row, now)) ? 'final' : 'open';
+    const sent = await this.#sendRow(pass, row, now);
+    return sent === 'stop' ? 'stop' : sent ? 'final' : 'open';
   }
 
-  /** Claims a row and hands its message over. True when the row reached a final status. */
-  async #sendRow(pass: Pass, row: RowDoc, now: Date): Promise<boolean> {
+  /** Claims a row and hands its message over. True when the row reached a final status; `stop` when the account could not sign in. */
+  async #sendRow(pass: Pass, row: RowDoc, now: Date): Promise<boolean | 'stop'> {
     const { c, account } = pass;
     const claim = randomBytes(12).toString('base64url');
     const claimed = await emailRows(this.#db).findOneAndUpdate(
@@ -289,6 +323,15 @@ export class CampaignSender {
     } catch (err) {
       const e = err as { responseCode?: number; command?: string; code?: string; response?: string };
       const said = String(e.response ?? (err as Error).message).replace(/\s+/g, ' ').slice(0, 200);
+      if (e.code === 'EAUTH' || err instanceof CuadraError) {
+        // The sign-in failed (a password or token refused, a connection revoked meanwhile, agents away): no
+        // message went out. The row goes back to the queue untried and the pass stops; a refusal that will
+        // not pass by itself (a revoked connection, a 5xx to AUTH) pauses the campaign for a person.
+        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: `Not sent: ${said}`, updated_at: this.#now() }, $inc: { attempts: -1 } });
+        const lasting = err instanceof CuadraError ? err.code === 'conflict' : (e.responseCode ?? 0) >= 500;
+        if (lasting) await this.#pause(c, err instanceof CuadraError ? err.message : `The SMTP server refused the account's sign-in: ${said}`);
+        return 'stop';
+      }
       if (e.command === 'CONN' || e.command === 'MAIL FROM' || e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.code === 'ECONNECTION' || e.code === 'EDNS') {
         // Refused before the message itself: nothing was taken.
         if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.code === 'EENVELOPE')) {

@@ -3,16 +3,16 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { ACCOUNT_VIEW_SCHEMA, accountView, emailAccounts, type EmailAccountDoc, type ServerAddress } from '../model.ts';
-import { accountSealer, sealContext, systemMailbox } from '../servers.ts';
+import { accountSealer, sealContext, signInToken, systemMailbox } from '../servers.ts';
 
 const SERVER = {
-  type: 'object', additionalProperties: false, required: ['host', 'port', 'user', 'password'],
+  type: 'object', additionalProperties: false, required: ['host', 'port', 'user'],
   properties: {
     host: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' },
     port: { type: 'integer', minimum: 1, maximum: 65535 },
     secure: { type: 'boolean', description: 'TLS from the first byte (ports 465, 993); false: STARTTLS.' },
     user: { type: 'string', minLength: 1, maxLength: 254 },
-    password: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true, description: 'Sealed at rest; never shown again.' },
+    password: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true, description: 'Sealed at rest; never shown again. Required unless the account signs in with connection_id.' },
   },
 } as const;
 
@@ -41,10 +41,22 @@ function dkimKeyPair(): { publicKey: string; privateKey: string } {
   return generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
 }
 
+/** The connection an account will sign in with must be an active OAuth grant of the workspace (read once, as a sign-in reads it). */
+async function checkConnection(workspace: string, account: string, connection: string): Promise<void> {
+  let kind: string;
+  try {
+    kind = (await signInToken({ workspace, _id: account, connection_id: connection }, 'smtp')).kind;
+  } catch (err) {
+    if (err instanceof CuadraError && err.code === 'conflict') throw new CuadraError('invalid_input', `No active connection ${connection} exists in this workspace.`, { field: '/connection_id' });
+    throw err;
+  }
+  if (kind !== 'oauth2') throw new CuadraError('invalid_input', `Connection ${connection} holds an API key; XOAUTH2 signs in with an OAuth grant (kind oauth2).`, { field: '/connection_id' });
+}
+
 /** Connects an e-mail account: the system's server by default, or the workspace's SMTP (and IMAP) with sealed passwords. */
 export const connect = defineTool({
   name: 'email_accounts.connect',
-  description: 'Connect an e-mail account to send campaigns from: the From address and name, and either the system\'s SMTP server (default; bounces come back to the system\'s mailbox) or the workspace\'s own SMTP server with its IMAP mailbox for bounces and replies. Passwords are sealed and never shown. A DKIM key pair is made for the sending domain; the answer lists the SPF, DKIM and DMARC records to publish. Check it with email_accounts.verify.',
+  description: 'Connect an e-mail account to send campaigns from: the From address and name, and either the system\'s SMTP server (default; bounces come back to the system\'s mailbox) or the workspace\'s own SMTP server with its IMAP mailbox for bounces and replies, signing in with passwords (sealed, never shown) or with XOAUTH2 and an OAuth connection of the workspace (connection_id). A DKIM key pair is made for the sending domain; the answer lists the SPF, DKIM and DMARC records to publish. Check it with email_accounts.verify.',
   risk: 'write',
   input: {
     type: 'object', additionalProperties: false, required: ['name', 'from_email'],
@@ -56,16 +68,26 @@ export const connect = defineTool({
       imap: { ...SERVER, properties: { ...SERVER.properties, mailbox: { type: 'string', minLength: 1, maxLength: 200, description: 'Folder bounces and replies arrive in (default INBOX).' } } },
       bounce_address: { type: 'string', format: 'email', maxLength: 254, description: 'Envelope sender whose mail reaches the IMAP mailbox (default the IMAP user when it is an address).' },
       rate_per_minute: { type: 'integer', minimum: 1, maximum: 6000, description: 'Messages per minute at most (default 60).' },
+      connection_id: {
+        type: 'string', minLength: 1, maxLength: 64, pattern: '^con_',
+        description: 'Sign in to the SMTP and IMAP servers with XOAUTH2 (Google, Microsoft) using this OAuth connection of the workspace (connections.create, kind oauth2) instead of passwords: its access token is refreshed before it expires, and revoking it stops the account\'s sends.',
+      },
     },
-    dependentRequired: { imap: ['smtp'], bounce_address: ['imap'] },
+    dependentRequired: { imap: ['smtp'], bounce_address: ['imap'], connection_id: ['smtp'] },
   },
   output: recordOutput('account', ACCOUNT_VIEW_SCHEMA),
   async handler(input, ctx) {
     const sealer = accountSealer();
     const id = newId('eac');
     const domain = input.from_email.split('@')[1].toLowerCase();
-    if (input.smtp) await checkServerHost(input.smtp.host, '/smtp/host');
-    if (input.imap) await checkServerHost(input.imap.host, '/imap/host');
+    const xoauth2 = input.connection_id !== undefined;
+    for (const [server, at] of [[input.smtp, '/smtp'], [input.imap, '/imap']] as const) {
+      if (!server) continue;
+      if (xoauth2 && server.password !== undefined) throw new CuadraError('invalid_input', 'This account signs in with its connection\'s token (XOAUTH2): give no password.', { field: `${at}/password` });
+      if (!xoauth2 && server.password === undefined) throw new CuadraError('invalid_input', 'Give the server\'s password, or a connection_id to sign in with XOAUTH2.', { field: `${at}/password` });
+      await checkServerHost(server.host, `${at}/host`);
+    }
+    if (xoauth2) await checkConnection(ctx.workspace, id, input.connection_id!);
     const address = (s: { host: string; port: number; secure?: boolean; user: string }): ServerAddress => ({ host: s.host.toLowerCase(), port: s.port, secure: s.secure ?? (s.port === 465 || s.port === 993), user: s.user });
     let bounce: string | null = null;
     if (input.imap) {
@@ -80,9 +102,10 @@ export const connect = defineTool({
       from_email: input.from_email.toLowerCase(), from_name: (input.from_name ?? input.name).trim(), domain,
       transport: input.smtp ? 'smtp' : 'system',
       smtp: input.smtp ? address(input.smtp) : null,
-      smtp_password_sealed: input.smtp ? sealer.seal(input.smtp.password, sealContext('smtp_password', ctx.workspace, id)) : null,
+      auth: xoauth2 ? 'xoauth2' : 'password', connection_id: input.connection_id ?? null,
+      smtp_password_sealed: input.smtp?.password ? sealer.seal(input.smtp.password, sealContext('smtp_password', ctx.workspace, id)) : null,
       imap: input.imap ? { ...address(input.imap), mailbox: input.imap.mailbox ?? 'INBOX' } : null,
-      imap_password_sealed: input.imap ? sealer.seal(input.imap.password, sealContext('imap_password', ctx.workspace, id)) : null,
+      imap_password_sealed: input.imap?.password ? sealer.seal(input.imap.password, sealContext('imap_password', ctx.workspace, id)) : null,
       bounce_address: bounce,
       dkim: { selector: `cuadra${randomBytes(4).toString('hex')}`, public_key: keys.publicKey, private_key_sealed: sealer.seal(keys.privateKey, sealContext('dkim_private_key', ctx.workspace, id)) },
       rate_per_minute: input.rate_per_minute ?? 60,

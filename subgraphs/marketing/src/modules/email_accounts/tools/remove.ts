@@ -5,12 +5,12 @@ import { emailAccounts } from '../model.ts';
 /** Removes an account: its sealed passwords and DKIM key are erased; campaigns sending from it must end first. */
 export const remove = defineTool({
   name: 'email_accounts.remove',
-  description: 'Remove an e-mail account: its sealed passwords and DKIM key are erased. Refused while a campaign is scheduled or sending from it (cancel it first).',
+  description: 'Remove an e-mail account: its sealed passwords and DKIM key are erased. Refused while a campaign is scheduled, sending or paused from it (cancel it first).',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
   output: { type: 'object', additionalProperties: false, required: ['id', 'removed'], properties: { id: { type: 'string' }, removed: { const: true } } },
   async handler(input, ctx) {
-    const busy = await emailCampaigns(ctx.db).findOne({ workspace: ctx.workspace, account_id: input.id, status: { $in: ['scheduled', 'sending'] } }).lean();
+    const busy = await emailCampaigns(ctx.db).findOne({ workspace: ctx.workspace, account_id: input.id, status: { $in: ['scheduled', 'sending', 'paused'] } }).lean();
     if (busy) throw new CuadraError('conflict', `Campaign ${busy._id} is ${busy.status} from this account; cancel it first.`);
     const after = await emailAccounts(ctx.db).findOneAndUpdate(
       { _id: input.id, workspace: ctx.workspace, removed_at: null },

@@ -4,13 +4,13 @@ import { CAMPAIGN_VIEW_SCHEMA, campaignView, emailCampaigns, sendingCampaigns } 
 /** Cancels a campaign: nothing more is sent; messages already handed over stay sent. */
 export const cancel = defineTool({
   name: 'email_campaigns.cancel',
-  description: 'Cancel a draft, scheduled or sending campaign: no further message leaves (a message being handed to the server at that moment finishes). What was sent stays sent.',
+  description: 'Cancel a draft, scheduled, sending or paused campaign: no further message leaves (a message being handed to the server at that moment finishes). What was sent stays sent.',
   risk: 'destructive',
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: ID_SCHEMA } },
   output: recordOutput('campaign', CAMPAIGN_VIEW_SCHEMA),
   async handler(input, ctx) {
     const after = await emailCampaigns(ctx.db).findOneAndUpdate(
-      { _id: input.id, workspace: ctx.workspace, status: { $in: ['draft', 'scheduled', 'sending'] } },
+      { _id: input.id, workspace: ctx.workspace, status: { $in: ['draft', 'scheduled', 'sending', 'paused'] } },
       { $set: { status: 'cancelled', cancelled_at: ctx.now, updated_at: ctx.now } },
       { returnDocument: 'after' },
     ).lean();

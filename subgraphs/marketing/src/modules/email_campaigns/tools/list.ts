@@ -8,7 +8,7 @@ export const list = defineListTool({
   model: emailCampaigns,
   view: campaignView,
   viewSchema: CAMPAIGN_VIEW_SCHEMA,
-  filters: { status: { enum: ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] }, search: { type: 'string', minLength: 1, maxLength: 100 } },
+  filters: { status: { enum: ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] }, search: { type: 'string', minLength: 1, maxLength: 100 } },
   match: ({ status, search }) => (status || search ? (c) => (!status || c.status === status) && (!search || c.name_lc.includes(search.toLowerCase())) : undefined),
 });
 

@@ -2,6 +2,8 @@ import { CuadraError, defineTool, ID_SCHEMA, type ToolContext } from '@cuadra/sh
 import { marketingNow } from '../../../lib/clock.ts';
 import { countExclusions, planAudience } from '../audience.ts';
 import { campaignTemplate, messageFor, usableAccount } from '../content.ts';
+import { signInToken } from '../../email_accounts/servers.ts';
+import type { EmailAccountDoc } from '../../email_accounts/model.ts';
 import { CAMPAIGN_VIEW_SCHEMA, campaignView, emailCampaigns, EXCLUSIONS, sendingCampaigns, type CampaignDoc } from '../model.ts';
 import { queueRows } from '../queue.ts';
 import { placeInWindow } from '../window.ts';
@@ -14,8 +16,18 @@ const EXCLUDED_LISTED = 1_000;
 async function sendable(ctx: Pick<ToolContext, 'db' | 'workspace'>, id: string): Promise<CampaignDoc> {
   const c = await emailCampaigns(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
   if (!c) throw new CuadraError('not_found', `No e-mail campaign ${id} exists in this workspace.`);
-  if (c.status !== 'draft' && c.status !== 'scheduled') throw new CuadraError('conflict', `Campaign ${id} is ${c.status}; it cannot be sent again.`);
+  if (c.status !== 'draft' && c.status !== 'scheduled' && c.status !== 'paused') throw new CuadraError('conflict', `Campaign ${id} is ${c.status}; it cannot be sent again.`);
   return c;
+}
+
+/**
+ * The campaign's account, verified and able to sign in: an account that signs in with a connection
+ * (XOAUTH2) whose connection is revoked or gone is a `conflict` saying so — nothing is sent.
+ */
+async function sendingAccount(ctx: Pick<ToolContext, 'db' | 'workspace'>, c: CampaignDoc): Promise<EmailAccountDoc> {
+  const account = await usableAccount(ctx.db, ctx.workspace, c.account_id, '/id');
+  if (account.auth === 'xoauth2') await signInToken(account, 'smtp');
+  return account;
 }
 
 /** When a campaign goes: its scheduled time (or now), moved into the next Ley 2300 window. */
@@ -30,7 +42,17 @@ function firstWindow(c: CampaignDoc, now: Date) {
  */
 async function dryRun(input: { id: string }, ctx: ToolContext) {
   const c = await sendable(ctx, input.id);
-  const account = await usableAccount(ctx.db, ctx.workspace, c.account_id, '/id');
+  const account = await sendingAccount(ctx, c);
+  if (c.status === 'paused') {
+    // Resuming: the recipients were frozen when it was first sent; the rest of them get their message.
+    const window = firstWindow(c, marketingNow());
+    return {
+      campaign: c._id, name: c.name, from: `${account.from_name} <${account.from_email}>`, template: { id: c.template_id, version: c.content?.version ?? 0 },
+      recipients: c.rows_total, recipients_first: (c.recipients ?? []).slice(0, 20), excluded_counts: c.excluded_counts ?? {}, excluded: (c.excluded ?? []).slice(0, 100),
+      first_window: { start: window.start.toISOString(), end: window.end.toISOString(), ...(window.reason ? { moved_because: window.reason } : {}) },
+      sample: null, paused_reason: c.paused_reason ?? null, counts: c.counts ?? {},
+    };
+  }
   const template = await campaignTemplate(ctx.db, ctx.workspace, c.template_id, '/id');
   const plan = await planAudience(ctx.db, ctx.graph, ctx.workspace, c.audience);
   const window = firstWindow(c, marketingNow());
@@ -47,10 +69,26 @@ async function dryRun(input: { id: string }, ctx: ToolContext) {
   };
 }
 
+/** Resumes a paused campaign: back on the sender's list, its rows as they were (none written again, none sent twice). */
+async function resume(ctx: ToolContext, c: CampaignDoc) {
+  await sendingCampaigns(ctx.db).updateOne({ _id: c._id }, { $setOnInsert: { workspace: ctx.workspace, since: ctx.now } }, { upsert: true });
+  const after = await emailCampaigns(ctx.db).findOneAndUpdate(
+    { _id: c._id, workspace: ctx.workspace, status: 'paused' },
+    { $set: { status: 'sending', paused_reason: null, updated_at: ctx.now } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (!after) throw new CuadraError('conflict', `Campaign ${c._id} changed meanwhile (cancelled or resumed); read it again.`);
+  const window = firstWindow(after, marketingNow());
+  return {
+    campaign: campaignView(after), recipients: after.rows_total, excluded_counts: after.excluded_counts ?? {},
+    first_window: { start: window.start.toISOString(), end: window.end.toISOString(), ...(window.reason ? { moved_because: window.reason } : {}) },
+  };
+}
+
 /** Sends a campaign (held for a person's approval by default; the approver sees the dry run). */
 export const send = defineTool({
   name: 'email_campaigns.send',
-  description: 'Send a campaign to its audience: every party of it with e-mail consent, minus the unsubscribed, bounced and complained, one message each, from its scheduled time (or now) and only within the Ley 2300 windows (checked again before every message), at the account\'s rate, through a queue that survives restarts without sending anyone twice. Held for a person\'s approval by default; the approver sees the dry run (recipients, who is left out and why, the first window, a rendered sample).',
+  description: 'Send a campaign to its audience (or resume a paused one where it stopped): every party of it with e-mail consent, minus the unsubscribed, bounced and complained, one message each, from its scheduled time (or now) and only within the Ley 2300 windows (checked again before every message), at the account\'s rate, through a queue that survives restarts without sending anyone twice. Held for a person\'s approval by default; the approver sees the dry run (recipients, who is left out and why, the first window, a rendered sample).',
   risk: 'external',
   // Held for a person unless a workspace policy says otherwise (an `allow` policy matching email_campaigns.send).
   defaultEffect: 'hold',
@@ -67,7 +105,8 @@ export const send = defineTool({
   preview: (input, ctx) => dryRun(input, ctx),
   async handler(input, ctx) {
     const c = await sendable(ctx, input.id);
-    const account = await usableAccount(ctx.db, ctx.workspace, c.account_id, '/id');
+    const account = await sendingAccount(ctx, c);
+    if (c.status === 'paused') return resume(ctx, c);
     const template = await campaignTemplate(ctx.db, ctx.workspace, c.template_id, '/id');
     const plan = await planAudience(ctx.db, ctx.graph, ctx.workspace, c.audience);
     if (plan.recipients.length === 0) throw new CuadraError('conflict', `Campaign ${c._id} reaches nobody: every party of its audience is left out (${Object.entries(countExclusions(plan.excluded)).map(([k, v]) => `${k} ${v}`).join(', ') || 'the audience is empty'}).`);
