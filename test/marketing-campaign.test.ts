@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connectDatabase, readConnectionToken, signServiceAssertion } from '@cuadra/shared';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMaildir } from '../scripts/smtp.ts';
+import { startImap, type RunningImap } from '../scripts/imap.ts';
+import { LOCAL_MAIL_DOMAIN, readMaildir, startSmtp, type RunningSmtp } from '../scripts/smtp.ts';
+import { startOAuthProvider, type TestOAuthProvider } from './helpers/oauth-provider.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 /*
@@ -22,6 +28,7 @@ const address = (i: number) => (i >= 195 ? `c36-${run}-${i}@undeliverable.test` 
 
 let sys: TestSystem;
 let key: string;
+let wsId: string;
 let approverKey: string;
 
 /** Messages the SMTP server delivered to an address (the test Maildir exim writes every non-local recipient to). */
@@ -81,9 +88,12 @@ beforeAll(async () => {
   sys = await startTestSystem('marketing', {
     MARKETING_CLOCK_START: MONDAY_10_BOGOTA, MARKETING_SEND_LEASE_MS: '3000', MARKETING_IN_DOUBT_GRACE_MS: '3000',
     MARKETING_SENDER_INTERVAL_MS: '200', MARKETING_MAILBOX_INTERVAL_MS: '500',
+    // The XOAUTH2 accounts' OAuth provider (its token endpoint) is on this machine's loopback.
+    CUADRA_OUTBOUND_PRIVATE: 'allow',
   });
   const ws = await sys.workspace('Campañas SAS');
   key = ws.api_key;
+  wsId = ws.workspace_id;
   approverKey = (await sys.person(ws.workspace_id, 'admin', 'Aprobadora')).api_key;
 });
 
@@ -220,4 +230,179 @@ describe('a campaign to 200 parties through the real SMTP and IMAP servers', () 
     expect(consent.status).toBe('withdrawn');
     expect(consent.evidence.source).toBe('unsubscribe');
   }, 240_000); // two waits of up to 60 s and one of 120 s inside: the default 60 s cut the test short on a loaded machine
+});
+
+/*
+ * Issue 37's last item: an e-mail account that signs in to its servers with XOAUTH2, using the access
+ * token of a workspace connection (an OAuth grant kept by agents), read by marketing through the
+ * service-only credential read. The servers are real and check the token with the provider: exim (a
+ * plaintext authenticator asking the provider's RFC 7662 introspection endpoint, and refusing mail from
+ * anyone not signed in) and dovecot (its oauth2 passdb, the same endpoint).
+ */
+describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', () => {
+  const user = `mailer@${LOCAL_MAIL_DOMAIN}`;
+  let provider: TestOAuthProvider;
+  let smtp: RunningSmtp;
+  let imap: RunningImap;
+  let dir: string;
+  /** Every answer the test received (tool calls, the internal read), to say which secrets reached anyone. */
+  const answers: string[] = [];
+  const call = async (tool: string, input: unknown, k = key) => {
+    const res = await sys.invoke(tool, input, k);
+    answers.push(JSON.stringify(res.body));
+    return res;
+  };
+  const out = async (tool: string, input: unknown, k = key) => {
+    const res = await call(tool, input, k);
+    if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.output;
+  };
+  const agentsUrl = () => sys.subgraphs.agents.url;
+  const peers = () => ({ privateKey: sys.serviceKeys.privateKey, publicKey: sys.serviceKeys.publicKey, urls: { agents: agentsUrl() } });
+  const oauthAddress = (i: number) => (i === 5 ? `x37-${run}-${i}@undeliverable.test` : `x37-${run}-${i}@example.com`);
+  const deliveredTo = (to: string) => readMaildir(smtp.maildir).map((m) => m.raw).filter((raw) => /^Envelope-to: (.*)$/mi.exec(raw)?.[1].toLowerCase() === to);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'cuadra-xoauth2-'));
+    provider = await startOAuthProvider({ prefix: `p${run}`, user, refreshDelayMs: 150 });
+    smtp = await startSmtp({ dir: path.join(dir, 'smtp'), xoauth2: { introspectionUrl: provider.introspectionUrl } });
+    imap = await startImap({ dir: path.join(dir, 'imap'), mailboxes: smtp.mailboxes, users: ['mailer'], oauth2: { introspectionUrl: provider.introspectionUrl } });
+  });
+
+  afterAll(async () => {
+    await Promise.all([smtp?.stop(), imap?.stop(), provider?.stop()]);
+  });
+
+  async function party(i: number): Promise<string> {
+    const id = (await out('parties.create', { name: `Oauth ${i} Gómez`, kind: 'customer', email: oauthAddress(i), tags: [`x37${run}`, i < 6 ? 'xa' : 'xb'] })).party.id;
+    await out('consents.grant', { party_id: id, channel: 'email', evidence: { source: 'form', text: 'Acepto recibir correos comerciales.', reference: 'formulario web' } });
+    return id;
+  }
+
+  const rowsOf = async (campaign: string) => (await out('email_rows.list', { campaign_id: campaign, limit: 100 })).rows as { address: string; status: string }[];
+
+  it('sends a campaign and reads its bounce with the connection\'s token, refreshed once under concurrent sign-ins; a revoked connection pauses sending and refuses sends (409); no refresh token leaves agents', async () => {
+    const initial = `p${run}-at-0`;
+    provider.issue(initial, user);
+    const connection = (await out('connections.create', {
+      name: `Google ${run}`, service: 'Gmail', kind: 'oauth2', access_token: initial, expires_in: 3600, refresh_token: provider.refreshToken,
+      token_url: provider.tokenUrl, client_id: provider.clientId, client_secret: provider.clientSecret, scopes: ['https://mail.google.com/'],
+    })).connection;
+    const servers = { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user }, imap: { host: '127.0.0.1', port: imap.port, secure: false, user } };
+
+    // Refusals at the field: a password besides the connection, a connection that does not exist, an API key.
+    const apiKey = (await out('connections.create', { name: `Clave ${run}`, service: 'x', kind: 'api_key', api_key: `k-${run}` })).connection;
+    for (const [input, field] of [
+      [{ ...servers, smtp: { ...servers.smtp, password: 'x' }, connection_id: connection.id }, '/smtp/password'],
+      [{ ...servers, connection_id: 'con_nothere' }, '/connection_id'],
+      [{ ...servers, connection_id: apiKey.id }, '/connection_id'],
+      [servers, '/smtp/password'],
+    ] as const) {
+      const res = await call('email_accounts.connect', { name: 'Mal', from_email: 'ventas@oauth.example', ...input });
+      expect({ field, status: res.status, code: res.body.code, at: res.body.field }).toEqual({ field, status: 422, code: 'invalid_input', at: field });
+    }
+
+    const account = (await out('email_accounts.connect', { name: `Gmail ${run}`, from_email: 'ventas@oauth.example', connection_id: connection.id, rate_per_minute: 6000, ...servers })).account;
+    expect(account).toMatchObject({ transport: 'smtp', auth: 'xoauth2', connection_id: connection.id, bounce_address: user });
+    const slow = (await out('email_accounts.connect', { name: `Gmail lento ${run}`, from_email: 'ventas@oauth.example', connection_id: connection.id, rate_per_minute: 2, ...servers })).account;
+    expect((await out('email_accounts.verify', { id: account.id })).account).toMatchObject({ status: 'verified', last_error: null });
+
+    // The hour passes: the provider ends the access token, and the stored expiry is behind us (as the clock would put it).
+    provider.expire(initial);
+    const agentsDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_agents'));
+    try {
+      await agentsDb.collection('connections').updateOne({ _id: connection.id } as never, { $set: { 'oauth.expires_at': new Date(Date.now() - 1000) } });
+    } finally {
+      await agentsDb.close();
+    }
+
+    // Everything at once needs a token: a campaign's pooled SMTP connections, two verifications
+    // (SMTP and IMAP sign-ins) and three direct reads — one refresh serves them all.
+    await Promise.all([0, 1, 2, 3, 4, 5].map(party));
+    const template = (await out('email_templates.create', { name: `XOAUTH2 ${run}`, subject: 'Hola {{ party.first_name }}' })).template;
+    const campaign = (await out('email_campaigns.create', { name: `Con Gmail ${run}`, template_id: template.id, account_id: account.id, audience: { tags: [`x37${run}`, 'xa'] } })).campaign;
+    const held = await call('email_campaigns.send', { id: campaign.id });
+    expect(held.status).toBe(202);
+    const [, v1, v2, ...reads] = await Promise.all([
+      ok('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, approverKey),
+      out('email_accounts.verify', { id: account.id }), out('email_accounts.verify', { id: slow.id }),
+      ...[0, 1, 2].map(() => readConnectionToken(peers(), { service: 'marketing', workspace: wsId, purpose: 'smtp' }, connection.id)),
+    ]);
+    expect([v1.account.status, v2.account.status]).toEqual(['verified', 'verified']);
+    expect(provider.refreshes).toBe(1);
+    expect(provider.reused).toBe(0);
+    for (const r of reads) {
+      answers.push(JSON.stringify(r));
+      expect(Object.keys(r).sort()).toEqual(['access_token', 'expires_at', 'kind']);
+      expect(r.access_token).toBe(`p${run}-at-1`);
+    }
+
+    // Delivered into the mailbox, each once, by a client exim signed in (esmtpa, RFC 3848; its log names XOAUTH2).
+    const done = await until('the campaign sent', async () => {
+      const c = (await out('email_campaigns.get', { id: campaign.id })).campaign;
+      return c.status === 'sent' ? c : null;
+    }, 30_000);
+    expect(done.rows_total).toBe(6);
+    for (let i = 0; i < 5; i++) {
+      const got = deliveredTo(oauthAddress(i));
+      expect({ i, n: got.length }).toEqual({ i, n: 1 });
+      expect(got[0]).toMatch(/^Received: from .*\r?\n?\s*by cuadra\.localhost with esmtpa/mi);
+    }
+    expect(readFileSync(path.join(dir, 'smtp', 'log', 'mainlog'), 'utf8')).toContain(`A=xoauth2:${user}`);
+    // The bounce of the undeliverable one, read back over IMAP signed in with the token (dovecot asked the provider).
+    await until('the bounce read over IMAP', async () => (await rowsOf(campaign.id)).find((r) => r.address === oauthAddress(5) && r.status === 'bounced_hard'), 30_000);
+    expect(provider.received.some((r) => r.path === '/introspect' && r.body.includes('client_id=') && r.body.includes(`token=p${run}-at-1`))).toBe(true);
+
+    // A slow account's campaign (2 a minute): 2 go out, then the connection is revoked — the campaign pauses,
+    // the rest stay queued, and nobody gets a message twice.
+    const slowCampaign = (await out('email_campaigns.create', { name: `Lenta ${run}`, template_id: template.id, account_id: slow.id, audience: { tags: [`x37${run}`, 'xb'] } })).campaign;
+    await Promise.all([6, 7, 8, 9].map(party));
+    const slowHeld = await call('email_campaigns.send', { id: slowCampaign.id });
+    await ok('approvals.decide', { id: slowHeld.body.approval_id, decision: 'approve' }, approverKey);
+    await until('two messages of the slow campaign', async () => (await rowsOf(slowCampaign.id)).filter((r) => r.status === 'sent').length >= 2, 30_000);
+    await out('connections.revoke', { id: connection.id });
+    const paused = await until('the campaign paused', async () => {
+      const c = (await out('email_campaigns.get', { id: slowCampaign.id })).campaign;
+      return c.status === 'paused' ? c : null;
+    }, 30_000);
+    expect(paused.paused_reason).toMatch(/revoked/);
+    const slowRows = await rowsOf(slowCampaign.id);
+    const sent = slowRows.filter((r) => r.status === 'sent');
+    expect(sent.length + slowRows.filter((r) => r.status === 'queued').length).toBe(4);
+    for (const r of slowRows) expect({ to: r.address, n: deliveredTo(r.address).length }).toEqual({ to: r.address, n: r.status === 'sent' ? 1 : 0 });
+
+    // Sends from an account whose connection is revoked answer 409 and send nothing: a new campaign, and resuming the paused one.
+    const later = (await out('email_campaigns.create', { name: `Tarde ${run}`, template_id: template.id, account_id: account.id, audience: { tags: [`x37${run}`, 'xa'] } })).campaign;
+    for (const id of [later.id, slowCampaign.id]) {
+      const refused = await call('email_campaigns.send', { id });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'conflict' });
+      expect(refused.body.error).toMatch(new RegExp(`connection ${connection.id}.*revoked`));
+    }
+    expect((await out('email_campaigns.get', { id: later.id })).campaign.status).toBe('draft');
+    expect((await out('email_accounts.verify', { id: account.id })).account).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/revoked/) });
+    for (let i = 0; i < 5; i++) expect(deliveredTo(oauthAddress(i))).toHaveLength(1);
+    expect((await out('email_campaigns.cancel', { id: slowCampaign.id })).campaign.status).toBe('cancelled');
+
+    // The connection shows who read its token; no answer anyone got — tools, the internal read, the mail
+    // servers' questions, the messages — holds the refresh token or the client secret.
+    const listed = (await out('connections.list', {})).rows.find((c: { id: string }) => c.id === connection.id);
+    expect(listed.uses).toBeGreaterThan(0);
+    expect(listed.last_used_by).toMatch(/^marketing:(smtp|imap)$/);
+    const seen = [...answers, ...provider.received.filter((r) => r.path === '/introspect').map((r) => r.body), ...readMaildir(smtp.maildir).map((m) => m.raw)].join('\n');
+    expect(seen).not.toMatch(new RegExp(`p${run}-rt-`));
+    expect(seen).not.toContain(provider.clientSecret);
+    expect(answers.filter((a) => a.includes(`p${run}-at-`))).toHaveLength(3); // the three direct reads only
+  }, 120_000);
+
+  it('the credential read is a service-only path: not through the gateway, not with a read assertion, not across workspaces, not for another service', async () => {
+    const connection = (await out('connections.create', { name: `Otra ${run}`, service: 'x', kind: 'oauth2', access_token: `p${run}-other` })).connection;
+    expect((await sys.fetch('/internal/connection-token', { method: 'POST', key, body: { connection_id: connection.id } })).status).toBe(404);
+    const post = (headers: Record<string, string>) => fetch(`${agentsUrl()}/internal/connection-token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ connection_id: connection.id }) });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ 'cuadra-credential-assertion': signServiceAssertion('marketing', wsId, sys.serviceKeys.privateKey) })).status).toBe(401);
+    const other = await sys.workspace('Otra SAS');
+    await expect(readConnectionToken(peers(), { service: 'marketing', workspace: other.workspace_id, purpose: 'imap' }, connection.id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(readConnectionToken(peers(), { service: 'crm', workspace: wsId, purpose: 'smtp' }, connection.id)).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/crm service does not read/) });
+    expect((await readConnectionToken(peers(), { service: 'marketing', workspace: wsId, purpose: 'imap' }, connection.id)).access_token).toBe(`p${run}-other`);
+  });
 });
