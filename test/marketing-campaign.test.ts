@@ -274,7 +274,7 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
   });
 
   async function party(i: number): Promise<string> {
-    const id = (await out('parties.create', { name: `Oauth ${i} Gómez`, kind: 'customer', email: oauthAddress(i), tags: [`x37${run}`, i < 6 ? 'xa' : 'xb'] })).party.id;
+    const id = (await out('parties.create', { name: `Oauth ${i} Gómez`, kind: 'customer', email: oauthAddress(i), tags: [`x37${run}`, i < 6 ? 'xa' : i < 10 ? 'xb' : 'xc'] })).party.id;
     await out('consents.grant', { party_id: id, channel: 'email', evidence: { source: 'form', text: 'Acepto recibir correos comerciales.', reference: 'formulario web' } });
     return id;
   }
@@ -393,6 +393,29 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
     expect(seen).not.toContain(provider.clientSecret);
     expect(answers.filter((a) => a.includes(`p${run}-at-`))).toHaveLength(3); // the three direct reads only
   }, 120_000);
+
+  it('a token the provider no longer takes (revoked there, not here): the sign-in is refused before any message, the rows go back to the queue untried, the campaign pauses', async () => {
+    const token = `p${run}-dead`;
+    provider.issue(token, user);
+    const connection = (await out('connections.create', { name: `Muerta ${run}`, service: 'Gmail', kind: 'oauth2', access_token: token, expires_in: 3600 })).connection;
+    const servers = { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user }, imap: { host: '127.0.0.1', port: imap.port, secure: false, user } };
+    const account = (await out('email_accounts.connect', { name: `Gmail muerta ${run}`, from_email: 'ventas@oauth.example', connection_id: connection.id, ...servers })).account;
+    expect((await out('email_accounts.verify', { id: account.id })).account.status).toBe('verified');
+    provider.expire(token);
+    await Promise.all([10, 11].map(party));
+    const template = (await out('email_templates.create', { name: `Muerta ${run}`, subject: 'Hola {{ party.first_name }}' })).template;
+    const campaign = (await out('email_campaigns.create', { name: `Muerta ${run}`, template_id: template.id, account_id: account.id, audience: { tags: [`x37${run}`, 'xc'] } })).campaign;
+    const held = await call('email_campaigns.send', { id: campaign.id });
+    await ok('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, approverKey);
+    const paused = await until('the campaign paused', async () => {
+      const c = (await out('email_campaigns.get', { id: campaign.id })).campaign;
+      return c.status === 'paused' ? c : null;
+    }, 30_000);
+    expect(paused.paused_reason).toMatch(/refused the account's sign-in: 535/);
+    const rows = await rowsOf(campaign.id);
+    expect(rows.map((r) => r.status)).toEqual(['queued', 'queued']);
+    for (const r of rows) expect(deliveredTo(r.address)).toHaveLength(0);
+  });
 
   it('the credential read is a service-only path: not through the gateway, not with a read assertion, not across workspaces, not for another service', async () => {
     const connection = (await out('connections.create', { name: `Otra ${run}`, service: 'x', kind: 'oauth2', access_token: `p${run}-other` })).connection;
