@@ -229,7 +229,7 @@ ${preview}`;
     const audience = dry && 'would' in dry ? dry.would : null;
     return html`<p><a href="/app/marketing?${wsQuery(ctx)}">${t.t('mkt.back')}</a></p>
 <section class="card" aria-labelledby="cmp-h"><h2 id="cmp-h">${c.name}</h2>
-<dl class="facts"><dt>${t.t('mkt.state')}</dt><dd id="campaign-status"><span class="badge">${t.t(`mkt.campaign.status.${c.status}` as MessageKey)}</span>${waiting ? html` <span class="badge hold" id="waiting">${t.t('mkt.campaign.waiting')}</span> <a href="/app/approvals?${wsQuery(ctx)}#${waiting.id}">${t.t('ws.held.link')}</a>` : ''}</dd>
+<dl class="facts"><dt>${t.t('mkt.state')}</dt><dd id="campaign-status"><span class="badge">${t.t(`mkt.campaign.status.${c.status}` as MessageKey)}</span>${c.paused_reason ? html` <span class="note" id="paused-reason">${c.paused_reason}</span>` : ''}${waiting ? html` <span class="badge hold" id="waiting">${t.t('mkt.campaign.waiting')}</span> <a href="/app/approvals?${wsQuery(ctx)}#${waiting.id}">${t.t('ws.held.link')}</a>` : ''}</dd>
 <dt>${t.t('mkt.campaign.sendAt')}</dt><dd>${c.send_at ? t.dateTime(c.send_at) : t.t('mkt.campaign.notScheduled')}${c.moved_reason ? html` <span class="note">(${c.moved_reason})</span>` : ''}</dd>
 <dt>${t.t('mkt.campaign.results')}</dt><dd id="campaign-counts">${countsText(t, c.counts)}</dd>
 <dt>${t.t('mkt.campaign.opens')}</dt><dd class="note">${t.t('mkt.campaign.opens.none')}</dd></dl></section>
