@@ -3,6 +3,7 @@ import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
+import { priceLine } from './lib/line-model.ts';
 import { migrateRatesToPpm, migrateRunHolds } from './lib/migrations.ts';
 import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
@@ -29,7 +30,10 @@ function invoiceNode(i: InvoiceDoc) {
 }
 
 function itemNode(i: ItemDoc) {
-  return { id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRatePpm: i.tax_rate_ppm };
+  return {
+    id: i._id, kind: i.kind, name: i.name, sku: i.sku, unit: i.unit, price: i.price, currency: i.currency, taxRatePpm: i.tax_rate_ppm, status: i.status,
+    priceWithTax: priceLine(1, i.price, 0, [], i.tax_rate_ppm, '/price').total,
+  };
 }
 
 

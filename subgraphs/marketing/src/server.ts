@@ -37,7 +37,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   async prepare(server, deps) {
     server.app.use(publicRoutes(deps.db, deps.log, marketingNow));
     server.app.use(siteLoginRoutes(deps.db, deps.log, marketingNow));
-    server.app.use(siteRoutes(deps.db, deps.log, marketingNow));
+    server.app.use(siteRoutes(deps.db, deps.log, marketingNow, deps.peers));
     // Background work runs in the service (tests that drive it by hand pass runApprovals: false).
     if (deps.runApprovals === false) return;
     const sender = new CampaignSender(deps.db, deps.log, { now: marketingNow });

@@ -1,8 +1,9 @@
-import { newId, type Logger } from '@cuadra/shared';
+import { newId, peerGraph, type Logger, type PeerConfig } from '@cuadra/shared';
 import express from 'express';
 import type { Connection } from 'mongoose';
 import { siteLeads, sites, siteVersions, type SiteDoc, type SitePage } from './model.ts';
-import { SITE_CSP, siteNotice, sitePage } from './render.ts';
+import { readCatalogItems } from '../../lib/catalog.ts';
+import { catalogIdsOf, SITE_CSP, siteNotice, sitePage, type PageCatalog } from './render.ts';
 
 /*
  * Published sites, reached through the gateway at `/s/<slug>/…` (forwarded here under `/public/`).
@@ -23,8 +24,24 @@ async function published(db: Connection, slug: string, path: string): Promise<{ 
   return version && page ? { site, page, pages: version.pages } : null;
 }
 
+/**
+ * The catalog items the page's lists name, read from finance as the site's workspace (the service's
+ * read-only assertion); null when finance could not be read: the page is served without them rather
+ * than not at all.
+ */
+async function catalogOf(peers: PeerConfig | undefined, log: Logger, workspace: string, page: SitePage): Promise<PageCatalog> {
+  const ids = catalogIdsOf(page);
+  if (ids.length === 0) return new Map();
+  try {
+    return await readCatalogItems(peerGraph('marketing', peers, workspace), ids);
+  } catch (err) {
+    log.warn({ err, workspace }, 'site page served without its catalog items: finance could not be read');
+    return null;
+  }
+}
+
 /** The site routes, mounted on the service's app. */
-export function siteRoutes(db: Connection, log: Logger, now: () => Date): express.Router {
+export function siteRoutes(db: Connection, log: Logger, now: () => Date, peers?: PeerConfig): express.Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
   const pathOf = (req: express.Request) => {
@@ -38,7 +55,10 @@ export function siteRoutes(db: Connection, log: Logger, now: () => Date): expres
   router.get(['/public/s/:slug', '/public/s/:slug/{*rest}'], async (req, res) => {
     const found = await published(db, String(req.params.slug), pathOf(req));
     if (!found) return notFound(res);
-    send(res, 200, sitePage(found.site, found.page, found.pages));
+    const catalog = await catalogOf(peers, log, found.site.workspace, found.page);
+    // Without its catalog items the page is not kept anywhere: the next visitor's request reads finance again.
+    if (catalog === null) return res.status(200).set({ ...HEADERS, 'cache-control': 'no-store' }).send(sitePage(found.site, found.page, found.pages, null));
+    send(res, 200, sitePage(found.site, found.page, found.pages, catalog));
   });
 
   router.post(['/public/s/:slug', '/public/s/:slug/{*rest}'], form, async (req, res) => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CatalogItem } from '../../lib/catalog.ts';
 import { escapeHtml } from '../../lib/page.ts';
 import type { Block, SitePage } from './model.ts';
 
@@ -22,9 +23,49 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 /** The CSP of every site page. */
 export const SITE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
+/**
+ * A price as a Colombian shop window writes it (es-CO: `$ 24.990`, `$ 14.691,35`). Amounts are
+ * minor units; ISO 4217 gives COP two minor digits (ICU shows none), other currencies their own.
+ */
+export function shopPrice(minor: number, currency: string): string {
+  let digits = 2;
+  if (currency !== 'COP') {
+    try { digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2; } catch { /* an unknown code: two */ }
+  }
+  const value = minor / 10 ** digits;
+  try {
+    return new Intl.NumberFormat('es-CO', { style: 'currency', currency, minimumFractionDigits: Number.isInteger(value) ? 0 : digits, maximumFractionDigits: digits }).format(value).replace(/\u00a0/g, ' ');
+  } catch {
+    return `${currency} ${value}`;
+  }
+}
+
+/**
+ * The catalog items a page's lists name, as finance answered them when the page was served; null
+ * when finance could not be read (the lists then show only their own entries).
+ */
+export type PageCatalog = ReadonlyMap<string, CatalogItem> | null;
+
+/** The ids of the catalog items the page's lists name. */
+export function catalogIdsOf(page: SitePage): string[] {
+  return page.blocks.flatMap((b) => (b.type === 'list' ? b.items.flatMap((e) => ('item_id' in e ? [e.item_id] : [])) : []));
+}
+
+/** A list block: its own entries, and the active catalog items it names (an archived, deleted or unreadable one is left out). */
+function listBlock(b: Extract<Block, { type: 'list' }>, index: number, catalog: PageCatalog): string {
+  const entries = b.items.flatMap((e) => {
+    if (!('item_id' in e)) return [`<li><strong>${escapeHtml(e.title)}</strong>${e.text ? ` — ${escapeHtml(e.text)}` : ''}</li>`];
+    const item = catalog?.get(e.item_id);
+    return item?.status === 'active' ? [`<li><strong>${escapeHtml(item.name)}</strong> — <span class="price">${escapeHtml(shopPrice(item.priceWithTax, item.currency))}</span> <small>IVA incluido</small></li>`] : [];
+  });
+  if (entries.length === 0) return '';
+  const list = `<ul>${entries.join('')}</ul>`;
+  return b.title ? `<section aria-labelledby="b${index}-title"><h2 id="b${index}-title">${escapeHtml(b.title)}</h2>${list}</section>` : list;
+}
+
 const LABELS: Record<string, string> = { name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', message: 'Mensaje' };
 
-function block(b: Block, index: number, workspace: string): string {
+function block(b: Block, index: number, workspace: string, catalog: PageCatalog): string {
   switch (b.type) {
     case 'booking': {
       // The projects subgraph's public booking page does the booking (availability, the form, the e-mails);
@@ -44,7 +85,7 @@ function block(b: Block, index: number, workspace: string): string {
     case 'image':
       return `<p><img src="${escapeHtml(b.url)}" alt="${escapeHtml(b.alt)}" loading="lazy" referrerpolicy="no-referrer"></p>`;
     case 'list':
-      return `<ul>${b.items.map((i) => `<li><strong>${escapeHtml(i.title)}</strong>${i.text ? ` — ${escapeHtml(i.text)}` : ''}</li>`).join('')}</ul>`;
+      return listBlock(b, index, catalog);
     case 'form': {
       const id = (f: string) => `f${index}-${f}`;
       const inputs = b.fields.map((f) => f === 'message'
@@ -57,13 +98,13 @@ function block(b: Block, index: number, workspace: string): string {
   }
 }
 
-/** A page of a published site, with the site's navigation. */
-export function sitePage(site: { name: string; slug: string; workspace: string }, page: SitePage, pages: readonly SitePage[]): string {
+/** A page of a published site, with the site's navigation; `catalog` holds the items its lists name. */
+export function sitePage(site: { name: string; slug: string; workspace: string }, page: SitePage, pages: readonly SitePage[], catalog: PageCatalog = new Map()): string {
   const href = (p: string) => `/s/${site.slug}${p === '/' ? '/' : p}`;
   const nav = pages.length > 1 ? `<nav aria-label="Secciones">${pages.map((p) => `<a href="${escapeHtml(href(p.path))}"${p.path === page.path ? ' aria-current="page"' : ''}>${escapeHtml(p.title)}</a>`).join('')}</nav>` : '';
   return `<!doctype html><html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
     + `<title>${escapeHtml(page.title)} · ${escapeHtml(site.name)}</title><style>${STYLE}</style></head>`
-    + `<body><header><p><strong>${escapeHtml(site.name)}</strong></p>${nav}</header><main><h1>${escapeHtml(page.title)}</h1>${page.blocks.map((b, i) => block(b, i, site.workspace)).join('')}</main></body></html>`;
+    + `<body><header><p><strong>${escapeHtml(site.name)}</strong></p>${nav}</header><main><h1>${escapeHtml(page.title)}</h1>${page.blocks.map((b, i) => block(b, i, site.workspace, catalog)).join('')}</main></body></html>`;
 }
 
 /** A short page of a site (thanks, not found, a refusal). */
