@@ -182,6 +182,37 @@ describe('the marketing pages in Chromium', () => {
     await page.screenshot({ path: path.join(shots, 'marketing-overview-es.png'), fullPage: true });
   });
 
+  it('edits the site\'s pages one at a time through sites.pages.* (add, change, move up), refusing a stale form', async () => {
+    await page.getByRole('link', { name: 'Editar las páginas de Café de Origen' }).click();
+    await page.waitForURL(`**/app/marketing/sites/${siteId}?**`);
+    expect(await page.locator('#site-pages-h').textContent()).toBe('Páginas de Café de Origen');
+    await page.getByLabel('Ruta', { exact: true }).last().fill('/contacto');
+    await page.getByLabel('Título', { exact: true }).last().fill('Contacto');
+    await page.getByRole('button', { name: 'Añadir la página' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Se añadió la página /contacto (revisión 1).');
+    await page.goto(`${sys.gatewayUrl}/app/marketing/sites/${siteId}?ws=${workspaceId}`);
+    await page.locator('#pg2-blocks').fill(JSON.stringify([{ type: 'heading', text: 'Escríbenos' }, { type: 'text', text: 'Calle 5 # 10-20, Neiva' }]));
+    await page.getByRole('button', { name: 'Guardar la página /contacto' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Se guardó la página /contacto (revisión 2).');
+    await page.goto(`${sys.gatewayUrl}/app/marketing/sites/${siteId}?ws=${workspaceId}`);
+    await page.getByRole('button', { name: 'Subir la página /contacto' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Se cambió el orden de las páginas (revisión 3).');
+    await page.goto(`${sys.gatewayUrl}/app/marketing/sites/${siteId}?ws=${workspaceId}`);
+    expect(await page.locator('#site-pages h3').allTextContents()).toEqual(['/ Inicio', '/contacto Contacto', '/tienda Tienda']);
+    // The tools say the same, and the ledger holds each change as the person's app.
+    const listed = await ok('sites.pages.list', { site_id: siteId });
+    expect({ revision: listed.revision, contacto: listed.rows[1] }).toEqual({ revision: 3, contacto: { path: '/contacto', title: 'Contacto', position: 2, blocks: [{ type: 'heading', text: 'Escríbenos' }, { type: 'text', text: 'Calle 5 # 10-20, Neiva' }] } });
+    expect((await ledgerOf('sites.pages.update')).map((e) => [e.outcome, e.actor.type])).toEqual([['ok', 'oauth_app']]);
+    // A form read before someone else's change is refused (409), not written over it.
+    await ok('sites.pages.update', { site_id: siteId, path: '/tienda', title: 'Tienda en línea' });
+    await page.getByRole('button', { name: 'Guardar la página /contacto' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toContain('revision 4');
+    expect((await ok('sites.pages.list', { site_id: siteId })).revision).toBe(4);
+    expect(consoleProblems.splice(0)).toEqual([expect.stringContaining('status of 409')]);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.screenshot({ path: path.join(shots, 'marketing-site-pages-es.png'), fullPage: true });
+  });
+
   it('speaks English on request, with no axe problem and no console error', async () => {
     await page.goto(`${sys.gatewayUrl}/app/marketing?lang=en`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Marketing of Café de Origen SAS');

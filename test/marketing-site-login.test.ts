@@ -194,6 +194,7 @@ describe('sites.login', () => {
     const listed = (await sys.fetch('/v1/tools', { key: edit })).body.tools.map((t: { name: string }) => t.name) as string[];
     expect(listed.length).toBeGreaterThan(3);
     expect(listed.filter((n) => !n.startsWith('sites.'))).toEqual([]);
+    expect(listed).toEqual(expect.arrayContaining(['sites.pages.create', 'sites.pages.update', 'sites.pages.delete', 'sites.pages.list', 'sites.pages.reorder']));
     expect((await sys.invoke('sites.list', {}, edit)).status).toBe(200);
     const crm = await sys.invoke('parties.list', {}, edit);
     expect({ status: crm.status, code: crm.body.code }).toEqual({ status: 403, code: 'insufficient_scope' });

@@ -157,6 +157,32 @@ describe('hosted sites', () => {
     expect((await sys.invoke('sites.leads', { id: site.id }, (await sys.workspace('Ajena SAS')).api_key)).status).toBe(404);
   });
 
+  it('a page added with sites.pages.create from hostile blocks runs nothing in Chromium (canary global, CSP violation listener)', async () => {
+    const site = (await ok('sites.create', { slug: `trampa-${run}`, name: 'Trampa' })).site;
+    for (const [field, block] of [['/blocks/0/url', { type: 'image', url: 'javascript:window.__pwned=1', alt: 'x' }], ['/blocks/0/style', { type: 'text', text: 'x', style: 'width:expression(alert(1))' }], ['/blocks/0/onload', { type: 'heading', text: 'x', onload: 'alert(1)' }]] as const) {
+      const r = await sys.invoke('sites.pages.create', { site_id: site.id, path: '/mala', title: 'Mala', blocks: [block] }, key);
+      expect({ status: r.status, code: r.body.code, field: r.body.field }).toEqual({ status: 422, code: 'invalid_input', field });
+    }
+    const css = '<style>body{background:url("javascript:window.__pwned=4");width:expression(window.__pwned=5)}</style>';
+    await ok('sites.pages.create', { site_id: site.id, path: '/trampa', title: `Trampa ${HOSTILE}`, blocks: [
+      { type: 'text', text: `${css}<a href="javascript:window.__pwned=6">clic</a> ${HOSTILE}` },
+      { type: 'list', title: '<svg onload="window.__pwned=7">', items: [{ title: '<iframe src="javascript:window.__pwned=8"></iframe>' }] },
+    ] });
+    await ok('sites.publish', { id: site.id });
+    const page = await context.newPage();
+    // The listener is installed before any of the page runs; a blocked attempt would show in it.
+    await page.addInitScript(() => {
+      (globalThis as any).__violations = [];
+      (globalThis as any).document.addEventListener('securitypolicyviolation', (e: any) => (globalThis as any).__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await page.goto(`${sys.gatewayUrl}/s/trampa-${run}/trampa`);
+    expect(await page.evaluate(() => [(globalThis as any).__pwned, (globalThis as any).__violations])).toEqual([undefined, []]);
+    expect(await page.locator('script, style:not(head style), iframe, svg, main a').count()).toBe(0);
+    expect(await page.locator('main p').first().innerText()).toBe(`${css}<a href="javascript:window.__pwned=6">clic</a> ${HOSTILE}`);
+    expect(await page.locator('main h2').innerText()).toBe('<svg onload="window.__pwned=7">');
+    await page.close();
+  });
+
   it('keeps every published version: a new one replaces what visitors see, a rollback brings an earlier one back', async () => {
     const site = (await ok('sites.create', { slug: `versiones-${run}`, name: 'Versiones', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'text', text: 'Primera' }] }] })).site;
     await ok('sites.publish', { id: site.id });

@@ -86,7 +86,7 @@ ${templates.length && accounts.length ? html`<form class="card" method="post" ac
 <section aria-labelledby="mkt-sites"><h2 id="mkt-sites">${t.t('mkt.sites')}</h2>
 ${sites.length === 0 ? html`<p class="note">${t.t('mkt.sites.none')}</p>` : html`<table class="grid" id="sites-table"><caption class="sr-only">${t.t('mkt.sites')}</caption>
 <thead><tr><th scope="col">${t.t('mkt.name')}</th><th scope="col">${t.t('mkt.site.pages')}</th><th scope="col">${t.t('mkt.site.published')}</th></tr></thead>
-<tbody>${sites.map((s) => html`<tr id="${s.id}"><th scope="row">${s.name}<br><a href="${s.url}">${s.url}</a></th>
+<tbody>${sites.map((s) => html`<tr id="${s.id}"><th scope="row">${s.name}<br><a href="${s.url}">${s.url}</a><br><a href="/app/marketing/sites/${s.id}?${wsQuery(ctx)}" aria-label="${t.t('mkt.site.edit.label', { name: s.name })}">${t.t('mkt.site.edit')}</a></th>
 <td><ul class="plain">${(s.pages as Row[]).map((p) => html`<li><code>${p.path}</code> ${p.title ?? ''}</li>`)}</ul></td>
 <td>${s.published_version ? html`<span class="badge ok">${t.t('mkt.site.version', { version: s.published_version, versions: s.versions })}</span>` : html`<span class="badge">${t.t('mkt.site.unpublished')}</span>`}
 <form method="post" action="/app/marketing/sites/${s.id}/publish">${hidden(csrf, ctx)}<button type="submit" class="secondary small" aria-label="${t.t('mkt.site.publish.label', { name: s.name })}">${t.t('mkt.site.publish')}</button></form></td></tr>`)}</tbody></table>`}
@@ -147,6 +147,68 @@ ${isRefused(sites) ? refusedRead(t, sites) : sitesSection(t, ctx, csrf, sites)}`
   router.post('/app/marketing/sites/:id/publish', form, post('marketing', overview, async (t, ctx, _f, req) => {
     const o = await act(ctx, 'sites.publish', { id: idParam(req) });
     return refusedTop(t, ctx, o, o.kind === 'ok' ? t.t('mkt.site.publishedNow', { name: o.output.site.name, version: o.output.site.published_version }) : '');
+  }));
+
+  // ——— a site's pages: edited one at a time through sites.pages.* (each change a new draft revision) ———
+  const pageForm = express.urlencoded({ extended: false, limit: '640kb', parameterLimit: 10 });
+  const siteBody: Body = async (t, ctx, csrf, req) => {
+    const id = idParam(req);
+    const [all, out] = await Promise.all([rows(ctx, 'sites.list'), read<{ revision: number; rows: Row[] }>(ctx, 'sites.pages.list', { site_id: id })]);
+    if (isRefused(all)) return refusedRead(t, all);
+    if (isRefused(out)) return refusedRead(t, out);
+    const site = all.find((r) => r.id === id);
+    if (!site) return html`<p class="error" role="alert">${t.t('mkt.site.missing')}</p>`;
+    const action = (what: string) => `/app/marketing/sites/${id}/pages/${what}`;
+    const keep = (p: Row) => html`${hidden(csrf, ctx)}<input type="hidden" name="path" value="${p.path}"><input type="hidden" name="revision" value="${out.revision}">`;
+    return html`<p><a href="/app/marketing?${wsQuery(ctx)}">${t.t('mkt.back')}</a></p>
+<h2 id="site-pages-h">${t.t('mkt.site.pages.heading', { name: site.name })}</h2><p class="note" id="site-revision">${t.t('mkt.site.pages.note', { revision: out.revision })}</p>
+<ol id="site-pages">${out.rows.map((p, i) => html`<li><form class="card" method="post" action="${action('update')}" aria-labelledby="pg${i}-h">${keep(p)}
+<h3 id="pg${i}-h"><code>${p.path}</code> ${p.title}</h3>
+<div class="row"><div><label for="pg${i}-path">${t.t('mkt.site.page.path')}</label><input id="pg${i}-path" name="new_path" type="text" required maxlength="310" value="${p.path}"></div>
+<div><label for="pg${i}-title">${t.t('mkt.site.page.title')}</label><input id="pg${i}-title" name="title" type="text" required maxlength="200" value="${p.title}"></div></div>
+<label for="pg${i}-blocks">${t.t('mkt.site.page.blocks')}</label><textarea id="pg${i}-blocks" name="blocks" rows="8" class="code" aria-describedby="pg-blocks-help">${JSON.stringify(p.blocks, null, 2)}</textarea>
+<button type="submit" class="primary" aria-label="${t.t('mkt.site.page.save.label', { path: p.path })}">${t.t('mkt.site.page.save')}</button></form>
+<div class="row">${i > 0 ? html`<form method="post" action="${action('up')}">${keep(p)}<button type="submit" class="secondary small" aria-label="${t.t('mkt.site.page.up.label', { path: p.path })}">${t.t('mkt.site.page.up')}</button></form>` : ''}
+${out.rows.length > 1 ? html`<form method="post" action="${action('delete')}">${keep(p)}<button type="submit" class="secondary small" aria-label="${t.t('mkt.site.page.delete.label', { path: p.path })}">${t.t('mkt.site.page.delete')}</button></form>` : ''}</div></li>`)}</ol>
+<p class="note" id="pg-blocks-help">${t.t('mkt.site.page.blocks.help')}</p>
+<form class="card" method="post" action="${action('create')}" aria-labelledby="pg-new-h">${hidden(csrf, ctx)}<input type="hidden" name="revision" value="${out.revision}">
+<h3 id="pg-new-h">${t.t('mkt.site.page.new')}</h3>
+<div class="row"><div><label for="pg-new-path">${t.t('mkt.site.page.path')}</label><input id="pg-new-path" name="path" type="text" required maxlength="310" placeholder="/contacto"></div>
+<div><label for="pg-new-title">${t.t('mkt.site.page.title')}</label><input id="pg-new-title" name="title" type="text" required maxlength="200"></div></div>
+<button type="submit" class="primary">${t.t('mkt.site.page.create')}</button></form>`;
+  };
+  /** The draft revision the form was made from: a change made meanwhile by someone else is then refused, not overwritten. */
+  const revisionOf = (f: Record<string, unknown>) => (/^\d{1,9}$/.test(text(f.revision, 9)) ? Number(text(f.revision, 9)) : undefined);
+  router.get('/app/marketing/sites/:id', (req, res) => show(req, res, 'marketing', siteBody));
+  router.post('/app/marketing/sites/:id/pages/create', form, post('marketing', siteBody, async (t, ctx, f, req) => {
+    const o = await act(ctx, 'sites.pages.create', { site_id: idParam(req), path: text(f.path, 310), title: text(f.title, 200), revision: revisionOf(f) });
+    return refusedTop(t, ctx, o, o.kind === 'ok' ? t.t('mkt.site.page.created', { path: o.output.page.path, revision: o.output.revision }) : '');
+  }));
+  router.post('/app/marketing/sites/:id/pages/update', pageForm, post('marketing', siteBody, async (t, ctx, f, req) => {
+    let blocks: unknown;
+    try {
+      blocks = JSON.parse(typeof f.blocks === 'string' ? f.blocks.slice(0, 600_000) : '[]');
+    } catch (err) {
+      return { status: 400, top: html`<p class="error" role="alert" id="notice">${t.t('mkt.site.page.badJson', { error: (err as Error).message })}</p>` };
+    }
+    const path = text(f.path, 310);
+    const input: Record<string, unknown> = { site_id: idParam(req), path, title: text(f.title, 200), blocks, revision: revisionOf(f) };
+    if (text(f.new_path, 310) !== path) input.new_path = text(f.new_path, 310);
+    const o = await act(ctx, 'sites.pages.update', input);
+    return refusedTop(t, ctx, o, o.kind === 'ok' ? t.t('mkt.site.page.saved', { path: o.output.page.path, revision: o.output.revision }) : '');
+  }));
+  router.post('/app/marketing/sites/:id/pages/delete', form, post('marketing', siteBody, async (t, ctx, f, req) => {
+    const o = await act(ctx, 'sites.pages.delete', { site_id: idParam(req), path: text(f.path, 310), revision: revisionOf(f) });
+    return refusedTop(t, ctx, o, o.kind === 'ok' ? t.t('mkt.site.page.deleted', { path: o.output.deleted, revision: o.output.revision }) : '');
+  }));
+  router.post('/app/marketing/sites/:id/pages/up', form, post('marketing', siteBody, async (t, ctx, f, req) => {
+    const listed = await read<{ rows: Row[] }>(ctx, 'sites.pages.list', { site_id: idParam(req) });
+    if (isRefused(listed)) return { status: 404, top: refusedRead(t, listed) };
+    const order = listed.rows.map((p) => p.path as string);
+    const at = order.indexOf(text(f.path, 310));
+    if (at > 0) [order[at - 1], order[at]] = [order[at], order[at - 1]];
+    const o = await act(ctx, 'sites.pages.reorder', { site_id: idParam(req), paths: order, revision: revisionOf(f) });
+    return refusedTop(t, ctx, o, o.kind === 'ok' ? t.t('mkt.site.page.moved', { revision: o.output.revision }) : '');
   }));
 
   // ——— a template: edit, and its preview for a real party ———
