@@ -183,7 +183,7 @@ describe('the marketing pages in Chromium', () => {
   });
 
   it('edits the site\'s pages one at a time through sites.pages.* (add, change, move up), refusing a stale form', async () => {
-    await page.getByRole('link', { name: 'Editar las páginas de Café de Origen' }).click();
+    await page.getByRole('link', { name: 'Editar páginas · Café de Origen' }).click();
     await page.waitForURL(`**/app/marketing/sites/${siteId}?**`);
     expect(await page.locator('#site-pages-h').textContent()).toBe('Páginas de Café de Origen');
     await page.getByLabel('Ruta', { exact: true }).last().fill('/contacto');

@@ -86,7 +86,7 @@ ${templates.length && accounts.length ? html`<form class="card" method="post" ac
 <section aria-labelledby="mkt-sites"><h2 id="mkt-sites">${t.t('mkt.sites')}</h2>
 ${sites.length === 0 ? html`<p class="note">${t.t('mkt.sites.none')}</p>` : html`<table class="grid" id="sites-table"><caption class="sr-only">${t.t('mkt.sites')}</caption>
 <thead><tr><th scope="col">${t.t('mkt.name')}</th><th scope="col">${t.t('mkt.site.pages')}</th><th scope="col">${t.t('mkt.site.published')}</th></tr></thead>
-<tbody>${sites.map((s) => html`<tr id="${s.id}"><th scope="row">${s.name}<br><a href="${s.url}">${s.url}</a><br><a href="/app/marketing/sites/${s.id}?${wsQuery(ctx)}" aria-label="${t.t('mkt.site.edit.label', { name: s.name })}">${t.t('mkt.site.edit')}</a></th>
+<tbody>${sites.map((s) => html`<tr id="${s.id}"><th scope="row">${s.name}<br><a href="${s.url}">${s.url}</a><br><a href="/app/marketing/sites/${s.id}?${wsQuery(ctx)}">${t.t('mkt.site.edit')}<span class="sr-only"> · ${s.name}</span></a></th>
 <td><ul class="plain">${(s.pages as Row[]).map((p) => html`<li><code>${p.path}</code> ${p.title ?? ''}</li>`)}</ul></td>
 <td>${s.published_version ? html`<span class="badge ok">${t.t('mkt.site.version', { version: s.published_version, versions: s.versions })}</span>` : html`<span class="badge">${t.t('mkt.site.unpublished')}</span>`}
 <form method="post" action="/app/marketing/sites/${s.id}/publish">${hidden(csrf, ctx)}<button type="submit" class="secondary small" aria-label="${t.t('mkt.site.publish.label', { name: s.name })}">${t.t('mkt.site.publish')}</button></form></td></tr>`)}</tbody></table>`}

@@ -114,7 +114,7 @@ describe('sites.pages.*', () => {
     ];
     for (const [input, field] of cases) expect({ input, ...(await refused('sites.pages.create', input)) }).toEqual({ input, status: 422, code: 'invalid_input', field });
     // At most 30 pages: the 31st is refused.
-    for (let i = 1; i < 30; i++) await out('sites.pages.create', { site_id: site.id, path: `/p${i}`, title: `P${i}` });
+    await out('sites.update', { id: site.id, pages: Array.from({ length: 30 }, (_, i) => ({ path: i ? `/p${i}` : '/', title: `P${i}`, blocks: [] })) });
     expect(await refused('sites.pages.create', { site_id: site.id, path: '/p30', title: 'P30' })).toEqual({ status: 409, code: 'conflict', field: undefined });
     // At most 1,000,000 bytes of pages: a page of 100 blocks of 5,000 characters fits, two do not.
     const big = Array(100).fill({ type: 'text', text: 'ñ'.repeat(2500) + 'a'.repeat(2500) });
