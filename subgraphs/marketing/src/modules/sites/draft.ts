@@ -81,8 +81,9 @@ export async function changeDraft(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
     checkSize(pages, field);
     // On the revision read (0 may be absent on a site made before revisions were counted).
     const filter = revision === 0 ? { _id: site._id, workspace: ctx.workspace, revision: { $in: [0, null] } } : { _id: site._id, workspace: ctx.workspace, revision };
-    const written = await sites(ctx.db).findOneAndUpdate(filter, { $set: { pages, revision: revision + 1, updated_at: ctx.now } }, { returnDocument: 'after' }).lean();
-    if (written) return { site: written, pages };
+    // A conditional updateOne: the primitive INFRA.md measured atomic under concurrency on both servers.
+    const written = await sites(ctx.db).updateOne(filter, { $set: { pages, revision: revision + 1, updated_at: ctx.now } });
+    if (written.matchedCount === 1) return { site: { ...site, pages, revision: revision + 1, updated_at: ctx.now }, pages };
     if (expected !== undefined) throw new CuadraError('conflict', 'Someone changed the draft at the same moment. Read it again (sites.pages.list) and redo your change.', { field: '/revision' });
   }
   throw new CuadraError('conflict', 'The draft kept changing while this change was made; try again.');
