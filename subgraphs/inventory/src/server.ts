@@ -1,5 +1,6 @@
 import { defineSubgraph, entityResolvers } from '@cuadra/shared';
 import { owned } from './modules/index.ts';
+import { holdResolvers } from './modules/stock/finance_documents.ts';
 import type { WarehouseDoc } from './modules/warehouses/model.ts';
 import { warehouses } from './modules/warehouses/model.ts';
 
@@ -12,6 +13,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   schema: new URL('../schema.graphql', import.meta.url),
   resolvers: {
     Query: { warehouse: warehouse.byId },
+    Mutation: holdResolvers,
     Warehouse: warehouse.reference,
   },
 });

@@ -107,6 +107,7 @@ export const DOCUMENT_LINE_SCHEMA = {
   required: ['item_id', 'description', 'quantity', 'unit', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'withholdings', 'subtotal', 'tax', 'total'],
   properties: {
     item_id: { type: ['string', 'null'] },
+    warehouse_id: { type: 'string', description: 'A product line\'s inventory warehouse (absent: the workspace\'s default).' },
     description: TEXT,
     quantity: { type: 'number' },
     unit: TEXT,

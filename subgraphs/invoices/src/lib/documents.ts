@@ -9,10 +9,13 @@ import {
   documentAmounts, LINE_CHARGES_SCHEMA, priceDocumentAllowanceCharges, priceLine, type DocumentAllowanceCharge, type DocumentAllowanceChargeInput, type LineChargeInput,
 } from './line-model.ts';
 import { LINE_VAT_FIELDS, lineVat, regimeContext, type RegimeContext, type VatCategory } from './tax-regime.ts';
+import { WAREHOUSE_ID_SCHEMA, type StockLine } from '../open-items/stock.ts';
+import type { Connection } from 'mongoose';
 
 /** A line as callers write it (invoices, quotes, sales orders). */
 export interface LineInput {
   item_id?: string;
+  warehouse_id?: string;
   description?: string;
   quantity: number;
   unit?: string;
@@ -50,6 +53,7 @@ export const lineSchema = {
   required: ['quantity'],
   properties: {
     item_id: { type: 'string', pattern: '^itm_[A-Za-z0-9_-]{1,40}$' },
+    warehouse_id: WAREHOUSE_ID_SCHEMA,
     description: { type: 'string', minLength: 1, maxLength: 500 },
     quantity: QUANTITY_SCHEMA,
     unit: { type: 'string', pattern: '^[A-Z0-9]{2,3}$' },
@@ -121,6 +125,7 @@ export async function buildLines(ctx: Pick<ToolContext, 'db' | 'workspace' | 'pr
     if (item && item.currency !== currency) {
       throw new CuadraError('invalid_input', `Item ${item._id} is priced in ${item.currency}, not ${currency}.`, { field: `${fieldBase}/${index}/item_id` });
     }
+    if (l.warehouse_id && item?.kind !== 'product') throw new CuadraError('invalid_input', 'Only a line of a product item takes a warehouse: a service or a line without item moves no stock.', { field: `${fieldBase}/${index}/warehouse_id` });
     const description = l.description ?? item?.name;
     if (!description) throw new CuadraError('invalid_input', 'A line without an item needs a description.', { field: `${fieldBase}/${index}/description` });
     const unitPrice = l.unit_price ?? item?.price;
@@ -130,7 +135,7 @@ export async function buildLines(ctx: Pick<ToolContext, 'db' | 'workspace' | 'pr
     if (rate === undefined) throw new CuadraError('invalid_input', 'A line without an item needs its VAT rate (tax_rate_ppm).', { field: `${fieldBase}/${index}/tax_rate_ppm` });
     const vat = lineVat(rc, { ...l, tax_rate_ppm: rate }, `${fieldBase}/${index}`);
     return {
-      item_id: item?._id ?? null, description, quantity: l.quantity, unit: l.unit ?? item?.unit ?? '94', unit_price: unitPrice,
+      item_id: item?._id ?? null, ...(l.warehouse_id ? { warehouse_id: l.warehouse_id } : {}), description, quantity: l.quantity, unit: l.unit ?? item?.unit ?? '94', unit_price: unitPrice,
       discount_bps: discount, tax_rate_ppm: rate, withholdings: l.withholdings ?? [], ...priceLine(l.quantity, unitPrice, discount, l.charges ?? [], rate, `${fieldBase}/${index}`),
       ...(vat ? { vat } : {}),
       ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
@@ -200,4 +205,13 @@ export function documentAllowanceCharges(rc: RegimeContext, lines: readonly Invo
     return { ...a, tax_rate_ppm: rate, vat: lineVat(rc, { ...a, tax_rate_ppm: rate }, at) };
   });
   return priceDocumentAllowanceCharges(lines.reduce((s, l) => s + l.subtotal, 0), checked, field);
+}
+
+/** The lines of product items (the only ones inventory stocks) as stock lines, with their warehouse (null: the default). */
+export async function productLines(db: Connection, workspace: string, lines: readonly { item_id?: string | null; warehouse_id?: string | null; quantity: number; subtotal: number; invoice_line?: number }[]): Promise<StockLine[]> {
+  const ids = [...new Set(lines.flatMap((l) => (l.item_id ? [l.item_id] : [])))];
+  const products = new Set(ids.length ? (await items(db).find({ _id: { $in: ids }, workspace, kind: 'product' }, { _id: 1 }).lean()).map((i) => i._id) : []);
+  return lines.flatMap((l, line) => (l.item_id && products.has(l.item_id)
+    ? [{ line, item_id: l.item_id, warehouse_id: l.warehouse_id ?? null, quantity: l.quantity, value: l.subtotal, ...(l.invoice_line !== undefined ? { invoice_line: l.invoice_line } : {}) }]
+    : []));
 }

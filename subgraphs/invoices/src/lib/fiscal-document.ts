@@ -9,6 +9,8 @@ import type { LineVat } from './tax-regime.ts';
 /** One invoice line; amounts are computed once, at write time, and stored. */
 export interface InvoiceLine {
   item_id: string | null;
+  /** A product item's inventory warehouse (absent: the workspace's default; open-items/stock.ts). */
+  warehouse_id?: string;
   description: string;
   quantity: number;
   /** UN/ECE Rec. 20 unit code. */

@@ -14,6 +14,7 @@ import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type N
 import { taxRegimeOf } from './tax-regime.ts';
 import { localTime, quantityFromMicros, storedMicros } from './money.ts';
 import { indexCreated } from './recent.ts';
+import { productLines } from './documents.ts';
 import type { RollupDelta } from '../books/rollup-intents.ts';
 import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type ItemContext, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
 import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
@@ -228,6 +229,12 @@ export const invoicePostOperation = definePostOperation<InvoiceDoc>('invoice_pos
         { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('s', doc.withholdings, sign) },
       ],
     };
+  },
+  async stock(ctx, doc) {
+    // An invoice delivers its product lines (held first), a credit note returns them; a debit note moves no goods.
+    if (doc.kind === 'debit_note') return null;
+    const lines = await productLines(ctx.db, ctx.workspace, doc.lines);
+    return { kind: doc.kind, id: doc._id, credit_of: doc.credit_of, date: doc.issue_date, currency: doc.currency, hold: doc.kind === 'invoice', lines };
   },
   async after(ctx, posted) {
     // What of a credit note its invoice's balance did not take (stored as `credited`) is the customer's credit.

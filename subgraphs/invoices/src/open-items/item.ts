@@ -69,6 +69,8 @@ export interface PostClaim {
   at: Date;
   /** The tax regime of the workspace when the post was asked (`dian`, …), as the caller's principal said. */
   regime: string | null;
+  /** An invoice's product lines are held in inventory for it (open-items/stock.ts): a rerun does not hold them again. */
+  stock_held?: boolean;
 }
 
 /** What a planned change writes: fields to set, arrays to push to, rollup deltas. */

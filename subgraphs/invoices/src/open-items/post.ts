@@ -5,6 +5,7 @@ import { assertPeriodOpen } from '../books/periods.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
 import type { OpenItemDoc, OpenItemLedger, PostClaim } from './item.ts';
+import { holdStock, publishStockDocument, releaseStock, type StockDocument } from './stock.ts';
 
 /** What posting one document books: its journal entry, the fields it sets and the rollups it moves. */
 export interface Booking<D> {
@@ -33,6 +34,12 @@ export interface Posting<D> {
   booking(ctx: PostContext, doc: D): Promise<Booking<D>>;
   /** A last step on the posted document (a credit note's customer credit); idempotent, it may run again on a document posted long ago. */
   after?(ctx: PostContext, posted: D): Promise<void>;
+  /**
+   * The stock the document moves once posted (its lines of product items; open-items/stock.ts), or
+   * null. `hold: true` (goods leaving: an invoice) reserves them in inventory before the kind's own
+   * steps, so a post whose delivery would take an item below zero is refused before anything is posted.
+   */
+  stock?(ctx: OperationContext, doc: D): Promise<(StockDocument & { hold: boolean }) | null>;
 }
 
 /** A document while its post runs: the booking its entry step computed (recomputed by a rerun). */
@@ -69,12 +76,15 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
     try {
       return await step();
     } catch (err) {
-      if (isCuadraError(err) && err.code !== 'unavailable' && err.code !== 'internal') {
-        await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: null } } as never);
-        await dropOperation(ctx, operation, doc._id);
-      }
+      if (isCuadraError(err) && err.code !== 'unavailable' && err.code !== 'internal') await undo(ctx, doc);
       throw err;
     }
+  }
+  /** Ends the post undone: the stock it held given back, the claim gone, the marker dropped. */
+  async function undo(ctx: OperationContext, doc: D): Promise<void> {
+    if (claimOf(doc)?.stock_held) await releaseStock(ctx, doc._id);
+    await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: null } } as never);
+    await dropOperation(ctx, operation, doc._id);
   }
   const operation: OperationKind<Posted<D>> = defineOperation<Posted<D>>({
     kind,
@@ -84,6 +94,23 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
         if (doc.status !== 'draft' || claimOf(doc)) return doc;
         await dropOperation(ctx, operation, doc._id);
         throw new CuadraError('conflict', `${doc._id} was never taken for posting; nothing to finish.`);
+      },
+      async function holdStockStep(ctx, doc) {
+        // Before the number: a refused hold leaves no gap in the numbering range.
+        const claim = claimOf(doc);
+        if (doc.status !== 'draft' || !claim || claim.stock_held || !posting.stock) return doc;
+        const stock = await posting.stock(ctx, doc);
+        if (!stock?.hold || !stock.lines.length) return doc;
+        try {
+          await holdStock(ctx, stock);
+        } catch (err) {
+          // Refused, or inventory not answering: either way nothing is posted (the caller is told now, not the sweep later).
+          await undo(ctx, { ...doc, posting: { ...claim, stock_held: true } });
+          throw err;
+        }
+        const held = { ...claim, stock_held: true };
+        await ledger.model(ctx.db).updateOne({ _id: doc._id, status: 'draft' } as never, { $set: { posting: held } } as never);
+        return { ...doc, posting: held };
       },
       async function prepare(ctx, doc) {
         return doc.status === 'draft' && posting.prepare ? refusedUndone(ctx, doc, () => posting.prepare!(contextOf(ctx, doc), doc)) : doc;
@@ -127,6 +154,12 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
       },
       async function afterPost(ctx, doc) {
         if (doc.status === 'posted' && posting.after) await posting.after(contextOf(ctx, doc), doc);
+        return doc;
+      },
+      async function stockFeed(ctx, doc) {
+        // Posted: inventory may now move its goods (open-items/stock.ts); once, whoever runs this step.
+        const stock = doc.status === 'posted' && posting.stock ? await posting.stock(ctx, doc) : null;
+        if (stock) await publishStockDocument(ctx, stock);
         return doc;
       },
     ],

@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { finishPendingEverywhere } from './ledger.ts';
+import { financeDocumentsPullJob } from './finance_documents.ts';
 import { inventoryJournal, inventoryJournalSinceSource } from './journal_feed.ts';
 import { inventoryValueMetric } from './metrics.ts';
 import { stockBalances, stockDays, stockItems, stockMovements } from './model.ts';
@@ -29,4 +30,6 @@ export const stockModule = defineModule({
     metrics: { inventory_value: inventoryValueMetric },
   },
   maintenance: ({ db, now }) => finishPendingEverywhere(db, now),
+  // Finance's posted invoices, bills and credit notes move stock (finance_documents.ts); never in a read.
+  background: [financeDocumentsPullJob],
 });

@@ -25,7 +25,8 @@ function cr(a: { account: string; name: string }, amount: number): JournalLine {
 /**
  * The journal lines of one movement (empty: it posts nothing). A receipt posts nothing here: the
  * bill that buys the goods charges 1435 in finance (bills' line account). A transfer moves goods
- * within 1435. Goods leaving as a sale are cost of sales at their carrying amount, and take their
+ * within 1435. Goods a credit note returns come back at the cost they left with (1435 / 6135).
+ * Goods leaving as a sale are cost of sales at their carrying amount, and take their
  * share of any write-down out of the allowance; a count or an adjustment books the difference.
  */
 export function movementLines(type: MovementType, value: number, released: number): JournalLine[] {
@@ -34,6 +35,9 @@ export function movementLines(type: MovementType, value: number, released: numbe
     if (-value > 0) lines.push(dr(ACCOUNTS.costOfSales, -value));
     if (released > 0) lines.push(dr(ACCOUNTS.allowance, released));
     if (-value + released > 0) lines.push(cr(ACCOUNTS.inventory, -value + released));
+  } else if (type === 'return') {
+    // Goods a credit note brings back, at the cost they left with: cost of sales undone.
+    if (value > 0) lines.push(dr(ACCOUNTS.inventory, value), cr(ACCOUNTS.costOfSales, value));
   } else if (type === 'adjustment' || type === 'count') {
     if (value > 0) lines.push(dr(ACCOUNTS.inventory, value), cr(ACCOUNTS.surplus, value));
     if (value < 0) {

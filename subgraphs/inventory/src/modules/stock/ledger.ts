@@ -79,7 +79,7 @@ export interface MovementOutcome {
 
 function apply(state: StockState, method: BalanceDoc['method'], type: MovementType, qty: number, value: number, released: number): Applied {
   switch (type) {
-    case 'receipt': case 'transfer_in': {
+    case 'receipt': case 'transfer_in': case 'return': {
       const a = takeIn(state, method, qty, value);
       return { ...a, state: { ...a.state, allowance: a.state.allowance + released } };
     }
@@ -100,7 +100,7 @@ function entryFor(id: string, type: MovementType, date: string, value: number, r
 }
 
 const MEMO: Record<string, string> = {
-  delivery: 'Costo de la mercancía vendida', adjustment: 'Ajuste de inventario', count: 'Diferencia de conteo de inventario',
+  delivery: 'Costo de la mercancía vendida', return: 'Devolución de mercancía vendida (nota crédito)', adjustment: 'Ajuste de inventario', count: 'Diferencia de conteo de inventario',
   write_down: 'Deterioro de inventario al valor neto realizable (NIIF pymes 13.19)', revaluation: 'Revaluación del costo de ventas por un movimiento con fecha anterior',
 };
 

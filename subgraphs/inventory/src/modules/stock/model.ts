@@ -4,7 +4,7 @@ import type { JournalLine } from './journal.ts';
 import type { Layer, StockState, ValuationMethod } from './valuation.ts';
 
 /** Kinds of stock movement (the `kind` of the stock_movements source). */
-export const MOVEMENT_TYPES = ['receipt', 'delivery', 'transfer_out', 'transfer_in', 'adjustment', 'count', 'write_down', 'revaluation'] as const;
+export const MOVEMENT_TYPES = ['receipt', 'delivery', 'transfer_out', 'transfer_in', 'adjustment', 'count', 'write_down', 'revaluation', 'return'] as const;
 export type MovementType = (typeof MOVEMENT_TYPES)[number];
 
 /** The document a movement comes from (a bill, a purchase order's receipt, a posted invoice, a sales order, a count). */

@@ -20,6 +20,10 @@ export type BillStatus = (typeof BILL_STATUSES)[number];
 
 /** One bill line: what was bought, charged to one PUC account; amounts computed at write time. */
 export interface BillLine {
+  /** A product item of the catalog bought for stock (optional): a posted bill receives it into inventory (open-items/stock.ts). */
+  item_id?: string;
+  /** Its inventory warehouse (absent: the workspace's default). */
+  warehouse_id?: string;
   description: string;
   account: BillLineAccount;
   quantity: number;
@@ -184,6 +188,8 @@ export function billMatches(b: Pick<BillDoc, 'search_lc'>, needle: string): bool
 
 /** A line as callers write it. */
 export interface BillLineInput {
+  item_id?: string;
+  warehouse_id?: string;
   description: string;
   account: BillLineAccount;
   quantity: number;
@@ -197,6 +203,7 @@ export interface BillLineInput {
 /** Stored lines from input lines: amounts exact (shared lineAmounts), refused at the line that overflows; each with its withholding concept. */
 export function billLines(input: readonly BillLineInput[], fieldBase = '/lines'): BillLine[] {
   return input.map((l, i) => ({
+    ...(l.item_id ? { item_id: l.item_id } : {}), ...(l.warehouse_id ? { warehouse_id: l.warehouse_id } : {}),
     description: l.description, account: l.account, quantity: l.quantity, unit_price: l.unit_price,
     discount_bps: l.discount_bps ?? 0, tax_rate_ppm: l.tax_rate_ppm ?? 0,
     ...lineAmounts(l.quantity, l.unit_price, l.discount_bps ?? 0, l.tax_rate_ppm ?? 0, `${fieldBase}/${i}`),
@@ -332,7 +339,7 @@ export const BILL_VIEW_SCHEMA = {
         type: 'object', additionalProperties: false,
         required: ['description', 'account', 'quantity', 'unit_price', 'discount_bps', 'tax_rate_ppm', 'subtotal', 'tax', 'total'],
         properties: {
-          description: TEXT, account: TEXT, quantity: { type: 'number' }, unit_price: AMOUNT, discount_bps: { type: 'integer' }, tax_rate_ppm: { type: 'integer' },
+          item_id: TEXT, warehouse_id: TEXT, description: TEXT, account: TEXT, quantity: { type: 'number' }, unit_price: AMOUNT, discount_bps: { type: 'integer' }, tax_rate_ppm: { type: 'integer' },
           subtotal: AMOUNT, tax: AMOUNT, total: AMOUNT, tags: { type: 'object', additionalProperties: { type: 'string' } }, withholding_concept: CONCEPT_VIEW,
         },
       },

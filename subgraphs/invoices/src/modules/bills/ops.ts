@@ -1,6 +1,7 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { tagsKey, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
+import { productLines } from '../../lib/documents.ts';
 import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, previewOpenItemPost, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
@@ -139,6 +140,11 @@ export const billPostOperation = definePostOperation<BillDoc>('bill_post', PAYAB
         { day: doc.issue_date, currency: withholdingCurrency(doc.currency), inc: withholdingIncrements('p', doc.withholdings, 1) },
       ],
     };
+  },
+  async stock(ctx, doc) {
+    // A posted bill receives its product lines at their net amount (open-items/stock.ts).
+    const lines = await productLines(ctx.db, ctx.workspace, doc.lines);
+    return { kind: 'bill', id: doc._id, date: doc.issue_date, currency: doc.currency, hold: false, lines };
   },
 });
 

@@ -9,6 +9,7 @@ import { receivablesMetrics } from './metrics.ts';
 import { invoices } from './model.ts';
 import { recurringInvoices } from './recurring.ts';
 import { invoicesSource } from './sources.ts';
+import { stockDocuments, stockDocumentsSinceSource } from '../../open-items/stock.ts';
 import { attachedDocument } from './tools/attached_document.ts';
 import { create } from './tools/create.ts';
 import { creditNote } from './tools/credit_note.ts';
@@ -32,10 +33,12 @@ export const invoicesModule = defineModule({
   maintenance: invoicesMaintenance,
   journalSources: ['invoice', 'credit_note', 'debit_note'],
   tools: [create, update, post, creditNote, debitNote, send, deliver, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
-  models: [invoices, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
+  models: [invoices, stockDocuments, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
   listed: [{ model: invoices }, { model: recurringInvoices }],
   reads: {
     sources: { invoices: invoicesSource },
+    // Read by inventory through the graph only (open-items/stock.ts); not a §2.5 source.
+    feeds: { stock_documents_since: stockDocumentsSinceSource },
     metrics: receivablesMetrics,
     agenda: { receivables: receivablesLane, recurring: recurringLane },
   },

@@ -10,7 +10,7 @@ const LEVEL_SCHEMA = {
 } as const;
 
 /** Sets a sales order's reservation of an item in a warehouse (0 releases it), with one compare-and-set on the balance. */
-async function setReservation(ctx: ToolContext, input: { sales_order_id: string; item_id: string; warehouse_id: string }, to: (current: number, b: BalanceDoc) => number) {
+export async function setReservation(ctx: ToolContext, input: { sales_order_id: string; item_id: string; warehouse_id: string }, to: (current: number, b: BalanceDoc) => number) {
   const place = await balanceFor(ctx, input.item_id, input.warehouse_id);
   const balances = stockBalances(ctx.db);
   for (let attempt = 0; attempt < 500; attempt++) {

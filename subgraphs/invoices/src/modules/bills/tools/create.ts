@@ -4,11 +4,31 @@ import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
 import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc, type BillWithholdingRate } from '../model.ts';
 import { insertDraftBill } from '../ops.ts';
+import { items } from '../../items/model.ts';
+import { WAREHOUSE_ID_SCHEMA } from '../../../open-items/stock.ts';
+
+/**
+ * A bill line bought for stock names a product item of the catalog and is charged to 1435
+ * mercancías (the goods are an asset until sold); a warehouse only on such a line.
+ */
+export async function checkStockLines(ctx: ToolContext, lines: readonly { item_id?: string; warehouse_id?: string; account: string }[]): Promise<void> {
+  const ids = [...new Set(lines.flatMap((l) => (l.item_id ? [l.item_id] : [])))];
+  const found = new Map(ids.length ? (await items(ctx.db).find({ _id: { $in: ids }, workspace: ctx.workspace }, { _id: 1, kind: 1 }).lean()).map((i) => [i._id, i.kind]) : []);
+  for (const [i, l] of lines.entries()) {
+    if (l.warehouse_id && !l.item_id) throw new CuadraError('invalid_input', 'A warehouse is for a line of a product item (item_id).', { field: `/lines/${i}/warehouse_id` });
+    if (!l.item_id) continue;
+    if (!found.has(l.item_id)) throw new CuadraError('invalid_input', `No item ${l.item_id} exists in this workspace.`, { field: `/lines/${i}/item_id` });
+    if (found.get(l.item_id) !== 'product') throw new CuadraError('invalid_input', `Item ${l.item_id} is a service: only a product is bought for stock.`, { field: `/lines/${i}/item_id` });
+    if (l.account !== '1435') throw new CuadraError('invalid_input', 'Goods bought for stock are charged to 1435 mercancías.', { field: `/lines/${i}/account` });
+  }
+}
 
 /** JSON Schema of a bill line as callers write it. */
 const LINE = {
   type: 'object', additionalProperties: false, required: ['description', 'account', 'quantity', 'unit_price'],
   properties: {
+    item_id: { type: 'string', pattern: '^itm_[A-Za-z0-9_-]{1,40}$', description: 'A product item of the catalog bought for stock (account 1435): the posted bill receives it into inventory at the line\'s net unit cost.' },
+    warehouse_id: WAREHOUSE_ID_SCHEMA,
     description: { type: 'string', minLength: 1, maxLength: 500 },
     account: { enum: BILL_LINE_ACCOUNT_CODES as unknown as readonly ['5110', '5120', '5135', '5145', '5195', '1435', '1524', '1528'], description: 'PUC account charged: 5110 honorarios, 5120 arrendamientos, 5135 servicios, 5145 mantenimiento, 5195 diversos, 1435 mercancías, 1524 equipo de oficina, 1528 equipo de computación.' },
     quantity: QUANTITY_SCHEMA,
@@ -67,6 +87,7 @@ export type BillCreateInput = InputOf<typeof CREATE_INPUT>;
 export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, id?: string): Promise<BillDoc> {
   checkWithholdingTypes(input.withholdings);
   for (const [i, l] of input.lines.entries()) if (l.tags) await checkTags(ctx.db, ctx.workspace, l.tags, `/lines/${i}/tags`);
+  await checkStockLines(ctx, input.lines);
   const lines = billLines(input.lines);
   const issueDate = input.issue_date ?? localDate(ctx.now);
   const dueDate = input.due_date ?? addDays(issueDate, 30);

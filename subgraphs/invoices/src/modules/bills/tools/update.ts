@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
 import { BILL_VIEW_SCHEMA, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc } from '../model.ts';
 import { billStatusDelta, changeBill } from '../ops.ts';
-import { BILL_FIELDS, billRates, checkWithholdingTypes } from './create.ts';
+import { BILL_FIELDS, billRates, checkStockLines, checkWithholdingTypes } from './create.ts';
 import { checkTags } from '../../dimensions/model.ts';
 
 /** Changes a draft bill; a posted bill is never edited (DOMAIN.md) — that is a `conflict`. */
@@ -14,6 +14,7 @@ export const update = defineTool({
   async handler(input, ctx) {
     checkWithholdingTypes(input.withholdings);
     for (const [i, l] of (input.lines ?? []).entries()) if (l.tags) await checkTags(ctx.db, ctx.workspace, l.tags, `/lines/${i}/tags`);
+    if (input.lines) await checkStockLines(ctx, input.lines);
     const lines = input.lines ? billLines(input.lines) : null;
     const vendor = input.vendor_id ? await vendorFromCrm(ctx, input.vendor_id) : null;
     const after = await changeBill(ctx, input.id, (doc) => {

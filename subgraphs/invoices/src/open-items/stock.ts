@@ -1,0 +1,138 @@
+import { clampLimit, CuadraError, modelOn, OrderedFeed, ORDERED_FEED_FIELDS, type OperationContext, type OrderedFeedDoc, type PeerGraph, type SourceReader } from '@cuadra/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/*
+ * Posted documents that move stock (ARCHITECTURE.md, "Finance events into inventory"): a posted
+ * invoice delivers its product lines, a posted bill receives them, a posted credit note returns
+ * goods to the warehouse its invoice's line left from. Finance owns the documents; inventory owns
+ * the stock. Finance never writes inventory's ledger: each post publishes one feed document (the
+ * shared ordered feed, as inventory's journal feed is published the other way) and inventory pulls
+ * `stock_documents_since` in the background, writing each line's movement under an id derived from
+ * (document, line) — so a crash, a retry or two pulls at once move stock once.
+ *
+ * No negative stock: an invoice's delivery must not take an item below zero (unless the item
+ * allows it), and the post must learn that before anything is posted. A check alone leaves a
+ * window (ten posts of the last unit at once would all see it), so the post's hold step reserves
+ * the lines' quantities in inventory under the invoice's id — one compare-and-set per balance
+ * there, through the one narrow write a service may make (inventory's `holdStockForDocument`, for
+ * finance's service assertion only) — before the number is taken. A refusal ends the post undone
+ * (409 `conflict`, `field` = the line's pointer); a post refused later releases the hold; the
+ * delivery of the posted invoice takes the hold as its own reservation.
+ */
+
+/** JSON Schema of a line's warehouse (inventory's warehouse id; absent: the workspace's default warehouse). */
+export const WAREHOUSE_ID_SCHEMA = {
+  type: 'string', pattern: '^wh_[A-Za-z0-9_-]{1,40}$',
+  description: 'For a product item: the inventory warehouse the goods leave (invoice) or enter (bill). Default: the workspace\'s default warehouse (its first). Refused on lines that are not of a product item.',
+} as const;
+
+/** One line of a posted document that moves stock. */
+export interface StockLine {
+  /** The line's index in its document: with the document, what names its movement. */
+  line: number;
+  item_id: string;
+  /** Null: the workspace's default warehouse. */
+  warehouse_id: string | null;
+  quantity: number;
+  /** A bill: the line's net amount (after its discount, before VAT), the value received. */
+  value?: number;
+  /** A credit note: the invoice line it returns. */
+  invoice_line?: number;
+}
+
+/** What moves stock when a document is posted: its lines of product items, and which way. */
+export interface StockDocument {
+  kind: 'invoice' | 'bill' | 'credit_note';
+  id: string;
+  /** The invoice a credit note returns goods of. */
+  credit_of?: string | null;
+  date: string;
+  currency: string;
+  lines: StockLine[];
+}
+
+/** A feed document: one per posted document that moves stock (`_id` = `sd_<document id>`). */
+export interface StockFeedDoc extends OrderedFeedDoc, StockDocument {
+  document_id: string;
+  created_at: Date;
+}
+
+const feedSchema = new Schema<StockFeedDoc>({
+  _id: { type: String, required: true }, workspace: { type: String, required: true }, document_id: String, kind: String, id: String, credit_of: String,
+  date: String, currency: String, lines: Schema.Types.Mixed, created_at: Date, ...ORDERED_FEED_FIELDS,
+}, { versionKey: false });
+feedSchema.index({ seq_key: 1 }, { unique: true, sparse: true });
+
+/** The feed collection (`stock_documents`). */
+export function stockDocuments(db: Connection): Model<StockFeedDoc> {
+  return modelOn<StockFeedDoc>(db, 'StockDocument', feedSchema, 'stock_documents');
+}
+
+/** The order inventory reads the posted documents in (heads in `stock_documents_heads`). */
+export const stockDocumentsFeed = new OrderedFeed<StockFeedDoc>(stockDocuments, 'stock_documents_heads', 'stock_documents_since');
+
+/**
+ * Writes a posted document's feed document (once: a rerun finds it) and gives it its place. A step
+ * of the post after the document is posted: a post killed before it is finished by the sweep.
+ */
+export async function publishStockDocument(ctx: OperationContext, doc: StockDocument): Promise<void> {
+  if (!doc.lines.length) return;
+  const feed = stockDocuments(ctx.db);
+  const _id = `sd_${doc.id}`;
+  if (!(await feed.exists({ _id }))) {
+    await feed.create({ ...doc, _id, workspace: ctx.workspace, document_id: doc.id, created_at: ctx.now })
+      .catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
+  }
+  await stockDocumentsFeed.publish(ctx.db, ctx.workspace, _id);
+}
+
+/**
+ * records.list `stock_documents_since` (a feed, service to service: inventory's pull): the posted
+ * documents that move stock after the cursor, in the order they were posted (`seq`), each
+ * `{id, kind, credit_of, date, currency, lines, seq}`; fewer than `limit` sequenced rows: caught up.
+ */
+export const stockDocumentsSinceSource: SourceReader = async (q, ctx) => {
+  const page = await stockDocumentsFeed.since(ctx.db, ctx.workspace, q.cursor, clampLimit(q.limit));
+  const rows = page.docs.map((d) => ({ id: d.document_id, kind: d.kind, credit_of: d.credit_of ?? null, date: d.date, currency: d.currency, lines: d.lines, seq: d.seq ?? null }));
+  return { rows, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+};
+
+/** What inventory answers a hold: held (or nothing to hold: the workspace keeps no stock), or the line refused. */
+interface HoldAnswer { held: boolean; refused?: { line: number; message: string } | null }
+
+/** The graph of a post run from a call (the sweep has none). */
+function graphOf(ctx: OperationContext): PeerGraph | undefined {
+  return (ctx as OperationContext & { graph?: PeerGraph }).graph;
+}
+
+/**
+ * Reserves an invoice's product lines in inventory under its id, all or none (see the top of this
+ * file): a line short of free stock is 409 `conflict` at `/lines/<i>/quantity`. Inventory not
+ * configured in this deployment: no stock is kept, nothing to hold. Not answering: `unavailable`.
+ * A post the sweep finishes (no caller, no graph) whose hold was never made cannot check the stock:
+ * refused, so the sweep never posts a delivery nobody checked.
+ */
+export async function holdStock(ctx: OperationContext, doc: StockDocument): Promise<void> {
+  if (!doc.lines.length) return;
+  const graph = graphOf(ctx);
+  // A call without peers: this deployment keeps no stock. The sweep (no caller): see above.
+  if (!graph && 'principal' in ctx) return;
+  if (!graph) throw new CuadraError('conflict', `Invoice ${doc.id} was left half-posted before its stock was checked; nothing was posted. Post it again.`);
+  let answer: HoldAnswer;
+  try {
+    const data = await graph('inventory', 'mutation($d: ID!, $l: JSON!) { holdStockForDocument(document: $d, lines: $l) }', { d: doc.id, l: doc.lines.map(({ line, item_id, warehouse_id, quantity }) => ({ line, item_id, warehouse_id, quantity })) });
+    answer = data.holdStockForDocument as HoldAnswer;
+  } catch (err) {
+    // Not configured here: this deployment keeps no stock.
+    if (err instanceof CuadraError && /not configured/.test(err.message)) return;
+    throw new CuadraError('unavailable', 'The inventory service did not answer, so the stock of this invoice could not be checked; nothing was posted. Try again.', { beforeAnyEffect: true });
+  }
+  if (answer?.refused) throw new CuadraError('conflict', answer.refused.message, { field: `/lines/${answer.refused.line}/quantity` });
+}
+
+/** Gives back what {@link holdStock} reserved for a document whose post was refused (idempotent; best effort: the caller's refusal stands). */
+export async function releaseStock(ctx: OperationContext, documentId: string): Promise<void> {
+  const graph = graphOf(ctx);
+  if (!graph) return;
+  await graph('inventory', 'mutation($d: ID!) { releaseStockForDocument(document: $d) }', { d: documentId }).catch(() => undefined);
+}
