@@ -113,6 +113,8 @@ export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   CUADRA_TOKEN_SIGNING_KEY: OWN_SYSTEM_TOKEN_KEYS.privateKey,
   // bookings-faults: a real CalDAV server on loopback, and crm's and finance's booking pulls every 200 ms (2 s).
   CUADRA_OUTBOUND_PRIVATE: 'allow', CRM_BOOKING_PULL_INTERVAL_MS: '200', INVOICES_BOOKING_PULL_INTERVAL_MS: '200',
+  // Inventory pulls finance's posted documents soon after they post (inventory-journal-pull.test.ts).
+  INVENTORY_FINANCE_PULL_INTERVAL_MS: '300',
 };
 
 // What a file does to the processes themselves: such a file cannot share them with others.

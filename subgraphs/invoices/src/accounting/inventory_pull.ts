@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { pullJournalFeed, type JournalFeed, type PullResult } from './feed_pull.ts';
 
 /** The movement types whose entries inventory publishes (inventory stock/journal.ts: receipts and transfers post nothing). */
-const KINDS = new Set(['delivery', 'adjustment', 'count', 'write_down', 'revaluation']);
+const KINDS = new Set(['delivery', 'return', 'adjustment', 'count', 'write_down', 'revaluation']);
 
 /**
  * Inventory's feed (inventory stock/journal_feed.ts): cost of sales (6135 / 1435, 1499 released),

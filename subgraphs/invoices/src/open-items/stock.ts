@@ -16,7 +16,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * the lines' quantities in inventory under the invoice's id — one compare-and-set per balance
  * there, through the one narrow write a service may make (inventory's `holdStockForDocument`, for
  * finance's service assertion only) — before the number is taken. A refusal ends the post undone
- * (409 `conflict`, `field` = the line's pointer); a post refused later releases the hold; the
+ * (409 `conflict` naming the line's pointer `/lines/<i>/quantity` in its sentence: CONTRACT answers `field` for invalid_input only); a post refused later releases the hold; the
  * delivery of the posted invoice takes the hold as its own reservation.
  */
 
@@ -127,7 +127,8 @@ export async function holdStock(ctx: OperationContext, doc: StockDocument): Prom
     if (err instanceof CuadraError && /not configured/.test(err.message)) return;
     throw new CuadraError('unavailable', 'The inventory service did not answer, so the stock of this invoice could not be checked; nothing was posted. Try again.', { beforeAnyEffect: true });
   }
-  if (answer?.refused) throw new CuadraError('conflict', answer.refused.message, { field: `/lines/${answer.refused.line}/quantity` });
+  // CONTRACT: `field` is answered for invalid_input only; the line's pointer is named in the sentence (and kept on the error).
+  if (answer?.refused) throw new CuadraError('conflict', `Line ${answer.refused.line} (/lines/${answer.refused.line}/quantity): ${answer.refused.message}`, { field: `/lines/${answer.refused.line}/quantity` });
 }
 
 /** Gives back what {@link holdStock} reserved for a document whose post was refused (idempotent; best effort: the caller's refusal stands). */
