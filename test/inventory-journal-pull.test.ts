@@ -190,6 +190,18 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     const service = (await s.out('items.create', { name: 'Instalación', kind: 'service', price: { amount: 100_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
     const bad = await sys.invoke('invoices.create', { customer_id: (await s.draft(1)).customer_id, currency: 'COP', lines: [{ item_id: service, quantity: 1, warehouse_id: s.bog }] }, s.k);
     expect([bad.status, bad.body.code, bad.body.field]).toEqual([422, 'invalid_input', '/lines/0/warehouse_id']);
+
+    // What a finance killed between inventory's hold and its own record of it leaves: 3 units held an hour ago
+    // (past the 10-minute wait) for a
+    // draft that was never posted (written here as the crash leaves it). The repair asks finance, finds a
+    // draft, and gives them back.
+    const never = await s.draft(3);
+    const balances = inventory.collection('stock_balances');
+    await balances.updateOne({ _id: b!._id }, { $set: { [`reservations.${never.id}`]: 3_000_000 }, $inc: { reserved: 3_000_000, version: 1 } });
+    await inventory.collection('document_holds').insertOne({ _id: `${s.w}|${never.id}` as never, workspace: s.w, document: never.id, at: new Date(Date.now() - 3_600_000) });
+    await until('the stale hold released', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w })) === 0);
+    const after = await balanceOf(s.w);
+    expect([after!.qty, after!.reserved, after!.reservations]).toEqual([11_000_000, 0, {}]);
   });
 
   it('ten invoices posted at once for the last unit: one posted, nine refused 409 at the line before anything is posted', async () => {
@@ -209,6 +221,8 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     await until('the delivery', async () => (await movesOf(s.w)).length === 2);
     const b = await balanceOf(s.w);
     expect([b!.qty, b!.value, b!.reserved, b!.reservations]).toEqual([0, 0, 0, {}]);
+    // Every hold is gone: the nine released when refused, the one taken by its delivery.
+    await until('no hold left', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w })) === 0);
   });
 
   it('inventory SIGKILLed while it pulls posted invoices: every line moved once', async () => {

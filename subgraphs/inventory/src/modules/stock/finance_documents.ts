@@ -33,6 +33,14 @@ interface MarkDoc { _id: string; cursor: string | null; waiting: DocRow[]; versi
 const PAGE = 100;
 const MAX_PAGES = 100;
 
+/** An invoice's hold, by when it was last made (`_id` = `<workspace>|<invoice>`): what the repair of stale holds reads. */
+interface HoldDoc { _id: string; workspace: string; document: string; at: Date }
+
+/** The holds finance made for invoices being posted, until their delivery or release. */
+export function documentHolds(db: Connection) {
+  return db.collection<HoldDoc>('document_holds');
+}
+
 /** The marks (`_id` = workspace). */
 export function financeDocumentMarks(db: Connection) {
   return db.collection<MarkDoc>('finance_document_marks');
@@ -68,6 +76,8 @@ export async function holdForDocument(db: Connection, workspace: string, graph: 
   const fallback = await defaultWarehouse(db, workspace);
   if (!fallback) return { held: false, refused: null };
   const ctx = contextFor(db, workspace, graph, now);
+  // Recorded before any reservation: a hold a crash leaves behind is found by the repair (releaseStaleHolds).
+  await documentHolds(db).updateOne({ _id: `${workspace}|${document}` }, { $set: { workspace, document, at: now } }, { upsert: true });
   // One reservation per balance: lines of the same item and warehouse add up.
   const wanted = new Map<string, { item_id: string; warehouse_id: string; qty: number; line: number }>();
   for (const l of lines) {
@@ -101,7 +111,33 @@ export async function releaseForDocument(db: Connection, workspace: string, grap
   const held = await stockBalances(db).find({ workspace, [`reservations.${document}`]: { $exists: true } }, { item_id: 1, warehouse_id: 1 }).lean();
   const ctx = contextFor(db, workspace, graph, now);
   for (const b of held) await setReservation(ctx, { sales_order_id: document, item_id: b.item_id, warehouse_id: b.warehouse_id }, () => 0);
+  await documentHolds(db).deleteOne({ _id: `${workspace}|${document}` });
   return held.length;
+}
+
+/** How old a hold must be before the repair asks finance about it (`INVENTORY_HOLD_STALE_MS`, default 10 min: past any live post and the operations' repair wait). */
+const HOLD_STALE_MS = Number(process.env.INVENTORY_HOLD_STALE_MS) > 0 ? Number(process.env.INVENTORY_HOLD_STALE_MS) : 10 * 60_000;
+
+/**
+ * Gives back the holds of invoices that were never posted: a post refused or killed between
+ * inventory making its hold and finance learning of it could not release it. A stale hold whose
+ * invoice finance answers as a draft (or does not know) is released; one whose invoice is posted is
+ * left for its delivery, which takes it. Finance not answering: left for the next pass.
+ */
+export async function releaseStaleHolds(db: Connection, workspace: string, graph: PeerGraph, now: Date): Promise<number> {
+  const stale = await documentHolds(db).find({ workspace, at: { $lt: new Date(now.getTime() - HOLD_STALE_MS) } }).limit(50).toArray();
+  let released = 0;
+  for (const h of stale) {
+    const data = await graph('invoices', 'query($id: ID!) { invoice(id: $id) { id status } }', { id: h.document }).catch(() => null);
+    if (!data) return released;
+    const status = (data.invoice as { status?: string } | null)?.status;
+    if (status && status !== 'draft') continue;
+    // Only the hold as read: a post that holds it again meanwhile moved `at`.
+    if ((await documentHolds(db).countDocuments({ _id: h._id, at: h.at })) === 0) continue;
+    await releaseForDocument(db, workspace, graph, h.document, now);
+    released += 1;
+  }
+  return released;
 }
 
 /** The movement a document's line makes (null: the line moves nothing here). */
@@ -173,8 +209,11 @@ export async function pullFinanceDocuments(db: Connection, workspace: string, gr
   const rows = [...(mark?.waiting ?? []), ...fresh].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
   // Bills first within a page: goods received before they are delivered (a hold has reserved an invoice's already).
   for (const row of rows) {
-    if (await moveDocument(db, workspace, graph, row, fallback, now, log)) out.moved.push(row.id);
-    else out.waiting.push(row.id);
+    if (await moveDocument(db, workspace, graph, row, fallback, now, log)) {
+      out.moved.push(row.id);
+      // Delivered: its hold was taken as the delivery's reservation.
+      if (row.kind === 'invoice') await documentHolds(db).deleteOne({ _id: `${workspace}|${row.id}` });
+    } else out.waiting.push(row.id);
   }
   if (mark && rows.length === 0 && (cursor ?? null) === mark.cursor) return out;
   const next = { cursor: cursor ?? null, waiting: rows.filter((r) => out.waiting.includes(r.id)), version: (mark?.version ?? 0) + 1 };
@@ -206,7 +245,9 @@ export const financeDocumentsPullJob: BackgroundJob = {
     for (const workspace of (await warehouses(db).distinct('workspace')) as string[]) {
       const state = due.get(workspace);
       if (state && state.at > t) continue;
-      const r = await pullFinanceDocuments(db, workspace, peerGraph('inventory', peers, workspace), now, log);
+      const graph = peerGraph('inventory', peers, workspace);
+      const r = await pullFinanceDocuments(db, workspace, graph, now, log);
+      await releaseStaleHolds(db, workspace, graph, now);
       const wait = r.moved.length > 0 || r.waiting.length > 0 || !state ? EVERY_MS : Math.min(MAX_IDLE_MS, state.wait * 2);
       due.set(workspace, { at: t + wait, wait });
     }
