@@ -262,6 +262,11 @@ function peersOnce(): PeerConfig | undefined {
   return peers;
 }
 
+/** An invoice's id (it becomes a key of the balances' reservations, and a path in a query: no dots, no `$`). */
+function isInvoiceId(id: unknown): id is string {
+  return typeof id === 'string' && /^inv_[A-Za-z0-9_-]{1,40}$/.test(id);
+}
+
 /** Only finance's service assertion may hold or release stock for a document. */
 function fromFinance(ctx: { principal: { actor: { type: string; id: string } } }): void {
   if (ctx.principal.actor.type !== 'service' || ctx.principal.actor.id !== 'invoices') throw new CuadraError('policy_denied', 'Only finance holds stock for a document it is posting.');
@@ -271,7 +276,7 @@ function fromFinance(ctx: { principal: { actor: { type: string; id: string } } }
 export const holdResolvers = {
   holdStockForDocument: async (_: unknown, args: { document: string; lines: DocLine[] }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
     fromFinance(ctx);
-    if (typeof args.document !== 'string' || !/^inv_[A-Za-z0-9_-]{1,40}$/.test(args.document) || !Array.isArray(args.lines) || args.lines.length > 500
+    if (!isInvoiceId(args.document) || !Array.isArray(args.lines) || args.lines.length > 500
       || !args.lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0)) {
       throw new CuadraError('invalid_input', 'A hold names an invoice and its lines {line, item_id, warehouse_id, quantity}.');
     }
@@ -281,6 +286,7 @@ export const holdResolvers = {
   },
   releaseStockForDocument: async (_: unknown, args: { document: string }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
     fromFinance(ctx);
+    if (!isInvoiceId(args.document)) throw new CuadraError('invalid_input', 'A release names an invoice.');
     const p = peersOnce();
     return { released: await releaseForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, new Date()) };
   },
