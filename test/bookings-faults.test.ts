@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colombianHolidays } from '@cuadra/shared';
 import { startRadicale, type RunningRadicale } from '../scripts/radicale.ts';
 import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { until } from './helpers/until.ts';
 
 let sys: TestSystem;
 let key: string;
@@ -31,15 +32,6 @@ afterAll(async () => {
   rmSync(radicaleDir, { recursive: true, force: true });
 });
 
-/** Polls `read` until `done` holds of its answer (at most ~15 s), and answers the last one. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  let v = await read();
-  for (let t = 0; t < 150 && !done(v); t++) {
-    await sleep(100);
-    v = await read();
-  }
-  return v;
-}
 
 async function ok(tool: string, input: unknown): Promise<any> {
   const r = await sys.invoke(tool, input, key);

@@ -15,13 +15,13 @@ import { colombianHolidays } from '@cuadra/shared';
 import { Agent, fetch as fetchFrom } from 'undici';
 import { startRadicale, type RunningRadicale } from '../scripts/radicale.ts';
 import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { until } from './helpers/until.ts';
 
 let sys: TestSystem;
 let key: string;
 let slug: string;
 let radicale: RunningRadicale;
 const radicaleDir = mkdtempSync(path.join(tmpdir(), 'cuadra-timeweek-dav-'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   [sys, radicale] = await Promise.all([startTestSystem('time_week', OWN_SYSTEM_SETTINGS), startRadicale({ dir: radicaleDir, users: { ana: 'clave-de-ana' } })]);
@@ -35,15 +35,6 @@ afterAll(async () => {
 });
 
 const ok = (tool: string, input: unknown): Promise<any> => sys.output(tool, input, key);
-/** Polls `read` until `done` holds of its answer (at most ~10 s), and answers the last one. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  let v = await read();
-  for (let t = 0; t < 100 && !done(v); t++) {
-    await sleep(100);
-    v = await read();
-  }
-  return v;
-}
 
 const plus = (date: string, n: number) => new Date(Date.parse(`${date}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const isHoliday = (d: string) => colombianHolidays(Number(d.slice(0, 4))).some((h) => h.date === d);
