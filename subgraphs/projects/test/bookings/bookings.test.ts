@@ -160,6 +160,24 @@ describe('rescheduling under a daily limit', () => {
   });
 });
 
+describe('booking_types.update', () => {
+  it('changes what is offered from then on (hours, duration), and refuses to change an archived type', async () => {
+    const ws = testPrincipal();
+    const type = await consultancy(ws);
+    const day = nextDay(today, 3);
+    expect((await slots(ws, type.id, day)).map((s) => s.time)).toEqual(['09:00', '10:00', '11:00']);
+    // Wednesdays 14:00–16:00 in 30-minute meetings every 30 minutes (the step is its own field, set at
+    // creation to the duration then): 14:00, 14:30, 15:00, 15:30.
+    const updated = (await ok(ws, 'booking_types.update', { id: type.id, duration_min: 30, slot_step_min: 30, weekly: { wed: [{ start: '14:00', end: '16:00' }] } })).booking_type;
+    expect([updated.duration_min, updated.slot_step_min, updated.name]).toEqual([30, 30, 'Asesoría']);
+    expect((await slots(ws, type.id, day)).map((s) => s.time)).toEqual(['14:00', '14:30', '15:00', '15:30']);
+    await ok(ws, 'booking_types.archive', { id: type.id });
+    const refused = await svc.call('booking_types.update', { id: type.id, name: 'Otra' }, ws);
+    expect([refused.ok, refused.code]).toEqual([false, 'conflict']);
+    expect((await ok(ws, 'booking_types.get', { id: type.id })).booking_type.name).toBe('Asesoría');
+  });
+});
+
 describe('refusals', () => {
   const ws = testPrincipal();
   it.each([
