@@ -22,9 +22,10 @@ import { startTestSystem, type TestSystem } from './helpers/system.ts';
 // 2025 stream is not resumable; 2026-07-28 needs none). The others need the suite's reference
 // fixtures, which a product server does not have and should not grow: tools named
 // test_simple_text, test_image_content, test_error_handling, json_schema_2020_12_tool…
-// (tools-call-*, json-schema-2020-12, elicitation-*), and the prompts, resources, completion
-// and logging capabilities (prompts-*, resources-*, completion-complete, logging-set-level,
-// tools-call-with-logging), which Cuadra does not offer: its capabilities are tools.
+// (tools-call-*, json-schema-2020-12, elicitation-*), the suite's own resources (resources-*:
+// Cuadra's one resource is the MCP Apps dashboard, test/mcp-apps.test.ts), and the prompts,
+// completion and logging capabilities (prompts-*, completion-complete, logging-set-level,
+// tools-call-with-logging), which Cuadra does not offer.
 const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'] as const;
 const ADVISORY_WARNINGS_ONLY = ['server-sse-polling'] as const;
 

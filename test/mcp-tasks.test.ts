@@ -60,7 +60,7 @@ async function partiesNamed(name: string): Promise<number> {
 describe('a held tools/call as a task', () => {
   it('declares the extension in server/discover (ext-tasks § Capability Negotiation)', async () => {
     const discovered = await rpc('server/discover', {});
-    expect(discovered.result?.capabilities?.extensions, JSON.stringify(discovered)).toEqual({ [TASKS]: {} });
+    expect(discovered.result?.capabilities?.extensions, JSON.stringify(discovered)).toEqual({ [TASKS]: {}, 'io.modelcontextprotocol/ui': {} });
   });
 
   it('is input_required while a person decides, then completed with the tool\'s result, once — also polled through another gateway', async () => {

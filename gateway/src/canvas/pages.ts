@@ -298,7 +298,7 @@ ${g.homes ? '' : html`<form method="post" action="/app/home-dashboards" class="c
 }
 
 /** The `canvas.*` messages of the page's locale as JSON safe inside a <script> data block. */
-function canvasTexts(t: Translator): string {
+export function canvasTexts(t: Translator): string {
   const keys = ['unexpected', 'chart', 'periods', 'empty', 'waitingRow', 'waitingParams', 'unavailable', 'total', 'table', 'records', 'nOfTotal', 'overdue', 'nothingDue', 'notShown', 'nothingNext', 'done', 'waitingApproval', 'working', 'section', 'tabs', 'tab', 'refreshFailed', 'updated', 'updated1', 'selected', 'up', 'down', 'selectRow', 'columns', 'moveTo', 'move'] as const;
   const out: Record<string, string> = {};
   for (const k of keys) out[k] = t.t(`canvas.${k}`);

@@ -1,9 +1,10 @@
 import { CuadraError, isCuadraError, jsonByteLength, type Logger, type Principal } from '@cuadra/shared';
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult, type ClientCapabilities, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { PublicTool } from '../catalog.ts';
 import { PipelineRefusal, type InvokePipeline, type InvokeRequest, type RateCount } from '../pipeline.ts';
 import type { Catalog } from '../catalog.ts';
 import { renderAnswer, renderRefusal } from './render.ts';
+import { DASHBOARD_APP_URI, dashboardAppResource, declaresUi, readDashboardApp, UI_EXTENSION, withDashboardApp } from './apps.ts';
 import { createTaskResult, declaresTasks, detailedTask, TASKS_EXTENSION, taskParamsSchema, taskProtocolError, MISSING_REQUIRED_CLIENT_CAPABILITY, type ApprovalView, type TaskParams } from './tasks.ts';
 
 /** Version reported in `serverInfo`. */
@@ -73,6 +74,15 @@ function envelopeOf(ctx: ServerContext, meta: Record<string, unknown> | undefine
   return envelope && Object.keys(envelope).length > 0 ? envelope : meta;
 }
 
+/**
+ * What the client declared it supports: on 2026-07-28, this request's own envelope
+ * (`io.modelcontextprotocol/clientCapabilities`); on a 2025-11-25 session, its `initialize`.
+ */
+function clientCapabilitiesOf(server: Server, ctx: ServerContext, meta: Record<string, unknown> | undefined): ClientCapabilities | undefined {
+  const declared = envelopeOf(ctx, meta)?.['io.modelcontextprotocol/clientCapabilities'];
+  return (declared as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+}
+
 function stringMeta(meta: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = meta?.[key];
   return typeof value === 'string' ? value : undefined;
@@ -88,8 +98,8 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
   const server = new Server(
     { name: 'cuadra', title: 'Cuadra', version: MCP_SERVER_VERSION },
     {
-      // The tasks extension (ext-tasks 2026-07-28 § Capability Negotiation): declared in server/discover.
-      capabilities: { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } },
+      // The tasks extension (ext-tasks 2026-07-28 § Capability Negotiation) and MCP Apps (SEP-1865): declared in server/discover.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {}, [UI_EXTENSION]: {} } },
       instructions:
         'Cuadra business workspace tools (invoicing, customers, payroll, projects, agents). Start with tools.search to find the tool for a task '
         + 'and tools.describe for its input schema. A call the workspace holds for approval returns structuredContent '
@@ -97,9 +107,28 @@ export function createMcpServer(deps: { pipeline: InvokePipeline; catalog: Catal
     },
   );
 
-  server.setRequestHandler('tools/list', async (_request, ctx) => {
+  server.setRequestHandler('tools/list', async (request, ctx) => {
     const { principal } = callerOf(ctx);
-    return { tools: deps.catalog.listFor(principal).map(mcpTool) };
+    const tools = deps.catalog.listFor(principal).map(mcpTool);
+    // SEP-1865 § Client<>Server Capability Negotiation: the UI link only for a host that renders MCP Apps.
+    const ui = declaresUi(clientCapabilitiesOf(server, ctx, request.params?._meta as Record<string, unknown> | undefined));
+    return { tools: ui ? tools.map(withDashboardApp) : tools };
+  });
+
+  // MCP Apps (SEP-1865): the dashboard app, listed and read for a client that declared the extension.
+  // A template without data or credentials; the router has authenticated and counted the request.
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    callerOf(ctx);
+    const ui = declaresUi(clientCapabilitiesOf(server, ctx, request.params?._meta as Record<string, unknown> | undefined));
+    return { resources: ui ? [dashboardAppResource()] : [] };
+  });
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    callerOf(ctx);
+    if (request.params.uri !== DASHBOARD_APP_URI) throw new ResourceNotFoundError(request.params.uri);
+    if (!declaresUi(clientCapabilitiesOf(server, ctx, request.params._meta as Record<string, unknown> | undefined))) {
+      throw new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', { requiredCapabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [dashboardAppResource().mimeType] } } } });
+    }
+    return readDashboardApp();
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {

@@ -1,11 +1,15 @@
 // Cuadra dashboard page: draws a dashboard from dashboards.render, follows selections, params and
 // the workspace ledger (/v1/events), and runs action tools — all through the public REST API with
 // the page's own access token. Served by the gateway; no external assets, no inline script.
+// Inside an MCP host (the dashboard app, ui://cuadra/dashboard) the same drawing runs with the
+// host's bridge (mcp-app.js, window.CuadraCanvasHost) in place of REST: every call is a tools/call
+// the host relays, and the dashboard comes from the host's tool input and result.
 'use strict';
 (() => {
   const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.getAttribute('content') ?? '';
+  const host = window.CuadraCanvasHost;
   const token = meta('cuadra-token');
-  const dashboardId = meta('cuadra-dashboard');
+  let dashboardId = meta('cuadra-dashboard');
   const root = document.getElementById('canvas');
   const liveStatus = document.getElementById('live-status');
   const SVG = 'http://www.w3.org/2000/svg';
@@ -21,7 +25,7 @@
   const values = { params: {}, selections: {} };
   let toolSchemas = null;
 
-  const api = async (tool, input, headers = {}) => {
+  const api = host ? host.api : async (tool, input, headers = {}) => {
     const res = await fetch(`/v1/tools/${encodeURIComponent(tool)}:invoke`, {
       method: 'POST', headers: { ...headers, authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input),
     });
@@ -353,6 +357,7 @@
 
   // ------------------------------------------------------------------ actions
   const describe = async (tool) => {
+    if (host) return host.describe(tool);
     if (!toolSchemas) {
       toolSchemas = fetch('/v1/tools', { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json()).then((b) => new Map((b.tools || []).map((t) => [t.name, t])));
     }
@@ -570,18 +575,39 @@
   };
 
   // ------------------------------------------------------------------ start
-  const start = async () => {
-    const got = await api('dashboards.get', { id: dashboardId });
-    if (got.status !== 200) { root.replaceChildren(el('p', { class: 'block-error', role: 'alert', text: got.body.error })); return; }
-    indexDefs(got.body.output.dashboard.blocks, '');
-    const t0 = performance.now();
-    const { status, body } = await api('dashboards.render', { id: dashboardId, values: currentValues() });
-    if (status !== 200) { root.replaceChildren(el('p', { class: 'block-error', role: 'alert', text: body.error })); return; }
-    root.replaceChildren(...drawTree(body.output.blocks, ''));
+  const fail = (text) => root.replaceChildren(el('p', { class: 'block-error', role: 'alert', text }));
+  const draw = (output, t0) => {
+    root.replaceChildren(...drawTree(output.blocks, ''));
     root.removeAttribute('aria-busy');
     document.body.dataset.ready = 'true';
     document.body.dataset.renderMs = String(Math.round(performance.now() - t0));
+  };
+  const start = async () => {
+    const got = await api('dashboards.get', { id: dashboardId });
+    if (got.status !== 200) return fail(got.body.error);
+    indexDefs(got.body.output.dashboard.blocks, '');
+    const t0 = performance.now();
+    const { status, body } = await api('dashboards.render', { id: dashboardId, values: currentValues() });
+    if (status !== 200) return fail(body.error);
+    draw(body.output, t0);
     follow();
   };
-  start();
+  /** In an MCP host: the blocks (or saved dashboard) the tool was called with, drawn from the tool's result. */
+  const startInHost = async () => {
+    const t0 = performance.now();
+    const { input, result } = await host.rendered;
+    if (result.status !== 200) return fail(result.body.error);
+    if (input.id !== undefined) {
+      dashboardId = input.id;
+      const got = await api('dashboards.get', { id: dashboardId });
+      if (got.status !== 200) return fail(got.body.error);
+      indexDefs(got.body.output.dashboard.blocks, '');
+    } else {
+      indexDefs(input.blocks || [], '');
+    }
+    Object.assign(values.params, input.values?.params || {});
+    Object.assign(values.selections, input.values?.selections || {});
+    draw(result.body.output, t0);
+  };
+  if (host) startInHost(); else start();
 })();
