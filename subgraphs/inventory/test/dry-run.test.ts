@@ -4,6 +4,7 @@ import type { Principal } from '@cuadra/shared';
 import { startInvoices } from '../../invoices/test/setup.ts';
 import { createServer, name } from '../src/server.ts';
 import { stockBalances, stockItems, stockMovements } from '../src/modules/stock/model.ts';
+import { inventoryCounts } from '../src/modules/inventory_counts/model.ts';
 
 // X-Dry-Run of the stock movements (issue 39): the tool's own path with `dry_run: true`, so the
 // header and the input flag answer alike; not one write command on either of inventory's
@@ -76,5 +77,30 @@ describe('stock movements with X-Dry-Run', () => {
     expect(dry!.output.would.movement).toMatchObject({ type: 'transfer_out', quantity: -2, value: -24_000, on_hand_after: 4 });
     expect(await stockMovements(inventory.db).countDocuments({ workspace: owner.workspace })).toBe(before);
     expect(await stockBalances(inventory.db).countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
+
+  it('inventory_counts.post: the dry run shows each difference\'s movement and journal lines, writes nothing, and the post then stores exactly those', async () => {
+    const owner = testPrincipal();
+    const item = (await output(finance, 'items.create', { name: 'Té 250 g', kind: 'product', sku: 'TE-250', price: { amount: 18_000, currency: 'COP' }, tax_rate_ppm: 190_000 }, owner)).item.id;
+    const wh = (await output(inventory, 'warehouses.create', { code: 'CLO', name: 'Bodega Cali' }, owner)).warehouse.id;
+    await output(inventory, 'stock.receive', { item_id: item, warehouse_id: wh, quantity: 10, unit_cost: 12_000 }, owner);
+    const sheet = (await output(inventory, 'inventory_counts.create', { warehouse_id: wh }, owner)).count;
+    // 7 counted where the books expect 10 (quantities in millionths, as the sheet keeps them; the import's parsing is not under test here).
+    await inventoryCounts(inventory.db).updateOne({ _id: sheet.id }, { $set: { 'lines.0.counted': 7_000_000 } });
+    let dry: Awaited<ReturnType<TestSubgraph['call']>> | undefined;
+    expect(await writesDuring(inventory, async () => { dry = await inventory.call('inventory_counts.post', { id: sheet.id }, owner, { dryRun: true }); })).toEqual([]);
+    expect(dry, JSON.stringify(dry)).toMatchObject({ ok: true, output: { decision: { effect: 'allow' } } });
+    const would = dry!.output.would as { changes: { source: string; id: string; after: any }[]; journal_lines: { account: string; debit: number; credit: number }[] };
+    // By hand: 3 short at the average 12,000 = 36,000 (Dr 5295 diversos, Cr 1435 inventory).
+    expect(would.journal_lines.filter((l) => l.account.startsWith('5295')).reduce((s, l) => s + l.debit, 0)).toBe(36_000);
+    expect(would.journal_lines.filter((l) => l.account === '1435').reduce((s, l) => s + l.credit, 0)).toBe(36_000);
+    expect(would.changes[0]).toEqual({ source: 'inventory_counts', id: sheet.id, op: 'update', before: { status: 'open' }, after: { status: 'posted' } });
+    expect(would.changes[1]).toMatchObject({ source: 'stock_movements', op: 'insert', after: { type: 'count', value: -36_000 } });
+    expect(await stockMovements(inventory.db).countDocuments({ workspace: owner.workspace, type: 'count' })).toBe(0);
+    expect(await inventoryCounts(inventory.db).countDocuments({ _id: sheet.id, status: 'open' })).toBe(1);
+    await output(inventory, 'inventory_counts.post', { id: sheet.id }, owner);
+    const stored = await stockMovements(inventory.db).findById(would.changes[1].id).lean() as unknown as { journal: { lines: unknown[] } };
+    expect(JSON.parse(JSON.stringify(stored.journal.lines))).toEqual(would.journal_lines);
+    expect(await inventory.call('inventory_counts.post', { id: sheet.id }, owner, { dryRun: true })).toMatchObject({ ok: false, code: 'conflict' });
   });
 });

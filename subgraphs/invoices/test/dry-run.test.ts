@@ -164,4 +164,42 @@ describe('dry runs', () => {
     });
     expect(writes).toEqual([]);
   });
+
+  it('bills.void, bills.credit_note and bills.pay: each dry run shows what it would change and its journal lines, writes nothing, and the calls then store exactly that', async () => {
+    const owner = await configuredWorkspace(sg);
+    const vendorId = await vendor(owner);
+    // A draft voided: its status only (a draft has no entry), nothing written until the call.
+    const mistaken = await draftBill(sg, owner, vendorId);
+    let dryVoid: Awaited<ReturnType<TestSubgraph['call']>> | undefined;
+    expect(await writesDuring(async () => { dryVoid = await sg.call('bills.void', { id: mistaken.id }, owner, { dryRun: true }); })).toEqual([]);
+    expect(dryVoid!.output.would).toEqual({ changes: [{ source: 'bills', id: mistaken.id, op: 'update', before: { status: 'draft', balance: mistaken.balance }, after: { status: 'void', balance: 0 } }], journal_lines: [] });
+    expect(await bills(sg.db).findById(mistaken.id).lean()).toMatchObject({ status: 'draft' });
+    expect(await sg.call('bills.void', { id: mistaken.id }, owner)).toMatchObject({ ok: true, output: { bill: { status: 'void', balance: 0 } } });
+    expect(await sg.call('bills.void', { id: mistaken.id }, owner, { dryRun: true })).toMatchObject({ ok: false, code: 'conflict' });
+
+    // 2 × 100,000 = 200,000 of maintenance (5135) + VAT 19 % 38,000 (2408) = 238,000 payable (2205).
+    const bill = await postedBill(sg, owner, vendorId, { lines: [{ description: 'Mantenimiento', account: '5135', quantity: 2, unit_price: 100000, tax_rate_ppm: 190000 }] });
+    expect(bill.balance).toBe(238_000);
+    // A vendor's credit note for 1 of the 2: 100,000 + 19,000 VAT = 119,000 less owed; its entry reverses the bill's for that share.
+    const note = await dryThenReal('bills.credit_note', { bill_id: bill.id, supplier_number: 'NC-7', reason: 'Un servicio no prestado', lines: [{ line: 0, quantity: 1 }] }, owner, (o) => o.credit_note.journal_entry_id);
+    expect(sum(note.would.journal_lines, 'debit', '2205')).toBe(119_000);
+    expect(sum(note.would.journal_lines, 'credit', '5135')).toBe(100_000);
+    expect(sum(note.would.journal_lines, 'credit', '2408')).toBe(19_000);
+    expect(note.would.changes.find((c) => c.id === bill.id)).toEqual({ source: 'bills', id: bill.id, op: 'update', before: { balance: 238_000, status: 'posted' }, after: { balance: 119_000, status: note.output.bill.status } });
+    expect(note.would.changes[0]).toMatchObject({ source: 'bills', op: 'insert', after: { kind: 'credit_note', supplier_number: 'NC-7', amount_due: 119_000 } });
+    expect(note.output.bill.balance).toBe(119_000);
+    // The same note number again is the same note: its dry run changes nothing.
+    expect(await sg.call('bills.credit_note', { bill_id: bill.id, supplier_number: 'NC-7', reason: 'Un servicio no prestado', lines: [{ line: 0, quantity: 1 }] }, owner, { dryRun: true })).toMatchObject({ ok: true, output: { would: { changes: [], journal_lines: [] } } });
+
+    // The 119,000 left, paid from 111005: Dr payables 119,000, Cr bank 119,000; the bill paid.
+    const paid = await dryThenReal('bills.pay', { vendor_id: vendorId, amount: 119_000, currency: 'COP', date: '2026-11-06', bills: [{ bill_id: bill.id }] }, owner, (o) => o.payment.journal_entry_id);
+    expect(paid.would.journal_lines.map((l) => [l.account, l.debit, l.credit])).toEqual([['220505', 119_000, 0], ['111005', 0, 119_000]]);
+    expect(paid.would.changes[0]).toMatchObject({ source: 'bill_payments', op: 'insert', after: { status: 'completed', amount: 119_000, allocations: [{ bill_id: bill.id, applied: 119_000 }] } });
+    expect(paid.would.changes.find((c) => c.id === bill.id)).toMatchObject({ before: { balance: 119_000 }, after: { balance: 0, status: 'paid' } });
+    expect(await bills(sg.db).findById(bill.id).lean()).toMatchObject({ balance: 0, status: 'paid' });
+    // Paid now: a second payment's dry run answers the refusal the payment would get, writing nothing.
+    expect(await writesDuring(async () => {
+      expect(await sg.call('bills.pay', { vendor_id: vendorId, amount: 1, currency: 'COP', bills: [{ bill_id: bill.id }] }, owner, { dryRun: true })).toMatchObject({ ok: false, code: 'conflict' });
+    })).toEqual([]);
+  });
 });

@@ -16,14 +16,18 @@ afterAll(async () => {
 });
 const hire = hirer(() => payroll);
 
-describe('payroll.post with X-Dry-Run', () => {
-  it('shows the run\'s journal lines and changes, writes nothing, and the post then feeds exactly those lines to the journal', async () => {
+describe('payroll.post and payroll.void with X-Dry-Run', () => {
+  it('shows the run\'s journal lines and changes, writes nothing, and the post then feeds exactly those lines to the journal; payroll.void alike with the reversal', async () => {
     const owner = testPrincipal();
     await hire(owner);
     const run = (await payroll.call('payroll.run', { month: '2026-03' }, owner)).output.run;
     // Not approved yet: the dry run answers the refusal the post would get, and writes nothing.
     const early = await writesDuring(payroll, async () => {
       expect(await payroll.call('payroll.post', { id: run.id }, owner, { dryRun: true })).toMatchObject({ ok: false, code: 'conflict' });
+      // Voiding a computed run changes its status only: no entry was posted, so none is reversed.
+      expect(await payroll.call('payroll.void', { id: run.id }, owner, { dryRun: true })).toMatchObject({
+        ok: true, output: { would: { changes: [{ source: 'payroll_runs', id: run.id, op: 'update', before: { status: 'computed' }, after: { status: 'void' } }], journal_lines: [] } },
+      });
     });
     expect(early).toEqual([]);
     expect((await payroll.call('payroll.approve', { id: run.id, amount: run.totals.net }, owner)).ok).toBe(true);
@@ -45,5 +49,17 @@ describe('payroll.post with X-Dry-Run', () => {
     expect((await payroll.call('payroll.post', { id: run.id }, owner)).ok).toBe(true);
     const fed = await payrollJournal(payroll.db).findById(run.journal_entry.id).lean() as unknown as { lines: unknown[] };
     expect(JSON.parse(JSON.stringify(fed.lines))).toEqual(lines);
+
+    // payroll.void of the posted run: the reversing entry — every line of the posting, debit and credit swapped — and nothing written until the void.
+    let dryVoid: Awaited<ReturnType<TestSubgraph['call']>> | undefined;
+    expect(await writesDuring(payroll, async () => { dryVoid = await payroll.call('payroll.void', { id: run.id, reason: 'Novedad mal digitada' }, owner, { dryRun: true }); })).toEqual([]);
+    const voided = dryVoid!.output.would as { changes: any[]; journal_lines: { account: string; debit: number; credit: number }[] };
+    expect(voided.journal_lines).toEqual(lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit })));
+    expect(voided.changes[0]).toMatchObject({ source: 'payroll_runs', id: run.id, before: { status: 'posted' }, after: { status: 'void', void_reason: 'Novedad mal digitada' } });
+    expect(voided.changes[1]).toMatchObject({ source: 'payroll_journal', id: `${run.journal_entry.id}_void`, op: 'insert', after: { kind: 'reversal' } });
+    expect(await payrollRuns(payroll.db).countDocuments({ _id: run.id, status: 'posted' })).toBe(1);
+    expect((await payroll.call('payroll.void', { id: run.id, reason: 'Novedad mal digitada' }, owner)).ok).toBe(true);
+    const reversal = await payrollJournal(payroll.db).findById(`${run.journal_entry.id}_void`).lean() as unknown as { lines: unknown[] };
+    expect(JSON.parse(JSON.stringify(reversal.lines))).toEqual(voided.journal_lines);
   });
 });

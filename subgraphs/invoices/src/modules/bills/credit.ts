@@ -1,13 +1,13 @@
 import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { postEntry, updateCounted, type JournalLine } from '../../books/index.ts';
+import { postEntry, previewEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { rollupIntent } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
 import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
-import { payablesRollupCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines } from './ops.ts';
+import { payablesRollupCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines, type BillChange } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
 
 /*
@@ -116,6 +116,31 @@ export function creditNoteEntryLines(note: BillDoc): JournalLine[] {
   return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
 }
 
+/** The change a credit note makes to the bill it credits (one conditional update): its settlement, credited quantities, balance and status. */
+function creditApplied(b: BillDoc, note: BillDoc): BillChange {
+  if ((b.status !== 'posted' && b.status !== 'partially_paid') || note.amount_due > b.balance) {
+    throw new CuadraError('conflict', `Bill ${b.supplier_number} has ${b.balance} open; the credit note gives back ${note.amount_due}. A credit note cannot exceed what is open.`);
+  }
+  const creditedMicros = b.lines.map((_, i) => b.credited_micros?.[i] ?? 0);
+  note.credit_lines!.forEach((line, i) => {
+    const next = BigInt(creditedMicros[line]) + storedMicros(note.lines[i].quantity);
+    if (next > storedMicros(b.lines[line].quantity)) throw new CuadraError('conflict', `Line ${line} of bill ${b.supplier_number} was credited meanwhile; nothing was changed.`);
+    creditedMicros[line] = Number(next);
+  });
+  const balance = b.balance - note.amount_due;
+  const status = settledStatus({ balance, paid: b.paid, status: b.status });
+  return {
+    set: { balance, status, credited_micros: creditedMicros, closed_on: balance <= 0 ? note.issue_date : null },
+    push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },
+    deltas: billStatusDelta(b, b.status, status),
+  };
+}
+
+const creditNoteSource = (note: BillDoc): EntrySource => ({ kind: 'bill_credit_note', id: note._id });
+const creditNoteHeading = (note: BillDoc): EntryHeading => ({
+  id: `je_${note._id}`, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
+});
+
 /** A credit note while its operation runs, with the bill it credits once applied. */
 type CreditNoteInFlight = BillDoc & { credited?: BillDoc };
 
@@ -129,25 +154,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
       const model = bills(ctx.db);
       const billId = note.credit_of!;
       try {
-        const credited = await changeBill(ctx, billId, (b) => {
-          if (b.settlements.some((s) => s.ref === note._id)) return null;
-          if ((b.status !== 'posted' && b.status !== 'partially_paid') || note.amount_due > b.balance) {
-            throw new CuadraError('conflict', `Bill ${b.supplier_number} has ${b.balance} open; the credit note gives back ${note.amount_due}. A credit note cannot exceed what is open.`);
-          }
-          const creditedMicros = b.lines.map((_, i) => b.credited_micros?.[i] ?? 0);
-          note.credit_lines!.forEach((line, i) => {
-            const next = BigInt(creditedMicros[line]) + storedMicros(note.lines[i].quantity);
-            if (next > storedMicros(b.lines[line].quantity)) throw new CuadraError('conflict', `Line ${line} of bill ${b.supplier_number} was credited meanwhile; nothing was changed.`);
-            creditedMicros[line] = Number(next);
-          });
-          const balance = b.balance - note.amount_due;
-          const status = settledStatus({ balance, paid: b.paid, status: b.status });
-          return {
-            set: { balance, status, credited_micros: creditedMicros, closed_on: balance <= 0 ? note.issue_date : null },
-            push: { settlements: { ref: note._id, date: note.issue_date, amount: note.amount_due }, credit_notes: note._id },
-            deltas: billStatusDelta(b, b.status, status),
-          };
-        });
+        const credited = await changeBill(ctx, billId, (b) => (b.settlements.some((s) => s.ref === note._id) ? null : creditApplied(b, note)));
         return { ...note, credited };
       } catch (err) {
         // Refused before anything was applied: the draft note and its operation go, the number is free again.
@@ -162,9 +169,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
       if (note.status !== 'draft') return note;
       const model = bills(ctx.db);
       const entryId = `je_${note._id}`;
-      await postEntry(ctx, { kind: 'bill_credit_note', id: note._id }, creditNoteEntryLines(note), {
-        id: entryId, date: note.issue_date, currency: note.currency, memo: `Nota crédito de proveedor ${note.supplier_number} — ${note.vendor.name}`,
-      });
+      await postEntry(ctx, creditNoteSource(note), creditNoteEntryLines(note), creditNoteHeading(note));
       const currency = payablesRollupCurrency(note.currency);
       const intent = rollupIntent([{
         day: note.issue_date, currency, due: { date: note.credited!.due_date, amount: -note.amount_due },
@@ -188,28 +193,65 @@ export async function completeCreditNote(ctx: Pick<ToolContext, 'db' | 'workspac
   return { note: done, bill: credited! };
 }
 
-/** Issues a credit note against a bill: checked, written as draft under a marker, then completed. */
-export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: string, today: string): Promise<{ note: BillDoc; bill: BillDoc }> {
+/**
+ * What a credit-note call finds or plans, read only: the bill, and either the note already recorded
+ * under that number (a retry) or the new note, checked — one path for the note and its dry run.
+ */
+async function plannedCreditNote(ctx: ToolContext, input: CreditNoteInput, id: string, today: string): Promise<{ bill: BillDoc; existing?: BillDoc; note?: BillDoc }> {
   const model = bills(ctx.db);
   const bill = await model.findOne({ _id: input.bill_id, workspace: ctx.workspace }).lean();
   if (!bill) throw new CuadraError('not_found', `No bill ${input.bill_id} exists in this workspace.`);
-  // The same note again (a retry): finish it if it is not finished, and answer it.
   const existing = await model.findOne({ supplier_key: creditKey(ctx.workspace, bill.vendor_id, input.supplier_number), workspace: ctx.workspace }).lean();
   if (existing) {
     if (existing.credit_of !== bill._id) throw new CuadraError('conflict', 'This vendor already has a credit note with that number in this workspace.');
-    if (existing.status === 'draft') return completeCreditNote(ctx, existing);
-    return { note: existing, bill };
+    return { bill, existing };
   }
   const note = planCreditNote(ctx, bill, input, id, today);
   // What a payment run's bank file pays cannot shrink under it (checked again as the note is applied).
   await assertNotHeld(ctx, bill, null);
   await assertPeriodOpen(ctx.db, ctx.workspace, note.issue_date);
-  await beginOperation(ctx, creditNoteOperation, note._id);
+  return { bill, note };
+}
+
+/**
+ * What {@link creditBill} would do, read only (the dry run of `bills.credit_note`, and the preview
+ * a held note shows the person deciding): the note posted, the bill's change by the operation's own
+ * {@link creditApplied}, and the note's entry by {@link previewEntry}. A number already recorded
+ * (a retry) changes nothing — unless its note is still a draft, which the call would finish.
+ */
+export async function previewCreditBill(ctx: ToolContext, input: CreditNoteInput, id: string, today: string): Promise<PostingPreview> {
+  const planned = await plannedCreditNote(ctx, input, id, today);
+  const note = planned.note ?? (planned.existing?.status === 'draft' ? planned.existing : undefined);
+  const { bill } = planned;
+  if (!note) return { changes: [], journal_lines: [] };
+  const change = creditApplied(bill, note);
+  const lines = creditNoteEntryLines(note);
+  const heading = creditNoteHeading(note);
+  return {
+    changes: [
+      { source: 'bills', id: note._id, op: planned.note ? 'insert' : 'update', after: { kind: 'credit_note', credit_of: bill._id, supplier_number: note.supplier_number, status: 'posted', total: note.total, amount_due: note.amount_due, journal_entry_id: heading.id } },
+      { source: 'bills', id: bill._id, op: 'update', before: { balance: bill.balance, status: bill.status }, after: { balance: change.set!.balance, status: change.set!.status } },
+      await previewEntry(ctx, creditNoteSource(note), lines, heading),
+    ],
+    journal_lines: lines,
+  };
+}
+
+/** Issues a credit note against a bill: checked, written as draft under a marker, then completed. */
+export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: string, today: string): Promise<{ note: BillDoc; bill: BillDoc }> {
+  const model = bills(ctx.db);
+  const { bill, existing, note } = await plannedCreditNote(ctx, input, id, today);
+  // The same note again (a retry): finish it if it is not finished, and answer it.
+  if (existing) {
+    if (existing.status === 'draft') return completeCreditNote(ctx, existing);
+    return { note: existing, bill };
+  }
+  await beginOperation(ctx, creditNoteOperation, note!._id);
   try {
-    await createPositioned(model, note);
+    await createPositioned(model, note!);
   } catch (err) {
-    await dropOperation(ctx, creditNoteOperation, note._id);
+    await dropOperation(ctx, creditNoteOperation, note!._id);
     throw duplicateSupplierNumber(err);
   }
-  return completeCreditNote(ctx, note);
+  return completeCreditNote(ctx, note!);
 }

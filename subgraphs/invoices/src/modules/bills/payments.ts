@@ -1,7 +1,7 @@
-import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
+import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCuadraError, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { JournalLine } from '../../books/index.ts';
-import { definePaymentOperation, PAYMENT_RECORD_FIELDS, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
+import { previewEntry, type JournalLine, type PostingPreview } from '../../books/index.ts';
+import { definePaymentOperation, PAYMENT_RECORD_FIELDS, paymentEntry, previewAllocations, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
 import { PAYABLE_ACCOUNTS } from './accounts.ts';
 import type { BillDoc } from './model.ts';
 import { payablesRollupCurrency, PAYABLES } from './ops.ts';
@@ -85,6 +85,33 @@ export const BILL_PAYMENTS: PaymentLedger<BillPaymentDoc, BillDoc> = {
   reversal: (p) => ({ ap: p.amount, disbursed: -p.amount }),
 };
 
+/** How much of a payment a bill takes: what the payment asked for it, or its open balance; more than is open is refused. */
+export function billShare(bill: BillDoc, a: BillAllocation): number {
+  const amount = a.requested ?? bill.balance;
+  if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
+    throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
+  }
+  return amount;
+}
+
+/**
+ * What completing a planned bill payment would do, read only (the dry run of `bills.pay`, and the
+ * preview a held payment shows the person deciding): the engine's {@link previewAllocations} with
+ * the operation's own {@link billShare}, the payment as it would be stored, and its journal entry
+ * by {@link previewEntry} (a closed period refuses as the payment would).
+ */
+export async function previewBillPayment(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, payment: BillPaymentDoc): Promise<PostingPreview> {
+  const { settled, changes } = await previewAllocations(ctx, BILL_PAYMENTS, payment, billShare);
+  const done: BillPaymentDoc = { ...payment, status: 'completed', allocations: settled.map(({ allocation, applied }) => ({ ...allocation, applied })) };
+  const entry = paymentEntry(BILL_PAYMENTS, done);
+  changes.unshift({
+    source: 'bill_payments', id: done._id, op: 'insert',
+    after: { status: 'completed', vendor_id: done.vendor_id, amount: done.amount, currency: done.currency, date: done.date, bank_account: done.bank_account, allocations: done.allocations, journal_entry_id: entry.heading.id },
+  });
+  changes.push(await previewEntry(ctx, entry.source, entry.lines, entry.heading));
+  return { changes, journal_lines: entry.lines };
+}
+
 /**
  * A payment to a vendor as a durable operation (shared/src/operations.ts): applied to its bills,
  * journalled, completed with its rollups. Every step may run again (a retry, the sweep finishing
@@ -97,13 +124,7 @@ export const billPaymentOperation = definePaymentOperation(
   BILL_PAYMENTS,
   { kind: 'bill_payment', legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }] },
   async function settleBills(ctx, payment) {
-    const { settled, dueChanges } = await settleAllocations(ctx, BILL_PAYMENTS, payment, (bill, a) => {
-      const amount = a.requested ?? bill.balance;
-      if ((bill.status !== 'posted' && bill.status !== 'partially_paid') || amount > bill.balance) {
-        throw new CuadraError('conflict', `Bill ${bill.supplier_number} has ${bill.balance} open; ${amount} cannot be applied to it.`);
-      }
-      return amount;
-    }, async (err, settledBefore) => {
+    const { settled, dueChanges } = await settleAllocations(ctx, BILL_PAYMENTS, payment, billShare, async (err, settledBefore) => {
       // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since
       // bills are applied in order. The pending payment goes, so no repair keeps retrying it.
       if (!settledBefore && isCuadraError(err) && err.code === 'conflict' && payment.status === 'pending') {

@@ -1,5 +1,5 @@
 import { DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
-import { creditBill } from '../credit.ts';
+import { creditBill, previewCreditBill } from '../credit.ts';
 import { BILL_VIEW_SCHEMA, billView } from '../model.ts';
 import { BILL_FIELDS } from './create.ts';
 
@@ -30,6 +30,8 @@ export const creditNote = defineTool({
     // The note as applied, and the bill it credits afterwards.
     properties: { credit_note: BILL_VIEW_SCHEMA, bill: BILL_VIEW_SCHEMA },
   },
+  // Its dry run, and what a held note shows the person deciding: the note, the bill's balance and the journal lines.
+  preview: (input, ctx) => previewCreditBill(ctx, input, newId('bil'), localDate(ctx.now)),
   async handler(input, ctx) {
     const { note, bill } = await creditBill(ctx, input, newId('bil'), localDate(ctx.now));
     return { credit_note: billView(note), bill: billView(bill) };

@@ -2,7 +2,7 @@ import { beginOperation, createPositioned, CuadraError, DATE_SCHEMA, defineTool,
 import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
-import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
+import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, previewBillPayment, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
 import { completePayment, completeStuckPayments } from '../../../open-items/index.ts';
 
 const INPUT = {
@@ -39,6 +39,8 @@ export const pay = defineTool({
   output: { type: 'object', additionalProperties: false, required: ['payment'], properties: { payment: BILL_PAYMENT_VIEW_SCHEMA } },
   amount: (input) => input.amount,
   handler: (input, ctx) => payBills(ctx, input),
+  // Its dry run, and what a held payment shows the person deciding: the payment, the bills' balances and the journal lines.
+  preview: async (input, ctx) => previewBillPayment(ctx, await plannedPayment(input, ctx)),
 });
 
 /** What a bill payment names: the vendor, the amount, the bank account it left from and the bills it settles. */
@@ -70,6 +72,24 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
   }
+  const doc = await plannedPayment(input, ctx, id);
+  try {
+    await beginOperation(ctx, billPaymentOperation, doc._id);
+    await createPositioned(billPayments(ctx.db), doc);
+  } catch (err) {
+    // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
+    const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
+    if (!known) throw err;
+    return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
+  }
+  return { payment: billPaymentView(await completePayment(ctx, billPaymentOperation, doc)) };
+}
+
+/**
+ * The payment a call asks for, pending and not yet stored, after every check made before writing
+ * (read only): one path for the payment and its dry run.
+ */
+async function plannedPayment(input: BillPaymentInput, ctx: ToolContext, id?: string): Promise<BillPaymentDoc> {
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
@@ -97,20 +117,10 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
   if (applied !== input.amount) throw new CuadraError('invalid_input', `The payment is ${input.amount} but ${applied} is applied to the bills named; they must be equal.`, { field: '/amount' });
   // A bill a payment run's bank file pays takes no other payment (checked again, atomically, as it is applied).
   for (const a of allocations) await assertNotHeld(ctx, found.get(a.bill_id)!, id ?? null);
-  const doc: BillPaymentDoc = {
+  return {
     _id: id ?? newId('bpy'), workspace: ctx.workspace, status: 'pending', vendor_id: input.vendor_id, vendor_name: vendor.name,
     search_lc: `${vendor.name} ${input.reference ?? ''}`.toLowerCase(), currency: input.currency, amount: input.amount, date: input.date ?? localDate(ctx.now),
     bank_account: input.bank_account ?? '111005', reference: input.reference ?? null, allocations, journal_entry_id: null, pending_rollups: [], pending_count: 0,
     created_at: ctx.now, updated_at: ctx.now,
   };
-  try {
-    await beginOperation(ctx, billPaymentOperation, doc._id);
-    await createPositioned(billPayments(ctx.db), doc);
-  } catch (err) {
-    // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
-    const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
-    if (!known) throw err;
-    return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
-  }
-  return { payment: billPaymentView(await completePayment(ctx, billPaymentOperation, doc)) };
 }
