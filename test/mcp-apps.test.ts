@@ -41,10 +41,10 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-async function connect(apiKey: string, ui: boolean): Promise<Client> {
+async function connect(apiKey: string, ui: boolean, revision: '2026-07-28' | '2025-11-25' = '2026-07-28'): Promise<Client> {
   const client = new Client(
     { name: 'apps-host-test', version: '1.0.0' },
-    { capabilities: ui ? { extensions: { [UI]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    { capabilities: ui ? { extensions: { [UI]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {}, versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), { authProvider: { token: async () => apiKey } }));
   clients.push(client);
@@ -73,7 +73,7 @@ function hostCsp(csp: { connectDomains?: string[]; resourceDomains?: string[]; f
 async function relayTo(page: Page): Promise<Transport> {
   const transport: Transport = {
     start: async () => undefined,
-    send: async (message: JSONRPCMessage) => { await page.evaluate((m) => (window as unknown as { toView(m: unknown): void }).toView(m), message); },
+    send: async (message: JSONRPCMessage) => { await page.evaluate((m) => (globalThis as unknown as { toView(m: unknown): void }).toView(m), message); },
     close: async () => { transport.onclose?.(); },
   };
   await page.exposeFunction('toHost', (message: JSONRPCMessage) => transport.onmessage?.(message));
@@ -97,6 +97,11 @@ describe('the dashboard as an MCP App', () => {
     const other = await connect(otherKey, true);
     expect(((await other.readResource({ uri: APP })).contents[0] as { text: string }).text).toBe(content.text);
 
+    // A 2025-11-25 session declares it once, at initialize.
+    const session = await connect(key, true, '2025-11-25');
+    expect(session.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect((await session.listResources()).resources.map((r) => r.uri)).toEqual([APP]);
+
     const plain = await connect(key, false);
     expect((await plain.listResources()).resources).toEqual([]);
     expect((await plain.listTools()).tools.find((t) => t.name === 'dashboards.render')!._meta?.ui).toBeUndefined();
@@ -107,7 +112,7 @@ describe('the dashboard as an MCP App', () => {
 
   it('renders in a sandboxed iframe from the host\'s tool result, calls tools only through the host (one ledger entry each), and its CSP blocks an outside fetch', async () => {
     const host = await connect(key, true);
-    const content = (await host.readResource({ uri: APP })).contents[0] as { text: string; _meta: { ui: { csp: Record<string, string[]> } } };
+    const content = (await host.readResource({ uri: APP })).contents[0] as unknown as { text: string; _meta: { ui: { csp: Record<string, string[]> } } };
     const args = {
       blocks: [
         { type: 'heading', title: 'Clientes desde el asistente', variant: 'h2' },

@@ -3,7 +3,7 @@ import { writesDuring as writesOf, type TestSubgraph } from '@cuadra/shared/test
 import { invoices } from '../src/modules/invoices/model.ts';
 import { journalEntries } from '../src/books/index.ts';
 import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
-import { draftBill, vendor } from './bills-helpers.ts';
+import { draftBill, postedBill, vendor } from './bills-helpers.ts';
 import { bills } from '../src/modules/bills/model.ts';
 import { manualEntries } from '../src/modules/journal/manual.ts';
 import { payments } from '../src/modules/payments/model.ts';
