@@ -110,14 +110,17 @@ describe('the dashboard as an MCP App', () => {
     await expect(host.readResource({ uri: 'ui://cuadra/nothing' })).rejects.toMatchObject({ code: -32602, data: { uri: 'ui://cuadra/nothing' } });
   });
 
-  it('renders in a sandboxed iframe from the host\'s tool result, calls tools only through the host (one ledger entry each), and its CSP blocks an outside fetch', async () => {
+  it('renders in a sandboxed iframe from the host\'s tool result, calls tools only through the host (one ledger entry each, policies applied), and its CSP blocks an outside fetch', async () => {
     const host = await connect(key, true);
     const content = (await host.readResource({ uri: APP })).contents[0] as unknown as { text: string; _meta: { ui: { csp: Record<string, string[]> } } };
     const args = {
       blocks: [
         { type: 'heading', title: 'Clientes desde el asistente', variant: 'h2' },
         { type: 'records', title: 'Clientes', key: 'cust', records: { source: 'parties', kind: 'customer' } },
-        { type: 'actions', actions: [{ tool: 'parties.create', label: 'Quick add', values: { kind: 'customer', name: 'Quick App SAS' } }] },
+        { type: 'actions', actions: [
+          { tool: 'parties.create', label: 'Quick add', values: { kind: 'customer', name: 'Quick App SAS' } },
+          { tool: 'items.create', label: 'Nuevo servicio', values: { name: 'Asesoría desde la app', kind: 'service', price: { amount: 100_000, currency: 'COP' }, tax_rate_ppm: 190_000 } },
+        ] },
       ],
     };
     const result = await host.callTool({ name: 'dashboards.render', arguments: args }) as CallToolResult;
@@ -167,6 +170,15 @@ window.toView = (m) => frame.contentWindow.postMessage(m, '*');</script></body><
     expect(entries.length - before).toBe(1);
     expect(entries.at(-1)).toMatchObject({ outcome: 'ok' });
     expect((await sys.output('parties.list', { search: 'Quick App SAS' }, key)).rows).toHaveLength(1);
+
+    // The workspace's policies apply to the View's calls as to any: a held tool waits for a person, and nothing is created.
+    await sys.output('policies.create', { name: 'Hold new items', priority: 50, match: { tools: ['items.create'] }, effect: 'hold' }, key);
+    await view.getByRole('button', { name: 'Nuevo servicio' }).click();
+    const waiting = await view.locator('.action-result .pending').innerText({ timeout: 10_000 });
+    const approvalId = /apr_[A-Za-z0-9_-]+/.exec(waiting)?.[0];
+    expect(approvalId, waiting).toBeDefined();
+    expect(await ledger.entries.findOne({ workspace, tool: 'items.create' }).lean()).toMatchObject({ approval_id: approvalId });
+    expect((await sys.output('items.list', { search: 'Asesoría desde la app' }, key)).rows).toHaveLength(0);
 
     // The View reaches no one but its host: an outside fetch is refused by the CSP and never arrives.
     const app = page.frames().find((f) => f.url().endsWith('/view'))!;
