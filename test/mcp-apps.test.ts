@@ -180,6 +180,8 @@ window.toView = (m) => frame.contentWindow.postMessage(m, '*');</script></body><
     expect(await ledger.entries.findOne({ workspace, tool: 'items.create' }).lean()).toMatchObject({ approval_id: approvalId });
     expect((await sys.output('items.list', { search: 'Asesoría desde la app' }, key)).rows).toHaveLength(0);
 
+    // Until now neither CSP (the host's, the View's own) refused anything: the dashboard runs within them.
+    expect(violations).toEqual([]);
     // The View reaches no one but its host: an outside fetch is refused by the CSP and never arrives.
     const app = page.frames().find((f) => f.url().endsWith('/view'))!;
     const attempt = await app.evaluate(async (url) => fetch(url).then(() => 'reached', (e: Error) => `blocked: ${e.message}`), `http://127.0.0.1:${outsidePort}/steal`);
