@@ -72,7 +72,7 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
   }
-  const doc = await plannedPayment(input, ctx, id);
+  const doc = await plannedPayment(input, ctx, id, known);
   try {
     await beginOperation(ctx, billPaymentOperation, doc._id);
     await createPositioned(billPayments(ctx.db), doc);
@@ -89,7 +89,7 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
  * The payment a call asks for, pending and not yet stored, after every check made before writing
  * (read only): one path for the payment and its dry run.
  */
-async function plannedPayment(input: BillPaymentInput, ctx: ToolContext, id?: string): Promise<BillPaymentDoc> {
+async function plannedPayment(input: BillPaymentInput, ctx: BillPaymentContext, id?: string, known?: { name: string }): Promise<BillPaymentDoc> {
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, input.date ?? localDate(ctx.now));
   // The payee must be a vendor of this workspace (an archived one may still be paid what it is owed).
