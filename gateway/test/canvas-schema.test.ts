@@ -2,7 +2,7 @@ import { compileValidator, createAjv, isCuadraError } from '@cuadra/shared';
 import { describe, expect, it } from 'vitest';
 import { readRoutes } from '../src/canvas/routes.ts';
 import { checkDashboardRules } from '../src/canvas/rules.ts';
-import { BLOCK_TYPES, METRICS, patchInputSchema, saveInputSchema, SOURCES, type Block } from '../src/canvas/schema.ts';
+import { BLOCK_TYPES, METRICS, OWN_SOURCES, patchInputSchema, saveInputSchema, SOURCES, SPEC_SOURCES, type Block } from '../src/canvas/schema.ts';
 
 // Compiled once, as the registry does.
 const ajv = createAjv();
@@ -233,8 +233,10 @@ describe('canvas block schema (specification §2.2–2.9)', () => {
   it('covers all 24 block types', () => {
     expect(BLOCK_TYPES).toHaveLength(24);
     expect(METRICS).toHaveLength(28);
-    // The specification's §2.5 list has 56 names (the issue counted 55); all are accepted.
-    expect(SOURCES).toHaveLength(56);
+    // The specification's §2.5 list has 56 names (the issue counted 55); all are accepted, and ours beside them.
+    expect(SPEC_SOURCES).toHaveLength(56);
+    expect(SOURCES).toEqual([...SPEC_SOURCES, ...OWN_SOURCES]);
+    expect(OWN_SOURCES.filter((s) => (SPEC_SOURCES as readonly string[]).includes(s))).toEqual([]);
     expect(refusalOf(BLOCK_TYPES.map((type) => (type === 'actions' || type === 'form' ? { type, actions: [{ tool: 'parties.create' }] } : type === 'params' ? { type, params: [{ key: `p_${type}` }] } : { type })))).toBeNull();
   });
 

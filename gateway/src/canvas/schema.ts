@@ -23,8 +23,8 @@ export const METRICS = [
 /** A workspace's saved metric. */
 export const SAVED_METRIC = '^saved:[a-z0-9_][a-z0-9_-]{0,63}$';
 
-/** The 55 records sources of specification §2.5. */
-export const SOURCES = [
+/** The records sources of specification §2.5 (56 names). */
+export const SPEC_SOURCES = [
   'invoices', 'bills', 'parties', 'items', 'quotes', 'sales_orders', 'rentals', 'purchase_orders', 'employees', 'assets', 'bank_transactions', 'warehouses',
   'stock_levels', 'stock_movements', 'inventory_counts', 'payroll_runs', 'payslips', 'payroll_novelties', 'payroll_parameters', 'payment_runs',
   'journal_entries', 'accounts', 'agent_runs', 'crm_deals', 'members', 'roles', 'policies', 'connections', 'mcp_servers', 'email_accounts',
@@ -32,6 +32,11 @@ export const SOURCES = [
   'categorization_rules', 'documents', 'calendar_events', 'projects', 'project_tasks', 'project_columns', 'agents', 'tags', 'tag_dimensions',
   'crm_pipelines', 'crm_stages', 'crm_fields', 'payments', 'banks', 'plans', 'ai_models', 'payment_formats', 'booking_types', 'bookings',
 ] as const;
+
+/** Records sources of Cuadra's own beyond §2.5, each named in CHANGELOG: `subscriptions` (plans' subscribers and their dunning state, issue 38). */
+export const OWN_SOURCES = ['subscriptions'] as const;
+/** Every records source a block may name. */
+export const SOURCES = [...SPEC_SOURCES, ...OWN_SOURCES] as const;
 
 export const EVENT_KINDS = ['legal', 'tax', 'compliance', 'deadline', 'meeting', 'reminder', 'event'] as const;
 export const AGENDA_LANES = ['events', 'tax', 'receivables', 'payables', 'recurring', 'tasks'] as const;
