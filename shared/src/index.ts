@@ -20,7 +20,7 @@ export { assertWithinBounds, boundsFor, INPUT_BOUNDS, jsonByteLength } from './b
 export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
-export { RateLimiter, parseQuota, quotasFromEnv, redisKeyPrefix } from './ratelimit.ts';
+export { RateLimiter, parseQuota, quotasFromEnv, redisAnswers, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateLimitHeaders } from './ratelimit.ts';
 export { FAIR_SHARE_DEFAULTS, FairShare, fairShareFromEnv } from './fair-share.ts';
 export type { FairShareLimits, ReleaseSlot } from './fair-share.ts';

@@ -157,3 +157,21 @@ export class RateLimiter {
 function unreachable(err: unknown): CuadraError {
   return new CuadraError('unavailable', 'The rate limiter cannot be reached; nothing was done. Try again shortly.', { cause: err });
 }
+
+/**
+ * Whether Redis answers a PING within `ms`. The connection's state alone is not enough: just after
+ * Redis dies the connection may not have heard of it yet and still says `ready`. For the rare
+ * places that must not offer what cannot work (the sign-in forms); one round trip is cheap there.
+ */
+export async function redisAnswers(redis: Redis, ms = 500): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      redis.ping().then(() => true, () => false),
+      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

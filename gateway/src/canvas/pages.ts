@@ -140,9 +140,9 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     }
   });
 
-  router.get('/app/sign-in', (req, res) => {
+  router.get('/app/sign-in', async (req, res) => {
     // Sessions and sign-in throttles live in Redis: without it the form could only fail.
-    if (!redisReady(deps.redis)) return sendUnavailablePage(req, res);
+    if (!(await redisReady(deps.redis))) return sendUnavailablePage(req, res);
     const t = localeOf(req, res);
     sendPage(res, { title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
   });
@@ -154,7 +154,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     const t = localeOf(req, res);
     const again = (status: number, error: string) => sendPage(res, { status, title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
     try {
-      if (!redisReady(deps.redis)) return sendUnavailablePage(req, res);
+      if (!(await redisReady(deps.redis))) return sendUnavailablePage(req, res);
       if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, t.t('signIn.expired'));
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       if (!email || !password) return again(400, t.t('signIn.missing'));

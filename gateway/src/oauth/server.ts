@@ -282,7 +282,7 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
 
   router.get('/oauth/authorize', async (req, res) => {
     // The sign-in it shows is throttled in Redis: without it the form could only fail.
-    if (!deps.throttles.login.available) return sendUnavailablePage(req, res);
+    if (!(await deps.throttles.login.available())) return sendUnavailablePage(req, res);
     try {
       showLogin(req, res, await parseAuthorization(req.query as Record<string, unknown>));
     } catch (err) {

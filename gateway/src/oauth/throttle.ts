@@ -1,4 +1,4 @@
-import { parseQuota, redisKeyPrefix, type Quota } from '@cuadra/shared';
+import { parseQuota, redisAnswers, redisKeyPrefix, type Quota } from '@cuadra/shared';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
@@ -15,9 +15,9 @@ export class Throttle {
     this.#limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisKeyPrefix()}:rl:${name}`, points: quota.points, duration: quota.seconds });
   }
 
-  /** Whether the throttle can count now (its Redis connection is up): a form it guards cannot work otherwise. */
-  get available(): boolean {
-    return this.#redis.status === 'ready';
+  /** Whether the throttle can count now (its Redis answers): a form it guards cannot work otherwise. */
+  available(): Promise<boolean> {
+    return redisAnswers(this.#redis);
   }
 
   /** Counts one attempt; resolves to null when allowed, or the seconds to wait. */

@@ -1,4 +1,4 @@
-import { toCuadraError } from '@cuadra/shared';
+import { redisAnswers, toCuadraError } from '@cuadra/shared';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { errorPage } from './authorize.ts';
@@ -17,11 +17,12 @@ export function isOutage(err: unknown): boolean {
 }
 
 /**
- * Whether Redis can answer now, without a round trip: a sign-in form whose sessions and
- * throttles live there cannot work while its connection is down, so the form is not offered.
+ * Whether Redis answers now: a sign-in form whose sessions and throttles live there cannot work
+ * while it is down, so the form is not offered ({@link redisAnswers}: a PING, not the connection's
+ * state, which still says `ready` for a moment after Redis dies).
  */
-export function redisReady(redis: Redis): boolean {
-  return redis.status === 'ready';
+export function redisReady(redis: Redis): Promise<boolean> {
+  return redisAnswers(redis);
 }
 
 /**
