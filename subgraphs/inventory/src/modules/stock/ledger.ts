@@ -4,7 +4,7 @@ import type { Connection } from 'mongoose';
 import { closedMonthsFrom } from '../../lib/finance.ts';
 import { differenceLines, movementLines, type JournalLine } from './journal.ts';
 import { publishMovementEntry } from './journal_feed.ts';
-import { balanceId, stockBalances, stockDays, stockMovements, type BalanceDoc, type MovementDoc, type MovementEntry, type MovementType, type PendingOp, type SourceRef } from './model.ts';
+import { balanceId, dayBit, stockBalances, stockDays, stockMovements, type BalanceDoc, type MovementDoc, type MovementEntry, type MovementType, type PendingOp, type SourceRef } from './model.ts';
 import { EMPTY_STATE, fromMicro, share, takeIn, takeOut, writeDown, type Applied, type StockState } from './valuation.ts';
 
 /*
@@ -187,7 +187,7 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
       reserved -= take;
       if (own - take > 0) reservations[req.salesOrder] = own - take; else delete reservations[req.salesOrder];
     }
-    const months = withMonths(b.months, monthDelta);
+    const months = withMonths(b.months, monthDelta, days);
     const seqAfter = seq + revaluationDocs.length;
     const set = {
       ...state, reserved, reservations, months, seq: seqAfter, version: b.version + 1,
@@ -222,11 +222,20 @@ function bumpMonth(deltas: MonthDelta, date: string, dq: number, dv: number): vo
   deltas.set(date.slice(0, 7), m);
 }
 
-function withMonths(months: BalanceDoc['months'] | undefined, deltas: MonthDelta): BalanceDoc['months'] {
+/**
+ * The balance's month map after a commit: each month's net change, and the days it moved marked
+ * (`days`, the same commit as their end-of-day snapshots). A month first moved before the marks were
+ * kept stays unmarked: its marks would miss its earlier days.
+ */
+function withMonths(months: BalanceDoc['months'] | undefined, deltas: MonthDelta, days: Map<string, StockState>): BalanceDoc['months'] {
   const out = { ...(months ?? {}) };
   for (const [month, d] of deltas) {
-    const cur = out[month] ?? { qty: 0, value: 0 };
-    out[month] = { qty: cur.qty + d.qty, value: cur.value + d.value };
+    const cur = out[month] ?? { qty: 0, value: 0, days: 0 };
+    out[month] = { ...cur, qty: cur.qty + d.qty, value: cur.value + d.value };
+  }
+  for (const date of days.keys()) {
+    const cur = out[date.slice(0, 7)];
+    if (cur?.days !== undefined) out[date.slice(0, 7)] = { ...cur, days: cur.days | dayBit(date) };
   }
   return out;
 }
@@ -334,7 +343,7 @@ export async function revalueTransferIn(db: Connection, graph: PeerGraph | undef
     const r = replay(b, prior[0]?.after ?? EMPTY_STATE, later, { tag, from: x.date, seq: b.seq + 1, now: opts.now, override: { id: x._id, value: c.value, released: c.released } });
     if (opts.dryRun) return [...r.affected, ...(await cascadeDryRun(db, graph, r.cascades, opts.now))];
     const set = {
-      ...r.state, months: withMonths(b.months, r.monthDelta), seq: b.seq + r.revaluationDocs.length, version: b.version + 1,
+      ...r.state, months: withMonths(b.months, r.monthDelta, r.days), seq: b.seq + r.revaluationDocs.length, version: b.version + 1,
       pending: [...b.pending, ...r.restates, ...r.revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades, ...dayOps(r.days, b.version + 1)],
       status: levelStatus(r.state.qty, b.reserved, b.reorder_point),
     };

@@ -1,7 +1,7 @@
 import { CuadraError, workspaceToday, type MetricReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { warehouses } from '../warehouses/model.ts';
-import { stockBalances, stockDays, stockMovements, type BalanceDoc, type PendingOp } from './model.ts';
+import { latestMarkedDay, stockBalances, stockDays, stockMovements, type BalanceDoc, type PendingOp } from './model.ts';
 
 type Held = Pick<BalanceDoc, '_id' | 'item_id' | 'item_name' | 'warehouse_id' | 'warehouse_code' | 'value' | 'last_date' | 'months' | 'currency' | 'pending' | 'day_snapshots'>;
 
@@ -16,10 +16,12 @@ function addMonths(month: string, n: number): string {
  * The carrying amount of each balance at the end of `date`: its value now when nothing moved after
  * it; at a month's end, the sum of its monthly net changes through that month; inside a month, the
  * end-of-day snapshot of its latest day with a movement in that month up to the date (`stock_days`,
- * or one its balance has committed and not yet written), else the months before. The snapshots of
- * every balance are read in one query by id (at most the month's days up to the date per balance),
- * whatever the number of movements. A balance from before the snapshots were kept reads that
- * month's movements instead.
+ * or one its balance has committed and not yet written), else the months before. Which day that is
+ * the month map says (`days`, the days it moved, marked by the commits that wrote their snapshots),
+ * so the snapshots of every balance are read in one query by id, one per balance, whatever the
+ * number of movements or days; a month first moved before the marks were kept reads each of its
+ * days up to the date. A balance from before the snapshots were kept reads that month's movements
+ * instead.
  */
 async function valuesAt(db: Connection, held: Held[], date: string): Promise<number[]> {
   const month = date.slice(0, 7);
@@ -28,7 +30,14 @@ async function valuesAt(db: Connection, held: Held[], date: string): Promise<num
   const days = Array.from({ length: Number(date.slice(8, 10)) }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`);
   // Balances that need a day of this month: moved after the date, and in this month.
   const inside = (b: Held) => !!b.last_date && b.last_date > date && !monthEnd && !!b.months?.[month];
-  const ids = held.filter((b) => inside(b) && b.day_snapshots).flatMap((b) => days.map((d) => `${b._id}|${d}`));
+  // One snapshot per balance: the latest day its month marks on or before the date (none marked:
+  // the months before answer); a month first moved before the marks were kept: each of its days.
+  const ids = held.filter((b) => inside(b) && b.day_snapshots).flatMap((b) => {
+    const marked = b.months[month]!.days;
+    if (marked === undefined) return days.map((d) => `${b._id}|${d}`);
+    const latest = latestMarkedDay(marked, date);
+    return latest ? [`${b._id}|${latest}`] : [];
+  });
   const best = new Map<string, { date: string; value: number; version: number }>();
   const take = (balance: string, d: { date: string; value: number; version: number }) => {
     const cur = best.get(balance);

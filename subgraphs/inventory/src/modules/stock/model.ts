@@ -67,6 +67,22 @@ export function stockMovements(db: Connection): Model<MovementDoc> {
   return modelOn<MovementDoc>(db, 'StockMovement', movementSchema, 'stock_movements');
 }
 
+/** A balance's net change in one month (see `BalanceDoc.months`). */
+export interface MonthChange { qty: number; value: number; days?: number }
+
+/** The bit of `MonthChange.days` that marks a date's day. */
+export function dayBit(date: string): number {
+  return 2 ** (Number(date.slice(8, 10)) - 1);
+}
+
+/** The latest day marked in `days` on or before `date` (within `date`'s month), as a date; null when none is. */
+export function latestMarkedDay(days: number, date: string): string | null {
+  // Days 1..31 fit the 32-bit integers bitwise operators work on: keep bits 0..(day − 1).
+  const upTo = days & (2 ** Number(date.slice(8, 10)) - 1);
+  if (!upTo) return null;
+  return `${date.slice(0, 8)}${String(32 - Math.clz32(upTo)).padStart(2, '0')}`;
+}
+
 /** A change the balance committed to and the ledger has not finished writing (see ledger.ts). */
 export type PendingOp =
   | { key: string; op: 'insert'; doc: Omit<MovementDoc, 'created_at'> & { created_at: Date } }
@@ -104,8 +120,13 @@ export interface BalanceDoc extends StockState {
   version: number;
   /** The latest movement date: an earlier one is backdated. */
   last_date: string | null;
-  /** Net change by month (`YYYY-MM`): the value at a past date without reading the whole ledger. */
-  months: Record<string, { qty: number; value: number }>;
+  /**
+   * Net change by month (`YYYY-MM`): the value at a past date without reading the whole ledger.
+   * `days`, a bit per day of the month with a movement (bit d − 1 for day d), says which
+   * end-of-day snapshot answers a date inside it (the latest day moved on or before it): set on
+   * months first moved since it was kept, so a month without it may have unmarked days.
+   */
+  months: Record<string, MonthChange>;
   /** Ledger writes committed by the last changes and not yet finished (see ledger.ts). */
   pending: PendingOp[];
   /** Ids of the latest movements applied: a retried source document is found here before its movement is written. */
