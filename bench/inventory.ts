@@ -9,13 +9,16 @@
 // past (the month map alone) and mid-month (the day's end-of-day snapshot, `stock_days`, as the
 // ledger writes it). BENCH_DAY_SNAPSHOTS=0 seeds balances without snapshots: the read then takes
 // that month's movements (what it did before the snapshots; the baseline of issue 38's third session).
+// The month map marks the days each balance moved (`months[m].days`, as the ledger keeps it), so the
+// mid-month read asks for one snapshot per balance; BENCH_DAY_MARKS=0 seeds months without the marks:
+// the read then asks for every day of the month up to the date (issue 38's fourth session).
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import mongoose, { type Connection } from 'mongoose';
 import { buildMongoServerJar, ensureJavaAndMaven, repoRoot, startMongo, stopAll } from '../scripts/infra.ts';
 import { stockLevelsSource } from '../subgraphs/inventory/src/modules/stock/sources.ts';
 import { inventoryValueMetric } from '../subgraphs/inventory/src/modules/stock/metrics.ts';
-import { stockBalances, stockDays, stockMovements, type BalanceDoc, type DayDoc, type MovementDoc } from '../subgraphs/inventory/src/modules/stock/model.ts';
+import { dayBit, stockBalances, stockDays, stockMovements, type BalanceDoc, type DayDoc, type MovementDoc } from '../subgraphs/inventory/src/modules/stock/model.ts';
 import { EMPTY_STATE } from '../subgraphs/inventory/src/modules/stock/valuation.ts';
 import { warehouses } from '../subgraphs/inventory/src/modules/warehouses/model.ts';
 
@@ -24,6 +27,7 @@ const WS = 'ws_bench';
 const ITEMS = 20;
 const WAREHOUSES = 2;
 const SNAPSHOTS = process.env.BENCH_DAY_SNAPSHOTS !== '0';
+const MARKS = process.env.BENCH_DAY_MARKS !== '0';
 
 /** Seeds `movements` movements spread over 40 balances and 2026's days, and the balances they sum to. */
 async function seed(db: Connection, movements: number): Promise<void> {
@@ -46,8 +50,8 @@ async function seed(db: Connection, movements: number): Promise<void> {
         const dv = (inbound ? 10 : -5) * 1_000;
         qty += dq; value += dv;
         const date = new Date(Date.UTC(2026, 0, 1 + Math.floor((k * 300) / perBalance))).toISOString().slice(0, 10);
-        const m = months[date.slice(0, 7)] ?? { qty: 0, value: 0 };
-        months[date.slice(0, 7)] = { qty: m.qty + dq, value: m.value + dv };
+        const m = months[date.slice(0, 7)] ?? { qty: 0, value: 0, ...(MARKS ? { days: 0 } : {}) };
+        months[date.slice(0, 7)] = { qty: m.qty + dq, value: m.value + dv, ...(m.days !== undefined ? { days: m.days | dayBit(date) } : {}) };
         pos += 1;
         days.set(date, { _id: `${balance}|${date}`, workspace: WS, balance, date, qty, value, version: k + 1 });
         batch.push({

@@ -35,8 +35,8 @@ async function valueAt(asOf: string): Promise<{ value: number; asked: string[] }
     if (collection === 'stock_days' && method === 'find') asked.push(...(query?._id?.$in ?? ['(not by id)']));
   });
   try {
-    const out = await inventoryValueMetric({ metric: 'inventory_value', as_of: asOf, days: 1 }, { db, workspace, principal: { country: 'CO' } as never, now: new Date('2026-11-27T15:00:00Z'), governance: undefined as never });
-    return { value: out.summary.value!, asked };
+    const out = (await inventoryValueMetric({ metric: 'inventory_value', as_of: asOf, days: 1 }, { db, workspace, principal: { country: 'CO' } as never, now: new Date('2026-11-27T15:00:00Z'), governance: undefined as never })) as { summary: { value: number } };
+    return { value: out.summary.value, asked };
   } finally {
     db.set('debug', false);
   }
