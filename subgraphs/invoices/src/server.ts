@@ -10,7 +10,7 @@ import { backfillLedgerRollups } from './books/backfill.ts';
 import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
 import { bookingInvoiceId, bookingInvoicing } from './modules/invoices/bookings.ts';
-import { wakeInventoryPull } from './modules/journal/inventory_pull_job.ts';
+import { inventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
@@ -81,7 +81,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
       },
       closedPeriods: (_: unknown, args: { from: string }, ctx: SubgraphContext) => {
         // Inventory asks before every movement: its feed is about to grow (modules/journal/inventory_pull_job.ts).
-        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'inventory') wakeInventoryPull(ctx.workspace);
+        if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'inventory') inventoryPull.wake(ctx.workspace);
         return closedMonthsFrom(ctx.db, ctx.workspace, args.from);
       },
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {

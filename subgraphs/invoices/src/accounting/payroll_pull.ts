@@ -1,6 +1,6 @@
-import { onceInRead, type MetricReader, type PeerGraph, type ReadContext } from '@cuadra/shared';
+import type { MetricReader, PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { feedMarks, pullJournalFeed, type JournalFeed, type PullResult } from './feed_pull.ts';
+import { feedMarks, journalFeedPullJob, pullJournalFeed, type JournalFeed, type PullResult } from './feed_pull.ts';
 
 export type { PullResult } from './feed_pull.ts';
 
@@ -13,10 +13,13 @@ export type { PullResult } from './feed_pull.ts';
  * restarted after a crash write nothing twice (postEntry's own once-only write and its
  * rollup intent do the rest).
  *
- * When it runs: before every read of the journal and the statements (the `journal_entries`
- * source, the statement metrics, accounts.export_statement) and before a month is closed, in
- * the caller's workspace. There is no background pull: the service holds no list of workspaces
- * to pull for, and reading is the moment the entries must be there.
+ * When it runs: in the background (journal module's `payroll journal pull`, never in a read:
+ * reads never write), over every workspace holding a mark in the feed, and before a month is
+ * closed or after it is reopened. Payroll asks finance nothing, so the hint that wakes a
+ * workspace is finance's own: a read of its journal or statements (the `journal_entries` source,
+ * journal.list/get, the statement, cash-flow, forecast and profitability metrics,
+ * accounts.export_statement) wakes it — the next passes pull it, and the reads after them show
+ * the postings. A workspace nobody reads is still pulled, less often the longer it has nothing new.
  *
  * A month finance has closed: the period guard is never bypassed. An entry dated in it is not
  * written; it waits in the workspace's mark (below) and is written by the first pull after the
@@ -38,7 +41,7 @@ export const PAYROLL_FEED: JournalFeed = {
   entrySource: (r) => ({ kind: r.kind === 'posting' ? 'payroll' : 'payroll_reversal', id: r.run_id as string }),
   // Payroll's order has it so, but not a pending posting a crash left without its place.
   order: (rows) => [...rows.filter((r) => r?.kind !== 'reversal'), ...rows.filter((r) => r?.kind === 'reversal')],
-  // Pulled before the journal's reads: what they show must count every entry.
+  // Pulled before a month is closed: what the close counts must hold every entry.
   waitForCounting: true,
 };
 
@@ -55,15 +58,16 @@ export function pullPayrollEntries(db: Connection, workspace: string, graph: Pee
   return pullJournalFeed(PAYROLL_FEED, db, workspace, graph, now, log);
 }
 
-/** A metric read from the journal's rollups, with payroll's postings pulled in first (see {@link pullPayrollEntries}). */
-export function afterPayrollPull(reader: MetricReader): MetricReader {
-  return async (q, ctx) => {
-    await pullPayrollOnce(ctx);
+/** How often the pull runs (`INVOICES_PAYROLL_PULL_INTERVAL_MS`, default 2 s). */
+const EVERY_MS = Number(process.env.INVOICES_PAYROLL_PULL_INTERVAL_MS) > 0 ? Number(process.env.INVOICES_PAYROLL_PULL_INTERVAL_MS) : 2_000;
+
+/** The background pull of payroll's journal entries (see above). */
+export const payrollPull = journalFeedPullJob(PAYROLL_FEED, { name: 'payroll journal pull', everyMs: EVERY_MS });
+
+/** A metric read from the journal's rollups that wakes the workspace's payroll pull (memory only: the read writes nothing). */
+export function wakingPayrollPull(reader: MetricReader): MetricReader {
+  return (q, ctx) => {
+    payrollPull.wake(ctx.workspace);
     return reader(q, ctx);
   };
-}
-
-/** {@link pullPayrollEntries} once per GraphQL operation: a dashboard's statement, cash-flow, forecast and journal reads share one pull. */
-export function pullPayrollOnce(ctx: ReadContext): Promise<PullResult> {
-  return onceInRead(ctx, 'payroll-pull', () => pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now));
 }

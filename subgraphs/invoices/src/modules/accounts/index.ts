@@ -1,4 +1,4 @@
-import { afterPayrollPull } from '../../accounting/payroll_pull.ts';
+import { wakingPayrollPull } from '../../accounting/payroll_pull.ts';
 import { defineModule } from '@cuadra/shared';
 import { workspaceAccounts } from '../../accounting/chart.ts';
 import { cashflowMetric } from './cashflow.ts';
@@ -19,6 +19,6 @@ export const accountsModule = defineModule({
   models: [workspaceAccounts],
   reads: {
     sources: { accounts: accountsSource },
-    metrics: { ...statementMetrics, cashflow: afterPayrollPull(cashflowMetric) },
+    metrics: { ...statementMetrics, cashflow: wakingPayrollPull(cashflowMetric) },
   },
 });

@@ -1,5 +1,5 @@
 import { DATE_SCHEMA, type ToolContext } from '@cuadra/shared';
-import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
+import { payrollPull } from '../../accounting/payroll_pull.ts';
 import { cashflow } from './cashflow.ts';
 import { statement, STATEMENT_METRICS, type StatementAnswer } from './statements.ts';
 
@@ -15,9 +15,9 @@ export const PRINTABLE_QUERY_PROPERTIES = {
 /** What is asked of a printable statement. */
 export interface PrintableQuery { metric: PrintableAnswer['metric']; as_of?: string; from?: string; to?: string; compare?: 'previous_period' | 'previous_year' }
 
-/** The statement a print or an export lays out, payroll's postings pulled in first (they count in it). */
+/** The statement a print or an export lays out, waking the workspace's payroll pull (accounting/payroll_pull.ts). */
 export async function printableStatement(ctx: ToolContext, query: PrintableQuery, interval: 'day' | 'week' | 'month'): Promise<PrintableAnswer> {
-  await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
+  payrollPull.wake(ctx.workspace);
   if (query.metric === 'cashflow') {
     const cf = await cashflow(ctx.db, ctx.workspace, { ...query, metric: 'cashflow', interval }, ctx.now);
     return { metric: 'cashflow', unit: 'money', currency: cf.currency ?? 'COP', series: cf.series, summary: cf.summary, rows: cf.rows ?? [] };

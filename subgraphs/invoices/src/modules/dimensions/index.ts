@@ -1,4 +1,4 @@
-import { afterPayrollPull } from '../../accounting/payroll_pull.ts';
+import { wakingPayrollPull } from '../../accounting/payroll_pull.ts';
 import { defineModule } from '@cuadra/shared';
 import { tagDimensions, tags } from './model.ts';
 import { profitability } from './profitability.ts';
@@ -20,6 +20,6 @@ export const dimensionsModule = defineModule({
   models: [tagDimensions, tags],
   reads: {
     sources: { tags: tagsSource, tag_dimensions: tagDimensionsSource },
-    metrics: { profitability: afterPayrollPull(profitability) },
+    metrics: { profitability: wakingPayrollPull(profitability) },
   },
 });

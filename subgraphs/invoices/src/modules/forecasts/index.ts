@@ -1,4 +1,4 @@
-import { afterPayrollPull } from '../../accounting/payroll_pull.ts';
+import { wakingPayrollPull } from '../../accounting/payroll_pull.ts';
 import { defineModule } from '@cuadra/shared';
 import { FORECAST_METRICS } from './metrics.ts';
 
@@ -9,5 +9,5 @@ import { FORECAST_METRICS } from './metrics.ts';
 export const forecastsModule = defineModule({
   name: 'forecasts',
   tools: [],
-  reads: { metrics: Object.fromEntries(Object.entries(FORECAST_METRICS).map(([name, reader]) => [name, afterPayrollPull(reader)])) },
+  reads: { metrics: Object.fromEntries(Object.entries(FORECAST_METRICS).map(([name, reader]) => [name, wakingPayrollPull(reader)])) },
 });

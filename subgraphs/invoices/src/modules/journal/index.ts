@@ -1,5 +1,6 @@
 import { defineModule } from '@cuadra/shared';
-import { inventoryPullJob } from './inventory_pull_job.ts';
+import { inventoryPull } from './inventory_pull_job.ts';
+import { payrollPull } from '../../accounting/payroll_pull.ts';
 import { journalMaintenance } from './maintenance.ts';
 import { journalEntries } from '../../books/journal.ts';
 import { manualEntries } from './manual.ts';
@@ -15,7 +16,7 @@ export const journalModule = defineModule({
   name: 'journal',
   maintenance: journalMaintenance,
   journalSources: ['manual', 'payroll', 'payroll_reversal', 'stock_movement'],
-  background: [inventoryPullJob],
+  background: [inventoryPull.job, payrollPull.job],
   tools: [list, get, create, post, reverse],
   models: [journalEntries, manualEntries],
   listed: [{ model: journalEntries }],

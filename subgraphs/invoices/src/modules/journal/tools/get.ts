@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { JOURNAL_VIEW_SCHEMA, journalEntries, journalView } from '../../../books/journal.ts';
-import { pullPayrollEntries } from '../../../accounting/payroll_pull.ts';
+import { payrollPull } from '../../../accounting/payroll_pull.ts';
 import { MANUAL_ENTRY_VIEW_SCHEMA, manualEntries, manualEntryView } from '../manual.ts';
 
 /**
@@ -21,12 +21,9 @@ export const get = defineTool({
   async handler(input, ctx) {
     const manual = await manualEntries(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
     if (manual) return { entry: manualEntryView(manual) };
-    const find = () => journalEntries(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
-    let entry = await find();
-    if (!entry && input.id.startsWith('je_')) {
-      await pullPayrollEntries(ctx.db, ctx.workspace, ctx.graph, ctx.now, ctx.log);
-      entry = await find();
-    }
+    const entry = await journalEntries(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace }).lean();
+    // Perhaps a payroll posting not taken in yet: the background pull takes it in on its next passes.
+    if (!entry && input.id.startsWith('je_')) payrollPull.wake(ctx.workspace);
     if (!entry) throw new CuadraError('not_found', `No journal entry ${input.id} exists in this workspace.`);
     return { entry: journalView(entry) };
   },
