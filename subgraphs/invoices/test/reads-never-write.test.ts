@@ -1,21 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writesOfEveryRead, type TestSubgraph } from '@cuadra/shared/testing';
+import { createLogger } from '@cuadra/shared';
+import { testServiceKeys, writesOfEveryRead, type TestSubgraph } from '@cuadra/shared/testing';
+import { payrollPull } from '../src/accounting/payroll_pull.ts';
 import { owned } from '../src/modules/index.ts';
 import { invoices } from '../src/modules/invoices/model.ts';
 import { journalEntries } from '../src/books/index.ts';
 import { rollupId } from '../src/books/rollup-store.ts';
 import { anyPendingChange, markIntent, REPAIR_AFTER_MS, rollupIntent } from '../src/books/rollup-intents.ts';
-import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { andina, configuredWorkspace, draft, payrollPeer, startInvoices } from './setup.ts';
 import { postedBill, vendor } from './bills-helpers.ts';
 import { bankAccount } from './bank-helpers.ts';
 
 // Every read the finance subgraph answers — read tools, records sources, metrics, agenda lanes —
 // run against a workspace with documents of every kind and with what a crashed process leaves
-// (rollup intents never applied, older than the repair's wait), with the MongoDB driver's command
-// monitoring on: not one write command. The leftovers are finished by the background sweep.
+// (rollup intents never applied, older than the repair's wait) and with a payroll posting finance
+// has not taken in yet, with the MongoDB driver's command monitoring on: not one write command.
+// The leftovers are finished by the background sweep, the payroll posting by the background pull.
 let sg: TestSubgraph;
 beforeAll(async () => {
-  sg = await startInvoices({ monitorCommands: true });
+  sg = await startInvoices({ monitorCommands: true, payroll: true });
 });
 afterAll(async () => {
   await sg?.close();
@@ -52,6 +55,17 @@ describe('reads never write', () => {
     await journalEntries(sg.db).updateOne({ _id: `je_${manual.id}` }, { $push: { pending_rollups: ledgerIntent }, $inc: { pending_count: 1 } });
     expect(await anyPendingChange(sg.db, owner.workspace)).toBe(true);
 
+    // A payroll run posted in payroll, waiting in its journal feed: finance's reads must not take it in.
+    const payroll = payrollPeer();
+    const employee = await payroll.call('employees.create', {
+      name: 'Ana Mínimo', document: { type: 'CC', number: '1023456789' }, position: 'Auxiliar', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, owner);
+    expect(employee.ok, JSON.stringify(employee)).toBe(true);
+    const run = (await payroll.output('payroll.run', { month: '2026-10' }, owner)).run;
+    await payroll.output('payroll.approve', { id: run.id, amount: run.totals.net }, owner);
+    await payroll.output('payroll.post', { id: run.id }, owner);
+
     const ids = { 'invoices.get': { id: invoice.id }, 'payments.get': { id: payment.id }, 'bills.get': { id: bill.id }, 'journal.get': { id: `je_${manual.id}` }, 'bank.get_account': { id: bank } };
     const { runs, writes } = await writesOfEveryRead(sg, owned, owner, {
       inputs: {
@@ -69,6 +83,7 @@ describe('reads never write', () => {
     for (const tool of Object.keys(ids)) expect(runs.find((r) => r.read === `tool ${tool}`)).toEqual({ read: `tool ${tool}`, ok: true });
     expect(runs.filter((r) => r.read.startsWith('metric ') && r.ok).length).toBeGreaterThan(10);
     expect(writes).toEqual([]);
+    expect(await journalEntries(sg.db).countDocuments({ _id: `je_${run.id}` })).toBe(0);
 
     // The leftovers are still there (no read repaired them); the owner's sweep finishes them, once.
     expect(await anyPendingChange(sg.db, owner.workspace)).toBe(true);
@@ -79,5 +94,10 @@ describe('reads never write', () => {
     expect(await revenue()).toBe(before + 1_234);
     await sg.sweep();
     expect(await revenue()).toBe(before + 1_234);
+    // The payroll posting: the reads woke the workspace (it has no mark yet), the background pull's next pass takes it in, once.
+    const peers = { ...testServiceKeys(), urls: { payroll: payroll.url } };
+    expect(await payrollPull.pass(sg.db, peers, createLogger('invoices', 'silent'), new Date())).toBe(1);
+    expect(await payrollPull.pass(sg.db, peers, createLogger('invoices', 'silent'), new Date())).toBe(0);
+    expect(await journalEntries(sg.db).countDocuments({ _id: `je_${run.id}` })).toBe(1);
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { startTestSubgraph, testPrincipal } from '@cuadra/shared/testing';
 import { addDays, dateInZone, type Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { createServer as createCrm, name as crmName } from '../../crm/src/server.ts';
+import { createServer as createPayroll, name as payrollName } from '../../payroll/src/server.ts';
 import { createServer, name } from '../src/server.ts';
 
 // The e-invoicing secrets are stored only sealed: the service gets its sealing key from the
@@ -10,21 +11,30 @@ import { createServer, name } from '../src/server.ts';
 process.env.CUADRA_SEAL_KEY ??= randomBytes(32).toString('base64');
 
 let crm: TestSubgraph | undefined;
+let payroll: TestSubgraph | undefined;
 const andinaOf = new Map<string, string>();
 
 /**
  * Starts the invoices subgraph beside a real crm subgraph (an invoice reads its buyer from crm
- * through the graph). `close()` stops both.
+ * through the graph), and with `payroll` a real payroll subgraph whose journal feed finance pulls.
+ * `close()` stops them all.
  */
-export async function startInvoices(options: { monitorCommands?: boolean } = {}): Promise<TestSubgraph> {
+export async function startInvoices(options: { monitorCommands?: boolean; payroll?: boolean } = {}): Promise<TestSubgraph> {
   crm = await startTestSubgraph(crmName, createCrm);
-  const sg = await startTestSubgraph(name, createServer, { peers: { crm }, monitorCommands: options.monitorCommands });
+  payroll = options.payroll ? await startTestSubgraph(payrollName, createPayroll) : undefined;
+  const sg = await startTestSubgraph(name, createServer, { peers: { crm, ...(payroll ? { payroll } : {}) }, monitorCommands: options.monitorCommands });
   const close = sg.close;
   sg.close = async () => {
     await close();
     await crm?.close();
+    await payroll?.close();
   };
   return sg;
+}
+
+/** The payroll subgraph started beside invoices (`startInvoices({ payroll: true })`). */
+export function payrollPeer(): TestSubgraph {
+  return payroll!;
 }
 
 /** The crm subgraph started beside invoices. */
