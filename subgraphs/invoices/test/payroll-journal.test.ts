@@ -7,12 +7,13 @@ import { payrollJournal, payrollJournalHeads, publish, recordPosting } from '../
 import { payrollPullMarks } from '../src/accounting/payroll_pull.ts';
 import { createServer, name } from '../src/server.ts';
 import { journalEntries } from '../src/books/journal.ts';
-import { pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
+import { payrollPull, pullPayrollEntries } from '../src/accounting/payroll_pull.ts';
 
 /**
  * Payroll postings reach the finance journal through the graph (issue 18; ARCHITECTURE.md,
  * "Payroll postings"): a real payroll subgraph and a real invoices subgraph over HTTP, the
- * invoices journal pulling payroll's `payroll_journal` source with the read-only service assertion.
+ * invoices journal pulling payroll's `payroll_journal` source with the read-only service assertion,
+ * in the background (never in a read): the module tests run the job's pass by hand, as its timer would.
  *
  * Hand calculation of one employee on the minimum wage for a whole month of 2026 (amounts in
  * centavos; rules of payroll's calc.ts: lines half up to the centavo, IBC up to the peso, each
@@ -55,6 +56,12 @@ afterAll(async () => {
 
 const owner = testPrincipal();
 const runs: Record<string, string> = {};
+
+/** Payroll posted in the workspace (the hint), then one pass of finance's background payroll pull, as its timer runs it. */
+async function pulledInBackground(p: Principal): Promise<void> {
+  payrollPull.wake(p.workspace);
+  await payrollPull.pass(invoices.db, { ...testServiceKeys(), urls: { payroll: payroll.url } }, createLogger('invoices', 'silent'), new Date());
+}
 
 async function postedMonth(month: string, options: { post?: boolean } = {}): Promise<string> {
   const r = await payroll.call('payroll.run', { month }, owner);
@@ -118,7 +125,7 @@ describe('payroll postings in the finance journal', () => {
     }, new Date());
     expect(crashed.written).toEqual([`je_${runs['2026-03']}`]);
 
-    // The service restarts on the same database; its first reads, five at once, pull the rest.
+    // The service restarts on the same database; its background pull, five passes at once, takes in the rest.
     const restarted = await createServer({
       db: invoices.db, log: createLogger('invoices', 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance: invoices.governance,
       runApprovals: false, peers: { ...testServiceKeys(), urls: { payroll: payroll.url } },
@@ -131,6 +138,8 @@ describe('payroll postings in the finance journal', () => {
       },
     };
     try {
+      payrollPull.wake(owner.workspace);
+      await Promise.all([1, 2, 3, 4, 5].map(() => payrollPull.pass(invoices.db, { ...testServiceKeys(), urls: { payroll: payroll.url } }, createLogger('invoices', 'silent'), new Date())));
       const reads = await Promise.all([1, 2, 3, 4, 5].map(() => trialBalance(again, owner, '2026-04-30')));
       for (const tb of reads.slice(1)) expect(tb.total).toBe(reads[0].total);
     } finally {
@@ -208,6 +217,7 @@ describe('payroll postings in the finance journal', () => {
     // May is closed in finance before payroll posts into it.
     expect((await invoices.call('periods.close', { month: '2026-05' }, owner)).output.period.status).toBe('closed');
     await postedMonth('2026-05');
+    await pulledInBackground(owner);
     expect((await trialBalance(invoices, owner, '2026-05-31')).total).toBe(2 * MONTH_DEBITS);
     expect((await payrollEntries(owner)).map((e) => e.id)).not.toContain(`je_${runs['2026-05']}`);
     // Reopening May writes it.
@@ -215,6 +225,7 @@ describe('payroll postings in the finance journal', () => {
     expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-05']}` })).not.toBeNull();
     // June is posted, then closed in finance with no read between: the close takes it in first.
     await postedMonth('2026-06');
+    await pulledInBackground(owner);
     expect((await invoices.call('periods.close', { month: '2026-06' }, owner)).output.period.status).toBe('closed');
     expect(await journalEntries(invoices.db).exists({ _id: `je_${runs['2026-06']}` })).not.toBeNull();
     const june = await trialBalance(invoices, owner, '2026-06-30');
@@ -229,7 +240,7 @@ describe('payroll postings in the finance journal', () => {
     expect(await payroll.call('payroll.void', { id }, owner)).toMatchObject({ code: 'conflict' });
     const today = localDate(new Date());
     expect((await feed(owner))[0]).toMatchObject({ id: `je_${id}_void`, kind: 'reversal', date: today, total_debit: MONTH_DEBITS });
-    await Promise.all([payrollEntries(owner), payrollEntries(owner)]);
+    await Promise.all([pulledInBackground(owner), pulledInBackground(owner)]);
     const entries = await payrollEntries(owner);
     expect(entries.filter((e) => e.id === `je_${id}_void`)).toMatchObject([{ date: today, source: { kind: 'payroll_reversal', id }, total_debit: MONTH_DEBITS }]);
     expect(entries).toHaveLength(5);
@@ -329,6 +340,7 @@ describe('payroll postings in the finance journal', () => {
       expect(r.ok, JSON.stringify(r)).toBe(true);
       expect((await payroll.call('payroll.approve', { id: r.output.run.id, amount: r.output.run.totals.net }, ws)).ok).toBe(true);
       expect((await payroll.call('payroll.post', { id: r.output.run.id }, ws)).ok).toBe(true);
+      await pulledInBackground(ws);
       return r.output.run as { journal_entry: { total_debit: number } };
     };
     const july = await run('2026-07');
