@@ -29,15 +29,15 @@ export interface ReadContext {
   governance: Governance;
   /**
    * Reads another subgraph's graph for this workspace with the read-only service assertion
-   * (peers.ts); absent when the subgraph has no peers configured. The finance journal pulls
-   * posted payroll entries through it before its reads (invoices accounting/payroll_pull.ts).
+   * (peers.ts); absent when the subgraph has no peers configured. A read only reads through it
+   * (reads never write: the finance journal takes in payroll's postings in the background,
+   * invoices accounting/payroll_pull.ts).
    */
   graph?: PeerGraph;
   /**
    * Runs `work` once for every read of the same operation that asks with the same key (a
-   * dashboard's reads reach a subgraph as one operation): the steps that make the numbers whole
-   * before a read — finishing what a dead process left, pulling payroll's postings — run once per
-   * operation instead of once per field. Absent outside the composite fields; use {@link onceInRead}.
+   * dashboard's reads reach a subgraph as one operation): a lookup every field needs (the
+   * workspace's currency) runs once per operation instead of once per field. Absent outside the composite fields; use {@link onceInRead}.
    */
   once?: <T>(key: string, work: () => Promise<T>) => Promise<T>;
 }
