@@ -417,6 +417,16 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
     for (const r of rows) expect(deliveredTo(r.address)).toHaveLength(0);
   });
 
+  it('a password account at a server that lists XOAUTH2 first is refused cleanly, and the service lives on (nodemailer took XOAUTH2 with no token and the process died)', async () => {
+    const servers = { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user, password: 'not-a-token' }, imap: { host: '127.0.0.1', port: imap.port, secure: false, user, password: 'not-a-token' } };
+    const account = (await out('email_accounts.connect', { name: `Contraseña ${run}`, from_email: 'ventas@oauth.example', ...servers })).account;
+    const verified = (await out('email_accounts.verify', { id: account.id })).account;
+    expect(verified.status).toBe('failed');
+    expect(verified.last_error).toMatch(/XOAUTH2|connection_id/);
+    // The marketing service still answers (the same process: no restart in between).
+    expect((await out('email_accounts.list', {})).rows.find((a: { id: string }) => a.id === account.id)?.status).toBe('failed');
+  });
+
   it('the credential read is a service-only path: not through the gateway, not with a read assertion, not across workspaces, not for another service', async () => {
     const connection = (await out('connections.create', { name: `Otra ${run}`, service: 'x', kind: 'oauth2', access_token: `p${run}-other` })).connection;
     expect((await sys.fetch('/internal/connection-token', { method: 'POST', key, body: { connection_id: connection.id } })).status).toBe(404);

@@ -79,13 +79,30 @@ function pooling(options: TransportOptions): { pool?: true; maxConnections?: num
   return options.pool ? { pool: true, maxConnections: options.pool, maxMessages: 100 } : {};
 }
 
+/**
+ * A password sign-in meeting a server that lists XOAUTH2 first: nodemailer takes the server's first
+ * method, and with no token source its XOAUTH2 path throws outside any callback — the whole process
+ * died on an outside server's greeting. This handler takes that turn instead: PLAIN when the server
+ * offers it (RFC 4616), else a clean refusal (EAUTH) that names the way in that works.
+ */
+const PASSWORD_WHERE_XOAUTH2_IS_FIRST = {
+  XOAUTH2: async (ctx: { auth: { credentials?: { user: string; pass: string } }; authMethods: string[]; sendCommand: (cmd: string) => Promise<{ status: number; response: string }> }) => {
+    const { user = '', pass = '' } = ctx.auth.credentials ?? {};
+    if (!ctx.authMethods.some((m) => m.toUpperCase() === 'PLAIN')) {
+      throw new Error('The server offers XOAUTH2 and no PLAIN sign-in: connect this account through an OAuth connection (connection_id).');
+    }
+    const answer = await ctx.sendCommand(`AUTH PLAIN ${Buffer.from(`\u0000${user}\u0000${pass}`).toString('base64')}`);
+    if (answer.status !== 235) throw new Error(answer.response);
+  },
+};
+
 /** The deployment's SMTP server (`SMTP_URL`), signing with `dkim` when given (the system's own mail: none). */
 export function systemSmtp(dkim?: { domainName: string; keySelector: string; privateKey: string; headerFieldNames: string }, options: TransportOptions = {}): Transporter {
   if (!process.env.SMTP_URL) throw new CuadraError('unavailable', 'This deployment has no SMTP server configured (SMTP_URL).', { beforeAnyEffect: true });
   const url = new URL(process.env.SMTP_URL);
   return nodemailer.createTransport({
     host: url.hostname, port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)), secure: url.protocol === 'smtps:',
-    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }, customAuth: PASSWORD_WHERE_XOAUTH2_IS_FIRST } : {}),
     // The deployment's own loopback relay speaks plain SMTP; anything else is offered STARTTLS by nodemailer.
     ...SMTP_TIMEOUTS, ...pooling(options), ...(dkim ? { dkim } : {}),
   });
@@ -106,7 +123,10 @@ export function smtpTransport(account: EmailAccountDoc, options: TransportOption
   };
   if (account.transport === 'system') return systemSmtp(dkim, options);
   const s = account.smtp!;
-  return nodemailer.createTransport({ host: s.host, port: s.port, secure: s.secure, auth: smtpAuth(account, s.user), ...SMTP_TIMEOUTS, ...pooling(options), dkim });
+  return nodemailer.createTransport({
+    host: s.host, port: s.port, secure: s.secure, auth: smtpAuth(account, s.user), ...SMTP_TIMEOUTS, ...pooling(options), dkim,
+    ...(account.auth === 'xoauth2' ? {} : { customAuth: PASSWORD_WHERE_XOAUTH2_IS_FIRST }),
+  });
 }
 
 /** How the account signs in to its SMTP server: its password, or XOAUTH2 with a token asked for at each sign-in (nodemailer caches it until it expires). */
