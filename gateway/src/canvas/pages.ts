@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Logger } from '@cuadra/shared';
+import { redisAnswers, type Logger } from '@cuadra/shared';
 import express, { Router, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -16,7 +16,7 @@ import { workspacePages } from '../pages/workspace.ts';
 import { crmPages } from '../pages/crm.ts';
 import { marketingPages } from '../pages/marketing.ts';
 import { projectPages } from '../pages/projects.ts';
-import { isOutage, redisReady, sendUnavailablePage } from '../pages/unavailable.ts';
+import { isOutage, sendUnavailablePage } from '../pages/unavailable.ts';
 import { hasLangCookie, langAsked, localeOf, pageChrome, setLangCookie, switchHref, type Translator } from '../pages/i18n.ts';
 import { APP_PAGES, sendAppPage, type AppPageKey } from '../pages/shell.ts';
 import { PipelineRefusal } from '../pipeline.ts';
@@ -142,7 +142,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
 
   router.get('/app/sign-in', async (req, res) => {
     // Sessions and sign-in throttles live in Redis: without it the form could only fail.
-    if (!(await redisReady(deps.redis))) return sendUnavailablePage(req, res);
+    if (!(await redisAnswers(deps.redis))) return sendUnavailablePage(req, res);
     const t = localeOf(req, res);
     sendPage(res, { title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next: safeNext(req.query.next) }) });
   });
@@ -154,7 +154,7 @@ export function dashboardPages(deps: { db: Connection; redis: Redis; log: Logger
     const t = localeOf(req, res);
     const again = (status: number, error: string) => sendPage(res, { status, title: t.t('signIn.title'), ...pageChrome(req, t), body: signInPage(t, { csrf: csrf.issue(req, res, 'app-sign-in'), next, email, error }) });
     try {
-      if (!(await redisReady(deps.redis))) return sendUnavailablePage(req, res);
+      if (!(await redisAnswers(deps.redis))) return sendUnavailablePage(req, res);
       if (!csrf.check(req, 'app-sign-in', body.csrf)) return again(403, t.t('signIn.expired'));
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       if (!email || !password) return again(400, t.t('signIn.missing'));

@@ -1,6 +1,5 @@
-import { redisAnswers, toCuadraError } from '@cuadra/shared';
+import { toCuadraError } from '@cuadra/shared';
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { errorPage } from './authorize.ts';
 import { sendPage } from './html.ts';
 import { localeOf, pageChrome } from './i18n.ts';
@@ -14,15 +13,6 @@ export const OUTAGE_RETRY_SECONDS = 5;
  */
 export function isOutage(err: unknown): boolean {
   return toCuadraError(err).code === 'unavailable';
-}
-
-/**
- * Whether Redis answers now: a sign-in form whose sessions and throttles live there cannot work
- * while it is down, so the form is not offered ({@link redisAnswers}: a PING, not the connection's
- * state, which still says `ready` for a moment after Redis dies).
- */
-export function redisReady(redis: Redis): Promise<boolean> {
-  return redisAnswers(redis);
 }
 
 /**
