@@ -135,8 +135,8 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect(mark?.waiting).toEqual([]);
   });
 
-  /** A workspace set up to sell (DIAN numbering) and buy, with its first warehouse (the default) and a product. */
-  async function shop(name: string) {
+  /** A workspace set up to sell (DIAN numbering) and buy, with its first warehouse (the default, unless `warehouse` is false) and a product. */
+  async function shop(name: string, warehouse = true) {
     const { api_key: k, workspace_id: w } = await sys.workspace(name);
     const out = (tool: string, input: object) => sys.output(tool, input, k) as Promise<any>;
     await out('einvoicing.configure', {
@@ -146,7 +146,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     });
     const customer = (await out('parties.create', { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' } })).party.id;
     const vendor = (await out('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '860002964-4' } })).party.id;
-    const bog = (await out('warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' })).warehouse.id;
+    const bog = warehouse ? (await out('warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' })).warehouse.id : null;
     const item = (await out('items.create', { name: 'Jabón de coco', kind: 'product', sku: 'JAB-1', price: { amount: 2_000_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
     const bill = async (n: string, quantity: number, unitPrice: number, discount = 0) => {
       const b = (await out('bills.create', { vendor_id: vendor, supplier_number: n, currency: 'COP', issue_date: '2026-11-03', due_date: '2026-12-03', lines: [{ description: 'Jabón', account: '1435', item_id: item, quantity, unit_price: unitPrice, discount_bps: discount }] })).bill;
@@ -223,6 +223,48 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect([b!.qty, b!.value, b!.reserved, b!.reservations]).toEqual([0, 0, 0, {}]);
     // Every hold is gone: the nine released when refused, the one taken by its delivery.
     await until('no hold left', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w })) === 0);
+  });
+
+  it('marks stored before the pull moved onto the shared feed reader go on where they were: each document moved once', async () => {
+    const s = await shop('Marcas Previas SAS');
+    const marks = inventory.collection('finance_document_marks');
+    await s.bill('FV-A', 10, 100_000);
+    await until('the mark past the first bill', async () => (await movesOf(s.w)).length === 1 && !!(await marks.findOne({ _id: s.w as never }))?.cursor);
+    const afterA = (await marks.findOne({ _id: s.w as never }))!.cursor;
+    await s.bill('FV-B', 5, 100_000);
+    await until('the second receipt', async () => (await movesOf(s.w)).length === 2);
+    // The mark as the earlier pull stored it (same collection, same shape): killed after moving FV-B and
+    // before moving its mark, so its cursor is still after FV-A; and a bill it kept waiting (a feed row
+    // as it stored them, without `published_at`).
+    const waitingRow = { id: 'bill_kept_waiting', kind: 'bill', credit_of: null, date: '2026-11-03', currency: 'COP', lines: [{ line: 0, item_id: s.item, warehouse_id: null, quantity: 2, value: 200_000 }], seq: 1 };
+    await marks.replaceOne({ _id: s.w as never }, { cursor: afterA, waiting: [waitingRow], version: 41 });
+    await s.bill('FV-C', 1, 100_000);
+    await until('the waiting bill and the third', async () => (await movesOf(s.w)).length === 4 && (await marks.findOne({ _id: s.w as never }))?.waiting.length === 0);
+    const moves = await movesOf(s.w);
+    // FV-B read again after the old cursor moves nothing twice: 10 + 5 + 2 + 1 = 18 units, 1,000,000 + 500,000 + 200,000 + 100,000 = 1,800,000.
+    expect(moves.map((m) => [m.type, m.qty, m.source.id])).toEqual([
+      ['receipt', 10_000_000, expect.any(String)], ['receipt', 5_000_000, expect.any(String)], ['receipt', 2_000_000, 'bill_kept_waiting'], ['receipt', 1_000_000, expect.any(String)],
+    ]);
+    expect(new Set(moves.map((m) => m.source.id)).size).toBe(4);
+    const b = await balanceOf(s.w);
+    expect([b!.qty, b!.value]).toEqual([18_000_000, 1_800_000]);
+  });
+
+  it('a warehouse created after documents were posted moves none of them; what is posted after it moves', async () => {
+    const s = await shop('Sin Bodega Aún SAS', false);
+    // Posted while the workspace keeps no stock: a bill of 4, an invoice of 1 (its hold answers "nothing kept").
+    await s.bill('FV-0', 4, 100_000);
+    await s.out('invoices.post', { id: (await s.draft(1)).id });
+    // The workspace is woken by the hold and pulled meanwhile, or not: either way what came before the warehouse never moves.
+    const bog = (await s.out('warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' })).warehouse.id;
+    await s.bill('FV-1', 3, 100_000);
+    // The pull applies the feed in order: once FV-1 has moved, the two before it were seen.
+    await until('the bill posted after the warehouse', async () => (await movesOf(s.w)).length >= 1);
+    const moves = await movesOf(s.w);
+    expect(moves.map((m) => [m.type, m.qty, m.value, m.warehouse_id])).toEqual([['receipt', 3_000_000, 300_000, bog]]);
+    const b = await balanceOf(s.w);
+    expect([b!.qty, b!.value, b!.reserved]).toEqual([3_000_000, 300_000, 0]);
+    expect((await inventory.collection('finance_document_marks').findOne({ _id: s.w as never }))?.waiting).toEqual([]);
   });
 
   it('inventory SIGKILLed while it pulls posted invoices: every line moved once', async () => {

@@ -132,17 +132,36 @@ export interface FeedPullJob {
   pass(db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number>;
 }
 
+/** How a feed's background pull runs. */
+export interface FeedPullOptions {
+  /** The job's name. */
+  name: string;
+  /** The reading subgraph (the service assertion the feed is read with). */
+  service: string;
+  /** How often a pass runs (and how soon a workspace that found something is pulled again). */
+  everyMs: number;
+  /** The longest a workspace with nothing new waits between two pulls (default 5 minutes). */
+  maxIdleMs?: number;
+  /**
+   * The workspaces pulled without a hint (default: those holding a mark). A reader whose own
+   * records say which workspaces take the feed names them here (inventory: those with a
+   * warehouse), so their first row is pulled though nothing woke them.
+   */
+  known?: (db: Connection) => Promise<string[]>;
+}
+
 /**
  * The background pull of one feed by `service` (its service assertion): every `everyMs`, each
- * workspace woken or holding a mark that is due; rows left waiting bring the workspace back as soon
+ * workspace woken or known (default: holding a mark) that is due; rows left waiting bring the workspace back as soon
  * as new ones would. Never in a read (reads never write).
  */
-export function feedPullJob<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, opts: { name: string; service: string; everyMs: number; maxIdleMs?: number }): FeedPullJob {
+export function feedPullJob<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, opts: FeedPullOptions): FeedPullJob {
   const schedule = new PullSchedule(opts.everyMs, opts.maxIdleMs ?? 5 * 60_000);
+  const known = opts.known ?? ((db: Connection) => markedWorkspaces(db, reader));
   const pass = async (db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> => {
     if (!peers?.urls[reader.subgraph]) return 0;
     let applied = 0;
-    for (const workspace of schedule.due(await markedWorkspaces(db, reader), now.getTime())) {
+    for (const workspace of schedule.due(await known(db), now.getTime())) {
       const r = await pullFeed(reader, db, workspace, peerGraph(opts.service, peers, workspace), now, log);
       applied += r.applied;
       schedule.pulled(workspace, r.applied > 0 || r.waiting > 0, now.getTime());

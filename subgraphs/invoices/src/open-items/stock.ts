@@ -89,11 +89,13 @@ export async function publishStockDocument(ctx: OperationContext, doc: StockDocu
 /**
  * records.list `stock_documents_since` (a feed, service to service: inventory's pull): the posted
  * documents that move stock after the cursor, in the order they were posted (`seq`), each
- * `{id, kind, credit_of, date, currency, lines, seq}`; fewer than `limit` sequenced rows: caught up.
+ * `{id, kind, credit_of, date, currency, lines, seq, published_at}` (`published_at`: when this
+ * feed document was written — inventory moves nothing published before its first warehouse);
+ * fewer than `limit` sequenced rows: caught up.
  */
 export const stockDocumentsSinceSource: SourceReader = async (q, ctx) => {
   const page = await stockDocumentsFeed.since(ctx.db, ctx.workspace, q.cursor, clampLimit(q.limit));
-  const rows = page.docs.map((d) => ({ id: d.document_id, kind: d.kind, credit_of: d.credit_of ?? null, date: d.date, currency: d.currency, lines: d.lines, seq: d.seq ?? null }));
+  const rows = page.docs.map((d) => ({ id: d.document_id, kind: d.kind, credit_of: d.credit_of ?? null, date: d.date, currency: d.currency, lines: d.lines, seq: d.seq ?? null, published_at: d.created_at ? new Date(d.created_at).toISOString() : null }));
   return { rows, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
 };
 

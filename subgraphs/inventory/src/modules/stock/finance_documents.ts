@@ -1,4 +1,4 @@
-import { CuadraError, peerGraph, peersFromEnv, type BackgroundJob, type Logger, type PeerConfig, type PeerGraph, type ToolContext } from '@cuadra/shared';
+import { CuadraError, feedPullJob, peerGraph, peersFromEnv, type BackgroundJob, type FeedReader, type Logger, type PeerConfig, type PeerGraph, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { warehouses } from '../warehouses/model.ts';
 import { movementIdFor, writeMovement, type MovementRequest } from './ledger.ts';
@@ -11,11 +11,11 @@ import { fromMicro, share, toMicro } from './valuation.ts';
  * Finance events into inventory (ARCHITECTURE.md): finance's posted invoices, bills and credit
  * notes move stock. Finance publishes one document per post in its ordered feed
  * (`stock_documents_since`, invoices open-items/stock.ts); this module pulls it in the background
- * (never in a read) and writes each line's movement through writeMovement under an id derived from
- * (document, line), so a crash, a retry or two pulls at once move stock once (the balance says
- * whether a movement was applied). A mark per workspace keeps the cursor and the documents waiting
- * (a closed month, stock not there), moved only after the lines read are written or kept waiting,
- * with one conditional update; a crash before leaves it and the next pull reads them again.
+ * (never in a read) through the shared feed reader ({@link FINANCE_DOCUMENTS}) and writes each
+ * line's movement through writeMovement under an id derived from (document, line), so a crash, a
+ * retry or two pulls at once move stock once (the balance says whether a movement was applied).
+ * The reader's mark per workspace keeps the cursor and the documents waiting (a closed month, stock
+ * not there), moved only after the lines read are written or kept waiting.
  *
  * Before an invoice is posted, finance holds its lines here ({@link holdForDocument}): the
  * reservation, keyed by the invoice's id, is one compare-and-set per balance like a sales order's,
@@ -26,12 +26,7 @@ import { fromMicro, share, toMicro } from './valuation.ts';
 /** A line of a posted document, as finance's feed answers it. */
 interface DocLine { line: number; item_id: string; warehouse_id: string | null; quantity: number; value?: number; invoice_line?: number }
 /** A posted document that moves stock. */
-interface DocRow { id: string; kind: 'invoice' | 'bill' | 'credit_note'; credit_of: string | null; date: string; currency: string; lines: DocLine[]; seq?: number | null }
-/** A workspace's mark in finance's feed. */
-interface MarkDoc { _id: string; cursor: string | null; waiting: DocRow[]; version: number }
-
-const PAGE = 100;
-const MAX_PAGES = 100;
+interface DocRow { id: string; kind: 'invoice' | 'bill' | 'credit_note'; credit_of: string | null; date: string; currency: string; lines: DocLine[]; seq?: number | null; published_at?: string }
 
 /** An invoice's hold, by when it was last made (`_id` = `<workspace>|<invoice>`): what the repair of stale holds reads. */
 interface HoldDoc { _id: string; workspace: string; document: string; at: Date }
@@ -41,15 +36,15 @@ export function documentHolds(db: Connection) {
   return db.collection<HoldDoc>('document_holds');
 }
 
-/** The marks (`_id` = workspace). */
-export function financeDocumentMarks(db: Connection) {
-  return db.collection<MarkDoc>('finance_document_marks');
+/** The workspace's first warehouse, its default (null: the workspace keeps no stock). */
+async function firstWarehouse(db: Connection, workspace: string): Promise<{ _id: string; created_at: Date } | null> {
+  const first = await warehouses(db).find({ workspace }, { _id: 1, created_at: 1 }).sort({ created_at: 1, _id: 1 }).limit(1).lean();
+  return first[0] ?? null;
 }
 
-/** The workspace's default warehouse: its first (null: the workspace keeps no stock). */
+/** The workspace's default warehouse (null: the workspace keeps no stock). */
 async function defaultWarehouse(db: Connection, workspace: string): Promise<string | null> {
-  const first = await warehouses(db).find({ workspace }, { _id: 1 }).sort({ created_at: 1, _id: 1 }).limit(1).lean();
-  return first[0]?._id ?? null;
+  return (await firstWarehouse(db, workspace))?._id ?? null;
 }
 
 /** What background work and finance's calls act with: a tool context of no caller. */
@@ -182,76 +177,70 @@ async function moveDocument(db: Connection, workspace: string, graph: PeerGraph,
 }
 
 /**
- * Pulls finance's posted documents into the workspace's stock (see the top of this file). Finance
- * not answering: nothing done, the mark where it was. Answers the documents moved.
+ * Finance's posted documents, read through the shared feed reader (feed-reader.ts, see the top of
+ * this file). The marks stay in `finance_document_marks`, in the shape the pull kept before it
+ * moved onto the shared reader (cursor, waiting rows, version), so marks stored earlier go on from
+ * where they were.
+ *
+ * A document published before the workspace's first warehouse moves nothing, then or ever: a
+ * warehouse starts from its opening count, which already holds what earlier bills brought in and
+ * earlier invoices took out (moving them too would count those goods twice, and deliver goods
+ * inventory never held). What says "before" is the time finance published the document against
+ * the time inventory created the warehouse (an invoice's publication follows its hold, so an
+ * invoice held in a warehouse always moves); a row without its publication time (kept waiting by
+ * an earlier version) moves as it did.
  */
-export async function pullFinanceDocuments(db: Connection, workspace: string, graph: PeerGraph | undefined, now: Date, log?: Pick<Logger, 'warn'>): Promise<{ moved: string[]; waiting: string[] }> {
-  const out = { moved: [] as string[], waiting: [] as string[] };
-  const fallback = await defaultWarehouse(db, workspace);
-  if (!graph || !fallback) return out;
-  const marks = financeDocumentMarks(db);
-  const mark = await marks.findOne({ _id: workspace });
-  const fresh: DocRow[] = [];
-  let cursor = mark?.cursor ?? undefined;
-  try {
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const data = await graph('invoices', 'query($q: JSON!) { invoicesRecords(query: $q) }', { q: { source: 'stock_documents_since', limit: PAGE, ...(cursor ? { cursor } : {}) } });
-      const answer = data.invoicesRecords as { rows: DocRow[]; next_cursor?: string };
-      fresh.push(...answer.rows);
-      cursor = answer.next_cursor ?? cursor;
-      if (answer.rows.filter((r) => typeof r.seq === 'number').length < PAGE) break;
+export const FINANCE_DOCUMENTS: FeedReader<DocRow> = {
+  subgraph: 'invoices',
+  source: 'stock_documents_since',
+  marks: 'finance_document_marks',
+  async apply(db, workspace, rows, graph, now, log) {
+    const first = await firstWarehouse(db, workspace);
+    const waiting: string[] = [];
+    // In the feed's order: goods received before they are delivered (a hold has reserved an invoice's already).
+    for (const row of rows) {
+      if (!first || publishedBefore(row, first.created_at)) continue;
+      if (await moveDocument(db, workspace, graph, row, first._id, now, log)) {
+        // Delivered: its hold was taken as the delivery's reservation.
+        if (row.kind === 'invoice') await documentHolds(db).deleteOne({ _id: `${workspace}|${row.id}` });
+      } else waiting.push(row.id);
     }
-  } catch (err) {
-    log?.warn({ err: (err as Error).message, workspace }, 'finance\'s posted documents could not be pulled');
-    return out;
-  }
-  const seen = new Set<string>();
-  const rows = [...(mark?.waiting ?? []), ...fresh].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
-  // Bills first within a page: goods received before they are delivered (a hold has reserved an invoice's already).
-  for (const row of rows) {
-    if (await moveDocument(db, workspace, graph, row, fallback, now, log)) {
-      out.moved.push(row.id);
-      // Delivered: its hold was taken as the delivery's reservation.
-      if (row.kind === 'invoice') await documentHolds(db).deleteOne({ _id: `${workspace}|${row.id}` });
-    } else out.waiting.push(row.id);
-  }
-  if (mark && rows.length === 0 && (cursor ?? null) === mark.cursor) return out;
-  const next = { cursor: cursor ?? null, waiting: rows.filter((r) => out.waiting.includes(r.id)), version: (mark?.version ?? 0) + 1 };
-  // Moved only now; a lost race leaves the other pull's mark (the same documents, moved once by id).
-  if (mark) await marks.updateOne({ _id: workspace, version: mark.version }, { $set: next });
-  else await marks.insertOne({ _id: workspace, ...next }).catch((err: { code?: number }) => { if (err.code !== 11000) throw err; });
-  return out;
+    return waiting;
+  },
+};
+
+/** Whether finance published the row before `fence` (unknown: not before). */
+function publishedBefore(row: DocRow, fence: Date): boolean {
+  const at = typeof row.published_at === 'string' ? Date.parse(row.published_at) : Number.NaN;
+  return Number.isFinite(at) && at < fence.getTime();
 }
 
 /** How often the pull runs (`INVENTORY_FINANCE_PULL_INTERVAL_MS`, default 2 s). */
 const EVERY_MS = Number(process.env.INVENTORY_FINANCE_PULL_INTERVAL_MS) > 0 ? Number(process.env.INVENTORY_FINANCE_PULL_INTERVAL_MS) : 2_000;
-/** The longest a workspace with nothing new waits between two pulls. */
-const MAX_IDLE_MS = 60_000;
-/** Per workspace: when it is next due and its current wait (doubled by every pull that finds nothing; reset by a hold). */
-const due = new Map<string, { at: number; wait: number }>();
 
-/** Finance is posting in this workspace (a hold): pull it on the next pass. */
+/**
+ * The background pull: every workspace with a warehouse (a bill's receipt wakes nothing), and any
+ * workspace finance is posting in (a hold wakes it), when due — less often the longer it finds
+ * nothing, up to a minute.
+ */
+export const financeDocumentsPull = feedPullJob(FINANCE_DOCUMENTS, {
+  name: 'finance documents pull', service: 'inventory', everyMs: EVERY_MS, maxIdleMs: 60_000,
+  known: async (db) => (await warehouses(db).distinct('workspace')) as string[],
+});
+
+/** Finance is posting in this workspace (a hold): pull it on the next passes. */
 export function wakeFinancePull(workspace: string): void {
-  due.delete(workspace);
+  financeDocumentsPull.wake(workspace);
 }
 
-/** The background pull: every workspace with a warehouse that is due. */
-export const financeDocumentsPullJob: BackgroundJob = {
-  name: 'finance documents pull',
+/** The repair of stale holds ({@link releaseStaleHolds}) in every workspace that has one, on the pull's beat. */
+export const staleHoldsRepairJob: BackgroundJob = {
+  name: 'stale document holds',
   everyMs: EVERY_MS,
-  async run(db, now, log, peers?: PeerConfig) {
+  async run(db, now, _log, peers?: PeerConfig) {
     if (!peers?.urls.invoices) return;
-    const t = now.getTime();
-    for (const workspace of (await warehouses(db).distinct('workspace')) as string[]) {
-      const state = due.get(workspace);
-      if (state && state.at > t) continue;
-      const graph = peerGraph('inventory', peers, workspace);
-      const r = await pullFinanceDocuments(db, workspace, graph, now, log);
-      await releaseStaleHolds(db, workspace, graph, now);
-      const wait = r.moved.length > 0 || r.waiting.length > 0 || !state ? EVERY_MS : Math.min(MAX_IDLE_MS, state.wait * 2);
-      due.set(workspace, { at: t + wait, wait });
-    }
-    if (due.size > 100_000) due.clear();
+    const stale = (await documentHolds(db).distinct('workspace', { at: { $lt: new Date(now.getTime() - HOLD_STALE_MS) } })) as string[];
+    for (const workspace of stale) await releaseStaleHolds(db, workspace, peerGraph('inventory', peers, workspace), now);
   },
 };
 

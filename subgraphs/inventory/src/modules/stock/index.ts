@@ -1,6 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { finishPendingEverywhere } from './ledger.ts';
-import { financeDocumentsPullJob } from './finance_documents.ts';
+import { financeDocumentsPull, staleHoldsRepairJob } from './finance_documents.ts';
 import { inventoryJournal, inventoryJournalSinceSource } from './journal_feed.ts';
 import { inventoryValueMetric } from './metrics.ts';
 import { stockBalances, stockDays, stockItems, stockMovements } from './model.ts';
@@ -31,5 +31,5 @@ export const stockModule = defineModule({
   },
   maintenance: ({ db, now }) => finishPendingEverywhere(db, now),
   // Finance's posted invoices, bills and credit notes move stock (finance_documents.ts); never in a read.
-  background: [financeDocumentsPullJob],
+  background: [financeDocumentsPull.job, staleHoldsRepairJob],
 });
