@@ -54,9 +54,10 @@ export interface SharedSystemInfo {
 
 /** One timed step of the run, for the summary `npm test` prints at the end. */
 export interface PoolTiming {
-  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium';
+  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium' | 'systems stopped';
   /** The worker (shared systems) or the test file (own systems) it was for. */
   label: string;
+  /** How long it took; for `systems stopped`, when (since the pool started). */
   ms: number;
 }
 
@@ -117,6 +118,7 @@ export interface ExclusiveSystemInfo extends SharedSystemInfo {
 /** Starts the pool's HTTP endpoint; nothing else starts until it is asked for. */
 export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
   const token = randomBytes(16).toString('hex');
+  const created = performance.now();
   const timings: PoolTiming[] = [];
   // By worker (VITEST_POOL_ID): the system that worker's files share.
   const byWorker = new Map<string, Promise<Pooled>>();
@@ -278,6 +280,17 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       own.restored = restore(own);
       idle.push(own);
       return {};
+    },
+    // vitest's main process says so (scripts/test-reporter.ts) when every system test file has
+    // ended: the module tests that fill the rest of the run use no system, and an idle system is not
+    // free (~0.1 of a core each: heartbeats, sweeps, pulls). Stopped in the background; a late ask
+    // would start a system again.
+    async 'systems/done'() {
+      const idleSystems = [...byWorker.values(), ...idle.splice(0).map((o) => o.restored.then(() => o.pooled, () => o.pooled))];
+      byWorker.clear();
+      timings.push({ kind: 'systems stopped', label: `${idleSystems.length} idle after the last system test file`, ms: performance.now() - created });
+      void Promise.allSettled(idleSystems).then((all) => Promise.all(all.map((s) => (s.status === 'fulfilled' ? s.value.system.stop().catch(() => undefined) : undefined))));
+      return { stopped: idleSystems.length };
     },
     async 'own-system'(body: { file: string; ms: number }) {
       timings.push({ kind: 'own system', label: body.file, ms: body.ms });

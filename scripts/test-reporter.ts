@@ -6,7 +6,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
+import { askTestPool, testPoolUrl } from './test-pool.ts';
 
 /** One test file's durations, in milliseconds. */
 export interface FileDuration {
@@ -24,12 +25,27 @@ export interface FileDuration {
   harness: number;
 }
 
-/** Writes {@link FileDuration} rows to `file` when the run ends. */
+/**
+ * Writes {@link FileDuration} rows to `file` when the run ends, and tells the test pool
+ * (`CUADRA_TEST_POOL`) when the last system test file has ended: the module tests after them need
+ * no system, so the pool stops the idle ones instead of keeping them busy with their timers.
+ */
 export default class DurationsReporter implements Reporter {
   readonly #file: string;
+  #systemFilesLeft = 0;
 
   constructor(options: { file?: string } = {}) {
     this.#file = options.file ?? process.env.CUADRA_TEST_DURATIONS ?? path.join('test-output', 'durations.json');
+  }
+
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.#systemFilesLeft = specifications.filter((s) => s.project.name === 'system').length;
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    if (module.project.name !== 'system' || --this.#systemFilesLeft !== 0 || !testPoolUrl()) return;
+    // Nothing waits on it: at worst the systems idle to the end, as they did before.
+    void askTestPool('systems/done').catch(() => undefined);
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {

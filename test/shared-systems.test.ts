@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch as fetchFrom } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { repoRoot } from '../scripts/infra.ts';
 import { askTestPool, startTestPool, type ExclusiveSystemInfo, type SharedSystemInfo } from '../scripts/test-pool.ts';
@@ -180,6 +180,30 @@ describe('a shared system that died', () => {
       // The broken one was stopped, not left behind.
       await expect(fetch(`${first.gatewayUrl}/healthz`)).rejects.toThrow();
       expect(pool.timings().filter((t) => t.kind === 'shared system').map((t) => t.label)).toEqual(['worker w', 'worker w']);
+    } finally {
+      await pool.stop();
+    }
+    expect(pids.filter(isAlive)).toEqual([]);
+  }, 60_000);
+});
+
+describe('the systems once the last system test file has ended', () => {
+  it('are stopped, shared and idle lent ones alike (the module tests after them use none); a late ask gets a new one', async () => {
+    const pool = await poolOfThisTest();
+    const pids: number[] = [];
+    try {
+      const shared = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+      const lent = await askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file: 'crash.test.ts' }, pool.url);
+      await askTestPool('exclusive/release', { lease: lent.lease, keep: true }, pool.url);
+      for (const s of [shared, lent]) pids.push(s.gateway.pid, ...Object.values(s.subgraphs).map((p) => p.pid));
+      expect(pids.filter(isAlive)).toEqual(pids);
+      // What scripts/test-reporter.ts asks when vitest's last system test file ends.
+      expect(await askTestPool('systems/done', {}, pool.url)).toEqual({ stopped: 2 });
+      await vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 20_000, interval: 100 });
+      const late = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+      expect(late.gatewayUrl).not.toBe(shared.gatewayUrl);
+      expect((await fetch(`${late.gatewayUrl}/healthz`)).status).toBe(200);
+      pids.push(late.gateway.pid);
     } finally {
       await pool.stop();
     }
