@@ -110,6 +110,18 @@ interface Exclusive {
   restored: Promise<boolean>;
 }
 
+/** A span as the pool's OTLP receiver kept it: its trace, name and attributes (values unwrapped). */
+export interface ExportedSpan {
+  traceId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+/** The part of an OTLP/HTTP JSON trace export the receiver reads. */
+interface OtlpResourceSpans {
+  scopeSpans?: { spans?: { traceId: string; name: string; attributes?: { key: string; value?: { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean } }[] }[] }[];
+}
+
 /** A system of a file's own as the file receives it: the address book, and the lease to control its processes. */
 export interface ExclusiveSystemInfo extends SharedSystemInfo {
   lease: string;
@@ -126,6 +138,8 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
   let sourceAddresses = 0;
   let stopping = false;
   let validator: Promise<PeppolValidatorProcess> | undefined;
+  /** The spans the systems exported to the pool's OTLP receiver, by trace id. */
+  const spans = new Map<string, ExportedSpan[]>();
   let browser: Promise<BrowserServer> | undefined;
 
   const timed = async <T>(kind: PoolTiming['kind'], label: string, work: () => Promise<T>): Promise<T> => {
@@ -291,6 +305,22 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       timings.push({ kind: 'systems stopped', label: `${idleSystems.length} idle after the last system test file`, ms: performance.now() - created });
       void Promise.allSettled(idleSystems).then((all) => Promise.all(all.map((s) => (s.status === 'fulfilled' ? s.value.system.stop().catch(() => undefined) : undefined))));
       return { stopped: idleSystems.length };
+    },
+    // An OTLP/HTTP (JSON) trace receiver for the lent systems (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` in
+    // test/helpers/system.ts's OWN_SYSTEM_SETTINGS): its URL is fixed for the run, so it can be one of
+    // the settings the lent files share, and a file reads back only the traces of its own runs.
+    async 'otlp/v1/traces'(body: { resourceSpans?: OtlpResourceSpans[] }) {
+      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) {
+        const attributes: Record<string, unknown> = {};
+        for (const a of sp.attributes ?? []) attributes[a.key] = a.value?.stringValue ?? (a.value?.intValue !== undefined ? Number(a.value.intValue) : a.value?.doubleValue ?? a.value?.boolValue);
+        const trace = spans.get(sp.traceId) ?? [];
+        trace.push({ traceId: sp.traceId, name: sp.name, attributes });
+        spans.set(sp.traceId, trace);
+      }
+      return {};
+    },
+    async 'otlp/spans'(body: { traceId: string }): Promise<ExportedSpan[]> {
+      return spans.get(body.traceId) ?? [];
     },
     async 'own-system'(body: { file: string; ms: number }) {
       timings.push({ kind: 'own system', label: body.file, ms: body.ms });

@@ -11,63 +11,32 @@ import { FormAgent, formFields } from './helpers/oauth.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMcpServer } from './helpers/mcp-server.ts';
 import { startScriptedModel } from './helpers/scripted-model.ts';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, testPoolSpans, type TestSystem } from './helpers/system.ts';
 
 // Issue 37, the protocol tests: an agent's runs against an OpenAI-compatible model written in this
 // file (the scripted model answers by conversation and step over real HTTP), every tool call going
-// through the one pipeline as the agent. This file kills and restarts the agents subgraph, so it
-// has a system of its own.
+// through the one pipeline as the agent. This file kills and restarts the agents subgraph, so it is
+// lent a system of its own, with the settings the crash-test files share (OWN_SYSTEM_SETTINGS).
 
 let sys: TestSystem;
 let model: Awaited<ReturnType<typeof startScriptedModel>>;
 let mcp: Awaited<ReturnType<typeof startTestMcpServer>>;
-/** An OTLP/HTTP collector of the test's own: what the agents service exports when one is configured. */
-let collector: { url: string; spans: { traceId: string; name: string; attributes: Record<string, unknown> }[]; close(): Promise<void> };
 const MCP_TOKEN = 'mcp-bearer-token-0123456789abcdef';
 const MODEL_KEY = 'sk-scripted-provider-key-9f8e7d6c5b4a';
 
 beforeAll(async () => {
-  [model, mcp, collector] = await Promise.all([startScriptedModel(), startTestMcpServer(MCP_TOKEN), startCollector()]);
-  sys = await startTestSystem('agentruns', {
-    RATE_LIMIT_PER_CREDENTIAL: '100000/60', RATE_LIMIT_PER_WORKSPACE: '100000/60',
-    // The tests' model and MCP servers are on this machine's loopback.
-    CUADRA_OUTBOUND_PRIVATE: 'allow',
-    // A dead process's run, and its in-flight action, are taken over within seconds here (30 s and 60 s by default).
-    CUADRA_RUN_LEASE_MS: '1500', CUADRA_ACTION_LEASE_MS: '2000', CUADRA_LEDGER_TRIGGER_MS: '400',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url,
-  });
+  [model, mcp] = await Promise.all([startScriptedModel(), startTestMcpServer(MCP_TOKEN)]);
+  // The settings the crash-test files share (a lent system): no quota in the way, the tests' model and
+  // MCP servers reachable on loopback, a dead process's run and its in-flight action taken over within
+  // seconds (30 s and 60 s by default), ledger triggers every 0.4 s, spans exported to the test pool's
+  // OTLP receiver (what the agents service does when a collector is configured).
+  sys = await startTestSystem('agentruns', OWN_SYSTEM_SETTINGS);
 }, 180_000);
 
 afterAll(async () => {
   await sys?.stop();
-  await Promise.all([model?.close(), mcp?.close(), collector?.close()]);
+  await Promise.all([model?.close(), mcp?.close()]);
 });
-
-/** Receives OTLP/HTTP JSON trace exports and keeps each span's trace id, name and attributes. */
-async function startCollector() {
-  const spans: { traceId: string; name: string; attributes: Record<string, unknown> }[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    try {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) {
-        const attributes: Record<string, unknown> = {};
-        for (const a of sp.attributes ?? []) attributes[a.key] = a.value?.stringValue ?? (a.value?.intValue !== undefined ? Number(a.value.intValue) : a.value?.doubleValue ?? a.value?.boolValue);
-        spans.push({ traceId: sp.traceId, name: sp.name, attributes });
-      }
-    } catch {
-      // not JSON: counted as nothing
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    spans,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 /** The invoke of a tool that must answer 200: its output. */
 async function ok(tool: string, input: unknown, key: string): Promise<any> {
@@ -190,8 +159,11 @@ describe.concurrent('agent runs through the one pipeline (scripted OpenAI-compat
     const tool = done.spans.find((s: any) => s.name === 'execute_tool');
     expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'invoices.list', 'gen_ai.agent.id': agent.id });
     // The same spans reached the configured OTLP collector (batched: within a few seconds).
-    for (let i = 0; i < 50 && collector.spans.filter((s) => s.traceId === done.trace_id && s.name === 'chat').length < 3; i++) await new Promise((r) => setTimeout(r, 200));
-    const exported = collector.spans.filter((s) => s.traceId === done.trace_id);
+    let exported = await testPoolSpans(done.trace_id);
+    for (let i = 0; i < 50 && exported.filter((s) => s.name === 'chat').length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      exported = await testPoolSpans(done.trace_id);
+    }
     expect(exported.filter((s) => s.name === 'chat')).toHaveLength(3);
     expect(exported.find((s) => s.name === 'chat')!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'scripted-1', 'gen_ai.usage.input_tokens': 100 });
     // No prompt, answer or argument goes into a span.

@@ -12,7 +12,7 @@ import { IdentityStore } from '../../gateway/src/identity/store.ts';
 import { PeopleStore } from '../../gateway/src/identity/people.ts';
 import { repoRoot } from '../../scripts/infra.ts';
 import { startSystem, type RunningSystem, type ServiceProcess } from '../../scripts/system.ts';
-import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type ExclusiveSystemInfo, type SharedSystemInfo } from '../../scripts/test-pool.ts';
+import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type ExclusiveSystemInfo, type ExportedSpan, type SharedSystemInfo } from '../../scripts/test-pool.ts';
 
 /** Where a service of the system answers, and its process id (for benches that read /proc). */
 export interface ServiceEndpoint {
@@ -102,7 +102,8 @@ function signingKeyPairFrom(text: string): { privateKey: string; publicKey: stri
  * lapses after 1 s (60 s), a site's forms take 3 posts per visitor and 5 per site in 10 minutes
  * (20 and 300), sign-in takes 4 attempts per e-mail in 15 minutes (10), access tokens are signed
  * with {@link OWN_SYSTEM_TOKEN_KEYS}, no per-credential or per-workspace rate limit gets in the way of a burst, outbound
- * calls may reach loopback (a test's CalDAV server) and bookings reach crm and finance within 200 ms. Every
+ * calls may reach loopback (a test's CalDAV server, model or MCP server), bookings reach crm and finance within
+ * 200 ms, an agent run's lease lapses after 1.5 s and its spans go to the test pool. Every
  * such file runs with these same settings, so the test pool lends them one system in turn (two when
  * both workers want one) instead of starting one per file: a start is ~10 s of both cores.
  */
@@ -115,7 +116,17 @@ export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   CUADRA_OUTBOUND_PRIVATE: 'allow', CRM_BOOKING_PULL_INTERVAL_MS: '200', INVOICES_BOOKING_PULL_INTERVAL_MS: '200',
   // Inventory pulls finance's posted documents soon after they post (inventory-journal-pull.test.ts).
   INVENTORY_FINANCE_PULL_INTERVAL_MS: '300',
+  // agent-runs.test.ts: a dead agents process's run is taken over after 1.5 s (30 s), ledger triggers
+  // look every 0.4 s (5 s), and runs' spans go to the pool's OTLP receiver (fixed for the run; a file
+  // reads back its own traces: testPoolSpans).
+  CUADRA_RUN_LEASE_MS: '1500', CUADRA_LEDGER_TRIGGER_MS: '400',
+  ...(testPoolUrl() ? { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${testPoolUrl()}/otlp/v1/traces` } : {}),
 };
+
+/** The spans of `traceId` that the systems exported to the test pool's OTLP receiver (OWN_SYSTEM_SETTINGS). */
+export function testPoolSpans(traceId: string): Promise<ExportedSpan[]> {
+  return askTestPool<ExportedSpan[]>('otlp/spans', { traceId });
+}
 
 // What a file does to the processes themselves: such a file cannot share them with others.
 const PROCESS_CONTROL = /\.(killSubgraph|restartSubgraph|startAnotherGateway)\s*\(/;
