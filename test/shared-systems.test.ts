@@ -10,7 +10,7 @@ import { Agent, fetch as fetchFrom } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumPath } from '../shared/src/pdf.ts';
 import { repoRoot } from '../scripts/infra.ts';
-import { askTestPool, startTestPool, type ExclusiveSystemInfo, type SharedSystemInfo } from '../scripts/test-pool.ts';
+import { askTestPool, startTestPool, type ExclusiveSystemInfo, type SharedSystemInfo, type TestPool } from '../scripts/test-pool.ts';
 import { OWN_SYSTEM_SETTINGS, ownSystemReason, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
@@ -116,39 +116,47 @@ function poolOfThisTest() {
 }
 
 describe('a system lent to a file of its own', () => {
-  it('comes back whole to the next file with the same settings: the subgraph it killed started again, the gateway it added stopped', async () => {
+  it('comes back whole to the next file with the same settings: the subgraph it killed started again, the gateway it added stopped', () => inPoolOfThisTest(async (pool, pids) => {
     // A pool of this test's own: no other file can borrow the system between the two files here.
-    const pool = await poolOfThisTest();
-    const pids: number[] = [];
-    try {
-      const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file }, pool.url);
-      const first = await lend('first.test.ts');
-      pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
-      const added = await askTestPool<{ url: string; pid: number }>('exclusive/another-gateway', { lease: first.lease }, pool.url);
-      pids.push(added.pid);
-      expect((await fetch(`${added.url}/healthz`)).status).toBe(200);
-      await askTestPool('exclusive/kill', { lease: first.lease, name: 'crm' }, pool.url);
-      await expect(fetch(`${first.subgraphs.crm.url}/healthz`)).rejects.toThrow();
-      await askTestPool('exclusive/release', { lease: first.lease, keep: true }, pool.url);
-      // The lease let go of controls nothing any more.
-      await expect(askTestPool('exclusive/kill', { lease: first.lease, name: 'gateway' }, pool.url)).rejects.toThrow(/no system is lent/);
+    const lend = (file: string) => askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file }, pool.url);
+    const first = await lend('first.test.ts');
+    pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
+    const added = await askTestPool<{ url: string; pid: number }>('exclusive/another-gateway', { lease: first.lease }, pool.url);
+    pids.push(added.pid);
+    expect((await fetch(`${added.url}/healthz`)).status).toBe(200);
+    await askTestPool('exclusive/kill', { lease: first.lease, name: 'crm' }, pool.url);
+    await expect(fetch(`${first.subgraphs.crm.url}/healthz`)).rejects.toThrow();
+    await askTestPool('exclusive/release', { lease: first.lease, keep: true }, pool.url);
+    // The lease let go of controls nothing any more.
+    await expect(askTestPool('exclusive/kill', { lease: first.lease, name: 'gateway' }, pool.url)).rejects.toThrow(/no system is lent/);
 
-      const next = await lend('next.test.ts');
-      expect([next.gatewayUrl, next.dbPrefix]).toEqual([first.gatewayUrl, first.dbPrefix]);
-      expect(next.lease).not.toBe(first.lease);
-      expect(next.sourceAddress).not.toBe(first.sourceAddress);
-      expect(next.subgraphs.crm.pid).not.toBe(first.subgraphs.crm.pid);
-      pids.push(next.subgraphs.crm.pid);
-      expect(await (await fetch(`${next.gatewayUrl}/healthz`)).json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
-      await expect(fetch(`${added.url}/healthz`)).rejects.toThrow();
-      await askTestPool('exclusive/release', { lease: next.lease, keep: true }, pool.url);
-      expect(pool.timings().map((t) => [t.kind, t.label])).toEqual([['own system', 'first.test.ts'], ['own system, lent again', 'next.test.ts']]);
-    } finally {
-      await pool.stop();
-    }
-    expect(pids.filter(isAlive)).toEqual([]);
-  }, 60_000);
+    const next = await lend('next.test.ts');
+    expect([next.gatewayUrl, next.dbPrefix]).toEqual([first.gatewayUrl, first.dbPrefix]);
+    expect(next.lease).not.toBe(first.lease);
+    expect(next.sourceAddress).not.toBe(first.sourceAddress);
+    expect(next.subgraphs.crm.pid).not.toBe(first.subgraphs.crm.pid);
+    pids.push(next.subgraphs.crm.pid);
+    expect(await (await fetch(`${next.gatewayUrl}/healthz`)).json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
+    await expect(fetch(`${added.url}/healthz`)).rejects.toThrow();
+    await askTestPool('exclusive/release', { lease: next.lease, keep: true }, pool.url);
+    expect(pool.timings().map((t) => [t.kind, t.label])).toEqual([['own system', 'first.test.ts'], ['own system, lent again', 'next.test.ts']]);
+  }), 60_000);
 });
+
+/**
+ * Runs `body` with a pool of this test's own, stops the pool, and checks that no process whose id the
+ * test put in `pids` is left running.
+ */
+async function inPoolOfThisTest(body: (pool: TestPool, pids: number[]) => Promise<void>): Promise<void> {
+  const pool = await poolOfThisTest();
+  const pids: number[] = [];
+  try {
+    await body(pool, pids);
+  } finally {
+    await pool.stop();
+  }
+  expect(pids.filter(isAlive)).toEqual([]);
+}
 
 /** Whether a process of this id still runs. */
 function isAlive(pid: number): boolean {
@@ -161,52 +169,38 @@ function isAlive(pid: number): boolean {
 }
 
 describe('a shared system that died', () => {
-  it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', async () => {
-    const pool = await poolOfThisTest();
-    const pids: number[] = [];
-    try {
-      const first = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
-      expect((await fetch(`${first.gatewayUrl}/healthz`)).status).toBe(200);
-      expect((await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url)).gatewayUrl).toBe(first.gatewayUrl);
-      pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
-      // crm crashes (a process of this test's own pool: ours to kill).
-      process.kill(first.subgraphs.crm.pid, 'SIGKILL');
-      const next = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
-      pids.push(next.gateway.pid, ...Object.values(next.subgraphs).map((s) => s.pid));
-      expect(next.gatewayUrl).not.toBe(first.gatewayUrl);
-      expect(next.dbPrefix).not.toBe(first.dbPrefix);
-      const health = await fetch(`${next.gatewayUrl}/healthz`);
-      expect(await health.json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
-      // The broken one was stopped, not left behind.
-      await expect(fetch(`${first.gatewayUrl}/healthz`)).rejects.toThrow();
-      expect(pool.timings().filter((t) => t.kind === 'shared system').map((t) => t.label)).toEqual(['worker w', 'worker w']);
-    } finally {
-      await pool.stop();
-    }
-    expect(pids.filter(isAlive)).toEqual([]);
-  }, 60_000);
+  it('is not handed on: the next file gets a new, healthy system; the pool stops everything it started', () => inPoolOfThisTest(async (pool, pids) => {
+    const first = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    expect((await fetch(`${first.gatewayUrl}/healthz`)).status).toBe(200);
+    expect((await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url)).gatewayUrl).toBe(first.gatewayUrl);
+    pids.push(first.gateway.pid, ...Object.values(first.subgraphs).map((s) => s.pid));
+    // crm crashes (a process of this test's own pool: ours to kill).
+    process.kill(first.subgraphs.crm.pid, 'SIGKILL');
+    const next = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    pids.push(next.gateway.pid, ...Object.values(next.subgraphs).map((s) => s.pid));
+    expect(next.gatewayUrl).not.toBe(first.gatewayUrl);
+    expect(next.dbPrefix).not.toBe(first.dbPrefix);
+    const health = await fetch(`${next.gatewayUrl}/healthz`);
+    expect(await health.json()).toMatchObject({ status: 'ok', subgraphs: { crm: 'ok' } });
+    // The broken one was stopped, not left behind.
+    await expect(fetch(`${first.gatewayUrl}/healthz`)).rejects.toThrow();
+    expect(pool.timings().filter((t) => t.kind === 'shared system').map((t) => t.label)).toEqual(['worker w', 'worker w']);
+  }), 60_000);
 });
 
 describe('the systems once the last system test file has ended', () => {
-  it('are stopped, shared and idle lent ones alike (the module tests after them use none); a late ask gets a new one', async () => {
-    const pool = await poolOfThisTest();
-    const pids: number[] = [];
-    try {
-      const shared = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
-      const lent = await askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file: 'crash.test.ts' }, pool.url);
-      await askTestPool('exclusive/release', { lease: lent.lease, keep: true }, pool.url);
-      for (const s of [shared, lent]) pids.push(s.gateway.pid, ...Object.values(s.subgraphs).map((p) => p.pid));
-      expect(pids.filter(isAlive)).toEqual(pids);
-      // What scripts/test-reporter.ts asks when vitest's last system test file ends.
-      expect(await askTestPool('systems/done', {}, pool.url)).toEqual({ stopped: 2 });
-      await vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 20_000, interval: 100 });
-      const late = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
-      expect(late.gatewayUrl).not.toBe(shared.gatewayUrl);
-      expect((await fetch(`${late.gatewayUrl}/healthz`)).status).toBe(200);
-      pids.push(late.gateway.pid);
-    } finally {
-      await pool.stop();
-    }
-    expect(pids.filter(isAlive)).toEqual([]);
-  }, 60_000);
+  it('are stopped, shared and idle lent ones alike (the module tests after them use none); a late ask gets a new one', () => inPoolOfThisTest(async (pool, pids) => {
+    const shared = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    const lent = await askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file: 'crash.test.ts' }, pool.url);
+    await askTestPool('exclusive/release', { lease: lent.lease, keep: true }, pool.url);
+    for (const s of [shared, lent]) pids.push(s.gateway.pid, ...Object.values(s.subgraphs).map((p) => p.pid));
+    expect(pids.filter(isAlive)).toEqual(pids);
+    // What scripts/test-reporter.ts asks when vitest's last system test file ends.
+    expect(await askTestPool('systems/done', {}, pool.url)).toEqual({ stopped: 2 });
+    await vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 20_000, interval: 100 });
+    const late = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    expect(late.gatewayUrl).not.toBe(shared.gatewayUrl);
+    expect((await fetch(`${late.gatewayUrl}/healthz`)).status).toBe(200);
+    pids.push(late.gateway.pid);
+  }), 60_000);
 });
