@@ -100,9 +100,9 @@ export function graphGate(deps: { pipeline: InvokePipeline; limiter: RateLimiter
       try {
         const headers = await deps.limiter.consume(res.locals.principal);
         for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-        // A graph read takes its turn in the workspace's share as a tool call does, until its answer is sent (or the caller leaves).
-        const release = await deps.pipeline.fairShare.acquire((res.locals.principal as Principal).workspace);
-        res.once('close', release);
+        // A graph read takes its turn in the workspace's share as a tool call does, until its answer
+        // is sent or the caller leaves; a caller gone before its turn is owed nothing: it never runs.
+        if (!(await deps.pipeline.fairShare.holdForAnswer((res.locals.principal as Principal).workspace, res))) return;
       } catch (err) {
         return sendRefusal(res, err, refusalCtx);
       }

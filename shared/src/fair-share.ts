@@ -34,6 +34,18 @@ export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShar
   };
 }
 
+/** The part of an HTTP response {@link FairShare.holdForAnswer} watches (node's `ServerResponse`). */
+export interface AnswerInFlight {
+  /** True once the response has closed (answered, or the connection gone). */
+  readonly closed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** The rejection of a wait whose caller left. */
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error && signal.reason.name === 'AbortError' ? signal.reason : new DOMException('The caller left before its turn.', 'AbortError');
+}
+
 /** Gives a held slot back; a second call does nothing. */
 export type ReleaseSlot = () => void;
 
@@ -85,9 +97,12 @@ export class FairShare {
   /**
    * A slot of `workspace`: at once while it has a free one, else when one is given back (in
    * arrival order). Rejects with `rate_limited` (429, `Retry-After` in `extra.headers`) when the
-   * workspace already has `queue` calls waiting, or after `waitMs` without a slot.
+   * workspace already has `queue` calls waiting, or after `waitMs` without a slot; with the
+   * signal's `AbortError` when `signal` aborts first (the caller left: its place in line is given
+   * up, so no slot is ever granted to a call nobody will finish).
    */
-  acquire(workspace: string): Promise<ReleaseSlot> {
+  acquire(workspace: string, signal?: AbortSignal): Promise<ReleaseSlot> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     let lane = this.#lanes.get(workspace);
     if (!lane) {
       lane = { running: 0, waiting: [] };
@@ -100,18 +115,68 @@ export class FairShare {
     if (lane.waiting.length >= this.limits.queue) return Promise.reject(this.#refusal(lane, 'has too many calls waiting'));
     const current = lane;
     return new Promise<ReleaseSlot>((grant, refuse) => {
+      /** Takes this waiter out of the line (a no-op once granted); true when it was still waiting. */
+      const withdraw = (): boolean => {
+        const at = current.waiting.indexOf(waiter);
+        if (at < 0) return false;
+        current.waiting.splice(at, 1);
+        clearTimeout(waiter.timer);
+        signal?.removeEventListener('abort', left);
+        // The lane goes with its last call: a line emptied by departures keeps nothing.
+        if (current.running === 0 && current.waiting.length === 0 && this.#lanes.get(workspace) === current) this.#lanes.delete(workspace);
+        return true;
+      };
+      const left = () => {
+        if (withdraw()) refuse(abortError(signal!));
+      };
       const waiter: Waiter = {
-        grant,
+        grant: (release) => {
+          signal?.removeEventListener('abort', left);
+          grant(release);
+        },
         refuse,
         timer: setTimeout(() => {
-          const at = current.waiting.indexOf(waiter);
-          if (at >= 0) current.waiting.splice(at, 1);
-          refuse(this.#refusal(current, `waited ${Math.round(this.limits.waitMs / 1000)} s for its turn`));
+          if (withdraw()) refuse(this.#refusal(current, `waited ${Math.round(this.limits.waitMs / 1000)} s for its turn`));
         }, this.limits.waitMs),
       };
       waiter.timer.unref();
+      signal?.addEventListener('abort', left, { once: true });
       current.waiting.push(waiter);
     });
+  }
+
+  /**
+   * A slot of `workspace` held for one HTTP answer: taken now or at the call's turn, given back
+   * when `response` closes (answered, or the caller hung up). True when the call may run; false
+   * when the caller hung up before its turn — its place in line was given up and nothing of it
+   * may run. Refusals as {@link acquire}.
+   *
+   * Why not "acquire, then release on close": a caller who hangs up while waiting closes the
+   * response before the slot is granted, and a listener added after that never fires — the slot
+   * would be held for good, and after `slots` such callers the workspace would wait `waitMs` and
+   * be refused on every call (a load generator stopping mid-burst did exactly that).
+   */
+  async holdForAnswer(workspace: string, response: AnswerInFlight): Promise<boolean> {
+    const hungUp = new AbortController();
+    let release: ReleaseSlot | undefined;
+    response.once('close', () => {
+      hungUp.abort();
+      release?.();
+    });
+    // Closed before it even asked (the listener above will not fire again).
+    if (response.closed) hungUp.abort();
+    try {
+      release = await this.acquire(workspace, hungUp.signal);
+    } catch (err) {
+      if (hungUp.signal.aborted && (err as Error).name === 'AbortError') return false;
+      throw err;
+    }
+    // Granted in the same turn as the hang-up: the close has fired already, so give it back here.
+    if (hungUp.signal.aborted) {
+      release();
+      return false;
+    }
+    return true;
   }
 
   /** Calls of `workspace` running and waiting now (0 and 0 when it has none). */

@@ -23,7 +23,7 @@ export type { ToolRegistry } from './registry.ts';
 export { RateLimiter, parseQuota, quotasFromEnv, redisAnswers, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateLimitHeaders } from './ratelimit.ts';
 export { FAIR_SHARE_DEFAULTS, FairShare, fairShareFromEnv } from './fair-share.ts';
-export type { FairShareLimits, ReleaseSlot } from './fair-share.ts';
+export type { AnswerInFlight, FairShareLimits, ReleaseSlot } from './fair-share.ts';
 export { assertReach, assertReachesSomeTool, classifyFailure, reaches } from './invoke.ts';
 export { ToolOwner } from './owner.ts';
 export type { OwnedAnswer, OwnedCall } from './owner.ts';

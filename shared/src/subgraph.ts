@@ -213,8 +213,8 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     const principal = res.locals.principal as Principal;
     if (principal.actor.type === 'service') return next();
     try {
-      const release = await fairShare.acquire(principal.workspace);
-      res.once('close', release);
+      // A caller who hung up before its turn is owed nothing: its call never runs.
+      if (!(await fairShare.holdForAnswer(principal.workspace, res))) return;
     } catch (err) {
       // Refused before anything ran: not an owner's answer (the gateway records the refusal on the ledger).
       const error = toCuadraError(err);

@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import { createLogger } from './logger.ts';
 import type { Principal } from './principal.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
+import type { FairShare } from './fair-share.ts';
 import { toolMutationName } from './subgraph.ts';
 import type { Connection } from 'mongoose';
 import { Governance } from './governance/index.ts';
@@ -96,7 +97,7 @@ export interface TestSubgraph {
 export async function startTestSubgraph(
   name: string,
   createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>,
-  options: { peers?: Record<string, Pick<TestSubgraph, 'url'>>; monitorCommands?: boolean } = {},
+  options: { peers?: Record<string, Pick<TestSubgraph, 'url'>>; monitorCommands?: boolean; fairShare?: FairShare } = {},
 ): Promise<TestSubgraph> {
   const mongoUrl = process.env.MONGO_URL;
   if (!mongoUrl) throw new Error('MONGO_URL is not set: run tests with `npm test` (it starts the servers).');
@@ -105,7 +106,7 @@ export async function startTestSubgraph(
   const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`, { monitorCommands: options.monitorCommands });
   const governance = new Governance(governanceDb);
   await governance.init();
-  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false,
+  const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false, fairShare: options.fairShare,
     peers: { ...testServiceKeys(), urls: Object.fromEntries(Object.entries(options.peers ?? {}).map(([peer, sg]) => [peer, sg.url])) } });
   const { url } = await server.listen(0);
 

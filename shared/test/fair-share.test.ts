@@ -1,5 +1,6 @@
 // A fair share per workspace (shared/src/fair-share.ts, issue 33): slots, arrival order, the queue
 // bound and the wait bound, and another workspace never waiting behind a busy one.
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { FairShare, fairShareFromEnv } from '../src/fair-share.ts';
 
@@ -88,6 +89,50 @@ describe('FairShare', () => {
     expect(share.load('ws_a')).toEqual({ running: 1, waiting: 1 });
     secondRelease();
     (await other)();
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('withdraws a waiting call whose caller left: it never runs, holds no place, and the slot goes to the next', async () => {
+    const share = new FairShare({ slots: 1, queue: 5, waitMs: 60_000 });
+    const order: string[] = [];
+    const first = held(share, 'ws_a', order, 'a1');
+    const left = new AbortController();
+    const gone = share.acquire('ws_a', left.signal);
+    const next = held(share, 'ws_a', order, 'a2');
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 2 });
+    left.abort();
+    await expect(gone).rejects.toMatchObject({ name: 'AbortError' });
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 1 });
+    first.finish();
+    await Promise.all([first.result, (async () => { await turn(); next.finish(); })(), next.result]);
+    expect(order).toEqual(['a1', 'a2']);
+    expect(share.busyWorkspaces).toBe(0);
+    // Already left: refused at once, nothing taken.
+    await expect(share.acquire('ws_a', AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('holds a slot for an answer until its response closes, and gives up the turn of a caller who left while waiting', async () => {
+    const share = new FairShare({ slots: 1, queue: 5, waitMs: 60_000 });
+    const response = () => Object.assign(new EventEmitter(), { closed: false });
+    const first = response();
+    expect(await share.holdForAnswer('ws_a', first)).toBe(true);
+    const waiting = response();
+    const turnOf = share.holdForAnswer('ws_a', waiting);
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 1 });
+    // The caller hangs up while waiting: no slot is taken for it, now or later.
+    waiting.emit('close');
+    expect(await turnOf).toBe(false);
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 0 });
+    first.emit('close');
+    expect(share.busyWorkspaces).toBe(0);
+    // A caller that left before asking (the close already emitted) gets no turn either.
+    const late = response();
+    late.emit('close');
+    late.closed = true;
+    expect(await share.holdForAnswer('ws_a', late)).toBe(false);
     expect(share.busyWorkspaces).toBe(0);
   });
 

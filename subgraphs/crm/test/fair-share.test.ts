@@ -1,21 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSERTION_HEADER, OWNER_ANSWER_HEADER, signAssertion, TOOL_INVOKE_PATH } from '@cuadra/shared';
+import { FairShare } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../src/server.ts';
 
 // A subgraph keeps each workspace's fair share of it too (shared/src/fair-share.ts, issue 33): the
-// same mechanism as the gateway's, here with 1 slot and 1 waiting place (FAIR_SHARE_*), so a burst
-// of one workspace straight at the service is cut to its share whatever gateway sent it.
+// same mechanism as the gateway's, here with 1 slot and 1 waiting place, so a burst of one
+// workspace straight at the service is cut to its share whatever gateway sent it.
+const share = new FairShare({ slots: 1, queue: 1, waitMs: 30_000 });
 let crm: TestSubgraph;
 beforeAll(async () => {
-  process.env.FAIR_SHARE_SLOTS = '1';
-  process.env.FAIR_SHARE_QUEUE = '1';
-  try {
-    crm = await startTestSubgraph(name, createServer);
-  } finally {
-    delete process.env.FAIR_SHARE_SLOTS;
-    delete process.env.FAIR_SHARE_QUEUE;
-  }
+  crm = await startTestSubgraph(name, createServer, { fairShare: share });
 });
 afterAll(async () => {
   await crm?.close();
@@ -61,5 +56,29 @@ describe("a workspace's fair share of a subgraph", () => {
       await r.arrayBuffer();
     }
     expect(await crm.db.collection('parties').countDocuments({ workspace: busy.workspace })).toBe(answers.length - refused.length);
+  });
+
+  it('gives up the turn of a caller who hung up while waiting: its call never runs and the workspace keeps its slot', async () => {
+    const busy = testPrincipal();
+    const slot = await share.acquire(busy.workspace); // the workspace's one slot, taken
+    const hangUp = new AbortController();
+    const gone = fetch(`${crm.url}${TOOL_INVOKE_PATH}`, {
+      method: 'POST', signal: hangUp.signal,
+      headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(busy, testSigningKeys().privateKey) },
+      body: JSON.stringify({ tool: 'parties.create', input: { kind: 'customer', name: 'Colgada SAS' } }),
+    }).catch((err: Error) => err);
+    await expect.poll(() => share.load(busy.workspace).waiting).toBe(1);
+    hangUp.abort();
+    expect(await gone).toMatchObject({ name: 'AbortError' });
+    // The service sees the hang-up and takes the call out of the line.
+    await expect.poll(() => share.load(busy.workspace).waiting, { timeout: 2_000 }).toBe(0);
+    slot();
+    expect(share.load(busy.workspace)).toEqual({ running: 0, waiting: 0 });
+    // The workspace's next call runs at once (a slot kept for the gone caller would make it wait 30 s and be refused).
+    const after = await crm.call('parties.create', { kind: 'customer', name: 'Después SAS' }, busy);
+    expect(after).toMatchObject({ ok: true });
+    await expect.poll(() => share.busyWorkspaces).toBe(0);
+    const stored = await crm.db.collection('parties').find({ workspace: busy.workspace }).project({ name: 1 }).toArray();
+    expect(stored.map((p) => p.name)).toEqual(['Después SAS']);
   });
 });
