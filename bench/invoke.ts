@@ -18,6 +18,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
+import { describeFairShare } from './fair-share.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { build } from '../scripts/build.ts';
 import { startSystem } from '../scripts/system.ts';
@@ -89,6 +90,7 @@ try {
   await new Promise((r) => setTimeout(r, 4000));
   const [idleGw, idleCrm] = await Promise.all([probes.gateway.cut(), probes.crm.cut()]);
   const idleRate = { gateway: idleGw.cpu_us / idleGw.wall_ms, crm: idleCrm.cpu_us / idleCrm.wall_ms };
+  console.log(describeFairShare(connections));
   console.log(`idle CPU: gateway ${(idleRate.gateway * 1000).toFixed(0)} µs/s, crm ${(idleRate.crm * 1000).toFixed(0)} µs/s (taken out of the per-call CPU below)`);
   // Every path is exercised once before anything is measured: the MongoDB-protocol server is a
   // JVM, and its first seconds on a new path (the ledger, the idempotency records) cost it 3–4× the

@@ -31,6 +31,11 @@ import { Ledger } from '../shared/src/governance/ledger.ts';
 import { LedgerSigner } from '../shared/src/governance/anchor.ts';
 import { insertParty } from '../subgraphs/crm/src/modules/parties/tools/create.ts';
 import { pct, rng } from './invoices-h2.ts';
+import { describeFairShare } from './fair-share.ts';
+import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
+import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
+import { TOOL_INVOKE_PATH } from '../shared/src/subgraph.ts';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 20000);
@@ -200,34 +205,83 @@ try {
   let n = 0;
   await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
 
-  // Another workspace while 16 connections read the large one.
-  const idle = await timed(() => call('parties.list', { limit: 25 }, other.api_key));
-  let stop = false;
-  const heavy = [
-    () => call('ledger.list', { tool: 'parties.update', limit: 50 }, L.key),
-    () => call('parties.list', { search: 'zurbarán quintero' }, L.key),
-    () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key),
-    () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key),
-  ];
-  let heavyDone = 0;
-  let heavyRefused = 0;
-  const load = Array.from({ length: 16 }, async (_, i) => {
-    while (!stop) {
-      try {
-        await heavy[i % heavy.length]();
-        heavyDone++;
-      } catch (err) {
-        // Past its fair share the large workspace is told to wait (429 rate_limited): counted, not fatal.
-        if (!/→ 429 /.test((err as Error).message)) throw err;
-        heavyRefused++;
+  // Another workspace while 16 connections read the large one — and where its call waits: the same
+  // read timed at each layer it crosses, interleaved so every layer sees the same load (the whole
+  // REST call; straight at crm's /invoke with a signed assertion, no gateway; the store alone, the
+  // page's query from this process; a Redis round trip). BENCH_HEAVY (default `all`) names the
+  // loads, one phase each: `all` (the four heavy reads below in turn) or one of them alone, to tell
+  // which read slows the others.
+  const otherPrincipal = { workspace: other.workspace_id, role: 'owner', actor: { type: 'api_key', id: other.key_id }, credential_id: other.key_id, scopes: null, patterns: null };
+  const crmInvoke = async () => {
+    const r = await fetch(`${sys.subgraphs.crm.url}${TOOL_INVOKE_PATH}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: signAssertion(otherPrincipal as never, sys.keys.privateKey) },
+      body: JSON.stringify({ tool: 'parties.list', input: { limit: 25 } }),
+    });
+    if (r.status !== 200) throw new Error(`crm /invoke parties.list → ${r.status} ${(await r.text()).slice(0, 300)}`);
+    await r.arrayBuffer();
+  };
+  const probeParty = (await call('parties.list', { limit: 1 }, other.api_key)).rows[0].id;
+  const redisClient = new Redis(redis.url, { lazyConnect: true });
+  await redisClient.connect();
+  const layers: Record<string, () => Promise<unknown>> = {
+    'REST (gateway → crm)': () => call('parties.list', { limit: 25 }, other.api_key),
+    'crm /invoke, no gateway': crmInvoke,
+    'store: one party by _id': () => crmDb.collection('parties').findOne({ _id: probeParty }),
+    'Redis PING': () => redisClient.ping(),
+  };
+  /** Each layer's timings, `RUNS` calls each after 2 warm-ups, taken in turn. */
+  const eachLayer = async (): Promise<Record<string, number[]>> => {
+    const out: Record<string, number[]> = Object.fromEntries(Object.keys(layers).map((k) => [k, []]));
+    for (let i = 0; i < RUNS + 2; i++) {
+      for (const [k, fn] of Object.entries(layers)) {
+        const t0 = performance.now();
+        await fn();
+        if (i >= 2) out[k].push(performance.now() - t0);
       }
     }
-  });
-  const busy = await timed(() => call('parties.list', { limit: 25 }, other.api_key));
-  stop = true;
-  await Promise.all(load);
-  console.log(`  fair share per workspace: FAIR_SHARE_SLOTS=${process.env.FAIR_SHARE_SLOTS ?? '(default 4)'} FAIR_SHARE_QUEUE=${process.env.FAIR_SHARE_QUEUE ?? '(default 64)'}`);
-  console.log(`  another workspace's parties.list: idle p50 ${pct(idle, 50).toFixed(1)} p95 ${pct(idle, 95).toFixed(1)} ms; under 16 connections on the large one (${heavyDone} heavy reads served, ${heavyRefused} refused 429) p50 ${pct(busy, 50).toFixed(1)} p95 ${pct(busy, 95).toFixed(1)} ms; ratio ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)}`);
+    return out;
+  };
+  const heavyReads: Record<string, () => Promise<unknown>> = {
+    'ledger.list tool filter': () => call('ledger.list', { tool: 'parties.update', limit: 50 }, L.key),
+    'parties.list search': () => call('parties.list', { search: 'zurbarán quintero' }, L.key),
+    'activity 366 days by month': () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key),
+    'parties.list 50th page': () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key),
+  };
+  const mixes = (process.env.BENCH_HEAVY ?? 'all').split(',').map((m) => m.trim());
+  const idleLayers = await eachLayer();
+  const idle = idleLayers['REST (gateway → crm)'];
+  let busy = idle;
+  const fairness: string[] = [];
+  for (const mix of mixes) {
+    const names = mix === 'all' ? Object.keys(heavyReads) : Object.keys(heavyReads).filter((k) => k.startsWith(mix));
+    if (names.length === 0) throw new Error(`BENCH_HEAVY: no heavy read starts with "${mix}" (${Object.keys(heavyReads).join('; ')})`);
+    let stop = false;
+    let heavyDone = 0;
+    let heavyRefused = 0;
+    const load = Array.from({ length: 16 }, async (_, i) => {
+      while (!stop) {
+        try {
+          await heavyReads[names[i % names.length]]();
+          heavyDone++;
+        } catch (err) {
+          // Past its fair share the large workspace is told to wait (429 rate_limited): counted, not fatal.
+          if (!/→ 429 /.test((err as Error).message)) throw err;
+          heavyRefused++;
+        }
+      }
+    });
+    const t0 = performance.now();
+    const busyLayers = await eachLayer();
+    const seconds = (performance.now() - t0) / 1000;
+    stop = true;
+    await Promise.all(load);
+    if (mix === mixes[0]) busy = busyLayers['REST (gateway → crm)'];
+    fairness.push(`  under 16 connections of ${mix === 'all' ? 'the four heavy reads' : names[0]} (${(heavyDone / seconds).toFixed(1)} served/s, ${heavyRefused} refused 429):`);
+    for (const k of Object.keys(layers)) fairness.push(`    ${k.padEnd(26)} idle p50 ${pct(idleLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(idleLayers[k], 95).toFixed(1).padStart(6)}  busy p50 ${pct(busyLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(busyLayers[k], 95).toFixed(1).padStart(6)} ms  ratio ${(pct(busyLayers[k], 50) / pct(idleLayers[k], 50)).toFixed(2)}`);
+  }
+  redisClient.disconnect();
+  console.log(`\nanother workspace's parties.list, by layer; ${describeFairShare(16)}; load on the machine ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  for (const line of fairness) console.log(line);
   memory.push({ when: 'after the reads and the load', mb: rss() });
 
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);

@@ -10,6 +10,7 @@ import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, s
 import { build } from '../scripts/build.ts';
 import { startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+import { describeFairShare } from './fair-share.ts';
 import { mb, Probe, type ProbeWindow } from './probe.ts';
 
 const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
@@ -60,6 +61,7 @@ try {
   const after = await cutAll();
   await new Promise((r) => setTimeout(r, 10_000));
   const rested = await cutAll();
+  console.log(describeFairShare(connections));
   console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes of parties.list (half with an Idempotency-Key)`);
   for (const row of rows) console.log(row);
   console.log('memory (before → after → after 10 s of rest; heap used after a full GC):');
