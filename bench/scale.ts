@@ -32,6 +32,7 @@ import { LedgerSigner } from '../shared/src/governance/anchor.ts';
 import { insertParty } from '../subgraphs/crm/src/modules/parties/tools/create.ts';
 import { pct, rng } from './invoices-h2.ts';
 import { describeFairShare } from './fair-share.ts';
+import { Probe } from './probe.ts';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
@@ -58,15 +59,23 @@ const [mongo, redis] = await Promise.all([
 process.env.MONGO_URL = mongo.url;
 process.env.REDIS_URL = redis.url;
 process.env.CUADRA_TEST_OUTPUT = path.join(repoRoot, 'test-output');
-const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60' });
+// The probe (shared/src/probe.ts) in every service, with a full collection before it reads memory:
+// the live heap beside the resident size tells what a service keeps from what V8 merely holds.
+const probeDir = path.join(runDir, 'probe');
+mkdirSync(probeDir, { recursive: true });
+const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0' });
 const prefix = sys.gatewayDb.replace(/_gateway$/, '');
 
-/** Resident memory (MB) of each process, from /proc. */
-function rss(): Record<string, number> {
-  const pids: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])), mongo: mongo.pid };
+const services: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])) };
+const probes = Object.fromEntries(Object.entries(services).map(([n, pid]) => [n, new Probe(probeDir, n, pid)]));
+/** Resident memory (MB) of each process, from /proc; with `live`, each service's V8 heap in use after a full collection too. */
+async function rss(live = false): Promise<Record<string, string>> {
+  const pids: Record<string, number> = { ...services, mongo: mongo.pid };
+  const heaps = live ? Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, (await p.cut()).memory.heapUsed] as const))) : {};
   return Object.fromEntries(Object.entries(pids).map(([n, pid]) => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return [n, m ? Math.round(Number(m[1]) / 1024) : NaN];
+    const resident = m ? Math.round(Number(m[1]) / 1024) : NaN;
+    return [n, heaps[n] === undefined ? String(resident) : `${resident} (heap ${Math.round(heaps[n] / 1048576)})`];
   }));
 }
 
@@ -141,7 +150,7 @@ async function side(label: string, read: (ws: { key: string; id: string }) => Pr
 
 let S = { key: '', id: '' };
 let L = { key: '', id: '' };
-const memory: { when: string; mb: Record<string, number> }[] = [{ when: 'system started', mb: rss() }];
+const memory: { when: string; mb: Record<string, string> }[] = [{ when: 'system started', mb: await rss(true) }];
 try {
   const small = await sys.workspace('Pequeña SAS');
   const large = await sys.workspace('Grande SAS');
@@ -155,7 +164,7 @@ try {
     await compareShapes(small.workspace_id, small.api_key);
     await compareShapes(large.workspace_id, large.api_key);
   }
-  memory.push({ when: 'seeded, before the reads', mb: rss() });
+  memory.push({ when: 'seeded, before the reads', mb: await rss(true) });
 
   console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
   await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
@@ -227,6 +236,8 @@ try {
     'REST (gateway → crm)': () => call('parties.list', { limit: 25 }, other.api_key),
     'crm /invoke, no gateway': crmInvoke,
     'store: one party by _id': () => crmDb.collection('parties').findOne({ _id: probeParty }),
+    // A durable write, as the ledger entry every call appends is (H2 answers it once it is on disk).
+    'store: one durable write': () => crmDb.collection('bench_probe').updateOne({ _id: 'probe' } as never, { $inc: { n: 1 } }, { upsert: true }),
     'Redis PING': () => redisClient.ping(),
   };
   /** Each layer's timings, `RUNS` calls each after 2 warm-ups, taken in turn. */
@@ -282,16 +293,16 @@ try {
   redisClient.disconnect();
   console.log(`\nanother workspace's parties.list, by layer; ${describeFairShare(16)}; load on the machine ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   for (const line of fairness) console.log(line);
-  memory.push({ when: 'after the reads and the load', mb: rss() });
+  memory.push({ when: 'after the reads and the load', mb: await rss(true) });
 
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
   console.log('| --- | --- | --- | --- |');
   for (const r of table) console.log(`| ${r.label} | ${pct(r.small, 50).toFixed(1)} / ${pct(r.small, 95).toFixed(1)} | ${pct(r.large, 50).toFixed(1)} / ${pct(r.large, 95).toFixed(1)} | ${(pct(r.large, 50) / pct(r.small, 50)).toFixed(2)} |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full | ${pct(fullSmall, 50).toFixed(0)} | ${pct(fullLarge, 50).toFixed(0)} | ${((pct(fullLarge, 50) * 1000) / (LARGE * PER_PARTY)).toFixed(1)} µs/entry (large) |`);
   console.log(`| another workspace under load | ${pct(idle, 50).toFixed(1)} / ${pct(idle, 95).toFixed(1)} idle | ${pct(busy, 50).toFixed(1)} / ${pct(busy, 95).toFixed(1)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
-  console.log(`\nresident memory (MB): ${Object.keys(memory[0].mb).join(', ')}`);
+  console.log(`\nresident memory (MB; a service's V8 heap in use after a full collection in brackets): ${Object.keys(memory[0].mb).join(', ')}`);
   for (const m of memory) console.log(`  ${m.when.padEnd(28)} ${Object.values(m.mb).join(', ')}`);
-  const grew = Object.keys(memory[0].mb).map((k) => [k, memory[2].mb[k] - memory[1].mb[k]] as const);
+  const grew = Object.keys(memory[0].mb).map((k) => [k, Number.parseInt(memory[2].mb[k], 10) - Number.parseInt(memory[1].mb[k], 10)] as const);
   console.log(`  grew serving reads: ${grew.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
 } finally {
   await Promise.all([crmDb.close(), governanceDb.close()]).catch(() => undefined);

@@ -1,8 +1,10 @@
-// `npm run bench:soak`: sustained load (BENCH_SOAK_SECONDS, default 60) of REST invokes through the
-// gateway — parties.list, half of them with a fresh Idempotency-Key — and the memory of each
-// process before and after (RSS, V8 heap used after a full collection, so what is live), from the
-// probe of shared/src/probe.ts; read again after 10 s of rest.
-// Also prints throughput and latency per 10 s slice, to show whether either drifts over time.
+// `npm run bench:soak`: sustained load (BENCH_SOAK_SECONDS, default 300) of REST invokes through the
+// gateway — crm's parties.list (half of them with a fresh Idempotency-Key) and the agents service's
+// ledger reads (the first page, a tool filter) in turn — and the memory of every service: resident
+// size and V8 heap in use after a full collection (what is live), from the probe of
+// shared/src/probe.ts, at every 10 s slice, and again after 10 s of rest. A service's heap is flat
+// when its live heap at the end is within BENCH_SOAK_FLAT_MB (default 5) of the first slice's.
+// Also prints throughput and latency per slice, to show whether either drifts over time.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -13,7 +15,8 @@ import { startTestSystemIdentity } from './identity.ts';
 import { describeFairShare } from './fair-share.ts';
 import { mb, Probe, type ProbeWindow } from './probe.ts';
 
-const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
+const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
+const flatMb = Number(process.env.BENCH_SOAK_FLAT_MB ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const slice = 10;
 
@@ -38,37 +41,52 @@ try {
     });
     if (r.status !== 200) throw new Error(`seeding failed: ${r.status} ${await r.text()}`);
   }
-  const processes = { gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid! };
+  const processes: Record<string, number> = { gateway: system.gateway.child.pid!, ...Object.fromEntries(Object.entries(system.subgraphs).map(([name, sg]) => [name, sg.child.pid!])) };
   const probes = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, new Probe(probeDir, name, pid)]));
   const cutAll = async () => Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([name, p]) => [name, await p.cut()] as const))) as Record<string, ProbeWindow>;
-  const url = `${system.gatewayUrl}/v1/tools/parties.list:invoke`;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
   let counter = 0;
+  const invoke = (tool: string) => `/v1/tools/${tool}:invoke`;
   const requests = [
-    { method: 'POST' as const, headers, body: JSON.stringify({ limit: 8 }) },
-    { method: 'POST' as const, headers, body: JSON.stringify({ limit: 8 }), setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `soak-${process.pid}-${counter++}` } }) },
+    { method: 'POST' as const, path: invoke('parties.list'), headers, body: JSON.stringify({ limit: 8 }) },
+    { method: 'POST' as const, path: invoke('parties.list'), headers, body: JSON.stringify({ limit: 8 }), setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `soak-${process.pid}-${counter++}` } }) },
+    { method: 'POST' as const, path: invoke('ledger.list'), headers, body: JSON.stringify({ limit: 50 }) },
+    { method: 'POST' as const, path: invoke('ledger.list'), headers, body: JSON.stringify({ tool: 'parties.create', limit: 50 }) },
   ];
+  const url = system.gatewayUrl;
   await autocannon({ url, connections, duration: 3, requests }); // warm-up
   const before = await cutAll();
   const rows: string[] = [];
+  const heaps: Record<string, number[]> = Object.fromEntries(Object.keys(processes).map((name) => [name, []]));
+  const cpuUs: Record<string, number> = Object.fromEntries(Object.keys(processes).map((name) => [name, 0]));
   let total = 0;
+  let after = before;
   for (let t = 0; t < seconds; t += slice) {
     const r = await autocannon({ url, connections, duration: Math.min(slice, seconds - t), requests });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`soak: ${r.non2xx} non-2xx, ${r.errors} errors at ${t} s`);
     total += r.requests.total;
-    rows.push(`  ${String(t).padStart(3)}–${String(t + slice).padEnd(3)} s  ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(5)} ms`);
+    after = await cutAll();
+    for (const name of Object.keys(processes)) {
+      heaps[name].push(after[name].memory.heapUsed);
+      cpuUs[name] += after[name].cpu_us;
+    }
+    rows.push(`  ${String(t).padStart(3)}–${String(t + slice).padEnd(3)} s  ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(5)} ms   live heap MB: ${Object.keys(processes).map((name) => `${name} ${(after[name].memory.heapUsed / 1048576).toFixed(1)}`).join(', ')}`);
   }
-  const after = await cutAll();
   await new Promise((r) => setTimeout(r, 10_000));
   const rested = await cutAll();
+  console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes in turn: parties.list, parties.list with an Idempotency-Key, ledger.list, ledger.list by tool`);
   console.log(describeFairShare(connections));
-  console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes of parties.list (half with an Idempotency-Key)`);
   for (const row of rows) console.log(row);
-  console.log('memory (before → after → after 10 s of rest; heap used after a full GC):');
+  console.log(`memory (before → after → after 10 s of rest; heap used after a full GC; flat: the last slice's live heap within ${flatMb} MB of the first's):`);
+  let grew = 0;
   for (const name of Object.keys(processes)) {
     const [b, a, z] = [before[name], after[name], rested[name]];
-    console.log(`  ${name.padEnd(7)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)};  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)};  CPU ${(a.cpu_us / total).toFixed(0)} µs/call`);
+    const drift = (heaps[name].at(-1)! - heaps[name][0]) / 1048576;
+    const flat = Math.abs(drift) <= flatMb;
+    if (!flat) grew++;
+    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)};  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
   }
+  if (grew > 0) process.exitCode = 1;
 } finally {
   await system.stop();
   await stopAll();

@@ -12,7 +12,7 @@ import type { Principal } from '../src/principal.ts';
 
 let db: Connection;
 beforeAll(async () => {
-  db = await connectDatabase(process.env.MONGO_URL!, `test_activity_${randomBytes(4).toString('hex')}`);
+  db = await connectDatabase(process.env.MONGO_URL!, `test_activity_${randomBytes(4).toString('hex')}`, { monitorCommands: true });
   await new Governance(db).init();
 });
 afterAll(async () => {
@@ -86,5 +86,37 @@ describe('ledger activity counters', () => {
     const counters = await db.collection('ledger_activity').countDocuments({});
     expect((await ledger.activity(ws, '2020-01-01', '2020-12-31')).perDay.size).toBe(0);
     expect(await db.collection('ledger_activity').countDocuments({})).toBe(counters);
+  });
+
+  it('asks the store for the uncounted tail, not a window of positions past the head, and still finds entries past a lagging head hint', async () => {
+    const ws = `ws_${randomBytes(4).toString('hex')}`;
+    const ledger = new Ledger(db);
+    await append(ledger, ws, 250, () => 'parties.list');
+    await ledger.countActivity(ws);
+    const day = today();
+    /** The activity read, and how many entry positions it asked the store for (each a lookup on the store's side). */
+    const read = async () => {
+      let asked = 0;
+      const listen = (e: { commandName: string; command: Record<string, any> }) => {
+        if (e.commandName !== 'find' || e.command.find !== 'ledger') return;
+        const seq = e.command.filter?.seq;
+        asked += Array.isArray(seq?.$in) ? seq.$in.length : Number.POSITIVE_INFINITY;
+      };
+      db.getClient().on('commandStarted', listen);
+      try {
+        return { total: (await ledger.activity(ws, day, day)).perDay.get(day), asked };
+      } finally {
+        db.getClient().off('commandStarted', listen);
+      }
+    };
+    // 2 blocks counted, 50 entries in the tail: the tail and a short look past the head (it was 500 positions past it on every read).
+    const first = await read();
+    expect(first.total).toBe(250);
+    expect(first.asked).toBeLessThanOrEqual(50 + 16);
+    // The head hint lags its entries (a writer died between storing a batch and moving it): the 20 past it are found.
+    await db.collection('ledger_heads').updateOne({ _id: ws as never }, { $set: { seq: 230 } });
+    const lagging = await read();
+    expect(lagging.total).toBe(250);
+    expect(lagging.asked).toBeLessThanOrEqual(50 + 64);
   });
 });
