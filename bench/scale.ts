@@ -32,7 +32,7 @@ import { LedgerSigner } from '../shared/src/governance/anchor.ts';
 import { insertParty } from '../subgraphs/crm/src/modules/parties/tools/create.ts';
 import { pct, rng } from './invoices-h2.ts';
 import { describeFairShare } from './fair-share.ts';
-import { Probe } from './probe.ts';
+import { MachineMeter, Probe } from './probe.ts';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
@@ -258,6 +258,8 @@ try {
     'activity 366 days by month': () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key),
     'parties.list 50th page': () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key),
   };
+  // Where the machine's CPU goes during each phase (every process, from /proc), per heavy read served.
+  const meter = new MachineMeter({ ...services, mongo: mongo.pid, redis: redis.pid, 'bench (load and probes)': process.pid });
   const mixes = (process.env.BENCH_HEAVY ?? 'all').split(',').map((m) => m.trim());
   const idleLayers = await eachLayer();
   const idle = idleLayers['REST (gateway → crm)'];
@@ -282,12 +284,15 @@ try {
       }
     });
     const t0 = performance.now();
+    meter.begin();
     const busyLayers = await eachLayer();
+    const machine = meter.end(heavyDone);
     const seconds = (performance.now() - t0) / 1000;
     stop = true;
     await Promise.all(load);
     if (mix === mixes[0]) busy = busyLayers['REST (gateway → crm)'];
     fairness.push(`  under 16 connections of ${mix === 'all' ? 'the four heavy reads' : names[0]} (${(heavyDone / seconds).toFixed(1)} served/s, ${heavyRefused} refused 429):`);
+    fairness.push(`    cores ${(machine.busyShare * 100).toFixed(0)} % busy; CPU ms per heavy read: ${Object.entries(machine.perCall).filter(([, us]) => us >= 100).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}`);
     for (const k of Object.keys(layers)) fairness.push(`    ${k.padEnd(26)} idle p50 ${pct(idleLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(idleLayers[k], 95).toFixed(1).padStart(6)}  busy p50 ${pct(busyLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(busyLayers[k], 95).toFixed(1).padStart(6)} ms  ratio ${(pct(busyLayers[k], 50) / pct(idleLayers[k], 50)).toFixed(2)}`);
   }
   redisClient.disconnect();
