@@ -1,9 +1,14 @@
 import { CuadraError } from './errors.ts';
 
-/** How much of one process a workspace may hold at once (`FAIR_SHARE_SLOTS`, `FAIR_SHARE_QUEUE`, `FAIR_SHARE_WAIT_MS`). */
+/** How much of one process a workspace may hold at once (`FAIR_SHARE_SLOTS`, `FAIR_SHARE_CONTENDED_SLOTS`, `FAIR_SHARE_QUEUE`, `FAIR_SHARE_WAIT_MS`). */
 export interface FairShareLimits {
-  /** Calls of one workspace running at once in this process; the rest wait their turn. */
+  /** Calls of one workspace running at once in this process while no other workspace is calling it; the rest wait their turn. */
   slots: number;
+  /**
+   * Calls of one workspace running at once while another workspace has called this process in
+   * the last {@link CONTENDED_MS} (at most `slots`; absent: `slots`, the share never narrows).
+   */
+  contendedSlots?: number;
   /** Calls of one workspace waiting at once; one more is refused `rate_limited`. */
   queue: number;
   /** Longest a call waits for a slot before it is refused `rate_limited` (nothing was done). */
@@ -11,12 +16,16 @@ export interface FairShareLimits {
 }
 
 /**
- * The defaults: 4 calls of a workspace at once per process — on a 2-core machine, a workspace
- * hammering with 16 connections then shares the cores with another's call as 4 to 1, not 16 to 1
- * (bench/scale.ts measures it) —, 64 waiting (a burst of 50 duplicates of one keyed call still
- * waits and replays), and 30 s of waiting at most.
+ * The defaults: 4 calls of a workspace at once per process while it is the only one calling, 1
+ * while another workspace is calling too — on a 2-core machine, 4 heavy calls of one workspace at
+ * once keep the cores busy (88–95 %, bench/scale.ts), and any other workspace's call then waits
+ * for CPU at every hop: 3–4× its idle time; with 1 at once it is within 1.5× —, 64 waiting (a burst of 50
+ * duplicates of one keyed call still waits and replays), and 30 s of waiting at most.
  */
-export const FAIR_SHARE_DEFAULTS: Readonly<FairShareLimits> = { slots: 4, queue: 64, waitMs: 30_000 };
+export const FAIR_SHARE_DEFAULTS: Readonly<Required<FairShareLimits>> = { slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000 };
+
+/** How long a workspace's last call counts as "calling" for the others' share (ms): a person's next click, an agent's next step. */
+export const CONTENDED_MS = 1_000;
 
 /** The limits from the environment (positive integers; anything else is a configuration error, said at start). */
 export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShareLimits {
@@ -27,8 +36,10 @@ export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShar
     if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, not "${text}".`);
     return value;
   };
+  const slots = read('FAIR_SHARE_SLOTS', FAIR_SHARE_DEFAULTS.slots, 1);
   return {
-    slots: read('FAIR_SHARE_SLOTS', FAIR_SHARE_DEFAULTS.slots, 1),
+    slots,
+    contendedSlots: Math.min(slots, read('FAIR_SHARE_CONTENDED_SLOTS', FAIR_SHARE_DEFAULTS.contendedSlots, 1)),
     queue: read('FAIR_SHARE_QUEUE', FAIR_SHARE_DEFAULTS.queue, 0),
     waitMs: read('FAIR_SHARE_WAIT_MS', FAIR_SHARE_DEFAULTS.waitMs, 1),
   };
@@ -63,10 +74,17 @@ interface Lane {
 
 /**
  * A fair share of one process per workspace (issue 33): at most `slots` calls of a workspace run
- * at once, the next `queue` wait in arrival order, and any more — or one that waited `waitMs` —
+ * at once — `contendedSlots` while another workspace has called in the last {@link CONTENDED_MS},
+ * so a busy workspace leaves the cores to the others' calls rather than queueing them behind its
+ * own —, the next `queue` wait in arrival order, and any more — or one that waited `waitMs` —
  * is refused 429 `rate_limited` with `Retry-After` before it does anything. Another workspace's
  * call never waits behind them: each workspace has its own lane. A lane exists only while it has
- * calls (no memory kept per workspace seen).
+ * calls, and a workspace is remembered as calling for {@link CONTENDED_MS} after its last call
+ * (nothing kept per workspace seen).
+ *
+ * A narrowed share takes no running call away: the workspace's calls then start one by one as its
+ * running ones end, and widen again as soon as the others have been quiet for {@link CONTENDED_MS}
+ * (the next call given back or arriving lets the waiters in, up to `slots`).
  *
  * Per process on purpose: it shares this process's cores and connections, which are what a busy
  * workspace takes from the others; the rate limits (Redis) are what is shared between replicas.
@@ -77,11 +95,39 @@ interface Lane {
 export class FairShare {
   readonly limits: Readonly<FairShareLimits>;
   readonly #lanes = new Map<string, Lane>();
+  /** When each workspace last asked for a slot (ms), oldest first: the workspaces calling now. */
+  readonly #calling = new Map<string, number>();
   /** Mean time a slot is held (ms, moving average): what a refused caller is told to wait. */
   #heldMs = 50;
+  readonly #now: () => number;
 
-  constructor(limits: FairShareLimits = FAIR_SHARE_DEFAULTS) {
-    this.limits = { ...limits };
+  /** @param now the clock the contention window is read on (tests move it by hand). */
+  constructor(limits: FairShareLimits = FAIR_SHARE_DEFAULTS, now: () => number = () => performance.now()) {
+    this.limits = { ...limits, contendedSlots: Math.min(limits.slots, limits.contendedSlots ?? limits.slots) };
+    this.#now = now;
+  }
+
+  /** How many calls of `workspace` may run now: `slots`, or `contendedSlots` while another workspace is calling. */
+  slotsFor(workspace: string): number {
+    const since = this.#now() - CONTENDED_MS;
+    // Oldest first: forget the workspaces quiet for the whole window.
+    for (const [ws, at] of this.#calling) {
+      if (at >= since) break;
+      this.#calling.delete(ws);
+    }
+    const others = this.#calling.size - (this.#calling.has(workspace) ? 1 : 0);
+    return others > 0 ? this.limits.contendedSlots! : this.limits.slots;
+  }
+
+  /** Lets waiting calls of the lane in while it has fewer running than its share allows now. */
+  #fill(workspace: string, lane: Lane): void {
+    const cap = this.slotsFor(workspace);
+    while (lane.waiting.length > 0 && lane.running < cap) {
+      const next = lane.waiting.shift()!;
+      clearTimeout(next.timer);
+      lane.running++;
+      next.grant(this.#releaser(workspace, lane));
+    }
   }
 
   /** Runs `work` in one of `workspace`'s slots (waiting for one if needed); refusals as {@link acquire}. */
@@ -103,12 +149,16 @@ export class FairShare {
    */
   acquire(workspace: string, signal?: AbortSignal): Promise<ReleaseSlot> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
+    // This workspace is calling now (re-inserted: the map stays oldest first).
+    this.#calling.delete(workspace);
+    this.#calling.set(workspace, this.#now());
     let lane = this.#lanes.get(workspace);
     if (!lane) {
       lane = { running: 0, waiting: [] };
       this.#lanes.set(workspace, lane);
     }
-    if (lane.running < this.limits.slots) {
+    // Nobody overtakes a waiting call: a free slot goes to the waiters first.
+    if (lane.waiting.length === 0 && lane.running < this.slotsFor(workspace)) {
       lane.running++;
       return Promise.resolve(this.#releaser(workspace, lane));
     }
@@ -142,6 +192,8 @@ export class FairShare {
       waiter.timer.unref();
       signal?.addEventListener('abort', left, { once: true });
       current.waiting.push(waiter);
+      // The share may have widened since the last call ended (the others went quiet).
+      this.#fill(workspace, current);
     });
   }
 
@@ -197,21 +249,16 @@ export class FairShare {
       if (released) return;
       released = true;
       this.#heldMs += (performance.now() - since - this.#heldMs) / 16;
-      // The slot passes straight to the first waiter: nobody arriving meanwhile overtakes it.
-      const next = lane.waiting.shift();
-      if (next) {
-        clearTimeout(next.timer);
-        next.grant(this.#releaser(workspace, lane));
-        return;
-      }
+      // The slot passes to the first waiters, as many as the share allows now: nobody arriving meanwhile overtakes them.
       lane.running--;
-      if (lane.running === 0) this.#lanes.delete(workspace);
+      this.#fill(workspace, lane);
+      if (lane.running === 0 && lane.waiting.length === 0) this.#lanes.delete(workspace);
     };
   }
 
   #refusal(lane: Lane, why: string): CuadraError {
     // The waiters ahead are served `slots` at a time: about that many slot-times, at least a second.
-    const retryAfter = Math.max(1, Math.ceil((this.#heldMs * (lane.waiting.length + 1)) / this.limits.slots / 1000));
+    const retryAfter = Math.max(1, Math.ceil((this.#heldMs * (lane.waiting.length + 1)) / Math.max(1, lane.running) / 1000));
     return new CuadraError('rate_limited', `This workspace ${why}: it already has ${lane.running} calls running and ${lane.waiting.length} waiting here. Nothing was done; wait ${retryAfter} s and retry.`, {
       extra: { headers: { 'Retry-After': String(retryAfter) } },
     });

@@ -136,9 +136,49 @@ describe('FairShare', () => {
     expect(share.busyWorkspaces).toBe(0);
   });
 
+  it('narrows a busy workspace to contendedSlots while another one calls — its running calls go on, the next start one by one — and widens it again once the other is quiet', async () => {
+    let now = 0;
+    const share = new FairShare({ slots: 3, contendedSlots: 1, queue: 10, waitMs: 60_000 }, () => now);
+    const order: string[] = [];
+    const a = ['a1', 'a2', 'a3'].map((n) => held(share, 'ws_a', order, n));
+    await turn();
+    // Alone, the whole share: three at once.
+    expect(share.load('ws_a')).toEqual({ running: 3, waiting: 0 });
+    const b = held(share, 'ws_b', order, 'b1');
+    await turn();
+    expect(order).toEqual(['a1', 'a2', 'a3', 'b1']);
+    // ws_b calls: ws_a's next call waits until ws_a runs fewer than 1.
+    const a4 = held(share, 'ws_a', order, 'a4');
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 3, waiting: 1 });
+    a[0].finish();
+    a[1].finish();
+    await Promise.all([a[0].result, a[1].result]);
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 1, waiting: 1 });
+    a[2].finish();
+    await a[2].result;
+    await turn();
+    expect(order).toEqual(['a1', 'a2', 'a3', 'b1', 'a4']);
+    b.finish();
+    await b.result;
+    // ws_b's last call was 1 s ago and none since: ws_a has its whole share again.
+    now += 1_001;
+    const more = ['a5', 'a6'].map((n) => held(share, 'ws_a', order, n));
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 3, waiting: 0 });
+    for (const c of [a4, ...more]) c.finish();
+    await Promise.all([a4.result, ...more.map((c) => c.result)]);
+    expect(order).toEqual(['a1', 'a2', 'a3', 'b1', 'a4', 'a5', 'a6']);
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
   it('reads its limits from the environment and refuses a malformed one', () => {
-    expect(fairShareFromEnv({})).toEqual({ slots: 4, queue: 64, waitMs: 30_000 });
-    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_QUEUE: '0', FAIR_SHARE_WAIT_MS: '500' })).toEqual({ slots: 2, queue: 0, waitMs: 500 });
+    expect(fairShareFromEnv({})).toEqual({ slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000 });
+    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_QUEUE: '0', FAIR_SHARE_WAIT_MS: '500' })).toEqual({ slots: 2, contendedSlots: 1, queue: 0, waitMs: 500 });
+    // The contended share is never wider than the share.
+    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_CONTENDED_SLOTS: '9' })).toMatchObject({ slots: 2, contendedSlots: 2 });
+    expect(() => fairShareFromEnv({ FAIR_SHARE_CONTENDED_SLOTS: '0' })).toThrow(/FAIR_SHARE_CONTENDED_SLOTS/);
     expect(() => fairShareFromEnv({ FAIR_SHARE_SLOTS: '0' })).toThrow(/FAIR_SHARE_SLOTS/);
     expect(() => fairShareFromEnv({ FAIR_SHARE_QUEUE: '1.5' })).toThrow(/FAIR_SHARE_QUEUE/);
   });
