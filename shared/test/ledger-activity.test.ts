@@ -9,6 +9,7 @@ import { Governance } from '../src/governance/index.ts';
 import { ACTIVITY_BLOCK, Ledger } from '../src/governance/ledger.ts';
 import { localDate } from '../src/periods.ts';
 import type { Principal } from '../src/principal.ts';
+import { positionsAsked } from './ledger-positions-asked.ts';
 
 let db: Connection;
 beforeAll(async () => {
@@ -96,18 +97,8 @@ describe('ledger activity counters', () => {
     const day = today();
     /** The activity read, and how many entry positions it asked the store for (each a lookup on the store's side). */
     const read = async () => {
-      let asked = 0;
-      const listen = (e: { commandName: string; command: Record<string, any> }) => {
-        if (e.commandName !== 'find' || e.command.find !== 'ledger') return;
-        const seq = e.command.filter?.seq;
-        asked += Array.isArray(seq?.$in) ? seq.$in.length : Number.POSITIVE_INFINITY;
-      };
-      db.getClient().on('commandStarted', listen);
-      try {
-        return { total: (await ledger.activity(ws, day, day)).perDay.get(day), asked };
-      } finally {
-        db.getClient().off('commandStarted', listen);
-      }
+      const { result, asked } = await positionsAsked(db, () => ledger.activity(ws, day, day));
+      return { total: result.perDay.get(day), asked };
     };
     // 2 blocks counted, 50 entries in the tail: the tail and a short look past the head (it was 500 positions past it on every read).
     const first = await read();

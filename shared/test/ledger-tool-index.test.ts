@@ -9,6 +9,7 @@ import { connectDatabase } from '../src/db.ts';
 import { Governance } from '../src/governance/index.ts';
 import { ACTIVITY_BLOCK, Ledger } from '../src/governance/ledger.ts';
 import type { Principal } from '../src/principal.ts';
+import { positionsAsked } from './ledger-positions-asked.ts';
 
 let db: Connection;
 beforeAll(async () => {
@@ -34,18 +35,10 @@ async function storedSeqs(ws: string, actor?: string): Promise<number[]> {
 }
 /** Every page of `ledger.list {tool: payroll.run}` by cursor, and how many entry positions the pages asked the store for. */
 async function pages(ledger: Ledger, ws: string, limit: number, actor?: string): Promise<{ seqs: number[]; asked: number; pages: number }> {
-  let asked = 0;
-  const listen = (e: { commandName: string; command: Record<string, any> }) => {
-    if (e.commandName !== 'find' || e.command.find !== 'ledger') return;
-    const seq = e.command.filter?.seq;
-    // A lookup spells its positions out; anything else would be a walk of the collection.
-    asked += Array.isArray(seq?.$in) ? seq.$in.length : Number.POSITIVE_INFINITY;
-  };
-  db.getClient().on('commandStarted', listen);
   const seqs: number[] = [];
   let before: number | undefined;
   let n = 0;
-  try {
+  const { asked } = await positionsAsked(db, async () => {
     do {
       const page = await ledger.list(ws, { tool: 'payroll.run', limit, ...(actor ? { actor } : {}), ...(before ? { before } : {}) });
       for (const r of page.rows) expect(r.tool).toBe('payroll.run');
@@ -53,9 +46,7 @@ async function pages(ledger: Ledger, ws: string, limit: number, actor?: string):
       before = page.next_before;
       n++;
     } while (before);
-  } finally {
-    db.getClient().off('commandStarted', listen);
-  }
+  });
   return { seqs, asked, pages: n };
 }
 
