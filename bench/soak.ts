@@ -3,7 +3,7 @@
 // ledger reads (the first page, a tool filter) in turn — and the memory of every service: resident
 // size and V8 heap in use after a full collection (what is live), from the probe of
 // shared/src/probe.ts, at every 10 s slice, and again after 10 s of rest. A service's heap is flat
-// when its live heap at the end is within BENCH_SOAK_FLAT_MB (default 5) of the first slice's.
+// when its live heap at the end is at most BENCH_SOAK_FLAT_MB (default 5) above the first slice's.
 // Also prints throughput and latency per slice, to show whether either drifts over time.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -77,12 +77,13 @@ try {
   console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes in turn: parties.list, parties.list with an Idempotency-Key, ledger.list, ledger.list by tool`);
   console.log(describeFairShare(connections));
   for (const row of rows) console.log(row);
-  console.log(`memory (before → after → after 10 s of rest; heap used after a full GC; flat: the last slice's live heap within ${flatMb} MB of the first's):`);
+  console.log(`memory (before → after → after 10 s of rest; heap used after a full GC; flat: the last slice's live heap at most ${flatMb} MB above the first's):`);
   let grew = 0;
   for (const name of Object.keys(processes)) {
     const [b, a, z] = [before[name], after[name], rested[name]];
     const drift = (heaps[name].at(-1)! - heaps[name][0]) / 1048576;
-    const flat = Math.abs(drift) <= flatMb;
+    // Growth is what a leak looks like; a heap that ends lower than the first slice (warm-up's leftovers collected) is flat.
+    const flat = drift <= flatMb;
     if (!flat) grew++;
     console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)};  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
   }
