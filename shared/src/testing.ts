@@ -106,8 +106,11 @@ export async function startTestSubgraph(
   const governanceDb = await connectDatabase(mongoUrl, `test_${name}_${suffix}_governance`, { monitorCommands: options.monitorCommands });
   const governance = new Governance(governanceDb);
   await governance.init();
+  // Each peer's URL is read when it is called: two subgraphs that call each other are started one after the other.
+  const urls: Record<string, string> = {};
+  for (const [peer, sg] of Object.entries(options.peers ?? {})) Object.defineProperty(urls, peer, { get: () => sg.url, enumerable: true });
   const server = await createServer({ db, log: createLogger(name, process.env.LOG_LEVEL ?? 'silent'), assertionPublicKey: testSigningKeys().publicKey, governance, runApprovals: false, fairShare: options.fairShare,
-    peers: { ...testServiceKeys(), urls: Object.fromEntries(Object.entries(options.peers ?? {}).map(([peer, sg]) => [peer, sg.url])) } });
+    peers: { ...testServiceKeys(), urls } });
   const { url } = await server.listen(0);
 
   async function graphql(query: string, variables: Record<string, unknown>, principal: Principal | null) {

@@ -1,4 +1,4 @@
-import { clampLimit, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
+import { clampLimit, CuadraError, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
 import express from 'express';
 import { sandboxReceive } from './einvoicing/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
@@ -11,6 +11,7 @@ import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
 import { bookingInvoiceId, bookingInvoicing } from './modules/invoices/bookings.ts';
 import { inventoryPull } from './modules/journal/inventory_pull_job.ts';
+import { payrollPull } from './accounting/payroll_pull.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
@@ -83,6 +84,12 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         // Inventory asks before every movement: its feed is about to grow (modules/journal/inventory_pull_job.ts).
         if (ctx.principal.actor.type === 'service' && ctx.principal.actor.id === 'inventory') inventoryPull.wake(ctx.workspace);
         return closedMonthsFrom(ctx.db, ctx.workspace, args.from);
+      },
+      payrollJournalGrew: (_: unknown, _args: unknown, ctx: SubgraphContext) => {
+        // Payroll's hint after it publishes (payroll journal_feed.ts): at most a wake, in this process's memory.
+        if (ctx.principal.actor.type !== 'service' || ctx.principal.actor.id !== 'payroll') throw new CuadraError('policy_denied', 'Only the payroll service tells finance its journal feed grew.');
+        payrollPull.wake(ctx.workspace);
+        return true;
       },
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();

@@ -46,8 +46,11 @@ const MONTH_ACCOUNTS: Record<string, [number, number]> = {
 let payroll: TestSubgraph;
 let invoices: TestSubgraph;
 beforeAll(async () => {
-  payroll = await startTestSubgraph(payrollName, createPayroll);
+  // Each knows the other: finance reads payroll's feed, payroll hints finance after it publishes.
+  const finance = { url: '' };
+  payroll = await startTestSubgraph(payrollName, createPayroll, { peers: { invoices: finance } });
   invoices = await startTestSubgraph(name, createServer, { peers: { payroll } });
+  finance.url = invoices.url;
 });
 afterAll(async () => {
   await invoices?.close();
@@ -100,6 +103,31 @@ describe('payroll postings in the finance journal', () => {
       salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
     }, owner);
     expect(e.ok, JSON.stringify(e)).toBe(true);
+  });
+
+  it('takes in a post of a workspace finance never saw, with no read of it: payroll hints finance, whose next pass pulls it', async () => {
+    const fresh = testPrincipal();
+    await payroll.output('employees.create', {
+      name: 'Beto Nuevo', document: { type: 'CC', number: '1023456790' }, position: 'Auxiliar', hire_date: '2026-01-01',
+      salary: { amount: 175_090_500, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1,
+    }, fresh);
+    const id = (await payroll.output('payroll.run', { month: '2026-02' }, fresh)).run.id as string;
+    await payroll.output('payroll.approve', { id, amount: 185_992_800 }, fresh);
+    await payroll.output('payroll.post', { id }, fresh);
+    // Only finance's background passes run (as its timer runs them), no read and no wake by hand:
+    // the workspace holds no mark yet, so without payroll's hint no pass would ever pull it.
+    const peers = { ...testServiceKeys(), urls: { payroll: payroll.url } };
+    const held = () => journalEntries(invoices.db).exists({ _id: `je_${id}`, workspace: fresh.workspace });
+    for (let pass = 0; pass < 40 && !(await held()); pass++) {
+      await payrollPull.pass(invoices.db, peers, createLogger('invoices', 'silent'), new Date());
+      if (!(await held())) await new Promise((r) => setTimeout(r, 25));
+    }
+    const entry = await journalEntries(invoices.db).findById(`je_${id}`).lean();
+    expect(entry).toMatchObject({ workspace: fresh.workspace, date: '2026-02-28', source: { kind: 'payroll', id } });
+    expect(entry!.lines.reduce((s, l) => s + l.debit, 0)).toBe(MONTH_DEBITS);
+    // The hint is a service's alone: a person's (or an agent's) assertion is refused, and the field is not in the public graph.
+    const asked = await invoices.graphql('query { payrollJournalGrew }', {}, fresh);
+    expect(asked.body.errors?.[0]?.extensions?.code).toBe('policy_denied');
   });
 
   it('takes in nothing before a run is posted, even when posting died between its two writes', async () => {

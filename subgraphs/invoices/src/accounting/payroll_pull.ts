@@ -15,11 +15,13 @@ export type { PullResult } from './feed_pull.ts';
  *
  * When it runs: in the background (journal module's `payroll journal pull`, never in a read:
  * reads never write), over every workspace holding a mark in the feed, and before a month is
- * closed or after it is reopened. Payroll asks finance nothing, so the hint that wakes a
- * workspace is finance's own: a read of its journal or statements (the `journal_entries` source,
- * journal.list/get, the statement, cash-flow, forecast and profitability metrics,
- * accounts.export_statement) wakes it — the next passes pull it, and the reads after them show
- * the postings. A workspace nobody reads is still pulled, less often the longer it has nothing new.
+ * closed or after it is reopened. What wakes a workspace (pulled on every pass for a while):
+ * payroll's hint after it publishes an entry (`payrollJournalGrew`, payroll's service assertion
+ * only: at most a wake, so a lost hint only delays), and a read of finance's journal or statements
+ * (the `journal_entries` source, journal.list/get, the statement, cash-flow, forecast and
+ * profitability metrics, accounts.export_statement) — the next passes pull it, and the reads after
+ * them show the postings. A workspace holding a mark is still pulled unwoken, less often the
+ * longer it has nothing new.
  *
  * A month finance has closed: the period guard is never bypassed. An entry dated in it is not
  * written; it waits in the workspace's mark (below) and is written by the first pull after the

@@ -21,4 +21,5 @@ export const journalModule = defineModule({
   models: [journalEntries, manualEntries],
   listed: [{ model: journalEntries }],
   reads: { sources: { journal_entries: journalEntriesSource } },
+  readGuards: { 'Query.payrollJournalGrew': 'journal' },
 });

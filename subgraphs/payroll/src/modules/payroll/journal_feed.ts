@@ -1,4 +1,4 @@
-import { addPositions, clampLimit, createPositioned, localDate, OrderedFeed, ORDERED_FEED_FIELDS, pageNewestFirst, reversedLines, type OrderedFeedDoc, type SourceReader } from '@cuadra/shared';
+import { addPositions, clampLimit, createPositioned, localDate, OrderedFeed, ORDERED_FEED_FIELDS, pageNewestFirst, reversedLines, type OrderedFeedDoc, type PeerGraph, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { payrollRuns, type JournalLine, type RunDoc } from './runs.ts';
 
@@ -88,9 +88,18 @@ async function record(db: Connection, doc: FeedDoc): Promise<void> {
   await payrollFeed.enqueue(db, doc.workspace, doc._id);
 }
 
-/** Gives a final entry (its run has moved) its place in the order finance reads (shared ordered-feed.ts). Idempotent. */
-export function publish(db: Connection, workspace: string, id: string): Promise<void> {
-  return payrollFeed.publish(db, workspace, id);
+/**
+ * Gives a final entry (its run has moved) its place in the order finance reads (shared
+ * ordered-feed.ts). Idempotent. With a `graph`, finance is then told the workspace's feed grew
+ * (`payrollJournalGrew`, a field only payroll's service assertion may ask): its background pull
+ * takes the workspace in on its next pass, even one it holds no mark for yet. The hint is not
+ * awaited and may be lost (finance down, a crash right here): that only delays the entry, never
+ * loses it — it stays in this feed, taken in by finance's next read of its journal or statements
+ * and, at the latest, before the month is closed.
+ */
+export async function publish(db: Connection, workspace: string, id: string, graph?: PeerGraph): Promise<void> {
+  await payrollFeed.publish(db, workspace, id);
+  if (graph) void graph('invoices', 'query { payrollJournalGrew }', {}).catch(() => undefined);
 }
 
 /** The feed document of a run's posting: the run's own entry. */

@@ -34,7 +34,7 @@ export const post = defineTool({
     if (run.status === 'approved') await recordPosting(ctx.db, run, ctx.now);
     const posted = await transition(ctx, input.id, ['approved'], { status: 'posted', posted_at: ctx.now });
     // Final now: its place in the order finance reads (journal_feed.ts).
-    await publish(ctx.db, ctx.workspace, posted.journal_entry.id);
+    await publish(ctx.db, ctx.workspace, posted.journal_entry.id, ctx.graph);
     return { run: runView(posted) };
   },
 });

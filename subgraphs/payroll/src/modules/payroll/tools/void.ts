@@ -29,7 +29,7 @@ export const voidRun = defineTool({
         await recordReversal(ctx.db, current, ctx.now);
         const voided = await transition(ctx, input.id, ['posted'], set);
         // Final now: its place in the order finance reads (journal_feed.ts).
-        await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`);
+        await publish(ctx.db, ctx.workspace, `${voided.journal_entry.id}_void`, ctx.graph);
         return { run: runView(voided) };
       });
     });
