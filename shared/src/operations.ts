@@ -75,11 +75,21 @@ export interface OperationKind<T> {
   legacyMarkers?: readonly LegacyMarkers[];
 }
 
+/** A marker of an older store, as stored (its fields vary by store). */
+export interface LegacyMarker { _id: string; workspace: string; at?: Date; doc?: string; [field: string]: unknown }
+
 /** An older marker store: its collection, which of its markers are this kind's, and the record each names. */
 export interface LegacyMarkers {
   collection: string;
   filter?: Record<string, unknown>;
-  record(marker: { _id: string; doc?: string }): string;
+  record(marker: LegacyMarker): string;
+  /** When the old lease was last taken (default: the marker's `at`). */
+  leasedAt?(marker: LegacyMarker): Date;
+  /**
+   * For a store that kept its lease on the record itself (fields of the document, not a document of
+   * its own): clears those fields, conditionally on the lease read, instead of deleting the document.
+   */
+  release?(db: Connection, marker: LegacyMarker): Promise<void>;
 }
 
 const kinds = new Map<string, OperationKind<any>>();
@@ -237,14 +247,15 @@ export function operationsMaintenance(ofKinds: readonly OperationKind<any>[]): M
 async function adoptLegacyMarkers(db: Connection, legacy: LegacyMarkers, kind: string, workspace?: string): Promise<number> {
   let moved = 0;
   const filter = { ...legacy.filter, ...(workspace ? { workspace } : {}) };
-  for (const old of await db.collection<{ _id: string; workspace: string; at: Date; doc?: string }>(legacy.collection).find(filter as never).limit(MARKERS_PER_PASS).toArray()) {
+  for (const old of await db.collection<LegacyMarker>(legacy.collection).find(filter as never).limit(MARKERS_PER_PASS).toArray()) {
     const record = legacy.record(old);
     try {
-      await markers(db).insertOne({ _id: `${kind}:${record}`, workspace: old.workspace, kind, record, run: null, status: 'running', at: old.at });
+      await markers(db).insertOne({ _id: `${kind}:${record}`, workspace: old.workspace, kind, record, run: null, status: 'running', at: legacy.leasedAt?.(old) ?? old.at! });
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
     }
-    await db.collection(legacy.collection).deleteOne({ _id: old._id } as never);
+    if (legacy.release) await legacy.release(db, old);
+    else await db.collection(legacy.collection).deleteOne({ _id: old._id } as never);
     moved++;
   }
   return moved;

@@ -369,6 +369,73 @@ describe('bank_reconciliation over a window, by interval, compared', () => {
   });
 });
 
+/** The context a tool call of `owner` runs with (crm answering through its test peer): what a dead call had booked with. */
+function toolContext(owner: Principal): ToolContext {
+  return {
+    db: sg.db, workspace: owner.workspace, now: new Date(), principal: owner,
+    graph: async (_sg: string, query: string, variables: Record<string, unknown>) => {
+      const r = await crmPeer().graphql(query, variables, owner);
+      if (r.body.errors?.length) throw new Error(r.body.errors[0].message);
+      return r.body.data;
+    },
+  } as unknown as ToolContext;
+}
+
+describe('bank reconciliations and undos whose process died: finished by the sweep, with no call', () => {
+  it('books what is missing once, records every part, moves the counters once, under an old lease and under the runner', async () => {
+    const owner = await configuredWorkspace(sg);
+    const bank = await bankAccount(sg, owner);
+    // Invoice: 1,000,000 + 19 % = 1,190,000 cents.
+    const inv = await postedInvoice(owner, 1000000);
+    const tx = await importOne(owner, bank, 'STMT-D', [
+      { ref: 'L-1', amount: '6000.00', sign: 'CRDT', date: '2026-11-10', info: 'Abono y rendimientos' },
+      { ref: 'N-1', amount: '3000.00', sign: 'CRDT', date: '2026-11-11', info: 'Abono' },
+      { ref: 'U-1', amount: '2000.00', sign: 'CRDT', date: '2026-11-12', info: 'Reintegro' },
+    ]);
+    const old = new Date(Date.now() - 5 * 60_000);
+    // L-1, under the lease kept on the transaction before the runner (a stored database after the
+    // upgrade): 500,000 to the invoice and 100,000 to 4295; the payment of part 0 booked under its
+    // derived id, nothing recorded.
+    await registerPayments(toolContext(owner), { customer_id: inv.customer_id, amount: 500000, currency: 'COP', date: '2026-11-10', method: 'bank_transfer', reference: 'L-1', invoices: [{ invoice_id: inv.id, amount: 500000 }] }, { id: `pay_${tx['L-1'].slice(4)}_1_0` });
+    const planned = (m: Record<string, unknown>) => ({ payment_id: null, registered: false, journal_entry_id: null, ...m });
+    await bankTransactions(sg.db).updateOne({ _id: tx['L-1'] }, {
+      $set: { status: 'reconciling', attempt: 1, lock_at: old, matches: [planned({ type: 'invoice', id: inv.id, amount: 500000 }), planned({ type: 'account', id: '4295', amount: 100000 })] },
+      $inc: { rev: 1 },
+    });
+    // N-1, under the runner: its marker (a minute and more old) and the transaction leased, nothing booked.
+    await bankTransactions(sg.db).updateOne({ _id: tx['N-1'] }, { $set: { status: 'reconciling', attempt: 1, lock_at: null, matches: [planned({ type: 'invoice', id: inv.id, amount: 300000 })] }, $inc: { rev: 1 } });
+    await sg.db.collection('operations').insertOne({ _id: `bank_reconcile:${tx['N-1']}:1`, workspace: owner.workspace, kind: 'bank_reconcile', record: `${tx['N-1']}:1`, run: null, status: 'running', at: old } as never);
+    // U-1, reconciled against 4295 by a call, then an undo under the old lease that died before reversing anything.
+    const u = await call(owner, 'bank.reconcile', { transaction_id: tx['U-1'], matches: [{ account: '4295', amount: 200000 }] });
+    await bankTransactions(sg.db).updateOne({ _id: tx['U-1'] }, { $set: { status: 'reconciling', undoing: 'reconciled', lock_at: old }, $inc: { rev: 1 } });
+
+    await sg.sweep();
+    const [l, n, un] = await Promise.all(['L-1', 'N-1', 'U-1'].map((r) => bankTransactions(sg.db).findById(tx[r]).lean()));
+    expect(l).toMatchObject({ status: 'reconciled', lock_at: null, matches: [
+      { type: 'invoice', payment_id: `pay_${tx['L-1'].slice(4)}_1_0`, registered: true }, { type: 'account', id: '4295', journal_entry_id: `je_${tx['L-1']}_1_1` },
+    ] });
+    expect(n).toMatchObject({ status: 'reconciled', matches: [{ type: 'invoice', payment_id: `pay_${tx['N-1'].slice(4)}_1_0`, registered: true }] });
+    expect(un).toMatchObject({ status: 'unreconciled', matches: [], undoing: null, lock_at: null });
+    // Each payment once: 1,190,000 − 500,000 − 300,000 = 390,000 open.
+    expect(await sg.db.collection('payments').countDocuments({ workspace: owner.workspace })).toBe(2);
+    expect((await call(owner, 'invoices.get', { id: inv.id })).invoice.balance).toBe(390000);
+    // L-1's 100,000 to 4295: Dr 111005 / Cr 4295, once; U-1's entry reversed once (Dr 4295 / Cr 111005).
+    expect((await entries(owner, { _id: `je_${tx['L-1']}_1_1` })).map((e) => e.lines.map((x: any) => [x.account, x.debit, x.credit]))).toEqual([[['111005', 100000, 0], ['4295', 0, 100000]]]);
+    const reversal = await entries(owner, { 'source.id': u.transaction.matches[0].journal_entry_id, 'source.kind': 'reversal' });
+    expect(reversal.map((e) => e.lines.map((x: any) => [x.account, x.debit, x.credit]))).toEqual([[['111005', 0, 200000], ['4295', 200000, 0]]]);
+    expect((await entries(owner)).every(balanced)).toBe(true);
+    // Counters by hand: reconciled L-1 + N-1 = 600,000 + 300,000 = 900,000; unreconciled U-1 = 200,000.
+    const m = unwrap(await sg.graphql('query($q: JSON!) { invoicesMetric(query: $q) }', { q: { metric: 'bank_reconciliation' } }, owner), 'invoicesMetric');
+    expect(m.rows.map((r: any) => [r.reconciled_count, r.reconciled_amount, r.unreconciled_count, r.unreconciled_amount])).toEqual([[2, 900000, 1, 200000]]);
+    expect(await sg.db.collection('operations').countDocuments({ workspace: owner.workspace, status: 'running' })).toBe(0);
+    // A second pass changes nothing.
+    const journal = (await entries(owner)).length;
+    await sg.sweep();
+    expect(await sg.db.collection('payments').countDocuments({ workspace: owner.workspace })).toBe(2);
+    expect((await entries(owner)).length).toBe(journal);
+  });
+});
+
 describe('bank reconciliation: a process that died after registering a customer payment', () => {
   it('is taken over after the lease by a call with the same parts: the payment it booked is found by its id, nothing is booked twice', async () => {
     const owner = await configuredWorkspace(sg);
@@ -378,14 +445,7 @@ describe('bank reconciliation: a process that died after registering a customer 
     const tx = (await importOne(owner, bank, 'STMT-C', [{ ref: 'C-1', amount: '5000.00', sign: 'CRDT', date: '2026-11-10', info: 'Abono' }]))['C-1'];
     // What the dead process left: the lease (attempt 1, a minute and more ago), the payment booked
     // under the id attempt 1 derives for part 0, and not yet recorded on the transaction.
-    const ctx = {
-      db: sg.db, workspace: owner.workspace, now: new Date(), principal: owner,
-      graph: async (_sg: string, query: string, variables: Record<string, unknown>) => {
-        const r = await crmPeer().graphql(query, variables, owner);
-        if (r.body.errors?.length) throw new Error(r.body.errors[0].message);
-        return r.body.data;
-      },
-    } as unknown as ToolContext;
+    const ctx = toolContext(owner);
     const derived = `pay_${tx.slice(4)}_1_0`;
     await registerPayments(ctx, { customer_id: inv.customer_id, amount: 500000, currency: 'COP', date: '2026-11-10', method: 'bank_transfer', reference: 'C-1', invoices: [{ invoice_id: inv.id, amount: 500000 }] }, { id: derived });
     await bankTransactions(sg.db).updateOne({ _id: tx }, {

@@ -149,7 +149,11 @@ export interface BankTransactionDoc {
   status: TransactionStatus;
   matches: BankMatch[];
   reconciled_at: Date | null;
-  /** Held while a reconciliation registers payments; older than a minute it belongs to a dead process. */
+  /**
+   * The lease a reconciliation or undo kept here before the durable-operation runner (reconcile.ts):
+   * stored data may still hold one, adopted by the runner (`reconcileOperation.legacyMarkers`). Null
+   * on everything written since.
+   */
   lock_at: Date | null;
   /**
    * Which reconciliation this is (1, 2… counting undone ones): the ids of the payments and entries
@@ -159,6 +163,8 @@ export interface BankTransactionDoc {
   attempt?: number;
   /** Set while an undo holds the lease: the status it started from (a takeover of a dead undo needs it). */
   undoing?: 'reconciled' | 'reconciling' | null;
+  /** Set while an undo holds the transaction: the date its reversals carry (a finisher after a crash needs it). */
+  undo_date?: string | null;
   rev: number;
   pending_rollups: RollupIntent[];
   pending_count: number;
@@ -188,6 +194,7 @@ const transactionSchema = new Schema<BankTransactionDoc>(
     lock_at: { type: Date, default: null },
     attempt: { type: Number },
     undoing: { type: String, default: null },
+    undo_date: { type: String, default: null },
     rev: { type: Number, required: true },
     pending_rollups: { type: Schema.Types.Mixed, default: [] },
     pending_count: { type: Number, required: true },

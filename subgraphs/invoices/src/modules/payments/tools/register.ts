@@ -53,21 +53,26 @@ export const register = defineTool({
   preview: async (input, ctx) => previewPayment(ctx, await paymentToRegister(input, ctx)),
 });
 
+/** What registering a payment needs: crm (to check the payer) unless the caller names the payer it already checked. */
+export type PaymentContext = Pick<ToolContext, 'db' | 'workspace' | 'now'> & Partial<Pick<ToolContext, 'graph'>>;
+
 /**
  * payments.register's path, for callers inside the subgraph that choose the payment's id first
  * (bank reconciliation): a payment already recorded under that id is completed if a process died
- * on it, and answered — a retry never registers a second payment.
+ * on it, and answered — a retry never registers a second payment. With `customer`, the payer as
+ * the caller already knows it (the customer of the invoices it pays): crm is not asked, so a
+ * reconciliation finishes from the maintenance sweep, which has no caller.
  */
-export function registerPayments(ctx: ToolContext, input: InputOf<typeof registerInput>, options: { id?: string } = {}) {
-  return withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx, options.id));
+export function registerPayments(ctx: PaymentContext, input: InputOf<typeof registerInput>, options: { id?: string; customer?: { name: string } } = {}) {
+  return withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx, options.id, options.customer));
 }
 
-async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolContext, id?: string) {
+async function registerPayment(input: InputOf<typeof registerInput>, ctx: PaymentContext, id?: string, customer?: { name: string }) {
   if (id) {
     const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
     if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, paymentOperation, known) : known) };
   }
-  const doc = await paymentToRegister(input, ctx, id);
+  const doc = await paymentToRegister(input, ctx, id, customer);
   await markPayment(ctx, doc._id);
   await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
   await createPositioned(payments(ctx.db), doc);
@@ -76,14 +81,14 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: ToolCo
 }
 
 /** The payment a call asks to register, checked and allocated (each invoice's requested amount), as it would be written `pending`: one path for the payment and its dry run. */
-async function paymentToRegister(input: InputOf<typeof registerInput>, ctx: ToolContext, id?: string): Promise<PaymentDoc> {
+async function paymentToRegister(input: InputOf<typeof registerInput>, ctx: PaymentContext, id?: string, customer?: { name: string }): Promise<PaymentDoc> {
   const date = input.date ?? localDate(ctx.now);
   // Refused before anything is applied (postEntry holds the rule: books/post.ts).
   await assertPeriodOpen(ctx.db, ctx.workspace, date);
   const model = invoices(ctx.db);
   let allocations: Allocation[];
   // The payer must be a party of this workspace (an archived customer may still pay what it owes).
-  let customerName = (await buyerFromCrm(ctx, input.customer_id, { archived: true })).name;
+  let customerName = (customer ?? await buyerFromCrm(ctx, input.customer_id, { archived: true })).name;
   if (input.invoices) {
     const ids = input.invoices.map((a) => a.invoice_id);
     if (new Set(ids).size !== ids.length) throw new CuadraError('invalid_input', 'An invoice is named twice.', { field: '/invoices' });
