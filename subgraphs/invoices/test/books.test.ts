@@ -455,6 +455,41 @@ describe('year-end close: the result moves to equity', () => {
   });
 });
 
+describe('a period close or reopen whose process died: finished by the sweep, with no call', () => {
+  it('closes December with its closing entry once, and opens a month left half reopened', async () => {
+    const owner = testPrincipal();
+    await manual(owner, '2026-07-01', 'Arrendamiento cobrado', [{ account: '111005', debit: 4000000 }, { account: '4155', credit: 4000000 }]);
+    await manual(owner, '2026-08-01', 'Servicios', [{ account: '5135', debit: 1500000 }, { account: '111005', credit: 1500000 }]);
+    await call(owner, 'periods.close', { month: '2026-11' });
+    const old = new Date(Date.now() - 5 * 60_000);
+    const periodsOf = sg.db.collection('periods');
+    const ops = sg.db.collection('operations');
+    // December: a close that died right after open → closing (its first turn; its first closing entry).
+    const dec = `${owner.workspace}|2026-12`;
+    await periodsOf.insertOne({ _id: dec, workspace: owner.workspace, month: '2026-12', status: 'closing', closings: 1, turn: 1, closing_entry_id: null, closed_at: null, closed_by: null, reopened_at: null, updated_at: old } as never);
+    await ops.insertOne({ _id: `period_close:${dec}:1`, workspace: owner.workspace, kind: 'period_close', record: `${dec}:1`, run: null, status: 'running', at: old } as never);
+    // November: closed by the call above (its first turn), then a reopen that died after closed → closing.
+    const nov = `${owner.workspace}|2026-11`;
+    await periodsOf.updateOne({ _id: nov } as never, { $set: { status: 'closing', updated_at: old }, $inc: { turn: 1 } });
+    await ops.insertOne({ _id: `period_reopen:${nov}:2`, workspace: owner.workspace, kind: 'period_reopen', record: `${nov}:2`, run: null, status: 'running', at: old } as never);
+
+    await sg.sweep();
+    const closed = await periodsOf.findOne({ _id: dec } as never);
+    expect(closed).toMatchObject({ status: 'closed', closing_entry_id: `je_close_${owner.workspace}_2026_1` });
+    // By hand: income 4,000,000 − expenses 1,500,000 = 2,500,000 profit: Dr 4155 4,000,000 / Cr 5135 1,500,000 / Cr 3605 2,500,000, once.
+    const closing = await sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.kind': 'closing' }).toArray();
+    expect(closing.map((e) => e.lines.map((l: any) => [l.account, l.debit, l.credit]))).toEqual([[['4155', 4000000, 0], ['5135', 0, 1500000], ['3605', 0, 2500000]]]);
+    expect(await periodsOf.findOne({ _id: nov } as never)).toMatchObject({ status: 'open' });
+    // November takes postings again; December none.
+    await manual(owner, '2026-11-20', 'Mantenimiento', [{ account: '5145', debit: 300000 }, { account: '111005', credit: 300000 }]);
+    expect(await sg.call('journal.create', { date: '2026-12-15', memo: 'x', lines: [{ account: '5145', debit: 1 }, { account: '111005', credit: 1 }] }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await ops.countDocuments({ workspace: owner.workspace, status: 'running' })).toBe(0);
+    // A second pass changes nothing.
+    await sg.sweep();
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.kind': 'closing' })).toBe(1);
+  });
+});
+
 describe('debit notes: late-payment interest is financial income (PUC 4210), not sales (4135)', () => {
   it('books interest to 421005 and keeps it out of revenue; a change of value stays sales; a line may name its income account', async () => {
     const owner = await configuredWorkspace(sg, {

@@ -19,6 +19,11 @@ export interface PeriodDoc {
   closed_at: Date | null;
   closed_by: string | null;
   reopened_at: Date | null;
+  /**
+   * How many times the month went into `closing` (a close or a reopen began): names the close or
+   * reopen in flight for the durable-operation runner (modules/periods/ops.ts). Absent before it existed.
+   */
+  turn?: number;
   updated_at: Date;
 }
 
@@ -33,6 +38,7 @@ const periodSchema = new Schema<PeriodDoc>(
     closed_at: { type: Date, default: null },
     closed_by: { type: String, default: null },
     reopened_at: { type: Date, default: null },
+    turn: { type: Number },
     updated_at: { type: Date, required: true },
   },
   { versionKey: false },

@@ -1,5 +1,6 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, operationsMaintenance } from '@cuadra/shared';
 import { periods } from '../../books/periods.ts';
+import { closeOperation, reopenOperation } from './ops.ts';
 import { close } from './tools/close.ts';
 import { reopen } from './tools/reopen.ts';
 
@@ -9,6 +10,8 @@ import { reopen } from './tools/reopen.ts';
  */
 export const periodsModule = defineModule({
   name: 'periods',
+  // A close or reopen a dead process left half done (the runner): a month never stays closing.
+  maintenance: operationsMaintenance([closeOperation, reopenOperation]),
   journalSources: ['closing'],
   tools: [close, reopen],
   models: [periods],
