@@ -487,6 +487,17 @@ describe('a period close or reopen whose process died: finished by the sweep, wi
     // A second pass changes nothing.
     await sg.sweep();
     expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.kind': 'closing' })).toBe(1);
+
+    // Periods stored by the version before the runner (no turn): October left closing (no marker: the
+    // sweep cannot tell a close from a reopen) is resumed by the next close; September open closes and reopens.
+    const legacy = (month: string, status: string) => ({ _id: `${owner.workspace}|${month}`, workspace: owner.workspace, month, status, closings: 0, closing_entry_id: null, closed_at: null, closed_by: null, reopened_at: null, updated_at: old });
+    await periodsOf.insertMany([legacy('2026-10', 'closing'), legacy('2026-09', 'open')] as never);
+    await sg.sweep();
+    expect(await periodsOf.findOne({ _id: `${owner.workspace}|2026-10` } as never)).toMatchObject({ status: 'closing' });
+    expect((await call(owner, 'periods.close', { month: '2026-10' })).period).toMatchObject({ status: 'closed' });
+    expect((await call(owner, 'periods.close', { month: '2026-09' })).period).toMatchObject({ status: 'closed' });
+    expect((await call(owner, 'periods.reopen', { month: '2026-09' })).period).toMatchObject({ status: 'open' });
+    expect(await periodsOf.findOne({ _id: `${owner.workspace}|2026-09` } as never)).toMatchObject({ status: 'open', turn: 2 });
   });
 });
 
