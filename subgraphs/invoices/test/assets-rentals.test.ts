@@ -183,6 +183,13 @@ describe('fixed assets sold to a customer: invoiced once, income booked once', (
     // 4245 over both: 6,000,000 − 5,000,000 = 1,000,000 credit = the gain, booked once.
     const disposalA = (await entriesOf(owner, a.id)).find((e) => e.source.kind === 'asset_disposal');
     expect(linesOf(disposalA)).toEqual([['159220', 7000000, 0], ['4245', 5000000, 0], ['1528', 0, 12000000]]);
+    // A credit note of the sale would take its price back from 4245 while the disposal keeps the asset out of the books
+    // (a return) or its gain as it was (a price change): refused (409, saying why), nothing written, the invoice as it was.
+    for (const concept of [2, 3]) {
+      expect(await sg.call('invoices.credit_note', { invoice_id: invoiceA.id, concept, reason: 'Devolución del portátil' }, owner)).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining(`sale of fixed asset ${a.id}`) });
+    }
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace, kind: 'credit_note' })).toBe(0);
+    expect((await out('invoices.get', { id: invoiceA.id }, owner)).invoice).toMatchObject({ status: 'posted', balance: 6000000 });
 
     // B sold for 40,000.00: loss 4,000,000 − 5,000,000 = −1,000,000; fiscal 4,000,000 − 9,200,000 = −5,200,000.
     // Disposal: Dr 159220 7,000,000 + Dr 4245 4,000,000 (the whole price) + Dr 5310 1,000,000 = Cr 1528 12,000,000; 4245 ends at 0.
@@ -275,6 +282,16 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     const invoiceEntry = async (id: string) => (await sg.db.collection('journal_entries').findOne({ workspace: owner.workspace, _id: `je_${id}` as never }))!.lines.map((l: any) => [l.account, l.debit, l.credit]);
     expect(await invoiceEntry(rentInvoice.id)).toEqual([['130505', 17850000, 0], ['413595', 0, 15000000], ['240805', 0, 2850000]]);
     expect(await invoiceEntry(returned.return.damages_invoice_id)).toEqual([['130505', 8000000, 0], ['4255', 0, 8000000]]);
+    // Half the damages waived (a credit note of 0.5 of the line): 0.5 × 80,000.00 = 40,000.00, no VAT. The mirror of the
+    // line's own entry — Dr 4255 40,000.00 / Cr 130505 40,000.00 —, not a return of sales (417505: PUC class 41 only).
+    const waived = (await out('invoices.credit_note', { invoice_id: returned.return.damages_invoice_id, concept: 3, reason: 'Medio tubo recuperado', lines: [{ line: 0, quantity: 0.5 }] }, owner)).credit_note;
+    expect(waived).toMatchObject({ subtotal: 4000000, tax_total: 0, total: 4000000 });
+    expect(await invoiceEntry(waived.id)).toEqual([['4255', 4000000, 0], ['130505', 0, 4000000]]);
+    // 4255 over both entries: 8,000,000 − 4,000,000 = 4,000,000 credit; the damages owed 8,000,000 − 4,000,000 = 4,000,000.
+    expect((await out('invoices.get', { id: returned.return.damages_invoice_id }, owner)).invoice).toMatchObject({ balance: 4000000 });
+    // The rental's own invoice credited whole is a return of a sale: Dr 417505 150,000.00 + Dr 240805 28,500.00 / Cr 130505 178,500.00.
+    const rentCredit = (await out('invoices.credit_note', { invoice_id: rentInvoice.id, concept: 2, reason: 'Servicio no prestado' }, owner)).credit_note;
+    expect(await invoiceEntry(rentCredit.id)).toEqual([['417505', 15000000, 0], ['240805', 2850000, 0], ['130505', 0, 17850000]]);
     const deposits = await sg.db.collection('journal_entries').find({ workspace: owner.workspace, 'source.id': rental.id }).sort({ 'source.kind': 1 }).toArray();
     expect(deposits.map((e) => [e.source.kind, e.lines.map((l: any) => [l.account, l.debit, l.credit])])).toEqual([
       ['rental_deposit', [['111005', 30000000, 0], ['2810', 0, 30000000]]],

@@ -30,12 +30,12 @@ function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 
   const out: JournalLine[] = [];
   let tagged = 0;
   for (const l of doc.lines) {
-    if (!l.tags || Object.keys(l.tags).length === 0 || (side === 'credit' && l.account)) continue;
+    if (!l.tags || Object.keys(l.tags).length === 0 || l.account) continue;
     out.push({ ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), tags: { ...l.tags } });
     tagged += l.subtotal;
   }
-  // An invoice's lines with their own account (ownAccountLines) are not sales.
-  const rest = doc.subtotal - tagged - (side === 'credit' ? ownAccountTotal(doc) : 0);
+  // Lines with their own account (ownAccountLines) are not sales, nor their credit a return of sales.
+  const rest = doc.subtotal - tagged - ownAccountTotal(doc);
   out.push(side === 'debit' ? line(account, rest, 0) : line(account, 0, rest));
   return out;
 }
@@ -53,21 +53,26 @@ function allowanceChargeLines(doc: InvoiceDoc, reversed: boolean): JournalLine[]
   });
 }
 
-/** Σ subtotals of an invoice's lines that name their own account (what is not sales). */
+/** Σ subtotals of an invoice's (or its credit note's) lines that name their own account (what is not sales). */
 function ownAccountTotal(doc: InvoiceDoc): number {
-  return doc.kind === 'invoice' ? doc.lines.reduce((s, l) => s + (l.account ? l.subtotal : 0), 0) : 0;
+  return doc.kind === 'debit_note' ? 0 : doc.lines.reduce((s, l) => s + (l.account ? l.subtotal : 0), 0);
 }
 
 /**
  * An invoice's lines that name their own account, each credited there: what finance invoices that
  * is not a sale of the business — the price of a fixed asset sold (4245, netted by the disposal
- * entry), compensation for damages (4255 indemnizaciones).
+ * entry), compensation for damages (4255 indemnizaciones). A credit note's line keeps the account of
+ * the invoice line it takes back (invoices.credit_note copies it) and is debited there: the mirror of
+ * that line's own entry. 417505 (devoluciones en ventas) is for sales taken back only — PUC, Decreto
+ * 2650 de 1993: 4175 is the debit-nature account of class 41 "ingresos operacionales", while 42
+ * "ingresos no operacionales" (4245 utilidad en venta de propiedades, 4255 indemnizaciones) has none.
  */
-function ownAccountLines(doc: InvoiceDoc): JournalLine[] {
-  if (doc.kind !== 'invoice') return [];
-  return doc.lines.filter((l) => l.account).map((l) => ({
-    ...line({ code: l.account!, name: PUC[l.account!] ?? l.account! }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
-  }));
+function ownAccountLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine[] {
+  if (doc.kind === 'debit_note') return [];
+  return doc.lines.filter((l) => l.account).map((l) => {
+    const account = { code: l.account!, name: PUC[l.account!] ?? l.account! };
+    return { ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}) };
+  });
 }
 
 /**
@@ -80,7 +85,7 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
     ...withholdingLines(doc, 'debit'),
     ...byTags(doc, ACCOUNTS.revenue, 'credit'),
-    ...ownAccountLines(doc),
+    ...ownAccountLines(doc, 'credit'),
     ...allowanceChargeLines(doc, false),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
@@ -114,8 +119,8 @@ export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<stri
 
 /**
  * What a document counts as sales (PUC 41): a debit note's lines booked to 41; an invoice's or credit
- * note's lines, less the document's allowances (417505) plus its charges (413595) — what the journal
- * books to income.
+ * note's lines but those with their own account (42xx), less the document's allowances (417505) plus
+ * its charges (413595) — what the journal books to income.
  */
 export function salesOf(doc: InvoiceDoc): number {
   if (doc.kind === 'debit_note') return doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0);
@@ -130,6 +135,7 @@ export function salesOf(doc: InvoiceDoc): number {
 export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
   return tidy([
     ...byTags(doc, ACCOUNTS.salesReturns, 'debit'),
+    ...ownAccountLines(doc, 'debit'),
     ...allowanceChargeLines(doc, true),
     line(ACCOUNTS.vatPayable, doc.tax_total, 0),
     line(ACCOUNTS.receivables, 0, applied, doc.customer_id),

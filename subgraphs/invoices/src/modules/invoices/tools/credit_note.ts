@@ -72,6 +72,12 @@ async function creditNoteDraft(input: InputOf<typeof CREDIT_NOTE_INPUT>, ctx: To
   if (!invoice) throw new CuadraError('not_found', `No invoice ${input.invoice_id} exists in this workspace.`);
   if (invoice.status === 'draft') throw new CuadraError('conflict', `Invoice ${invoice._id} is a draft: edit it instead of crediting it.`);
   if (invoice.status === 'cancelled') throw new CuadraError('conflict', `Invoice ${invoice.number} is already fully credited (cancelled).`);
+  if (invoice.source?.asset_id) {
+    // Its price was netted against the asset's carrying amount by the disposal entry (assets/ops.ts): a note taking it
+    // back would leave a returned asset out of the books, or the sale's gain or loss and its fiscal result wrong.
+    throw new CuadraError('conflict', `Invoice ${invoice.number} is the sale of fixed asset ${invoice.source.asset_id} (assets.dispose); its price is part of the disposal's gain or loss. `
+      + 'A credit note cannot take it back here: the return of a sold asset or a change of its price is not supported yet — nothing was changed.');
+  }
   const remaining = (i: number) => storedMicros(invoice.lines[i].quantity) - storedMicros(invoice.lines[i].credited_quantity ?? 0);
   const wanted = input.lines ?? invoice.lines.map((_, i) => ({ line: i, quantity: quantityFromMicros(remaining(i)) })).filter((l) => l.quantity > 0);
   const asked = new Map<number, bigint>();
