@@ -1,5 +1,6 @@
 import type { InvoiceDoc } from '../modules/invoices/model.ts';
 import { tidyLines as tidy, type JournalLine } from '../books/journal.ts';
+import { creditNoteLines } from '../books/post.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
 import { PUC } from './puc.ts';
 
@@ -13,30 +14,27 @@ function line(account: { code: string; name: string }, debit: number, credit: nu
   return { account: account.code, name: account.name, debit, credit, party_id: party };
 }
 
-/** Withholding amounts per account of a document: retención en la fuente in its concept's 135515 auxiliary. */
-function withholdingLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine[] {
-  return doc.withholdings.map((w) => {
-    const account = withholdingAccount(w);
-    return side === 'debit' ? line(account, w.amount, 0) : line(account, 0, w.amount);
-  });
+/** Withholding amounts per account of a document, debited: retención en la fuente in its concept's 135515 auxiliary. */
+function withholdingLines(doc: InvoiceDoc): JournalLine[] {
+  return doc.withholdings.map((w) => line(withholdingAccount(w), w.amount, 0));
 }
 
 /**
- * The document's taxable base on `account`, one line per set of line tags (the tagged lines'
+ * The document's sales credited to `account`, one line per set of line tags (the tagged lines'
  * subtotals, so profitability reads each tag's income) and one untagged line for the rest: Σ =
- * the document's subtotal.
+ * the document's subtotal less its lines with their own account.
  */
-function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 'debit' | 'credit'): JournalLine[] {
+function byTags(doc: InvoiceDoc, account: { code: string; name: string }): JournalLine[] {
   const out: JournalLine[] = [];
   let tagged = 0;
   for (const l of doc.lines) {
     if (!l.tags || Object.keys(l.tags).length === 0 || l.account) continue;
-    out.push({ ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), tags: { ...l.tags } });
+    out.push({ ...line(account, 0, l.subtotal), tags: { ...l.tags } });
     tagged += l.subtotal;
   }
   // Lines with their own account (ownAccountLines) are not sales, nor their credit a return of sales.
   const rest = doc.subtotal - tagged - ownAccountTotal(doc);
-  out.push(side === 'debit' ? line(account, rest, 0) : line(account, 0, rest));
+  out.push(line(account, 0, rest));
   return out;
 }
 
@@ -45,12 +43,8 @@ function byTags(doc: InvoiceDoc, account: { code: string; name: string }, side: 
  * income like the lines, Cr 413595; an allowance (a discount on the whole document) is booked as a
  * discount on sales, Dr 417505. A credit note that takes them back books the mirror.
  */
-function allowanceChargeLines(doc: InvoiceDoc, reversed: boolean): JournalLine[] {
-  return (doc.allowance_charges ?? []).map((a) => {
-    const debit = a.charge === reversed;
-    const account = a.charge && !reversed ? ACCOUNTS.revenue : ACCOUNTS.salesReturns;
-    return debit ? line(account, a.amount, 0) : line(account, 0, a.amount);
-  });
+function allowanceChargeLines(doc: InvoiceDoc): JournalLine[] {
+  return (doc.allowance_charges ?? []).map((a) => (a.charge ? line(ACCOUNTS.revenue, 0, a.amount) : line(ACCOUNTS.salesReturns, a.amount, 0)));
 }
 
 /** Σ subtotals of an invoice's (or its credit note's) lines that name their own account (what is not sales). */
@@ -67,12 +61,11 @@ function ownAccountTotal(doc: InvoiceDoc): number {
  * 2650 de 1993: 4175 is the debit-nature account of class 41 "ingresos operacionales", while 42
  * "ingresos no operacionales" (4245 utilidad en venta de propiedades, 4255 indemnizaciones) has none.
  */
-function ownAccountLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine[] {
+function ownAccountLines(doc: InvoiceDoc): JournalLine[] {
   if (doc.kind === 'debit_note') return [];
-  return doc.lines.filter((l) => l.account).map((l) => {
-    const account = { code: l.account!, name: PUC[l.account!] ?? l.account! };
-    return { ...(side === 'debit' ? line(account, l.subtotal, 0) : line(account, 0, l.subtotal)), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}) };
-  });
+  return doc.lines.filter((l) => l.account).map((l) => ({
+    ...line({ code: l.account!, name: PUC[l.account!] ?? l.account! }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
+  }));
 }
 
 /**
@@ -83,10 +76,10 @@ function ownAccountLines(doc: InvoiceDoc, side: 'debit' | 'credit'): JournalLine
 export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
   return tidy([
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
-    ...withholdingLines(doc, 'debit'),
-    ...byTags(doc, ACCOUNTS.revenue, 'credit'),
-    ...ownAccountLines(doc, 'credit'),
-    ...allowanceChargeLines(doc, false),
+    ...withholdingLines(doc),
+    ...byTags(doc, ACCOUNTS.revenue),
+    ...ownAccountLines(doc),
+    ...allowanceChargeLines(doc),
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
 }
@@ -111,7 +104,7 @@ export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<stri
   });
   return tidy([
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
-    ...withholdingLines(doc, 'debit'),
+    ...withholdingLines(doc),
     ...income,
     line(ACCOUNTS.vatPayable, 0, doc.tax_total),
   ]);
@@ -128,20 +121,16 @@ export function salesOf(doc: InvoiceDoc): number {
 }
 
 /**
- * Posting a credit note: the mirror of the invoice. What the customer no longer owes comes off
- * the receivable up to the invoice's open balance (`applied`); any rest is owed back to the
- * customer (customer credit, 280505).
+ * Posting a credit note: the invoice's entry for the note's lines taken back (books
+ * creditNoteLines) — a sale's income to 417505 devoluciones en ventas (PUC 4175), a line with its
+ * own account to that account. What the customer no longer owes comes off the receivable up to the
+ * invoice's open balance (`applied`); any rest is owed back to the customer (customer credit, 280505).
  */
 export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
-  return tidy([
-    ...byTags(doc, ACCOUNTS.salesReturns, 'debit'),
-    ...ownAccountLines(doc, 'debit'),
-    ...allowanceChargeLines(doc, true),
-    line(ACCOUNTS.vatPayable, doc.tax_total, 0),
-    line(ACCOUNTS.receivables, 0, applied, doc.customer_id),
-    line(ACCOUNTS.customerAdvances, 0, doc.amount_due - applied, doc.customer_id),
-    ...withholdingLines(doc, 'credit'),
-  ]);
+  return creditNoteLines(invoiceEntryLines(doc), {
+    accounts: { [ACCOUNTS.revenue.code]: ACCOUNTS.salesReturns },
+    party: { account: ACCOUNTS.receivables.code, applied, rest: ACCOUNTS.customerAdvances },
+  });
 }
 
 /** A payment received: Dr bank; Cr receivable for what settled invoices, Cr customer credit for the rest. */

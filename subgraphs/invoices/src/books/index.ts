@@ -5,7 +5,7 @@
  * and declare the journal source kinds they write in their manifests (`journalSources`).
  * ARCHITECTURE.md, "The finance kernel", is the contract.
  */
-export { postEntry, previewEntry, previewReversal, reverseEntry, settleJournalEntry, SETTLE_WAIT_MS, type BooksContext, type EntryHeading, type PostingPreview, type PostOptions, type RecordChange, type Reversal } from './post.ts';
+export { creditNoteLines, postEntry, previewEntry, previewReversal, reverseEntry, settleJournalEntry, SETTLE_WAIT_MS, type BooksContext, type EntryHeading, type PostingPreview, type PostOptions, type RecordChange, type Reversal, type TakenBack } from './post.ts';
 export { declareJournalSources, isJournalSource, REVERSAL_SOURCE } from './sources.ts';
 export { assertPeriodOpen } from './periods.ts';
 export { updateCounted } from './counted-write.ts';

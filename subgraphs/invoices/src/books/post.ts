@@ -1,6 +1,6 @@
 import { CuadraError, createPositioned, reversedLines } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { balances, journalEntries, LEDGER_ROLLUP_VERSION, ledgerDeltas, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';
+import { balances, journalEntries, LEDGER_ROLLUP_VERSION, ledgerDeltas, tidyLines, type EntrySource, type JournalEntryDoc, type JournalLine } from './journal.ts';
 import { assertPeriodOpen } from './periods.ts';
 import { pendingChanges } from './rollup-store.ts';
 import { applyRollupIntent, markIntent, rollupIntent } from './rollup-intents.ts';
@@ -144,6 +144,34 @@ async function reversalOf(ctx: BooksContext, entryId: string, date: string, reve
     lines: reversedLines(original.lines),
     heading: { id: reversal.id ?? `${entryId}_rev`, date, currency: original.currency, memo: reversal.memo ?? `Reversión: ${original.memo}` },
   };
+}
+
+/** How a credit note's entry departs from its document's entry taken back ({@link creditNoteLines}). */
+export interface TakenBack {
+  /** Accounts booked elsewhere when taken back: a sale's income (413595) to 417505 devoluciones en ventas. */
+  accounts?: Readonly<Record<string, { code: string; name: string }>>;
+  /**
+   * The party's account, taken back only up to what the credited document still had open
+   * (`applied`); the rest is owed back to the party on `rest` (a customer's credit, 280505).
+   */
+  party?: { account: string; applied: number; rest: { code: string; name: string } };
+}
+
+/**
+ * The entry of a credit note (a customer's or a vendor's): `documentLines` — the entry the
+ * credited document's own builder makes for the note's lines — taken back, each line's debit and
+ * credit swapped by {@link reversedLines} as {@link reverseEntry} swaps them, debits first, in the
+ * accounts `takenBack` says; lines of one account, side and tags merged ({@link tidyLines}).
+ */
+export function creditNoteLines(documentLines: readonly JournalLine[], takenBack: TakenBack = {}): JournalLine[] {
+  const swapped = reversedLines(documentLines).flatMap((l): JournalLine[] => {
+    const moved = takenBack.accounts?.[l.account];
+    if (moved) return [{ ...l, account: moved.code, name: moved.name }];
+    const party = takenBack.party;
+    if (!party || l.account !== party.account || l.credit === 0) return [l];
+    return [{ ...l, credit: party.applied }, { ...l, account: party.rest.code, name: party.rest.name, credit: l.credit - party.applied }];
+  });
+  return tidyLines([...swapped.filter((l) => l.debit > 0), ...swapped.filter((l) => l.debit <= 0)]);
 }
 
 /** How long a second writer waits for the first to count an entry (ms). */

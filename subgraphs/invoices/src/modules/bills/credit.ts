@@ -1,13 +1,12 @@
 import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { postEntry, previewEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../../books/index.ts';
+import { creditNoteLines, postEntry, previewEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
 import { rollupIntent } from '../../books/rollup-intents.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
-import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS } from './accounts.ts';
 import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
-import { payablesRollupCurrency, billStatusDelta, changeBill, duplicateSupplierNumber, withholdingEntryLines, type BillChange } from './ops.ts';
+import { payablesRollupCurrency, billEntryLines, billStatusDelta, changeBill, duplicateSupplierNumber, type BillChange } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
 
 /*
@@ -105,15 +104,9 @@ export function planCreditNote(ctx: Pick<ToolContext, 'workspace' | 'now'>, bill
   };
 }
 
-/** The entry of a credit note: the bill's entry reversed for the note's lines (Σ debits = note total = Σ credits). */
+/** The entry of a credit note: the bill's entry for the note's lines, taken back (books creditNoteLines; Σ debits = note total = Σ credits). */
 export function creditNoteEntryLines(note: BillDoc): JournalLine[] {
-  const byAccount = new Map<string, number>();
-  for (const l of note.lines) byAccount.set(l.account, (byAccount.get(l.account) ?? 0) + l.subtotal);
-  const lines: JournalLine[] = [{ account: PAYABLE_ACCOUNTS.payables.code, name: PAYABLE_ACCOUNTS.payables.name, debit: note.amount_due, credit: 0, party_id: note.vendor_id }];
-  lines.push(...withholdingEntryLines(note.withholdings, 'debit'));
-  for (const [account, amount] of byAccount) lines.push({ account, name: BILL_LINE_ACCOUNTS[account as keyof typeof BILL_LINE_ACCOUNTS].name, debit: 0, credit: amount, party_id: null });
-  lines.push({ account: PAYABLE_ACCOUNTS.deductibleVat.code, name: PAYABLE_ACCOUNTS.deductibleVat.name, debit: 0, credit: note.tax_total, party_id: null });
-  return lines.filter((l) => l.debit !== 0 || l.credit !== 0);
+  return creditNoteLines(billEntryLines(note));
 }
 
 /** The change a credit note makes to the bill it credits (one conditional update): its settlement, credited quantities, balance and status. */
