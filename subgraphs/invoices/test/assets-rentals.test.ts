@@ -458,5 +458,31 @@ describe('plans: dunning through the sweep', () => {
     expect(await mailsTo(email, 4)).toBe(4);
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
   });
+
+  it('a suspended subscription can still be cancelled: it ends with the last period billed, what it owes stays owed, and a later payment resumes nothing', async () => {
+    const owner = await configuredWorkspace(sg);
+    const customer = await party(owner, { name: 'Taller Sur SAS', kind: 'customer' });
+    const plan = (await out('plans.create', { name: 'Básico', price: 5000000, interval: 'month', due_days: 5 }, owner)).plan;
+    const sub = (await out('plans.subscribe', { plan_id: plan.id, customer_id: customer, start_date: '2026-09-01', post: true }, owner)).subscription;
+    const [september] = (await out('invoices.recurring_run', { as_of: '2026-09-01' }, owner)).issued;
+    // 50,000.00 + 19 % = 59,500.00, due 2026-09-01 + 5 = 2026-09-06; on 2026-09-27 it is 21 days late: one pass suspends.
+    await dun('2026-09-27');
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({ status: 'suspended', dunning: { level: 3 } });
+    // Before: 409 "this needs it active". The schedule stood at 2026-10-01 (October began while suspended, never billed):
+    // the subscription ends with September, its last period billed.
+    const cancelled = (await out('plans.cancel', { subscription_id: sub.id }, owner)).subscription;
+    expect(cancelled).toMatchObject({ status: 'cancelled', cancel_at: '2026-10-01', dunning: { invoice_id: september.invoice_id, level: 3 } });
+    expect(await sg.db.collection('recurring_invoices').findOne({ _id: sub.schedule_id as never })).toMatchObject({ status: 'ended', end_date: '2026-09-30' });
+    expect(await sg.call('plans.cancel', { subscription_id: sub.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await out('plans.get', { id: plan.id }, owner)).plan.subscribers).toBe(0);
+    // What it owes stays owed; paid, the dunning ends and nothing resumes or is billed.
+    expect((await out('invoices.get', { id: september.invoice_id }, owner)).invoice).toMatchObject({ status: 'posted', balance: 5950000 });
+    await out('payments.register', { customer_id: customer, amount: 5950000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: september.invoice_id }] }, owner);
+    await dun();
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({ status: 'cancelled', dunning: null });
+    expect((await out('invoices.recurring_run', {}, owner)).issued).toEqual([]);
+    expect(await sg.db.collection('recurring_invoices').findOne({ _id: sub.schedule_id as never })).toMatchObject({ status: 'ended' });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+  });
 });
 

@@ -125,12 +125,12 @@ export async function completeChange(ctx: ToolContext, s: SubscriptionDoc): Prom
 /**
  * A subscription of the workspace that may be changed or cancelled: a start or a change a dead
  * process left half done is finished first (their invoices carry derived ids, so nothing twice);
- * one that is not active is refused `conflict`.
+ * one that is not active (nor of a status in `also`) is refused `conflict`.
  */
-export async function changeableSubscription(ctx: ToolContext, id: string): Promise<SubscriptionDoc> {
+export async function changeableSubscription(ctx: ToolContext, id: string, also: readonly SubscriptionDoc['status'][] = []): Promise<SubscriptionDoc> {
   let s = await completeStart(ctx, await findSubscription(ctx, id));
   if (s.pending_change) s = await completeChange(ctx, s);
-  if (s.status !== 'active') throw new CuadraError('conflict', `Subscription ${s._id} is ${s.status}; this needs it active.`);
+  if (s.status !== 'active' && !also.includes(s.status)) throw new CuadraError('conflict', `Subscription ${s._id} is ${s.status}; this needs it active.`);
   if (s.pending_change) throw new CuadraError('conflict', `Subscription ${s._id} is changing plan right now; try again in a moment.`);
   return s;
 }
