@@ -4,6 +4,7 @@ import { compositeField, compositeGuard, readRoutesOf, type LaneReader, type Mod
 import type { ReadDeclarations } from './reads.ts';
 import { READ_KINDS } from './reads.ts';
 import type { SystemEvents } from './events.ts';
+import type { MailQuota } from './governance/mail-quota.ts';
 import type { Logger } from './logger.ts';
 import type { PeerConfig } from './peers.ts';
 import type { Tool } from './tool.ts';
@@ -30,6 +31,8 @@ export interface MaintenanceContext {
   now: Date;
   log: Logger;
   events: SystemEvents;
+  /** The workspaces' daily mail quota, for a hook that sends e-mail (the sweep passes it). */
+  mailQuota?: MailQuota;
 }
 
 /**

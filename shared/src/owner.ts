@@ -706,7 +706,7 @@ export class ToolOwner {
     let repaired = 0;
     for (const hook of this.#maintenanceHooks) {
       try {
-        repaired += await hook.run({ db: this.#db, now, log: this.#log, events: systemEventsFor(this.#governance.ledger, this.subgraph, hook.module) });
+        repaired += await hook.run({ db: this.#db, now, log: this.#log, events: systemEventsFor(this.#governance.ledger, this.subgraph, hook.module), mailQuota: this.#governance.mailQuota });
       } catch (err) {
         this.#log.warn({ err, module: hook.module }, 'module maintenance failed; will retry');
       }

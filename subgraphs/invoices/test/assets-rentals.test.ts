@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { createLogger, REPAIR_AFTER_MS, systemEventsFor, type Principal } from '@cuadra/shared';
+import { createLogger, mailDailyQuota, REPAIR_AFTER_MS, systemEventsFor, type Principal } from '@cuadra/shared';
 import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
 import { disposalOf } from '../src/modules/assets/ops.ts';
 import { dunSubscriptions } from '../src/modules/plans/dunning.ts';
@@ -390,7 +390,10 @@ describe('plans: dunning through the sweep', () => {
   /** One pass of the plans module's dunning, as the service's sweep runs it, at noon UTC of `day` (or now). */
   const dun = (day?: string) => dunSubscriptions({
     db: sg.db, now: day ? new Date(`${day}T12:00:00Z`) : new Date(), log: createLogger('test', 'silent'), events: systemEventsFor(sg.governance.ledger, 'invoices', 'plans'),
+    mailQuota: sg.governance.mailQuota,
   });
+  /** The Message-IDs of the messages delivered to `to`, read from the Maildir (the header may be folded: RFC 5322 §2.2.3). */
+  const messageIdsTo = (to: string) => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).map((m) => /^Message-ID:\s*(<[^>]+>)/mi.exec(m.raw)?.[1]);
   /** Messages the real SMTP server delivered to `to` (its Maildir), waiting up to 10 s for `n`. */
   async function mailsTo(to: string, n: number): Promise<number> {
     const count = () => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).length;
@@ -420,22 +423,40 @@ describe('plans: dunning through the sweep', () => {
       status: 'active', dunning: { invoice_id: october.invoice_id, due_date: '2026-10-06', level: 1, stage: 'reminder', notices: [{ level: 1, to: email, status: 'sent' }] },
     });
     expect(await mailsTo(email, 1)).toBe(1);
-    // As if the sweep that claimed the reminder died before the SMTP server had it: past the repair wait the next pass takes it over
-    // and sends it with the same Message-ID (a mailbox that has it sees the same message); the ledger keeps one entry.
+    // As if the sweep that handed the reminder over died before storing `sent`: past the repair wait the next pass takes it over,
+    // finds its copy in the bounce mailbox (the same SMTP transaction delivered it) and marks it sent — nothing sent again
+    // (before: sent a second time); the ledger keeps one entry.
+    const [reminderId] = messageIdsTo(email);
+    expect(reminderId).toMatch(/^<dunning\..+\.1@/);
     await sg.db.collection('plan_subscriptions').updateOne({ _id: sub.id as never }, { $set: { 'dunning.notices.0.status': 'sending', 'dunning.notices.0.at': new Date('2026-10-09T11:00:00Z') } });
     await dun('2026-10-09');
     await dun('2026-10-09');
     expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription.dunning.notices).toMatchObject([{ level: 1, status: 'sent' }]);
-    expect(await mailsTo(email, 2)).toBe(2);
-    expect(new Set(readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${email}`)).map((m) => /^Message-ID: (.*)$/mi.exec(m.raw)?.[1])).size).toBe(1);
-    // 2026-10-16: 10 days → the second reminder. 2026-10-27: 21 days → suspended; its schedule issues nothing.
+    // 2026-10-16: 10 days → the second reminder, as if the sweep that claimed it died before the SMTP server had it (its claim
+    // written as takeStep writes it, an hour old): no copy in the mailbox, so the next pass sends it, with the claimed Message-ID.
+    const secondId = reminderId!.replace(/\.1@/, '.2@');
+    const claimed = (await sg.db.collection('plan_subscriptions').findOne({ _id: sub.id as never }))!;
+    await sg.db.collection('plan_subscriptions').updateOne({ _id: sub.id as never, rev: claimed.rev }, {
+      $set: { 'dunning.level': 2 }, $push: { 'dunning.notices': { level: 2, to: email, message_id: secondId, status: 'sending', error: null, at: new Date('2026-10-16T11:00:00Z') } } as never, $inc: { rev: 1 },
+    });
     await dun('2026-10-16');
+    await dun('2026-10-16');
+    expect(await mailsTo(email, 2)).toBe(2);
+    expect(messageIdsTo(email).sort()).toEqual([reminderId, secondId].sort());
+    // 2026-10-27: 21 days → suspension, but the workspace's mail quota for the day is spent: the step waits (no notice, no
+    // suspension) until the quota renews; then suspended, its notice counted once; its schedule issues nothing.
+    const quota = sg.governance.db.collection('mail_counts');
+    await quota.insertOne({ _id: `${owner.workspace}|2026-10-27` as never, workspace: owner.workspace, day: '2026-10-27', sent: mailDailyQuota() });
+    await dun('2026-10-27');
+    expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({ status: 'active', dunning: { level: 2 } });
+    await quota.deleteOne({ _id: `${owner.workspace}|2026-10-27` as never });
     await dun('2026-10-27');
     await dun('2026-10-27');
+    expect(await quota.findOne({ _id: `${owner.workspace}|2026-10-27` as never })).toMatchObject({ sent: 1 });
     const suspended = (await out('plans.get_subscription', { id: sub.id }, owner)).subscription;
     expect(suspended).toMatchObject({ status: 'suspended', dunning: { level: 3, stage: 'suspended' } });
     expect(suspended.dunning.notices.map((n: any) => [n.level, n.status])).toEqual([[1, 'sent'], [2, 'sent'], [3, 'sent']]);
-    expect(await mailsTo(email, 4)).toBe(4);
+    expect(await mailsTo(email, 3)).toBe(3);
     expect((await out('invoices.recurring_run', {}, owner)).issued).toEqual([]);
     const listed = await sg.graphql(`query($q: JSON!) { ${sg.name}Records(query: $q) }`, { q: { source: 'subscriptions', status: 'suspended' } }, owner);
     expect(listed.body.data[`${sg.name}Records`].rows).toEqual([
@@ -455,7 +476,9 @@ describe('plans: dunning through the sweep', () => {
     // Four steps on the ledger, each once, as the system.
     const steps = await sg.governance.ledger.entries.find({ workspace: owner.workspace, tool: 'subscription.dunning' }).lean();
     expect(steps.map((e: any) => e.event.data.step).sort()).toEqual(['reactivated', 'reminder', 'second_reminder', 'suspended']);
-    expect(await mailsTo(email, 4)).toBe(4);
+    // One message per step, each once.
+    expect(await mailsTo(email, 3)).toBe(3);
+    expect(new Set(messageIdsTo(email)).size).toBe(3);
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
   });
 

@@ -67,8 +67,8 @@ export async function deliveryZip(number: string, attachedXml: string, pdf: Buff
 type Transport = { sendMail(m: Record<string, unknown>): Promise<{ messageId?: string; rejected?: unknown[] }> };
 const transports = new Map<string, Transport>();
 
-/** One message to the buyer. */
-export interface DeliveryMail { to: string; subject: string; text: string; messageId: string; zip?: { filename: string; content: Buffer } }
+/** One message to the buyer; `copyTo` also gets it in the same SMTP transaction (a hand-over proof: @cuadra/shared/mail-handover). */
+export interface DeliveryMail { to: string; subject: string; text: string; messageId: string; zip?: { filename: string; content: Buffer }; copyTo?: string }
 
 /** The outcome of one SMTP hand-over. */
 export type DeliveryOutcome = { status: 'sent' } | { status: 'bounced' | 'failed'; error: string };
@@ -92,8 +92,10 @@ export function deliveryMailer(env: NodeJS.ProcessEnv = process.env): { from: st
         const info = await transport.sendMail({
           from, to: m.to, subject: m.subject, text: m.text, messageId: m.messageId,
           attachments: m.zip ? [{ filename: m.zip.filename, content: m.zip.content, contentType: 'application/zip' }] : [],
+          ...(m.copyTo ? { envelope: { from: /<([^<>\s]+@[^<>\s]+)>/.exec(from)?.[1] ?? from, to: [m.to, m.copyTo] } } : {}),
         });
-        if (info.rejected?.length) return { status: 'bounced', error: `The mail server refused ${m.to}.` };
+        const rejected = (info.rejected ?? []).map((a) => String(typeof a === 'object' && a && 'address' in a ? (a as { address: string }).address : a).toLowerCase());
+        if (rejected.includes(m.to.toLowerCase())) return { status: 'bounced', error: `The mail server refused ${m.to}.` };
         return { status: 'sent' };
       } catch (err) {
         const e = err as { responseCode?: number; response?: string; message?: string; code?: string };

@@ -1,4 +1,5 @@
 import { REPAIR_AFTER_MS, type MaintenanceContext, type MaintenanceHook } from '@cuadra/shared';
+import { handoverCopyFound, HANDOVER_COPY_TAG, systemMailbox, taggedAddress } from '@cuadra/shared/mail-handover';
 import { deliveryMailer, type DeliveryOutcome } from '../../einvoicing/delivery.ts';
 import { invoiceIsOpen } from '../invoices/due.ts';
 import { invoices, type InvoiceDoc } from '../invoices/model.ts';
@@ -23,8 +24,18 @@ import {
  * event recorded (its id derived from subscription, invoice, due date and step: once), the e-mail
  * handed to the SMTP server and its outcome stored. A sweep that dies after the claim leaves the
  * notice `sending`: past the repair wait the next sweep takes it over (one taker: a conditional
- * update of its time) and sends it with the same Message-ID — a receiver that already has it sees
- * the same message, never a new one.
+ * update of its time) and settles it as marketing's campaign sender settles a row in doubt
+ * (@cuadra/shared/mail-handover): every notice goes in the same SMTP transaction to the deployment's
+ * bounce mailbox too (`<bounce>+copy@…`), so its copy there, found over IMAP by Message-ID, proves the
+ * server took it — the notice is `sent`, nothing is sent again; no copy past the repair wait means it
+ * was never taken, and it is sent with the same Message-ID: exactly one message across a crash. A
+ * deployment without that mailbox cannot tell: the notice ends `in_doubt`, never sent again (at most
+ * once). A mailbox that does not answer leaves the notice for a later pass.
+ *
+ * Each notice with an address counts against the workspace's daily mail quota (shared MailQuota,
+ * as invoices.deliver): counted before its step is claimed, so a spent quota holds the step —
+ * reminder or suspension — until the quota renews (a subscription is never suspended without its
+ * notice); a resend after a crash counts again.
  */
 
 /** Subscriptions and overdue invoices read per pass (the rest wait for the next pass). */
@@ -46,7 +57,10 @@ function noticeText(s: SubscriptionDoc, inv: Pick<InvoiceDoc, 'number' | '_id' |
   return { subject, text: `${s.customer.name}:\n\n${body}\n` };
 }
 
-/** Hands a step's e-mail to the SMTP server; a server without SMTP answers `failed` (the step stands, ledgered). */
+/**
+ * Hands a step's e-mail to the SMTP server, with its copy to the bounce mailbox when there is one;
+ * a server without SMTP answers `failed` (the step stands, ledgered).
+ */
 async function sendNotice(s: SubscriptionDoc, n: DunningNotice, inv: Pick<InvoiceDoc, 'number' | '_id' | 'due_date' | 'balance' | 'currency'>): Promise<DeliveryOutcome | { status: 'no_address' }> {
   if (!n.to) return { status: 'no_address' };
   let mailer: ReturnType<typeof deliveryMailer>;
@@ -55,7 +69,37 @@ async function sendNotice(s: SubscriptionDoc, n: DunningNotice, inv: Pick<Invoic
   } catch (err) {
     return { status: 'failed', error: (err as Error).message };
   }
-  return mailer.send({ to: n.to, messageId: n.message_id, ...noticeText(s, inv, n.level) });
+  const mailbox = systemMailbox();
+  return mailer.send({ to: n.to, messageId: n.message_id, ...noticeText(s, inv, n.level), ...(mailbox ? { copyTo: taggedAddress(mailbox.bounceAddress, HANDOVER_COPY_TAG) } : {}) });
+}
+
+/**
+ * What became of a notice a dead sweep left `sending`: `sent` when its copy is in the bounce mailbox,
+ * `resend` when it is not (never taken), `in_doubt` without a mailbox to ask, `unknown` when the
+ * mailbox does not answer (asked again on a later pass).
+ */
+async function handoverOf(n: DunningNotice, log: MaintenanceContext['log']): Promise<'sent' | 'resend' | 'in_doubt' | 'unknown'> {
+  if (!n.to) return 'resend';
+  const mailbox = systemMailbox();
+  if (!mailbox) return 'in_doubt';
+  try {
+    return (await handoverCopyFound(mailbox, n.message_id)) ? 'sent' : 'resend';
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'bounce mailbox not readable; the notice in doubt waits');
+    return 'unknown';
+  }
+}
+
+/** Counts a notice with an address against its workspace's daily mail quota; false when the day's quota is spent. */
+async function takeQuota(ctx: MaintenanceContext, s: SubscriptionDoc, to: string | null): Promise<{ day: string } | null | false> {
+  if (!to || !ctx.mailQuota) return null;
+  try {
+    return await ctx.mailQuota.take(s.workspace, ctx.now);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'rate_limited') throw err;
+    ctx.log.info({ subscription: s._id }, 'dunning notice held: the workspace\'s daily e-mail quota is spent');
+    return false;
+  }
 }
 
 /** The Message-ID of a step's e-mail: the same on every attempt. */
@@ -82,13 +126,20 @@ async function finishSteps(ctx: MaintenanceContext, s: SubscriptionDoc, claimed:
       const notices = d.notices.map((o) => (o.message_id === n.message_id ? { ...o, at: ctx.now } : o));
       const taken = await subscriptions(ctx.db).updateOne({ _id: s._id, rev: s.rev }, { $set: { 'dunning.notices': notices }, $inc: { rev: 1 } });
       if (taken.modifiedCount !== 1) return; // another sweep took it (or moved the subscription): the next pass sees it as it is
+      const handover = await handoverOf(n, ctx.log);
+      if (handover === 'unknown') continue;
+      if (handover !== 'resend') {
+        await recordStep(ctx, s, d, n);
+        await subscriptions(ctx.db).updateOne(
+          { _id: s._id, 'dunning.notices.message_id': n.message_id },
+          { $set: { 'dunning.notices.$.status': handover, 'dunning.notices.$.error': handover === 'in_doubt' ? 'The sweep stopped while handing this notice to the SMTP server and no mailbox can tell whether it was taken; it is not sent again.' : null } },
+        );
+        continue;
+      }
+      if ((await takeQuota(ctx, s, n.to)) === false) continue; // sent again once the quota renews (a later pass)
     }
-    const inv = await invoices(ctx.db).findOne({ _id: d.invoice_id, workspace: s.workspace }, { number: 1, due_date: 1, balance: 1, currency: 1 }).lean();
+    const inv = await recordStep(ctx, s, d, n);
     if (!inv) continue;
-    await ctx.events.record({
-      workspace: s.workspace, type: 'subscription.dunning', subject: s._id, key: `${d.invoice_id}:${d.due_date}:${n.level}`,
-      data: { subscription_id: s._id, step: DUNNING_STAGES[n.level], level: n.level, invoice_id: d.invoice_id, number: inv.number ?? null, due_date: d.due_date, balance: inv.balance, currency: inv.currency, to: n.to },
-    });
     const outcome = await sendNotice(s, n, inv);
     await subscriptions(ctx.db).updateOne(
       { _id: s._id, 'dunning.notices.message_id': n.message_id },
@@ -97,18 +148,34 @@ async function finishSteps(ctx: MaintenanceContext, s: SubscriptionDoc, claimed:
   }
 }
 
+/** Records a step on the ledger (once: its key) and answers the invoice it chases, or null when that is gone. */
+async function recordStep(ctx: MaintenanceContext, s: SubscriptionDoc, d: DunningState, n: DunningNotice): Promise<Pick<InvoiceDoc, 'number' | '_id' | 'due_date' | 'balance' | 'currency'> | null> {
+  const inv = await invoices(ctx.db).findOne({ _id: d.invoice_id, workspace: s.workspace }, { number: 1, due_date: 1, balance: 1, currency: 1 }).lean();
+  if (!inv) return null;
+  await ctx.events.record({
+    workspace: s.workspace, type: 'subscription.dunning', subject: s._id, key: `${d.invoice_id}:${d.due_date}:${n.level}`,
+    data: { subscription_id: s._id, step: DUNNING_STAGES[n.level], level: n.level, invoice_id: d.invoice_id, number: inv.number ?? null, due_date: d.due_date, balance: inv.balance, currency: inv.currency, to: n.to },
+  });
+  return inv;
+}
+
 /** Moves a subscription to step `level` on `inv` (claimed once: `rev`), then finishes the step. */
 async function takeStep(ctx: MaintenanceContext, s: SubscriptionDoc, inv: InvoiceDoc, level: DunningLevel): Promise<boolean> {
   const state: DunningState = s.dunning ?? { invoice_id: inv._id, due_date: inv.due_date, level: 0, notices: [], resume_status: null };
   const notice: DunningNotice = { level, to: s.customer.email ?? inv.customer.email ?? null, message_id: messageId(s, state, level), status: 'sending', error: null, at: ctx.now };
   const suspend = level === 3 && s.status !== 'suspended';
   const next: DunningState = { ...state, level, notices: [...state.notices, notice], resume_status: suspend ? (s.status as 'active' | 'cancelling') : state.resume_status };
+  const counted = await takeQuota(ctx, s, notice.to);
+  if (counted === false) return false; // the step waits for the quota to renew
   const after = await subscriptions(ctx.db).findOneAndUpdate(
     { _id: s._id, rev: s.rev },
     { $set: { dunning: next, ...(suspend ? { status: 'suspended' } : {}), updated_at: ctx.now }, $inc: { rev: 1 } },
     { returnDocument: 'after' },
   ).lean();
-  if (!after) return false; // another sweep moved it first
+  if (!after) {
+    if (counted) await ctx.mailQuota!.giveBack(s.workspace, counted.day);
+    return false; // another sweep moved it first
+  }
   await finishSteps(ctx, after, notice.message_id);
   return true;
 }

@@ -149,7 +149,8 @@ export interface DunningNotice {
   level: DunningLevel;
   to: string | null;
   message_id: string;
-  status: 'sending' | 'sent' | 'bounced' | 'failed' | 'no_address';
+  /** `in_doubt`: a sweep died handing it over and no mailbox can prove it was taken (never sent again: at most once). */
+  status: 'sending' | 'sent' | 'bounced' | 'failed' | 'no_address' | 'in_doubt';
   error: string | null;
   at: Date;
 }
@@ -259,7 +260,7 @@ const DUNNING_VIEW_SCHEMA = {
         type: 'array',
         items: {
           type: 'object', additionalProperties: false, required: ['level', 'to', 'status', 'message_id', 'at'],
-          properties: { level: { enum: [1, 2, 3] }, to: NULLABLE_TEXT, status: { enum: ['sending', 'sent', 'bounced', 'failed', 'no_address'] }, message_id: TEXT, at: DATE_TIME },
+          properties: { level: { enum: [1, 2, 3] }, to: NULLABLE_TEXT, status: { enum: ['sending', 'sent', 'bounced', 'failed', 'no_address', 'in_doubt'] }, message_id: TEXT, at: DATE_TIME },
         },
       },
     },

@@ -1,5 +1,6 @@
 import { CuadraError, peersFromEnv, readConnectionToken, sealerFromEnv, type ConnectionToken, type PeerConfig, type Sealer } from '@cuadra/shared';
 import { ImapFlow } from 'imapflow';
+import { systemMailbox } from '@cuadra/shared/mail-handover';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { EmailAccountDoc, ServerAddress } from './model.ts';
@@ -53,16 +54,8 @@ export async function signInToken(account: Pick<EmailAccountDoc, 'workspace' | '
   }
 }
 
-/** The system's bounce mailbox and envelope sender, from the environment; null when not configured. */
-export function systemMailbox(env: NodeJS.ProcessEnv = process.env): { imap: ServerAddress & { mailbox: string }; password: string; bounceAddress: string } | null {
-  if (!env.MARKETING_IMAP_URL || !env.MARKETING_BOUNCE_ADDRESS) return null;
-  const url = new URL(env.MARKETING_IMAP_URL);
-  return {
-    imap: { host: url.hostname, port: Number(url.port || (url.protocol === 'imaps:' ? 993 : 143)), secure: url.protocol === 'imaps:', user: decodeURIComponent(url.username), mailbox: 'INBOX' },
-    password: decodeURIComponent(url.password),
-    bounceAddress: env.MARKETING_BOUNCE_ADDRESS,
-  };
-}
+/** The system's bounce mailbox and envelope sender (shared with finance's notices: @cuadra/shared/mail-handover). */
+export { systemMailbox };
 
 // Every socket step ends well within a send's lease (sender.ts), so a stalled server never outlives it.
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };

@@ -4,6 +4,7 @@ import type { Connection } from 'mongoose';
 import { Schema } from 'mongoose';
 import { modelOn } from '@cuadra/shared';
 import type { Transporter } from 'nodemailer';
+import { HANDOVER_COPY_TAG, taggedAddress } from '@cuadra/shared/mail-handover';
 import { inSendWindow, nextSendWindow } from '../../lib/windows.ts';
 import { emailAccounts, type EmailAccountDoc } from '../email_accounts/model.ts';
 import { imapAddress, signInToken, smtpTransport } from '../email_accounts/servers.ts';
@@ -64,15 +65,6 @@ async function takeRate(db: Connection, account: EmailAccountDoc, now: Date): Pr
     throw err;
   }
 }
-
-/** `local+tag@domain`: mail to it reaches `local@domain`'s mailbox, and the tag says what it is about. */
-function tagged(address: string, tag: string): string {
-  const at = address.lastIndexOf('@');
-  return `${address.slice(0, at)}+${tag}@${address.slice(at + 1)}`;
-}
-
-/** The tag of a copy kept as proof of hand-over (see above). */
-export const COPY_TAG = 'copy';
 
 /** What every row of one pass over a campaign shares. */
 interface Pass {
@@ -302,14 +294,14 @@ export class CampaignSender {
     const blocked = await suppressions(this.#db).findOne({ _id: suppressionId(c.workspace, row.address) }).lean();
     if (blocked) return this.#finish(claimed, 'cancelled', { detail: `Not sent: the address is ${blocked.reason}.` }, claim);
     const message = await messageFor(c.content!, account, { id: row.party_id, name: row.name, address: row.address }, unsubscribeUrl(c.workspace, row._id));
-    const copy = account.bounce_address && imapAddress(account) ? tagged(account.bounce_address, COPY_TAG) : null;
+    const copy = account.bounce_address && imapAddress(account) ? taggedAddress(account.bounce_address, HANDOVER_COPY_TAG) : null;
     try {
       const info = await pass.transport.sendMail({
         from: { name: account.from_name, address: account.from_email },
         to: { name: row.name, address: row.address },
         subject: message.subject, html: message.html, text: message.text,
         messageId: row.message_id,
-        envelope: { from: account.bounce_address ? tagged(account.bounce_address, row._id) : account.from_email, to: copy ? [row.address, copy] : [row.address] },
+        envelope: { from: account.bounce_address ? taggedAddress(account.bounce_address, row._id) : account.from_email, to: copy ? [row.address, copy] : [row.address] },
         list: { unsubscribe: { url: unsubscribeUrl(c.workspace, row._id), comment: 'Cancelar la suscripción' } },
         // RFC 8058: the POST that unsubscribes in one click, covered by the DKIM signature (servers.ts).
         headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
