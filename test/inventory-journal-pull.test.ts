@@ -148,15 +148,25 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     const vendor = (await out('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '860002964-4' } })).party.id;
     const bog = warehouse ? (await out('warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' })).warehouse.id : null;
     const item = (await out('items.create', { name: 'Jabón de coco', kind: 'product', sku: 'JAB-1', price: { amount: 2_000_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
-    const bill = async (n: string, quantity: number, unitPrice: number, discount = 0) => {
-      const b = (await out('bills.create', { vendor_id: vendor, supplier_number: n, currency: 'COP', issue_date: '2026-11-03', due_date: '2026-12-03', lines: [{ description: 'Jabón', account: '1435', item_id: item, quantity, unit_price: unitPrice, discount_bps: discount }] })).bill;
+    /** A posted bill of `lines` (default: one line of the product), dated `date`. */
+    const billOf = async (n: string, lines: { item_id: string; quantity: number; unit_price: number; discount_bps?: number }[], date = '2026-11-03') => {
+      const b = (await out('bills.create', { vendor_id: vendor, supplier_number: n, currency: 'COP', issue_date: date, due_date: '2026-12-03', lines: lines.map((l) => ({ description: 'Jabón', account: '1435', ...l })) })).bill;
       return (await out('bills.post', { id: b.id })).bill;
     };
+    const bill = (n: string, quantity: number, unitPrice: number, discount = 0, date?: string) => billOf(n, [{ item_id: item, quantity, unit_price: unitPrice, discount_bps: discount }], date);
     const draft = async (quantity: number) => (await out('invoices.create', { customer_id: customer, currency: 'COP', issue_date: '2026-11-10', due_date: '2026-12-10', lines: [{ item_id: item, quantity }] })).invoice;
-    return { k, w, out, bog, item, bill, draft };
+    return { k, w, out, bog, item, customer, bill, billOf, draft };
   }
   const movesOf = (w: string) => inventory.collection('stock_movements').find({ workspace: w }).sort({ seq: 1 }).toArray();
   const balanceOf = (w: string) => inventory.collection('stock_balances').findOne({ workspace: w });
+  /** Σ debits − Σ credits of an account over every entry of the workspace's books. */
+  const netOf = async (w: string, account: string) => (await finance.collection('journal_entries').find({ workspace: w }).toArray())
+    .flatMap((e) => e.lines).filter((l: { account: string }) => l.account === account).reduce((t: number, l: { debit: number; credit: number }) => t + l.debit - l.credit, 0);
+  /** Until inventory has written `moves` movements and finance holds `entries` of their entries. */
+  const settled = (w: string, moves: number, entries: number) => until(`${moves} movements and ${entries} stock entries`, async () => (await movesOf(w)).length === moves
+    && (await finance.collection('journal_entries').countDocuments({ workspace: w, 'source.kind': 'stock_movement' })) === entries);
+  /** The 1435 balance of the books beside the metric `inventory_value` (their equality is the invariant). */
+  const booksAndStock = async (s: { w: string; out: (tool: string, input: object) => Promise<any> }) => [await netOf(s.w, '1435'), (await s.out('metrics.query', { metric: 'inventory_value' })).summary.value];
 
   it('a posted bill receives, a posted invoice delivers, a credit note returns at the cost it left with: levels and 6135 / 1435 by hand', async () => {
     const s = await shop('Jabones del Valle SAS');
@@ -181,11 +191,9 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     const b = await balanceOf(s.w);
     expect([b!.warehouse_id, b!.qty, b!.value, b!.reserved]).toEqual([s.bog, 11_000_000, 13_420_000, 0]);
     // The books: the bills charge 1435 with 18,300,000; the delivery Dr 6135 / Cr 1435 7,320,000; the return Dr 1435 / Cr 6135 2,440,000.
-    await until('both stock entries in the books', async () => (await finance.collection('journal_entries').countDocuments({ workspace: s.w, 'source.kind': 'stock_movement' })) === 2);
-    const entries = await finance.collection('journal_entries').find({ workspace: s.w }).toArray();
-    const net = (account: string) => entries.flatMap((e) => e.lines).filter((l: { account: string }) => l.account === account).reduce((t: number, l: { debit: number; credit: number }) => t + l.debit - l.credit, 0);
+    await settled(s.w, 4, 2);
     // 1435: 18,300,000 − 7,320,000 + 2,440,000 = 13,420,000 = the stock's value; 6135: 7,320,000 − 2,440,000 = 4,880,000 = 4 units × 1,220,000.
-    expect([net('1435'), net('6135')]).toEqual([13_420_000, 4_880_000]);
+    expect([await netOf(s.w, '1435'), await netOf(s.w, '6135')]).toEqual([13_420_000, 4_880_000]);
     // A line of a service takes no warehouse.
     const service = (await s.out('items.create', { name: 'Instalación', kind: 'service', price: { amount: 100_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
     const bad = await sys.invoke('invoices.create', { customer_id: (await s.draft(1)).customer_id, currency: 'COP', lines: [{ item_id: service, quantity: 1, warehouse_id: s.bog }] }, s.k);
@@ -202,6 +210,96 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     await until('the stale hold released', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w })) === 0);
     const after = await balanceOf(s.w);
     expect([after!.qty, after!.reserved, after!.reservations]).toEqual([11_000_000, 0, {}]);
+  });
+
+  it('a vendor credit note sends the goods back: at the receipt\'s cost (average and FIFO), the rest to 6135; goods no longer there refused 409 with nothing applied; 1435 = inventory_value after every step', async () => {
+    const s = await shop('Devoluciones al Proveedor SAS');
+    const fifo = (await s.out('items.create', { name: 'Jabón de avena', kind: 'product', sku: 'JAB-2', price: { amount: 2_000_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
+    await s.out('stock.configure_item', { item_id: fifo, valuation_method: 'fifo' });
+    const both = (quantity: number, unitPrice: number) => [{ item_id: s.item, quantity, unit_price: unitPrice }, { item_id: fifo, quantity, unit_price: unitPrice }];
+    // Bill A: 10 @ 1,000,000 of each item; bill B: 10 @ 1,600,000 of each. Each item: 20 units, 26,000,000 (average 1,300,000).
+    const a = await s.billOf('FV-A', both(10, 1_000_000));
+    const b = await s.billOf('FV-B', both(10, 1_600_000));
+    await settled(s.w, 4, 0);
+    const credit = (n: string, billId: string, lines: { line: number; quantity: number }[]) => sys.invoke('bills.credit_note', { bill_id: billId, supplier_number: n, reason: 'Mercancía defectuosa', lines }, s.k);
+    const balances = async () => Object.fromEntries((await inventory.collection('stock_balances').find({ workspace: s.w }).toArray()).map((x) => [x.item_id === fifo ? 'fifo' : 'average', [x.qty / 1e6, x.value, x.layers]]));
+
+    // NC-1: 4 of each back from bill B, at 4 × 1,600,000 = 6,400,000 (what the note takes off 1435).
+    // Average: 26,000,000 − 6,400,000 = 19,600,000 for 16 (1,225,000 each = (10 × 1,000,000 + 6 × 1,600,000) / 16: as if never bought).
+    // FIFO: out of bill B's layer (1,600,000 a unit), not the oldest: layers 10 @ 1,000,000 and 6 @ 1,600,000 = 9,600,000.
+    expect((await credit('NC-1', b.id, [{ line: 0, quantity: 4 }, { line: 1, quantity: 4 }])).status).toBe(200);
+    await settled(s.w, 6, 0);
+    const returns = (await movesOf(s.w)).filter((m) => m.type === 'purchase_return');
+    expect(returns.map((m) => [m.qty, m.value, m.price, m.source.kind, m.journal])).toEqual([[-4_000_000, -6_400_000, 6_400_000, 'bill_credit_note', null], [-4_000_000, -6_400_000, 6_400_000, 'bill_credit_note', null]]);
+    expect(await balances()).toEqual({ average: [16, 19_600_000, []], fifo: [16, 19_600_000, [{ qty: 10_000_000, value: 10_000_000 }, { qty: 6_000_000, value: 9_600_000 }]] });
+    // 1435: 4 × 1,000,000 × 10 … = 52,000,000 billed − 12,800,000 (NC-1) = 39,200,000 = 2 × 19,600,000.
+    expect(await booksAndStock(s)).toEqual([39_200_000, 39_200_000]);
+
+    // An invoice of 12 of each. Average: 12 × 1,225,000 = 14,700,000, 4 left at 4,900,000.
+    // FIFO: 10 × 1,000,000 + 2 × 1,600,000 = 13,200,000, 4 left at 4 × 1,600,000 = 6,400,000.
+    const inv = (await s.out('invoices.create', { customer_id: s.customer, currency: 'COP', issue_date: '2026-11-10', due_date: '2026-12-10', lines: [{ item_id: s.item, quantity: 12 }, { item_id: fifo, quantity: 12 }] })).invoice;
+    await s.out('invoices.post', { id: inv.id });
+    await settled(s.w, 8, 2);
+    // 1435: 39,200,000 − 14,700,000 − 13,200,000 = 11,300,000 = 4,900,000 + 6,400,000.
+    expect(await booksAndStock(s)).toEqual([11_300_000, 11_300_000]);
+
+    // NC-2: 6 more of the average item back from bill B: only 4 are there. Refused at its line, nothing applied.
+    const billBefore = await finance.collection('bills').findOne({ _id: b.id });
+    const refused = await credit('NC-2', b.id, [{ line: 0, quantity: 6 }]);
+    expect([refused.status, refused.body.code, /\(\/lines\/0\/quantity\): Only 4 .* 6 cannot go back to the vendor/.test(refused.body.error)]).toEqual([409, 'conflict', true]);
+    const billAfter = await finance.collection('bills').findOne({ _id: b.id });
+    expect([billAfter!.balance, billAfter!.credited_micros, billAfter!.rev]).toEqual([billBefore!.balance, billBefore!.credited_micros, billBefore!.rev]);
+    expect(await finance.collection('bills').countDocuments({ workspace: s.w, supplier_number: 'NC-2' })).toBe(0);
+    expect(await finance.collection('operations').countDocuments({ workspace: s.w, status: 'running' })).toBe(0);
+
+    // NC-3: the last 4 of the average item back from bill B at 6,400,000: all that is on hand, so the
+    // whole 4,900,000 leaves; the vendor gives back 1,500,000 more than the goods carried: Dr 1435 / Cr 6135 1,500,000.
+    // NC-4: 4 of the FIFO item back from bill A at 4 × 1,000,000 = 4,000,000: bill A's layer was sold, the 4
+    // on hand leave at 6,400,000: 2,400,000 less came back than they carried: Dr 6135 / Cr 1435 2,400,000.
+    expect((await credit('NC-3', b.id, [{ line: 0, quantity: 4 }])).status).toBe(200);
+    expect((await credit('NC-4', a.id, [{ line: 1, quantity: 4 }])).status).toBe(200);
+    await settled(s.w, 10, 4);
+    const last = (await movesOf(s.w)).filter((m) => m.type === 'purchase_return' && m.journal).sort((x, y) => Number(x.item_id === fifo) - Number(y.item_id === fifo));
+    expect(last.map((m) => [m.item_id === fifo ? 'fifo' : 'average', m.value, m.price, m.journal.lines.map((l: any) => [l.account, l.debit, l.credit])])).toEqual([
+      ['average', -4_900_000, 6_400_000, [['1435', 1_500_000, 0], ['6135', 0, 1_500_000]]],
+      ['fifo', -6_400_000, 4_000_000, [['6135', 2_400_000, 0], ['1435', 0, 2_400_000]]],
+    ]);
+    expect(await balances()).toEqual({ average: [0, 0, []], fifo: [0, 0, []] });
+    // 1435: 11,300,000 − 6,400,000 + 1,500,000 − 4,000,000 − 2,400,000 = 0. 6135: 27,900,000 − 1,500,000 + 2,400,000 = 28,800,000:
+    // by hand, the 12 + 12 sold are what was kept of the purchases, 10 @ 1,000,000 + 2 @ 1,600,000 = 13,200,000 (average)
+    // and 6 @ 1,000,000 + 6 @ 1,600,000 = 15,600,000 (FIFO).
+    expect([...(await booksAndStock(s)), await netOf(s.w, '6135')]).toEqual([0, 0, 13_200_000 + 15_600_000]);
+    // Every hold taken by its movement or given back.
+    expect(await inventory.collection('document_holds').countDocuments({ workspace: s.w })).toBe(0);
+    expect((await inventory.collection('stock_balances').find({ workspace: s.w }).toArray()).map((x) => [x.reserved, x.reservations])).toEqual([[0, {}], [0, {}]]);
+  });
+
+  it('a customer\'s return follows its delivery when a backdated bill restates it; the revaluation balances and 1435 = inventory_value', async () => {
+    const s = await shop('Devoluciones Restatadas SAS');
+    // Bill of 3 Nov: 10 @ 1,000,000. Invoice of 10 Nov: 4 leave at 4,000,000. Credit note: 2 back at 4,000,000 × 2 / 4 = 2,000,000.
+    await s.bill('FV-1', 10, 1_000_000);
+    await settled(s.w, 1, 0);
+    const invoice = (await s.out('invoices.post', { id: (await s.draft(4)).id })).invoice;
+    await s.out('invoices.credit_note', { invoice_id: invoice.id, concept: 1, reason: 'Devolución de 2 unidades', lines: [{ line: 0, quantity: 2 }] });
+    await settled(s.w, 3, 2);
+    expect((await movesOf(s.w)).map((m) => [m.type, m.value])).toEqual([['receipt', 10_000_000], ['delivery', -4_000_000], ['return', 2_000_000]]);
+    // A bill dated 5 Nov, posted now: 10 @ 1,600,000 received before the delivery. From 5 Nov: 20 units, 26,000,000 (1,300,000 each);
+    // the delivery of 4 costs 5,200,000 (+1,200,000); the return of 2 comes back at 5,200,000 × 2 / 4 = 2,600,000 (+600,000);
+    // 10 + 10 − 4 + 2 = 18 units, 26,000,000 − 5,200,000 + 2,600,000 = 23,400,000.
+    await s.bill('FV-2', 10, 1_600_000, 0, '2026-11-05');
+    await settled(s.w, 5, 3);
+    const moves = await movesOf(s.w);
+    expect(moves.filter((m) => m.type !== 'revaluation').map((m) => [m.type, m.date, m.value])).toEqual([
+      ['receipt', '2026-11-03', 10_000_000], ['delivery', '2026-11-10', -5_200_000], ['return', expect.any(String), 2_600_000], ['receipt', '2026-11-05', 16_000_000],
+    ]);
+    const b = await balanceOf(s.w);
+    expect([b!.qty, b!.value]).toEqual([18_000_000, 23_400_000]);
+    // One revaluation for November, the differences netted by account: delivery Dr 6135 / Cr 1435 1,200,000, return
+    // Dr 1435 / Cr 6135 600,000 → Dr 6135 600,000 / Cr 1435 600,000 (balanced).
+    const revaluation = moves.find((m) => m.type === 'revaluation')!;
+    expect(revaluation.journal.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['6135', 600_000, 0], ['1435', 0, 600_000]]);
+    // 1435: 10,000,000 + 16,000,000 − 4,000,000 + 2,000,000 − 600,000 = 23,400,000; 6135: 4,000,000 − 2,000,000 + 600,000 = 2,600,000 = 2 sold × 1,300,000.
+    expect([...(await booksAndStock(s)), await netOf(s.w, '6135')]).toEqual([23_400_000, 23_400_000, 2_600_000]);
   });
 
   it('ten invoices posted at once for the last unit: one posted, nine refused 409 at the line before anything is posted', async () => {
