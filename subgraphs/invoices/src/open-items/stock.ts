@@ -4,13 +4,14 @@ import { Schema, type Connection, type Model } from 'mongoose';
 /*
  * Posted documents that move stock (ARCHITECTURE.md, "Finance events into inventory"): a posted
  * invoice delivers its product lines, a posted bill receives them, a posted credit note returns
- * goods to the warehouse its invoice's line left from. Finance owns the documents; inventory owns
+ * goods to the warehouse its invoice's line left from, a vendor's credit note (`bill_credit_note`)
+ * sends goods back out of the warehouse its bill's line was received into. Finance owns the documents; inventory owns
  * the stock. Finance never writes inventory's ledger: each post publishes one feed document (the
  * shared ordered feed, as inventory's journal feed is published the other way) and inventory pulls
  * `stock_documents_since` in the background, writing each line's movement under an id derived from
  * (document, line) — so a crash, a retry or two pulls at once move stock once.
  *
- * No negative stock: an invoice's delivery must not take an item below zero (unless the item
+ * No negative stock: an invoice's delivery (or a vendor credit note's return) must not take an item below zero (unless the item
  * allows it), and the post must learn that before anything is posted. A check alone leaves a
  * window (ten posts of the last unit at once would all see it), so the post's hold step reserves
  * the lines' quantities in inventory under the invoice's id — one compare-and-set per balance
@@ -38,13 +39,15 @@ export interface StockLine {
   value?: number;
   /** A credit note: the invoice line it returns. */
   invoice_line?: number;
+  /** A vendor's credit note: the bill line it sends back (`value`: the note line's net amount, what it takes off 1435). */
+  bill_line?: number;
 }
 
 /** What moves stock when a document is posted: its lines of product items, and which way. */
 export interface StockDocument {
-  kind: 'invoice' | 'bill' | 'credit_note';
+  kind: 'invoice' | 'bill' | 'credit_note' | 'bill_credit_note';
   id: string;
-  /** The invoice a credit note returns goods of. */
+  /** The invoice a credit note returns goods of; the bill a vendor's credit note sends goods back of. */
   credit_of?: string | null;
   date: string;
   currency: string;
@@ -108,7 +111,7 @@ function graphOf(ctx: OperationContext): PeerGraph | undefined {
 }
 
 /**
- * Reserves an invoice's product lines in inventory under its id, all or none (see the top of this
+ * Reserves the product lines of an invoice (or of a vendor's credit note: goods back to the vendor) in inventory under its id, all or none (see the top of this
  * file): a line short of free stock is 409 `conflict` at `/lines/<i>/quantity`. Inventory not
  * configured in this deployment: no stock is kept, nothing to hold. Not answering: `unavailable`.
  * A post the sweep finishes (no caller, no graph) whose hold was never made cannot check the stock:
@@ -119,15 +122,18 @@ export async function holdStock(ctx: OperationContext, doc: StockDocument): Prom
   const graph = graphOf(ctx);
   // A call without peers: this deployment keeps no stock. The sweep (no caller): see above.
   if (!graph && 'principal' in ctx) return;
-  if (!graph) throw new CuadraError('conflict', `Invoice ${doc.id} was left half-posted before its stock was checked; nothing was posted. Post it again.`);
+  const what = doc.kind === 'invoice' ? 'Invoice' : 'The credit note';
+  if (!graph) throw new CuadraError('conflict', `${what} ${doc.id} was left half-posted before its stock was checked; nothing was posted. ${doc.kind === 'invoice' ? 'Post' : 'Record'} it again.`);
+  const creditOf = doc.kind === 'bill_credit_note' ? (doc.credit_of ?? null) : null;
   let answer: HoldAnswer;
   try {
-    const data = await graph('inventory', 'mutation($d: ID!, $l: JSON!) { holdStockForDocument(document: $d, lines: $l) }', { d: doc.id, l: doc.lines.map(({ line, item_id, warehouse_id, quantity }) => ({ line, item_id, warehouse_id, quantity })) });
+    const lines = doc.lines.map(({ line, item_id, warehouse_id, quantity, bill_line }) => ({ line, item_id, warehouse_id, quantity, ...(bill_line !== undefined ? { bill_line } : {}) }));
+    const data = await graph('inventory', 'mutation($d: ID!, $l: JSON!, $c: ID) { holdStockForDocument(document: $d, lines: $l, creditOf: $c) }', { d: doc.id, l: lines, c: creditOf });
     answer = data.holdStockForDocument as HoldAnswer;
   } catch (err) {
     // Not configured here: this deployment keeps no stock.
     if (err instanceof CuadraError && /not configured/.test(err.message)) return;
-    throw new CuadraError('unavailable', 'The inventory service did not answer, so the stock of this invoice could not be checked; nothing was posted. Try again.', { beforeAnyEffect: true });
+    throw new CuadraError('unavailable', `The inventory service did not answer, so the stock of ${doc.kind === 'invoice' ? 'this invoice' : 'the goods this credit note sends back'} could not be checked; nothing was posted. Try again.`, { beforeAnyEffect: true });
   }
   // CONTRACT: `field` is answered for invalid_input only; the line's pointer is named in the sentence (and kept on the error).
   if (answer?.refused) throw new CuadraError('conflict', `Line ${answer.refused.line} (/lines/${answer.refused.line}/quantity): ${answer.refused.message}`, { field: `/lines/${answer.refused.line}/quantity` });

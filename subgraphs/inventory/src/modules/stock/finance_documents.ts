@@ -5,7 +5,7 @@ import { movementIdFor, writeMovement, type MovementRequest } from './ledger.ts'
 import { stockBalances, stockMovements, type MovementDoc } from './model.ts';
 import { balanceFor } from './place.ts';
 import { setReservation } from './tools/reserve.ts';
-import { fromMicro, share, toMicro } from './valuation.ts';
+import { fromMicro, toMicro } from './valuation.ts';
 
 /*
  * Finance events into inventory (ARCHITECTURE.md): finance's posted invoices, bills and credit
@@ -23,10 +23,13 @@ import { fromMicro, share, toMicro } from './valuation.ts';
  * delivery takes it as its own reservation.
  */
 
-/** A line of a posted document, as finance's feed answers it. */
-interface DocLine { line: number; item_id: string; warehouse_id: string | null; quantity: number; value?: number; invoice_line?: number }
-/** A posted document that moves stock. */
-interface DocRow { id: string; kind: 'invoice' | 'bill' | 'credit_note'; credit_of: string | null; date: string; currency: string; lines: DocLine[]; seq?: number | null; published_at?: string }
+/** A line of a posted document, as finance's feed answers it (`bill_line`: the bill line a vendor's credit note credits). */
+interface DocLine { line: number; item_id: string; warehouse_id: string | null; quantity: number; value?: number; invoice_line?: number; bill_line?: number }
+/** A posted document that moves stock (`bill_credit_note`: a vendor's credit note, goods back to the vendor). */
+interface DocRow { id: string; kind: 'invoice' | 'bill' | 'credit_note' | 'bill_credit_note'; credit_of: string | null; date: string; currency: string; lines: DocLine[]; seq?: number | null; published_at?: string }
+
+/** Documents whose goods leave, held before they are posted: their movement takes the hold. */
+const HELD_KINDS: ReadonlySet<DocRow['kind']> = new Set(['invoice', 'bill_credit_note']);
 
 /** An invoice's hold, by when it was last made (`_id` = `<workspace>|<invoice>`): what the repair of stale holds reads. */
 interface HoldDoc { _id: string; workspace: string; document: string; at: Date }
@@ -58,16 +61,29 @@ async function warehouseOf(db: Connection, workspace: string, line: DocLine, fal
   return (await warehouses(db).exists({ _id: line.warehouse_id, workspace })) ? line.warehouse_id : null;
 }
 
+/** The receipt of the bill line a vendor's credit note line sends back (null: not received here). */
+function receiptOf(db: Connection, workspace: string, bill: string | null, line: DocLine): Promise<MovementDoc | null> {
+  if (!bill || line.bill_line === undefined) return Promise.resolve(null);
+  return stockMovements(db).findOne({ workspace, type: 'receipt', 'source.kind': 'bill', 'source.id': bill, 'source.line': line.bill_line }).lean<MovementDoc>();
+}
+
+/** Where a line's goods leave from: a vendor's credit note's, the warehouse its bill line was received into; any other, the line's own. */
+async function leavingFrom(db: Connection, workspace: string, creditOf: string | null, line: DocLine, fallback: string): Promise<string | null> {
+  return (await receiptOf(db, workspace, creditOf, line))?.warehouse_id ?? warehouseOf(db, workspace, line, fallback);
+}
+
 /** What a hold answers finance (open-items/stock.ts). */
 export interface HoldAnswer { held: boolean; refused: { line: number; message: string } | null }
 
 /**
- * Reserves an invoice's product lines under its id, all or none: a line whose free stock (on hand
- * less other reservations) is short, its item not allowing negative stock, is refused and what
- * the lines before it held is given back. Idempotent (a line's reservation becomes its quantity).
- * A workspace without warehouses keeps no stock: nothing held.
+ * Reserves the product lines of a document being posted whose goods leave — an invoice, or a
+ * vendor's credit note (`creditOf`: its bill; the goods leave the warehouse they were received
+ * into) — under its id, all or none: a line whose free stock (on hand less other reservations) is
+ * short, its item not allowing negative stock, is refused and what the lines before it held is given
+ * back. Idempotent (a line's reservation becomes its quantity). A workspace without warehouses keeps
+ * no stock: nothing held.
  */
-export async function holdForDocument(db: Connection, workspace: string, graph: PeerGraph | undefined, document: string, lines: DocLine[], now: Date): Promise<HoldAnswer> {
+export async function holdForDocument(db: Connection, workspace: string, graph: PeerGraph | undefined, document: string, lines: DocLine[], now: Date, creditOf: string | null = null): Promise<HoldAnswer> {
   const fallback = await defaultWarehouse(db, workspace);
   if (!fallback) return { held: false, refused: null };
   const ctx = contextFor(db, workspace, graph, now);
@@ -76,7 +92,7 @@ export async function holdForDocument(db: Connection, workspace: string, graph: 
   // One reservation per balance: lines of the same item and warehouse add up.
   const wanted = new Map<string, { item_id: string; warehouse_id: string; qty: number; line: number }>();
   for (const l of lines) {
-    const wh = await warehouseOf(db, workspace, l, fallback);
+    const wh = await leavingFrom(db, workspace, creditOf, l, fallback);
     if (!wh) return { held: false, refused: { line: l.line, message: `No warehouse ${l.warehouse_id} in the workspace's inventory.` } };
     const key = `${l.item_id}|${wh}`;
     const w = wanted.get(key) ?? { item_id: l.item_id, warehouse_id: wh, qty: 0, line: l.line };
@@ -88,7 +104,7 @@ export async function holdForDocument(db: Connection, workspace: string, graph: 
       await setReservation(ctx, { sales_order_id: document, item_id: w.item_id, warehouse_id: w.warehouse_id }, (current, b) => {
         const free = b.qty - (b.reserved - current);
         if (!b.allow_negative && w.qty > free) {
-          throw new CuadraError('conflict', `Only ${fromMicro(Math.max(free, 0))} ${b.unit} of ${b.item_name} are free in ${b.warehouse_code}; ${fromMicro(w.qty)} cannot be delivered. The item does not allow negative stock.`);
+          throw new CuadraError('conflict', `Only ${fromMicro(Math.max(free, 0))} ${b.unit} of ${b.item_name} are free in ${b.warehouse_code}; ${fromMicro(w.qty)} cannot ${creditOf ? 'go back to the vendor' : 'be delivered'}. The item does not allow negative stock.`);
         }
         return w.qty;
       });
@@ -139,12 +155,24 @@ export async function releaseStaleHolds(db: Connection, workspace: string, graph
 async function movementOf(db: Connection, workspace: string, row: DocRow, l: DocLine, fallback: string): Promise<{ warehouse: string; req: MovementRequest } | null> {
   const qty = toMicro(l.quantity);
   if (row.kind === 'credit_note') {
-    // Back to the warehouse the invoice's line left from, at the cost it left with (its share of that delivery).
+    // Back to the warehouse the invoice's line left from, at the cost it left with: the ledger takes its
+    // share of that delivery's cost, and again whenever a backdated movement restates the delivery.
     if (!row.credit_of || l.invoice_line === undefined) return null;
     const out = await stockMovements(db).findOne({ workspace, type: 'delivery', 'source.kind': 'invoice', 'source.id': row.credit_of, 'source.line': l.invoice_line }).lean<MovementDoc>();
     if (!out) return null;
     const source = { kind: 'credit_note', id: row.id, line: l.line };
-    return { warehouse: out.warehouse_id, req: { type: 'return', date: row.date, qty, value: share(-out.value, qty, -out.qty), source, reason: null, id: movementIdFor(workspace, 'return', l.item_id, out.warehouse_id, source) } };
+    return { warehouse: out.warehouse_id, req: { type: 'return', date: row.date, qty, counterpart: out._id, source, reason: null, id: movementIdFor(workspace, 'return', l.item_id, out.warehouse_id, source) } };
+  }
+  if (row.kind === 'bill_credit_note') {
+    // Out of the warehouse the bill's line was received into, at the vendor's credit (valuation.ts takeBack); its hold is the movement's reservation.
+    const receipt = await receiptOf(db, workspace, row.credit_of, l);
+    const warehouse = receipt?.warehouse_id ?? (await warehouseOf(db, workspace, l, fallback));
+    if (!warehouse) return null;
+    const source = { kind: 'bill_credit_note', id: row.id, line: l.line };
+    return {
+      warehouse,
+      req: { type: 'purchase_return', date: row.date, qty: -qty, value: l.value ?? 0, source, reason: null, salesOrder: row.id, counterpart: receipt?._id ?? null, id: movementIdFor(workspace, 'purchase_return', l.item_id, warehouse, source) },
+    };
   }
   const warehouse = await warehouseOf(db, workspace, l, fallback);
   if (!warehouse) return null;
@@ -173,6 +201,8 @@ async function moveDocument(db: Connection, workspace: string, graph: PeerGraph,
       throw err;
     }
   }
+  // Moved: a hold was taken as the movements' reservations.
+  if (HELD_KINDS.has(row.kind)) await documentHolds(db).deleteOne({ _id: `${workspace}|${row.id}` });
   return true;
 }
 
@@ -200,10 +230,7 @@ export const FINANCE_DOCUMENTS: FeedReader<DocRow> = {
     // In the feed's order: goods received before they are delivered (a hold has reserved an invoice's already).
     for (const row of rows) {
       if (!first || publishedBefore(row, first.created_at)) continue;
-      if (await moveDocument(db, workspace, graph, row, first._id, now, log)) {
-        // Delivered: its hold was taken as the delivery's reservation.
-        if (row.kind === 'invoice') await documentHolds(db).deleteOne({ _id: `${workspace}|${row.id}` });
-      } else waiting.push(row.id);
+      if (!(await moveDocument(db, workspace, graph, row, first._id, now, log))) waiting.push(row.id);
     }
     return waiting;
   },
@@ -251,9 +278,9 @@ function peersOnce(): PeerConfig | undefined {
   return peers;
 }
 
-/** An invoice's id (it becomes a key of the balances' reservations, and a path in a query: no dots, no `$`). */
-function isInvoiceId(id: unknown): id is string {
-  return typeof id === 'string' && /^inv_[A-Za-z0-9_-]{1,40}$/.test(id);
+/** An invoice's or a vendor credit note's id (it becomes a key of the balances' reservations, and a path in a query: no dots, no `$`). */
+function isHeldDocumentId(id: unknown): id is string {
+  return typeof id === 'string' && /^(inv|bil)_[A-Za-z0-9_-]{1,40}$/.test(id);
 }
 
 /** Only finance's service assertion may hold or release stock for a document. */
@@ -263,19 +290,21 @@ function fromFinance(ctx: { principal: { actor: { type: string; id: string } } }
 
 /** The graph fields of the narrow service write (schema.graphql): finance's hold and release. */
 export const holdResolvers = {
-  holdStockForDocument: async (_: unknown, args: { document: string; lines: DocLine[] }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
+  holdStockForDocument: async (_: unknown, args: { document: string; lines: DocLine[]; creditOf?: string | null }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
     fromFinance(ctx);
-    if (!isInvoiceId(args.document) || !Array.isArray(args.lines) || args.lines.length > 500
-      || !args.lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0)) {
-      throw new CuadraError('invalid_input', 'A hold names an invoice and its lines {line, item_id, warehouse_id, quantity}.');
+    const creditOf = args.creditOf ?? null;
+    if (!isHeldDocumentId(args.document) || (creditOf !== null && !/^bil_[A-Za-z0-9_-]{1,40}$/.test(creditOf)) || !Array.isArray(args.lines) || args.lines.length > 500
+      || !args.lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0
+        && (l.bill_line === undefined || Number.isInteger(l.bill_line)))) {
+      throw new CuadraError('invalid_input', 'A hold names an invoice or a vendor\'s credit note and its lines {line, item_id, warehouse_id, quantity, bill_line?}.');
     }
     wakeFinancePull(ctx.workspace);
     const p = peersOnce();
-    return holdForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, args.lines, new Date());
+    return holdForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, args.lines, new Date(), creditOf);
   },
   releaseStockForDocument: async (_: unknown, args: { document: string }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
     fromFinance(ctx);
-    if (!isInvoiceId(args.document)) throw new CuadraError('invalid_input', 'A release names an invoice.');
+    if (!isHeldDocumentId(args.document)) throw new CuadraError('invalid_input', 'A release names an invoice or a vendor\'s credit note.');
     const p = peersOnce();
     return { released: await releaseForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, new Date()) };
   },

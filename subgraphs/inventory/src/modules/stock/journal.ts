@@ -26,10 +26,12 @@ function cr(a: { account: string; name: string }, amount: number): JournalLine {
  * The journal lines of one movement (empty: it posts nothing). A receipt posts nothing here: the
  * bill that buys the goods charges 1435 in finance (bills' line account). A transfer moves goods
  * within 1435. Goods a credit note returns come back at the cost they left with (1435 / 6135).
+ * Goods going back to the vendor book only what the vendor's credit note (Cr 1435 at its price, in
+ * finance) and what they carried differ by (`price`: the note line's net amount).
  * Goods leaving as a sale are cost of sales at their carrying amount, and take their
  * share of any write-down out of the allowance; a count or an adjustment books the difference.
  */
-export function movementLines(type: MovementType, value: number, released: number): JournalLine[] {
+export function movementLines(type: MovementType, value: number, released: number, price = 0): JournalLine[] {
   const lines: JournalLine[] = [];
   if (type === 'delivery') {
     if (-value > 0) lines.push(dr(ACCOUNTS.costOfSales, -value));
@@ -38,6 +40,19 @@ export function movementLines(type: MovementType, value: number, released: numbe
   } else if (type === 'return') {
     // Goods a credit note brings back, at the cost they left with: cost of sales undone.
     if (value > 0) lines.push(dr(ACCOUNTS.inventory, value), cr(ACCOUNTS.costOfSales, value));
+  } else if (type === 'purchase_return') {
+    // The vendor's credit note took `price` off 1435 (finance). The goods left carrying −value and
+    // took `released` of the allowance: 1435 must lose −value + released and 1499 `released`. The
+    // difference between what the vendor gives back and what the goods carried is cost of sales
+    // (6135): the goods of that purchase already sold were costed at its price (Odoo books the same
+    // difference to its price-difference account; PUC 6135 is where this chart keeps the cost of goods sold).
+    const toStock = price - (-value + released);
+    const toCost = price + value;
+    if (released > 0) lines.push(dr(ACCOUNTS.allowance, released));
+    if (toStock > 0) lines.push(dr(ACCOUNTS.inventory, toStock));
+    if (toCost < 0) lines.push(dr(ACCOUNTS.costOfSales, -toCost));
+    if (toStock < 0) lines.push(cr(ACCOUNTS.inventory, -toStock));
+    if (toCost > 0) lines.push(cr(ACCOUNTS.costOfSales, toCost));
   } else if (type === 'adjustment' || type === 'count') {
     if (value > 0) lines.push(dr(ACCOUNTS.inventory, value), cr(ACCOUNTS.surplus, value));
     if (value < 0) {

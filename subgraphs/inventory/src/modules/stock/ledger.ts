@@ -5,7 +5,7 @@ import { closedMonthsFrom } from '../../lib/finance.ts';
 import { differenceLines, movementLines, type JournalLine } from './journal.ts';
 import { publishMovementEntry } from './journal_feed.ts';
 import { balanceId, dayBit, stockBalances, stockDays, stockMovements, type BalanceDoc, type MovementDoc, type MovementEntry, type MovementType, type PendingOp, type SourceRef } from './model.ts';
-import { EMPTY_STATE, fromMicro, share, takeIn, takeOut, writeDown, type Applied, type StockState } from './valuation.ts';
+import { EMPTY_STATE, fromMicro, share, takeBack, takeIn, takeOut, writeDown, type Applied, type StockState } from './valuation.ts';
 
 /*
  * The stock ledger: how a movement is written exactly once, atomically against every other change
@@ -40,13 +40,16 @@ export interface MovementRequest {
   date: string;
   /** Signed millionths: in +, out − (a write-down: 0). */
   qty: number;
-  /** For goods coming in: their value. For a write-down: minus the amount written down. */
+  /**
+   * For goods coming in: their value (a return: none, it comes back at its delivery's cost). For a
+   * write-down: minus the amount written down. For a purchase return: the vendor's credit (its price).
+   */
   value?: number;
   /** For a transfer in: the allowance the goods bring with them. */
   released?: number;
   source: SourceRef | null;
   reason: string | null;
-  /** The sales order whose reservation a delivery fulfils. */
+  /** The sales order (or the posted document) whose reservation a delivery or a purchase return fulfils. */
   salesOrder?: string | null;
   counterpart?: string | null;
   /** For a transfer out: where the goods go. */
@@ -77,8 +80,10 @@ export interface MovementOutcome {
   dry_run: boolean;
 }
 
+/** `value`: goods coming in, their value; a write-down, minus its amount; a purchase return, its price. */
 function apply(state: StockState, method: BalanceDoc['method'], type: MovementType, qty: number, value: number, released: number): Applied {
   switch (type) {
+    case 'purchase_return': return takeBack(state, method, -qty, value);
     case 'receipt': case 'transfer_in': case 'return': {
       const a = takeIn(state, method, qty, value);
       return { ...a, state: { ...a.state, allowance: a.state.allowance + released } };
@@ -94,13 +99,13 @@ function stateOf(b: Pick<BalanceDoc, keyof StockState>): StockState {
   return { qty: b.qty, value: b.value, layers: b.layers ?? [], allowance: b.allowance ?? 0, last_in: b.last_in ?? null };
 }
 
-function entryFor(id: string, type: MovementType, date: string, value: number, released: number, memo: string): MovementEntry | null {
-  const lines = movementLines(type, value, released);
+function entryFor(id: string, type: MovementType, date: string, value: number, released: number, price: number | undefined, memo: string): MovementEntry | null {
+  const lines = movementLines(type, value, released, price);
   return lines.length ? { id: `je_${id}`, date, memo, lines } : null;
 }
 
 const MEMO: Record<string, string> = {
-  delivery: 'Costo de la mercancía vendida', return: 'Devolución de mercancía vendida (nota crédito)', adjustment: 'Ajuste de inventario', count: 'Diferencia de conteo de inventario',
+  delivery: 'Costo de la mercancía vendida', return: 'Devolución de mercancía vendida (nota crédito)', purchase_return: 'Devolución de mercancía al proveedor (nota crédito del proveedor): diferencia con su costo', adjustment: 'Ajuste de inventario', count: 'Diferencia de conteo de inventario',
   write_down: 'Deterioro de inventario al valor neto realizable (NIIF pymes 13.19)', revaluation: 'Revaluación del costo de ventas por un movimiento con fecha anterior',
 };
 
@@ -150,15 +155,17 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
       later = await movements.find({ balance: b._id, date: { $gt: req.date } }).sort({ date: 1, seq: 1 }).lean<MovementDoc[]>();
     }
     const seq = b.seq + 1;
-    const applied = apply(before, b.method, req.type, qty, req.value ?? 0, req.released ?? 0);
+    const value = req.type === 'return' && req.counterpart ? await returnedValue(db, b, req.counterpart, qty) : (req.value ?? 0);
+    const applied = apply(before, b.method, req.type, qty, value, req.released ?? 0);
+    const price = req.type === 'purchase_return' ? value : undefined;
     if (outgoing && backdated && applied.state.qty < 0 && !b.allow_negative) {
       throw new CuadraError('conflict', `On ${req.date} only ${fromMicro(Math.max(before.qty, 0))} ${b.unit} of ${b.item_name} were in ${b.warehouse_code}; ${fromMicro(-qty)} cannot leave that day. The item does not allow negative stock.`);
     }
     const doc: MovementDoc = {
       _id: id, workspace: b.workspace, balance: b._id, item_id: b.item_id, warehouse_id: b.warehouse_id, type: req.type, date: req.date, seq,
       qty, value: applied.value, released: applied.released, currency: b.currency, after: applied.state, source: req.source, reason: req.reason,
-      counterpart: req.counterpart ?? req.transferTo?.in_id ?? null, journal: entryFor(id, req.type, req.date, applied.value, applied.released, MEMO[req.type] ?? ''),
-      restated: null, created_at: opts.now,
+      counterpart: req.counterpart ?? req.transferTo?.in_id ?? null, ...(price !== undefined ? { price } : {}),
+      journal: entryFor(id, req.type, req.date, applied.value, applied.released, price, MEMO[req.type] ?? ''), restated: null, created_at: opts.now,
     };
     // Replay what follows a backdated movement with it in place: each outflow at its new cost.
     const r = replay(b, applied.state, later, { tag: id, from: req.date, seq: seq + 1, now: opts.now });
@@ -182,7 +189,7 @@ export async function writeMovement(db: Connection, graph: PeerGraph | undefined
     pending.push(...restates, ...revaluationDocs.map((d) => ({ key: `insert:${d._id}`, op: 'insert' as const, doc: d })), ...r.cascades, ...dayOps(days, b.version + 1));
     const reservations = { ...(b.reservations ?? {}) };
     let reserved = b.reserved;
-    if (req.type === 'delivery' && req.salesOrder && own > 0) {
+    if ((req.type === 'delivery' || req.type === 'purchase_return') && req.salesOrder && own > 0) {
       const take = Math.min(own, -qty);
       reserved -= take;
       if (own - take > 0) reservations[req.salesOrder] = own - take; else delete reservations[req.salesOrder];
@@ -240,9 +247,20 @@ function withMonths(months: BalanceDoc['months'] | undefined, deltas: MonthDelta
   return out;
 }
 
-/** Goods leaving as sales cost more (+) or less (−) than they were booked at. */
+/** Cost of sales is more (+) or less (−) than it was booked at: goods sold, returned by customers or sent back to vendors (6135 moves with their value, journal.ts). */
 function costOfSales(affected: readonly Restated[]): number {
-  return affected.filter((a) => a.type === 'delivery').reduce((s, a) => s + (a.old_value - a.new_value), 0);
+  return affected.filter((a) => a.type === 'delivery' || a.type === 'return' || a.type === 'purchase_return').reduce((s, a) => s + (a.old_value - a.new_value), 0);
+}
+
+/**
+ * What goods a customer returns come back at: their share of the cost their delivery left with, as
+ * the balance has it now — a restatement of the delivery it committed and has not yet written counts.
+ */
+async function returnedValue(db: Connection, b: BalanceDoc, deliveryId: string, qty: number): Promise<number> {
+  const committed = b.pending.findLast((p): p is Extract<PendingOp, { op: 'restate' }> => p.op === 'restate' && p.id === deliveryId);
+  const delivery = await stockMovements(db).findOne({ _id: deliveryId }, { qty: 1, value: 1 }).lean<Pick<MovementDoc, 'qty' | 'value'>>();
+  if (!delivery) throw new CuadraError('conflict', `The delivery ${deliveryId} this return brings back is not in the stock ledger.`);
+  return share(-(committed?.value ?? delivery.value), qty, -delivery.qty);
 }
 
 /** What replaying part of a balance's ledger from a state changes. */
@@ -272,9 +290,14 @@ function replay(b: BalanceDoc, start: StockState, later: MovementDoc[], opts: { 
   const monthDelta: MonthDelta = new Map();
   const days = new Map<string, StockState>();
   const byMonth = new Map<string, { id: string; date: string; oldLines: JournalLine[]; newLines: JournalLine[]; restates: Restated[] }>();
+  // Deliveries as replayed: a return of one comes back at its share of the delivery's new cost.
+  const delivered = new Map<string, { qty: number; value: number }>();
   for (const m of later) {
     const o = opts.override?.id === m._id ? opts.override : null;
-    const again = apply(state, b.method, m.type, m.qty, o ? o.value : m.value, o ? o.released : m.released);
+    const out = m.type === 'return' && m.counterpart ? delivered.get(m.counterpart) : undefined;
+    const input = o ? o.value : out ? share(-out.value, m.qty, -out.qty) : m.type === 'purchase_return' ? (m.price ?? -m.value) : m.value;
+    const again = apply(state, b.method, m.type, m.qty, input, o ? o.released : m.released);
+    if (m.type === 'delivery') delivered.set(m._id, { qty: m.qty, value: again.value });
     if (m.qty < 0 && again.state.qty < 0 && !b.allow_negative) {
       throw new CuadraError('conflict', `Dated ${opts.from}, this would leave ${b.item_name} in ${b.warehouse_code} below zero on ${m.date} (movement ${m._id}); the item does not allow negative stock.`);
     }
@@ -284,8 +307,8 @@ function replay(b: BalanceDoc, start: StockState, later: MovementDoc[], opts: { 
       const month = m.date.slice(0, 7);
       const rev = byMonth.get(month) ?? { id: `${opts.tag}_rv_${month}`, date: m.date, oldLines: [], newLines: [], restates: [] };
       if (m.date > rev.date) rev.date = m.date;
-      rev.oldLines.push(...movementLines(m.type, m.value, m.released));
-      rev.newLines.push(...movementLines(m.type, again.value, again.released));
+      rev.oldLines.push(...movementLines(m.type, m.value, m.released, m.price));
+      rev.newLines.push(...movementLines(m.type, again.value, again.released, m.price));
       const r = { id: m._id, warehouse_id: m.warehouse_id, date: m.date, type: m.type, old_value: m.value, new_value: again.value };
       rev.restates.push(r);
       byMonth.set(month, rev);

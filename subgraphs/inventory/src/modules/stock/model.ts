@@ -4,7 +4,7 @@ import type { JournalLine } from './journal.ts';
 import type { Layer, StockState, ValuationMethod } from './valuation.ts';
 
 /** Kinds of stock movement (the `kind` of the stock_movements source). */
-export const MOVEMENT_TYPES = ['receipt', 'delivery', 'transfer_out', 'transfer_in', 'adjustment', 'count', 'write_down', 'revaluation', 'return'] as const;
+export const MOVEMENT_TYPES = ['receipt', 'delivery', 'transfer_out', 'transfer_in', 'adjustment', 'count', 'write_down', 'revaluation', 'return', 'purchase_return'] as const;
 export type MovementType = (typeof MOVEMENT_TYPES)[number];
 
 /** The document a movement comes from (a bill, a purchase order's receipt, a posted invoice, a sales order, a count). */
@@ -42,8 +42,10 @@ export interface MovementDoc {
   after: StockState;
   source: SourceRef | null;
   reason: string | null;
-  /** The other side of a transfer. */
+  /** The other side of a transfer; for a return, the delivery it brings back; for a purchase return, the receipt it sends back. */
   counterpart: string | null;
+  /** A purchase return: what the vendor's credit note takes off 1435 for it (its line's net amount), beside the cost the goods left at (`value`). */
+  price?: number;
   journal: MovementEntry | null;
   /** For a revaluation: the movements it restated, with their old and new values. */
   restates?: { id: string; warehouse_id: string; date: string; type: MovementType; old_value: number; new_value: number }[];
@@ -55,7 +57,7 @@ export interface MovementDoc {
 const movementSchema = new Schema<MovementDoc>({
   _id: { type: String, required: true }, workspace: { type: String, required: true }, balance: { type: String, required: true },
   item_id: String, warehouse_id: String, type: String, date: String, seq: Number, qty: Number, value: Number, released: Number, currency: String,
-  after: Schema.Types.Mixed, source: Schema.Types.Mixed, reason: String, counterpart: String, journal: Schema.Types.Mixed,
+  after: Schema.Types.Mixed, source: Schema.Types.Mixed, reason: String, counterpart: String, price: Number, journal: Schema.Types.Mixed,
   restates: Schema.Types.Mixed, restated: Schema.Types.Mixed, created_at: Date,
 }, { versionKey: false });
 movementSchema.index({ balance: 1, date: 1, seq: 1 });

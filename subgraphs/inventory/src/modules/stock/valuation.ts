@@ -127,6 +127,40 @@ export function takeOut(state: StockState, method: ValuationMethod, qty: number)
 }
 
 /**
+ * Goods going back to their vendor (a purchase return; the vendor's credit note takes `price`, its
+ * lines' net amount at the bill's prices, off 1435 in finance). As ERPNext values a purchase return
+ * (the return's outgoing rate is the receipt's incoming rate: its moving average removes them at that
+ * rate, its FIFO queue removes them from the bin of that rate), and as NIIF para pymes §13.6 has it
+ * (the cost of purchase is the price less what the vendor gives back), the return undoes the purchase:
+ * - weighted average: the goods leave at `price` less their share of the write-down allowance, so the
+ *   goods that stay keep the average they would have had without that purchase; all that is on hand
+ *   takes the whole carrying amount, and never more than it (a balance is never worth less than zero);
+ * - FIFO: from the layer the receipt left, when one still holds the goods at that unit cost (within
+ *   the rounding of a share) and nothing is written down; otherwise, the receipt's goods being gone,
+ *   first in first out.
+ * Beyond what is on hand (an item allowing negative stock): as any outflow. What `price` and the cost
+ * the goods leave at differ by is the ledger's to book (journal.ts: 6135).
+ */
+export function takeBack(state: StockState, method: ValuationMethod, qty: number, price: number): Applied {
+  const onHand = Math.max(state.qty, 0);
+  if (qty > onHand || qty === onHand || price < 0) return takeOut(state, method, qty);
+  const released = state.allowance === 0 ? 0 : share(state.allowance, qty, onHand);
+  let cost: number;
+  let layers = state.layers;
+  if (method === 'average') {
+    cost = Math.min(Math.max(price - released, 0), Math.max(state.value, 0));
+  } else {
+    // A written-down layer no longer carries its receipt's cost: the return then leaves first in first out.
+    const at = state.allowance !== 0 ? -1 : state.layers.findIndex((l) => l.qty >= qty && Math.abs(share(l.value, qty, l.qty) - price) <= 1);
+    if (at < 0) return takeOut(state, method, qty);
+    const layer = state.layers[at]!;
+    cost = layer.qty === qty ? layer.value : share(layer.value, qty, layer.qty);
+    layers = state.layers.map((l, i) => (i === at ? { qty: l.qty - qty, value: l.value - cost } : { ...l })).filter((l) => l.qty !== 0 || l.value !== 0);
+  }
+  return { state: { ...state, layers, qty: state.qty - qty, value: state.value - cost, allowance: state.allowance - released }, value: -cost, released };
+}
+
+/**
  * A write-down of the carrying amount to net realisable value (§13.19; qty unchanged): `amount`
  * comes off the value (off each FIFO layer in proportion, the last taking the remainder) and
  * goes into the allowance.

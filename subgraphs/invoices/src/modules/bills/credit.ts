@@ -1,4 +1,4 @@
-import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type OperationContext, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { creditNoteLines, postEntry, previewEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
@@ -8,6 +8,8 @@ import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
 import { payablesRollupCurrency, billEntryLines, billStatusDelta, changeBill, duplicateSupplierNumber, type BillChange } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
+import { holdStock, publishStockDocument, releaseStock, type StockDocument } from '../../open-items/stock.ts';
+import { productLines } from '../../lib/documents.ts';
 
 /*
  * Vendor credit notes (notas crédito del proveedor). A credit note is a document of the bills
@@ -18,15 +20,23 @@ import { settledStatus } from '../../open-items/index.ts';
  * zero, and a balanced entry reverses the bill's proportionally: Cr the lines' expense or asset
  * accounts and deductible VAT; Dr payables and the withholdings payable.
  *
+ * Goods go back with the note: its lines of product items (the bill's lines received into stock)
+ * are held in inventory before anything is applied (the invoices' hold: a return of goods no longer
+ * there is 409 and nothing is applied), and the posted note publishes its stock document, from which
+ * inventory writes a purchase return out of the warehouse the bill's line was received into
+ * (open-items/stock.ts; valued in inventory's valuation.ts `takeBack`).
+ *
  * Steps, each idempotent, so a crash or retry never half-applies a note:
  * 1. an operation marker (shared/src/operations.ts) and the note as `draft` (nothing counted yet);
- * 2. the bill changed by one conditional update on its rev: the note's settlement, credited
+ * 2. its goods held in inventory (`stock_held` recorded on the draft); refused: the draft and its marker go;
+ * 3. the bill changed by one conditional update on its rev: the note's settlement, credited
  *    quantities and status (a second application finds the settlement and does nothing);
- * 3. the journal entry, under the note's id (written once);
- * 4. the note draft → posted by one conditional update carrying the rollup intent (ap, expenses,
+ * 4. the journal entry, under the note's id (written once);
+ * 5. the note draft → posted by one conditional update carrying the rollup intent (ap, expenses,
  *    purchases, vendor spend and the bill's due-date grain, all negative, on the note's date);
- * 5. the operation marked done. A note found draft with its marker older than the lease is finished
- *    by the maintenance sweep or by the same call again.
+ * 6. its stock document published (once), then the operation marked done. A note found draft with
+ *    its marker older than the lease is finished by the maintenance sweep or by the same call again
+ *    (the sweep, which cannot ask inventory, refuses a note whose goods were never held).
  */
 
 interface MarkerDoc { _id: string; workspace: string; at: Date }
@@ -86,6 +96,7 @@ export function planCreditNote(ctx: Pick<ToolContext, 'workspace' | 'now'>, bill
   const lines = billLines(wanted.map((w) => {
     const src = bill.lines[w.line];
     return {
+      ...(src.item_id ? { item_id: src.item_id } : {}), ...(src.warehouse_id ? { warehouse_id: src.warehouse_id } : {}),
       description: src.description, account: src.account, quantity: w.quantity, unit_price: src.unit_price, discount_bps: src.discount_bps, tax_rate_ppm: src.tax_rate_ppm,
       ...(src.withholding_concept ? { withholding_concept: src.withholding_concept } : {}),
     };
@@ -137,12 +148,39 @@ const creditNoteHeading = (note: BillDoc): EntryHeading => ({
 /** A credit note while its operation runs, with the bill it credits once applied. */
 type CreditNoteInFlight = BillDoc & { credited?: BillDoc };
 
+/** The goods a vendor's credit note sends back: its lines of product items, each with the bill line it credits (null: none). */
+async function noteStock(ctx: OperationContext, note: BillDoc): Promise<StockDocument | null> {
+  const lines = (await productLines(ctx.db, ctx.workspace, note.lines)).map((l) => ({ ...l, bill_line: note.credit_lines![l.line]! }));
+  return lines.length ? { kind: 'bill_credit_note', id: note._id, credit_of: note.credit_of ?? null, date: note.issue_date, currency: note.currency, lines } : null;
+}
+
+/** Ends a note refused before it was applied: its hold given back, the draft and its operation gone (the number is free again). */
+async function dropRefusedNote(ctx: OperationContext, note: BillDoc): Promise<void> {
+  if (note.stock_held) await releaseStock(ctx, note._id);
+  await bills(ctx.db).deleteOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' });
+  await dropOperation(ctx, creditNoteOperation, note._id);
+}
+
 /** Steps 2–5 of a credit note written as draft, as a durable operation (shared/src/operations.ts): each runs again without effect. */
 export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
   kind: 'bill_credit',
   legacyMarkers: [{ collection: 'bill_credit_markers', record: (m) => m._id }],
   load: (ctx, id) => bills(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean(),
   steps: [
+    async function holdStockStep(ctx, note) {
+      if (note.status !== 'draft' || note.stock_held) return note;
+      const stock = await noteStock(ctx, note);
+      if (!stock) return note;
+      try {
+        await holdStock(ctx, stock);
+      } catch (err) {
+        // Refused (the goods are no longer there), or inventory not answering: nothing is applied either way.
+        await dropRefusedNote(ctx, { ...note, stock_held: true });
+        throw err;
+      }
+      await bills(ctx.db).updateOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' }, { $set: { stock_held: true } });
+      return { ...note, stock_held: true };
+    },
     async function applyToBill(ctx, note) {
       const model = bills(ctx.db);
       const billId = note.credit_of!;
@@ -152,8 +190,7 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
       } catch (err) {
         // Refused before anything was applied: the draft note and its operation go, the number is free again.
         if (err instanceof CuadraError && err.code === 'conflict' && note.status === 'draft' && !(await model.exists({ _id: billId, workspace: ctx.workspace, 'settlements.ref': note._id }))) {
-          await model.deleteOne({ _id: note._id, workspace: ctx.workspace, status: 'draft' });
-          await dropOperation(ctx, creditNoteOperation, note._id);
+          await dropRefusedNote(ctx, note);
         }
         throw err;
       }
@@ -176,6 +213,12 @@ export const creditNoteOperation = defineOperation<CreditNoteInFlight>({
       const final = await bills(ctx.db).findOne({ _id: note._id, workspace: ctx.workspace }).lean();
       if (!final) throw new CuadraError('internal', 'The credit note vanished while being applied.');
       return { ...final, credited: note.credited };
+    },
+    async function stockFeed(ctx, note) {
+      // Posted: inventory may now send its goods back (open-items/stock.ts); once, whoever runs this step.
+      const stock = note.status === 'posted' ? await noteStock(ctx, note) : null;
+      if (stock) await publishStockDocument(ctx, stock);
+      return note;
     },
   ],
 });

@@ -118,6 +118,8 @@ export interface BillDoc extends OpenItemRecord {
   credited_micros?: number[];
   /** A bill: the credit notes applied to it. */
   credit_notes?: string[];
+  /** A credit note being applied: inventory holds the goods it sends back (open-items/stock.ts), so a rerun does not hold them again. */
+  stock_held?: boolean;
   /**
    * The payment run whose bank file pays this bill (set when the run is approved, cleared by its
    * payment or when it is cancelled): no other settlement is taken meanwhile (holds.ts). Absent: none.
@@ -157,6 +159,7 @@ const billSchema = new Schema<BillDoc>(
     credit_lines: { type: Schema.Types.Mixed, default: undefined },
     credited_micros: { type: Schema.Types.Mixed, default: undefined },
     credit_notes: { type: Schema.Types.Mixed, default: undefined },
+    stock_held: { type: Boolean, default: undefined },
     run_hold: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
