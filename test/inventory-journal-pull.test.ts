@@ -221,13 +221,14 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     const a = await s.billOf('FV-A', both(10, 1_000_000));
     const b = await s.billOf('FV-B', both(10, 1_600_000));
     await settled(s.w, 4, 0);
-    const credit = (n: string, billId: string, lines: { line: number; quantity: number }[]) => sys.invoke('bills.credit_note', { bill_id: billId, supplier_number: n, reason: 'Mercancía defectuosa', lines }, s.k);
+    // Dated in order (NC-1 on 5 Nov, the invoice on 10 Nov, the others on 12 Nov): nothing here is backdated.
+    const credit = (n: string, billId: string, lines: { line: number; quantity: number }[], date = '2026-11-12') => sys.invoke('bills.credit_note', { bill_id: billId, supplier_number: n, reason: 'Mercancía defectuosa', issue_date: date, lines }, s.k);
     const balances = async () => Object.fromEntries((await inventory.collection('stock_balances').find({ workspace: s.w }).toArray()).map((x) => [x.item_id === fifo ? 'fifo' : 'average', [x.qty / 1e6, x.value, x.layers]]));
 
     // NC-1: 4 of each back from bill B, at 4 × 1,600,000 = 6,400,000 (what the note takes off 1435).
     // Average: 26,000,000 − 6,400,000 = 19,600,000 for 16 (1,225,000 each = (10 × 1,000,000 + 6 × 1,600,000) / 16: as if never bought).
     // FIFO: out of bill B's layer (1,600,000 a unit), not the oldest: layers 10 @ 1,000,000 and 6 @ 1,600,000 = 9,600,000.
-    expect((await credit('NC-1', b.id, [{ line: 0, quantity: 4 }, { line: 1, quantity: 4 }])).status).toBe(200);
+    expect((await credit('NC-1', b.id, [{ line: 0, quantity: 4 }, { line: 1, quantity: 4 }], '2026-11-05')).status).toBe(200);
     await settled(s.w, 6, 0);
     const returns = (await movesOf(s.w)).filter((m) => m.type === 'purchase_return');
     expect(returns.map((m) => [m.qty, m.value, m.price, m.source.kind, m.journal])).toEqual([[-4_000_000, -6_400_000, 6_400_000, 'bill_credit_note', null], [-4_000_000, -6_400_000, 6_400_000, 'bill_credit_note', null]]);
