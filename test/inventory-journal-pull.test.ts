@@ -164,7 +164,10 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     .flatMap((e) => e.lines).filter((l: { account: string }) => l.account === account).reduce((t: number, l: { debit: number; credit: number }) => t + l.debit - l.credit, 0);
   /** Until inventory has written `moves` movements and finance holds `entries` of their entries. */
   const settled = (w: string, moves: number, entries: number) => until(`${moves} movements and ${entries} stock entries`, async () => (await movesOf(w)).length === moves
-    && (await finance.collection('journal_entries').countDocuments({ workspace: w, 'source.kind': 'stock_movement' })) === entries);
+    && (await finance.collection('journal_entries').countDocuments({ workspace: w, 'source.kind': 'stock_movement' })) === entries).catch(async (err) => {
+    console.log(JSON.stringify({ moves: (await movesOf(w)).map((m) => [m.type, m.qty, m.value, m.journal?.lines]), marks: await inventory.collection('finance_document_marks').findOne({ _id: w as never }), fin: await finance.collection('inventory_pull_marks').findOne({ _id: w as never }), entries: (await finance.collection('journal_entries').find({ workspace: w, 'source.kind': 'stock_movement' }).toArray()).map((e) => e._id) }));
+    throw err;
+  });
   /** The 1435 balance of the books beside the metric `inventory_value` (their equality is the invariant). */
   const booksAndStock = async (s: { w: string; out: (tool: string, input: object) => Promise<any> }) => [await netOf(s.w, '1435'), (await s.out('metrics.query', { metric: 'inventory_value' })).summary.value];
 
