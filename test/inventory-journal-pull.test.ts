@@ -260,7 +260,8 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     // whole 4,900,000 leaves; the vendor gives back 1,500,000 more than the goods carried: Dr 1435 / Cr 6135 1,500,000.
     // NC-4: 4 of the FIFO item back from bill A at 4 × 1,000,000 = 4,000,000: bill A's layer was sold, the 4
     // on hand leave at 6,400,000: 2,400,000 less came back than they carried: Dr 6135 / Cr 1435 2,400,000.
-    expect((await credit('NC-3', b.id, [{ line: 0, quantity: 4 }])).status).toBe(200);
+    const nc3 = await credit('NC-3', b.id, [{ line: 0, quantity: 4 }]);
+    expect(nc3.status).toBe(200);
     expect((await credit('NC-4', a.id, [{ line: 1, quantity: 4 }])).status).toBe(200);
     await settled(s.w, 10, 4);
     const last = (await movesOf(s.w)).filter((m) => m.type === 'purchase_return' && m.journal).sort((x, y) => Number(x.item_id === fifo) - Number(y.item_id === fifo));
@@ -276,6 +277,21 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     // Every hold taken by its movement or given back.
     expect(await inventory.collection('document_holds').countDocuments({ workspace: s.w })).toBe(0);
     expect((await inventory.collection('stock_balances').find({ workspace: s.w }).toArray()).map((x) => [x.reserved, x.reservations])).toEqual([[0, {}], [0, {}]]);
+
+    // What a finance killed between inventory's hold and its own record of it leaves, written here as the crash
+    // leaves it, an hour old: a hold for a vendor credit note finance does not know (its refused draft deleted),
+    // and, older, one under a posted note (NC-3's). The repair asks finance for a bill's status (not an
+    // invoice's): the first is given back, the posted note's is left for its movement.
+    const avg = await inventory.collection('stock_balances').findOne({ workspace: s.w, item_id: s.item });
+    await inventory.collection('stock_balances').updateOne({ _id: avg!._id }, { $set: { 'reservations.bil_gone': 1_000_000, [`reservations.${nc3.body.output.credit_note.id}`]: 1_000_000 }, $inc: { reserved: 2_000_000, version: 1 } });
+    await inventory.collection('document_holds').insertMany([
+      { _id: `${s.w}|${nc3.body.output.credit_note.id}` as never, workspace: s.w, document: nc3.body.output.credit_note.id, at: new Date(Date.now() - 7_200_000) },
+      { _id: `${s.w}|bil_gone` as never, workspace: s.w, document: 'bil_gone', at: new Date(Date.now() - 3_600_000) },
+    ]);
+    await until('the unknown note\'s hold released', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w, document: 'bil_gone' })) === 0);
+    // Oldest first: the posted note's hold was asked about before, and kept.
+    const kept = await inventory.collection('stock_balances').findOne({ _id: avg!._id });
+    expect([kept!.reserved, kept!.reservations]).toEqual([1_000_000, { [nc3.body.output.credit_note.id]: 1_000_000 }]);
   });
 
   it('a customer\'s return follows its delivery when a backdated bill restates it; the revaluation balances and 1435 = inventory_value', async () => {

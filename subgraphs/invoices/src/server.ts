@@ -13,6 +13,7 @@ import { bookingInvoiceId, bookingInvoicing } from './modules/invoices/bookings.
 import { inventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { payrollPull } from './accounting/payroll_pull.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
+import { bills } from './modules/bills/model.ts';
 import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
 import { owned } from './modules/index.ts';
@@ -91,6 +92,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         payrollPull.wake(ctx.workspace);
         return true;
       },
+      billStatus: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => (await bills(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }, { status: 1 }).lean())?.status ?? null,
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();
         const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });

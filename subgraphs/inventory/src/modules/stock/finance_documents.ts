@@ -130,18 +130,20 @@ export async function releaseForDocument(db: Connection, workspace: string, grap
 const HOLD_STALE_MS = Number(process.env.INVENTORY_HOLD_STALE_MS) > 0 ? Number(process.env.INVENTORY_HOLD_STALE_MS) : 10 * 60_000;
 
 /**
- * Gives back the holds of invoices that were never posted: a post refused or killed between
- * inventory making its hold and finance learning of it could not release it. A stale hold whose
- * invoice finance answers as a draft (or does not know) is released; one whose invoice is posted is
- * left for its delivery, which takes it. Finance not answering: left for the next pass.
+ * Gives back the holds of documents that were never posted: a post (or a vendor's credit note)
+ * refused or killed between inventory making its hold and finance learning of it could not release
+ * it. A stale hold whose document finance answers as a draft (or does not know) is released; one
+ * whose document is posted is left for its movement, which takes it. Finance not answering: left for
+ * the next pass. Oldest first.
  */
 export async function releaseStaleHolds(db: Connection, workspace: string, graph: PeerGraph, now: Date): Promise<number> {
-  const stale = await documentHolds(db).find({ workspace, at: { $lt: new Date(now.getTime() - HOLD_STALE_MS) } }).limit(50).toArray();
+  const stale = await documentHolds(db).find({ workspace, at: { $lt: new Date(now.getTime() - HOLD_STALE_MS) } }).sort({ at: 1 }).limit(50).toArray();
   let released = 0;
   for (const h of stale) {
-    const data = await graph('invoices', 'query($id: ID!) { invoice(id: $id) { id status } }', { id: h.document }).catch(() => null);
+    const bill = h.document.startsWith('bil_');
+    const data = await graph('invoices', bill ? 'query($id: ID!) { billStatus(id: $id) }' : 'query($id: ID!) { invoice(id: $id) { id status } }', { id: h.document }).catch(() => null);
     if (!data) return released;
-    const status = (data.invoice as { status?: string } | null)?.status;
+    const status = bill ? (data.billStatus as string | null) : (data.invoice as { status?: string } | null)?.status;
     if (status && status !== 'draft') continue;
     // Only the hold as read: a post that holds it again meanwhile moved `at`.
     if ((await documentHolds(db).countDocuments({ _id: h._id, at: h.at })) === 0) continue;

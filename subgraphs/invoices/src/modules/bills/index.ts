@@ -29,5 +29,5 @@ export const billsModule = defineModule({
     metrics: PAYABLES_METRICS,
     agenda: { payables: payablesLane },
   },
-  readGuards: {},
+  readGuards: { 'Query.billStatus': 'bills' },
 });
