@@ -114,8 +114,8 @@ export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   CUADRA_TOKEN_SIGNING_KEY: OWN_SYSTEM_TOKEN_KEYS.privateKey,
   // bookings-faults: a real CalDAV server on loopback, and crm's and finance's booking pulls every 200 ms (2 s).
   CUADRA_OUTBOUND_PRIVATE: 'allow', CRM_BOOKING_PULL_INTERVAL_MS: '200', INVOICES_BOOKING_PULL_INTERVAL_MS: '200',
-  // Inventory pulls finance's posted documents soon after they post (inventory-journal-pull.test.ts).
-  INVENTORY_FINANCE_PULL_INTERVAL_MS: '300',
+  // Inventory pulls finance's posted documents soon after they post, and finance inventory's entries soon after they are made (inventory-journal-pull.test.ts).
+  INVENTORY_FINANCE_PULL_INTERVAL_MS: '300', INVOICES_INVENTORY_PULL_INTERVAL_MS: '300',
   // agent-runs.test.ts: a dead agents process's run is taken over after 1.5 s (30 s), ledger triggers
   // look every 0.4 s (5 s), and runs' spans go to the pool's OTLP receiver (fixed for the run; a file
   // reads back its own traces: testPoolSpans).
