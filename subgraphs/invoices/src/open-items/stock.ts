@@ -111,8 +111,8 @@ function graphOf(ctx: OperationContext): PeerGraph | undefined {
 }
 
 /**
- * Reserves the product lines of an invoice (or of a vendor's credit note: goods back to the vendor) in inventory under its id, all or none (see the top of this
- * file): a line short of free stock is 409 `conflict` at `/lines/<i>/quantity`. Inventory not
+ * Reserves the product lines of an invoice (or of a vendor's credit note: goods back to the
+ * vendor) in inventory under its id, all or none (see the top of this file): a line short of free stock is 409 `conflict` at `/lines/<i>/quantity`. Inventory not
  * configured in this deployment: no stock is kept, nothing to hold. Not answering: `unavailable`.
  * A post the sweep finishes (no caller, no graph) whose hold was never made cannot check the stock:
  * refused, so the sweep never posts a delivery nobody checked.

@@ -108,6 +108,7 @@ export const MOVEMENT_VIEW_SCHEMA = {
     value: { type: 'integer', description: 'Signed change of the carrying amount, minor units.' },
     currency: { type: 'string' }, on_hand_after: { type: 'number' }, value_after: { type: 'integer' },
     source: { type: ['object', 'null'] }, reason: { type: ['string', 'null'] }, counterpart: { type: ['string', 'null'] },
+    price: { type: 'integer', description: 'A purchase return: what the vendor\'s credit note takes off 1435 for these goods (they left at `value`; the difference is in its journal entry).' },
     journal_entry: { type: ['object', 'null'], description: 'The entry finance takes in for it ({id, date, memo, lines}), null when it posts nothing.' },
     restated: { type: ['object', 'null'] }, restates: { type: 'array' },
   },
@@ -119,7 +120,7 @@ export function movementView(m: MovementDoc) {
     id: m._id, type: m.type, item_id: m.item_id, warehouse_id: m.warehouse_id, date: m.date, quantity: fromMicro(m.qty),
     unit_cost: m.qty === 0 ? null : share(Math.abs(m.value), QTY_SCALE, Math.abs(m.qty)), value: m.value, currency: m.currency,
     on_hand_after: fromMicro(m.after.qty), value_after: m.after.value, source: m.source, reason: m.reason, counterpart: m.counterpart ?? null,
-    journal_entry: m.journal, restated: m.restated ?? null, ...(m.restates ? { restates: m.restates } : {}),
+    ...(m.price !== undefined ? { price: m.price } : {}), journal_entry: m.journal, restated: m.restated ?? null, ...(m.restates ? { restates: m.restates } : {}),
   };
 }
 
