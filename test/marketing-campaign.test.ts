@@ -381,7 +381,47 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
     expect((await out('email_campaigns.get', { id: later.id })).campaign.status).toBe('draft');
     expect((await out('email_accounts.verify', { id: account.id })).account).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/revoked/) });
     for (let i = 0; i < 5; i++) expect(deliveredTo(oauthAddress(i))).toHaveLength(1);
-    expect((await out('email_campaigns.cancel', { id: slowCampaign.id })).campaign.status).toBe('cancelled');
+
+    // The owner gives the account another connection (email_accounts.update): refused at the field and
+    // nothing changed when it cannot be; checked by signing in before it is kept; the paused campaign then
+    // resumes (email_campaigns.send) with the rows still queued, through the new connection — nobody twice.
+    const renewed = `p${run}-at-new`;
+    provider.issue(renewed, user);
+    const second = (await out('connections.create', { name: `Google otra ${run}`, service: 'Gmail', kind: 'oauth2', access_token: renewed, expires_in: 3600 })).connection;
+    for (const [input, field] of [
+      [{ connection_id: 'con_nothere' }, '/connection_id'],
+      [{ connection_id: second.id, smtp: { password: 'x' } }, '/smtp/password'],
+      [{ connection_id: null, smtp: { password: 'x' } }, '/imap/password'],
+      [{ connection_id: apiKey.id, from_name: 'No' }, '/connection_id'],
+    ] as const) {
+      const res = await call('email_accounts.update', { id: slow.id, ...input });
+      expect({ field, status: res.status, code: res.body.code, at: res.body.field }).toEqual({ field, status: 422, code: 'invalid_input', at: field });
+    }
+    expect((await out('email_accounts.list', {})).rows.find((a: { id: string }) => a.id === slow.id)).toMatchObject({ connection_id: connection.id, from_name: `Gmail lento ${run}` });
+    const updated = (await out('email_accounts.update', { id: slow.id, connection_id: second.id, rate_per_minute: 6000, from_name: 'Ventas Gómez', reply_to: user })).account;
+    expect(updated).toMatchObject({ auth: 'xoauth2', connection_id: second.id, status: 'verified', last_error: null, rate_per_minute: 6000, from_name: 'Ventas Gómez', reply_to: user });
+    const askedBefore = provider.received.length;
+    const resumed = await call('email_campaigns.send', { id: slowCampaign.id });
+    expect(resumed.status).toBe(202);
+    await ok('approvals.decide', { id: resumed.body.approval_id, decision: 'approve' }, approverKey);
+    await until('the resumed campaign sent', async () => (await out('email_campaigns.get', { id: slowCampaign.id })).campaign.status === 'sent', 30_000);
+    const after = await rowsOf(slowCampaign.id);
+    expect(after.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
+    for (const r of after) {
+      const got = deliveredTo(r.address);
+      expect({ to: r.address, n: got.length }).toEqual({ to: r.address, n: 1 });
+      // Those sent after the change carry the new sender name and Reply-To.
+      if (slowRows.find((s) => s.address === r.address)?.status === 'queued') {
+        expect(got[0]).toMatch(/^From: .*Ventas.*<ventas@oauth\.example>/mi);
+        expect(got[0]).toMatch(new RegExp(`^Reply-To: ${user}\\r?$`, 'mi'));
+      }
+    }
+    // The resumed messages went over SMTP sessions signed in with the new connection's token (exim asks the provider
+    // about each sign-in with a bare `token=` form; dovecot adds its client_id): a sender still holding the old
+    // connection's signed-in transport would hand them over on the revoked grant, with no new sign-in or the old token.
+    const eximAsked = provider.received.slice(askedBefore).filter((r) => r.path === '/introspect' && !r.body.includes('client_id=')).map((r) => r.body);
+    expect(eximAsked.length).toBeGreaterThan(0);
+    expect(new Set(eximAsked)).toEqual(new Set([`token=${renewed}`]));
 
     // The connection shows who read its token; no answer anyone got — tools, the internal read, the mail
     // servers' questions, the messages — holds the refresh token or the client secret.
@@ -415,6 +455,9 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
     const rows = await rowsOf(campaign.id);
     expect(rows.map((r) => r.status)).toEqual(['queued', 'queued']);
     for (const r of rows) expect(deliveredTo(r.address)).toHaveLength(0);
+    // Gone, so no mailbox reader keeps signing in with the dead token (dovecot slows every sign-in from an address that keeps failing).
+    await out('email_campaigns.cancel', { id: campaign.id });
+    await out('email_accounts.remove', { id: account.id });
   });
 
   it('a password account at a server that lists XOAUTH2 first is refused cleanly, and the service lives on (nodemailer took XOAUTH2 with no token and the process died)', async () => {
@@ -425,6 +468,42 @@ describe('an e-mail account that signs in with an OAuth connection (XOAUTH2)', (
     expect(verified.last_error).toMatch(/XOAUTH2|connection_id/);
     // The marketing service still answers (the same process: no restart in between).
     expect((await out('email_accounts.list', {})).rows.find((a: { id: string }) => a.id === account.id)?.status).toBe('failed');
+    await out('email_accounts.remove', { id: account.id });
+  });
+
+  it('email_accounts.update with passwords: a change that cannot sign in is refused at its field and changes nothing; one that can is kept sealed, never shown, and verifies the account', async () => {
+    // The server moved to one that takes XOAUTH2 only (this test's exim): the account fails; the owner points it back at
+    // the deployment's relay (which asks no sign-in) with a new password. (No mailbox: dovecot slows every sign-in from an
+    // address that failed one, and the XOAUTH2 tests above leave such failures behind.)
+    const relayPort = Number(new URL(process.env.SMTP_URL!).port);
+    const servers = { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user, password: `smtp-${run}` } };
+    const account = (await out('email_accounts.connect', { name: `Clave cambiada ${run}`, from_email: 'ventas@oauth.example', ...servers })).account;
+    expect((await out('email_accounts.verify', { id: account.id })).account).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^SMTP: .*XOAUTH2/) });
+    const marketingDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_marketing'));
+    try {
+      const stored = () => marketingDb.collection('email_accounts').findOne({ _id: account.id } as never);
+      const before = await stored();
+      const wrong = await call('email_accounts.update', { id: account.id, smtp: { password: `other-${run}` }, name: 'Otro nombre' });
+      expect({ status: wrong.status, code: wrong.body.code, field: wrong.body.field }).toEqual({ status: 422, code: 'invalid_input', field: '/smtp/password' });
+      expect(wrong.body.error).toMatch(/Nothing was changed.*SMTP: /);
+      expect(await stored()).toEqual(before);
+      const fixed = (await out('email_accounts.update', { id: account.id, smtp: { port: relayPort, password: `new-${run}` } })).account;
+      expect(fixed).toMatchObject({ status: 'verified', last_error: null, auth: 'password', name: `Clave cambiada ${run}`, smtp: { port: relayPort, secure: false } });
+      const now = (await stored())!;
+      expect(now.smtp_password_sealed).not.toBe(before!.smtp_password_sealed);
+      expect(now.revision).toBe(1);
+      // Sealed: neither the stored document nor any answer holds a password.
+      for (const secret of [`smtp-${run}`, `new-${run}`, `other-${run}`]) {
+        expect(JSON.stringify(now)).not.toContain(secret);
+        expect(answers.join('\n')).not.toContain(secret);
+      }
+    } finally {
+      await marketingDb.close();
+    }
+    // A system account's sign-in is the deployment's, not the workspace's to change.
+    const system = (await out('email_accounts.connect', { name: `Sistema ${run}`, from_email: 'ventas@oauth.example' })).account;
+    const refused = await call('email_accounts.update', { id: system.id, smtp: { password: 'x' } });
+    expect({ status: refused.status, field: refused.body.field }).toEqual({ status: 422, field: '/smtp' });
   });
 
   it('the credential read is a service-only path: not through the gateway, not with a read assertion, not across workspaces, not for another service', async () => {

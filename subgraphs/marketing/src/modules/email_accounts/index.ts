@@ -3,12 +3,13 @@ import { emailAccounts, type EmailAccountDoc } from './model.ts';
 import { connect } from './tools/connect.ts';
 import { list } from './tools/list.ts';
 import { remove } from './tools/remove.ts';
+import { update } from './tools/update.ts';
 import { verify } from './tools/verify.ts';
 
 /** The accounts campaigns are sent from: SMTP (system or the workspace's), IMAP for bounces, DKIM per sending domain. */
 export const emailAccountsModule = defineModule({
   name: 'email_accounts',
-  tools: [connect, verify, list, remove],
+  tools: [connect, update, verify, list, remove],
   models: [emailAccounts],
   listed: [{ model: emailAccounts }],
   reads: {

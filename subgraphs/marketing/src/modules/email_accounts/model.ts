@@ -12,6 +12,8 @@ export interface EmailAccountDoc {
   name_lc: string;
   from_email: string;
   from_name: string;
+  /** Where replies go (the message's Reply-To); null: to the From address. */
+  reply_to?: string | null;
   /** The sending domain (of `from_email`), lower case: what the DKIM key and the DNS records are for. */
   domain: string;
   /** `system`: the deployment's own SMTP server and bounce mailbox; `smtp`: the workspace's servers. */
@@ -32,6 +34,8 @@ export interface EmailAccountDoc {
   /** Messages per minute this account sends at most (every marketing process together). */
   rate_per_minute: number;
   status: 'unverified' | 'verified' | 'failed';
+  /** Raised by every change of the account (email_accounts.update): a check of an older revision is never written over a newer one, and a sender renews its connections. Absent: 0. */
+  revision?: number;
   verified_at: Date | null;
   last_error: string | null;
   removed_at: Date | null;
@@ -42,7 +46,7 @@ export interface EmailAccountDoc {
 const accountSchema = new Schema<EmailAccountDoc>({
   _id: { type: String, required: true },
   workspace: { type: String, required: true },
-  name: String, name_lc: String, from_email: String, from_name: String, domain: String, transport: String,
+  name: String, name_lc: String, from_email: String, from_name: String, reply_to: { type: String, default: null }, domain: String, transport: String,
   smtp: { type: Schema.Types.Mixed, default: null },
   auth: { type: String, default: 'password' }, connection_id: { type: String, default: null },
   smtp_password_sealed: { type: String, default: null },
@@ -52,6 +56,7 @@ const accountSchema = new Schema<EmailAccountDoc>({
   dkim: { type: Schema.Types.Mixed, required: true },
   rate_per_minute: Number,
   status: String,
+  revision: { type: Number, default: 0 },
   verified_at: { type: Date, default: null },
   last_error: { type: String, default: null },
   removed_at: { type: Date, default: null },
@@ -67,14 +72,17 @@ export function emailAccounts(db: Connection): Model<EmailAccountDoc> {
 /** A DNS record the owner publishes for the sending domain. */
 export interface DnsRecord { type: 'TXT'; name: string; value: string; purpose: 'spf' | 'dkim' | 'dmarc' }
 
+/** The Reply-To address as the tools take it. */
+export const REPLY_TO_INPUT = { type: 'string', format: 'email', maxLength: 254, description: 'Where replies go (the Reply-To of every message); default the From address. Give the IMAP mailbox\'s address to have replies marked on the rows.' } as const;
+
 const SERVER_VIEW = { type: 'object', additionalProperties: false, required: ['host', 'port', 'secure', 'user'], properties: { host: TEXT, port: { type: 'integer' }, secure: { type: 'boolean' }, user: TEXT, mailbox: TEXT } } as const;
 
 /** JSON Schema of {@link accountView}. Passwords and the private key never appear. */
 export const ACCOUNT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'from_email', 'from_name', 'domain', 'transport', 'auth', 'connection_id', 'smtp', 'imap', 'bounce_address', 'rate_per_minute', 'status', 'verified_at', 'last_error', 'dns_records', 'created_at'],
+  required: ['id', 'name', 'from_email', 'from_name', 'reply_to', 'domain', 'transport', 'auth', 'connection_id', 'smtp', 'imap', 'bounce_address', 'rate_per_minute', 'status', 'verified_at', 'last_error', 'dns_records', 'created_at'],
   properties: {
-    id: TEXT, name: TEXT, from_email: TEXT, from_name: TEXT, domain: TEXT,
+    id: TEXT, name: TEXT, from_email: TEXT, from_name: TEXT, reply_to: NULLABLE_TEXT, domain: TEXT,
     transport: { enum: ['system', 'smtp'] },
     auth: { enum: ['password', 'xoauth2'], description: 'How it signs in to its servers: passwords, or XOAUTH2 with a connection\'s token.' },
     connection_id: { ...NULLABLE_TEXT, description: 'The OAuth connection an xoauth2 account signs in with.' },
@@ -110,7 +118,7 @@ export function dnsRecords(a: Pick<EmailAccountDoc, 'domain' | 'dkim' | 'transpo
 export function accountView(a: EmailAccountDoc) {
   const server = (s: ServerAddress | null) => (s ? { host: s.host, port: s.port, secure: s.secure, user: s.user, ...('mailbox' in s ? { mailbox: (s as { mailbox: string }).mailbox } : {}) } : null);
   return {
-    id: a._id, name: a.name, from_email: a.from_email, from_name: a.from_name, domain: a.domain, transport: a.transport,
+    id: a._id, name: a.name, from_email: a.from_email, from_name: a.from_name, reply_to: a.reply_to ?? null, domain: a.domain, transport: a.transport,
     auth: a.auth ?? 'password', connection_id: a.connection_id ?? null,
     smtp: server(a.smtp), imap: server(a.imap), bounce_address: a.bounce_address, rate_per_minute: a.rate_per_minute,
     status: a.status, verified_at: a.verified_at?.toISOString() ?? null, last_error: a.last_error,

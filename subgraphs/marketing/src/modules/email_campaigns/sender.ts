@@ -103,7 +103,7 @@ export class CampaignSender {
   readonly #graceMs: number;
   readonly #intervalMs: number;
   readonly #connections: number;
-  readonly #transports = new Map<string, { transport: Transporter; at: number }>();
+  readonly #transports = new Map<string, { transport: Transporter; at: number; revision: number }>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | null = null;
   #stopped = false;
@@ -158,10 +158,11 @@ export class CampaignSender {
 
   #transport(account: EmailAccountDoc): Transporter {
     const hit = this.#transports.get(account._id);
-    if (hit && Date.now() - hit.at < 60_000) return hit.transport;
+    // An account changed since (email_accounts.update: another connection, a new password) signs in anew at once.
+    if (hit && Date.now() - hit.at < 60_000 && hit.revision === (account.revision ?? 0)) return hit.transport;
     hit?.transport.close();
     const transport = smtpTransport(account, { pool: this.#connections });
-    this.#transports.set(account._id, { transport, at: Date.now() });
+    this.#transports.set(account._id, { transport, at: Date.now(), revision: account.revision ?? 0 });
     return transport;
   }
 
@@ -298,6 +299,7 @@ export class CampaignSender {
     try {
       const info = await pass.transport.sendMail({
         from: { name: account.from_name, address: account.from_email },
+        ...(account.reply_to ? { replyTo: account.reply_to } : {}),
         to: { name: row.name, address: row.address },
         subject: message.subject, html: message.html, text: message.text,
         messageId: row.message_id,

@@ -1,12 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
 import { ACCOUNT_VIEW_SCHEMA, accountView, emailAccounts } from '../model.ts';
-import { connectImap, imapAddress, smtpTransport } from '../servers.ts';
-
-/** Why a connection failed, in one line without secrets (a server's greeting or the socket's error). */
-function reason(err: unknown): string {
-  const e = err as { code?: string; response?: string; message?: string };
-  return String(e.response ?? e.message ?? e.code ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200);
-}
+import { signInProblem } from '../sign-in.ts';
 
 /** Verifies an account by connecting: SMTP (greeting, STARTTLS, login) and, when it has one, its IMAP mailbox. */
 export const verify = defineTool({
@@ -18,33 +12,13 @@ export const verify = defineTool({
   async handler(input, ctx) {
     const account = await emailAccounts(ctx.db).findOne({ _id: input.id, workspace: ctx.workspace, removed_at: null }).lean();
     if (!account) throw new CuadraError('not_found', `No e-mail account ${input.id} exists in this workspace.`);
-    let problem: string | null = null;
-    const transport = smtpTransport(account);
-    try {
-      await transport.verify();
-    } catch (err) {
-      problem = `SMTP: ${reason(err)}`;
-    } finally {
-      transport.close();
-    }
-    const mailbox = imapAddress(account);
-    if (!problem && mailbox) {
-      try {
-        const client = await connectImap(mailbox);
-        try {
-          await client.mailboxOpen(mailbox.server.mailbox, { readOnly: true });
-        } finally {
-          await client.logout().catch(() => undefined);
-        }
-      } catch (err) {
-        problem = `IMAP: ${reason(err)}`;
-      }
-    }
+    const problem = (await signInProblem(account))?.problem ?? null;
+    // Written only over the revision it checked: an account changed meanwhile (email_accounts.update checks its own) keeps the newer answer.
     const after = await emailAccounts(ctx.db).findOneAndUpdate(
-      { _id: account._id, workspace: ctx.workspace, removed_at: null },
+      { _id: account._id, workspace: ctx.workspace, removed_at: null, revision: account.revision ?? null },
       { $set: problem ? { status: 'failed', last_error: problem, updated_at: ctx.now } : { status: 'verified', verified_at: ctx.now, last_error: null, updated_at: ctx.now } },
       { returnDocument: 'after' },
-    ).lean();
+    ).lean() ?? await emailAccounts(ctx.db).findOne({ _id: account._id, workspace: ctx.workspace, removed_at: null }).lean();
     if (!after) throw new CuadraError('not_found', `No e-mail account ${input.id} exists in this workspace.`);
     return { account: accountView(after) };
   },
