@@ -187,6 +187,34 @@ describe('dashboards.render', () => {
     expect(at(b, '9.4').error).toMatchObject({ code: 'not_found' });
   });
 
+  it('an event block following the events lane shows what comes next: not an occurrence that ended earlier today, the kind asked for, none past its horizon', async () => {
+    const k = (await sys.workspace('Agenda Próxima SAS')).api_key;
+    const out = (tool: string, input: unknown) => sys.output(tool, input, k);
+    // Bogotá is UTC−5 all year (no DST): the local wall time of an instant, to the minute.
+    const local = (ms: number) => new Date(ms - 5 * 3_600_000).toISOString().slice(0, 16);
+    const now = Date.now();
+    // Ended a minute ago (today in Bogotá, unless the day began within the last three minutes); the next one starts in an hour.
+    await out('calendar_events.create', { title: 'Llamada temprana', kind: 'meeting', start: local(now - 180_000), end: local(now - 60_000) });
+    const next = (await out('calendar_events.create', { title: 'Revisión de cierre', kind: 'meeting', start: local(now + 3_600_000), end: local(now + 5_400_000) })).event;
+    const inTenDays = local(now + 10 * 86_400_000).slice(0, 10);
+    const filing = (await out('calendar_events.create', { title: 'Retención en la fuente', kind: 'tax', all_day: true, start: inTenDays })).event;
+    const blocks = (await out('dashboards.render', {
+      blocks: [
+        { type: 'event', event: { source: 'events' } },
+        { type: 'event', event: { source: 'events', kind: 'tax' } },
+        { type: 'event', event: { source: 'events', kind: 'tax', horizon: 5 } },
+        { type: 'event', event: { source: 'events', kind: 'legal' } },
+      ],
+    })).blocks;
+    expect(blocks[0].event_data).toEqual({
+      horizon: 90, unavailable_lanes: [],
+      event: expect.objectContaining({ source: 'events', kind: 'meeting', title: 'Revisión de cierre', event_id: next.id, status: 'confirmed', all_day: false, starts_at: next.start, ends_at: next.end, overdue: false }),
+    });
+    expect(blocks[1].event_data.event).toMatchObject({ source: 'events', kind: 'tax', title: 'Retención en la fuente', event_id: filing.id, date: inTenDays, all_day: true });
+    expect(blocks[2].event_data).toEqual({ event: null, horizon: 5, unavailable_lanes: [] });
+    expect(blocks[3].event_data).toEqual({ event: null, horizon: 90, unavailable_lanes: [] });
+  });
+
   it('merges the recurring lane from invoices and payroll (issue 18): a person under contract brings the month-end pay dates', async () => {
     expect((await ok('employees.create', {
       name: 'Ana Mínimo', document: { type: 'CC', number: '1023456711' }, position: 'Auxiliar', hire_date: '2026-01-01',

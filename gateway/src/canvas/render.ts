@@ -20,6 +20,8 @@ export interface RenderDeps {
   invokeRead: (tool: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Today, YYYY-MM-DD (the agenda's default start). */
   today: string;
+  /** Now (default the clock's): an event block following a lane shows what has not ended by then. */
+  now?: Date;
   /** Reads the workspace's saved metrics, for blocks naming `saved:<key>`. */
   saved?: SavedMetricReader;
 }
@@ -171,7 +173,10 @@ export async function renderBlocks(blocks: readonly Block[], values: RenderValue
           from: deps.today, to: addDays(deps.today, (e.horizon ?? 90) - 1), limit: 400, overdue: false, kinds: e.kind ? [e.kind] : undefined,
           sources: e.source ? [e.source] : [...AGENDA_LANES],
         });
-        out.event_data = { event: agenda.entries[0] ?? null, horizon: e.horizon ?? 90, unavailable_lanes: agenda.unavailable_lanes };
+        // What is next: an occurrence of today that already ended is behind, not next (as a pinned event's next occurrence).
+        const now = (deps.now ?? new Date()).getTime();
+        const ahead = agenda.entries.find((entry) => typeof entry.ends_at !== 'string' || Date.parse(entry.ends_at) > now);
+        out.event_data = { event: ahead ?? null, horizon: e.horizon ?? 90, unavailable_lanes: agenda.unavailable_lanes };
       } else if (block.type === 'kanban') {
         out.board_data = await board({ pipeline: block.board?.pipeline, limit: block.board?.limit });
       } else if (block.type === 'result' && block.result) {

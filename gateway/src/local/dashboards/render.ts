@@ -35,7 +35,7 @@ export const render = defineTool({
     }
     const started = performance.now();
     const rendered = await renderBlocks(blocks!, input.values ?? {}, {
-      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: localDate(ctx.now),
+      run: services.graph, readLocal: (principal, query) => readGatewaySource(services, principal, query), principal: ctx.principal, today: localDate(ctx.now), now: ctx.now,
       invokeRead: (tool, toolInput) => services.invokeRead(ctx.principal, tool, toolInput),
       saved: async (workspace, key) => (await services.dashboards.saved.get(workspace, key))?.query ?? null,
     });
