@@ -86,9 +86,20 @@ describe('sites.pages.*', () => {
     const list = await out('sites.pages.list', { site_id: site.id });
     expect(list.revision).toBe(8);
     expect(list.rows.map((p: { path: string }) => p.path).sort()).toEqual(['/', ...Array.from({ length: 8 }, (_, i) => `/p${i}`)].sort());
-    // Two at once on the same path: one page, one refusal.
-    const twice = await Promise.all([1, 2].map((n) => marketing.call('sites.pages.create', { site_id: site.id, path: '/doble', title: `Doble ${n}` }, owner)));
-    expect(twice.map((r) => r.ok ? 'ok' : `${r.code} ${r.field}`).sort(), JSON.stringify([twice, await out('sites.pages.list', { site_id: site.id })])).toEqual(['conflict undefined', 'ok']);
+    // Twenty creates of one path and seven moves of other pages onto it, all at once: whatever the interleaving,
+    // exactly one lands (one page at the path, one revision more) and the 26 others are 409 with nothing written.
+    const racers = [
+      ...Array.from({ length: 20 }, (_, n) => () => marketing.call('sites.pages.create', { site_id: site.id, path: '/doble', title: `Doble ${n}` }, owner)),
+      ...Array.from({ length: 7 }, (_, n) => () => marketing.call('sites.pages.update', { site_id: site.id, path: `/p${n + 1}`, new_path: '/doble' }, owner)),
+    ];
+    const raced = await Promise.all(racers.map((go) => go()));
+    const after = await out('sites.pages.list', { site_id: site.id });
+    const outcomes = raced.map((r) => (r.ok ? 'ok' : `${r.httpStatus} ${r.code}`));
+    expect(outcomes.filter((o) => o === 'ok'), JSON.stringify([outcomes, after])).toHaveLength(1);
+    expect(outcomes.filter((o) => o === '409 conflict')).toHaveLength(26);
+    expect(after.rows.filter((p: { path: string }) => p.path === '/doble')).toHaveLength(1);
+    expect(after.revision).toBe(9);
+    expect(after.rows).toHaveLength(outcomes.findIndex((o) => o === 'ok') < 20 ? 10 : 9);
     // An editor who read revision 3 changes nothing now.
     expect(await refused('sites.pages.update', { site_id: site.id, path: '/p0', title: 'Tarde', revision: 3 })).toEqual({ status: 409, code: 'conflict', field: undefined });
     const now = (await out('sites.pages.list', { site_id: site.id })).revision;
