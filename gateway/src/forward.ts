@@ -17,6 +17,21 @@ export function neverReached(err: unknown): boolean {
 import { Pool } from 'undici';
 
 /**
+ * A tool's input as the caller sent it: the parsed value (what the gateway checks) and the exact
+ * JSON text it was parsed from, which goes to the owner as it came (issue 33, the hop): parsing the
+ * text again gives the very value checked — JSON.parse on both sides, and the gateway's validation
+ * neither coerces nor fills in defaults —, so serialising it again would only cost time.
+ */
+export class SentJson {
+  readonly value: unknown;
+  readonly text: string;
+  constructor(value: unknown, text: string) {
+    this.value = value;
+    this.text = text;
+  }
+}
+
+/**
  * The owner's answer as it came over the hop: status, headers and the body's JSON bytes, parsed
  * only when someone reads `body` (the REST surface relays `json` as it is: a read's output is
  * neither parsed nor serialised again in the gateway).
@@ -81,12 +96,15 @@ export class SubgraphForwarder {
    * Runs a tool on its subgraph; resolves to the owner's answer (status and body, refusals and
    * the owner's own failures included: it wrote the attempt's ledger entry). `checked`: the caller
    * has checked this call's reach, bounds and schema, and the forwarder vouches for it, so the owner
-   * does not check again (shared/src/checked-call.ts). Throws `unavailable` only when the request
+   * does not check again (shared/src/checked-call.ts). `input` may be a {@link SentJson}: its text is
+   * sent. Throws `unavailable` only when the request
    * provably never reached the subgraph (no connection), `outcome_unknown` when it was sent and no
    * answer came back, `internal` for an answer the owner did not give.
    */
   async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string; checked?: boolean; dryRun?: boolean } = {}): Promise<RelayedAnswer> {
-    const body = JSON.stringify({ tool, input, idempotencyKey: options.idempotencyKey ?? null, approvalId: options.approvalId ?? null, ...(options.dryRun ? { dryRun: true } : {}) });
+    // The envelope JSON.stringify({tool, input, idempotencyKey, approvalId, dryRun?}) would write, with a sent input's own text in it.
+    const inputJson = input instanceof SentJson ? input.text : JSON.stringify(input);
+    const body = `{"tool":${JSON.stringify(tool)},"input":${inputJson},"idempotencyKey":${JSON.stringify(options.idempotencyKey ?? null)},"approvalId":${JSON.stringify(options.approvalId ?? null)}${options.dryRun ? ',"dryRun":true' : ''}}`;
     const headers: Record<string, string> = { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion };
     if (options.checked && this.#vouching) headers[CHECKED_CALL_HEADER] = this.#vouching.vouch(assertion, body);
     const replicas = this.#replicasOf(subgraph);

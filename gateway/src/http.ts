@@ -2,6 +2,7 @@ import { CuadraError, toCuadraError, type Logger } from '@cuadra/shared';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import getRawBody from 'raw-body';
+import { SentJson } from './forward.ts';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -48,9 +49,10 @@ export function sendRefusal(res: ServerResponse, err: unknown, ctx: { publicUrl:
 
 /**
  * Reads a JSON body of at most `limit` bytes: a declared Content-Length over the limit is
- * refused before reading; a streamed body is cut off as soon as it passes the limit.
+ * refused before reading; a streamed body is cut off as soon as it passes the limit. Answers the
+ * value with the text it was parsed from (no body at all: `{}`).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<SentJson> {
   const declared = req.headers['content-length'] ? Number(req.headers['content-length']) : undefined;
   if (declared !== undefined && declared > limit) {
     throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
@@ -74,9 +76,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     throw new CuadraError('invalid_input', 'The request body is not valid UTF-8.', { field: '' });
   }
   // No body at all (no bytes) is the empty object (CONTRACT.md §10); anything present must be a JSON object.
-  if (bytes.length === 0) return {};
+  if (bytes.length === 0) return new SentJson({}, '{}');
   try {
-    return JSON.parse(raw);
+    return new SentJson(JSON.parse(raw), raw);
   } catch {
     throw new CuadraError('invalid_input', 'The request body is not valid JSON.', { field: '' });
   }

@@ -1,13 +1,17 @@
-import { assertReach, CuadraError, FairShare, fairShareFromEnv, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
+import { assertReach, countedHeaders, CuadraError, FairShare, fairShareFromEnv, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateCount, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
-import { RelayedAnswer, type SubgraphForwarder } from './forward.ts';
+import { RelayedAnswer, SentJson, type SubgraphForwarder } from './forward.ts';
 import type { IdentityStore } from './identity/store.ts';
 import { errorFromBody } from './refusals.ts';
 import { requestedVersion, VERSION_HEADER } from './versions/dates.ts';
 import { deprecationHeaders } from './versions/deprecation.ts';
 
-/** How a surface hands over the request body: read lazily, so size is checked before parsing. */
+/**
+ * How a surface hands over the request body: read lazily, so size is checked before parsing. It
+ * resolves to the input, or to a {@link SentJson} — the input with the exact JSON text it was parsed
+ * from, which then goes to the owning subgraph as that text (not serialised again).
+ */
 export type BodySource = (limitBytes: number) => Promise<unknown>;
 
 /** One invoke, as any surface (REST, MCP, canvas) describes it. */
@@ -34,19 +38,13 @@ export interface InvokeRequest {
   dryRun?: boolean;
 }
 
-/** One request's count against the rate limit: the headers to send, or the refusal (`rate_limited`, `unavailable`). */
-export type RateCount = { headers: Record<string, string> } | { refusal: unknown };
+export type { RateCount };
 
 /** The credential of an `Authorization: Bearer …` header; `unauthenticated` without one. */
 function bearerToken(authorization: string | undefined): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw new CuadraError('unauthenticated', 'Send a credential: Authorization: Bearer <API key or access token>.');
   return match[1];
-}
-
-/** A count already taken, as the thunk the pipeline awaits: its headers, or its refusal thrown. */
-function settledCount(count: RateCount): () => Promise<Record<string, string>> {
-  return () => ('refusal' in count ? Promise.reject(count.refusal) : Promise.resolve(count.headers));
 }
 
 /** The answer of the pipeline: headers always, and either the tool's answer or a thrown refusal. */
@@ -114,7 +112,13 @@ export class InvokePipeline {
    * version its workspace is pinned to. An unknown version is refused (`invalid_input`).
    */
   async versionFor(principal: Principal, header: string | undefined): Promise<Record<string, string>> {
-    return { [VERSION_HEADER]: requestedVersion(header) ?? (await this.#identity.pinnedVersion(principal.workspace)) };
+    return this.#knownVersion(principal, header) ?? { [VERSION_HEADER]: await this.#identity.pinnedVersion(principal.workspace) };
+  }
+
+  /** {@link versionFor} without an await, when the version is asked for or this process knows the pin; else undefined. */
+  #knownVersion(principal: Principal, header: string | undefined): Record<string, string> | undefined {
+    const version = requestedVersion(header) ?? this.#identity.knownPin(principal.workspace);
+    return version === undefined ? undefined : { [VERSION_HEADER]: version };
   }
 
   /** Checks `X-Tenant-Id`: it may only name the credential's own workspace. */
@@ -146,19 +150,23 @@ export class InvokePipeline {
   /**
    * Steps 1 and 2 together: who is calling, and the call counted — for an API key this process
    * has checked before, one Redis round trip for both (IdentityStore.authenticateApiKeyCounted).
-   * Throws an authentication refusal; a limiter refusal is thrown by `counted`, after the caller is known.
+   * Throws an authentication refusal; a limiter refusal is `count`'s (countedHeaders throws it),
+   * for the caller to answer (and record) as the refusal of a known caller.
    */
-  async authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; counted: () => Promise<Record<string, string>> }> {
+  async authenticateCounted(authorization: string | undefined): Promise<{ principal: Principal; count: RateCount }> {
     const token = bearerToken(authorization);
-    if (token.startsWith('nk_')) return this.#identity.authenticateApiKeyCounted(token, this.#limiter);
+    if (token.startsWith('nk_')) {
+      const { principal, count } = await this.#identity.authenticateApiKeyCounted(token, this.#limiter);
+      return { principal, count: count ?? (await this.#limiter.count(principal)) };
+    }
     const principal = await this.#identity.authenticateAccessToken(token);
-    return { principal, counted: () => this.#limiter.consume(principal) };
+    return { principal, count: await this.#limiter.count(principal) };
   }
 
   async invoke(req: InvokeRequest): Promise<InvokeResult> {
     // A surface's gate may have authenticated (and counted) this request already (`/graphql`, `/mcp`).
-    const { principal, counted } = req.principal
-      ? { principal: req.principal, counted: req.counted ? settledCount(req.counted) : () => this.#limiter.consume(req.principal!) }
+    const { principal, count } = req.principal
+      ? { principal: req.principal, count: req.counted ?? (await this.#limiter.count(req.principal)) }
       : await this.authenticateCounted(req.authorization);
     const started = Date.now();
     let headers: Record<string, string> = {};
@@ -176,12 +184,14 @@ export class InvokePipeline {
       throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
     };
     try {
-      headers = await counted();
-      headers = { ...headers, ...(await this.versionFor(principal, req.version)) };
+      // Cached (the pin read once per workspace): no await on the per-call path.
+      headers = { ...countedHeaders(count), ...(this.#knownVersion(principal, req.version) ?? (await this.versionFor(principal, req.version))) };
     } catch (err) {
       return refuse(err);
     }
     let input: unknown;
+    // The input as sent, when the surface kept its text: forwarded as that text.
+    let sent: SentJson | undefined;
     let entry;
     try {
       entry = this.#catalog.get(req.tool);
@@ -194,7 +204,9 @@ export class InvokePipeline {
       if (req.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(req.idempotencyKey)) {
         throw new CuadraError('invalid_input', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { field: '' });
       }
-      input = await req.body(entry.max_input_bytes);
+      const body = await req.body(entry.max_input_bytes);
+      if (body instanceof SentJson) sent = body;
+      input = body instanceof SentJson ? body.value : body;
       this.#catalog.validate(entry.name, input);
       validInput = { value: input, schema: entry.input_schema };
     } catch (err) {
@@ -212,7 +224,7 @@ export class InvokePipeline {
     try {
       answer = entry.subgraph === 'gateway'
         ? await this.#local.callPrechecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
-        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun });
+        : await this.#forwarder.invoke(entry.subgraph, entry.name, sent ?? input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun });
     } catch (err) {
       const error = toCuadraError(err);
       // The gateway's own owner wrote the attempt's entry; a subgraph's answer, refusals included,

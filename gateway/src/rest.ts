@@ -1,4 +1,4 @@
-import { assertReachesSomeTool, CuadraError, type Logger } from '@cuadra/shared';
+import { assertReachesSomeTool, countedHeaders, CuadraError, type Logger } from '@cuadra/shared';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Catalog } from './catalog.ts';
@@ -41,11 +41,11 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
       dryRun: dryRunHeader(header(req, 'x-dry-run')),
       body: (limit) => readJsonBody(req, limit),
     });
-    for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-    res.statusCode = result.status;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
     // The owner's answer as it serialised it: the bytes `JSON.stringify(result.body)` would give.
-    res.end(result.json ?? JSON.stringify(result.body));
+    const body = result.json ?? JSON.stringify(result.body);
+    // One head written from one object (no header map built and read back, as setHeader does per header).
+    res.writeHead(result.status, { ...result.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   } catch (err) {
     if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
     else sendRefusal(res, err, deps);
@@ -79,8 +79,8 @@ export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; p
   router.get('/v1/tools', async (req, res) => {
     try {
       // Counted like every request that names a credential (as MCP's tools/list is); a refusal carries its headers.
-      const { principal, counted } = await pipeline.authenticateCounted(req.header('authorization'));
-      for (const [k, v] of Object.entries(await counted())) res.setHeader(k, v);
+      const { principal, count } = await pipeline.authenticateCounted(req.header('authorization'));
+      for (const [k, v] of Object.entries(countedHeaders(count))) res.setHeader(k, v);
       for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
       InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
       // CONTRACT.md §1: `sites.login` reaches no tool; a token with no tool-reaching scope is told which scope it lacks.

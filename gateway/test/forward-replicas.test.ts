@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CuadraError, OWNER_ANSWER_HEADER, peersFromEnv, TOOL_INVOKE_PATH } from '@cuadra/shared';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SubgraphForwarder } from '../src/forward.ts';
+import { SentJson, SubgraphForwarder } from '../src/forward.ts';
 import { subgraphReplicaUrls, subgraphUrl } from '../src/subgraphs.ts';
 
 // Issue 33, "Out of one machine": a subgraph may be given several URLs, taken in turn. What is under
@@ -13,6 +13,8 @@ import { subgraphReplicaUrls, subgraphUrl } from '../src/subgraphs.ts';
 interface Replica {
   url: string;
   calls: number;
+  /** The request bodies it got, as text. */
+  bodies: string[];
   server: Server;
 }
 
@@ -20,13 +22,14 @@ const servers: Server[] = [];
 
 /** A replica that answers every invoke as its owner (200), or takes the request and drops the connection (`dies`). */
 async function replica(behaviour: 'answers' | 'dies' = 'answers'): Promise<Replica> {
-  const r: Replica = { url: '', calls: 0, server: createServer() };
+  const r: Replica = { url: '', calls: 0, bodies: [], server: createServer() };
   r.server.on('request', (req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
     req.on('end', () => {
       if (req.url !== TOOL_INVOKE_PATH) return void res.writeHead(404).end();
       r.calls++;
+      r.bodies.push(body);
       if (behaviour === 'dies') return void req.socket.destroy();
       res.writeHead(200, { 'content-type': 'application/json', [OWNER_ANSWER_HEADER]: '1' }).end(JSON.stringify({ output: { echoed: JSON.parse(body).tool } }));
     });
@@ -113,5 +116,26 @@ describe('the forwarder on replicas', () => {
   it('answers unavailable only when no replica could be reached', async () => {
     const f = forwarder([await downReplica(), await downReplica()]);
     expect(await codeOf(f.invoke('invoices', 'invoices.create', {}, 'assertion'))).toBe('unavailable');
+  });
+});
+
+describe('the /invoke envelope (issue 33, the hop)', () => {
+  it('carries a sent input as the text it came in, parsed by the owner to the very value the gateway checked; any other input as JSON.stringify writes the envelope', async () => {
+    const r = await replica();
+    const f = forwarder([r.url]);
+    // Spacing, a repeated member (the last wins, on both sides), an own "__proto__" member, escapes
+    // and a line separator: JSON.parse on the gateway and on the owner read the same value.
+    const text = ' {"limit" : 8, "limit": 9, "__proto__": {"admin": true}, "name": "\\u00d1and\\u00fa \\ud83d\\ude00\u2028"}\n';
+    const checked = JSON.parse(text) as Record<string, unknown>;
+    expect((await f.invoke('invoices', 'parties.list', new SentJson(checked, text), 'assertion', { idempotencyKey: 'k-7' })).status).toBe(200);
+    expect(r.bodies[0]).toBe(`{"tool":"parties.list","input":${text},"idempotencyKey":"k-7","approvalId":null}`);
+    const received = (JSON.parse(r.bodies[0]) as { input: Record<string, unknown> }).input;
+    expect(Object.keys(received)).toEqual(['limit', '__proto__', 'name']);
+    expect(JSON.stringify(received)).toBe(JSON.stringify(checked));
+    expect(received.limit).toBe(9);
+    expect(received.name).toBe('Ñandú 😀\u2028');
+    // An input handed over as a value (MCP, the canvas): the envelope JSON.stringify writes, member for member.
+    expect((await f.invoke('invoices', 'invoices.post', { id: 'inv_1', note: 'é' }, 'assertion', { approvalId: 'apr_1', dryRun: true })).status).toBe(200);
+    expect(r.bodies[1]).toBe(JSON.stringify({ tool: 'invoices.post', input: { id: 'inv_1', note: 'é' }, idempotencyKey: null, approvalId: 'apr_1', dryRun: true }));
   });
 });

@@ -20,8 +20,8 @@ export { assertWithinBounds, boundsFor, INPUT_BOUNDS, jsonByteLength } from './b
 export type { InputBounds } from './bounds.ts';
 export { createRegistry } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
-export { RateLimiter, parseQuota, quotasFromEnv, redisAnswers, redisKeyPrefix } from './ratelimit.ts';
-export type { Quota, RateLimitHeaders } from './ratelimit.ts';
+export { countedHeaders, RateLimiter, parseQuota, quotasFromEnv, redisAnswers, redisKeyPrefix } from './ratelimit.ts';
+export type { Quota, RateCount, RateLimitHeaders } from './ratelimit.ts';
 export { FAIR_SHARE_DEFAULTS, FairShare, fairShareFromEnv } from './fair-share.ts';
 export type { AnswerInFlight, FairShareLimits, ReleaseSlot } from './fair-share.ts';
 export { assertReach, assertReachesSomeTool, classifyFailure, reaches } from './invoke.ts';

@@ -35,6 +35,15 @@ export function redisKeyPrefix(env: NodeJS.ProcessEnv = process.env): string {
 /** Headers for an answer (IETF RateLimit fields, draft-11 form). */
 export type RateLimitHeaders = Record<string, string>;
 
+/** One request's count, settled: the headers to send, or the refusal (`rate_limited`, `unavailable`) to answer. */
+export type RateCount = { headers: RateLimitHeaders } | { refusal: unknown };
+
+/** A count's headers, or its refusal thrown. */
+export function countedHeaders(count: RateCount): RateLimitHeaders {
+  if ('refusal' in count) throw count.refusal;
+  return count.headers;
+}
+
 /**
  * The two counters of a call, as a Lua fragment over KEYS[k+1], KEYS[k+2] and their windows
  * ARGV[a+1], ARGV[a+2], appended to `out`: for each key, a fixed window as rate-limiter-flexible
@@ -108,6 +117,11 @@ export class RateLimiter {
       throw unreachable(err);
     }
     return this.#answer(raw);
+  }
+
+  /** {@link consume}, settled: its headers or its refusal, as a value (never rejects). */
+  count(principal: Principal): Promise<RateCount> {
+    return this.consume(principal).then((headers) => ({ headers }), (refusal: unknown) => ({ refusal }));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   API_KEY_SHAPE, backfillPositions, createPositioned, CuadraError, ensureModel, hashApiKey, listNewestFirst, newApiKey, newId, type Principal, type RateLimiter,
-  type RateLimitHeaders, sameDigest, isAgentRunAssertion, verifyAgentRunAssertion,
+  type RateCount, type RateLimitHeaders, sameDigest, isAgentRunAssertion, verifyAgentRunAssertion,
 } from '@cuadra/shared';
 import { CURRENT_API_VERSION, pinnedOrFirst, type ApiVersion } from '../versions/dates.ts';
 import type { Redis } from 'ioredis';
@@ -75,8 +75,12 @@ export class IdentityStore {
   readonly #redis: Redis;
   #accessTokens: AccessTokenAuthenticator | null = null;
   #agentRunKey: string | null = null;
-  /** Shared cache entries this process has checked: key hash → the entry's exact text and the key it holds. */
-  readonly #seen = new Map<string, { entry: string; key: CachedKey }>();
+  /**
+   * Shared cache entries this process has checked: key hash → the entry's exact text, the key it
+   * holds, and the key's principal once nothing it is made of can change while the entry stands (a
+   * built-in role, the workspace's country known): a call then finds its caller without an await.
+   */
+  readonly #seen = new Map<string, { entry: string; key: CachedKey; principal?: Principal }>();
   /** The workspaces' custom roles; their patterns are resolved at every authentication. */
   readonly roles: RoleStore;
   /** Each workspace's country, read once: it is chosen when the workspace is opened and never changes. */
@@ -224,6 +228,11 @@ export class IdentityStore {
     return { ...principal, country };
   }
 
+  /** {@link pinnedVersion} when this process has read it already (no await on the per-call path), else undefined. */
+  knownPin(workspace: string): ApiVersion | undefined {
+    return this.#pins.get(workspace);
+  }
+
   /** The API version the workspace is pinned to: the one it started on (the first, for a workspace older than versions). */
   async pinnedVersion(workspace: string): Promise<ApiVersion> {
     let pin = this.#pins.get(workspace);
@@ -286,34 +295,48 @@ export class IdentityStore {
    * process has checked the key's shared cache entry before: the limiter counts only while that
    * entry is still exactly the text held here, so a revocation (which overwrites it) or an expired
    * entry is seen on this very call, as {@link authenticateApiKey} would see it; then, and for a key
-   * not seen before, the two steps one after the other. `counted` answers the limiter's headers or
-   * throws its refusal (`rate_limited`, `unavailable`), for the caller to record as a refusal of an
-   * authenticated call.
+   * not seen before, `count` is null: the caller counts the call once it is authenticated. `count`
+   * is the limiter's headers or its refusal (`rate_limited`, `unavailable`), for the caller to record
+   * as a refusal of an authenticated call.
    */
-  async authenticateApiKeyCounted(apiKey: string, limiter: RateLimiter): Promise<{ principal: Principal; counted: () => Promise<RateLimitHeaders> }> {
+  async authenticateApiKeyCounted(apiKey: string, limiter: RateLimiter): Promise<{ principal: Principal; count: RateCount | null }> {
     const hash = API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : null;
     const seen = hash ? this.#seen.get(hash) : undefined;
     if (hash && seen) {
-      const principal = await this.#principalOf(seen.key, hash);
+      let principal: Principal;
+      if (seen.principal) {
+        this.#assertLive(seen.key, hash);
+        principal = seen.principal;
+      } else {
+        principal = await this.#principalOf(seen.key, hash);
+      }
       let headers: RateLimitHeaders | null;
       try {
         headers = await limiter.consumeIfUnchanged(principal, { key: cacheKey(hash), value: seen.entry });
       } catch (err) {
         // The limiter's refusal (`rate_limited` counts only after the entry matched; `unavailable` is the caller's to record).
-        return { principal, counted: () => Promise.reject(err) };
+        return { principal, count: { refusal: err } };
       }
-      if (headers) return { principal, counted: () => Promise.resolve(headers) };
+      if (headers) {
+        // Nothing the principal is made of changes while the entry stands, but a custom role's patterns.
+        if (!seen.principal && principal.role_patterns === undefined && principal.country !== undefined) seen.principal = Object.freeze(principal);
+        return { principal, count: { headers } };
+      }
       this.#seen.delete(hash);
     }
-    const principal = await this.authenticateApiKey(apiKey);
-    return { principal, counted: () => limiter.consume(principal) };
+    return { principal: await this.authenticateApiKey(apiKey), count: null };
+  }
+
+  /** Refuses (`unauthenticated`) unless `key` is a live key with this hash: known, not revoked, not expired. */
+  #assertLive(key: CachedKey | null, hash: string): asserts key is CachedKey {
+    if (!key || !sameDigest(key.hash, hash)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
+    if (key.revoked_at) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
+    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
   }
 
   /** The principal of a key read from the cache or the store; `unauthenticated` unless it is a live key with this hash. */
   async #principalOf(key: CachedKey | null, hash: string): Promise<Principal> {
-    if (!key || !sameDigest(key.hash, hash)) throw new CuadraError('unauthenticated', 'The API key is not valid.');
-    if (key.revoked_at) throw new CuadraError('unauthenticated', 'This API key has been revoked.');
-    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new CuadraError('unauthenticated', 'This API key has expired.');
+    this.#assertLive(key, hash);
     // A custom role's patterns are resolved now, not cached with the key: a role change counts on the next call.
     const rolePatterns = await this.roles.principalPatterns(key.workspace, key.role);
     return this.#withCountry({

@@ -116,7 +116,7 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
       // Counted once per HTTP request (with the credential check in one round trip when it can be); a tools/call in it spends this count, not another.
       const checked = await pipeline.authenticateCounted(authorization);
       principal = checked.principal;
-      counted = await checked.counted().then((headers): RateCount => ({ headers }), (refusal: unknown): RateCount => ({ refusal }));
+      counted = checked.count;
       const rateHeaders = 'headers' in counted ? counted.headers : (toCuadraError(counted.refusal).extra as { headers?: Record<string, string> }).headers ?? {};
       for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
       for (const [k, v] of Object.entries(await pipeline.versionFor(principal, req.header('cuadra-version')))) res.setHeader(k, v);
