@@ -150,27 +150,51 @@ export interface FeedPullOptions {
   known?: (db: Connection) => Promise<string[]>;
 }
 
+/** What one workspace's pull answers a {@link workspacePullJob}: how much it took in, and whether it found anything (sooner again). */
+export interface WorkspacePull { count: number; foundSomething: boolean }
+
 /**
- * The background pull of one feed by `service` (its service assertion): every `everyMs`, each
- * workspace woken or known (default: holding a mark) that is due; rows left waiting bring the workspace back as soon
- * as new ones would. Never in a read (reads never write).
+ * A background pull by `service` of one publisher (`subgraph`), one workspace at a time: every
+ * `everyMs`, each workspace woken or `known` that is due ({@link PullSchedule}), pulled by `pull`
+ * with a graph under `service`'s assertion. What both {@link feedPullJob} and finance's journal
+ * feeds run. Never in a read (reads never write).
  */
-export function feedPullJob<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, opts: FeedPullOptions): FeedPullJob {
+export function workspacePullJob(opts: Omit<FeedPullOptions, 'known'> & {
+  subgraph: string;
+  known: (db: Connection) => Promise<string[]>;
+  pull(db: Connection, workspace: string, graph: PeerGraph, now: Date, log: Logger): Promise<WorkspacePull>;
+}): FeedPullJob {
   const schedule = new PullSchedule(opts.everyMs, opts.maxIdleMs ?? 5 * 60_000);
-  const known = opts.known ?? ((db: Connection) => markedWorkspaces(db, reader));
   const pass = async (db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> => {
-    if (!peers?.urls[reader.subgraph]) return 0;
-    let applied = 0;
-    for (const workspace of schedule.due(await known(db), now.getTime())) {
-      const r = await pullFeed(reader, db, workspace, peerGraph(opts.service, peers, workspace), now, log);
-      applied += r.applied;
-      schedule.pulled(workspace, r.applied > 0 || r.waiting > 0, now.getTime());
+    if (!peers?.urls[opts.subgraph]) return 0;
+    let count = 0;
+    for (const workspace of schedule.due(await opts.known(db), now.getTime())) {
+      const r = await opts.pull(db, workspace, peerGraph(opts.service, peers, workspace), now, log);
+      count += r.count;
+      schedule.pulled(workspace, r.foundSomething, now.getTime());
     }
-    return applied;
+    return count;
   };
   return {
     job: { name: opts.name, everyMs: opts.everyMs, run: async (db, now, log, peers) => { await pass(db, peers, log, now); } },
     wake: (workspace) => schedule.wake(workspace),
     pass,
   };
+}
+
+/**
+ * The background pull of one feed by `service` (its service assertion): every `everyMs`, each
+ * workspace woken or known (default: holding a mark) that is due; rows left waiting bring the workspace back as soon
+ * as new ones would. Never in a read (reads never write).
+ */
+export function feedPullJob<R extends { id: string; seq?: number | null }>(reader: FeedReader<R>, opts: FeedPullOptions): FeedPullJob {
+  return workspacePullJob({
+    ...opts,
+    subgraph: reader.subgraph,
+    known: opts.known ?? ((db: Connection) => markedWorkspaces(db, reader)),
+    pull: async (db, workspace, graph, now, log) => {
+      const r = await pullFeed(reader, db, workspace, graph, now, log);
+      return { count: r.applied, foundSomething: r.applied > 0 || r.waiting > 0 };
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { CuadraError, peerGraph, PullSchedule, readFeedSince, type BackgroundJob, type Logger, type PeerConfig, type PeerGraph } from '@cuadra/shared';
+import { CuadraError, readFeedSince, workspacePullJob, type FeedPullJob, type PeerGraph } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { openPostedAccounts } from './chart.ts';
 import { balances, journalEntries, postEntry, settleJournalEntry, type EntrySource, type JournalLine } from '../books/index.ts';
@@ -130,35 +130,22 @@ export async function pullJournalFeed(feed: JournalFeed, db: Connection, workspa
 }
 
 /** A journal feed's background pull: the job the journal module declares, and the hint that wakes a workspace. */
-export interface JournalFeedPullJob {
-  job: BackgroundJob;
-  /** The workspace's feed grew or is wanted (PullSchedule.wake: this process's memory, never the record). */
-  wake(workspace: string): void;
-  /** One pass (what the job runs): every woken or known workspace that is due. Answers how many entries it wrote. */
-  pass(db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number>;
-}
+export type JournalFeedPullJob = FeedPullJob;
 
 /**
- * The background pull of one journal feed (never in a read: reads never write): every `everyMs`,
- * each workspace woken or known (default: those holding a mark in the feed) that is due — woken
- * ones on every pass, the others less often the longer they have nothing new (up to 5 minutes).
+ * The background pull of one journal feed (never in a read: reads never write), on the shared
+ * {@link workspacePullJob}: every `everyMs`, each workspace woken or known (default: those holding
+ * a mark in the feed) that is due — woken ones on every pass, the others less often the longer
+ * they have nothing new (up to 5 minutes). An entry kept waiting for a closed month does not count
+ * as news (it waits for the reopen, which wakes the pull).
  */
 export function journalFeedPullJob(feed: JournalFeed, opts: { name: string; everyMs: number; known?: (db: Connection) => Promise<string[]> }): JournalFeedPullJob {
-  const schedule = new PullSchedule(opts.everyMs, 5 * 60_000);
-  const known = opts.known ?? (async (db: Connection) => (await feedMarks(db, feed).distinct('_id')) as string[]);
-  const pass = async (db: Connection, peers: PeerConfig | undefined, log: Logger, now: Date): Promise<number> => {
-    if (!peers?.urls[feed.subgraph]) return 0;
-    let written = 0;
-    for (const workspace of schedule.due(await known(db), now.getTime())) {
-      const r = await pullJournalFeed(feed, db, workspace, peerGraph('invoices', peers, workspace), now, log);
-      written += r.written.length;
-      schedule.pulled(workspace, r.written.length > 0, now.getTime());
-    }
-    return written;
-  };
-  return {
-    job: { name: opts.name, everyMs: opts.everyMs, run: async (db, now, log, peers) => { await pass(db, peers, log, now); } },
-    wake: (workspace) => schedule.wake(workspace),
-    pass,
-  };
+  return workspacePullJob({
+    name: opts.name, everyMs: opts.everyMs, service: 'invoices', subgraph: feed.subgraph,
+    known: opts.known ?? (async (db: Connection) => (await feedMarks(db, feed).distinct('_id')) as string[]),
+    pull: async (db, workspace, graph, now, log) => {
+      const r = await pullJournalFeed(feed, db, workspace, graph, now, log);
+      return { count: r.written.length, foundSomething: r.written.length > 0 };
+    },
+  });
 }
