@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { createLogger, mailDailyQuota, REPAIR_AFTER_MS, systemEventsFor, type Principal } from '@cuadra/shared';
+import { beginOperation, createLogger, createPositioned, mailDailyQuota, REPAIR_AFTER_MS, systemEventsFor, type OperationKind, type Principal } from '@cuadra/shared';
 import { assetsMaintenance } from '../src/modules/assets/maintenance.ts';
-import { disposalOf } from '../src/modules/assets/ops.ts';
+import { assets, type AssetDoc } from '../src/modules/assets/model.ts';
+import { acquisitionEntryId, acquisitionOperation, disposalOf, disposalOperation } from '../src/modules/assets/ops.ts';
 import { dunSubscriptions } from '../src/modules/plans/dunning.ts';
 import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
 import { readMaildir } from '../../../scripts/smtp.ts';
@@ -143,6 +144,57 @@ describe('fixed assets: both books, every method, once per month', () => {
     expect(retired).toMatchObject({ status: 'retired', disposal: { gain: -200000, fiscal_gain: -1100000 } });
     const entry = (await entriesOf(owner, asset.id)).find((e) => e.source.kind === 'asset_disposal')!;
     expect(entry.lines.map((l: any) => [l.account, l.debit, l.credit])).toEqual([['159215', 1000000, 0], ['1524', 0, 1200000], ['5310', 200000, 0]]);
+  });
+});
+
+describe('fixed assets whose acquisition or disposal died mid-way: finished by the sweep, with no call', () => {
+  it('stopped after a step under the runner, or left by the older version: each entry once, state and book values right, no marker left running', async () => {
+    const owner = workspace();
+    const old = new Date(Date.now() - 5 * 60_000);
+    const dead = { db: sg.db, workspace: owner.workspace, now: old };
+    /** What a process killed after step `k` of an operation leaves: its marker (begun `old`), the record, the first k steps done. */
+    const stopAfter = async (kind: OperationKind<AssetDoc>, a: AssetDoc, k: number) => {
+      for (const step of kind.steps.slice(0, k)) a = await step(dead, a);
+    };
+    const made = (await out('assets.create', { name: 'Escritorio', class: 'office_equipment', cost: 3000000, acquisition_date: '2026-09-01', useful_life_months: 60, credit_account: '220505' }, owner)).asset;
+    const { pos: _pos, pos_key: _key, ...template } = (await assets(sg.db).findById(made.id).lean()) as AssetDoc & { pos?: number; pos_key?: string };
+    const recording = (name: string, cost: number): AssetDoc => {
+      const id = `ast_${randomBytes(6).toString('hex')}`;
+      return { ...template, _id: id, name, cost, status: 'recording', origin: { kind: 'manual', credit_account: '220505', entry_id: acquisitionEntryId(id) }, rev: 0, created_at: old, updated_at: old };
+    };
+    // R: recorded under the runner, killed after its entry was posted (step 1 of 2).
+    const r = recording('Archivador', 2000000);
+    await beginOperation(dead, acquisitionOperation, r._id);
+    await createPositioned(assets(sg.db), r);
+    await stopAfter(acquisitionOperation, r, 1);
+    // L: left `recording` by the older version (its intent on the asset alone, no marker), nothing posted.
+    const l = recording('Sillas', 1500000);
+    await createPositioned(assets(sg.db), l);
+    // D: the Escritorio sold for 2,500,000 into 111005 under the runner, killed after its entry (step 2 of 3).
+    const disposal = disposalOf(template, { date: '2026-10-15', proceeds: 2500000, proceeds_account: '111005', party_id: null, reason: null });
+    await beginOperation(dead, disposalOperation, made.id);
+    const d = (await assets(sg.db).findOneAndUpdate({ _id: made.id, status: 'active' }, { $set: { status: 'disposing', disposal, updated_at: old }, $inc: { rev: 1 } }, { returnDocument: 'after' }).lean())!;
+    await stopAfter(disposalOperation, d, 2);
+
+    expect(await assetsMaintenance(sweep())).toBeGreaterThanOrEqual(3);
+    const [ar, al, ad] = await Promise.all([r._id, l._id, made.id].map(async (id) => (await out('assets.get', { id }, owner)).asset));
+    // Nothing depreciated yet: each carried at cost in both books.
+    expect(ar).toMatchObject({ status: 'active', niif_net: 2000000, fiscal_net: 2000000, months_depreciated: 0 });
+    expect(al).toMatchObject({ status: 'active', niif_net: 1500000, fiscal_net: 1500000 });
+    // Sold for 2,500,000 at a carrying amount of 3,000,000 (no month depreciated): a loss of 500,000 in both books.
+    expect(ad).toMatchObject({ status: 'sold', disposal: { proceeds: 2500000, gain: -500000, fiscal_gain: -500000, niif_net: 3000000 } });
+    const lines = (e: { lines: { account: string; debit: number; credit: number }[] }) => e.lines.map((x) => [x.account, x.debit, x.credit]);
+    // Each entry once: Dr 1524 / Cr 220505 at cost; the sale Dr 111005 2,500,000 + Dr 5310 500,000 = Cr 1524 3,000,000.
+    expect((await entriesOf(owner, r._id)).map(lines)).toEqual([[['1524', 2000000, 0], ['220505', 0, 2000000]]]);
+    expect((await entriesOf(owner, l._id)).map(lines)).toEqual([[['1524', 1500000, 0], ['220505', 0, 1500000]]]);
+    expect((await entriesOf(owner, made.id)).map(lines)).toEqual([[['1524', 3000000, 0], ['220505', 0, 3000000]], [['111005', 2500000, 0], ['1524', 0, 3000000], ['5310', 500000, 0]]]);
+    // One marker store: the runner's, every operation done (the older version's adopted into it).
+    const markers = await sg.db.collection('operations').find({ workspace: owner.workspace, kind: { $in: ['asset_acquisition', 'asset_disposal'] } }).sort({ _id: 1 }).toArray();
+    expect(markers.map((m) => [m._id, m.status]).sort()).toEqual([[`asset_acquisition:${l._id}`, 'done'], [`asset_acquisition:${made.id}`, 'done'], [`asset_acquisition:${r._id}`, 'done'], [`asset_disposal:${made.id}`, 'done']].sort());
+    // A second pass changes nothing.
+    const journal = await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace });
+    expect(await assetsMaintenance(sweep())).toBe(0);
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace })).toBe(journal);
   });
 });
 

@@ -1,12 +1,12 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineOperation, type LegacyMarkers, type OperationContext, type OperationKind, type ToolContext } from '@cuadra/shared';
 import { findAccount } from '../../accounting/chart.ts';
 import { journalEntries, postEntry, type BooksContext, type JournalLine } from '../../books/index.ts';
-import { invoicePostOperation, RECEIVABLES } from '../../lib/invoice-ops.ts';
+import { invoicePostOperation, postDocument, RECEIVABLES } from '../../lib/invoice-ops.ts';
 import { postOpenItem } from '../../open-items/index.ts';
 import { issuePricedInvoiceOnce } from '../invoices/issue.ts';
 import { ASSET_CLASSES, DISPOSAL_ACCOUNTS } from './classes.ts';
 import { fiscalMonth, monthEnd, nextMonth, niifMonth } from './depreciation.ts';
-import { assets, carryingAmounts, fullyDepreciated, type AssetDisposal, type AssetDoc, type AssetMonth } from './model.ts';
+import { assets, carryingAmounts, fullyDepreciated, type AssetDisposal, type AssetDoc, type AssetMonth, type AssetStatus } from './model.ts';
 
 /** The journal source kinds this module posts (declared in its manifest). */
 export const ASSET_SOURCES = { acquisition: 'asset_acquisition', depreciation: 'depreciation', disposal: 'asset_disposal' } as const;
@@ -28,23 +28,57 @@ export function disposalEntryId(assetId: string): string {
 
 type Ctx = BooksContext & Pick<ToolContext, 'workspace'>;
 
-/**
- * Posts an asset recorded by hand (debit its class's cost account, credit the account it was paid
- * or owed from) and makes it active. The asset is written first as `recording`, so a process that
- * dies in between leaves the intent, which this same call (from the sweep) finishes: the entry's id
- * comes from the asset, so it is posted once.
- */
-export async function completeAcquisition(ctx: Ctx, a: AssetDoc): Promise<AssetDoc> {
-  if (a.status !== 'recording' || a.origin.kind !== 'manual') return a;
-  const cls = ASSET_CLASSES[a.class];
-  const credit = await findAccount(ctx.db, ctx.workspace, a.origin.credit_account);
-  const lines: JournalLine[] = [
-    { account: cls.cost, name: cls.name, debit: a.cost, credit: 0, party_id: null },
-    { account: a.origin.credit_account, name: credit?.name ?? a.origin.credit_account, debit: 0, credit: a.cost, party_id: null },
-  ];
-  await postEntry(ctx, { kind: ASSET_SOURCES.acquisition, id: a._id }, lines, { id: a.origin.entry_id, date: a.acquisition_date, currency: a.currency, memo: `Adquisición de activo fijo — ${a.name}` });
-  const after = await assets(ctx.db).findOneAndUpdate({ _id: a._id, status: 'recording' }, { $set: { status: 'active', updated_at: ctx.now }, $inc: { rev: 1 } }, { returnDocument: 'after' }).lean();
+/** The asset an acquisition or disposal works on, while it is still at that step of its life (null after: the marker goes). */
+function assetIn(status: 'recording' | 'disposing') {
+  return async (ctx: OperationContext, id: string): Promise<AssetDoc | null> =>
+    assets(ctx.db).findOne({ _id: id, workspace: ctx.workspace, status }).lean();
+}
+
+/** Moves an asset on from the intent it carries, by one conditional update; the asset as it stands when another finisher moved it first. */
+async function leaveIntent(ctx: OperationContext, a: AssetDoc, from: 'recording' | 'disposing', to: AssetStatus): Promise<AssetDoc> {
+  const after = await assets(ctx.db).findOneAndUpdate({ _id: a._id, status: from }, { $set: { status: to, updated_at: ctx.now }, $inc: { rev: 1 } }, { returnDocument: 'after' }).lean();
   return after ?? (await assets(ctx.db).findById(a._id).lean())!;
+}
+
+/**
+ * An asset recorded by hand, as a durable operation (shared/src/operations.ts): begun before the
+ * asset is written as `recording`; its steps, each idempotent — the acquisition entry posted under
+ * the id the asset carries (debit its class's cost account, credit the account it was paid or owed
+ * from), then `recording` → `active` by one conditional update. A process that dies in between
+ * leaves the marker, and the maintenance sweep runs the steps again after the lease: the entry is
+ * found by its id, posted once. Assets an older version left `recording` (their intent kept on the
+ * asset alone, under a lease of their own) are adopted: a marker is written for each.
+ */
+export const acquisitionOperation: OperationKind<AssetDoc> = defineOperation<AssetDoc>({
+  kind: 'asset_acquisition',
+  legacyMarkers: [intentsKeptOnAssets('recording')],
+  load: assetIn('recording'),
+  steps: [
+    async function postAcquisitionEntry(ctx, a) {
+      if (a.origin.kind !== 'manual') return a;
+      const cls = ASSET_CLASSES[a.class];
+      const credit = await findAccount(ctx.db, ctx.workspace, a.origin.credit_account);
+      const lines: JournalLine[] = [
+        { account: cls.cost, name: cls.name, debit: a.cost, credit: 0, party_id: null },
+        { account: a.origin.credit_account, name: credit?.name ?? a.origin.credit_account, debit: 0, credit: a.cost, party_id: null },
+      ];
+      await postEntry(ctx, { kind: ASSET_SOURCES.acquisition, id: a._id }, lines, { id: a.origin.entry_id, date: a.acquisition_date, currency: a.currency, memo: `Adquisición de activo fijo — ${a.name}` });
+      return a;
+    },
+    async function markActive(ctx, a) {
+      return leaveIntent(ctx, a, 'recording', 'active');
+    },
+  ],
+});
+
+/**
+ * The intents an older version kept on the asset itself (`recording`, `disposing`), finished by a
+ * sweep of its own with the asset's `updated_at` for a lease: a marker is written for each (leased
+ * from that time), so the runner finishes them. Nothing on the asset is cleared — its status is its
+ * state, not a lease — so an asset at that step always has a marker, whoever wrote it.
+ */
+function intentsKeptOnAssets(status: 'recording' | 'disposing'): LegacyMarkers {
+  return { collection: 'fixed_assets', filter: { status }, record: (m) => m._id, leasedAt: (m) => m.updated_at as Date, release: async () => {} };
 }
 
 /**
@@ -143,37 +177,51 @@ export function saleInvoiceId(assetId: string): string {
   return `inv_${assetId.replace(/^ast_/, 'a')}_sale`;
 }
 
-/**
- * Posts a disposal an asset already carries (`disposing`) and closes it as sold or retired. The
- * intent (`disposing`, with the figures and, for a sale to a customer, its priced invoice) is
- * written by one conditional update before anything else, so a call that dies on the way is
- * finished by the next call or the sweep, with the same figures, in the same order: the invoice
- * (issued and posted once: its id), then the disposal entry (once: its id), then sold.
- * `post` posts the invoice: `postDocument` in a call (it signs); the sweep's default is the
- * open-item post with the regime the intent stored. An invoice whose post another call holds is
- * left to it (the invoices' sweep finishes a dead one): the asset stays `disposing` for the next pass.
- */
-export async function completeDisposal(ctx: Ctx, a: AssetDoc, post?: (id: string) => Promise<unknown>): Promise<AssetDoc> {
-  if (a.status !== 'disposing' || !a.disposal) return a;
-  const d = a.disposal;
-  const sale = d.invoice;
-  if (sale) {
-    const posted = await issuePricedInvoiceOnce(ctx, {
-      id: sale.id, customer_id: d.party_id!, customer: sale.customer, currency: a.currency, issue_date: d.date, due_date: d.due_date ?? d.date, lines: sale.lines,
-      withholdings: [], notes: `Venta de activo fijo — ${a.name}`, source: { asset_id: a._id },
-    }, post ?? ((id) => postOpenItem(ctx, RECEIVABLES, invoicePostOperation, id, sale.regime)));
-    if (!posted) return a;
+/** A disposal's sale invoice another call is posting: the disposal waits for it (the invoices' sweep finishes a dead post). */
+export class SaleInvoiceHeld extends CuadraError {
+  constructor(invoiceId: string) {
+    super('conflict', `The sale invoice ${invoiceId} is being posted by another call; the disposal is finished once it is posted.`);
   }
-  await postEntry(ctx, { kind: ASSET_SOURCES.disposal, id: a._id }, disposalLines(a, d), {
-    id: d.entry_id, date: d.date, currency: a.currency, memo: `${d.proceeds > 0 ? 'Venta' : 'Retiro'} de activo fijo — ${a.name}`,
-  });
-  const after = await assets(ctx.db).findOneAndUpdate(
-    { _id: a._id, status: 'disposing' },
-    { $set: { status: d.proceeds > 0 ? 'sold' : 'retired', updated_at: ctx.now }, $inc: { rev: 1 } },
-    { returnDocument: 'after' },
-  ).lean();
-  return after ?? (await assets(ctx.db).findById(a._id).lean())!;
 }
+
+/**
+ * A sale or retirement, as a durable operation: begun before the intent (`disposing`, with the
+ * figures and, for a sale to a customer, its priced invoice) is written on the asset by one
+ * conditional update; its steps, each idempotent and in this order: the invoice issued and posted
+ * (once: its id) — by `postDocument` in a call (it signs), by the open-item post with the regime the
+ * intent stored from the sweep —, the disposal entry (once: its id), then sold or retired. An invoice
+ * whose post another call holds stops the steps ({@link SaleInvoiceHeld}): the marker stays for the
+ * next pass. Disposals an older version left `disposing` are adopted, as acquisitions are.
+ */
+export const disposalOperation: OperationKind<AssetDoc> = defineOperation<AssetDoc>({
+  kind: 'asset_disposal',
+  legacyMarkers: [intentsKeptOnAssets('disposing')],
+  load: assetIn('disposing'),
+  steps: [
+    async function issueSaleInvoice(ctx, a) {
+      const d = a.disposal!;
+      const sale = d.invoice;
+      if (!sale) return a;
+      const call = (ctx as Partial<ToolContext>).principal ? ctx as ToolContext : null;
+      const posted = await issuePricedInvoiceOnce(ctx, {
+        id: sale.id, customer_id: d.party_id!, customer: sale.customer, currency: a.currency, issue_date: d.date, due_date: d.due_date ?? d.date, lines: sale.lines,
+        withholdings: [], notes: `Venta de activo fijo — ${a.name}`, source: { asset_id: a._id },
+      }, (id) => (call ? postDocument(call, id) : postOpenItem(ctx, RECEIVABLES, invoicePostOperation, id, sale.regime)));
+      if (!posted) throw new SaleInvoiceHeld(sale.id);
+      return a;
+    },
+    async function postDisposalEntry(ctx, a) {
+      const d = a.disposal!;
+      await postEntry(ctx, { kind: ASSET_SOURCES.disposal, id: a._id }, disposalLines(a, d), {
+        id: d.entry_id, date: d.date, currency: a.currency, memo: `${d.proceeds > 0 ? 'Venta' : 'Retiro'} de activo fijo — ${a.name}`,
+      });
+      return a;
+    },
+    async function markDisposed(ctx, a) {
+      return leaveIntent(ctx, a, 'disposing', a.disposal!.proceeds > 0 ? 'sold' : 'retired');
+    },
+  ],
+});
 
 /** Refuses a change to an asset that is not active (or is still being recorded). */
 export function assertActive(a: AssetDoc): void {

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, recordOutput, createPositioned } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineTool, newId, recordOutput, createPositioned, runOperation } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';
@@ -6,11 +6,12 @@ import { workspaceCurrency } from '../../../lib/settings.ts';
 import { CLASS_FIELD, TERMS_FIELDS, termsOf } from '../fields.ts';
 import { firstDepreciationMonth } from '../depreciation.ts';
 import { ASSET_VIEW_SCHEMA, assets, assetView, type AssetDoc } from '../model.ts';
-import { acquisitionEntryId, completeAcquisition } from '../ops.ts';
+import { acquisitionEntryId, acquisitionOperation } from '../ops.ts';
 
 /**
- * Records an asset bought outside the bills (or brought in by hand): the asset, then its
- * acquisition entry (debit the class's cost account, credit `credit_account`), then active.
+ * Records an asset bought outside the bills (or brought in by hand), as the durable operation
+ * {@link acquisitionOperation}: its marker, the asset (`recording`), then the steps — its acquisition
+ * entry (debit the class's cost account, credit `credit_account`), then active.
  */
 export const create = defineTool({
   name: 'assets.create',
@@ -41,7 +42,8 @@ export const create = defineTool({
       origin: { kind: 'manual', credit_account: input.credit_account, entry_id: acquisitionEntryId(id) }, disposal: null,
       search_lc: `${input.name} ${input.class}`.toLowerCase(), rev: 0, created_at: ctx.now, updated_at: ctx.now,
     };
+    await beginOperation(ctx, acquisitionOperation, id);
     await createPositioned(assets(ctx.db), doc);
-    return { asset: assetView(await completeAcquisition(ctx, doc)) };
+    return { asset: assetView(await runOperation(ctx, acquisitionOperation, doc, id)) };
   },
 });

@@ -1,14 +1,14 @@
-import { CuadraError, defineTool, ID_SCHEMA, recordOutput, type ToolContext } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineTool, dropOperation, ID_SCHEMA, recordOutput, runOperation, type ToolContext } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';
 import { buyerFromCrm } from '../../../lib/documents.ts';
-import { postDocument, requireSettings } from '../../../lib/invoice-ops.ts';
+import { requireSettings } from '../../../lib/invoice-ops.ts';
 import { taxRegimeOf, VAT_RATE_INPUT, vatRateFor } from '../../../lib/tax-regime.ts';
 import { priceInvoiceLines } from '../../invoices/issue.ts';
 import { DISPOSAL_ACCOUNTS } from '../classes.ts';
 import { ASSET_VIEW_SCHEMA, assets, assetView, findAsset, type AssetDoc, type SaleInvoice } from '../model.ts';
-import { completeDisposal, depreciateThrough, disposalOf, MAX_MONTHS_PER_CALL, saleInvoiceId } from '../ops.ts';
+import { depreciateThrough, disposalOf, disposalOperation, MAX_MONTHS_PER_CALL, SaleInvoiceHeld, saleInvoiceId } from '../ops.ts';
 
 /** `YYYY-MM` one month earlier. */
 function previousMonth(month: string): string {
@@ -51,6 +51,19 @@ async function saleInvoice(ctx: ToolContext, a: AssetDoc, partyId: string, price
 }
 
 /**
+ * Runs a disposal's steps ({@link disposalOperation}) in a call: the asset as they leave it, or as
+ * stored (still `disposing`) when its sale invoice is being posted by another call.
+ */
+async function finishDisposal(ctx: ToolContext, a: AssetDoc): Promise<AssetDoc> {
+  try {
+    return await runOperation(ctx, disposalOperation, a, a._id);
+  } catch (err) {
+    if (err instanceof SaleInvoiceHeld) return a;
+    throw err;
+  }
+}
+
+/**
  * Sells or retires an asset (NIIF para pymes §17.27–17.30): its depreciation is brought up to the
  * month before the disposal (whole months), then one entry takes its cost and accumulated
  * depreciation out of the books, brings the proceeds in, and books the difference as a gain (4245)
@@ -80,8 +93,11 @@ export const dispose = defineTool({
   output: recordOutput('asset', ASSET_VIEW_SCHEMA),
   async handler(input, ctx) {
     let a = await findAsset(ctx, input.id);
-    const post = (id: string) => postDocument(ctx, id);
-    if (a.status === 'disposing') return { asset: assetView(await completeDisposal(ctx, a, post)) };
+    if (a.status === 'disposing') {
+      // A retry of a disposal whose call died: its steps again (each idempotent), under the marker the intent had.
+      await beginOperation(ctx, disposalOperation, a._id);
+      return { asset: assetView(await finishDisposal(ctx, a)) };
+    }
     if (a.status !== 'active') throw new CuadraError('conflict', `Fixed asset ${a._id} is ${a.status}; only an active asset is sold or retired.`);
     assertNotAfterToday(ctx, input.date, '/date');
     if (input.date < a.acquisition_date) throw new CuadraError('invalid_input', `The asset was acquired on ${a.acquisition_date}; it cannot leave before.`, { field: '/date' });
@@ -103,13 +119,19 @@ export const dispose = defineTool({
       date: input.date, proceeds: input.proceeds, proceeds_account: input.proceeds > 0 ? input.proceeds_account ?? null : null, party_id: input.party_id ?? null, reason: input.reason ?? null,
       invoice, due_date: input.due_date ?? null,
     });
-    // The intent, with its figures, on the asset as it stood (rev): a depreciation run meanwhile makes this fail and nothing is half done.
+    // The marker first, then the intent, with its figures, on the asset as it stood (rev): a
+    // depreciation run meanwhile makes this fail and nothing is half done.
+    await beginOperation(ctx, disposalOperation, a._id);
     const disposing = await assets(ctx.db).findOneAndUpdate(
       { _id: a._id, status: 'active', rev: a.rev },
       { $set: { status: 'disposing', disposal, updated_at: ctx.now }, $inc: { rev: 1 } },
       { returnDocument: 'after' },
     ).lean();
-    if (!disposing) throw new CuadraError('conflict', `Fixed asset ${a._id} changed while it was being disposed of; nothing was done. Try again.`);
-    return { asset: assetView(await completeDisposal(ctx, disposing, post)) };
+    if (!disposing) {
+      // The marker goes unless another call's disposal won (it is that call's marker too).
+      if ((await assets(ctx.db).findById(a._id, { status: 1 }).lean())?.status !== 'disposing') await dropOperation(ctx, disposalOperation, a._id);
+      throw new CuadraError('conflict', `Fixed asset ${a._id} changed while it was being disposed of; nothing was done. Try again.`);
+    }
+    return { asset: assetView(await finishDisposal(ctx, disposing)) };
   },
 });
