@@ -30,6 +30,12 @@ export interface SalesDocument extends SaleAmounts {
   deal_key?: string;
   /** What it became; the id is chosen before the target is written, so a retry writes the same one. */
   converted_to: { kind: 'invoice' | 'sales_order'; id: string } | null;
+  /**
+   * The day the conversion happened in the workspace's calendar (its target is dated so, whoever
+   * writes it), set with `converted_to`. Absent on documents converted before the durable-operation
+   * runner, until its sweep adopts them (sales-ops.ts `conversionOperation`).
+   */
+  converted_on?: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -46,6 +52,7 @@ const schema = new Schema<SalesDocument>(
     source: { type: Schema.Types.Mixed, default: null },
     deal_key: { type: String },
     converted_to: { type: Schema.Types.Mixed, default: null },
+    converted_on: { type: String },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

@@ -1,4 +1,7 @@
-import { createPositioned, CuadraError, defineListTool, defineTool, ID_INPUT, ID_SCHEMA, newId, recordOutput, searchTerm, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
+import {
+  beginOperation, createPositioned, CuadraError, defineListTool, defineOperation, defineTool, dropOperation, ID_INPUT, ID_SCHEMA, newId, recordOutput, REPAIR_AFTER_MS, runOperation,
+  searchTerm, takeOverOperation, workspaceToday, type OperationContext, type OperationKind, type ToolContext,
+} from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from './documents.ts';
 import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA, type DocumentAllowanceChargeInput } from './line-model.ts';
 import { regimeContext, withholdingRatesFor } from './tax-regime.ts';
@@ -66,47 +69,99 @@ export async function transition(ctx: ToolContext, kind: SalesDocument['kind'], 
 }
 
 
+/** Whether a conversion's target is written. */
+async function targetWritten(ctx: OperationContext, target: NonNullable<SalesDocument['converted_to']>): Promise<boolean> {
+  return Boolean(target.kind === 'invoice' ? await invoices(ctx.db).exists({ _id: target.id }) : await salesDocuments(ctx.db).exists({ _id: target.id }));
+}
+
 /**
- * Converts a quote or order into a draft invoice (or a quote into a sales order), exactly once:
- * the target's id is chosen and written on the source by one conditional update, then the target
- * is written with that id. A retry after a crash in between finds the id and writes the target.
+ * A quote's or order's conversion as a durable operation (shared/src/operations.ts): begun before
+ * the source is marked — one conditional update from the statuses it converts from, naming the
+ * target's id and the day it is dated (`converted_on`) —; its one step writes the target under
+ * that id when it is not there yet (a draft invoice, or an open sales order). A process that dies
+ * in between leaves the marker, and the quotes module's maintenance sweep writes the target after
+ * the lease, with no call. Conversions an older version left half done (the source marked, no
+ * `converted_on`, no marker) are adopted: each gets its marker and its day (the day its source was
+ * marked, in the default country's calendar: the older version kept no country), then the step.
+ */
+export const conversionOperation: OperationKind<SalesDocument> = defineOperation<SalesDocument>({
+  kind: 'sales_conversion',
+  legacyMarkers: [{
+    collection: 'sales_documents', filter: { converted_to: { $ne: null }, converted_on: { $exists: false } },
+    record: (m) => m._id, leasedAt: (m) => m.updated_at as Date,
+    release: async (db, m) => {
+      await salesDocuments(db).updateOne({ _id: m._id, converted_on: { $exists: false } }, { $set: { converted_on: workspaceToday({}, m.updated_at as Date) } });
+    },
+  }],
+  load: (ctx, id) => salesDocuments(ctx.db).findOne({ _id: id, workspace: ctx.workspace, converted_to: { $ne: null } }).lean(),
+  steps: [
+    async function writeTarget(ctx, source) {
+      const target = source.converted_to!;
+      if (await targetWritten(ctx, target)) return source;
+      const day = source.converted_on ?? workspaceToday({}, source.updated_at);
+      const common = { customer_id: source.customer_id, customer: source.customer, currency: source.currency, lines: source.lines, withholding_rates: source.withholding_rates, notes: source.notes };
+      if (target.kind === 'invoice') {
+        await insertDraft(ctx, draftDocument({
+          _id: target.id, workspace: ctx.workspace, kind: 'invoice', ...common, issue_date: day, due_date: addDays(day, 30), created_at: ctx.now,
+          // The deal a quote was made from stays named on what it becomes (crm links the deal to it).
+          source: source.kind === 'quote' ? { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates, source.allowance_charges ?? []),
+        })).catch((e) => {
+          if ((e as { code?: number }).code !== 11000) throw e;
+        });
+      } else {
+        const doc: SalesDocument = {
+          ...source, _id: target.id, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) }, converted_to: null, converted_on: undefined, deal_key: undefined,
+          issue_date: day, created_at: ctx.now, updated_at: ctx.now,
+        };
+        await createPositioned(salesDocuments(ctx.db), doc, salesSeries('sales_order')).catch((e) => {
+          if ((e as { code?: number }).code !== 11000) throw e;
+        });
+      }
+      return source;
+    },
+  ],
+});
+
+/**
+ * Takes over a conversion whose call died before writing its target, once its lease passed: the
+ * runner's marker (one taker), or, for one an older version left (no `converted_on`), the source's
+ * `updated_at` for the lease and one conditional update stamping its day (one taker), its marker then begun.
+ */
+async function takeOverConversion(ctx: ToolContext, doc: SalesDocument): Promise<boolean> {
+  if (doc.converted_on) return takeOverOperation(ctx, conversionOperation, doc._id);
+  if (doc.updated_at.getTime() >= ctx.now.getTime() - REPAIR_AFTER_MS) return false;
+  const taken = await salesDocuments(ctx.db).updateOne({ _id: doc._id, converted_on: { $exists: false } }, { $set: { converted_on: documentToday(ctx) } });
+  if (taken.modifiedCount !== 1) return false;
+  await beginOperation(ctx, conversionOperation, doc._id);
+  return true;
+}
+
+/**
+ * Converts a quote or order into a draft invoice (or a quote into a sales order), exactly once, as
+ * the durable operation {@link conversionOperation}. A call that finds the source marked by a call
+ * that died before writing the target finishes it after the lease; one still being written (within
+ * the lease) is answered `conflict`, as a finished one is.
  */
 export async function convert(ctx: ToolContext, kind: SalesDocument['kind'], id: string, from: SalesDocument['status'][], to: 'invoice' | 'sales_order'): Promise<{ source: SalesDocument; target_id: string }> {
-  const targetId = newId(to === 'invoice' ? 'inv' : 'so');
+  const doc = await salesDocuments(ctx.db).findOne({ _id: id, workspace: ctx.workspace, kind }).lean();
+  if (doc && !from.includes(doc.status)) {
+    if (doc.converted_to && !(await targetWritten(ctx, doc.converted_to)) && (await takeOverConversion(ctx, doc))) {
+      const source = (await salesDocuments(ctx.db).findById(id).lean())!;
+      return { source: await runOperation(ctx, conversionOperation, source, id), target_id: source.converted_to!.id };
+    }
+  } else if (doc) {
+    await beginOperation(ctx, conversionOperation, id);
+  }
+  const target = { kind: to, id: newId(to === 'invoice' ? 'inv' : 'so') };
   let source: SalesDocument;
   try {
-    source = await transition(ctx, kind, id, from, kind === 'quote' ? 'converted' : 'invoiced', { converted_to: { kind: to, id: targetId } });
+    source = await transition(ctx, kind, id, from, kind === 'quote' ? 'converted' : 'invoiced', { converted_to: target, converted_on: documentToday(ctx) });
   } catch (err) {
-    const doc = await salesDocuments(ctx.db).findOne({ _id: id, workspace: ctx.workspace, kind }).lean();
-    const target = doc?.converted_to;
-    const exists = target && (target.kind === 'invoice' ? await invoices(ctx.db).exists({ _id: target.id }) : await salesDocuments(ctx.db).exists({ _id: target.id }));
-    // Only a conversion left unfinished for a minute is taken for interrupted; a younger one is
-    // another call still writing its target, and this call answers `conflict` as it would after.
-    const stale = doc && doc.updated_at.getTime() < ctx.now.getTime() - REPAIR_AFTER_MS;
-    if (!doc || !target || exists || !stale) throw err;
-    source = doc; // interrupted conversion: finish it with the id already chosen
+    // Lost: the marker is the winner's when the source is converted; otherwise nobody's.
+    if (doc && from.includes(doc.status) && !(await salesDocuments(ctx.db).exists({ _id: id, converted_to: { $ne: null } }))) await dropOperation(ctx, conversionOperation, id);
+    throw err;
   }
-  const chosen = source.converted_to!.id;
-  const common = { customer_id: source.customer_id, customer: source.customer, currency: source.currency, lines: source.lines, withholding_rates: source.withholding_rates, notes: source.notes };
-  if (to === 'invoice') {
-    const issueDate = documentToday(ctx);
-    await insertDraft(ctx, draftDocument({
-      _id: chosen, workspace: ctx.workspace, kind: 'invoice', ...common, issue_date: issueDate, due_date: addDays(issueDate, 30), created_at: ctx.now,
-      // The deal a quote was made from stays named on what it becomes (crm links the deal to it).
-      source: kind === 'quote' ? { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) } : { sales_order_id: source._id, ...(source.source ?? {}) }, ...documentTotals(source.lines, source.withholding_rates, source.allowance_charges ?? []),
-    })).catch((e) => {
-      if ((e as { code?: number }).code !== 11000) throw e;
-    });
-  } else {
-    const doc: SalesDocument = {
-      ...source, _id: chosen, kind: 'sales_order', status: 'open', valid_until: null, source: { quote_id: source._id, ...(source.source?.deal_id ? { deal_id: source.source.deal_id } : {}) }, converted_to: null, deal_key: undefined,
-      issue_date: documentToday(ctx), created_at: ctx.now, updated_at: ctx.now,
-    };
-    await createPositioned(salesDocuments(ctx.db), doc, salesSeries('sales_order')).catch((e) => {
-      if ((e as { code?: number }).code !== 11000) throw e;
-    });
-  }
-  return { source, target_id: chosen };
+  return { source: await runOperation(ctx, conversionOperation, source, id), target_id: target.id };
 }
 
 const KIND_WORDS = { quote: { module: 'quotes', one: 'quote', many: 'quotes' }, sales_order: { module: 'sales_orders', one: 'sales order', many: 'sales orders' } } as const;

@@ -95,6 +95,34 @@ describe('quotes', () => {
     expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
   });
 
+  it('a conversion whose call died before writing its target is finished by the sweep, with no call; one the older version left too', async () => {
+    const owner = testPrincipal();
+    const customer = await andina(owner);
+    const old = new Date(Date.now() - 5 * 60_000);
+    const docs = sg.db.collection('sales_documents');
+    // An order converted under the runner, its call killed after marking it (its marker a lease old; its day 2026-11-20).
+    const so = (await sg.call('sales_orders.create', quoteInputOf(customer), owner)).output.sales_order;
+    await sg.db.collection('operations').insertOne({ _id: `sales_conversion:${so.id}`, workspace: owner.workspace, kind: 'sales_conversion', record: so.id, run: null, status: 'running', at: old } as never);
+    await docs.updateOne({ _id: so.id as never }, { $set: { status: 'invoiced', converted_to: { kind: 'invoice', id: 'inv_diedafter' }, converted_on: '2026-11-20', updated_at: old } });
+    // A quote the older version marked converted to an order and died (no day, no marker).
+    const q = (await sg.call('quotes.create', quoteInputOf(customer), owner)).output.quote;
+    await docs.updateOne({ _id: q.id as never }, { $set: { status: 'converted', converted_to: { kind: 'sales_order', id: 'so_leftbyold' }, updated_at: old } });
+
+    await sg.sweep();
+    // 2,000,000 + 19 % VAT 380,000 − 11 % retefuente 220,000 = 2,160,000 due; dated the conversion's day, due 30 days later.
+    expect((await sg.call('invoices.get', { id: 'inv_diedafter' }, owner)).output.invoice).toMatchObject({
+      status: 'draft', issue_date: '2026-11-20', due_date: '2026-12-20', amount_due: 2160000, source: { sales_order_id: so.id },
+    });
+    expect((await sg.call('sales_orders.get', { id: 'so_leftbyold' }, owner)).output.sales_order).toMatchObject({ status: 'open', amount_due: 2160000, source: { quote_id: q.id } });
+    const markers = await sg.db.collection('operations').find({ workspace: owner.workspace, kind: 'sales_conversion' }).toArray();
+    expect(markers.map((m) => [m._id, m.status]).sort()).toEqual([[`sales_conversion:${q.id}`, 'done'], [`sales_conversion:${so.id}`, 'done']]);
+    // Once: a second pass and a retry write nothing more.
+    await sg.sweep();
+    expect(await sg.call('sales_orders.convert', { id: so.id }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await sg.db.collection('invoices').countDocuments({ workspace: owner.workspace })).toBe(1);
+    expect(await docs.countDocuments({ workspace: owner.workspace, kind: 'sales_order' })).toBe(2);
+  });
+
   it('refuses bad input', async () => {
     const owner = testPrincipal();
     expect(await sg.call('quotes.create', { ...quoteInputOf(await andina(owner)), valid_until: '2000-01-01' }, owner)).toMatchObject({ code: 'invalid_input', field: '/valid_until' });
