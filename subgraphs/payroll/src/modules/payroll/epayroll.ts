@@ -93,6 +93,16 @@ export function epayrollSettings(db: Connection): Model<StoredEpayrollSettingsDo
   return (db.models.EpayrollSettings as Model<StoredEpayrollSettingsDoc> | undefined) ?? db.model<StoredEpayrollSettingsDoc>('EpayrollSettings', settingsSchema, 'payroll_epayroll_settings');
 }
 
+/**
+ * The consecutive a payroll document or note is numbered with: kept from an earlier rejected
+ * attempt (its stored number), else the workspace's next one (one `$inc`).
+ */
+export async function consecutiveFor(db: Connection, workspace: string, settings: Pick<EpayrollSettingsDoc, 'prefix'>, existing: { number: string } | null): Promise<number> {
+  if (existing) return Number(existing.number.slice(settings.prefix.length));
+  const s = await epayrollSettings(db).findOneAndUpdate({ _id: workspace }, { $inc: { next_number: 1 } }, { returnDocument: 'before' }).lean();
+  return s!.next_number;
+}
+
 /** The software PIN, sealed at rest as every DIAN set-up's secrets are (`epayroll.software_pin:<workspace>`, @cuadra/shared/dian). */
 const SECRETS = dianSecrets({ service: 'epayroll', label: 'e-payroll', secrets: ['software_pin'], collection: 'payroll_epayroll_settings', configureTool: 'payroll.epayroll_configure' });
 

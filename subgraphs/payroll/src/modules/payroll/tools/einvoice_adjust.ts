@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA, localDate } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { AUTHORITY_ANSWER_SCHEMA, type AuthorityAnswer } from '@cuadra/shared/dian';
-import { buildEliminar, buildNominaIndividual, epayrollDocuments, epayrollSettings, type Predecessor } from '../epayroll.ts';
+import { buildEliminar, buildNominaIndividual, consecutiveFor, epayrollDocuments, type Predecessor } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup } from '../epayroll_sandbox.ts';
 import { postedRunsPaying, SANDBOX, settingsAndEmployee, submitTo } from './einvoice_submit.ts';
@@ -98,12 +98,7 @@ export const einvoiceAdjust = defineTool({
     const notes = epayrollNotes(ctx.db);
     const id = `${ctx.workspace}:${employee._id}:${input.month}:${predecessor.number}`;
     const existing = await notes.findOne({ _id: id, workspace: ctx.workspace }).lean();
-    let consecutive: number;
-    if (existing) consecutive = Number(existing.number.slice(settings.prefix.length));
-    else {
-      const s = await epayrollSettings(ctx.db).findOneAndUpdate({ _id: ctx.workspace }, { $inc: { next_number: 1 } }, { returnDocument: 'before' }).lean();
-      consecutive = s!.next_number;
-    }
+    const consecutive = await consecutiveFor(ctx.db, ctx.workspace, settings, existing);
     const key = await signingKey(ctx.db, ctx.workspace, ctx.now);
     const built = input.kind === 'replace'
       ? buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now, signed: !!key, replaces: predecessor })

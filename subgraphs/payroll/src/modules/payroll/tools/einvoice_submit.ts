@@ -2,7 +2,7 @@ import { CuadraError, defineTool, ID_SCHEMA, type ToolContext } from '@cuadra/sh
 import type { EmployeeDoc } from '../../employees/model.ts';
 import { employees } from '../../employees/model.ts';
 import { AUTHORITY_ANSWER_SCHEMA, type AuthorityAnswer } from '@cuadra/shared/dian';
-import { buildNominaIndividual, epayrollDocuments, epayrollSettings, openedEpayrollSettings, type EpayrollDocumentDoc, type EpayrollSettingsDoc } from '../epayroll.ts';
+import { buildNominaIndividual, consecutiveFor, epayrollDocuments, openedEpayrollSettings, type EpayrollDocumentDoc, type EpayrollSettingsDoc } from '../epayroll.ts';
 import { signingKey, signPayrollXml } from '../epayroll_certificate.ts';
 import { issuerLookup, sandboxAnswer, type EpayrollIssuerLookup } from '../epayroll_sandbox.ts';
 import { payrollRuns, type RunDoc } from '../runs.ts';
@@ -79,13 +79,7 @@ export const einvoiceSubmit = defineTool({
 
     const paid = await postedRunsPaying(ctx, employee, input.month);
 
-    // The number: kept from an earlier rejected attempt, else the next consecutive (one $inc).
-    let consecutive: number;
-    if (existing) consecutive = Number(existing.number.slice(settings.prefix.length));
-    else {
-      const s = await epayrollSettings(ctx.db).findOneAndUpdate({ _id: ctx.workspace }, { $inc: { next_number: 1 } }, { returnDocument: 'before' }).lean();
-      consecutive = s!.next_number;
-    }
+    const consecutive = await consecutiveFor(ctx.db, ctx.workspace, settings, existing);
     // Signed with the employer's certificate when it uploaded one (payroll.upload_certificate).
     const key = await signingKey(ctx.db, ctx.workspace, ctx.now);
     const built = buildNominaIndividual({ runs: paid, employee, settings, consecutive, now: ctx.now, signed: !!key });
