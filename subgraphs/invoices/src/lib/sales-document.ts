@@ -33,7 +33,7 @@ export interface SalesDocument extends SaleAmounts {
   /**
    * The day the conversion happened in the workspace's calendar (its target is dated so, whoever
    * writes it), set with `converted_to`. Absent on documents converted before the durable-operation
-   * runner, until its sweep adopts them (sales-ops.ts `conversionOperation`).
+   * runner, until its sweep adopts them (modules/quotes/sales-ops.ts `conversionOperation`).
    */
   converted_on?: string;
   created_at: Date;

@@ -1,5 +1,5 @@
 import { defineModule, operationsMaintenance } from '@cuadra/shared';
-import { conversionOperation } from '../../lib/sales-ops.ts';
+import { conversionOperation } from './sales-ops.ts';
 import { salesDocuments, salesSeries } from '../../lib/sales-document.ts';
 import { quotesSource } from './sources.ts';
 import { accept } from './tools/accept.ts';
@@ -18,6 +18,6 @@ export const quotesModule = defineModule({
   models: [salesDocuments],
   listed: [{ model: salesDocuments, ...salesSeries('quote') }],
   reads: { sources: { quotes: quotesSource } },
-  // Conversions of quotes and of sales orders (one operation kind, lib/sales-ops.ts) a dead call left half done.
+  // Conversions of quotes and of sales orders (one operation kind, modules/quotes/sales-ops.ts) a dead call left half done.
   maintenance: operationsMaintenance([conversionOperation]),
 });

@@ -1,6 +1,6 @@
 import { defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { transition } from '../../../lib/sales-ops.ts';
+import { transition } from '../sales-ops.ts';
 
 /** Records the customer's acceptance (or refusal) of a sent quote. */
 export const accept = defineTool({

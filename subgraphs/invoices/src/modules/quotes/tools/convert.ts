@@ -1,7 +1,7 @@
 import { defineTool, ID_SCHEMA } from '@cuadra/shared';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView } from '../../../lib/sales-document.ts';
-import { convert as convertDocument } from '../../../lib/sales-ops.ts';
+import { convert as convertDocument } from '../sales-ops.ts';
 
 /** Converts an accepted quote into a draft invoice or an open sales order, once. */
 export const convert = defineTool({

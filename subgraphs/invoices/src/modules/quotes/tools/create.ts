@@ -1,6 +1,6 @@
 import { defineTool, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { createSalesDocument, salesFields } from '../../../lib/sales-ops.ts';
+import { createSalesDocument, salesFields } from '../sales-ops.ts';
 
 /** Creates a draft quote. */
 export const create = defineTool({

@@ -1,6 +1,6 @@
 import { CuadraError, DATE_SCHEMA, defineTool } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocuments, salesDocumentView } from '../../../lib/sales-document.ts';
-import { createSalesDocument } from '../../../lib/sales-ops.ts';
+import { createSalesDocument } from '../sales-ops.ts';
 
 interface DealForQuote {
   id: string; title: string; partyId: string | null; currency: string; status: string;

@@ -1,4 +1,4 @@
-import { salesDocumentGetTool } from '../../../lib/sales-ops.ts';
+import { salesDocumentGetTool } from '../sales-ops.ts';
 
 /** Reads one quote. */
 export const get = salesDocumentGetTool('quote');

@@ -1,6 +1,6 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { transition } from '../../../lib/sales-ops.ts';
+import { transition } from '../sales-ops.ts';
 
 /**
  * Marks a draft quote as sent to the customer. Risk `write`: this records the sending; the quote

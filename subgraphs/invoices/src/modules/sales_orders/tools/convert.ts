@@ -1,7 +1,7 @@
 import { defineTool, ID_INPUT } from '@cuadra/shared';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../../invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { convert as convertDocument } from '../../../lib/sales-ops.ts';
+import { convert as convertDocument } from '../../quotes/sales-ops.ts';
 
 /** Converts an open sales order into a draft invoice, once. */
 export const convert = defineTool({

@@ -1,6 +1,6 @@
 import { defineTool, recordOutput } from '@cuadra/shared';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentView } from '../../../lib/sales-document.ts';
-import { createSalesDocument, salesFields } from '../../../lib/sales-ops.ts';
+import { createSalesDocument, salesFields } from '../../quotes/sales-ops.ts';
 
 /** Creates an open sales order. */
 export const create = defineTool({

@@ -1,4 +1,4 @@
-import { salesDocumentGetTool } from '../../../lib/sales-ops.ts';
+import { salesDocumentGetTool } from '../../quotes/sales-ops.ts';
 
 /** Reads one sales order. */
 export const get = salesDocumentGetTool('sales_order');

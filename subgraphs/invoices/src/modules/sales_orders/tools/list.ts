@@ -1,5 +1,5 @@
 import { SALES_ORDER_STATUSES } from '../../../lib/sales-document.ts';
-import { salesDocumentListTool } from '../../../lib/sales-ops.ts';
+import { salesDocumentListTool } from '../../quotes/sales-ops.ts';
 
 /** Lists sales orders, newest first. */
 export const list = salesDocumentListTool('sales_order', SALES_ORDER_STATUSES);
