@@ -196,6 +196,22 @@ describe('fixed assets whose acquisition or disposal died mid-way: finished by t
     expect(await assetsMaintenance(sweep())).toBe(0);
     expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace })).toBe(journal);
   });
+
+  it('a month is not closed under a disposal in flight (it would cut it in two); closed once the sweep finished it', async () => {
+    const owner = workspace();
+    const made = (await out('assets.create', { name: 'Nevera', class: 'office_equipment', cost: 1000000, acquisition_date: '2026-09-01', useful_life_months: 60, credit_account: '111005' }, owner)).asset;
+    const doc = (await assets(sg.db).findById(made.id).lean())!;
+    // Retired on 2026-10-20 by a call still running (its marker fresh): nothing posted yet.
+    await beginOperation({ db: sg.db, workspace: owner.workspace, now: new Date() }, disposalOperation, made.id);
+    const disposal = disposalOf(doc, { date: '2026-10-20', proceeds: 0, proceeds_account: null, party_id: null, reason: null });
+    await assets(sg.db).updateOne({ _id: made.id }, { $set: { status: 'disposing', disposal }, $inc: { rev: 1 } });
+    expect(await sg.call('periods.close', { month: '2026-10' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await assetsMaintenance(sweep())).toBeGreaterThanOrEqual(1);
+    // Retired at its carrying amount, 1,000,000 (no month depreciated): Dr 5310 / Cr 1524, dated in the month; then the month closes.
+    expect((await entriesOf(owner, made.id)).filter((e) => e.source.kind === 'asset_disposal').map((e) => [e.date, ...sides(e)])).toEqual([['2026-10-20', 1000000, 1000000]]);
+    await out('periods.close', { month: '2026-10' }, owner);
+    expect((await out('assets.get', { id: made.id }, owner)).asset).toMatchObject({ status: 'retired', disposal: { gain: -1000000 } });
+  });
 });
 
 describe('fixed assets sold to a customer: invoiced once, income booked once', () => {

@@ -10,6 +10,7 @@ import { billPaymentOperation } from '../bills/payments.ts';
 import { billPostOperation } from '../bills/ops.ts';
 import { invoicePostOperation } from '../../lib/invoice-ops.ts';
 import { paymentOperation } from '../payments/ops.ts';
+import { acquisitionOperation, disposalOperation } from '../assets/ops.ts';
 
 /** Where the year's result goes at the year-end close (PUC 36, resultados del ejercicio). */
 export const RESULT_ACCOUNTS = { profit: { code: '3605', name: PUC['3605'] }, loss: { code: '3610', name: PUC['3610'] } } as const;
@@ -42,9 +43,13 @@ export async function closingLines(ctx: Pick<ToolContext, 'db' | 'workspace'>, y
   return lines;
 }
 
-/** Postings in flight that a close must not cut in two: payments being applied, invoices and bills being posted (their markers). */
-function paymentsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<boolean> {
-  return operationsInFlight(ctx, [paymentOperation, billPaymentOperation, invoicePostOperation, billPostOperation]);
+/**
+ * Postings in flight that a close must not cut in two (their markers): payments being applied,
+ * invoices and bills being posted, fixed assets being recorded or disposed of (a sale's invoice
+ * posted and its disposal entry not yet).
+ */
+function postingsInFlight(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>): Promise<boolean> {
+  return operationsInFlight(ctx, [paymentOperation, billPaymentOperation, invoicePostOperation, billPostOperation, acquisitionOperation, disposalOperation]);
 }
 
 /** A close's or reopen's record for the runner: the period and its turn (`<period id>:<turn>`). */
@@ -165,10 +170,10 @@ export async function closePeriod(ctx: ToolContext, month: string): Promise<Peri
   const record = turnRecord(_id, doc.turn);
   // A close resumed: its marker (kept when there is one already).
   await beginOperation(ctx, closeOperation, record);
-  if (await paymentsInFlight(ctx)) {
+  if (await postingsInFlight(ctx)) {
     const back = await model.updateOne({ _id, status: 'closing', turn: doc.turn ?? null }, { $set: { status: 'open', updated_at: ctx.now } });
     if (back.modifiedCount === 1) await dropOperation(ctx, closeOperation, record);
-    throw new CuadraError('conflict', `A payment is being registered right now; close ${month} again in a moment.`);
+    throw new CuadraError('conflict', `A payment or a posting is being registered right now; close ${month} again in a moment.`);
   }
   return runOperation(ctx, closeOperation, doc, record);
 }
