@@ -101,8 +101,12 @@ const SPARES_PER_SETTINGS = 2;
  * unit, ten bookings of one slot…) would then run one call after another and prove nothing. The
  * narrowing itself is proven where it is the subject (`shared/test/fair-share.test.ts`,
  * `subgraphs/crm/test/fair-share.test.ts`) and measured by `bench/scale.ts`.
+ *
+ * `CUADRA_EMBEDDED_THREADS` 1 (2 by default): a test run keeps both cores busy with its two
+ * workers, and llama.cpp's second thread then mostly waits for a core (measured: the embedded
+ * model's run 1.7× the CPU-seconds with two threads on the loaded machine, and no sooner done).
  */
-export const SHARED_SYSTEM_ENV: Readonly<Record<string, string>> = { LOG_LEVEL: 'warn', FAIR_SHARE_CONTENDED_SLOTS: '4' };
+export const SHARED_SYSTEM_ENV: Readonly<Record<string, string>> = { LOG_LEVEL: 'warn', FAIR_SHARE_CONTENDED_SLOTS: '4', CUADRA_EMBEDDED_THREADS: '1' };
 
 interface Pooled {
   system: RunningSystem;

@@ -91,6 +91,8 @@ describe('an agent on the embedded model', () => {
     expect(run.usage.output_tokens).toBeGreaterThan(0);
     expect(run.usage.cost_micros).toBe(0);
     for (const step of run.steps) expect(step.usage.output_tokens).toBeLessThanOrEqual(128);
+    // The last step's prompt is the second's and what came after: the model kept the run's evaluated tokens (prompt_cache_key).
+    expect(run.steps[2].usage.cached_tokens).toBeGreaterThan(run.steps[1].usage.input_tokens / 2);
     const usage = await ok('metrics.query', { metric: 'llm_usage', days: 1 }, key);
     expect(usage.summary.value).toBe(run.usage.input_tokens + run.usage.output_tokens);
     expect(usage.rows).toEqual([expect.objectContaining({ model_id: 'embedded', agent_id: agent.id, calls: 3, input_tokens: run.usage.input_tokens, output_tokens: run.usage.output_tokens })]);

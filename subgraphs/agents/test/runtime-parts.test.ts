@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerSchema, chatPrompt, contentLimit } from '../src/embedded/server.ts';
+import { embeddedModelPath } from '../../../scripts/model.ts';
+import { answerSchema, chatPrompt, contentLimit, startEmbeddedServer } from '../src/embedded/server.ts';
 import { grammarSchema } from '../src/embedded/grammar.ts';
 import { costMicros, usageOf } from '../src/lib/llm.ts';
 import { outboundUrlProblem } from '../src/lib/outbound.ts';
@@ -96,4 +97,49 @@ describe('the runtime\'s parts', () => {
     expect(outboundUrlProblem('https://user:pw@example.com', closed)).toMatch(/Credentials/);
     expect(outboundUrlProblem('http://127.0.0.1:8080/v1', { CUADRA_OUTBOUND_PRIVATE: 'allow' } as NodeJS.ProcessEnv)).toBeNull();
   });
+});
+
+describe('the embedded model keeps a conversation\'s evaluated prompt for its next step, and for no other', () => {
+  const tool = (name: string) => ({ type: 'function' as const, function: { name, description: `The ${name} tool.`, parameters: { type: 'object', required: ['note'], properties: { note: { type: 'string', maxLength: 3 } } } } });
+  const first = { messages: [{ role: 'system', content: 'Eres Cobranza.' }, { role: 'user', content: 'Revisa las facturas.' }], tools: [tool('invoices__list')], tool_choice: { type: 'function', function: { name: 'invoices__list' } } };
+  const second = {
+    messages: [...first.messages,
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'invoices__list', arguments: '{"note":"x"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '{"rows":[{"number":"SETP990000001","balance":128500000}]}' }],
+    tools: [tool('tasks__create')], tool_choice: { type: 'function', function: { name: 'tasks__create' } },
+  };
+
+  it('lays a step out as the one before and what is new: what may be done now closes the prompt', () => {
+    const [one, two] = [chatPrompt(first, first.tools, false), chatPrompt(second, second.tools, false)];
+    const shared = one.slice(0, one.indexOf('<|im_start|>system\nAnswer with one JSON object'));
+    expect(shared).toBe('<|im_start|>system\nEres Cobranza.<|im_end|>\n<|im_start|>user\nRevisa las facturas.<|im_end|>\n');
+    expect(two.startsWith(shared)).toBe(true);
+    expect(two.endsWith('- tasks__create: The tasks__create tool.<|im_end|>\n<|im_start|>assistant\n')).toBe(true);
+  });
+
+  it('reuses it under the same prompt_cache_key with the same answer as from nothing; another key starts empty', async () => {
+    // The file `npm test` fetched and checked before the run.
+    const server = await startEmbeddedServer({ modelPath: embeddedModelPath, threads: 1 });
+    try {
+      const ask = async (body: object) => {
+        const res = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 64, temperature: 0, ...body }) });
+        expect(res.status).toBe(200);
+        const answer = await res.json() as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } }; choices: { finish_reason: string; message: { tool_calls?: { function: unknown }[] } }[] };
+        expect(answer.choices[0].finish_reason).toBe('tool_calls');
+        return { usage: answer.usage, call: answer.choices[0].message.tool_calls![0].function };
+      };
+      const a1 = await ask({ ...first, prompt_cache_key: 'run_a' });
+      expect(a1.usage.prompt_tokens_details.cached_tokens).toBe(0);
+      const a2 = await ask({ ...second, prompt_cache_key: 'run_a' });
+      // What the first step's prompt and the second's begin with (the system and the person's turns) was not evaluated again.
+      expect(a2.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(10);
+      expect(a2.usage.prompt_tokens_details.cached_tokens).toBeLessThan(a1.usage.prompt_tokens);
+      // Another conversation with the same prompt: evaluated from nothing, the same answer.
+      const b = await ask({ ...second, prompt_cache_key: 'run_b' });
+      expect(b.usage).toMatchObject({ prompt_tokens: a2.usage.prompt_tokens, prompt_tokens_details: { cached_tokens: 0 } });
+      expect(b.call).toEqual(a2.call);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

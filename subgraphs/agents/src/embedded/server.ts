@@ -30,6 +30,8 @@ interface ChatTool { type: 'function'; function: { name: string; description?: s
 interface ChatRequest {
   model?: string; messages: ChatMessage[]; tools?: ChatTool[]; tool_choice?: unknown; max_tokens?: number; max_completion_tokens?: number;
   temperature?: number; seed?: number; response_format?: { type: string; json_schema?: { schema?: unknown } };
+  /** OpenAI's key for prompt caching: requests that carry the same one may reuse each other's evaluated prompt. */
+  prompt_cache_key?: unknown;
 }
 
 /** Text of a message's content (a string, or OpenAI's array of text parts). */
@@ -52,22 +54,25 @@ function offeredTools(req: ChatRequest): { tools: ChatTool[]; mayAnswer: boolean
 }
 
 /**
- * The prompt in the model's chat format (SmolLM2 is ChatML, per its GGUF's chat template). The
- * tools are listed in the system turn; a tool's result is its own `tool` turn, apart from the
- * person's and the system's words.
+ * The prompt in the model's chat format (SmolLM2 is ChatML, per its GGUF's chat template). A tool's
+ * result is its own `tool` turn, apart from the person's and the system's words. What may be done
+ * now (the tools offered to this step, or the final answer) is a closing system turn after the
+ * conversation, not part of the first one: the steps of a run differ only there, so each step's
+ * prompt begins with the whole of the one before and the model evaluates only what is new
+ * (`prompt_cache_key`, {@link startEmbeddedServer}).
  */
 export function chatPrompt(req: ChatRequest, tools: ChatTool[], mayAnswer: boolean, jsonAnswer = false): string {
   const turns: string[] = [];
   const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n');
   let toolText = '';
   if (tools.length > 0) {
-    toolText = '\n\nAnswer with one JSON object. To call a tool: {"name": <tool>, "arguments": {…}}.'
+    toolText = 'Answer with one JSON object. To call a tool: {"name": <tool>, "arguments": {…}}.'
       + (mayAnswer ? ' When the work is done: {"content": <your answer>}.' : '')
       + '\nTools:\n' + tools.map((t) => `- ${t.function.name}: ${t.function.description ?? ''}`.trim()).join('\n');
   } else if (jsonAnswer) {
-    toolText = '\n\nNo tool may be called now. Answer with one JSON object: {"content": <your answer>}.';
+    toolText = 'No tool may be called now. Answer with one JSON object: {"content": <your answer>}.';
   }
-  if (system || toolText) turns.push(`<|im_start|>system\n${system}${toolText}<|im_end|>`);
+  if (system) turns.push(`<|im_start|>system\n${system}<|im_end|>`);
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') continue;
     if (m.role === 'assistant') {
@@ -79,6 +84,7 @@ export function chatPrompt(req: ChatRequest, tools: ChatTool[], mayAnswer: boole
       turns.push(`<|im_start|>user\n${textOf(m.content)}<|im_end|>`);
     }
   }
+  if (toolText) turns.push(`<|im_start|>system\n${toolText}<|im_end|>`);
   turns.push('<|im_start|>assistant\n');
   return turns.join('\n');
 }
@@ -108,6 +114,18 @@ export function answerSchema(tools: ChatTool[], mayAnswer: boolean, contentMax =
   }));
   if (mayAnswer) options.push({ type: 'object', required: ['content'], properties: { content: { type: 'string', maxLength: contentMax } } });
   return options.length === 1 ? options[0] : { oneOf: options };
+}
+
+/**
+ * How many of the prompt's tokens the sequence already holds evaluated: the longest run both begin
+ * with (after the beginning-of-sequence token `bos`, when the sequence holds one the prompt lacks),
+ * less the prompt's last token, which is evaluated again to generate from it.
+ */
+export function heldPrefix(held: readonly number[], prompt: readonly number[], bos: number | null = null): number {
+  const offset = bos !== null && held[0] === bos && prompt[0] !== bos ? 1 : 0;
+  let n = 0;
+  while (n < prompt.length - 1 && offset + n < held.length && held[offset + n] === prompt[n]) n++;
+  return n;
 }
 
 /** A refusal in OpenAI's error shape. */
@@ -141,6 +159,8 @@ export async function startEmbeddedServer(opts: EmbeddedOptions, port = 0): Prom
   const grammars = new Map<string, Awaited<ReturnType<Llama['createGrammarForJsonSchema']>>>();
   // One generation at a time: one context sequence, two cores.
   let queue: Promise<unknown> = Promise.resolve();
+  // The `prompt_cache_key` of the conversation whose tokens the sequence holds (null: none may reuse them).
+  let heldFor: string | null = null;
 
   const grammarFor = async (schema: GrammarSchema) => {
     const key = JSON.stringify(schema);
@@ -168,13 +188,23 @@ export async function startEmbeddedServer(opts: EmbeddedOptions, port = 0): Prom
     if (tools.length > 0 || jsonAnswer) schema = answerSchema(tools, mayAnswer, contentLimit(maxTokens));
     else if (body.response_format?.type === 'json_schema' && body.response_format.json_schema?.schema) schema = grammarSchema(body.response_format.json_schema.schema);
     const grammar = schema ? await grammarFor(schema) : body.response_format?.type === 'json_object' ? await llama.getGrammarFor('json') : undefined;
-    // Each request stands alone: the sequence starts empty, so nothing of another conversation is kept.
-    await sequence.clearHistory();
+    // A request of another conversation (another `prompt_cache_key`, or none) starts from an empty sequence: nothing of
+    // one conversation is kept for another, not even as a quicker answer to a prompt that begins the same way (which would
+    // tell one workspace what another's prompts begin with). The next step of the same conversation keeps the tokens its
+    // prompt begins with, already evaluated (llama.cpp's state for them depends on those tokens only), and the
+    // completion evaluates the rest.
+    const key = typeof body.prompt_cache_key === 'string' && body.prompt_cache_key !== '' ? body.prompt_cache_key : null;
+    if (key === null || key !== heldFor) await sequence.clearHistory();
+    heldFor = key;
+    const cachedTokens = heldPrefix(sequence.contextTokens, tokens, model.tokens.bos);
     const { response, metadata } = await completion.generateCompletionWithMeta(tokens, {
       maxTokens, temperature: body.temperature ?? 0, seed: body.seed, grammar,
     });
     const completionTokens = model.tokenize(response, false).length;
-    const usage = { prompt_tokens: tokens.length, completion_tokens: completionTokens, total_tokens: tokens.length + completionTokens };
+    const usage = {
+      prompt_tokens: tokens.length, completion_tokens: completionTokens, total_tokens: tokens.length + completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens },
+    };
     let message: Record<string, unknown> = { role: 'assistant', content: response };
     let finish = metadata.stopReason === 'maxTokens' ? 'length' : 'stop';
     if ((tools.length > 0 || jsonAnswer) && finish !== 'length') {

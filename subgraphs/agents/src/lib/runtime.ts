@@ -506,6 +506,9 @@ export class AgentRuntime {
       const client = await clientFor(model, Math.max(5_000, Math.min(120_000, run.limits.max_seconds * 1000 - activeMs())));
       res = await client.chat.completions.create({
         model: model.model, messages: messages as never, ...(tools.length ? { tools, tool_choice: toolChoice } : {}), max_tokens: maxTokens, temperature: 0,
+        // The embedded model keeps a run's evaluated prompt for its next step, and only for it (server.ts); another
+        // provider is sent only what every OpenAI-compatible one takes.
+        ...(model.provider === 'embedded' ? { prompt_cache_key: run._id } : {}),
       });
     } catch (err) {
       await settleBudget(db, budgetId, -(promptEstimate + maxTokens), -estCost);
