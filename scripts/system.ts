@@ -72,8 +72,11 @@ export interface RunningSystem {
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. */
   restartSubgraph(name: string): Promise<void>;
-  /** Starts one more gateway instance on the same subgraphs, databases and Redis (for shared-limit tests). */
-  startAnotherGateway(): Promise<ServiceProcess>;
+  /**
+   * Starts one more gateway instance on the same subgraphs, databases and Redis (for shared-limit
+   * tests); `env` is laid over the first gateway's settings (a quota of its own).
+   */
+  startAnotherGateway(env?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -258,10 +261,10 @@ async function startSystemOnce(opts: SystemOptions): Promise<RunningSystem> {
         p.child.kill('SIGKILL');
         await exited;
       },
-      async startAnotherGateway() {
+      async startAnotherGateway(env = {}) {
         const port = await freePort();
         const name = `gateway-${port}`;
-        const child = spawnService(name, entryOf('gateway'), { ...gatewayEnv, PORT: String(port) }, opts.logDir);
+        const child = spawnService(name, entryOf('gateway'), { ...gatewayEnv, ...env, PORT: String(port) }, opts.logDir);
         const proc = { name, port, url: `http://127.0.0.1:${port}`, child };
         started.push(proc);
         await waitHealthy(`${proc.url}/healthz`, child, name, path.join(opts.logDir, `${name}.log`));

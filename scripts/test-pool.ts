@@ -288,9 +288,9 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       await system.restartSubgraph(body.name);
       return endpointOf(system.subgraphs[body.name]);
     },
-    async 'exclusive/another-gateway'(body: { lease: string }) {
+    async 'exclusive/another-gateway'(body: { lease: string; env?: Record<string, string> }) {
       const own = lentSystem(body.lease);
-      const gateway = await own.pooled.system.startAnotherGateway();
+      const gateway = await own.pooled.system.startAnotherGateway(body.env);
       own.addedGateways.push(gateway.child);
       return endpointOf(gateway);
     },

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
-// Two gateway instances on one Redis enforce one limit per credential and per workspace.
+// Two gateway instances on one Redis enforce one limit per credential and per workspace. The quotas
+// are the gateway's alone: the file is lent a system and both its gateways run them.
 let sys: TestSystem;
 let second: { url: string };
 
 beforeAll(async () => {
-  sys = await startTestSystem('limits', { RATE_LIMIT_PER_CREDENTIAL: '6/60', RATE_LIMIT_PER_WORKSPACE: '10/60' });
+  sys = await startTestSystem('limits', OWN_SYSTEM_SETTINGS, { gatewayEnv: { RATE_LIMIT_PER_CREDENTIAL: '6/60', RATE_LIMIT_PER_WORKSPACE: '10/60' } });
   second = await sys.startAnotherGateway();
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@
 import { ASSERTION_HEADER, signAssertion, type Principal } from '@cuadra/shared';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 let sys: TestSystem;
 let workspace: string;
@@ -15,7 +15,8 @@ const clientOf = new Map<string, Client>();
 const LIMIT = 12;
 
 beforeAll(async () => {
-  sys = await startTestSystem('surfaces', { RATE_LIMIT_PER_CREDENTIAL: `${LIMIT}/60` });
+  // The quota is the gateway's alone: a lent system, answering through a gateway of this file's own.
+  sys = await startTestSystem('surfaces', OWN_SYSTEM_SETTINGS, { gatewayEnv: { RATE_LIMIT_PER_CREDENTIAL: `${LIMIT}/60` } });
   ({ workspace_id: workspace } = await sys.workspace('Superficies SAS'));
 });
 afterAll(async () => {

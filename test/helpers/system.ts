@@ -59,7 +59,7 @@ export interface TestSystem {
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. Own systems only. */
   restartSubgraph(name: string): Promise<void>;
-  /** Starts one more gateway on the same subgraphs, databases and Redis. Own systems only. */
+  /** Starts one more gateway on the same subgraphs, databases and Redis (and the file's `gatewayEnv`). Own systems only. */
   startAnotherGateway(): Promise<ServiceEndpoint>;
   /** Ends an own system; for a shared one, closes this file's connections and leaves the system running. */
   stop(): Promise<void>;
@@ -74,6 +74,13 @@ export interface TestSystemOptions {
   redisUrl?: string;
   /** Processes of every subgraph (scripts/system.ts `replicas`): the system is the file's own. */
   replicas?: number;
+  /**
+   * Settings of the file's gateway alone (quotas, which only the gateway reads): the file is lent a
+   * system running `env` (pass {@link OWN_SYSTEM_SETTINGS}) and answers through a gateway of its own
+   * on it with these laid over, as does every gateway `startAnotherGateway()` adds — a gateway start
+   * instead of a whole system's.
+   */
+  gatewayEnv?: Record<string, string>;
 }
 
 /**
@@ -144,6 +151,7 @@ export function ownSystemReason(env: Record<string, string>, options: TestSystem
   if (options.own) return 'asked for';
   if ((options.replicas ?? 1) > 1) return 'replicas of its own';
   if (options.mongoUrl || options.redisUrl) return 'servers of its own';
+  if (options.gatewayEnv) return 'a gateway with settings of its own';
   const differs = Object.entries(env).filter(([k, v]) => SHARED_SYSTEM_ENV[k] !== v).map(([k]) => k);
   if (differs.length > 0) return `settings of its own (${differs.join(', ')})`;
   if (file && PROCESS_CONTROL.test(readFileSync(file, 'utf8'))) return 'it kills, restarts or adds processes';
@@ -176,7 +184,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     const file = path.relative(process.cwd(), expect.getState().testPath ?? label);
     const own = await askTestPool<ExclusiveSystemInfo | { refused: string }>('exclusive', { root: repoRoot, env, file });
     // Kept for the next file when these are the settings such files share.
-    if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl, isDeepStrictEqual(env, OWN_SYSTEM_SETTINGS));
+    if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl, isDeepStrictEqual(env, OWN_SYSTEM_SETTINGS), options.gatewayEnv);
   }
   const started = performance.now();
   const prefix = `t_${label}_${randomBytes(3).toString('hex')}`;
@@ -188,7 +196,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     replicas: options.replicas,
     logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs', prefix),
     // Rate-limit counters live in Redis under the credential id, which is unique per key.
-    env: { ...SHARED_SYSTEM_ENV, ...env },
+    env: { ...SHARED_SYSTEM_ENV, ...env, ...options.gatewayEnv },
   });
   if (testPoolUrl()) await askTestPool('own-system', { file: path.relative(process.cwd(), expect.getState().testPath ?? label), ms: performance.now() - started }).catch(() => undefined);
   return testSystem(ownProcesses(system), prefix, mongoUrl, redisUrl, false);
@@ -208,15 +216,21 @@ function lendable(reason: string, options: TestSystemOptions): boolean {
  * A system the pool lent this file alone: its processes are this file's to kill, restart and add to
  * (through the pool, which started them); `stop()` gives it back, and the pool puts it right (killed
  * subgraphs started again, added gateways stopped) before lending it to the next file with the same
- * settings. The file keeps to workspaces of its own, as on a shared system.
+ * settings. The file keeps to workspaces of its own, as on a shared system. With `gatewayEnv`, the
+ * file's calls go through a gateway added with those settings (the pool stops it when the file lets go).
  */
-async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl: string, keep: boolean): Promise<TestSystem> {
+async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl: string, keep: boolean, gatewayEnv?: Record<string, string>): Promise<TestSystem> {
   setGlobalDispatcher(new Agent({ localAddress: info.sourceAddress }));
   const subgraphs = { ...info.subgraphs };
   let given = false;
+  const anotherGateway = () => askTestPool<ServiceEndpoint>('exclusive/another-gateway', { lease: info.lease, env: gatewayEnv });
+  const gateway = gatewayEnv ? await anotherGateway().catch(async (err: unknown) => {
+    await askTestPool('exclusive/release', { lease: info.lease, keep });
+    throw err;
+  }) : info.gateway;
   const running: ProcessesOf = {
-    gatewayUrl: info.gatewayUrl,
-    gateway: info.gateway,
+    gatewayUrl: gateway.url,
+    gateway,
     subgraphs,
     keys: info.keys,
     ledgerKeys: info.ledgerKeys,
@@ -228,7 +242,7 @@ async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl:
     restartSubgraph: async (name) => {
       subgraphs[name] = await askTestPool<ServiceEndpoint>('exclusive/restart', { lease: info.lease, name });
     },
-    startAnotherGateway: () => askTestPool<ServiceEndpoint>('exclusive/another-gateway', { lease: info.lease }),
+    startAnotherGateway: anotherGateway,
     stop: async () => {
       if (given) return;
       given = true;
