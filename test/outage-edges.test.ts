@@ -63,10 +63,10 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
   for (const deadline = Date.now() + ms; !condition() && Date.now() < deadline;) await sleep(20);
 }
 
-/** A person signed in through OAuth: an app's client and its tokens (refresh included). */
-async function oauthSession(email: string) {
+/** A person invited by `by` (the owner's key) and signed in through OAuth: an app's client and its tokens (refresh included). */
+async function oauthSession(email: string, by = owner) {
   const person = { email, password: 'una contraseña larga 2026' };
-  const invite = await sys.invoke('members.invite', { email, role: 'member', name: 'Persona' }, owner);
+  const invite = await sys.invoke('members.invite', { email, role: 'member', name: 'Persona' }, by);
   expect(invite.status).toBe(200);
   const agent = new FormAgent(sys.gatewayUrl);
   const page = await agent.get(invite.body.output.invite_url);
@@ -273,20 +273,7 @@ describe('when Redis restarts empty or is down (issue 12)', () => {
 
   describe('after Redis restarts empty', () => {
     it('a revoked access token stays revoked', async () => {
-      const eva = { email: 'eva@reinicio.example', password: 'eva contraseña 2026' };
-      const invite = await sys.invoke('members.invite', { email: eva.email, role: 'member', name: 'Eva' }, reinicio);
-      const agent = new FormAgent(sys.gatewayUrl);
-      const page = await agent.get(invite.body.output.invite_url);
-      await agent.post('/claim', { ...formFields(page.text), name: 'Eva', password: eva.password });
-      const issuer = new URL(sys.gatewayUrl);
-      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-      const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { client_name: 'Caja', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, insecure));
-      const verifier = oauth.generateRandomCodeVerifier();
-      const url = new URL(as.authorization_endpoint!);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'tools', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
-      const answer = await authorizeThroughForms(sys.gatewayUrl, url, eva);
-      const params = oauth.validateAuthResponse(as, client, new URL(answer.location!), oauth.expectNoState);
-      const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure));
+      const { client, tokens } = await oauthSession('eva@reinicio.example', reinicio);
       expect((await sys.invoke('parties.list', {}, tokens.access_token)).status).toBe(200);
       const revoked = await fetch(`${sys.gatewayUrl}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.access_token, client_id: client.client_id }) });
       expect(revoked.status).toBe(200);
