@@ -94,6 +94,8 @@ describe('which files take a system of their own', () => {
     expect(ownSystemReason({}, { own: true }, plain)).toBe('asked for');
     expect(ownSystemReason({ RATE_LIMIT_PER_CREDENTIAL: '6/60', LOG_LEVEL: 'warn' }, {}, plain)).toBe('settings of its own (RATE_LIMIT_PER_CREDENTIAL)');
     expect(ownSystemReason({ LOG_LEVEL: 'debug' }, {}, plain)).toBe('settings of its own (LOG_LEVEL)');
+    // Quotas only the gateway reads: a lent system with a gateway of the file's own, whatever its text says.
+    expect(ownSystemReason({}, { gatewayEnv: { RATE_LIMIT_PER_CREDENTIAL: '6/60' } }, plain)).toBe('a gateway with settings of its own');
     for (const control of ['killSubgraph', 'restartSubgraph ', 'startAnotherGateway']) {
       expect(ownSystemReason({}, {}, file('control.test.ts', `await sys.${control}('crm');\n`))).toBe('it kills, restarts or adds processes');
     }
