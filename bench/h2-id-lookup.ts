@@ -3,7 +3,10 @@
 // the memory backend the tests and the other benches use, which has the same lookup), inserts 50,000
 // documents into one collection and prints ms per operation (mean of BENCH_RUNS, default 200, random
 // ids) for `{_id}`, `{_id, workspace}`, `findOneAndUpdate({_id})`, `findOneAndUpdate({_id, status})`,
-// `{_id: {$in: 8}}` and `{_id: {$in: 8}, workspace}`. Then checks that a second field still filters:
+// `{_id: {$in: 8}}`, `{_id: {$in: 8}, workspace}` and a ledger window — `{workspace, seq: {$in: 500}}` on a unique
+// (workspace, seq) index over the same number of entries in two workspaces (issue 33) —, each with the launcher's
+// CPU per operation (from /proc: what a busy store takes from the machine's other work, steadier than wall time
+// on a loaded machine). Then checks that a second field still filters:
 // `{_id, workspace: other}` finds nothing, a conditional update whose status does not match changes
 // nothing, `$in` plus a range returns exactly the hand-computed subset in order. Exits 1 if a check fails.
 // `node bench/h2-id-lookup.ts` (the current launcher, built if needed); `BENCH_JAR=<jar>` runs another
@@ -16,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import mongoose from 'mongoose';
 import { buildMongoServerJar, ensureJavaAndMaven } from '../scripts/infra.ts';
+import { processCpuUs } from './probe.ts';
 
 const docs = Number(process.env.BENCH_DOCS ?? 50_000);
 const runs = Number(process.env.BENCH_RUNS ?? 200);
@@ -48,8 +52,9 @@ const pick = () => Math.floor(Math.random() * docs);
 async function time(label: string, op: (n: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < 5; i++) await op(pick()); // warm-up
   const started = performance.now();
+  const cpu = processCpuUs(child.pid!);
   for (let i = 0; i < runs; i++) await op(pick());
-  console.log(`${label.padEnd(44)} ${((performance.now() - started) / runs).toFixed(2)} ms/op`);
+  console.log(`${label.padEnd(44)} ${((performance.now() - started) / runs).toFixed(2)} ms/op, launcher CPU ${((processCpuUs(child.pid!) - cpu) / 1000 / runs).toFixed(2)} ms/op`);
 }
 
 console.log(`${path.basename(jar)}, ${docs} documents, ${backend === 'h2' ? 'H2 (--commit sync)' : 'memory'}, mean of ${runs}`);
@@ -64,6 +69,17 @@ await time('find({_id: {$in: 8}, workspace})', (n) => col.find({ _id: { $in: eig
 // The two indexed-already reads once more, after the others: shows how much of a difference above is noise.
 await time('find({_id: {$in: 8}}) again', (n) => col.find({ _id: { $in: eight(n) } }).toArray());
 await time('findOne({_id}) again', (n) => col.findOne({ _id: id(n) }));
+// The ledger's window read (shared/src/governance/ledger.ts positionsOf): 500 positions of one workspace, each looked up in the unique index.
+const entries = conn.db!.collection<{ workspace: string; seq: number }>('entries');
+await entries.createIndex({ workspace: 1, seq: 1 }, { unique: true });
+for (let done = 0; done < docs; done += 1000) {
+  await entries.insertMany(Array.from({ length: Math.min(1000, docs - done) }, (_, i) => ({ workspace: ws(done + i), seq: Math.floor((done + i) / 2) + 1 })));
+}
+const windowOf = (n: number) => Array.from({ length: 500 }, (_, i) => ((Math.floor(n / 2) + i) % Math.floor(docs / 2)) + 1);
+await time('find({workspace, seq: {$in: 500}}) (a ledger window)', async (n) => {
+  const rows = await entries.find({ workspace: 'ws_a', seq: { $in: windowOf(n) } }).toArray();
+  if (rows.length !== 500) throw new Error(`a ledger window answered ${rows.length} entries, not 500`);
+});
 
 // Correctness: the other fields still filter.
 const failures: string[] = [];

@@ -4,9 +4,13 @@
 // updates still apply once, `$in` with sort/skip/limit/projection still gives the exact subset.
 // (bench/h2-id-lookup.ts measures the speed, on either backend.)
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collection, Connection } from 'mongoose';
 import { connectDatabase } from '../src/db.ts';
+import { startMongo } from '../../scripts/infra.ts';
 
 interface Item { _id: string; workspace: string; status: string; n: number }
 let db: Connection;
@@ -89,4 +93,44 @@ describe('a query naming every key of a unique index of several keys, one of the
     expect(await entries.countDocuments({ workspace: 'ws_b', seq: { $in: [5] } })).toBe(0);
     expect((await entries.findOne({ workspace: 'ws_b', seq: { $in: [500] } }))?._id).toBe('e_9');
   });
+});
+
+describe('the H2 store\'s unique indexes (issue 33: keys compared on remembered bytes, a page cache of 256 MB)', () => {
+  it('finds every key by equality and by $in, refuses a duplicate, and answers the same from the file after a restart', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'h2-keys-'));
+    const file = path.join(dir, 'data.mv');
+    // Keys whose serialized bytes order unlike their values (negative and positive numbers, longer and
+    // shorter strings, accents): the index is ordered by those bytes, so a comparison that disagreed with
+    // H2's own would lose keys the moment a search crossed them.
+    const names = ['a', 'ab', 'b', 'Ñandú', 'zz', 'é', '', 'a'.repeat(300)];
+    const keys = Array.from({ length: 400 }, (_, i) => ({ workspace: names[i % names.length], n: i % 2 === 0 ? -i : i * 1_000_003, half: i / 2 }));
+    const check = async (col: Collection<{ workspace: string; n: number; half: number }>) => {
+      for (const k of keys.filter((_, i) => i % 7 === 0)) expect((await col.findOne({ workspace: k.workspace, n: k.n }))?.half).toBe(k.half);
+      const some = keys.filter((k) => k.workspace === 'Ñandú');
+      const found = await col.find({ workspace: 'Ñandú', n: { $in: [...some.map((k) => k.n), 12345] }, half: { $gte: 100 } }).toArray();
+      expect(found.map((d) => d.half).sort((x, y) => x - y)).toEqual(some.map((k) => k.half).filter((h) => h >= 100).sort((x, y) => x - y));
+      expect(await col.countDocuments({ workspace: 'zz', n: -3 })).toBe(0);
+    };
+    let mongo = await startMongo({ backend: 'h2', file });
+    try {
+      let db = await connectDatabase(mongo.url, 'h2keys');
+      const col = () => db.collection('keys') as unknown as Collection<{ workspace: string; n: number; half: number }>;
+      await col().createIndex({ workspace: 1, n: 1 }, { unique: true });
+      // Shuffled in: every insert walks the B-tree through keys of every kind.
+      await col().insertMany(keys.map((_, i) => ({ ...keys[(i * 7919) % keys.length] })));
+      await check(col());
+      await expect(col().insertOne({ ...keys[5] })).rejects.toMatchObject({ code: 11000 });
+      await db.close();
+      await mongo.stop();
+      mongo = await startMongo({ backend: 'h2', file, port: mongo.port });
+      db = await connectDatabase(mongo.url, 'h2keys');
+      await check(col());
+      await expect(col().insertOne({ ...keys[6] })).rejects.toMatchObject({ code: 11000 });
+      expect(await col().countDocuments({})).toBe(keys.length);
+      await db.close();
+    } finally {
+      await mongo.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

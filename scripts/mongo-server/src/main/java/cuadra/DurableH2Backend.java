@@ -1,16 +1,23 @@
 package cuadra;
 
+import java.lang.reflect.Constructor;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
+import de.bwaldvogel.mongo.backend.h2.H2UniqueIndex;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
 
@@ -74,6 +81,37 @@ final class DurableH2Backend extends H2Backend {
             MVStore mvStore = DurableH2Backend.this.getMvStore();
             return new IdLookupH2Collection(this, collectionName, options, mvStore.openMap("databases." + namespace),
                 mvStore.openMap("meta." + namespace), cursorRegistry);
+        }
+
+        /**
+         * H2Database 1.47's unique index (map {@code <ns>._index_<name>}), its keys compared by
+         * {@link SerializedKeyType}: the same order and file format, without re-serializing both keys at
+         * every step of a search.
+         */
+        @Override
+        protected Index<Object> openOrCreateUniqueIndex(String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+            MVMap<KeyValue, Object> map = DurableH2Backend.this.getMvStore().openMap(
+                getFullCollectionNamespace(collectionName) + "._index_" + indexName,
+                new MVMap.Builder<KeyValue, Object>().keyType(KEY_TYPE));
+            try {
+                return UNIQUE_INDEX.newInstance(map, indexName, keys, sparse);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot open the unique index " + indexName, e);
+            }
+        }
+    }
+
+    private static final SerializedKeyType KEY_TYPE = new SerializedKeyType();
+
+    /** H2UniqueIndex's constructor is package-private in 1.47; the class itself is what we want unchanged. */
+    private static final Constructor<H2UniqueIndex> UNIQUE_INDEX;
+
+    static {
+        try {
+            UNIQUE_INDEX = H2UniqueIndex.class.getDeclaredConstructor(MVMap.class, String.class, List.class, boolean.class);
+            UNIQUE_INDEX.setAccessible(true);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 

@@ -29,8 +29,11 @@ import de.bwaldvogel.mongo.bson.Document;
  * plain equality on exactly its keys (its issue #80), so a workspace's ledger window
  * {@code {workspace, seq: {$in: [500 positions]}}} walked every tenant's entries. When the query names
  * every key of a unique index, all but one as plain values and that one as plain values or
- * {@code {$in: [plain values]}}, each combination is looked up in the index by equality and the full query is
- * matched on the union of what they found.
+ * {@code {$in: [plain values]}}, each combination is looked up in the index by equality, and the rest of
+ * the query is matched on the union of what they found: the index keys are not matched again — each
+ * document found holds exactly one of the combinations asked (that is what an equality lookup of a unique
+ * index answers), and matching {@code seq: {$in: [500 positions]}} again on each of the 500 documents found
+ * compared every document with every position (250,000 comparisons per ledger window; issue 33).
  */
 final class IdLookup {
 
@@ -39,8 +42,18 @@ final class IdLookup {
     private IdLookup() {
     }
 
-    /** The {@code _id} index's positions for this query's {@code _id} alone, or null when the query is not such a case. */
-    static <P> Iterable<P> positions(Document query, String idField, List<Index<P>> indexes) {
+    /**
+     * What an index found for a query: the positions of a superset of its answer, and the part of the
+     * query still to be matched on those documents.
+     */
+    record Found<P>(Iterable<P> positions, Document rest) {
+    }
+
+    /**
+     * The positions an index gives for this query (the {@code _id} index for its {@code _id}, or a unique
+     * index for all its keys) and what is left to match on them, or null when the query is not such a case.
+     */
+    static <P> Found<P> positions(Document query, String idField, List<Index<P>> indexes) {
         if (query == null || query.size() <= 1) {
             return null;
         }
@@ -56,7 +69,7 @@ final class IdLookup {
             // canHandle requires the index's keys to be exactly {_id}: only the _id (or another unique
             // _id) index answers here.
             if (index.canHandle(idOnly)) {
-                return index.getPositions(idOnly);
+                return new Found<>(index.getPositions(idOnly), query);
             }
         }
         return null;
@@ -66,7 +79,7 @@ final class IdLookup {
      * The positions a unique index of one or more keys gives for the query's values of those keys (one of
      * them may be an {@code $in}), or null when no unique index's keys are all in the query in that form.
      */
-    private static <P> Iterable<P> uniqueKeysPositions(Document query, List<Index<P>> indexes) {
+    private static <P> Found<P> uniqueKeysPositions(Document query, List<Index<P>> indexes) {
         for (Index<P> index : indexes) {
             if (!index.isUnique()) continue;
             List<String> keys = index.getKeys().stream().map(IndexKey::getKey).toList();
@@ -104,7 +117,11 @@ final class IdLookup {
                 }
                 for (P position : index.getPositions(lookup)) found.add(position);
             }
-            if (usable) return found;
+            if (usable) {
+                Document rest = new Document(query);
+                keys.forEach(rest::remove);
+                return new Found<>(found, rest);
+            }
         }
         return null;
     }

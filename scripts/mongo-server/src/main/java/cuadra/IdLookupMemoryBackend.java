@@ -42,9 +42,9 @@ final class IdLookupMemoryBackend extends MemoryBackend {
         @Override
         protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
                                              Document projection) {
-            Iterable<Integer> positions = IdLookup.positions(query, getIdField(), getIndexes());
-            if (positions != null) {
-                return matchDocuments(query, positions, orderBy, skip, limit, batchSize, projection);
+            IdLookup.Found<Integer> found = IdLookup.positions(query, getIdField(), getIndexes());
+            if (found != null) {
+                return matchDocuments(found.rest(), found.positions(), orderBy, skip, limit, batchSize, projection);
             }
             return super.queryDocuments(query, orderBy, skip, limit, batchSize, projection);
         }

@@ -17,8 +17,8 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
  * runs and tests. Production uses a real MongoDB via MONGO_URL instead.
  *
  * <pre>
- * java -jar mongo-launcher.jar --backend h2|memory [--file path] [--commit sync|timer] [--host 127.0.0.1] [--port 0]
- *                              [--exit-when-stdin-closes]
+ * java -jar mongo-launcher.jar --backend h2|memory [--file path] [--commit sync|timer] [--cache-mb 256]
+ *                              [--host 127.0.0.1] [--port 0] [--exit-when-stdin-closes]
  * </pre>
  *
  * Once the socket is bound it prints exactly one line, {@code LISTENING <port>}, to stdout.
@@ -54,7 +54,7 @@ public final class MongoLauncher {
         System.err.println("mongo-launcher: " + problem);
         System.err.println(
             "usage: java -jar mongo-launcher.jar --backend h2|memory [--file <path>] [--host 127.0.0.1] [--port <n>]"
-                + " [--commit sync|timer] [--exit-when-stdin-closes]");
+                + " [--commit sync|timer] [--cache-mb <n>] [--exit-when-stdin-closes]");
         System.exit(2);
     }
 
@@ -75,6 +75,11 @@ public final class MongoLauncher {
         // sync: a write is answered only once it is on disk (the default); timer: mongo-java-server's own
         // commit about once a second (kept only to measure what durability costs).
         String commit = "sync";
+        // H2's page cache (MB of pages kept read and deserialized). H2's default, 16, is far smaller than the
+        // indexes a busy workspace's reads walk: every lookup then read pages from the file and deserialized
+        // their keys again (bench/h2-id-lookup.ts, a ledger window of 500 positions: 40 ms of CPU with 16,
+        // 14 ms with 256; issue 33). The launcher runs with -Xmx768m.
+        int cacheMb = 256;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--exit-when-stdin-closes")) {
@@ -90,6 +95,13 @@ public final class MongoLauncher {
                 case "--file" -> file = value;
                 case "--host" -> host = value;
                 case "--commit" -> commit = value;
+                case "--cache-mb" -> {
+                    try {
+                        cacheMb = Integer.parseInt(value);
+                    } catch (NumberFormatException e) {
+                        usage("--cache-mb must be a number, got " + value);
+                    }
+                }
                 case "--port" -> {
                     try {
                         port = Integer.parseInt(value);
@@ -114,7 +126,7 @@ public final class MongoLauncher {
                 usage("cannot create directory " + parent);
             }
             if ("sync".equals(commit)) {
-                backend = new DurableH2Backend(new MVStore.Builder().fileName(file).open());
+                backend = new DurableH2Backend(new MVStore.Builder().fileName(file).cacheSize(cacheMb).open());
             } else if ("timer".equals(commit)) {
                 backend = new H2Backend(file);
             } else {
