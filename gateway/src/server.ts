@@ -73,6 +73,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const signer = new AssertionSigner(deps.signingKey);
   const forwarder = new SubgraphForwarder(deps.subgraphReplicas ?? deps.subgraphUrls);
   const limiter = new RateLimiter(deps.redis, deps.quotas);
+  identity.listenForRevocations(limiter);
   const mailer = mailerFromEnv(deps.log);
   // OAuth server, sign-in pages, agent sign-up and claim; access tokens become principals in pipeline.authenticate.
   const peopleAccess = await createPeopleAccess({
@@ -184,6 +185,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     async stop() {
       await local.stop();
       await events.close();
+      identity.close();
       if (httpServer) await closeServer(httpServer);
       await graph.stop();
       await forwarder.close();

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CuadraError } from '../src/errors.ts';
 import type { Principal } from '../src/principal.ts';
-import { RateLimiter, parseQuota, quotasFromEnv, type Quota } from '../src/ratelimit.ts';
+import { LEASE_MAX, RateLimiter, parseQuota, quotasFromEnv, type Quota } from '../src/ratelimit.ts';
 
 let redis: Redis;
 
@@ -87,6 +87,96 @@ describe('RateLimiter on Redis', () => {
       expect(third.RateLimit).toMatch(/^"credential";r=0;/);
       expect((await limited(b.consume(p))).code).toBe('rate_limited');
       expect((await limited(a.consume(p))).code).toBe('rate_limited');
+    } finally {
+      await other.quit();
+    }
+  });
+
+  // Issue 33, the hop: a gateway counts a credential's calls ahead in blocks and serves them from
+  // memory. Every call served is counted in Redis first, so two gateways together never serve more
+  // than the quota; a block one holds is not the other's, so a refusal may leave at most
+  // LEASE_MAX − 1 calls unserved on the other (blocks shrink to one call near the end).
+  it('two limiters counting in blocks share one limit: never more served than the quota, at most LEASE_MAX − 1 left unserved', async () => {
+    const shared = prefix();
+    const q = quotas({ points: 400, seconds: 60 }, { points: 100_000, seconds: 60 });
+    const other = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+    const guard = { key: `${shared}:guard`, value: 'still this key' };
+    await redis.set(guard.key, guard.value, 'EX', 60);
+    try {
+      const gateways = [new RateLimiter(redis, q, shared), new RateLimiter(other, q, shared)];
+      for (const g of gateways) g.enableLeases(true);
+      const p = principal('ws_l', 'key_l');
+      let served = 0;
+      let roundTrips = 0;
+      const refusedBy = new Set<number>();
+      for (let i = 0; refusedBy.size < 2 && i < 2_000; i++) {
+        const g = gateways[i % 2];
+        if (g.leased(p)) {
+          served++;
+          continue;
+        }
+        roundTrips++;
+        try {
+          expect(await g.consumeIfUnchanged(p, guard, true)).not.toBeNull();
+          served++;
+        } catch (err) {
+          expect((err as CuadraError).code).toBe('rate_limited');
+          refusedBy.add(i % 2);
+        }
+      }
+      expect(refusedBy.size).toBe(2);
+      expect(served).toBeLessThanOrEqual(400);
+      expect(served).toBeGreaterThanOrEqual(400 - (LEASE_MAX - 1));
+      // Blocks: 16 calls while 256 or more are left (9 blocks), then 1/16 of what is left, then one by one — about 70 round trips, not 400.
+      expect(roundTrips).toBeLessThan(served / 4);
+      // Redis (read here, not through the limiter) counted every call served before it was served.
+      expect(Number(await redis.get(`${shared}:cred:key_l`))).toBeGreaterThanOrEqual(served);
+    } finally {
+      await other.quit();
+    }
+  });
+
+  it('serves no block while leases are off, and drops a credential\'s block when told', async () => {
+    const limiter = new RateLimiter(redis, quotas({ points: 1000, seconds: 60 }, { points: 1000, seconds: 60 }), prefix());
+    const guard = { key: `${prefix()}:guard`, value: 'v' };
+    await redis.set(guard.key, guard.value, 'EX', 60);
+    const p = principal('ws_o', 'key_o');
+    await limiter.consumeIfUnchanged(p, guard, true);
+    expect(limiter.leased(p)).toBeNull();
+    limiter.enableLeases(true);
+    expect((await limiter.consumeIfUnchanged(p, guard, true))!.RateLimit).toMatch(/^"credential";r=998;/);
+    expect(limiter.leased(p)!.RateLimit).toMatch(/^"credential";r=997;/);
+    limiter.dropLease('key_o');
+    expect(limiter.leased(p)).toBeNull();
+    await limiter.consumeIfUnchanged(p, guard, true);
+    limiter.enableLeases(false);
+    expect(limiter.leased(p)).toBeNull();
+  });
+
+  // Redis runs without persistence: a restart empties the counters mid-window. Each gateway gives
+  // back what it counted in a window it still holds open, once, so the count resumes where it was.
+  it('after Redis loses the counters mid-window, the count resumes at the sum of what each gateway counted — once', async () => {
+    const shared = prefix();
+    const q = quotas({ points: 100, seconds: 60 }, { points: 1000, seconds: 60 });
+    const other = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+    try {
+      const [a, b] = [new RateLimiter(redis, q, shared), new RateLimiter(other, q, shared)];
+      const p = principal('ws_r', 'key_r');
+      for (let i = 0; i < 30; i++) await a.consume(p);
+      for (let i = 0; i < 30; i++) await b.consume(p);
+      const keys = [`${shared}:cred:key_r`, `${shared}:ws:ws_r`];
+      expect(Number(await redis.get(keys[0]))).toBe(60);
+      // What a restart does to them: every key of this deployment's limiter gone.
+      const all = await redis.keys(`${shared}:*`);
+      expect(all).toEqual(expect.arrayContaining(keys));
+      await redis.del(...all);
+      // 30 (a's, given back) + 1 = 31 → r = 69; then b's 30 + 1 → 62 → r = 38; then a again: 63, nothing given twice.
+      expect((await a.consume(p)).RateLimit).toMatch(/^"credential";r=69;/);
+      expect((await b.consume(p)).RateLimit).toMatch(/^"credential";r=38;/);
+      expect((await a.consume(p)).RateLimit).toMatch(/^"credential";r=37;/);
+      expect(await redis.mget(...keys)).toEqual(['63', '63']);
+      // The window is the one the gateways knew, not a fresh minute.
+      expect(await redis.pttl(keys[0])).toBeLessThanOrEqual(60_000);
     } finally {
       await other.quit();
     }

@@ -31,3 +31,52 @@ export function parseRevocation(message: string): string[] {
     return [];
   }
 }
+
+/**
+ * This gateway's ear on {@link REVOCATIONS_CHANNEL}, for what it keeps of a credential between
+ * calls (the rate limiter's blocks): `live` is true only while a subscription confirmed by Redis
+ * stands on the current connection — from the SUBSCRIBE's reply after (re)connecting until the
+ * connection is lost. Messages published while it is not live may never arrive, so the moment it
+ * stops being live `down` is called (drop everything kept), and `heard` for each revocation
+ * received; `up` once it is live again.
+ */
+export class RevocationChannel {
+  readonly #subscriber: Redis;
+  #live = false;
+  /** Moves each time the connection is lost: a subscription confirmed for an older connection does not make it live. */
+  #connection = 0;
+
+  constructor(redis: Redis, on: { heard: (revoked: string[]) => void; up: () => void; down: () => void }) {
+    this.#subscriber = redis.duplicate();
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      if (channel === REVOCATIONS_CHANNEL) on.heard(parseRevocation(message));
+    });
+    const lost = () => {
+      this.#connection++;
+      if (!this.#live) return;
+      this.#live = false;
+      on.down();
+    };
+    const subscribe = () => {
+      const connection = this.#connection;
+      this.#subscriber.subscribe(REVOCATIONS_CHANNEL).then(() => {
+        if (connection !== this.#connection || this.#live || this.#subscriber.status !== 'ready') return;
+        this.#live = true;
+        on.up();
+      }, () => undefined);
+    };
+    this.#subscriber.on('close', lost);
+    this.#subscriber.on('end', lost);
+    this.#subscriber.on('ready', subscribe);
+    this.#subscriber.on('error', () => undefined);
+  }
+
+  /** Whether every revocation published now reaches this gateway. */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  close(): void {
+    this.#subscriber.disconnect();
+  }
+}

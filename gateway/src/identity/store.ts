@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { identityModels, type ApiKeyDoc } from './models.ts';
 import { RoleStore } from './roles.ts';
-import { publishRevocation } from './revocations.ts';
+import { publishRevocation, RevocationChannel } from './revocations.ts';
 
 /** How long a checked key stays in the Redis cache. Revocation overwrites the entry at once. */
 const CACHE_SECONDS = 60;
@@ -87,6 +87,9 @@ export class IdentityStore {
   readonly #countries = new Map<string, string>();
   /** Each workspace's pinned API version, read once per process (no tool moves a pin yet). */
   readonly #pins = new Map<string, ApiVersion>();
+  /** The limiter whose blocks this gateway's revocations reach ({@link listenForRevocations}). */
+  #limiter: RateLimiter | null = null;
+  #channel: RevocationChannel | null = null;
 
   constructor(db: Connection, redis: Redis) {
     this.#models = identityModels(db);
@@ -187,9 +190,40 @@ export class IdentityStore {
     const key = await this.#models.apiKeys.findOneAndUpdate({ _id: id, workspace, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' }).lean();
     if (!key) return false;
     await this.#redis.set(cacheKey(key.hash), REVOKED, 'EX', CACHE_SECONDS * 2);
+    // Here at once (a block taken from now on meets the revoked entry); elsewhere on the message.
+    this.#limiter?.dropLease(key._id);
     // Every gateway ends the key's open event streams on this message, not at their next check.
     await publishRevocation(this.#redis, [`key:${key._id}`]);
     return true;
+  }
+
+  /**
+   * Lets `limiter` count a known key's calls in blocks and serve them from memory (no Redis on the
+   * call) while this gateway hears every revocation: the revocations channel subscribed, a key's
+   * block dropped on the message naming it (and at once on this gateway when revoked here). The
+   * moment the channel's connection is lost every block is dropped and each call is checked and
+   * counted in Redis again, until the channel is subscribed anew — so a revoked key is never served
+   * longer than the channel's delivery of its revocation while the channel is up, and not at all
+   * once the revoked entry is in Redis while it is down.
+   */
+  listenForRevocations(limiter: RateLimiter): void {
+    this.#limiter = limiter;
+    this.#channel = new RevocationChannel(this.#redis, {
+      heard: (revoked) => { for (const r of revoked) if (r.startsWith('key:')) limiter.dropLease(r.slice('key:'.length)); },
+      up: () => limiter.enableLeases(true),
+      down: () => limiter.enableLeases(false),
+    });
+  }
+
+  /** Whether the revocations channel is live (see {@link listenForRevocations}). */
+  get hearsRevocations(): boolean {
+    return this.#channel?.live ?? false;
+  }
+
+  /** Stops listening for revocations. */
+  close(): void {
+    this.#channel?.close();
+    this.#limiter?.enableLeases(false);
   }
 
   /**
@@ -307,19 +341,23 @@ export class IdentityStore {
       if (seen.principal) {
         this.#assertLive(seen.key, hash);
         principal = seen.principal;
+        // A block counted ahead while every revocation reaches this gateway: no round trip.
+        const leased = limiter.leased(principal);
+        if (leased) return { principal, count: { headers: leased } };
       } else {
         principal = await this.#principalOf(seen.key, hash);
       }
       let headers: RateLimitHeaders | null;
       try {
-        headers = await limiter.consumeIfUnchanged(principal, { key: cacheKey(hash), value: seen.entry });
+        // Blocks only for a principal kept frozen (served by `leased` above); a custom role's key is counted call by call.
+        headers = await limiter.consumeIfUnchanged(principal, { key: cacheKey(hash), value: seen.entry }, seen.principal !== undefined || frozenable(principal));
       } catch (err) {
         // The limiter's refusal (`rate_limited` counts only after the entry matched; `unavailable` is the caller's to record).
         return { principal, count: { refusal: err } };
       }
       if (headers) {
         // Nothing the principal is made of changes while the entry stands, but a custom role's patterns.
-        if (!seen.principal && principal.role_patterns === undefined && principal.country !== undefined) seen.principal = Object.freeze(principal);
+        if (!seen.principal && frozenable(principal)) seen.principal = Object.freeze(principal);
         return { principal, count: { headers } };
       }
       this.#seen.delete(hash);
@@ -356,6 +394,11 @@ export class IdentityStore {
     this.#seen.set(hash, { entry, key });
   }
 
+}
+
+/** Whether nothing a principal is made of can change while its key's cache entry stands: a built-in role, the workspace's country known. */
+function frozenable(principal: Principal): boolean {
+  return principal.role_patterns === undefined && principal.country !== undefined;
 }
 
 /** A key as the shared cache holds it (JSON: its expiry back to a Date). */
