@@ -282,6 +282,24 @@ describe('when Redis restarts empty or is down (issue 12)', () => {
       expect((await sys.invoke('parties.list', {}, tokens.access_token)).status).toBe(401);
     }, 60_000);
 
+    // Issue 33: the rate-limit counters are lost with Redis; the gateway gives back what it counted in
+    // the window (blocks taken ahead included: at most LEASE_MAX − 1 = 15 calls more than it served).
+    it('a credential\'s rate-limit window keeps its count', async () => {
+      const { api_key } = await sys.workspace('Cuenta Sigue SAS');
+      const left = async () => {
+        const answer = await sys.invoke('parties.list', {}, api_key);
+        expect(answer.status).toBe(200);
+        return Number(/^"credential";r=(\d+);/.exec(answer.headers.get('ratelimit') ?? '')?.[1]);
+      };
+      let before = 0;
+      for (let i = 0; i < 20; i++) before = await left();
+      expect(before).toBe(600 - 20);
+      await restartRedis();
+      const after = await left();
+      expect(after).toBeLessThanOrEqual(before - 1);
+      expect(after).toBeGreaterThanOrEqual(before - 1 - 15);
+    }, 60_000);
+
     it('a deny policy keeps denying: cache versions never repeat after a restart', async () => {
       // Two changes, then crm caches the (empty) policies at that version.
       const a = await sys.invoke('policies.create', { name: 'a', priority: 1, match: { tools: ['projects.create'] }, effect: 'allow' }, reinicio);

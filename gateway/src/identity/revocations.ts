@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
@@ -42,12 +43,14 @@ export function parseRevocation(message: string): string[] {
  */
 export class RevocationChannel {
   readonly #subscriber: Redis;
+  /** The subscriber's name in Redis's CLIENT LIST: which gateway's ear it is. */
+  readonly connectionName = `cuadra-revocations-${randomBytes(6).toString('hex')}`;
   #live = false;
   /** Moves each time the connection is lost: a subscription confirmed for an older connection does not make it live. */
   #connection = 0;
 
   constructor(redis: Redis, on: { heard: (revoked: string[]) => void; up: () => void; down: () => void }) {
-    this.#subscriber = redis.duplicate();
+    this.#subscriber = redis.duplicate({ connectionName: this.connectionName });
     this.#subscriber.on('message', (channel: string, message: string) => {
       if (channel === REVOCATIONS_CHANNEL) on.heard(parseRevocation(message));
     });

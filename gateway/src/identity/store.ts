@@ -215,9 +215,9 @@ export class IdentityStore {
     });
   }
 
-  /** Whether the revocations channel is live (see {@link listenForRevocations}). */
-  get hearsRevocations(): boolean {
-    return this.#channel?.live ?? false;
+  /** Whether the revocations channel is live (see {@link listenForRevocations}), and its connection's name in Redis. */
+  get revocations(): { live: boolean; connectionName: string | null } {
+    return { live: this.#channel?.live ?? false, connectionName: this.#channel?.connectionName ?? null };
   }
 
   /** Stops listening for revocations. */
