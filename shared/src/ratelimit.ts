@@ -154,6 +154,8 @@ export class RateLimiter {
   readonly #tallies = new Map<string, Tally>();
   readonly #leases = new Map<string, Lease>();
   #leasing = false;
+  /** Credentials with a block being taken: concurrent calls are counted one by one meanwhile, so a burst takes one block, not one each. */
+  readonly #taking = new Set<string>();
   /** Moves on every lease dropped: a block whose answer arrives after a drop it may predate is not kept. */
   #epoch = 0;
 
@@ -189,7 +191,14 @@ export class RateLimiter {
    * for a caller that serves them so).
    */
   async consumeIfUnchanged(principal: Principal, guard: { key: string; value: string }, ahead = false): Promise<RateLimitHeaders | null> {
-    return this.#take(principal, guard, ahead && this.#leasing ? LEASE_MAX : 1);
+    const id = principal.credential_id;
+    if (!ahead || !this.#leasing || this.#taking.has(id)) return this.#take(principal, guard, 1);
+    this.#taking.add(id);
+    try {
+      return await this.#take(principal, guard, LEASE_MAX);
+    } finally {
+      this.#taking.delete(id);
+    }
   }
 
   /**
@@ -255,8 +264,10 @@ export class RateLimiter {
     this.#tally(credentialKey, block, sent + credentialMs);
     this.#tally(workspaceKey, block, sent + workspaceMs);
     if (block > 1 && this.#leasing && epoch === this.#epoch) {
+      // What is left of a block still held in this window is kept: counted in Redis, it is this gateway's to serve.
+      const held = this.#leases.get(principal.credential_id);
       this.#leases.set(principal.credential_id, {
-        left: block - 1, until: sent + Math.min(credentialMs, workspaceMs),
+        left: block - 1 + (held && held.until > Date.now() ? held.left : 0), until: sent + Math.min(credentialMs, workspaceMs),
         credential: credentialConsumed, credentialEnds: sent + credentialMs, workspace: workspaceConsumed, workspaceEnds: sent + workspaceMs,
       });
     }
