@@ -92,7 +92,11 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
         payrollPull.wake(ctx.workspace);
         return true;
       },
-      billStatus: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => (await bills(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }, { status: 1 }).lean())?.status ?? null,
+      billStatus: async (_: unknown, args: { id: string }, ctx: SubgraphContext) => {
+        // Inventory's repair of stale holds asks it (inventory finance_documents.ts): nobody else needs a bill's status this way.
+        if (ctx.principal.actor.type !== 'service' || ctx.principal.actor.id !== 'inventory') throw new CuadraError('policy_denied', 'Only the inventory service asks a bill\'s status this way; read bills through the bills source.');
+        return (await bills(ctx.db).findOne({ _id: args.id, workspace: ctx.workspace }, { status: 1 }).lean())?.status ?? null;
+      },
       items: async (_: unknown, args: { search?: string; limit?: number }, ctx: SubgraphContext) => {
         const text = args.search?.toLowerCase();
         const page = await pageNewestFirst<ItemDoc>(items(ctx.db), { workspace: ctx.workspace, limit: clampLimit(args.limit), match: text ? (i) => itemMatches(i, text) : undefined });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localDate } from '@cuadra/shared';
-import type { TestSubgraph } from '@cuadra/shared/testing';
+import { localDate, peerGraph } from '@cuadra/shared';
+import { testServiceKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { startInvoices, unwrap } from './setup.ts';
 import { backfillBillsDue, billsDue } from '../src/modules/bills/due.ts';
 import { BILL_PAYMENTS } from '../src/modules/bills/payments.ts';
@@ -128,6 +128,16 @@ describe('payables reads (metrics, the bills source, the payables lane) against 
     expect(s.body.data.invoicesRecords.rows).toEqual([]);
     const l = await sg.graphql('query($w: JSON!) { invoicesAgenda(lane: "payables", window: $w) }', { w: { from: '2026-11-25', to: '2026-12-15', limit: 50, overdue: true } }, stranger);
     expect(l.body.data.invoicesAgenda).toEqual([]);
+  });
+
+  it('billStatus (@inaccessible) answers inventory\'s service assertion only: a person\'s is refused, another service\'s too', async () => {
+    const peers = (urls: Record<string, string>) => ({ ...testServiceKeys(), urls });
+    const asInventory = peerGraph('inventory', peers({ invoices: sg.url }), owner.workspace);
+    expect(await asInventory('invoices', 'query($id: ID!) { billStatus(id: $id) }', { id: ids.four })).toEqual({ billStatus: 'draft' });
+    const asPerson = await sg.graphql('query($id: ID!) { billStatus(id: $id) }', { id: ids.one }, owner);
+    expect(asPerson.body.errors?.[0]?.extensions?.code).toBe('policy_denied');
+    expect(asPerson.body.data?.billStatus ?? null).toBeNull();
+    await expect(peerGraph('payroll', peers({ invoices: sg.url }), owner.workspace)('invoices', 'query($id: ID!) { billStatus(id: $id) }', { id: ids.one })).rejects.toMatchObject({ code: 'policy_denied' });
   });
 });
 
