@@ -36,6 +36,12 @@ export interface InvokeRequest {
   version?: string;
   /** `X-Dry-Run: true`: answer what the call would do and do nothing (ToolOwner's dry run). */
   dryRun?: boolean;
+  /**
+   * Aborts when the caller hangs up (REST: its response closed before the answer). A call still
+   * waiting for its workspace's fair-share slot then gives up its turn and never runs: the
+   * pipeline rejects with the signal's `AbortError` (nothing done, nobody to answer or record for).
+   */
+  signal?: AbortSignal;
 }
 
 export type { RateCount };
@@ -216,8 +222,10 @@ export class InvokePipeline {
     // nothing done) here, not in front of every other workspace's calls downstream.
     let release;
     try {
-      release = await this.fairShare.acquire(principal.workspace);
+      release = await this.fairShare.acquire(principal.workspace, req.signal);
     } catch (err) {
+      // The caller left before its turn: nothing was done and nobody is there to be answered.
+      if (req.signal?.aborted && (err as Error).name === 'AbortError') throw err;
       return refuse(err);
     }
     let answer;

@@ -30,6 +30,9 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
     // Not a tool name either way; the pipeline authenticates first, then answers unknown_tool.
     tool = raw;
   }
+  // The caller hanging up before its answer (the response closed unanswered) withdraws a call still waiting for its turn.
+  const hungUp = new AbortController();
+  res.once('close', () => hungUp.abort());
   try {
     const result = await deps.pipeline.invoke({
       authorization: header(req, 'authorization'),
@@ -40,6 +43,7 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
       version: header(req, 'cuadra-version'),
       dryRun: dryRunHeader(header(req, 'x-dry-run')),
       body: (limit) => readJsonBody(req, limit),
+      signal: hungUp.signal,
     });
     // The owner's answer as it serialised it: the bytes `JSON.stringify(result.body)` would give.
     const body = result.json ?? JSON.stringify(result.body);
@@ -47,6 +51,7 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
     res.writeHead(result.status, { ...result.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   } catch (err) {
+    if (hungUp.signal.aborted) return;
     if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
     else sendRefusal(res, err, deps);
   }

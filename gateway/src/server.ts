@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
-import { assertReachesSomeTool, closeServer, createRegistry, CuadraError, RateLimiter, stampInstance, ToolOwner, type Governance, type Logger, type Quota } from '@cuadra/shared';
+import { assertReachesSomeTool, closeServer, createRegistry, CuadraError, RateLimiter, stampInstance, ToolOwner, type FairShare, type Governance, type Logger, type Quota } from '@cuadra/shared';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -55,6 +55,8 @@ export interface GatewayDeps {
   supergraphSdl?: string;
   /** PEM public key of the services' key pair (`CUADRA_SERVICE_PUBLIC_KEY`): checks the agents service's run assertions (issue 37); absent, agents' runs cannot call tools. */
   servicePublicKey?: string;
+  /** Each workspace's share of this gateway (issue 33); absent: the limits of the environment (`FAIR_SHARE_*`). */
+  fairShare?: FairShare;
 }
 
 /** The gateway, ready to listen (never listens on import). */
@@ -95,7 +97,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   // Every caller reaches approvals through a gateway: before it listens, no approval holds a plain secret of any tool.
   await local.sealStoredInputs(catalog.entries.map((e) => ({ name: e.name, subgraph: e.subgraph, input: e.input_schema })));
   local.start();
-  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local, publicUrl: deps.publicUrl });
+  const pipeline = new InvokePipeline({ identity, limiter, catalog, forwarder, signer, governance: deps.governance, local, publicUrl: deps.publicUrl, fairShare: deps.fairShare });
   // A held call e-mails the workspace's owners a link to it in the inbox (when e-mail is configured).
   if (mailer) pipeline.onHeld = heldCallNotifier({ governance: deps.governance, people: peopleAccess.people, identity, mailer, publicUrl: deps.publicUrl, log: deps.log, pipeline: () => pipeline });
   const graph = await createGraph({ supergraphSdl: deps.supergraphSdl ?? supergraphFromBuild(), urls: deps.subgraphUrls, signer, log: deps.log });

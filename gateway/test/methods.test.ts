@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FairShare } from '@cuadra/shared';
 import type { Gateway } from '../src/server.ts';
 import { startInProcessGateway } from './helpers/gateway.ts';
 
@@ -10,10 +11,14 @@ import { startInProcessGateway } from './helpers/gateway.ts';
 let gateway: Gateway;
 let url: string;
 let close: (() => Promise<void>) | undefined;
+let ledgerOf: (workspace: string) => Promise<string[]>;
+// The gateway's share of each workspace, held by the test (one call at a time: a second one waits).
+const share = new FairShare({ slots: 1, queue: 8, waitMs: 60_000 });
 
 beforeAll(async () => {
-  const started = await startInProcessGateway('methods');
+  const started = await startInProcessGateway('methods', { fairShare: share });
   ({ gateway, url, close } = started);
+  ledgerOf = async (workspace) => (await started.governance.ledger.list(workspace, { limit: 50 })).rows.map((e) => e.tool);
 });
 afterAll(async () => {
   await close?.();
@@ -86,5 +91,36 @@ describe('405 for every path the gateway serves, read from its routes', () => {
       }
     }
     for (const path of ['/v1/events', '/mcp']) expect((await fetch(`${url}${path}`)).status).toBe(401);
+  });
+});
+
+describe('a REST caller who hangs up while waiting for its fair-share slot', () => {
+  /** Waits (bounded) until `ok()` holds; answers whether it did. */
+  async function until(ok: () => boolean, ms = 2_000): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    return ok();
+  }
+
+  it('gives up its turn: the call never runs (no ledger entry) and no slot is taken for it, now or later', async () => {
+    const { workspace_id: ws, api_key: key } = await gateway.identity.createWorkspace({ name: 'Colgó SAS', ownerEmail: `hangup-${Date.now()}@example.com` });
+    const invoke = (tool: string, input: Record<string, unknown>, signal?: AbortSignal) => fetch(`${url}/v1/tools/${tool}:invoke`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(input), signal,
+    });
+    // The workspace's one slot is taken: the next call waits for it.
+    const held = await share.acquire(ws);
+    const hangUp = new AbortController();
+    const abandoned = invoke('tools.describe', { name: 'invoices.post' }, hangUp.signal).catch((err: Error) => err);
+    expect(await until(() => share.load(ws).waiting === 1)).toBe(true);
+    hangUp.abort();
+    expect(await abandoned).toMatchObject({ name: 'AbortError' });
+    // Its place in line is given up at once (before: it kept it and ran when the slot came back).
+    expect(await until(() => share.load(ws).waiting === 0)).toBe(true);
+    held();
+    expect(share.busyWorkspaces).toBe(0);
+    // Nothing of it ran: after the slot came back and one more call ran, the ledger holds that call only.
+    expect((await invoke('tools.describe', { name: 'invoices.post' })).status).toBe(200);
+    expect(await ledgerOf(ws)).toEqual(['tools.describe']);
+    expect(share.busyWorkspaces).toBe(0);
   });
 });
