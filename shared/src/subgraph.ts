@@ -13,7 +13,7 @@ import GraphQLJSON from 'graphql-type-json';
 import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
 import { compositeResolvers, compositeTypeDefs, type OwnedReaders } from './composite.ts';
-import { isServiceAssertion, verifyServiceAssertion, type PeerConfig } from './peers.ts';
+import { isServiceAssertion, peerGraph, verifyServiceAssertion, type PeerConfig, type PeerGraph } from './peers.ts';
 import { databaseAnswers, ensureModel } from './db.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf, toCuadraError } from './errors.ts';
 import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
@@ -53,6 +53,8 @@ export interface SubgraphContext {
   workspace: string;
   db: Connection;
   log: Logger;
+  /** Reads another subgraph's graph for this workspace as this service (its configured peers); absent: none configured. */
+  graph?: PeerGraph;
 }
 
 /** Name of a subgraph's tool mutation: `invokeCrmTool`, `invokeInvoicesTool`… (unique per subgraph, so they compose). */
@@ -269,7 +271,7 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
     expressMiddleware(apollo, {
       context: async ({ res }) => {
         const principal = res.locals.principal as Principal;
-        return { principal, workspace: principal.workspace, db: deps.db, log: deps.log };
+        return { principal, workspace: principal.workspace, db: deps.db, log: deps.log, ...(deps.peers ? { graph: peerGraph(def.name, deps.peers, principal.workspace) } : {}) };
       },
     }),
   );

@@ -1,6 +1,6 @@
 import { defineSubgraph, entityResolvers } from '@cuadra/shared';
 import { owned } from './modules/index.ts';
-import { holdResolvers } from './modules/stock/finance_documents.ts';
+import { holdResolvers, previewResolvers } from './modules/stock/finance_documents.ts';
 import type { WarehouseDoc } from './modules/warehouses/model.ts';
 import { warehouses } from './modules/warehouses/model.ts';
 
@@ -12,7 +12,7 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
   owned,
   schema: new URL('../schema.graphql', import.meta.url),
   resolvers: {
-    Query: { warehouse: warehouse.byId },
+    Query: { warehouse: warehouse.byId, ...previewResolvers },
     Mutation: holdResolvers,
     Warehouse: warehouse.reference,
   },

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSubgraph, testPrincipal, writesDuring, type TestSubgraph } from '@cuadra/shared/testing';
-import type { Principal } from '@cuadra/shared';
+import { startTestSubgraph, testPrincipal, testServiceKeys, writesDuring, type TestSubgraph } from '@cuadra/shared/testing';
+import { peerGraph, pullFeed, type Principal } from '@cuadra/shared';
 import { startInvoices } from '../../invoices/test/setup.ts';
+import { postedBill, vendor } from '../../invoices/test/bills-helpers.ts';
+import { FINANCE_DOCUMENTS } from '../src/modules/stock/finance_documents.ts';
 import { createServer, name } from '../src/server.ts';
 import { stockBalances, stockItems, stockMovements } from '../src/modules/stock/model.ts';
 import { inventoryCounts } from '../src/modules/inventory_counts/model.ts';
@@ -9,11 +11,13 @@ import { inventoryCounts } from '../src/modules/inventory_counts/model.ts';
 // X-Dry-Run of the stock movements (issue 39): the tool's own path with `dry_run: true`, so the
 // header and the input flag answer alike; not one write command on either of inventory's
 // connections (the MongoDB driver's command monitoring), however new the item and the warehouse.
-// Finance (with crm) runs beside it: inventory reads its items and closed periods through the graph.
+// Finance (with crm) runs beside it: inventory reads its items and closed periods through the graph,
+// finance holds a vendor credit note's goods and previews them in inventory. No background work runs
+// here: inventory takes finance's posted documents in only when a test pulls them (or a hold does).
 let finance: TestSubgraph;
 let inventory: TestSubgraph;
 beforeAll(async () => {
-  finance = await startInvoices();
+  finance = await startInvoices({ peers: { inventory: { get url() { return inventory.url; } } } });
   inventory = await startTestSubgraph(name, createServer, { peers: { invoices: finance }, monitorCommands: true });
 });
 afterAll(async () => {
@@ -102,5 +106,59 @@ describe('stock movements with X-Dry-Run', () => {
     const stored = await stockMovements(inventory.db).findById(would.changes[1].id).lean() as unknown as { journal: { lines: unknown[] } };
     expect(JSON.parse(JSON.stringify(stored.journal.lines))).toEqual(would.journal_lines);
     expect(await inventory.call('inventory_counts.post', { id: sheet.id }, owner, { dryRun: true })).toMatchObject({ ok: false, code: 'conflict' });
+  });
+
+  it('bills.credit_note right after its bill: the note goes through (its hold pulls the bill\'s receipt first); its dry run shows the purchase return — item, warehouse, quantity, the receipt\'s cost, the 6135 difference — and writes nothing in inventory', async () => {
+    const owner = testPrincipal();
+    const item = (await output(finance, 'items.create', { name: 'Aceite 1 L', kind: 'product', sku: 'ACE-1', price: { amount: 20_000, currency: 'COP' }, tax_rate_ppm: 0 }, owner)).item.id;
+    const bog = (await output(inventory, 'warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' }, owner)).warehouse.id;
+    const vendorId = await vendor(owner);
+    const billOf = (n: string, quantity: number, unitPrice: number) => postedBill(finance, owner, vendorId, { supplier_number: n, lines: [{ description: 'Aceite', account: '1435', item_id: item, warehouse_id: bog, quantity, unit_price: unitPrice, tax_rate_ppm: 0 }] });
+    const credit = (n: string, billId: string, quantity: number, dryRun = false) => finance.call('bills.credit_note', { bill_id: billId, supplier_number: n, reason: 'Mercancía defectuosa', lines: [{ line: 0, quantity }] }, owner, { dryRun });
+    const pull = () => pullFeed(FINANCE_DOCUMENTS, inventory.db, owner.workspace, peerGraph('inventory', { ...testServiceKeys(), urls: { invoices: finance.url } }, owner.workspace), new Date());
+    const movements = async (type: 'receipt' | 'purchase_return') => (await stockMovements(inventory.db).find({ workspace: owner.workspace, type }).sort({ seq: 1 }).lean()) as any[];
+    const balance = async () => { const b = await stockBalances(inventory.db).findOne({ workspace: owner.workspace }).lean(); return [b!.qty / 1e6, b!.value, b!.reserved]; };
+
+    // Bill A: 10 @ 10,000 = 100,000 into BOG, posted; inventory has not pulled it (no receipt yet).
+    const a = await billOf('FV-A', 10, 10_000);
+    expect(await movements('receipt')).toEqual([]);
+    // NC-1 at once: 4 back. Before: 409 (the goods were not in stock yet). Now its hold pulls the bill's receipt first.
+    const nc1 = await credit('NC-1', a.id, 4);
+    expect(nc1, JSON.stringify(nc1)).toMatchObject({ ok: true, output: { credit_note: { status: 'posted' }, bill: { balance: 60_000 } } });
+    expect((await movements('receipt')).map((m) => [m.qty, m.value, m.warehouse_id])).toEqual([[10_000_000, 100_000, bog]]);
+    await pull();
+    // 4 × 10,000 = 40,000 back at the receipt's cost: no difference, no entry; 6 left worth 60,000, nothing reserved.
+    expect((await movements('purchase_return')).map((m) => [m.qty, m.value, m.price, m.journal])).toEqual([[-4_000_000, -40_000, 40_000, null]]);
+    expect(await balance()).toEqual([6, 60_000, 0]);
+
+    // Bill B: 4 @ 16,000 = 64,000, posted, not pulled. NC-2's dry run before the pull: its receipt is pending,
+    // so the goods leave at that receipt's own cost, 64,000 (no difference); not one write in inventory.
+    const b = await billOf('FV-B', 4, 16_000);
+    let dry: Awaited<ReturnType<TestSubgraph['call']>> | undefined;
+    expect(await writesDuring(inventory, async () => { dry = await credit('NC-2', b.id, 4, true); })).toEqual([]);
+    const stockOf = (d: typeof dry) => (d!.output.would.changes as { source: string; after: any }[]).filter((c) => c.source === 'stock_movements');
+    expect(stockOf(dry).map((c) => c.after)).toEqual([{ line: 0, source: { kind: 'bill_credit_note', id: expect.any(String), line: 0 }, type: 'purchase_return', item_id: item, warehouse_id: bog, quantity: 4, value: -64_000, price: 64_000, cost_of_sales_change: 0, journal_lines: [], receipt_pending: true }]);
+
+    // Pulled: 10 on hand worth 124,000 (average 12,400). 6 delivered at 12,400 = 74,400: 4 left worth 49,600.
+    await pull();
+    await output(inventory, 'stock.deliver', { item_id: item, warehouse_id: bog, quantity: 6 }, owner);
+    expect(await balance()).toEqual([4, 49_600, 0]);
+    // NC-2 now: the 4 left go back, all that is on hand, carrying 49,600; the vendor gives back 64,000:
+    // 64,000 − 49,600 = 14,400 more than the goods carried → Dr 1435 14,400 / Cr 6135 14,400 (cost of sales −14,400).
+    expect(await writesDuring(inventory, async () => { dry = await credit('NC-2', b.id, 4, true); })).toEqual([]);
+    const [would] = stockOf(dry);
+    expect(would.after).toMatchObject({ type: 'purchase_return', item_id: item, warehouse_id: bog, quantity: 4, value: -49_600, price: 64_000, cost_of_sales_change: -14_400 });
+    expect(would.after.journal_lines).toEqual([{ account: '1435', debit: 14_400, credit: 0 }, { account: '6135', debit: 0, credit: 14_400 }]);
+    expect(would.after.receipt_pending).toBeUndefined();
+    // More than is there: the dry run answers the hold's refusal, at the line.
+    expect(await credit('NC-3', b.id, 5, true)).toMatchObject({ ok: false, code: 'conflict' });
+
+    // The note itself, then the pull: the movement stored is the one the dry run showed.
+    expect(await credit('NC-2', b.id, 4)).toMatchObject({ ok: true });
+    await pull();
+    const [stored] = (await movements('purchase_return')).slice(-1);
+    expect([stored.qty, stored.value, stored.price, stored.warehouse_id, JSON.parse(JSON.stringify(stored.journal.lines)).map(({ account, debit, credit: c }: any) => ({ account, debit, credit: c }))])
+      .toEqual([-4_000_000, would.after.value, would.after.price, would.after.warehouse_id, would.after.journal_lines]);
+    expect(await balance()).toEqual([0, 0, 0]);
   });
 });

@@ -16,13 +16,13 @@ const andinaOf = new Map<string, string>();
 
 /**
  * Starts the invoices subgraph beside a real crm subgraph (an invoice reads its buyer from crm
- * through the graph), and with `payroll` a real payroll subgraph whose journal feed finance pulls.
- * `close()` stops them all.
+ * through the graph), and with `payroll` a real payroll subgraph whose journal feed finance pulls;
+ * `peers`: others it calls (each URL read when called: one started after it). `close()` stops them all.
  */
-export async function startInvoices(options: { monitorCommands?: boolean; payroll?: boolean } = {}): Promise<TestSubgraph> {
+export async function startInvoices(options: { monitorCommands?: boolean; payroll?: boolean; peers?: Record<string, Pick<TestSubgraph, 'url'>> } = {}): Promise<TestSubgraph> {
   crm = await startTestSubgraph(crmName, createCrm);
   payroll = options.payroll ? await startTestSubgraph(payrollName, createPayroll) : undefined;
-  const sg = await startTestSubgraph(name, createServer, { peers: { crm, ...(payroll ? { payroll } : {}) }, monitorCommands: options.monitorCommands });
+  const sg = await startTestSubgraph(name, createServer, { peers: { crm, ...(payroll ? { payroll } : {}), ...options.peers }, monitorCommands: options.monitorCommands });
   const close = sg.close;
   sg.close = async () => {
     await close();

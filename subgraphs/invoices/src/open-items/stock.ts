@@ -1,4 +1,4 @@
-import { clampLimit, CuadraError, modelOn, OrderedFeed, ORDERED_FEED_FIELDS, type OperationContext, type OrderedFeedDoc, type PeerGraph, type SourceReader } from '@cuadra/shared';
+import { clampLimit, CuadraError, modelOn, type ToolContext, OrderedFeed, ORDERED_FEED_FIELDS, type OperationContext, type OrderedFeedDoc, type PeerGraph, type SourceReader } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /*
@@ -144,4 +144,27 @@ export async function releaseStock(ctx: OperationContext, documentId: string): P
   const graph = graphOf(ctx);
   if (!graph) return;
   await graph('inventory', 'mutation($d: ID!) { releaseStockForDocument(document: $d) }', { d: documentId }).catch(() => undefined);
+}
+
+/**
+ * What a vendor's credit note would move in inventory, read only (its dry run): each product
+ * line's purchase return as inventory values it (item, warehouse, quantity, the value the goods
+ * leave at, the note's price, the 6135 difference and the movement's own journal lines), as
+ * `stock_movements` inserts. Goods no longer there: the refusal the hold would give (409 at the
+ * line). Inventory not configured here: nothing moves. Not answering: `unavailable`.
+ */
+export async function previewStock(ctx: Pick<ToolContext, 'workspace'> & { graph?: PeerGraph }, doc: StockDocument): Promise<{ source: string; id: string; op: 'insert'; after: Record<string, unknown> }[]> {
+  const graph = ctx.graph;
+  if (!doc.lines.length || !graph) return [];
+  let answer: { movements: ({ line: number } & Record<string, unknown>)[]; refused: HoldAnswer['refused'] };
+  try {
+    const data = await graph('inventory', 'query($d: ID!, $k: String!, $c: ID, $t: String!, $l: JSON!) { previewStockForDocument(document: $d, kind: $k, creditOf: $c, date: $t, lines: $l) }',
+      { d: doc.id, k: doc.kind, c: doc.credit_of ?? null, t: doc.date, l: doc.lines });
+    answer = data.previewStockForDocument as typeof answer;
+  } catch (err) {
+    if (err instanceof CuadraError && /not configured/.test(err.message)) return [];
+    throw new CuadraError('unavailable', 'The inventory service did not answer, so what the goods of this credit note would do in stock could not be shown; nothing was done. Try again.', { beforeAnyEffect: true });
+  }
+  if (answer?.refused) throw new CuadraError('conflict', `Line ${answer.refused.line} (/lines/${answer.refused.line}/quantity): ${answer.refused.message}`, { field: `/lines/${answer.refused.line}/quantity` });
+  return answer.movements.map(({ line, ...after }) => ({ source: 'stock_movements', id: `${doc.id}:${line}`, op: 'insert' as const, after: { line, source: { kind: doc.kind, id: doc.id, line }, ...after } }));
 }

@@ -1,10 +1,11 @@
-import { CuadraError, feedPullJob, peerGraph, peersFromEnv, type BackgroundJob, type FeedReader, type Logger, type PeerConfig, type PeerGraph, type ToolContext } from '@cuadra/shared';
+import { CuadraError, feedPullJob, peerGraph, pullFeed, type BackgroundJob, type FeedReader, type Logger, type PeerConfig, type PeerGraph, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { warehouses } from '../warehouses/model.ts';
 import { movementIdFor, writeMovement, type MovementRequest } from './ledger.ts';
 import { stockBalances, stockMovements, type MovementDoc } from './model.ts';
 import { balanceFor } from './place.ts';
 import { setReservation } from './tools/reserve.ts';
+import { ACCOUNTS } from './journal.ts';
 import { fromMicro, toMicro } from './valuation.ts';
 
 /*
@@ -87,6 +88,7 @@ export async function holdForDocument(db: Connection, workspace: string, graph: 
   const fallback = await defaultWarehouse(db, workspace);
   if (!fallback) return { held: false, refused: null };
   const ctx = contextFor(db, workspace, graph, now);
+  if (creditOf && graph) await receiveBillFirst(db, workspace, graph, creditOf, lines, now);
   // Recorded before any reservation: a hold a crash leaves behind is found by the repair (releaseStaleHolds).
   await documentHolds(db).updateOne({ _id: `${workspace}|${document}` }, { $set: { workspace, document, at: now } }, { upsert: true });
   // One reservation per balance: lines of the same item and warehouse add up.
@@ -115,6 +117,80 @@ export async function holdForDocument(db: Connection, workspace: string, graph: 
     }
   }
   return { held: true, refused: null };
+}
+
+/**
+ * A vendor's credit note issued right after its bill: the bill's receipt may not be pulled yet (the
+ * background pull runs every few seconds), and its goods would then not be there to send back — a
+ * correct note refused for our own ordering. So when a line's receipt is missing, finance's posted
+ * documents are pulled now, as the background pull would (the same reader and marks: each document
+ * moves once, whichever pull gets it; bounded as every pull is). Finance's hold waits for it (its
+ * read of the feed is a service read: it takes no fair-share slot there). A bill published before
+ * the first warehouse, or kept waiting (a closed month), still has no receipt: the hold then
+ * answers as before, from the line's warehouse.
+ */
+async function receiveBillFirst(db: Connection, workspace: string, graph: PeerGraph, bill: string, lines: DocLine[], now: Date): Promise<void> {
+  for (const l of lines) {
+    if (l.bill_line !== undefined && !(await receiptOf(db, workspace, bill, l))) {
+      await pullFeed(FINANCE_DOCUMENTS, db, workspace, graph, now);
+      return;
+    }
+  }
+}
+
+/** One movement a document would make, as finance's dry run shows it. */
+export interface PreviewedMovement {
+  line: number;
+  type: MovementDoc['type'];
+  item_id: string;
+  warehouse_id: string;
+  /** Units moved (positive: which way is `type`'s). */
+  quantity: number;
+  /** What the goods carry in or out of stock (minor units; out: negative, as the ledger keeps it). */
+  value: number;
+  /** A purchase return: what the vendor's credit note takes off 1435 for these goods (the note line's net amount). */
+  price?: number;
+  /** Σ 6135 debits − credits of the movement's own entry: + the cost of sales grows (the goods left carrying more than the vendor gives back). */
+  cost_of_sales_change: number;
+  /** The movement's own journal lines (posted through inventory's journal feed once it is written). */
+  journal_lines: { account: string; debit: number; credit: number }[];
+  /** The bill's receipt is not in inventory yet: the goods leave at its own cost (no difference), as they will once it is pulled. */
+  receipt_pending?: boolean;
+}
+
+/**
+ * What a document being issued would move, read only (finance's dry run of a vendor's credit
+ * note): each line's movement by the very path the pull writes it (movementOf, then writeMovement
+ * with `dryRun`), nothing written — not even a first balance or item. A line whose goods are not
+ * there (the item not allowing negative stock) is answered `refused`, as the hold would. A vendor
+ * note whose bill's receipt is not pulled yet leaves at the bill line's own cost (receipt_pending):
+ * a dry run brings no pull forward.
+ */
+export async function previewForDocument(db: Connection, workspace: string, graph: PeerGraph | undefined, row: DocRow, now: Date): Promise<{ movements: PreviewedMovement[]; refused: HoldAnswer['refused'] }> {
+  const fallback = await defaultWarehouse(db, workspace);
+  if (!fallback) return { movements: [], refused: null };
+  const ctx = contextFor(db, workspace, graph, now);
+  const movements: PreviewedMovement[] = [];
+  for (const l of row.lines) {
+    const m = await movementOf(db, workspace, row, l, fallback);
+    if (!m) continue;
+    const quantity = Math.abs(fromMicro(m.req.qty));
+    if (row.kind === 'bill_credit_note' && !m.req.counterpart) {
+      movements.push({ line: l.line, type: m.req.type, item_id: l.item_id, warehouse_id: m.warehouse, quantity, value: -(l.value ?? 0), price: l.value ?? 0, cost_of_sales_change: 0, journal_lines: [], receipt_pending: true });
+      continue;
+    }
+    try {
+      const place = await balanceFor(ctx, l.item_id, m.warehouse, { dryRun: true });
+      const { movement } = await writeMovement(db, graph, place, m.req, { now, dryRun: true });
+      const lines = (movement.journal?.lines ?? []).map(({ account, debit, credit }) => ({ account, debit, credit }));
+      const costOfSales = lines.filter((j) => j.account === ACCOUNTS.costOfSales.account).reduce((t, j) => t + j.debit - j.credit, 0);
+      movements.push({ line: l.line, type: movement.type, item_id: l.item_id, warehouse_id: m.warehouse, quantity, value: movement.value, ...(movement.price !== undefined ? { price: movement.price } : {}), cost_of_sales_change: costOfSales, journal_lines: lines });
+    } catch (err) {
+      if (err instanceof CuadraError && (err.code === 'conflict' || err.code === 'invalid_input')) return { movements, refused: { line: l.line, message: err.message } };
+      throw err;
+    }
+  }
+  return { movements, refused: null };
 }
 
 /** Gives back every reservation held under a document (a post refused after its hold). */
@@ -273,13 +349,6 @@ export const staleHoldsRepairJob: BackgroundJob = {
   },
 };
 
-let peers: PeerConfig | undefined | null = null;
-/** The graph finance's call is served with (inventory reads an item it has not stocked yet from finance). */
-function peersOnce(): PeerConfig | undefined {
-  if (peers === null) peers = peersFromEnv();
-  return peers;
-}
-
 /** An invoice's or a vendor credit note's id (it becomes a key of the balances' reservations, and a path in a query: no dots, no `$`). */
 function isHeldDocumentId(id: unknown): id is string {
   return typeof id === 'string' && /^(inv|bil)_[A-Za-z0-9_-]{1,40}$/.test(id);
@@ -290,24 +359,42 @@ function fromFinance(ctx: { principal: { actor: { type: string; id: string } } }
   if (ctx.principal.actor.type !== 'service' || ctx.principal.actor.id !== 'invoices') throw new CuadraError('policy_denied', 'Only finance holds stock for a document it is posting.');
 }
 
-/** The graph fields of the narrow service write (schema.graphql): finance's hold and release. */
-export const holdResolvers = {
-  holdStockForDocument: async (_: unknown, args: { document: string; lines: DocLine[]; creditOf?: string | null }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
+/** A graph resolver's context: the caller, and the graph this service reads its peers with (finance's items and closed months). */
+type ResolverContext = { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection; graph?: PeerGraph };
+
+/** A document's lines as finance sends them (the hold's and the preview's shape), checked. */
+function checkedLines(lines: unknown): lines is DocLine[] {
+  return Array.isArray(lines) && lines.length <= 500 && lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0
+    && (l.bill_line === undefined || Number.isInteger(l.bill_line)) && (l.value === undefined || Number.isInteger(l.value)));
+}
+
+/** Finance's dry run of a document it would issue (schema.graphql): what it would move, read only. */
+export const previewResolvers = {
+  previewStockForDocument: async (_: unknown, args: { document: string; kind: string; creditOf?: string | null; date: string; lines: DocLine[] }, ctx: ResolverContext) => {
     fromFinance(ctx);
     const creditOf = args.creditOf ?? null;
-    if (!isHeldDocumentId(args.document) || (creditOf !== null && !/^bil_[A-Za-z0-9_-]{1,40}$/.test(creditOf)) || !Array.isArray(args.lines) || args.lines.length > 500
-      || !args.lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0
-        && (l.bill_line === undefined || Number.isInteger(l.bill_line)))) {
+    if (!isHeldDocumentId(args.document) || args.kind !== 'bill_credit_note' || (creditOf !== null && !/^bil_[A-Za-z0-9_-]{1,40}$/.test(creditOf)) || !/^\d{4}-\d{2}-\d{2}$/.test(args.date) || !checkedLines(args.lines)) {
+      throw new CuadraError('invalid_input', 'A preview names a vendor\'s credit note, its bill, its date and its lines {line, item_id, warehouse_id, quantity, value, bill_line}.');
+    }
+    const row: DocRow = { id: args.document, kind: 'bill_credit_note', credit_of: creditOf, date: args.date, currency: '', lines: args.lines };
+    return previewForDocument(ctx.db, ctx.workspace, ctx.graph, row, new Date());
+  },
+};
+
+/** The graph fields of the narrow service write (schema.graphql): finance's hold and release. */
+export const holdResolvers = {
+  holdStockForDocument: async (_: unknown, args: { document: string; lines: DocLine[]; creditOf?: string | null }, ctx: ResolverContext) => {
+    fromFinance(ctx);
+    const creditOf = args.creditOf ?? null;
+    if (!isHeldDocumentId(args.document) || (creditOf !== null && !/^bil_[A-Za-z0-9_-]{1,40}$/.test(creditOf)) || !checkedLines(args.lines)) {
       throw new CuadraError('invalid_input', 'A hold names an invoice or a vendor\'s credit note and its lines {line, item_id, warehouse_id, quantity, bill_line?}.');
     }
     wakeFinancePull(ctx.workspace);
-    const p = peersOnce();
-    return holdForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, args.lines, new Date(), creditOf);
+    return holdForDocument(ctx.db, ctx.workspace, ctx.graph, args.document, args.lines, new Date(), creditOf);
   },
-  releaseStockForDocument: async (_: unknown, args: { document: string }, ctx: { principal: { actor: { type: string; id: string } }; workspace: string; db: Connection }) => {
+  releaseStockForDocument: async (_: unknown, args: { document: string }, ctx: ResolverContext) => {
     fromFinance(ctx);
     if (!isHeldDocumentId(args.document)) throw new CuadraError('invalid_input', 'A release names an invoice or a vendor\'s credit note.');
-    const p = peersOnce();
-    return { released: await releaseForDocument(ctx.db, ctx.workspace, p ? peerGraph('inventory', p, ctx.workspace) : undefined, args.document, new Date()) };
+    return { released: await releaseForDocument(ctx.db, ctx.workspace, ctx.graph, args.document, new Date()) };
   },
 };

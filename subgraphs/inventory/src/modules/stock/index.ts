@@ -32,4 +32,6 @@ export const stockModule = defineModule({
   maintenance: ({ db, now }) => finishPendingEverywhere(db, now),
   // Finance's posted invoices, bills and credit notes move stock (finance_documents.ts); never in a read.
   background: [financeDocumentsPull.job, staleHoldsRepairJob],
+  // Finance's dry run of a vendor's credit note (its service assertion only, checked in the resolver).
+  readGuards: { 'Query.previewStockForDocument': 'stock' },
 });

@@ -8,7 +8,7 @@ import { assertNotHeld } from './holds.ts';
 import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, type BillDoc } from './model.ts';
 import { payablesRollupCurrency, billEntryLines, billStatusDelta, changeBill, duplicateSupplierNumber, type BillChange } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
-import { holdStock, publishStockDocument, releaseStock, type StockDocument } from '../../open-items/stock.ts';
+import { holdStock, previewStock, publishStockDocument, releaseStock, type StockDocument } from '../../open-items/stock.ts';
 import { productLines } from '../../lib/documents.ts';
 
 /*
@@ -149,7 +149,7 @@ const creditNoteHeading = (note: BillDoc): EntryHeading => ({
 type CreditNoteInFlight = BillDoc & { credited?: BillDoc };
 
 /** The goods a vendor's credit note sends back: its lines of product items, each with the bill line it credits (null: none). */
-async function noteStock(ctx: OperationContext, note: BillDoc): Promise<StockDocument | null> {
+async function noteStock(ctx: Pick<OperationContext, 'db' | 'workspace'>, note: BillDoc): Promise<StockDocument | null> {
   const lines = (await productLines(ctx.db, ctx.workspace, note.lines)).map((l) => ({ ...l, bill_line: note.credit_lines![l.line]! }));
   return lines.length ? { kind: 'bill_credit_note', id: note._id, credit_of: note.credit_of ?? null, date: note.issue_date, currency: note.currency, lines } : null;
 }
@@ -263,11 +263,14 @@ export async function previewCreditBill(ctx: ToolContext, input: CreditNoteInput
   const change = creditApplied(bill, note);
   const lines = creditNoteEntryLines(note);
   const heading = creditNoteHeading(note);
+  // The goods it sends back, as inventory would value them (a note whose goods were held already changes no stock it has not shown).
+  const stock = note.stock_held ? null : await noteStock(ctx, note);
   return {
     changes: [
       { source: 'bills', id: note._id, op: planned.note ? 'insert' : 'update', after: { kind: 'credit_note', credit_of: bill._id, supplier_number: note.supplier_number, status: 'posted', total: note.total, amount_due: note.amount_due, journal_entry_id: heading.id } },
       { source: 'bills', id: bill._id, op: 'update', before: { balance: bill.balance, status: bill.status }, after: { balance: change.set!.balance, status: change.set!.status } },
       await previewEntry(ctx, creditNoteSource(note), lines, heading),
+      ...(stock ? await previewStock(ctx, stock) : []),
     ],
     journal_lines: lines,
   };
