@@ -18,8 +18,13 @@
 // 5 parties per workspace is also created through the tool over HTTP and compared field by field with
 // a seeded one (the check fails the bench when a field differs in presence or type; `_runs`, the
 // pipeline's stamp of the call that wrote a record, is the one field a seeded party has not).
-// Not seeded here (yet): invoices, payments and bills (the receivables metrics, `as_of` metrics and the
-// payables lane); their figures are `bench/metrics.ts`'s and `bench/payables.ts`'s.
+// Invoices with their payments and bills with theirs (BENCH_INVOICES, default as many as parties;
+// BENCH_BILLS, default a fifth of them, at least 1,000) are seeded by bench/scale-books.ts in the
+// shapes of a sample made through the tools over HTTP in the same workspace, compared field by field
+// (see that file for how, and what is skipped); their calls' ledger entries (three per invoice, three
+// per bill) are appended like the parties'.
+// BENCH_LOCK (a lock file, e.g. /tmp/cuadra-cpu.lock): the seeding runs without it, the timed phase
+// holds it (flock), so a long seed under `nice` leaves the machine's cores to others.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,11 +42,19 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
 import { TOOL_INVOKE_PATH } from '../shared/src/subgraph.ts';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { compareBookShapes, sampleThroughTools, seedBooks } from './scale-books.ts';
+import { localDate } from '../shared/src/periods.ts';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 20000);
 const PER_PARTY = Number(process.env.BENCH_LEDGER_PER_PARTY ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const invoicesOf = (parties: number) => Number(process.env.BENCH_INVOICES ?? parties);
+const billsOf = (parties: number) => Number(process.env.BENCH_BILLS ?? Math.max(1_000, Math.round(parties / 5)));
+/** The ledger entries a workspace of `parties` is seeded with (its parties' and its books' calls). */
+const entriesOf = (parties: number) => parties * PER_PARTY + 3 * (invoicesOf(parties) + billsOf(parties));
 /** `BENCH_ONLY=fairness`: seed, then measure only another workspace under load (and memory); for comparing FAIR_SHARE_* settings. */
 const ONLY_FAIRNESS = process.env.BENCH_ONLY === 'fairness';
 const runDir = path.join(repoRoot, 'test-output', 'bench', 'scale');
@@ -86,35 +99,72 @@ async function call(tool: string, input: unknown, key: string): Promise<any> {
 }
 
 const crmDb = await connectDatabase(mongo.url, `${prefix}_crm`);
+const invoicesDb = await connectDatabase(mongo.url, `${prefix}_invoices`);
 const governanceDb = await connectDatabase(mongo.url, `${prefix}_governance`);
 const ledger = new Ledger(governanceDb, undefined, { signer: new LedgerSigner({ privateKey: sys.ledgerKeys.privateKey }) });
 const WORDS = ['andina', 'caribe', 'pacifico', 'llanos', 'sabana', 'montana', 'rio', 'valle', 'costa', 'sierra', 'bosque', 'paramo'];
 const UNIQUE = 'Zurbarán Quintero Único';
 
-async function seed(workspace: string, n: number): Promise<void> {
+/** Appends `count` entries of `workspace`'s calls to its ledger (the services' own Ledger), the tool of each from `toolOf`. */
+async function appendEntries(workspace: string, count: number, toolOf: (k: number) => string): Promise<void> {
+  const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'seed' }, credential_id: 'seed', scopes: null, patterns: null };
+  for (let done = 0; done < count; done += 2_000) {
+    await Promise.all(Array.from({ length: Math.min(2_000, count - done) }, (_, i) => {
+      const tool = toolOf(done + i);
+      return ledger.append({ principal: principal as never, tool, risk: /\.(list|get)$/.test(tool) ? 'read' : 'write', input_digest: null, outcome: 'ok', duration_ms: 3 });
+    }));
+  }
+}
+
+/** Seeds `n` parties (one in ten a vendor; the unique name a customer, in the middle) with their calls' ledger entries; answers the customers (the unique one first) and vendors. */
+async function seed(workspace: string, n: number): Promise<{ customers: { id: string; name: string }[]; vendors: { id: string; name: string }[] }> {
   const rand = rng(n);
   const t0 = performance.now();
   let next = 0;
   // The unique name sits in the middle of the history: a search that matches it must not need the newest positions.
-  const uniqueAt = Math.floor(n / 2);
+  const uniqueAt = Math.floor(n / 2) + 1;
+  const customers: { id: string; name: string }[] = [];
+  const vendors: { id: string; name: string }[] = [];
   await Promise.all(Array.from({ length: 8 }, async () => {
     for (let i = next++; i < n; i = next++) {
       const name = i === uniqueAt ? UNIQUE : `${WORDS[Math.floor(rand() * WORDS.length)]} ${WORDS[Math.floor(rand() * WORDS.length)]} ${i} SAS`;
-      await insertParty({ db: crmDb, workspace, now: new Date() }, { name, kind: i % 10 === 0 ? 'vendor' : 'customer', email: `c${i}@example.co`, tags: i % 7 === 0 ? ['vip'] : [] });
+      const kind = i % 10 === 0 ? 'vendor' : 'customer';
+      const party = await insertParty({ db: crmDb, workspace, now: new Date() }, { name, kind, email: `c${i}@example.co`, tags: i % 7 === 0 ? ['vip'] : [] });
+      (kind === 'vendor' ? vendors : customers)[i === uniqueAt ? 'unshift' : 'push']({ id: party._id, name });
     }
   }));
   const parties = performance.now() - t0;
-  const principal = { workspace, role: 'owner', actor: { type: 'api_key', id: 'seed' }, credential_id: 'seed', scopes: null, patterns: null };
   const entries = n * PER_PARTY;
-  for (let done = 0; done < entries; done += 2_000) {
-    await Promise.all(Array.from({ length: Math.min(2_000, entries - done) }, (_, i) => {
-      const k = done + i;
-      const tool = k % 100 === 0 ? 'parties.update' : k % PER_PARTY === 0 ? 'parties.create' : 'parties.list';
-      return ledger.append({ principal: principal as never, tool, risk: tool === 'parties.list' ? 'read' : 'write', input_digest: null, outcome: 'ok', duration_ms: 3 });
-    }));
-  }
+  await appendEntries(workspace, entries, (k) => k % 100 === 0 ? 'parties.update' : k % PER_PARTY === 0 ? 'parties.create' : 'parties.list');
   await ledger.countActivity(workspace, Number.MAX_SAFE_INTEGER);
   console.log(`seeded ${n.toLocaleString('en')} parties in ${(parties / 1000).toFixed(1)} s and ${entries.toLocaleString('en')} ledger entries in ${((performance.now() - t0 - parties) / 1000).toFixed(1)} s`);
+  return { customers, vendors };
+}
+
+/** Seeds `workspace`'s books: a sample through the tools, then invoices with payments and bills with theirs in its shapes, and their calls' ledger entries. */
+async function seedWorkspaceBooks(workspace: string, key: string, parties: Awaited<ReturnType<typeof seed>>, size: number): Promise<void> {
+  const t0 = performance.now();
+  const today = localDate(new Date());
+  const sample = await sampleThroughTools((tool, input) => call(tool, input, key), today, parties.customers[1], parties.vendors[0]);
+  const n = invoicesOf(size);
+  const m = billsOf(size);
+  const seeded = await seedBooks(invoicesDb, workspace, sample, parties.customers, parties.vendors, n, m, today);
+  const books = performance.now() - t0;
+  const calls = ['invoices.create', 'invoices.post', 'payments.register', 'bills.create', 'bills.post', 'bills.pay'];
+  await appendEntries(workspace, 3 * (n + m), (k) => k < 3 * n ? calls[k % 3] : calls[3 + (k % 3)]);
+  await ledger.countActivity(workspace, Number.MAX_SAFE_INTEGER);
+  if (!ONLY_FAIRNESS) await compareBookShapes(invoicesDb, workspace, sample);
+  console.log(`seeded ${JSON.stringify(seeded)} in ${(books / 1000).toFixed(1)} s and ${(3 * (n + m)).toLocaleString('en')} ledger entries in ${((performance.now() - t0 - books) / 1000).toFixed(1)} s`);
+}
+
+/** Holds `file` (flock) until the answer's `release` is called: the timed phase's share of a lock the seeding does not take. */
+async function holdLock(file: string | undefined): Promise<{ release(): void }> {
+  if (!file) return { release() {} };
+  const t0 = performance.now();
+  const child = spawn('flock', [file, 'sh', '-c', 'echo locked; read _'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await once(child.stdout!, 'data');
+  console.log(`(waited ${((performance.now() - t0) / 1000).toFixed(0)} s for ${file}; uptime: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  return { release: () => child.stdin!.end() };
 }
 
 /** A party created through the tool and a seeded one: the same fields, of the same types. */
@@ -148,6 +198,7 @@ async function side(label: string, read: (ws: { key: string; id: string }) => Pr
   console.log(`  ${label.padEnd(44)} small ${pct(small, 50).toFixed(1)} / ${pct(small, 95).toFixed(1)}  large ${pct(large, 50).toFixed(1)} / ${pct(large, 95).toFixed(1)}  ratio ${(pct(large, 50) / pct(small, 50)).toFixed(2)}`);
 }
 
+let lock = { release() {} };
 let S = { key: '', id: '' };
 let L = { key: '', id: '' };
 const memory: { when: string; mb: Record<string, string> }[] = [{ when: 'system started', mb: await rss(true) }];
@@ -157,13 +208,20 @@ try {
   const other = await sys.workspace('Otra SAS');
   S = { key: small.api_key, id: small.workspace_id };
   L = { key: large.api_key, id: large.workspace_id };
-  await seed(small.workspace_id, SMALL);
-  await seed(large.workspace_id, LARGE);
+  const seedStarted = performance.now();
+  const smallParties = await seed(small.workspace_id, SMALL);
+  await seedWorkspaceBooks(small.workspace_id, small.api_key, smallParties, SMALL);
+  const largeParties = await seed(large.workspace_id, LARGE);
+  await seedWorkspaceBooks(large.workspace_id, large.api_key, largeParties, LARGE);
   await seed(other.workspace_id, 200);
+  await ledger.countActivity(small.workspace_id, Number.MAX_SAFE_INTEGER);
+  await ledger.countActivity(large.workspace_id, Number.MAX_SAFE_INTEGER);
+  console.log(`seeding took ${((performance.now() - seedStarted) / 1000).toFixed(0)} s in all`);
   if (!ONLY_FAIRNESS) {
     await compareShapes(small.workspace_id, small.api_key);
     await compareShapes(large.workspace_id, large.api_key);
   }
+  lock = await holdLock(process.env.BENCH_LOCK);
   memory.push({ when: 'seeded, before the reads', mb: await rss(true) });
 
   console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
@@ -209,10 +267,50 @@ try {
       out.push(performance.now() - t0);
     }
   }
-  if (!ONLY_FAIRNESS) console.log(`  ledger.verify full: small ${pct(fullSmall, 50).toFixed(0)} ms (${((pct(fullSmall, 50) * 1000) / (SMALL * PER_PARTY)).toFixed(1)} µs/entry), large ${pct(fullLarge, 50).toFixed(0)} ms (${((pct(fullLarge, 50) * 1000) / (LARGE * PER_PARTY)).toFixed(1)} µs/entry)`);
+  if (!ONLY_FAIRNESS) console.log(`  ledger.verify full: small ${pct(fullSmall, 50).toFixed(0)} ms (${((pct(fullSmall, 50) * 1000) / entriesOf(SMALL)).toFixed(1)} µs/entry), large ${pct(fullLarge, 50).toFixed(0)} ms (${((pct(fullLarge, 50) * 1000) / entriesOf(LARGE)).toFixed(1)} µs/entry)`);
+
+  // Receivables and payables: records, metrics (default window, 366 days by month, as_of), the agenda and a 10-block dashboard.
+  await side('records.list invoices first page', (w) => call('records.list', { source: 'invoices', limit: 25 }, w.key));
+  await side('records.list invoices status=posted', (w) => call('records.list', { source: 'invoices', status: 'posted', limit: 25 }, w.key));
+  await side('records.list invoices search (one match)', (w) => call('records.list', { source: 'invoices', search: 'zurbarán quintero', limit: 25 }, w.key));
+  const invoiceCursors = new Map<string, string>();
+  for (const w of [S, L]) {
+    let cursor: string | undefined;
+    for (let page = 1; page < 50; page++) cursor = (await call('records.list', { source: 'invoices', limit: 10, ...(cursor ? { cursor } : {}) }, w.key)).next_cursor;
+    invoiceCursors.set(w.key, cursor!);
+  }
+  await side('records.list invoices 50th page by cursor', (w) => call('records.list', { source: 'invoices', limit: 10, cursor: invoiceCursors.get(w.key) }, w.key));
+  await side('records.list payments first page', (w) => call('records.list', { source: 'payments', limit: 25 }, w.key));
+  await side('records.list bills first page', (w) => call('records.list', { source: 'bills', limit: 25 }, w.key));
+  await side('records.list bills status=posted', (w) => call('records.list', { source: 'bills', status: 'posted', limit: 25 }, w.key));
+  const today = localDate(new Date());
+  for (const metric of ['revenue', 'ar_outstanding', 'invoices_status', 'top_customers', 'expenses', 'ap_outstanding', 'top_vendors']) {
+    await side(`metrics.query ${metric} (default window)`, (w) => call('metrics.query', { metric }, w.key));
+    await side(`metrics.query ${metric} 366 days by month`, (w) => call('metrics.query', { metric, days: 366, interval: 'month' }, w.key));
+  }
+  for (const metric of ['ar_aging', 'ap_aging', 'ar_outstanding']) await side(`metrics.query ${metric} as_of today`, (w) => call('metrics.query', { metric, as_of: today }, w.key));
+  await side('agenda, every lane (60 days)', (w) => call('dashboards.render', { blocks: [{ type: 'agenda', agenda: { days: 60 } }] }, w.key));
+  const tenBlocks = [
+    { type: 'stats', title: 'Resumen', items: [{ label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } }, { label: 'Receivables', query: { metric: 'ar_outstanding' } }, { label: 'Payables', query: { metric: 'ap_outstanding' } }] },
+    { type: 'chart', title: 'Revenue by month', chart: 'bar', query: { metric: 'revenue', days: 366, interval: 'month' } },
+    { type: 'chart', title: 'Invoices by status', chart: 'pie', query: { metric: 'invoices_status' } },
+    { type: 'table', title: 'Top customers', query: { metric: 'top_customers', limit: 5 } },
+    { type: 'table', title: 'Top vendors', query: { metric: 'top_vendors', limit: 5 } },
+    { type: 'chart', title: 'Aging', chart: 'bar', query: { metric: 'ar_aging' } },
+    { type: 'records', title: 'Customers', records: { source: 'parties', kind: 'customer' } },
+    { type: 'records', title: 'Invoices', records: { source: 'invoices', limit: 10 } },
+    { type: 'records', title: 'Bills', records: { source: 'bills', limit: 10 } },
+    { type: 'agenda', title: 'Agenda', agenda: { days: 30 } },
+  ];
+  await side('dashboards.render (10 blocks)', (w) => call('dashboards.render', { blocks: tenBlocks }, w.key));
 
   let n = 0;
   await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
+  const firstCustomer = new Map([[S.key, smallParties.customers[1].id], [L.key, largeParties.customers[1].id]]);
+  await side('invoices.create + invoices.post (writes)', async (w) => {
+    const draft = (await call('invoices.create', { customer_id: firstCustomer.get(w.key), currency: 'COP', lines: [{ description: 'Nueva', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] }, w.key)).invoice;
+    await call('invoices.post', { id: draft.id }, w.key);
+  });
 
   // Another workspace while 16 connections read the large one — and where its call waits: the same
   // read timed at each layer it crosses, interleaved so every layer sees the same load (the whole
@@ -303,14 +401,15 @@ try {
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
   console.log('| --- | --- | --- | --- |');
   for (const r of table) console.log(`| ${r.label} | ${pct(r.small, 50).toFixed(1)} / ${pct(r.small, 95).toFixed(1)} | ${pct(r.large, 50).toFixed(1)} / ${pct(r.large, 95).toFixed(1)} | ${(pct(r.large, 50) / pct(r.small, 50)).toFixed(2)} |`);
-  if (!ONLY_FAIRNESS) console.log(`| ledger.verify full | ${pct(fullSmall, 50).toFixed(0)} | ${pct(fullLarge, 50).toFixed(0)} | ${((pct(fullLarge, 50) * 1000) / (LARGE * PER_PARTY)).toFixed(1)} µs/entry (large) |`);
+  if (!ONLY_FAIRNESS) console.log(`| ledger.verify full | ${pct(fullSmall, 50).toFixed(0)} | ${pct(fullLarge, 50).toFixed(0)} | ${((pct(fullLarge, 50) * 1000) / entriesOf(LARGE)).toFixed(1)} µs/entry (large) |`);
   console.log(`| another workspace under load | ${pct(idle, 50).toFixed(1)} / ${pct(idle, 95).toFixed(1)} idle | ${pct(busy, 50).toFixed(1)} / ${pct(busy, 95).toFixed(1)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
   console.log(`\nresident memory (MB; a service's V8 heap in use after a full collection in brackets): ${Object.keys(memory[0].mb).join(', ')}`);
   for (const m of memory) console.log(`  ${m.when.padEnd(28)} ${Object.values(m.mb).join(', ')}`);
   const grew = Object.keys(memory[0].mb).map((k) => [k, Number.parseInt(memory[2].mb[k], 10) - Number.parseInt(memory[1].mb[k], 10)] as const);
   console.log(`  grew serving reads: ${grew.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
 } finally {
-  await Promise.all([crmDb.close(), governanceDb.close()]).catch(() => undefined);
+  lock.release();
+  await Promise.all([crmDb.close(), governanceDb.close(), invoicesDb.close()]).catch(() => undefined);
   await sys.stop();
   await stopAll();
 }

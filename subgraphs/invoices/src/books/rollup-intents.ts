@@ -64,29 +64,57 @@ export async function markIntent(db: Connection, workspace: string, model: Model
   await pendingChanges(db).create({ _id: intent.id, workspace, kind: 'intent', collection: model.collection.collectionName, doc: docId, at: intent.at });
 }
 
-async function addToRollup(db: Connection, workspace: string, mark: string, grain: 'd' | 'm' | 'a' | 'due' | 'duem', period: string, delta: RollupDelta) {
-  const _id = rollupId(workspace, delta.currency, grain, period);
-  const $inc: Record<string, number> = {};
-  if (grain === 'due' || grain === 'duem') {
-    $inc[`e.${delta.day}`] = delta.due!.amount;
-  } else {
-    for (const [k, v] of Object.entries(delta.inc)) $inc[`v.${k}`] = v;
-    if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) $inc[`c.${delta.customer.id}.${k}`] = v;
+/** A rollup grain: a day, a month, all time, or a due day/month. */
+type Grain = 'd' | 'm' | 'a' | 'due' | 'duem';
+
+/** What one delta adds to one rollup document: the counters (`$inc` paths) and a customer's name to keep. */
+export interface RollupChange {
+  _id: string;
+  currency: string;
+  grain: Grain;
+  period: string;
+  inc: Record<string, number>;
+  set?: Record<string, string>;
+}
+
+/**
+ * The rollup documents one delta lands in and what it adds to each — the day, month and all-time
+ * documents (and the due-date ones), plus the all-currency document counts (records totals). The
+ * one definition {@link applyRollupIntent} writes and a bulk load (bench/scale.ts) sums.
+ */
+export function rollupChanges(workspace: string, delta: RollupDelta): RollupChange[] {
+  const out: RollupChange[] = [];
+  for (const [grain, period] of grainsOf(delta)) {
+    const inc: Record<string, number> = {};
+    if (grain === 'due' || grain === 'duem') {
+      inc[`e.${delta.day}`] = delta.due!.amount;
+    } else {
+      for (const [k, v] of Object.entries(delta.inc)) inc[`v.${k}`] = v;
+      if (delta.customer) for (const [k, v] of Object.entries(delta.customer.inc)) inc[`c.${delta.customer.id}.${k}`] = v;
+    }
+    if (Object.keys(inc).length === 0) continue;
+    const set = delta.customer && grain !== 'due' && grain !== 'duem' ? { [`n.${delta.customer.id}`]: delta.customer.name } : undefined;
+    out.push({ _id: rollupId(workspace, delta.currency, grain, period), currency: delta.currency, grain, period, inc, ...(set ? { set } : {}) });
   }
-  if (Object.keys($inc).length === 0) return false;
+  // Document counts of every currency together, for records totals.
+  const counts = Object.entries(delta.inc).filter(([k]) => isCount(k));
+  if (counts.length) out.push({ _id: rollupId(workspace, '*', 'a', 'all'), currency: '*', grain: 'a', period: 'all', inc: Object.fromEntries(counts.map(([k, v]) => [`v.${k}`, v])) });
+  return out;
+}
+
+async function addToRollup(db: Connection, workspace: string, mark: string, change: RollupChange): Promise<void> {
   const update: Record<string, unknown> = {
-    $inc,
+    $inc: change.inc,
     $addToSet: { applied: mark },
-    $setOnInsert: { workspace, currency: delta.currency, grain, period },
+    $setOnInsert: { workspace, currency: change.currency, grain: change.grain, period: change.period },
   };
-  if (delta.customer && grain !== 'due' && grain !== 'duem') update.$set = { [`n.${delta.customer.id}`]: delta.customer.name };
+  if (change.set) update.$set = change.set;
   try {
-    await rollups(db).collection.updateOne({ _id, applied: { $ne: mark } } as never, update as never, { upsert: true });
+    await rollups(db).collection.updateOne({ _id: change._id, applied: { $ne: mark } } as never, update as never, { upsert: true });
   } catch (err) {
     // The document exists and already holds this mark: the upsert's insert collides on _id.
     if ((err as { code?: number }).code !== 11000) throw err;
   }
-  return true;
 }
 
 /** Counters that are document counts: also kept across currencies (records totals). */
@@ -95,8 +123,8 @@ export function isCount(key: string): boolean {
 }
 
 /** The rollup documents one change lands in. */
-function grainsOf(delta: RollupDelta): [('d' | 'm' | 'a' | 'due' | 'duem'), string][] {
-  const out: [('d' | 'm' | 'a' | 'due' | 'duem'), string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
+function grainsOf(delta: RollupDelta): [Grain, string][] {
+  const out: [Grain, string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
   if (delta.due) out.push(['due', delta.due.date], ['duem', delta.due.date.slice(0, 7)]);
   return out;
 }
@@ -108,13 +136,9 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
   const touched: { id: string; mark: string }[] = [];
   for (const [n, delta] of intent.deltas.entries()) {
     const mark = `${intent.id}#${n}`;
-    for (const [grain, period] of grainsOf(delta)) {
-      if (await addToRollup(db, workspace, mark, grain, period, delta)) touched.push({ id: rollupId(workspace, delta.currency, grain, period), mark });
-    }
-    // Document counts of every currency together, for records totals.
-    const counts = Object.fromEntries(Object.entries(delta.inc).filter(([k]) => isCount(k)));
-    if (Object.keys(counts).length && await addToRollup(db, workspace, mark, 'a', 'all', { day: delta.day, currency: '*', inc: counts })) {
-      touched.push({ id: rollupId(workspace, '*', 'a', 'all'), mark });
+    for (const change of rollupChanges(workspace, delta)) {
+      await addToRollup(db, workspace, mark, change);
+      touched.push({ id: change._id, mark });
     }
   }
   const done = await model.collection.updateOne(
