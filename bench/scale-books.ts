@@ -203,7 +203,7 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
     const entry = journalDoc(T.entry, workspace, booking as never, at, entryPos(entries++));
     sums.add(ledgerDeltas(entry as never));
     out.entries.push(entry);
-    let doc: InvoiceDoc = { ...draft, ...booking.set, cufe: T.invoice.cufe, issue_time: T.invoice.issue_time, status: 'posted', journal_entry_id: booking.heading.id, posted_at: at, rev: 2, updated_at: at };
+    let doc: InvoiceDoc = { ...draft, ...booking.set, cufe: T.invoice.cufe, issue_time: T.invoice.issue_time, status: 'posted', journal_entry_id: booking.heading.id, posted_at: at, rev: 1, updated_at: at };
     const plan = payPlans[i];
     const payDay = addDays(issue, plan.after);
     if (plan.share > 0 && payDay <= today) {
@@ -252,7 +252,7 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
     const entry = journalDoc(T.entry, workspace, booking as never, at, entryPos(entries++));
     sums.add(ledgerDeltas(entry as never));
     out.entries.push(entry);
-    let doc: BillDoc = { ...draft, ...booking.set, status: 'posted', journal_entry_id: booking.heading.id, posted_at: at, rev: 2, updated_at: at } as BillDoc;
+    let doc: BillDoc = { ...draft, ...booking.set, status: 'posted', journal_entry_id: booking.heading.id, posted_at: at, rev: 1, updated_at: at } as BillDoc;
     const plan = billPlans[i];
     const payDay = addDays(issue, plan.after);
     if (plan.share > 0 && payDay <= today) {
@@ -327,4 +327,56 @@ export async function compareBookShapes(db: Connection, workspace: string, sampl
     const [a, b] = [kinds(tool as Doc), kinds(seeded as Doc)];
     if (a !== b) throw new Error(`a seeded ${collection} document's shape differs from the tool's:\n tool ${a}\n seed ${b}`);
   }
+}
+
+/** Deep equality of two plain values, as JSON with sorted keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const norm = (v: unknown): unknown => Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' && !(v instanceof Date) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)).map(([k, x]) => [k, norm(x)])) : v;
+  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}
+
+/**
+ * The seed's arithmetic checked against the tools: the sample's history (its invoice and bill as
+ * drafts, posted, paid) run through the same functions the seed uses must give the journal lines
+ * the tools posted and exactly the rollup documents the tools wrote (counters, customers, names,
+ * due-date changes) — before anything is seeded in `workspace`. Throws on the first difference.
+ */
+export async function checkSampleArithmetic(db: Connection, workspace: string, sample: BooksSample): Promise<number> {
+  const ctx = { db, workspace, now: new Date() };
+  const sums = new RollupSums(workspace);
+  const entryLines = async (id: string) => ((await journalEntries(db).findById(id).lean()) as unknown as Doc).lines;
+  const sameLines = async (entry: { heading: { id: string }; lines: unknown }) => {
+    if (!sameJson(entry.lines, await entryLines(entry.heading.id))) throw new Error(`the seed's lines of ${entry.heading.id} differ from the tool's`);
+    sums.add(ledgerDeltas({ ...(entry as Doc), date: (entry as Doc).heading.date, currency: (entry as Doc).heading.currency } as never));
+  };
+  const inv = (await invoices(db).findById(sample.invoice).lean()) as unknown as InvoiceDoc;
+  const pay = (await payments(db).findById(sample.payment).lean()) as unknown as PaymentDoc;
+  const invDraft = { ...inv, status: 'draft', paid: 0, balance: inv.amount_due, settlements: [], closed_on: null } as InvoiceDoc;
+  sums.add(statusDelta(invDraft, null, 'draft'));
+  const invBooking = await invoicePostOperation.posting.booking({ ...ctx, claim: { at: inv.posted_at!, regime: null } } as never, invDraft);
+  sums.add(invBooking.deltas);
+  await sameLines(invBooking);
+  sums.add(settled(RECEIVABLES, { ...invDraft, status: 'posted' }, pay._id, pay.date, pay.applied, pay.updated_at).deltas);
+  sums.add(paymentDeltas(CUSTOMER_PAYMENTS, pay, inv.due_date, pay.applied));
+  await sameLines(paymentEntry(CUSTOMER_PAYMENTS, pay));
+  const bill = (await bills(db).findById(sample.bill).lean()) as unknown as BillDoc;
+  const bpy = (await billPayments(db).findById(sample.billPayment).lean()) as unknown as Doc;
+  const billDraft = { ...bill, status: 'draft', paid: 0, balance: bill.amount_due, settlements: [], closed_on: null } as BillDoc;
+  sums.add(PAYABLES.statusDelta(billDraft, null, 'draft'));
+  const billBooking = await billPostOperation.posting.booking({ ...ctx, claim: { at: bill.posted_at!, regime: null } } as never, billDraft);
+  sums.add(billBooking.deltas);
+  await sameLines(billBooking);
+  sums.add(settled(PAYABLES, { ...billDraft, status: 'posted' }, bpy._id, bpy.date, bpy.amount, bpy.updated_at).deltas);
+  sums.add(paymentDeltas(BILL_PAYMENTS, bpy as never, bill.due_date, bpy.amount));
+  await sameLines(paymentEntry(BILL_PAYMENTS, bpy as never));
+  const written = new Map((await rollups(db).find({ _id: { $in: [...sums.docs.keys()] } }).lean()).map((d) => [d._id, d as unknown as Doc]));
+  const everyWritten = await rollups(db).countDocuments({ workspace });
+  if (everyWritten !== sums.docs.size) throw new Error(`the tools wrote ${everyWritten} rollup documents in the sample's workspace, the seed's arithmetic ${sums.docs.size}`);
+  for (const [id, mine] of sums.docs) {
+    const theirs = written.get(id);
+    for (const field of ['v', 'c', 'n', 'e', 'currency', 'grain', 'period']) {
+      if (!sameJson(mine[field], theirs?.[field])) throw new Error(`rollup ${id}.${field}: the tools wrote ${JSON.stringify(theirs?.[field])}, the seed's arithmetic ${JSON.stringify(mine[field])}`);
+    }
+  }
+  return sums.docs.size;
 }

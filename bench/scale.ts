@@ -44,7 +44,7 @@ import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
 import { TOOL_INVOKE_PATH } from '../shared/src/subgraph.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { compareBookShapes, sampleThroughTools, seedBooks } from './scale-books.ts';
+import { checkSampleArithmetic, compareBookShapes, sampleThroughTools, seedBooks } from './scale-books.ts';
 import { localDate } from '../shared/src/periods.ts';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
@@ -57,7 +57,7 @@ const billsOf = (parties: number) => Number(process.env.BENCH_BILLS ?? Math.max(
 const entriesOf = (parties: number) => parties * PER_PARTY + 3 * (invoicesOf(parties) + billsOf(parties));
 /** `BENCH_ONLY=fairness`: seed, then measure only another workspace under load (and memory); for comparing FAIR_SHARE_* settings. */
 const ONLY_FAIRNESS = process.env.BENCH_ONLY === 'fairness';
-const runDir = path.join(repoRoot, 'test-output', 'bench', 'scale');
+const runDir = path.join(repoRoot, 'test-output', 'bench', process.env.BENCH_DIR ?? 'scale');
 rmSync(runDir, { recursive: true, force: true });
 mkdirSync(runDir, { recursive: true });
 
@@ -146,6 +146,7 @@ async function seedWorkspaceBooks(workspace: string, key: string, parties: Await
   const t0 = performance.now();
   const today = localDate(new Date());
   const sample = await sampleThroughTools((tool, input) => call(tool, input, key), today, parties.customers[1], parties.vendors[0]);
+  const checked = await checkSampleArithmetic(invoicesDb, workspace, sample);
   const n = invoicesOf(size);
   const m = billsOf(size);
   const seeded = await seedBooks(invoicesDb, workspace, sample, parties.customers, parties.vendors, n, m, today);
@@ -154,6 +155,7 @@ async function seedWorkspaceBooks(workspace: string, key: string, parties: Await
   await appendEntries(workspace, 3 * (n + m), (k) => k < 3 * n ? calls[k % 3] : calls[3 + (k % 3)]);
   await ledger.countActivity(workspace, Number.MAX_SAFE_INTEGER);
   if (!ONLY_FAIRNESS) await compareBookShapes(invoicesDb, workspace, sample);
+  console.log(`the tools' sample and the seed's arithmetic agree on the journal lines and ${checked} rollup documents`);
   console.log(`seeded ${JSON.stringify(seeded)} in ${(books / 1000).toFixed(1)} s and ${(3 * (n + m)).toLocaleString('en')} ledger entries in ${((performance.now() - t0 - books) / 1000).toFixed(1)} s`);
 }
 
