@@ -47,6 +47,32 @@ describe('rollup intents', () => {
     expect((await total())!.applied).toEqual([]);
   });
 
+  it('keep a customer\'s counters by day and month only: the all-time document does not grow with every customer a post names', async () => {
+    // issue 33: the all-time document held every customer's counters (~9 MB at 90,000 customers), rewritten on
+    // every post and payment and read whole by as_of metrics, though no read takes customers from it.
+    const owner = await configuredWorkspace(sg);
+    const model = invoices(sg.db);
+    const inv = await draft(sg, owner);
+    const day = '2026-11-03';
+    for (const [n, customer] of ['pty_a', 'pty_b', 'pty_c'].entries()) {
+      const intent = rollupIntent([{ day, currency: 'COP', inc: { revenue: 100 * (n + 1), invoices: 1 }, customer: { id: customer, name: `Cliente ${n}`, inc: { revenue: 100 * (n + 1) } } }], new Date());
+      await markIntent(sg.db, owner.workspace, model, inv.id, intent);
+      await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } });
+      await applyRollupIntent(sg.db, model, inv.id, owner.workspace, intent);
+    }
+    const doc = (grain: 'd' | 'm' | 'a', period: string) => sg.db.collection('rollups').findOne({ _id: rollupId(owner.workspace, 'COP', grain, period) } as never);
+    const all = (await doc('a', 'all'))!;
+    expect(all.v.revenue).toBe(600);
+    expect(all.c ?? {}).toEqual({});
+    expect(all.n ?? {}).toEqual({});
+    // The day and the month keep them (top_customers reads those): 100 + 200 + 300 by customer.
+    for (const [grain, period] of [['d', day], ['m', '2026-11']] as const) {
+      const d = (await doc(grain, period))!;
+      expect(d.c).toEqual({ pty_a: { revenue: 100 }, pty_b: { revenue: 200 }, pty_c: { revenue: 300 } });
+      expect(d.n).toEqual({ pty_a: 'Cliente 0', pty_b: 'Cliente 1', pty_c: 'Cliente 2' });
+    }
+  });
+
   it('the sweep finishes a dead handler’s intent (never a metrics read), and finds nothing to do once none is left', async () => {
     const owner = await configuredWorkspace(sg);
     const inv = await draft(sg, owner);

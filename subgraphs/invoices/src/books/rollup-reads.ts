@@ -29,9 +29,19 @@ export type CounterKey = string | ((v: Record<string, number>) => number);
  * metrics ask theirs at once: a dozen reads became one or two). Each caller gets the documents of
  * its own ids only; the ids name the workspace, so nothing of another workspace is ever handed out.
  */
-export function rollupsByIds(db: Connection, ids: readonly string[]): Promise<RollupDoc[]> {
-  return readByKeys<RollupDoc>(db, rollups(db).collection.collectionName, '_id', ids);
+export function rollupsByIds(db: Connection, ids: readonly string[], fields: RollupFields = ROLLUP_COUNTERS): Promise<RollupDoc[]> {
+  return readByKeys<RollupDoc>(db, rollups(db).collection.collectionName, '_id', ids, fields);
 }
+
+/**
+ * The parts of rollup documents a read takes (a projection): a month's document also holds every
+ * customer of the month (thousands at 100,000 invoices a year), which only party totals read.
+ */
+export type RollupFields = Record<string, 1>;
+/** The counters (`v`) and due-date changes (`e`) with the grain and period: what every read but party totals takes. */
+export const ROLLUP_COUNTERS: RollupFields = { v: 1, e: 1, grain: 1, period: 1 };
+/** The per-party counters and names: party totals. */
+const ROLLUP_PARTIES: RollupFields = { c: 1, n: 1 };
 
 /** Ranges whose ids were listed lately (a dashboard's metrics share windows and buckets, render after render). */
 const listedRanges = new Map<string, readonly string[]>();
@@ -124,7 +134,7 @@ export async function agingAt(db: Connection, workspace: string, currency: strin
 /** Per-party (customer or vendor) sums of `key` over a range, with the party's name as last counted. */
 export async function partyTotals(db: Connection, workspace: string, currency: string, from: string, to: string, key: string): Promise<Map<string, { name: string; value: number }>> {
   const out = new Map<string, { name: string; value: number }>();
-  for (const d of await rollupsByIds(db, rangeIds(workspace, currency, from, to))) {
+  for (const d of await rollupsByIds(db, rangeIds(workspace, currency, from, to), ROLLUP_PARTIES)) {
     for (const [party, counters] of Object.entries(d.c ?? {})) {
       const acc = out.get(party) ?? { name: party, value: 0 };
       acc.value += counters[key] ?? 0;

@@ -4,8 +4,9 @@ import { Schema, type Connection, type Model } from 'mongoose';
 /**
  * A per-workspace rollup of receivables: one document per (currency, grain, period). `grain` is
  * `d` (period `YYYY-MM-DD`), `m` (`YYYY-MM`) or `a` (all time, period `all`). Counters live under
- * `v` (workspace totals) and `c.<customer id>` (per customer, for top_customers), with the
- * customer's last known name under `n.<customer id>`; they only ever change by `$inc`.
+ * `v` (workspace totals) and, in day and month documents only, `c.<customer id>` (per customer, for
+ * top_customers), with the customer's last known name under `n.<customer id>`; they only ever
+ * change by `$inc`.
  * Metrics read these by `_id` (`_id: {$in: [...]}`), never the invoices (INFRA.md): the
  * MongoDB-protocol server here serves `_id` lookups from its index but scans for ranges.
  */
