@@ -361,7 +361,7 @@ export async function checkSampleArithmetic(db: Connection, workspace: string, s
   const invBooking = await invoicePostOperation.posting.booking({ ...ctx, claim: { at: inv.posted_at!, regime: null } } as never, invDraft);
   sums.add(invBooking.deltas);
   await sameLines(invBooking);
-  sums.add(settled(RECEIVABLES, { ...invDraft, status: 'posted' }, pay._id, pay.date, pay.applied, pay.updated_at).deltas);
+  sums.add(settled(RECEIVABLES, { ...invDraft, status: 'posted' } as InvoiceDoc, pay._id, pay.date, pay.applied, pay.updated_at).deltas);
   sums.add(paymentDeltas(CUSTOMER_PAYMENTS, pay, inv.due_date, pay.applied));
   await sameLines(paymentEntry(CUSTOMER_PAYMENTS, pay));
   const bill = (await bills(db).findById(sample.bill).lean()) as unknown as BillDoc;
@@ -371,7 +371,7 @@ export async function checkSampleArithmetic(db: Connection, workspace: string, s
   const billBooking = await billPostOperation.posting.booking({ ...ctx, claim: { at: bill.posted_at!, regime: null } } as never, billDraft);
   sums.add(billBooking.deltas);
   await sameLines(billBooking);
-  sums.add(settled(PAYABLES, { ...billDraft, status: 'posted' }, bpy._id, bpy.date, bpy.amount, bpy.updated_at).deltas);
+  sums.add(settled(PAYABLES, { ...billDraft, status: 'posted' } as BillDoc, bpy._id, bpy.date, bpy.amount, bpy.updated_at).deltas);
   sums.add(paymentDeltas(BILL_PAYMENTS, bpy as never, bill.due_date, bpy.amount));
   await sameLines(paymentEntry(BILL_PAYMENTS, bpy as never));
   const written = new Map((await rollups(db).find({ _id: { $in: [...sums.docs.keys()] } }).lean()).map((d) => [d._id, d as unknown as Doc]));
