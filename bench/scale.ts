@@ -19,10 +19,11 @@
 // a seeded one (the check fails the bench when a field differs in presence or type; `_runs`, the
 // pipeline's stamp of the call that wrote a record, is the one field a seeded party has not).
 // Invoices with their payments and bills with theirs (BENCH_INVOICES, default as many as parties;
-// BENCH_BILLS, default a fifth of them, at least 1,000) are seeded by bench/scale-books.ts in the
+// BENCH_BILLS, default a fifth of them, at least 1,000; either as `<small>,<large>`, e.g.
+// BENCH_INVOICES=1000,100000) are seeded by bench/scale-books.ts in the
 // shapes of a sample made through the tools over HTTP in the same workspace, compared field by field
 // (see that file for how, and what is skipped); their calls' ledger entries (three per invoice, three
-// per bill) are appended like the parties'.
+// per bill) are appended like the parties' (BENCH_BOOKS_LEDGER=0: not, for a shorter seed).
 // BENCH_LOCK (a lock file, e.g. /tmp/cuadra-cpu.lock): the seeding runs without it, the timed phase
 // holds it (flock), so a long seed under `nice` leaves the machine's cores to others.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -51,10 +52,17 @@ const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 20000);
 const PER_PARTY = Number(process.env.BENCH_LEDGER_PER_PARTY ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const invoicesOf = (parties: number) => Number(process.env.BENCH_INVOICES ?? parties);
-const billsOf = (parties: number) => Number(process.env.BENCH_BILLS ?? Math.max(1_000, Math.round(parties / 5)));
+/** `BENCH_INVOICES`/`BENCH_BILLS`: `<small>,<large>` (default as many invoices as parties, bills a fifth of them, at least 1,000). */
+const sized = (name: string, parties: number, otherwise: number) => {
+  const given = process.env[name]?.split(',').map(Number);
+  return given ? given[parties === SMALL ? 0 : given.length - 1] : otherwise;
+};
+const invoicesOf = (parties: number) => sized('BENCH_INVOICES', parties, parties);
+const billsOf = (parties: number) => sized('BENCH_BILLS', parties, Math.max(1_000, Math.round(parties / 5)));
+/** `BENCH_BOOKS_LEDGER=0`: the books' calls get no ledger entries (a shorter seed; the ledger reads then see the parties' entries only). */
+const BOOKS_LEDGER = process.env.BENCH_BOOKS_LEDGER !== '0';
 /** The ledger entries a workspace of `parties` is seeded with (its parties' and its books' calls). */
-const entriesOf = (parties: number) => parties * PER_PARTY + 3 * (invoicesOf(parties) + billsOf(parties));
+const entriesOf = (parties: number) => parties * PER_PARTY + (BOOKS_LEDGER ? 3 * (invoicesOf(parties) + billsOf(parties)) : 0);
 /** `BENCH_ONLY=fairness`: seed, then measure only another workspace under load (and memory); for comparing FAIR_SHARE_* settings. */
 const ONLY_FAIRNESS = process.env.BENCH_ONLY === 'fairness';
 const runDir = path.join(repoRoot, 'test-output', 'bench', process.env.BENCH_DIR ?? 'scale');
@@ -152,7 +160,7 @@ async function seedWorkspaceBooks(workspace: string, key: string, parties: Await
   const seeded = await seedBooks(invoicesDb, workspace, sample, parties.customers, parties.vendors, n, m, today);
   const books = performance.now() - t0;
   const calls = ['invoices.create', 'invoices.post', 'payments.register', 'bills.create', 'bills.post', 'bills.pay'];
-  await appendEntries(workspace, 3 * (n + m), (k) => k < 3 * n ? calls[k % 3] : calls[3 + (k % 3)]);
+  if (BOOKS_LEDGER) await appendEntries(workspace, 3 * (n + m), (k) => k < 3 * n ? calls[k % 3] : calls[3 + (k % 3)]);
   await ledger.countActivity(workspace, Number.MAX_SAFE_INTEGER);
   if (!ONLY_FAIRNESS) await compareBookShapes(invoicesDb, workspace, sample);
   console.log(`the tools' sample and the seed's arithmetic agree on the journal lines and ${checked} rollup documents`);
