@@ -73,10 +73,10 @@ async function runLedger(runId: string, key: string): Promise<any[]> {
   return (await ok('ledger.list', { run: runId, limit: 200 }, key)).rows.reverse();
 }
 
-// These three suites run concurrently (with each other and within): most of their tests wait on the
-// runtime's clocks (a 10 s working-time limit, schedules, ledger triggers, retries), and each keeps to
-// a workspace, an agent and a scripted conversation of its own. The suite that kills the agents
-// subgraph runs after them, alone.
+// These suites, through the run page's, run concurrently (with each other and within): most of their
+// tests wait on the runtime's clocks (a 10 s working-time limit, schedules, ledger triggers, retries),
+// and each keeps to a workspace, an agent and a scripted conversation of its own. The suite that kills
+// the agents subgraph runs after them, alone.
 describe.concurrent('agent runs through the one pipeline (scripted OpenAI-compatible model)', () => {
   it('tool call → held → approved → resumed → final: each call as the agent, with the run id and a run+step key; usage and spans recorded', async () => {
     const w = await workspace('Held SAS');
@@ -516,6 +516,70 @@ describe.concurrent('triggers', () => {
   }, 90_000);
 });
 
+// Concurrent with the suites above (most of its time is the browser's, theirs the runtime's clocks).
+describe.concurrent('the run page in Chromium', () => {
+  it('shows a run waiting for a person: its steps, the held call with a link to the inbox, its cost (Spanish first, axe clean)', async () => {
+    const person = { email: uniqueAddress('diana@tostadora.example'), password: 'tinto campesino 2026' };
+    const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: person.email, workspace_name: 'Tostadora del Huila', agent_name: 'Asistente', name: 'Diana' } });
+    expect(opened.status).toBe(201);
+    const forms = new FormAgent(sys.gatewayUrl);
+    const claim = await forms.get(opened.body.claim_url);
+    expect((await forms.post('/claim', { ...formFields(claim.text), code: await claimCodeFor(person.email), name: 'Diana Rojas', password: person.password })).status).toBe(200);
+    const key = (await sys.key(opened.body.workspace_id, 'owner')).api_key;
+    const project = (await ok('projects.create', { name: 'Cobranza', key: 'COB' }, key)).project;
+    const aiModel = (await ok('ai_models.create', { name: 'Guionado', base_url: model.url, model: 'scripted-1', prices: { input: 300, output: 1200 }, context_size: 16_000, max_output_tokens: 64 }, key)).ai_model;
+    // The workspace an agent opened holds every agent's write for its owner (its default policy).
+    const agent = (await ok('agents.create', { name: 'Cobradora', model: aiModel.id, tools: ['invoices.list', 'tasks.create'], tool_values: { 'tasks.create': { project_id: project.id } } }, key)).agent;
+    model.script('page', [
+      { tool_calls: [{ name: 'invoices__list', arguments: { overdue: true } }] },
+      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Cobrar a Café Tolima <script>alert(1)</script>' } }] },
+      { content: 'Tarea creada.' },
+    ]);
+    const started = (await ok('agents.run', { agent_id: agent.id, input: '[page] Revisa la cartera vencida.' }, key)).run;
+    const waiting = await runUntil(started.id, key, ['waiting_approval']);
+
+    const { context, close } = await openBrowser({ width: 1280, height: 900 });
+    const problems: string[] = [];
+    try {
+      const page = await pageWatching(context, problems);
+      await page.goto(`${sys.gatewayUrl}/app/agents`);
+      await page.getByLabel('Correo electrónico').fill(person.email);
+      await page.getByLabel('Contraseña').fill(person.password);
+      await page.getByRole('button', { name: 'Iniciar sesión' }).click({ timeout: 180_000 });
+      await page.waitForURL('**/app/agents', { timeout: 180_000 });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Ejecuciones de agentes de Tostadora del Huila');
+      expect(await page.locator(`#runs-table tr#${started.id} td`).first().textContent()).toBe('Esperando aprobación');
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-runs-es.png'), fullPage: true });
+
+      await page.locator(`#runs-table tr#${started.id} th a`).click();
+      await page.waitForURL(`**/app/agents/runs/${started.id}**`);
+      const held = page.locator('#run-waiting');
+      expect(await held.textContent()).toContain('Esta ejecución espera que una persona decida la llamada a tasks.create.');
+      expect(await held.getByRole('link', { name: 'Decidir en la bandeja de aprobaciones' }).getAttribute('href')).toBe(`/app/approvals?ws=${encodeURIComponent(opened.body.workspace_id)}#${waiting.waiting.approval_id}`);
+      // Two model calls so far: 2 × (100 × 300 + 20 × 1,200) = 108,000 millionths of a cent = US$0.00108.
+      expect(await page.locator('#run-cost strong').textContent()).toMatch(/^US\$\s0,00108$/);
+      expect(await page.locator('#run-steps > li').count()).toBe(2);
+      // What the model wrote is shown as text, never as markup.
+      expect(await page.locator('#run-steps').textContent()).toContain('<script>alert(1)</script>');
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-run-waiting-es.png'), fullPage: true });
+
+      await ok('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, (await sys.person(opened.body.workspace_id, 'admin', 'Aprobadora')).api_key);
+      await runUntil(started.id, key, ['succeeded']);
+      await page.goto(`${sys.gatewayUrl}/app/agents/runs/${started.id}?lang=en`);
+      expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toContain('Succeeded');
+      expect(await page.locator('#run-output').textContent()).toBe('Tarea creada.');
+      expect(await page.locator('#run-waiting').count()).toBe(0);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-run-done-en.png'), fullPage: true });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 300_000);
+});
+
 describe('an invoice becoming overdue (a domain event on the ledger)', () => {
   it('starts one run per overdue invoice of an agent with the event trigger, and one webhook message each, even with a second sweep at once', async () => {
     const w = await workspace('Vencidas SAS');
@@ -592,18 +656,34 @@ describe('an invoice becoming overdue (a domain event on the ledger)', () => {
 });
 
 describe('runs survive a restart of the agents subgraph', () => {
-  it('killed while the model answers step 2: the run resumes and the task of step 1 is not made again', async () => {
-    const w = await workspace('Kill SAS');
+  // One kill serves both runs: one whose model is answering step 2, one whose call is on its way.
+  it('killed while the model answers step 2: the run resumes and the task of step 1 is not made again; killed while a call is on its way: the done call is not repeated, and the one whose outcome nobody saw ends the run honestly', async () => {
+    const [w, wi] = await Promise.all([workspace('Kill SAS'), workspace('Inflight SAS')]);
     const agent = (await ok('agents.create', { name: 'Persistente', model: w.aiModel.id, tools: ['tasks.create'], tool_values: { 'tasks.create': { project_id: w.project.id } } }, w.key)).agent;
     model.script('kill', [
       { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Una sola vez' } }] },
       { content: 'Hecho.', hold: true },
     ]);
+    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, wi.key)).connection;
+    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, wi.key)).mcp_server;
+    const inflightAgent = (await ok('agents.create', {
+      name: 'En vuelo', model: wi.aiModel.id, tools: ['tasks.create', 'mcp.files.slow_note'], tool_values: { 'tasks.create': { project_id: wi.project.id } },
+    }, wi.key)).agent;
+    model.script('inflight', [
+      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Antes del corte' } }, { name: 'mcp__files__slow_note', arguments: { text: 'durante el corte' } }] },
+      { content: 'no debería llegar' },
+    ]);
+    const slowCalls = () => mcp.calls.filter((c) => c.tool === 'slow_note').length;
+    const before = slowCalls();
+    const arrived = mcp.slowArrived();
     const started = (await ok('agents.run', { agent_id: agent.id, input: '[kill] Crea la tarea.' }, w.key)).run;
-    await model.arrived('kill', 1);
+    const inflight = (await ok('agents.run', { agent_id: inflightAgent.id, input: '[inflight] Anota.' }, wi.key)).run;
+    await Promise.all([model.arrived('kill', 1), arrived]);
     await sys.killSubgraph('agents');
     model.release('kill', 1);
+    mcp.releaseSlow();
     await sys.restartSubgraph('agents');
+
     const done = await runUntil(started.id, w.key, ['succeeded', 'failed'], 90_000);
     expect(done).toMatchObject({ status: 'succeeded', output: 'Hecho.' });
     expect(done.attempts).toBeGreaterThanOrEqual(2);
@@ -614,35 +694,15 @@ describe('runs survive a restart of the agents subgraph', () => {
     expect(model.requests.filter((r) => r.tag === 'kill' && r.step === 1).length).toBe(2);
     expect(done.steps).toHaveLength(2);
     expect(done.usage.input_tokens).toBe(200);
-  }, 150_000);
 
-  it('killed while a call is on its way: the done call is not repeated, and the one whose outcome nobody saw ends the run honestly', async () => {
-    const w = await workspace('Inflight SAS');
-    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, w.key)).connection;
-    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, w.key)).mcp_server;
-    const agent = (await ok('agents.create', {
-      name: 'En vuelo', model: w.aiModel.id, tools: ['tasks.create', 'mcp.files.slow_note'], tool_values: { 'tasks.create': { project_id: w.project.id } },
-    }, w.key)).agent;
-    model.script('inflight', [
-      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Antes del corte' } }, { name: 'mcp__files__slow_note', arguments: { text: 'durante el corte' } }] },
-      { content: 'no debería llegar' },
-    ]);
-    const slowCalls = () => mcp.calls.filter((c) => c.tool === 'slow_note').length;
-    const before = slowCalls();
-    const arrived = mcp.slowArrived();
-    const started = (await ok('agents.run', { agent_id: agent.id, input: '[inflight] Anota.' }, w.key)).run;
-    await arrived;
-    await sys.killSubgraph('agents');
-    mcp.releaseSlow();
-    await sys.restartSubgraph('agents');
-    const done = await runUntil(started.id, w.key, ['succeeded', 'failed'], 90_000);
-    expect(done).toMatchObject({ status: 'failed', stop_reason: 'outcome_unknown' });
-    expect(done.steps[0].calls.map((c: any) => [c.tool, c.status])).toEqual([['tasks.create', 'done'], ['mcp_servers.call', 'unknown']]);
+    const ended = await runUntil(inflight.id, wi.key, ['succeeded', 'failed'], 90_000);
+    expect(ended).toMatchObject({ status: 'failed', stop_reason: 'outcome_unknown' });
+    expect(ended.steps[0].calls.map((c: any) => [c.tool, c.status])).toEqual([['tasks.create', 'done'], ['mcp_servers.call', 'unknown']]);
     expect(slowCalls() - before).toBe(1);
-    expect((await ok('tasks.list', { project_id: w.project.id }, w.key)).rows.map((t: any) => t.title)).toEqual(['Antes del corte']);
-    const entries = await runLedger(started.id, w.key);
-    expect(entries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
-    const mcpOutcomes = entries.filter((e) => e.tool === 'mcp_servers.call').map((e) => e.outcome);
+    expect((await ok('tasks.list', { project_id: wi.project.id }, wi.key)).rows.map((t: any) => t.title)).toEqual(['Antes del corte']);
+    const inflightEntries = await runLedger(inflight.id, wi.key);
+    expect(inflightEntries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
+    const mcpOutcomes = inflightEntries.filter((e) => e.tool === 'mcp_servers.call').map((e) => e.outcome);
     expect(mcpOutcomes).not.toContain('ok');
     expect(mcpOutcomes).toContain('interrupted');
     expect(model.requests.filter((r) => r.tag === 'inflight' && r.step === 1)).toHaveLength(0);
@@ -784,67 +844,4 @@ describe('refusals of the agents tools', () => {
     const tested = await ok('ai_models.test', { id: w.aiModel.id }, w.key);
     expect(tested).toMatchObject({ ok: true, model: 'scripted-1', usage: { input_tokens: 100, output_tokens: 20 } });
   }, 60_000);
-});
-
-describe('the run page in Chromium', () => {
-  it('shows a run waiting for a person: its steps, the held call with a link to the inbox, its cost (Spanish first, axe clean)', async () => {
-    const person = { email: uniqueAddress('diana@tostadora.example'), password: 'tinto campesino 2026' };
-    const opened = await sys.fetch('/v1/auth/agent-signup', { body: { email: person.email, workspace_name: 'Tostadora del Huila', agent_name: 'Asistente', name: 'Diana' } });
-    expect(opened.status).toBe(201);
-    const forms = new FormAgent(sys.gatewayUrl);
-    const claim = await forms.get(opened.body.claim_url);
-    expect((await forms.post('/claim', { ...formFields(claim.text), code: await claimCodeFor(person.email), name: 'Diana Rojas', password: person.password })).status).toBe(200);
-    const key = (await sys.key(opened.body.workspace_id, 'owner')).api_key;
-    const project = (await ok('projects.create', { name: 'Cobranza', key: 'COB' }, key)).project;
-    const aiModel = (await ok('ai_models.create', { name: 'Guionado', base_url: model.url, model: 'scripted-1', prices: { input: 300, output: 1200 }, context_size: 16_000, max_output_tokens: 64 }, key)).ai_model;
-    // The workspace an agent opened holds every agent's write for its owner (its default policy).
-    const agent = (await ok('agents.create', { name: 'Cobradora', model: aiModel.id, tools: ['invoices.list', 'tasks.create'], tool_values: { 'tasks.create': { project_id: project.id } } }, key)).agent;
-    model.script('page', [
-      { tool_calls: [{ name: 'invoices__list', arguments: { overdue: true } }] },
-      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Cobrar a Café Tolima <script>alert(1)</script>' } }] },
-      { content: 'Tarea creada.' },
-    ]);
-    const started = (await ok('agents.run', { agent_id: agent.id, input: '[page] Revisa la cartera vencida.' }, key)).run;
-    const waiting = await runUntil(started.id, key, ['waiting_approval']);
-
-    const { context, close } = await openBrowser({ width: 1280, height: 900 });
-    const problems: string[] = [];
-    try {
-      const page = await pageWatching(context, problems);
-      await page.goto(`${sys.gatewayUrl}/app/agents`);
-      await page.getByLabel('Correo electrónico').fill(person.email);
-      await page.getByLabel('Contraseña').fill(person.password);
-      await page.getByRole('button', { name: 'Iniciar sesión' }).click({ timeout: 180_000 });
-      await page.waitForURL('**/app/agents', { timeout: 180_000 });
-      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Ejecuciones de agentes de Tostadora del Huila');
-      expect(await page.locator(`#runs-table tr#${started.id} td`).first().textContent()).toBe('Esperando aprobación');
-      expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, 'agent-runs-es.png'), fullPage: true });
-
-      await page.locator(`#runs-table tr#${started.id} th a`).click();
-      await page.waitForURL(`**/app/agents/runs/${started.id}**`);
-      const held = page.locator('#run-waiting');
-      expect(await held.textContent()).toContain('Esta ejecución espera que una persona decida la llamada a tasks.create.');
-      expect(await held.getByRole('link', { name: 'Decidir en la bandeja de aprobaciones' }).getAttribute('href')).toBe(`/app/approvals?ws=${encodeURIComponent(opened.body.workspace_id)}#${waiting.waiting.approval_id}`);
-      // Two model calls so far: 2 × (100 × 300 + 20 × 1,200) = 108,000 millionths of a cent = US$0.00108.
-      expect(await page.locator('#run-cost strong').textContent()).toMatch(/^US\$\s0,00108$/);
-      expect(await page.locator('#run-steps > li').count()).toBe(2);
-      // What the model wrote is shown as text, never as markup.
-      expect(await page.locator('#run-steps').textContent()).toContain('<script>alert(1)</script>');
-      expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, 'agent-run-waiting-es.png'), fullPage: true });
-
-      await ok('approvals.decide', { id: waiting.waiting.approval_id, decision: 'approve' }, (await sys.person(opened.body.workspace_id, 'admin', 'Aprobadora')).api_key);
-      await runUntil(started.id, key, ['succeeded']);
-      await page.goto(`${sys.gatewayUrl}/app/agents/runs/${started.id}?lang=en`);
-      expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toContain('Succeeded');
-      expect(await page.locator('#run-output').textContent()).toBe('Tarea creada.');
-      expect(await page.locator('#run-waiting').count()).toBe(0);
-      expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, 'agent-run-done-en.png'), fullPage: true });
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
-  }, 300_000);
 });
