@@ -206,7 +206,7 @@ describe('a keyed attempt whose process died before it acted', () => {
     expect((await governance.ledger.verify(workspace_id)).ok).toBe(true);
   }, 60_000);
 
-  /** A keyed attempt whose process died after its handler wrote `records` (stamped with its run), as crm left it. */
+  /** A keyed attempt whose process died after its handler wrote `records` (stamped with its run), as crm left it: the records, then its intent. */
   async function diedAfterWriting(label: string, records: number) {
     const governance = sys.governanceFor();
     const { workspace_id, api_key } = await sys.workspace(`${label} SAS`);
@@ -216,10 +216,6 @@ describe('a keyed attempt whose process died before it acted', () => {
     const key = label.replaceAll(' ', '-');
     const started = await governance.idempotency.begin(workspace_id, `${idempotencyScope(principal)}:${key}`, 'parties.create', inputDigest(input));
     if (started.kind !== 'run') throw new Error('expected to hold the key');
-    await governance.intents.create({
-      _id: `int_${started.run}`, workspace: workspace_id, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: inputDigest(input),
-      principal, approval_id: null, idempotency_key: key, started_at: new Date(), executor: 'dead-process',
-    });
     // What the handler wrote before its process died, each write stamped with its run (made here
     // by the tool itself, without a key, then stamped as the interrupted run's write would be).
     const ids: string[] = [];
@@ -229,6 +225,12 @@ describe('a keyed attempt whose process died before it acted', () => {
       ids.push(made.body.output.party.id);
       await crmDb.collection('parties').updateOne({ _id: made.body.output.party.id }, { $set: { _runs: [`int_${started.run}`] } });
     }
+    // The intent last: crm's recovery sweep settles an intent of a dead executor half a second after it
+    // started, and one written before the records would be settled from whatever was stamped by then.
+    await governance.intents.create({
+      _id: `int_${started.run}`, workspace: workspace_id, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: inputDigest(input),
+      principal, approval_id: null, idempotency_key: key, started_at: new Date(), executor: 'dead-process',
+    });
     const retry = await sys.invoke('parties.create', input, api_key, { 'Idempotency-Key': key });
     const entries = await governance.ledger.entries.find({ workspace: workspace_id, idempotency_key: key, outcome: 'interrupted' }).lean();
     expect(entries).toHaveLength(1);
