@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { createLogger, domainEventId, systemEventsFor, type LedgerEntry, type Principal } from '@cuadra/shared';
-import { changeInvoice } from '../src/lib/invoice-ops.ts';
+import { changeInvoice } from '../src/modules/invoices/ops.ts';
 import { invoicesDue } from '../src/modules/invoices/due.ts';
 import { dayEndedEverywhere, noteOverdueInvoices } from '../src/modules/invoices/overdue.ts';
 import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';

@@ -2,8 +2,7 @@ import { CuadraError } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ACCOUNTS } from './accounts.ts';
 import { accountType, levelOf, normalBalance, parentCode, PUC, type AccountType } from './puc.ts';
-import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS } from '../modules/bills/accounts.ts';
-import { PAYMENT_BANK_ACCOUNTS } from '../modules/bills/payments.ts';
+import { PAYABLE_ACCOUNTS, BILL_LINE_ACCOUNTS, PAYMENT_BANK_ACCOUNTS } from './payable-accounts.ts';
 import { WITHHOLDING_CONCEPTS } from './withholdings.ts';
 
 /**

@@ -3,7 +3,7 @@
  * comerciantes, Decreto 2650 de 1993, Ministerio de Desarrollo Económico, with its later
  * amendments). The PUC fixes classes (1 digit), groups (2), accounts (4) and sub-accounts (6);
  * businesses open auxiliaries beneath them. This is the part a small business uses, plus every
- * code the automatic postings use (accounting/accounts.ts, modules/bills/accounts.ts,
+ * code the automatic postings use (accounting/accounts.ts, accounting/payable-accounts.ts,
  * modules/bills/payments.ts, accounting/withholdings.ts), the sub-accounts of 1365, 1380, 2370,
  * 2380, 2505, 2510, 2610 and 5105 payroll's journal feed posts to (and their siblings), and the
  * year-end close (36 and 37). ARP reads ARL since Ley 1562 de 2012 renamed the risk administrators. A
@@ -11,7 +11,7 @@
  * (chart.ts, openPostedAccounts), so no statement shows a bare code. 135515's auxiliaries carry the
  * 2365 suffix of their withholding concept (accounting/withholdings.ts). Sub-account codes without a
  * legal sub-account under 2367, 2368 and 2408 are the auxiliaries Colombian charts commonly open
- * (see the note in modules/bills/accounts.ts).
+ * (see the note in accounting/payable-accounts.ts).
  * Names follow the decree's catalogue of accounts ("Catálogo de cuentas"); they were written
  * from it as commonly published, not re-checked line by line against the Diario Oficial here.
  */

@@ -1,4 +1,4 @@
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { FiscalDocument, SaleAmounts } from '../lib/fiscal-document.ts';
 import { tidyLines as tidy, type JournalLine } from '../books/journal.ts';
 import { creditNoteLines } from '../books/post.ts';
 import { ACCOUNTS, withholdingAccount } from './accounts.ts';
@@ -10,12 +10,17 @@ import { PUC } from './puc.ts';
  * (books/post.ts postEntry).
  */
 
+/** What the journal lines of a receivables document read of it: its kind, its customer and its amounts (the invoices module's record is one). */
+export interface ReceivableDocument extends SaleAmounts, Pick<FiscalDocument, 'kind'> {
+  customer_id: string;
+}
+
 function line(account: { code: string; name: string }, debit: number, credit: number, party: string | null = null): JournalLine {
   return { account: account.code, name: account.name, debit, credit, party_id: party };
 }
 
 /** Withholding amounts per account of a document, debited: retención en la fuente in its concept's 135515 auxiliary. */
-function withholdingLines(doc: InvoiceDoc): JournalLine[] {
+function withholdingLines(doc: ReceivableDocument): JournalLine[] {
   return doc.withholdings.map((w) => line(withholdingAccount(w), w.amount, 0));
 }
 
@@ -24,7 +29,7 @@ function withholdingLines(doc: InvoiceDoc): JournalLine[] {
  * subtotals, so profitability reads each tag's income) and one untagged line for the rest: Σ =
  * the document's subtotal less its lines with their own account.
  */
-function byTags(doc: InvoiceDoc, account: { code: string; name: string }): JournalLine[] {
+function byTags(doc: ReceivableDocument, account: { code: string; name: string }): JournalLine[] {
   const out: JournalLine[] = [];
   let tagged = 0;
   for (const l of doc.lines) {
@@ -43,12 +48,12 @@ function byTags(doc: InvoiceDoc, account: { code: string; name: string }): Journ
  * income like the lines, Cr 413595; an allowance (a discount on the whole document) is booked as a
  * discount on sales, Dr 417505. A credit note that takes them back books the mirror.
  */
-function allowanceChargeLines(doc: InvoiceDoc): JournalLine[] {
+function allowanceChargeLines(doc: ReceivableDocument): JournalLine[] {
   return (doc.allowance_charges ?? []).map((a) => (a.charge ? line(ACCOUNTS.revenue, 0, a.amount) : line(ACCOUNTS.salesReturns, a.amount, 0)));
 }
 
 /** Σ subtotals of an invoice's (or its credit note's) lines that name their own account (what is not sales). */
-function ownAccountTotal(doc: InvoiceDoc): number {
+function ownAccountTotal(doc: ReceivableDocument): number {
   return doc.kind === 'debit_note' ? 0 : doc.lines.reduce((s, l) => s + (l.account ? l.subtotal : 0), 0);
 }
 
@@ -61,7 +66,7 @@ function ownAccountTotal(doc: InvoiceDoc): number {
  * 2650 de 1993: 4175 is the debit-nature account of class 41 "ingresos operacionales", while 42
  * "ingresos no operacionales" (4245 utilidad en venta de propiedades, 4255 indemnizaciones) has none.
  */
-function ownAccountLines(doc: InvoiceDoc): JournalLine[] {
+function ownAccountLines(doc: ReceivableDocument): JournalLine[] {
   if (doc.kind === 'debit_note') return [];
   return doc.lines.filter((l) => l.account).map((l) => ({
     ...line({ code: l.account!, name: PUC[l.account!] ?? l.account! }, 0, l.subtotal), ...(l.tags && Object.keys(l.tags).length ? { tags: { ...l.tags } } : {}),
@@ -73,7 +78,7 @@ function ownAccountLines(doc: InvoiceDoc): JournalLine[] {
  * customer withheld); Cr revenue (taxable base) — or the line's own account when it names one —
  * + Cr VAT payable.
  */
-export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
+export function invoiceEntryLines(doc: ReceivableDocument): JournalLine[] {
   return tidy([
     line(ACCOUNTS.receivables, doc.amount_due, 0, doc.customer_id),
     ...withholdingLines(doc),
@@ -85,7 +90,7 @@ export function invoiceEntryLines(doc: InvoiceDoc): JournalLine[] {
 }
 
 /** The income account a debit-note line is credited to: its own, else sales (413595). */
-export function debitLineAccount(l: Pick<InvoiceDoc['lines'][number], 'account'>): string {
+export function debitLineAccount(l: Pick<ReceivableDocument['lines'][number], 'account'>): string {
   return l.account ?? ACCOUNTS.revenue.code;
 }
 
@@ -96,7 +101,7 @@ export function debitLineAccount(l: Pick<InvoiceDoc['lines'][number], 'account'>
  * 413595 for a change of value, the line's own when it names one; Cr 240805 VAT payable the tax.
  * `names` are the chart's names of the lines' accounts.
  */
-export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<string, string>> = {}): JournalLine[] {
+export function debitNoteEntryLines(doc: ReceivableDocument, names: Readonly<Record<string, string>> = {}): JournalLine[] {
   const income = doc.lines.map((l) => {
     const code = debitLineAccount(l);
     const name = code === ACCOUNTS.revenue.code ? ACCOUNTS.revenue.name : names[code] ?? code;
@@ -115,7 +120,7 @@ export function debitNoteEntryLines(doc: InvoiceDoc, names: Readonly<Record<stri
  * note's lines but those with their own account (42xx), less the document's allowances (417505) plus
  * its charges (413595) — what the journal books to income.
  */
-export function salesOf(doc: InvoiceDoc): number {
+export function salesOf(doc: ReceivableDocument): number {
   if (doc.kind === 'debit_note') return doc.lines.reduce((s, l) => s + (debitLineAccount(l).startsWith('41') ? l.subtotal : 0), 0);
   return doc.subtotal - ownAccountTotal(doc) - (doc.allowance_total ?? 0) + (doc.charge_total ?? 0);
 }
@@ -126,7 +131,7 @@ export function salesOf(doc: InvoiceDoc): number {
  * own account to that account. What the customer no longer owes comes off the receivable up to the
  * invoice's open balance (`applied`); any rest is owed back to the customer (customer credit, 280505).
  */
-export function creditNoteEntryLines(doc: InvoiceDoc, applied: number): JournalLine[] {
+export function creditNoteEntryLines(doc: ReceivableDocument, applied: number): JournalLine[] {
   return creditNoteLines(invoiceEntryLines(doc), {
     accounts: { [ACCOUNTS.revenue.code]: ACCOUNTS.salesReturns },
     party: { account: ACCOUNTS.receivables.code, applied, rest: ACCOUNTS.customerAdvances },

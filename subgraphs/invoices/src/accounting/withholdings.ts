@@ -1,4 +1,4 @@
-import { UVT } from '../modules/tax/calendar.ts';
+import { UVT } from './uvt.ts';
 
 /**
  * Retención en la fuente a título de renta by concept (issue 30, item 12): what each concept
@@ -6,7 +6,7 @@ import { UVT } from '../modules/tax/calendar.ts';
  * (135515, the seller's tax credit), and the row of DIAN's Formulario 350 it is declared in.
  *
  * Legal sources, and what was read here (2026-11):
- * - UVT 2026 = COP 52,374: DIAN Resolución 000238 of 15 December 2025 (art. 868 E.T.; modules/tax/calendar.ts).
+ * - UVT 2026 = COP 52,374: DIAN Resolución 000238 of 15 December 2025 (art. 868 E.T.; accounting/uvt.ts).
  *   A value in UVT becomes pesos multiplied by the year's UVT and "aproximado" by art. 868 inciso 6 E.T.,
  *   as each UVT resolution says: to the nearest thousand above $10,000 ({@link uvtToPesos}).
  * - Decreto 0572 of 28 May 2025 (Ministerio de Hacienda; in force for payments from 1 June 2025; the

@@ -1,9 +1,7 @@
-import type { ToolContext } from '@cuadra/shared';
 import { modelOn, sha256 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { FiscalDocument } from '../lib/fiscal-document.ts';
-import { invoices, referencedInvoiceId, type InvoiceDoc } from '../modules/invoices/model.ts';
-import { openedSettings, type SettingsDoc } from '../lib/settings.ts';
+import type { SettingsDoc } from '../lib/settings.ts';
 import { certificates, signingKey } from './certificate.ts';
 import { renderUbl } from './ubl.ts';
 import { signUbl } from './xades.ts';
@@ -65,21 +63,4 @@ export async function authorityXml(db: Connection, workspace: string, doc: Fisca
     }
   }
   return (await model.findOne({ _id: doc._id, workspace }).lean())?.xml ?? xml;
-}
-
-/**
- * Signs a document just posted, when the workspace has a certificate. Posting has already
- * happened, so a signing problem (an expired certificate) does not undo it: it is logged, and
- * `invoices.send` signs (or says why it cannot) when the document leaves.
- */
-export async function signPosted(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'log'>, doc: InvoiceDoc): Promise<void> {
-  try {
-    if (!doc.number) return;
-    const s = await openedSettings(ctx.db, ctx.workspace);
-    if (!s) return;
-    const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
-    await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
-  } catch (err) {
-    ctx.log.warn({ err, invoice: doc._id }, 'posted document not signed yet');
-  }
 }

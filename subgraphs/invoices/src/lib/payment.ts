@@ -1,5 +1,5 @@
 import { PAYMENT_FORMS } from '@cuadra/shared/dian';
-import type { InvoiceDoc } from '../modules/invoices/model.ts';
+import type { FiscalDocument } from './fiscal-document.ts';
 import type { SettingsDoc } from './settings.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { SettingsDoc } from './settings.ts';
  * date) and the means (list 13.3.4.2): the document's own, else the workspace's default, else 1
  * ("instrumento no definido").
  */
-export function paymentOf(doc: Pick<InvoiceDoc, 'issue_date' | 'due_date' | 'payment_means'>, s: Pick<SettingsDoc, 'payment_means'> | null): { form: '1' | '2'; means: string } {
+export function paymentOf(doc: Pick<FiscalDocument, 'issue_date' | 'due_date' | 'payment_means'>, s: Pick<SettingsDoc, 'payment_means'> | null): { form: '1' | '2'; means: string } {
   return {
     form: doc.due_date > doc.issue_date ? PAYMENT_FORMS.credit : PAYMENT_FORMS.cash,
     means: doc.payment_means ?? s?.payment_means ?? '1',

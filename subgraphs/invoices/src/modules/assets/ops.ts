@@ -1,7 +1,7 @@
 import { CuadraError, defineOperation, type LegacyMarkers, type OperationContext, type OperationKind, type ToolContext } from '@cuadra/shared';
 import { findAccount } from '../../accounting/chart.ts';
 import { journalEntries, postEntry, type BooksContext, type JournalLine } from '../../books/index.ts';
-import { invoicePostOperation, postDocument, RECEIVABLES } from '../../lib/invoice-ops.ts';
+import { invoicePostOperation, postDocument, RECEIVABLES } from '../invoices/ops.ts';
 import { postOpenItem } from '../../open-items/index.ts';
 import { issuePricedInvoiceOnce } from '../invoices/issue.ts';
 import { ASSET_CLASSES, DISPOSAL_ACCOUNTS } from './classes.ts';

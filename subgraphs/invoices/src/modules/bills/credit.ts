@@ -9,7 +9,7 @@ import { billLines, bills, billSearchText, billTotals, expenseOf, supplierKey, t
 import { payablesRollupCurrency, billEntryLines, billStatusDelta, changeBill, duplicateSupplierNumber, type BillChange } from './ops.ts';
 import { settledStatus } from '../../open-items/index.ts';
 import { holdStock, previewStock, publishStockDocument, releaseStock, type StockDocument } from '../../open-items/stock.ts';
-import { productLines } from '../../lib/documents.ts';
+import { productLines } from '../items/document-lines.ts';
 
 /*
  * Vendor credit notes (notas crédito del proveedor). A credit note is a document of the bills

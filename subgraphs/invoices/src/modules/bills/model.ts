@@ -4,7 +4,7 @@ import {
 import { Schema, type Connection, type Model } from 'mongoose';
 import { OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord } from '../../open-items/index.ts';
 import { BILL_ACCOUNT_CONCEPTS, minimumBase, WITHHOLDING_CONCEPT_KEYS, WITHHOLDING_CONCEPTS, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
-import { BILL_LINE_ACCOUNTS, type BillLineAccount } from './accounts.ts';
+import { BILL_LINE_ACCOUNTS, type BillLineAccount } from '../../accounting/payable-accounts.ts';
 import type { BillHold } from './holds.ts';
 
 /** Withholdings the buyer makes on a bill (Colombia), rates in parts per million. */

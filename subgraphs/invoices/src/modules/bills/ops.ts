@@ -1,10 +1,10 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import { tagsKey, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
-import { productLines } from '../../lib/documents.ts';
+import { productLines } from '../items/document-lines.ts';
 import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, previewOpenItemPost, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
-import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from './accounts.ts';
+import { BILL_LINE_ACCOUNTS, PAYABLE_ACCOUNTS, withholdingPayableAccount } from '../../accounting/payable-accounts.ts';
 import { billIsOpen, billsDue } from './due.ts';
 import { blockingHold, heldRefusal, settlementOf } from './holds.ts';
 import { bills, expenseOf, type BillDoc, type BillStatus, type BillWithholding } from './model.ts';

@@ -2,12 +2,9 @@ import { addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, dropOperation, isCu
 import { Schema, type Connection, type Model } from 'mongoose';
 import { previewEntry, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import { definePaymentOperation, PAYMENT_RECORD_FIELDS, paymentEntry, previewAllocations, settleAllocations, type PaymentLedger, type PaymentRecord } from '../../open-items/index.ts';
-import { PAYABLE_ACCOUNTS } from './accounts.ts';
+import { PAYABLE_ACCOUNTS, PAYMENT_BANK_ACCOUNTS } from '../../accounting/payable-accounts.ts';
 import type { BillDoc } from './model.ts';
 import { payablesRollupCurrency, PAYABLES } from './ops.ts';
-
-/** Bank accounts a payment may leave from (PUC 1110 bancos). */
-export const PAYMENT_BANK_ACCOUNTS = { '111005': 'Bancos — moneda nacional', '111010': 'Bancos — moneda extranjera' } as const;
 
 /** One part of a bill payment set against one bill. */
 export interface BillAllocation {

@@ -1,6 +1,6 @@
 import { CuadraError, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
 import { cufe } from '../../einvoicing/cufe.ts';
-import type { BillLineAccount } from '../bills/accounts.ts';
+import type { BillLineAccount } from '../../accounting/payable-accounts.ts';
 import { billLines, bills, billTotals, type BillWithholdingType } from '../bills/model.ts';
 import { createDraftBill, type BillCreateInput } from '../bills/tools/create.ts';
 import { documents, documentSearchText, type DocumentDoc, type DocumentInvoice, type DocumentStatus, type SupplierPending } from './model.ts';

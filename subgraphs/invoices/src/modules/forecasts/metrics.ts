@@ -1,7 +1,7 @@
 import { addDays, CuadraError, endOfMonth, localDate, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { codesIn, ledgerAsOf, ledgerBetween, type LedgerSums } from '../../books/general-ledger.ts';
-import { buildLines, documentTotals } from '../../lib/documents.ts';
+import { buildLines, documentTotals } from '../items/document-lines.ts';
 import { forecastMonthly, type Forecast } from '../../lib/forecast.ts';
 import { monthsBetween, nextMonth } from '../../books/calendar.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';

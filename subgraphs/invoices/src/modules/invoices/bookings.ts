@@ -1,8 +1,8 @@
 import { CuadraError, feedPullJob, systemPrincipal, type BookingChangeRow, type FeedReader, type Logger, type PeerGraph, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { buyerFromCrm } from '../../lib/documents.ts';
+import { buyerFromCrm } from '../items/document-lines.ts';
 import { documentToday } from '../../lib/document-dates.ts';
-import { changeInvoice, statusDelta } from '../../lib/invoice-ops.ts';
+import { changeInvoice, statusDelta } from './ops.ts';
 import { issueInvoiceOnce } from './issue.ts';
 import { invoices, type InvoiceDoc } from './model.ts';
 

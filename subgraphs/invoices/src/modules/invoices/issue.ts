@@ -1,7 +1,7 @@
 import type { OperationContext, ToolContext } from '@cuadra/shared';
-import { buildLines, documentTotals, type LineInput } from '../../lib/documents.ts';
+import { buildLines, documentTotals, type LineInput } from '../items/document-lines.ts';
 import type { InvoiceLine } from '../../lib/fiscal-document.ts';
-import { draftDocument, insertDraft, postDocument } from '../../lib/invoice-ops.ts';
+import { draftDocument, insertDraft, postDocument } from './ops.ts';
 import type { WithholdingRate } from '../../lib/money.ts';
 import { invoices, type CustomerSnapshot, type InvoiceDoc } from './model.ts';
 

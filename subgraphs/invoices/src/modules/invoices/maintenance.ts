@@ -1,6 +1,6 @@
 import { operationsMaintenance, type MaintenanceHook } from '@cuadra/shared';
 import { repairRollupsOf } from '../../books/maintenance.ts';
-import { invoicePostOperation } from '../../lib/invoice-ops.ts';
+import { invoicePostOperation } from './ops.ts';
 import { invoices } from './model.ts';
 import { noteOverdueInvoices } from './overdue.ts';
 

@@ -1,6 +1,6 @@
 import { addPositions, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { LineInput } from '../../lib/documents.ts';
+import type { LineInput } from '../items/document-lines.ts';
 import type { CustomerSnapshot } from './model.ts';
 import type { WithholdingRate } from '../../lib/money.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, WITHHOLDING_RATE_VIEW_SCHEMA } from '../../lib/document-fields.ts';

@@ -3,7 +3,7 @@ import {
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 // Type only: the bills module reads runs (bills/holds.ts), so nothing of it is loaded from here.
-import type { PAYMENT_BANK_ACCOUNTS } from '../bills/payments.ts';
+import type { PAYMENT_BANK_ACCOUNTS } from '../../accounting/payable-accounts.ts';
 
 /**
  * A payment run's life (each step one conditional update on `status`): draft → approved (a person

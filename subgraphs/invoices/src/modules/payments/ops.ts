@@ -1,7 +1,7 @@
 import { beginOperation, CuadraError, type ToolContext } from '@cuadra/shared';
 import { previewEntry, type PostingPreview } from '../../books/index.ts';
 import { paymentEntryLines } from '../../accounting/receivable-lines.ts';
-import { RECEIVABLES } from '../../lib/invoice-ops.ts';
+import { RECEIVABLES } from '../invoices/ops.ts';
 import { addCustomerCredit } from '../../lib/customer-credit.ts';
 import type { InvoiceDoc } from '../invoices/model.ts';
 import { payments, type PaymentDoc } from './model.ts';

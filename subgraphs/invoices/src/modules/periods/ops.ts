@@ -8,7 +8,7 @@ import { PUC } from '../../accounting/puc.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { billPaymentOperation } from '../bills/payments.ts';
 import { billPostOperation } from '../bills/ops.ts';
-import { invoicePostOperation } from '../../lib/invoice-ops.ts';
+import { invoicePostOperation } from '../invoices/ops.ts';
 import { paymentOperation } from '../payments/ops.ts';
 import { acquisitionOperation, disposalOperation } from '../assets/ops.ts';
 

@@ -1,5 +1,5 @@
 import { addDays, createPositioned, CuadraError, type ToolContext } from '@cuadra/shared';
-import type { LineInput } from '../../lib/documents.ts';
+import type { LineInput } from '../items/document-lines.ts';
 import { issueInvoiceOnce } from '../invoices/issue.ts';
 import { previousPeriod, recurringInvoices, type RecurringDoc } from '../invoices/recurring.ts';
 import { findSubscription, plans, scheduleInterval, subscriptions, type PlanChange, type PlanDoc, type SubscriptionDoc } from './model.ts';

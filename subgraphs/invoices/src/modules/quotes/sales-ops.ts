@@ -2,10 +2,10 @@ import {
   beginOperation, createPositioned, CuadraError, defineListTool, defineOperation, defineTool, dropOperation, ID_INPUT, ID_SCHEMA, newId, recordOutput, REPAIR_AFTER_MS, runOperation,
   searchTerm, takeOverOperation, workspaceToday, type OperationContext, type OperationKind, type ToolContext,
 } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../../lib/documents.ts';
+import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../items/document-lines.ts';
 import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA, type DocumentAllowanceChargeInput } from '../../lib/line-model.ts';
 import { regimeContext, withholdingRatesFor } from '../../lib/tax-regime.ts';
-import { draftDocument, insertDraft } from '../../lib/invoice-ops.ts';
+import { draftDocument, insertDraft } from '../invoices/ops.ts';
 import { invoices } from '../invoices/model.ts';
 import { SALES_DOCUMENT_VIEW_SCHEMA, salesDocumentMatches, salesDocuments, salesDocumentView, salesSeries, type SalesDocument } from '../../lib/sales-document.ts';
 import { addDays, type WithholdingRate } from '../../lib/money.ts';

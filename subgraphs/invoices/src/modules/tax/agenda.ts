@@ -2,7 +2,8 @@ import { localDate, type AgendaEntry, type LaneReader } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { ledgerBetween } from '../../books/general-ledger.ts';
 import { settings } from '../../lib/settings.ts';
-import { CALENDAR_YEARS, deadlinesDueIn, dueDate, LEGAL_SOURCE, UVT, VAT_BIMONTHLY_UVT, type Obligation } from './calendar.ts';
+import { UVT } from '../../accounting/uvt.ts';
+import { CALENDAR_YEARS, deadlinesDueIn, dueDate, LEGAL_SOURCE, VAT_BIMONTHLY_UVT, type Obligation } from './calendar.ts';
 import { defaultProfile, taxProfiles, type TaxProfileDoc } from './model.ts';
 import { monthWithholdings } from './withholdings.ts';
 

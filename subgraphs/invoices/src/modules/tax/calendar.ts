@@ -39,17 +39,6 @@ export const CALENDAR_YEARS: Record<number, { verified: boolean; note: string }>
   2027: { verified: false, note: 'Computed from the rule of Decreto 2229 de 2023; DIAN\'s calendar for 2027 was not found published.' },
 };
 
-/**
- * The Unidad de Valor Tributario of each year (COP), for the VAT period threshold (art. 868 E.T.): 2026:
- * 52,374 (DIAN Resolución 000238 of 15 December 2025); 2025: 49,799 (Resolución 000193 of 4 December 2024);
- * 2024: 47,065 (the value the 2025 resolution's reports start from; its own resolution not checked here).
- */
-export const UVT: Record<number, { value: number; verified: boolean }> = {
-  2024: { value: 47_065, verified: true },
-  2025: { value: 49_799, verified: true },
-  2026: { value: 52_374, verified: true },
-};
-
 /** Art. 600 Estatuto Tributario: bimonthly VAT for large taxpayers and whoever had gross income ≥ 92,000 UVT the year before; else four-monthly. */
 export const VAT_BIMONTHLY_UVT = 92_000;
 

@@ -6,7 +6,7 @@ import { FORM_350_ROWS, uvtOf, withholdingConcept, withholdingCurrency, WITHHOLD
 import { rollupId, type RollupDoc } from '../../books/rollup-store.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';
 import { endOfMonth } from '../../books/calendar.ts';
-import { PAYABLE_ACCOUNTS, withholdingPayableAccount } from '../bills/accounts.ts';
+import { PAYABLE_ACCOUNTS, withholdingPayableAccount } from '../../accounting/payable-accounts.ts';
 
 type Type = 'retefuente' | 'reteiva' | 'reteica';
 

@@ -2,8 +2,8 @@ import { beginOperation, CuadraError, defineTool, dropOperation, ID_SCHEMA, reco
 import { postableAccount } from '../../../accounting/chart.ts';
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';
-import { buyerFromCrm } from '../../../lib/documents.ts';
-import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { buyerFromCrm } from '../../items/document-lines.ts';
+import { requireSettings } from '../../invoices/ops.ts';
 import { taxRegimeOf, VAT_RATE_INPUT, vatRateFor } from '../../../lib/tax-regime.ts';
 import { priceInvoiceLines } from '../../invoices/issue.ts';
 import { DISPOSAL_ACCOUNTS } from '../classes.ts';

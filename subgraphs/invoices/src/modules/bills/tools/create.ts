@@ -1,6 +1,6 @@
 import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
 import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
-import { BILL_LINE_ACCOUNT_CODES } from '../accounts.ts';
+import { BILL_LINE_ACCOUNT_CODES } from '../../../accounting/payable-accounts.ts';
 import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
 import { BILL_VIEW_SCHEMA, BILL_WITHHOLDING_TYPES, billLines, billSearchText, billTotals, billView, supplierKey, vendorFromCrm, type BillDoc, type BillWithholdingRate } from '../model.ts';
 import { insertDraftBill } from '../ops.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createPositioned, CuadraError, defineTool, newId } from '@cuadra/shared';
-import { BILL_LINE_ACCOUNT_CODES } from '../../bills/accounts.ts';
+import { BILL_LINE_ACCOUNT_CODES } from '../../../accounting/payable-accounts.ts';
 import { DOCUMENT_VIEW_SCHEMA, documents, documentSearchText, documentView, kindOf, MAX_DOCUMENT_BYTES, type DocumentDoc } from '../model.ts';
 import { processDocument } from '../process.ts';
 

@@ -1,8 +1,8 @@
 import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
+import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema } from '../../items/document-lines.ts';
 import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA } from '../../../lib/line-model.ts';
 import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';
-import { draftDocument, insertDraft } from '../../../lib/invoice-ops.ts';
+import { draftDocument, insertDraft } from '../ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
 import { addDays } from '../../../lib/money.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';

@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA, type InputOf, type ToolContext } from '@cuadra/shared';
-import { documentTotals } from '../../../lib/documents.ts';
+import { documentTotals } from '../../items/document-lines.ts';
 import { lineChargesOf, priceLine } from '../../../lib/line-model.ts';
-import { draftDocument, insertDraft, postDocument, previewPostOf } from '../../../lib/invoice-ops.ts';
+import { draftDocument, insertDraft, postDocument, previewPostOf } from '../ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, type InvoiceDoc, type InvoiceLine } from '../model.ts';
 import { quantityFromMicros, quantityMicros, storedMicros } from '../../../lib/money.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';

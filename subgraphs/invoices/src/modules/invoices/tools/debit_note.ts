@@ -1,8 +1,8 @@
 import { CuadraError, defineTool, ID_SCHEMA, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
 import { ACCOUNTS } from '../../../accounting/accounts.ts';
 import { postableAccount } from '../../../accounting/chart.ts';
-import { documentTotals } from '../../../lib/documents.ts';
-import { draftDocument, insertDraft, postDocument } from '../../../lib/invoice-ops.ts';
+import { documentTotals } from '../../items/document-lines.ts';
+import { draftDocument, insertDraft, postDocument } from '../ops.ts';
 import { LINE_CHARGES_SCHEMA, priceLine } from '../../../lib/line-model.ts';
 import { lineVat, regimeContext } from '../../../lib/tax-regime.ts';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';

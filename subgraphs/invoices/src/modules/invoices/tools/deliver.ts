@@ -2,8 +2,8 @@ import { CuadraError, defineTool, ID_SCHEMA, type Principal } from '@cuadra/shar
 import { attachedDocuments } from '../../../einvoicing/attached.ts';
 import { deliveryMailer, deliverySubject, deliveryView, deliveryZip, DELIVERY_VIEW_SCHEMA, type DeliveryState } from '../../../einvoicing/delivery.ts';
 import { htmlToPdf } from '@cuadra/shared/pdf';
-import { buyerFromCrm } from '../../../lib/documents.ts';
-import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { buyerFromCrm } from '../../items/document-lines.ts';
+import { requireSettings } from '../ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView } from '../model.ts';
 import { representationHtml } from './render.ts';
 

@@ -1,5 +1,5 @@
 import { defineTool, ID_INPUT, recordOutput } from '@cuadra/shared';
-import { postDocument, previewPost } from '../../../lib/invoice-ops.ts';
+import { postDocument, previewPost } from '../ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView } from '../model.ts';
 
 /** Posts a draft: number, CUFE, balanced journal entry. Exactly once; a second post is a `conflict`. */

@@ -1,5 +1,5 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../../lib/documents.ts';
+import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../items/document-lines.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
 import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';

@@ -3,7 +3,7 @@ import { keepAttached, signedAttachedDocument } from '../../../einvoicing/attach
 import { AUTHORITY_ANSWER_SCHEMA } from '@cuadra/shared/dian';
 import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
 import { authorityXml } from '../../../einvoicing/signed.ts';
-import { requireSettings } from '../../../lib/invoice-ops.ts';
+import { requireSettings } from '../ops.ts';
 import { issuerGaps } from '../../../lib/settings.ts';
 import { taxRegimeOf } from '../../../lib/tax-regime.ts';
 import { INVOICE_VIEW_SCHEMA, invoices, invoiceView, referencedInvoiceId, type AuthorityState } from '../model.ts';

@@ -1,8 +1,8 @@
 import { CuadraError, defineTool, recordOutput, ID_SCHEMA } from '@cuadra/shared';
-import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals } from '../../../lib/documents.ts';
+import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals } from '../../items/document-lines.ts';
 import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';
 import { allowanceChargeInput as acInput } from '../../../lib/line-model.ts';
-import { changeInvoice, searchText, statusDelta } from '../../../lib/invoice-ops.ts';
+import { changeInvoice, searchText, statusDelta } from '../ops.ts';
 import { INVOICE_VIEW_SCHEMA, invoiceView, type InvoiceDoc } from '../model.ts';
 import { invoiceFields } from './create.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';

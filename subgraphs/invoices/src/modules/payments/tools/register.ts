@@ -5,7 +5,7 @@ import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
 import { markPayment, paymentOperation, previewPayment } from '../ops.ts';
 import { completePayment } from '../../../open-items/index.ts';
-import { buyerFromCrm } from '../../../lib/documents.ts';
+import { buyerFromCrm } from '../../items/document-lines.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 
 

@@ -1,6 +1,6 @@
 import { addDays, createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
-import { buyerFromCrm } from '../../../lib/documents.ts';
+import { buyerFromCrm } from '../../items/document-lines.ts';
 import { findPlan, plans, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView, type SubscriptionDoc } from '../model.ts';
 import { completeStart, scheduleIdOf, setupInvoiceId } from '../ops.ts';
 

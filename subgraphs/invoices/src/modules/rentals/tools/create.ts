@@ -1,6 +1,6 @@
 import { createPositioned, CuadraError, defineTool, newId, recordOutput, type ToolContext } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
-import { buyerFromCrm } from '../../../lib/documents.ts';
+import { buyerFromCrm } from '../../items/document-lines.ts';
 import { workspaceCurrency } from '../../../lib/settings.ts';
 import { assets } from '../../assets/model.ts';
 import { items } from '../../items/model.ts';

@@ -1,15 +1,15 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
-import type { CustomerSnapshot, InvoiceLine } from './fiscal-document.ts';
-import { items } from '../modules/items/model.ts';
-import { documentWithholdings, sumAmounts, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from './money.ts';
+import type { CustomerSnapshot, InvoiceLine } from '../../lib/fiscal-document.ts';
+import { items } from './model.ts';
+import { documentWithholdings, sumAmounts, WITHHOLDING_RATE_SCHEMA, WITHHOLDING_TYPES, type WithholdingAmount, type WithholdingRate } from '../../lib/money.ts';
 import { QUANTITY_SCHEMA } from '@cuadra/shared';
-import { checkTags, LINE_TAGS_SCHEMA } from '../modules/dimensions/model.ts';
-import { WITHHOLDING_CONCEPT_SCHEMA, type WithholdingConceptKey } from '../accounting/withholdings.ts';
+import { checkTags, LINE_TAGS_SCHEMA } from '../dimensions/model.ts';
+import { WITHHOLDING_CONCEPT_SCHEMA, type WithholdingConceptKey } from '../../accounting/withholdings.ts';
 import {
   documentAmounts, LINE_CHARGES_SCHEMA, priceDocumentAllowanceCharges, priceLine, type DocumentAllowanceCharge, type DocumentAllowanceChargeInput, type LineChargeInput,
-} from './line-model.ts';
-import { LINE_VAT_FIELDS, lineVat, regimeContext, type RegimeContext, type VatCategory } from './tax-regime.ts';
-import { WAREHOUSE_ID_SCHEMA, type StockLine } from '../open-items/stock.ts';
+} from '../../lib/line-model.ts';
+import { LINE_VAT_FIELDS, lineVat, regimeContext, type RegimeContext, type VatCategory } from '../../lib/tax-regime.ts';
+import { WAREHOUSE_ID_SCHEMA, type StockLine } from '../../open-items/stock.ts';
 import type { Connection } from 'mongoose';
 
 /** A line as callers write it (invoices, quotes, sales orders). */

@@ -1,4 +1,4 @@
-import { retefuenteAccount } from '../../accounting/withholdings.ts';
+import { retefuenteAccount } from './withholdings.ts';
 
 /**
  * The PUC accounts the payables cycle posts to (Plan Único de Cuentas, Decreto 2650 de 1993).
@@ -33,6 +33,9 @@ export const BILL_LINE_ACCOUNTS = {
   '1524': { name: 'Equipo de oficina', expense: false },
   '1528': { name: 'Equipo de computación y comunicación', expense: false },
 } as const;
+
+/** Bank accounts a bill payment may leave from (PUC 1110 bancos). */
+export const PAYMENT_BANK_ACCOUNTS = { '111005': 'Bancos — moneda nacional', '111010': 'Bancos — moneda extranjera' } as const;
 
 export type BillLineAccount = keyof typeof BILL_LINE_ACCOUNTS;
 export const BILL_LINE_ACCOUNT_CODES = Object.keys(BILL_LINE_ACCOUNTS) as BillLineAccount[];

@@ -1,23 +1,23 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { accountNames } from '../accounting/chart.ts';
-import { withholdingCurrency, withholdingIncrements } from '../accounting/withholdings.ts';
-import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../accounting/receivable-lines.ts';
-import { previewEntry, type PostingPreview, type RecordChange } from '../books/index.ts';
-import { assertPeriodOpen } from '../books/periods.ts';
-import { cufe } from '../einvoicing/cufe.ts';
-import { signPosted } from '../einvoicing/signed.ts';
-import { buyerId } from '../einvoicing/ubl.ts';
-import { addCustomerCredit } from './customer-credit.ts';
-import { invoices, type InvoiceDoc, type Settlement } from '../modules/invoices/model.ts';
-import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type NumberingRange, type SettingsDoc } from './settings.ts';
-import { taxRegimeOf } from './tax-regime.ts';
-import { localTime, quantityFromMicros, storedMicros } from './money.ts';
-import { indexCreated } from './recent.ts';
-import { productLines } from './documents.ts';
-import type { RollupDelta } from '../books/rollup-intents.ts';
-import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type ItemContext, type OpenItemChange, type OpenItemLedger } from '../open-items/index.ts';
-import { invoiceIsOpen, invoicesDue } from '../modules/invoices/due.ts';
+import { accountNames } from '../../accounting/chart.ts';
+import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
+import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../../accounting/receivable-lines.ts';
+import { previewEntry, type PostingPreview, type RecordChange } from '../../books/index.ts';
+import { assertPeriodOpen } from '../../books/periods.ts';
+import { cufe } from '../../einvoicing/cufe.ts';
+import { authorityXml } from '../../einvoicing/signed.ts';
+import { buyerId } from '../../einvoicing/ubl.ts';
+import { addCustomerCredit } from '../../lib/customer-credit.ts';
+import { invoices, referencedInvoiceId, type InvoiceDoc, type Settlement } from './model.ts';
+import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type NumberingRange, type SettingsDoc } from '../../lib/settings.ts';
+import { taxRegimeOf } from '../../lib/tax-regime.ts';
+import { localTime, quantityFromMicros, storedMicros } from '../../lib/money.ts';
+import { indexCreated } from '../../lib/recent.ts';
+import { productLines } from '../items/document-lines.ts';
+import type { RollupDelta } from '../../books/rollup-intents.ts';
+import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type ItemContext, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
+import { invoiceIsOpen, invoicesDue } from './due.ts';
 
 /** How a kind of document is named in messages. */
 const KIND_NAME = { invoice: 'Invoice', credit_note: 'Credit note', debit_note: 'Debit note' } as const;
@@ -243,6 +243,23 @@ export const invoicePostOperation = definePostOperation<InvoiceDoc>('invoice_pos
 });
 
 /**
+ * Signs a document just posted, when the workspace has a certificate. Posting has already
+ * happened, so a signing problem (an expired certificate) does not undo it: it is logged, and
+ * `invoices.send` signs (or says why it cannot) when the document leaves.
+ */
+async function signPosted(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now' | 'log'>, doc: InvoiceDoc): Promise<void> {
+  try {
+    if (!doc.number) return;
+    const s = await openedSettings(ctx.db, ctx.workspace);
+    if (!s) return;
+    const credited = referencedInvoiceId(doc) ? await invoices(ctx.db).findOne({ _id: referencedInvoiceId(doc)!, workspace: ctx.workspace }).lean() : null;
+    await authorityXml(ctx.db, ctx.workspace, doc, s, credited, ctx.now, { store: true });
+  } catch (err) {
+    ctx.log.warn({ err, invoice: doc._id }, 'posted document not signed yet');
+  }
+}
+
+/**
  * Posts a draft invoice, debit note or credit note, exactly once ({@link invoicePostOperation}),
  * then signs it when the workspace has a certificate.
  */
@@ -259,7 +276,7 @@ export async function postDocument(ctx: ToolContext, id: string): Promise<Invoic
 /** A new draft document with every stored field set. */
 export function draftDocument(fields: Pick<InvoiceDoc, '_id' | 'workspace' | 'kind' | 'customer_id' | 'customer' | 'currency' | 'issue_date' | 'due_date' | 'lines' | 'withholding_rates' | 'notes' | 'created_at'>
   & Partial<Pick<InvoiceDoc, 'credit_of' | 'debit_of' | 'concept' | 'source'>>
-  & ReturnType<typeof import('./documents.ts').documentTotals>): InvoiceDoc {
+  & ReturnType<typeof import('../items/document-lines.ts').documentTotals>): InvoiceDoc {
   return {
     ...fields,
     status: 'draft', number: null, number_seq: null, number_key: `none:${fields._id}`,
