@@ -4,7 +4,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord } from '../../open-items/index.ts';
 import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
-import type { CustomerFiscal, CustomerSnapshot, InvoiceLine, SaleAmounts } from '../../lib/fiscal-document.ts';
+import type { CustomerFiscal, CustomerSnapshot, FiscalDocument, InvoiceLine, SaleAmounts } from '../../lib/fiscal-document.ts';
 
 // Lines and the buyer's snapshot are what the e-documents read too (lib/fiscal-document.ts).
 export type { CustomerFiscal, CustomerSnapshot, InvoiceLine };
@@ -33,9 +33,10 @@ export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'c
 /**
  * An invoice or credit note (DOMAIN.md: draft → posted → partially_paid → paid; cancelled only
  * by a credit note). One document holds its lines, settlements and rollup intents, so every
- * change is one conditional write on `rev`.
+ * change is one conditional write on `rev`. It is a {@link FiscalDocument}: the e-documents
+ * (src/einvoicing) read it through that narrow type, never this record.
  */
-export interface InvoiceDoc extends OpenItemRecord, SaleAmounts {
+export interface InvoiceDoc extends OpenItemRecord, SaleAmounts, FiscalDocument {
   _id: string;
   workspace: string;
   kind: 'invoice' | 'credit_note' | 'debit_note';
