@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
 import { rng, SizeTable, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
-import { rollupId } from '../subgraphs/invoices/src/books/rollup-store.ts';
+import { ALL_TIME, Grain, rollupId } from '../subgraphs/invoices/src/books/rollup-store.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 import { localDate } from '../shared/src/periods.ts';
 
@@ -30,16 +30,16 @@ async function seed(workspace: string, n: number): Promise<void> {
   const rand = rng(n);
   const roll = new Map<string, { _id: string; workspace: string; currency: string; grain: string; period: string; v: Record<string, number>; c: Record<string, Record<string, number>>; n: Record<string, string>; e?: Record<string, number>; applied: string[] }>();
   const addDue = (day: string, due: string, amount: number) => {
-    for (const [grain, period] of [['due', due], ['duem', due.slice(0, 7)]]) {
-      const id = rollupId(workspace, 'COP', grain as 'due', period);
+    for (const [grain, period] of [[Grain.DueDay, due], [Grain.DueMonth, due.slice(0, 7)]] as const) {
+      const id = rollupId(workspace, 'COP', grain, period);
       const doc = roll.get(id) ?? { _id: id, workspace, currency: 'COP', grain, period, v: {}, c: {}, n: {}, e: {}, applied: [] };
       doc.e![day] = (doc.e![day] ?? 0) + amount;
       roll.set(id, doc);
     }
   };
   const add = (day: string, inc: Record<string, number>, customer?: { id: string; name: string; inc: Record<string, number> }) => {
-    for (const [grain, period] of [['d', day], ['m', day.slice(0, 7)], ['a', 'all']]) {
-      const id = rollupId(workspace, 'COP', grain as 'd', period);
+    for (const [grain, period] of [[Grain.Day, day], [Grain.Month, day.slice(0, 7)], [Grain.AllTime, ALL_TIME]] as const) {
+      const id = rollupId(workspace, 'COP', grain, period);
       const doc = roll.get(id) ?? { _id: id, workspace, currency: 'COP', grain, period, v: {}, c: {}, n: {}, applied: [] };
       for (const [k, v] of Object.entries(inc)) doc.v[k] = (doc.v[k] ?? 0) + v;
       if (customer) {
@@ -94,9 +94,9 @@ async function seed(workspace: string, n: number): Promise<void> {
   }
   await flush();
   // The all-currency document counts (records totals), as the rollup code keeps them.
-  const all = roll.get(rollupId(workspace, 'COP', 'a', 'all'))!;
+  const all = roll.get(rollupId(workspace, 'COP', Grain.AllTime, ALL_TIME))!;
   const counts = Object.fromEntries(Object.entries(all.v).filter(([k]) => k.startsWith('status_') || k === 'invoices' || k === 'payments'));
-  roll.set(rollupId(workspace, '*', 'a', 'all'), { _id: rollupId(workspace, '*', 'a', 'all'), workspace, currency: '*', grain: 'a', period: 'all', v: counts, c: {}, n: {}, applied: [] });
+  roll.set(rollupId(workspace, '*', Grain.AllTime, ALL_TIME), { _id: rollupId(workspace, '*', Grain.AllTime, ALL_TIME), workspace, currency: '*', grain: Grain.AllTime, period: ALL_TIME, v: counts, c: {}, n: {}, applied: [] });
   const docs = [...roll.values()];
   for (let i = 0; i < docs.length; i += 2000) await sg.db.collection('rollups').insertMany(docs.slice(i, i + 2000) as never[], { ordered: false });
   await sg.db.collection('recent_index').insertMany([...recent.entries()].map(([day, ids]) => ({ _id: `${workspace}|invoices|${day}`, ids })) as never[]);

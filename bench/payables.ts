@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
 import { rng, SizeTable, startInvoicesOnH2 } from './invoices-h2.ts';
 import { testPrincipal } from '../shared/src/testing.ts';
-import { rollupId } from '../subgraphs/invoices/src/books/rollup-store.ts';
+import { ALL_TIME, Grain, rollupId } from '../subgraphs/invoices/src/books/rollup-store.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 import { localDate } from '../shared/src/periods.ts';
 
@@ -35,8 +35,8 @@ async function seed(workspace: string, n: number): Promise<string> {
   const rand = rng(n);
   const roll = new Map<string, Roll>();
   const add = (ns: string, day: string, inc: Record<string, number>, vendor?: { id: string; name: string; inc: Record<string, number> }) => {
-    for (const [grain, period] of [['d', day], ['m', day.slice(0, 7)], ['a', 'all']]) {
-      const id = rollupId(workspace, ns, grain as 'd', period);
+    for (const [grain, period] of [[Grain.Day, day], [Grain.Month, day.slice(0, 7)], [Grain.AllTime, ALL_TIME]] as const) {
+      const id = rollupId(workspace, ns, grain, period);
       const doc = roll.get(id) ?? { _id: id, workspace, currency: ns, grain, period, v: {}, c: {}, n: {}, applied: [] };
       for (const [k, v] of Object.entries(inc)) doc.v[k] = (doc.v[k] ?? 0) + v;
       if (vendor) {
@@ -48,8 +48,8 @@ async function seed(workspace: string, n: number): Promise<string> {
     }
   };
   const addDue = (day: string, due: string, amount: number) => {
-    for (const [grain, period] of [['due', due], ['duem', due.slice(0, 7)]]) {
-      const id = rollupId(workspace, 'ap:COP', grain as 'due', period);
+    for (const [grain, period] of [[Grain.DueDay, due], [Grain.DueMonth, due.slice(0, 7)]] as const) {
+      const id = rollupId(workspace, 'ap:COP', grain, period);
       const doc = roll.get(id) ?? { _id: id, workspace, currency: 'ap:COP', grain, period, v: {}, c: {}, n: {}, e: {}, applied: [] };
       doc.e![day] = (doc.e![day] ?? 0) + amount;
       roll.set(id, doc);

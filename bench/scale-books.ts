@@ -29,7 +29,7 @@ import { bills, type BillDoc } from '../subgraphs/invoices/src/modules/bills/mod
 import { billPayments, BILL_PAYMENTS } from '../subgraphs/invoices/src/modules/bills/payments.ts';
 import { billPostOperation, PAYABLES } from '../subgraphs/invoices/src/modules/bills/ops.ts';
 import { billsDue } from '../subgraphs/invoices/src/modules/bills/due.ts';
-import { invoicePostOperation, RECEIVABLES, searchText, statusDelta } from '../subgraphs/invoices/src/lib/invoice-ops.ts';
+import { invoicePostOperation, RECEIVABLES, searchText, statusDelta } from '../subgraphs/invoices/src/modules/invoices/ops.ts';
 import { CUSTOMER_PAYMENTS } from '../subgraphs/invoices/src/modules/payments/ops.ts';
 import { invoicesDue } from '../subgraphs/invoices/src/modules/invoices/due.ts';
 import { journalEntries, ledgerDeltas, LEDGER_ROLLUP_VERSION } from '../subgraphs/invoices/src/books/journal.ts';

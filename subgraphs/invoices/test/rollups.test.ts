@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
-import { rollupId } from '../src/books/rollup-store.ts';
+import { ALL_TIME, Grain, LedgerCounter, rollupId } from '../src/books/rollup-store.ts';
 import { anyPendingChange, applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/books/rollup-intents.ts';
 import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
 import { localDate } from '../src/lib/money.ts';
@@ -16,6 +16,15 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sg?.close();
+});
+
+describe('the rollups\' stored vocabulary', () => {
+  it('keeps the stored grain ids and counter keys (names in code, the same values on disk: no migration)', () => {
+    expect(Grain).toEqual({ Day: 'd', Month: 'm', AllTime: 'a', DueDay: 'due', DueMonth: 'duem' });
+    expect(rollupId('w1', 'COP', Grain.AllTime, ALL_TIME)).toBe('w1|COP|a|all');
+    expect([LedgerCounter.debit('4135'), LedgerCounter.credit('4135'), LedgerCounter.closingDebit('4135'), LedgerCounter.closingCredit('4135')]).toEqual(['d4135', 'c4135', 'kd4135', 'kc4135']);
+    expect(['d4135', 'c130505', 'kd4135', 'kc4135', 'pi~x'].map(LedgerCounter.accountOf)).toEqual(['4135', '130505', null, null, null]);
+  });
 });
 
 describe('rollup intents', () => {

@@ -1,7 +1,7 @@
 import { addDays, buckets, previousWindow, queryWindow, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
-import { pendingChanges, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
+import { ALL_TIME, Grain, LedgerCounter, pendingChanges, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
 import { applyRollupIntent, REPAIR_AFTER_MS, type RollupIntent } from './rollup-intents.ts';
 import { journalEntries, LEDGER_USAGE, ledgerCurrency } from './journal.ts';
 
@@ -16,7 +16,7 @@ import { journalEntries, LEDGER_USAGE, ledgerCurrency } from './journal.ts';
  */
 export const FUTURE_MONTHS = 36;
 
-/** Per-account debit and credit sums: `d<code>`, `c<code>` (and `kd`/`kc` for closing entries). */
+/** Per-account debit and credit sums, by {@link LedgerCounter} key. */
 export type LedgerSums = Record<string, number>;
 
 async function byIds(db: Connection, ids: string[]): Promise<RollupDoc[]> {
@@ -40,10 +40,10 @@ export function ledgerHorizon(date: string, today: string): string {
 export async function ledgerAsOf(db: Connection, workspace: string, currency: string, date: string, today: string): Promise<LedgerSums> {
   const cur = ledgerCurrency(currency);
   const later = [
-    ...monthsBetween(nextMonth(date.slice(0, 7)), ledgerHorizon(date, today)).map((m) => rollupId(workspace, cur, 'm', m)),
-    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, cur, 'd', d)) : []),
+    ...monthsBetween(nextMonth(date.slice(0, 7)), ledgerHorizon(date, today)).map((m) => rollupId(workspace, cur, Grain.Month, m)),
+    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, cur, Grain.Day, d)) : []),
   ];
-  const [all] = await byIds(db, [rollupId(workspace, cur, 'a', 'all')]);
+  const [all] = await byIds(db, [rollupId(workspace, cur, Grain.AllTime, ALL_TIME)]);
   const out: LedgerSums = {};
   addInto(out, all?.v);
   for (const d of await byIds(db, later)) addInto(out, d.v, -1);
@@ -56,8 +56,8 @@ export async function ledgerBetween(db: Connection, workspace: string, currency:
   const plans = ranges.map((r) => {
     const split = splitByMonths(r.from, r.to);
     return [
-      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, cur, 'd', day))),
-      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, cur, 'm', m)) : []),
+      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, cur, Grain.Day, day))),
+      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, cur, Grain.Month, m)) : []),
     ];
   });
   const docs = new Map((await byIds(db, [...new Set(plans.flat())])).map((d) => [d._id, d]));
@@ -70,13 +70,13 @@ export async function ledgerBetween(db: Connection, workspace: string, currency:
 
 /** How many journal lines ever named `code` (any currency). */
 export async function accountUsage(db: Connection, workspace: string, code: string): Promise<number> {
-  const all = await rollups(db).findById(rollupId(workspace, LEDGER_USAGE, 'a', 'all')).lean<RollupDoc>();
+  const all = await rollups(db).findById(rollupId(workspace, LEDGER_USAGE, Grain.AllTime, ALL_TIME)).lean<RollupDoc>();
   return all?.v?.[`n${code}`] ?? 0;
 }
 
 /** Codes that ever had a journal line, with their line counts (any currency). */
 export async function usedAccounts(db: Connection, workspace: string): Promise<Map<string, number>> {
-  const all = await rollups(db).findById(rollupId(workspace, LEDGER_USAGE, 'a', 'all')).lean<RollupDoc>();
+  const all = await rollups(db).findById(rollupId(workspace, LEDGER_USAGE, Grain.AllTime, ALL_TIME)).lean<RollupDoc>();
   return new Map(Object.entries(all?.v ?? {}).filter(([k, n]) => k.startsWith('n') && n > 0).map(([k, n]) => [k.slice(1), n]));
 }
 
@@ -105,15 +105,18 @@ export async function settleLedger(db: Connection, workspace: string, now: Date)
 
 /** An account's balance on its normal side, from sums. */
 export function signedBalance(sums: LedgerSums, code: string, side: 'debit' | 'credit'): number {
-  const dr = sums[`d${code}`] ?? 0;
-  const cr = sums[`c${code}`] ?? 0;
+  const dr = sums[LedgerCounter.debit(code)] ?? 0;
+  const cr = sums[LedgerCounter.credit(code)] ?? 0;
   return side === 'debit' ? dr - cr : cr - dr;
 }
 
 /** The codes with any counter in the sums. */
 export function codesIn(sums: LedgerSums): string[] {
   const codes = new Set<string>();
-  for (const k of Object.keys(sums)) if (k[0] === 'd' || k[0] === 'c') codes.add(k.slice(1));
+  for (const k of Object.keys(sums)) {
+    const code = LedgerCounter.accountOf(k);
+    if (code !== null) codes.add(code);
+  }
   return [...codes].sort();
 }
 

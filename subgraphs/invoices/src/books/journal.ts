@@ -1,6 +1,7 @@
 import { addPositions, searchIn, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { RollupDelta, RollupIntent } from './rollup-intents.ts';
+import { LedgerCounter } from './rollup-store.ts';
 
 /** One line of a journal entry: a debit or a credit (the other is 0), in cents. */
 export interface JournalLine {
@@ -124,17 +125,17 @@ export function isCash(code: string): boolean {
 }
 
 /**
- * The counters of version 1: per account, `d<code>` += debits and `c<code>` += credits; a closing
- * entry also counts under `kd<code>`/`kc<code>` so the income statement can leave the year-end
+ * The counters of version 1 ({@link LedgerCounter}): per account, debits and credits; a closing
+ * entry also counts under the closing counters so the income statement can leave the year-end
  * close out.
  */
 function baseCounters(entry: Pick<JournalEntryDoc, 'source' | 'lines'>, add: (key: string, v: number) => void): void {
   for (const l of entry.lines) {
-    add(`d${l.account}`, l.debit);
-    add(`c${l.account}`, l.credit);
+    add(LedgerCounter.debit(l.account), l.debit);
+    add(LedgerCounter.credit(l.account), l.credit);
     if (entry.source.kind === 'closing') {
-      add(`kd${l.account}`, l.debit);
-      add(`kc${l.account}`, l.credit);
+      add(LedgerCounter.closingDebit(l.account), l.debit);
+      add(LedgerCounter.closingCredit(l.account), l.credit);
     }
   }
 }

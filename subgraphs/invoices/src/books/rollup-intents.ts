@@ -1,6 +1,6 @@
 import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
-import { pendingChanges, rollupId, rollups } from './rollup-store.ts';
+import { ALL_TIME, Grain, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
 
 /**
@@ -64,9 +64,6 @@ export async function markIntent(db: Connection, workspace: string, model: Model
   await pendingChanges(db).create({ _id: intent.id, workspace, kind: 'intent', collection: model.collection.collectionName, doc: docId, at: intent.at });
 }
 
-/** A rollup grain: a day, a month, all time, or a due day/month. */
-type Grain = 'd' | 'm' | 'a' | 'due' | 'duem';
-
 /** What one delta adds to one rollup document: the counters (`$inc` paths) and a customer's name to keep. */
 export interface RollupChange {
   _id: string;
@@ -86,7 +83,7 @@ export function rollupChanges(workspace: string, delta: RollupDelta): RollupChan
   const out: RollupChange[] = [];
   for (const [grain, period] of grainsOf(delta)) {
     const inc: Record<string, number> = {};
-    if (grain === 'due' || grain === 'duem') {
+    if (grain === Grain.DueDay || grain === Grain.DueMonth) {
       inc[`e.${delta.day}`] = delta.due!.amount;
     } else {
       for (const [k, v] of Object.entries(delta.inc)) inc[`v.${k}`] = v;
@@ -98,7 +95,7 @@ export function rollupChanges(workspace: string, delta: RollupDelta): RollupChan
   }
   // Document counts of every currency together, for records totals.
   const counts = Object.entries(delta.inc).filter(([k]) => isCount(k));
-  if (counts.length) out.push({ _id: rollupId(workspace, '*', 'a', 'all'), currency: '*', grain: 'a', period: 'all', inc: Object.fromEntries(counts.map(([k, v]) => [`v.${k}`, v])) });
+  if (counts.length) out.push({ _id: rollupId(workspace, '*', Grain.AllTime, ALL_TIME), currency: '*', grain: Grain.AllTime, period: ALL_TIME, inc: Object.fromEntries(counts.map(([k, v]) => [`v.${k}`, v])) });
   return out;
 }
 
@@ -109,7 +106,7 @@ export function rollupChanges(workspace: string, delta: RollupDelta): RollupChan
  * `as_of` metric (issue 33). All-time documents written before keep theirs; nothing reads them.
  */
 function keepsParties(grain: Grain): boolean {
-  return grain === 'd' || grain === 'm';
+  return grain === Grain.Day || grain === Grain.Month;
 }
 
 async function addToRollup(db: Connection, workspace: string, mark: string, change: RollupChange): Promise<void> {
@@ -134,8 +131,8 @@ export function isCount(key: string): boolean {
 
 /** The rollup documents one change lands in. */
 function grainsOf(delta: RollupDelta): [Grain, string][] {
-  const out: [Grain, string][] = [['d', delta.day], ['m', delta.day.slice(0, 7)], ['a', 'all']];
-  if (delta.due) out.push(['due', delta.due.date], ['duem', delta.due.date.slice(0, 7)]);
+  const out: [Grain, string][] = [[Grain.Day, delta.day], [Grain.Month, delta.day.slice(0, 7)], [Grain.AllTime, ALL_TIME]];
+  if (delta.due) out.push([Grain.DueDay, delta.due.date], [Grain.DueMonth, delta.due.date.slice(0, 7)]);
   return out;
 }
 
@@ -203,5 +200,5 @@ export async function anyPendingChange(db: Connection, workspace: string): Promi
 /** The all-time, all-currency counters of a workspace (document counts by status, payments). */
 export async function allTimeCounts(db: Connection, workspace: string): Promise<Record<string, number>> {
   // With the other rollup reads of this turn (a dashboard's metrics and lists ask at once).
-  return (await rollupsByIds(db, [rollupId(workspace, '*', 'a', 'all')]))[0]?.v ?? {};
+  return (await rollupsByIds(db, [rollupId(workspace, '*', Grain.AllTime, ALL_TIME)]))[0]?.v ?? {};
 }

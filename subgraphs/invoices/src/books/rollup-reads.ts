@@ -2,7 +2,7 @@ import { addDays, readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
 import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
-import { rollupId, rollups, type RollupDoc } from './rollup-store.ts';
+import { ALL_TIME, Grain, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
 
 /**
  * Reading the subgraph's rollups for metrics, written once for every module that keeps them
@@ -58,8 +58,8 @@ export function rangeIds(workspace: string, currency: string, from: string, to: 
   if (!ids) {
     const split = splitByMonths(from, to);
     ids = [
-      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, 'd', day))),
-      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, 'm', m)) : []),
+      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, Grain.Day, day))),
+      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, Grain.Month, m)) : []),
     ];
     if (listedRanges.size >= LISTED_RANGES_KEPT) listedRanges.clear();
     listedRanges.set(key, ids);
@@ -94,10 +94,10 @@ function horizonOf(date: string, today: string): string {
  */
 export async function cumulative(db: Connection, workspace: string, currency: string, key: string, date: string, today: string): Promise<number> {
   const later = [
-    ...monthsBetween(nextMonth(date.slice(0, 7)), horizonOf(date, today)).map((m) => rollupId(workspace, currency, 'm', m)),
-    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, currency, 'd', d)) : []),
+    ...monthsBetween(nextMonth(date.slice(0, 7)), horizonOf(date, today)).map((m) => rollupId(workspace, currency, Grain.Month, m)),
+    ...(date < endOfMonth(date) ? daysOf(addDays(date, 1), endOfMonth(date)).map((d) => rollupId(workspace, currency, Grain.Day, d)) : []),
   ];
-  const allId = rollupId(workspace, currency, 'a', 'all');
+  const allId = rollupId(workspace, currency, Grain.AllTime, ALL_TIME);
   const docs = await rollupsByIds(db, [allId, ...later]);
   return docs.reduce((s, d) => (d._id === allId ? s + (d.v[key] ?? 0) : s - (d.v[key] ?? 0)), 0);
 }
@@ -120,13 +120,13 @@ export function summaryOf(value: number, previous: number | undefined, q: Metric
  * before `asOf`; > 90 days is the rest of the cumulative `counter` (`ar`, `ap`).
  */
 export async function agingAt(db: Connection, workspace: string, currency: string, counter: string, asOf: string, today: string): Promise<{ total: number; rows: { bucket: AgingBucket; value: number }[] }> {
-  const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, 'due', d));
-  const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizonOf(asOf, today)).map((m) => rollupId(workspace, currency, 'duem', m));
+  const dayIds = daysOf(addDays(asOf, -90), endOfMonth(asOf)).map((d) => rollupId(workspace, currency, Grain.DueDay, d));
+  const monthIds = monthsBetween(nextMonth(asOf.slice(0, 7)), horizonOf(asOf, today)).map((m) => rollupId(workspace, currency, Grain.DueMonth, m));
   // Both reads in one turn: their rollups come in one command.
   const [total, due] = await Promise.all([cumulative(db, workspace, currency, counter, asOf, today), rollupsByIds(db, [...dayIds, ...monthIds])]);
   const openAt = (d: RollupDoc) => Object.entries(d.e ?? {}).reduce((sum, [day, v]) => (day <= asOf ? sum + v : sum), 0);
   const values: Record<AgingBucket, number> = { current: 0, '1_30': 0, '31_60': 0, '61_90': 0, over_90: 0 };
-  for (const d of due) values[d.grain === 'duem' ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
+  for (const d of due) values[d.grain === Grain.DueMonth ? 'current' : agingBucket(d.period, asOf)] += openAt(d);
   values.over_90 = total - values.current - values['1_30'] - values['31_60'] - values['61_90'];
   return { total, rows: AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] })) };
 }

@@ -2,8 +2,48 @@ import { modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
- * A per-workspace rollup of receivables: one document per (currency, grain, period). `grain` is
- * `d` (period `YYYY-MM-DD`), `m` (`YYYY-MM`) or `a` (all time, period `all`). Counters live under
+ * The grain of a rollup: the span one rollup document counts, stored in its `grain` and in its `_id`
+ * (the short stored values are kept: renaming them would need a migration of every rollup).
+ */
+export const Grain = {
+  /** One calendar day: period `YYYY-MM-DD`. */
+  Day: 'd',
+  /** One calendar month: period `YYYY-MM`. */
+  Month: 'm',
+  /** All time: period {@link ALL_TIME}. */
+  AllTime: 'a',
+  /** Receivables by due day: period `YYYY-MM-DD`, with `e.<day>` = the change dated that day. */
+  DueDay: 'due',
+  /** Receivables by due month: period `YYYY-MM` (the months after the aging's daily window). */
+  DueMonth: 'duem',
+} as const;
+/** One of {@link Grain}'s stored values. */
+export type Grain = (typeof Grain)[keyof typeof Grain];
+
+/** The period of the {@link Grain.AllTime} rollup. */
+export const ALL_TIME = 'all';
+
+/**
+ * The per-account counters of the ledger in a rollup's `v`, by the stored key (kept: renaming would
+ * need a migration): Σ debits `d<code>` and Σ credits `c<code>` of every entry; a year-end closing
+ * entry also counts under `kd<code>`/`kc<code>`, so the income statement can leave the close out.
+ */
+export const LedgerCounter = {
+  /** Σ debits to the account. */
+  debit: (code: string): string => `d${code}`,
+  /** Σ credits to the account. */
+  credit: (code: string): string => `c${code}`,
+  /** Σ debits to the account by closing entries. */
+  closingDebit: (code: string): string => `kd${code}`,
+  /** Σ credits to the account by closing entries. */
+  closingCredit: (code: string): string => `kc${code}`,
+  /** The account a debit or credit counter is of; null for any other counter. */
+  accountOf: (key: string): string | null => (key[0] === 'd' || key[0] === 'c' ? key.slice(1) : null),
+} as const;
+
+/**
+ * A per-workspace rollup of receivables: one document per (currency, grain, period). `grain` is a
+ * {@link Grain}. Counters live under
  * `v` (workspace totals) and, in day and month documents only, `c.<customer id>` (per customer, for
  * top_customers), with the customer's last known name under `n.<customer id>`; they only ever
  * change by `$inc`.
@@ -14,8 +54,7 @@ export interface RollupDoc {
   _id: string;
   workspace: string;
   currency: string;
-  /** `due`/`duem`: receivables by due day/month, with `e.<day>` = the change dated that day. */
-  grain: 'd' | 'm' | 'a' | 'due' | 'duem';
+  grain: Grain;
   period: string;
   v: Record<string, number>;
   e?: Record<string, number>;
@@ -51,7 +90,7 @@ export function rollups(db: Connection): Model<RollupDoc> {
 }
 
 /** Id of a rollup document. */
-export function rollupId(workspace: string, currency: string, grain: 'd' | 'm' | 'a' | 'due' | 'duem', period: string): string {
+export function rollupId(workspace: string, currency: string, grain: Grain, period: string): string {
   return `${workspace}|${currency}|${grain}|${period}`;
 }
 

@@ -4,6 +4,7 @@ import { wholeChart, type ChartAccount } from '../../accounting/chart.ts';
 import { codesIn, ledgerAsOf, windowLedgerSums, signedBalance, type LedgerSums } from '../../books/general-ledger.ts';
 import { accountType, PUC } from '../../accounting/puc.ts';
 import { positionDate } from '../../books/calendar.ts';
+import { LedgerCounter } from '../../books/rollup-store.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 
 /** The financial statements, as metrics (specification §2.3). */
@@ -27,8 +28,8 @@ function nameOf(chart: Map<string, ChartAccount>, code: string): string {
 /** Trial balance at a date: per account Σ debits, Σ credits and the balance (debits − credits), so the balances sum to 0. */
 export function trialBalance(sums: LedgerSums, chart: Map<string, ChartAccount>) {
   const rows = codesIn(sums).map((code) => {
-    const debit = sums[`d${code}`] ?? 0;
-    const credit = sums[`c${code}`] ?? 0;
+    const debit = sums[LedgerCounter.debit(code)] ?? 0;
+    const credit = sums[LedgerCounter.credit(code)] ?? 0;
     return { account: code, name: nameOf(chart, code), type: accountType(code), debit, credit, balance: debit - credit };
   }).filter((r) => r.debit !== 0 || r.credit !== 0);
   return { rows, debit: rows.reduce((s, r) => s + r.debit, 0), credit: rows.reduce((s, r) => s + r.credit, 0) };
@@ -40,9 +41,9 @@ export function trialBalance(sums: LedgerSums, chart: Map<string, ChartAccount>)
  * year's activity, not its transfer to equity).
  */
 function movement(sums: LedgerSums, code: string, withoutClosing: boolean): number {
-  const k = (key: string) => (withoutClosing ? sums[`k${key}`] ?? 0 : 0);
-  const dr = (sums[`d${code}`] ?? 0) - k(`d${code}`);
-  const cr = (sums[`c${code}`] ?? 0) - k(`c${code}`);
+  const closing = (key: string) => (withoutClosing ? sums[key] ?? 0 : 0);
+  const dr = (sums[LedgerCounter.debit(code)] ?? 0) - closing(LedgerCounter.closingDebit(code));
+  const cr = (sums[LedgerCounter.credit(code)] ?? 0) - closing(LedgerCounter.closingCredit(code));
   return accountType(code) === 'income' ? cr - dr : dr - cr;
 }
 

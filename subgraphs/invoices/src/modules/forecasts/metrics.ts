@@ -5,7 +5,7 @@ import { buildLines, documentTotals } from '../items/document-lines.ts';
 import { forecastMonthly, type Forecast } from '../../lib/forecast.ts';
 import { monthsBetween, nextMonth } from '../../books/calendar.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';
-import { rollupId } from '../../books/rollup-store.ts';
+import { Grain, LedgerCounter, rollupId } from '../../books/rollup-store.ts';
 import { cumulative } from '../../books/rollup-reads.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { nextPeriod, recurringInvoices } from '../invoices/recurring.ts';
@@ -46,18 +46,18 @@ function prevMonthOf(ym: string, n: number): string {
 
 /** Income of classes 4 (credit − debit), net of closing entries. */
 export function incomeOf(sums: LedgerSums): number {
-  return codesIn(sums).filter((c) => c[0] === '4').reduce((s, c) => s + ((sums[`c${c}`] ?? 0) - (sums[`kc${c}`] ?? 0)) - ((sums[`d${c}`] ?? 0) - (sums[`kd${c}`] ?? 0)), 0);
+  return codesIn(sums).filter((c) => c[0] === '4').reduce((s, c) => s + ((sums[LedgerCounter.credit(c)] ?? 0) - (sums[LedgerCounter.closingCredit(c)] ?? 0)) - ((sums[LedgerCounter.debit(c)] ?? 0) - (sums[LedgerCounter.closingDebit(c)] ?? 0)), 0);
 }
 
 /** Expenses and costs of classes 5, 6 and 7 (debit − credit), net of closing entries. */
 export function expensesOf(sums: LedgerSums): number {
-  return codesIn(sums).filter((c) => ['5', '6', '7'].includes(c[0])).reduce((s, c) => s + ((sums[`d${c}`] ?? 0) - (sums[`kd${c}`] ?? 0)) - ((sums[`c${c}`] ?? 0) - (sums[`kc${c}`] ?? 0)), 0);
+  return codesIn(sums).filter((c) => ['5', '6', '7'].includes(c[0])).reduce((s, c) => s + ((sums[LedgerCounter.debit(c)] ?? 0) - (sums[LedgerCounter.closingDebit(c)] ?? 0)) - ((sums[LedgerCounter.credit(c)] ?? 0) - (sums[LedgerCounter.closingCredit(c)] ?? 0)), 0);
 }
 
 /** Cash (PUC group 11, disponible) coming in (debits) and going out (credits). */
 export function cashMovesOf(sums: LedgerSums): { inflow: number; outflow: number } {
   const codes = codesIn(sums).filter((c) => c.startsWith('11'));
-  return { inflow: codes.reduce((s, c) => s + (sums[`d${c}`] ?? 0), 0), outflow: codes.reduce((s, c) => s + (sums[`c${c}`] ?? 0), 0) };
+  return { inflow: codes.reduce((s, c) => s + (sums[LedgerCounter.debit(c)] ?? 0), 0), outflow: codes.reduce((s, c) => s + (sums[LedgerCounter.credit(c)] ?? 0), 0) };
 }
 
 interface Setting { currency: string; today: string; first: string; horizon: number; months: string[] }
@@ -148,7 +148,7 @@ async function openByBucket(db: Connection, workspace: string, ns: string, count
   let last = months[months.length - 1];
   for (let i = 0; i < 36; i++) last = nextMonth(last);
   const later = monthsBetween(nextMonth(months[0]), last);
-  const docs = new Map((await rollupsByIds(db, later.map((m) => rollupId(workspace, ns, 'duem', m)))).map((d) => [d.period, d]));
+  const docs = new Map((await rollupsByIds(db, later.map((m) => rollupId(workspace, ns, Grain.DueMonth, m)))).map((d) => [d.period, d]));
   const openIn = (m: string) => Object.entries(docs.get(m)?.e ?? {}).reduce((s, [day, v]) => (day <= asOf ? s + v : s), 0);
   const buckets = months.map((m, i) => (i === 0 ? 0 : openIn(m)));
   const beyond = later.filter((m) => !months.includes(m)).reduce((s, m) => s + openIn(m), 0);
@@ -169,7 +169,7 @@ const cashProjection: MetricReader = async (q, ctx) => {
   const asOf = q.as_of ?? s.today;
   const position = await ledgerAsOf(ctx.db, ctx.workspace, s.currency, asOf, s.today);
   const cashCodes = codesIn(position).filter((c) => c.startsWith('11'));
-  const accounts = cashCodes.map((c) => ({ account: c, balance: (position[`d${c}`] ?? 0) - (position[`c${c}`] ?? 0) })).filter((a) => a.balance !== 0);
+  const accounts = cashCodes.map((c) => ({ account: c, balance: (position[LedgerCounter.debit(c)] ?? 0) - (position[LedgerCounter.credit(c)] ?? 0) })).filter((a) => a.balance !== 0);
   const opening = accounts.reduce((a, r) => a + r.balance, 0);
   const ar = await openByBucket(ctx.db, ctx.workspace, s.currency, 'ar', asOf, s.today, s.months);
   const ap = await openByBucket(ctx.db, ctx.workspace, `ap:${s.currency}`, 'ap', asOf, s.today, s.months);

@@ -2,6 +2,7 @@ import { beginOperation, CuadraError, defineOperation, dropOperation, operations
 import { periodId, periods, type PeriodDoc } from '../../books/periods.ts';
 import { journalEntries, postEntry, reverseEntry, type JournalLine } from '../../books/index.ts';
 import { codesIn, ledgerBetween, settleLedger } from '../../books/general-ledger.ts';
+import { LedgerCounter } from '../../books/rollup-store.ts';
 import { pullPayrollEntries } from '../../accounting/payroll_pull.ts';
 import { pullInventoryEntries } from '../../accounting/inventory_pull.ts';
 import { PUC } from '../../accounting/puc.ts';
@@ -31,7 +32,7 @@ export async function closingLines(ctx: Pick<ToolContext, 'db' | 'workspace'>, y
   const lines: JournalLine[] = [];
   let result = 0;
   for (const code of codesIn(sums).filter((c) => ['4', '5', '6', '7'].includes(c[0]))) {
-    const balance = (sums[`d${code}`] ?? 0) - (sums[`c${code}`] ?? 0);
+    const balance = (sums[LedgerCounter.debit(code)] ?? 0) - (sums[LedgerCounter.credit(code)] ?? 0);
     if (balance === 0) continue;
     const name = PUC[code] ?? code;
     // Debit balance (expenses, or returns in class 4) is closed by a credit, and the reverse.

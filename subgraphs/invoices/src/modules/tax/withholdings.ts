@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { withholdingAccount } from '../../accounting/accounts.ts';
 import { ledgerBetween } from '../../books/general-ledger.ts';
 import { FORM_350_ROWS, uvtOf, withholdingConcept, withholdingCurrency, WITHHOLDING_CONCEPT_KEYS, type Form350Row } from '../../accounting/withholdings.ts';
-import { rollupId, type RollupDoc } from '../../books/rollup-store.ts';
+import { LedgerCounter, rollupId, type RollupDoc } from '../../books/rollup-store.ts';
 import { rollupsByIds } from '../../books/rollup-reads.ts';
 import { endOfMonth } from '../../books/calendar.ts';
 import { PAYABLE_ACCOUNTS, withholdingPayableAccount } from '../../accounting/payable-accounts.ts';
@@ -86,7 +86,7 @@ export async function monthWithholdings(db: Connection, workspace: string, curre
   const [doc] = await rollupsByIds(db, [rollupId(workspace, withholdingCurrency(currency), 'm', month)]) as (RollupDoc | undefined)[];
   const v = (doc?.v ?? {}) as Record<string, number>;
   const [ledger] = await ledgerBetween(db, workspace, currency, [{ from: `${month}-01`, to: endOfMonth(`${month}-01`) }]);
-  const booked = (code: string) => (ledger[`c${code}`] ?? 0) - (ledger[`d${code}`] ?? 0);
+  const booked = (code: string) => (ledger[LedgerCounter.credit(code)] ?? 0) - (ledger[LedgerCounter.debit(code)] ?? 0);
   const practiced = totalsOf('p', v);
   const renta = FORM_350_ROWS.map(({ row, label }) => {
     // Withholdings recorded before concepts were booked to 236540 (compras): they are declared there.
