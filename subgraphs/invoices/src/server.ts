@@ -1,6 +1,6 @@
 import { clampLimit, CuadraError, defineSubgraph, entityResolvers, pageNewestFirst, type SubgraphContext } from '@cuadra/shared';
 import express from 'express';
-import { sandboxReceive } from './einvoicing/sandbox.ts';
+import { sandboxReceive } from './e-documents/sandbox.ts';
 import { invoices, type InvoiceDoc } from './modules/invoices/model.ts';
 import { itemMatches, items, type ItemDoc } from './modules/items/model.ts';
 import { priceLine } from './lib/line-model.ts';

@@ -32,7 +32,7 @@ function at(el: Element, path: string): string | null {
 }
 
 /**
- * DIAN's CUDE written out here, independently of src/einvoicing/cufe.ts: SHA-384 of NumDoc, date,
+ * DIAN's CUDE written out here, independently of src/e-documents/cufe.ts: SHA-384 of NumDoc, date,
  * time, ValFac, "01", ValIVA, "04", ValINC, "03", ValICA, ValTot, NitOFE, NumAdq, the software PIN
  * and TipoAmbiente, amounts with two decimals and a point.
  */

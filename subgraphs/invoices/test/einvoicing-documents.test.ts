@@ -2,7 +2,7 @@ import type { Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, type Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { validateDocument } from '../src/einvoicing/sandbox.ts';
+import { validateDocument } from '../src/e-documents/sandbox.ts';
 import { openSettings } from '../src/lib/settings.ts';
 import { makeP12, parse, xmlsecVerify, xsdCheck } from './einvoicing-helpers.ts';
 import { andina, configuredWorkspace, draftToday, startInvoices, today } from './setup.ts';

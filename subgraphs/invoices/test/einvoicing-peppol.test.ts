@@ -5,7 +5,7 @@ import type { Principal } from '@cuadra/shared';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { peppolConfigure } from '../src/modules/einvoicing/tools/peppol_configure.ts';
 import { peppolExport } from '../src/modules/einvoicing/tools/peppol_export.ts';
-import { PEPPOL_CUSTOMIZATION_ID } from '../src/einvoicing/peppol/ubl.ts';
+import { PEPPOL_CUSTOMIZATION_ID } from '../src/e-documents/peppol/ubl.ts';
 import { party, startInvoices } from './setup.ts';
 import { fatal, PeppolValidator, type Verdict } from './peppol-validator.ts';
 

@@ -2,7 +2,7 @@ import { connectDatabase } from '@cuadra/shared';
 import { testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cufe } from '../src/einvoicing/cufe.ts';
+import { cufe } from '../src/e-documents/cufe.ts';
 import { openSettings, sealPlainSettings, settings } from '../src/lib/settings.ts';
 import { BUYER, PIN, TECH_KEY, configuredWorkspace, draft, startInvoices } from './setup.ts';
 

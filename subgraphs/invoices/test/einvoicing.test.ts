@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { cufe, cufeSource } from '../src/einvoicing/cufe.ts';
-import { validateDocument } from '../src/einvoicing/sandbox.ts';
+import { cufe, cufeSource } from '../src/e-documents/cufe.ts';
+import { validateDocument } from '../src/e-documents/sandbox.ts';
 import { openSettings } from '../src/lib/settings.ts';
-import { child, childrenNamed, MAX_XML_CHARS, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parseXml, textOf, XmlError, xmlEscape } from '../src/einvoicing/xml.ts';
+import { child, childrenNamed, MAX_XML_CHARS, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parseXml, textOf, XmlError, xmlEscape } from '../src/e-documents/xml.ts';
 import { roundDiv } from '@cuadra/shared';
 import { decimalAmount, lineAmounts, localTime } from '../src/lib/money.ts';
 import { PIN, TECH_KEY, configuredWorkspace, draft, startInvoices } from './setup.ts';

@@ -3,7 +3,7 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
-import { cdata } from '../src/einvoicing/attached.ts';
+import { cdata } from '../src/e-documents/attached.ts';
 import { attachedDocument } from '../src/modules/invoices/tools/attached_document.ts';
 import { configuredWorkspace, draft, draftToday, startInvoices } from './setup.ts';
 

@@ -3,8 +3,8 @@ import type { LineVat, VatCategory } from './tax-regime.ts';
 import { quantityMicros, storedMicros } from './money.ts';
 
 /**
- * One model of a sales line and of a document's totals, from which the DIAN UBL (einvoicing/ubl.ts),
- * the Peppol BIS 3 UBL (einvoicing/peppol/ubl.ts), the printed representation and the journal all
+ * One model of a sales line and of a document's totals, from which the DIAN UBL (e-documents/ubl.ts),
+ * the Peppol BIS 3 UBL (e-documents/peppol/ubl.ts), the printed representation and the journal all
  * read, so they cannot disagree. It is the rule both standards state:
  *
  * - a line's net amount = quantity × price − its allowances + its charges (Anexo Técnico 1.9,

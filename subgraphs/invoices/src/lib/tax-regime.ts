@@ -1,6 +1,6 @@
 import { CuadraError, workspaceLocale, type Principal } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { peppolSettings } from '../einvoicing/peppol/settings.ts';
+import { peppolSettings } from '../e-documents/peppol/settings.ts';
 import { percentFromPpm, VAT_RATES_PPM } from './money.ts';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, ASSERTION_HEADER, generateSigningKeyPair, localDate, sealerFromEnv, signServiceAssertion } from '@cuadra/shared';
 import { startTestSubgraph, testPrincipal, testServiceKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { createServer, name } from '../../src/server.ts';
-import { cufe } from '../../src/einvoicing/cufe.ts';
+import { cufe } from '../../src/e-documents/cufe.ts';
 import { sealSettingsSecrets } from '../../src/lib/settings.ts';
 import { BUYER, PIN, TECH_KEY, andina, configuredWorkspace, crmPeer, draft, party, startInvoices } from '../setup.ts';
 

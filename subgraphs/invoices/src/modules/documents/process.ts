@@ -1,5 +1,5 @@
 import { CuadraError, type ToolContext, REPAIR_AFTER_MS } from '@cuadra/shared';
-import { cufe } from '../../einvoicing/cufe.ts';
+import { cufe } from '../../e-documents/cufe.ts';
 import type { BillLineAccount } from '../../accounting/payable-accounts.ts';
 import { billLines, bills, billTotals, type BillWithholdingType } from '../bills/model.ts';
 import { createDraftBill, type BillCreateInput } from '../bills/tools/create.ts';

@@ -1,5 +1,5 @@
 import type { Element } from '@xmldom/xmldom';
-import { parseXml, XmlError } from '../../einvoicing/xml.ts';
+import { parseXml, XmlError } from '../../e-documents/xml.ts';
 
 /** UBL 2.1 namespaces (OASIS) a DIAN document uses. */
 const NS = {
@@ -118,7 +118,7 @@ function subtotals(total: Element): UblTaxSubtotal[] {
 
 /**
  * Parses XML with the e-invoicing reader (@xmldom/xmldom): refuses anything not well-formed, any
- * DTD (no entity tricks), and documents too big or too deep (einvoicing/xml.ts).
+ * DTD (no entity tricks), and documents too big or too deep (e-documents/xml.ts).
  */
 function parseDocument(xml: string): Element {
   try {

@@ -1,5 +1,5 @@
 import type { AgendaEntry, LaneReader } from '@cuadra/shared';
-import { certificates } from '../../einvoicing/certificate.ts';
+import { certificates } from '../../e-documents/certificate.ts';
 import { addDays, daysBetween, localDate } from '../../lib/money.ts';
 import { counterId, counters, rangeOf, settings, type NumberedKind } from '../../lib/settings.ts';
 

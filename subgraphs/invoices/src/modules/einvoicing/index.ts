@@ -1,15 +1,15 @@
 import { defineModule } from '@cuadra/shared';
-import { attachedDocuments } from '../../einvoicing/attached.ts';
+import { attachedDocuments } from '../../e-documents/attached.ts';
 import { einvoicingLane } from './agenda.ts';
-import { certificates } from '../../einvoicing/certificate.ts';
-import { sandboxDocuments } from '../../einvoicing/sandbox.ts';
-import { signedDocuments } from '../../einvoicing/signed.ts';
+import { certificates } from '../../e-documents/certificate.ts';
+import { sandboxDocuments } from '../../e-documents/sandbox.ts';
+import { signedDocuments } from '../../e-documents/signed.ts';
 import { counters, settings } from '../../lib/settings.ts';
 import { configure } from './tools/configure.ts';
 import { qr } from './tools/qr.ts';
 import { peppolConfigure } from './tools/peppol_configure.ts';
 import { peppolExport } from './tools/peppol_export.ts';
-import { peppolSettings } from '../../einvoicing/peppol/settings.ts';
+import { peppolSettings } from '../../e-documents/peppol/settings.ts';
 import { settingsTool } from './tools/settings.ts';
 import { uploadCertificate } from './tools/upload_certificate.ts';
 

@@ -2,7 +2,7 @@ import {
   addPositions, searchIn, AMOUNT_SCHEMA as AMOUNT, DATE_SCHEMA as DATE, DATE_TIME_SCHEMA as DATE_TIME, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, TEXT_SCHEMA as TEXT, modelOn } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { OPEN_ITEM_RECORD_FIELDS, type OpenItemRecord } from '../../open-items/index.ts';
-import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../einvoicing/delivery.ts';
+import { DELIVERY_VIEW_SCHEMA, deliveryView, type DeliveryState } from '../../e-documents/delivery.ts';
 import { CUSTOMER_SNAPSHOT_SCHEMA, DOCUMENT_BODY_VIEW_FIELDS, documentFields } from '../../lib/document-fields.ts';
 import type { CustomerFiscal, CustomerSnapshot, FiscalDocument, InvoiceLine, SaleAmounts } from '../../lib/fiscal-document.ts';
 
@@ -34,7 +34,7 @@ export const INVOICE_STATUSES = ['draft', 'posted', 'partially_paid', 'paid', 'c
  * An invoice or credit note (DOMAIN.md: draft → posted → partially_paid → paid; cancelled only
  * by a credit note). One document holds its lines, settlements and rollup intents, so every
  * change is one conditional write on `rev`. It is a {@link FiscalDocument}: the e-documents
- * (src/einvoicing) read it through that narrow type, never this record.
+ * (src/e-documents) read it through that narrow type, never this record.
  */
 export interface InvoiceDoc extends OpenItemRecord, SaleAmounts, FiscalDocument {
   _id: string;

@@ -5,9 +5,9 @@ import { withholdingCurrency, withholdingIncrements } from '../../accounting/wit
 import { creditNoteEntryLines, debitLineAccount, debitNoteEntryLines, invoiceEntryLines, salesOf } from '../../accounting/receivable-lines.ts';
 import { previewEntry, type PostingPreview, type RecordChange } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
-import { cufe } from '../../einvoicing/cufe.ts';
-import { authorityXml } from '../../einvoicing/signed.ts';
-import { buyerId } from '../../einvoicing/ubl.ts';
+import { cufe } from '../../e-documents/cufe.ts';
+import { authorityXml } from '../../e-documents/signed.ts';
+import { buyerId } from '../../e-documents/ubl.ts';
 import { addCustomerCredit } from '../../lib/customer-credit.ts';
 import { invoices, referencedInvoiceId, type InvoiceDoc, type Settlement } from './model.ts';
 import { counterId, counters, openedSettings, rangeOf, type NumberedKind, type NumberingRange, type SettingsDoc } from '../../lib/settings.ts';

@@ -1,6 +1,6 @@
 import { REPAIR_AFTER_MS, type MaintenanceContext, type MaintenanceHook } from '@cuadra/shared';
 import { handoverCopyFound, HANDOVER_COPY_TAG, systemMailbox, taggedAddress } from '@cuadra/shared/mail-handover';
-import { deliveryMailer, type DeliveryOutcome } from '../../einvoicing/delivery.ts';
+import { deliveryMailer, type DeliveryOutcome } from '../../e-documents/delivery.ts';
 import { invoiceIsOpen } from '../invoices/due.ts';
 import { invoices, type InvoiceDoc } from '../invoices/model.ts';
 import { dayEndedEverywhere } from '../invoices/overdue.ts';

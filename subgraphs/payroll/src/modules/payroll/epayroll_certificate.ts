@@ -25,7 +25,7 @@ export { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, CERTIFICATE_VIEW_S
 
 /**
  * DIAN's signature policy v2 and the issuer's role, as e-invoicing signs (invoices
- * einvoicing/xades.ts): the payroll annex (Resolución 000013 de 2021) asks for XAdES-EPES
+ * e-documents/xades.ts): the payroll annex (Resolución 000013 de 2021) asks for XAdES-EPES
  * "ya conocido por los contribuyentes" (the XSD's own annotation). That payroll names the same
  * policy document and the role `supplier` follows what open implementations for DIAN payroll
  * do; it was not re-read in the annex here.

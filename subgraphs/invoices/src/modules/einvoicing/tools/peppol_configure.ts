@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, recordOutput, workspaceLocale } from '@cuadra/shared';
-import { peppolSettings, type PeppolSettingsDoc } from '../../../einvoicing/peppol/settings.ts';
+import { peppolSettings, type PeppolSettingsDoc } from '../../../e-documents/peppol/settings.ts';
 import { taxRegimeOf, VAT_CATEGORIES } from '../../../lib/tax-regime.ts';
 
 const TEXT = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
-import { DEFAULT_EXEMPTION, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID, renderPeppol, type LineVat } from '../../../einvoicing/peppol/ubl.ts';
-import { peppolSettings } from '../../../einvoicing/peppol/settings.ts';
+import { DEFAULT_EXEMPTION, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID, renderPeppol, type LineVat } from '../../../e-documents/peppol/ubl.ts';
+import { peppolSettings } from '../../../e-documents/peppol/settings.ts';
 import { VAT_CATEGORIES } from '../../../lib/tax-regime.ts';
 import { invoices } from '../../invoices/model.ts';
 import { ADDRESS_INPUT, ENDPOINT_INPUT, VAT_ID_INPUT } from './peppol_configure.ts';

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
-import { qrContent, qrPng } from '../../../einvoicing/qr.ts';
+import { qrContent, qrPng } from '../../../e-documents/qr.ts';
 import { invoices } from '../../invoices/model.ts';
 import { settings } from '../../../lib/settings.ts';
 

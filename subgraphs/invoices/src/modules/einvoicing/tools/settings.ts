@@ -1,5 +1,5 @@
 import { defineTool } from '@cuadra/shared';
-import { CERTIFICATE_VIEW_SCHEMA, certificates, certificateView } from '../../../einvoicing/certificate.ts';
+import { CERTIFICATE_VIEW_SCHEMA, certificates, certificateView } from '../../../e-documents/certificate.ts';
 import { secretsSet, settings } from '../../../lib/settings.ts';
 import { SETTINGS_VIEW_SCHEMA } from './configure.ts';
 

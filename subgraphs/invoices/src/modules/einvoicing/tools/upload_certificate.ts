@@ -1,5 +1,5 @@
 import { CuadraError, defineTool } from '@cuadra/shared';
-import { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, upload } from '../../../einvoicing/certificate.ts';
+import { CERTIFICATE_UPLOAD_INPUT, CERTIFICATE_UPLOAD_OUTPUT, upload } from '../../../e-documents/certificate.ts';
 import { settings } from '../../../lib/settings.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_INPUT } from '@cuadra/shared';
-import { attachedDocuments } from '../../../einvoicing/attached.ts';
+import { attachedDocuments } from '../../../e-documents/attached.ts';
 import { invoices } from '../model.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { CuadraError, defineTool, ID_SCHEMA, type Principal } from '@cuadra/shared';
-import { attachedDocuments } from '../../../einvoicing/attached.ts';
-import { deliveryMailer, deliverySubject, deliveryView, deliveryZip, DELIVERY_VIEW_SCHEMA, type DeliveryState } from '../../../einvoicing/delivery.ts';
+import { attachedDocuments } from '../../../e-documents/attached.ts';
+import { deliveryMailer, deliverySubject, deliveryView, deliveryZip, DELIVERY_VIEW_SCHEMA, type DeliveryState } from '../../../e-documents/delivery.ts';
 import { htmlToPdf } from '@cuadra/shared/pdf';
 import { buyerFromCrm } from '../../items/document-lines.ts';
 import { requireSettings } from '../ops.ts';

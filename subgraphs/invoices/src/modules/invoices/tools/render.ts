@@ -1,7 +1,7 @@
 import { CuadraError, defineTool, ID_SCHEMA } from '@cuadra/shared';
-import { authorityXml } from '../../../einvoicing/signed.ts';
-import { qrContent, qrPng } from '../../../einvoicing/qr.ts';
-import { xmlEscape as h } from '../../../einvoicing/xml.ts';
+import { authorityXml } from '../../../e-documents/signed.ts';
+import { qrContent, qrPng } from '../../../e-documents/qr.ts';
+import { xmlEscape as h } from '../../../e-documents/xml.ts';
 import type { Connection } from 'mongoose';
 import { invoices, referencedInvoiceId, type InvoiceDoc } from '../model.ts';
 import { openSettings, rangeOf, settings, type VisibleSettings } from '../../../lib/settings.ts';

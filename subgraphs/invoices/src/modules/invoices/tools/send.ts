@@ -1,8 +1,8 @@
 import { CuadraError, defineTool, ID_INPUT, REPAIR_AFTER_MS } from '@cuadra/shared';
-import { keepAttached, signedAttachedDocument } from '../../../einvoicing/attached.ts';
+import { keepAttached, signedAttachedDocument } from '../../../e-documents/attached.ts';
 import { AUTHORITY_ANSWER_SCHEMA } from '@cuadra/shared/dian';
-import { authorityEndpoint, submitToAuthority } from '../../../einvoicing/submit.ts';
-import { authorityXml } from '../../../einvoicing/signed.ts';
+import { authorityEndpoint, submitToAuthority } from '../../../e-documents/submit.ts';
+import { authorityXml } from '../../../e-documents/signed.ts';
 import { requireSettings } from '../ops.ts';
 import { issuerGaps } from '../../../lib/settings.ts';
 import { taxRegimeOf } from '../../../lib/tax-regime.ts';

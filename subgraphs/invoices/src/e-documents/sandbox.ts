@@ -45,7 +45,7 @@ function signingDate(root: XmlElement): string | null {
 
 /**
  * Validates a UBL 2.1 invoice, credit note or debit note as DIAN's validation does for every field
- * this service emits (einvoicing/dian-rules.ts: structure, parties, payment means, allowances and
+ * this service emits (e-documents/dian-rules.ts: structure, parties, payment means, allowances and
  * charges, taxes, totals, each with DIAN's rule id), and what needs the issuer's registration: the
  * authorised range and its prefix and validity, the software security code, the CUFE/CUDE recomputed
  * with the issuer's keys, the signature by the certificate it registered, and that the document
