@@ -409,9 +409,12 @@ export function testPoolUrl(env: NodeJS.ProcessEnv = process.env): string | unde
 /** Calls the pool (by default the run's, `CUADRA_TEST_POOL`); throws with the pool's own message when it fails. */
 export async function askTestPool<T>(what: string, body: unknown = {}, url = testPoolUrl()): Promise<T> {
   if (!url) throw new Error('CUADRA_TEST_POOL is not set: run the tests with `npm test`.');
-  // The pool is asked from 127.0.0.1 whatever address this file's other connections use.
+  // The pool is asked from 127.0.0.1 whatever address this file's other connections use, on a
+  // connection of its own (`agent: false`): Node's global agent keeps sockets alive, and an ask made
+  // as the pool's server closes an idle one (its 5 s keep-alive timeout) met a "socket hang up" — a
+  // file that leased a system and asked it to kill a subgraph ~5 s later failed so in a whole run.
   const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(`${url}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
+    const req = http.request(`${url}/${what}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (r) => {
       const chunks: Buffer[] = [];
       r.on('data', (c: Buffer) => chunks.push(c));
       r.on('end', () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
