@@ -161,4 +161,14 @@ describe('stock movements with X-Dry-Run', () => {
       .toEqual([-4_000_000, would.after.value, would.after.price, would.after.warehouse_id, would.after.journal_lines]);
     expect(await balance()).toEqual([0, 0, 0]);
   });
+
+  it('previewStockForDocument (@inaccessible) answers finance\'s service assertion only: a person\'s and another service\'s are refused, nothing read for them', async () => {
+    const owner = testPrincipal();
+    const query = 'query($d: ID!, $k: String!, $t: String!, $l: JSON!) { previewStockForDocument(document: $d, kind: $k, date: $t, lines: $l) }';
+    const vars = { d: 'bil_nota_ajena', k: 'bill_credit_note', t: '2026-11-20', l: [] };
+    const asPerson = await inventory.graphql(query, vars, owner);
+    expect(asPerson.body.errors?.[0]?.extensions?.code).toBe('policy_denied');
+    expect(asPerson.body.data?.previewStockForDocument ?? null).toBeNull();
+    await expect(peerGraph('payroll', { ...testServiceKeys(), urls: { inventory: inventory.url } }, owner.workspace)('inventory', query, vars)).rejects.toMatchObject({ code: 'policy_denied' });
+  });
 });
