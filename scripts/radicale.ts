@@ -1,16 +1,47 @@
 // A real CalDAV server for the tests: Radicale 3 from PyPI (it answers sync-collection, RFC 6578,
-// and calendar-query with expand), installed by .ci/run into its own virtual environment under
-// .cache/radicale. Tests start one on a free loopback port with a storage folder of their own;
-// `npm start` never needs it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// and calendar-query with expand), installed by `npm test` (and .ci/run) into its own virtual
+// environment under .cache/radicale. Tests start one on a free loopback port with a storage folder
+// of their own; `npm start` never needs it.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { freePort } from './infra.ts';
 
 /** The Radicale version .ci/run installs. */
 export const RADICALE_VERSION = '3.9.0';
-const PYTHON = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'radicale', 'bin', 'python');
+const VENV = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'radicale');
+const PYTHON = path.join(VENV, 'bin', 'python');
+const run = promisify(execFile);
+
+async function installedVersion(): Promise<string | undefined> {
+  try {
+    return (await run(PYTHON, ['-m', 'radicale', '--version'])).stdout.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes sure Radicale {@link RADICALE_VERSION} is in .cache/radicale (a no-op once it is): a
+ * virtual environment of its own (Debian's package is older than the calendar tests need), pip
+ * from PyPI. `npm test` calls it before the tests start, so a fresh clone needs nothing by hand
+ * but Python 3 with venv.
+ */
+export async function ensureRadicale(log: (line: string) => void = (l) => console.log(`[radicale] ${l}`)): Promise<void> {
+  if ((await installedVersion()) === RADICALE_VERSION) return;
+  log(`installing Radicale ${RADICALE_VERSION} into .cache/radicale (pip, once)`);
+  rmSync(VENV, { recursive: true, force: true });
+  try {
+    await run('python3', ['-m', 'venv', VENV]);
+  } catch (error) {
+    throw new Error(`python3 -m venv failed — the calendar tests need Python 3 with venv (Debian: apt-get install -y python3-venv): ${(error as Error).message}`);
+  }
+  await run(path.join(VENV, 'bin', 'pip'), ['install', '-q', `radicale==${RADICALE_VERSION}`], { maxBuffer: 16 * 1024 * 1024 });
+  const version = await installedVersion();
+  if (version !== RADICALE_VERSION) throw new Error(`pip installed Radicale but it reports version ${version ?? 'none'}, not ${RADICALE_VERSION}`);
+}
 
 /** A running Radicale. */
 export interface RunningRadicale {
@@ -26,7 +57,7 @@ export interface RunningRadicale {
  */
 export async function startRadicale(opts: { dir: string; users: Record<string, string> }): Promise<RunningRadicale> {
   if (!existsSync(PYTHON)) {
-    throw new Error(`Radicale is not installed: python3 -m venv .cache/radicale && .cache/radicale/bin/pip install radicale==${RADICALE_VERSION} (.ci/run does this)`);
+    throw new Error(`Radicale is not installed in .cache/radicale: \`npm test\` installs it (ensureRadicale in scripts/radicale.ts)`);
   }
   const dir = path.resolve(opts.dir);
   mkdirSync(path.join(dir, 'collections'), { recursive: true });
@@ -64,4 +95,8 @@ export async function startRadicale(opts: { dir: string; users: Record<string, s
       await gone;
     },
   };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureRadicale();
 }

@@ -16,6 +16,7 @@ import { build } from './build.ts';
 import { buildPeppolValidatorJar } from './peppol-validator.ts';
 import { startImap } from './imap.ts';
 import { ensureEmbeddedModel } from './model.ts';
+import { ensureRadicale } from './radicale.ts';
 import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
 import type { FileDuration } from './test-reporter.ts';
@@ -129,6 +130,8 @@ try {
       await buildMongoServerJar();
       // The embedded model the agents' end-to-end test runs (a no-op once cached; .ci/run fetches it first).
       await ensureEmbeddedModel((line) => console.log(`[test] model: ${line}`));
+      // The CalDAV server the calendar tests run (a no-op once installed; .ci/run installs it first).
+      await ensureRadicale((line) => console.log(`[test] radicale: ${line}`));
       // The Peppol BIS 3 validator the einvoicing tests run (a no-op once built; .ci/run builds it first).
       return buildPeppolValidatorJar();
     }),
