@@ -31,8 +31,11 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
     tool = raw;
   }
   // The caller hanging up before its answer (the response closed unanswered) withdraws a call still waiting for its turn.
+  // An answered response closes too: no abort then (each makes a DOMException with its stack trace — issue 33, the hop).
   const hungUp = new AbortController();
-  res.once('close', () => hungUp.abort());
+  res.once('close', () => {
+    if (!res.writableEnded) hungUp.abort();
+  });
   try {
     const result = await deps.pipeline.invoke({
       authorization: header(req, 'authorization'),

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FairShare } from '@cuadra/shared';
 import type { Gateway } from '../src/server.ts';
 import { startInProcessGateway } from './helpers/gateway.ts';
@@ -101,6 +102,29 @@ describe('a REST caller who hangs up while waiting for its fair-share slot', () 
     while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
     return ok();
   }
+
+  it('an answered call withdraws nothing when its response closes: no abort (issue 33, the hop: one per call made a DOMException)', async () => {
+    const { api_key: key } = await gateway.identity.createWorkspace({ name: 'Respondida SAS', ownerEmail: `answered-${Date.now()}@example.com` });
+    // node:http, not fetch: the client in this process then aborts nothing of its own.
+    const invoke = () => new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ name: 'invoices.post' });
+      const req = request(`${url}/v1/tools/tools.describe:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    const aborts = vi.spyOn(AbortController.prototype, 'abort');
+    try {
+      for (let i = 0; i < 3; i++) expect(await invoke()).toBe(200);
+      // The server's responses close (and their listeners run) a turn or two after the client has the answer.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(aborts).not.toHaveBeenCalled();
+    } finally {
+      aborts.mockRestore();
+    }
+  });
 
   it('gives up its turn: the call never runs (no ledger entry) and no slot is taken for it, now or later', async () => {
     const { workspace_id: ws, api_key: key } = await gateway.identity.createWorkspace({ name: 'Colgó SAS', ownerEmail: `hangup-${Date.now()}@example.com` });

@@ -1,7 +1,7 @@
 // A fair share per workspace (shared/src/fair-share.ts, issue 33): slots, arrival order, the queue
 // bound and the wait bound, and another workspace never waiting behind a busy one.
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FairShare, fairShareFromEnv } from '../src/fair-share.ts';
 
 /** A call that holds its slot until the test lets it go. */
@@ -134,6 +134,22 @@ describe('FairShare', () => {
     late.closed = true;
     expect(await share.holdForAnswer('ws_a', late)).toBe(false);
     expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('gives the slot of an answered call back when its response closes without aborting anything (issue 33, the hop: an abort per call made a DOMException)', async () => {
+    const share = new FairShare({ slots: 1, queue: 5, waitMs: 60_000 });
+    const aborts = vi.spyOn(AbortController.prototype, 'abort');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const answered = Object.assign(new EventEmitter(), { closed: false });
+        expect(await share.holdForAnswer('ws_a', answered)).toBe(true);
+        answered.emit('close');
+        expect(share.busyWorkspaces).toBe(0);
+      }
+      expect(aborts).not.toHaveBeenCalled();
+    } finally {
+      aborts.mockRestore();
+    }
   });
 
   it('narrows a busy workspace to contendedSlots while another one calls — its running calls go on, the next start one by one — and widens it again once the other is quiet', async () => {
