@@ -3,7 +3,7 @@ import type { Connection, Model, Schema } from 'mongoose';
 import { CuadraError } from './errors.ts';
 import { declareDerivedCollection } from './governance/runs.ts';
 import { readByKeys } from './keyed-reads.ts';
-import { addGrams, candidatePositions, isIndexed, markIndexed, trigramsOf } from './search-grams.ts';
+import { addGramsOfMany, candidatePositions, isIndexed, markIndexed, trigramsOf } from './search-grams.ts';
 
 /**
  * Bounded lists (CONTRACT §9): newest-first pages read by indexed EQUALITY, never by a sort,
@@ -438,7 +438,7 @@ export async function indexSearchable(model: Model<any>, options: SeriesOptions 
     for (let low = 1; low <= c.seq; low += POS_BUCKET_SIZE) {
       const keys = Array.from({ length: Math.min(POS_BUCKET_SIZE, c.seq - low + 1) }, (_, i) => positionKey(series, workspace, low + i));
       const docs = await model.collection.find({ pos_key: { $in: keys } }).toArray();
-      for (const d of docs) if (d.workspace === workspace && typeof d.pos === 'number') await addGrams(model.db, series, workspace, d.pos, trigramsOf(options.searchable(d)));
+      await addGramsOfMany(model.db, series, workspace, docs.filter((d) => d.workspace === workspace && typeof d.pos === 'number').map((d) => ({ pos: d.pos as number, grams: trigramsOf(options.searchable(d)) })));
     }
     await markIndexed(model.db, series, workspace);
     indexed++;

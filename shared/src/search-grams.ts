@@ -43,9 +43,26 @@ const markId = (series: string, workspace: string) => `${series}|${workspace}`;
 
 /** Keeps position `pos` under `grams` (before its document is written, or before it gains them). */
 export async function addGrams(db: Connection, series: string, workspace: string, pos: number, grams: readonly string[]): Promise<void> {
-  if (grams.length === 0) return;
-  const chunk = Math.floor(pos / GRAM_CHUNK);
-  await db.collection(SEARCH_GRAMS).bulkWrite(grams.map((g) => ({ updateOne: { filter: { _id: postingId(series, workspace, g, chunk) } as never, update: { $addToSet: { p: pos } }, upsert: true } })), { ordered: false });
+  await addGramsOfMany(db, series, workspace, [{ pos, grams }]);
+}
+
+/**
+ * Keeps many positions under their grams at once (the backfill, a bulk load): one upsert per
+ * posting document touched, with every position it gains, instead of one per position and gram.
+ */
+export async function addGramsOfMany(db: Connection, series: string, workspace: string, items: readonly { pos: number; grams: readonly string[] }[]): Promise<void> {
+  const postings = new Map<string, number[]>();
+  for (const { pos, grams } of items) {
+    const chunk = Math.floor(pos / GRAM_CHUNK);
+    for (const g of grams) {
+      const id = postingId(series, workspace, g, chunk);
+      const list = postings.get(id);
+      if (list) list.push(pos);
+      else postings.set(id, [pos]);
+    }
+  }
+  const writes = [...postings].map(([id, p]) => ({ updateOne: { filter: { _id: id } as never, update: { $addToSet: { p: p.length === 1 ? p[0] : { $each: p } } } as never, upsert: true } }));
+  for (let i = 0; i < writes.length; i += 1_000) await db.collection(SEARCH_GRAMS).bulkWrite(writes.slice(i, i + 1_000), { ordered: false });
 }
 
 /** Takes position `pos` off `grams` (after its document no longer holds them). */

@@ -92,36 +92,44 @@ export interface PartyInput {
 }
 
 /**
+ * The document a new party is stored as (what {@link insertParty} writes, before its position):
+ * `fields` are the workspace's custom party fields (`readFields`), `id` a given id or a new one.
+ */
+export function partyDocument(ctx: Pick<ToolContext, 'workspace' | 'now'>, input: PartyInput, fields: Awaited<ReturnType<typeof readFields>>, id: string = newId('pty')): PartyDoc {
+  const taxId = parseTaxId(input.tax_id);
+  checkCustom(fields, 'party', input.custom, true);
+  const fiscal = parseFiscal(input.fiscal);
+  return {
+    _id: id,
+    workspace: ctx.workspace,
+    kind: input.kind,
+    name: input.name.trim(),
+    name_lc: input.name.trim().toLowerCase(),
+    tax_id: taxId,
+    tax_key: taxId ? `${ctx.workspace}:${taxId.type}:${taxId.number}` : `none:${id}`,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    addresses: input.addresses ?? [],
+    contacts: input.contacts ?? [],
+    tags: input.tags ?? [],
+    custom: input.custom ?? {},
+    fiscal,
+    status: 'active',
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  };
+}
+
+/**
  * Writes a new party: the one path parties.create and parties.create_from_document take. A tax id
  * already held in the workspace is a `conflict` (the unique tax_key), so two creates of one NIT
  * cannot both succeed.
  */
 export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput, opts: { id?: string } = {}): Promise<PartyDoc> {
   {
-    const taxId = parseTaxId(input.tax_id);
-    checkCustom(await readFields(ctx.db, ctx.workspace), 'party', input.custom, true);
-    const fiscal = parseFiscal(input.fiscal);
     // A given id (derived from what the party is made of) makes a second insert of the same party fail at the unique _id.
-    const id = opts.id ?? newId('pty');
-    const doc: PartyDoc = {
-      _id: id,
-      workspace: ctx.workspace,
-      kind: input.kind,
-      name: input.name.trim(),
-      name_lc: input.name.trim().toLowerCase(),
-      tax_id: taxId,
-      tax_key: taxId ? `${ctx.workspace}:${taxId.type}:${taxId.number}` : `none:${id}`,
-      email: input.email ?? null,
-      phone: input.phone ?? null,
-      addresses: input.addresses ?? [],
-      contacts: input.contacts ?? [],
-      tags: input.tags ?? [],
-      custom: input.custom ?? {},
-      fiscal,
-      status: 'active',
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
+    const doc = partyDocument(ctx, input, await readFields(ctx.db, ctx.workspace), opts.id);
+    const { _id: id, tax_id: taxId } = doc;
     try {
       await createPositioned(parties(ctx.db), doc, {
         async beforeInsert(series, { pos }) {
