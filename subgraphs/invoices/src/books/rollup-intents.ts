@@ -1,6 +1,6 @@
 import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
-import { ALL_TIME, Grain, pendingChanges, rollupId, rollups } from './rollup-store.ts';
+import { ALL_TIME, Grain, partyShard, partyShardId, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
 
 /**
@@ -87,11 +87,16 @@ export function rollupChanges(workspace: string, delta: RollupDelta): RollupChan
       inc[`e.${delta.day}`] = delta.due!.amount;
     } else {
       for (const [k, v] of Object.entries(delta.inc)) inc[`v.${k}`] = v;
-      if (delta.customer && keepsParties(grain)) for (const [k, v] of Object.entries(delta.customer.inc)) inc[`c.${delta.customer.id}.${k}`] = v;
     }
-    if (Object.keys(inc).length === 0) continue;
-    const set = delta.customer && keepsParties(grain) ? { [`n.${delta.customer.id}`]: delta.customer.name } : undefined;
-    out.push({ _id: rollupId(workspace, delta.currency, grain, period), currency: delta.currency, grain, period, inc, ...(set ? { set } : {}) });
+    if (Object.keys(inc).length > 0) out.push({ _id: rollupId(workspace, delta.currency, grain, period), currency: delta.currency, grain, period, inc });
+    const party = delta.customer;
+    if (party && keepsParties(grain) && Object.keys(party.inc).length > 0) {
+      // The party's counters in its shard of the day or month, never in a document holding every party of it.
+      out.push({
+        _id: partyShardId(workspace, delta.currency, grain, period, partyShard(grain, party.id)), currency: delta.currency, grain, period,
+        inc: Object.fromEntries(Object.entries(party.inc).map(([k, v]) => [`c.${party.id}.${k}`, v])), set: { [`n.${party.id}`]: party.name },
+      });
+    }
   }
   // Document counts of every currency together, for records totals.
   const counts = Object.entries(delta.inc).filter(([k]) => isCount(k));
@@ -100,10 +105,11 @@ export function rollupChanges(workspace: string, delta: RollupDelta): RollupChan
 }
 
 /**
- * Whether a grain keeps per-party counters: days and months only, what a window's party totals
- * (top_customers, top_vendors) read. The all-time document kept every party too, though nothing read
- * them there: at 90,000 customers ~9 MB rewritten on every post and payment and read whole by every
- * `as_of` metric (issue 33). All-time documents written before keep theirs; nothing reads them.
+ * Whether a grain keeps per-party counters: days and months only (in their shards,
+ * {@link partyShardId}), what a window's party totals (top_customers, top_vendors) read. The
+ * all-time document kept every party too, though nothing read them there: at 90,000 customers ~9 MB
+ * rewritten on every post and payment and read whole by every `as_of` metric (issue 33). All-time
+ * documents written before keep theirs; nothing reads them.
  */
 function keepsParties(grain: Grain): boolean {
   return grain === Grain.Day || grain === Grain.Month;

@@ -2,7 +2,7 @@ import { addDays, readByKeys, type MetricQuery } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { changeBps, daysOf, endOfMonth, monthsBetween, nextMonth, splitByMonths } from './calendar.ts';
 import { AGING_BUCKETS, agingBucket, type AgingBucket } from './aging.ts';
-import { ALL_TIME, Grain, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
+import { ALL_TIME, Grain, PARTY_SHARDS, partyShardId, rollupId, rollups, type RollupDoc } from './rollup-store.ts';
 
 /**
  * Reading the subgraph's rollups for metrics, written once for every module that keeps them
@@ -47,6 +47,15 @@ const ROLLUP_PARTIES: RollupFields = { c: 1, n: 1 };
 const listedRanges = new Map<string, readonly string[]>();
 const LISTED_RANGES_KEPT = 4_000;
 
+/** The days and months that together cover a day range: whole months monthly, the edges daily. */
+function rangePeriods(from: string, to: string): [Grain, string][] {
+  const split = splitByMonths(from, to);
+  return [
+    ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day): [Grain, string] => [Grain.Day, day])),
+    ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m): [Grain, string] => [Grain.Month, m]) : []),
+  ];
+}
+
 /**
  * Ids of the day and month rollups that together cover a day range: whole months monthly, the
  * edges daily. Calendar arithmetic only (no data), so the lists of recent ranges are kept: a
@@ -56,11 +65,7 @@ export function rangeIds(workspace: string, currency: string, from: string, to: 
   const key = `${workspace}|${currency}|${from}|${to}`;
   let ids = listedRanges.get(key);
   if (!ids) {
-    const split = splitByMonths(from, to);
-    ids = [
-      ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day) => rollupId(workspace, currency, Grain.Day, day))),
-      ...(split.months ? monthsBetween(split.months.from, split.months.to).map((m) => rollupId(workspace, currency, Grain.Month, m)) : []),
-    ];
+    ids = rangePeriods(from, to).map(([grain, period]) => rollupId(workspace, currency, grain, period));
     if (listedRanges.size >= LISTED_RANGES_KEPT) listedRanges.clear();
     listedRanges.set(key, ids);
   }
@@ -131,10 +136,15 @@ export async function agingAt(db: Connection, workspace: string, currency: strin
   return { total, rows: AGING_BUCKETS.map((bucket) => ({ bucket, value: values[bucket] })) };
 }
 
-/** Per-party (customer or vendor) sums of `key` over a range, with the party's name as last counted. */
+/**
+ * Per-party (customer or vendor) sums of `key` over a range, with the party's name as last counted:
+ * every shard of the range's days and months ({@link partyShardId}), and the day and month documents
+ * themselves (those written before the shards hold their parties in themselves).
+ */
 export async function partyTotals(db: Connection, workspace: string, currency: string, from: string, to: string, key: string): Promise<Map<string, { name: string; value: number }>> {
   const out = new Map<string, { name: string; value: number }>();
-  for (const d of await rollupsByIds(db, rangeIds(workspace, currency, from, to), ROLLUP_PARTIES)) {
+  const shards = rangePeriods(from, to).flatMap(([grain, period]) => Array.from({ length: PARTY_SHARDS[grain] ?? 0 }, (_, i) => partyShardId(workspace, currency, grain, period, i)));
+  for (const d of await rollupsByIds(db, [...rangeIds(workspace, currency, from, to), ...shards], ROLLUP_PARTIES)) {
     for (const [party, counters] of Object.entries(d.c ?? {})) {
       const acc = out.get(party) ?? { name: party, value: 0 };
       acc.value += counters[key] ?? 0;
