@@ -304,11 +304,14 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
     if (d.n) walk(d.n, 'n');
     await rollups(db).collection.updateOne({ _id: d._id } as never, { $inc, ...(Object.keys($set).length ? { $set } : {}) } as never);
   }
-  // The largest rollup documents (what a post or payment rewrites, and a read takes whole unless it projects).
+  // The largest rollup documents (what a post or payment rewrites, and a read takes whole unless it projects): a month's document or one of its shards.
   const size = (d: Doc) => Buffer.byteLength(JSON.stringify(d));
   const all = sums.docs.get(`${workspace}|COP|a|all`);
   const months = [...sums.docs.values()].filter((d) => d.grain === 'm' && d.currency === 'COP');
-  const largest = { all_time_kb: all ? Math.round(size(all) / 1024) : 0, largest_month_kb: Math.round(Math.max(0, ...months.map(size)) / 1024), customers_in_largest_month: Math.max(0, ...months.map((d) => Object.keys(d.c ?? {}).length)) };
+  // A month's customers are spread over its shards (books/rollup-store.ts partyShardId): counted by period.
+  const customersByMonth = new Map<string, number>();
+  for (const d of months) customersByMonth.set(d.period, (customersByMonth.get(d.period) ?? 0) + Object.keys(d.c ?? {}).length);
+  const largest = { all_time_kb: all ? Math.round(size(all) / 1024) : 0, largest_month_kb: Math.round(Math.max(0, ...months.map(size)) / 1024), customers_in_largest_month: Math.max(0, ...customersByMonth.values()) };
   return { invoices: out.invoices.length, payments: out.payments.length, bills: out.bills.length, billPayments: out.billPayments.length, entries: out.entries.length, rollups: sums.docs.size, ...largest };
 }
 
