@@ -109,9 +109,25 @@ function paymentDeltas<P extends PaymentRecord, D extends OpenItemDoc>(ledger: P
   return [{ day: payment.date, currency, inc: ledger.completion(payment).inc }, { day: payment.date, currency, inc: {}, due: { date: dueDate, amount: -applied } }];
 }
 
-/** Inserts in batches of 2,000, unordered. */
+/**
+ * Inserts in batches of 2,000, unordered. A batch cut off by the connection (the store starved of CPU
+ * under a long niced seed stops answering the driver's monitor) is sent again: what it had stored is
+ * refused as a duplicate key and the rest is written.
+ */
 async function insertAll(db: Connection, collection: string, docs: Doc[]): Promise<void> {
-  for (let i = 0; i < docs.length; i += 2_000) await db.collection(collection).insertMany(docs.slice(i, i + 2_000) as never[], { ordered: false });
+  for (let i = 0; i < docs.length; i += 2_000) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.collection(collection).insertMany(docs.slice(i, i + 2_000) as never[], { ordered: false });
+        break;
+      } catch (err) {
+        const e = err as { code?: number; writeErrors?: { code: number }[]; name?: string };
+        if (e.code === 11000 || (Array.isArray(e.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => w.code === 11000))) break;
+        if (attempt >= 5 || !/Network|PoolCleared|BulkWriteError/.test(`${e.name} ${(err as Error).message}`)) throw err;
+        await new Promise((r) => setTimeout(r, 2_000 * attempt));
+      }
+    }
+  }
 }
 
 /** `count` positions of a series, as a bulk load takes them (one block): a function from index to {pos, pos_key}. */
