@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startImap, type RunningImap } from '../scripts/imap.ts';
 import { LOCAL_MAIL_DOMAIN, readMaildir, startSmtp, type RunningSmtp } from '../scripts/smtp.ts';
 import { startOAuthProvider, type TestOAuthProvider } from './helpers/oauth-provider.ts';
-import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 
 /*
  * Issue 36's "done when", over the real system: a template, a campaign to 200 crm parties (10 without
@@ -18,8 +18,10 @@ import { startTestSystem, type TestSystem } from './helpers/system.ts';
  * scheduled on a Sunday moved to Monday 7:00, and the marketing service SIGKILLed mid-send and
  * restarted: every recipient gets exactly one message, counted in the mailboxes.
  *
- * The marketing service's clock starts on Monday 30 November 2026, 10:00 in Bogotá (15:00 UTC), so the
- * Ley 2300 window it enforces is open whatever day the test runs.
+ * The workspace's clock in the marketing service starts on Monday 30 November 2026, 10:00 in Bogotá
+ * (15:00 UTC), so the Ley 2300 window it enforces is open whatever day the test runs: a test clock of
+ * this workspace only (`MARKETING_TEST_CLOCKS`, subgraphs/marketing/src/lib/clock.ts), so the file runs
+ * on the system the crash tests are lent (OWN_SYSTEM_SETTINGS) rather than starting one of its own.
  */
 
 const MONDAY_10_BOGOTA = '2026-11-30T15:00:00.000Z';
@@ -85,19 +87,27 @@ async function sendApproved(campaignId: string) {
 }
 
 beforeAll(async () => {
-  sys = await startTestSystem('marketing', {
-    MARKETING_CLOCK_START: MONDAY_10_BOGOTA, MARKETING_SEND_LEASE_MS: '3000', MARKETING_IN_DOUBT_GRACE_MS: '3000',
-    MARKETING_SENDER_INTERVAL_MS: '200', MARKETING_MAILBOX_INTERVAL_MS: '500',
-    // The XOAUTH2 accounts' OAuth provider (its token endpoint) is on this machine's loopback.
-    CUADRA_OUTBOUND_PRIVATE: 'allow',
-  });
+  // Short send leases and sender and mailbox intervals; the XOAUTH2 accounts' OAuth provider (its token
+  // endpoint) on this machine's loopback: all in OWN_SYSTEM_SETTINGS.
+  sys = await startTestSystem('marketing', OWN_SYSTEM_SETTINGS);
   const ws = await sys.workspace('Campañas SAS');
   key = ws.api_key;
   wsId = ws.workspace_id;
   approverKey = (await sys.person(ws.workspace_id, 'admin', 'Aprobadora')).api_key;
+  // This workspace's clock reads Monday 10:00 in Bogotá now, and runs on (kept across the restart below).
+  const marketingDb = await connectDatabase(process.env.MONGO_URL!, sys.gatewayDb.replace(/_gateway$/, '_marketing'));
+  try {
+    await marketingDb.collection<{ _id: string; at: Date; set_at: Date }>('test_clocks').insertOne({ _id: wsId, at: new Date(MONDAY_10_BOGOTA), set_at: new Date() });
+  } finally {
+    await marketingDb.close();
+  }
 });
 
 afterAll(async () => {
+  // The system is lent on to other files: no account of this file's is left for the mailbox reader to sign in to.
+  if (sys && key) {
+    for (const a of (await sys.output('email_accounts.list', {}, key)).rows as { id: string }[]) await sys.invoke('email_accounts.remove', { id: a.id }, key);
+  }
   await sys?.stop();
 });
 

@@ -110,7 +110,8 @@ function signingKeyPairFrom(text: string): { privateKey: string; publicKey: stri
  * (20 and 300), sign-in takes 4 attempts per e-mail in 15 minutes (10), access tokens are signed
  * with {@link OWN_SYSTEM_TOKEN_KEYS}, no per-credential or per-workspace rate limit gets in the way of a burst, outbound
  * calls may reach loopback (a test's CalDAV server, model or MCP server), bookings reach crm and finance within
- * 200 ms, an agent run's lease lapses after 1.5 s and its spans go to the test pool. Every
+ * 200 ms, an agent run's lease lapses after 1.5 s and its spans go to the test pool, campaign sends
+ * are claimed for 3 s and workspaces may be given a marketing test clock. Every
  * such file runs with these same settings, so the test pool lends them one system in turn (two when
  * both workers want one) instead of starting one per file: a start is ~10 s of both cores.
  */
@@ -127,6 +128,11 @@ export const OWN_SYSTEM_SETTINGS: Readonly<Record<string, string>> = {
   // look every 0.4 s (5 s), and runs' spans go to the pool's OTLP receiver (fixed for the run; a file
   // reads back its own traces: testPoolSpans).
   CUADRA_RUN_LEASE_MS: '1500', CUADRA_LEDGER_TRIGGER_MS: '400',
+  // marketing-campaign.test.ts: a campaign's row claim lapses after 3 s (120 s) and an in-doubt one is sent
+  // again after 3 s (120 s); the sender looks every 200 ms (1 s), the bounce mailboxes every 500 ms (10 s);
+  // a workspace may be given a test clock (lib/clock.ts in marketing).
+  MARKETING_SEND_LEASE_MS: '3000', MARKETING_IN_DOUBT_GRACE_MS: '3000', MARKETING_SENDER_INTERVAL_MS: '200',
+  MARKETING_MAILBOX_INTERVAL_MS: '500', MARKETING_TEST_CLOCKS: 'on',
   ...(testPoolUrl() ? { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${testPoolUrl()}/otlp/v1/traces` } : {}),
 };
 

@@ -1,5 +1,4 @@
 import { CuadraError, defineSubgraph, entityResolvers, type SubgraphContext } from '@cuadra/shared';
-import { marketingNow } from './lib/clock.ts';
 import { owned } from './modules/index.ts';
 import { emailCampaigns, campaignView, type CampaignDoc } from './modules/email_campaigns/model.ts';
 import { readAllMailboxes } from './modules/email_campaigns/mailbox.ts';
@@ -35,12 +34,13 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     EmailCampaign: campaign.reference,
   },
   async prepare(server, deps) {
-    server.app.use(publicRoutes(deps.db, deps.log, marketingNow));
-    server.app.use(siteLoginRoutes(deps.db, deps.log, marketingNow));
-    server.app.use(siteRoutes(deps.db, deps.log, marketingNow, deps.peers));
+    const now = () => new Date();
+    server.app.use(publicRoutes(deps.db, deps.log, now));
+    server.app.use(siteLoginRoutes(deps.db, deps.log, now));
+    server.app.use(siteRoutes(deps.db, deps.log, now, deps.peers));
     // Background work runs in the service (tests that drive it by hand pass runApprovals: false).
     if (deps.runApprovals === false) return;
-    const sender = new CampaignSender(deps.db, deps.log, { now: marketingNow });
+    const sender = new CampaignSender(deps.db, deps.log);
     sender.start();
     let reading = false;
     const mailboxes = setInterval(() => {

@@ -5,6 +5,7 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { emailCampaigns } from '../src/modules/email_campaigns/model.ts';
+import { TEST_CLOCKS, workspaceClock } from '../src/lib/clock.ts';
 import { CampaignSender } from '../src/modules/email_campaigns/sender.ts';
 import { emailRows } from '../src/modules/email_rows/model.ts';
 import { seedSendingCampaign, seedSystemAccount } from './campaign-fixture.ts';
@@ -125,5 +126,41 @@ describe('the campaign sender', () => {
     }
     const counts = await deliveredAll(prefix, 20);
     expect([...counts.values()]).toEqual(Array.from({ length: 20 }, () => 1));
+  });
+
+  it('keeps each workspace\'s Ley 2300 window by that workspace\'s test clock, and no test clock is read without MARKETING_TEST_CLOCKS', async () => {
+    const [open, closed] = [`${WS}_open`, `${WS}_closed`];
+    // Set 5 s ago: Monday 10:00 in Bogotá (inside the 7:00–19:00 window) and Sunday 6 December 10:00 (never on a Sunday).
+    const setAt = new Date(Date.now() - 5_000);
+    await db.collection<{ _id: string; at: Date; set_at: Date }>(TEST_CLOCKS).insertMany([
+      { _id: open, at: MONDAY_10_BOGOTA, set_at: setAt },
+      { _id: closed, at: new Date('2026-12-06T15:00:00.000Z'), set_at: setAt },
+    ]);
+    // Off (production): the machine's clock for every workspace, the collection unread.
+    setEnv('MARKETING_TEST_CLOCKS', 'off');
+    expect(Math.abs((await workspaceClock(db, open))().getTime() - Date.now())).toBeLessThan(1_000);
+    setEnv('MARKETING_TEST_CLOCKS', 'on');
+    // On: the clock read `at` at `set_at` and has run on since (5 s), within the second this line takes.
+    expect((await workspaceClock(db, open))().getTime() - MONDAY_10_BOGOTA.getTime()).toBeGreaterThanOrEqual(5_000);
+    expect((await workspaceClock(db, open))().getTime() - MONDAY_10_BOGOTA.getTime()).toBeLessThan(6_000);
+    expect(Math.abs((await workspaceClock(db, `${WS}_none`))().getTime() - Date.now())).toBeLessThan(1_000);
+
+    const prefix = `clock-${run}-`;
+    await seedSystemAccount(db, open, 'eac_clock_open', 100_000, null);
+    await seedSystemAccount(db, closed, 'eac_clock_closed', 100_000, null);
+    const sending = await seedSendingCampaign(db, open, 'eac_clock_open', `ecm_clock_open_${run}`, [`${prefix}open@example.com`], MONDAY_10_BOGOTA);
+    const waiting = await seedSendingCampaign(db, closed, 'eac_clock_closed', `ecm_clock_closed_${run}`, [`${prefix}closed@example.com`], MONDAY_10_BOGOTA);
+    const sender = new CampaignSender(db, log, { intervalMs: 3_600_000 });
+    try {
+      await sender.tick();
+    } finally {
+      await sender.stop();
+    }
+    expect((await emailCampaigns(db).findById(sending).lean())?.status).toBe('sent');
+    // The Sunday workspace's campaign waits for Monday 7 December, 7:00 in Bogotá (12:00 UTC), its row unsent.
+    const held = (await emailCampaigns(db).findById(waiting).lean())!;
+    expect([held.status, held.send_at?.toISOString()]).toEqual(['sending', '2026-12-07T12:00:00.000Z']);
+    expect(await emailRows(db).countDocuments({ campaign_id: waiting, status: 'queued' })).toBe(1);
+    expect([...(await deliveredAll(prefix, 1)).keys()]).toEqual([`${prefix}open@example.com`]);
   });
 });

@@ -5,6 +5,7 @@ import { Schema } from 'mongoose';
 import { modelOn } from '@cuadra/shared';
 import type { Transporter } from 'nodemailer';
 import { HANDOVER_COPY_TAG, taggedAddress } from '@cuadra/shared/mail-handover';
+import { workspaceClock } from '../../lib/clock.ts';
 import { inSendWindow, nextSendWindow } from '../../lib/windows.ts';
 import { emailAccounts, type EmailAccountDoc } from '../email_accounts/model.ts';
 import { imapAddress, signInToken, smtpTransport } from '../email_accounts/servers.ts';
@@ -72,6 +73,8 @@ interface Pass {
   account: EmailAccountDoc;
   transport: Transporter;
   hasMailbox: boolean;
+  /** Now, on the campaign's workspace's clock (`lib/clock.ts`). */
+  now: () => Date;
   /** Reads the bounce mailbox once in the pass, for the first in-doubt row (the others wait on that read). */
   readMailboxOnce: () => Promise<void>;
 }
@@ -89,6 +92,7 @@ export interface SenderOptions {
   intervalMs?: number;
   /** SMTP connections per account, each carrying one message at a time. */
   connections?: number;
+  /** A clock for every workspace instead of each workspace's own (`lib/clock.ts`): the module tests' fixed time. */
   now?: () => Date;
 }
 
@@ -98,7 +102,7 @@ const num = (v: string | undefined, d: number) => (Number(v) > 0 ? Number(v) : d
 export class CampaignSender {
   readonly #db: Connection;
   readonly #log: Logger;
-  readonly #now: () => Date;
+  readonly #now: (() => Date) | undefined;
   readonly #leaseMs: number;
   readonly #graceMs: number;
   readonly #intervalMs: number;
@@ -111,7 +115,7 @@ export class CampaignSender {
   constructor(db: Connection, log: Logger, options: SenderOptions = {}) {
     this.#db = db;
     this.#log = log;
-    this.#now = options.now ?? (() => new Date());
+    this.#now = options.now;
     this.#leaseMs = options.leaseMs ?? num(process.env.MARKETING_SEND_LEASE_MS, 120_000);
     this.#graceMs = options.inDoubtGraceMs ?? num(process.env.MARKETING_IN_DOUBT_GRACE_MS, 120_000);
     this.#intervalMs = options.intervalMs ?? num(process.env.MARKETING_SENDER_INTERVAL_MS, 1_000);
@@ -147,7 +151,7 @@ export class CampaignSender {
       const c = await emailCampaigns(this.#db).findOne({ _id: item._id, workspace: item.workspace }).lean();
       if (!c || c.status !== 'sending') {
         // A send puts its campaign on this list just before freezing (or resuming) it: a young entry of a draft or a paused campaign may be that.
-        if (c && (c.status === 'draft' || c.status === 'scheduled' || c.status === 'paused') && this.#now().getTime() - item.since.getTime() < 300_000) continue;
+        if (c && (c.status === 'draft' || c.status === 'scheduled' || c.status === 'paused') && Date.now() - item.since.getTime() < 300_000) continue;
         if (c) await this.#refreshCounts(c);
         await sendingCampaigns(this.#db).deleteOne({ _id: item._id });
         continue;
@@ -173,14 +177,15 @@ export class CampaignSender {
       this.#log.warn({ campaign: c._id }, 'the campaign\'s account is gone; nothing sent');
       return;
     }
-    if (!c.queued_at && c.recipients) await queueRows(this.#db, c as CampaignDoc & { recipients: NonNullable<CampaignDoc['recipients']> }, account.domain, this.#now());
-    if (c.send_at && c.send_at > this.#now()) return;
+    const now = this.#now ?? await workspaceClock(this.#db, c.workspace);
+    if (!c.queued_at && c.recipients) await queueRows(this.#db, c as CampaignDoc & { recipients: NonNullable<CampaignDoc['recipients']> }, account.domain, now());
+    if (c.send_at && c.send_at > now()) return;
     // Taken once a pass (passes never overlap), so a transport renewed for a changed account is never closed under a send.
     const transport = this.#transport(account);
     const hasMailbox = imapAddress(account) !== null;
     let mailboxRead: Promise<void> | null = null;
     const pass: Pass = {
-      c, account, transport, hasMailbox,
+      c, account, transport, hasMailbox, now,
       readMailboxOnce: () => (mailboxRead ??= readMailbox(this.#db, account, this.#log).then(() => undefined, (err) => this.#log.warn({ err: (err as Error).message }, 'bounce mailbox not readable'))),
     };
     const series = rowSeries(c._id);
@@ -188,7 +193,7 @@ export class CampaignSender {
     let from = c.sender_from;
     for (let low = c.sender_from; low <= c.rows_total; low += 64) {
       if (this.#stopped) return;
-      if (!(await this.#canSignIn(c, account))) return;
+      if (!(await this.#canSignIn(pass))) return;
       const keys = Array.from({ length: Math.min(64, c.rows_total - low + 1) }, (_, i) => positionKey(series, c.workspace, low + i));
       const rows = (await emailRows(this.#db).find({ pos_key: { $in: keys } }).lean()).sort((a, b) => a.pos - b.pos);
       const open = rows.filter((row) => !FINAL_ROW_STATUSES.includes(row.status));
@@ -220,7 +225,7 @@ export class CampaignSender {
     }
     if (from !== c.sender_from) await emailCampaigns(this.#db).updateOne({ _id: c._id, sender_from: c.sender_from }, { $set: { sender_from: from } });
     if (allFinal) {
-      const done = await emailCampaigns(this.#db).findOneAndUpdate({ _id: c._id, status: 'sending' }, { $set: { status: 'sent', finished_at: this.#now(), updated_at: this.#now() } }, { returnDocument: 'after' }).lean();
+      const done = await emailCampaigns(this.#db).findOneAndUpdate({ _id: c._id, status: 'sending' }, { $set: { status: 'sent', finished_at: now(), updated_at: now() } }, { returnDocument: 'after' }).lean();
       await sendingCampaigns(this.#db).deleteOne({ _id: c._id });
       if (done) await this.#refreshCounts(done);
     }
@@ -230,21 +235,22 @@ export class CampaignSender {
    * Whether an XOAUTH2 account can still sign in: its connection revoked or gone pauses the campaign
    * (false); agents or the provider not answering leaves it for the next pass (false).
    */
-  async #canSignIn(c: CampaignDoc, account: EmailAccountDoc): Promise<boolean> {
+  async #canSignIn(pass: Pass): Promise<boolean> {
+    const { c, account } = pass;
     if (account.auth !== 'xoauth2') return true;
     try {
       await signInToken(account, 'smtp');
       return true;
     } catch (err) {
-      if (err instanceof CuadraError && err.code === 'conflict') await this.#pause(c, err.message);
+      if (err instanceof CuadraError && err.code === 'conflict') await this.#pause(pass, err.message);
       else this.#log.warn({ err: (err as Error).message, campaign: c._id }, 'the account cannot sign in now; will retry');
       return false;
     }
   }
 
   /** Pauses a sending campaign with its reason; its rows stay as they are. */
-  async #pause(c: CampaignDoc, reason: string): Promise<void> {
-    const now = this.#now();
+  async #pause({ c, now: clock }: Pass, reason: string): Promise<void> {
+    const now = clock();
     const paused = await emailCampaigns(this.#db).findOneAndUpdate({ _id: c._id, status: 'sending' }, { $set: { status: 'paused', paused_reason: reason, updated_at: now } }, { returnDocument: 'after' }).lean();
     await sendingCampaigns(this.#db).deleteOne({ _id: c._id });
     if (paused) {
@@ -256,12 +262,12 @@ export class CampaignSender {
   /** One row of a pass: settles an in-doubt row, or checks the window, the campaign and the rate, then sends it. */
   async #row(pass: Pass, row: RowDoc): Promise<RowOutcome> {
     const { c, account } = pass;
-    const now = this.#now();
+    const now = pass.now();
     if (row.status === 'sending' && row.lease_until && row.lease_until > now) return 'open';
     if (row.status === 'sending') {
       // In doubt: the hand-over may have happened (see the top of this file).
       if (!pass.hasMailbox) {
-        await this.#finish(row, 'in_doubt', { detail: 'The service stopped while handing this message to the SMTP server and the account has no mailbox to check; it is not sent again.' });
+        await this.#finish(pass, row, 'in_doubt', { detail: 'The service stopped while handing this message to the SMTP server and the account has no mailbox to check; it is not sent again.' });
         return 'final';
       }
       await pass.readMailboxOnce();
@@ -293,7 +299,7 @@ export class CampaignSender {
     if (!claimed) return false;
     // Checked again at the last moment: an address that unsubscribed or bounced meanwhile gets nothing.
     const blocked = await suppressions(this.#db).findOne({ _id: suppressionId(c.workspace, row.address) }).lean();
-    if (blocked) return this.#finish(claimed, 'cancelled', { detail: `Not sent: the address is ${blocked.reason}.` }, claim);
+    if (blocked) return this.#finish(pass, claimed, 'cancelled', { detail: `Not sent: the address is ${blocked.reason}.` }, claim);
     const message = await messageFor(c.content!, account, { id: row.party_id, name: row.name, address: row.address }, unsubscribeUrl(c.workspace, row._id));
     const copy = account.bounce_address && imapAddress(account) ? taggedAddress(account.bounce_address, HANDOVER_COPY_TAG) : null;
     try {
@@ -311,9 +317,9 @@ export class CampaignSender {
       const rejected = (info.rejected ?? []).map((a: string | { address: string }) => (typeof a === 'string' ? a : a.address).toLowerCase());
       if (rejected.includes(row.address)) {
         await suppress(this.#db, { workspace: c.workspace, address: row.address, reason: 'bounced', detail: 'Refused by the SMTP server at RCPT.', row_id: row._id, at: now });
-        return this.#finish(claimed, 'bounced_hard', { detail: 'The SMTP server refused the recipient.' }, claim);
+        return this.#finish(pass, claimed, 'bounced_hard', { detail: 'The SMTP server refused the recipient.' }, claim);
       }
-      return this.#finish(claimed, 'sent', { sent_at: this.#now() }, claim);
+      return this.#finish(pass, claimed, 'sent', { sent_at: pass.now() }, claim);
     } catch (err) {
       const e = err as { responseCode?: number; command?: string; code?: string; response?: string };
       const said = String(e.response ?? (err as Error).message).replace(/\s+/g, ' ').slice(0, 200);
@@ -321,29 +327,29 @@ export class CampaignSender {
         // The sign-in failed (a password or token refused, a connection revoked meanwhile, agents away): no
         // message went out. The row goes back to the queue untried and the pass stops; a refusal that will
         // not pass by itself (a revoked connection, a 5xx to AUTH) pauses the campaign for a person.
-        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: `Not sent: ${said}`, updated_at: this.#now() }, $inc: { attempts: -1 } });
+        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: `Not sent: ${said}`, updated_at: pass.now() }, $inc: { attempts: -1 } });
         const lasting = err instanceof CuadraError ? err.code === 'conflict' : (e.responseCode ?? 0) >= 500;
-        if (lasting) await this.#pause(c, err instanceof CuadraError ? err.message : `The SMTP server refused the account's sign-in: ${said}`);
+        if (lasting) await this.#pause(pass, err instanceof CuadraError ? err.message : `The SMTP server refused the account's sign-in: ${said}`);
         return 'stop';
       }
       if (e.command === 'CONN' || e.command === 'MAIL FROM' || e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.code === 'ECONNECTION' || e.code === 'EDNS') {
         // Refused before the message itself: nothing was taken.
         if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.code === 'EENVELOPE')) {
           await suppress(this.#db, { workspace: c.workspace, address: row.address, reason: 'bounced', detail: said, row_id: row._id, at: now });
-          return this.#finish(claimed, 'bounced_hard', { detail: said }, claim);
+          return this.#finish(pass, claimed, 'bounced_hard', { detail: said }, claim);
         }
-        if (claimed.attempts >= 5) return this.#finish(claimed, 'failed', { detail: `Given up after 5 tries: ${said}` }, claim);
-        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: said, updated_at: this.#now() } });
+        if (claimed.attempts >= 5) return this.#finish(pass, claimed, 'failed', { detail: `Given up after 5 tries: ${said}` }, claim);
+        await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { status: 'queued', claim: null, lease_until: null, detail: said, updated_at: pass.now() } });
         return false;
       }
       // During or after DATA: the server may have taken it. Leave it in doubt (lease lapsed now).
-      await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { lease_until: this.#now(), detail: `In doubt: ${said}`, updated_at: this.#now() } });
+      await emailRows(this.#db).updateOne({ _id: row._id, claim }, { $set: { lease_until: pass.now(), detail: `In doubt: ${said}`, updated_at: pass.now() } });
       return false;
     }
   }
 
-  async #finish(row: RowDoc, status: RowStatus, set: Partial<RowDoc>, claim?: string): Promise<boolean> {
-    const now = this.#now();
+  async #finish(pass: Pass, row: RowDoc, status: RowStatus, set: Partial<RowDoc>, claim?: string): Promise<boolean> {
+    const now = pass.now();
     await emailRows(this.#db).updateOne({ _id: row._id, status: 'sending', claim: claim ?? row.claim }, { $set: { ...set, status, lease_until: null, updated_at: now } });
     return true;
   }

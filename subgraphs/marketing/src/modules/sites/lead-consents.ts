@@ -1,5 +1,4 @@
 import { peerGraph, type BackgroundJob, type Logger, type PeerConfig } from '@cuadra/shared';
-import { marketingNow } from '../../lib/clock.ts';
 import type { Connection } from 'mongoose';
 import { consentId, consents } from '../consents/model.ts';
 import { recordConsent } from '../consents/record.ts';
@@ -70,11 +69,11 @@ export async function recordLeadConsents(db: Connection, peers: PeerConfig | und
   return recorded;
 }
 
-/** The consents of site leads, recorded every few seconds (`MARKETING_LEAD_CONSENT_INTERVAL_MS`, default 5 s) on the service's clock. */
+/** The consents of site leads, recorded every few seconds (`MARKETING_LEAD_CONSENT_INTERVAL_MS`, default 5 s). */
 export const leadConsentsJob: BackgroundJob = {
   name: 'site lead consents',
   everyMs: Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) > 0 ? Number(process.env.MARKETING_LEAD_CONSENT_INTERVAL_MS) : 5_000,
   async run(db, _now, log, peers) {
-    await recordLeadConsents(db, peers, log, marketingNow());
+    await recordLeadConsents(db, peers, log);
   },
 };

@@ -15,7 +15,7 @@ export const schedule = defineTool({
   },
   async handler(input, ctx) {
     const at = new Date(input.at);
-    const now = marketingNow();
+    const now = await marketingNow(ctx.db, ctx.workspace);
     if (at.getTime() < now.getTime() - 60_000) throw new CuadraError('invalid_input', 'That moment has passed; give a time from now on.', { field: '/at' });
     const placed = placeInWindow(at);
     const after = await emailCampaigns(ctx.db).findOneAndUpdate(

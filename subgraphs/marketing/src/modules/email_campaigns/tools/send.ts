@@ -45,7 +45,7 @@ async function dryRun(input: { id: string }, ctx: ToolContext) {
   const account = await sendingAccount(ctx, c);
   if (c.status === 'paused') {
     // Resuming: the recipients were frozen when it was first sent; the rest of them get their message.
-    const window = firstWindow(c, marketingNow());
+    const window = firstWindow(c, await marketingNow(ctx.db, ctx.workspace));
     return {
       campaign: c._id, name: c.name, from: `${account.from_name} <${account.from_email}>`, template: { id: c.template_id, version: c.content?.version ?? 0 },
       recipients: c.rows_total, recipients_first: (c.recipients ?? []).slice(0, 20), excluded_counts: c.excluded_counts ?? {}, excluded: (c.excluded ?? []).slice(0, 100),
@@ -55,7 +55,7 @@ async function dryRun(input: { id: string }, ctx: ToolContext) {
   }
   const template = await campaignTemplate(ctx.db, ctx.workspace, c.template_id, '/id');
   const plan = await planAudience(ctx.db, ctx.graph, ctx.workspace, c.audience);
-  const window = firstWindow(c, marketingNow());
+  const window = firstWindow(c, await marketingNow(ctx.db, ctx.workspace));
   const first = plan.recipients[0];
   const sample = first ? await messageFor(template, account, { id: first.id, name: first.name, address: first.address }, 'https://example.invalid/sample-unsubscribe') : null;
   return {
@@ -78,7 +78,7 @@ async function resume(ctx: ToolContext, c: CampaignDoc) {
     { returnDocument: 'after' },
   ).lean();
   if (!after) throw new CuadraError('conflict', `Campaign ${c._id} changed meanwhile (cancelled or resumed); read it again.`);
-  const window = firstWindow(after, marketingNow());
+  const window = firstWindow(after, await marketingNow(ctx.db, ctx.workspace));
   return {
     campaign: campaignView(after), recipients: after.rows_total, excluded_counts: after.excluded_counts ?? {},
     first_window: { start: window.start.toISOString(), end: window.end.toISOString(), ...(window.reason ? { moved_because: window.reason } : {}) },
@@ -111,7 +111,7 @@ export const send = defineTool({
     const plan = await planAudience(ctx.db, ctx.graph, ctx.workspace, c.audience);
     if (plan.recipients.length === 0) throw new CuadraError('conflict', `Campaign ${c._id} reaches nobody: every party of its audience is left out (${Object.entries(countExclusions(plan.excluded)).map(([k, v]) => `${k} ${v}`).join(', ') || 'the audience is empty'}).`);
     if (plan.recipients.length > MAX_RECIPIENTS) throw new CuadraError('conflict', `Campaign ${c._id} would reach ${plan.recipients.length} parties; one campaign sends to at most ${MAX_RECIPIENTS}. Narrow its audience.`);
-    const window = firstWindow(c, marketingNow());
+    const window = firstWindow(c, await marketingNow(ctx.db, ctx.workspace));
     const recipients = plan.recipients.map((r) => ({ party_id: r.id, name: r.name, address: r.address }));
     // On the sender's list first: if this process dies after the freeze below, the sender finishes writing the rows.
     await sendingCampaigns(ctx.db).updateOne({ _id: c._id }, { $setOnInsert: { workspace: ctx.workspace, since: ctx.now } }, { upsert: true });
