@@ -1,6 +1,9 @@
 // Build step: composes the supergraph and the tool catalog from the subgraphs' own
 // declarations into gateway/generated/. A composition error fails the build (exit 1).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { composeSupergraph, type SubgraphSource } from '../gateway/src/compose.ts';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
 import { collectReads, type ReadDeclarations } from '../shared/src/index.ts';
@@ -16,8 +19,37 @@ export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
   );
 }
 
-/** Writes gateway/generated/{supergraph.graphql,catalog.json}. */
-export async function build(): Promise<{ tools: number }> {
+const root = fileURLToPath(new URL('..', import.meta.url));
+const generated = new URL('../gateway/generated/', import.meta.url);
+const OUTPUTS = ['supergraph.graphql', 'catalog.json'];
+// What the outputs are made of: every file the composition imports or reads from this tree (the
+// services' code and SDL, the gateway's and the shared library's), this script, the locked
+// dependencies and the Node version. Tool declarations and SDL read no environment.
+const INPUT_DIRS = ['shared/src', 'gateway/src', ...SUBGRAPHS.flatMap(({ name }) => [`subgraphs/${name}/src`])];
+const INPUT_FILES = ['scripts/build.ts', 'package.json', 'package-lock.json', ...SUBGRAPHS.flatMap(({ name }) => [`subgraphs/${name}/schema.graphql`, `subgraphs/${name}/package.json`])];
+
+/** SHA-256 over the build's inputs (each file's path and content, in path order). */
+export function buildInputsDigest(): string {
+  const files = [
+    ...INPUT_DIRS.flatMap((dir) => readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)))),
+    ...INPUT_FILES.filter((f) => existsSync(path.join(root, f))),
+  ].sort();
+  const hash = createHash('sha256').update(`node ${process.version}\0`);
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * Writes gateway/generated/{supergraph.graphql,catalog.json}, and beside them the digest of the inputs
+ * they were made from. With `ifChanged` (`npm start`), outputs made from the same inputs are kept as
+ * they are: a start after the first, or after `npm test` built, composes nothing (~4 CPU-seconds).
+ */
+export async function build(options: { ifChanged?: boolean } = {}): Promise<{ tools: number; reused: boolean }> {
+  const digest = buildInputsDigest();
+  const digestFile = new URL('inputs.sha256', generated);
+  if (options.ifChanged && OUTPUTS.every((f) => existsSync(new URL(f, generated))) && existsSync(digestFile) && readFileSync(digestFile, 'utf8').trim() === digest) {
+    return { tools: (JSON.parse(readFileSync(new URL('catalog.json', generated), 'utf8')) as { tools: unknown[] }).tools.length, reused: true };
+  }
   const { gatewayTools } = await import('../gateway/src/local/index.ts');
   const { withGatewayReads } = await import('../gateway/src/local/reads.ts');
   const sources = await loadSubgraphSources();
@@ -30,11 +62,13 @@ export async function build(): Promise<{ tools: number }> {
       .replace('{sources}', Object.keys(reads.sources).sort().join(', '))
       .replace('{metrics}', Object.keys(reads.metrics).sort().join(', '));
   }
-  const out = new URL('../gateway/generated/', import.meta.url);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(new URL('supergraph.graphql', out), supergraphSdl);
-  writeFileSync(new URL('catalog.json', out), `${JSON.stringify({ tools: catalog, reads }, null, 2)}\n`);
-  return { tools: catalog.length };
+  mkdirSync(generated, { recursive: true });
+  // No digest while the outputs are rewritten: outputs cut short by a crash are never taken as made.
+  rmSync(digestFile, { force: true });
+  writeFileSync(new URL('supergraph.graphql', generated), supergraphSdl);
+  writeFileSync(new URL('catalog.json', generated), `${JSON.stringify({ tools: catalog, reads }, null, 2)}\n`);
+  writeFileSync(digestFile, `${digest}\n`);
+  return { tools: catalog.length, reused: false };
 }
 
 if (import.meta.main) {

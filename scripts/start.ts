@@ -55,25 +55,44 @@ try {
   for (const port of [gatewayPort, ...(freeSubgraphPorts ? [] : SUBGRAPHS.map((s) => s.port))]) {
     if (await portTaken(port)) throw new Error(`Port ${port} is already in use (is Cuadra already running?). Stop that first.`);
   }
+  // Installs first, one after another (apt-get takes one install at a time).
   say('checking Java, Maven and Redis…');
   await ensureJavaAndMaven();
   await ensureRedisServer();
-  const { tools } = await build();
-  say(`supergraph composed; ${tools} tools`);
-  await buildMongoServerJar();
-  // The embedded model agents run on by default; the agents service starts it on first use.
-  await ensureEmbeddedModel((line) => say(`embedded model: ${line}`)).catch((err) => say(`the embedded model is not installed (${(err as Error).message}); agents on it will fail until node scripts/model.ts succeeds`));
-  mkdirSync(path.join(dataDir, 'mongo'), { recursive: true });
   const logDir = path.join(dataDir, 'logs');
-  const mongo = await startMongo({ backend: 'h2', file: path.join(dataDir, 'mongo', 'cuadra.mv'), logFile: path.join(logDir, 'mongo.log') });
-  const redis = await startRedis({ dir: path.join(dataDir, 'redis') });
-  // A real SMTP server delivering to a local mailbox (`npm run cuadra -- mail` reads it).
-  const smtp = await startSmtp({ dir: path.join(dataDir, 'mail') });
+  // Then everything that does not wait on another, side by side: the composition (this process's CPU)
+  // while the database server's JVM, Redis and the mail servers start in theirs. Every start is
+  // awaited before a failure is reported, so Ctrl-C or an error stops whatever did start.
+  const startServers = async () => {
+    mkdirSync(path.join(dataDir, 'mongo'), { recursive: true });
+    await buildMongoServerJar();
+    const [mongo, redis, mail] = await Promise.all([
+      startMongo({ backend: 'h2', file: path.join(dataDir, 'mongo', 'cuadra.mv'), logFile: path.join(logDir, 'mongo.log') }),
+      startRedis({ dir: path.join(dataDir, 'redis') }),
+      (async () => {
+        // A real SMTP server delivering to a local mailbox (`npm run cuadra -- mail` reads it).
+        const smtp = await startSmtp({ dir: path.join(dataDir, 'mail') });
+        stopSmtp = () => smtp.stop();
+        // The campaigns' bounce mailbox (the marketing service reads bounces and replies there over IMAP).
+        const imap = await startImap({ dir: path.join(dataDir, 'imap'), mailboxes: smtp.mailboxes, users: ['bounces'] });
+        stopImap = () => imap.stop();
+        return { smtp, imap };
+      })(),
+    ]);
+    return { mongo, redis, ...mail };
+  };
+  const [composed, servers] = await Promise.allSettled([
+    // Composed again only when the code changed since the last build (its inputs' digest).
+    build({ ifChanged: true }),
+    startServers(),
+    // The embedded model agents run on by default; the agents service starts it on first use.
+    ensureEmbeddedModel((line) => say(`embedded model: ${line}`)).catch((err) => say(`the embedded model is not installed (${(err as Error).message}); agents on it will fail until node scripts/model.ts succeeds`)),
+  ]);
+  if (composed.status === 'rejected') throw composed.reason;
+  if (servers.status === 'rejected') throw servers.reason;
+  const { mongo, redis, smtp, imap } = servers.value;
+  say(`supergraph ${composed.value.reused ? 'unchanged since the last build' : 'composed'}; ${composed.value.tools} tools`);
   say(`SMTP server ${smtp.url} (mail in ${smtp.maildir}; read it with npm run cuadra -- mail)`);
-  stopSmtp = () => smtp.stop();
-  // The campaigns' bounce mailbox (the marketing service reads bounces and replies there over IMAP).
-  const imap = await startImap({ dir: path.join(dataDir, 'imap'), mailboxes: smtp.mailboxes, users: ['bounces'] });
-  stopImap = () => imap.stop();
   say(`IMAP server 127.0.0.1:${imap.port} (the campaigns' bounce mailbox bounces@${LOCAL_MAIL_DOMAIN})`);
   say(`MongoDB-protocol server ${mongo.url} (data in ${path.relative(repoRoot, dataDir)}/mongo), Redis ${redis.url}`);
   system = await startSystem({

@@ -71,6 +71,8 @@ describe('npm start', () => {
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
 
     const second = await start(port);
+    // Nothing changed since the first start's build: the second composes nothing (gateway/generated/inputs.sha256).
+    expect(second.output()).toContain('supergraph unchanged since the last build');
     const got = await fetch(`${base}/v1/tools/parties.get:invoke`, {
       method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: partyId }),
     });
