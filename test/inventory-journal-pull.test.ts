@@ -171,7 +171,9 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
   /** The 1435 balance of the books beside the metric `inventory_value` (their equality is the invariant). */
   const booksAndStock = async (s: { w: string; out: (tool: string, input: object) => Promise<any> }) => [await netOf(s.w, '1435'), (await s.out('metrics.query', { metric: 'inventory_value' })).summary.value];
 
-  it('a posted bill receives, a posted invoice delivers, a credit note returns at the cost it left with: levels and 6135 / 1435 by hand', async () => {
+  // These six run side by side (each in a workspace of its own, waiting mostly on the pulls); the two tests that
+  // kill a service run alone, before and after them.
+  it.concurrent('a posted bill receives, a posted invoice delivers, a credit note returns at the cost it left with: levels and 6135 / 1435 by hand', async () => {
     const s = await shop('Jabones del Valle SAS');
     // Bill 1: 10 × 1,200,000 less 10 % = 12,000,000 − 1,200,000 = 10,800,000 net (VAT is not cost): unit 1,080,000.
     await s.bill('FV-1', 10, 1_200_000, 1_000);
@@ -215,7 +217,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect([after!.qty, after!.reserved, after!.reservations]).toEqual([11_000_000, 0, {}]);
   });
 
-  it('a vendor credit note sends the goods back: at the receipt\'s cost (average and FIFO), the rest to 6135; goods no longer there refused 409 with nothing applied; 1435 = inventory_value after every step', async () => {
+  it.concurrent('a vendor credit note sends the goods back: at the receipt\'s cost (average and FIFO), the rest to 6135; goods no longer there refused 409 with nothing applied; 1435 = inventory_value after every step', async () => {
     const s = await shop('Devoluciones al Proveedor SAS');
     const fifo = (await s.out('items.create', { name: 'Jabón de avena', kind: 'product', sku: 'JAB-2', price: { amount: 2_000_000, currency: 'COP' }, tax_rate_ppm: 190_000 })).item.id;
     await s.out('stock.configure_item', { item_id: fifo, valuation_method: 'fifo' });
@@ -294,7 +296,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect([kept!.reserved, kept!.reservations]).toEqual([1_000_000, { [nc3.body.output.credit_note.id]: 1_000_000 }]);
   });
 
-  it('a customer\'s return follows its delivery when a backdated bill restates it; the revaluation balances and 1435 = inventory_value', async () => {
+  it.concurrent('a customer\'s return follows its delivery when a backdated bill restates it; the revaluation balances and 1435 = inventory_value', async () => {
     const s = await shop('Devoluciones Restatadas SAS');
     // Bill of 3 Nov: 10 @ 1,000,000. Invoice of 10 Nov: 4 leave at 4,000,000. Credit note: 2 back at 4,000,000 × 2 / 4 = 2,000,000.
     await s.bill('FV-1', 10, 1_000_000);
@@ -322,7 +324,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect([...(await booksAndStock(s)), await netOf(s.w, '6135')]).toEqual([23_400_000, 23_400_000, 2_600_000]);
   });
 
-  it('ten invoices posted at once for the last unit: one posted, nine refused 409 at the line before anything is posted', async () => {
+  it.concurrent('ten invoices posted at once for the last unit: one posted, nine refused 409 at the line before anything is posted', async () => {
     const s = await shop('Última Unidad SAS');
     await s.bill('FV-9', 1, 500_000);
     await until('the receipt', async () => (await movesOf(s.w)).length === 1);
@@ -343,7 +345,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     await until('no hold left', async () => (await inventory.collection('document_holds').countDocuments({ workspace: s.w })) === 0);
   });
 
-  it('marks stored before the pull moved onto the shared feed reader go on where they were: each document moved once', async () => {
+  it.concurrent('marks stored before the pull moved onto the shared feed reader go on where they were: each document moved once', async () => {
     const s = await shop('Marcas Previas SAS');
     const marks = inventory.collection('finance_document_marks');
     await s.bill('FV-A', 10, 100_000);
@@ -368,7 +370,7 @@ describe('inventory journal feed into the books, under SIGKILL', () => {
     expect([b!.qty, b!.value]).toEqual([18_000_000, 1_800_000]);
   });
 
-  it('a warehouse created after documents were posted moves none of them; what is posted after it moves', async () => {
+  it.concurrent('a warehouse created after documents were posted moves none of them; what is posted after it moves', async () => {
     const s = await shop('Sin Bodega Aún SAS', false);
     // Posted while the workspace keeps no stock: a bill of 4, an invoice of 1 (its hold answers "nothing kept").
     await s.bill('FV-0', 4, 100_000);
