@@ -40,6 +40,19 @@ export function perCall(r: Record<string, number>, calls: number): string {
   return Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / calls).toFixed(2)}`).join(', ') || '—';
 }
 
+/** Where a profile's frame is: its package, `node:` module, or the repository file (`shared/…`, `subgraphs/crm/…`). */
+export function where(url: string): string {
+  if (!url) return '';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 'node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (url.startsWith('node:')) return url;
+  const m = /\/(shared|gateway|subgraphs\/[a-z]+)\/src\/(.*)$/.exec(url);
+  return m ? `${m[1]}/${m[2]}` : path.basename(url);
+}
+
 export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux (getconf CLK_TCK)

@@ -1,7 +1,7 @@
 // `node bench/profile-summary.ts <file.cpuprofile> [calls]`: where a V8 CPU profile's time went,
 // by package/file (self time) and by function, as µs per call when the number of calls is given.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { where } from './probe.ts';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
@@ -12,18 +12,6 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-
-function where(url: string): string {
-  if (!url) return '';
-  const nm = url.lastIndexOf('node_modules/');
-  if (nm >= 0) {
-    const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
-  }
-  if (url.startsWith('node:')) return url;
-  const m = /\/(shared|gateway|subgraphs\/[a-z]+)\/src\/(.*)$/.exec(url);
-  return m ? `${m[1]}/${m[2]}` : path.basename(url);
-}
 
 const groups = new Map<string, number>();
 const fns = new Map<string, number>();

@@ -12,8 +12,10 @@ import type { Connection } from 'mongoose';
  * process's MongoDB commands (driver command monitoring), Redis commands and round trips
  * (ioredis calls and pipelines), CPU time and memory over the window; with
  * `CUADRA_PROBE_PROFILE=1` also `<dir>/<name>.<n>.cpuprofile` (V8's sampling profiler, in
- * process, so one profile per bench variant). Production never sets the variable: nothing is
- * wrapped, no listener is added.
+ * process, so one profile per bench variant); with `CUADRA_PROBE_HEAP=<name>[,<name>…]` the named
+ * services also write `<dir>/<name>.<n>.heapprofile`: V8's sampling heap profiler counting every
+ * allocation of the window, collected or not (an allocation profile, not what stays live).
+ * Production never sets the variable: nothing is wrapped, no listener is added.
  */
 export function probeEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.CUADRA_PROBE_DIR);
@@ -60,7 +62,8 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
     v8.setFlagsFromString('--expose-gc');
     collect = vm.runInNewContext('gc') as () => void;
   }
-  const session = profile ? new Session() : null;
+  const heap = (env.CUADRA_PROBE_HEAP ?? '').split(',').includes(name);
+  const session = profile || heap ? new Session() : null;
   session?.connect();
   let window = 0;
   let cpu = process.cpuUsage();
@@ -69,8 +72,12 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
     counts = { mongo: {}, redisCommands: {}, redisRoundTrips: 0 };
     cpu = process.cpuUsage();
     opened = performance.now();
-    if (session) {
-      await session.post('Profiler.enable');
+    if (heap) {
+      // Objects the collector already took are kept in the profile: what a call allocates, not what it keeps.
+      await session!.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    }
+    if (profile) {
+      await session!.post('Profiler.enable');
       await session.post('Profiler.setSamplingInterval', { interval: 500 });
       await session.post('Profiler.start');
     }
@@ -84,8 +91,12 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       const closing = counts;
       collect?.();
       const mem = process.memoryUsage();
-      if (session) {
-        const { profile: p } = await session.post('Profiler.stop');
+      if (heap) {
+        const { profile: h } = await session!.post('HeapProfiler.stopSampling');
+        writeFileSync(path.join(dir, `${name}.${n}.heapprofile`), JSON.stringify(h));
+      }
+      if (profile) {
+        const { profile: p } = await session!.post('Profiler.stop');
         writeFileSync(path.join(dir, `${name}.${n}.cpuprofile`), JSON.stringify(p));
       }
       // Written aside and renamed: the bench polls for the file and must never read half of it.
