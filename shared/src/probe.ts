@@ -72,12 +72,12 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
     counts = { mongo: {}, redisCommands: {}, redisRoundTrips: 0 };
     cpu = process.cpuUsage();
     opened = performance.now();
-    if (heap) {
+    if (heap && session) {
       // Objects the collector already took are kept in the profile: what a call allocates, not what it keeps.
-      await session!.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
     }
-    if (profile) {
-      await session!.post('Profiler.enable');
+    if (profile && session) {
+      await session.post('Profiler.enable');
       await session.post('Profiler.setSamplingInterval', { interval: 500 });
       await session.post('Profiler.start');
     }
@@ -91,12 +91,12 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       const closing = counts;
       collect?.();
       const mem = process.memoryUsage();
-      if (heap) {
-        const { profile: h } = await session!.post('HeapProfiler.stopSampling');
+      if (heap && session) {
+        const { profile: h } = await session.post('HeapProfiler.stopSampling');
         writeFileSync(path.join(dir, `${name}.${n}.heapprofile`), JSON.stringify(h));
       }
-      if (profile) {
-        const { profile: p } = await session!.post('Profiler.stop');
+      if (profile && session) {
+        const { profile: p } = await session.post('Profiler.stop');
         writeFileSync(path.join(dir, `${name}.${n}.cpuprofile`), JSON.stringify(p));
       }
       // Written aside and renamed: the bench polls for the file and must never read half of it.
