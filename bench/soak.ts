@@ -3,7 +3,12 @@
 // ledger reads (the first page, a tool filter) in turn — and the memory of every service: resident
 // size and V8 heap in use after a full collection (what is live), from the probe of
 // shared/src/probe.ts, at every 10 s slice, and again after 10 s of rest. A service's heap is flat
-// when its live heap at the end is at most BENCH_SOAK_FLAT_MB (default 5) above the first slice's.
+// when its live heap at the end is at most BENCH_SOAK_FLAT_MB (default 5) above the first slice's;
+// a service grew when its resident size at the end is more than BENCH_SOAK_GROWTH_MB (default 50,
+// issue 33's bound) above where the warm-up left it. Either fails the bench. The probe counts no
+// MongoDB commands here (CUADRA_PROBE_MONGO=0): the driver's command monitoring decodes every answer
+// a second time, allocation production never does. CUADRA_PROBE_HEAP=<service> adds its allocation
+// profile per slice (bench/heap-summary.ts).
 // Also prints throughput and latency per slice, to show whether either drifts over time.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +22,7 @@ import { mb, Probe, type ProbeWindow } from './probe.ts';
 
 const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
 const flatMb = Number(process.env.BENCH_SOAK_FLAT_MB ?? 5);
+const growthMb = Number(process.env.BENCH_SOAK_GROWTH_MB ?? 50);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const slice = 10;
 
@@ -31,7 +37,7 @@ mkdirSync(probeDir, { recursive: true });
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'soak', ports: 'free', logDir: path.join(outDir, 'logs'),
-  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
 try {
   const { apiKey } = await startTestSystemIdentity(mongo.url, redis.url, 'soak_gateway');
@@ -77,15 +83,16 @@ try {
   console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes in turn: parties.list, parties.list with an Idempotency-Key, ledger.list, ledger.list by tool`);
   console.log(describeFairShare(connections));
   for (const row of rows) console.log(row);
-  console.log(`memory (before → after → after 10 s of rest; heap used after a full GC; flat: the last slice's live heap at most ${flatMb} MB above the first's):`);
+  console.log(`memory (before → after → after 10 s of rest; heap used after a full GC, of the heap V8 committed; flat: the last slice's live heap at most ${flatMb} MB above the first's; grew: RSS after more than ${growthMb} MB above before):`);
   let grew = 0;
   for (const name of Object.keys(processes)) {
     const [b, a, z] = [before[name], after[name], rested[name]];
     const drift = (heaps[name].at(-1)! - heaps[name][0]) / 1048576;
     // Growth is what a leak looks like; a heap that ends lower than the first slice (warm-up's leftovers collected) is flat.
     const flat = drift <= flatMb;
-    if (!flat) grew++;
-    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)};  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
+    const growth = (a.memory.rss - b.memory.rss) / 1048576;
+    if (!flat || growth > growthMb) grew++;
+    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB${growth > growthMb ? ' GREW' : ''});  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)} of ${mb(b.memory.heapTotal)} → ${mb(a.memory.heapTotal)} → ${mb(z.memory.heapTotal)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
   }
   if (grew > 0) process.exitCode = 1;
 } finally {
