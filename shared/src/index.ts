@@ -58,7 +58,7 @@ export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
 export { clampLimit, escapeRegex } from './query.ts';
 export {
-  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, indexSearchable, containsText, countFromCounter, createPositioned, repositionDocument, decodeCursor, encodeCursor, listNewestFirst, pageNewestFirst,
+  DEFAULT_MAX_BUCKETS, POS_BUCKET_SIZE, addPositions, assignPosition, assignPositions, backfillPositions, indexSearchable, containsText, countFromCounter, createPositioned, repositionDocument, decodeCursor, encodeCursor, decodeSignedCursor, encodeSignedCursor, listNewestFirst, pageNewestFirst,
   positionKey, releasePosition,
 } from './paging.ts';
 export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOptions } from './paging.ts';

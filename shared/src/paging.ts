@@ -202,24 +202,42 @@ function sameText(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
+/**
+ * An opaque cursor carrying `value` for this series in this workspace: its JSON in base64url and a
+ * MAC over series, workspace and that text, so a caller can hand back only what was given out.
+ */
+export function encodeSignedCursor(series: string, workspace: string, value: Record<string, unknown>): string {
+  const body = Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${body}.${cursorMac(series, workspace, body)}`;
+}
+
+/** The value of a cursor {@link encodeSignedCursor} gave out for this series and workspace; `invalid_input` at `/cursor` for anything else. */
+export function decodeSignedCursor(series: string, workspace: string, cursor: string): Record<string, unknown> {
+  const [body, mac, extra] = cursor.split('.');
+  if (!body || !mac || extra !== undefined || !sameText(mac, cursorMac(series, workspace, body))) throw foreignCursor();
+  try {
+    const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // not JSON: refused below
+  }
+  throw foreignCursor();
+}
+
+/** The refusal of a cursor the series did not give out. */
+export function foreignCursor(): CuadraError {
+  return new CuadraError('invalid_input', 'The cursor is not one this list gave out: pass next_cursor from the previous page unchanged, or omit it for the first page.', { field: '/cursor' });
+}
+
 /** An opaque cursor: continue below position `pos` of this series in this workspace. */
 export function encodeCursor(series: string, workspace: string, pos: number): string {
-  const body = Buffer.from(JSON.stringify({ p: pos })).toString('base64url');
-  return `${body}.${cursorMac(series, workspace, body)}`;
+  return encodeSignedCursor(series, workspace, { p: pos });
 }
 
 /** The position a cursor continues below; `invalid_input` at `/cursor` for anything this series did not give out. */
 export function decodeCursor(series: string, workspace: string, cursor: string): number {
-  const refuse = () => new CuadraError('invalid_input', 'The cursor is not one this list gave out: pass next_cursor from the previous page unchanged, or omit it for the first page.', { field: '/cursor' });
-  const [body, mac, extra] = cursor.split('.');
-  if (!body || !mac || extra !== undefined || !sameText(mac, cursorMac(series, workspace, body))) throw refuse();
-  let p: unknown;
-  try {
-    p = (JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { p?: unknown }).p;
-  } catch {
-    throw refuse();
-  }
-  if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 1) throw refuse();
+  const p = decodeSignedCursor(series, workspace, cursor).p;
+  if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 1) throw foreignCursor();
   return p;
 }
 

@@ -331,6 +331,46 @@ describe('cost', () => {
     expect(full).toMatchObject({ ok: true, entries: 57, checked_from: 0, mode: 'full' });
   });
 
+  it('walks a long chain in pages, each bounded: signed cursors carry the walk on, a break ends it, and a cursor is honoured only as given out', async () => {
+    const ws = newWs();
+    const appended = await seed(ws, 60);
+    // Pages of 25 entries: 1–25, 26–50, 51–60.
+    const paged = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix, fullWalkPage: { entries: 25, ms: 60_000 } });
+    const first = await paged.verify(ws, { full: true });
+    expect(first).toMatchObject({ ok: true, mode: 'full', entries: 25, checked_from: 0, anchor: null });
+    // The head a page reports is the stored entry 25's hash, recomputed here independently.
+    expect(first.head).toBe(recomputeHash((await entries().findOne({ workspace: ws, seq: 25 }))!));
+    const second = await paged.verify(ws, { full: true, cursor: first.next_cursor });
+    expect(second).toMatchObject({ ok: true, entries: 50, next_cursor: expect.any(String) });
+    const last = await paged.verify(ws, { full: true, cursor: second.next_cursor });
+    expect(last).toMatchObject({ ok: true, entries: 60, head: appended[59].hash, anchor: { seq: 60 } });
+    expect(last.next_cursor).toBeUndefined();
+
+    // A cursor edited, or given out for another workspace, is refused at /cursor.
+    const [body, mac] = first.next_cursor!.split('.');
+    const forged = `${Buffer.from(JSON.stringify({ s: 50, h: second.head })).toString('base64url')}.${mac}`;
+    await expect(paged.verify(ws, { full: true, cursor: forged })).rejects.toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    await expect(paged.verify(newWs(), { full: true, cursor: `${body}.${mac}` })).rejects.toMatchObject({ code: 'invalid_input', field: '/cursor' });
+
+    // An edit on the second page: the first still passes and carries on; the second finds it and gives no cursor.
+    await entries().updateOne({ workspace: ws, seq: 37 }, { $set: { input_digest: 'edited' } });
+    const again = await paged.verify(ws, { full: true });
+    expect(again).toMatchObject({ ok: true, entries: 25 });
+    const found = await paged.verify(ws, { full: true, cursor: again.next_cursor });
+    expect(found).toMatchObject({ ok: false, entries: 36, broken_at: { seq: 37, reason: expect.stringMatching(/changed/) } });
+    expect(found.next_cursor).toBeUndefined();
+  });
+
+  it('ends a page on time: past its time a page stops at the first whole window, and the next goes on from there', async () => {
+    const ws = newWs();
+    await seed(ws, 501);
+    // No time at all: each page walks one window of 500 positions.
+    const hurried = new Ledger(db, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix, fullWalkPage: { entries: 50_000, ms: 0 } });
+    const first = await hurried.verify(ws, { full: true });
+    expect(first).toMatchObject({ ok: true, entries: 500, next_cursor: expect.any(String) });
+    expect(await hurried.verify(ws, { full: true, cursor: first.next_cursor })).toMatchObject({ ok: true, entries: 501, anchor: { seq: 501 } });
+  });
+
   it('lets one full walk per workspace start a minute', async () => {
     const ws = newWs();
     expect(await ledger.claimFullWalk(ws)).toBe(0);

@@ -10,6 +10,7 @@ import { redisKeyPrefix } from '../ratelimit.ts';
 import { formatReceipt, HEAD_CONTEXT, LedgerSigner, parseReceipt } from './anchor.ts';
 import { canonicalJson, sha256 } from './digest.ts';
 import { localDate } from '../periods.ts';
+import { decodeSignedCursor, encodeSignedCursor, foreignCursor } from '../paging.ts';
 
 /** First `prev_hash` of every workspace's chain. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -110,6 +111,17 @@ export type AppendedEntry = LedgerEntry & { receipt?: string };
  * one, so the answer can carry the `Ledger-Receipt` of the entry that call wrote.
  */
 export const ledgerReceiptScope = new AsyncLocalStorage<{ receipt?: string }>();
+
+/**
+ * One page of a full walk (`ledger.verify {full: true}`): at most this many entries, and no window
+ * begun after `ms` — well under the gateway's 60 s wait for an owner's answer (gateway/src/forward.ts):
+ * at ~200 µs an entry (docs/measurements.md) 50,000 entries take ~10 s; a loaded machine ends the page
+ * on time instead. A longer chain answers `next_cursor`, and the walk goes on from there.
+ */
+export const FULL_WALK_PAGE = { entries: 50_000, ms: 15_000 };
+
+/** The series a full walk's cursors are signed for (shared/src/paging.ts). */
+const FULL_WALK_CURSOR = 'ledger.verify.full';
 
 /** Checkpoints are kept at every multiple of this many entries (routine verify walks at most about this many). */
 export const CHECKPOINT_EVERY = 100;
@@ -254,6 +266,12 @@ export interface LedgerVerification {
   receipts?: { receipt: string; ok: boolean; reason?: string }[];
   /** Where the chain breaks first, when it does. */
   broken_at?: { seq: number; id: string | null; reason: string };
+  /**
+   * A full walk that has more to walk: pass it back as `cursor` for the next page. Until the last
+   * page, `ok` and `entries` say what was walked so far (from entry 1); the last page (no
+   * `next_cursor`) also checks the chain's end against the signed heads.
+   */
+  next_cursor?: string;
 }
 
 type Broken = NonNullable<LedgerVerification['broken_at']>;
@@ -275,6 +293,7 @@ export class Ledger {
   /** The anchor key (outside the database); `null`: the ledger gives no receipts. */
   readonly signer: LedgerSigner | null;
   readonly #checkpointEvery: number;
+  readonly #fullWalkPage: { entries: number; ms: number };
   readonly #redisPrefix: string;
   readonly #cuts: Model<CutEvidenceDoc>;
   /** The newest signed entry statement (a receipt) this process wrote or read, per workspace: a head Redis losing its data cannot take from it. */
@@ -286,7 +305,7 @@ export class Ledger {
   /** The count into days running in this process, per workspace (one at a time; a later call runs after it). */
   readonly #counting = new Map<string, Promise<number>>();
 
-  constructor(db: Connection, redis?: Redis, options: { signer?: LedgerSigner | null; checkpointEvery?: number; redisPrefix?: string } = {}) {
+  constructor(db: Connection, redis?: Redis, options: { signer?: LedgerSigner | null; checkpointEvery?: number; redisPrefix?: string; fullWalkPage?: { entries: number; ms: number } } = {}) {
     this.entries = modelOn<LedgerEntry & { _id: string }>(db, 'LedgerEntry', entrySchema, 'ledger');
     this.#heads = modelOn<HeadDoc>(db, 'LedgerHead', headSchema, 'ledger_heads');
     this.checkpoints = modelOn<CheckpointDoc>(db, 'LedgerCheckpoint', checkpointSchema, 'ledger_checkpoints');
@@ -298,6 +317,7 @@ export class Ledger {
     this.#redis = redis;
     this.signer = options.signer === undefined ? LedgerSigner.fromEnv() : options.signer;
     this.#checkpointEvery = options.checkpointEvery ?? CHECKPOINT_EVERY;
+    this.#fullWalkPage = options.fullWalkPage ?? FULL_WALK_PAGE;
     this.#redisPrefix = options.redisPrefix ?? redisKeyPrefix();
   }
 
@@ -809,10 +829,15 @@ export class Ledger {
    *   largest receipt's seq are recomputed (hash and chain) and every receipt and checkpoint in
    *   that range is compared with them — an edit anywhere before a receipt makes it fail, naming
    *   the first changed entry. Costs one read per entry of that prefix.
-   * - **full**: every entry, every checkpoint and every signed head.
+   * - **full**: every entry, every checkpoint and every signed head, in pages
+   *   ({@link FULL_WALK_PAGE}): each page after the first continues from the signed `cursor` the one
+   *   before it answered (where it stopped, and that hash); only a page that found nothing wrong gives
+   *   one, so the last page speaks for the whole walk.
    */
-  async verify(workspace: string, options: { full?: boolean; receipts?: string[] } = {}): Promise<LedgerVerification> {
+  async verify(workspace: string, options: { full?: boolean; receipts?: string[]; cursor?: string } = {}): Promise<LedgerVerification> {
     const full = options.full === true;
+    // A cursor continues a full walk (a routine verify or receipts take none: the tool refuses the mix).
+    const resume = full && options.cursor !== undefined ? fullWalkResumes(workspace, options.cursor) : null;
     const signer = this.signer;
     const anchored = signer !== null;
     // Every signed head is taken before the walk (this process's too): one taken after could name an entry appended
@@ -854,8 +879,8 @@ export class Ledger {
     // hint names was stored when it was read. Read after the walk, an append landing in between looked like a
     // missing entry (a fresh clone's page test saw "entries 33–33 are missing" while the page was being used).
     const hint = await this.#heads.findById(workspace).lean();
-    let prev = GENESIS_HASH;
-    let seq = 0;
+    let prev = resume?.hash ?? GENESIS_HASH;
+    let seq = resume?.seq ?? 0;
     let startsWell = true;
     if (checkpoint) {
       startsWell = false;
@@ -873,13 +898,18 @@ export class Ledger {
     }
     const checkedFrom = seq;
     let walkBroken: Broken | undefined;
+    // A full walk's page stopped short of the chain's end: its end is not compared with the heads (a later page does).
+    let more = false;
     if (startsWell) {
-      const walk = await this.#walk(workspace, seq, prev, { cursor: full, complete: full, seen: full ? walked : undefined, compared });
+      const page = full ? { upTo: seq + this.#fullWalkPage.entries, deadline: performance.now() + this.#fullWalkPage.ms } : {};
+      const walk = await this.#walk(workspace, seq, prev, { ...page, cursor: full, complete: full, seen: full ? walked : undefined, compared });
       seq = walk.seq;
       prev = walk.prev;
       walkBroken = walk.broken;
+      more = walk.more === true;
       if (walk.broken) fail(walk.broken);
     }
+    if (more) return this.#fullWalkPageAnswer(workspace, resume?.seq ?? 0, seq, prev, walked, broken);
     if (!broken && hint && hint.seq > seq) fail({ seq: seq + 1, id: null, reason: `entries ${seq + 1}–${hint.seq} are missing` });
     if (anchored && (full || prefix)) {
       // Every checkpoint the walks covered must still match the chain walked.
@@ -964,6 +994,26 @@ export class Ledger {
     };
   }
 
+  /**
+   * The answer of a full walk's page that stopped before the chain's end: the checkpoints it walked
+   * past are compared with the chain, and the next page's cursor is given only when nothing was wrong.
+   */
+  async #fullWalkPageAnswer(workspace: string, from: number, seq: number, prev: string, walked: Map<number, string>, broken: Broken | undefined): Promise<LedgerVerification> {
+    const signer = this.signer;
+    if (signer && !broken) {
+      for (const cp of await this.checkpoints.find({ workspace }, { _id: 0 }).lean()) {
+        if (cp.seq <= from || cp.seq > seq) continue;
+        if (!signer.verify(workspace, cp.seq, cp.hash, cp.signature)) broken ??= { seq: cp.seq, id: null, reason: `the checkpoint at ${cp.seq} is not signed by the ledger key (forged)` };
+        else if (walked.has(cp.seq) && walked.get(cp.seq) !== cp.hash) broken ??= { seq: cp.seq, id: null, reason: `the entry at this position is not the one that was signed (rewritten) (checkpoint ${cp.seq})` };
+      }
+    }
+    return {
+      ok: !broken, entries: seq, head: prev, mode: 'full', anchored: signer !== null, ...(signer ? { public_key: signer.publicKeyPem() } : {}), checked_from: 0,
+      checkpoint: null, anchor: null,
+      ...(broken ? { broken_at: broken } : { next_cursor: encodeSignedCursor(FULL_WALK_CURSOR, workspace, { s: seq, h: prev }) }),
+    };
+  }
+
   /** Whether the stored entry at `seq` is still the one whose hash was signed; the problem if not. */
   async #checkSigned(workspace: string, seq: number, hash: string): Promise<Broken | null> {
     const entry = await this.entries.findOne({ workspace, seq }, { _id: 0 }).lean();
@@ -997,7 +1047,7 @@ export class Ledger {
    * the signed heads); with it, a missing entry before the last one found breaks the chain. `seen`
    * gets the hash at every checkpoint position and at each position in `compared`.
    */
-  async #walk(workspace: string, from: number, start: string, options: { upTo?: number; cursor?: boolean; complete?: boolean; seen?: Map<number, string>; compared?: Set<number> } = {}): Promise<{ seq: number; prev: string; broken?: Broken }> {
+  async #walk(workspace: string, from: number, start: string, options: { upTo?: number; deadline?: number; cursor?: boolean; complete?: boolean; seen?: Map<number, string>; compared?: Set<number> } = {}): Promise<{ seq: number; prev: string; broken?: Broken; more?: boolean }> {
     const { upTo = Infinity, seen, compared } = options;
     let prev = start;
     let seq = from;
@@ -1026,7 +1076,9 @@ export class Ledger {
     const waiting = new Map<number, LedgerEntry>();
     // Windows of positions by the index, never a range (which walks every tenant's entries here).
     // Without an end, the walk goes past the head hint until a window holds nothing.
-    const hinted = Number.isFinite(upTo) ? upTo : ((await this.#heads.findById(workspace).lean())?.seq ?? 0);
+    // A page's end (a `deadline` is given) is where it may stop, not an entry that must exist: it ends where the chain does.
+    const headHint = options.deadline !== undefined || !Number.isFinite(upTo) ? ((await this.#heads.findById(workspace).lean())?.seq ?? 0) : upTo;
+    const hinted = Math.min(upTo, headHint);
     for (let low = from + 1; low <= upTo; low += WINDOW) {
       const high = Math.min(upTo, low + WINDOW - 1);
       const rows = (await this.entries.find(positionsOf(workspace, low, high), { _id: 0 }).lean()) as LedgerEntry[];
@@ -1045,8 +1097,17 @@ export class Ledger {
         }
       }
       if (rows.length === 0 && high >= hinted) break;
+      // Out of time with every window so far whole: the page ends here, and the next goes on from the same place.
+      if (options.deadline !== undefined && seq === high && high < upTo && performance.now() >= options.deadline) return { seq, prev, more: true };
     }
     if (waiting.size > 0 && options.complete) return { seq, prev, broken: { seq: seq + 1, id: null, reason: `entry ${seq + 1} is missing` } };
-    return { seq, prev };
+    return { seq, prev, ...(options.deadline !== undefined && seq === upTo ? { more: true } : {}) };
   }
+}
+
+/** Where a full walk's `cursor` continues (the entry its previous page ended on, and that entry's hash); `invalid_input` at `/cursor` for anything else. */
+function fullWalkResumes(workspace: string, cursor: string): { seq: number; hash: string } {
+  const { s: seq, h: hash } = decodeSignedCursor(FULL_WALK_CURSOR, workspace, cursor);
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1 || typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) throw foreignCursor();
+  return { seq, hash };
 }

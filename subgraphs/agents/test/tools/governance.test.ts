@@ -96,5 +96,12 @@ describe('ledger', () => {
     expect((await sg.call('ledger.verify', {}, ws)).output).toMatchObject({ ok: true, entries: 3 });
     expect(await sg.call('ledger.list', { from: 'yesterday' }, ws)).toMatchObject({ code: 'invalid_input', field: '/from' });
     expect(await sg.call('ledger.list', { tool: 'Agents' }, ws)).toMatchObject({ code: 'invalid_input', field: '/tool' });
+    // A full walk answers in pages: a cursor continues one (with `full`), is honoured only as given out, and a full walk takes no receipts.
+    const full = (await sg.call('ledger.verify', { full: true }, ws)).output;
+    expect(full).toMatchObject({ ok: true, mode: 'full', checked_from: 0 });
+    expect(full.next_cursor).toBeUndefined();
+    expect(await sg.call('ledger.verify', { cursor: 'eyJzIjoxfQ.xxxx' }, ws)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    expect(await sg.call('ledger.verify', { full: true, cursor: 'eyJzIjoxfQ.xxxx' }, ws)).toMatchObject({ code: 'invalid_input', field: '/cursor' });
+    expect(await sg.call('ledger.verify', { full: true, receipts: [] }, ws)).toMatchObject({ code: 'invalid_input', field: '/receipts' });
   });
 });

@@ -90,6 +90,8 @@ export const LEDGER_VERIFICATION_SCHEMA = {
       type: 'array',
       items: { type: 'object', additionalProperties: false, required: ['receipt', 'ok'], properties: { receipt: TEXT, ok: { type: 'boolean' }, reason: TEXT } },
     },
+    /** A full walk's page that stopped before the chain's end: pass it back as `cursor` (with `full: true`) to go on. */
+    next_cursor: TEXT,
     /** Only when the chain breaks. */
     broken_at: {
       type: 'object', additionalProperties: false, required: ['seq', 'id', 'reason'],
