@@ -14,7 +14,7 @@ import { inventoryPull } from './modules/journal/inventory_pull_job.ts';
 import { payrollPull } from './accounting/payroll_pull.ts';
 import { backfillBillsDue } from './modules/bills/due.ts';
 import { bills } from './modules/bills/model.ts';
-import { backfillInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
+import { backfillInvoicesDue, backfillSubscriptionInvoicesDue, watchIndexedDays } from './modules/invoices/due.ts';
 import { salesDocuments } from './lib/sales-document.ts';
 import { owned } from './modules/index.ts';
 import { documents } from './modules/documents/model.ts';
@@ -123,6 +123,8 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     const indexedInvoices = await backfillInvoicesDue(deps.db);
     if (indexedInvoices > 0) deps.log.info({ indexed: indexedInvoices }, 'open invoices indexed by due date for the receivables lane');
     await watchIndexedDays(deps.db);
+    const indexedSubscriptionInvoices = await backfillSubscriptionInvoicesDue(deps.db);
+    if (indexedSubscriptionInvoices > 0) deps.log.info({ indexed: indexedSubscriptionInvoices }, 'open subscription invoices indexed by due day for the dunning sweep');
     // The authority's test environment, built in: EINVOICING_ENDPOINT may point here (or anywhere
     // that answers the same way); unset, the service calls the sandbox in-process.
     const sandbox = express.Router();

@@ -18,7 +18,8 @@ import { configuredWorkspace, party, startInvoices } from './setup.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
-  sg = await startInvoices();
+  // Command monitoring: the dunning pass is shown to read invoices by `_id` only.
+  sg = await startInvoices({ monitorCommands: true });
 });
 afterAll(async () => {
   await sg?.close();
@@ -462,6 +463,21 @@ describe('plans: dunning through the sweep', () => {
   });
   /** The Message-IDs of the messages delivered to `to`, read from the Maildir (the header may be folded: RFC 5322 §2.2.3). */
   const messageIdsTo = (to: string) => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).map((m) => /^Message-ID:\s*(<[^>]+>)/mi.exec(m.raw)?.[1]);
+  /** The filters of the reads `work` sent to the invoices collection, seen by the driver's command monitoring. */
+  async function invoiceReads(work: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+    const filters: Record<string, unknown>[] = [];
+    const listen = (e: { commandName: string; command: Record<string, any> }) => {
+      if ((e.commandName === 'find' || e.commandName === 'aggregate' || e.commandName === 'count') && e.command[e.commandName] === 'invoices') filters.push(e.command.filter ?? e.command.query ?? { pipeline: e.command.pipeline });
+    };
+    const client = sg.db.getClient();
+    client.on('commandStarted', listen);
+    try {
+      await work();
+    } finally {
+      client.off('commandStarted', listen);
+    }
+    return filters;
+  }
   /** Messages the real SMTP server delivered to `to` (its Maildir), waiting up to 10 s for `n`. */
   async function mailsTo(to: string, n: number): Promise<number> {
     const count = () => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).length;
@@ -482,10 +498,17 @@ describe('plans: dunning through the sweep', () => {
     // 100,000.00 + 19 % = 119,000.00, issued 2026-10-01, due 2026-10-01 + 5 = 2026-10-06.
     expect((await out('invoices.get', { id: october.invoice_id }, owner)).invoice).toMatchObject({ status: 'posted', total: 11900000, due_date: '2026-10-06' });
 
+    // Posted, it is in the due-day index kept over every workspace (`*|<due date>`), which the pass reads instead of the invoices.
+    const dueDay = () => sg.db.collection('subscription_invoice_due_index').findOne({ _id: '*|2026-10-06' as never });
+    expect((await dueDay())?.ids).toContain(october.invoice_id);
+
     // 2026-10-08: 2 days late, within the grace (3). 2026-10-09: 3 days → the reminder; again the same day: nothing more.
     await dun('2026-10-08');
     expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription.dunning).toBeNull();
-    await dun('2026-10-09');
+    // The pass reads invoices by `_id` only — never a query over every workspace's invoices (before: by subscription, status and due date, a scan).
+    const reads = await invoiceReads(() => dun('2026-10-09'));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((f) => !('_id' in f))).toEqual([]);
     await dun('2026-10-09');
     expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({
       status: 'active', dunning: { invoice_id: october.invoice_id, due_date: '2026-10-06', level: 1, stage: 'reminder', notices: [{ level: 1, to: email, status: 'sent' }] },
@@ -537,6 +560,8 @@ describe('plans: dunning through the sweep', () => {
     await dun();
     await dun();
     expect((await out('plans.get_subscription', { id: sub.id }, owner)).subscription).toMatchObject({ status: 'active', dunning: null });
+    // Paid, it left the due-day index (pulled after it closed).
+    expect((await dueDay())?.ids ?? []).not.toContain(october.invoice_id);
     const schedule = (await sg.db.collection('recurring_invoices').findOne({ _id: sub.schedule_id as never }))!;
     const today = new Date().toISOString().slice(0, 10);
     expect(schedule.status).toBe('active');

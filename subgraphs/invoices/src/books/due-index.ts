@@ -23,6 +23,12 @@ export interface DueDated {
   due_date: string;
 }
 
+/**
+ * The workspace key of an index kept over every workspace (`*|<date>`): what a background sweep
+ * reads by due day without knowing the workspaces (the ids are documents' `_id`s, unique across them).
+ */
+export const EVERY_WORKSPACE = '*';
+
 /** At most this many documents read by id per round while filling a lane's page. */
 const READ_CHUNK = 200;
 

@@ -1,6 +1,6 @@
 import { createPositioned, CuadraError, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { DueIndex } from '../books/due-index.ts';
+import { EVERY_WORKSPACE, type DueIndex } from '../books/due-index.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta, type RollupIntent } from '../books/rollup-intents.ts';
 
@@ -95,6 +95,12 @@ export interface OpenItemLedger<D extends OpenItemDoc> {
   model(db: Connection): Model<D>;
   /** The due-date index of the direction's lane (books/due-index.ts). */
   due: DueIndex;
+  /**
+   * A second due-date index, over every workspace ({@link EVERY_WORKSPACE}), of the open items
+   * `picks` chooses — kept by the same rule as `due` (added before open, pulled after): what a sweep
+   * reads by due day instead of scanning every workspace's documents (the plans' dunning).
+   */
+  dueAcross?: { index: DueIndex; picks(doc: D): boolean };
   /** Open as the direction's lane means it (posted or partly paid, never a credit note). */
   isOpen(doc: Pick<D, 'status' | 'kind'>): boolean;
   /** The rollup change of a document moving from one status to another. */
@@ -105,6 +111,18 @@ export interface OpenItemLedger<D extends OpenItemDoc> {
   guard?(ctx: ItemContext, doc: D, change: OpenItemChange<D>): Promise<OpenItemChange<D>>;
   /** A write's error in the domain's words (a duplicate vendor number); anything else passes. */
   writeError?(err: unknown): unknown;
+}
+
+/** Adds a document to its day in the ledger's due-date indexes (before it becomes open, or moves day). */
+export async function addToDue<D extends OpenItemDoc>(ctx: Pick<ItemContext, 'db' | 'workspace'>, ledger: OpenItemLedger<D>, doc: D): Promise<void> {
+  await ledger.due.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
+  if (ledger.dueAcross?.picks(doc)) await ledger.dueAcross.index.add(ctx.db, EVERY_WORKSPACE, doc.due_date, doc._id);
+}
+
+/** Pulls a document from its day in the ledger's due-date indexes (after it stopped being open there). */
+async function pullFromDue<D extends OpenItemDoc>(ctx: Pick<ItemContext, 'db' | 'workspace'>, ledger: OpenItemLedger<D>, doc: D): Promise<void> {
+  await ledger.due.pull(ctx.db, ctx.workspace, doc.due_date, doc._id);
+  if (ledger.dueAcross?.picks(doc)) await ledger.dueAcross.index.pull(ctx.db, EVERY_WORKSPACE, doc.due_date, doc._id);
 }
 
 /** The statuses a balance decides. */
@@ -158,12 +176,12 @@ export async function changeOpenItem<D extends OpenItemDoc>(
     // day), pulled from after it no longer is — a crash in between leaves an extra id the lane filters out.
     const planned = { ...doc, ...change.set };
     const wasOpen = ledger.isOpen(doc);
-    if (ledger.isOpen(planned) && (!wasOpen || planned.due_date !== doc.due_date)) await ledger.due.add(ctx.db, ctx.workspace, planned.due_date, id);
+    if (ledger.isOpen(planned) && (!wasOpen || planned.due_date !== doc.due_date)) await addToDue(ctx, ledger, planned);
     await markIntent(ctx.db, ctx.workspace, model, id, intent);
     try {
       const after = (await model.findOneAndUpdate({ _id: id, workspace: ctx.workspace, rev: doc.rev, ...extraFilter }, update, { returnDocument: 'after' }).lean()) as D | null;
       if (after) {
-        if (wasOpen && (!ledger.isOpen(after) || after.due_date !== doc.due_date)) await ledger.due.pull(ctx.db, ctx.workspace, doc.due_date, id);
+        if (wasOpen && (!ledger.isOpen(after) || after.due_date !== doc.due_date)) await pullFromDue(ctx, ledger, doc);
         await applyRollupIntent(ctx.db, model, id, ctx.workspace, intent);
         return after;
       }

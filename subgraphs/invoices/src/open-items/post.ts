@@ -4,7 +4,7 @@ import { postEntry, previewEntry, type EntryHeading, type EntrySource, type Jour
 import { assertPeriodOpen } from '../books/periods.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
-import type { OpenItemDoc, OpenItemLedger, PostClaim } from './item.ts';
+import { addToDue, type OpenItemDoc, type OpenItemLedger, type PostClaim } from './item.ts';
 import { holdStock, publishStockDocument, releaseStock, type StockDocument } from './stock.ts';
 
 /** What posting one document books: its journal entry, the fields it sets and the rollups it moves. */
@@ -124,7 +124,7 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
         return { ...doc, booking };
       },
       async function dueIndex(ctx, doc) {
-        if (doc.status === 'draft' && ledger.isOpen({ ...doc, status: 'posted' })) await ledger.due.add(ctx.db, ctx.workspace, doc.due_date, doc._id);
+        if (doc.status === 'draft' && ledger.isOpen({ ...doc, status: 'posted' })) await addToDue(ctx, ledger, doc);
         return doc;
       },
       async function complete(ctx, doc) {

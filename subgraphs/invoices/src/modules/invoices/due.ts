@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { DueIndex } from '../../books/due-index.ts';
+import { DueIndex, EVERY_WORKSPACE } from '../../books/due-index.ts';
 import { invoices, type InvoiceDoc } from './model.ts';
 
 /**
@@ -9,6 +9,19 @@ import { invoices, type InvoiceDoc } from './model.ts';
  * sweep notes the invoice when its due date passes (overdue.ts).
  */
 export const invoicesDue = new DueIndex('invoice_due_index', { watchOverdue: true });
+
+/**
+ * Open invoices of plan subscriptions, of every workspace, by due day (`*|<date>`,
+ * books/due-index.ts {@link EVERY_WORKSPACE}): what the plans' dunning reads (plans/dunning.ts) —
+ * the days its steps can still reach, by `_id` — instead of scanning every workspace's invoices.
+ * Kept by the open-item engine beside the lane's index (RECEIVABLES `dueAcross`).
+ */
+export const subscriptionInvoicesDue = new DueIndex('subscription_invoice_due_index');
+
+/** An invoice a plan subscription issued (what the dunning chases). */
+export function isSubscriptionInvoice(i: Pick<InvoiceDoc, 'source'>): boolean {
+  return typeof i.source?.subscription_id === 'string';
+}
 
 /** Open as the receivables lane means it: a posted or partly paid invoice or debit note (never a credit note). */
 export function invoiceIsOpen(i: Pick<InvoiceDoc, 'status' | 'kind'>): boolean {
@@ -26,6 +39,19 @@ export async function backfillInvoicesDue(db: Connection): Promise<number> {
   const open = await invoices(db).find({ status: { $in: ['posted', 'partially_paid'] }, kind: { $in: ['invoice', 'debit_note'] } }, { workspace: 1, due_date: 1 }).lean();
   await invoicesDue.addMany(db, open.map((i) => ({ workspace: i.workspace, date: i.due_date, id: i._id })));
   await migrations.updateOne({ _id: 'invoice-due-index' }, { $set: { at: new Date() } }, { upsert: true });
+  return open.length;
+}
+
+/**
+ * Indexes the open subscription invoices posted before {@link subscriptionInvoicesDue} existed,
+ * once per database (the marker in `migrations`), as {@link backfillInvoicesDue} does.
+ */
+export async function backfillSubscriptionInvoicesDue(db: Connection): Promise<number> {
+  const migrations = db.collection<{ _id: string; at: Date }>('migrations');
+  if (await migrations.findOne({ _id: 'subscription-invoice-due-index' })) return 0;
+  const open = await invoices(db).find({ 'source.subscription_id': { $type: 'string' }, status: { $in: ['posted', 'partially_paid'] }, kind: { $in: ['invoice', 'debit_note'] } }, { due_date: 1 }).lean();
+  await subscriptionInvoicesDue.addMany(db, open.map((i) => ({ workspace: EVERY_WORKSPACE, date: i.due_date, id: i._id })));
+  await migrations.updateOne({ _id: 'subscription-invoice-due-index' }, { $set: { at: new Date() } }, { upsert: true });
   return open.length;
 }
 

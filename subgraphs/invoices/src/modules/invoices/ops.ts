@@ -17,7 +17,7 @@ import { indexCreated } from '../../lib/recent.ts';
 import { productLines } from '../items/document-lines.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
 import { changerOf, definePostOperation, insertOpenItem, missingItem, postOpenItem, settledStatus, type Booking, type ItemContext, type OpenItemChange, type OpenItemLedger } from '../../open-items/index.ts';
-import { invoiceIsOpen, invoicesDue } from './due.ts';
+import { invoiceIsOpen, invoicesDue, isSubscriptionInvoice, subscriptionInvoicesDue } from './due.ts';
 
 /** How a kind of document is named in messages. */
 const KIND_NAME = { invoice: 'Invoice', credit_note: 'Credit note', debit_note: 'Debit note' } as const;
@@ -48,6 +48,7 @@ export const RECEIVABLES: OpenItemLedger<InvoiceDoc> = {
   noun: 'invoice',
   model: invoices,
   due: invoicesDue,
+  dueAcross: { index: subscriptionInvoicesDue, picks: isSubscriptionInvoice },
   isOpen: invoiceIsOpen,
   statusDelta,
   paymentKind: 'payment',

@@ -1,7 +1,8 @@
-import { REPAIR_AFTER_MS, type MaintenanceContext, type MaintenanceHook } from '@cuadra/shared';
+import { addDays, REPAIR_AFTER_MS, type MaintenanceContext, type MaintenanceHook } from '@cuadra/shared';
 import { handoverCopyFound, HANDOVER_COPY_TAG, systemMailbox, taggedAddress } from '@cuadra/shared/mail-handover';
 import { deliveryMailer, type DeliveryOutcome } from '../../e-documents/delivery.ts';
-import { invoiceIsOpen } from '../invoices/due.ts';
+import { EVERY_WORKSPACE } from '../../books/due-index.ts';
+import { invoiceIsOpen, subscriptionInvoicesDue } from '../invoices/due.ts';
 import { invoices, type InvoiceDoc } from '../invoices/model.ts';
 import { dayEndedEverywhere } from '../invoices/overdue.ts';
 import { nextPeriod, recurringInvoices } from '../invoices/recurring.ts';
@@ -40,6 +41,12 @@ import {
 
 /** Subscriptions and overdue invoices read per pass (the rest wait for the next pass). */
 const BATCH = 200;
+
+/**
+ * How far back the pass looks for overdue invoices: a step is at most 365 days after the due date
+ * (plans.create), so an invoice due longer ago than this has reached its last step.
+ */
+const DUNNING_REACH_DAYS = 366;
 
 /** The step an invoice `days` past its due date has reached under `d` (0: still within the grace). */
 export function dunningLevel(d: DunningSettings, days: number): 0 | DunningLevel {
@@ -223,8 +230,10 @@ export const dunSubscriptions: MaintenanceHook = async (ctx) => {
     if (inv && invoiceIsOpen(inv) && inv.balance > 0 && inv.due_date === s.dunning!.due_date) await finishSteps(ctx, s, null);
     else if (await reactivate(ctx, s, today)) steps++;
   }
-  const overdue = await invoices(ctx.db).find({ 'source.subscription_id': { $type: 'string' }, status: { $in: ['posted', 'partially_paid'] }, balance: { $gt: 0 }, due_date: { $lt: today } })
-    .sort({ due_date: 1 }).limit(BATCH).lean();
+  // By due day from the index kept over every workspace (`_id` reads only), oldest first.
+  const overdue = await subscriptionInvoicesDue.read<InvoiceDoc>(ctx.db, EVERY_WORKSPACE, addDays(today, -DUNNING_REACH_DAYS), addDays(today, -1), BATCH,
+    // Only `_id` in the filter (the store's `_id` index answers only then).
+    async (ids) => (await invoices(ctx.db).find({ _id: { $in: ids } }).lean()) as InvoiceDoc[], (inv) => invoiceIsOpen(inv) && inv.balance > 0);
   const seen = new Set<string>();
   for (const inv of overdue) {
     const subId = inv.source!.subscription_id!;
