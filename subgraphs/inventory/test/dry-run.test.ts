@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSubgraph, testPrincipal, testServiceKeys, writesDuring, type TestSubgraph } from '@cuadra/shared/testing';
 import { peerGraph, pullFeed, type Principal } from '@cuadra/shared';
-import { startInvoices } from '../../invoices/test/setup.ts';
+import { configuredWorkspace, party, startInvoices } from '../../invoices/test/setup.ts';
 import { postedBill, vendor } from '../../invoices/test/bills-helpers.ts';
 import { FINANCE_DOCUMENTS } from '../src/modules/stock/finance_documents.ts';
 import { createServer, name } from '../src/server.ts';
@@ -160,6 +160,40 @@ describe('stock movements with X-Dry-Run', () => {
     expect([stored.qty, stored.value, stored.price, stored.warehouse_id, JSON.parse(JSON.stringify(stored.journal.lines)).map(({ account, debit, credit: c }: any) => ({ account, debit, credit: c }))])
       .toEqual([-4_000_000, would.after.value, would.after.price, would.after.warehouse_id, would.after.journal_lines]);
     expect(await balance()).toEqual([0, 0, 0]);
+  });
+
+  it('invoices.post: its dry run shows the delivery the post would make — item, warehouse, quantity, cost, the movement\'s journal lines — writes nothing in inventory, and the post then stores exactly that', async () => {
+    const owner = await configuredWorkspace(finance);
+    const item = (await output(finance, 'items.create', { name: 'Miel 500 g', kind: 'product', sku: 'MIE-500', price: { amount: 30_000, currency: 'COP' }, tax_rate_ppm: 0 }, owner)).item.id;
+    const bog = (await output(inventory, 'warehouses.create', { code: 'BOG', name: 'Bodega Bogotá' }, owner)).warehouse.id;
+    // 10 received at 12,000 and 5 at 15,000: 15 on hand worth 120,000 + 75,000 = 195,000, an average of 195,000 / 15 = 13,000.
+    await output(inventory, 'stock.receive', { item_id: item, warehouse_id: bog, quantity: 10, unit_cost: 12_000 }, owner);
+    await output(inventory, 'stock.receive', { item_id: item, warehouse_id: bog, quantity: 5, unit_cost: 15_000 }, owner);
+    const customer = await party(owner, { name: 'Tienda Miel SAS', kind: 'customer' });
+    const draft = async (quantity: number) => (await output(finance, 'invoices.create', { customer_id: customer, currency: 'COP', lines: [{ item_id: item, quantity, warehouse_id: bog }] }, owner)).invoice.id as string;
+    const id = await draft(4);
+    let dry: Awaited<ReturnType<TestSubgraph['call']>> | undefined;
+    expect(await writesDuring(inventory, async () => { dry = await finance.call('invoices.post', { id }, owner, { dryRun: true }); })).toEqual([]);
+    expect(dry, JSON.stringify(dry)).toMatchObject({ ok: true });
+    const stock = (dry!.output.would.changes as { source: string; id: string; op: string; after: any }[]).filter((c) => c.source === 'stock_movements');
+    // 4 leave at the average 13,000: 4 × 13,000 = 52,000 out of 1435 into the cost of sales (Dr 6135 52,000 / Cr 1435 52,000). Before: no stock change shown.
+    expect(stock).toEqual([{
+      source: 'stock_movements', id: `${id}:0`, op: 'insert',
+      after: { line: 0, source: { kind: 'invoice', id, line: 0 }, type: 'delivery', item_id: item, warehouse_id: bog, quantity: 4, value: -52_000, cost_of_sales_change: 52_000, journal_lines: expect.any(Array) },
+    }]);
+    const lines = stock[0].after.journal_lines as { account: string; debit: number; credit: number }[];
+    expect([...lines].sort((a, b) => a.account.localeCompare(b.account))).toEqual([{ account: '1435', debit: 0, credit: 52_000 }, { account: '6135', debit: 52_000, credit: 0 }]);
+    // 16 where 15 are on hand: the dry run answers the hold's refusal (409), nothing written.
+    const tooMany = await draft(16);
+    expect(await writesDuring(inventory, async () => { dry = await finance.call('invoices.post', { id: tooMany }, owner, { dryRun: true }); })).toEqual([]);
+    expect(dry).toMatchObject({ ok: false, code: 'conflict' });
+
+    // Posted and pulled: the delivery stored is the one the dry run showed.
+    await output(finance, 'invoices.post', { id }, owner);
+    await pullFeed(FINANCE_DOCUMENTS, inventory.db, owner.workspace, peerGraph('inventory', { ...testServiceKeys(), urls: { invoices: finance.url } }, owner.workspace), new Date());
+    const stored = (await stockMovements(inventory.db).findOne({ workspace: owner.workspace, type: 'delivery' }).lean()) as any;
+    expect([stored.qty, stored.value, stored.warehouse_id, JSON.parse(JSON.stringify(stored.journal.lines)).map(({ account, debit, credit }: any) => ({ account, debit, credit }))])
+      .toEqual([-4_000_000, -52_000, bog, lines]);
   });
 
   it('previewStockForDocument (@inaccessible) answers finance\'s service assertion only: a person\'s and another service\'s are refused, nothing read for them', async () => {

@@ -147,9 +147,10 @@ export async function releaseStock(ctx: OperationContext, documentId: string): P
 }
 
 /**
- * What a vendor's credit note would move in inventory, read only (its dry run): each product
- * line's purchase return as inventory values it (item, warehouse, quantity, the value the goods
- * leave at, the note's price, the 6135 difference and the movement's own journal lines), as
+ * What a document would move in inventory, read only (the dry run of `invoices.post`, of a
+ * credit note, of `bills.credit_note`): each product line's movement as inventory values it (item,
+ * warehouse, quantity, the value the goods move at — a delivery at its cost, a vendor's return at
+ * the note's price with the 6135 difference — and the movement's own journal lines), as
  * `stock_movements` inserts. Goods no longer there: the refusal the hold would give (409 at the
  * line). Inventory not configured here: nothing moves. Not answering: `unavailable`.
  */
@@ -163,7 +164,7 @@ export async function previewStock(ctx: Pick<ToolContext, 'workspace'> & { graph
     answer = data.previewStockForDocument as typeof answer;
   } catch (err) {
     if (err instanceof CuadraError && /not configured/.test(err.message)) return [];
-    throw new CuadraError('unavailable', 'The inventory service did not answer, so what the goods of this credit note would do in stock could not be shown; nothing was done. Try again.', { beforeAnyEffect: true });
+    throw new CuadraError('unavailable', 'The inventory service did not answer, so what the goods of this document would do in stock could not be shown; nothing was done. Try again.', { beforeAnyEffect: true });
   }
   if (answer?.refused) throw new CuadraError('conflict', `Line ${answer.refused.line} (/lines/${answer.refused.line}/quantity): ${answer.refused.message}`, { field: `/lines/${answer.refused.line}/quantity` });
   return answer.movements.map(({ line, ...after }) => ({ source: 'stock_movements', id: `${doc.id}:${line}`, op: 'insert' as const, after: { line, source: { kind: doc.kind, id: doc.id, line }, ...after } }));

@@ -365,18 +365,27 @@ type ResolverContext = { principal: { actor: { type: string; id: string } }; wor
 /** A document's lines as finance sends them (the hold's and the preview's shape), checked. */
 function checkedLines(lines: unknown): lines is DocLine[] {
   return Array.isArray(lines) && lines.length <= 500 && lines.every((l) => Number.isInteger(l?.line) && typeof l.item_id === 'string' && (l.warehouse_id === null || typeof l.warehouse_id === 'string') && typeof l.quantity === 'number' && l.quantity > 0
-    && (l.bill_line === undefined || Number.isInteger(l.bill_line)) && (l.value === undefined || Number.isInteger(l.value)));
+    && (l.bill_line === undefined || Number.isInteger(l.bill_line)) && (l.invoice_line === undefined || Number.isInteger(l.invoice_line)) && (l.value === undefined || Number.isInteger(l.value)));
 }
+
+/** The documents finance previews, and the ids each names (itself, and what it credits; an invoice credits nothing). */
+const PREVIEWED_KINDS: Record<'invoice' | 'credit_note' | 'bill_credit_note', { document: RegExp; creditOf: RegExp | null }> = {
+  invoice: { document: /^inv_[A-Za-z0-9_-]{1,40}$/, creditOf: null },
+  credit_note: { document: /^inv_[A-Za-z0-9_-]{1,40}$/, creditOf: /^inv_[A-Za-z0-9_-]{1,40}$/ },
+  bill_credit_note: { document: /^bil_[A-Za-z0-9_-]{1,40}$/, creditOf: /^bil_[A-Za-z0-9_-]{1,40}$/ },
+};
 
 /** Finance's dry run of a document it would issue (schema.graphql): what it would move, read only. */
 export const previewResolvers = {
   previewStockForDocument: async (_: unknown, args: { document: string; kind: string; creditOf?: string | null; date: string; lines: DocLine[] }, ctx: ResolverContext) => {
     fromFinance(ctx);
     const creditOf = args.creditOf ?? null;
-    if (!isHeldDocumentId(args.document) || args.kind !== 'bill_credit_note' || (creditOf !== null && !/^bil_[A-Za-z0-9_-]{1,40}$/.test(creditOf)) || !/^\d{4}-\d{2}-\d{2}$/.test(args.date) || !checkedLines(args.lines)) {
-      throw new CuadraError('invalid_input', 'A preview names a vendor\'s credit note, its bill, its date and its lines {line, item_id, warehouse_id, quantity, value, bill_line}.');
+    // What finance issues and previews: an invoice (inv_) and its credit note (credit of an inv_), a vendor's credit note (bil_, credit of a bil_).
+    const shape = Object.hasOwn(PREVIEWED_KINDS, args.kind) ? PREVIEWED_KINDS[args.kind as keyof typeof PREVIEWED_KINDS] : undefined;
+    if (!shape || !shape.document.test(args.document) || (creditOf !== null && !shape.creditOf?.test(creditOf)) || !/^\d{4}-\d{2}-\d{2}$/.test(args.date) || !checkedLines(args.lines)) {
+      throw new CuadraError('invalid_input', 'A preview names an invoice, a credit note (of an invoice) or a vendor\'s credit note (of a bill), its date and its lines {line, item_id, warehouse_id, quantity, value?, invoice_line?, bill_line?}.');
     }
-    const row: DocRow = { id: args.document, kind: 'bill_credit_note', credit_of: creditOf, date: args.date, currency: '', lines: args.lines };
+    const row: DocRow = { id: args.document, kind: args.kind as DocRow['kind'], credit_of: creditOf, date: args.date, currency: '', lines: args.lines };
     return previewForDocument(ctx.db, ctx.workspace, ctx.graph, row, new Date());
   },
 };

@@ -1,4 +1,5 @@
 import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { previewStock, type StockDocument } from '../../open-items/stock.ts';
 import type { Connection } from 'mongoose';
 import { accountNames } from '../../accounting/chart.ts';
 import { withholdingCurrency, withholdingIncrements } from '../../accounting/withholdings.ts';
@@ -162,7 +163,21 @@ export async function previewPostOf(ctx: ToolContext, doc: InvoiceDoc, op: 'inse
       : { source: 'invoices', id: doc._id, op, after: { kind: doc.kind, credit_of: doc.credit_of, issue_date: doc.issue_date, total: doc.total, ...after } },
     await previewEntry(ctx, { kind: doc.kind, id: doc._id }, entry.lines, { id: entry.id, date: entry.date, currency: entry.currency, memo: entry.memo }),
   );
+  // The goods it would deliver (a credit note: take back), as inventory would value them — what its post publishes.
+  const stock = await invoiceStock(ctx, doc);
+  if (stock) changes.push(...(await previewStock(ctx, stock)));
   return { changes, journal_lines: entry.lines };
+}
+
+/**
+ * The goods a document's post moves (open-items/stock.ts): an invoice delivers its product lines
+ * (held first), a credit note returns them; a debit note moves no goods. The post publishes it, and
+ * the dry run previews it.
+ */
+async function invoiceStock(ctx: Pick<ToolContext, 'db' | 'workspace'>, doc: InvoiceDoc): Promise<(StockDocument & { hold: boolean }) | null> {
+  if (doc.kind === 'debit_note') return null;
+  const lines = await productLines(ctx.db, ctx.workspace, doc.lines);
+  return { kind: doc.kind, id: doc._id, credit_of: doc.credit_of, date: doc.issue_date, currency: doc.currency, hold: doc.kind === 'invoice', lines };
 }
 
 /**
@@ -231,12 +246,7 @@ export const invoicePostOperation = definePostOperation<InvoiceDoc>('invoice_pos
       ],
     };
   },
-  async stock(ctx, doc) {
-    // An invoice delivers its product lines (held first), a credit note returns them; a debit note moves no goods.
-    if (doc.kind === 'debit_note') return null;
-    const lines = await productLines(ctx.db, ctx.workspace, doc.lines);
-    return { kind: doc.kind, id: doc._id, credit_of: doc.credit_of, date: doc.issue_date, currency: doc.currency, hold: doc.kind === 'invoice', lines };
-  },
+  stock: invoiceStock,
   async after(ctx, posted) {
     // What of a credit note its invoice's balance did not take (stored as `credited`) is the customer's credit.
     if (posted.kind === 'credit_note') await addCustomerCredit(ctx.db, ctx.workspace, posted.customer_id, posted.currency, posted._id, posted.amount_due - posted.credited);
