@@ -131,6 +131,23 @@ describe('sites.login', () => {
     const second = await signIn(email, 2);
     expect(second.status).toBe(200);
     expect((jwt.decode(second.body.id_token) as jwt.JwtPayload).sub).toBe(claims.sub);
+
+    // Revocation (RFC 7009) by whoever holds the token: from then on the gateway takes it for no one. Before: it held for its hour.
+    const asVisitor = async (token: string) => (await fetch(`${sys.gatewayUrl}/s/${slug}/login`, { headers: { cookie: `cuadra_site_visitor=${token}` } })).text();
+    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como ${email}`);
+    // Another site's endpoint leaves it alone (it is no token of that site), and says nothing either way (§2.2).
+    expect((await post(`/s/otro-sitio-${run}/login/revoke`, { token: second.body.id_token })).status).toBe(200);
+    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como ${email}`);
+    expect(await post(`/s/${slug}/login/revoke`, {})).toMatchObject({ status: 422, body: { code: 'invalid_input', field: '/token' } });
+    const revoked = await fetch(new URL(`/s/${slug}/login/revoke`, sys.gatewayUrl), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: second.body.id_token }) });
+    expect([revoked.status, revoked.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    expect(await asVisitor(second.body.id_token)).not.toContain('Entraste como');
+    // Only that token: the first one still names the visitor.
+    expect(await asVisitor(signed.body.id_token)).toContain(`Entraste como ${email}`);
+    // Kept until the token would have expired, in MongoDB as well as Redis: the gateway's durable copy outlives Redis losing it.
+    const jti = (jwt.decode(second.body.id_token) as jwt.JwtPayload).jti!;
+    const kept = await gatewayDb.collection('oauth_revocations').findOne({ _id: `sites:revoked-id-token:${jti}` as never });
+    expect(Math.abs(kept!.expires_at.getTime() - ((jwt.decode(second.body.id_token) as jwt.JwtPayload).exp! + 60) * 1000)).toBeLessThan(5_000);
   });
 
   it('limits the attempts at a code and honours its expiry', async () => {
@@ -255,6 +272,9 @@ describe('sites.login', () => {
       await page.getByRole('button', { name: 'Salir' }).click();
       await page.waitForSelector('input[name="email"]');
       expect((await context.cookies()).filter((c) => c.name === 'cuadra_site_visitor')).toEqual([]);
+      // Signing out ended the token itself: a copy of it kept elsewhere signs no one in (before: it did, for its hour).
+      const copied = await fetch(`${sys.gatewayUrl}/s/${slug}/login`, { headers: { cookie: `cuadra_site_visitor=${cookie.value}` } });
+      expect(await copied.text()).not.toContain('Entraste como');
     } finally {
       await context.close();
     }

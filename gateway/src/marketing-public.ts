@@ -51,7 +51,7 @@ export function formLimited(res: express.Response, status: 429 | 503, wait: numb
  * the gateway's own cookies never reach the service, and the visitor's address goes as
  * `x-cuadra-client-ip` (set here, never taken from the request).
  */
-export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis; tokens: Pick<AccessTokens, 'signIdToken' | 'siteVisitorOf'> }): express.Router {
+export function marketingPublic(opts: { marketingUrl: string | undefined; log: Logger; publicUrl: string; redis: Redis; tokens: Pick<AccessTokens, 'signIdToken' | 'siteVisitorOf' | 'revokeIdToken'> }): express.Router {
   const router = express.Router();
   const quotas = throttleQuotas();
   const formThrottles = { address: new Throttle(opts.redis, 'site-form-addr', quotas.siteForm), site: new Throttle(opts.redis, 'site-form-site', quotas.siteFormSite) };
@@ -177,20 +177,53 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
   const signedInPage: express.RequestHandler = async (req, res) => {
     const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
     const token = siteCookie(req);
-    const visitor = token ? opts.tokens.siteVisitorOf(token, slug) : null;
+    const visitor = token ? await opts.tokens.siteVisitorOf(token, slug) : null;
     const answer = await callService(req, res, visitor ? { 'x-cuadra-site-visitor': visitor.email } : {});
     if (!answer) return;
     await relay(answer, res);
   };
-  const signOut: express.RequestHandler = (req, res) => {
+  /** Signing out ends the token itself (revoked until it would expire), not only the browser's copy of it. */
+  const signOut: express.RequestHandler = async (req, res) => {
     const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
     res.setHeader('cache-control', 'no-store');
+    const token = siteCookie(req);
+    try {
+      if (token) await opts.tokens.revokeIdToken(token, slug);
+    } catch (err) {
+      opts.log.error({ err }, 'site sign-out: the token could not be revoked');
+      return sendRefusal(res, new CuadraError('unavailable', 'Could not sign out; try again shortly.'), opts);
+    }
     res.append('Set-Cookie', cookieOf(slug, '', 0));
     res.redirect(303, `/s/${slug}/login`);
+  };
+  /**
+   * Token revocation (RFC 7009) of a visitor's ID token, for the site or app that holds it:
+   * `POST /s/<slug>/login/revoke` with `token` (JSON or a form). 200 whether or not it was a token
+   * of this site (§2.2: an invalid token is no error); from then on the gateway takes it for no one.
+   */
+  const revoke: express.RequestHandler = async (req, res) => {
+    const slug = /^\/s\/([a-z0-9-]+)\//.exec(req.path)![1];
+    res.setHeader('cache-control', 'no-store');
+    let token: unknown;
+    try {
+      const text = (await getRawBody(req, { limit: 8 * 1024, encoding: 'utf8' })) as string;
+      token = (req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(text).get('token') : (JSON.parse(text || '{}') as { token?: unknown }).token;
+    } catch {
+      return sendRefusal(res, new CuadraError('invalid_input', 'Send {"token": "<the ID token>"} as JSON or a form.', { field: '/token' }), opts);
+    }
+    if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return sendRefusal(res, new CuadraError('invalid_input', 'Give the ID token to revoke in `token`.', { field: '/token' }), opts);
+    try {
+      await opts.tokens.revokeIdToken(token, slug);
+    } catch (err) {
+      opts.log.error({ err }, 'site token revocation failed');
+      return sendRefusal(res, new CuadraError('unavailable', 'The token could not be revoked; try again shortly.'), opts);
+    }
+    res.status(200).end();
   };
   router.get(/^\/s\/[a-z0-9-]+\/login$/, signedInPage);
   router.post(/^\/s\/[a-z0-9-]+\/login\/code$/, limitForms, signInPage);
   router.post(/^\/s\/[a-z0-9-]+\/login\/out$/, signOut);
+  router.post(/^\/s\/[a-z0-9-]+\/login\/revoke$/, limitForms, revoke);
   // GET (HEAD with it) and POST only: the gateway's 405 guard reads these routes' methods.
   router.get(/^\/(u|c)\/[^/]+$/, forward).post(/^\/(u|c)\/[^/]+$/, forward);
   router.post(/^\/s\/[a-z0-9-]+\/login\/verify$/, limitForms, signIn);

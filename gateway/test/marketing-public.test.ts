@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketingPublic } from '../src/marketing-public.ts';
 
 /** These tests forward pages; none signs a visitor in (test/marketing-site-login.test.ts does, through the real gateway). */
-const noSignIn = { signIdToken: (): never => { throw new Error('no sign-in in this test'); }, siteVisitorOf: (): null => null };
+const noSignIn = { signIdToken: (): never => { throw new Error('no sign-in in this test'); }, siteVisitorOf: async (): Promise<null> => null, revokeIdToken: async (): Promise<boolean> => false };
 
 /*
  * The gateway forwards the public marketing pages (`/u/…`, `/c/…`, `/s/…`) to the marketing service

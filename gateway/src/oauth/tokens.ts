@@ -13,6 +13,8 @@ export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const ACCESS_TOKEN_TYP = 'at+jwt';
 const revokedGrantKey = (grant: string) => `oauth:revoked-grant:${grant}`;
 const revokedTokenKey = (jti: string) => `oauth:revoked-jti:${jti}`;
+/** A site visitor's ID token signed out or revoked (its `jti`), remembered until it would have expired. */
+const revokedIdTokenKey = (jti: string) => `sites:revoked-id-token:${jti}`;
 
 /** Claims of a Cuadra access token (CONTRACT.md §5), plus `gid`, the grant it came from. */
 export interface AccessTokenClaims {
@@ -114,19 +116,46 @@ export class AccessTokens {
 
   /**
    * The visitor an ID token of {@link signIdToken} names at the site `slug`: signature, `typ` JWT,
-   * `kid`, issuer, the site's audience, expiry and the `sites.login` scope checked; null otherwise
-   * (another site's token, an access token, anything forged or expired).
+   * `kid`, issuer, the site's audience, expiry, the `sites.login` scope and that it was not signed
+   * out or revoked ({@link revokeIdToken}: Redis, then MongoDB, as access tokens are) checked; null
+   * otherwise (another site's token, an access token, anything forged, expired or revoked).
    */
-  siteVisitorOf(token: string, slug: string): { subject: string; email: string } | null {
+  async siteVisitorOf(token: string, slug: string): Promise<{ subject: string; email: string } | null> {
+    const claims = this.#siteClaims(token, slug);
+    if (!claims || (await this.#isRevoked(revokedIdTokenKey(claims.jti)))) return null;
+    return { subject: claims.sub, email: claims.email };
+  }
+
+  /**
+   * Revokes a visitor's ID token of the site `slug` until it would have expired (sign-out, or the
+   * revocation endpoint: whoever holds the token may end it, RFC 7009 §2.1). Answers whether it was
+   * one: anything else (forged, another site's, expired) is left alone.
+   */
+  async revokeIdToken(token: string, slug: string): Promise<boolean> {
+    const claims = this.#siteClaims(token, slug);
+    if (!claims) return false;
+    await this.#remember(revokedIdTokenKey(claims.jti), Math.max(1, claims.exp - Math.floor(Date.now() / 1000)) + 60);
+    return true;
+  }
+
+  /** The claims of a valid ID token of the site `slug` (signature, `typ`, `kid`, issuer, audience, expiry, scope); null otherwise. */
+  #siteClaims(token: string, slug: string): { sub: string; email: string; jti: string; exp: number } | null {
     try {
       const { header, payload } = jwt.verify(token, this.#publicKey, { algorithms: ['ES256'], issuer: this.issuer, audience: this.siteAudience(slug), complete: true }) as unknown as {
-        header: { typ?: string; kid?: string }; payload: { sub?: unknown; email?: unknown; scope?: unknown };
+        header: { typ?: string; kid?: string }; payload: { sub?: unknown; email?: unknown; scope?: unknown; jti?: unknown; exp?: unknown };
       };
       if (header.typ !== 'JWT' || header.kid !== this.#jwk.kid || payload.scope !== 'sites.login') return null;
-      return typeof payload.sub === 'string' && typeof payload.email === 'string' ? { subject: payload.sub, email: payload.email } : null;
+      const { sub, email, jti, exp } = payload;
+      return typeof sub === 'string' && typeof email === 'string' && typeof jti === 'string' && typeof exp === 'number' ? { sub, email, jti, exp } : null;
     } catch {
       return null;
     }
+  }
+
+  /** Whether a revocation is remembered: Redis first, then MongoDB (Redis may have been emptied). */
+  async #isRevoked(key: string): Promise<boolean> {
+    if (await this.#redis.exists(key)) return true;
+    return this.#revocations !== null && (await this.#revocations.exists({ _id: key })) !== null;
   }
 
   /** Checks signature, `typ`, `kid`, issuer, audience and expiry; null when any fails. */
