@@ -146,8 +146,8 @@ describe('sites.login', () => {
     expect(await asVisitor(signed.body.id_token)).toContain(`Entraste como ${email}`);
     // Kept until the token would have expired, in MongoDB as well as Redis: the gateway's durable copy outlives Redis losing it.
     const jti = (jwt.decode(second.body.id_token) as jwt.JwtPayload).jti!;
-    const kept = await gatewayDb.collection('oauth_revocations').findOne({ _id: `sites:revoked-id-token:${jti}` as never });
-    expect(Math.abs(kept!.expires_at.getTime() - ((jwt.decode(second.body.id_token) as jwt.JwtPayload).exp! + 60) * 1000)).toBeLessThan(5_000);
+    const remembered = await gatewayDb.collection('oauth_revocations').findOne({ _id: `sites:revoked-id-token:${jti}` as never });
+    expect(Math.abs(remembered!.expires_at.getTime() - ((jwt.decode(second.body.id_token) as jwt.JwtPayload).exp! + 60) * 1000)).toBeLessThan(5_000);
   });
 
   it('limits the attempts at a code and honours its expiry', async () => {
