@@ -134,16 +134,16 @@ describe('sites.login', () => {
 
     // Revocation (RFC 7009) by whoever holds the token: from then on the gateway takes it for no one. Before: it held for its hour.
     const asVisitor = async (token: string) => (await fetch(`${sys.gatewayUrl}/s/${slug}/login`, { headers: { cookie: `cuadra_site_visitor=${token}` } })).text();
-    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como ${email}`);
+    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como <strong>${email}</strong>`);
     // Another site's endpoint leaves it alone (it is no token of that site), and says nothing either way (§2.2).
     expect((await post(`/s/otro-sitio-${run}/login/revoke`, { token: second.body.id_token })).status).toBe(200);
-    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como ${email}`);
+    expect(await asVisitor(second.body.id_token)).toContain(`Entraste como <strong>${email}</strong>`);
     expect(await post(`/s/${slug}/login/revoke`, {})).toMatchObject({ status: 422, body: { code: 'invalid_input', field: '/token' } });
     const revoked = await fetch(new URL(`/s/${slug}/login/revoke`, sys.gatewayUrl), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: second.body.id_token }) });
     expect([revoked.status, revoked.headers.get('cache-control')]).toEqual([200, 'no-store']);
     expect(await asVisitor(second.body.id_token)).not.toContain('Entraste como');
     // Only that token: the first one still names the visitor.
-    expect(await asVisitor(signed.body.id_token)).toContain(`Entraste como ${email}`);
+    expect(await asVisitor(signed.body.id_token)).toContain(`Entraste como <strong>${email}</strong>`);
     // Kept until the token would have expired, in MongoDB as well as Redis: the gateway's durable copy outlives Redis losing it.
     const jti = (jwt.decode(second.body.id_token) as jwt.JwtPayload).jti!;
     const remembered = await gatewayDb.collection('oauth_revocations').findOne({ _id: `sites:revoked-id-token:${jti}` as never });
