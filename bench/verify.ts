@@ -90,7 +90,12 @@ try {
       if (tail > 0) await seed(ledger, ws, tail);
       const routine = await time(runs, () => ledger.verify(ws));
       const withReceipts = await time(runs, () => ledger.verify(ws, { receipts }));
-      const full = await time(3, () => ledger.verify(ws, { full: true }));
+      // The whole walk: every page (shared/src/governance/ledger.ts FULL_WALK_PAGE), cursor after cursor.
+      const full = await time(3, async () => {
+        let v = await ledger.verify(ws, { full: true });
+        while (v.ok && v.next_cursor) v = await ledger.verify(ws, { full: true, cursor: v.next_cursor });
+        return v;
+      });
       const r = await ledger.verify(ws);
       const line = `| ${r.entries.toLocaleString('en')} | ${r.entries - r.checked_from!} | ${pct(routine, 50).toFixed(1)} / ${pct(routine, 95).toFixed(1)} | ${pct(withReceipts, 50).toFixed(1)} | ${pct(full, 50).toFixed(0)} |`;
       console.log(line);
