@@ -152,10 +152,10 @@ export class AccessTokens {
     }
   }
 
-  /** Whether a revocation is remembered: Redis first, then MongoDB (Redis may have been emptied). */
-  async #isRevoked(key: string): Promise<boolean> {
-    if (await this.#redis.exists(key)) return true;
-    return this.#revocations !== null && (await this.#revocations.exists({ _id: key })) !== null;
+  /** Whether a revocation of any of `keys` is remembered: Redis first, then MongoDB (Redis may have been emptied by a restart; MongoDB remembers every revocation until the token would have expired). */
+  async #isRevoked(...keys: string[]): Promise<boolean> {
+    if ((await this.#redis.exists(...keys)) > 0) return true;
+    return this.#revocations !== null && (await this.#revocations.exists({ _id: { $in: keys } })) !== null;
   }
 
   /** Checks signature, `typ`, `kid`, issuer, audience and expiry; null when any fails. */
@@ -179,12 +179,7 @@ export class AccessTokens {
   async authenticate(token: string): Promise<Principal> {
     const claims = this.decode(token);
     if (!claims) throw new CuadraError('unauthenticated', 'The access token is not valid for this server, or it has expired.');
-    const [grantRevoked, tokenRevoked] = await this.#redis.mget(revokedGrantKey(claims.gid), revokedTokenKey(claims.jti));
-    if (grantRevoked || tokenRevoked) throw new CuadraError('unauthenticated', 'This access token has been revoked.');
-    // Redis may have been emptied (a restart): MongoDB remembers every revocation until the token would have expired.
-    if (this.#revocations && (await this.#revocations.exists({ _id: { $in: [revokedGrantKey(claims.gid), revokedTokenKey(claims.jti)] } }))) {
-      throw new CuadraError('unauthenticated', 'This access token has been revoked.');
-    }
+    if (await this.#isRevoked(revokedGrantKey(claims.gid), revokedTokenKey(claims.jti))) throw new CuadraError('unauthenticated', 'This access token has been revoked.');
     const role = await this.#people.roleIn(claims.ws, claims.sub);
     if (!role) throw new CuadraError('unauthenticated', 'The person who granted this token is no longer a member of the workspace.');
     // The member's role as it is now (custom roles with their current patterns).
