@@ -73,10 +73,10 @@ async function runLedger(runId: string, key: string): Promise<any[]> {
   return (await ok('ledger.list', { run: runId, limit: 200 }, key)).rows.reverse();
 }
 
-// These suites, through the run page's, run concurrently (with each other and within): most of their
+// These suites, through the refusals', run concurrently (with each other and within): most of their
 // tests wait on the runtime's clocks (a 10 s working-time limit, schedules, ledger triggers, retries),
 // and each keeps to a workspace, an agent and a scripted conversation of its own. The suite that kills
-// the agents subgraph runs after them, alone.
+// the agents subgraph runs after them, alone (the last in the file).
 describe.concurrent('agent runs through the one pipeline (scripted OpenAI-compatible model)', () => {
   it('tool call → held → approved → resumed → final: each call as the agent, with the run id and a run+step key; usage and spans recorded', async () => {
     const w = await workspace('Held SAS');
@@ -580,7 +580,7 @@ describe.concurrent('the run page in Chromium', () => {
   }, 300_000);
 });
 
-describe('an invoice becoming overdue (a domain event on the ledger)', () => {
+describe.concurrent('an invoice becoming overdue (a domain event on the ledger)', () => {
   it('starts one run per overdue invoice of an agent with the event trigger, and one webhook message each, even with a second sweep at once', async () => {
     const w = await workspace('Vencidas SAS');
     // What a subscribed endpoint receives (delivered over real HTTP by the agents service).
@@ -655,62 +655,7 @@ describe('an invoice becoming overdue (a domain event on the ledger)', () => {
   }, 60_000);
 });
 
-describe('runs survive a restart of the agents subgraph', () => {
-  // One kill serves both runs: one whose model is answering step 2, one whose call is on its way.
-  it('killed while the model answers step 2: the run resumes and the task of step 1 is not made again; killed while a call is on its way: the done call is not repeated, and the one whose outcome nobody saw ends the run honestly', async () => {
-    const [w, wi] = await Promise.all([workspace('Kill SAS'), workspace('Inflight SAS')]);
-    const agent = (await ok('agents.create', { name: 'Persistente', model: w.aiModel.id, tools: ['tasks.create'], tool_values: { 'tasks.create': { project_id: w.project.id } } }, w.key)).agent;
-    model.script('kill', [
-      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Una sola vez' } }] },
-      { content: 'Hecho.', hold: true },
-    ]);
-    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, wi.key)).connection;
-    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, wi.key)).mcp_server;
-    const inflightAgent = (await ok('agents.create', {
-      name: 'En vuelo', model: wi.aiModel.id, tools: ['tasks.create', 'mcp.files.slow_note'], tool_values: { 'tasks.create': { project_id: wi.project.id } },
-    }, wi.key)).agent;
-    model.script('inflight', [
-      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Antes del corte' } }, { name: 'mcp__files__slow_note', arguments: { text: 'durante el corte' } }] },
-      { content: 'no debería llegar' },
-    ]);
-    const slowCalls = () => mcp.calls.filter((c) => c.tool === 'slow_note').length;
-    const before = slowCalls();
-    const arrived = mcp.slowArrived();
-    const started = (await ok('agents.run', { agent_id: agent.id, input: '[kill] Crea la tarea.' }, w.key)).run;
-    const inflight = (await ok('agents.run', { agent_id: inflightAgent.id, input: '[inflight] Anota.' }, wi.key)).run;
-    await Promise.all([model.arrived('kill', 1), arrived]);
-    await sys.killSubgraph('agents');
-    model.release('kill', 1);
-    mcp.releaseSlow();
-    await sys.restartSubgraph('agents');
-
-    const done = await runUntil(started.id, w.key, ['succeeded', 'failed'], 90_000);
-    expect(done).toMatchObject({ status: 'succeeded', output: 'Hecho.' });
-    expect(done.attempts).toBeGreaterThanOrEqual(2);
-    expect((await ok('tasks.list', { project_id: w.project.id }, w.key)).rows.map((t: any) => t.title)).toEqual(['Una sola vez']);
-    const entries = await runLedger(started.id, w.key);
-    expect(entries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
-    // Step 2 was asked twice (the first answer died with the process); it was recorded once.
-    expect(model.requests.filter((r) => r.tag === 'kill' && r.step === 1).length).toBe(2);
-    expect(done.steps).toHaveLength(2);
-    expect(done.usage.input_tokens).toBe(200);
-
-    const ended = await runUntil(inflight.id, wi.key, ['succeeded', 'failed'], 90_000);
-    expect(ended).toMatchObject({ status: 'failed', stop_reason: 'outcome_unknown' });
-    expect(ended.steps[0].calls.map((c: any) => [c.tool, c.status])).toEqual([['tasks.create', 'done'], ['mcp_servers.call', 'unknown']]);
-    expect(slowCalls() - before).toBe(1);
-    expect((await ok('tasks.list', { project_id: wi.project.id }, wi.key)).rows.map((t: any) => t.title)).toEqual(['Antes del corte']);
-    const inflightEntries = await runLedger(inflight.id, wi.key);
-    expect(inflightEntries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
-    const mcpOutcomes = inflightEntries.filter((e) => e.tool === 'mcp_servers.call').map((e) => e.outcome);
-    expect(mcpOutcomes).not.toContain('ok');
-    expect(mcpOutcomes).toContain('interrupted');
-    expect(model.requests.filter((r) => r.tag === 'inflight' && r.step === 1)).toHaveLength(0);
-    expect(server.id).toMatch(/^mcp_/);
-  }, 150_000);
-});
-
-describe('usage metrics from rollups kept on write', () => {
+describe.concurrent('usage metrics from rollups kept on write', () => {
   it('llm_usage and agent_runs equal the sums of the runs\' recorded usage', async () => {
     const w = await workspace('Metrics SAS');
     const a1 = (await ok('agents.create', { name: 'Uno', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
@@ -755,7 +700,7 @@ describe('usage metrics from rollups kept on write', () => {
   }, 60_000);
 });
 
-describe('reads of the agents subgraph', () => {
+describe.concurrent('reads of the agents subgraph', () => {
   it('records sources agents, agent_runs, ai_models, mcp_servers and connections (never a secret), and the graph\'s runs with their agent, each of one workspace only', async () => {
     const w = await workspace('Reads SAS');
     const other = await workspace('Other Reads SAS');
@@ -790,7 +735,7 @@ describe('reads of the agents subgraph', () => {
   }, 60_000);
 });
 
-describe('refusals of the agents tools', () => {
+describe.concurrent('refusals of the agents tools', () => {
   it('models, agents, runs and connections refuse bad input with the contract code and field', async () => {
     const w = await workspace('Refusals SAS');
     const cases: [string, unknown, number, string, string?][] = [
@@ -847,4 +792,59 @@ describe('refusals of the agents tools', () => {
     const tested = await ok('ai_models.test', { id: w.aiModel.id }, w.key);
     expect(tested).toMatchObject({ ok: true, model: 'scripted-1', usage: { input_tokens: 100, output_tokens: 20 } });
   }, 60_000);
+});
+
+describe('runs survive a restart of the agents subgraph', () => {
+  // One kill serves both runs: one whose model is answering step 2, one whose call is on its way.
+  it('killed while the model answers step 2: the run resumes and the task of step 1 is not made again; killed while a call is on its way: the done call is not repeated, and the one whose outcome nobody saw ends the run honestly', async () => {
+    const [w, wi] = await Promise.all([workspace('Kill SAS'), workspace('Inflight SAS')]);
+    const agent = (await ok('agents.create', { name: 'Persistente', model: w.aiModel.id, tools: ['tasks.create'], tool_values: { 'tasks.create': { project_id: w.project.id } } }, w.key)).agent;
+    model.script('kill', [
+      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Una sola vez' } }] },
+      { content: 'Hecho.', hold: true },
+    ]);
+    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, wi.key)).connection;
+    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, wi.key)).mcp_server;
+    const inflightAgent = (await ok('agents.create', {
+      name: 'En vuelo', model: wi.aiModel.id, tools: ['tasks.create', 'mcp.files.slow_note'], tool_values: { 'tasks.create': { project_id: wi.project.id } },
+    }, wi.key)).agent;
+    model.script('inflight', [
+      { tool_calls: [{ name: 'tasks__create', arguments: { title: 'Antes del corte' } }, { name: 'mcp__files__slow_note', arguments: { text: 'durante el corte' } }] },
+      { content: 'no debería llegar' },
+    ]);
+    const slowCalls = () => mcp.calls.filter((c) => c.tool === 'slow_note').length;
+    const before = slowCalls();
+    const arrived = mcp.slowArrived();
+    const started = (await ok('agents.run', { agent_id: agent.id, input: '[kill] Crea la tarea.' }, w.key)).run;
+    const inflight = (await ok('agents.run', { agent_id: inflightAgent.id, input: '[inflight] Anota.' }, wi.key)).run;
+    await Promise.all([model.arrived('kill', 1), arrived]);
+    await sys.killSubgraph('agents');
+    model.release('kill', 1);
+    mcp.releaseSlow();
+    await sys.restartSubgraph('agents');
+
+    const done = await runUntil(started.id, w.key, ['succeeded', 'failed'], 90_000);
+    expect(done).toMatchObject({ status: 'succeeded', output: 'Hecho.' });
+    expect(done.attempts).toBeGreaterThanOrEqual(2);
+    expect((await ok('tasks.list', { project_id: w.project.id }, w.key)).rows.map((t: any) => t.title)).toEqual(['Una sola vez']);
+    const entries = await runLedger(started.id, w.key);
+    expect(entries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
+    // Step 2 was asked twice (the first answer died with the process); it was recorded once.
+    expect(model.requests.filter((r) => r.tag === 'kill' && r.step === 1).length).toBe(2);
+    expect(done.steps).toHaveLength(2);
+    expect(done.usage.input_tokens).toBe(200);
+
+    const ended = await runUntil(inflight.id, wi.key, ['succeeded', 'failed'], 90_000);
+    expect(ended).toMatchObject({ status: 'failed', stop_reason: 'outcome_unknown' });
+    expect(ended.steps[0].calls.map((c: any) => [c.tool, c.status])).toEqual([['tasks.create', 'done'], ['mcp_servers.call', 'unknown']]);
+    expect(slowCalls() - before).toBe(1);
+    expect((await ok('tasks.list', { project_id: wi.project.id }, wi.key)).rows.map((t: any) => t.title)).toEqual(['Antes del corte']);
+    const inflightEntries = await runLedger(inflight.id, wi.key);
+    expect(inflightEntries.filter((e) => e.tool === 'tasks.create').map((e) => e.outcome)).toEqual(['ok']);
+    const mcpOutcomes = inflightEntries.filter((e) => e.tool === 'mcp_servers.call').map((e) => e.outcome);
+    expect(mcpOutcomes).not.toContain('ok');
+    expect(mcpOutcomes).toContain('interrupted');
+    expect(model.requests.filter((r) => r.tag === 'inflight' && r.step === 1)).toHaveLength(0);
+    expect(server.id).toMatch(/^mcp_/);
+  }, 150_000);
 });
