@@ -73,10 +73,10 @@ async function runLedger(runId: string, key: string): Promise<any[]> {
   return (await ok('ledger.list', { run: runId, limit: 200 }, key)).rows.reverse();
 }
 
-// These suites, through the run page's, run concurrently (with each other and within): most of their
+// These suites, through the refusals', run concurrently (with each other and within): most of their
 // tests wait on the runtime's clocks (a 10 s working-time limit, schedules, ledger triggers, retries),
 // and each keeps to a workspace, an agent and a scripted conversation of its own. The suite that kills
-// the agents subgraph runs after them, alone.
+// the agents subgraph runs after them, alone (the last in the file).
 describe.concurrent('agent runs through the one pipeline (scripted OpenAI-compatible model)', () => {
   it('tool call → held → approved → resumed → final: each call as the agent, with the run id and a run+step key; usage and spans recorded', async () => {
     const w = await workspace('Held SAS');
@@ -580,7 +580,7 @@ describe.concurrent('the run page in Chromium', () => {
   }, 300_000);
 });
 
-describe('an invoice becoming overdue (a domain event on the ledger)', () => {
+describe.concurrent('an invoice becoming overdue (a domain event on the ledger)', () => {
   it('starts one run per overdue invoice of an agent with the event trigger, and one webhook message each, even with a second sweep at once', async () => {
     const w = await workspace('Vencidas SAS');
     // What a subscribed endpoint receives (delivered over real HTTP by the agents service).
@@ -655,6 +655,145 @@ describe('an invoice becoming overdue (a domain event on the ledger)', () => {
   }, 60_000);
 });
 
+describe.concurrent('usage metrics from rollups kept on write', () => {
+  it('llm_usage and agent_runs equal the sums of the runs\' recorded usage', async () => {
+    const w = await workspace('Metrics SAS');
+    const a1 = (await ok('agents.create', { name: 'Uno', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
+    const a2 = (await ok('agents.create', { name: 'Dos', model: w.aiModel.id, tools: ['invoices.list'], budget: { daily_tokens: 100 } }, w.key)).agent;
+    model.script('m1', [{ tool_calls: [{ name: 'invoices__list', arguments: {} }], usage: { prompt_tokens: 321, completion_tokens: 45, cached_tokens: 100 } }, { content: 'uno', usage: { prompt_tokens: 400, completion_tokens: 7 } }]);
+    model.script('m2', [{ content: 'dos', usage: { prompt_tokens: 50, completion_tokens: 3 } }]);
+    model.script('m3', [{ content: 'tres', usage: { prompt_tokens: 10, completion_tokens: 1 } }]);
+    const runs = [
+      (await ok('agents.run', { agent_id: a1.id, input: '[m1] uno' }, w.key)).run,
+      (await ok('agents.run', { agent_id: a1.id, input: '[m2] dos' }, w.key)).run,
+      (await ok('agents.run', { agent_id: a2.id, input: '[m3] tres' }, w.key)).run,
+    ];
+    const done = await Promise.all(runs.map((r) => runUntil(r.id, w.key, ['succeeded', 'failed'])));
+    expect(done.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    // Each run's cost, by hand: (input − cached) × 300 + cached × 300 + output × 1,200 (cached defaults to the input price).
+    // m1: (321 × 300 + 45 × 1,200) + (400 × 300 + 7 × 1,200) = (96,300 + 54,000) + (120,000 + 8,400) = 278,700.
+    // m2: 50 × 300 + 3 × 1,200 = 15,000 + 3,600 = 18,600. m3: stopped by its budget before any call: 0.
+    expect(done.map((r) => r.usage.cost_micros)).toEqual([278_700, 18_600, 0]);
+    const usage = await ok('metrics.query', { metric: 'llm_usage', days: 7 }, w.key);
+    const sum = (f: string) => done.reduce((s, r) => s + r.usage[f], 0);
+    expect(usage.summary.value).toBe(sum('input_tokens') + sum('output_tokens'));
+    expect(usage.series.reduce((s: number, p: any) => s + p.value, 0)).toBe(usage.summary.value);
+    expect(usage.rows).toEqual([
+      { model_id: w.aiModel.id, model_name: 'Scripted', agent_id: a1.id, agent_name: 'Uno', input_tokens: 771, output_tokens: 55, cached_tokens: 100, calls: 3, cost_micros: 297_300, currency: 'USD' },
+    ]);
+    const byStatus = await ok('metrics.query', { metric: 'agent_runs', days: 7, compare: 'previous_period' }, w.key);
+    expect(byStatus.summary).toMatchObject({ value: 3, previous: 0 });
+    const row = (status: string) => byStatus.rows.find((r: any) => r.status === status);
+    expect(row('all')).toMatchObject({ runs: 3, cost_micros: 297_300 });
+    expect(row('all').p95_ms).toBeGreaterThanOrEqual(row('all').p50_ms);
+    expect([row('succeeded').runs, row('failed').runs, row('cancelled').runs]).toEqual([2, 1, 0]);
+    expect(row('succeeded').cost_micros).toBe(297_300);
+    // The workspace's activity counts the runs' calls, and says which were agents'.
+    const activity = await ok('metrics.query', { metric: 'activity', days: 1, limit: 100 }, w.key);
+    expect(activity.rows.find((r: any) => r.tool === 'invoices.list')).toEqual({ tool: 'invoices.list', count: 1, by_agent_runs: 1 });
+    expect(activity.rows.find((r: any) => r.tool === 'agents.run')).toMatchObject({ count: 3, by_agent_runs: 0 });
+    // The runs are also a records source.
+    const listed = await ok('records.list', { source: 'agent_runs', limit: 10 }, w.key);
+    expect(listed.rows.map((r: any) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
+    const refused = await sys.invoke('metrics.query', { metric: 'llm_usage', days: 400 }, w.key);
+    expect([refused.status, refused.body.code]).toEqual([422, 'invalid_input']);
+  }, 60_000);
+});
+
+describe.concurrent('reads of the agents subgraph', () => {
+  it('records sources agents, agent_runs, ai_models, mcp_servers and connections (never a secret), and the graph\'s runs with their agent, each of one workspace only', async () => {
+    const w = await workspace('Reads SAS');
+    const other = await workspace('Other Reads SAS');
+    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, w.key)).connection;
+    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, w.key)).mcp_server;
+    const agent = (await ok('agents.create', { name: 'Lectora', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
+    model.script('reads', [{ content: 'Nada que hacer.', usage: { prompt_tokens: 40, completion_tokens: 4 } }]);
+    const started = (await ok('agents.run', { agent_id: agent.id, input: '[reads] Mira.' }, w.key)).run;
+    await runUntil(started.id, w.key, ['succeeded']);
+
+    const rows = async (source: string, key = w.key) => (await ok('records.list', { source, limit: 50 }, key)).rows;
+    expect((await rows('agents')).map((r: any) => r.id)).toEqual([agent.id]);
+    expect((await rows('agent_runs')).map((r: any) => [r.id, r.status])).toEqual([[started.id, 'succeeded']]);
+    expect((await rows('ai_models')).map((r: any) => [r.id, r.name, r.input_price, r.output_price])).toEqual([[w.aiModel.id, 'Scripted', 300, 1200]]);
+    expect((await rows('mcp_servers')).map((r: any) => [r.id, r.key, r.tools])).toEqual([[server.id, 'files', 2]]);
+    expect((await rows('connections')).map((r: any) => [r.id, r.kind])).toEqual([[connection.id, 'api_key']]);
+    const everything = JSON.stringify(await Promise.all(['agents', 'agent_runs', 'ai_models', 'mcp_servers', 'connections'].map((source) => rows(source))));
+    for (const secret of [MCP_TOKEN, MODEL_KEY]) expect(everything).not.toContain(secret);
+    // The other workspace sees none of them.
+    for (const source of ['agent_runs', 'mcp_servers', 'connections']) expect(await rows(source, other.key)).toEqual([]);
+    expect((await rows('ai_models', other.key)).map((r: any) => r.id)).toEqual([other.aiModel.id]);
+
+    const query = 'query($agent: ID) { agentRuns(limit: 5, agentId: $agent) { id status stopReason steps inputTokens outputTokens costMicros currency agent { id name } } }';
+    const graph = await sys.fetch('/graphql', { key: w.key, body: { query, variables: { agent: agent.id } } });
+    expect(graph.status, JSON.stringify(graph.body)).toBe(200);
+    // 40 × 300 + 4 × 1,200 = 12,000 + 4,800 = 16,800 millionths of a cent.
+    expect(graph.body.data.agentRuns).toEqual([{
+      id: started.id, status: 'succeeded', stopReason: 'completed', steps: 1, inputTokens: 40, outputTokens: 4, costMicros: 16_800, currency: 'USD', agent: { id: agent.id, name: 'Lectora' },
+    }]);
+    const one = await sys.fetch('/graphql', { key: other.key, body: { query: `{ agentRun(id: "${started.id}") { id } agentRuns { id } }` } });
+    expect(one.body.data).toEqual({ agentRun: null, agentRuns: [] });
+  }, 60_000);
+});
+
+describe.concurrent('refusals of the agents tools', () => {
+  it('models, agents, runs and connections refuse bad input with the contract code and field', async () => {
+    const w = await workspace('Refusals SAS');
+    const cases: [string, unknown, number, string, string?][] = [
+      ['ai_models.create', { name: 'x', base_url: 'ftp://models.example', model: 'm', prices: { input: 1, output: 1 } }, 422, 'invalid_input', '/base_url'],
+      ['ai_models.create', { name: 'x', base_url: 'https://models.example/v1', model: 'm', prices: { input: -1, output: 1 } }, 422, 'invalid_input', '/prices/input'],
+      ['ai_models.create', { name: 'Scripted', base_url: 'https://models.example/v1', model: 'm', prices: { input: 1, output: 1 } }, 409, 'conflict'],
+      ['ai_models.create', { name: 'y', base_url: 'https://models.example/v1', model: 'm', prices: { input: 1, output: 1 }, context_size: 1000, max_output_tokens: 1000 }, 422, 'invalid_input', '/max_output_tokens'],
+      ['ai_models.update', { id: 'aim_missing', name: 'x' }, 404, 'not_found'],
+      ['ai_models.get', { id: 'aim_missing' }, 404, 'not_found'],
+      ['agents.create', { name: 'x', model: 'aim_missing' }, 422, 'invalid_input', '/model'],
+      ['agents.create', { name: 'x', model: 'embedded', tools: ['Invoices.%'] }, 422, 'invalid_input', '/tools/0'],
+      ['agents.create', { name: 'x', model: 'embedded', trigger: { kind: 'schedule', cron: 'every day at noon' } }, 422, 'invalid_input', '/trigger/cron'],
+      ['agents.create', { name: 'x', model: 'embedded', tool_values: { 'not a tool': {} } }, 422, 'invalid_input'],
+      ['agents.create', { name: 'x', model: 'embedded', tool_fields: { 'not a tool': ['rows.id'] } }, 422, 'invalid_input', '/tool_fields/not a tool'],
+      ['agents.create', { name: 'x', model: 'embedded', tool_fields: { 'invoices.list': ['rows..id'] } }, 422, 'invalid_input'],
+      ['agents.update', { id: 'agt_missing', tool_fields: { 'invoices.list': [] } }, 422, 'invalid_input'],
+      ['agents.update', { id: 'agt_missing', name: 'x' }, 404, 'not_found'],
+      ['agents.archive', { id: 'agt_missing' }, 404, 'not_found'],
+      ['agents.run', { agent_id: 'agt_missing', input: 'x' }, 404, 'not_found'],
+      ['agents.run', { agent_id: 'agt_missing', input: '   ' }, 422, 'invalid_input', '/input'],
+      ['agent_runs.get', { id: 'run_missing' }, 404, 'not_found'],
+      ['connections.create', { name: 'c', service: 's', kind: 'api_key' }, 422, 'invalid_input', '/api_key'],
+      ['connections.create', { name: 'c', service: 's', kind: 'oauth2', access_token: 't', refresh_token: 'r' }, 422, 'invalid_input', '/token_url'],
+      ['connections.revoke', { id: 'con_missing' }, 404, 'not_found'],
+      ['mcp_servers.connect', { name: 'm', key: 'Bad-Key', url: 'https://mcp.example' }, 422, 'invalid_input', '/key'],
+      ['mcp_servers.remove', { id: 'mcp_missing' }, 404, 'not_found'],
+    ];
+    for (const [tool, input, status, code, field] of cases) {
+      const r = await sys.invoke(tool, input, w.key);
+      expect([tool, r.status, r.body.code, ...(field ? [r.body.field] : [])]).toEqual([tool, status, code, ...(field ? [field] : [])]);
+    }
+    // A paused agent takes no runs; an archived one is not changed.
+    const paused = (await ok('agents.create', { name: 'Pausado', model: 'embedded', status: 'paused' }, w.key)).agent;
+    const r1 = await sys.invoke('agents.run', { agent_id: paused.id, input: 'x' }, w.key);
+    expect([r1.status, r1.body.code]).toEqual([409, 'conflict']);
+    await ok('agents.archive', { id: paused.id }, w.key);
+    const r2 = await sys.invoke('agents.update', { id: paused.id, name: 'otra' }, w.key);
+    expect([r2.status, r2.body.code]).toEqual([409, 'conflict']);
+    // Nobody gives an agent more than they reach: a key narrowed to agents.% and invoices.% cannot give payroll.%.
+    const narrow = await sys.key(w.workspace_id, 'admin', ['agents.%', 'invoices.%']);
+    const r3 = await sys.invoke('agents.create', { name: 'Nómina', model: 'embedded', tools: ['payroll.%'] }, narrow.api_key);
+    expect([r3.status, r3.body.code]).toEqual([403, 'policy_denied']);
+    const r4 = await sys.invoke('agents.create', { name: 'Facturas', model: 'embedded', tools: ['invoices.list'] }, narrow.api_key);
+    expect(r4.status).toBe(200);
+    // The model's key is write-only: sealed, never shown (a hint of its last 4 characters only).
+    const shown = (await ok('ai_models.get', { id: w.aiModel.id }, w.key)).ai_model;
+    expect(shown).toMatchObject({ api_key_set: true, api_key_hint: `…${MODEL_KEY.slice(-4)}` });
+    expect(JSON.stringify(shown)).not.toContain(MODEL_KEY);
+    const catalog = await sys.fetch('/v1/tools?module=ai_models', { key: w.key });
+    const create = catalog.body.tools.find((t: any) => t.name === 'ai_models.create');
+    expect(create.input_schema.properties.api_key.writeOnly).toBe(true);
+    // ai_models.test answers the provider's outcome (the scripted model answers its one-message conversation).
+    model.script('', [{ content: 'OK' }]);
+    const tested = await ok('ai_models.test', { id: w.aiModel.id }, w.key);
+    expect(tested).toMatchObject({ ok: true, model: 'scripted-1', usage: { input_tokens: 100, output_tokens: 20 } });
+  }, 60_000);
+});
+
 describe('runs survive a restart of the agents subgraph', () => {
   // One kill serves both runs: one whose model is answering step 2, one whose call is on its way.
   it('killed while the model answers step 2: the run resumes and the task of step 1 is not made again; killed while a call is on its way: the done call is not repeated, and the one whose outcome nobody saw ends the run honestly', async () => {
@@ -708,140 +847,4 @@ describe('runs survive a restart of the agents subgraph', () => {
     expect(model.requests.filter((r) => r.tag === 'inflight' && r.step === 1)).toHaveLength(0);
     expect(server.id).toMatch(/^mcp_/);
   }, 150_000);
-});
-
-describe('usage metrics from rollups kept on write', () => {
-  it('llm_usage and agent_runs equal the sums of the runs\' recorded usage', async () => {
-    const w = await workspace('Metrics SAS');
-    const a1 = (await ok('agents.create', { name: 'Uno', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
-    const a2 = (await ok('agents.create', { name: 'Dos', model: w.aiModel.id, tools: ['invoices.list'], budget: { daily_tokens: 100 } }, w.key)).agent;
-    model.script('m1', [{ tool_calls: [{ name: 'invoices__list', arguments: {} }], usage: { prompt_tokens: 321, completion_tokens: 45, cached_tokens: 100 } }, { content: 'uno', usage: { prompt_tokens: 400, completion_tokens: 7 } }]);
-    model.script('m2', [{ content: 'dos', usage: { prompt_tokens: 50, completion_tokens: 3 } }]);
-    model.script('m3', [{ content: 'tres', usage: { prompt_tokens: 10, completion_tokens: 1 } }]);
-    const runs = [
-      (await ok('agents.run', { agent_id: a1.id, input: '[m1] uno' }, w.key)).run,
-      (await ok('agents.run', { agent_id: a1.id, input: '[m2] dos' }, w.key)).run,
-      (await ok('agents.run', { agent_id: a2.id, input: '[m3] tres' }, w.key)).run,
-    ];
-    const done = await Promise.all(runs.map((r) => runUntil(r.id, w.key, ['succeeded', 'failed'])));
-    expect(done.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed']);
-    // Each run's cost, by hand: (input − cached) × 300 + cached × 300 + output × 1,200 (cached defaults to the input price).
-    // m1: (321 × 300 + 45 × 1,200) + (400 × 300 + 7 × 1,200) = (96,300 + 54,000) + (120,000 + 8,400) = 278,700.
-    // m2: 50 × 300 + 3 × 1,200 = 15,000 + 3,600 = 18,600. m3: stopped by its budget before any call: 0.
-    expect(done.map((r) => r.usage.cost_micros)).toEqual([278_700, 18_600, 0]);
-    const usage = await ok('metrics.query', { metric: 'llm_usage', days: 7 }, w.key);
-    const sum = (f: string) => done.reduce((s, r) => s + r.usage[f], 0);
-    expect(usage.summary.value).toBe(sum('input_tokens') + sum('output_tokens'));
-    expect(usage.series.reduce((s: number, p: any) => s + p.value, 0)).toBe(usage.summary.value);
-    expect(usage.rows).toEqual([
-      { model_id: w.aiModel.id, model_name: 'Scripted', agent_id: a1.id, agent_name: 'Uno', input_tokens: 771, output_tokens: 55, cached_tokens: 100, calls: 3, cost_micros: 297_300, currency: 'USD' },
-    ]);
-    const byStatus = await ok('metrics.query', { metric: 'agent_runs', days: 7, compare: 'previous_period' }, w.key);
-    expect(byStatus.summary).toMatchObject({ value: 3, previous: 0 });
-    const row = (status: string) => byStatus.rows.find((r: any) => r.status === status);
-    expect(row('all')).toMatchObject({ runs: 3, cost_micros: 297_300 });
-    expect(row('all').p95_ms).toBeGreaterThanOrEqual(row('all').p50_ms);
-    expect([row('succeeded').runs, row('failed').runs, row('cancelled').runs]).toEqual([2, 1, 0]);
-    expect(row('succeeded').cost_micros).toBe(297_300);
-    // The workspace's activity counts the runs' calls, and says which were agents'.
-    const activity = await ok('metrics.query', { metric: 'activity', days: 1, limit: 100 }, w.key);
-    expect(activity.rows.find((r: any) => r.tool === 'invoices.list')).toEqual({ tool: 'invoices.list', count: 1, by_agent_runs: 1 });
-    expect(activity.rows.find((r: any) => r.tool === 'agents.run')).toMatchObject({ count: 3, by_agent_runs: 0 });
-    // The runs are also a records source.
-    const listed = await ok('records.list', { source: 'agent_runs', limit: 10 }, w.key);
-    expect(listed.rows.map((r: any) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
-    const refused = await sys.invoke('metrics.query', { metric: 'llm_usage', days: 400 }, w.key);
-    expect([refused.status, refused.body.code]).toEqual([422, 'invalid_input']);
-  }, 60_000);
-});
-
-describe('reads of the agents subgraph', () => {
-  it('records sources agents, agent_runs, ai_models, mcp_servers and connections (never a secret), and the graph\'s runs with their agent, each of one workspace only', async () => {
-    const w = await workspace('Reads SAS');
-    const other = await workspace('Other Reads SAS');
-    const connection = (await ok('connections.create', { name: 'Archivos', service: 'files MCP', kind: 'api_key', api_key: MCP_TOKEN }, w.key)).connection;
-    const server = (await ok('mcp_servers.connect', { name: 'Archivos', key: 'files', url: mcp.url, connection_id: connection.id }, w.key)).mcp_server;
-    const agent = (await ok('agents.create', { name: 'Lectora', model: w.aiModel.id, tools: ['invoices.list'] }, w.key)).agent;
-    model.script('reads', [{ content: 'Nada que hacer.', usage: { prompt_tokens: 40, completion_tokens: 4 } }]);
-    const started = (await ok('agents.run', { agent_id: agent.id, input: '[reads] Mira.' }, w.key)).run;
-    await runUntil(started.id, w.key, ['succeeded']);
-
-    const rows = async (source: string, key = w.key) => (await ok('records.list', { source, limit: 50 }, key)).rows;
-    expect((await rows('agents')).map((r: any) => r.id)).toEqual([agent.id]);
-    expect((await rows('agent_runs')).map((r: any) => [r.id, r.status])).toEqual([[started.id, 'succeeded']]);
-    expect((await rows('ai_models')).map((r: any) => [r.id, r.name, r.input_price, r.output_price])).toEqual([[w.aiModel.id, 'Scripted', 300, 1200]]);
-    expect((await rows('mcp_servers')).map((r: any) => [r.id, r.key, r.tools])).toEqual([[server.id, 'files', 2]]);
-    expect((await rows('connections')).map((r: any) => [r.id, r.kind])).toEqual([[connection.id, 'api_key']]);
-    const everything = JSON.stringify(await Promise.all(['agents', 'agent_runs', 'ai_models', 'mcp_servers', 'connections'].map((source) => rows(source))));
-    for (const secret of [MCP_TOKEN, MODEL_KEY]) expect(everything).not.toContain(secret);
-    // The other workspace sees none of them.
-    for (const source of ['agent_runs', 'mcp_servers', 'connections']) expect(await rows(source, other.key)).toEqual([]);
-    expect((await rows('ai_models', other.key)).map((r: any) => r.id)).toEqual([other.aiModel.id]);
-
-    const query = 'query($agent: ID) { agentRuns(limit: 5, agentId: $agent) { id status stopReason steps inputTokens outputTokens costMicros currency agent { id name } } }';
-    const graph = await sys.fetch('/graphql', { key: w.key, body: { query, variables: { agent: agent.id } } });
-    expect(graph.status, JSON.stringify(graph.body)).toBe(200);
-    // 40 × 300 + 4 × 1,200 = 12,000 + 4,800 = 16,800 millionths of a cent.
-    expect(graph.body.data.agentRuns).toEqual([{
-      id: started.id, status: 'succeeded', stopReason: 'completed', steps: 1, inputTokens: 40, outputTokens: 4, costMicros: 16_800, currency: 'USD', agent: { id: agent.id, name: 'Lectora' },
-    }]);
-    const one = await sys.fetch('/graphql', { key: other.key, body: { query: `{ agentRun(id: "${started.id}") { id } agentRuns { id } }` } });
-    expect(one.body.data).toEqual({ agentRun: null, agentRuns: [] });
-  }, 60_000);
-});
-
-describe('refusals of the agents tools', () => {
-  it('models, agents, runs and connections refuse bad input with the contract code and field', async () => {
-    const w = await workspace('Refusals SAS');
-    const cases: [string, unknown, number, string, string?][] = [
-      ['ai_models.create', { name: 'x', base_url: 'ftp://models.example', model: 'm', prices: { input: 1, output: 1 } }, 422, 'invalid_input', '/base_url'],
-      ['ai_models.create', { name: 'x', base_url: 'https://models.example/v1', model: 'm', prices: { input: -1, output: 1 } }, 422, 'invalid_input', '/prices/input'],
-      ['ai_models.create', { name: 'Scripted', base_url: 'https://models.example/v1', model: 'm', prices: { input: 1, output: 1 } }, 409, 'conflict'],
-      ['ai_models.create', { name: 'y', base_url: 'https://models.example/v1', model: 'm', prices: { input: 1, output: 1 }, context_size: 1000, max_output_tokens: 1000 }, 422, 'invalid_input', '/max_output_tokens'],
-      ['ai_models.update', { id: 'aim_missing', name: 'x' }, 404, 'not_found'],
-      ['ai_models.get', { id: 'aim_missing' }, 404, 'not_found'],
-      ['agents.create', { name: 'x', model: 'aim_missing' }, 422, 'invalid_input', '/model'],
-      ['agents.create', { name: 'x', model: 'embedded', tools: ['Invoices.%'] }, 422, 'invalid_input', '/tools/0'],
-      ['agents.create', { name: 'x', model: 'embedded', trigger: { kind: 'schedule', cron: 'every day at noon' } }, 422, 'invalid_input', '/trigger/cron'],
-      ['agents.create', { name: 'x', model: 'embedded', tool_values: { 'not a tool': {} } }, 422, 'invalid_input'],
-      ['agents.update', { id: 'agt_missing', name: 'x' }, 404, 'not_found'],
-      ['agents.archive', { id: 'agt_missing' }, 404, 'not_found'],
-      ['agents.run', { agent_id: 'agt_missing', input: 'x' }, 404, 'not_found'],
-      ['agents.run', { agent_id: 'agt_missing', input: '   ' }, 422, 'invalid_input', '/input'],
-      ['agent_runs.get', { id: 'run_missing' }, 404, 'not_found'],
-      ['connections.create', { name: 'c', service: 's', kind: 'api_key' }, 422, 'invalid_input', '/api_key'],
-      ['connections.create', { name: 'c', service: 's', kind: 'oauth2', access_token: 't', refresh_token: 'r' }, 422, 'invalid_input', '/token_url'],
-      ['connections.revoke', { id: 'con_missing' }, 404, 'not_found'],
-      ['mcp_servers.connect', { name: 'm', key: 'Bad-Key', url: 'https://mcp.example' }, 422, 'invalid_input', '/key'],
-      ['mcp_servers.remove', { id: 'mcp_missing' }, 404, 'not_found'],
-    ];
-    for (const [tool, input, status, code, field] of cases) {
-      const r = await sys.invoke(tool, input, w.key);
-      expect([tool, r.status, r.body.code, ...(field ? [r.body.field] : [])]).toEqual([tool, status, code, ...(field ? [field] : [])]);
-    }
-    // A paused agent takes no runs; an archived one is not changed.
-    const paused = (await ok('agents.create', { name: 'Pausado', model: 'embedded', status: 'paused' }, w.key)).agent;
-    const r1 = await sys.invoke('agents.run', { agent_id: paused.id, input: 'x' }, w.key);
-    expect([r1.status, r1.body.code]).toEqual([409, 'conflict']);
-    await ok('agents.archive', { id: paused.id }, w.key);
-    const r2 = await sys.invoke('agents.update', { id: paused.id, name: 'otra' }, w.key);
-    expect([r2.status, r2.body.code]).toEqual([409, 'conflict']);
-    // Nobody gives an agent more than they reach: a key narrowed to agents.% and invoices.% cannot give payroll.%.
-    const narrow = await sys.key(w.workspace_id, 'admin', ['agents.%', 'invoices.%']);
-    const r3 = await sys.invoke('agents.create', { name: 'Nómina', model: 'embedded', tools: ['payroll.%'] }, narrow.api_key);
-    expect([r3.status, r3.body.code]).toEqual([403, 'policy_denied']);
-    const r4 = await sys.invoke('agents.create', { name: 'Facturas', model: 'embedded', tools: ['invoices.list'] }, narrow.api_key);
-    expect(r4.status).toBe(200);
-    // The model's key is write-only: sealed, never shown (a hint of its last 4 characters only).
-    const shown = (await ok('ai_models.get', { id: w.aiModel.id }, w.key)).ai_model;
-    expect(shown).toMatchObject({ api_key_set: true, api_key_hint: `…${MODEL_KEY.slice(-4)}` });
-    expect(JSON.stringify(shown)).not.toContain(MODEL_KEY);
-    const catalog = await sys.fetch('/v1/tools?module=ai_models', { key: w.key });
-    const create = catalog.body.tools.find((t: any) => t.name === 'ai_models.create');
-    expect(create.input_schema.properties.api_key.writeOnly).toBe(true);
-    // ai_models.test answers the provider's outcome (the scripted model answers its one-message conversation).
-    model.script('', [{ content: 'OK' }]);
-    const tested = await ok('ai_models.test', { id: w.aiModel.id }, w.key);
-    expect(tested).toMatchObject({ ok: true, model: 'scripted-1', usage: { input_tokens: 100, output_tokens: 20 } });
-  }, 60_000);
 });

@@ -51,6 +51,8 @@ describe('an agent on the embedded model', () => {
       instructions: 'Eres el agente de cobranza. Primero lista las facturas vencidas; luego crea una tarea de recordatorio cuyo título nombre al cliente y el número de la factura vencida.',
       tools: ['invoices.list', 'tasks.create'],
       tool_values: { 'invoices.list': { overdue: true, limit: 5 }, 'tasks.create': { project_id: project.id, priority: 'high' } },
+      // What the model reads of the listing: the fields a reminder needs (about 60 tokens, not the ~750 of a whole invoice).
+      tool_fields: { 'invoices.list': ['rows.id', 'rows.number', 'rows.customer.name', 'rows.due_date', 'rows.balance', 'rows.currency'] },
       procedure: ['invoices.list', 'tasks.create'],
       limits: { max_steps: 3, max_seconds: 180 },
     }, key)).agent;
@@ -71,6 +73,11 @@ describe('an agent on the embedded model', () => {
     // The result as the model read it (cut to the small model's share of its context, so read as text).
     expect(list.result).toContain(`"number":"${overdue.number}"`);
     expect(list.result).not.toContain(`"number":"${current.number}"`);
+    // Only the fields the agent names for the tool, less nothing else: the whole result the model read.
+    expect(JSON.parse(list.result)).toEqual({
+      tool: 'invoices.list', status: 'done',
+      data: { rows: [{ id: overdue.id, number: overdue.number, customer: { name: overdue.customer.name }, due_date: overdue.due_date, balance: overdue.balance, currency: overdue.currency }] },
+    });
     expect(create).toMatchObject({ tool: 'tasks.create', status: 'done', arguments: { project_id: project.id, priority: 'high' } });
     const tasks = (await ok('tasks.list', { project_id: project.id }, key)).rows;
     expect(tasks).toHaveLength(1);

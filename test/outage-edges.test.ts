@@ -18,6 +18,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMongo, startRedis, type RunningServer } from '../scripts/infra.ts';
 import { SERVER_SELECTION_TIMEOUT_MS } from '../shared/src/db.ts';
+import { messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { authorizeThroughForms, FormAgent, formFields } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -102,6 +103,74 @@ async function timed(pathname: string, init: RequestInit = {}) {
   // A stream that started (200) is read no further: what matters is that it did not start.
   const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
   return { status: res.status, ms, headers: res.headers, text };
+}
+
+/** A hosted site of the owner's workspace with sign-in (`sites.login`), made once for every test that signs a visitor in. */
+let siteSlug: Promise<string> | undefined;
+function site(): Promise<string> {
+  siteSlug ??= (async () => {
+    const slug = `apagon-${Date.now().toString(36)}`;
+    const made = await sys.invoke('sites.create', { slug, name: 'Apagón', pages: [{ path: '/', title: 'Inicio', blocks: [{ type: 'heading', text: 'Hola' }] }] }, owner);
+    expect(made.status).toBe(200);
+    expect((await sys.invoke('sites.publish', { id: made.body.output.site.id }, owner)).status).toBe(200);
+    return slug;
+  })();
+  return siteSlug;
+}
+
+/** A visitor signed in to {@link site} with the code e-mailed through the real SMTP server: the site's slug and the visitor's ID token. */
+async function siteVisitor(name: string): Promise<{ slug: string; email: string; token: string }> {
+  const slug = await site();
+  const email = uniqueAddress(`${name}@visitantes.example`);
+  const post = async (pathname: string, body: unknown) => {
+    const res = await fetch(`${sys.gatewayUrl}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  };
+  const start = await post(`/s/${slug}/login/start`, { email });
+  expect(start.status).toBe(200);
+  let code: string | undefined;
+  for (let i = 0; i < 100 && !code; i++) {
+    code = /\b(\d{6})\b/.exec(messagesTo(email)[0]?.split(/\r?\n\r?\n/).slice(1).join('\n') ?? '')?.[1];
+    if (!code) await sleep(100);
+  }
+  const signed = await post(`/s/${slug}/login/verify`, { challenge: start.body.challenge, code });
+  expect(signed.status).toBe(200);
+  return { slug, email, token: signed.body.id_token };
+}
+
+/** Whether the site's signed-in page takes `token` for its visitor. */
+async function signedInAs(visitor: { slug: string; email: string; token: string }): Promise<boolean> {
+  const page = await (await fetch(`${sys.gatewayUrl}/s/${visitor.slug}/login`, { headers: { cookie: `cuadra_site_visitor=${visitor.token}` } })).text();
+  return page.includes(`Entraste como <strong>${visitor.email}</strong>`);
+}
+
+/**
+ * The three ways a credential is revoked, each answered: the visitor's sign-out (`/login/out`, the
+ * cookie's token), the site's revocation endpoint (RFC 7009, `/login/revoke`), and an OAuth client
+ * revoking its access token (`/oauth/revoke`).
+ */
+async function revokeAll(visitors: { out: { slug: string; token: string }; revoke: { slug: string; token: string } }, app: { clientId: string; accessToken: string }) {
+  const answer = async (res: Response) => ({ status: res.status, cookie: res.headers.get('set-cookie'), cache: res.headers.get('cache-control'), body: (await res.json().catch(() => null)) as Record<string, string> | null });
+  const out = await answer(await fetch(`${sys.gatewayUrl}/s/${visitors.out.slug}/login/out`, { method: 'POST', headers: { cookie: `cuadra_site_visitor=${visitors.out.token}` }, redirect: 'manual' }));
+  const revoke = await answer(await fetch(`${sys.gatewayUrl}/s/${visitors.revoke.slug}/login/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: visitors.revoke.token }) }));
+  const oauthRevoke = await answer(await fetch(`${sys.gatewayUrl}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: app.accessToken, client_id: app.clientId }) }));
+  return { out, revoke, oauthRevoke };
+}
+
+/** A revocation that could not be stored says so: 503, never a success (sign-out keeps the cookie: the browser can sign out again). */
+function expectRevocationsRefused(answers: Awaited<ReturnType<typeof revokeAll>>): void {
+  expect({ status: answers.out.status, code: answers.out.body?.code, cookie: answers.out.cookie }).toEqual({ status: 503, code: 'unavailable', cookie: null });
+  expect({ status: answers.revoke.status, code: answers.revoke.body?.code }).toEqual({ status: 503, code: 'unavailable' });
+  expect({ status: answers.oauthRevoke.status, error: answers.oauthRevoke.body?.error, cache: answers.oauthRevoke.cache }).toEqual({ status: 503, error: 'temporarily_unavailable', cache: 'no-store' });
+}
+
+/** Once the stores are back the same revocations succeed, and each credential is refused from then on. */
+async function expectRevokedOnRetry(visitors: { out: { slug: string; email: string; token: string }; revoke: { slug: string; email: string; token: string } }, app: { clientId: string; accessToken: string }): Promise<void> {
+  const again = await revokeAll(visitors, app);
+  expect([again.out.status, again.revoke.status, again.oauthRevoke.status]).toEqual([303, 200, 200]);
+  expect(again.out.cookie).toMatch(/^cuadra_site_visitor=; /);
+  expect([await signedInAs(visitors.out), await signedInAs(visitors.revoke)]).toEqual([false, false]);
+  expect((await sys.invoke('parties.list', {}, app.accessToken)).status).toBe(401);
 }
 
 /** An open `/v1/events` stream, read as it arrives: each event with the moment it came. */
@@ -213,7 +282,7 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
   // One outage serves every check of it (a kill and a start of Redis are seconds of every service
   // reconnecting): what each check needs is set up before the kill, looked at while Redis is down,
   // and again once it is back — empty: it keeps nothing on disk.
-  it('open event streams end; the event stream, the sign-in pages, the tools, the graph and /healthz answer 503 at once; tokens and the OpenAPI document are served as always — and once Redis is back empty, all works again, a revoked access token stays revoked, a credential\'s rate-limit window keeps its count and a deny policy keeps denying', async () => {
+  it('open event streams end; the event stream, the sign-in pages, the tools, the graph and /healthz answer 503 at once; tokens and the OpenAPI document are served as always — and once Redis is back empty, all works again, a revoked access token stays revoked, revocations asked while it was down (sign-out, the site\'s and OAuth\'s revocation endpoints) answered 503 and go through when asked again, a credential\'s rate-limit window keeps its count and a deny policy keeps denying', async () => {
     const { client, tokens: issued } = await oauthSession('ana@apagon.example');
     const tokens = { ...issued };
     const openapiBefore = await timed('/openapi.json');
@@ -242,6 +311,11 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
     const a = await sys.invoke('policies.create', { name: 'a', priority: 1, match: { tools: ['projects.create'] }, effect: 'allow' }, reinicio);
     await sys.invoke('policies.delete', { id: a.body.output.policy.id }, reinicio);
     expect((await sys.invoke('parties.create', { name: 'antes', kind: 'customer' }, reinicio)).status).toBe(200);
+
+    // Credentials to revoke while Redis is down (issue 33): two site visitors' ID tokens and an app's access token.
+    const visitors = { out: await siteVisitor('ines'), revoke: await siteVisitor('joel') };
+    const app = await oauthSession('ivo@reinicio.example', reinicio);
+    const appCredential = { clientId: app.client.client_id, accessToken: app.tokens.access_token };
 
     const open = openStream(owner);
     await open.opened;
@@ -283,6 +357,9 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
       expect(health.status).toBe(503);
       expect(health.body.redis).toBe('unavailable');
 
+      // A revocation that cannot be stored is never answered as done (issue 33).
+      expectRevocationsRefused(await revokeAll(visitors, appCredential));
+
       // The token endpoint needs only the database: a refresh still works (the new access token is
       // usable once Redis is back), and it is never refused as the client's fault.
       const refreshed = await refresh(client.client_id, tokens.refresh_token!);
@@ -304,6 +381,8 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
 
     // The revoked access token stays revoked.
     expect((await sys.invoke('parties.list', {}, revokedSession.tokens.access_token)).status).toBe(401);
+    // The revocations refused while Redis was down go through when asked again.
+    await expectRevokedOnRetry(visitors, appCredential);
 
     // The credential's window kept its count.
     const after = await left();
@@ -347,8 +426,12 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
 
 describe('while the database server is down', () => {
   // Three kills; the first also serves what a person and an app meet while the database is down.
-  it('writes made at the kill and moments after it answer 503 unavailable or 502 outcome_unknown, never 500, before the driver\'s server selection could time out, over three kills; sign-in and tokens answer 503; the services recover by themselves', async () => {
+  it('writes made at the kill and moments after it answer 503 unavailable or 502 outcome_unknown, never 500, before the driver\'s server selection could time out, over three kills; sign-in, tokens and revocations (sign-out, the site\'s and OAuth\'s revocation endpoints) answer 503; the services recover by themselves, and the revocations refused stored nothing and go through when asked again', async () => {
     const { client, tokens } = await oauthSession('bea@apagon.example');
+    // Credentials to revoke while the database is down (issue 33): two site visitors' ID tokens and an app's access token.
+    const visitors = { out: await siteVisitor('olga'), revoke: await siteVisitor('pablo') };
+    const app = await oauthSession('rosa@apagon.example');
+    const appCredential = { clientId: app.client.client_id, accessToken: app.tokens.access_token };
     const answers: { at: string; status: string; ms: number }[] = [];
     for (let kill = 0; kill < 3; kill++) {
       expect((await sys.invoke('parties.create', { name: `Antes ${kill}`, kind: 'customer' }, owner)).status).toBe(200);
@@ -370,7 +453,11 @@ describe('while the database server is down', () => {
           }));
           answers.push(...round.flat());
         }
-        if (kill === 0) await whileTheDatabaseIsDown(client.client_id, tokens.refresh_token!);
+        if (kill === 0) {
+          await whileTheDatabaseIsDown(client.client_id, tokens.refresh_token!);
+          // A revocation that cannot be stored is never answered as done (issue 33).
+          expectRevocationsRefused(await revokeAll(visitors, appCredential));
+        }
       } finally {
         mongo = await startMongo({ backend: 'h2', file, port: mongo.port, logFile: path.join(dir, 'mongo.log') });
         await waitHealthy();
@@ -384,6 +471,10 @@ describe('while the database server is down', () => {
     expect((await sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner)).status).toBe(200);
     // The refresh token the failed exchange could not use is still good.
     expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
+    // The revocations refused had stored nothing (each credential still works), and go through when asked again.
+    expect([await signedInAs(visitors.out), await signedInAs(visitors.revoke)]).toEqual([true, true]);
+    expect((await sys.invoke('parties.list', {}, appCredential.accessToken)).status).toBe(200);
+    await expectRevokedOnRetry(visitors, appCredential);
   }, 120_000);
 
   /** Keyed and plain writes, the sign-in form and the token endpoint, with the database down. */

@@ -34,6 +34,9 @@ const MAX_BODY = 64 * 1024;
  */
 const PASSED = ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'location', 'x-frame-options', 'permissions-policy'];
 
+/** Seconds a JSON post refused while the form limit's Redis is down is asked to wait (`Retry-After`). */
+const FORM_OUTAGE_RETRY_SECONDS = 5;
+
 /** The page a visitor gets when a public form's posts are over their limit (nothing of the post was kept). */
 export function formLimited(res: express.Response, status: 429 | 503, wait: number | null): void {
   const [title, text] = status === 429
@@ -59,18 +62,24 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
    * Posts to a hosted site's forms are counted before anything is read or forwarded, per visitor
    * address (all sites) and per site (all visitors), in Redis like every other limit of the gateway:
    * over either, the visitor gets 429 with Retry-After and the service never sees the post. Redis
-   * unreachable: 503, never an unlimited post.
+   * unreachable: 503, never an unlimited post. A browser's form gets a page; a JSON post (an app
+   * calling sign-in or the revocation endpoint) the contract's error, `rate_limited` or `unavailable`.
    */
   const limitForms: express.RequestHandler = async (req, res, next) => {
     const slug = /^\/s\/([a-z0-9-]+)/.exec(req.path)?.[1] ?? '';
+    const json = (req.header('content-type') ?? '').startsWith('application/json');
     let wait: number | null;
     try {
       wait = (await formThrottles.address.hit(clientAddress(req))) ?? (await formThrottles.site.hit(slug));
     } catch (err) {
       opts.log.error({ err }, 'site form limit unreachable');
+      if (json) return sendRefusal(res, new CuadraError('unavailable', 'The form limit cannot be checked right now; nothing was done. Try again shortly.', { extra: { headers: { 'Retry-After': String(FORM_OUTAGE_RETRY_SECONDS) } } }), opts);
       return formLimited(res, 503, null);
     }
-    if (wait !== null) return formLimited(res, 429, wait);
+    if (wait !== null) {
+      if (json) return sendRefusal(res, new CuadraError('rate_limited', `Too many posts to this site's forms; wait ${wait} s and retry.`, { extra: { headers: { 'Retry-After': String(wait) } } }), opts);
+      return formLimited(res, 429, wait);
+    }
     next();
   };
   /** Sends the request on to the marketing service; null when a refusal was already answered. */

@@ -56,7 +56,7 @@ describe('the public marketing paths', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
-  it('refuses a site\'s form post with 503 when the limiter\'s Redis cannot be reached, and the post never reaches the service', async () => {
+  it('refuses a site\'s form post with 503 when the limiter\'s Redis cannot be reached (a page for a form, the contract\'s unavailable for JSON), and the post never reaches the service', async () => {
     // A port nothing listens on: the counter cannot be taken, so the post is not let through unlimited.
     const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     dead.on('error', () => undefined);
@@ -70,6 +70,9 @@ describe('the public marketing paths', () => {
       expect(res.status).toBe(503);
       expect(await res.text()).toContain('No pudimos recibir tus datos');
       expect(received).toHaveLength(0);
+      // A JSON post (an app revoking a visitor's token) gets the contract's answer, not a page.
+      const json = await fetch(`http://127.0.0.1:${(limited.address() as AddressInfo).port}/s/panaderia/login/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'x' }) });
+      expect([json.status, json.headers.get('retry-after'), ((await json.json()) as { code?: string }).code]).toEqual([503, '5', 'unavailable']);
       // Pages are still served: only posts are counted.
       expect((await fetch(`http://127.0.0.1:${(limited.address() as AddressInfo).port}/s/panaderia/`)).status).toBe(200);
     } finally {

@@ -38,6 +38,14 @@ export function checkToolValues(values: Record<string, unknown>): Record<string,
   return values as Record<string, Record<string, unknown>>;
 }
 
+/** `invalid_input` at `/tool_fields/<tool>` for a key that is not a tool name (the paths are checked by the input schema). */
+export function checkToolFields(fields: Record<string, string[]>): Record<string, string[]> {
+  for (const tool of Object.keys(fields)) {
+    if (!TOOL_NAME.test(tool)) throw new CuadraError('invalid_input', `"${tool.slice(0, 100)}" is not a tool name.`, { field: `/tool_fields/${tool.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+  }
+  return fields;
+}
+
 /** The next time a cron schedule fires after `after`, in the workspace's time zone; `invalid_input` at `/trigger/cron` for a bad expression. */
 export function nextScheduled(cron: string, after: Date): Date {
   try {

@@ -9,6 +9,7 @@ import {
 import { mcpToolsFor, MCP_CALL_TOOL } from '../modules/mcp_servers/catalog.ts';
 import { nextScheduled } from './agent-config.ts';
 import { clientFor, costMicros, providerError, resolveModel, retryAfterMs, usageOf, type ResolvedModel } from './llm.ts';
+import { compactForModel, pickFields } from './model-view.ts';
 import { redactSecrets } from './redact.ts';
 import { endSpan, startSpan, takeSpans } from './telemetry.ts';
 import { addRunEnd, addStepUsage, endMark, forgetMark, reserveBudget, settleBudget, stepMark, takeModelCall } from './usage.ts';
@@ -104,9 +105,13 @@ function bounded(text: string, model: ResolvedModel): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}… [cut: ${text.length - limit} more characters]`;
 }
 
-/** What a tool message carries: the call's outcome as data (JSON), secrets redacted. */
-function resultText(call: Pick<RunCall, 'tool'>, status: RunCall['status'], data: unknown, model: ResolvedModel): string {
-  return bounded(JSON.stringify({ tool: call.tool, status, data: redactSecrets(data) }), model);
+/**
+ * What a tool message carries: the call's outcome as data (JSON), secrets redacted, less what says
+ * nothing (model-view.ts); of a call done, only the fields the agent names for the tool (`tool_fields`), when it names some.
+ */
+function resultText(call: Pick<RunCall, 'tool'>, status: RunCall['status'], data: unknown, model: ResolvedModel, fields?: readonly string[]): string {
+  const read = status === 'done' && fields ? pickFields(data, fields) : data;
+  return bounded(JSON.stringify({ tool: call.tool, status, data: compactForModel(redactSecrets(read)) }), model);
 }
 
 export class AgentRuntime {
@@ -294,11 +299,12 @@ export class AgentRuntime {
     const call = run.steps[stepIndex].calls[callIndex];
     const model = await this.#modelOf(run).catch(() => null);
     const shape = model ?? { contextSize: 4096 } as ResolvedModel;
+    const fields = (await agents(db).findOne({ _id: run.agent_id, workspace: run.workspace }, { tool_fields: 1 }).lean().catch(() => null))?.tool_fields?.[call.tool];
     let update: Partial<RunCall>;
     if (view && (view.status === 'executed' || view.status === 'failed') && view.result) {
       const ok = view.result.status === 200;
       const body = view.result.body as Record<string, unknown>;
-      update = { status: ok ? 'done' : 'refused', http_status: view.result.status, result: resultText(call, ok ? 'done' : 'refused', ok ? body.output : body, shape) };
+      update = { status: ok ? 'done' : 'refused', http_status: view.result.status, result: resultText(call, ok ? 'done' : 'refused', ok ? body.output : body, shape, fields) };
     } else if (view?.status === 'failed') {
       update = { status: 'unknown', http_status: null, result: resultText(call, 'unknown', { error: view.reason ?? 'The call failed after approval.' }, shape) };
     } else {
@@ -604,7 +610,7 @@ export class AgentRuntime {
       const { status, body } = outcome;
       let next: Partial<RunCall>;
       let result: 'done' | 'held' | 'unknown' = 'done';
-      if (status === 200) next = { status: 'done', result: resultText(call, 'done', body.output, model) };
+      if (status === 200) next = { status: 'done', result: resultText(call, 'done', body.output, model, agent.tool_fields?.[call.tool]) };
       else if (status === 202) {
         next = { status: 'held', approval_id: String(body.approval_id) };
         result = 'held';

@@ -12,6 +12,11 @@ export const AGENT_FIELDS = {
     type: 'object', maxProperties: 50, additionalProperties: { type: 'object', maxProperties: 50 },
     description: 'Fixed arguments per tool name ({"tasks.create": {"project_id": "prj_…"}}): merged into every call of that tool; the model cannot change them.',
   },
+  tool_fields: {
+    type: 'object', maxProperties: 50,
+    additionalProperties: { type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: { type: 'string', maxLength: 200, pattern: '^[a-z0-9_]+(\\.[a-z0-9_]+)*$' } },
+    description: 'The fields of a tool\'s output the model reads, per tool name ({"invoices.list": ["rows.id", "rows.number", "rows.customer.name", "rows.balance"]}: dotted paths, lists crossed): a small model reads a short result faster and answers better. A tool not named is read whole (less empty fields); the call\'s own answer is never cut.',
+  },
   procedure: {
     anyOf: [{ type: 'null' }, { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', pattern: '^[a-z0-9_]+(\\.[a-z0-9_]+)+$' } }],
     description: 'A fixed procedure: the tools the agent calls, in this order, one per step; the model writes each call\'s arguments and then its answer. null: the model chooses among its tools.',

@@ -39,6 +39,12 @@ export interface AgentDoc {
    */
   tool_values: Record<string, Record<string, unknown>>;
   /**
+   * The fields of a tool's output its model reads, per tool (`{"invoices.list": ["rows.number",
+   * "rows.due_date"]}`, paths of lib/model-view.ts): a small model reads a short result faster and
+   * answers better from it. The call's caller-visible answer is not cut; a tool not named is read whole.
+   */
+  tool_fields: Record<string, string[]>;
+  /**
    * A fixed procedure: the tools it calls, in this order, one per step (the model writes each
    * call's arguments, then its answer once the procedure is done); null: the model chooses among
    * its tools. The way to run a small model hard-constrained.
@@ -73,6 +79,7 @@ const agentSchema = new Schema<AgentDoc>(
     instructions: { type: String, default: null },
     tools: { type: [String], default: [] },
     tool_values: { type: Schema.Types.Mixed, default: {} },
+    tool_fields: { type: Schema.Types.Mixed, default: {} },
     procedure: { type: [String], default: null },
     budget: { type: Schema.Types.Mixed, default: () => ({ daily_tokens: null, daily_cost: null }) },
     limits: { type: Schema.Types.Mixed, default: () => ({ ...DEFAULT_LIMITS }) },
@@ -144,7 +151,7 @@ export const TRIGGER_SCHEMA = {
 /** JSON Schema of {@link agentView}: what every tool answering an agent gives. */
 export const AGENT_VIEW_SCHEMA = {
   type: 'object', additionalProperties: false,
-  required: ['id', 'name', 'description', 'model', 'instructions', 'tools', 'tool_values', 'procedure', 'budget', 'limits', 'trigger', 'principal', 'status', 'created_at', 'updated_at'],
+  required: ['id', 'name', 'description', 'model', 'instructions', 'tools', 'tool_values', 'tool_fields', 'procedure', 'budget', 'limits', 'trigger', 'principal', 'status', 'created_at', 'updated_at'],
   properties: {
     id: TEXT,
     name: TEXT,
@@ -153,6 +160,7 @@ export const AGENT_VIEW_SCHEMA = {
     instructions: NULLABLE_TEXT,
     tools: { type: 'array', items: TEXT },
     tool_values: { type: 'object', additionalProperties: { type: 'object' } },
+    tool_fields: { type: 'object', additionalProperties: { type: 'array', items: TEXT } },
     procedure: { anyOf: [{ type: 'null' }, { type: 'array', items: TEXT }] },
     budget: BUDGET_SCHEMA,
     limits: LIMITS_SCHEMA,
@@ -178,6 +186,7 @@ export function agentView(a: AgentDoc) {
     instructions: a.instructions,
     tools: a.tools,
     tool_values: a.tool_values ?? {},
+    tool_fields: a.tool_fields ?? {},
     procedure: a.procedure ?? null,
     budget: { daily_tokens: a.budget?.daily_tokens ?? null, daily_cost: a.budget?.daily_cost ?? null },
     limits: { max_steps: a.limits?.max_steps ?? DEFAULT_LIMITS.max_steps, max_seconds: a.limits?.max_seconds ?? DEFAULT_LIMITS.max_seconds },

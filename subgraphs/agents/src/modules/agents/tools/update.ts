@@ -1,5 +1,5 @@
 import { CuadraError, defineTool, ID_SCHEMA, recordOutput } from '@cuadra/shared';
-import { checkGrant, checkModel, checkToolValues, triggerOf, triggerStart } from '../../../lib/agent-config.ts';
+import { checkGrant, checkModel, checkToolFields, checkToolValues, triggerOf, triggerStart } from '../../../lib/agent-config.ts';
 import { AGENT_FIELDS } from '../fields.ts';
 import { AGENT_VIEW_SCHEMA, agents, agentView, DEFAULT_LIMITS, type AgentDoc } from '../model.ts';
 
@@ -34,6 +34,7 @@ export const update = defineTool({
       set.tools = input.tools;
     }
     if (input.tool_values !== undefined) set.tool_values = checkToolValues(input.tool_values);
+    if (input.tool_fields !== undefined) set.tool_fields = checkToolFields(input.tool_fields);
     if (input.procedure !== undefined) set.procedure = input.procedure;
     if (input.budget !== undefined) set.budget = { daily_tokens: before.budget?.daily_tokens ?? null, daily_cost: before.budget?.daily_cost ?? null, ...input.budget };
     if (input.limits !== undefined) set.limits = { max_steps: before.limits?.max_steps ?? DEFAULT_LIMITS.max_steps, max_seconds: before.limits?.max_seconds ?? DEFAULT_LIMITS.max_seconds, ...input.limits };
