@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Absolute path of the repository root (the folder holding the root package.json). */
@@ -63,6 +64,10 @@ export interface MongoOptions {
   commit?: 'sync' | 'timer';
   /** Append the server's log (stderr) to this file; otherwise the last lines are kept in memory. */
   logFile?: string;
+  /** The JVM's heap bound in MB (`-Xmx`); default {@link mongoMemory}'s choice. */
+  heapMb?: number;
+  /** H2 only: the page cache in MB (`--cache-mb`); default {@link mongoMemory}'s choice. */
+  cacheMb?: number;
 }
 
 /** Options for {@link startRedis}. */
@@ -551,9 +556,38 @@ export function freePort(): Promise<number> {
 
 const mongoStartTimeoutMs = 60_000;
 
+/** A positive whole number of MB from the environment, or undefined (unset); anything else throws. */
+function envMb(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 64) throw new Error(`${name} must be a whole number of MB, at least 64; got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/**
+ * The store's memory (issue 33, measured in docs/measurements.md "The store sized for its data"):
+ * its JVM heap bound and, for H2, the page cache inside it. With `-Xmx768m` and a 256 MB cache the
+ * 100,000 table's store (a 2.1 GB file, ~650,000 documents) spent 236 s in 464 full collections,
+ * old generation 88 % full, and every p95 was a 7–8 s stall. The H2 store's heap is now an eighth of
+ * the machine's memory, at least 768 MB and at most 4 GB (3 GB on a 24 GB machine); its page cache
+ * stays 256 MB (the size bench/h2-id-lookup.ts measured). A heap bound is reserved, not used: the
+ * JVM grows toward it only as the data needs (an empty workspace's store stays near its old size). The memory backend (tests, the
+ * fuzzer: data that lives and dies with a run) keeps 768 MB, so a suite's several stores are as
+ * before. `CUADRA_MONGO_HEAP_MB` and `CUADRA_MONGO_CACHE_MB` (or the options) override either.
+ */
+export function mongoMemory(backend: 'h2' | 'memory', given: { heapMb?: number; cacheMb?: number } = {}): { heapMb: number; cacheMb: number } {
+  const machineMb = Math.floor(os.totalmem() / 1048576);
+  const heapMb = given.heapMb ?? envMb('CUADRA_MONGO_HEAP_MB') ?? (backend === 'memory' ? 768 : Math.min(4096, Math.max(768, Math.floor(machineMb / 8))));
+  const cacheMb = given.cacheMb ?? envMb('CUADRA_MONGO_CACHE_MB') ?? 256;
+  if (backend === 'h2' && cacheMb > heapMb / 2) throw new Error(`startMongo: the H2 page cache (${cacheMb} MB) must be at most half the heap (${heapMb} MB)`);
+  return { heapMb, cacheMb };
+}
+
 /**
  * Starts the project's MongoDB wire-protocol server (mongo-java-server 1.47 reporting
- * MongoDB 5.0 / wire version 13) on 127.0.0.1 with `java -Xmx768m -jar <launcher jar>`.
+ * MongoDB 5.0 / wire version 13) on 127.0.0.1 with `java -Xmx<heap> -jar <launcher jar>` (heap and
+ * H2 page cache: {@link mongoMemory}).
  * Builds the jar first if needed (see {@link buildMongoServerJar}).
  *
  * Waits for the launcher's `LISTENING <port>` line (at most 60 s; on timeout or early exit the
@@ -572,11 +606,12 @@ export async function startMongo(opts: MongoOptions): Promise<RunningServer> {
 
   const jar = await buildMongoServerJar();
   if (!which('java')) await ensureJavaAndMaven(); // the jar may be cached from an earlier setup
-  const args = ['-Xmx768m', '-jar', jar, '--backend', opts.backend];
+  const memory = mongoMemory(opts.backend, { heapMb: opts.heapMb, cacheMb: opts.cacheMb });
+  const args = [`-Xmx${memory.heapMb}m`, '-jar', jar, '--backend', opts.backend];
   if (opts.file) {
     const file = path.resolve(opts.file);
     await fsp.mkdir(path.dirname(file), { recursive: true });
-    args.push('--file', file, '--commit', opts.commit ?? 'sync');
+    args.push('--file', file, '--commit', opts.commit ?? 'sync', '--cache-mb', String(memory.cacheMb));
   }
   args.push('--host', '127.0.0.1', '--port', String(opts.port ?? 0), '--exit-when-stdin-closes');
 

@@ -65,7 +65,7 @@ export type { ListAnswer, ListedSeries, Page, PageOptions, Positioned, SeriesOpt
 export { OrderedFeed, ORDERED_FEED_FIELDS, type OrderedFeedDoc, type OrderedPage } from './ordered-feed.ts';
 export type { BookingChangeRow } from './booking-changes.ts';
 export { feedPullJob, markedWorkspaces, pullFeed, PullSchedule, readFeedSince, workspacePullJob, type FeedPullJob, type FeedPullOptions, type FeedPullResult, type FeedReader, type WorkspacePull } from './feed-reader.ts';
-export { addGrams, addGramsOfMany, markIndexed, removeGrams, trigramsOf } from './search-grams.ts';
+export { addGrams, addGramsOfMany, markIndexed, removeGrams, searchTextsOf, trigramsOf } from './search-grams.ts';
 export { CURSOR_SCHEMA, DATE_SCHEMA, METRIC_QUERY_DEPENDENCIES, METRIC_QUERY_FIELDS, RECORDS_QUERY_FIELDS, validateMetricQuery, validateRecordsQuery } from './queries.ts';
 export type { RecordsQuery } from './queries.ts';
 export { nitCheckDigit, parseNit } from './dian/nit.ts';

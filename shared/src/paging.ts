@@ -162,13 +162,20 @@ export async function releasePosition(db: Connection, series: string, workspace:
 
 /**
  * Inserts a listed document with its position: assigns it, creates the document, and gives the
- * live count back when the insert fails (a duplicate key, say) before rethrowing.
+ * live count back when the insert fails (a duplicate key, say) before rethrowing. With `searchable`
+ * (the series' {@link ListedSeries.searchable}), the document's search trigrams are kept under its
+ * position first (search-grams.ts) and the series' first document marks it indexed.
  */
-export async function createPositioned<T extends { workspace: string }>(model: Model<T>, doc: T, options: SeriesOptions & { beforeInsert?: (series: string, positioned: Positioned) => Promise<void> } = {}): Promise<T & Positioned> {
+export async function createPositioned<T extends { workspace: string }>(model: Model<T>, doc: T, options: SeriesOptions & { beforeInsert?: (series: string, positioned: Positioned) => Promise<void>; searchable?: (doc: T) => readonly (string | null | undefined)[] } = {}): Promise<T & Positioned> {
   const series = seriesOf(model, options);
   const positioned = { ...doc, ...(await assignPosition(model.db, series, doc.workspace)) };
   try {
     // What is kept under the position before the document exists (its search trigrams): a crash leaves only an extra candidate.
+    if (options.searchable) {
+      await addGramsOfMany(model.db, series, doc.workspace, [{ pos: positioned.pos, grams: trigramsOf(options.searchable(positioned)) }]);
+      // The series' first document: nothing older to index, its searches read the index from now on.
+      if (positioned.pos === 1) await markIndexed(model.db, series, doc.workspace);
+    }
     await options.beforeInsert?.(series, positioned);
     await model.create(positioned);
   } catch (err) {

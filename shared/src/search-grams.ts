@@ -38,6 +38,11 @@ export function trigramsOf(texts: readonly (string | null | undefined)[]): strin
   return [...grams];
 }
 
+/** The searchable text of a document that keeps one lower-cased `search_lc` (the books' invoices, bills, payments). */
+export function searchTextsOf(doc: { search_lc?: string | null }): string[] {
+  return [doc.search_lc ?? ''];
+}
+
 const postingId = (series: string, workspace: string, gram: string, chunk: number) => `${series}|${workspace}|${gram}|${chunk}`;
 const markId = (series: string, workspace: string) => `${series}|${workspace}`;
 

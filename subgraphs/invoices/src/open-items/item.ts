@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, type ToolContext } from '@cuadra/shared';
+import { addGrams, createPositioned, CuadraError, trigramsOf, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { EVERY_WORKSPACE, type DueIndex } from '../books/due-index.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
@@ -111,6 +111,23 @@ export interface OpenItemLedger<D extends OpenItemDoc> {
   guard?(ctx: ItemContext, doc: D, change: OpenItemChange<D>): Promise<OpenItemChange<D>>;
   /** A write's error in the domain's words (a duplicate vendor number); anything else passes. */
   writeError?(err: unknown): unknown;
+  /** The texts a search of the documents looks in (`search_lc`): their trigrams are kept (shared search-grams.ts). */
+  searchable?(doc: D): readonly (string | null | undefined)[];
+}
+
+/**
+ * Keeps the search trigrams a planned change gives a document that it had not (search-grams.ts),
+ * before the change is written: a crash, or a write that loses its race, leaves at most an extra
+ * candidate, which the search's own test drops. Grams the document loses are left (extra candidates
+ * too; parties take theirs off, here a changed search text is a draft's edit or its posting).
+ */
+export async function addSearchGrams<D extends OpenItemDoc>(ctx: Pick<ItemContext, 'db' | 'workspace'>, ledger: OpenItemLedger<D>, before: D, planned: D): Promise<void> {
+  if (!ledger.searchable) return;
+  const pos = (before as { pos?: unknown }).pos;
+  if (typeof pos !== 'number') return;
+  const had = new Set(trigramsOf(ledger.searchable(before)));
+  const fresh = trigramsOf(ledger.searchable(planned)).filter((g) => !had.has(g));
+  if (fresh.length) await addGrams(ctx.db, ledger.model(ctx.db).collection.collectionName, ctx.workspace, pos, fresh);
 }
 
 /** Adds a document to its day in the ledger's due-date indexes (before it becomes open, or moves day). */
@@ -175,6 +192,7 @@ export async function changeOpenItem<D extends OpenItemDoc>(
     // The due-date index (books/due-index.ts): added to before the document becomes open (or moves
     // day), pulled from after it no longer is — a crash in between leaves an extra id the lane filters out.
     const planned = { ...doc, ...change.set };
+    await addSearchGrams(ctx, ledger, doc, planned);
     const wasOpen = ledger.isOpen(doc);
     if (ledger.isOpen(planned) && (!wasOpen || planned.due_date !== doc.due_date)) await addToDue(ctx, ledger, planned);
     await markIntent(ctx.db, ctx.workspace, model, id, intent);
@@ -219,7 +237,7 @@ export async function insertOpenItem<D extends OpenItemDoc & { pending_rollups: 
   await markIntent(ctx.db, ctx.workspace, model, doc._id, intent);
   await beforeInsert?.();
   try {
-    await createPositioned(model, stored);
+    await createPositioned(model, stored, ledger.searchable ? { searchable: (d) => ledger.searchable!(d) } : {});
   } catch (err) {
     if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
     throw ledger.writeError ? ledger.writeError(err) : err;

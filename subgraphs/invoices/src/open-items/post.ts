@@ -4,7 +4,7 @@ import { postEntry, previewEntry, type EntryHeading, type EntrySource, type Jour
 import { assertPeriodOpen } from '../books/periods.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
 import { applyRollupIntent, intentUpdate, markIntent, rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
-import { addToDue, type OpenItemDoc, type OpenItemLedger, type PostClaim } from './item.ts';
+import { addSearchGrams, addToDue, type OpenItemDoc, type OpenItemLedger, type PostClaim } from './item.ts';
 import { holdStock, publishStockDocument, releaseStock, type StockDocument } from './stock.ts';
 
 /** What posting one document books: its journal entry, the fields it sets and the rollups it moves. */
@@ -133,6 +133,8 @@ export function definePostOperation<D extends OpenItemDoc & { issue_date: string
         const { booking } = doc;
         const intent = rollupIntent(booking.deltas, ctx.now);
         const counted = intentUpdate(intent);
+        // The number the posting gives is searched too (its trigrams kept before it is written).
+        await addSearchGrams(ctx, ledger, doc as D, { ...doc, ...booking.set } as D);
         await markIntent(ctx.db, ctx.workspace, model as never, doc._id, intent);
         const posted = (await model.findOneAndUpdate(
           { _id: doc._id, status: 'draft', posting: { $ne: null } },

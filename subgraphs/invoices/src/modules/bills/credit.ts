@@ -1,4 +1,4 @@
-import { beginOperation, createPositioned, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type OperationContext, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, searchTextsOf, CuadraError, defineOperation, dropOperation, modelOn, runOperation, quantityFromMicros, quantityMicros, storedMicros, type OperationContext, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { creditNoteLines, postEntry, previewEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import { assertPeriodOpen } from '../../books/periods.ts';
@@ -287,7 +287,7 @@ export async function creditBill(ctx: ToolContext, input: CreditNoteInput, id: s
   }
   await beginOperation(ctx, creditNoteOperation, note!._id);
   try {
-    await createPositioned(model, note!);
+    await createPositioned(model, note!, { searchable: searchTextsOf });
   } catch (err) {
     await dropOperation(ctx, creditNoteOperation, note!._id);
     throw duplicateSupplierNumber(err);

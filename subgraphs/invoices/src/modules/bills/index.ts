@@ -1,4 +1,4 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, searchTextsOf } from '@cuadra/shared';
 import { billsMaintenance } from './maintenance.ts';
 import { payablesLane } from './agenda.ts';
 import { PAYABLES_METRICS } from './metrics.ts';
@@ -23,7 +23,7 @@ export const billsModule = defineModule({
   journalSources: ['bill', 'bill_payment', 'bill_credit_note'],
   tools: [create, createFromAdSpend, update, post, get, list, voidBill, pay, creditNote],
   models: [bills, billPayments, billCreditMarkers],
-  listed: [{ model: bills }, { model: billPayments }],
+  listed: [{ model: bills, searchable: searchTextsOf }, { model: billPayments, searchable: searchTextsOf }],
   reads: {
     sources: { bills: billsSource },
     metrics: PAYABLES_METRICS,

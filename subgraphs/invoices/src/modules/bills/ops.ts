@@ -1,4 +1,4 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, searchTextsOf, type ToolContext } from '@cuadra/shared';
 import { tagsKey, type JournalLine, type PostingPreview } from '../../books/index.ts';
 import type { RollupDelta } from '../../books/rollup-intents.ts';
 import { productLines } from '../items/document-lines.ts';
@@ -43,6 +43,7 @@ export const PAYABLES: OpenItemLedger<BillDoc> = {
   direction: 'payable',
   noun: 'bill',
   model: bills,
+  searchable: searchTextsOf,
   due: billsDue,
   isOpen: billIsOpen,
   statusDelta: billStatusDelta,

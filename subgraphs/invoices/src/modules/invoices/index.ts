@@ -1,4 +1,4 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, searchTextsOf } from '@cuadra/shared';
 import { invoicesMaintenance } from './maintenance.ts';
 import { bookingInvoicing } from './bookings.ts';
 import { customerCredits } from '../../lib/customer-credit.ts';
@@ -34,7 +34,7 @@ export const invoicesModule = defineModule({
   journalSources: ['invoice', 'credit_note', 'debit_note'],
   tools: [create, update, post, creditNote, debitNote, send, deliver, get, list, render, pdf, attachedDocument, recurringCreate, recurringRun, recurringList, recurringCancel],
   models: [invoices, stockDocuments, rollups, pendingChanges, recentIndex, customerCredits, recurringInvoices],
-  listed: [{ model: invoices }, { model: recurringInvoices }],
+  listed: [{ model: invoices, searchable: searchTextsOf }, { model: recurringInvoices }],
   reads: {
     sources: { invoices: invoicesSource },
     // Read by inventory through the graph only (open-items/stock.ts); not a §2.5 source.

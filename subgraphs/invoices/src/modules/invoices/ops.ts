@@ -1,4 +1,4 @@
-import { CuadraError, type ToolContext } from '@cuadra/shared';
+import { CuadraError, searchTextsOf, type ToolContext } from '@cuadra/shared';
 import { previewStock, type StockDocument } from '../../open-items/stock.ts';
 import type { Connection } from 'mongoose';
 import { accountNames } from '../../accounting/chart.ts';
@@ -48,6 +48,7 @@ export const RECEIVABLES: OpenItemLedger<InvoiceDoc> = {
   direction: 'receivable',
   noun: 'invoice',
   model: invoices,
+  searchable: searchTextsOf,
   due: invoicesDue,
   dueAcross: { index: subscriptionInvoicesDue, picks: isSubscriptionInvoice },
   isOpen: invoiceIsOpen,

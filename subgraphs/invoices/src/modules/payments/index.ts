@@ -1,4 +1,4 @@
-import { defineModule } from '@cuadra/shared';
+import { defineModule, searchTextsOf } from '@cuadra/shared';
 import { paymentsMaintenance } from './maintenance.ts';
 import { payments } from './model.ts';
 import { paymentsSource } from './sources.ts';
@@ -13,6 +13,6 @@ export const paymentsModule = defineModule({
   journalSources: ['payment'],
   tools: [register, get, list],
   models: [payments],
-  listed: [{ model: payments }],
+  listed: [{ model: payments, searchable: searchTextsOf }],
   reads: { sources: { payments: paymentsSource } },
 });

@@ -13,6 +13,8 @@ export const list = defineListTool({
     vendor_id: { type: 'string', minLength: 1, maxLength: 64 },
     search: { type: 'string', minLength: 1, maxLength: 100 },
   },
+  // Candidates from the trigrams kept at write time (search_lc), never a walk of the workspace.
+  searchTerm: ({ search }) => searchTerm(search),
   match: (input) => {
     const text = searchTerm(input.search);
     return input.status || input.vendor_id || text

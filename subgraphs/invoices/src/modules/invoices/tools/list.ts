@@ -15,6 +15,8 @@ export const list = defineListTool({
     search: { type: 'string', minLength: 1, maxLength: 100 },
     overdue: { type: 'boolean' },
   },
+  // Candidates from the trigrams kept at write time (search_lc), never a walk of the workspace.
+  searchTerm: ({ search }) => searchTerm(search),
   match: ({ status, kind, customer_id, search, overdue }) => {
     const text = searchTerm(search);
     if (!status && !kind && !customer_id && !text && overdue === undefined) return undefined;

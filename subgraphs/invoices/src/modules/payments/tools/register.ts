@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
+import { createPositioned, searchTextsOf, CuadraError, defineTool, newId, recordOutput, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
 import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
@@ -75,7 +75,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: Paymen
   const doc = await paymentToRegister(input, ctx, id, customer);
   await markPayment(ctx, doc._id);
   await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
-  await createPositioned(payments(ctx.db), doc);
+  await createPositioned(payments(ctx.db), doc, { searchable: searchTextsOf });
   const done = await completePayment(ctx, paymentOperation, doc);
   return { payment: paymentView(done) };
 }
