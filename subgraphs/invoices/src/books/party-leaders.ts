@@ -149,7 +149,7 @@ export async function updateLeaders(db: Connection, change: LeaderChange): Promi
   const id = leadersId(workspace, currency, grain, period, key);
   for (let attempt = 0; ; attempt++) {
     const found = await partyLeaders(db).findOne({ _id: id });
-    const cur = found ?? { ...EMPTY, top: {}, names: {} };
+    const cur: Pick<LeadersDoc, 'ver' | 'top' | 'names' | 'bound' | 'low'> = found ?? { ...EMPTY, top: {}, names: {} };
     // The total is read after the leaders document: see LeadersDoc.
     const total = await partyValue(db, workspace, currency, grain, period, party, key);
     const top = { ...cur.top };
@@ -194,7 +194,7 @@ export async function rebuildLeaders(db: Connection, workspace: string, currency
   const ids = [rollupId(workspace, currency, grain, period), ...Array.from({ length: PARTY_SHARDS[grain] ?? 0 }, (_, i) => partyShardId(workspace, currency, grain, period, i))];
   for (;;) {
     const found = await partyLeaders(db).findOne({ _id: id });
-    const cur = found ?? { ...EMPTY, top: {}, names: {} };
+    const cur: Pick<LeadersDoc, 'ver' | 'top' | 'names' | 'bound' | 'low'> = found ?? { ...EMPTY, top: {}, names: {} };
     const totals = new Map<string, number>();
     const latestNames = new Map<string, string>();
     for (const d of await rollups(db).collection.find({ _id: { $in: ids } } as never, { projection: { c: 1, n: 1 } }).toArray()) {
@@ -309,7 +309,7 @@ function ranked(rows: PartyRow[], limit: number): PartyRow[] {
 }
 
 /** The same answer from every party's total in the window (what a read did before leaders, and does when they cannot prove theirs). */
-async function topFromEveryParty(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, limit: number): Promise<PartyRow[]> {
+export async function topFromEveryParty(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, limit: number): Promise<PartyRow[]> {
   const totals = await partyTotals(db, workspace, currency, from, to, key);
   return ranked([...totals].map(([id, t]) => ({ id, name: t.name, value: t.value })), limit);
 }
@@ -356,9 +356,17 @@ export async function topParties(db: Connection, workspace: string, currency: st
   const lowers = [...candidates.values()].map((c) => c.lower).sort((a, b) => b - a);
   const lambda = lowers.length >= limit ? lowers[limit - 1] : -Infinity;
   const contenders = [...candidates].filter(([, c]) => c.upper >= lambda);
-  const open = contenders.flatMap(([party, c]) => c.open.map((g) => ({ party, ...g })));
-  const docs = new Set(open.flatMap((o) => [rollupId(workspace, currency, o.grain, o.period), partyShardId(workspace, currency, o.grain, o.period, partyShard(o.grain, o.party))]));
-  if (docs.size > SETTLE_DOCS) return everyParty();
+  // The documents to settle, counted as they are listed: past the budget the read stops listing (thousands of open pairs when parties tie at the bounds).
+  const open: { party: string; grain: Grain; period: string }[] = [];
+  const docs = new Set<string>();
+  for (const [party, c] of contenders) {
+    for (const g of c.open) {
+      open.push({ party, ...g });
+      docs.add(rollupId(workspace, currency, g.grain, g.period));
+      docs.add(partyShardId(workspace, currency, g.grain, g.period, partyShard(g.grain, party)));
+      if (docs.size > SETTLE_DOCS) return everyParty();
+    }
+  }
   const settled = await settle(db, workspace, currency, key, open);
   const rows = ranked(contenders.map(([id, c]) => ({ id, name: c.name, value: c.known + (settled.get(id) ?? 0) })), limit);
   const others = candidates.size - contenders.length;
