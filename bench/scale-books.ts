@@ -36,6 +36,7 @@ import { invoicesDue } from '../subgraphs/invoices/src/modules/invoices/due.ts';
 import { journalEntries, ledgerDeltas, LEDGER_ROLLUP_VERSION } from '../subgraphs/invoices/src/books/journal.ts';
 import { rollupChanges, type RollupDelta } from '../subgraphs/invoices/src/books/rollup-intents.ts';
 import { rollups } from '../subgraphs/invoices/src/books/rollup-store.ts';
+import { backfillLeaders } from '../subgraphs/invoices/src/books/party-leaders.ts';
 import { paymentApplied, paymentEntry, type OpenItemDoc, type OpenItemLedger, type PaymentLedger, type PaymentRecord } from '../subgraphs/invoices/src/open-items/index.ts';
 import { recentId } from '../subgraphs/invoices/src/lib/recent.ts';
 import { counterId, counters } from '../subgraphs/invoices/src/lib/settings.ts';
@@ -175,6 +176,9 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
   const dueInvoices: { workspace: string; date: string; id: string }[] = [];
   const dueBills: { workspace: string; date: string; id: string }[] = [];
   // Issued in date order, as a live workspace creates them (positions rise with the dates).
+  // BENCH_PARTY_SKEW=1: customers and vendors drawn skewed (index ⌊n·u⁴⌋: the first ~10 of 20,000 get ~20 % of the documents), as a business's are; default uniform.
+  const skew = process.env.BENCH_PARTY_SKEW === '1';
+  const pick = (n: number) => Math.min(n - 1, Math.floor(n * (skew ? rand() ** 4 : rand())));
   const days = (count: number) => Array.from({ length: count }, () => Math.floor(rand() * 365)).sort((a, b) => b - a).map((back) => addDays(today, -back));
 
   // Invoices: numbers from the workspace's range in one block, as nextNumber hands them out one by one.
@@ -204,7 +208,7 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
     const issue = invoiceDays[i];
     const at = new Date(`${issue}T15:00:00Z`);
     // customers[0] has one invoice, in the middle of the history: a search for it matches one.
-    const customer = i === Math.floor(n / 2) ? customers[0] : customers[1 + Math.floor(rand() * (customers.length - 1))];
+    const customer = i === Math.floor(n / 2) ? customers[0] : customers[1 + pick(customers.length - 1)];
     const id = `inv_s${i}_${workspace.slice(-6)}`;
     const seq = firstNumber + i;
     const number = `${prefix}${seq}`;
@@ -253,7 +257,7 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
   for (let i = 0; i < m; i++) {
     const issue = billDays[i];
     const at = new Date(`${issue}T15:00:00Z`);
-    const vendor = vendors[Math.floor(rand() * vendors.length)];
+    const vendor = vendors[pick(vendors.length)];
     const id = `bil_s${i}_${workspace.slice(-6)}`;
     const supplierNumber = `FE-${i}`;
     const draft = {
@@ -329,6 +333,8 @@ export async function seedBooks(db: Connection, workspace: string, sample: Books
     if (d.n) walk(d.n, 'n');
     await rollups(db).collection.updateOne({ _id: d._id } as never, { $inc, ...(Object.keys($set).length ? { $set } : {}) } as never);
   }
+  // The leaders of every day and month the seed wrote (top_customers, top_vendors), from its per-party counters, as the start-up backfill builds them.
+  await backfillLeaders(db, workspace);
   // The largest rollup documents (what a post or payment rewrites, and a read takes whole unless it projects): a month's document or one of its shards.
   const size = (d: Doc) => Buffer.byteLength(JSON.stringify(d));
   const all = sums.docs.get(`${workspace}|COP|a|all`);

@@ -7,6 +7,7 @@ import { priceLine } from './lib/line-model.ts';
 import { migrateRatesToPpm, migrateRunHolds } from './lib/migrations.ts';
 import { sealPlainSettings } from './lib/settings.ts';
 import { backfillLedgerRollups } from './books/backfill.ts';
+import { backfillLeaders } from './books/party-leaders.ts';
 import { declareJournalSources } from './books/index.ts';
 import { closedMonthsFrom } from './books/periods.ts';
 import { bookingInvoiceId, bookingInvoicing } from './modules/invoices/bookings.ts';
@@ -115,6 +116,9 @@ export const { name, reads, tools, typeDefs, createServer } = defineSubgraph({
     if (runHolds > 0) deps.log.info({ runHolds }, 'bills of approved payment runs held for their bank file');
     const backfilled = await backfillLedgerRollups(deps.db);
     if (backfilled > 0) deps.log.info({ backfilled }, 'journal entries written before the statement rollups counted in them');
+    // The leaders top-N reads use (books/party-leaders.ts), for the days and months written before them.
+    const leaders = await backfillLeaders(deps.db);
+    if (leaders > 0) deps.log.info({ leaders }, 'top-N leaders built for days and months written before they were kept');
     // E-invoicing secrets written in plain text before they were sealed (CONTRACT §9).
     const sealed = await sealPlainSettings(deps.db);
     if (sealed > 0) deps.log.info({ sealed }, 'e-invoicing technical keys and software PINs sealed at rest');

@@ -2,6 +2,7 @@ import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { ALL_TIME, Grain, partyShard, partyShardId, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
+import { leaderChangesOf, updateLeaders } from './party-leaders.ts';
 
 /**
  * One change to the receivables rollups, dated on the day it belongs to: `inc` goes to the
@@ -153,6 +154,8 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
       await addToRollup(db, workspace, mark, change);
       touched.push({ id: change._id, mark });
     }
+    // Then the leaders of the party's day and month (top-N reads): after its counters, before the intent is done.
+    for (const lc of leaderChangesOf(workspace, delta.currency, delta.day, delta.customer)) await updateLeaders(db, lc);
   }
   const done = await model.collection.updateOne(
     { _id: docId, 'pending_rollups.id': intent.id } as never,

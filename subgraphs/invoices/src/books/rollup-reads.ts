@@ -48,7 +48,7 @@ const listedRanges = new Map<string, readonly string[]>();
 const LISTED_RANGES_KEPT = 4_000;
 
 /** The days and months that together cover a day range: whole months monthly, the edges daily. */
-function rangePeriods(from: string, to: string): [Grain, string][] {
+export function rangePeriods(from: string, to: string): [Grain, string][] {
   const split = splitByMonths(from, to);
   return [
     ...split.days.flatMap((d) => daysOf(d.from, d.to).map((day): [Grain, string] => [Grain.Day, day])),

@@ -1,6 +1,7 @@
 import { addDays, buckets, CuadraError, localDate, previousWindow, queryWindow, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../books/rollup-reads.ts';
+import { agingAt, cumulative, rangeSums, summaryOf, type CounterKey, type MetricAnswer } from '../../books/rollup-reads.ts';
+import { partySums, topParties } from '../../books/party-leaders.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { positionDate } from '../../books/calendar.ts';
 import { BILL_STATUSES } from './model.ts';
@@ -101,10 +102,10 @@ const topVendors: MetricReader = async (q, ctx) => {
   const { currency, ns, today, limit } = await prepare(q, ctx);
   const w = queryWindow(q, today);
   const pw = q.compare ? previousWindow(w, q.compare) : null;
-  const [totals, before] = await Promise.all([partyTotals(ctx.db, ctx.workspace, ns, w.from, w.to, 'spend'), pw ? partyTotals(ctx.db, ctx.workspace, ns, pw.from, pw.to, 'spend') : null]);
-  const ranked = [...totals.entries()].map(([vendor_id, t]) => ({ vendor_id, name: t.name, value: t.value }))
-    .filter((r) => r.value !== 0).sort((a, b) => b.value - a.value || a.vendor_id.localeCompare(b.vendor_id)).slice(0, limit);
-  const rows = ranked.map((r) => (before ? { ...r, previous: before.get(r.vendor_id)?.value ?? 0 } : r));
+  // Exact, from the leaders of the window's days and months (books/party-leaders.ts).
+  const top = await topParties(ctx.db, ctx.workspace, ns, w.from, w.to, 'spend', limit);
+  const before = pw ? await partySums(ctx.db, ctx.workspace, ns, pw.from, pw.to, 'spend', top.rows.map((r) => r.id)) : null;
+  const rows = top.rows.map((r) => ({ vendor_id: r.id, name: r.name, value: r.value, ...(before ? { previous: before.get(r.id) ?? 0 } : {}) }));
   const value = rows.reduce((s, r) => s + r.value, 0);
   const previous = before ? rows.reduce((s, r) => s + ((r as { previous?: number }).previous ?? 0), 0) : undefined;
   return { metric: q.metric, unit: 'money', currency, series: [{ period: w.from, period_end: w.to, value }], summary: summaryOf(value, previous, q), rows } satisfies Answer;

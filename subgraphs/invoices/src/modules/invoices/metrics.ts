@@ -1,7 +1,8 @@
 import { CuadraError, windowProblem, type MetricQuery, type MetricReader, type ReadContext } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { INVOICE_STATUSES } from './model.ts';
-import { agingAt, cumulative, partyTotals, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
+import { agingAt, cumulative, rangeSums, summaryOf, withTarget, type MetricAnswer } from '../../books/rollup-reads.ts';
+import { partySums, topParties } from '../../books/party-leaders.ts';
 import { workspaceCurrency } from '../../lib/settings.ts';
 import { addDays, localDate } from '../../lib/money.ts';
 import { buckets, positionDate, previousWindow, queryWindow } from '../../books/calendar.ts';
@@ -99,12 +100,10 @@ async function receivablesMetric(q: MetricQuery, ctx: ReadContext): Promise<Metr
     case 'top_customers': {
       const w = queryWindow(q, today);
       const pw = q.compare ? previousWindow(w, q.compare) : null;
-      const [totals, previousTotals] = await Promise.all([
-        partyTotals(db, workspace, currency, w.from, w.to, 'revenue'), pw ? partyTotals(db, workspace, currency, pw.from, pw.to, 'revenue') : null,
-      ]);
-      const ranked = [...totals.entries()].map(([customer_id, t]) => ({ customer_id, name: t.name, value: t.value }))
-        .filter((r) => r.value !== 0).sort((a, b) => b.value - a.value || a.customer_id.localeCompare(b.customer_id)).slice(0, limit);
-      const rows = ranked.map((r) => (previousTotals ? { ...r, previous: previousTotals.get(r.customer_id)?.value ?? 0 } : r));
+      // Exact, from the leaders of the window's days and months (books/party-leaders.ts).
+      const top = await topParties(db, workspace, currency, w.from, w.to, 'revenue', limit);
+      const previousTotals = pw ? await partySums(db, workspace, currency, pw.from, pw.to, 'revenue', top.rows.map((r) => r.id)) : null;
+      const rows = top.rows.map((r) => ({ customer_id: r.id, name: r.name, value: r.value, ...(previousTotals ? { previous: previousTotals.get(r.id) ?? 0 } : {}) }));
       const value = rows.reduce((s, r) => s + r.value, 0);
       const previous = previousTotals ? rows.reduce((s, r) => s + ((r as { previous?: number }).previous ?? 0), 0) : undefined;
       return { metric: q.metric, unit: 'money', currency, series: [{ period: w.from, period_end: w.to, value }], summary: summaryOf(value, previous, q), rows };
