@@ -307,8 +307,10 @@ export class IdempotencyStore {
       }
       if (existing.state === 'released') {
         // Handed back by recovery: the same call runs again under the record's nonce; another call
-        // (a different tool or input) finds the key free, as if the record were gone.
-        if (existing.tool !== tool || existing.input_digest !== digest) {
+        // (a different tool or input) finds the key free, as if the record were gone — and so does
+        // the same call once less than half the retention is left (its answer is kept at least 24 h
+        // from now: a new record; a dead attempt's write is not still in flight a day later).
+        if (existing.tool !== tool || existing.input_digest !== digest || existing.expires_at.getTime() - now.getTime() < IDEMPOTENCY_RETENTION_MS / 2) {
           await this.#model.deleteOne({ _id: id, state: 'released', run: existing.run });
           continue;
         }
