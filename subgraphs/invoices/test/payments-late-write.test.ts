@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_FIELD, runScope, type Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { postedBill, vendor, workspace } from './bills-helpers.ts';
 
 // The double payment after a kill (docs/measurements.md, "A double payment after a kill"): a keyed
 // payments.register whose process dies with its payment insert already sent. The store applies that
@@ -33,8 +34,8 @@ interface Held {
  * process's last command: the document as the attempt sent it (stamped with its run), applied only
  * when the test says. The attempt itself goes no further (its handler fails right there).
  */
-function holdNextPaymentInsert(workspace: string): Held {
-  const collection = sg.db.collection('payments') as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+function holdNextPaymentInsert(workspace: string, into = 'payments'): Held {
+  const collection = sg.db.collection(into) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const own = Object.prototype.hasOwnProperty.call(collection, 'insertOne');
   const original = collection.insertOne;
   let reached!: () => void;
@@ -55,7 +56,7 @@ function holdNextPaymentInsert(workspace: string): Held {
     reached: reachedP,
     land: async () => {
       try {
-        await sg.db.db!.collection('payments').insertOne(await sentP as never);
+        await sg.db.db!.collection(into).insertOne(await sentP as never);
         return 'stored';
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
@@ -66,13 +67,13 @@ function holdNextPaymentInsert(workspace: string): Held {
 }
 
 /** What a kill leaves once time has passed: the attempt's intent, key and customer lock all past their leases, its executor gone. */
-async function ageDeadAttempt(owner: Principal, customer: string): Promise<string> {
-  const intent = await sg.governance.intents.findOne({ workspace: owner.workspace, tool: 'payments.register' }).lean();
+async function ageDeadAttempt(owner: Principal, customer: string, tool = 'payments.register', lock = `payments:${owner.workspace}:${customer}`): Promise<string> {
+  const intent = await sg.governance.intents.findOne({ workspace: owner.workspace, tool }).lean();
   if (!intent) throw new Error('the attempt has no intent');
   const long = new Date(Date.now() - 10 * 60_000);
   await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { started_at: long, executor: 'exe_killed' } });
   await sg.governance.db.collection('idempotency').updateOne({ run: intent._id.slice(4) }, { $set: { lease_until: long } });
-  await sg.db.collection('locks').updateOne({ _id: `payments:${owner.workspace}:${customer}` } as never, { $set: { until: long } });
+  await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
   return intent._id;
 }
 
@@ -130,5 +131,28 @@ describe('a payment whose insert lands after its dead run was settled as having 
     // A replay answers the same payment.
     const again = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
     expect(again.output.payment.id).toBe(retry.output.payment.id);
+  });
+});
+
+describe('a bill payment whose insert lands after its dead run was settled as having written nothing', () => {
+  it('lands before the retry: the retry answers that bill payment, completed, and records no second one', async () => {
+    const owner = workspace();
+    const v = await vendor(owner);
+    const bill = await postedBill(sg, owner, v);
+    const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
+    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
+    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    const intentId = await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    await sg.sweep();
+    expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
+    expect(await held.land()).toBe('stored');
+
+    const retry = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill' });
+    expect(retry.ok).toBe(true);
+    const stored = await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray();
+    expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
+    expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: 'paid', balance: 0 });
   });
 });
