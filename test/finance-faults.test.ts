@@ -101,8 +101,10 @@ async function callOfADeadProcess(apiKey: string, workspace: string, tool: strin
   return run;
 }
 
-describe('finance killed in the middle of payments', () => {
-  it('loses, doubles and half-does nothing: one completed payment per key, balances, journal and rollups agree', async () => {
+// One kill serves both bursts (a restart of finance is its whole start-up): payments in one workspace
+// and bill posts in another, interleaved, so the kill catches both in the middle of their writes.
+describe('finance killed in the middle of payments and of bill posts', () => {
+  it('loses, doubles and half-does nothing: one completed payment per key, balances, journal and rollups agree; no bill half-posted or posted twice, and every keyed retry answers the posted bill', async () => {
     await ok('einvoicing.configure', {
       issuer: { nit: '900373115-3', name: 'Cuadra Demo SAS', responsibilities: ['O-15'], address: { line: 'Calle 93 # 11-28', municipality_code: '11001' }, email: 'facturacion@cuadra.example.co' },
       technical_key: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', software_pin: '75315',
@@ -118,19 +120,47 @@ describe('finance killed in the middle of payments', () => {
     const total = 60;
     const AMOUNT = 100_000;
     const pay = (i: number) => sys.invoke('payments.register', { customer_id: customer, amount: AMOUNT, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: invoiceIds[i % invoiceIds.length], amount: AMOUNT }] }, key, { 'Idempotency-Key': `fault-pay-${i}` });
-    const answers = await burstKillingFinance(total, pay);
-    const caught = answers.filter((a) => a.status !== 200);
+
+    // The bills' workspace: 36 drafts, 8 made at a time (their order does not matter: bill i is FP-i).
+    const { api_key: billsKey, workspace_id: billsWs } = await sys.workspace('Cuentas por Pagar Interrumpidas SAS');
+    const vendor = (await sys.output('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '800197268-4' } }, billsKey) as any).party.id;
+    const bills = 36;
+    const billIds: string[] = [];
+    let made = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let i = made++; i < bills; i = made++) {
+        // 100,000 + 19 % VAT = 119,000 owed by each.
+        billIds[i] = (await sys.output('bills.create', { vendor_id: vendor, supplier_number: `FP-${i}`, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: `Mantenimiento ${i}`, account: '5135', quantity: 1, unit_price: 100_000, tax_rate_ppm: 190000 }] }, billsKey) as any).bill.id;
+      }
+    }));
+    const post = (i: number) => sys.invoke('bills.post', { id: billIds[i] }, billsKey, { 'Idempotency-Key': `fault-post-${i}` });
+
+    // Call k of the burst: payments and posts alternate while both last, then the rest of the payments.
+    const callOf = (k: number): { kind: 'pay' | 'post'; i: number } => (k < 2 * bills ? (k % 2 === 0 ? { kind: 'pay', i: k / 2 } : { kind: 'post', i: (k - 1) / 2 }) : { kind: 'pay', i: k - bills });
+    const call = (k: number) => (callOf(k).kind === 'pay' ? pay(callOf(k).i) : post(callOf(k).i));
+    const answers = await burstKillingFinance(total + bills, call);
+    const caughtOf = (kind: 'pay' | 'post') => answers.filter((a) => a.status !== 200 && callOf(a.i).kind === kind);
+    const [caught, caughtPosts] = [caughtOf('pay'), caughtOf('post')];
     console.log('[finance-faults] answers', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
-    expect(caught.length).toBeGreaterThan(0); // the kill caught calls, or the test proved nothing
-    expect(caught.every((a) => a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
+    console.log('[finance-faults] posts', { ok: bills - caughtPosts.length, caught: caughtPosts.length, codes: [...new Set(caughtPosts.map((a) => a.code))] });
+    // The kill caught calls of each kind, or the test proved nothing.
+    expect(caught.length).toBeGreaterThan(0);
+    expect(caughtPosts.length).toBeGreaterThan(0);
+    expect([...caught, ...caughtPosts].every((a) => a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
 
     // Each interrupted call again, with its key: it answers its real outcome (replayed, or run once)
-    // — an interrupted run once it is settled, past the action lease.
+    // — an interrupted run once it is settled, past the action lease; a post answers the posted bill
+    // (replayed, run once, or finished from its operation).
     const retriedBad: unknown[] = [];
-    for (const [a, r] of await askAgain(caught, pay)) {
-      if (r.status !== 200) retriedBad.push({ i: a.i, first: a.code, status: r.status, body: r.body });
+    const postsRetriedBad: unknown[] = [];
+    for (const [a, r] of await askAgain([...caught, ...caughtPosts], call)) {
+      const { kind, i } = callOf(a.i);
+      if (kind === 'pay' && r.status !== 200) retriedBad.push({ i, first: a.code, status: r.status, body: r.body });
+      if (kind === 'post' && (r.status !== 200 || r.body.output?.bill?.id !== billIds[i] || r.body.output.bill.status !== 'posted')) postsRetriedBad.push({ i, first: a.code, status: r.status, code: r.body.code, bill: r.body.output?.bill?.status });
     }
     console.log('[finance-faults] retried', { retried: caught.length, stillUnknown: retriedBad.length });
+    console.log('[finance-faults] posts retried', { retried: caughtPosts.length, bad: postsRetriedBad });
+    expect(postsRetriedBad).toEqual([]);
     // Every interrupted call answers its real outcome: a payment killed inside its handler is a
     // durable operation (shared/src/operations.ts) that the owner finishes and answers from.
     expect(retriedBad).toEqual([]);
@@ -176,7 +206,23 @@ describe('finance killed in the middle of payments', () => {
       sums[`c${l.account}`] = (sums[`c${l.account}`] ?? 0) + l.credit;
     }
     for (const [k, v] of Object.entries(sums)) expect([k, ledger!.v[k] ?? 0]).toEqual([k, v]);
-  }, 180_000);
+
+    // The bills: the sweep finished what the dead process left.
+    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: billsWs })) + (await db.collection('operations').countDocuments({ workspace: billsWs, status: 'running' })) > 0; t++) await sleep(200);
+    expect(await db.collection('operations').countDocuments({ workspace: billsWs, status: 'running' })).toBe(0);
+    expect(await db.collection('pending_changes').countDocuments({ workspace: billsWs })).toBe(0);
+
+    // Every bill posted once: its entry je_<bill>, exactly one entry per bill, none for anything else.
+    const posted = await db.collection('bills').find({ workspace: billsWs }).toArray();
+    expect(posted.length).toBe(bills);
+    expect(posted.filter((b) => b.status !== 'posted' || b.journal_entry_id !== `je_${b._id}` || b.post_lock || b.posting).map((b) => [b._id, b.status, b.journal_entry_id])).toEqual([]);
+    const billEntries = await db.collection('journal_entries').find({ workspace: billsWs }).toArray();
+    expect(billEntries.map((e) => e._id).sort()).toEqual(posted.map((b) => `je_${b._id}`).sort());
+    expect(billEntries.filter((e) => e.source.kind !== 'bill' || e.pending_count)).toEqual([]);
+    // The payables rollup: 36 bills × 119,000 = 4,284,000 owed, 36 bills counted once each.
+    const payables = await db.collection('rollups').findOne({ _id: `${billsWs}|ap:COP|a|all` } as never);
+    expect([payables!.v.ap, payables!.v.bills]).toEqual([bills * 119_000, bills]);
+  }, 240_000);
 });
 
 describe('a payment whose process died in the middle of its operation', () => {
@@ -226,54 +272,6 @@ describe('a payment whose process died in the middle of its operation', () => {
     expect(again.body).toEqual(retry.body);
     expect(await governance.ledger.entries.countDocuments({ workspace: workspace_id, idempotency_key: 'died-mid-payment', outcome: 'interrupted' })).toBe(1);
   }, 60_000);
-});
-
-
-describe('finance killed in the middle of posting bills', () => {
-  // A post is a multi-step write: number or claim, journal entry, due index, draft → posted with
-  // its rollups. Killed in a burst, some posts die between their entry and their status update.
-  it('leaves no bill half-posted or posted twice, and every keyed retry answers the posted bill', async () => {
-    const { api_key, workspace_id } = await sys.workspace('Cuentas por Pagar Interrumpidas SAS');
-    const vendor = (await sys.output('parties.create', { name: 'Suministros del Valle SAS', kind: 'vendor', tax_id: { type: 'NIT', number: '800197268-4' } }, api_key) as any).party.id;
-    const total = 36;
-    const billIds: string[] = [];
-    // 8 at a time (their order does not matter: bill i is FP-i).
-    let made = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (let i = made++; i < total; i = made++) {
-        // 100,000 + 19 % VAT = 119,000 owed by each.
-        billIds[i] = (await sys.output('bills.create', { vendor_id: vendor, supplier_number: `FP-${i}`, currency: 'COP', issue_date: '2026-11-02', due_date: '2026-12-02', lines: [{ description: `Mantenimiento ${i}`, account: '5135', quantity: 1, unit_price: 100_000, tax_rate_ppm: 190000 }] }, api_key) as any).bill.id;
-      }
-    }));
-    const post = (i: number) => sys.invoke('bills.post', { id: billIds[i] }, api_key, { 'Idempotency-Key': `fault-post-${i}` });
-    const answers = await burstKillingFinance(total, post);
-    const caught = answers.filter((a) => a.status !== 200);
-    console.log('[finance-faults] posts', { ok: total - caught.length, caught: caught.length, codes: [...new Set(caught.map((a) => a.code))] });
-    expect(caught.length).toBeGreaterThan(0);
-    expect(caught.every((a) => a.code === 'unavailable' || a.code === 'outcome_unknown')).toBe(true);
-
-    // Each interrupted post again, with its key: the posted bill (replayed, run once, or finished from its operation).
-    const retriedBad: unknown[] = [];
-    for (const [a, r] of await askAgain(caught, post)) {
-      if (r.status !== 200 || r.body.output?.bill?.id !== billIds[a.i] || r.body.output.bill.status !== 'posted') retriedBad.push({ i: a.i, first: a.code, status: r.status, code: r.body.code, bill: r.body.output?.bill?.status });
-    }
-    console.log('[finance-faults] posts retried', { retried: caught.length, bad: retriedBad });
-    expect(retriedBad).toEqual([]);
-    for (let t = 0; t < 100 && (await db.collection('pending_changes').countDocuments({ workspace: workspace_id })) + (await db.collection('operations').countDocuments({ workspace: workspace_id, status: 'running' })) > 0; t++) await sleep(200);
-    expect(await db.collection('operations').countDocuments({ workspace: workspace_id, status: 'running' })).toBe(0);
-    expect(await db.collection('pending_changes').countDocuments({ workspace: workspace_id })).toBe(0);
-
-    // Every bill posted once: its entry je_<bill>, exactly one entry per bill, none for anything else.
-    const bills = await db.collection('bills').find({ workspace: workspace_id }).toArray();
-    expect(bills.length).toBe(total);
-    expect(bills.filter((b) => b.status !== 'posted' || b.journal_entry_id !== `je_${b._id}` || b.post_lock || b.posting).map((b) => [b._id, b.status, b.journal_entry_id])).toEqual([]);
-    const entries = await db.collection('journal_entries').find({ workspace: workspace_id }).toArray();
-    expect(entries.map((e) => e._id).sort()).toEqual(bills.map((b) => `je_${b._id}`).sort());
-    expect(entries.filter((e) => e.source.kind !== 'bill' || e.pending_count)).toEqual([]);
-    // The payables rollup: 36 bills × 119,000 = 4,284,000 owed, 36 bills counted once each.
-    const all = await db.collection('rollups').findOne({ _id: `${workspace_id}|ap:COP|a|all` } as never);
-    expect([all!.v.ap, all!.v.bills]).toEqual([total * 119_000, total]);
-  }, 120_000);
 });
 
 describe('a payment run whose confirm died in the middle', () => {

@@ -120,6 +120,16 @@ interface Attempt {
   intentId?: string;
 }
 
+/**
+ * What names a call across its attempts (`RunContext.scope`, runs.ts): its approval (an approved
+ * call runs again, after an attempt that wrote nothing, under the same approval), else its key's
+ * record and nonce (a retry with the key, once recovery handed it back); none without either.
+ */
+function callScope(tool: string, approvalId: string | undefined, keyed: IdempotencyRun | undefined): string | undefined {
+  if (approvalId) return `approval|${approvalId}`;
+  return keyed ? `key|${keyed.scope}|${tool}` : undefined;
+}
+
 function refusal(err: CuadraError): OwnedAnswer {
   const answer: OwnedAnswer = { status: statusOf(err.code), body: refusalBody(err.code, err.message, err.field, err.extra) as unknown as Record<string, unknown> };
   const retryAfter = (err.extra as { headers?: Record<string, string> }).headers?.['Retry-After'];
@@ -430,7 +440,7 @@ export class ToolOwner {
     try {
       const context = this.#context(principal, new Date());
       const output = intentId
-        ? await runScope.run({ run: intentId, markDeletes: async () => { await this.#governance.intents.updateOne({ _id: intentId }, { $set: { deletes: true } }); } }, () => tool.handler(input, context))
+        ? await runScope.run({ run: intentId, scope: callScope(tool.name, opts.approvalId, attempt.keyed), markDeletes: async () => { await this.#governance.intents.updateOne({ _id: intentId }, { $set: { deletes: true } }); } }, () => tool.handler(input, context))
         : await tool.handler(input, context);
       answer = { status: 200, body: { tool: tool.name, output: withoutRunStamps(output) } };
     } catch (err) {

@@ -35,12 +35,13 @@ async function deadAttempt(governance: Governance) {
   const started = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
   if (started.kind !== 'run') throw new Error('expected to hold the key');
   const intentId = `int_${started.run}`;
+  const scope = started.scope;
   await db.collection('idempotency').updateOne({ run: started.run }, { $set: { lease_until: new Date(Date.now() - 1_000) } });
   await governance.intents.create({
     _id: intentId, workspace: ws, subgraph: 'crm', tool: 'parties.create', risk: 'write', input_digest: digest, principal, approval_id: null, idempotency_key: 'k1',
     started_at: new Date(Date.now() - 10 * 60_000),
   });
-  return { ws, digest, run: started.run, intentId };
+  return { ws, digest, run: started.run, intentId, scope };
 }
 
 /** Recovers, recording at the moment it writes the ledger entry whether the intent exists and the key's state. */
@@ -77,7 +78,7 @@ describe('settling an attempt that died while acting', () => {
 
   it('one that provably wrote nothing: hands its key back while its intent still stands; the retry runs the call', async () => {
     const governance = new Governance(db);
-    const { ws, digest, run, intentId } = await deadAttempt(governance);
+    const { ws, digest, run, intentId, scope } = await deadAttempt(governance);
     const seen = await recoverWatching(governance, intentId, run);
     expect(seen).toHaveLength(1);
     // The entry is written while the intent stands; the intent is removed only after the key was handed back.
@@ -86,5 +87,17 @@ describe('settling an attempt that died while acting', () => {
     expect(await db.collection('idempotency').findOne({ run })).toBeNull();
     const retry = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', digest);
     expect(retry.kind).toBe('run');
+    // The rerun is the same call: the records it creates take the dead attempt's ids (repeatableId), so
+    // a write of the dead attempt the store applies only now collides with the rerun's.
+    expect(retry.kind === 'run' && retry.scope).toBe(scope);
+  });
+
+  it('a key handed back and then used for another input: a new call, with a scope of its own', async () => {
+    const governance = new Governance(db);
+    const { ws, run, intentId, scope } = await deadAttempt(governance);
+    await recoverWatching(governance, intentId, run);
+    const other = await governance.idempotency.begin(ws, 'cred:key_1:k1', 'parties.create', inputDigest({ name: 'y' }));
+    expect(other.kind).toBe('run');
+    expect(other.kind === 'run' && other.scope).not.toBe(scope);
   });
 });

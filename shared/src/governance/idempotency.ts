@@ -38,8 +38,21 @@ interface IdempotencyDoc {
   workspace: string;
   tool: string;
   input_digest: string;
-  state: 'running' | 'done';
+  /**
+   * `released`: an attempt that provably wrote nothing was handed back by recovery ({@link
+   * IdempotencyStore.releaseRun}); the next request with the same tool and input takes the record
+   * over, keeping its `nonce`.
+   */
+  state: 'running' | 'done' | 'released';
   answer: StoredAnswerDoc | null;
+  /**
+   * Chosen when the key is first used and kept while the record lives (a released record taken
+   * over keeps it): with the key, it names the call for ids its records take in every attempt
+   * (`repeatableId`, runs.ts), so an attempt's late write and its rerun collide on `_id`; a key used
+   * again after its retention gets a new one. Records written before have none (their attempts'
+   * ids are random, as before).
+   */
+  nonce?: string;
   /**
    * The running attempt: the intent of its action is `int_<run>` (written before the handler
    * starts). A running record whose lease has passed and whose intent does not exist provably
@@ -56,7 +69,7 @@ interface IdempotencyDoc {
 const schema = new Schema<IdempotencyDoc>(
   {
     _id: String, workspace: String, tool: String, input_digest: String, state: String,
-    answer: { type: Schema.Types.Mixed, default: null }, run: String, lease_until: Date, created_at: Date, expires_at: Date,
+    answer: { type: Schema.Types.Mixed, default: null }, nonce: String, run: String, lease_until: Date, created_at: Date, expires_at: Date,
   },
   { versionKey: false },
 );
@@ -115,6 +128,11 @@ export interface IdempotencyRun {
   kind: 'run';
   /** Names this attempt; its action's intent must be {@link intentIdOf}(run). */
   run: string;
+  /**
+   * Names the call across its attempts (the record's id and nonce): the same for a rerun after
+   * recovery handed the key back, different for the same key used again after its retention.
+   */
+  scope: string;
   release(): Promise<void>;
   complete(answer: StoredAnswer): Promise<void>;
 }
@@ -182,10 +200,11 @@ export class IdempotencyStore {
     this.#intents = probe;
   }
 
-  #handle(id: string, run: string): IdempotencyRun {
+  #handle(id: string, run: string, nonce: string): IdempotencyRun {
     return {
       kind: 'run',
       run,
+      scope: `${id}|${nonce}`,
       release: async () => {
         await this.#model.deleteOne({ _id: id, state: 'running', run });
       },
@@ -205,10 +224,13 @@ export class IdempotencyStore {
 
   /**
    * Hands back the key whose attempt `run` provably did nothing (recovery found no record it wrote):
-   * the next request with it runs the call.
+   * the next request with it runs the call. The record stays, `released`, with its nonce: the rerun
+   * takes it over and its records get the ids the dead attempt's got, so a write of that attempt
+   * the store applies only now (sent before its process died) collides with the rerun's instead of
+   * adding a second record (docs/measurements.md, "A double payment after a kill").
    */
   async releaseRun(run: string): Promise<void> {
-    await this.#model.deleteOne({ run, state: 'running' });
+    await this.#model.updateOne({ run, state: 'running' }, { $set: { state: 'released', run: `released_${run}`, lease_until: new Date(0) } });
   }
 
   async init(): Promise<void> {
@@ -266,13 +288,14 @@ export class IdempotencyStore {
     const deadline = Date.now() + this.#waitMs;
     for (;;) {
       const run = randomBytes(12).toString('hex');
+      const nonce = randomBytes(9).toString('base64url');
       try {
         const record: IdempotencyDoc = {
-          _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, run, lease_until: new Date(Date.now() + this.#leaseMs),
+          _id: id, workspace, tool, input_digest: digest, state: 'running', answer: null, nonce, run, lease_until: new Date(Date.now() + this.#leaseMs),
           created_at: now, expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
         };
         await this.#inserts.add(record);
-        return this.#handle(id, run);
+        return this.#handle(id, run, nonce);
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
       }
@@ -280,6 +303,22 @@ export class IdempotencyStore {
       if (!existing) continue; // released meanwhile: try to take it
       if (existing.expires_at.getTime() <= now.getTime()) {
         await this.#model.deleteOne({ _id: id, expires_at: existing.expires_at });
+        continue;
+      }
+      if (existing.state === 'released') {
+        // Handed back by recovery: the same call runs again under the record's nonce; another call
+        // (a different tool or input) finds the key free, as if the record were gone — and so does
+        // the same call once less than half the retention is left (its answer is kept at least 24 h
+        // from now: a new record; a dead attempt's write is not still in flight a day later).
+        if (existing.tool !== tool || existing.input_digest !== digest || existing.expires_at.getTime() - now.getTime() < IDEMPOTENCY_RETENTION_MS / 2) {
+          await this.#model.deleteOne({ _id: id, state: 'released', run: existing.run });
+          continue;
+        }
+        const taken = await this.#model.updateOne(
+          { _id: id, state: 'released', run: existing.run },
+          { $set: { state: 'running', run, lease_until: new Date(Date.now() + this.#leaseMs) } },
+        );
+        if (taken.modifiedCount === 1) return this.#handle(id, run, existing.nonce ?? existing.run);
         continue;
       }
       if (existing.tool !== tool || existing.input_digest !== digest) {
@@ -302,7 +341,7 @@ export class IdempotencyStore {
         );
         if (taken.modifiedCount === 1) {
           // The intent may still appear if the old attempt was only slow, not dead: check once more.
-          if (!(await this.#intents.exists(intentId))) return this.#handle(id, run);
+          if (!(await this.#intents.exists(intentId))) return this.#handle(id, run, existing.nonce ?? existing.run);
         }
         continue;
       }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 
 /**
@@ -24,6 +25,12 @@ export const RUNS_KEPT = 16;
 /** The run a handler is executing in: its intent id, and how to mark that intent before a delete. */
 export interface RunContext {
   run: string;
+  /**
+   * What names the call across its attempts, when it can run again after an attempt recovery
+   * settled as having written nothing: its Idempotency-Key record (key and nonce) and tool, or its
+   * approval. Absent for a call no rerun can follow (no key, no approval).
+   */
+  scope?: string;
   /** Marks the intent as having deleted something (stored before the first delete). */
   markDeletes(): Promise<void>;
   /** Set once the mark is stored. */
@@ -32,6 +39,25 @@ export interface RunContext {
 
 /** The run of the handler executing in this async context, if any. */
 export const runScope = new AsyncLocalStorage<RunContext>();
+
+/**
+ * The id of a record a call creates, the same in every attempt of the call (`<prefix>_` and 16
+ * characters, as `newId`'s), or null outside a call that can be run again (then the caller takes a
+ * random id). `part` tells apart the records of one prefix one call creates.
+ *
+ * Why: recovery reruns a keyed or approved call whose dead attempt provably wrote nothing — as far
+ * as the store shows at that moment. A write the dead process had already sent can still be applied
+ * after that (the store's receive buffer, its event loop lagging under load): under a random id it
+ * adds a second record beside the rerun's (a second payment: docs/measurements.md, "A double payment
+ * after a kill"); under this id the two collide on `_id`, one insert wins and the rerun answers the
+ * record that exists. A tool that creates a record with it must handle the duplicate-key refusal
+ * (11000) by answering the record found under the id.
+ */
+export function repeatableId(prefix: string, part = ''): string | null {
+  const scope = runScope.getStore()?.scope;
+  if (!scope) return null;
+  return `${prefix}_${createHash('sha256').update(`${scope}\n${prefix}\n${part}`).digest('base64url').slice(0, 16)}`;
+}
 
 /** Connections stamped, each with the collections stamped on it (null: all but the derived ones). */
 const stamped = new WeakMap<Connection, ReadonlySet<string> | null>();

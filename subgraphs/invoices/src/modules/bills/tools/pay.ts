@@ -1,4 +1,4 @@
-import { beginOperation, createPositioned, searchTextsOf, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, withLock, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, searchTextsOf, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, repeatableId, withLock, type ToolContext } from '@cuadra/shared';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
@@ -66,11 +66,14 @@ export function vendorPaymentLock(workspace: string, vendorId: string): string {
   return `bills:pay:${workspace}:${vendorId}`;
 }
 
-async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, { id, vendor: known }: { id?: string; vendor?: { name: string } }) {
+async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, { id: callerId, vendor: known }: { id?: string; vendor?: { name: string } }) {
   await completeStuckPayments(ctx, billPaymentOperation);
+  // The caller's id, or in a call that can run again (keyed, or approved) one the same in every
+  // attempt: a dead attempt's payment the store applies late collides with this one (runs.ts, repeatableId).
+  const id = callerId ?? repeatableId('bpy') ?? undefined;
   if (id) {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
+    if (known) return { payment: billPaymentView(await finishKnown(ctx, known)) };
   }
   const doc = await plannedPayment(input, ctx, id, known);
   try {
@@ -80,9 +83,20 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
     // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
     const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
     if (!known) throw err;
-    return { payment: billPaymentView(known.status === 'completed' ? known : await completePayment(ctx, billPaymentOperation, known)) };
+    return { payment: billPaymentView(await finishKnown(ctx, known)) };
   }
   return { payment: billPaymentView(await completePayment(ctx, billPaymentOperation, doc)) };
+}
+
+/**
+ * A bill payment already recorded under the call's id, as it stands: completed if an attempt left it
+ * pending (its operation marked again first — recovery may have dropped a dead attempt's marker
+ * before the payment landed — so the sweep finishes it if this process dies too).
+ */
+async function finishKnown(ctx: BillPaymentContext, known: BillPaymentDoc): Promise<BillPaymentDoc> {
+  if (known.status === 'completed') return known;
+  if (known.status === 'pending') await beginOperation(ctx, billPaymentOperation, known._id);
+  return completePayment(ctx, billPaymentOperation, known);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createPositioned, searchTextsOf, CuadraError, defineTool, newId, recordOutput, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
+import { createPositioned, searchTextsOf, CuadraError, defineTool, newId, recordOutput, repeatableId, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
 import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
@@ -67,17 +67,40 @@ export function registerPayments(ctx: PaymentContext, input: InputOf<typeof regi
   return withLock(ctx.db, `payments:${ctx.workspace}:${input.customer_id}`, () => registerPayment(input, ctx, options.id, options.customer));
 }
 
-async function registerPayment(input: InputOf<typeof registerInput>, ctx: PaymentContext, id?: string, customer?: { name: string }) {
+async function registerPayment(input: InputOf<typeof registerInput>, ctx: PaymentContext, callerId?: string, customer?: { name: string }) {
+  // The caller's id, or in a call that can run again (keyed, or approved) one the same in every
+  // attempt: a dead attempt's payment the store applies late and this attempt's collide on `_id`,
+  // so the call registers one payment, whichever insert lands (see repeatableId, runs.ts).
+  const id = callerId ?? repeatableId('pay') ?? undefined;
   if (id) {
     const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: paymentView(known.status === 'pending' ? await completePayment(ctx, paymentOperation, known) : known) };
+    if (known) return { payment: paymentView(await finishKnown(ctx, known)) };
   }
   const doc = await paymentToRegister(input, ctx, id, customer);
   await markPayment(ctx, doc._id);
   await indexCreated(ctx.db, ctx.workspace, 'payments', doc.created_at, doc._id);
-  await createPositioned(payments(ctx.db), doc, { searchable: searchTextsOf });
+  try {
+    await createPositioned(payments(ctx.db), doc, { searchable: searchTextsOf });
+  } catch (err) {
+    // Its id taken between the check and the insert (a dead attempt's insert landing, or a lock
+    // lease that ran out): the payment is the one recorded under it.
+    const known = id && (err as { code?: number }).code === 11000 ? await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
+    if (!known) throw err;
+    return { payment: paymentView(await finishKnown(ctx, known)) };
+  }
   const done = await completePayment(ctx, paymentOperation, doc);
   return { payment: paymentView(done) };
+}
+
+/**
+ * A payment already recorded under the call's id, as it stands: completed if an attempt left it
+ * pending (its operation marked again first — recovery may have dropped the dead attempt's marker
+ * before the payment landed — so the sweep finishes it if this process dies too).
+ */
+async function finishKnown(ctx: PaymentContext, known: PaymentDoc): Promise<PaymentDoc> {
+  if (known.status !== 'pending') return known;
+  await markPayment(ctx, known._id);
+  return completePayment(ctx, paymentOperation, known);
 }
 
 /** The payment a call asks to register, checked and allocated (each invoice's requested amount), as it would be written `pending`: one path for the payment and its dry run. */

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_FIELD, runScope, type Principal } from '@cuadra/shared';
+import type { TestSubgraph } from '@cuadra/shared/testing';
+import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { postedBill, vendor, workspace } from './bills-helpers.ts';
+
+// The double payment after a kill (docs/measurements.md, "A double payment after a kill"): a keyed
+// payments.register whose process dies with its payment insert already sent. The store applies that
+// insert late — after the owner settled the dead run as having written nothing (no record carried
+// its run yet; its operation marker named a payment not found, and was dropped) and handed its
+// Idempotency-Key back. The retry then registered a second payment under a new random id.
+//
+// The order is forced here, not hoped for: the dead attempt's payment insert is held in this process
+// (the attempt goes no further, as a killed one would) until the test lets it reach the store.
+
+let sg: TestSubgraph;
+
+beforeAll(async () => {
+  sg = await startInvoices();
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+interface Held {
+  /** Resolves when the dead attempt's payment insert was sent (the attempt then dies: its call answers outcome_unknown). */
+  reached: Promise<void>;
+  /** Lets the insert reach the store; resolves once the store answered it (stored, or refused as a duplicate). */
+  land(): Promise<'stored' | 'duplicate'>;
+}
+
+/**
+ * Holds the next payment insert of `workspace`, as the store's receive buffer holds a killed
+ * process's last command: the document as the attempt sent it (stamped with its run), applied only
+ * when the test says. The attempt itself goes no further (its handler fails right there).
+ */
+function holdNextPaymentInsert(workspace: string, into = 'payments'): Held {
+  const collection = sg.db.collection(into) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const own = Object.prototype.hasOwnProperty.call(collection, 'insertOne');
+  const original = collection.insertOne;
+  let reached!: () => void;
+  let sent!: (doc: Record<string, unknown>) => void;
+  const reachedP = new Promise<void>((r) => { reached = r; });
+  const sentP = new Promise<Record<string, unknown>>((r) => { sent = r; });
+  collection.insertOne = async function (this: unknown, ...args: unknown[]) {
+    const doc = args[0] as { workspace?: string };
+    if (doc?.workspace !== workspace) return original.apply(this, args);
+    if (own) collection.insertOne = original;
+    else delete (collection as Record<string, unknown>).insertOne;
+    // What the wire carries: the document with its run stamp (runs.ts stamps it in the same write).
+    sent({ ...doc, [RUN_FIELD]: [runScope.getStore()!.run] });
+    reached();
+    throw new Error('the process was killed');
+  };
+  return {
+    reached: reachedP,
+    land: async () => {
+      try {
+        await sg.db.db!.collection(into).insertOne(await sentP as never);
+        return 'stored';
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+        return 'duplicate';
+      }
+    },
+  };
+}
+
+/** What a kill leaves once time has passed: the attempt's intent, key and customer lock all past their leases, its executor gone. */
+async function ageDeadAttempt(owner: Principal, customer: string, tool = 'payments.register', lock = `payments:${owner.workspace}:${customer}`): Promise<string> {
+  const intent = await sg.governance.intents.findOne({ workspace: owner.workspace, tool }).lean();
+  if (!intent) throw new Error('the attempt has no intent');
+  const long = new Date(Date.now() - 10 * 60_000);
+  await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { started_at: long, executor: 'exe_killed' } });
+  await sg.governance.db.collection('idempotency').updateOne({ run: intent._id.slice(4) }, { $set: { lease_until: long } });
+  await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
+  return intent._id;
+}
+
+async function setUp() {
+  const owner = await configuredWorkspace(sg);
+  const d = await draft(sg, owner);
+  const invoice = (await sg.output('invoices.post', { id: d.id }, owner)).invoice;
+  const customer = await andina(owner);
+  const input = { customer_id: customer, amount: 1_000_000, currency: 'COP', date: '2026-11-20', invoices: [{ invoice_id: invoice.id, amount: 1_000_000 }] };
+  return { owner, customer, invoice, input };
+}
+
+async function paymentsOf(owner: Principal) {
+  return sg.db.collection('payments').find({ workspace: owner.workspace }).toArray();
+}
+
+describe('a payment whose insert lands after its dead run was settled as having written nothing', () => {
+  it('lands before the retry: the retry answers that payment, completed, and registers no second one', async () => {
+    const { owner, customer, invoice, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-1' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    const intentId = await ageDeadAttempt(owner, customer);
+    // The owner's sweep settles the dead run: nothing carries its run yet.
+    await sg.sweep();
+    expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
+    expect(await held.land()).toBe('stored');
+
+    const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-1' });
+    expect(retry.ok).toBe(true);
+    const stored = await paymentsOf(owner);
+    expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
+    const inv = (await sg.output('invoices.get', { id: invoice.id }, owner)).invoice;
+    expect(inv.paid).toBe(1_000_000);
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.kind': 'payment' })).toBe(1);
+  });
+
+  it('lands after the retry registered the payment: refused as the same payment, one payment stays', async () => {
+    const { owner, customer, invoice, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    await ageDeadAttempt(owner, customer);
+    // This time the retry itself settles the dead run (the key's lease passed; its intent stands).
+    const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
+    expect(retry.ok).toBe(true);
+    expect(await held.land()).toBe('duplicate');
+    // The maintenance sweep finds nothing left to finish.
+    await sg.sweep();
+    const stored = await paymentsOf(owner);
+    expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
+    expect((await sg.output('invoices.get', { id: invoice.id }, owner)).invoice.paid).toBe(1_000_000);
+    // A replay answers the same payment.
+    const again = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
+    expect(again.output.payment.id).toBe(retry.output.payment.id);
+  });
+});
+
+describe('a bill payment whose insert lands after its dead run was settled as having written nothing', () => {
+  it('lands before the retry: the retry answers that bill payment, completed, and records no second one', async () => {
+    const owner = workspace();
+    const v = await vendor(owner);
+    const bill = await postedBill(sg, owner, v);
+    const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
+    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
+    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    const intentId = await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    await sg.sweep();
+    expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
+    expect(await held.land()).toBe('stored');
+
+    const retry = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill' });
+    expect(retry.ok).toBe(true);
+    const stored = await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray();
+    expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
+    expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: 'paid', balance: 0 });
+  });
+});
