@@ -95,7 +95,7 @@ try {
     const flat = drift <= flatMb;
     const growth = (a.memory.rss - b.memory.rss) / 1048576;
     if (!flat || growth > growthMb) grew++;
-    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB${growth > growthMb ? ' GREW' : ''});  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)} of ${mb(b.memory.heapTotal)} → ${mb(a.memory.heapTotal)} → ${mb(z.memory.heapTotal)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
+    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB${growth > growthMb ? ' GREW' : ''});  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)} of ${mb(b.memory.heapTotal)} → ${mb(a.memory.heapTotal)} → ${mb(z.memory.heapTotal)};  external ${mb(b.memory.external)} → ${mb(a.memory.external)} → ${mb(z.memory.external)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
   }
   if (grew > 0) process.exitCode = 1;
 } finally {
