@@ -45,14 +45,16 @@ const system = await startSystem({
   env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_MONGO: process.env.BENCH_COUNT_MONGO === '0' ? '0' : '1', CUADRA_PROBE_PROFILE: process.env.BENCH_PROFILE === '1' ? '1' : '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
 });
 /** A baseline server of this folder on a free port, once it prints READY. */
-async function baseline(file: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+async function baseline(file: string, env: Record<string, string>, flags: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bench', file)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, path.join(repoRoot, 'bench', file)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve()));
   return { child, port };
 }
 const { child: bare, port: barePort } = await baseline('bare-server.ts', { MONGO_URL: mongo.url, MONGO_DB: 'bench_crm' });
-const { child: proxy, port: proxyPort } = await baseline('bare-proxy.ts', { TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER });
+// BENCH_PROFILE=1: the proxy's whole life profiled too (written when it exits), to set the gateway's profile against the floor's.
+const proxyFlags = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${probeDir}`, '--cpu-prof-name=proxy.cpuprofile'] : [];
+const { child: proxy, port: proxyPort } = await baseline('bare-proxy.ts', { TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER }, proxyFlags);
 
 try {
   const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');
@@ -157,6 +159,8 @@ try {
 } finally {
   bare.kill('SIGTERM');
   proxy.kill('SIGTERM');
+  const proxyGone = proxy.exitCode !== null || proxy.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proxy.once('exit', resolve));
   await system.stop();
+  await proxyGone;
   await stopAll();
 }

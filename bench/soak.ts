@@ -8,7 +8,8 @@
 // issue 33's bound) above where the warm-up left it. Either fails the bench. The probe counts no
 // MongoDB commands here (CUADRA_PROBE_MONGO=0): the driver's command monitoring decodes every answer
 // a second time, allocation production never does. CUADRA_PROBE_HEAP=<service> adds its allocation
-// profile per slice (bench/heap-summary.ts).
+// profile per slice (bench/heap-summary.ts). BENCH_SERVICE_NODE_OPTIONS (e.g. `--max-old-space-size=1024
+// --max-semi-space-size=16`) is given to every service as NODE_OPTIONS (not to this process), to measure a heap bound.
 // Also prints throughput and latency per slice, to show whether either drifts over time.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,7 @@ const flatMb = Number(process.env.BENCH_SOAK_FLAT_MB ?? 5);
 const growthMb = Number(process.env.BENCH_SOAK_GROWTH_MB ?? 50);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const slice = 10;
+const serviceNodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS ?? '';
 
 await ensureJavaAndMaven();
 await ensureRedisServer();
@@ -37,7 +39,7 @@ mkdirSync(probeDir, { recursive: true });
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'soak', ports: 'free', logDir: path.join(outDir, 'logs'),
-  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60' },
+  env: { LOG_LEVEL: 'warn', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', RATE_LIMIT_PER_CREDENTIAL: '100000000/60', RATE_LIMIT_PER_WORKSPACE: '100000000/60', ...(serviceNodeOptions ? { NODE_OPTIONS: serviceNodeOptions } : {}) },
 });
 try {
   const { apiKey } = await startTestSystemIdentity(mongo.url, redis.url, 'soak_gateway');
@@ -82,6 +84,7 @@ try {
   const rested = await cutAll();
   console.log(`soak: ${seconds} s, ${connections} connections, ${total} REST invokes in turn: parties.list, parties.list with an Idempotency-Key, ledger.list, ledger.list by tool`);
   console.log(describeFairShare(connections));
+  console.log(`services' NODE_OPTIONS: ${serviceNodeOptions || '(none)'}`);
   for (const row of rows) console.log(row);
   console.log(`memory (before → after → after 10 s of rest; heap used after a full GC, of the heap V8 committed; flat: the last slice's live heap at most ${flatMb} MB above the first's; grew: RSS after more than ${growthMb} MB above before):`);
   let grew = 0;
@@ -92,7 +95,7 @@ try {
     const flat = drift <= flatMb;
     const growth = (a.memory.rss - b.memory.rss) / 1048576;
     if (!flat || growth > growthMb) grew++;
-    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB${growth > growthMb ? ' GREW' : ''});  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)} of ${mb(b.memory.heapTotal)} → ${mb(a.memory.heapTotal)} → ${mb(z.memory.heapTotal)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
+    console.log(`  ${name.padEnd(9)} RSS ${mb(b.memory.rss)} → ${mb(a.memory.rss)} → ${mb(z.memory.rss)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB${growth > growthMb ? ' GREW' : ''});  heap used ${mb(b.memory.heapUsed)} → ${mb(a.memory.heapUsed)} → ${mb(z.memory.heapUsed)} of ${mb(b.memory.heapTotal)} → ${mb(a.memory.heapTotal)} → ${mb(z.memory.heapTotal)};  external ${mb(b.memory.external)} → ${mb(a.memory.external)} → ${mb(z.memory.external)};  first → last slice ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} MB ${flat ? 'flat' : 'NOT FLAT'};  CPU ${(cpuUs[name] / total).toFixed(0)} µs/call`);
   }
   if (grew > 0) process.exitCode = 1;
 } finally {

@@ -61,12 +61,15 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (declared !== 0 && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw new CuadraError('invalid_input', 'Send the input as application/json.', { field: '' });
   }
-  let bytes: Buffer;
-  try {
-    bytes = await getRawBody(req, { limit, length: declared });
-  } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
-    throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
+  let bytes: Buffer | null = arrivedWhole(req, declared);
+  if (bytes !== null && bytes.length > limit) throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+  if (bytes === null) {
+    try {
+      bytes = await getRawBody(req, { limit, length: declared });
+    } catch (err) {
+      if ((err as { type?: string }).type === 'entity.too.large') throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+      throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
+    }
   }
   let raw: string;
   try {
@@ -82,6 +85,26 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   } catch {
     throw new CuadraError('invalid_input', 'The request body is not valid JSON.', { field: '' });
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The body, taken at once when all of it has already arrived and nobody has read from it: a small
+ * request comes in the same packet as its head, and Node's parser has buffered its bytes before the
+ * first await (its end is marked a moment later). No listeners, no promise, no turn of the event
+ * loop (issue 33, the hop). Null otherwise — then it is read as it streams in. With a Content-Length,
+ * exactly that many bytes must be buffered; without one (chunked), the message must be complete.
+ * What is left (the end) flows away, so Node's server sees the request consumed.
+ */
+function arrivedWhole(req: IncomingMessage, declared: number | undefined): Buffer | null {
+  if (req.readableFlowing !== null || req.readableEncoding !== null || req.readableEnded) return null;
+  if (declared === undefined ? !req.complete : req.readableLength !== declared) return null;
+  const length = req.readableLength;
+  const bytes = length === 0 ? EMPTY : (req.read(length) as Buffer | null);
+  if (bytes === null) return null;
+  req.resume();
+  return bytes;
 }
 
 /** How much of a request the server reads, and for how long, after refusing its oversized head (then the connection is closed). */

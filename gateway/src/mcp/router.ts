@@ -149,8 +149,14 @@ export function mcpRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; pu
       if (messages.length === 0 || messages.some((m) => m.method !== 'tools/call')) return refuse(res, counted.refusal);
     }
 
+    // The SDK reads the request's signal only while an answer is still being written (a `subscriptions/listen`
+    // stream, the legacy stateless leg's teardown): the caller hanging up before the end aborts it; an answered
+    // response closes too, and aborting then would only build a DOMException with its stack trace per call (issue
+    // 33, the hop — as the REST invoke).
     const aborted = new AbortController();
-    res.once('close', () => aborted.abort());
+    res.once('close', () => {
+      if (!res.writableEnded) aborted.abort();
+    });
     const caller: McpCaller = {
       principal,
       authorization: authorization!,
