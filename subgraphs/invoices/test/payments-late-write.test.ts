@@ -239,4 +239,22 @@ describe('a bill payment whose insert lands after its dead run was settled as ha
     expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
     expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: 'paid', balance: 0 });
   });
+
+  it('never retried: the sweep withdraws the bill payment, the bill stays owed', async () => {
+    const owner = workspace();
+    const v = await vendor(owner);
+    const bill = await postedBill(sg, owner, v);
+    const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
+    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
+    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill-orphan' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    await sg.sweep();
+    expect(await held.land()).toBe('stored');
+    expect((await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray()).map((p) => p.status)).toEqual(['pending']);
+    await sg.sweep();
+    expect(await sg.db.collection('bill_payments').countDocuments({ workspace: owner.workspace })).toBe(0);
+    expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: bill.status, balance: bill.balance });
+  });
 });
