@@ -22,6 +22,10 @@ import type { MaintenanceHook } from './module.ts';
  *    whole, or, when a step refuses for good ({@link OperationKind.abandons}), ends undone with the
  *    record's own clean-up done by that step.
  *
+ * When the owner settles a dead call and finds its operation's record absent, the marker is dropped,
+ * or — for a kind that can {@link OperationKind.withdraw} — kept `wrote_nothing` for {@link WATCH_MS}
+ * so a record the dead process had sent, landing late, is removed ({@link withdrawLateRecords}).
+ *
  * A `done` marker is kept for {@link DONE_KEPT_MS}: an interrupted call (its answer lost with its
  * process) is answered from it — the owner finishes the operation its run started and answers the
  * record (`#answerFromRecord`, owner.ts) instead of `outcome_unknown`. The markers are the runner's
