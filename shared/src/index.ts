@@ -95,6 +95,6 @@ export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from '.
 export type { AgendaEntry, AgendaWindow, BoardQuery, BoardReader, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
 export { applyIntent, carryIntent, derivedIntent, derivedMaintenance, dropMarker, markIntent, repairDerived, REPAIR_AFTER_MS, settleInFlight } from './derived.ts';
 export type { DerivedChange, DerivedIntent, FeedsDerived } from './derived.ts';
-export { beginOperation, defineOperation, DONE_KEPT_MS, dropOperation, finishOperation, finishStaleOperations, operationsInFlight, OPERATIONS_COLLECTION, operationsMaintenance, operationsOfRun, runOperation, takeOverOperation } from './operations.ts';
+export { beginOperation, defineOperation, DONE_KEPT_MS, dropOperation, finishOperation, finishStaleOperations, operationsInFlight, OPERATIONS_COLLECTION, operationsMaintenance, operationsOfRun, runOperation, takeOverOperation, WATCH_MS, withdrawLateRecords } from './operations.ts';
 export type { LegacyMarker, LegacyMarkers, OperationContext, OperationDoc, OperationKind } from './operations.ts';
 export { colombianHolidays, isColombianHoliday } from './holidays.ts';

@@ -22,6 +22,10 @@ import type { MaintenanceHook } from './module.ts';
  *    whole, or, when a step refuses for good ({@link OperationKind.abandons}), ends undone with the
  *    record's own clean-up done by that step.
  *
+ * When the owner settles a dead call and finds its operation's record absent, the marker is dropped,
+ * or — for a kind that can {@link OperationKind.withdraw} — kept `wrote_nothing` for {@link WATCH_MS}
+ * so a record the dead process had sent, landing late, is removed ({@link withdrawLateRecords}).
+ *
  * A `done` marker is kept for {@link DONE_KEPT_MS}: an interrupted call (its answer lost with its
  * process) is answered from it — the owner finishes the operation its run started and answers the
  * record (`#answerFromRecord`, owner.ts) instead of `outcome_unknown`. The markers are the runner's
@@ -36,6 +40,12 @@ declareDerivedCollection(OPERATIONS_COLLECTION);
 /** How long a finished operation's marker is kept for answering its interrupted call (an action's lease is a minute). */
 export const DONE_KEPT_MS = 60 * 60_000;
 
+/**
+ * How long a `wrote_nothing` marker is watched for its record landing late (a dead process's last
+ * write held in the store's receive buffer lands within seconds; an hour, as a done marker is kept).
+ */
+export const WATCH_MS = DONE_KEPT_MS;
+
 /** Markers read per pass of the sweep: what is in flight or abandoned, a handful when all is well. */
 const MARKERS_PER_PASS = 200;
 
@@ -49,7 +59,12 @@ export interface OperationDoc {
   record: string;
   /** The intent of the call that started it (null outside a tool call). */
   run: string | null;
-  status: 'running' | 'done';
+  /**
+   * `wrote_nothing`: recovery settled the call as having written nothing here (its record not
+   * found); kept {@link WATCH_MS} for a record its dead attempt sent that the store applies late
+   * (see {@link OperationKind.withdraw}). Not in flight: a period close does not wait on it.
+   */
+  status: 'running' | 'done' | 'wrote_nothing';
   /** When a runner last took it (started, or took it over): the lease. */
   at: Date;
 }
@@ -73,6 +88,18 @@ export interface OperationKind<T> {
    * hold some): adopted — moved into the runner's store — wherever the runner looks for stale work.
    */
   legacyMarkers?: readonly LegacyMarkers[];
+  /**
+   * Removes a record that landed after recovery settled its call as having written nothing (a dead
+   * attempt's insert the store applied late: the marker is `wrote_nothing`), so the store keeps the
+   * story recovery told — the call's key handed back, its ledger entry `interrupted`. Runs under
+   * whatever serializes the record's writers (the kind's lock), checks the marker is still
+   * `wrote_nothing` (a retry takes it over: {@link beginOperation}) and the record still as that
+   * attempt wrote it (stamped by its run alone, no step applied). Answers `withdrawn` (record and
+   * marker removed), `taken` (a retry took the marker: nothing to do) or `kept` (the record is not
+   * as the dead attempt left it: the runner finishes it instead). A kind without it keeps the old
+   * way: a marker whose record is not found at recovery is dropped.
+   */
+  withdraw?(ctx: OperationContext, record: T, marker: OperationDoc): Promise<'withdrawn' | 'taken' | 'kept'>;
 }
 
 /** A marker of an older store, as stored (its fields vary by store). */
@@ -122,11 +149,13 @@ function markerId(kind: Pick<OperationKind<unknown>, 'kind'>, id: string): strin
  * operation's step, it names no call: it is part of that operation (see `enclosing`).
  */
 export async function beginOperation(ctx: OperationContext, kind: Pick<OperationKind<unknown>, 'kind'>, id: string): Promise<void> {
+  const run = enclosing.getStore() ? null : runScope.getStore()?.run ?? null;
   try {
-    const run = enclosing.getStore() ? null : runScope.getStore()?.run ?? null;
     await markers(ctx.db).insertOne({ _id: markerId(kind, id), workspace: ctx.workspace, kind: kind.kind, record: id, run, status: 'running', at: ctx.now });
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
+    // A retry of a call recovery settled as having written nothing: its operation again, in flight.
+    await markers(ctx.db).updateOne({ _id: markerId(kind, id), status: 'wrote_nothing' }, { $set: { run, status: 'running', at: ctx.now } });
   }
 }
 
@@ -198,13 +227,15 @@ export async function finishStaleOperations(db: Connection, ofKinds: readonly Op
  * change nothing). A marker whose record was never written, or of a kind this process does not
  * know, is answered null (the first is dropped).
  */
-export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date()): Promise<unknown> {
+export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date(), options: { settling?: boolean } = {}): Promise<unknown> {
   const kind = kinds.get(marker.kind);
   if (!kind) return null;
   const ctx = { db, workspace: marker.workspace, now };
   const record = await kind.load(ctx, marker.record);
   if (record === null) {
-    await markers(db).deleteOne({ _id: marker._id });
+    // Recovery settling the call: the marker is watched for a record landing late (see OperationKind.withdraw).
+    if (options.settling && kind.withdraw) await markers(db).updateOne({ _id: marker._id, status: marker.status }, { $set: { status: 'wrote_nothing', at: now } });
+    else await markers(db).deleteOne({ _id: marker._id });
     return null;
   }
   return runOperation(ctx, kind, record, marker.record);
@@ -219,8 +250,9 @@ export async function operationsOfRun(db: Connection, run: string, now = new Dat
   const found = await markers(db).find({ run }).limit(2).toArray();
   const done: { kind: string; record: string }[] = [];
   for (const m of found) {
-    // An operation whose record was never written did nothing (its marker is dropped): not listed.
-    if (m.status === 'running' && (await finishOperation(db, m, now)) === null) continue;
+    // An operation whose record was never written did nothing (its marker is dropped, or watched
+    // for a late landing: `wrote_nothing`): not listed.
+    if (m.status !== 'done' && (await finishOperation(db, m, now, { settling: true })) === null) continue;
     done.push({ kind: m.kind, record: m.record });
   }
   return done;
@@ -235,8 +267,39 @@ export async function operationsOfRun(db: Connection, run: string, now = new Dat
 export function operationsMaintenance(ofKinds: readonly OperationKind<any>[]): MaintenanceHook {
   return async ({ db, now }) => {
     await markers(db).deleteMany({ kind: { $in: ofKinds.map((k) => k.kind) }, status: 'done', at: { $lt: new Date(now.getTime() - DONE_KEPT_MS) } });
-    return finishStaleOperations(db, ofKinds, now);
+    const withdrawn = await withdrawLateRecords(db, ofKinds, now);
+    return withdrawn + await finishStaleOperations(db, ofKinds, now);
   };
+}
+
+/**
+ * Revisits the `wrote_nothing` markers of these kinds: a record that landed since is withdrawn
+ * ({@link OperationKind.withdraw}), or — not as its dead attempt left it — handed to the runner to
+ * finish; a marker whose record has not landed within {@link WATCH_MS} is dropped.
+ * @returns how many records it withdrew
+ */
+export async function withdrawLateRecords(db: Connection, ofKinds: readonly OperationKind<any>[], now: Date): Promise<number> {
+  const watched = await markers(db).find({ kind: { $in: ofKinds.map((k) => k.kind) }, status: 'wrote_nothing' }).limit(MARKERS_PER_PASS).toArray();
+  let withdrawn = 0;
+  for (const m of watched) {
+    const kind = kinds.get(m.kind);
+    if (!kind?.withdraw) continue;
+    const ctx = { db, workspace: m.workspace, now };
+    try {
+      const record = await kind.load(ctx, m.record);
+      if (record === null) {
+        if (m.at.getTime() < now.getTime() - WATCH_MS) await markers(db).deleteOne({ _id: m._id, status: 'wrote_nothing', at: m.at });
+        continue;
+      }
+      const outcome = await kind.withdraw(ctx, record, m);
+      if (outcome === 'withdrawn') withdrawn++;
+      // Written on by something else since: made whole by the runner (a stale running marker).
+      else if (outcome === 'kept') await markers(db).updateOne({ _id: m._id, status: 'wrote_nothing' }, { $set: { status: 'running', at: new Date(0) } });
+    } catch {
+      // Refused for now (its lock held) or a lost connection: the marker stays, a later pass tries again.
+    }
+  }
+  return withdrawn;
 }
 
 /**

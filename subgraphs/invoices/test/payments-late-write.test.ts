@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_FIELD, runScope, type Principal } from '@cuadra/shared';
 import type { TestSubgraph } from '@cuadra/shared/testing';
-import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
+import { andina, configuredWorkspace, draft, startInvoices, unwrap } from './setup.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
 
 // The double payment after a kill (docs/measurements.md, "A double payment after a kill"): a keyed
@@ -134,6 +134,90 @@ describe('a payment whose insert lands after its dead run was settled as having 
   });
 });
 
+describe('a late insert whose call is never retried', () => {
+  it('the sweep withdraws the payment recovery said was never written; a later retry registers it once', async () => {
+    const { owner, customer, invoice, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-orphan' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    const intentId = await ageDeadAttempt(owner, customer);
+    await sg.sweep();
+    expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
+    // Recovery's story: the call wrote nothing (its key handed back, its ledger entry interrupted).
+    const told = await sg.governance.ledger.entries.find({ idempotency_key: 'late-orphan', tool: 'payments.register' }).lean();
+    expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
+    expect(await held.land()).toBe('stored');
+    const landed = await paymentsOf(owner);
+    expect(landed.map((p) => p.status)).toEqual(['pending']);
+
+    // Nobody retries. The next sweep finds the payment its marker watched for, and withdraws it.
+    await sg.sweep();
+    expect(await paymentsOf(owner)).toEqual([]);
+    expect(await sg.db.collection('operations').countDocuments({ record: landed[0]._id })).toBe(0);
+    const untouched = (await sg.output('invoices.get', { id: invoice.id }, owner)).invoice;
+    expect([untouched.paid, untouched.balance]).toEqual([0, invoice.balance]);
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.kind': 'payment' })).toBe(0);
+    // Another pass finds nothing more to do.
+    await sg.sweep();
+    expect(await paymentsOf(owner)).toEqual([]);
+
+    // The key was handed back: a retry, however late, registers the payment once, completed.
+    const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-orphan' });
+    expect(retry.ok).toBe(true);
+    expect((await paymentsOf(owner)).map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
+    expect((await sg.output('invoices.get', { id: invoice.id }, owner)).invoice.paid).toBe(1_000_000);
+    expect(await sg.db.collection('journal_entries').countDocuments({ workspace: owner.workspace, 'source.kind': 'payment' })).toBe(1);
+    const entries = await sg.governance.ledger.entries.find({ idempotency_key: 'late-orphan', tool: 'payments.register' }).lean();
+    expect(entries.map((e) => e.outcome).sort()).toEqual(['interrupted', 'ok']);
+    await sg.sweep();
+    expect((await paymentsOf(owner)).map((p) => p.status)).toEqual(['completed']);
+  });
+
+  it('a retry that took the payment over first is left to finish it: the sweep withdraws nothing', async () => {
+    const { owner, customer, invoice, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-taken' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    await ageDeadAttempt(owner, customer);
+    await sg.sweep();
+    expect(await held.land()).toBe('stored');
+    const [landed] = await paymentsOf(owner);
+    // A retry marks the payment its own (the watched marker taken over) and then dies before completing it.
+    const marker = await sg.db.collection('operations').findOne({ _id: `payment:${landed._id}` } as never);
+    expect(marker?.status).toBe('wrote_nothing');
+    await sg.db.collection('operations').updateOne({ _id: `payment:${landed._id}`, status: 'wrote_nothing' } as never, { $set: { status: 'running', run: 'int_retry', at: new Date() } });
+    await sg.sweep();
+    // Within its lease: not withdrawn, not finished by the sweep; the payment stays for its operation.
+    expect((await paymentsOf(owner)).map((p) => p.status)).toEqual(['pending']);
+    expect((await sg.output('invoices.get', { id: invoice.id }, owner)).invoice.paid).toBe(0);
+  });
+
+  it('the dead attempt and its retry indexed on different days: payments.list and records.list show the payment once', async () => {
+    const { owner, customer, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-days' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    await ageDeadAttempt(owner, customer);
+    const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-days' });
+    expect(retry.ok).toBe(true);
+    const id = retry.output.payment.id;
+    expect(await held.land()).toBe('duplicate');
+    // The dead attempt's day was another (it ran before midnight UTC): its entry in the recent index too.
+    const days = ['2026-11-19', new Date().toISOString().slice(0, 10)];
+    await sg.db.collection('recent_index').updateOne({ _id: `${owner.workspace}|payments|${days[0]}` } as never, { $addToSet: { ids: id } }, { upsert: true });
+    for (const day of days) {
+      expect((await sg.db.collection('recent_index').findOne({ _id: `${owner.workspace}|payments|${day}` } as never))?.ids).toContain(id);
+    }
+    const listed = (await sg.output('payments.list', {}, owner)).rows.map((p: { id: string }) => p.id);
+    expect(listed).toEqual([id]);
+    const rows = unwrap(await sg.graphql('query($q: JSON!) { invoicesRecords(query: $q) }', { q: { source: 'payments', limit: 100 } }, owner), 'invoicesRecords').rows;
+    expect(rows.map((r: { id: string }) => r.id)).toEqual([id]);
+  });
+});
+
 describe('a bill payment whose insert lands after its dead run was settled as having written nothing', () => {
   it('lands before the retry: the retry answers that bill payment, completed, and records no second one', async () => {
     const owner = workspace();
@@ -154,5 +238,23 @@ describe('a bill payment whose insert lands after its dead run was settled as ha
     const stored = await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray();
     expect(stored.map((p) => [p._id, p.status])).toEqual([[retry.output.payment.id, 'completed']]);
     expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: 'paid', balance: 0 });
+  });
+
+  it('never retried: the sweep withdraws the bill payment, the bill stays owed', async () => {
+    const owner = workspace();
+    const v = await vendor(owner);
+    const bill = await postedBill(sg, owner, v);
+    const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
+    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
+    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill-orphan' });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    await sg.sweep();
+    expect(await held.land()).toBe('stored');
+    expect((await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray()).map((p) => p.status)).toEqual(['pending']);
+    await sg.sweep();
+    expect(await sg.db.collection('bill_payments').countDocuments({ workspace: owner.workspace })).toBe(0);
+    expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: bill.status, balance: bill.balance });
   });
 });

@@ -1,4 +1,4 @@
-import { CuadraError, defineOperation, finishStaleOperations, runOperation, type LegacyMarkers, type OperationContext, type OperationKind } from '@cuadra/shared';
+import { CuadraError, defineOperation, finishStaleOperations, OPERATIONS_COLLECTION, RUN_FIELD, runOperation, withLock, type LegacyMarkers, type OperationContext, type OperationDoc, type OperationKind } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postEntry, reverseEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type RecordChange } from '../books/index.ts';
 import { rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
@@ -178,12 +178,30 @@ export async function previewAllocations<P extends PaymentRecord, D extends Open
  */
 export function definePaymentOperation<P extends PaymentRecord, D extends OpenItemDoc>(
   ledger: PaymentLedger<P, D>,
-  kind: { kind: string; legacyMarkers?: readonly LegacyMarkers[] },
+  kind: { kind: string; legacyMarkers?: readonly LegacyMarkers[]; lock: (workspace: string, payment: P) => string },
   settle: (ctx: OperationContext, payment: InFlight<P>) => Promise<InFlight<P>>,
   after: readonly ((ctx: OperationContext, payment: InFlight<P>) => Promise<InFlight<P>>)[] = [],
 ): OperationKind<InFlight<P>> {
+  const { lock, ...declared } = kind;
   return defineOperation<InFlight<P>>({
-    ...kind,
+    ...declared,
+    // A payment its dead attempt's insert put in the store after recovery settled the call as having
+    // written nothing (the key handed back, the ledger `interrupted`): removed, so the books tell the
+    // same story — under the payer's lock (its register/pay calls: a retry cannot interleave), only
+    // while the marker is still `wrote_nothing` (a retry takes it over) and the payment is as that
+    // attempt wrote it: `pending`, stamped by its run alone. Nothing else of it exists: its steps
+    // run only after its insert is answered, which a dead attempt never got.
+    withdraw: (ctx, found, marker) => withLock(ctx.db, lock(ctx.workspace, found), async () => {
+      const operations = ctx.db.collection<OperationDoc>(OPERATIONS_COLLECTION);
+      if ((await operations.findOne({ _id: marker._id }))?.status !== 'wrote_nothing') return 'taken';
+      const model = ledger.model(ctx.db).collection;
+      const asWritten = { _id: found._id, workspace: ctx.workspace, status: 'pending', [RUN_FIELD]: [marker.run] };
+      if ((await model.deleteOne(asWritten as never)).deletedCount !== 1) {
+        if (await model.findOne({ _id: found._id } as never)) return 'kept';
+      }
+      await operations.deleteOne({ _id: marker._id, status: 'wrote_nothing' });
+      return 'withdrawn';
+    }),
     load: (ctx, id) => ledger.model(ctx.db).findById(id).lean() as Promise<InFlight<P> | null>,
     steps: [
       settle,

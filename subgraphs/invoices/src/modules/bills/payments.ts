@@ -119,7 +119,8 @@ export async function previewBillPayment(ctx: Pick<ToolContext, 'db' | 'workspac
  */
 export const billPaymentOperation = definePaymentOperation(
   BILL_PAYMENTS,
-  { kind: 'bill_payment', legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }] },
+  // The lock is bills.pay's (vendorPaymentLock, tools/pay.ts).
+  { kind: 'bill_payment', lock: (workspace, p) => `bills:pay:${workspace}:${p.vendor_id}`, legacyMarkers: [{ collection: 'bill_payment_markers', record: (m) => m._id }] },
   async function settleBills(ctx, payment) {
     const { settled, dueChanges } = await settleAllocations(ctx, BILL_PAYMENTS, payment, billShare, async (err, settledBefore) => {
       // Refused at its first bill (held by a payment run, settled meanwhile): applied nowhere, since

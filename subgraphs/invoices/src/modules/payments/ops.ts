@@ -53,7 +53,7 @@ function settledAllocations(settled: SettledAllocation<Allocation, InvoiceDoc>[]
  */
 export const paymentOperation = definePaymentOperation(
   CUSTOMER_PAYMENTS,
-  { kind: 'payment', legacyMarkers: [{ collection: 'pending_changes', filter: { kind: 'payment' }, record: (m) => m.doc ?? m._id.replace(/^pay:/, '') }] },
+  { kind: 'payment', lock: (workspace, p) => `payments:${workspace}:${p.customer_id}`, legacyMarkers: [{ collection: 'pending_changes', filter: { kind: 'payment' }, record: (m) => m.doc ?? m._id.replace(/^pay:/, '') }] },
   async function settleInvoices(ctx, payment) {
     const { settled, left, dueChanges } = await settleAllocations(ctx, CUSTOMER_PAYMENTS, payment, invoiceShare);
     return { ...payment, allocations: settledAllocations(settled), applied: payment.amount - left, unapplied: left, dueChanges };
