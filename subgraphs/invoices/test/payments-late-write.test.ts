@@ -77,6 +77,21 @@ async function ageDeadAttempt(owner: Principal, customer: string, tool = 'paymen
   return intent._id;
 }
 
+/**
+ * A keyed call killed inside its payment's insert, as a kill leaves it once time has passed: the
+ * insert held (it lands when the test says), the call answered outcome_unknown, and the attempt's
+ * intent, key and payer's lock aged past their leases ({@link ageDeadAttempt}).
+ */
+async function killedInInsert(owner: Principal, tool: 'payments.register' | 'bills.pay', input: Record<string, unknown>, key: string, payer: string): Promise<{ held: Held; intentId: string }> {
+  const bill = tool === 'bills.pay';
+  const held = holdNextPaymentInsert(owner.workspace, bill ? 'bill_payments' : 'payments');
+  const dead = await sg.call(tool, input, owner, { idempotencyKey: key });
+  await held.reached;
+  expect(dead.code).toBe('outcome_unknown');
+  const intentId = await ageDeadAttempt(owner, payer, tool, bill ? `bills:pay:${owner.workspace}:${payer}` : `payments:${owner.workspace}:${payer}`);
+  return { held, intentId };
+}
+
 async function setUp() {
   const owner = await configuredWorkspace(sg);
   const d = await draft(sg, owner);
@@ -93,11 +108,7 @@ async function paymentsOf(owner: Principal) {
 describe('a payment whose insert lands after its dead run was settled as having written nothing', () => {
   it('lands before the retry: the retry answers that payment, completed, and registers no second one', async () => {
     const { owner, customer, invoice, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
-    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-1' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    const intentId = await ageDeadAttempt(owner, customer);
+    const { held, intentId } = await killedInInsert(owner, 'payments.register', input, 'late-1', customer);
     // The owner's sweep settles the dead run: nothing carries its run yet.
     await sg.sweep();
     expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
@@ -114,11 +125,7 @@ describe('a payment whose insert lands after its dead run was settled as having 
 
   it('lands after the retry registered the payment: refused as the same payment, one payment stays', async () => {
     const { owner, customer, invoice, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
-    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    await ageDeadAttempt(owner, customer);
+    const { held } = await killedInInsert(owner, 'payments.register', input, 'late-2', customer);
     // This time the retry itself settles the dead run (the key's lease passed; its intent stands).
     const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-2' });
     expect(retry.ok).toBe(true);
@@ -137,11 +144,7 @@ describe('a payment whose insert lands after its dead run was settled as having 
 describe('a late insert whose call is never retried', () => {
   it('the sweep withdraws the payment recovery said was never written; a later retry registers it once', async () => {
     const { owner, customer, invoice, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
-    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-orphan' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    const intentId = await ageDeadAttempt(owner, customer);
+    const { held, intentId } = await killedInInsert(owner, 'payments.register', input, 'late-orphan', customer);
     await sg.sweep();
     expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
     // Recovery's story: the call wrote nothing (its key handed back, its ledger entry interrupted).
@@ -176,11 +179,7 @@ describe('a late insert whose call is never retried', () => {
 
   it('a retry that took the payment over first is left to finish it: the sweep withdraws nothing', async () => {
     const { owner, customer, invoice, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
-    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-taken' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    await ageDeadAttempt(owner, customer);
+    const { held } = await killedInInsert(owner, 'payments.register', input, 'late-taken', customer);
     await sg.sweep();
     expect(await held.land()).toBe('stored');
     const [landed] = await paymentsOf(owner);
@@ -196,11 +195,7 @@ describe('a late insert whose call is never retried', () => {
 
   it('the dead attempt and its retry indexed on different days: payments.list and records.list show the payment once', async () => {
     const { owner, customer, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
-    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-days' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    await ageDeadAttempt(owner, customer);
+    const { held } = await killedInInsert(owner, 'payments.register', input, 'late-days', customer);
     const retry = await sg.call('payments.register', input, owner, { idempotencyKey: 'late-days' });
     expect(retry.ok).toBe(true);
     const id = retry.output.payment.id;
@@ -224,11 +219,7 @@ describe('a bill payment whose insert lands after its dead run was settled as ha
     const v = await vendor(owner);
     const bill = await postedBill(sg, owner, v);
     const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
-    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
-    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    const intentId = await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    const { held, intentId } = await killedInInsert(owner, 'bills.pay', input, 'late-bill', v);
     await sg.sweep();
     expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
     expect(await held.land()).toBe('stored');
@@ -245,11 +236,7 @@ describe('a bill payment whose insert lands after its dead run was settled as ha
     const v = await vendor(owner);
     const bill = await postedBill(sg, owner, v);
     const input = { vendor_id: v, amount: 119_000, currency: 'COP', date: '2026-11-20', bills: [{ bill_id: bill.id, amount: 119_000 }] };
-    const held = holdNextPaymentInsert(owner.workspace, 'bill_payments');
-    const dead = await sg.call('bills.pay', input, owner, { idempotencyKey: 'late-bill-orphan' });
-    await held.reached;
-    expect(dead.code).toBe('outcome_unknown');
-    await ageDeadAttempt(owner, v, 'bills.pay', `bills:pay:${owner.workspace}:${v}`);
+    const { held } = await killedInInsert(owner, 'bills.pay', input, 'late-bill-orphan', v);
     await sg.sweep();
     expect(await held.land()).toBe('stored');
     expect((await sg.db.collection('bill_payments').find({ workspace: owner.workspace }).toArray()).map((p) => p.status)).toEqual(['pending']);

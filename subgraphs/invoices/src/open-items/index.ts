@@ -11,6 +11,6 @@ export {
 } from './item.ts';
 export { definePostOperation, postOpenItem, previewOpenItemPost, type Booking, type Posting, type PostContext, type PostOperation } from './post.ts';
 export {
-  completePayment, completeStuckPayments, definePaymentOperation, PAYMENT_RECORD_FIELDS, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
+  completeKnownPayment, completePayment, completeStuckPayments, definePaymentOperation, PAYMENT_RECORD_FIELDS, paymentEntry, paymentEntryId, previewAllocations, reversePayment, settleAllocations,
   type AllocationRecord, type DueChange, type InFlight, type PaymentLedger, type PaymentRecord, type SettledAllocation,
 } from './payment.ts';

@@ -1,4 +1,4 @@
-import { CuadraError, defineOperation, finishStaleOperations, OPERATIONS_COLLECTION, RUN_FIELD, runOperation, withLock, type LegacyMarkers, type OperationContext, type OperationDoc, type OperationKind } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineOperation, finishStaleOperations, OPERATIONS_COLLECTION, RUN_FIELD, runOperation, withLock, type LegacyMarkers, type OperationContext, type OperationDoc, type OperationKind } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { postEntry, reverseEntry, updateCounted, type EntryHeading, type EntrySource, type JournalLine, type RecordChange } from '../books/index.ts';
 import { rollupIntent, type RollupDelta } from '../books/rollup-intents.ts';
@@ -229,6 +229,18 @@ export function definePaymentOperation<P extends PaymentRecord, D extends OpenIt
 /** Applies a pending payment and completes it (every step idempotent: see {@link definePaymentOperation}). */
 export function completePayment<P extends PaymentRecord>(ctx: ItemContext, operation: OperationKind<InFlight<P>>, payment: P): Promise<P> {
   return runOperation<InFlight<P>>(ctx, operation, payment, payment._id);
+}
+
+/**
+ * A payment already recorded under a call's id, as it stands: a pending one (an earlier attempt's —
+ * perhaps a dead one's whose marker recovery dropped or watches before its insert landed) is marked
+ * in flight again, so the sweep finishes it if this process dies too, and completed; any other is
+ * answered as it is.
+ */
+export async function completeKnownPayment<P extends PaymentRecord>(ctx: ItemContext, operation: OperationKind<InFlight<P>>, known: P): Promise<P> {
+  if (known.status !== 'pending') return known;
+  await beginOperation(ctx, operation, known._id);
+  return completePayment(ctx, operation, known);
 }
 
 /** Finishes the payments of a workspace a dead process left pending (past the one repair wait). */

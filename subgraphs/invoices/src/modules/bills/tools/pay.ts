@@ -3,7 +3,7 @@ import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
 import { BILL_PAYMENT_VIEW_SCHEMA, billPaymentOperation, billPayments, billPaymentView, previewBillPayment, type BillAllocation, type BillPaymentDoc } from '../payments.ts';
-import { completePayment, completeStuckPayments } from '../../../open-items/index.ts';
+import { completeKnownPayment, completePayment, completeStuckPayments } from '../../../open-items/index.ts';
 
 const INPUT = {
   type: 'object', additionalProperties: false, required: ['vendor_id', 'amount', 'currency', 'bills'],
@@ -73,7 +73,7 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
   const id = callerId ?? repeatableId('bpy') ?? undefined;
   if (id) {
     const known = await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: billPaymentView(await finishKnown(ctx, known)) };
+    if (known) return { payment: billPaymentView(await completeKnownPayment(ctx, billPaymentOperation, known)) };
   }
   const doc = await plannedPayment(input, ctx, id, known);
   try {
@@ -83,21 +83,11 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
     // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
     const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
     if (!known) throw err;
-    return { payment: billPaymentView(await finishKnown(ctx, known)) };
+    return { payment: billPaymentView(await completeKnownPayment(ctx, billPaymentOperation, known)) };
   }
   return { payment: billPaymentView(await completePayment(ctx, billPaymentOperation, doc)) };
 }
 
-/**
- * A bill payment already recorded under the call's id, as it stands: completed if an attempt left it
- * pending (its operation marked again first — recovery may have dropped a dead attempt's marker
- * before the payment landed — so the sweep finishes it if this process dies too).
- */
-async function finishKnown(ctx: BillPaymentContext, known: BillPaymentDoc): Promise<BillPaymentDoc> {
-  if (known.status === 'completed') return known;
-  if (known.status === 'pending') await beginOperation(ctx, billPaymentOperation, known._id);
-  return completePayment(ctx, billPaymentOperation, known);
-}
 
 /**
  * The payment a call asks for, pending and not yet stored, after every check made before writing

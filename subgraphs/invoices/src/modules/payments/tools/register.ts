@@ -4,7 +4,7 @@ import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Alloc
 import { localDate } from '../../../lib/money.ts';
 import { indexCreated } from '../../../lib/recent.ts';
 import { markPayment, paymentOperation, previewPayment } from '../ops.ts';
-import { completePayment } from '../../../open-items/index.ts';
+import { completeKnownPayment, completePayment } from '../../../open-items/index.ts';
 import { buyerFromCrm } from '../../items/document-lines.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 
@@ -74,7 +74,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: Paymen
   const id = callerId ?? repeatableId('pay') ?? undefined;
   if (id) {
     const known = await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
-    if (known) return { payment: paymentView(await finishKnown(ctx, known)) };
+    if (known) return { payment: paymentView(await completeKnownPayment(ctx, paymentOperation, known)) };
   }
   const doc = await paymentToRegister(input, ctx, id, customer);
   await markPayment(ctx, doc._id);
@@ -86,22 +86,12 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: Paymen
     // lease that ran out): the payment is the one recorded under it.
     const known = id && (err as { code?: number }).code === 11000 ? await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
     if (!known) throw err;
-    return { payment: paymentView(await finishKnown(ctx, known)) };
+    return { payment: paymentView(await completeKnownPayment(ctx, paymentOperation, known)) };
   }
   const done = await completePayment(ctx, paymentOperation, doc);
   return { payment: paymentView(done) };
 }
 
-/**
- * A payment already recorded under the call's id, as it stands: completed if an attempt left it
- * pending (its operation marked again first — recovery may have dropped the dead attempt's marker
- * before the payment landed — so the sweep finishes it if this process dies too).
- */
-async function finishKnown(ctx: PaymentContext, known: PaymentDoc): Promise<PaymentDoc> {
-  if (known.status !== 'pending') return known;
-  await markPayment(ctx, known._id);
-  return completePayment(ctx, paymentOperation, known);
-}
 
 /** The payment a call asks to register, checked and allocated (each invoice's requested amount), as it would be written `pending`: one path for the payment and its dry run. */
 async function paymentToRegister(input: InputOf<typeof registerInput>, ctx: PaymentContext, id?: string, customer?: { name: string }): Promise<PaymentDoc> {
