@@ -27,7 +27,8 @@ afterAll(async () => {
 const governanceDb = () => mongo.db(sys.gatewayDb.replace(/_gateway$/, '_governance'));
 const crmDb = () => mongo.db(sys.gatewayDb.replace(/_gateway$/, '_crm'));
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+// A condition, not a clock: 45 s is only the bound on a crowded machine (the suites run side by side).
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 45_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await read();
