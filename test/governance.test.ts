@@ -27,7 +27,8 @@ afterAll(async () => {
 const governanceDb = () => mongo.db(sys.gatewayDb.replace(/_gateway$/, '_governance'));
 const crmDb = () => mongo.db(sys.gatewayDb.replace(/_gateway$/, '_crm'));
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+// A condition, not a clock: 45 s is only the bound on a crowded machine (the suites run side by side).
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 45_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await read();
@@ -42,7 +43,12 @@ async function policy(key: string, body: Record<string, unknown>): Promise<strin
   return r.body.output.policy.id;
 }
 
-describe('Idempotency-Key', () => {
+// The four suites below run side by side (each test's waits — an approval's sweep, a 1.5 s window in which
+// a rejected call would show — overlap the others'), and each keeps to what is its own: the approvals
+// suite's tests share the first workspace's policies, so they run one after another (it.sequential); the
+// idempotency keys are distinct; the ledger and lock-out tests each open a workspace. The test that kills
+// crm runs after them, alone (the last suite): every other test calls crm.
+describe.concurrent('Idempotency-Key', () => {
   it('runs 50 concurrent identical keyed calls once and replays the first answer to the rest', async () => {
     const input = { name: 'Idempotente SAS', kind: 'customer' };
     const answers = await Promise.all(Array.from({ length: 50 }, () => sys.invoke('parties.create', input, owner, { 'idempotency-key': 'burst-1' })));
@@ -77,8 +83,8 @@ describe('Idempotency-Key', () => {
   });
 });
 
-describe('autonomy policies and approvals', () => {
-  it('holds a call (202), runs it exactly once when two people approve at the same moment', async () => {
+describe.concurrent('autonomy policies and approvals', () => {
+  it.sequential('holds a call (202), runs it exactly once when two people approve at the same moment', async () => {
     const id = await policy(owner, { name: 'Hold new projects', priority: 10, match: { tools: ['projects.create'] }, effect: 'hold' });
     const held = await sys.invoke('projects.create', { name: 'Retenido', key: 'HELD' }, owner);
     expect(held.status).toBe(202);
@@ -103,7 +109,7 @@ describe('autonomy policies and approvals', () => {
     await sys.invoke('policies.delete', { id }, owner);
   });
 
-  it('never runs a rejected call', async () => {
+  it.sequential('never runs a rejected call', async () => {
     const id = await policy(owner, { name: 'Hold employees', priority: 10, match: { tools: ['employees.%'], risk: ['write'] }, effect: 'hold' });
     const held = await sys.invoke('employees.create', { name: 'No Contratado', document: { type: 'CC', number: '99887766' }, hire_date: '2026-03-01', position: 'X', salary: { amount: 200000000, currency: 'COP' }, contract_type: 'indefinite', arl_class: 1 }, owner);
     expect(held.status).toBe(202);
@@ -113,23 +119,6 @@ describe('autonomy policies and approvals', () => {
     const after = await sys.invoke('approvals.get', { id: held.body.approval_id }, admin);
     expect(after.body.output.approval.status).toBe('rejected');
     expect(await mongo.db(sys.gatewayDb.replace(/_gateway$/, '_payroll')).collection('employees').countDocuments({ workspace })).toBe(0);
-    await sys.invoke('policies.delete', { id }, owner);
-  });
-
-  it('runs an approved call once when its subgraph comes back, not before, and never twice', async () => {
-    const id = await policy(owner, { name: 'Hold parties', priority: 10, match: { tools: ['parties.create'] }, effect: 'hold' });
-    const held = await sys.invoke('parties.create', { name: 'Tras La Caída', kind: 'customer' }, owner);
-    expect(held.status).toBe(202);
-    await sys.killSubgraph('crm');
-    const decided = await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, admin);
-    expect(decided.body.output.approval.status).toBe('approved');
-    await new Promise((res) => setTimeout(res, 1000));
-    expect((await sys.invoke('approvals.get', { id: held.body.approval_id }, admin)).body.output.approval.status).toBe('approved');
-    await sys.restartSubgraph('crm');
-    const done = await until(() => sys.invoke('approvals.get', { id: held.body.approval_id }, admin), (r) => r.body.output?.approval.status === 'executed');
-    expect(done.body.output.approval.status).toBe('executed');
-    await new Promise((res) => setTimeout(res, 1200));
-    expect(await crmDb().collection('parties').countDocuments({ workspace, name: 'Tras La Caída' })).toBe(1);
     await sys.invoke('policies.delete', { id }, owner);
   });
 
@@ -149,7 +138,7 @@ describe('autonomy policies and approvals', () => {
     });
   }
 
-  it('settles an approval whose executor died mid-run having written nothing: run again, once (issue 31, finding 6)', async () => {
+  it.sequential('settles an approval whose executor died mid-run having written nothing: run again, once (issue 31, finding 6)', async () => {
     await diedMidRun('apr_interrupted', 'Quizá');
     const settled = await until(() => sys.invoke('approvals.get', { id: 'apr_interrupted' }, admin), (r) => r.body.output?.approval.status === 'executed');
     expect(settled.body.output.approval.status).toBe('executed');
@@ -158,7 +147,7 @@ describe('autonomy policies and approvals', () => {
     expect(entries.filter((e) => e.approval_id === 'apr_interrupted').map((e) => e.outcome).sort()).toEqual(['interrupted', 'ok']);
   });
 
-  it('settles an approval whose executor died mid-run after deleting something: failed with the reason, never run again', async () => {
+  it.sequential('settles an approval whose executor died mid-run after deleting something: failed with the reason, never run again', async () => {
     await diedMidRun('apr_interrupted_deleting', 'Quizá borró');
     // The mark a run's first delete leaves on its intent: its records cannot prove it did nothing.
     await governanceDb().collection('intents').updateOne({ _id: 'int_apr_interrupted_deleting' as never }, { $set: { deletes: true } });
@@ -170,7 +159,7 @@ describe('autonomy policies and approvals', () => {
     expect(entries.filter((e) => e.approval_id === 'apr_interrupted_deleting').map((e) => e.outcome)).toEqual(['interrupted']);
   });
 
-  it('asks first (403 approval_required), then runs the repeated call once with X-Approval-Id', async () => {
+  it.sequential('asks first (403 approval_required), then runs the repeated call once with X-Approval-Id', async () => {
     const id = await policy(owner, { name: 'Ask for tasks', priority: 10, match: { tools: ['tasks.create'] }, effect: 'ask' });
     const project = await sys.invoke('projects.create', { name: 'Con Tareas', key: 'TAREAS' }, owner);
     const input = { project_id: project.body.output.project.id, title: 'Revisar' };
@@ -193,7 +182,7 @@ describe('autonomy policies and approvals', () => {
     await sys.invoke('policies.delete', { id }, owner);
   });
 
-  it('denies by policy, and the highest priority wins', async () => {
+  it.sequential('denies by policy, and the highest priority wins', async () => {
     const deny = await policy(owner, { name: 'No new agents', priority: 5, match: { tools: ['agents.create'] }, effect: 'deny' });
     const r = await sys.invoke('agents.create', { name: 'Prohibido', model: 'embedded', instructions: 'y' }, owner);
     expect(r.status).toBe(403);
@@ -206,7 +195,7 @@ describe('autonomy policies and approvals', () => {
     await sys.invoke('policies.delete', { id: allow }, owner);
   });
 
-  it('holds every non-read call of an agent by default when its workspace was opened by an agent', async () => {
+  it.sequential('holds every non-read call of an agent by default when its workspace was opened by an agent', async () => {
     const opened = await sys.identity.createWorkspace({ name: 'Abierta Por Agente', ownerEmail: 'p@example.com', openedBy: 'agent' });
     // The agent sign-up creates this policy; here it is created the way sign-up does.
     const { createAgentWorkspaceDefaults } = await import('../gateway/src/governance-defaults.ts');
@@ -220,7 +209,7 @@ describe('autonomy policies and approvals', () => {
   });
 });
 
-describe('the action ledger', () => {
+describe.concurrent('the action ledger', () => {
   it('has one entry per authenticated attempt, refusals included, and none for unauthenticated ones', async () => {
     const ws = await sys.workspace('Libro Mayor SAS');
     await sys.invoke('parties.create', { name: 'Uno', kind: 'customer' }, ws.api_key);
@@ -292,7 +281,7 @@ describe('the action ledger', () => {
   });
 });
 
-describe('no policy locks the owners out (issue 31, finding 12; CONTRACT §10)', () => {
+describe.concurrent('no policy locks the owners out (issue 31, finding 12; CONTRACT §10)', () => {
   const refusedBy = { ask: [403, 'approval_required'], hold: [202, undefined], deny: [403, 'policy_denied'] } as const;
 
   it.each(['ask', 'hold', 'deny'] as const)('a policy that %ss every call still lets the owner list policies, decide approvals and remove it', async (effect) => {
@@ -343,5 +332,24 @@ describe('no policy locks the owners out (issue 31, finding 12; CONTRACT §10)',
     expect((await sys.invoke('policies.list', {}, ownerKey)).status).toBe(200);
     for (const id of [atOwners, atKeys, narrow]) expect((await sys.invoke('policies.delete', { id }, ownerKey)).status).toBe(200);
     expect((await sys.invoke('parties.list', {}, ownerKey)).status).toBe(200);
+  });
+});
+
+describe('autonomy policies and approvals, while crm is down (alone: it kills crm)', () => {
+  it('runs an approved call once when its subgraph comes back, not before, and never twice', async () => {
+    const id = await policy(owner, { name: 'Hold parties', priority: 10, match: { tools: ['parties.create'] }, effect: 'hold' });
+    const held = await sys.invoke('parties.create', { name: 'Tras La Caída', kind: 'customer' }, owner);
+    expect(held.status).toBe(202);
+    await sys.killSubgraph('crm');
+    const decided = await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, admin);
+    expect(decided.body.output.approval.status).toBe('approved');
+    await new Promise((res) => setTimeout(res, 1000));
+    expect((await sys.invoke('approvals.get', { id: held.body.approval_id }, admin)).body.output.approval.status).toBe('approved');
+    await sys.restartSubgraph('crm');
+    const done = await until(() => sys.invoke('approvals.get', { id: held.body.approval_id }, admin), (r) => r.body.output?.approval.status === 'executed');
+    expect(done.body.output.approval.status).toBe('executed');
+    await new Promise((res) => setTimeout(res, 1200));
+    expect(await crmDb().collection('parties').countDocuments({ workspace, name: 'Tras La Caída' })).toBe(1);
+    await sys.invoke('policies.delete', { id }, owner);
   });
 });

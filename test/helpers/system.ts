@@ -2,14 +2,14 @@ import { createECDH, createHash, createPrivateKey, createPublicKey, randomBytes 
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
-import { connectDatabase, Governance } from '@cuadra/shared';
+import { connectDatabase, Governance, newId } from '@cuadra/shared';
 import { checkOutput } from '@cuadra/shared/testing';
 import { Redis } from 'ioredis';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { expect } from 'vitest';
 import { buildProducts } from '../../gateway/src/catalog.ts';
 import { IdentityStore } from '../../gateway/src/identity/store.ts';
-import { PeopleStore } from '../../gateway/src/identity/people.ts';
+import { hashPassword, PeopleStore, peopleModels } from '../../gateway/src/identity/people.ts';
 import { repoRoot } from '../../scripts/infra.ts';
 import { startSystem, type RunningSystem, type ServiceProcess } from '../../scripts/system.ts';
 import { askTestPool, SHARED_SYSTEM_ENV, testPoolUrl, type ExclusiveSystemInfo, type ExportedSpan, type SharedSystemInfo } from '../../scripts/test-pool.ts';
@@ -307,6 +307,9 @@ function ownProcesses(system: RunningSystem): ProcessesOf {
   };
 }
 
+/** The password hash of every person {@link TestSystem.person} makes in this process (for a password nobody holds). */
+let throwawayPasswordHash: Promise<string> | undefined;
+
 async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string, redisUrl: string, shared: boolean): Promise<TestSystem> {
   const db = await connectDatabase(mongoUrl, `${prefix}_gateway`);
   const redis = new Redis(redisUrl);
@@ -361,7 +364,11 @@ async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string,
     key: (workspace, role, patterns) => identity.createApiKey({ workspace, name: `${role} key`, role, patterns }),
     async person(workspace, role, name = role) {
       const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}.${randomBytes(3).toString('hex')}@people.example`;
-      const user = await people.createUser({ email, name, password: `${randomBytes(12).toString('hex')}Aa1` });
+      // Such a person never signs in (they act through the key they made): their record carries the hash
+      // of a password nobody holds, made once per process — scrypt at the product's cost is ~0.35 s of a
+      // core and 128 MiB a hash, and governance alone makes eight such people.
+      throwawayPasswordHash ??= hashPassword(`${randomBytes(12).toString('hex')}Aa1`);
+      const user = await peopleModels(db).users.create({ _id: newId('usr'), email, name, password_hash: await throwawayPasswordHash, created_at: new Date() });
       await people.setMembership(workspace, user._id, role);
       const key = await identity.createApiKey({ workspace, name: `${name}'s key`, role, createdByPerson: user._id });
       return { user_id: user._id, email, api_key: key.api_key, key_id: key.id };
