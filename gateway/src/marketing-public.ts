@@ -225,7 +225,7 @@ export function marketingPublic(opts: { marketingUrl: string | undefined; log: L
       await opts.tokens.revokeIdToken(token, slug);
     } catch (err) {
       opts.log.error({ err }, 'site token revocation failed');
-      return sendRefusal(res, new CuadraError('unavailable', 'The token could not be revoked; try again shortly.'), opts);
+      return sendRefusal(res, new CuadraError('unavailable', 'The revocation could not be completed (a store is unreachable); it may be recorded only in part. Ask again shortly (asking again is always safe).'), opts);
     }
     res.status(200).end();
   };

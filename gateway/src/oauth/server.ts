@@ -486,7 +486,9 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
       // Unknown or foreign tokens get the same answer (RFC 7009 §2.2): nothing to learn from it.
       res.status(200).end();
     } catch (err) {
-      sendOAuthError(res, err, deps.log);
+      // Revocation writes MongoDB, then Redis: a failure after the first is a revocation recorded in
+      // part (honoured once Redis is back), so the answer must not say nothing was done.
+      sendOAuthError(res, err, deps.log, REVOCATION_OUTAGE);
     }
   });
 
@@ -494,7 +496,10 @@ export function oauthRouter(deps: OAuthServerDeps): Router {
 }
 
 /** An OAuth error answer `{error, error_description}`; anything unexpected is logged and answered as server_error. */
-function sendOAuthError(res: Response, err: unknown, log?: Logger): void {
+/** The 503 text of a revocation that failed half-way: asking again is safe, and is the way to be sure. */
+const REVOCATION_OUTAGE = 'A store behind the authorization server cannot be reached right now; the revocation may be recorded only in part. Ask again shortly (asking again is always safe).';
+
+function sendOAuthError(res: Response, err: unknown, log?: Logger, outageText = 'A store behind the authorization server cannot be reached right now; nothing was done. Try again shortly.'): void {
   if (err instanceof OAuthError) {
     if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="cuadra"');
     res.status(err.status).json({ error: err.error, error_description: err.message });
@@ -502,9 +507,10 @@ function sendOAuthError(res: Response, err: unknown, log?: Logger): void {
   }
   log?.error({ err }, 'OAuth endpoint failed');
   if (isOutage(err)) {
-    // Not the client's fault and nothing was done (a code or refresh token a failed exchange took is given back).
+    // Not the client's fault; for the token endpoint nothing was done (a code or refresh token a failed
+    // exchange took is given back), for revocation the caller is told to ask again.
     res.setHeader('Retry-After', String(OUTAGE_RETRY_SECONDS));
-    res.status(503).json({ error: 'temporarily_unavailable', error_description: 'A store behind the authorization server cannot be reached right now; nothing was done. Try again shortly.' });
+    res.status(503).json({ error: 'temporarily_unavailable', error_description: outageText });
     return;
   }
   res.status(500).json({ error: 'server_error', error_description: 'Something went wrong; try again.' });

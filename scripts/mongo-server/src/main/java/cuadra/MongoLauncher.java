@@ -78,7 +78,8 @@ public final class MongoLauncher {
         // H2's page cache (MB of pages kept read and deserialized). H2's default, 16, is far smaller than the
         // indexes a busy workspace's reads walk: every lookup then read pages from the file and deserialized
         // their keys again (bench/h2-id-lookup.ts, a ledger window of 500 positions: 40 ms of CPU with 16,
-        // 14 ms with 256; issue 33). The launcher runs with -Xmx768m.
+        // 14 ms with 256; issue 33). Its JVM heap is sized by scripts/infra.ts (mongoMemory): an eighth of
+        // the machine for H2, at least 768 MB.
         int cacheMb = 256;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
