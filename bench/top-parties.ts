@@ -5,14 +5,22 @@
 // bench/scale.ts seeds them, the customers drawn uniformly (thousands tie at one invoice) or skewed
 // (index ⌊n·u⁴⌋, as BENCH_PARTY_SKEW=1 in bench/scale.ts). The rollup documents are those the posts
 // would have written (`rollupChanges`, inserted in bulk), the leaders built by `backfillLeaders`.
-// Windows: the default 90 days and 366 days; limit 5. Prints p50 / p95 per read and which way the
-// leaders' read answered; checks the two answers are equal. BENCH_RUNS (default 15) runs each,
-// alternated. MongoDB-protocol server with its H2 backend, in process (no HTTP hop).
+// Windows: the default 90 days and 366 days; limit 5. Each run posts one invoice of a customer drawn as
+// the seed draws them, dated today (`applyRollupIntent`, as a post does: rollups, leaders, its count
+// and log), then four reads, alternated:
+// - every party: the fallback alone;
+// - afresh (topn10): `topPartiesAfresh` — the leaders tried, every party read when they cannot prove;
+// - after the post: `topParties` — the window's kept answer brought up to date by the party posted;
+// - unchanged: `topParties` again (the kept answer: one `_id` read).
+// Then the write: a post's p50 and the count-and-log step alone (`countPartyWrite`), BENCH_RUNS each.
+// Prints p50 / p95 per read and which way the reads answered; checks the answers are equal.
+// BENCH_RUNS (default 15) runs each. MongoDB-protocol server with its H2 backend, in process (no HTTP hop).
 import { performance } from 'node:perf_hooks';
 import { stopAll } from '../scripts/infra.ts';
 import { pct, rng, startInvoicesOnH2 } from './invoices-h2.ts';
-import { rollupChanges } from '../subgraphs/invoices/src/books/rollup-intents.ts';
-import { backfillLeaders, topFromEveryParty, topParties } from '../subgraphs/invoices/src/books/party-leaders.ts';
+import { applyRollupIntent, rollupChanges, rollupIntent } from '../subgraphs/invoices/src/books/rollup-intents.ts';
+import { invoices } from '../subgraphs/invoices/src/modules/invoices/model.ts';
+import { backfillLeaders, countPartyWrite, topFromEveryParty, topParties, topPartiesAfresh } from '../subgraphs/invoices/src/books/party-leaders.ts';
 import { addDays } from '../subgraphs/invoices/src/lib/money.ts';
 import { localDate } from '../shared/src/periods.ts';
 
@@ -51,38 +59,69 @@ async function seed(workspace: string, n: number, skew: boolean): Promise<void> 
 }
 
 const rows: string[] = [];
+const writes: string[] = [];
 for (const skew of [false, true]) {
   for (const n of sizes) {
     const workspace = `ws_top_${skew ? 'skew' : 'flat'}_${n}`;
     const t0 = performance.now();
     await seed(workspace, n, skew);
     console.log(`seeded ${workspace} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const rand = rng(n * 7 + (skew ? 1 : 0));
+    let posts = 0;
+    const postTimes: number[] = [];
+    // One invoice of a customer drawn as the seed draws them, dated today: rollups, leaders, count and log, as a post applies them.
+    const postOne = async () => {
+      const c = Math.min(n - 1, Math.floor(n * (skew ? rand() ** 4 : rand())));
+      const customer = { id: `pty_${String(c).padStart(6, '0')}`, name: `Cliente ${c}`, inc: { revenue: AMOUNT, invoiced: AMOUNT * 1.19 } };
+      const intent = rollupIntent([{ day: TODAY, currency: 'COP', inc: { revenue: AMOUNT, invoiced: AMOUNT * 1.19, invoices: 1 }, customer }], new Date())!;
+      const t = performance.now();
+      await applyRollupIntent(db, invoices(db), `inv_bench_${posts++}`, workspace, intent);
+      postTimes.push(performance.now() - t);
+    };
     for (const days of [90, 366]) {
       const from = addDays(TODAY, -(days - 1));
-      const timesNew: number[] = [];
-      const timesOld: number[] = [];
-      let via = '';
+      const times: Record<'all' | 'afresh' | 'changed' | 'kept', number[]> = { all: [], afresh: [], changed: [], kept: [] };
+      const vias = { afresh: '', changed: '', kept: '' };
       for (let r = -2; r < runs; r++) {
-        let t = performance.now();
-        const a = await topParties(db, workspace, 'COP', from, TODAY, 'revenue', 5);
-        const dNew = performance.now() - t;
-        t = performance.now();
-        const b = await topFromEveryParty(db, workspace, 'COP', from, TODAY, 'revenue', 5);
-        const dOld = performance.now() - t;
-        if (JSON.stringify(a.rows) !== JSON.stringify(b)) throw new Error(`${workspace} ${days} d: leaders ${JSON.stringify(a.rows)} ≠ every party ${JSON.stringify(b)}`);
-        via = a.via;
+        const timed = async <T>(name: keyof typeof times, f: () => Promise<T>): Promise<T> => {
+          const t = performance.now();
+          const out = await f();
+          if (r >= 0) times[name].push(performance.now() - t);
+          return out;
+        };
+        await postOne();
+        const all = await timed('all', () => topFromEveryParty(db, workspace, 'COP', from, TODAY, 'revenue', 5));
+        const afresh = await timed('afresh', () => topPartiesAfresh(db, workspace, 'COP', from, TODAY, 'revenue', 5));
+        const changed = await timed('changed', () => topParties(db, workspace, 'COP', from, TODAY, 'revenue', 5));
+        const kept = await timed('kept', () => topParties(db, workspace, 'COP', from, TODAY, 'revenue', 5));
+        for (const [name, a] of [['afresh', afresh], ['changed', changed], ['kept', kept]] as const) {
+          if (JSON.stringify(a.rows) !== JSON.stringify(all)) throw new Error(`${workspace} ${days} d ${name}: ${JSON.stringify(a.rows)} ≠ every party ${JSON.stringify(all)}`);
+        }
         if (r >= 0) {
-          timesNew.push(dNew);
-          timesOld.push(dOld);
+          vias.afresh = afresh.via;
+          vias.changed = changed.kept ? `kept, ${changed.caughtUp} caught up` : `${changed.via}${changed.tried ? '' : ' (not tried)'}`;
+          vias.kept = kept.kept ? `kept, ${kept.caughtUp} caught up` : kept.via;
         }
       }
-      const row = `| ${skew ? 'skewed' : 'uniform'} | ${n} | ${days} d | ${pct(timesOld, 50).toFixed(1)} / ${pct(timesOld, 95).toFixed(1)} | ${pct(timesNew, 50).toFixed(1)} / ${pct(timesNew, 95).toFixed(1)} | ${via} |`;
+      const cell = (xs: number[]) => `${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}`;
+      const row = `| ${skew ? 'skewed' : 'uniform'} | ${n} | ${days} d | ${cell(times.all)} | ${cell(times.afresh)} | ${cell(times.changed)} | ${cell(times.kept)} | ${vias.afresh}; ${vias.changed}; ${vias.kept} |`;
       console.log(row);
       rows.push(row);
     }
+    const countTimes: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const t = performance.now();
+      await countPartyWrite(db, workspace, 'COP', TODAY, { id: 'pty_000001', name: 'Cliente 1', inc: { revenue: AMOUNT } });
+      countTimes.push(performance.now() - t);
+    }
+    const w = `| ${skew ? 'skewed' : 'uniform'} | ${n} | ${pct(postTimes, 50).toFixed(1)} / ${pct(postTimes, 95).toFixed(1)} | ${pct(countTimes, 50).toFixed(1)} / ${pct(countTimes, 95).toFixed(1)} |`;
+    console.log(w);
+    writes.push(w);
   }
 }
-console.log('\n| customers | size | window | every party p50 / p95 ms | leaders p50 / p95 ms | leaders answered via |\n| --- | --- | --- | --- | --- | --- |');
+console.log('\n| customers | size | window | every party p50 / p95 ms | afresh (topn10) | after the post (this change) | unchanged | via: afresh; after the post; unchanged |\n| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
+console.log('\n| customers | size | a post p50 / p95 ms | its count-and-log step alone p50 / p95 ms |\n| --- | --- | --- | --- |');
+for (const w of writes) console.log(w);
 await sg.close();
 await stopAll();

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
 import { applyRollupIntent, rollupIntent } from '../src/books/rollup-intents.ts';
-import { backfillLeaders, LEADERS, leadersReady, partyLeaders, topParties, type LeadersDoc } from '../src/books/party-leaders.ts';
+import { backfillLeaders, CATCH_UP, KEEP, LEADERS, leadersReady, partyLeaders, placeRow, RETRY_PROOF_MS, topFromEveryParty, topParties, type LeadersDoc } from '../src/books/party-leaders.ts';
 import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
 import { configuredWorkspace, startInvoices } from './setup.ts';
 
@@ -16,8 +16,14 @@ const KEPT = LEADERS.kept;
 beforeAll(async () => {
   sg = await startInvoices();
 });
+const RETRY = RETRY_PROOF_MS.value;
+const KEEP_ROWS = KEEP.rows;
+const CATCH = { ...CATCH_UP };
 afterEach(() => {
   LEADERS.kept = KEPT;
+  RETRY_PROOF_MS.value = RETRY;
+  KEEP.rows = KEEP_ROWS;
+  Object.assign(CATCH_UP, CATCH);
 });
 afterAll(async () => {
   await sg?.close();
@@ -166,4 +172,171 @@ describe('leaders under concurrent posts', () => {
       }
     }
   }, 120_000);
+});
+
+describe('ties: every invoice one amount, as bench/scale.ts seeds them', () => {
+  const AMOUNT = 15_000;
+  const book: Book = new Map();
+  let workspace: string;
+  const id = (i: number) => `pty_t${String(i).padStart(2, '0')}`;
+  const rows = (got: { rows: { id: string; value: number }[] }) => got.rows.map((r) => ({ id: r.id, value: r.value }));
+  let n = 0;
+  const postOne = async (party: string, day: string, amount: number) => {
+    record(book, party, day, amount);
+    await post(workspace, `inv_tie_${n++}`, party, day, amount);
+  };
+
+  beforeAll(async () => {
+    LEADERS.kept = 4;
+    workspace = (await configuredWorkspace(sg)).workspace;
+    // 40 customers, 150 invoices of one amount over August–October: most customers tie with others
+    // at 3 or 4 invoices, the lists (4 long) cut through the ties, so the leaders prove nothing.
+    let seed = 777;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let k = 0; k < 150; k++) {
+      const party = id(Math.floor(rand() * 40));
+      const day = `2026-${['08', '09', '10'][Math.floor(rand() * 3)]}-${String(1 + Math.floor(rand() * 28)).padStart(2, '0')}`;
+      await postOne(party, day, AMOUNT);
+    }
+    // Credit notes: one customer's whole September, another's one invoice of October.
+    const sept = [...(book.get(id(3))?.entries() ?? [])].filter(([d]) => d.startsWith('2026-09'));
+    for (const [day, v] of sept) await postOne(id(3), day, -v);
+    const oct = [...(book.get(id(5))?.entries() ?? [])].find(([d]) => d.startsWith('2026-10'));
+    if (oct) await postOne(id(5), oct[0], -AMOUNT);
+  }, 300_000);
+
+  it('answer every window and limit as the sums kept here and as every party, ties by id', async () => {
+    LEADERS.kept = 4;
+    const windows: [string, string][] = [['2026-08-01', '2026-10-31'], ['2026-08-15', '2026-10-20'], ['2026-09-01', '2026-09-30'], ['2026-10-03', '2026-10-03']];
+    let failed = 0;
+    for (const [from, to] of windows) {
+      for (const limit of [1, 3, 5, 10, 40]) {
+        const got = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', limit);
+        const want = expected(book, from, to, limit);
+        expect({ from, to, limit, rows: rows(got) }).toEqual({ from, to, limit, rows: want });
+        expect(got.rows).toEqual(await topFromEveryParty(sg.db, workspace, 'COP', from, to, 'revenue', limit));
+        if (got.via === 'every party') failed++;
+        // Ties: the equal totals come in id order.
+        for (let i = 1; i < want.length; i++) if (want[i].value === want[i - 1].value) expect(want[i].id > want[i - 1].id).toBe(true);
+      }
+    }
+    expect(failed).toBeGreaterThan(0);
+  });
+
+  it('keep an answer while nothing changes in its months, and bring it up to date by the party changed there', async () => {
+    LEADERS.kept = 4;
+    // A window not read before.
+    const [from, to] = ['2026-08-02', '2026-10-31'];
+    RETRY_PROOF_MS.value = 0;
+    const first = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 6);
+    expect(first).toMatchObject({ kept: false, tried: true, via: 'every party' });
+    expect(rows(first)).toEqual(expected(book, from, to, 6));
+    const again = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 6);
+    expect(again).toMatchObject({ kept: true, tried: false, caughtUp: 0 });
+    expect(again.rows).toEqual(first.rows);
+    // A change outside the window's months leaves it as it was.
+    await postOne(id(39), '2026-11-02', 9 * AMOUNT);
+    expect(await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 6)).toMatchObject({ kept: true, caughtUp: 0 });
+    // A customer out of the six ties the sixth (and comes first by id, or one more makes it pass): the kept answer is brought up to date.
+    const top6 = expected(book, from, to, 6);
+    const last = top6[5];
+    const entrant = [...book.keys()].sort().find((p) => !top6.some((r) => r.id === p))!;
+    const has = expected(book, from, to, 40).find((r) => r.id === entrant)?.value ?? 0;
+    await postOne(entrant, '2026-09-09', last.value - has + (entrant < last.id ? 0 : 1));
+    const after = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 6);
+    expect(after).toMatchObject({ kept: true, tried: false, caughtUp: 1 });
+    expect(rows(after)).toEqual(expected(book, from, to, 6));
+    expect(rows(after).map((r) => r.id)).toContain(entrant);
+    expect(after.rows.find((r) => r.id === entrant)!.name).toBe(`Cliente ${entrant}`);
+  });
+
+  it('read every party without trying the leaders again for a while after they failed on that window', async () => {
+    LEADERS.kept = 4;
+    CATCH_UP.changes = 0;
+    const [from, to] = ['2026-08-15', '2026-10-20'];
+    RETRY_PROOF_MS.value = 60_000;
+    await postOne(id(1), '2026-10-01', AMOUNT);
+    const a = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 3);
+    expect(a).toMatchObject({ kept: false, via: 'every party' });
+    await postOne(id(2), '2026-10-02', AMOUNT);
+    const b = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 3);
+    expect(b).toMatchObject({ kept: false, tried: false, via: 'every party' });
+    expect(rows(b)).toEqual(expected(book, from, to, 3));
+    RETRY_PROOF_MS.value = 0;
+    await postOne(id(2), '2026-10-02', -AMOUNT);
+    const c = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 3);
+    expect(c).toMatchObject({ kept: false, tried: true });
+    expect(rows(c)).toEqual(expected(book, from, to, 3));
+  });
+
+  it('bring short kept lists up to date change by change, exactly: ties, credit notes, parties leaving and entering', async () => {
+    LEADERS.kept = 4;
+    KEEP.rows = 6;
+    const windows: [string, string][] = [['2026-08-01', '2026-10-31'], ['2026-09-10', '2026-10-25']];
+    let seed = 99;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const read = async () => {
+      for (const [from, to] of windows) {
+        for (const limit of [1, 3, 6]) {
+          const got = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', limit);
+          expect({ from, to, limit, rows: rows(got) }).toEqual({ from, to, limit, rows: expected(book, from, to, limit) });
+          if (got.caughtUp > 0) caught++;
+          if (!got.kept) afresh++;
+        }
+      }
+    };
+    let caught = 0;
+    let afresh = 0;
+    await read();
+    for (let k = 0; k < 60; k++) {
+      // Mostly the leading customers (ties among them, credit notes pushing them out), sometimes anyone.
+      const top = expected(book, '2026-08-01', '2026-10-31', 8);
+      const party = rand() < 0.6 && top.length ? top[Math.floor(rand() * top.length)].id : id(Math.floor(rand() * 40));
+      const day = `2026-${['08', '09', '10'][Math.floor(rand() * 3)]}-${String(1 + Math.floor(rand() * 28)).padStart(2, '0')}`;
+      await postOne(party, day, (rand() < 0.35 ? -1 : 1) * AMOUNT);
+      await read();
+    }
+    expect(caught).toBeGreaterThan(30);
+    expect(afresh).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('reads while posts land at once end on the exact answer (a kept answer never outlives a change)', async () => {
+    LEADERS.kept = 4;
+    const [from, to] = ['2026-08-01', '2026-10-31'];
+    let seed = 4242;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const changes = Array.from({ length: 60 }, () => [id(Math.floor(rand() * 40)), `2026-10-${String(1 + Math.floor(rand() * 28)).padStart(2, '0')}`, (rand() < 0.25 ? -1 : 1) * AMOUNT] as const);
+    let done = false;
+    const reads: Promise<void> = (async () => {
+      while (!done) await topParties(sg.db, workspace, 'COP', from, to, 'revenue', 5);
+    })();
+    for (let i = 0; i < changes.length; i += 20) await Promise.all(changes.slice(i, i + 20).map(([p, d, v]) => postOne(p, d, v)));
+    done = true;
+    await reads;
+    for (const limit of [1, 5, 10]) {
+      const got = await topParties(sg.db, workspace, 'COP', from, to, 'revenue', limit);
+      expect(rows(got)).toEqual(expected(book, from, to, limit));
+    }
+  }, 120_000);
+});
+
+describe('placeRow', () => {
+  const r = (id: string, value: number) => ({ id, name: id, value });
+  it('keeps the promise of a kept list: whoever it does not list ranks after its last row', () => {
+    KEEP.rows = 3;
+    const list = [r('a', 9), r('b', 5), r('c', 5)];
+    // Enters before the last (a tie broken by id), the last drops out and the list is no longer complete.
+    expect(placeRow(list, true, r('bb', 5))).toEqual({ list: [r('a', 9), r('b', 5), r('bb', 5)], complete: false });
+    // Ties the last with a larger id: stays out.
+    expect(placeRow(list, false, r('d', 5))).toEqual({ list, complete: false });
+    // A listed party falls behind the last: it leaves (the list gets shorter).
+    expect(placeRow(list, false, r('a', 4))).toEqual({ list: [r('b', 5), r('c', 5)], complete: false });
+    // The last itself falls: it leaves; the same total (changes that cancel): it stays.
+    expect(placeRow(list, false, r('c', 4)).list).toEqual([r('a', 9), r('b', 5)]);
+    expect(placeRow(list, false, r('c', 5)).list).toEqual(list);
+    // At 0 a party leaves; a complete list takes any other total, negative ones last.
+    expect(placeRow(list, true, r('b', 0)).list).toEqual([r('a', 9), r('c', 5)]);
+    expect(placeRow([r('a', 9)], true, r('z', -2))).toEqual({ list: [r('a', 9), r('z', -2)], complete: true });
+    expect(placeRow([], false, r('z', 7))).toEqual({ list: [], complete: false });
+  });
 });

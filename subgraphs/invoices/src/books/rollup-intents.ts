@@ -2,7 +2,7 @@ import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { ALL_TIME, Grain, partyShard, partyShardId, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
-import { leaderChangesOf, updateLeaders } from './party-leaders.ts';
+import { countPartyWrite, leaderChangesOf, updateLeaders } from './party-leaders.ts';
 
 /**
  * One change to the receivables rollups, dated on the day it belongs to: `inc` goes to the
@@ -156,6 +156,8 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
     }
     // Then the leaders of the party's day and month (top-N reads): after its counters, before the intent is done.
     for (const lc of leaderChangesOf(workspace, delta.currency, delta.day, delta.customer)) await updateLeaders(db, lc);
+    // Last, the count of changes of the party's month: top-N answers kept for windows over it are stale from here.
+    await countPartyWrite(db, workspace, delta.currency, delta.day, delta.customer);
   }
   const done = await model.collection.updateOne(
     { _id: docId, 'pending_rollups.id': intent.id } as never,
