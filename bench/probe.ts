@@ -6,7 +6,7 @@ import path from 'node:path';
 export interface ProbeWindow {
   name: string; pid: number; window: number; wall_ms: number; cpu_us: number;
   mongo: Record<string, number>; redisCommands: Record<string, number>; redisRoundTrips: number;
-  memory: { rss: number; heapUsed: number; heapTotal: number; external: number };
+  memory: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers?: number; newSpace?: number; heapPeak?: number; heapLimit?: number };
 }
 
 /** One probed process: `cut()` ends the current window and answers its figures. */

@@ -42,6 +42,7 @@ import { addGramsOfMany, assignPositions, markIndexed, positionKey, trigramsOf }
 import { pct, rng } from './invoices-h2.ts';
 import { describeFairShare } from './fair-share.ts';
 import { MachineMeter, Probe } from './probe.ts';
+import { nativeBreakdown } from './native-memory.ts';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
@@ -92,14 +93,29 @@ const prefix = sys.gatewayDb.replace(/_gateway$/, '');
 
 const services: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])) };
 const probes = Object.fromEntries(Object.entries(services).map(([n, pid]) => [n, new Probe(probeDir, n, pid)]));
-/** Resident memory (MB) of each process, from /proc; with `live`, each service's V8 heap in use after a full collection too. */
+/**
+ * Resident memory (MB) of each process, from /proc; with `live`, each service's V8 heap in use after a full
+ * collection too, and the most heap it held in use since the last reading (sampled every 200 ms: live and
+ * garbage not yet collected — what a --max-old-space-size bound must stay above, with margin).
+ */
+/** Where each service's resident memory is at each reading (bench/native-memory.ts). */
+const where: Record<string, string>[] = [];
 async function rss(live = false): Promise<Record<string, string>> {
   const pids: Record<string, number> = { ...services, mongo: mongo.pid };
-  const heaps = live ? Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, (await p.cut()).memory.heapUsed] as const))) : {};
+  const heaps = live ? Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, (await p.cut()).memory] as const))) : {};
+  if (live) {
+    const m = (n: number) => Math.round(n / 1048576);
+    where.push(Object.fromEntries(Object.entries(services).map(([n, pid]) => {
+      const b = nativeBreakdown(pid);
+      const h = heaps[n];
+      return [n, b && h ? `heap ${m(h.heapTotal)} (young ${m(h.newSpace ?? 0)}), brk ${m(b.brk)}, arenas ${m(b.arenas)}, other anon ${m(b.otherAnon)}, file ${m(b.file)}` : '—'];
+    })));
+  }
   return Object.fromEntries(Object.entries(pids).map(([n, pid]) => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     const resident = m ? Math.round(Number(m[1]) / 1024) : NaN;
-    return [n, heaps[n] === undefined ? String(resident) : `${resident} (heap ${Math.round(heaps[n] / 1048576)})`];
+    const h = heaps[n];
+    return [n, h === undefined ? String(resident) : `${resident} (heap ${Math.round(h.heapUsed / 1048576)}, peak ${Math.round((h.heapPeak ?? 0) / 1048576)})`];
   }));
 }
 
@@ -503,6 +519,8 @@ try {
   for (const m of memory) console.log(`  ${m.when.padEnd(28)} ${Object.values(m.mb).join(', ')}`);
   const grew = Object.keys(memory[0].mb).map((k) => [k, Number.parseInt(memory[2].mb[k], 10) - Number.parseInt(memory[1].mb[k], 10)] as const);
   console.log(`  grew serving reads: ${grew.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
+  console.log(`  where (MB; V8's committed heap and young generation, glibc's main arena (brk) and other arenas, other anonymous mappings — V8's pages among them — and files; ${memory.map((x) => x.when).join(' / ')}):`);
+  for (const n of Object.keys(services)) console.log(`    ${n.padEnd(9)} ${where.map((w) => w[n]).join(' / ')}`);
 } finally {
   lock.release();
   await Promise.all([crmDb.close(), governanceDb.close(), invoicesDb.close()]).catch(() => undefined);

@@ -93,6 +93,16 @@ export const compileCacheDir = path.join(repoRoot, '.cache', 'node-compile');
  * default 120 s (a service starts in a few seconds on a quiet machine; the wait only matters when
  * the machine is crowded, and a failed start still ends at once when the child exits).
  */
+/**
+ * V8 flags every service starts with (issue 33, "A service's memory" in ARCHITECTURE.md; docker-compose.yml
+ * sets the same): semi-spaces of at most 16 MB (V8's default grows them to 64 MB under a burst of reads,
+ * and the pages stay resident) and an old space of 1,024 MB (V8 then grows it by a smaller factor between
+ * full collections). Put before the environment's own NODE_OPTIONS (a flag given twice: the later one
+ * counts). `CUADRA_SERVICE_NODE_OPTIONS` replaces them ('' = V8's defaults), for benches that compare.
+ */
+export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=1024';
+const serviceNodeOptions = () => process.env.CUADRA_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
+
 /** The instance token each service was started with (it answers it on /healthz: shared/src/instance.ts). */
 const instanceOf = new WeakMap<ChildProcess, string>();
 
@@ -121,7 +131,8 @@ export function spawnService(name: string, entry: string, env: Record<string, st
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
   const instance = randomBytes(9).toString('base64url');
-  const child = spawn(nodeBin, [entry], { cwd: repoRoot, env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, ...env, CUADRA_INSTANCE: instance }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeOptions = [serviceNodeOptions(), env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
+  const child = spawn(nodeBin, [entry], { cwd: repoRoot, env: { NODE_COMPILE_CACHE: compileCacheDir, ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), CUADRA_INSTANCE: instance }, stdio: ['ignore', 'pipe', 'pipe'] });
   instanceOf.set(child, instance);
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);

@@ -66,10 +66,18 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
   const session = profile || heap ? new Session() : null;
   session?.connect();
   let window = 0;
+  // The most heap V8 held in use (live and not yet collected) at any 200 ms tick of the window: an upper
+  // bound of the live heap's peak, what a cap on the old space (--max-old-space-size) must stay above.
+  let heapPeak = 0;
+  setInterval(() => {
+    const used = v8.getHeapStatistics().used_heap_size;
+    if (used > heapPeak) heapPeak = used;
+  }, 200).unref();
   let cpu = process.cpuUsage();
   let opened = performance.now();
   const startWindow = async () => {
     counts = { mongo: {}, redisCommands: {}, redisRoundTrips: 0 };
+    heapPeak = 0;
     cpu = process.cpuUsage();
     opened = performance.now();
     if (heap && session) {
@@ -89,8 +97,11 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       const wall = performance.now() - opened;
       const n = window++;
       const closing = counts;
+      const peak = Math.max(heapPeak, v8.getHeapStatistics().used_heap_size);
       collect?.();
       const mem = process.memoryUsage();
+      // V8's young generation (both semi-spaces): committed to its maximum by a burst of allocation.
+      const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
       if (heap && session) {
         const { profile: h } = await session.post('HeapProfiler.stopSampling');
         writeFileSync(path.join(dir, `${name}.${n}.heapprofile`), JSON.stringify(h));
@@ -103,7 +114,7 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       const file = path.join(dir, `${name}.${n}.json`);
       writeFileSync(`${file}.part`, JSON.stringify({
         name, pid: process.pid, window: n, wall_ms: wall, cpu_us: used.user + used.system, ...closing,
-        memory: { rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external },
+        memory: { rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, arrayBuffers: mem.arrayBuffers, newSpace, heapPeak: peak, heapLimit: v8.getHeapStatistics().heap_size_limit },
       }));
       renameSync(`${file}.part`, file);
       await startWindow();
