@@ -22,9 +22,10 @@ import type { MaintenanceHook } from './module.ts';
  *    whole, or, when a step refuses for good ({@link OperationKind.abandons}), ends undone with the
  *    record's own clean-up done by that step.
  *
- * When the owner settles a dead call and finds its operation's record absent, the marker is dropped,
- * or — for a kind that can {@link OperationKind.withdraw} — kept `wrote_nothing` for {@link WATCH_MS}
- * so a record the dead process had sent, landing late, is removed ({@link withdrawLateRecords}).
+ * When the owner settles a dead call — or the stale-operation pass meets its marker first — and finds
+ * its operation's record absent, the marker is dropped, or — for a kind that can {@link
+ * OperationKind.withdraw}, and a marker naming its call — kept `wrote_nothing` for {@link WATCH_MS} so
+ * a record the dead process had sent, landing late, is removed ({@link withdrawLateRecords}).
  *
  * A `done` marker is kept for {@link DONE_KEPT_MS}: an interrupted call (its answer lost with its
  * process) is answered from it — the owner finishes the operation its run started and answers the
@@ -224,17 +225,24 @@ export async function finishStaleOperations(db: Connection, ofKinds: readonly Op
 
 /**
  * Finishes an operation from its marker: its record read again and every step run (the ones done
- * change nothing). A marker whose record was never written, or of a kind this process does not
- * know, is answered null (the first is dropped).
+ * change nothing). A marker whose record is not in the store, or of a kind this process does not
+ * know, is answered null (the first is dropped, or watched for its record landing late).
  */
-export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date(), options: { settling?: boolean } = {}): Promise<unknown> {
+export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date()): Promise<unknown> {
   const kind = kinds.get(marker.kind);
   if (!kind) return null;
   const ctx = { db, workspace: marker.workspace, now };
   const record = await kind.load(ctx, marker.record);
   if (record === null) {
-    // Recovery settling the call: the marker is watched for a record landing late (see OperationKind.withdraw).
-    if (options.settling && kind.withdraw) await markers(db).updateOne({ _id: marker._id, status: marker.status }, { $set: { status: 'wrote_nothing', at: now } });
+    // Its call died before its record reached the store — or the record is still on its way (a dead
+    // process's last insert the store applies late). Two passes of the sweep meet such a marker:
+    // recovery settling the call (operationsOfRun) and, once past the lease, the stale-operation pass
+    // (finishStaleOperations). Recovery runs first in a sweep, but it leaves alone a call whose
+    // process still looks alive (a fresh heartbeat, an owner just restarted), so the stale pass can
+    // meet the marker first; either way it is kept watched for the late record (see
+    // OperationKind.withdraw), not dropped. A marker naming no call (legacy, or begun inside another
+    // operation, whose ids are chosen up front) and a kind that cannot withdraw keep the old drop.
+    if (kind.withdraw && marker.run) await markers(db).updateOne({ _id: marker._id, status: marker.status }, { $set: { status: 'wrote_nothing', at: now } });
     else await markers(db).deleteOne({ _id: marker._id });
     return null;
   }
@@ -252,7 +260,7 @@ export async function operationsOfRun(db: Connection, run: string, now = new Dat
   for (const m of found) {
     // An operation whose record was never written did nothing (its marker is dropped, or watched
     // for a late landing: `wrote_nothing`): not listed.
-    if (m.status !== 'done' && (await finishOperation(db, m, now, { settling: true })) === null) continue;
+    if (m.status !== 'done' && (await finishOperation(db, m, now)) === null) continue;
     done.push({ kind: m.kind, record: m.record });
   }
   return done;

@@ -691,6 +691,10 @@ export class ToolOwner {
     this.#sweeping = true;
     try {
       await this.#heartbeat();
+      // Recovery before the modules' repairs: a dead call's operation markers are settled with the call
+      // (operationsOfRun). A call recovery leaves alone (its process still looks alive) can have its
+      // marker met first by a module's stale-operation pass; either order keeps it watched for a record
+      // landing late (operations.ts, finishOperation).
       await this.recover();
       await this.repairModules();
       if (this.#maintenance && Date.now() - this.#lastMaintenance > 60_000) {

@@ -10,6 +10,7 @@ import type { FairShare } from './fair-share.ts';
 import { toolMutationName } from './subgraph.ts';
 import type { Connection } from 'mongoose';
 import { Governance } from './governance/index.ts';
+import { RUN_FIELD, runScope } from './governance/runs.ts';
 
 let keys: { privateKey: string; publicKey: string } | undefined;
 
@@ -277,4 +278,72 @@ export async function writesOfEveryRead(
     client.off('commandStarted', listener);
   }
   return { runs, writes };
+}
+
+/** A dead attempt's insert held back ({@link holdNextInsert}). */
+export interface HeldInsert {
+  /** Resolves when the attempt sent its insert (the attempt then dies: its call answers outcome_unknown). */
+  reached: Promise<void>;
+  /** Lets the insert reach the store; resolves once the store answered it (stored, or refused as a duplicate). */
+  land(): Promise<'stored' | 'duplicate'>;
+}
+
+/**
+ * Holds the next insert into `collection` of a document of `workspace`, as the store's receive
+ * buffer holds a killed process's last command: the document as the attempt sent it (with its run
+ * stamp, runs.ts), applied only when the test says ({@link HeldInsert.land}). The attempt itself
+ * goes no further: its handler fails right there, and the deletes its failure path would make (an
+ * announced intent taken back) are refused unsent, as a killed process sends nothing after
+ * (subgraphs/invoices/test/payments-late-write.test.ts tells the story).
+ */
+export function holdNextInsert(sg: Pick<TestSubgraph, 'db'>, collection: string, workspace: string): HeldInsert {
+  const coll = sg.db.collection(collection) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const own = Object.prototype.hasOwnProperty.call(coll, 'insertOne');
+  const original = coll.insertOne;
+  let reached!: () => void;
+  let sent!: (doc: Record<string, unknown>) => void;
+  const reachedP = new Promise<void>((r) => { reached = r; });
+  const sentP = new Promise<Record<string, unknown>>((r) => { sent = r; });
+  coll.insertOne = async function (this: unknown, ...args: unknown[]) {
+    const doc = args[0] as { workspace?: string; toBSON?: () => Record<string, unknown> };
+    const plain = (typeof doc?.toBSON === 'function' ? doc.toBSON() : doc) as { workspace?: string };
+    if (plain?.workspace !== workspace) return original.apply(this, args);
+    if (own) coll.insertOne = original;
+    else delete (coll as Record<string, unknown>).insertOne;
+    const run = runScope.getStore()!;
+    sent({ ...plain, [RUN_FIELD]: [run.run] });
+    // The process is dead from here: the clean-up its handler would run on a failure never happens.
+    // A delete is refused before it is marked on the intent or sent (a kill writes nothing after).
+    run.markDeletes = () => Promise.reject(new Error('the process was killed'));
+    run.deletesMarked = undefined;
+    reached();
+    throw new Error('the process was killed');
+  };
+  return {
+    reached: reachedP,
+    land: async () => {
+      try {
+        await sg.db.db!.collection(collection).insertOne(await sentP as never);
+        return 'stored';
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+        return 'duplicate';
+      }
+    },
+  };
+}
+
+/**
+ * What a kill leaves once time has passed: the attempt's intent (the newest of `tool` in the
+ * workspace) and Idempotency-Key past their leases, its executor gone; `lock`, if given, past its
+ * lease too. Answers the intent's id.
+ */
+export async function ageDeadAttempt(sg: Pick<TestSubgraph, 'db' | 'governance'>, workspace: string, tool: string, lock?: string): Promise<string> {
+  const intent = await sg.governance.intents.findOne({ workspace, tool }).sort({ started_at: -1 }).lean();
+  if (!intent) throw new Error('the attempt has no intent');
+  const long = new Date(Date.now() - 10 * 60_000);
+  await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { started_at: long, executor: 'exe_killed' } });
+  await sg.governance.db.collection('idempotency').updateOne({ run: intent._id.slice(4) }, { $set: { lease_until: long } });
+  if (lock) await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
+  return intent._id;
 }

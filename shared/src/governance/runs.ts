@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model } from 'mongoose';
 
 /**
  * Run stamps: what makes an interrupted action's effect provable (CONTRACT.md §9, issue 31
@@ -57,6 +57,18 @@ export function repeatableId(prefix: string, part = ''): string | null {
   const scope = runScope.getStore()?.scope;
   if (!scope) return null;
   return `${prefix}_${createHash('sha256').update(`${scope}\n${prefix}\n${part}`).digest('base64url').slice(0, 16)}`;
+}
+
+/**
+ * The collision branch of a create under a {@link repeatableId} (or any id chosen before the
+ * insert): after the insert failed with `err`, the document already stored under `id` in the
+ * workspace — the one an earlier attempt of the same call wrote, its insert applied late — or null
+ * when the failure is anything else (not a duplicate, another unique key, no id chosen). The caller
+ * answers (and, if its kind has steps, finishes) the document found, or throws `err`.
+ */
+export async function storedUnderId<T>(err: unknown, model: Model<T>, id: string | null | undefined, workspace: string): Promise<T | null> {
+  if (!id || (err as { code?: number } | null)?.code !== 11000) return null;
+  return (await model.findOne({ _id: id, workspace } as never).lean()) as T | null;
 }
 
 /** Connections stamped, each with the collections stamped on it (null: all but the derived ones). */

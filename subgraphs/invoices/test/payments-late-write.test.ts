@@ -245,3 +245,61 @@ describe('a bill payment whose insert lands after its dead run was settled as ha
     expect((await sg.output('bills.get', { id: bill.id }, owner)).bill).toMatchObject({ status: bill.status, balance: bill.balance });
   });
 });
+
+describe('a running marker the stale-operation pass finds before recovery settles its dead attempt', () => {
+  // The sweep settles dead attempts first (recovery), then runs the modules' maintenance, whose
+  // stale-operation pass finishes markers left running past the lease. A dead attempt recovery does
+  // not settle yet (its process's heartbeat still fresh, this owner just restarted) leaves its marker
+  // to that pass first: the pass found no payment under it and dropped it, so nothing watched for
+  // the payment insert the store applied after — it stayed `pending` for good, completed by nobody
+  // and withdrawn by nobody. The pass now keeps such a marker watched (`wrote_nothing`), as
+  // recovery does: whichever of the two sees it first, the late payment ends whole or withdrawn.
+
+  /** A keyed payments.register killed inside its insert, whose marker the stale pass reaches while recovery leaves the attempt alone. */
+  async function staleBeforeRecovery(key: string) {
+    const { owner, customer, invoice, input } = await setUp();
+    const held = holdNextPaymentInsert(owner.workspace);
+    const dead = await sg.call('payments.register', input, owner, { idempotencyKey: key });
+    await held.reached;
+    expect(dead.code).toBe('outcome_unknown');
+    const intent = (await sg.governance.intents.findOne({ workspace: owner.workspace, tool: 'payments.register' }).lean())!;
+    await sg.governance.executors.updateOne({ _id: 'exe_alive' }, { $set: { subgraph: 'invoices', alive_until: new Date(Date.now() + 60 * 60_000) } }, { upsert: true });
+    await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { executor: 'exe_alive', abandoned: false } });
+    const long = new Date(Date.now() - 10 * 60_000);
+    await sg.db.collection('operations').updateMany({ workspace: owner.workspace, kind: 'payment' }, { $set: { at: long } });
+    await sg.db.collection('locks').updateOne({ _id: `payments:${owner.workspace}:${customer}` } as never, { $set: { until: long } });
+    await sg.sweep();
+    // Recovery left the attempt alone; the stale pass met its marker and found no payment.
+    expect(await sg.governance.intents.exists({ _id: intent._id })).not.toBeNull();
+    const marker = await sg.db.collection('operations').findOne({ workspace: owner.workspace, kind: 'payment' });
+    expect(marker?.status).toBe('wrote_nothing');
+    return { owner, customer, invoice, input, held };
+  }
+
+  it('the payment lands, then recovery settles the attempt: it finishes the payment and answers the call with it', async () => {
+    const { owner, customer, invoice, input, held } = await staleBeforeRecovery('stale-1');
+    expect(await held.land()).toBe('stored');
+    await ageDeadAttempt(owner, customer);
+    await sg.sweep();
+    const [payment] = await paymentsOf(owner);
+    expect(payment.status).toBe('completed');
+    expect((await sg.output('invoices.get', { id: invoice.id }, owner)).invoice.paid).toBe(1_000_000);
+    // The key answers the payment its attempt made.
+    const again = await sg.call('payments.register', input, owner, { idempotencyKey: 'stale-1' });
+    expect(again.ok).toBe(true);
+    expect(again.output.payment.id).toBe(payment._id);
+    expect(await paymentsOf(owner)).toHaveLength(1);
+  });
+
+  it('recovery settles the attempt as having written nothing, then the payment lands: the next sweep withdraws it', async () => {
+    const { owner, customer, invoice, held } = await staleBeforeRecovery('stale-2');
+    await ageDeadAttempt(owner, customer);
+    await sg.sweep();
+    const told = await sg.governance.ledger.entries.find({ idempotency_key: 'stale-2', tool: 'payments.register' }).lean();
+    expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
+    expect(await held.land()).toBe('stored');
+    await sg.sweep();
+    expect(await paymentsOf(owner)).toEqual([]);
+    expect((await sg.output('invoices.get', { id: invoice.id }, owner)).invoice.paid).toBe(0);
+  });
+});

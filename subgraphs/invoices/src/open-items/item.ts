@@ -1,4 +1,4 @@
-import { addGrams, createPositioned, CuadraError, trigramsOf, type ToolContext } from '@cuadra/shared';
+import { addGrams, createPositioned, CuadraError, storedUnderId, trigramsOf, type ToolContext } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { EVERY_WORKSPACE, type DueIndex } from '../books/due-index.ts';
 import { pendingChanges } from '../books/rollup-store.ts';
@@ -240,10 +240,21 @@ export async function insertOpenItem<D extends OpenItemDoc & { pending_rollups: 
     await createPositioned(model, stored, ledger.searchable ? { searchable: (d) => ledger.searchable!(d) } : {});
   } catch (err) {
     if (intent) await pendingChanges(ctx.db).deleteOne({ _id: intent.id });
+    // Its id taken: in a call that can run again the id is the same in every attempt (repeatableId,
+    // runs.ts), so the document under it is this call's, written by an attempt whose insert the store
+    // applied late. It is answered (its own counting finished here), not inserted a second time.
+    const known = await storedUnderId(err, model, doc._id, ctx.workspace);
+    if (known) return finishedCounting(ctx, model, known);
     throw ledger.writeError ? ledger.writeError(err) : err;
   }
   await applyRollupIntent(ctx.db, model, doc._id, ctx.workspace, intent);
   return { ...stored, pending_rollups: [], pending_count: 0 };
+}
+
+/** A stored document with the rollup intents its writer left pending applied (applying one twice changes nothing: its marks). */
+async function finishedCounting<D extends OpenItemDoc & { pending_rollups: unknown[]; pending_count: number }>(ctx: ItemContext, model: Model<D>, known: D): Promise<D> {
+  for (const intent of known.pending_rollups as RollupIntent[]) await applyRollupIntent(ctx.db, model, known._id, ctx.workspace, intent);
+  return { ...known, pending_rollups: [], pending_count: 0 };
 }
 
 /**

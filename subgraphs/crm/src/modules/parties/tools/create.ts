@@ -1,4 +1,4 @@
-import { addGrams, createPositioned, CuadraError, defineTool, markIndexed, newId, parseNit, recordOutput, trigramsOf, type ToolContext } from '@cuadra/shared';
+import { addGrams, createPositioned, CuadraError, defineTool, markIndexed, newId, parseNit, recordOutput, repeatableId, storedUnderId, trigramsOf, type ToolContext } from '@cuadra/shared';
 import { parties, partySearchTexts, partyView, type PartyDoc, PARTY_VIEW_SCHEMA } from '../model.ts';
 import { checkCustom, readFields } from '../../crm_fields/model.ts';
 import { FISCAL_INPUT, parseFiscal } from '../fiscal.ts';
@@ -127,8 +127,9 @@ export function partyDocument(ctx: Pick<ToolContext, 'workspace' | 'now'>, input
  */
 export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now'>, input: PartyInput, opts: { id?: string } = {}): Promise<PartyDoc> {
   {
-    // A given id (derived from what the party is made of) makes a second insert of the same party fail at the unique _id.
-    const doc = partyDocument(ctx, input, await readFields(ctx.db, ctx.workspace), opts.id);
+    // A given id (derived from what the party is made of) makes a second insert of the same party fail at the unique _id;
+    // so does, in a call that can run again, the id the same in every attempt (repeatableId, runs.ts).
+    const doc = partyDocument(ctx, input, await readFields(ctx.db, ctx.workspace), opts.id ?? repeatableId('pty') ?? undefined);
     const { _id: id, tax_id: taxId } = doc;
     try {
       await createPositioned(parties(ctx.db), doc, {
@@ -140,6 +141,9 @@ export async function insertParty(ctx: Pick<ToolContext, 'db' | 'workspace' | 'n
       });
     } catch (err) {
       if ((err as { code?: number }).code === 11000) {
+        // This call's party, stored by an attempt whose insert the store applied late (a repeatable id): answered as it is.
+        const known = opts.id ? null : await storedUnderId(err, parties(ctx.db), id, ctx.workspace);
+        if (known) return known;
         throw new CuadraError('conflict', taxId ? `A party with tax id ${taxId.type} ${taxId.number} already exists in this workspace.` : `The party ${id} exists already.`);
       }
       throw err;

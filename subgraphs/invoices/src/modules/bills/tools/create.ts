@@ -1,4 +1,4 @@
-import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
+import { addDays, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, repeatableId, QUANTITY_SCHEMA, RATE_PPM_SCHEMA, recordOutput, type InputOf, type ToolContext } from '@cuadra/shared';
 import { checkTags, LINE_TAGS_SCHEMA } from '../../dimensions/model.ts';
 import { BILL_LINE_ACCOUNT_CODES } from '../../../accounting/payable-accounts.ts';
 import { WITHHOLDING_CONCEPT_SCHEMA } from '../../../accounting/withholdings.ts';
@@ -97,7 +97,8 @@ export async function createDraftBill(ctx: ToolContext, input: BillCreateInput, 
   const vendor = await vendorFromCrm(ctx, input.vendor_id);
   const totalsDoc = { ...totals, paid: 0, balance: totals.amount_due };
   const doc: BillDoc = {
-    _id: id ?? newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
+    // The caller's id, or the same one in every attempt of a call that can run again (repeatableId, runs.ts).
+    _id: id ?? repeatableId('bil') ?? newId('bil'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, supplier_number: input.supplier_number,
     supplier_key: supplierKey(ctx.workspace, input.vendor_id, input.supplier_number), search_lc: billSearchText(input.supplier_number, vendor.name),
     currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: rates, ...totalsDoc, settlements: [], closed_on: null,
     journal_entry_id: null, posting: null, rev: 0, pending_rollups: [], pending_count: 0, notes: input.notes ?? null, posted_at: null,

@@ -1,4 +1,4 @@
-import { beginOperation, createPositioned, searchTextsOf, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, repeatableId, withLock, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, searchTextsOf, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, localDate, newId, repeatableId, storedUnderId, withLock, type ToolContext } from '@cuadra/shared';
 import { assertPeriodOpen } from '../../../books/periods.ts';
 import { assertNotHeld } from '../holds.ts';
 import { bills, vendorFromCrm } from '../model.ts';
@@ -81,7 +81,7 @@ async function recordPayment(input: BillPaymentInput, ctx: BillPaymentContext, {
     await createPositioned(billPayments(ctx.db), doc, { searchable: searchTextsOf });
   } catch (err) {
     // A caller's id taken meanwhile (a lock lease that ran out): the payment is the one recorded under it.
-    const known = id && (err as { code?: number }).code === 11000 ? await billPayments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
+    const known = await storedUnderId(err, billPayments(ctx.db), id, ctx.workspace);
     if (!known) throw err;
     return { payment: billPaymentView(await completeKnownPayment(ctx, billPaymentOperation, known)) };
   }

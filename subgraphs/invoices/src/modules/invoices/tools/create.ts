@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, recordOutput, repeatableId } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema } from '../../items/document-lines.ts';
 import { DOCUMENT_ALLOWANCE_CHARGES_SCHEMA } from '../../../lib/line-model.ts';
 import { regimeContext, withholdingRatesFor } from '../../../lib/tax-regime.ts';
@@ -38,7 +38,8 @@ export const create = defineTool({
     const withholdingRates = withholdingRatesFor(rc, input.withholdings);
     const allowanceCharges = documentAllowanceCharges(rc, lines, input.allowance_charges);
     const doc = draftDocument({
-      _id: newId('inv'), workspace: ctx.workspace, kind: 'invoice', customer_id: input.customer_id, customer,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's draft the store applies late is this one.
+      _id: repeatableId('inv') ?? newId('inv'), workspace: ctx.workspace, kind: 'invoice', customer_id: input.customer_id, customer,
       currency: input.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: withholdingRates, notes: input.notes ?? null,
       created_at: ctx.now, ...documentTotals(lines, withholdingRates, allowanceCharges),
     });

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA, type InputOf, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, QUANTITY_SCHEMA, ID_SCHEMA, repeatableId, type InputOf, type ToolContext } from '@cuadra/shared';
 import { documentTotals } from '../../items/document-lines.ts';
 import { lineChargesOf, priceLine } from '../../../lib/line-model.ts';
 import { draftDocument, insertDraft, postDocument, previewPostOf } from '../ops.ts';
@@ -104,7 +104,8 @@ async function creditNoteDraft(input: InputOf<typeof CREDIT_NOTE_INPUT>, ctx: To
   assertNotAfterToday(ctx, issueDate);
   if (issueDate < invoice.issue_date) throw new CuadraError('invalid_input', 'A credit note cannot be dated before the invoice it credits.', { field: '/issue_date' });
   const note = draftDocument({
-    _id: newId('inv'), workspace: ctx.workspace, kind: 'credit_note', customer_id: invoice.customer_id, customer: invoice.customer,
+    // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's note the store applies late is this one.
+    _id: repeatableId('inv') ?? newId('inv'), workspace: ctx.workspace, kind: 'credit_note', customer_id: invoice.customer_id, customer: invoice.customer,
     currency: invoice.currency, issue_date: issueDate, due_date: issueDate, lines, withholding_rates: invoice.withholding_rates,
     notes: `${CREDIT_CONCEPTS[input.concept]}: ${input.reason}`, created_at: ctx.now, credit_of: invoice._id, concept: input.concept,
     ...documentTotals(lines, invoice.withholding_rates, acs),

@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, ID_SCHEMA, newId, QUANTITY_SCHEMA } from '@cuadra/shared';
+import { CuadraError, defineTool, ID_SCHEMA, newId, QUANTITY_SCHEMA, repeatableId } from '@cuadra/shared';
 import { ACCOUNTS } from '../../../accounting/accounts.ts';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { documentTotals } from '../../items/document-lines.ts';
@@ -83,7 +83,8 @@ export const debitNote = defineTool({
       };
     });
     const note = draftDocument({
-      _id: newId('inv'), workspace: ctx.workspace, kind: 'debit_note', customer_id: invoice.customer_id, customer: invoice.customer,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's note the store applies late is this one.
+      _id: repeatableId('inv') ?? newId('inv'), workspace: ctx.workspace, kind: 'debit_note', customer_id: invoice.customer_id, customer: invoice.customer,
       currency: invoice.currency, issue_date: issueDate, due_date: dueDate, lines, withholding_rates: [],
       notes: `${DEBIT_CONCEPTS[input.concept]}: ${input.reason}`, created_at: ctx.now, debit_of: invoice._id, concept: input.concept,
       ...documentTotals(lines, []),

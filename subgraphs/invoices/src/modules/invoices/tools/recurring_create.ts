@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, repeatableId, storedUnderId, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../items/document-lines.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
@@ -36,12 +36,20 @@ export const recurringCreate = defineTool({
     const start = input.start_date ?? documentToday(ctx);
     if (input.end_date && input.end_date < start) throw new CuadraError('invalid_input', 'The schedule ends before it starts.', { field: '/end_date' });
     const doc: RecurringDoc = {
-      _id: newId('rec'), workspace: ctx.workspace, status: 'active', customer_id: input.customer_id, customer,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's schedule the store applies late is this one.
+      _id: repeatableId('rec') ?? newId('rec'), workspace: ctx.workspace, status: 'active', customer_id: input.customer_id, customer,
       currency: input.currency, lines: input.lines, withholdings: input.withholdings ?? [], notes: input.notes ?? null, interval: input.interval,
       every: input.every ?? 1, due_days: input.due_days ?? 30, post: input.post ?? false, next_date: start, anchor_day: Number(start.slice(8, 10)), end_date: input.end_date ?? null, issued: 0,
       created_at: ctx.now, updated_at: ctx.now,
     };
-    await createPositioned(recurringInvoices(ctx.db), doc);
+    try {
+      await createPositioned(recurringInvoices(ctx.db), doc);
+    } catch (err) {
+      // Its id taken: the schedule an earlier attempt of this call wrote, answered as it is.
+      const known = await storedUnderId(err, recurringInvoices(ctx.db), doc._id, ctx.workspace);
+      if (!known) throw err;
+      return { recurring: recurringView(known) };
+    }
     return { recurring: recurringView(doc) };
   },
 });

@@ -1,4 +1,4 @@
-import { CuadraError, DATE_SCHEMA, defineTool, localDate, MONEY_LIMIT, newId, recordOutput } from '@cuadra/shared';
+import { CuadraError, DATE_SCHEMA, defineTool, localDate, MONEY_LIMIT, newId, recordOutput, repeatableId, storedUnderId } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { ledgerHorizon } from '../../../books/general-ledger.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
@@ -59,10 +59,18 @@ export const create = defineTool({
     await assertPeriodOpen(ctx.db, ctx.workspace, input.date);
     const currency = input.currency ?? await workspaceCurrency(ctx.db, ctx.workspace);
     const doc: ManualEntryDoc = {
-      _id: newId('mje'), workspace: ctx.workspace, status: 'draft', date: input.date, currency, memo: input.memo, lines,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's entry the store applies late is this one.
+      _id: repeatableId('mje') ?? newId('mje'), workspace: ctx.workspace, status: 'draft', date: input.date, currency, memo: input.memo, lines,
       journal_entry_id: null, reversal_entry_id: null, created_at: ctx.now, posted_at: null, reversed_at: null, updated_at: ctx.now,
     };
-    await manualEntries(ctx.db).create(doc);
+    try {
+      await manualEntries(ctx.db).create(doc);
+    } catch (err) {
+      // Its id taken: the entry an earlier attempt of this call wrote, answered as it is.
+      const known = await storedUnderId(err, manualEntries(ctx.db), doc._id, ctx.workspace);
+      if (!known) throw err;
+      return { entry: manualEntryView(known) };
+    }
     return { entry: manualEntryView(doc) };
   },
 });

@@ -1,4 +1,4 @@
-import { createPositioned, searchTextsOf, CuadraError, defineTool, newId, recordOutput, repeatableId, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
+import { createPositioned, searchTextsOf, CuadraError, defineTool, newId, recordOutput, repeatableId, storedUnderId, withLock, type InputOf, type ToolContext, ID_SCHEMA } from '@cuadra/shared';
 import { invoices } from '../../invoices/model.ts';
 import { PAYMENT_METHODS, PAYMENT_VIEW_SCHEMA, payments, paymentView, type Allocation, type PaymentDoc } from '../model.ts';
 import { localDate } from '../../../lib/money.ts';
@@ -84,7 +84,7 @@ async function registerPayment(input: InputOf<typeof registerInput>, ctx: Paymen
   } catch (err) {
     // Its id taken between the check and the insert (a dead attempt's insert landing, or a lock
     // lease that ran out): the payment is the one recorded under it.
-    const known = id && (err as { code?: number }).code === 11000 ? await payments(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean() : null;
+    const known = await storedUnderId(err, payments(ctx.db), id, ctx.workspace);
     if (!known) throw err;
     return { payment: paymentView(await completeKnownPayment(ctx, paymentOperation, known)) };
   }
