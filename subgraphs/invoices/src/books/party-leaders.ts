@@ -281,7 +281,7 @@ export async function countPartyWrite(db: Connection, workspace: string, currenc
   if (!party || keys.length === 0) return;
   const inc: Record<string, number> = { seq: 1 };
   for (const key of keys) inc[`${key}.${day.slice(0, 7)}`] = 1;
-  const counted = await partyWrites(db).findOneAndUpdate({ _id: partyWritesId(workspace, currency) }, { $inc: inc }, { upsert: true, returnDocument: 'after', projection: { seq: 1 } });
+  const counted = await partyWrites(db).findOneAndUpdate({ _id: partyWritesId(workspace, currency) }, { $inc: inc } as never, { upsert: true, returnDocument: 'after', projection: { seq: 1 } });
   const seq = counted?.seq;
   if (typeof seq !== 'number') throw new Error(`party_writes ${partyWritesId(workspace, currency)}: no count after $inc`);
   await partyWrites(db).replaceOne({ _id: logSlotId(workspace, currency, seq) }, { s: seq, p: party.id, n: party.name, d: day, k: keys }, { upsert: true });
