@@ -1046,7 +1046,7 @@ export class Ledger {
    * workspace's in memory: ~1,000 at 100,000 entries. Only when none is found there (a workspace whose recent
    * checkpoints are all missing) is the newest looked for anywhere, as before.
    */
-  async #newestCheckpoint(workspace: string, near: number): Promise<CheckpointDoc | null> {
+  async #newestCheckpoint(workspace: string, near: number): Promise<Omit<CheckpointDoc, '_id'> | null> {
     const every = this.#checkpointEvery;
     const positions: number[] = [];
     const lowest = (Math.floor(near / every) - CHECKPOINT_SPAN + 1) * every;
