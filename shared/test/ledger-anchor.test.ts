@@ -9,8 +9,9 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../src/db.ts';
 import { LedgerSigner } from '../src/governance/anchor.ts';
-import { entryHash, Ledger, ledgerReceiptScope, type AppendedEntry, type LedgerEntry } from '../src/governance/ledger.ts';
+import { CHECKPOINT_SPAN, entryHash, Ledger, ledgerReceiptScope, type AppendedEntry, type LedgerEntry } from '../src/governance/ledger.ts';
 import type { Principal } from '../src/principal.ts';
+import { positionsAsked } from './ledger-positions-asked.ts';
 
 const dbName = `test_ledger_anchor_${randomBytes(4).toString('hex')}`;
 const redisPrefix = `t_anchor_${randomBytes(3).toString('hex')}`;
@@ -329,6 +330,58 @@ describe('cost', () => {
     expect(v).toMatchObject({ ok: true, entries: 57, checked_from: 50 });
     const full = await ledger.verify(ws, { full: true });
     expect(full).toMatchObject({ ok: true, entries: 57, checked_from: 0, mode: 'full' });
+  });
+
+  it('after many appends, routine verify reads by position what was appended since the newest checkpoint and no tenant\'s other checkpoints; below the checkpoint a tampered entry is the full walk\'s to find, above it the routine one\'s', async () => {
+    const ws = newWs();
+    await seed(ws, 1_004); // checkpoints at 10, 20, …, 1,000
+    await seed(newWs(), 300); // another tenant's chain and checkpoints in the same collections
+    const watched = await connectDatabase(process.env.MONGO_URL!, dbName, { monitorCommands: true });
+    try {
+      // A process that never wrote this chain (as the agents service, which answers ledger.verify).
+      const verifier = new Ledger(watched, redis, { signer: new LedgerSigner({ privateKey: keys.privateKey }), checkpointEvery: EVERY, redisPrefix });
+      const routine = () => positionsAsked(watched, () => positionsAsked(watched, () => verifier.verify(ws)), 'ledger_checkpoints');
+      const { result: { result: v, asked, finds }, asked: checkpointPositions, finds: checkpointFinds } = await routine();
+      expect(v).toMatchObject({ ok: true, entries: 1_004, checked_from: 1_000, checkpoint: { seq: 1_000 } });
+      // The checkpoint's entry, the 4 after it and a few positions past the end: one find for the walk, one for the
+      // checkpoint's entry (a findOne per position, 25 at a time, asked 27 positions in 27 finds).
+      expect(asked).toBeLessThanOrEqual(1 + EVERY + 8);
+      expect(finds).toBeLessThanOrEqual(2);
+      // The newest checkpoint by its position in the index (a query by workspace alone read every tenant's checkpoints).
+      expect(checkpointPositions).toBeLessThanOrEqual(2 * CHECKPOINT_SPAN);
+      expect(checkpointFinds).toBe(1);
+
+      // Below the checkpoint: routine verify does not read it; the full walk finds it.
+      await entries().updateOne({ workspace: ws, seq: 500 }, { $set: { outcome: 'policy_denied' } });
+      expect((await verifier.verify(ws)).ok).toBe(true);
+      expect(await verifier.verify(ws, { full: true })).toMatchObject({ ok: false, broken_at: { seq: 500, reason: expect.stringMatching(/changed/) } });
+      await entries().updateOne({ workspace: ws, seq: 500 }, { $set: { outcome: 'ok' } });
+      // Above it: the routine one finds it.
+      await entries().updateOne({ workspace: ws, seq: 1_003 }, { $set: { outcome: 'policy_denied' } });
+      expect(await verifier.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 1_003, reason: expect.stringMatching(/changed/) } });
+      await entries().updateOne({ workspace: ws, seq: 1_003 }, { $set: { outcome: 'ok' } });
+
+      // A run of checkpoints near the end missing (never written, or removed): the newest one left is found anywhere.
+      await checkpoints().deleteMany({ workspace: ws, seq: { $gt: 700 } });
+      expect(await verifier.verify(ws)).toMatchObject({ ok: true, entries: 1_004, checked_from: 700 });
+      await entries().updateOne({ workspace: ws, seq: 800 }, { $set: { outcome: 'policy_denied' } });
+      expect(await verifier.verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 800 } });
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it('finds a cut below a checkpoint when every head was rolled back with it, as long as the checkpoint is kept', async () => {
+    const ws = newWs();
+    await seed(ws, 22);
+    const old = await heads().findOne({ _id: `signed:${ws}` as never });
+    await seed(ws, 13); // to 35: a checkpoint at 30
+    await forgetInRedis(ws);
+    await entries().deleteMany({ workspace: ws, seq: { $gt: 22 } });
+    await heads().updateOne({ _id: ws as never }, { $set: { seq: 22, hash: old!.hash } });
+    await heads().replaceOne({ _id: `signed:${ws}` as never }, old!);
+    // A process that never saw the newer heads: the checkpoint at 30 names an entry that is gone.
+    expect(await freshVerifier().verify(ws)).toMatchObject({ ok: false, broken_at: { seq: 30, reason: expect.stringMatching(/gone \(checkpoint 30\)/) } });
   });
 
   it('walks a long chain in pages, each bounded: signed cursors carry the walk on, a break ends it, and a cursor is honoured only as given out', async () => {

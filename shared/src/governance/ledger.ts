@@ -126,6 +126,15 @@ const FULL_WALK_CURSOR = 'ledger.verify.full';
 /** Checkpoints are kept at every multiple of this many entries (routine verify walks at most about this many). */
 export const CHECKPOINT_EVERY = 100;
 
+/**
+ * Checkpoint positions a routine verify asks for on each side of where the heads say the chain ends (32 index
+ * lookups): the newest checkpoint is among them unless that many in a row were never written or were removed.
+ */
+export const CHECKPOINT_SPAN = 16;
+
+/** Where a walk of the chain ended: the last entry it checked, that entry's hash, and why it stopped early, if it did. */
+interface WalkEnd { seq: number; prev: string; broken?: Broken; more?: boolean }
+
 interface PendingAppend { record: LedgerRecord; at: string; id: string; resolve(entry: LedgerEntry): void; reject(err: unknown): void }
 
 const entrySchema = new Schema<LedgerEntry & { _id: string }>(
@@ -843,13 +852,22 @@ export class Ledger {
     // Every signed head is taken before the walk (this process's too): one taken after could name an entry appended
     // while the walk ran and read as "signed but gone".
     const rememberedText = this.#remembered.get(workspace) ?? null;
-    const [checkpoint, signedHead, anchorText, cutText, cutDoc] = await Promise.all([
-      anchored && !full ? this.checkpoints.find({ workspace }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean().then((r) => r[0] ?? null) : null,
+    // The head hint is read before the walk: an entry is stored before the hint moves past it, so every entry the
+    // hint names was stored when it was read. Read after the walk, an append landing in between looked like a
+    // missing entry (a fresh clone's page test saw "entries 33–33 are missing" while the page was being used).
+    const [hint, signedHead, anchorText, cutText, cutDoc] = await Promise.all([
+      this.#heads.findById(workspace).lean(),
       anchored ? this.#heads.findById(signedHeadId(workspace)).lean() : null,
       anchored && this.#redis ? this.#redis.get(this.#anchorKey(workspace)).catch(() => null) : null,
       anchored && this.#redis ? this.#redis.get(this.#cutKey(workspace)).catch(() => null) : null,
       anchored ? this.#cuts.findById(workspace).lean() : null,
     ]);
+    // Where the chain's end is said to be (by the hint and every signed head): the routine walk's checkpoint is looked up
+    // near it, and its first window of positions reaches it. Only a place to look: what is found there is checked.
+    const said = [hint?.seq, signedHead?.seq, parseReceipt(anchorText ?? '')?.seq, parseReceipt(rememberedText ?? '')?.seq]
+      .filter((s): s is number => Number.isSafeInteger(s) && s! > 0);
+    const top = Math.max(0, ...said);
+    const checkpoint = anchored && !full ? await this.#newestCheckpoint(workspace, top) : null;
     let broken: Broken | undefined;
     const fail = (b: Broken) => {
       broken ??= b;
@@ -869,30 +887,36 @@ export class Ledger {
     const compared = new Set(receipts.flatMap((x) => (x.r ? [x.r.seq] : [])));
     let prefix: { seq: number; prev: string; broken?: Broken } | undefined;
     if (prefixTo > 0 && !full) {
-      prefix = await this.#walk(workspace, 0, GENESIS_HASH, { upTo: prefixTo, cursor: prefixTo > RECEIPT_WALK_FREE, seen: walked, compared });
+      prefix = await this.#walk(workspace, 0, GENESIS_HASH, { upTo: prefixTo, expected: prefixTo, cursor: prefixTo > RECEIPT_WALK_FREE, seen: walked, compared });
       // The prefix ends before the newest receipt: the entries after its end were signed, and are gone.
       if (!prefix.broken && prefix.seq < prefixTo) prefix.broken = { seq: prefix.seq + 1, id: null, reason: `${signedButGone(prefix.seq + 1, prefixTo)} (a receipt commits to them)` };
       if (prefix.broken) fail(prefix.broken);
     }
 
-    // The head hint is read before the walk: an entry is stored before the hint moves past it, so every entry the
-    // hint names was stored when it was read. Read after the walk, an append landing in between looked like a
-    // missing entry (a fresh clone's page test saw "entries 33–33 are missing" while the page was being used).
-    const hint = await this.#heads.findById(workspace).lean();
     let prev = resume?.hash ?? GENESIS_HASH;
     let seq = resume?.seq ?? 0;
     let startsWell = true;
+    // The routine walk notes the hashes at the signed heads' positions it passes, so the heads need no read of their own.
+    const atHeads = new Map<number, string>();
+    const headPositions = new Set(said);
+    let walk: WalkEnd | undefined;
     if (checkpoint) {
       startsWell = false;
       if (!signer!.verify(workspace, checkpoint.seq, checkpoint.hash, checkpoint.signature)) {
         fail({ seq: checkpoint.seq, id: null, reason: `the checkpoint at ${checkpoint.seq} is not signed by the ledger key (forged)` });
       } else {
-        const problem = await this.#checkSigned(workspace, checkpoint.seq, checkpoint.hash);
+        // The walk from the checkpoint runs beside the check of the checkpoint's own entry (one round trip, not two); it
+        // counts only when that entry is the one signed.
+        const [problem, fromCheckpoint] = await Promise.all([
+          this.#checkSigned(workspace, checkpoint.seq, checkpoint.hash),
+          this.#walk(workspace, checkpoint.seq, checkpoint.hash, { expected: top, seen: atHeads, compared: headPositions }),
+        ]);
         if (problem) fail({ ...problem, reason: `${problem.reason} (checkpoint ${checkpoint.seq})` });
         else {
           prev = checkpoint.hash;
           seq = checkpoint.seq;
           startsWell = true;
+          walk = fromCheckpoint;
         }
       }
     }
@@ -902,7 +926,7 @@ export class Ledger {
     let more = false;
     if (startsWell) {
       const page = full ? { upTo: seq + this.#fullWalkPage.entries, deadline: performance.now() + this.#fullWalkPage.ms } : {};
-      const walk = await this.#walk(workspace, seq, prev, { ...page, cursor: full, complete: full, seen: full ? walked : undefined, compared });
+      walk ??= await this.#walk(workspace, seq, prev, { ...page, expected: top, cursor: full, complete: full, seen: full ? walked : atHeads, compared: full ? compared : headPositions });
       seq = walk.seq;
       prev = walk.prev;
       walkBroken = walk.broken;
@@ -977,7 +1001,7 @@ export class Ledger {
       if (h.seq > seq) {
         if (!broken || broken.seq > seq + 1) fail({ seq: seq + 1, id: null, reason: `${signedButGone(seq + 1, h.seq)} (the chain was cut back; signed head kept in ${h.kept})` });
       } else if (!broken) {
-        const known = walked.get(h.seq);
+        const known = walked.get(h.seq) ?? atHeads.get(h.seq);
         const problem = known !== undefined ? (known === h.hash ? null : { seq: h.seq, id: null, reason: 'the entry at this position is not the one that was signed (rewritten)' }) : await this.#checkSigned(workspace, h.seq, h.hash);
         if (problem) fail({ ...problem, reason: `${problem.reason} (signed head ${h.seq}, kept in ${h.kept})` });
       }
@@ -1014,6 +1038,26 @@ export class Ledger {
     };
   }
 
+  /**
+   * The workspace's newest signed checkpoint, looked up by position near `near` (where the hint and the signed heads
+   * say the chain ends): checkpoints sit at multiples of `checkpointEvery`, so the {@link CHECKPOINT_SPAN} positions
+   * below and above it are asked of the unique `{workspace, seq}` index. A query by workspace alone, sorted, read
+   * every tenant's checkpoints on this store (its indexes answer only queries naming all their keys) and sorted the
+   * workspace's in memory: ~1,000 at 100,000 entries. Only when none is found there (a workspace whose recent
+   * checkpoints are all missing) is the newest looked for anywhere, as before.
+   */
+  async #newestCheckpoint(workspace: string, near: number): Promise<Omit<CheckpointDoc, '_id'> | null> {
+    const every = this.#checkpointEvery;
+    const positions: number[] = [];
+    const lowest = (Math.floor(near / every) - CHECKPOINT_SPAN + 1) * every;
+    for (let s = (Math.floor(near / every) + CHECKPOINT_SPAN) * every; s >= Math.max(every, lowest); s -= every) positions.push(s);
+    const [found] = await this.checkpoints.find({ workspace, seq: { $in: positions } }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean();
+    if (found) return found;
+    if (lowest <= every) return null; // every position a checkpoint can have at this length was asked
+    const [anywhere] = await this.checkpoints.find({ workspace }, { _id: 0 }).sort({ seq: -1 }).limit(1).lean();
+    return anywhere ?? null;
+  }
+
   /** Whether the stored entry at `seq` is still the one whose hash was signed; the problem if not. */
   async #checkSigned(workspace: string, seq: number, hash: string): Promise<Broken | null> {
     const entry = await this.entries.findOne({ workspace, seq }, { _id: 0 }).lean();
@@ -1039,15 +1083,18 @@ export class Ledger {
   /**
    * Recomputes the chain from after `from` (whose hash is `start`) to its end, or to `upTo`.
    * Short walks (routine: since the newest checkpoint; a receipts' prefix up to
-   * {@link RECEIPT_WALK_FREE}) read entry by entry with equality lookups on the unique
-   * `{workspace, seq}` index, 25 at a time — on mongo-java-server a range query scans the whole
-   * collection (measured: 1.6–3.7 s at 112,000 entries; an equality lookup 11–25 ms). Long ones
+   * {@link RECEIPT_WALK_FREE}) read windows of positions spelled out ({@link positionsOf}), each
+   * position an equality lookup on the unique `{workspace, seq}` index — on mongo-java-server a
+   * range query scans the whole collection (measured: 1.6–3.7 s at 112,000 entries) —, the first
+   * window reaching `expected` (where the heads say the chain ends), the next ones larger, until a
+   * window comes back short: one find for a routine walk, where one `findOne` per position (25 at a
+   * time) took up to four round trips of 25 commands. Long ones
    * (`cursor`) read the range in one pass and put the entries in seq order as they come. Without
    * `complete`, the walk ends quietly at the first missing entry (the caller compares that end with
    * the signed heads); with it, a missing entry before the last one found breaks the chain. `seen`
    * gets the hash at every checkpoint position and at each position in `compared`.
    */
-  async #walk(workspace: string, from: number, start: string, options: { upTo?: number; deadline?: number; cursor?: boolean; complete?: boolean; seen?: Map<number, string>; compared?: Set<number> } = {}): Promise<{ seq: number; prev: string; broken?: Broken; more?: boolean }> {
+  async #walk(workspace: string, from: number, start: string, options: { upTo?: number; expected?: number; deadline?: number; cursor?: boolean; complete?: boolean; seen?: Map<number, string>; compared?: Set<number> } = {}): Promise<WalkEnd> {
     const { upTo = Infinity, seen, compared } = options;
     let prev = start;
     let seq = from;
@@ -1061,14 +1108,20 @@ export class Ledger {
       return undefined;
     };
     if (!options.cursor) {
+      // One find per window of positions, each looked up in the index: the first reaches where the chain is expected
+      // to end and a few positions past it; a window found whole is followed by a larger one, until one comes back short.
+      let size = Math.min(WINDOW, Math.max(0, Math.min(upTo, options.expected ?? 0) - seq) + PAST_HINT_FIRST);
       while (seq < upTo) {
-        const count = Math.min(25, upTo - seq);
-        const group = await Promise.all(Array.from({ length: count }, (_, i) => this.entries.findOne({ workspace, seq: seq + 1 + i }, { _id: 0 }).lean()));
-        for (const entry of group) {
-          if (!entry) return { seq, prev };
+        const high = Math.min(upTo, seq + size);
+        const rows = (await this.entries.find(positionsOf(workspace, seq + 1, high), { _id: 0 }).lean()) as LedgerEntry[];
+        rows.sort((a, b) => a.seq - b.seq);
+        for (const entry of rows) {
+          if (entry.seq !== seq + 1) return { seq, prev }; // the position before it is missing: the walk ends there
           const broken = check(entry);
           if (broken) return { seq, prev, broken };
         }
+        if (seq < high) return { seq, prev };
+        size = Math.min(size * 4, WINDOW);
       }
       return { seq, prev };
     }
