@@ -1,5 +1,5 @@
-// `npm start`: the whole system on its embedded default. Installs what is missing, composes the
-// supergraph, starts the MongoDB-protocol server (H2 file under .data/), Redis, five subgraphs
+// `npm start` (entered through scripts/start.ts): the whole system on its embedded default.
+// Installs what is missing, composes the supergraph, starts the MongoDB-protocol server (H2 file under .data/), Redis, five subgraphs
 // and the gateway on http://127.0.0.1:4000, and stops everything it started on Ctrl-C.
 // A second start reuses the data (and the signing keys) under .data/.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
