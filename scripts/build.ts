@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { composeSupergraph, type SubgraphSource } from '../gateway/src/compose.ts';
+import type { SubgraphSource } from '../gateway/src/compose.ts';
 import { SUBGRAPHS } from '../gateway/src/subgraphs.ts';
-import { collectReads, type ReadDeclarations } from '../shared/src/index.ts';
+import type { ReadDeclarations } from '../shared/src/index.ts';
 
 /** Loads every subgraph's SDL and tool declarations. */
 export async function loadSubgraphSources(): Promise<SubgraphSource[]> {
@@ -50,6 +50,10 @@ export async function build(options: { ifChanged?: boolean } = {}): Promise<{ to
   if (options.ifChanged && OUTPUTS.every((f) => existsSync(new URL(f, generated))) && existsSync(digestFile) && readFileSync(digestFile, 'utf8').trim() === digest) {
     return { tools: (JSON.parse(readFileSync(new URL('catalog.json', generated), 'utf8')) as { tools: unknown[] }).tools.length, reused: true };
   }
+  // The composition and the shared library are loaded only to compose: a start that reuses the
+  // outputs (\`npm start\` after the first) never loads them.
+  const { composeSupergraph } = await import('../gateway/src/compose.ts');
+  const { collectReads } = await import('../shared/src/index.ts');
   const { gatewayTools } = await import('../gateway/src/local/index.ts');
   const { withGatewayReads } = await import('../gateway/src/local/reads.ts');
   const sources = await loadSubgraphSources();

@@ -166,7 +166,23 @@ export async function startImap(opts: { dir: string; mailboxes: string; users: s
       try {
         process.kill(pid, 'SIGTERM');
       } catch {
-        // already gone
+        return; // already gone
+      }
+      // Until the master is gone: it removes its sockets under run/ as it exits, and a start in the same
+      // folder meanwhile (npm start's Ctrl-C, then npm start again) finds them and refuses to run
+      // ("Dovecot is already running? Socket already exists").
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone at the last moment
       }
     },
   };

@@ -1,4 +1,4 @@
-import { connectDatabase, createLogger, Governance, installProbe, quotasFromEnv } from '@cuadra/shared';
+import { connectDatabase, createLogger, failFastWhileRedisDown, Governance, installProbe, quotasFromEnv } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { createGateway } from './server.ts';
 import { SUBGRAPHS, subgraphReplicaUrls, subgraphUrl } from './subgraphs.ts';
@@ -15,7 +15,7 @@ if (!mongoUrl || !signingKey) {
 const port = env.PORT ? Number(env.PORT) : 4000;
 const host = env.HOST ?? '127.0.0.1';
 const db = await connectDatabase(mongoUrl, env.MONGO_DB ?? 'cuadra_gateway');
-const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+const redis = failFastWhileRedisDown(new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, enableOfflineQueue: true }));
 const governanceDb = await connectDatabase(mongoUrl, env.GOVERNANCE_DB ?? 'cuadra_governance');
 const governance = new Governance(governanceDb, redis);
 await governance.init();

@@ -5,6 +5,7 @@ import { connectDatabase } from './db.ts';
 import { Governance } from './governance/index.ts';
 import { createLogger } from './logger.ts';
 import { installProbe } from './probe.ts';
+import { failFastWhileRedisDown } from './redis-client.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 
 /**
@@ -17,7 +18,7 @@ export async function runSubgraph(name: string, defaultPort: number, createServe
   const log = createLogger(name);
   const db = await connectDatabase(config.mongoUrl, config.dbName);
   const governanceDb = await connectDatabase(config.mongoUrl, config.governanceDb);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = failFastWhileRedisDown(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }));
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis'));
   const governance = new Governance(governanceDb, redis);
   await governance.init();
