@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUN_FIELD, runScope, type Principal } from '@cuadra/shared';
-import type { TestSubgraph } from '@cuadra/shared/testing';
+import type { Principal } from '@cuadra/shared';
+import { ageDeadAttempt, holdNextInsert, type HeldInsert, type TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, draft, startInvoices, unwrap } from './setup.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
 
@@ -22,73 +22,18 @@ afterAll(async () => {
   await sg?.close();
 });
 
-interface Held {
-  /** Resolves when the dead attempt's payment insert was sent (the attempt then dies: its call answers outcome_unknown). */
-  reached: Promise<void>;
-  /** Lets the insert reach the store; resolves once the store answered it (stored, or refused as a duplicate). */
-  land(): Promise<'stored' | 'duplicate'>;
-}
-
-/**
- * Holds the next payment insert of `workspace`, as the store's receive buffer holds a killed
- * process's last command: the document as the attempt sent it (stamped with its run), applied only
- * when the test says. The attempt itself goes no further (its handler fails right there).
- */
-function holdNextPaymentInsert(workspace: string, into = 'payments'): Held {
-  const collection = sg.db.collection(into) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  const own = Object.prototype.hasOwnProperty.call(collection, 'insertOne');
-  const original = collection.insertOne;
-  let reached!: () => void;
-  let sent!: (doc: Record<string, unknown>) => void;
-  const reachedP = new Promise<void>((r) => { reached = r; });
-  const sentP = new Promise<Record<string, unknown>>((r) => { sent = r; });
-  collection.insertOne = async function (this: unknown, ...args: unknown[]) {
-    const doc = args[0] as { workspace?: string };
-    if (doc?.workspace !== workspace) return original.apply(this, args);
-    if (own) collection.insertOne = original;
-    else delete (collection as Record<string, unknown>).insertOne;
-    // What the wire carries: the document with its run stamp (runs.ts stamps it in the same write).
-    sent({ ...doc, [RUN_FIELD]: [runScope.getStore()!.run] });
-    reached();
-    throw new Error('the process was killed');
-  };
-  return {
-    reached: reachedP,
-    land: async () => {
-      try {
-        await sg.db.db!.collection(into).insertOne(await sentP as never);
-        return 'stored';
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
-        return 'duplicate';
-      }
-    },
-  };
-}
-
-/** What a kill leaves once time has passed: the attempt's intent, key and customer lock all past their leases, its executor gone. */
-async function ageDeadAttempt(owner: Principal, customer: string, tool = 'payments.register', lock = `payments:${owner.workspace}:${customer}`): Promise<string> {
-  const intent = await sg.governance.intents.findOne({ workspace: owner.workspace, tool }).lean();
-  if (!intent) throw new Error('the attempt has no intent');
-  const long = new Date(Date.now() - 10 * 60_000);
-  await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { started_at: long, executor: 'exe_killed' } });
-  await sg.governance.db.collection('idempotency').updateOne({ run: intent._id.slice(4) }, { $set: { lease_until: long } });
-  await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
-  return intent._id;
-}
-
 /**
  * A keyed call killed inside its payment's insert, as a kill leaves it once time has passed: the
  * insert held (it lands when the test says), the call answered outcome_unknown, and the attempt's
  * intent, key and payer's lock aged past their leases ({@link ageDeadAttempt}).
  */
-async function killedInInsert(owner: Principal, tool: 'payments.register' | 'bills.pay', input: Record<string, unknown>, key: string, payer: string): Promise<{ held: Held; intentId: string }> {
+async function killedInInsert(owner: Principal, tool: 'payments.register' | 'bills.pay', input: Record<string, unknown>, key: string, payer: string): Promise<{ held: HeldInsert; intentId: string }> {
   const bill = tool === 'bills.pay';
-  const held = holdNextPaymentInsert(owner.workspace, bill ? 'bill_payments' : 'payments');
+  const held = holdNextInsert(sg, bill ? 'bill_payments' : 'payments', owner.workspace);
   const dead = await sg.call(tool, input, owner, { idempotencyKey: key });
   await held.reached;
   expect(dead.code).toBe('outcome_unknown');
-  const intentId = await ageDeadAttempt(owner, payer, tool, bill ? `bills:pay:${owner.workspace}:${payer}` : `payments:${owner.workspace}:${payer}`);
+  const intentId = await ageDeadAttempt(sg, owner.workspace, tool, bill ? `bills:pay:${owner.workspace}:${payer}` : `payments:${owner.workspace}:${payer}`);
   return { held, intentId };
 }
 
@@ -258,7 +203,7 @@ describe('a running marker the stale-operation pass finds before recovery settle
   /** A keyed payments.register killed inside its insert, whose marker the stale pass reaches while recovery leaves the attempt alone. */
   async function staleBeforeRecovery(key: string) {
     const { owner, customer, invoice, input } = await setUp();
-    const held = holdNextPaymentInsert(owner.workspace);
+    const held = holdNextInsert(sg, 'payments', owner.workspace);
     const dead = await sg.call('payments.register', input, owner, { idempotencyKey: key });
     await held.reached;
     expect(dead.code).toBe('outcome_unknown');
@@ -279,7 +224,7 @@ describe('a running marker the stale-operation pass finds before recovery settle
   it('the payment lands, then recovery settles the attempt: it finishes the payment and answers the call with it', async () => {
     const { owner, customer, invoice, input, held } = await staleBeforeRecovery('stale-1');
     expect(await held.land()).toBe('stored');
-    await ageDeadAttempt(owner, customer);
+    await ageDeadAttempt(sg, owner.workspace, 'payments.register', `payments:${owner.workspace}:${customer}`);
     await sg.sweep();
     const [payment] = await paymentsOf(owner);
     expect(payment.status).toBe('completed');
@@ -293,7 +238,7 @@ describe('a running marker the stale-operation pass finds before recovery settle
 
   it('recovery settles the attempt as having written nothing, then the payment lands: the next sweep withdraws it', async () => {
     const { owner, customer, invoice, held } = await staleBeforeRecovery('stale-2');
-    await ageDeadAttempt(owner, customer);
+    await ageDeadAttempt(sg, owner.workspace, 'payments.register', `payments:${owner.workspace}:${customer}`);
     await sg.sweep();
     const told = await sg.governance.ledger.entries.find({ idempotency_key: 'stale-2', tool: 'payments.register' }).lean();
     expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
