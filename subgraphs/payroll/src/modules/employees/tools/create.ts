@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, newId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, newId, recordOutput, repeatableId, storedUnderId } from '@cuadra/shared';
 import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { CONTRACT_TYPES, DOCUMENT_TYPES, EMPLOYEE_VIEW_SCHEMA, employees, employeeView, type EmployeeDoc } from '../model.ts';
 import { assertMinimumWage } from '../wage.ts';
@@ -65,7 +65,8 @@ export const create = defineTool({
     assertMinimumWage(input.salary, input.contract_type, input.hire_date, '/salary/amount');
     const termEnd = contractTerm(input.contract_type, input.term_end, input.hire_date);
     const doc: EmployeeDoc = {
-      _id: newId('emp'),
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's employee the store applies late is this one.
+      _id: repeatableId('emp') ?? newId('emp'),
       workspace: ctx.workspace,
       name: input.name.trim(),
       name_lc: input.name.trim().toLowerCase(),
@@ -87,6 +88,9 @@ export const create = defineTool({
     try {
       await createPositioned(employees(ctx.db), doc);
     } catch (err) {
+      // This call's employee, stored by an attempt whose insert the store applied late: answered as it is, not refused as a duplicate document number.
+      const known = await storedUnderId(err, employees(ctx.db), doc._id, ctx.workspace);
+      if (known) return { employee: employeeView(known) };
       if ((err as { code?: number }).code === 11000) {
         throw new CuadraError('conflict', `An employee with document number ${number} already exists in this workspace.`);
       }

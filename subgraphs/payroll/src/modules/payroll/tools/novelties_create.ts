@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, newId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, newId, recordOutput, repeatableId, storedUnderId } from '@cuadra/shared';
 import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { loadEmployee } from '../../employees/ops.ts';
 import { HOUR_KINDS } from '../calc.ts';
@@ -76,12 +76,20 @@ export const noveltiesCreate = defineTool({
       if (clash) throw new CuadraError('invalid_input', `${employee.name} already has ${clash.type.replace('_', ' ')} from ${clash.date} to ${clash.end_date}; absences do not overlap.`, { field: '/from' });
     }
     const doc: NoveltyDoc = {
-      _id: newId('nov'), workspace: ctx.workspace, employee_id: employee._id, employee_name: employee.name, type: input.type,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's novelty the store applies late is this one.
+      _id: repeatableId('nov') ?? newId('nov'), workspace: ctx.workspace, employee_id: employee._id, employee_name: employee.name, type: input.type,
       hour_kind: input.hour_kind ?? null, date: first, end_date: last, hours: input.hours ?? null, amount: input.amount ?? null,
       paid: input.paid ?? null, salary_type: input.salary_type ?? null, days: input.type === 'sick_leave' ? input.prior_days ?? 0 : input.days ?? null,
       label: input.label?.trim() || null, created_at: ctx.now,
     };
-    await createPositioned(novelties(ctx.db), doc);
+    try {
+      await createPositioned(novelties(ctx.db), doc);
+    } catch (err) {
+      // Its id taken: the novelty an earlier attempt of this call wrote, answered as it is (not a second bonus paid).
+      const known = await storedUnderId(err, novelties(ctx.db), doc._id, ctx.workspace);
+      if (!known) throw err;
+      return { novelty: noveltyView(known) };
+    }
     return { novelty: noveltyView(doc) };
   },
 });
