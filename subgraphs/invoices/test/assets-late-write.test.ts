@@ -74,3 +74,36 @@ describe('a keyed assets.create whose insert lands after its dead attempt was se
     expect((await acquisitionsOf(owner)).map((e) => e.source.id)).toEqual([retry.output.asset.id]);
   });
 });
+
+describe('an approved assets.create run again after its first attempt died inside its insert', () => {
+  it('the late insert lands between recovery and the rerun: the rerun finishes that asset, the approval executed with it', async () => {
+    const owner = workspace();
+    await sg.governance.policies.create(owner.workspace, { name: 'Activos fijos', priority: 50, match: { tools: ['assets.create'] }, effect: 'hold' }, `pol_${owner.workspace}`);
+    const asked = await sg.call('assets.create', input, owner);
+    expect(asked.pending).toBe(true);
+    await sg.governance.approvals.decide(owner.workspace, asked.approvalId!, 'approved', { type: 'member', id: 'mem_other' }, null);
+    const held = holdNextInsert(sg, 'fixed_assets', owner.workspace);
+    await sg.sweep();
+    await held.reached;
+    expect((await sg.governance.approvals.get(owner.workspace, asked.approvalId!))?.status).toBe('executing');
+    await ageDeadAttempt(sg, owner.workspace, 'assets.create');
+    // The sweep settles the dead attempt (nothing carries its run: the approval goes back to approved),
+    // then runs the approved call again; the dead attempt's insert reaches the store in between.
+    const approvals = sg.governance.approvals;
+    const approvedFor = approvals.approvedFor.bind(approvals);
+    let landed: string | undefined;
+    approvals.approvedFor = async (...args) => {
+      approvals.approvedFor = approvedFor;
+      landed = await held.land();
+      return approvedFor(...args);
+    };
+    await sg.sweep();
+    expect(landed).toBe('stored');
+    const approval = await approvals.get(owner.workspace, asked.approvalId!);
+    expect(approval?.status).toBe('executed');
+    const stored = await assetsOf(owner);
+    expect(stored.map((a) => a.status)).toEqual(['active']);
+    expect((await acquisitionsOf(owner)).map((e) => e.source.id)).toEqual([stored[0]._id]);
+    expect((approval?.result as { body?: { output?: { asset?: { id?: string } } } } | null)?.body?.output?.asset?.id).toBe(stored[0]._id);
+  });
+});
