@@ -1,4 +1,4 @@
-import { beginOperation, CuadraError, defineTool, newId, recordOutput, createPositioned, runOperation } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineTool, newId, recordOutput, createPositioned, repeatableId, runOperation, storedUnderId } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';
@@ -34,7 +34,8 @@ export const create = defineTool({
     if (input.credit_account.startsWith('15')) throw new CuadraError('invalid_input', 'The acquisition is credited to how it was paid or owed, not to property, plant and equipment.', { field: '/credit_account' });
     await postableAccount(ctx.db, ctx.workspace, input.credit_account, '/credit_account');
     await assertPeriodOpen(ctx.db, ctx.workspace, input.acquisition_date);
-    const id = newId('ast');
+    // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's asset the store applies late is this one.
+    const id = repeatableId('ast') ?? newId('ast');
     const doc: AssetDoc = {
       _id: id, workspace: ctx.workspace, name: input.name, class: input.class, status: 'recording', currency: await workspaceCurrency(ctx.db, ctx.workspace),
       cost: input.cost, ...termsOf(input, input.cost), acquisition_date: input.acquisition_date, in_service_date: inService,
@@ -43,7 +44,15 @@ export const create = defineTool({
       search_lc: `${input.name} ${input.class}`.toLowerCase(), rev: 0, created_at: ctx.now, updated_at: ctx.now,
     };
     await beginOperation(ctx, acquisitionOperation, id);
-    await createPositioned(assets(ctx.db), doc);
-    return { asset: assetView(await runOperation(ctx, acquisitionOperation, doc, id)) };
+    let recorded = doc;
+    try {
+      await createPositioned(assets(ctx.db), doc);
+    } catch (err) {
+      // Its id taken: the asset an earlier attempt of this call wrote (its insert applied late), finished here — not recorded twice.
+      const known = await storedUnderId(err, assets(ctx.db), id, ctx.workspace);
+      if (!known) throw err;
+      recorded = known;
+    }
+    return { asset: assetView(await runOperation(ctx, acquisitionOperation, recorded, id)) };
   },
 });
