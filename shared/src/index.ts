@@ -37,7 +37,7 @@ export { CHECKPOINT_EVERY, GENESIS_HASH, Ledger, RECEIPT_WALK_FREE, entryHash, l
 export type { AppendedEntry, LedgerEntry, LedgerEvent, LedgerRecord, LedgerVerification } from './governance/ledger.ts';
 export { HEAD_CONTEXT, LedgerSigner, RECEIPT_CONTEXT, formatReceipt, parseReceipt, statementBytes } from './governance/anchor.ts';
 export type { Receipt } from './governance/anchor.ts';
-export { RUN_FIELD, RUNS_KEPT, declareDerivedCollection, findRunStamps, repeatableId, runScope, stampRunsOn, storedUnderId } from './governance/runs.ts';
+export { RUN_FIELD, RUNS_KEPT, declareDerivedCollection, findRunStamps, repeatableId, runScope, stampRunsOn, insertOrStored, storedUnderId } from './governance/runs.ts';
 export type { RunContext, RunStamps } from './governance/runs.ts';
 export { GOVERNANCE_FLOOR, PolicyStore, decide, policyMatches } from './governance/policies.ts';
 export type { Policy, PolicyCall, PolicyEffect } from './governance/policies.ts';

@@ -71,6 +71,23 @@ export async function storedUnderId<T>(err: unknown, model: Model<T>, id: string
   return (await model.findOne({ _id: id, workspace } as never).lean()) as T | null;
 }
 
+/**
+ * Inserts `doc` (by `insert`) under an id chosen before the insert ({@link repeatableId}) and answers
+ * the document the call stands on: `doc` when this insert stored it, or — the id taken — the one an
+ * earlier attempt of the same call stored under it ({@link storedUnderId}), for the caller to answer
+ * or finish instead of making a second one. Any other failure is thrown as it came.
+ */
+export async function insertOrStored<T>(insert: () => Promise<unknown>, model: Model<T>, doc: T, workspace: string): Promise<T> {
+  try {
+    await insert();
+    return doc;
+  } catch (err) {
+    const known = await storedUnderId(err, model, (doc as { _id?: string })._id, workspace);
+    if (!known) throw err;
+    return known;
+  }
+}
+
 /** Connections stamped, each with the collections stamped on it (null: all but the derived ones). */
 const stamped = new WeakMap<Connection, ReadonlySet<string> | null>();
 

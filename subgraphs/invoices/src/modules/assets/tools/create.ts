@@ -1,4 +1,4 @@
-import { beginOperation, CuadraError, defineTool, newId, recordOutput, createPositioned, repeatableId, runOperation, storedUnderId } from '@cuadra/shared';
+import { beginOperation, CuadraError, defineTool, newId, recordOutput, createPositioned, repeatableId, runOperation, insertOrStored } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { assertPeriodOpen } from '../../../books/index.ts';
 import { assertNotAfterToday } from '../../../lib/document-dates.ts';
@@ -44,15 +44,8 @@ export const create = defineTool({
       search_lc: `${input.name} ${input.class}`.toLowerCase(), rev: 0, created_at: ctx.now, updated_at: ctx.now,
     };
     await beginOperation(ctx, acquisitionOperation, id);
-    let recorded = doc;
-    try {
-      await createPositioned(assets(ctx.db), doc);
-    } catch (err) {
-      // Its id taken: the asset an earlier attempt of this call wrote (its insert applied late), finished here — not recorded twice.
-      const known = await storedUnderId(err, assets(ctx.db), id, ctx.workspace);
-      if (!known) throw err;
-      recorded = known;
-    }
+    // Its id taken: the asset an earlier attempt of this call wrote (its insert applied late), finished here — not recorded twice.
+    const recorded = await insertOrStored(() => createPositioned(assets(ctx.db), doc), assets(ctx.db), doc, ctx.workspace);
     return { asset: assetView(await runOperation(ctx, acquisitionOperation, recorded, id)) };
   },
 });

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, defineTool, newId, repeatableId, storedUnderId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, defineTool, newId, repeatableId, insertOrStored, recordOutput } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, lineSchema, withholdingsSchema } from '../../items/document-lines.ts';
 import { RECURRING_VIEW_SCHEMA, recurringInvoices, recurringView, type RecurringDoc } from '../recurring.ts';
 import { documentToday } from '../../../lib/document-dates.ts';
@@ -42,14 +42,7 @@ export const recurringCreate = defineTool({
       every: input.every ?? 1, due_days: input.due_days ?? 30, post: input.post ?? false, next_date: start, anchor_day: Number(start.slice(8, 10)), end_date: input.end_date ?? null, issued: 0,
       created_at: ctx.now, updated_at: ctx.now,
     };
-    try {
-      await createPositioned(recurringInvoices(ctx.db), doc);
-    } catch (err) {
-      // Its id taken: the schedule an earlier attempt of this call wrote, answered as it is.
-      const known = await storedUnderId(err, recurringInvoices(ctx.db), doc._id, ctx.workspace);
-      if (!known) throw err;
-      return { recurring: recurringView(known) };
-    }
-    return { recurring: recurringView(doc) };
+    // Its id taken: the schedule an earlier attempt of this call wrote, answered as it is.
+    return { recurring: recurringView(await insertOrStored(() => createPositioned(recurringInvoices(ctx.db), doc), recurringInvoices(ctx.db), doc, ctx.workspace)) };
   },
 });

@@ -1,4 +1,4 @@
-import { CuadraError, DATE_SCHEMA, defineTool, localDate, MONEY_LIMIT, newId, recordOutput, repeatableId, storedUnderId } from '@cuadra/shared';
+import { CuadraError, DATE_SCHEMA, defineTool, localDate, MONEY_LIMIT, newId, recordOutput, repeatableId, insertOrStored } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { ledgerHorizon } from '../../../books/general-ledger.ts';
 import { assertPeriodOpen } from '../../../books/periods.ts';
@@ -63,14 +63,7 @@ export const create = defineTool({
       _id: repeatableId('mje') ?? newId('mje'), workspace: ctx.workspace, status: 'draft', date: input.date, currency, memo: input.memo, lines,
       journal_entry_id: null, reversal_entry_id: null, created_at: ctx.now, posted_at: null, reversed_at: null, updated_at: ctx.now,
     };
-    try {
-      await manualEntries(ctx.db).create(doc);
-    } catch (err) {
-      // Its id taken: the entry an earlier attempt of this call wrote, answered as it is.
-      const known = await storedUnderId(err, manualEntries(ctx.db), doc._id, ctx.workspace);
-      if (!known) throw err;
-      return { entry: manualEntryView(known) };
-    }
-    return { entry: manualEntryView(doc) };
+    // Its id taken: the entry an earlier attempt of this call wrote, answered as it is.
+    return { entry: manualEntryView(await insertOrStored(() => manualEntries(ctx.db).create(doc), manualEntries(ctx.db), doc, ctx.workspace)) };
   },
 });

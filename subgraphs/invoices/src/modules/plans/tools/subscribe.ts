@@ -1,4 +1,4 @@
-import { addDays, createPositioned, CuadraError, defineTool, newId, repeatableId, storedUnderId, recordOutput } from '@cuadra/shared';
+import { addDays, createPositioned, CuadraError, defineTool, newId, repeatableId, insertOrStored, recordOutput } from '@cuadra/shared';
 import { assertNotAfterToday, documentToday } from '../../../lib/document-dates.ts';
 import { buyerFromCrm } from '../../items/document-lines.ts';
 import { findPlan, plans, SUBSCRIPTION_VIEW_SCHEMA, subscriptions, subscriptionView, type SubscriptionDoc } from '../model.ts';
@@ -35,16 +35,9 @@ export const subscribe = defineTool({
       billing_start: addDays(start, plan.trial_days), post: input.post ?? false, schedule_id: scheduleIdOf(id), setup_invoice_id: plan.setup_fee > 0 ? setupInvoiceId(id) : null,
       changes: [], pending_change: null, cancel_at: null, rev: 0, search_lc: `${customer.name} ${plan.name}`.toLowerCase(), created_at: ctx.now, updated_at: ctx.now,
     };
-    let started = doc;
-    try {
-      await createPositioned(subscriptions(ctx.db), doc);
-    } catch (err) {
-      // Its id taken: the subscription an attempt of this call wrote, which died on its insert (so
-      // before counting it): counted and started here, not made a second time.
-      const known = await storedUnderId(err, subscriptions(ctx.db), id, ctx.workspace);
-      if (!known) throw err;
-      started = known;
-    }
+    // Its id taken: the subscription an attempt of this call wrote, which died on its insert (so
+    // before counting it): counted and started here, not made a second time.
+    const started = await insertOrStored(() => createPositioned(subscriptions(ctx.db), doc), subscriptions(ctx.db), doc, ctx.workspace);
     await plans(ctx.db).updateOne({ _id: plan._id }, { $inc: { subscribers: 1 } });
     return { subscription: subscriptionView(await completeStart(ctx, started), documentToday(ctx)) };
   },

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, newId, recordOutput, repeatableId, storedUnderId } from '@cuadra/shared';
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, ID_SCHEMA, newId, recordOutput, repeatableId, insertOrStored } from '@cuadra/shared';
 import { PAYROLL_AMOUNT_SCHEMA } from '../../../money.ts';
 import { loadEmployee } from '../../employees/ops.ts';
 import { HOUR_KINDS } from '../calc.ts';
@@ -82,14 +82,7 @@ export const noveltiesCreate = defineTool({
       paid: input.paid ?? null, salary_type: input.salary_type ?? null, days: input.type === 'sick_leave' ? input.prior_days ?? 0 : input.days ?? null,
       label: input.label?.trim() || null, created_at: ctx.now,
     };
-    try {
-      await createPositioned(novelties(ctx.db), doc);
-    } catch (err) {
-      // Its id taken: the novelty an earlier attempt of this call wrote, answered as it is (not a second bonus paid).
-      const known = await storedUnderId(err, novelties(ctx.db), doc._id, ctx.workspace);
-      if (!known) throw err;
-      return { novelty: noveltyView(known) };
-    }
-    return { novelty: noveltyView(doc) };
+    // Its id taken: the novelty an earlier attempt of this call wrote, answered as it is (not a second bonus paid).
+    return { novelty: noveltyView(await insertOrStored(() => createPositioned(novelties(ctx.db), doc), novelties(ctx.db), doc, ctx.workspace)) };
   },
 });
