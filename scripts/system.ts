@@ -89,11 +89,6 @@ const nodeBin = process.execPath;
 export const compileCacheDir = path.join(repoRoot, '.cache', 'node-compile');
 
 /**
- * Waits until `url` answers 200, or the child exits, or the time is up: `CUADRA_START_TIMEOUT_MS`,
- * default 120 s (a service starts in a few seconds on a quiet machine; the wait only matters when
- * the machine is crowded, and a failed start still ends at once when the child exits).
- */
-/**
  * V8 flags every service starts with (issue 33, "A service's memory" in ARCHITECTURE.md; docker-compose.yml
  * sets the same): semi-spaces of at most 16 MB (V8's default grows them to 64 MB under a burst of reads,
  * and the pages stay resident) and an old space of 1,024 MB (V8 then grows it by a smaller factor between
@@ -108,7 +103,9 @@ const instanceOf = new WeakMap<ChildProcess, string>();
 
 /**
  * Waits until `child` itself answers `url` (200, or 503 while its peers come up): an answer without
- * the child's instance token comes from another process on that port, and does not count.
+ * the child's instance token comes from another process on that port, and does not count. Ends when
+ * the child exits, or when the time is up: `CUADRA_START_TIMEOUT_MS`, default 120 s (a service starts
+ * in a few seconds on a quiet machine; the wait only matters when the machine is crowded).
  */
 export async function waitHealthy(url: string, child: ChildProcess, name: string, logFile: string, timeoutMs = Number(process.env.CUADRA_START_TIMEOUT_MS) > 0 ? Number(process.env.CUADRA_START_TIMEOUT_MS) : 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -347,3 +347,68 @@ export async function ageDeadAttempt(sg: Pick<TestSubgraph, 'db' | 'governance'>
   if (lock) await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
   return intent._id;
 }
+
+/** What {@link killedAndSettled} and {@link approvedAndKilled} drive: a subgraph started for a test. */
+type LateWriteSubgraph = Pick<TestSubgraph, 'db' | 'governance' | 'call' | 'sweep'>;
+
+/**
+ * A keyed `tool` call killed inside its insert into `collection` ({@link holdNextInsert}), then —
+ * once time has passed ({@link ageDeadAttempt}) and a sweep ran — settled by recovery as having
+ * written nothing: its intent gone, its ledger entry `interrupted`, its key handed back. Throws when
+ * any of that is not so. `beforeRecovery` runs between the kill and the aging (drafts: the rollup
+ * repair meeting the attempt first). Answers the held insert, for the test to land when it says.
+ */
+export async function killedAndSettled(sg: LateWriteSubgraph, owner: Principal, call: { tool: string; collection: string; input: Record<string, unknown>; key: string }, beforeRecovery?: () => Promise<void>): Promise<HeldInsert> {
+  const { tool, collection, input, key } = call;
+  const held = holdNextInsert(sg, collection, owner.workspace);
+  const dead = await sg.call(tool, input, owner, { idempotencyKey: key });
+  await held.reached;
+  if (dead.code !== 'outcome_unknown') throw new Error(`the killed ${tool} answered ${dead.code ?? dead.httpStatus}, not outcome_unknown`);
+  await beforeRecovery?.();
+  const intentId = await ageDeadAttempt(sg, owner.workspace, tool);
+  await sg.sweep();
+  if (await sg.governance.intents.exists({ _id: intentId })) throw new Error(`recovery left the dead ${tool}'s intent ${intentId}`);
+  // Recovery's story: the call wrote nothing (its ledger entry interrupted, its key handed back).
+  const told = await sg.governance.ledger.entries.find({ idempotency_key: key, tool }).lean();
+  const outcomes = told.map((e) => e.outcome);
+  if (outcomes.length !== 1 || outcomes[0] !== 'interrupted') throw new Error(`the dead ${tool}'s ledger says ${JSON.stringify(outcomes)}, not ["interrupted"]`);
+  return held;
+}
+
+/**
+ * A `tool` call held for approval by a policy of its own, approved, run by the sweep and killed
+ * inside its insert into `collection`, its attempt then aged as a kill leaves it. Throws when the
+ * call was not held or its approval is not `executing` at the kill. Answers the held insert and the
+ * approval's id.
+ */
+export async function approvedAndKilled(sg: LateWriteSubgraph, owner: Principal, call: { tool: string; collection: string; input: Record<string, unknown> }): Promise<{ held: HeldInsert; approvalId: string }> {
+  const { tool, collection, input } = call;
+  await sg.governance.policies.create(owner.workspace, { name: `Hold ${tool}`, priority: 50, match: { tools: [tool] }, effect: 'hold' }, `pol_${owner.workspace}`);
+  const asked = await sg.call(tool, input, owner);
+  if (!asked.pending || !asked.approvalId) throw new Error(`${tool} was not held for approval (${asked.code ?? asked.httpStatus})`);
+  await sg.governance.approvals.decide(owner.workspace, asked.approvalId, 'approved', { type: 'member', id: 'mem_other' }, null);
+  const held = holdNextInsert(sg, collection, owner.workspace);
+  await sg.sweep();
+  await held.reached;
+  const status = (await sg.governance.approvals.get(owner.workspace, asked.approvalId))?.status;
+  if (status !== 'executing') throw new Error(`the approval of the killed ${tool} is ${status}, not executing`);
+  await ageDeadAttempt(sg, owner.workspace, tool);
+  return { held, approvalId: asked.approvalId };
+}
+
+/**
+ * Lets `held` land at the moment the next sweep, having settled the dead attempt (its approval back
+ * to approved), asks for the approved call to run again: between recovery and the rerun. Answers how
+ * the landing went, once the sweep ran (undefined: the sweep never asked).
+ */
+export function landBeforeRerun(sg: Pick<TestSubgraph, 'governance'>, held: HeldInsert): () => 'stored' | 'duplicate' | undefined {
+  const approvals = sg.governance.approvals;
+  const approvedFor = approvals.approvedFor.bind(approvals);
+  let landed: 'stored' | 'duplicate' | undefined;
+  approvals.approvedFor = async (...args) => {
+    approvals.approvedFor = approvedFor;
+    landed = await held.land();
+    return approvedFor(...args);
+  };
+  return () => landed;
+}

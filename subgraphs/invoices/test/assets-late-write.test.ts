@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
-import { ageDeadAttempt, holdNextInsert, type TestSubgraph } from '@cuadra/shared/testing';
+import { approvedAndKilled, killedAndSettled, landBeforeRerun, type TestSubgraph } from '@cuadra/shared/testing';
 import { startInvoices } from './setup.ts';
 import { workspace } from './bills-helpers.ts';
 
@@ -21,18 +21,7 @@ afterAll(async () => {
 });
 
 /** A keyed assets.create killed inside its insert, settled by recovery as having written nothing (its key handed back). */
-async function killedAndSettled(owner: Principal, input: Record<string, unknown>, key: string) {
-  const held = holdNextInsert(sg, 'fixed_assets', owner.workspace);
-  const dead = await sg.call('assets.create', input, owner, { idempotencyKey: key });
-  await held.reached;
-  expect(dead.code).toBe('outcome_unknown');
-  const intentId = await ageDeadAttempt(sg, owner.workspace, 'assets.create');
-  await sg.sweep();
-  expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
-  const told = await sg.governance.ledger.entries.find({ idempotency_key: key, tool: 'assets.create' }).lean();
-  expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
-  return held;
-}
+const killed = (owner: Principal, input: Record<string, unknown>, key: string) => killedAndSettled(sg, owner, { tool: 'assets.create', collection: 'fixed_assets', input, key });
 
 const input = { name: 'Torno CNC', class: 'machinery', cost: 80_000_000, acquisition_date: '2026-09-01', useful_life_months: 120, credit_account: '220505' };
 
@@ -47,7 +36,7 @@ async function acquisitionsOf(owner: Principal) {
 describe('a keyed assets.create whose insert lands after its dead attempt was settled as having written nothing', () => {
   it('lands before the retry: the retry finishes that asset — one asset, one acquisition entry', async () => {
     const owner = workspace();
-    const held = await killedAndSettled(owner, input, 'asset-1');
+    const held = await killed(owner, input, 'asset-1');
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('assets.create', input, owner, { idempotencyKey: 'asset-1' });
@@ -65,7 +54,7 @@ describe('a keyed assets.create whose insert lands after its dead attempt was se
 
   it('lands after the retry recorded the asset: refused as the same asset, one asset stays', async () => {
     const owner = workspace();
-    const held = await killedAndSettled(owner, input, 'asset-2');
+    const held = await killed(owner, input, 'asset-2');
     const retry = await sg.call('assets.create', input, owner, { idempotencyKey: 'asset-2' });
     expect(retry).toMatchObject({ ok: true });
     expect(await held.land()).toBe('duplicate');
@@ -78,28 +67,13 @@ describe('a keyed assets.create whose insert lands after its dead attempt was se
 describe('an approved assets.create run again after its first attempt died inside its insert', () => {
   it('the late insert lands between recovery and the rerun: the rerun finishes that asset, the approval executed with it', async () => {
     const owner = workspace();
-    await sg.governance.policies.create(owner.workspace, { name: 'Activos fijos', priority: 50, match: { tools: ['assets.create'] }, effect: 'hold' }, `pol_${owner.workspace}`);
-    const asked = await sg.call('assets.create', input, owner);
-    expect(asked.pending).toBe(true);
-    await sg.governance.approvals.decide(owner.workspace, asked.approvalId!, 'approved', { type: 'member', id: 'mem_other' }, null);
-    const held = holdNextInsert(sg, 'fixed_assets', owner.workspace);
-    await sg.sweep();
-    await held.reached;
-    expect((await sg.governance.approvals.get(owner.workspace, asked.approvalId!))?.status).toBe('executing');
-    await ageDeadAttempt(sg, owner.workspace, 'assets.create');
+    const { held, approvalId } = await approvedAndKilled(sg, owner, { tool: 'assets.create', collection: 'fixed_assets', input });
     // The sweep settles the dead attempt (nothing carries its run: the approval goes back to approved),
     // then runs the approved call again; the dead attempt's insert reaches the store in between.
-    const approvals = sg.governance.approvals;
-    const approvedFor = approvals.approvedFor.bind(approvals);
-    let landed: string | undefined;
-    approvals.approvedFor = async (...args) => {
-      approvals.approvedFor = approvedFor;
-      landed = await held.land();
-      return approvedFor(...args);
-    };
+    const landed = landBeforeRerun(sg, held);
     await sg.sweep();
-    expect(landed).toBe('stored');
-    const approval = await approvals.get(owner.workspace, asked.approvalId!);
+    expect(landed()).toBe('stored');
+    const approval = await sg.governance.approvals.get(owner.workspace, approvalId);
     expect(approval?.status).toBe('executed');
     const stored = await assetsOf(owner);
     expect(stored.map((a) => a.status)).toEqual(['active']);

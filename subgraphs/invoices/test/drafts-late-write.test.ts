@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
-import { ageDeadAttempt, holdNextInsert, type TestSubgraph } from '@cuadra/shared/testing';
+import { killedAndSettled, type TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, draft, startInvoices } from './setup.ts';
 import { vendor, workspace } from './bills-helpers.ts';
 
@@ -44,20 +44,9 @@ async function repairBeforeRecovery(owner: Principal, tool: string): Promise<voi
   expect(await sg.db.collection('pending_changes').countDocuments({ workspace: owner.workspace })).toBe(0);
 }
 
-/** A keyed call killed inside its insert into `collection`, then settled by recovery as having written nothing (its key handed back). */
-async function killedAndSettled(owner: Principal, tool: string, input: Record<string, unknown>, key: string, collection: string, options: { rollups?: boolean } = {}) {
-  const held = holdNextInsert(sg, collection, owner.workspace);
-  const dead = await sg.call(tool, input, owner, { idempotencyKey: key });
-  await held.reached;
-  expect(dead.code).toBe('outcome_unknown');
-  if (options.rollups !== false) await repairBeforeRecovery(owner, tool);
-  const intentId = await ageDeadAttempt(sg, owner.workspace, tool);
-  await sg.sweep();
-  expect(await sg.governance.intents.exists({ _id: intentId })).toBeNull();
-  // Recovery's story: the call wrote nothing (its ledger entry interrupted, its key handed back).
-  const told = await sg.governance.ledger.entries.find({ idempotency_key: key, tool }).lean();
-  expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
-  return held;
+/** A keyed call killed inside its insert into `collection`, then settled by recovery as having written nothing (its key handed back); an open item's rollup repair meets the attempt first. */
+function killed(owner: Principal, tool: string, input: Record<string, unknown>, key: string, collection: string, options: { rollups?: boolean } = {}) {
+  return killedAndSettled(sg, owner, { tool, collection, input, key }, options.rollups === false ? undefined : () => repairBeforeRecovery(owner, tool));
 }
 
 function invoiceInput(customer: string) {
@@ -72,7 +61,7 @@ describe('a draft invoice whose insert lands after its dead attempt was settled 
   it('lands before the retry: the retry answers that draft, and no second one is made', async () => {
     const owner = await configuredWorkspace(sg);
     const input = invoiceInput(await andina(owner));
-    const held = await killedAndSettled(owner, 'invoices.create', input, 'draft-1', 'invoices');
+    const held = await killed(owner, 'invoices.create', input, 'draft-1', 'invoices');
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('invoices.create', input, owner, { idempotencyKey: 'draft-1' });
@@ -87,7 +76,7 @@ describe('a draft invoice whose insert lands after its dead attempt was settled 
   it('lands after the retry made the draft: refused as the same draft, one draft stays', async () => {
     const owner = await configuredWorkspace(sg);
     const input = invoiceInput(await andina(owner));
-    const held = await killedAndSettled(owner, 'invoices.create', input, 'draft-2', 'invoices');
+    const held = await killed(owner, 'invoices.create', input, 'draft-2', 'invoices');
     const retry = await sg.call('invoices.create', input, owner, { idempotencyKey: 'draft-2' });
     expect(retry.ok).toBe(true);
     expect(await held.land()).toBe('duplicate');
@@ -101,7 +90,7 @@ describe('a credit note whose insert lands after its dead attempt was settled as
     const d = await draft(sg, owner);
     const invoice = (await sg.output('invoices.post', { id: d.id }, owner)).invoice;
     const input = { invoice_id: invoice.id, concept: 2, reason: 'Devolución total' };
-    const held = await killedAndSettled(owner, 'invoices.credit_note', input, 'note-1', 'invoices');
+    const held = await killed(owner, 'invoices.credit_note', input, 'note-1', 'invoices');
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('invoices.credit_note', input, owner, { idempotencyKey: 'note-1' });
@@ -119,7 +108,7 @@ describe('a draft bill whose insert lands after its dead attempt was settled as 
     const owner = workspace();
     const v = await vendor(owner);
     const input = { vendor_id: v, supplier_number: 'FV-LATE-1', currency: 'COP', issue_date: '2026-11-02', lines: [{ description: 'Papelería', account: '5135', quantity: 1, unit_price: 100_000, tax_rate_ppm: 190000 }] };
-    const held = await killedAndSettled(owner, 'bills.create', input, 'bill-1', 'bills');
+    const held = await killed(owner, 'bills.create', input, 'bill-1', 'bills');
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('bills.create', input, owner, { idempotencyKey: 'bill-1' });
@@ -133,7 +122,7 @@ describe('a manual journal entry whose insert lands after its dead attempt was s
   it('the retry answers that entry, and no second one is made', async () => {
     const owner = await configuredWorkspace(sg);
     const input = { date: '2026-11-02', memo: 'Ajuste', lines: [{ account: '5195', debit: 50_000 }, { account: '111005', credit: 50_000 }] };
-    const held = await killedAndSettled(owner, 'journal.create', input, 'mje-1', 'manual_entries', { rollups: false });
+    const held = await killed(owner, 'journal.create', input, 'mje-1', 'manual_entries', { rollups: false });
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('journal.create', input, owner, { idempotencyKey: 'mje-1' });
@@ -149,7 +138,7 @@ describe('a subscription whose insert lands after its dead attempt was settled a
     const customer = await andina(owner);
     const plan = (await sg.output('plans.create', { name: 'Básico', price: 10_000_000, interval: 'month' }, owner)).plan;
     const input = { plan_id: plan.id, customer_id: customer, start_date: '2026-11-01' };
-    const held = await killedAndSettled(owner, 'plans.subscribe', input, 'sub-1', 'plan_subscriptions', { rollups: false });
+    const held = await killed(owner, 'plans.subscribe', input, 'sub-1', 'plan_subscriptions', { rollups: false });
     expect(await held.land()).toBe('stored');
 
     const retry = await sg.call('plans.subscribe', input, owner, { idempotencyKey: 'sub-1' });
@@ -165,7 +154,7 @@ describe('a recurring invoice schedule whose insert lands after its dead attempt
   it('the retry answers that schedule: one schedule bills the customer', async () => {
     const owner = await configuredWorkspace(sg);
     const input = { customer_id: await andina(owner), currency: 'COP', interval: 'month', start_date: '2026-12-05', lines: [{ description: 'Soporte', quantity: 1, unit_price: 200_000_000, tax_rate_ppm: 190000 }] };
-    const held = await killedAndSettled(owner, 'invoices.recurring_create', input, 'rec-1', 'recurring_invoices', { rollups: false });
+    const held = await killed(owner, 'invoices.recurring_create', input, 'rec-1', 'recurring_invoices', { rollups: false });
     expect(await held.land()).toBe('stored');
     const retry = await sg.call('invoices.recurring_create', input, owner, { idempotencyKey: 'rec-1' });
     expect(retry).toMatchObject({ ok: true });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ageDeadAttempt, holdNextInsert, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { approvedAndKilled, killedAndSettled, landBeforeRerun, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import type { Principal } from '@cuadra/shared';
 import { createServer, name } from '../../src/server.ts';
 
@@ -29,24 +29,13 @@ async function partiesOf(owner: Principal) {
 }
 
 /** A keyed parties.create killed inside its insert, settled by recovery as having written nothing (its key handed back). */
-async function killedAndSettled(owner: Principal, input: Record<string, unknown>, key: string) {
-  const held = holdNextInsert(crm, 'parties', owner.workspace);
-  const dead = await crm.call('parties.create', input, owner, { idempotencyKey: key });
-  await held.reached;
-  expect(dead.code).toBe('outcome_unknown');
-  const intentId = await ageDeadAttempt(crm, owner.workspace, 'parties.create');
-  await crm.sweep();
-  expect(await crm.governance.intents.exists({ _id: intentId })).toBeNull();
-  const told = await crm.governance.ledger.entries.find({ idempotency_key: key, tool: 'parties.create' }).lean();
-  expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
-  return held;
-}
+const killed = (owner: Principal, input: Record<string, unknown>, key: string) => killedAndSettled(crm, owner, { tool: 'parties.create', collection: 'parties', input, key });
 
 describe('a keyed parties.create whose insert lands after its dead attempt was settled as having written nothing', () => {
   it('lands before the retry: the retry answers that party, and no second one is made', async () => {
     const owner = testPrincipal();
     const input = { name: 'Ferretería El Tornillo', kind: 'customer', email: 'compras@tornillo.example' };
-    const held = await killedAndSettled(owner, input, 'party-1');
+    const held = await killed(owner, input, 'party-1');
     expect(await held.land()).toBe('stored');
 
     const retry = await crm.call('parties.create', input, owner, { idempotencyKey: 'party-1' });
@@ -59,7 +48,7 @@ describe('a keyed parties.create whose insert lands after its dead attempt was s
   it('lands after the retry made the party: refused as the same party, one party stays', async () => {
     const owner = testPrincipal();
     const input = { name: 'Ferretería El Tornillo', kind: 'customer' };
-    const held = await killedAndSettled(owner, input, 'party-2');
+    const held = await killed(owner, input, 'party-2');
     const retry = await crm.call('parties.create', input, owner, { idempotencyKey: 'party-2' });
     expect(retry.ok).toBe(true);
     expect(await held.land()).toBe('duplicate');
@@ -69,7 +58,7 @@ describe('a keyed parties.create whose insert lands after its dead attempt was s
   it('with a tax id: the retry answers its own party instead of refusing it as a duplicate NIT', async () => {
     const owner = testPrincipal();
     const input = { name: 'Tienda Andina SAS', kind: 'customer', tax_id: { type: 'NIT', number: '800197268-4' } };
-    const held = await killedAndSettled(owner, input, 'party-3');
+    const held = await killed(owner, input, 'party-3');
     expect(await held.land()).toBe('stored');
     const retry = await crm.call('parties.create', input, owner, { idempotencyKey: 'party-3' });
     expect(retry).toMatchObject({ ok: true });
@@ -81,34 +70,16 @@ describe('a keyed parties.create whose insert lands after its dead attempt was s
 
 describe('an approved parties.create run again after its first attempt died inside its insert', () => {
   /** A held parties.create, approved; the sweep runs it and it dies with its insert held; the attempt is then aged as a kill leaves it. */
-  async function approvedAndKilled(owner: Principal, input: Record<string, unknown>) {
-    await crm.governance.policies.create(owner.workspace, { name: 'Terceros nuevos', priority: 50, match: { tools: ['parties.create'] }, effect: 'hold' }, `pol_${owner.workspace}`);
-    const asked = await crm.call('parties.create', input, owner);
-    expect(asked.pending).toBe(true);
-    await crm.governance.approvals.decide(owner.workspace, asked.approvalId!, 'approved', { type: 'member', id: 'mem_other' }, null);
-    const held = holdNextInsert(crm, 'parties', owner.workspace);
-    await crm.sweep();
-    await held.reached;
-    expect((await crm.governance.approvals.get(owner.workspace, asked.approvalId!))?.status).toBe('executing');
-    await ageDeadAttempt(crm, owner.workspace, 'parties.create');
-    return { held, approvalId: asked.approvalId! };
-  }
+  const approvedKilled = (owner: Principal, input: Record<string, unknown>) => approvedAndKilled(crm, owner, { tool: 'parties.create', collection: 'parties', input });
 
   it('the late insert lands between recovery and the rerun: the rerun answers that party, the approval executed with it', async () => {
     const owner = testPrincipal();
-    const { held, approvalId } = await approvedAndKilled(owner, { name: 'Distribuciones Caribe', kind: 'vendor' });
+    const { held, approvalId } = await approvedKilled(owner, { name: 'Distribuciones Caribe', kind: 'vendor' });
     // The sweep settles the dead attempt (nothing carries its run: the approval goes back to approved),
     // then runs the approved call again; the dead attempt's insert reaches the store in between.
-    const approvals = crm.governance.approvals;
-    const approvedFor = approvals.approvedFor.bind(approvals);
-    let landed: string | undefined;
-    approvals.approvedFor = async (...args) => {
-      approvals.approvedFor = approvedFor;
-      landed = await held.land();
-      return approvedFor(...args);
-    };
+    const landed = landBeforeRerun(crm, held);
     await crm.sweep();
-    expect(landed).toBe('stored');
+    expect(landed()).toBe('stored');
     const approval = await crm.governance.approvals.get(owner.workspace, approvalId);
     expect(approval?.status).toBe('executed');
     const stored = await partiesOf(owner);
@@ -118,7 +89,7 @@ describe('an approved parties.create run again after its first attempt died insi
 
   it('the late insert lands after the rerun made the party: refused as the same party, one party stays', async () => {
     const owner = testPrincipal();
-    const { held, approvalId } = await approvedAndKilled(owner, { name: 'Distribuciones Caribe', kind: 'vendor' });
+    const { held, approvalId } = await approvedKilled(owner, { name: 'Distribuciones Caribe', kind: 'vendor' });
     await crm.sweep();
     expect((await crm.governance.approvals.get(owner.workspace, approvalId))?.status).toBe('executed');
     expect(await held.land()).toBe('duplicate');

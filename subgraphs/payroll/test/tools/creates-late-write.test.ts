@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ageDeadAttempt, holdNextInsert, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { killedAndSettled, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import type { Principal } from '@cuadra/shared';
 import { createServer, name } from '../../src/server.ts';
 import { hirer } from '../support.ts';
@@ -31,18 +31,7 @@ async function storedIn(collection: string, owner: Principal) {
 }
 
 /** A keyed `tool` call killed inside its insert into `collection`, settled by recovery as having written nothing (its key handed back). */
-async function killedAndSettled(owner: Principal, tool: string, collection: string, input: Record<string, unknown>, key: string) {
-  const held = holdNextInsert(payroll, collection, owner.workspace);
-  const dead = await payroll.call(tool, input, owner, { idempotencyKey: key });
-  await held.reached;
-  expect(dead.code).toBe('outcome_unknown');
-  const intentId = await ageDeadAttempt(payroll, owner.workspace, tool);
-  await payroll.sweep();
-  expect(await payroll.governance.intents.exists({ _id: intentId })).toBeNull();
-  const told = await payroll.governance.ledger.entries.find({ idempotency_key: key, tool }).lean();
-  expect(told.map((e) => e.outcome)).toEqual(['interrupted']);
-  return held;
-}
+const killed = (owner: Principal, tool: string, collection: string, input: Record<string, unknown>, key: string) => killedAndSettled(payroll, owner, { tool, collection, input, key });
 
 describe('a keyed payroll.novelties.create whose insert lands after its dead attempt was settled as having written nothing', () => {
   const bonus = (employeeId: string) => ({ employee_id: employeeId, type: 'bonus', date: '2026-03-10', amount: 50_000_000, salary_type: false, label: 'Bonificación de marzo' });
@@ -50,7 +39,7 @@ describe('a keyed payroll.novelties.create whose insert lands after its dead att
   it('lands before the retry: the retry answers that novelty, and no second bonus is recorded', async () => {
     const owner = testPrincipal();
     const e = await hire(owner);
-    const held = await killedAndSettled(owner, 'payroll.novelties.create', 'payroll_novelties', bonus(e.id), 'nov-1');
+    const held = await killed(owner, 'payroll.novelties.create', 'payroll_novelties', bonus(e.id), 'nov-1');
     expect(await held.land()).toBe('stored');
 
     const retry = await payroll.call('payroll.novelties.create', bonus(e.id), owner, { idempotencyKey: 'nov-1' });
@@ -63,7 +52,7 @@ describe('a keyed payroll.novelties.create whose insert lands after its dead att
   it('lands after the retry recorded the novelty: refused as the same novelty, one bonus stays', async () => {
     const owner = testPrincipal();
     const e = await hire(owner);
-    const held = await killedAndSettled(owner, 'payroll.novelties.create', 'payroll_novelties', bonus(e.id), 'nov-2');
+    const held = await killed(owner, 'payroll.novelties.create', 'payroll_novelties', bonus(e.id), 'nov-2');
     const retry = await payroll.call('payroll.novelties.create', bonus(e.id), owner, { idempotencyKey: 'nov-2' });
     expect(retry.ok, JSON.stringify(retry)).toBe(true);
     expect(await held.land()).toBe('duplicate');
@@ -86,7 +75,7 @@ describe('a keyed employees.create whose insert lands after its dead attempt was
 
   it('lands before the retry: the retry answers its own employee instead of refusing a duplicate document number', async () => {
     const owner = testPrincipal();
-    const held = await killedAndSettled(owner, 'employees.create', 'employees', person, 'emp-1');
+    const held = await killed(owner, 'employees.create', 'employees', person, 'emp-1');
     expect(await held.land()).toBe('stored');
     const retry = await payroll.call('employees.create', person, owner, { idempotencyKey: 'emp-1' });
     expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
@@ -97,7 +86,7 @@ describe('a keyed employees.create whose insert lands after its dead attempt was
 
   it('lands after the retry hired: refused as the same employee, one employee stays', async () => {
     const owner = testPrincipal();
-    const held = await killedAndSettled(owner, 'employees.create', 'employees', person, 'emp-3');
+    const held = await killed(owner, 'employees.create', 'employees', person, 'emp-3');
     const retry = await payroll.call('employees.create', person, owner, { idempotencyKey: 'emp-3' });
     expect(retry.ok, JSON.stringify(retry)).toBe(true);
     expect(await held.land()).toBe('duplicate');
