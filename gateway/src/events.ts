@@ -62,6 +62,8 @@ export class LedgerEvents {
   readonly #streams = new Map<string, Set<Stream>>();
   readonly #log: Logger;
   #ready: Promise<unknown> | undefined;
+  /** Whether a subscription was ever asked for: after that, a source not ready is refused at once. */
+  #asked = false;
   /** Revocations heard lately, with when: a stream authenticated just before one arrived is refused, not opened. */
   readonly #recent = new Map<string, number>();
 
@@ -88,10 +90,20 @@ export class LedgerEvents {
     this.#subscriber.on('error', (err) => this.#log.warn({ err: err.message }, 'events subscriber'));
   }
 
-  /** Subscribes once; ioredis subscribes again by itself after a reconnect. */
+  /**
+   * Subscribes once; ioredis subscribes again by itself after a reconnect. A subscription that failed
+   * (asked for while Redis was down, given up by the reconnect attempts) is forgotten, so the next
+   * stream asks again — kept, it would refuse every stream until the gateway restarted.
+   */
   #subscribe(): Promise<unknown> {
-    this.#ready ??= Promise.all([this.#subscriber.psubscribe('cuadra:ledger:*'), this.#subscriber.subscribe(REVOCATIONS_CHANNEL)]);
-    return this.#ready;
+    if (this.#ready) return this.#ready;
+    this.#asked = true;
+    const ready = Promise.all([this.#subscriber.psubscribe('cuadra:ledger:*'), this.#subscriber.subscribe(REVOCATIONS_CHANNEL)]);
+    this.#ready = ready;
+    ready.catch(() => {
+      if (this.#ready === ready) this.#ready = undefined;
+    });
+    return ready;
   }
 
   /** Resolves once the subscriber is connected and subscribed; `unavailable` when it is not within {@link SOURCE_WAIT_MS}. */
@@ -131,7 +143,7 @@ export class LedgerEvents {
       let principal: Principal;
       try {
         // The source first: without Redis there is nothing to stream, and the answer is 503 at once.
-        if (this.#subscriber.status !== 'ready' && this.#ready) throw new CuadraError('unavailable', 'The event source (Redis) cannot be reached right now; reconnect shortly.');
+        if (this.#subscriber.status !== 'ready' && this.#asked) throw new CuadraError('unavailable', 'The event source (Redis) cannot be reached right now; reconnect shortly.');
         principal = await pipeline.authenticate(authorization);
         InvokePipeline.checkTenant(principal, req.header('x-tenant-id'));
         await this.#source();
