@@ -12,6 +12,11 @@
 // - afresh (topn10): `topPartiesAfresh` — the leaders tried, every party read when they cannot prove;
 // - after the post: `topParties` — the window's kept answer brought up to date by the party posted;
 // - unchanged: `topParties` again (the kept answer: one `_id` read).
+// Then the day changes (topn12): the window's kept answer is the day before's, and each run moves the
+// window one day further (a day the seed left empty, like a new day's first minutes) after posting one
+// invoice dated that day; three reads of the moved window, alternated, the moved one first:
+// - moved: `topParties` — the day before's kept answer moved by the day that left and the day that came;
+// - every party and afresh (topn10): as above, for the same window.
 // Then the write: a post's p50 and the count-and-log step alone (`countPartyWrite`), BENCH_RUNS each.
 // Prints p50 / p95 per read and which way the reads answered; checks the answers are equal.
 // BENCH_RUNS (default 15) runs each. MongoDB-protocol server with its H2 backend, in process (no HTTP hop).
@@ -59,6 +64,7 @@ async function seed(workspace: string, n: number, skew: boolean): Promise<void> 
 }
 
 const rows: string[] = [];
+const dayRows: string[] = [];
 const writes: string[] = [];
 for (const skew of [false, true]) {
   for (const n of sizes) {
@@ -70,10 +76,10 @@ for (const skew of [false, true]) {
     let posts = 0;
     const postTimes: number[] = [];
     // One invoice of a customer drawn as the seed draws them, dated today: rollups, leaders, count and log, as a post applies them.
-    const postOne = async () => {
+    const postOne = async (day = TODAY) => {
       const c = Math.min(n - 1, Math.floor(n * (skew ? rand() ** 4 : rand())));
       const customer = { id: `pty_${String(c).padStart(6, '0')}`, name: `Cliente ${c}`, inc: { revenue: AMOUNT, invoiced: AMOUNT * 1.19 } };
-      const intent = rollupIntent([{ day: TODAY, currency: 'COP', inc: { revenue: AMOUNT, invoiced: AMOUNT * 1.19, invoices: 1 }, customer }], new Date())!;
+      const intent = rollupIntent([{ day, currency: 'COP', inc: { revenue: AMOUNT, invoiced: AMOUNT * 1.19, invoices: 1 }, customer }], new Date())!;
       const t = performance.now();
       await applyRollupIntent(db, invoices(db), `inv_bench_${posts++}`, workspace, intent);
       postTimes.push(performance.now() - t);
@@ -107,6 +113,34 @@ for (const skew of [false, true]) {
       const row = `| ${skew ? 'skewed' : 'uniform'} | ${n} | ${days} d | ${cell(times.all)} | ${cell(times.afresh)} | ${cell(times.changed)} | ${cell(times.kept)} | ${vias.afresh}; ${vias.changed}; ${vias.kept} |`;
       console.log(row);
       rows.push(row);
+      // The day changes: each run the window ends one day later, after one invoice dated that day.
+      const moved: Record<'moved' | 'all' | 'afresh', number[]> = { moved: [], all: [], afresh: [] };
+      const movedVias = { moved: new Set<string>(), afresh: '' };
+      await topParties(db, workspace, 'COP', from, TODAY, 'revenue', 5);
+      for (let r = -2; r < runs; r++) {
+        const to = addDays(TODAY, r + 3);
+        const f = addDays(to, -(days - 1));
+        const timed = async <T>(name: keyof typeof moved, g: () => Promise<T>): Promise<T> => {
+          const t = performance.now();
+          const out = await g();
+          if (r >= 0) moved[name].push(performance.now() - t);
+          return out;
+        };
+        await postOne(to);
+        const m = await timed('moved', () => topParties(db, workspace, 'COP', f, to, 'revenue', 5));
+        const all = await timed('all', () => topFromEveryParty(db, workspace, 'COP', f, to, 'revenue', 5));
+        const afresh = await timed('afresh', () => topPartiesAfresh(db, workspace, 'COP', f, to, 'revenue', 5));
+        for (const [name, a] of [['moved', m], ['afresh', afresh]] as const) {
+          if (JSON.stringify(a.rows) !== JSON.stringify(all)) throw new Error(`${workspace} ${days} d to ${to} ${name}: ${JSON.stringify(a.rows)} ≠ every party ${JSON.stringify(all)}`);
+        }
+        if (r >= 0) {
+          movedVias.moved.add(m.rolled ? `moved ${m.rolled} d, ${m.caughtUp} read` : `${m.via}${m.tried ? '' : ' (not tried)'}`);
+          movedVias.afresh = afresh.via;
+        }
+      }
+      const dayRow = `| ${skew ? 'skewed' : 'uniform'} | ${n} | ${days} d | ${cell(moved.all)} | ${cell(moved.afresh)} | ${cell(moved.moved)} | ${movedVias.afresh}; ${[...movedVias.moved].join(', ')} |`;
+      console.log(dayRow);
+      dayRows.push(dayRow);
     }
     const countTimes: number[] = [];
     for (let r = 0; r < runs; r++) {
@@ -121,6 +155,8 @@ for (const skew of [false, true]) {
 }
 console.log('\n| customers | size | window | every party p50 / p95 ms | afresh (topn10) | after the post (this change) | unchanged | via: afresh; after the post; unchanged |\n| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
+console.log('\nThe first read after the day changed (one invoice dated the new day before it):\n| customers | size | window | every party p50 / p95 ms | afresh (topn10) | moved from the day before (topn12) | via: afresh; moved |\n| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of dayRows) console.log(r);
 console.log('\n| customers | size | a post p50 / p95 ms | its count-and-log step alone p50 / p95 ms |\n| --- | --- | --- | --- |');
 for (const w of writes) console.log(w);
 await sg.close();

@@ -1,7 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
-import { applyRollupIntent, rollupIntent } from '../src/books/rollup-intents.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupChanges, rollupIntent } from '../src/books/rollup-intents.ts';
+import { rollups } from '../src/books/rollup-store.ts';
 import { backfillLeaders, CATCH_UP, KEEP, LEADERS, leadersReady, partyLeaders, placeRow, RETRY_PROOF_MS, topFromEveryParty, topParties, type LeadersDoc } from '../src/books/party-leaders.ts';
 import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
 import { configuredWorkspace, startInvoices } from './setup.ts';
@@ -338,5 +341,162 @@ describe('placeRow', () => {
     expect(placeRow(list, true, r('b', 0)).list).toEqual([r('a', 9), r('c', 5)]);
     expect(placeRow([r('a', 9)], true, r('z', -2))).toEqual({ list: [r('a', 9), r('z', -2)], complete: true });
     expect(placeRow([], false, r('z', 7))).toEqual({ list: [], complete: false });
+  });
+});
+
+describe('the day changes: a kept answer moved by the days that left and came', () => {
+  const AMOUNT = 10_000;
+  const id = (i: number) => `pty_d${String(i).padStart(2, '0')}`;
+  const rows = (got: { rows: { id: string; value: number }[] }) => got.rows.map((r) => ({ id: r.id, value: r.value }));
+  const day = (base: string, k: number) => new Date(Date.parse(`${base}T00:00:00Z`) + k * 86_400_000).toISOString().slice(0, 10);
+
+  /**
+   * Random books over August–October (ties: every change a multiple of one amount; credit notes),
+   * then windows of several lengths moved day by day (sometimes 2 or 3 days), with changes between
+   * the reads on the day that leaves, the day that comes and inside: every answer the ranking
+   * computed here, and most of them moved rather than found again.
+   */
+  async function walk(seed: number, keepRows: number): Promise<{ rolled: number; reads: number }> {
+    LEADERS.kept = 4;
+    KEEP.rows = keepRows;
+    RETRY_PROOF_MS.value = 0;
+    const book: Book = new Map();
+    const { workspace } = await configuredWorkspace(sg);
+    let n = 0;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const postOne = async (party: string, on: string, amount: number) => {
+      record(book, party, on, amount);
+      await post(workspace, `inv_day_${n++}`, party, on, amount);
+    };
+    for (let k = 0; k < 120; k++) await postOne(id(Math.floor(rand() * 24)), day('2026-08-01', Math.floor(rand() * 92)), (rand() < 0.15 ? -1 : 1 + Math.floor(rand() * 2)) * AMOUNT);
+    let rolled = 0;
+    let reads = 0;
+    for (const length of [1, 7, 30]) {
+      let to = '2026-09-10';
+      await topParties(sg.db, workspace, 'COP', day(to, -(length - 1)), to, 'revenue', 5);
+      for (let step = 0; step < 12; step++) {
+        const move = rand() < 0.7 ? 1 : 1 + Math.floor(rand() * 3);
+        const from = day(to, -(length - 1));
+        const next = day(to, move);
+        // Changes on the day that will leave, on a day that will come, and inside both windows.
+        const on = [from, next, day(to, -Math.floor(rand() * length)), day(next, -Math.floor(rand() * move))];
+        for (let c = Math.floor(rand() * 4); c > 0; c--) {
+          const party = rand() < 0.5 ? (expected(book, from, to, 6)[Math.floor(rand() * 6)]?.id ?? id(0)) : id(Math.floor(rand() * 24));
+          await postOne(party, on[Math.floor(rand() * on.length)], (rand() < 0.3 ? -1 : 1) * AMOUNT);
+        }
+        to = next;
+        const nextFrom = day(to, -(length - 1));
+        for (const limit of [5, 1, 3]) {
+          const got = await topParties(sg.db, workspace, 'COP', nextFrom, to, 'revenue', limit);
+          expect({ length, to, limit, rows: rows(got) }).toEqual({ length, to, limit, rows: expected(book, nextFrom, to, limit) });
+          if (got.rolled > 0) rolled++;
+          reads++;
+        }
+      }
+    }
+    return { rolled, reads };
+  }
+
+  it('answer every moved window exactly, kept lists cut short (parties entering from the day that came, leaving with the day that left)', async () => {
+    const { rolled, reads } = await walk(2026, 6);
+    expect(reads).toBe(108);
+    expect(rolled).toBeGreaterThan(20);
+  }, 300_000);
+
+  it('answer every moved window exactly, kept lists whole (every party with a total listed)', async () => {
+    const { rolled } = await walk(1128, 100);
+    expect(rolled).toBeGreaterThan(20);
+  }, 300_000);
+
+  it('find the answer again when too many changes came since the day before', async () => {
+    LEADERS.kept = 4;
+    const { workspace } = await configuredWorkspace(sg);
+    const book: Book = new Map();
+    let n = 0;
+    const postOne = async (party: string, on: string, amount: number) => {
+      record(book, party, on, amount);
+      await post(workspace, `inv_far_${n++}`, party, on, amount);
+    };
+    for (let i = 0; i < 10; i++) await postOne(id(i), `2026-09-0${1 + (i % 9)}`, (i + 1) * AMOUNT);
+    await topParties(sg.db, workspace, 'COP', '2026-09-01', '2026-09-05', 'revenue', 3);
+    for (let i = 0; i <= CATCH_UP.changes; i++) await postOne(id(i % 10), '2026-09-06', AMOUNT);
+    const got = await topParties(sg.db, workspace, 'COP', '2026-09-02', '2026-09-06', 'revenue', 3);
+    expect(got).toMatchObject({ kept: false, rolled: 0 });
+    expect(rows(got)).toEqual(expected(book, '2026-09-02', '2026-09-06', 3));
+  });
+});
+
+describe('every writer of party totals counts its change (kept answers are never served stale)', () => {
+  const AMOUNT = 10_000;
+  const rows = (got: { rows: { id: string; value: number }[] }) => got.rows.map((r) => ({ id: r.id, value: r.value }));
+
+  it('a bulk load (rollups written directly, then its leaders built) makes a kept answer be found again', async () => {
+    const { workspace } = await configuredWorkspace(sg);
+    const book: Book = new Map();
+    for (let i = 0; i < 6; i++) {
+      record(book, `pty_b${i}`, '2026-09-10', (i + 1) * AMOUNT);
+      await post(workspace, `inv_bulk_${i}`, `pty_b${i}`, '2026-09-10', (i + 1) * AMOUNT);
+    }
+    const window = ['2026-09-01', '2026-09-30'] as const;
+    expect(rows(await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 3))).toEqual(expected(book, ...window, 3));
+    expect(await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 3)).toMatchObject({ kept: true });
+    // The load: what two posts would write, summed and written as bench/scale-books.ts writes it.
+    for (const [party, on] of [['pty_bulk', '2026-09-11'], ['pty_bulk', '2026-09-12']] as const) {
+      record(book, party, on, 50 * AMOUNT);
+      for (const change of rollupChanges(workspace, { day: on, currency: 'COP', inc: { revenue: 50 * AMOUNT }, customer: { id: party, name: 'Bulk', inc: { revenue: 50 * AMOUNT } } })) {
+        await rollups(sg.db).collection.updateOne({ _id: change._id } as never, { $inc: change.inc, ...(change.set ? { $set: change.set } : {}), $setOnInsert: { workspace, currency: change.currency, grain: change.grain, period: change.period } } as never, { upsert: true });
+      }
+    }
+    await backfillLeaders(sg.db, workspace);
+    const after = await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 3);
+    expect(rows(after)).toEqual(expected(book, ...window, 3));
+    expect(after.rows[0].id).toBe('pty_bulk');
+    // Moved by a day, too: not from the answer kept before the load.
+    expect(rows(await topParties(sg.db, workspace, 'COP', '2026-09-02', '2026-10-01', 'revenue', 3))).toEqual(expected(book, '2026-09-02', '2026-10-01', 3));
+  });
+
+  it('a post that died before its count is counted by its repair', async () => {
+    const { workspace } = await configuredWorkspace(sg);
+    const book: Book = new Map();
+    for (let i = 0; i < 4; i++) {
+      record(book, `pty_r${i}`, '2026-09-10', (i + 1) * AMOUNT);
+      await post(workspace, `inv_rep_${i}`, `pty_r${i}`, '2026-09-10', (i + 1) * AMOUNT);
+    }
+    const window = ['2026-09-01', '2026-09-30'] as const;
+    await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 2);
+    // The intent is on its document and marked; the process dies before applying it.
+    const intent = rollupIntent([{ day: '2026-09-15', currency: 'COP', inc: { revenue: 9 * AMOUNT }, customer: { id: 'pty_late', name: 'Late', inc: { revenue: 9 * AMOUNT } } }], new Date(Date.now() - REPAIR_AFTER_MS - 1_000))!;
+    await invoices(sg.db).collection.insertOne({ _id: 'inv_rep_late', workspace, pending_rollups: [intent], pending_count: 1 } as never);
+    await markIntent(sg.db, workspace, invoices(sg.db), 'inv_rep_late', intent);
+    expect(rows(await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 2))).toEqual(expected(book, ...window, 2));
+    record(book, 'pty_late', '2026-09-15', 9 * AMOUNT);
+    expect(await repairPendingRollups(sg.db, workspace, [invoices(sg.db)])).toBe(1);
+    const got = await topParties(sg.db, workspace, 'COP', ...window, 'revenue', 2);
+    expect(rows(got)).toEqual(expected(book, ...window, 2));
+    expect(got.rows[0].id).toBe('pty_late');
+  });
+
+  it('every file that writes per-party counters counts (a post\'s countPartyWrite, or a bulk load\'s backfillLeaders by workspace)', () => {
+    // Who writes the rollups top-N reads: code that names the per-party counters (`rollupChanges`,
+    // the one definition of what a change adds; `partyShardId`, their documents) and writes to a
+    // collection. Each must count, or answers kept over its months outlive its change.
+    const root = path.resolve(import.meta.dirname, '../../..');
+    const files: string[] = [];
+    const walkDir = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.name === 'node_modules' || e.name === 'test' || e.name.startsWith('.')) continue;
+        const at = path.join(dir, e.name);
+        if (e.isDirectory()) walkDir(at);
+        else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) files.push(at);
+      }
+    };
+    for (const dir of ['subgraphs', 'shared/src', 'gateway/src', 'bench', 'scripts']) walkDir(path.join(root, dir));
+    const writers = files.filter((f) => {
+      const src = readFileSync(f, 'utf8');
+      return /\b(rollupChanges|partyShardId)\(/.test(src) && /\.(updateOne|updateMany|insertOne|insertMany|bulkWrite|replaceOne|findOneAndUpdate)\(/.test(src);
+    }).map((f) => path.relative(root, f));
+    expect(writers).toEqual(expect.arrayContaining(['subgraphs/invoices/src/books/rollup-intents.ts', 'bench/scale-books.ts', 'bench/top-parties.ts']));
+    const uncounted = writers.filter((f) => !/\bcountPartyWrite\(|\bbackfillLeaders\(\s*\w+,\s*\w+|\bcountBulkPartyWrites\(/.test(readFileSync(path.join(root, f), 'utf8')));
+    expect(uncounted).toEqual([]);
   });
 });

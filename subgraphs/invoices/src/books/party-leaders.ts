@@ -1,6 +1,6 @@
-import { readByKeys } from '@cuadra/shared';
+import { addDays, readByKeys } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
-import { monthsBetween } from './calendar.ts';
+import { daysOf, monthsBetween } from './calendar.ts';
 import { partyTotals, rangePeriods } from './rollup-reads.ts';
 import { Grain, PARTY_SHARDS, partyShard, partyShardId, rollupId, rollups } from './rollup-store.ts';
 
@@ -315,8 +315,30 @@ export async function backfillLeaders(db: Connection, workspace?: string): Promi
       written++;
     }
   }
+  if (workspace) {
+    // A bulk load changed party totals without a post's count: every answer kept over its months is stale.
+    const months = new Map<string, Map<string, Set<string>>>();
+    for (const p of periods.values()) {
+      const byKey = months.get(p.currency) ?? new Map<string, Set<string>>();
+      for (const key of p.keys) byKey.set(key, (byKey.get(key) ?? new Set()).add(p.period.slice(0, 7)));
+      months.set(p.currency, byKey);
+    }
+    for (const [currency, byKey] of months) await countBulkPartyWrites(db, workspace, currency, byKey);
+  }
   if (!workspace) await migrations.updateOne({ _id: LEADERS_MARKER }, { $set: { at: new Date() } }, { upsert: true });
   return written;
+}
+
+/**
+ * Counts a change of party totals written in bulk, without a post (a bulk load, an import, a repair
+ * that rewrites shards): one change in each of its months under each counter, and a change number
+ * moved past the log ({@link LOG_SLOTS}), so every answer kept over those months is found again
+ * rather than brought up to date by the log (which does not say what the load changed).
+ */
+export async function countBulkPartyWrites(db: Connection, workspace: string, currency: string, months: ReadonlyMap<string, Iterable<string>>): Promise<void> {
+  const inc: Record<string, number> = { seq: LOG_SLOTS };
+  for (const [key, ms] of months) for (const m of ms) inc[`${key}.${m}`] = 1;
+  await partyWrites(db).updateOne({ _id: partyWritesId(workspace, currency) }, { $inc: inc } as never, { upsert: true });
 }
 
 /** One row of a top-N answer: a party, its last known name and its exact total in the window. */
@@ -412,21 +434,30 @@ export async function topParties(db: Connection, workspace: string, currency: st
   if (hit && serves(hit)) {
     if (hit.stamp === stamp && seq >= hit.seq) {
       if (seq > hit.seq) kept.set(at, { ...hit, seq });
-      return { rows: hit.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: 0 };
+      return { rows: hit.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: 0, rolled: 0 };
     }
     if (seq >= hit.seq && seq - hit.seq <= CATCH_UP.changes) {
       const caught = await catchUp(db, workspace, currency, from, to, key, hit, seq);
       if (caught && serves(caught.kept)) {
         kept.set(at, { ...hit, ...caught.kept, seq, stamp });
-        return { rows: caught.kept.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: caught.parties };
+        return { rows: caught.kept.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: caught.parties, rolled: 0 };
       }
+    }
+  }
+  if (!hit) {
+    // The day changed: the same window a day (or a few) earlier may be kept, and moved.
+    const rolled = await rollForward(db, workspace, currency, from, to, key, kept, seq);
+    if (rolled && serves(rolled.kept)) {
+      if (kept.size >= KEPT_ANSWERS) kept.clear();
+      kept.set(at, { ...rolled.kept, seq, stamp });
+      return { rows: rolled.kept.list.slice(0, limit), via: rolled.kept.via, kept: true, tried: false, caughtUp: rolled.parties, rolled: rolled.days };
     }
   }
   const answer = await proveOrReadAll(db, workspace, currency, from, to, key, limit, hit);
   if (kept.size >= KEPT_ANSWERS) kept.clear();
   const failedAt = answer.via === 'leaders' ? undefined : answer.tried ? Date.now() : hit?.failedAt;
   kept.set(at, { seq, stamp, list: answer.list, complete: answer.complete, via: answer.via, failedAt });
-  return { rows: answer.list.slice(0, limit), via: answer.via, kept: false, tried: answer.tried, caughtUp: 0 };
+  return { rows: answer.list.slice(0, limit), via: answer.via, kept: false, tried: answer.tried, caughtUp: 0, rolled: 0 };
 }
 
 /** A top-N answer: its rows, how it was found, and whether it came from the window's kept answer. */
@@ -439,6 +470,8 @@ export interface TopAnswer {
   tried: boolean;
   /** How many changed parties' totals a kept answer was brought up to date with. */
   caughtUp: number;
+  /** By how many days the kept answer of the same window earlier was moved to this one (0: not moved). */
+  rolled: number;
 }
 
 /** A window's kept answer: the first rows of its ranking, exact; `complete`: every party with a total there is listed. */
@@ -507,22 +540,104 @@ export function placeRow(list: readonly PartyRow[], complete: boolean, row: Part
  */
 async function catchUp(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, hit: Kept, seq: number): Promise<{ kept: Pick<Kept, 'list' | 'complete'>; parties: number } | null> {
   if (seq === hit.seq) return { kept: hit, parties: 0 };
-  const ids: string[] = [];
-  for (let s = hit.seq + 1; s <= seq; s++) ids.push(logSlotId(workspace, currency, s));
-  const slots = new Map((await partyWrites(db).find({ _id: { $in: ids } }).toArray()).map((d) => [d._id, d]));
+  const changed = await loggedChanges(db, workspace, currency, key, hit.seq, seq, from, to);
+  if (!changed) return null;
+  if (changed.size === 0) return { kept: hit, parties: 0 };
+  if (changed.size > CATCH_UP.parties) return null;
+  const totals = await windowTotals(db, workspace, currency, from, to, key, [...changed.keys()]);
+  let state: Pick<Kept, 'list' | 'complete'> = hit;
+  for (const [id, name] of changed) state = placeRow(state.list, state.complete, { id, name, value: totals.get(id) ?? 0 });
+  return { kept: state, parties: changed.size };
+}
+
+/**
+ * The parties whose `key` changed on a day in [from, to] by the changes numbered after `since` up to
+ * `seq` (party → its name), from the log; null when a slot no longer (or not yet) holds a change it needs.
+ */
+async function loggedChanges(db: Connection, workspace: string, currency: string, key: string, since: number, seq: number, from: string, to: string): Promise<Map<string, string> | null> {
   const changed = new Map<string, string>();
-  for (let s = hit.seq + 1; s <= seq; s++) {
+  if (seq === since) return changed;
+  const ids: string[] = [];
+  for (let s = since + 1; s <= seq; s++) ids.push(logSlotId(workspace, currency, s));
+  const slots = new Map((await partyWrites(db).find({ _id: { $in: ids } }).toArray()).map((d) => [d._id, d]));
+  for (let s = since + 1; s <= seq; s++) {
     const e = slots.get(logSlotId(workspace, currency, s));
     if (!e || e.s !== s || !e.p || !e.d) return null;
     if (e.k?.includes(key) && e.d >= from && e.d <= to) changed.set(e.p, e.n ?? e.p);
   }
-  if (changed.size === 0) return { kept: hit, parties: 0 };
-  if (changed.size > CATCH_UP.parties) return null;
+  return changed;
+}
+
+/** Exact totals of `key` over [from, to] of the given parties, from their shards (one read). */
+async function windowTotals(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, parties: readonly string[]): Promise<Map<string, number>> {
   const periods = rangePeriods(from, to);
-  const totals = await settle(db, workspace, currency, key, [...changed.keys()].flatMap((party) => periods.map(([grain, period]) => ({ party, grain, period }))));
-  let state: Pick<Kept, 'list' | 'complete'> = hit;
-  for (const [id, name] of changed) state = placeRow(state.list, state.complete, { id, name, value: totals.get(id) ?? 0 });
-  return { kept: state, parties: changed.size };
+  return settle(db, workspace, currency, key, parties.flatMap((party) => periods.map(([grain, period]) => ({ party, grain, period }))));
+}
+
+/** How far back (days) a read looks for the kept answer of the same window moved ({@link rollForward}), and how many parties it then reads the totals of. */
+export const ROLL = { days: 7, parties: 16 };
+
+/**
+ * A new window's answer from the kept answer of the same window some days earlier (the day changed:
+ * `days` ending today moved by one), when it is at most {@link CATCH_UP} changes behind. A party's
+ * total differs between the two windows only by the days that left and the days that came, so:
+ * the parties changed since the kept answer (the log) get their exact total in the new window read
+ * from their shards; every other party's change is what those days hold (their day documents and
+ * shards, one read): a listed party's total moves by it (exact); an unlisted party that lost ranks
+ * after the last row still; an unlisted one that gained gets its exact total read (at most
+ * {@link ROLL}.parties of those, else null: found afresh); of a complete list, an unlisted party had 0.
+ * Each is put in place by {@link placeRow}, so the promise holds as in {@link catchUp}.
+ */
+async function rollForward(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, kept: Map<string, Kept>, seq: number): Promise<{ kept: Pick<Kept, 'list' | 'complete' | 'via' | 'failedAt'>; parties: number; days: number } | null> {
+  for (let k = 1; k <= ROLL.days; k++) {
+    const was = { from: addDays(from, -k), to: addDays(to, -k) };
+    const prev = kept.get(`${workspace}|${currency}|${key}|${was.from}|${was.to}`);
+    if (!prev) continue;
+    if (seq < prev.seq || seq - prev.seq > CATCH_UP.changes) return null;
+    // The parties changed since the kept answer, in either window: their exact totals are read.
+    const changed = await loggedChanges(db, workspace, currency, key, prev.seq, seq, was.from, to);
+    if (!changed || changed.size > ROLL.parties) return null;
+    // What the days that left (−) and came (+) hold, party by party.
+    const edges: [string, number][] = [
+      ...daysOf(was.from, addDays(was.to < from ? was.to : from, was.to < from ? 0 : -1)).map((d): [string, number] => [d, -1]),
+      ...daysOf(was.to < from ? from : addDays(was.to, 1), to).map((d): [string, number] => [d, 1]),
+    ];
+    const sign = new Map<string, number>();
+    for (const [day, s] of edges) {
+      sign.set(rollupId(workspace, currency, Grain.Day, day), s);
+      for (let i = 0; i < (PARTY_SHARDS[Grain.Day] ?? 0); i++) sign.set(partyShardId(workspace, currency, Grain.Day, day, i), s);
+    }
+    const delta = new Map<string, number>();
+    const names = new Map<string, string>();
+    for (const d of await rollups(db).collection.find({ _id: { $in: [...sign.keys()] } } as never, { projection: { c: 1, n: 1 } }).toArray()) {
+      const doc = d as { _id: unknown; c?: Record<string, Record<string, number>>; n?: Record<string, string> };
+      const s = sign.get(String(doc._id))!;
+      for (const [p, counters] of Object.entries(doc.c ?? {})) {
+        const v = counters?.[key];
+        if (!v) continue;
+        delta.set(p, (delta.get(p) ?? 0) + s * v);
+        if (doc.n?.[p] && (s > 0 || !names.has(p))) names.set(p, doc.n[p]);
+      }
+    }
+    const listed = new Map(prev.list.map((r) => [r.id, r]));
+    const exact = new Map(changed);
+    for (const [p, d] of delta) {
+      if (d > 0 && !exact.has(p) && !listed.has(p) && !prev.complete) exact.set(p, names.get(p) ?? p);
+    }
+    if (exact.size > ROLL.parties) return null;
+    const totals = await windowTotals(db, workspace, currency, from, to, key, [...exact.keys()]);
+    let state: Pick<Kept, 'list' | 'complete'> = prev;
+    for (const [id, name] of exact) state = placeRow(state.list, state.complete, { id, name, value: totals.get(id) ?? 0 });
+    for (const [p, d] of delta) {
+      if (d === 0 || exact.has(p)) continue;
+      const row = listed.get(p);
+      // Listed: its total moves by what the edges hold. Unlisted, of a complete list: it had 0. Unlisted and it lost: still behind the last row.
+      if (row) state = placeRow(state.list, state.complete, { id: p, name: names.get(p) ?? row.name, value: row.value + d });
+      else if (prev.complete) state = placeRow(state.list, state.complete, { id: p, name: names.get(p) ?? p, value: d });
+    }
+    return { kept: { ...state, via: prev.via, failedAt: prev.failedAt }, parties: exact.size, days: k };
+  }
+  return null;
 }
 
 /** The answer topn10 read: from the leaders when they prove it, else from every party (no kept answer; benches compare with it). */
