@@ -26,7 +26,10 @@
 // per bill) are appended like the parties' (BENCH_BOOKS_LEDGER=0: not, for a shorter seed).
 // BENCH_LOCK (a lock file, e.g. /tmp/cuadra-cpu.lock): the seeding runs without it, the timed phase
 // holds it (flock), so a long seed under `nice` leaves the machine's cores to others.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+// BENCH_ROW_MEMORY=1: after each row every service's resident size and heap peak (a full collection per row:
+// it lowers the peaks, so memory figures of such a run are not those of a plain run; see rowMemory).
+// BENCH_REST_MS (default 12000): the memory read once more after that long a rest once the reads end (0: not).
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from '../scripts/build.ts';
@@ -273,6 +276,31 @@ async function side(label: string, read: (ws: { key: string; id: string }) => Pr
   const row = { label, small, large };
   table.push(row);
   console.log(`  ${label.padEnd(44)} small ${cell(small)}  large ${cell(large)}  ratio ${ratio(row)}`);
+  await rowMemory(label);
+}
+
+/**
+ * BENCH_ROW_MEMORY=1: after each row, every service's probe window is closed (a full collection first) and
+ * its resident size, the growth since the last row and the most heap it held in use during the row are
+ * printed for the services that grew or peaked — which reads make the growth. The windows are listed in
+ * `<run dir>/rows.json` (with CUADRA_PROBE_HEAP=<services> each has a .heapprofile: bench/heap-summary.ts).
+ */
+const ROW_MEMORY = process.env.BENCH_ROW_MEMORY === '1';
+const rowLog: { label: string; services: Record<string, { window: number; rss: number; peak: number; heapTotal: number }> }[] = [];
+let lastRss: Record<string, number> = {};
+async function rowMemory(label: string): Promise<void> {
+  if (!ROW_MEMORY) return;
+  const m = (n: number) => Math.round(n / 1048576);
+  const cuts = Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, await p.cut()] as const)));
+  const services = Object.fromEntries(Object.entries(cuts).map(([n, c]) => [n, { window: c.window, rss: m(c.memory.rss), peak: m(c.memory.heapPeak ?? 0), heapTotal: m(c.memory.heapTotal) }]));
+  rowLog.push({ label, services });
+  writeFileSync(path.join(runDir, 'rows.json'), JSON.stringify(rowLog, null, 1));
+  const shown = Object.entries(services).map(([n, s]) => {
+    const d = lastRss[n] === undefined ? 0 : s.rss - lastRss[n];
+    return { n, s, d };
+  }).filter(({ d, s }) => Math.abs(d) >= 2 || s.peak >= 100);
+  lastRss = Object.fromEntries(Object.entries(services).map(([n, s]) => [n, s.rss]));
+  console.log(`    memory: ${shown.map(({ n, s, d }) => `${n} ${s.rss} MB (${d >= 0 ? '+' : ''}${d}) heap ${s.heapTotal}, peak ${s.peak}`).join('; ') || 'no service moved'}`);
 }
 
 /** The cursor to each workspace's 50th page of 10 (following 49 pages); a workspace whose walk failed is missing. */
@@ -323,6 +351,7 @@ try {
   }
   lock = await holdLock(process.env.BENCH_LOCK);
   memory.push({ when: 'seeded, before the reads', mb: await rss(true) });
+  await rowMemory('(before the reads)');
 
   console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
   await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
@@ -479,6 +508,7 @@ try {
     console.log(`\nanother workspace's parties.list, by layer; ${describeFairShare(16)}; load on the machine ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     for (const line of fairness) console.log(line);
   });
+  await rowMemory('another workspace under load');
   // The full walks last: one a minute per workspace, and a walk the gateway gave up on may still run in its service.
   const fullVerify: Record<string, string> = {};
   if (!ONLY_FAIRNESS) {
@@ -505,7 +535,14 @@ try {
     }
     console.log(`\nledger.verify full (${entriesOf(SMALL).toLocaleString('en')} and ${entriesOf(LARGE).toLocaleString('en')} entries): ${JSON.stringify(fullVerify, null, 1)}`);
   }
+  await rowMemory('ledger.verify full');
   memory.push({ when: 'after the reads and the load', mb: await rss(true) });
+  // And after a rest: what a service keeps once idle (an idle service gives back the heap pages a burst left: shared/src/memory-trim.ts).
+  const REST_MS = Number(process.env.BENCH_REST_MS ?? 12_000);
+  if (REST_MS > 0) {
+    await new Promise((r) => setTimeout(r, REST_MS));
+    memory.push({ when: `after ${(REST_MS / 1000).toFixed(0)} s of rest`, mb: await rss(true) });
+  }
 
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
   console.log('| --- | --- | --- | --- |');
@@ -519,6 +556,10 @@ try {
   for (const m of memory) console.log(`  ${m.when.padEnd(28)} ${Object.values(m.mb).join(', ')}`);
   const grew = Object.keys(memory[0].mb).map((k) => [k, Number.parseInt(memory[2].mb[k], 10) - Number.parseInt(memory[1].mb[k], 10)] as const);
   console.log(`  grew serving reads: ${grew.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
+  if (memory[3]) {
+    const kept = Object.keys(memory[0].mb).map((k) => [k, Number.parseInt(memory[3].mb[k], 10) - Number.parseInt(memory[1].mb[k], 10)] as const);
+    console.log(`  grew, after the rest: ${kept.map(([k, d]) => `${k} ${d >= 0 ? '+' : ''}${d}`).join(', ')} MB`);
+  }
   console.log(`  where (MB; V8's committed heap and young generation, glibc's main arena (brk) and other arenas, other anonymous mappings — V8's pages among them — and files; ${memory.map((x) => x.when).join(' / ')}):`);
   for (const n of Object.keys(services)) console.log(`    ${n.padEnd(9)} ${where.map((w) => w[n]).join(' / ')}`);
 } finally {

@@ -1,0 +1,81 @@
+// The idle trim (shared/src/memory-trim.ts, issue 33 "Memory"): a real Node process that raised its
+// heap by a burst and let it go gives the pages back to the system once idle — and not while busy,
+// nor when it has not grown.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const moduleUrl = new URL('../src/memory-trim.ts', import.meta.url).href;
+
+/** Runs a child Node process (the same binary and the services' heap flags) and answers what it printed as JSON. */
+async function child(script: string): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=1024', '--input-type=module', '-e', script], { cwd: path.dirname(new URL(import.meta.url).pathname), timeout: 60_000 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+const burst = `
+const mb = () => Math.round(process.memoryUsage.rss() / 1048576);
+const idle = (ms) => new Promise((r) => setTimeout(r, ms));
+// A burst: ~100 MB of objects alive at once, then dropped (what a burst of reads leaves behind).
+function raise() {
+  let keep = [];
+  for (let i = 0; i < 400_000; i++) keep.push({ id: 'x' + i, name: 'party ' + i, value: i * 3, tags: [i] });
+  return keep.length;
+}
+`;
+
+describe('installIdleTrim', () => {
+  it('gives back the heap pages a burst left once the process is idle, and only then', async () => {
+    const out = await child(`${burst}
+      const { installIdleTrim } = await import(${JSON.stringify(moduleUrl)});
+      // Inside the event loop, as a service's work is (its utilisation is not counted before the loop runs).
+      await idle(100);
+      const trim = installIdleTrim({ intervalMs: 3_600_000, growthMb: 32 }, {});
+      const start = mb();
+      const grownNothing = trim.check();
+      raise();
+      const busyCheck = trim.check();        // right after the burst: the loop was busy
+      await idle(1500);
+      const before = mb();
+      const trimmed = trim.check();           // idle, grown: trims
+      const after = mb();
+      await idle(1500);
+      const again = trim.check();             // idle, but not grown since the trim
+      trim.stop();
+      console.log(JSON.stringify({ start, grownNothing, busyCheck, before, trimmed, after, again, ms: trim.trims[0]?.ms }));
+    `);
+    expect(out.grownNothing).toBe(false);
+    expect(out.busyCheck).toBe(false);
+    expect(out.trimmed).toBe(true);
+    expect(out.again).toBe(false);
+    // The burst's pages were resident after the collector had freed them, and the trim gave most of them back.
+    expect(out.before as number).toBeGreaterThan((out.start as number) + 60);
+    expect((out.before as number) - (out.after as number)).toBeGreaterThan(50);
+  });
+
+  it('a regular full collection does not give those pages back (why the trim asks for the last-resort one)', async () => {
+    const out = await child(`${burst}
+      const v8 = (await import('node:v8')).default;
+      const vm = (await import('node:vm')).default;
+      v8.setFlagsFromString('--expose-gc');
+      const gc = vm.runInNewContext('gc');
+      const start = mb();
+      raise();
+      gc();
+      await idle(1500);
+      gc();
+      const afterRegular = mb();
+      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      const afterLastResort = mb();
+      console.log(JSON.stringify({ start, afterRegular, afterLastResort, heap: Math.round(process.memoryUsage().heapTotal / 1048576) }));
+    `);
+    expect(out.afterRegular as number).toBeGreaterThan((out.start as number) + 60);
+    expect((out.afterRegular as number) - (out.afterLastResort as number)).toBeGreaterThan(50);
+  });
+
+  it('is off with CUADRA_IDLE_TRIM=0', async () => {
+    const { installIdleTrim } = await import('../src/memory-trim.ts');
+    expect(installIdleTrim({}, { CUADRA_IDLE_TRIM: '0' })).toBeNull();
+  });
+});
