@@ -95,7 +95,7 @@ export const compileCacheDir = path.join(repoRoot, '.cache', 'node-compile');
  * full collections). Put before the environment's own NODE_OPTIONS (a flag given twice: the later one
  * counts). `CUADRA_SERVICE_NODE_OPTIONS` replaces them ('' = V8's defaults), for benches that compare.
  */
-export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=1024';
+export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=1024 --expose-gc';
 const serviceNodeOptions = () => process.env.CUADRA_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
 
 /** The instance token each service was started with (it answers it on /healthz: shared/src/instance.ts). */

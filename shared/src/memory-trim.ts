@@ -33,11 +33,20 @@ export interface IdleTrim {
 type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
 
 let gcFunction: Gc | null = null;
-/** V8's gc(), without --expose-gc on the command line: the flag set at run time reaches a new context (as the probe does). */
+/**
+ * V8's gc(): the one `--expose-gc` gives (every service is started with it: scripts/system.ts
+ * SERVICE_NODE_OPTIONS, docker-compose's NODE_OPTIONS); for a process started without it (an
+ * operator's own NODE_OPTIONS), the flag set at run time reaches a new context, as the probe does —
+ * which Node documents as undefined behaviour, hence the start flag.
+ */
 function lastResortGc(): Gc {
   if (!gcFunction) {
-    v8.setFlagsFromString('--expose-gc');
-    gcFunction = vm.runInNewContext('gc') as Gc;
+    const exposed = (globalThis as { gc?: unknown }).gc;
+    if (typeof exposed === 'function') gcFunction = exposed as Gc;
+    else {
+      v8.setFlagsFromString('--expose-gc');
+      gcFunction = vm.runInNewContext('gc') as Gc;
+    }
   }
   return gcFunction;
 }
