@@ -106,3 +106,32 @@ describe('an approved rentals.create whose first attempt died inside its insert'
     expect((await sg.output('rentals.availability', { item_id: overlapping.item_id, start: overlapping.start, end: overlapping.end }, owner))).toMatchObject({ available: true });
   });
 });
+
+describe('a live rentals.create slower than the sweep\'s repair delay', () => {
+  it('its id withdrawn and its hold released while its insert was on the way: answered conflict, nothing booked', async () => {
+    const owner = workspace();
+    const { booking } = await tentFor(owner);
+    // The booking's insert waits (a slow store) until the sweep has met its hold.
+    const coll = sg.db.collection('rentals') as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const insertOne = coll.insertOne;
+    let reached!: () => void;
+    let go!: () => void;
+    const atInsert = new Promise<void>((r) => { reached = r; });
+    const gate = new Promise<void>((r) => { go = r; });
+    coll.insertOne = async function (this: unknown, ...args: unknown[]) {
+      delete (coll as Record<string, unknown>).insertOne;
+      reached();
+      await gate;
+      return insertOne.apply(this, args);
+    };
+    const call = sg.call('rentals.create', booking, owner);
+    await atInsert;
+    await ageHolds(owner);
+    await sg.sweep();
+    expect(await holdsOf(owner)).toEqual([]);
+    go();
+    expect(await call).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await rentalsOf(owner)).toEqual([]);
+    expect(await holdsOf(owner)).toEqual([]);
+  });
+});
