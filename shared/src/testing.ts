@@ -8,7 +8,7 @@ import type { Principal } from './principal.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 import type { FairShare } from './fair-share.ts';
 import { toolMutationName } from './subgraph.ts';
-import type { Connection } from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { Governance } from './governance/index.ts';
 import { RUN_FIELD, runScope } from './governance/runs.ts';
 
@@ -288,15 +288,40 @@ export interface HeldInsert {
   land(): Promise<'stored' | 'duplicate'>;
 }
 
+/** Runs killed by {@link holdNextInsert}: every write they try after is refused unsent. */
+const killedRuns = new WeakSet<object>();
+let refusingKilledWrites = false;
+
+/**
+ * Refuses, from now on in this process, every write a killed run tries ({@link killedRuns}): a
+ * killed process sends nothing after its last command — not the hold a failed insert's handler
+ * would release (rentals.create), nor any other clean-up. Wraps the collection layer once.
+ */
+function refuseKilledWrites(): void {
+  if (refusingKilledWrites) return;
+  refusingKilledWrites = true;
+  const proto = (mongoose.Collection as unknown as { prototype: Record<string, unknown> }).prototype;
+  for (const method of ['insertOne', 'insertMany', 'updateOne', 'updateMany', 'findOneAndUpdate', 'replaceOne', 'findOneAndReplace', 'deleteOne', 'deleteMany', 'findOneAndDelete', 'bulkWrite']) {
+    const original = proto[method] as ((...args: unknown[]) => unknown) | undefined;
+    if (typeof original !== 'function') continue;
+    proto[method] = function killedRunWrite(this: unknown, ...args: unknown[]) {
+      const run = runScope.getStore();
+      if (run && killedRuns.has(run)) return Promise.reject(new Error('the process was killed'));
+      return original.apply(this, args);
+    };
+  }
+}
+
 /**
  * Holds the next insert into `collection` of a document of `workspace`, as the store's receive
  * buffer holds a killed process's last command: the document as the attempt sent it (with its run
  * stamp, runs.ts), applied only when the test says ({@link HeldInsert.land}). The attempt itself
- * goes no further: its handler fails right there, and the deletes its failure path would make (an
- * announced intent taken back) are refused unsent, as a killed process sends nothing after
+ * goes no further: its handler fails right there, and every write its failure path would make (an
+ * announced intent taken back, a claimed hold released) is refused unsent, as a killed process sends nothing after
  * (subgraphs/invoices/test/payments-late-write.test.ts tells the story).
  */
 export function holdNextInsert(sg: Pick<TestSubgraph, 'db'>, collection: string, workspace: string): HeldInsert {
+  refuseKilledWrites();
   const coll = sg.db.collection(collection) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const own = Object.prototype.hasOwnProperty.call(coll, 'insertOne');
   const original = coll.insertOne;
@@ -316,6 +341,7 @@ export function holdNextInsert(sg: Pick<TestSubgraph, 'db'>, collection: string,
     // A delete is refused before it is marked on the intent or sent (a kill writes nothing after).
     run.markDeletes = () => Promise.reject(new Error('the process was killed'));
     run.deletesMarked = undefined;
+    killedRuns.add(run);
     reached();
     throw new Error('the process was killed');
   };
@@ -335,8 +361,8 @@ export function holdNextInsert(sg: Pick<TestSubgraph, 'db'>, collection: string,
 
 /**
  * What a kill leaves once time has passed: the attempt's intent (the newest of `tool` in the
- * workspace) and Idempotency-Key past their leases, its executor gone; `lock`, if given, past its
- * lease too. Answers the intent's id.
+ * workspace) and Idempotency-Key past their leases, its executor gone; `lock`, if given, and every
+ * lock named after the workspace (the killed attempt never released its own), past their leases too. Answers the intent's id.
  */
 export async function ageDeadAttempt(sg: Pick<TestSubgraph, 'db' | 'governance'>, workspace: string, tool: string, lock?: string): Promise<string> {
   const intent = await sg.governance.intents.findOne({ workspace, tool }).sort({ started_at: -1 }).lean();
@@ -345,6 +371,10 @@ export async function ageDeadAttempt(sg: Pick<TestSubgraph, 'db' | 'governance'>
   await sg.governance.intents.updateOne({ _id: intent._id }, { $set: { started_at: long, executor: 'exe_killed' } });
   await sg.governance.db.collection('idempotency').updateOne({ run: intent._id.slice(4) }, { $set: { lease_until: long } });
   if (lock) await sg.db.collection('locks').updateOne({ _id: lock } as never, { $set: { until: long } });
+  // The locks the killed attempt took and never released (a kill sends no release: holdNextInsert) — every lock named after the workspace.
+  for (const held of await sg.db.collection('locks').find({}, { projection: { _id: 1 } }).toArray()) {
+    if (String(held._id).includes(workspace)) await sg.db.collection('locks').updateOne({ _id: held._id }, { $set: { until: long } });
+  }
   return intent._id;
 }
 

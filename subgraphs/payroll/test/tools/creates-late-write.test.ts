@@ -93,3 +93,29 @@ describe('a keyed employees.create whose insert lands after its dead attempt was
     expect((await storedIn('employees', owner)).map((e) => e._id)).toEqual([retry.output.employee.id]);
   });
 });
+
+describe('a keyed payroll.run whose insert lands after its dead attempt was settled as having written nothing', () => {
+  it('lands before the retry: the retry answers that run (200), not conflict with its own run', async () => {
+    const owner = testPrincipal();
+    const e = await hire(owner);
+    const held = await killed(owner, 'payroll.run', 'payroll_runs', { month: '2026-03' }, 'run-1');
+    expect(await held.land()).toBe('stored');
+    const retry = await payroll.call('payroll.run', { month: '2026-03' }, owner, { idempotencyKey: 'run-1' });
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    const runs = await storedIn('payroll_runs', owner);
+    expect(runs.map((r) => [r._id, r.status])).toEqual([[retry.output.run.id, 'computed']]);
+    expect(retry.output.payslips.map((p: { employee_id: string }) => p.employee_id)).toEqual([e.id]);
+    // Another call (another key) running the same month is still refused: the period has its run.
+    expect(await payroll.call('payroll.run', { month: '2026-03' }, owner, { idempotencyKey: 'run-2' })).toMatchObject({ ok: false, code: 'conflict' });
+  });
+
+  it('lands after the retry ran the period: refused as the same run, one run stays', async () => {
+    const owner = testPrincipal();
+    await hire(owner);
+    const held = await killed(owner, 'payroll.run', 'payroll_runs', { month: '2026-03' }, 'run-3');
+    const retry = await payroll.call('payroll.run', { month: '2026-03' }, owner, { idempotencyKey: 'run-3' });
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    expect(await held.land()).toBe('duplicate');
+    expect((await storedIn('payroll_runs', owner)).map((r) => r._id)).toEqual([retry.output.run.id]);
+  });
+});

@@ -1,5 +1,5 @@
 import {
-  beginOperation, createPositioned, CuadraError, defineListTool, defineOperation, defineTool, dropOperation, ID_INPUT, ID_SCHEMA, newId, recordOutput, REPAIR_AFTER_MS, runOperation,
+  beginOperation, createPositioned, CuadraError, insertOrStored, repeatableId, defineListTool, defineOperation, defineTool, dropOperation, ID_INPUT, ID_SCHEMA, newId, recordOutput, REPAIR_AFTER_MS, runOperation,
   searchTerm, takeOverOperation, workspaceToday, type OperationContext, type OperationKind, type ToolContext,
 } from '@cuadra/shared';
 import { buildLines, buyerFromCrm, documentAllowanceCharges, documentTotals, lineSchema, withholdingsSchema, type LineInput } from '../items/document-lines.ts';
@@ -45,14 +45,16 @@ export async function createSalesDocument(ctx: ToolContext, kind: SalesDocument[
   const customer = await buyerFromCrm(ctx, input.customer_id);
   const rates = withholdingRatesFor(rc, input.withholdings);
   const acs = documentAllowanceCharges(rc, lines, input.allowance_charges);
+  const prefix = kind === 'quote' ? 'quo' : 'so';
   const doc: SalesDocument = {
-    _id: newId(kind === 'quote' ? 'quo' : 'so'), workspace: ctx.workspace, kind, status: kind === 'quote' ? 'draft' : 'open',
+    // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's insert applied late and the rerun's collide.
+    _id: repeatableId(prefix) ?? newId(prefix), workspace: ctx.workspace, kind, status: kind === 'quote' ? 'draft' : 'open',
     customer_id: input.customer_id, customer, search_lc: `${customer.name} ${input.notes ?? ''}`.toLowerCase(), currency: input.currency,
     issue_date: issueDate, valid_until: validUntil, lines, withholding_rates: rates, ...documentTotals(lines, rates, acs), notes: input.notes ?? null,
     source, converted_to: null, ...(dealKey ? { deal_key: dealKey } : {}), created_at: ctx.now, updated_at: ctx.now,
   };
-  await createPositioned(salesDocuments(ctx.db), doc, salesSeries(kind));
-  return doc;
+  // Stored already by an earlier attempt of this call (its insert applied late): that document is answered.
+  return insertOrStored(() => createPositioned(salesDocuments(ctx.db), doc, salesSeries(kind)), salesDocuments(ctx.db), doc, ctx.workspace);
 }
 
 /** Moves a quote or order from one of `from` to `to` by one conditional update; `conflict` otherwise. */

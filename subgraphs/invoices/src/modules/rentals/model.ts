@@ -128,6 +128,17 @@ export function rentals(db: Connection): Model<RentalDoc> {
 }
 
 /**
+ * The tombstone of a rental id withdrawn by the sweep (maintenance.ts): the booking that chose the
+ * id died before its rental was stored, and its hold is released. Stored in `rentals` so the dead
+ * attempt's insert, applied late, is refused on `_id`; its `workspace` is not the workspace's own
+ * (`withdrawn:<workspace>`), so no reader of the workspace's rentals (get, list, records, the
+ * lifecycle tools) ever sees it.
+ */
+export function withdrawnRental(workspace: string, rentalId: string, at: Date): { _id: string; workspace: string; withdrawn_at: Date } {
+  return { _id: rentalId, workspace: `withdrawn:${workspace}`, withdrawn_at: at };
+}
+
+/**
  * The holds on one resource: one document per resource, carrying every rental that holds it
  * (reserved or delivered). A booking reads it, checks the overlap in memory and writes it back by
  * one conditional update on `rev`: of concurrent bookings on the same resource exactly one write

@@ -1,4 +1,4 @@
-import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, localDate, newId, recordOutput } from '@cuadra/shared';
+import { createPositioned, CuadraError, DATE_SCHEMA, defineTool, insertOrStored, localDate, newId, recordOutput, repeatableId } from '@cuadra/shared';
 import { billLines, billTotals, vendorFromCrm } from '../../bills/model.ts';
 import { BILL_FIELDS } from '../../bills/tools/create.ts';
 import { PURCHASE_ORDER_VIEW_SCHEMA, purchaseOrders, purchaseOrderView, type PurchaseOrderDoc } from '../model.ts';
@@ -23,12 +23,14 @@ export const create = defineTool({
     if (input.expected_date && input.expected_date < orderDate) throw new CuadraError('invalid_input', 'The expected date cannot be before the order date.', { field: '/expected_date' });
     const vendor = await vendorFromCrm(ctx, input.vendor_id);
     const doc: PurchaseOrderDoc = {
-      _id: newId('po'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, currency: input.currency, order_date: orderDate,
+      // The same id in every attempt of a call that can run again (repeatableId, runs.ts): a dead attempt's insert applied late and the rerun's collide.
+      _id: repeatableId('po') ?? newId('po'), workspace: ctx.workspace, status: 'draft', vendor_id: input.vendor_id, vendor, currency: input.currency, order_date: orderDate,
       expected_date: input.expected_date ?? null, lines: lines.map((l) => ({ ...l, received_micros: 0 })), subtotal: totals.subtotal, tax_total: totals.tax_total,
       total: totals.total, receipts: [], bill_id: null, conversion: null, notes: input.notes ?? null,
       search_lc: `${vendor.name} ${input.notes ?? ''}`.toLowerCase(), rev: 0, sent_at: null, created_at: ctx.now, updated_at: ctx.now,
     };
-    await createPositioned(purchaseOrders(ctx.db), doc);
-    return { purchase_order: purchaseOrderView(doc) };
+    // Stored already by an earlier attempt of this call (its insert applied late): that order is answered.
+    const stored = await insertOrStored(() => createPositioned(purchaseOrders(ctx.db), doc), purchaseOrders(ctx.db), doc, ctx.workspace);
+    return { purchase_order: purchaseOrderView(stored) };
   },
 });

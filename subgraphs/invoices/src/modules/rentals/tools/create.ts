@@ -75,6 +75,8 @@ export const create = defineTool({
       await createPositioned(rentals(ctx.db), doc);
     } catch (err) {
       await releaseHold(ctx.db, ctx.workspace, resource, id);
+      // The sweep took this booking for dead (its hold unconfirmed past the repair delay) and withdrew its id (maintenance.ts).
+      if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `The booking of ${resource.name} took too long and its hold was released; nothing was booked. Try again.`);
       throw err;
     }
     await confirmHold(ctx, resource, id);

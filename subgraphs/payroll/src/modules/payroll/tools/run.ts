@@ -1,4 +1,4 @@
-import { CuadraError, defineTool, newId, createPositioned, withLock, type ToolContext } from '@cuadra/shared';
+import { CuadraError, defineTool, newId, createPositioned, repeatableId, storedUnderId, withLock, type ToolContext } from '@cuadra/shared';
 import { employees, salaryHistoryOf, type EmployeeDoc } from '../../employees/model.ts';
 import { calculatePayroll } from '../calc.ts';
 import { engineFacts, noveltiesIn, type NoveltyDoc } from '../novelties.ts';
@@ -51,7 +51,8 @@ async function computeAndStore(ctx: ToolContext, { month, frequency, period, exe
     settlement: payslips.reduce((s, p) => s + (p.settlement?.total ?? 0), 0),
   };
   const released = [...new Set(payslips.flatMap((p) => p.settlement?.released_runs ?? []))].sort();
-  const id = newId('prun');
+  // The same id in every attempt of a call that can run again (repeatableId, runs.ts): see ownStoredRun.
+  const id = repeatableId('prun') ?? newId('prun');
   const lines = runEntryLines(payslips);
   const debits = lines.reduce((t, l) => t + l.debit, 0);
   assertWithinMoneyLimit([...Object.entries(totals), ['the journal entry\'s debits', debits]], `The payroll of ${period.from}–${period.to}`, '/month');
@@ -65,11 +66,32 @@ async function computeAndStore(ctx: ToolContext, { month, frequency, period, exe
   try {
     await createPositioned(payrollRuns(ctx.db), doc);
   } catch (err) {
+    // This call's run, stored by an attempt whose insert the store applied late between this attempt's check and its insert.
+    const known = await storedUnderId(err, payrollRuns(ctx.db), id, ctx.workspace);
+    if (known) return answerRun(ctx, known);
     if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `A run of ${period.from}–${period.to} was just created by another call.`);
     throw err;
   }
-  await refuseIfTerminatedMeanwhile(ctx, doc);
-  return { run: runView(doc), payslips: payslips.map((p) => payslipView(doc, p)) };
+  return answerRun(ctx, doc);
+}
+
+/** The answer of a run this call wrote (now, or in an earlier attempt): refused if a contract it pays ended meanwhile. */
+async function answerRun(ctx: ToolContext, run: RunDoc) {
+  await refuseIfTerminatedMeanwhile(ctx, run);
+  return { run: runView(run), payslips: run.payslips.map((p) => payslipView(run, p)) };
+}
+
+/**
+ * The run an earlier attempt of this call stored, when the call can run again (keyed, or approved)
+ * and that attempt's insert was applied after recovery settled it as having written nothing (the
+ * store's receive buffer: repeatableId, runs.ts). Its period then has a live run — this call's own —
+ * which the rerun answers as it is now instead of refusing it as `conflict` (voided since, it is
+ * answered void: the id is the call's, it makes no second run); null otherwise.
+ */
+async function ownStoredRun(ctx: ToolContext): Promise<RunDoc | null> {
+  const id = repeatableId('prun');
+  if (!id) return null;
+  return payrollRuns(ctx.db).findOne({ _id: id, workspace: ctx.workspace }).lean();
 }
 
 /**
@@ -116,6 +138,8 @@ export const run = defineTool({
     const exempt = input.exempt_114_1 ?? true;
     // Runs of one month are computed one at a time, so a monthly run and a half-month run cannot overlap.
     return withLock(ctx.db, runLock(ctx.workspace, input.month), async () => {
+      const own = await ownStoredRun(ctx);
+      if (own) return answerRun(ctx, own);
       const live = await payrollRuns(ctx.db).find({ workspace: ctx.workspace, month: input.month, status: { $ne: 'void' } }, { period: 1, status: 1, frequency: 1 }).lean();
       const overlap = live.find((r) => r.period.from <= period.to && r.period.to >= period.from);
       if (overlap) throw new CuadraError('conflict', `A ${overlap.status} run ${overlap._id} already covers ${overlap.period.from}–${overlap.period.to}; void it to run the period again.`);

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '@cuadra/shared';
+import { ageDeadAttempt, approvedAndKilled, holdNextInsert, killedAndSettled, type TestSubgraph } from '@cuadra/shared/testing';
+import { workspace } from './bills-helpers.ts';
+import { party, startInvoices } from './setup.ts';
+
+// The double booking after a kill (asset12's find): a rentals.create whose process dies with the
+// rental's insert sent, its hold on the resource already claimed (and stamped with its run, so
+// recovery settles the attempt as having written something: the key's retry replays
+// outcome_unknown, the approval ends failed). The sweep then meets the hold unconfirmed and, the
+// rental not being there, releases it. Before, the store could still apply the dead attempt's insert
+// after that: a `reserved` rental with no hold, and an overlapping rental of the same item accepted —
+// two customers booked on one tent. Now the sweep withdraws the rental id before it releases the
+// hold (a tombstone under that id), so the late insert is refused on `_id` and nothing was booked,
+// as the approval's `failed` says.
+//
+// The order is forced, not hoped for: the dead attempt's insert is held in this process until the
+// test lets it reach the store (holdNextInsert).
+
+let sg: TestSubgraph;
+
+beforeAll(async () => {
+  sg = await startInvoices();
+});
+afterAll(async () => {
+  await sg?.close();
+});
+
+async function tentFor(owner: Principal) {
+  const customer = await party(owner, { name: 'Eventos Caribe SAS', kind: 'customer' });
+  const item = (await sg.output('items.create', { name: 'Carpa 10×10', kind: 'product', price: { amount: 20000000, currency: 'COP' } }, owner)).item;
+  const booking = { item_id: item.id, customer_id: customer, unit: 'day', rate: 20000000, start: '2026-12-05T10:00:00Z', end: '2026-12-07T10:00:00Z' };
+  const overlapping = { ...booking, start: '2026-12-06T10:00:00Z', end: '2026-12-08T10:00:00Z' };
+  return { booking, overlapping };
+}
+
+async function rentalsOf(owner: Principal) {
+  return sg.db.collection('rentals').find({ workspace: owner.workspace }).toArray();
+}
+
+/** What time does to a dead attempt's hold: claimed ten minutes ago, past the sweep's repair delay. */
+async function ageHolds(owner: Principal) {
+  const long = new Date(Date.now() - 10 * 60_000);
+  for (const cal of await sg.db.collection('rental_calendars').find({ workspace: owner.workspace }).toArray()) {
+    await sg.db.collection('rental_calendars').updateOne({ _id: cal._id }, { $set: { holds: (cal.holds as object[]).map((h) => ({ ...h, at: long })) } });
+  }
+}
+
+async function holdsOf(owner: Principal) {
+  const cals = await sg.db.collection('rental_calendars').find({ workspace: owner.workspace }).toArray();
+  return cals.flatMap((c) => (c.holds as { rental_id: string; confirmed: boolean }[]).map((h) => [h.rental_id, h.confirmed]));
+}
+
+describe('a keyed rentals.create whose insert lands after the sweep met its unconfirmed hold', () => {
+  it('lands after the hold was released: refused, and an overlapping booking is the one rental, held', async () => {
+    const owner = workspace();
+    const { booking, overlapping } = await tentFor(owner);
+    const held = await killedAndSettled(sg, owner, { tool: 'rentals.create', collection: 'rentals', input: booking, key: 'rent-1' }, () => ageHolds(owner));
+    // Recovery saw the stamped hold: the key replays outcome_unknown, nothing is run again.
+    expect(await sg.call('rentals.create', booking, owner, { idempotencyKey: 'rent-1' })).toMatchObject({ ok: false, code: 'outcome_unknown' });
+    // The same sweep's rentals pass met the hold unconfirmed, its rental absent, and released it.
+    expect(await holdsOf(owner)).toEqual([]);
+    expect(await held.land()).toBe('duplicate');
+
+    const other = await sg.call('rentals.create', overlapping, owner, { idempotencyKey: 'rent-2' });
+    expect(other).toMatchObject({ ok: true });
+    expect((await rentalsOf(owner)).map((r) => r._id)).toEqual([other.output.rental.id]);
+    expect(await holdsOf(owner)).toEqual([[other.output.rental.id, true]]);
+    expect((await sg.output('rentals.list', {}, owner)).rows.map((r: { id: string }) => r.id)).toEqual([other.output.rental.id]);
+  });
+
+  it('lands before the sweep: the hold is confirmed for it, and an overlapping booking is refused', async () => {
+    const owner = workspace();
+    const { booking, overlapping } = await tentFor(owner);
+    const held = holdNextInsert(sg, 'rentals', owner.workspace);
+    expect(await sg.call('rentals.create', booking, owner, { idempotencyKey: 'rent-3' })).toMatchObject({ ok: false, code: 'outcome_unknown' });
+    await held.reached;
+    expect(await held.land()).toBe('stored');
+    await ageHolds(owner);
+    await ageDeadAttempt(sg, owner.workspace, 'rentals.create');
+    await sg.sweep();
+    const stored = await rentalsOf(owner);
+    expect(stored.map((r) => r.status)).toEqual(['reserved']);
+    expect(await holdsOf(owner)).toEqual([[stored[0]._id, true]]);
+    expect(await sg.call('rentals.create', overlapping, owner, { idempotencyKey: 'rent-4' })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await rentalsOf(owner)).toHaveLength(1);
+  });
+});
+
+describe('an approved rentals.create whose first attempt died inside its insert', () => {
+  it('the late insert lands after the sweep released the hold: refused; the approval failed and nothing was booked', async () => {
+    const owner = workspace();
+    const { booking, overlapping } = await tentFor(owner);
+    const { held, approvalId } = await approvedAndKilled(sg, owner, { tool: 'rentals.create', collection: 'rentals', input: booking });
+    await ageHolds(owner);
+    await sg.sweep();
+    // The hold carries the dead run: recovery cannot say it did nothing, so the approval is not run again;
+    // the same sweep's rentals pass met the hold unconfirmed, its rental absent, and released it.
+    expect((await sg.governance.approvals.get(owner.workspace, approvalId))?.status).toBe('failed');
+    expect(await holdsOf(owner)).toEqual([]);
+    expect(await held.land()).toBe('duplicate');
+    expect(await rentalsOf(owner)).toEqual([]);
+    expect((await sg.governance.approvals.get(owner.workspace, approvalId))?.status).toBe('failed');
+    // The tent is free again (the workspace's policy holds every rentals.create, so it is asked, not booked).
+    expect(await holdsOf(owner)).toEqual([]);
+    expect((await sg.output('rentals.availability', { item_id: overlapping.item_id, start: overlapping.start, end: overlapping.end }, owner))).toMatchObject({ available: true });
+  });
+});
+
+describe('a live rentals.create slower than the sweep\'s repair delay', () => {
+  it('its id withdrawn and its hold released while its insert was on the way: answered conflict, nothing booked', async () => {
+    const owner = workspace();
+    const { booking } = await tentFor(owner);
+    // The booking's insert waits (a slow store) until the sweep has met its hold.
+    const coll = sg.db.collection('rentals') as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const insertOne = coll.insertOne;
+    let reached!: () => void;
+    let go!: () => void;
+    const atInsert = new Promise<void>((r) => { reached = r; });
+    const gate = new Promise<void>((r) => { go = r; });
+    coll.insertOne = async function (this: unknown, ...args: unknown[]) {
+      delete (coll as Record<string, unknown>).insertOne;
+      reached();
+      await gate;
+      return insertOne.apply(this, args);
+    };
+    const call = sg.call('rentals.create', booking, owner);
+    await atInsert;
+    await ageHolds(owner);
+    await sg.sweep();
+    expect(await holdsOf(owner)).toEqual([]);
+    go();
+    expect(await call).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await rentalsOf(owner)).toEqual([]);
+    expect(await holdsOf(owner)).toEqual([]);
+  });
+});
