@@ -93,7 +93,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     identity, catalog, people: peopleAccess.people, publicUrl: deps.publicUrl, dashboards,
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
-  const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
+  const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools, { compile: 'at-first-call' }), governance: deps.governance, db: deps.db, log: deps.log, services });
   // Every caller reaches approvals through a gateway: before it listens, no approval holds a plain secret of any tool.
   await local.sealStoredInputs(catalog.entries.map((e) => ({ name: e.name, subgraph: e.subgraph, input: e.input_schema })));
   local.start();
