@@ -22,7 +22,7 @@ import { answerClientErrors, sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { revokeMemberGrants } from './oauth/grants.ts';
 import { createPeopleAccess } from './oauth/index.ts';
-import { mcpRouter } from './mcp/router.ts';
+import { lazyMcpRouter } from './mcp/lazy.ts';
 import { openApiRouter } from './openapi/router.ts';
 import { discoveryRouter } from './discovery/router.ts';
 import { InvokePipeline } from './pipeline.ts';
@@ -131,7 +131,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
-  app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
+  // /mcp, with the MCP server code loaded at the first MCP request (gateway/src/mcp/lazy.ts).
+  app.use(lazyMcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, tokens: peopleAccess.tokens, ...refusalCtx }));
   app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, pipeline, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));
