@@ -53,10 +53,13 @@ export async function build(options: { ifChanged?: boolean } = {}): Promise<{ to
   // The composition and the shared library are loaded only to compose: a start that reuses the
   // outputs (\`npm start\` after the first) never loads them.
   const { composeSupergraph } = await import('../gateway/src/compose.ts');
-  const { collectReads } = await import('../shared/src/index.ts');
+  const { collectReads, compileEveryInput } = await import('../shared/src/index.ts');
   const { gatewayTools } = await import('../gateway/src/local/index.ts');
   const { withGatewayReads } = await import('../gateway/src/local/reads.ts');
   const sources = await loadSubgraphSources();
+  // A schema ajv rejects fails the build: the services compile a tool's schema only at its first call.
+  for (const source of sources) compileEveryInput(source.tools);
+  compileEveryInput(gatewayTools);
   const { supergraphSdl, catalog } = composeSupergraph(sources, gatewayTools);
   // The composite reads each subgraph declared, and the gateway's own: the gateway routes
   // records.list, metrics.query and the agenda by them, and the two tools' descriptions name what is answered today.

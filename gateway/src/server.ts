@@ -22,7 +22,7 @@ import { answerClientErrors, sendRefusal } from './http.ts';
 import { IdentityStore } from './identity/store.ts';
 import { revokeMemberGrants } from './oauth/grants.ts';
 import { createPeopleAccess } from './oauth/index.ts';
-import { mcpRouter } from './mcp/router.ts';
+import { lazyMcpRouter } from './mcp/lazy.ts';
 import { openApiRouter } from './openapi/router.ts';
 import { discoveryRouter } from './discovery/router.ts';
 import { InvokePipeline } from './pipeline.ts';
@@ -93,7 +93,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     identity, catalog, people: peopleAccess.people, publicUrl: deps.publicUrl, dashboards,
     revokeMemberGrants: (workspace, user) => revokeMemberGrants(deps.db, peopleAccess.tokens, workspace, user),
   };
-  const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools), governance: deps.governance, db: deps.db, log: deps.log, services });
+  const local = new ToolOwner({ subgraph: GATEWAY_OWNER, registry: createRegistry(GATEWAY_OWNER, gatewayModules, gatewayTools, { compile: 'at-first-call' }), governance: deps.governance, db: deps.db, log: deps.log, services });
   // Every caller reaches approvals through a gateway: before it listens, no approval holds a plain secret of any tool.
   await local.sealStoredInputs(catalog.entries.map((e) => ({ name: e.name, subgraph: e.subgraph, input: e.input_schema })));
   local.start();
@@ -131,7 +131,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const events = new LedgerEvents(deps.redis, deps.log);
   app.get('/v1/events', events.handler(pipeline, refusalCtx));
 
-  app.use(mcpRouter({ pipeline, catalog, ...refusalCtx }));
+  // /mcp, with the MCP server code loaded at the first MCP request (gateway/src/mcp/lazy.ts).
+  app.use(lazyMcpRouter({ pipeline, catalog, ...refusalCtx }));
   app.use(marketingPublic({ marketingUrl: deps.subgraphUrls.marketing, redis: deps.redis, tokens: peopleAccess.tokens, ...refusalCtx }));
   app.use(bookingPublic({ projectsUrl: deps.subgraphUrls.projects, identity, redis: deps.redis, pipeline, ...refusalCtx }));
   app.use(openApiRouter({ catalog, publicUrl: deps.publicUrl }));

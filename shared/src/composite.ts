@@ -7,7 +7,7 @@ import type { Principal } from './principal.ts';
 import { daysBetween } from './periods.ts';
 import { DATE_SCHEMA, validateMetricQuery, validateRecordsQuery, type RecordsQuery } from './queries.ts';
 import type { ReadDeclarations, ReadKind } from './reads.ts';
-import { compileValidator, createAjv } from './validation.ts';
+import { lazyAjv, lazyValidator } from './validation.ts';
 
 /**
  * The composite reads (specification §2.3, §2.5, §2.6) as modules declare them: a records source,
@@ -171,12 +171,15 @@ export function compositeTypeDefs(subgraph: string, readers: OwnedReaders): stri
   return fields.length ? `extend type Query {\n${fields.join('\n')}\n}\n` : '';
 }
 
-const validateBoard = compileValidator(createAjv(), {
+// Compiled at a process's first composite read, not at import (ajv's code generation is start-up CPU).
+const compositeAjv = lazyAjv();
+
+const validateBoard = lazyValidator(compositeAjv, {
   type: 'object', additionalProperties: false, required: ['board'],
   properties: { board: { type: 'string', minLength: 1, maxLength: 64 }, pipeline: { type: 'string', maxLength: 64 }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
 });
 
-const validateWindow = compileValidator(createAjv(), {
+const validateWindow = lazyValidator(compositeAjv, {
   type: 'object', additionalProperties: false, required: ['from', 'to', 'limit'],
   properties: { from: DATE_SCHEMA, to: DATE_SCHEMA, limit: { type: 'integer', minimum: 1, maximum: 400 }, overdue: { type: 'boolean' } },
 });

@@ -10,7 +10,7 @@ export {
   API_KEY_SHAPE, ASSERTION_HEADER, ASSERTION_TTL_SECONDS, AssertionVerifier, generateSigningKeyPair, hashApiKey, newApiKey, newId,
   randomBase62, sameDigest, signAssertion,
 } from './credentials.ts';
-export { compileValidator, createAjv, pointerOf } from './validation.ts';
+export { compileValidator, createAjv, lazyAjv, lazyValidator, pointerOf } from './validation.ts';
 export { createSealer, holdsSecret, openSecrets, REDACTED, sealAt, sealerFromEnv, sealSecrets, toolInputDigest } from './seal.ts';
 export { assertSecretFieldsDeclared, declaredSecret, mapSecrets, namedLikeSecret, nameWords, NOT_SECRET_LAST_WORDS, SECRET_KEYWORD, secretShape, secretsIn, undeclaredSecretFields } from './secrets.ts';
 export type { SecretShape } from './secrets.ts';
@@ -18,7 +18,7 @@ export type { Sealer } from './seal.ts';
 export { bumpVersion, currentVersion } from './cache-version.ts';
 export { assertWithinBounds, boundsFor, INPUT_BOUNDS, jsonByteLength } from './bounds.ts';
 export type { InputBounds } from './bounds.ts';
-export { createRegistry } from './registry.ts';
+export { compileEveryInput, createRegistry, type SchemaCompilation } from './registry.ts';
 export type { ToolRegistry } from './registry.ts';
 export { countedHeaders, RateLimiter, parseQuota, quotasFromEnv, redisAnswers, redisKeyPrefix } from './ratelimit.ts';
 export type { Quota, RateCount, RateLimitHeaders } from './ratelimit.ts';

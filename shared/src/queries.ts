@@ -1,4 +1,4 @@
-import { compileValidator, createAjv } from './validation.ts';
+import { lazyAjv, lazyValidator } from './validation.ts';
 
 /**
  * The shared parts of the two read queries of the specification, as JSON Schema: the metric query
@@ -44,16 +44,17 @@ export const RECORDS_QUERY_FIELDS = {
 /** A records source object as a subgraph receives it (specification §2.5). */
 export interface RecordsQuery { source: string; limit?: number; search?: string; kind?: string; status?: string; ref?: string; cursor?: string }
 
-const ajv = createAjv();
+// Compiled at the first query a process answers, not at import (every service and the gateway import this module).
+const ajv = lazyAjv();
 
 /** Throws `invalid_input` with a JSON Pointer when a records source object does not have the shape of §2.5 (the subgraph checks the values). */
-export const validateRecordsQuery: (query: unknown) => asserts query is RecordsQuery = compileValidator(ajv, {
+export const validateRecordsQuery: (query: unknown) => asserts query is RecordsQuery = lazyValidator(ajv, {
   type: 'object', additionalProperties: false, required: ['source'],
   properties: { source: { type: 'string', minLength: 1, maxLength: 64 }, ...RECORDS_QUERY_FIELDS },
 }) as (query: unknown) => asserts query is RecordsQuery;
 
 /** Throws `invalid_input` with a JSON Pointer when a metric query object does not have the shape of §2.3 (the subgraph checks the metric's name). */
-export const validateMetricQuery: (query: unknown) => void = compileValidator(ajv, {
+export const validateMetricQuery: (query: unknown) => void = lazyValidator(ajv, {
   type: 'object', additionalProperties: false, required: ['metric'],
   properties: { metric: { type: 'string', minLength: 1, maxLength: 64 }, ...METRIC_QUERY_FIELDS },
   dependentRequired: METRIC_QUERY_DEPENDENCIES,

@@ -144,7 +144,8 @@ export interface SubgraphServer {
  * owning half of the invoke pipeline.
  */
 export async function createSubgraphServer(def: SubgraphDefinition, deps: SubgraphDeps): Promise<SubgraphServer> {
-  const registry = createRegistry(def.name, def.modules, def.tools);
+  // Each tool's input schema is compiled at the tool's first call (the build compiled every one: scripts/build.ts).
+  const registry = createRegistry(def.name, def.modules, def.tools, { compile: 'at-first-call' });
   // Unique indexes carry business rules (one tax id per workspace…): build them before serving.
   await Promise.all((def.models ?? []).map((model) => ensureModel(model(deps.db))));
   for (const { model, searchable, ...series } of def.listed ?? []) {

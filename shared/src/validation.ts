@@ -27,7 +27,7 @@ function calendarDateInRange(value: string): boolean {
   return mo >= 1 && mo <= 12 && d >= 1 && d <= days;
 }
 
-/** One ajv instance per process: schemas are compiled once, at start-up. */
+/** An ajv instance with the product's options, formats and keywords; each schema is compiled once per instance. */
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
   addFormats(ajv);
@@ -82,4 +82,23 @@ export function compileValidator(ajv: Ajv2020, schema: JsonSchema): (input: unkn
       throw new CuadraError('invalid_input', sentenceOf(error), { field: pointerOf(error) });
     }
   };
+}
+
+/** An ajv instance made at its first use ({@link createAjv}): a module that may never validate makes none at import. */
+export function lazyAjv(): () => Ajv2020 {
+  let ajv: Ajv2020 | undefined;
+  return () => (ajv ??= createAjv());
+}
+
+/**
+ * {@link compileValidator} with the schema compiled at the first call rather than now — the same
+ * ajv, options and bounds, so the same refusals; only when the code generation runs differs (ajv's
+ * code generation was 0.36–0.70 CPU-s of each service's start, most of it for validators no call of
+ * that process may need). A schema ajv rejects then throws at that first call: such a schema is
+ * refused before a service runs by the build (scripts/build.ts compiles every tool's input schema)
+ * and by the tests that import it.
+ */
+export function lazyValidator(ajv: () => Ajv2020, schema: JsonSchema): (input: unknown) => void {
+  let validator: ((input: unknown) => void) | undefined;
+  return (input: unknown) => (validator ??= compileValidator(ajv(), schema))(input);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CuadraError } from '../src/errors.ts';
-import { createRegistry } from '../src/registry.ts';
+import { compileEveryInput, createRegistry } from '../src/registry.ts';
 import { defineTool, type JsonSchema, type Risk, type Tool } from '../src/tool.ts';
 
 /** A tool with a working handler; only the parts under test vary. */
@@ -210,5 +210,54 @@ describe('validate answers invalid_input with the JSON Pointer of the offending 
     const body: Record<string, unknown> = {};
     r.validate('invoices.paged', body);
     expect(body).toEqual({});
+  });
+});
+
+describe("a registry that compiles each schema at its tool's first call (a service's start)", () => {
+  const input: JsonSchema = {
+    type: 'object', additionalProperties: false, required: ['name', 'day'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 20 },
+      day: { type: 'string', format: 'date' },
+      kind: { enum: ['a', 'b'] },
+      lines: { type: 'array', maxItems: 2, items: { type: 'object', additionalProperties: false, required: ['quantity'], properties: { quantity: { type: 'integer', minimum: 1 } } } },
+    },
+  };
+  const bad: unknown[] = [
+    null, [], 'x', {}, { name: 'a' }, { name: '', day: '2026-01-01' }, { name: 'a'.repeat(21), day: '2026-01-01' },
+    { name: 'a', day: '2026-02-30' }, { name: 'a', day: '3000-01-01' }, { name: 'a', day: '2026-01-01', kind: 'c' },
+    { name: 'a', day: '2026-01-01', extra: 1 }, { name: 'a', day: '2026-01-01', lines: [{ quantity: 0 }] },
+    { name: 'a', day: '2026-01-01', lines: [{ quantity: '1' }] }, { name: 'a', day: '2026-01-01', lines: [{}, {}, {}] },
+    { name: 'a', day: '2026-01-01', lines: [{ quantity: 1, price: 2 }] }, { name: 'a', day: 20260101 },
+  ];
+
+  it('refuses a bad set at creation all the same', () => {
+    expect(() => createRegistry('invoices', MODULES, [tool('invoices.list'), tool('invoices.list')], { compile: 'at-first-call' })).toThrow(/declared twice/);
+    expect(() => createRegistry('invoices', MODULES, [tool('invoices.list', { input: { type: 'string' } })], { compile: 'at-first-call' })).toThrow(/must be an object schema/);
+  });
+
+  it('does not compile at creation: a schema ajv rejects throws at its first call, and compileEveryInput (the build) names it', () => {
+    const rejected = { type: 'object', properties: { amount: { type: 'integer', minimumm: 0 } } };
+    const lazy = createRegistry('invoices', MODULES, [tool('invoices.list'), tool('invoices.create', { input: rejected })], { compile: 'at-first-call' });
+    expect(() => lazy.validate('invoices.list', {})).not.toThrow();
+    expect(() => lazy.validate('invoices.create', { amount: 1 })).toThrow(/unknown keyword/);
+    expect(() => compileEveryInput([tool('invoices.list'), tool('invoices.create', { input: rejected })])).toThrow(/Tool "invoices.create": ajv rejects its input schema: .*unknown keyword/);
+    expect(() => compileEveryInput([tool('invoices.list'), tool('invoices.create', { input })])).not.toThrow();
+  });
+
+  it('answers every bad input with the refusal of a registry that compiled at creation', () => {
+    // Two copies of the schema: each registry compiles its own (the process-wide cache is by schema object).
+    const eager = createRegistry('invoices', MODULES, [tool('invoices.create', { input: structuredClone(input) })]);
+    const lazy = createRegistry('invoices', MODULES, [tool('invoices.create', { input: structuredClone(input) })], { compile: 'at-first-call' });
+    const fields = new Set<string>();
+    for (const body of bad) {
+      const a = refusal(() => eager.validate('invoices.create', body));
+      const b = refusal(() => lazy.validate('invoices.create', body));
+      expect(b.toBody()).toEqual(a.toBody());
+      fields.add(a.field ?? '');
+    }
+    // The inputs reach many fields, not one refusal over and over.
+    expect(fields.size).toBeGreaterThan(6);
+    expect(() => lazy.validate('invoices.create', { name: 'a', day: '2026-01-01', lines: [{ quantity: 1 }] })).not.toThrow();
   });
 });
