@@ -17,7 +17,9 @@ export interface FairShareLimits {
    * Pacing by time (issue 33): a workspace whose recent busy time in this process — the time its
    * calls held their slots, fading with {@link BUSY_FADE_MS} — is more than `pace` times another
    * workspace's holds its next call back while that other workspace has a call running here (at
-   * least 1; 0 or absent: no pacing).
+   * least 1; 0 or absent: no pacing). The gateway paces (`FAIR_SHARE_PACE`, default 1.5); a
+   * subgraph does not: it sees only its part of a call, and a workspace busy there by its own
+   * calls' time may be the light one on the machine (a client calling back to back).
    */
   pace?: number;
 }
@@ -43,7 +45,7 @@ export const BUSY_FADE_MS = 1_000;
 /** How often calls held back by pacing look again whether they may start (ms): a less busy workspace's long call, or its fading, lets them go. */
 const PACE_RECHECK_MS = 20;
 
-/** The limits from the environment (positive integers; anything else is a configuration error, said at start). */
+/** The limits from the environment (positive integers; `FAIR_SHARE_PACE` 0 or a number of at least 1; anything else is a configuration error, said at start). */
 export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShareLimits {
   const read = (name: string, fallback: number, min: number): number => {
     const text = env[name];
