@@ -29,7 +29,8 @@ export interface FairShareLimits {
  * while another workspace is calling too — on a 2-core machine, 4 heavy calls of one workspace at
  * once keep the cores busy (88–95 %, bench/scale.ts), and any other workspace's call then waits
  * for CPU at every hop: 3–4× its idle time; with 1 at once it is within 1.5× —, 64 waiting (a burst of 50
- * duplicates of one keyed call still waits and replays), and 30 s of waiting at most.
+ * duplicates of one keyed call still waits and replays), 30 s of waiting at most, and a workspace
+ * more than 1.5 times as busy as another held back while that one has a call running (at the gateway).
  */
 export const FAIR_SHARE_DEFAULTS: Readonly<Required<FairShareLimits>> = { slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000, pace: 1.5 };
 
@@ -111,6 +112,11 @@ interface Busy {
  * call never waits behind them: each workspace has its own lane. A lane exists only while it has
  * calls, and a workspace is remembered as calling for {@link CONTENDED_MS} after its last call
  * (nothing kept per workspace seen).
+ *
+ * Pacing by time (`pace`, the gateway's): a workspace more than `pace` times as busy here as
+ * another — busy time being the time its calls held their slots, fading over {@link BUSY_FADE_MS} —
+ * holds its next call back while that other workspace has a call running, so a stream of one
+ * workspace's calls leaves the machine to another's call but for the one already in flight.
  *
  * A narrowed share takes no running call away: the workspace's calls then start one by one as its
  * running ones end, and widen again as soon as the others have been quiet for {@link CONTENDED_MS}
