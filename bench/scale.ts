@@ -44,6 +44,7 @@ import { readFields } from '../subgraphs/crm/src/modules/crm_fields/model.ts';
 import { addGramsOfMany, assignPositions, markIndexed, positionKey, trigramsOf } from '../shared/src/index.ts';
 import { pct, rng } from './invoices-h2.ts';
 import { describeFairShare } from './fair-share.ts';
+import { FAIR_SHARE_DEFAULTS, fairShareFromEnv } from '../shared/src/fair-share.ts';
 import { MachineMeter, Probe } from './probe.ts';
 import { nativeBreakdown } from './native-memory.ts';
 import { loadavg } from 'node:os';
@@ -72,6 +73,12 @@ const BOOKS_LEDGER = process.env.BENCH_BOOKS_LEDGER !== '0';
 const entriesOf = (parties: number) => parties * PER_PARTY + (BOOKS_LEDGER ? 3 * (invoicesOf(parties) + billsOf(parties)) : 0);
 /** `BENCH_ONLY=fairness`: seed, then measure only another workspace under load (and memory); for comparing FAIR_SHARE_* settings. */
 const ONLY_FAIRNESS = process.env.BENCH_ONLY === 'fairness';
+/**
+ * `BENCH_PACE_AB=1`: another workspace under load measured through two gateways in turn — the
+ * system's own (pacing as configured, FAIR_SHARE_PACE) and a second one on the same subgraphs
+ * without pacing (FAIR_SHARE_PACE=0) —, two phases each, alternated, so both see the same machine.
+ */
+const PACE_AB = process.env.BENCH_PACE_AB === '1';
 const runDir = path.join(repoRoot, 'test-output', 'bench', process.env.BENCH_DIR ?? 'scale');
 rmSync(runDir, { recursive: true, force: true });
 mkdirSync(runDir, { recursive: true });
@@ -91,7 +98,12 @@ process.env.CUADRA_TEST_OUTPUT = path.join(repoRoot, 'test-output');
 // the live heap beside the resident size tells what a service keeps from what V8 merely holds.
 const probeDir = path.join(runDir, 'probe');
 mkdirSync(probeDir, { recursive: true });
-const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0' });
+// The fair share as the product ships it (or as this process's FAIR_SHARE_* say): a system started
+// by the test helper runs with SHARED_SYSTEM_ENV laid over the environment, whose contended share is
+// the uncontended one (4) for the race tests — until fair12 every fairness figure of this bench ran
+// the busy workspace 4 calls at once while another called, not 1.
+const fairShareEnv = { FAIR_SHARE_CONTENDED_SLOTS: process.env.FAIR_SHARE_CONTENDED_SLOTS ?? String(FAIR_SHARE_DEFAULTS.contendedSlots) };
+const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', ...fairShareEnv });
 const prefix = sys.gatewayDb.replace(/_gateway$/, '');
 
 const services: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])) };
@@ -132,16 +144,26 @@ class CallFailed extends Error {
     this.ms = ms;
   }
 }
-async function call(tool: string, input: unknown, key: string): Promise<any> {
+async function call(tool: string, input: unknown, key: string, via?: string): Promise<any> {
   const t0 = performance.now();
-  let r: Awaited<ReturnType<typeof sys.invoke>>;
+  let r: { status: number; body: any };
   try {
-    r = await sys.invoke(tool, input, key);
+    r = via ? await invokeVia(via, tool, input, key) : await sys.invoke(tool, input, key);
   } catch (err) {
     throw new CallFailed(0, performance.now() - t0, `${tool} → no answer (${(err as Error).message})`);
   }
   if (r.status !== 200) throw new CallFailed(r.status, performance.now() - t0, `${tool} ${JSON.stringify(input)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   return r.body.output;
+}
+/** A tool call through the gateway at `url` (the bench's second gateway), as `sys.invoke` makes one through the system's own. */
+async function invokeVia(url: string, tool: string, input: unknown, key: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}/v1/tools/${tool}:invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
 }
 /** What a failed read says in the table: its status and time (`threw` for a failure that is not a call's). */
 const failure = (err: unknown) => err instanceof CallFailed ? `failed: ${err.status || 'no answer'} after ${(err.ms / 1000).toFixed(1)} s` : `failed: ${(err as Error).message.slice(0, 120)}`;
@@ -440,16 +462,24 @@ try {
     const probeParty = (await call('parties.list', { limit: 1 }, other.api_key)).rows[0].id;
     const redisClient = new Redis(redis.url, { lazyConnect: true });
     await redisClient.connect();
-    const layers: Record<string, () => Promise<unknown>> = {
-      'REST (gateway → crm)': () => call('parties.list', { limit: 25 }, other.api_key),
+    /** The gateways the phases go through: the system's own, and with `BENCH_PACE_AB=1` one without pacing beside it, taken in turn. */
+    // (With two, both are called the same way: straight by fetch, without `sys.invoke`'s output-schema check in this process.)
+    const gateways: { label: string; url?: string; pid?: number }[] = [PACE_AB ? { label: `paced (FAIR_SHARE_PACE=${fairShareFromEnv().pace})`, url: sys.gatewayUrl } : { label: '' }];
+    if (PACE_AB) {
+      const unpaced = await sys.startAnotherGateway({ FAIR_SHARE_PACE: '0' });
+      gateways.push({ label: 'not paced (FAIR_SHARE_PACE=0)', url: unpaced.url, pid: unpaced.pid });
+    }
+    type Gateway = (typeof gateways)[number];
+    const layersOf = (g: Gateway): Record<string, () => Promise<unknown>> => ({
+      'REST (gateway → crm)': () => call('parties.list', { limit: 25 }, other.api_key, g.url),
       'crm /invoke, no gateway': crmInvoke,
       'store: one party by _id': () => crmDb.collection('parties').findOne({ _id: probeParty }),
       // A durable write, as the ledger entry every call appends is (H2 answers it once it is on disk).
       'store: one durable write': () => crmDb.collection('bench_probe').updateOne({ _id: 'probe' } as never, { $inc: { n: 1 } }, { upsert: true }),
       'Redis PING': () => redisClient.ping(),
-    };
+    });
     /** Each layer's timings, `RUNS` calls each after 2 warm-ups, taken in turn. */
-    const eachLayer = async (): Promise<Record<string, number[]>> => {
+    const eachLayer = async (layers: Record<string, () => Promise<unknown>>): Promise<Record<string, number[]>> => {
       const out: Record<string, number[]> = Object.fromEntries(Object.keys(layers).map((k) => [k, []]));
       for (let i = 0; i < RUNS + 2; i++) {
         for (const [k, fn] of Object.entries(layers)) {
@@ -460,49 +490,69 @@ try {
       }
       return out;
     };
-    const heavyReads: Record<string, () => Promise<unknown>> = {
-      'ledger.list tool filter': () => call('ledger.list', { tool: 'parties.update', limit: 50 }, L.key),
-      'parties.list search': () => call('parties.list', { search: 'zurbarán quintero' }, L.key),
-      'activity 366 days by month': () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key),
-      'parties.list 50th page': () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key),
-    };
+    const heavyReadsOf = (g: Gateway): Record<string, () => Promise<unknown>> => ({
+      'ledger.list tool filter': () => call('ledger.list', { tool: 'parties.update', limit: 50 }, L.key, g.url),
+      'parties.list search': () => call('parties.list', { search: 'zurbarán quintero' }, L.key, g.url),
+      'activity 366 days by month': () => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, L.key, g.url),
+      'parties.list 50th page': () => call('parties.list', { limit: 25, cursor: cursors.get(L.key) }, L.key, g.url),
+    });
+    const heavyNames = Object.keys(heavyReadsOf(gateways[0]));
     // Where the machine's CPU goes during each phase (every process, from /proc), per heavy read served.
-    const meter = new MachineMeter({ ...services, mongo: mongo.pid, redis: redis.pid, 'bench (load and probes)': process.pid });
+    const meter = new MachineMeter({ ...services, ...Object.fromEntries(gateways.filter((g) => g.pid).map((g) => [`gateway ${g.label}`, g.pid!])), mongo: mongo.pid, redis: redis.pid, 'bench (load and probes)': process.pid });
     const mixes = (process.env.BENCH_HEAVY ?? 'all').split(',').map((m) => m.trim());
-    const idleLayers = await eachLayer();
-    idle = idleLayers['REST (gateway → crm)'];
+    const idleBy = new Map<Gateway, Record<string, number[]>>();
+    for (const g of gateways) idleBy.set(g, await eachLayer(layersOf(g)));
+    idle = idleBy.get(gateways[0])!['REST (gateway → crm)'];
     busy = idle;
     const fairness: string[] = [];
     for (const mix of mixes) {
-      const names = mix === 'all' ? Object.keys(heavyReads) : Object.keys(heavyReads).filter((k) => k.startsWith(mix));
-      if (names.length === 0) throw new Error(`BENCH_HEAVY: no heavy read starts with "${mix}" (${Object.keys(heavyReads).join('; ')})`);
-      let stop = false;
-      let heavyDone = 0;
-      let heavyRefused = 0;
-      const heavyFailed: string[] = [];
-      const load = Array.from({ length: 16 }, async (_, i) => {
-        while (!stop) {
-          try {
-            await heavyReads[names[i % names.length]]();
-            heavyDone++;
-          } catch (err) {
-            // Past its fair share the large workspace is told to wait (429 rate_limited): counted, not fatal.
-            if (/→ 429 /.test((err as Error).message)) heavyRefused++;
-            else heavyFailed.push(failure(err));
+      const names = mix === 'all' ? heavyNames : heavyNames.filter((k) => k.startsWith(mix));
+      if (names.length === 0) throw new Error(`BENCH_HEAVY: no heavy read starts with "${mix}" (${heavyNames.join('; ')})`);
+      // With two gateways, two phases each, alternated (paced, not paced, paced, not paced): the machine's other work falls on both alike.
+      const phases = PACE_AB ? [...gateways, ...gateways] : gateways;
+      const pooled = new Map<Gateway, { layers: Record<string, number[]>; done: number; refused: number; failed: string[]; seconds: number; machine: string[] }>();
+      for (const g of phases) {
+        const heavyReads = heavyReadsOf(g);
+        let stop = false;
+        let heavyDone = 0;
+        let heavyRefused = 0;
+        const heavyFailed: string[] = [];
+        const load = Array.from({ length: 16 }, async (_, i) => {
+          while (!stop) {
+            try {
+              await heavyReads[names[i % names.length]]();
+              heavyDone++;
+            } catch (err) {
+              // Past its fair share the large workspace is told to wait (429 rate_limited): counted, not fatal.
+              if (/→ 429 /.test((err as Error).message)) heavyRefused++;
+              else heavyFailed.push(failure(err));
+            }
           }
-        }
-      });
-      const t0 = performance.now();
-      meter.begin();
-      const busyLayers = await eachLayer();
-      const machine = meter.end(heavyDone);
-      const seconds = (performance.now() - t0) / 1000;
-      stop = true;
-      await Promise.all(load);
-      if (mix === mixes[0]) busy = busyLayers['REST (gateway → crm)'];
-      fairness.push(`  under 16 connections of ${mix === 'all' ? 'the four heavy reads' : names[0]} (${(heavyDone / seconds).toFixed(1)} served/s, ${heavyRefused} refused 429${heavyFailed.length ? `, ${heavyFailed.length} failed, the first ${heavyFailed[0]}` : ''}):`);
-      fairness.push(`    cores ${(machine.busyShare * 100).toFixed(0)} % busy; CPU ms per heavy read: ${Object.entries(machine.perCall).filter(([, us]) => us >= 100).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}`);
-      for (const k of Object.keys(layers)) fairness.push(`    ${k.padEnd(26)} idle p50 ${pct(idleLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(idleLayers[k], 95).toFixed(1).padStart(6)}  busy p50 ${pct(busyLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(busyLayers[k], 95).toFixed(1).padStart(6)} ms  ratio ${(pct(busyLayers[k], 50) / pct(idleLayers[k], 50)).toFixed(2)}`);
+        });
+        const t0 = performance.now();
+        meter.begin();
+        const busyLayers = await eachLayer(layersOf(g));
+        const machine = meter.end(heavyDone);
+        const seconds = (performance.now() - t0) / 1000;
+        stop = true;
+        await Promise.all(load);
+        const sum = pooled.get(g) ?? { layers: Object.fromEntries(Object.keys(busyLayers).map((k) => [k, [] as number[]])), done: 0, refused: 0, failed: [], seconds: 0, machine: [] };
+        for (const [k, v] of Object.entries(busyLayers)) sum.layers[k].push(...v);
+        sum.done += heavyDone;
+        sum.refused += heavyRefused;
+        sum.failed.push(...heavyFailed);
+        sum.seconds += seconds;
+        sum.machine.push(`cores ${(machine.busyShare * 100).toFixed(0)} % busy; CPU ms per heavy read: ${Object.entries(machine.perCall).filter(([, us]) => us >= 100).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}`);
+        pooled.set(g, sum);
+      }
+      for (const g of gateways) {
+        const sum = pooled.get(g)!;
+        const idleLayers = idleBy.get(g)!;
+        if (mix === mixes[0] && g === gateways[0]) busy = sum.layers['REST (gateway → crm)'];
+        fairness.push(`  under 16 connections of ${mix === 'all' ? 'the four heavy reads' : names[0]}${g.label ? `, ${g.label}` : ''} (${(sum.done / sum.seconds).toFixed(1)} served/s, ${sum.refused} refused 429${sum.failed.length ? `, ${sum.failed.length} failed, the first ${sum.failed[0]}` : ''}):`);
+        for (const line of sum.machine) fairness.push(`    ${line}`);
+        for (const k of Object.keys(idleLayers)) fairness.push(`    ${k.padEnd(26)} idle p50 ${pct(idleLayers[k], 50).toFixed(1).padStart(6)} p95 ${pct(idleLayers[k], 95).toFixed(1).padStart(6)}  busy p50 ${pct(sum.layers[k], 50).toFixed(1).padStart(6)} p95 ${pct(sum.layers[k], 95).toFixed(1).padStart(6)} ms  ratio ${(pct(sum.layers[k], 50) / pct(idleLayers[k], 50)).toFixed(2)}`);
+      }
     }
     redisClient.disconnect();
     console.log(`\nanother workspace's parties.list, by layer; ${describeFairShare(16)}; load on the machine ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -549,7 +599,7 @@ try {
   for (const r of table) console.log(`| ${r.label} | ${cell(r.small)} | ${cell(r.large)} | ${ratio(r)} |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (REST) | ${fullVerify.small} | ${fullVerify.large} | per entry |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (in process) | ${fullVerify['small, in process']} | ${fullVerify['large, in process']} | per entry |`);
-  if (idle.length) console.log(`| another workspace under load | ${cell(idle)} idle | ${cell(busy)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
+  if (idle.length) console.log(`| another workspace under load${PACE_AB ? ', paced (the first heavy load)' : ''} | ${cell(idle)} idle | ${cell(busy)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
   for (const note of notes) console.log(`  (${note})`);
   console.log(`(load average at the end of the timed phase: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   console.log(`\nresident memory (MB; a service's V8 heap in use after a full collection in brackets): ${Object.keys(memory[0].mb).join(', ')}`);

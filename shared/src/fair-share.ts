@@ -13,6 +13,15 @@ export interface FairShareLimits {
   queue: number;
   /** Longest a call waits for a slot before it is refused `rate_limited` (nothing was done). */
   waitMs: number;
+  /**
+   * Pacing by time (issue 33): a workspace whose recent busy time in this process — the time its
+   * calls held their slots, fading with {@link BUSY_FADE_MS} — is more than `pace` times another
+   * workspace's holds its next call back while that other workspace has a call running here (at
+   * least 1; 0 or absent: no pacing). The gateway paces (`FAIR_SHARE_PACE`, default 1.5); a
+   * subgraph does not: it sees only its part of a call, and a workspace busy there by its own
+   * calls' time may be the light one on the machine (a client calling back to back).
+   */
+  pace?: number;
 }
 
 /**
@@ -20,14 +29,24 @@ export interface FairShareLimits {
  * while another workspace is calling too — on a 2-core machine, 4 heavy calls of one workspace at
  * once keep the cores busy (88–95 %, bench/scale.ts), and any other workspace's call then waits
  * for CPU at every hop: 3–4× its idle time; with 1 at once it is within 1.5× —, 64 waiting (a burst of 50
- * duplicates of one keyed call still waits and replays), and 30 s of waiting at most.
+ * duplicates of one keyed call still waits and replays), 30 s of waiting at most, and a workspace
+ * more than 1.5 times as busy as another held back while that one has a call running (at the gateway).
  */
-export const FAIR_SHARE_DEFAULTS: Readonly<Required<FairShareLimits>> = { slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000 };
+export const FAIR_SHARE_DEFAULTS: Readonly<Required<FairShareLimits>> = { slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000, pace: 1.5 };
 
 /** How long a workspace's last call counts as "calling" for the others' share (ms): a person's next click, an agent's next step. */
 export const CONTENDED_MS = 1_000;
 
-/** The limits from the environment (positive integers; anything else is a configuration error, said at start). */
+/**
+ * How fast a workspace's busy time fades (ms, the time constant of an exponential decay): a call
+ * that held its slot for 100 ms counts 37 ms a second later, 5 ms three seconds later.
+ */
+export const BUSY_FADE_MS = 1_000;
+
+/** How often calls held back by pacing look again whether they may start (ms): a less busy workspace's long call, or its fading, lets them go. */
+const PACE_RECHECK_MS = 20;
+
+/** The limits from the environment (positive integers; `FAIR_SHARE_PACE` 0 or a number of at least 1; anything else is a configuration error, said at start). */
 export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShareLimits {
   const read = (name: string, fallback: number, min: number): number => {
     const text = env[name];
@@ -37,11 +56,15 @@ export function fairShareFromEnv(env: NodeJS.ProcessEnv = process.env): FairShar
     return value;
   };
   const slots = read('FAIR_SHARE_SLOTS', FAIR_SHARE_DEFAULTS.slots, 1);
+  const paceText = env.FAIR_SHARE_PACE;
+  const pace = paceText === undefined || paceText === '' ? FAIR_SHARE_DEFAULTS.pace : Number(paceText);
+  if (!Number.isFinite(pace) || (pace !== 0 && pace < 1)) throw new Error(`FAIR_SHARE_PACE must be 0 (no pacing) or a number of at least 1, not "${paceText}".`);
   return {
     slots,
     contendedSlots: Math.min(slots, read('FAIR_SHARE_CONTENDED_SLOTS', FAIR_SHARE_DEFAULTS.contendedSlots, 1)),
     queue: read('FAIR_SHARE_QUEUE', FAIR_SHARE_DEFAULTS.queue, 0),
     waitMs: read('FAIR_SHARE_WAIT_MS', FAIR_SHARE_DEFAULTS.waitMs, 1),
+    pace,
   };
 }
 
@@ -70,6 +93,14 @@ interface Waiter {
 interface Lane {
   running: number;
   waiting: Waiter[];
+  /** The sum of the start times of the running calls (ms): their busy time so far is `running × now − startedSum`. */
+  startedSum: number;
+}
+
+/** A workspace's busy time of finished calls (ms), as it stood at `at`; it fades with {@link BUSY_FADE_MS}. */
+interface Busy {
+  ms: number;
+  at: number;
 }
 
 /**
@@ -81,6 +112,11 @@ interface Lane {
  * call never waits behind them: each workspace has its own lane. A lane exists only while it has
  * calls, and a workspace is remembered as calling for {@link CONTENDED_MS} after its last call
  * (nothing kept per workspace seen).
+ *
+ * Pacing by time (`pace`, the gateway's): a workspace more than `pace` times as busy here as
+ * another — busy time being the time its calls held their slots, fading over {@link BUSY_FADE_MS} —
+ * holds its next call back while that other workspace has a call running, so a stream of one
+ * workspace's calls leaves the machine to another's call but for the one already in flight.
  *
  * A narrowed share takes no running call away: the workspace's calls then start one by one as its
  * running ones end, and widen again as soon as the others have been quiet for {@link CONTENDED_MS}
@@ -97,13 +133,17 @@ export class FairShare {
   readonly #lanes = new Map<string, Lane>();
   /** When each workspace last asked for a slot (ms), oldest first: the workspaces calling now. */
   readonly #calling = new Map<string, number>();
+  /** Each recently busy workspace's busy time of finished calls (pacing); dropped once it has faded below a millisecond. */
+  readonly #busy = new Map<string, Busy>();
+  /** The timer that looks again at calls held back by pacing (set while some are). */
+  #recheck: NodeJS.Timeout | undefined;
   /** Mean time a slot is held (ms, moving average): what a refused caller is told to wait. */
   #heldMs = 50;
   readonly #now: () => number;
 
-  /** @param now the clock the contention window is read on (tests move it by hand). */
+  /** @param now the clock the contention window and busy times are read on (tests move it by hand). */
   constructor(limits: FairShareLimits = FAIR_SHARE_DEFAULTS, now: () => number = () => performance.now()) {
-    this.limits = { ...limits, contendedSlots: Math.min(limits.slots, limits.contendedSlots ?? limits.slots) };
+    this.limits = { ...limits, contendedSlots: Math.min(limits.slots, limits.contendedSlots ?? limits.slots), pace: limits.pace ?? 0 };
     this.#now = now;
   }
 
@@ -119,15 +159,68 @@ export class FairShare {
     return others > 0 ? this.limits.contendedSlots! : this.limits.slots;
   }
 
-  /** Lets waiting calls of the lane in while it has fewer running than its share allows now. */
+  /** `workspace`'s recent busy time in this process (ms): its finished calls' held time, faded, and its running calls' time so far. */
+  busyMs(workspace: string, now = this.#now()): number {
+    const done = this.#busy.get(workspace);
+    const lane = this.#lanes.get(workspace);
+    return (done ? done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) : 0) + (lane ? lane.running * now - lane.startedSum : 0);
+  }
+
+  /**
+   * Whether `workspace` holds back its next call (pacing): another workspace has a call running
+   * here and its recent busy time here is less than `workspace`'s by more than `pace` times. Two
+   * workspaces about as busy as each other run side by side; a much busier one lets the other's
+   * calls through first. Nobody waits for good: while it waits, a workspace's busy time fades and
+   * the running one's grows.
+   */
+  #paced(workspace: string): boolean {
+    const pace = this.limits.pace!;
+    if (pace === 0 || this.#lanes.size < 2) return false;
+    const now = this.#now();
+    const mine = this.busyMs(workspace, now);
+    for (const [ws, lane] of this.#lanes) {
+      if (ws !== workspace && lane.running > 0 && pace * this.busyMs(ws, now) < mine) return true;
+    }
+    return false;
+  }
+
+  /** Forgets the busy time of workspaces with no call here whose busy time has faded below a millisecond (oldest first): nothing kept per workspace seen. */
+  #forgetFaded(now: number): void {
+    for (const [ws, done] of this.#busy) {
+      if (done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) >= 1) break;
+      if (!this.#lanes.has(ws)) this.#busy.delete(ws);
+    }
+  }
+
+  /** Lets waiting calls of the lane in while it has fewer running than its share allows now and pacing does not hold it back. */
   #fill(workspace: string, lane: Lane): void {
     const cap = this.slotsFor(workspace);
     while (lane.waiting.length > 0 && lane.running < cap) {
+      if (this.#paced(workspace)) {
+        this.#recheckLater();
+        return;
+      }
       const next = lane.waiting.shift()!;
       clearTimeout(next.timer);
-      lane.running++;
-      next.grant(this.#releaser(workspace, lane));
+      next.grant(this.#start(workspace, lane));
     }
+  }
+
+  /** Lets in the waiting calls of every lane, the least busy workspace first (a slot given back, or busy times faded, may free any of them). */
+  #fillAll(): void {
+    const now = this.#now();
+    const lanes = [...this.#lanes].filter(([, lane]) => lane.waiting.length > 0).sort(([a], [b]) => this.busyMs(a, now) - this.busyMs(b, now));
+    for (const [ws, lane] of lanes) this.#fill(ws, lane);
+  }
+
+  /** Looks again, soon, at calls held back by pacing: a less busy workspace's long call, or the fading, may let them go without any slot given back. */
+  #recheckLater(): void {
+    if (this.#recheck) return;
+    this.#recheck = setTimeout(() => {
+      this.#recheck = undefined;
+      this.#fillAll();
+    }, PACE_RECHECK_MS);
+    this.#recheck.unref();
   }
 
   /** Runs `work` in one of `workspace`'s slots (waiting for one if needed); refusals as {@link acquire}. */
@@ -154,13 +247,12 @@ export class FairShare {
     this.#calling.set(workspace, this.#now());
     let lane = this.#lanes.get(workspace);
     if (!lane) {
-      lane = { running: 0, waiting: [] };
+      lane = { running: 0, waiting: [], startedSum: 0 };
       this.#lanes.set(workspace, lane);
     }
     // Nobody overtakes a waiting call: a free slot goes to the waiters first.
-    if (lane.waiting.length === 0 && lane.running < this.slotsFor(workspace)) {
-      lane.running++;
-      return Promise.resolve(this.#releaser(workspace, lane));
+    if (lane.waiting.length === 0 && lane.running < this.slotsFor(workspace) && !this.#paced(workspace)) {
+      return Promise.resolve(this.#start(workspace, lane));
     }
     if (lane.waiting.length >= this.limits.queue) return Promise.reject(this.#refusal(lane, 'has too many calls waiting'));
     const current = lane;
@@ -245,17 +337,30 @@ export class FairShare {
     return this.#lanes.size;
   }
 
-  #releaser(workspace: string, lane: Lane): ReleaseSlot {
-    const since = performance.now();
+  /** Starts a call of the lane: counts it running (and its busy time from now) and answers how it gives its slot back. */
+  #start(workspace: string, lane: Lane): ReleaseSlot {
+    const since = this.#now();
+    lane.running++;
+    lane.startedSum += since;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.#heldMs += (performance.now() - since - this.#heldMs) / 16;
-      // The slot passes to the first waiters, as many as the share allows now: nobody arriving meanwhile overtakes them.
+      const now = this.#now();
+      this.#heldMs += (now - since - this.#heldMs) / 16;
+      // Its time now counts among the finished calls' (fading from here on).
+      const done = this.#busy.get(workspace);
+      // Re-inserted: the map stays in the order of the last release, oldest first.
+      this.#busy.delete(workspace);
+      this.#busy.set(workspace, { ms: (done ? done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) : 0) + (now - since), at: now });
+      this.#forgetFaded(now);
       lane.running--;
+      lane.startedSum -= since;
+      // The slot passes to the first waiters, as many as the share allows now: nobody arriving meanwhile overtakes them.
       this.#fill(workspace, lane);
       if (lane.running === 0 && lane.waiting.length === 0) this.#lanes.delete(workspace);
+      // Another workspace's calls may have been held back while this one ran.
+      if (this.limits.pace! > 0 && this.#lanes.size > 0) this.#fillAll();
     };
   }
 

@@ -211,7 +211,9 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   // /invoke or through the graph, a graph read — runs in one of its workspace's slots. A read
   // another service makes for a call it is serving takes none: that call holds its slot already
   // (over there), and waiting here for a slot it may itself be holding could never end.
-  const fairShare = deps.fairShare ?? new FairShare(fairShareFromEnv());
+  // No pacing here: a subgraph sees only its part of a call, the gateway (where a call's slot spans
+  // its whole way through the system) paces a busy workspace.
+  const fairShare = deps.fairShare ?? new FairShare({ ...fairShareFromEnv(), pace: 0 });
   const takeTurn: express.RequestHandler = async (_req, res, next) => {
     const principal = res.locals.principal as Principal;
     if (principal.actor.type === 'service') return next();

@@ -189,9 +189,94 @@ describe('FairShare', () => {
     expect(share.busyWorkspaces).toBe(0);
   });
 
+  it('holds a much busier workspace\'s next call back while a less busy one has a call running — the other\'s later calls go ahead of it — and lets it in when that one ends (pacing)', async () => {
+    let now = 0;
+    const share = new FairShare({ slots: 2, queue: 10, waitMs: 60_000, pace: 1.5 }, () => now);
+    const order: string[] = [];
+    // ws_a has been busy: 400 ms of held slots.
+    const a0 = await share.acquire('ws_a');
+    now += 400;
+    a0();
+    expect(share.busyMs('ws_a')).toBe(400);
+    const b1 = held(share, 'ws_b', order, 'b1');
+    await turn();
+    // ws_b runs (busy 0 so far): ws_a's next call waits although ws_a has both its slots free.
+    const a1 = held(share, 'ws_a', order, 'a1');
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 0, waiting: 1 });
+    // ws_b's next call is not behind it.
+    const b2 = held(share, 'ws_b', order, 'b2');
+    await turn();
+    expect(order).toEqual(['b1', 'b2']);
+    b1.finish();
+    await b1.result;
+    await turn();
+    expect(order).toEqual(['b1', 'b2']);
+    b2.finish();
+    await b2.result;
+    await turn();
+    // ws_b has nothing running: ws_a's call goes.
+    expect(order).toEqual(['b1', 'b2', 'a1']);
+    a1.finish();
+    await a1.result;
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
+  it('without pacing (pace 0, the share without it) the busier workspace\'s call runs beside the other\'s at once', async () => {
+    let now = 0;
+    const share = new FairShare({ slots: 2, queue: 10, waitMs: 60_000, pace: 0 }, () => now);
+    const order: string[] = [];
+    const a0 = await share.acquire('ws_a');
+    now += 400;
+    a0();
+    const b1 = held(share, 'ws_b', order, 'b1');
+    const a1 = held(share, 'ws_a', order, 'a1');
+    await turn();
+    expect(order).toEqual(['b1', 'a1']);
+    b1.finish();
+    a1.finish();
+    await Promise.all([b1.result, a1.result]);
+  });
+
+  it('runs two about as busy workspaces side by side, and lets a held-back call go once the other\'s long call has made that one about as busy (no wait for good)', async () => {
+    let now = 0;
+    const share = new FairShare({ slots: 2, queue: 10, waitMs: 60_000, pace: 1.5 }, () => now);
+    const order: string[] = [];
+    for (const [ws, ms] of [['ws_a', 400], ['ws_b', 300]] as const) {
+      const slot = await share.acquire(ws);
+      now += ms;
+      slot();
+    }
+    // 400 ms against 300 ms: within 1.5 times, side by side.
+    const b1 = held(share, 'ws_b', order, 'b1');
+    const a1 = held(share, 'ws_a', order, 'a1');
+    await turn();
+    expect(order).toEqual(['b1', 'a1']);
+    a1.finish();
+    b1.finish();
+    await Promise.all([a1.result, b1.result]);
+    // ws_c, new here, runs a long call; ws_a (busier by far) waits for it…
+    const c1 = held(share, 'ws_c', order, 'c1');
+    const a2 = held(share, 'ws_a', order, 'a2');
+    await turn();
+    expect(share.load('ws_a')).toEqual({ running: 0, waiting: 1 });
+    // …until ws_a's busy time has faded and ws_c's running call has counted long enough: 1 s on, ws_a 147 ms, ws_c 1,000 ms.
+    now += 1_000;
+    await expect.poll(() => order).toEqual(['b1', 'a1', 'c1', 'a2']);
+    expect(share.load('ws_c')).toEqual({ running: 1, waiting: 0 });
+    c1.finish();
+    a2.finish();
+    await Promise.all([c1.result, a2.result]);
+    expect(share.busyWorkspaces).toBe(0);
+  });
+
   it('reads its limits from the environment and refuses a malformed one', () => {
-    expect(fairShareFromEnv({})).toEqual({ slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000 });
-    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_QUEUE: '0', FAIR_SHARE_WAIT_MS: '500' })).toEqual({ slots: 2, contendedSlots: 1, queue: 0, waitMs: 500 });
+    expect(fairShareFromEnv({})).toEqual({ slots: 4, contendedSlots: 1, queue: 64, waitMs: 30_000, pace: 1.5 });
+    expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_QUEUE: '0', FAIR_SHARE_WAIT_MS: '500' })).toEqual({ slots: 2, contendedSlots: 1, queue: 0, waitMs: 500, pace: 1.5 });
+    expect(fairShareFromEnv({ FAIR_SHARE_PACE: '0' })).toMatchObject({ pace: 0 });
+    expect(fairShareFromEnv({ FAIR_SHARE_PACE: '2.5' })).toMatchObject({ pace: 2.5 });
+    expect(() => fairShareFromEnv({ FAIR_SHARE_PACE: '0.5' })).toThrow(/FAIR_SHARE_PACE/);
+    expect(() => fairShareFromEnv({ FAIR_SHARE_PACE: 'fast' })).toThrow(/FAIR_SHARE_PACE/);
     // The contended share is never wider than the share.
     expect(fairShareFromEnv({ FAIR_SHARE_SLOTS: '2', FAIR_SHARE_CONTENDED_SLOTS: '9' })).toMatchObject({ slots: 2, contendedSlots: 2 });
     expect(() => fairShareFromEnv({ FAIR_SHARE_CONTENDED_SLOTS: '0' })).toThrow(/FAIR_SHARE_CONTENDED_SLOTS/);

@@ -59,8 +59,8 @@ export interface TestSystem {
   killSubgraph(name: string): Promise<void>;
   /** Starts a killed subgraph again on the same port. Own systems only. */
   restartSubgraph(name: string): Promise<void>;
-  /** Starts one more gateway on the same subgraphs, databases and Redis (and the file's `gatewayEnv`). Own systems only. */
-  startAnotherGateway(): Promise<ServiceEndpoint>;
+  /** Starts one more gateway on the same subgraphs, databases and Redis (and the file's `gatewayEnv`, then `env` over it). Own systems only. */
+  startAnotherGateway(env?: Record<string, string>): Promise<ServiceEndpoint>;
   /** Ends an own system; for a shared one, closes this file's connections and leaves the system running. */
   stop(): Promise<void>;
 }
@@ -229,7 +229,7 @@ async function lentSystem(info: ExclusiveSystemInfo, mongoUrl: string, redisUrl:
   setGlobalDispatcher(new Agent({ localAddress: info.sourceAddress }));
   const subgraphs = { ...info.subgraphs };
   let given = false;
-  const anotherGateway = () => askTestPool<ServiceEndpoint>('exclusive/another-gateway', { lease: info.lease, env: gatewayEnv });
+  const anotherGateway = (env?: Record<string, string>) => askTestPool<ServiceEndpoint>('exclusive/another-gateway', { lease: info.lease, env: { ...gatewayEnv, ...env } });
   const gateway = gatewayEnv ? await anotherGateway().catch(async (err: unknown) => {
     await askTestPool('exclusive/release', { lease: info.lease, keep });
     throw err;
@@ -302,7 +302,7 @@ function ownProcesses(system: RunningSystem): ProcessesOf {
     sealKey: system.sealKey,
     killSubgraph: (name) => system.killSubgraph(name),
     restartSubgraph: (name) => system.restartSubgraph(name),
-    startAnotherGateway: async () => endpoint(await system.startAnotherGateway()),
+    startAnotherGateway: async (env) => endpoint(await system.startAnotherGateway(env)),
     stop: () => system.stop(),
   };
 }

@@ -9,11 +9,16 @@ import { createServer, name } from '../src/server.ts';
 // workspace straight at the service is cut to its share whatever gateway sent it.
 const share = new FairShare({ slots: 1, queue: 1, waitMs: 30_000 });
 let crm: TestSubgraph;
+// Pacing by time (the default share's): a second crm on the same database whose share reads a
+// clock the test moves, so how busy each workspace has been is exactly what the test says.
+let now = 0;
+const paced = new FairShare({ slots: 4, queue: 64, waitMs: 30_000, pace: 1.5 }, () => now);
+let pacedCrm: TestSubgraph;
 beforeAll(async () => {
-  crm = await startTestSubgraph(name, createServer, { fairShare: share });
+  [crm, pacedCrm] = await Promise.all([startTestSubgraph(name, createServer, { fairShare: share }), startTestSubgraph(name, createServer, { fairShare: paced })]);
 });
 afterAll(async () => {
-  await crm?.close();
+  await Promise.all([crm?.close(), pacedCrm?.close()]);
 });
 
 describe("a workspace's fair share of a subgraph", () => {
@@ -80,5 +85,29 @@ describe("a workspace's fair share of a subgraph", () => {
     await expect.poll(() => share.busyWorkspaces).toBe(0);
     const stored = await crm.db.collection('parties').find({ workspace: busy.workspace }).project({ name: 1 }).toArray();
     expect(stored.map((p) => p.name)).toEqual(['Después SAS']);
+  });
+
+  it('admits another workspace\'s call ahead of a much busier workspace\'s: the busy one\'s call waits, undone, while the other\'s runs, and runs after it (pacing)', async () => {
+    const busy = testPrincipal();
+    const other = testPrincipal();
+    // The busy workspace has held this crm for 2 s of the last moments (a call over HTTP, then a slot held while the clock moves).
+    expect(await pacedCrm.call('parties.create', { kind: 'customer', name: 'Ocupada 1 SAS' }, busy)).toMatchObject({ ok: true });
+    const slot = await paced.acquire(busy.workspace);
+    now += 2_000;
+    slot();
+    // The other workspace's call is running (its slot held here, as its HTTP call's would be).
+    const otherTurn = await paced.acquire(other.workspace);
+    const second = pacedCrm.call('parties.create', { kind: 'customer', name: 'Ocupada 2 SAS' }, busy);
+    await expect.poll(() => paced.load(busy.workspace).waiting).toBe(1);
+    // Held back, not run: only its first party is stored.
+    expect(await pacedCrm.db.collection('parties').countDocuments({ workspace: busy.workspace })).toBe(1);
+    // The other workspace's next call goes ahead of it (it is not behind the busy one's).
+    expect(await pacedCrm.call('parties.create', { kind: 'customer', name: 'Vecina tranquila SAS' }, other)).toMatchObject({ ok: true });
+    expect(paced.load(busy.workspace)).toEqual({ running: 0, waiting: 1 });
+    otherTurn();
+    expect(await second).toMatchObject({ ok: true });
+    const stored = await pacedCrm.db.collection('parties').find({ workspace: busy.workspace }).project({ name: 1 }).toArray();
+    expect(stored.map((p) => p.name).sort()).toEqual(['Ocupada 1 SAS', 'Ocupada 2 SAS']);
+    await expect.poll(() => paced.busyWorkspaces).toBe(0);
   });
 });
