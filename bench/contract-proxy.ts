@@ -11,6 +11,9 @@
 //   around the input's own text; the gateway's assertion (signed once, reused for half its life) and
 //   the vouch (HMAC over assertion and body) sent; the owner's answer relayed as bytes with
 //   RateLimit, RateLimit-Policy, Cuadra-Version and Ledger-Receipt.
+// CONTRACT_NO_CRYPTO=1 (variant (i)) leaves out the two hashes — the key's SHA-256 (the key is
+// compared as text) and the vouch (none sent: the owner then checks the call in full, its own CPU) —
+// to show what OpenSSL costs per call inside a busy process, against the same calls in a loop.
 // Not done here: the schema validation (ajv, compiled: ~0.6 % of the gateway's busy samples), the
 // fair share, the idempotency-key check, and every refusal path.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -24,6 +27,8 @@ const target = new Pool(process.env.TARGET_URL!, { connections: 64, keepAliveTim
 const keyDigest = Buffer.from(process.env.KEY_DIGEST!, 'hex');
 const principal = JSON.parse(process.env.PRINCIPAL!) as Principal;
 const vouching = checkedCallsFromEnv()!;
+const noCrypto = process.env.CONTRACT_NO_CRYPTO === '1';
+const keyText = process.env.KEY_TEXT ?? '';
 const tools = new Map([['parties.list', { maxBytes: 65_536 }]]);
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const INVOKE = /^\/v1\/tools\/[^/]+:invoke$/;
@@ -38,8 +43,12 @@ function refuse(res: http.ServerResponse, status: number, code: string): void {
 
 const server = http.createServer((req, res) => {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  const digest = bearer ? createHash('sha256').update(bearer[1]).digest() : null;
-  if (!digest || digest.length !== keyDigest.length || !timingSafeEqual(digest, keyDigest)) return refuse(res, 401, 'unauthenticated');
+  if (noCrypto) {
+    if (!bearer || bearer[1] !== keyText) return refuse(res, 401, 'unauthenticated');
+  } else {
+    const digest = bearer ? createHash('sha256').update(bearer[1]).digest() : null;
+    if (!digest || digest.length !== keyDigest.length || !timingSafeEqual(digest, keyDigest)) return refuse(res, 401, 'unauthenticated');
+  }
   used++;
   const rate = { 'RateLimit-Policy': '"credential";q=100000000;w=60', RateLimit: `"credential";r=${100_000_000 - used};t=60`, 'Cuadra-Version': '2026-01-01' };
   const url = req.url ?? '';
@@ -66,7 +75,9 @@ const server = http.createServer((req, res) => {
     const body = `{"tool":${JSON.stringify(tool)},"input":${text},"idempotencyKey":null,"approvalId":null}`;
     target.request({
       path: '/invoke', method: 'POST', body,
-      headers: { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion.token, [CHECKED_CALL_HEADER]: vouching.vouch(assertion.token, body) },
+      headers: noCrypto
+        ? { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion.token }
+        : { 'content-type': 'application/json', [ASSERTION_HEADER]: assertion.token, [CHECKED_CALL_HEADER]: vouching.vouch(assertion.token, body) },
     }).then(async (answer) => {
       const json = Buffer.from(await answer.body.arrayBuffer());
       const receipt = answer.headers['ledger-receipt'];

@@ -9,6 +9,7 @@
 //   (g) (f) through a bare Node proxy (bench/bare-proxy.ts): the floor of one proxy hop here
 //   (h) (a)'s call through a bare Node proxy that does by hand the gateway's per-call contract work
 //       (bench/contract-proxy.ts): what that work costs without the gateway's code around it
+//   (i) (h) without its two hashes (the key's SHA-256, the vouch's HMAC): what OpenSSL costs there
 // Prints req/s, p50/p99 latency and the ratios (a/b, a/f, g/f, a/g, b/c, d/a, e/a…), and per call for the gateway and
 // crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
 // BENCH_COUNT_MONGO=0 leaves the driver's command monitoring off (it copies every command, a cost the
@@ -30,6 +31,11 @@ import { MachineMeter, perCall, Probe, sum } from './probe.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+// BENCH_RATE=<req/s>: every variant paced at that rate (autocannon's overallRate) instead of as fast as it goes. A
+// process's CPU per call falls as more calls arrive per turn of its event loop, so unpaced variants that reach
+// different rates (on a shared machine, whatever the other processes leave them) are not compared at equal work;
+// paced, they are (the throughput ratios then only say whether each kept the pace).
+const pace = Number(process.env.BENCH_RATE ?? 0);
 const input = { limit: 8 };
 
 await ensureJavaAndMaven();
@@ -59,12 +65,18 @@ const proxyFlags = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', '--cpu-pro
 const { child: proxy, port: proxyPort } = await baseline('bare-proxy.ts', { TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER }, proxyFlags);
 
 let contract: ChildProcess | undefined;
+let contractNoCrypto: ChildProcess | undefined;
 try {
   const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');
   const contractProxy = await baseline('contract-proxy.ts', {
     TARGET_URL: system.subgraphs.crm.url, KEY_DIGEST: hashApiKey(apiKey), PRINCIPAL: JSON.stringify(principal), ASSERTION_KEY: system.keys.privateKey, CUADRA_SEAL_KEY: system.sealKey,
   });
   contract = contractProxy.child;
+  // (i) only when asked for: a second contract proxy, without its hashes.
+  const noCrypto = only?.includes('i') ? await baseline('contract-proxy.ts', {
+    TARGET_URL: system.subgraphs.crm.url, KEY_DIGEST: hashApiKey(apiKey), KEY_TEXT: apiKey, CONTRACT_NO_CRYPTO: '1', PRINCIPAL: JSON.stringify(principal), ASSERTION_KEY: system.keys.privateKey, CUADRA_SEAL_KEY: system.sealKey,
+  }) : undefined;
+  contractNoCrypto = noCrypto?.child;
   // 200 parties in the workspace; every variant reads the newest 8 and the count.
   for (let i = 0; i < 200; i++) {
     const r = await fetch(`${system.gatewayUrl}/v1/tools/parties.create:invoke`, {
@@ -83,6 +95,7 @@ try {
     { key: 'f', label: 'subgraph POST /invoke', url: `${system.subgraphs.crm.url}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
     { key: 'g', label: 'bare Node proxy -> (f)', url: `http://127.0.0.1:${proxyPort}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
     { key: 'h', label: 'contract proxy -> (f)', url: `http://127.0.0.1:${contractProxy.port}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input) },
+    ...(noCrypto ? [{ key: 'i', label: 'contract proxy, no hashes', url: `http://127.0.0.1:${noCrypto.port}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input) }] : []),
     { key: 'e', label: 'gateway REST + Idempotency-Key', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), idempotent: true },
   ];
   const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
@@ -91,7 +104,7 @@ try {
   // Every process on the path, read from /proc: where the machine's CPU went per call. When the
   // cores are busy, throughput is 2 cores ÷ the sum of this row, so this is what bounds it.
   const meter = new MachineMeter({
-    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!, proxy: proxy.pid!, contract: contract.pid!,
+    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!, proxy: proxy.pid!, contract: contract.pid!, ...(contractNoCrypto ? { 'no hashes': contractNoCrypto.pid! } : {}),
   });
   const machineLines: string[] = [];
   // What each process burns with no calls at all (sweeps, timers), to take out of the per-call figures:
@@ -113,7 +126,7 @@ try {
   let keys = 0;
   // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
   const load = (v: (typeof variants)[number], duration: number) => autocannon({
-    url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration,
+    url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration, ...(pace > 0 ? { overallRate: pace } : {}),
     requests: v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${keys++}` } }) }] : undefined,
   });
   for (const v of new Set(selected)) {
@@ -159,6 +172,7 @@ try {
   if (have('g', 'f')) console.log(`  ${ratio('g', 'f')}; p50 added by a bare Node proxy hop ${(results.g.p50 - results.f.p50).toFixed(1)} ms  (the floor of any proxy hop on this machine)`);
   if (have('a', 'g')) console.log(`  ${ratio('a', 'g')}  (the gateway's own work: credential, limiter, validation, headers)`);
   if (have('a', 'h')) console.log(`  ${ratio('a', 'h')}  (the gateway against its per-call contract work done by hand in plain Node)`);
+  if (have('i', 'h')) console.log(`  ${ratio('i', 'h')}  (the contract proxy without its two hashes)`);
   if (have('h', 'g')) console.log(`  ${ratio('h', 'g')}  (the contract's per-call work in plain Node against the bare hop)`);
   if (have('b', 'c')) console.log(`  ${ratio('b', 'c')}`);
   if (have('f', 'c')) console.log(`  ${ratio('f', 'c')}`);
@@ -170,6 +184,7 @@ try {
   bare.kill('SIGTERM');
   proxy.kill('SIGTERM');
   contract?.kill('SIGTERM');
+  contractNoCrypto?.kill('SIGTERM');
   const proxyGone = proxy.exitCode !== null || proxy.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proxy.once('exit', resolve));
   await system.stop();
   await proxyGone;
