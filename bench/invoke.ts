@@ -156,7 +156,7 @@ try {
       if (busy[name] / calls < 20) continue; // not on this variant's path
       layers.push(`(${v.key}) ${name.padEnd(7)} CPU ${(busy[name] / calls).toFixed(0).padStart(4)} µs/call; MongoDB ${(sum(w.mongo) / calls).toFixed(2)}/call (${perCall(w.mongo, calls)}); Redis ${(w.redisRoundTrips / calls).toFixed(2)} round trips/call, ${(sum(w.redisCommands) / calls).toFixed(2)} commands (${perCall(w.redisCommands, calls)})${w.profile ? `; profile ${path.relative(repoRoot, w.profile)}` : ''}`);
     }
-    machineLines.push(`(${v.key}) cores ${(machine.busyShare * 100).toFixed(0)} % busy, ${(machine.stealShare * 100).toFixed(0)} % stolen by the host; CPU µs/call: ${Object.entries(machine.perCall).filter(([, us]) => us >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}; total ${sum(machine.perCall).toFixed(0)}`);
+    machineLines.push(`(${v.key}) cores ${(machine.busyShare * 100).toFixed(0)} % busy, ${(machine.stealShare * 100).toFixed(0)} % stolen by the host; CPU µs/call: ${Object.entries(machine.perCall).filter(([, us]) => us >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}; total ${sum(machine.perCall).toFixed(0)}; of which on the main thread: ${Object.entries(machine.mainPerCall).filter(([k]) => machine.perCall[k] >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}`);
     results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, gatewayCpu, crmCpu };
     console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   CPU/request: gateway ${gatewayCpu.toFixed(0).padStart(4)} µs, crm ${crmCpu.toFixed(0).padStart(4)} µs`);
   }
