@@ -51,6 +51,8 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   onConnect(): void {}
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // An informational head (1xx) is not the answer: its headers are not the answer's either.
+    if (statusCode < 200) return true;
     this.#status = statusCode;
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       if (!READ_LENGTHS.has(rawHeaders[i].length)) continue;
