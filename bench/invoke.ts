@@ -7,6 +7,9 @@
 //   (e) (a) with a fresh Idempotency-Key on every request
 //   (f) the crm tool mutation without GraphQL (POST /invoke: what the gateway's forwarder uses)
 //   (g) (f) through a bare Node proxy (bench/bare-proxy.ts): the floor of one proxy hop here
+//   (h) (a)'s call through a bare Node proxy that does by hand the gateway's per-call contract work
+//       (bench/contract-proxy.ts): what that work costs without the gateway's code around it
+//   (i) (h) without its two hashes (the key's SHA-256, the vouch's HMAC): what OpenSSL costs there
 // Prints req/s, p50/p99 latency and the ratios (a/b, a/f, g/f, a/g, b/c, d/a, e/a…), and per call for the gateway and
 // crm processes: CPU µs, MongoDB commands and Redis commands/round trips (shared/src/probe.ts).
 // BENCH_COUNT_MONGO=0 leaves the driver's command monitoring off (it copies every command, a cost the
@@ -17,7 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
+import { hashApiKey, signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
 import { describeFairShare } from './fair-share.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { build } from '../scripts/build.ts';
@@ -28,6 +31,11 @@ import { MachineMeter, perCall, Probe, sum } from './probe.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+// BENCH_RATE=<req/s>: every variant paced at that rate (autocannon's overallRate) instead of as fast as it goes. A
+// process's CPU per call falls as more calls arrive per turn of its event loop, so unpaced variants that reach
+// different rates (on a shared machine, whatever the other processes leave them) are not compared at equal work;
+// paced, they are (the throughput ratios then only say whether each kept the pace).
+const pace = Number(process.env.BENCH_RATE ?? 0);
 const input = { limit: 8 };
 
 await ensureJavaAndMaven();
@@ -56,8 +64,19 @@ const { child: bare, port: barePort } = await baseline('bare-server.ts', { MONGO
 const proxyFlags = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${probeDir}`, '--cpu-prof-name=proxy.cpuprofile'] : [];
 const { child: proxy, port: proxyPort } = await baseline('bare-proxy.ts', { TARGET_URL: system.subgraphs.crm.url, FORWARD_HEADER: ASSERTION_HEADER }, proxyFlags);
 
+let contract: ChildProcess | undefined;
+let contractNoCrypto: ChildProcess | undefined;
 try {
   const { workspace, apiKey, principal } = await startTestSystemIdentity(mongo.url, redis.url, 'bench_gateway');
+  const contractProxy = await baseline('contract-proxy.ts', {
+    TARGET_URL: system.subgraphs.crm.url, KEY_DIGEST: hashApiKey(apiKey), PRINCIPAL: JSON.stringify(principal), ASSERTION_KEY: system.keys.privateKey, CUADRA_SEAL_KEY: system.sealKey,
+  });
+  contract = contractProxy.child;
+  // (i) only when asked for: a second contract proxy, without its hashes.
+  const noCrypto = only?.includes('i') ? await baseline('contract-proxy.ts', {
+    TARGET_URL: system.subgraphs.crm.url, KEY_DIGEST: hashApiKey(apiKey), KEY_TEXT: apiKey, CONTRACT_NO_CRYPTO: '1', PRINCIPAL: JSON.stringify(principal), ASSERTION_KEY: system.keys.privateKey, CUADRA_SEAL_KEY: system.sealKey,
+  }) : undefined;
+  contractNoCrypto = noCrypto?.child;
   // 200 parties in the workspace; every variant reads the newest 8 and the count.
   for (let i = 0; i < 200; i++) {
     const r = await fetch(`${system.gatewayUrl}/v1/tools/parties.create:invoke`, {
@@ -75,6 +94,8 @@ try {
     { key: 'd', label: 'gateway /graphql (planner)', url: `${system.gatewayUrl}/graphql`, headers: { authorization: `Bearer ${apiKey}` }, body: mutation },
     { key: 'f', label: 'subgraph POST /invoke', url: `${system.subgraphs.crm.url}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
     { key: 'g', label: 'bare Node proxy -> (f)', url: `http://127.0.0.1:${proxyPort}/invoke`, headers: { [ASSERTION_HEADER]: assertion }, body: JSON.stringify({ tool: 'parties.list', input }) },
+    { key: 'h', label: 'contract proxy -> (f)', url: `http://127.0.0.1:${contractProxy.port}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input) },
+    ...(noCrypto ? [{ key: 'i', label: 'contract proxy, no hashes', url: `http://127.0.0.1:${noCrypto.port}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input) }] : []),
     { key: 'e', label: 'gateway REST + Idempotency-Key', url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), idempotent: true },
   ];
   const results: Record<string, { rps: number; p50: number; p99: number; gatewayCpu: number; crmCpu: number }> = {};
@@ -83,7 +104,7 @@ try {
   // Every process on the path, read from /proc: where the machine's CPU went per call. When the
   // cores are busy, throughput is 2 cores ÷ the sum of this row, so this is what bounds it.
   const meter = new MachineMeter({
-    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!, proxy: proxy.pid!,
+    gateway: system.gateway.child.pid!, crm: system.subgraphs.crm.child.pid!, mongo: mongo.pid, redis: redis.pid, 'load generator': process.pid, bare: bare.pid!, proxy: proxy.pid!, contract: contract.pid!, ...(contractNoCrypto ? { 'no hashes': contractNoCrypto.pid! } : {}),
   });
   const machineLines: string[] = [];
   // What each process burns with no calls at all (sweeps, timers), to take out of the per-call figures:
@@ -105,7 +126,7 @@ try {
   let keys = 0;
   // (e) sends a fresh key per request: each is a first use (insert, run, store the answer).
   const load = (v: (typeof variants)[number], duration: number) => autocannon({
-    url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration,
+    url: v.url, method: 'POST', headers: { 'content-type': 'application/json', ...v.headers }, body: v.body, connections, duration, ...(pace > 0 ? { overallRate: pace } : {}),
     requests: v.idempotent ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${keys++}` } }) }] : undefined,
   });
   for (const v of new Set(selected)) {
@@ -135,7 +156,7 @@ try {
       if (busy[name] / calls < 20) continue; // not on this variant's path
       layers.push(`(${v.key}) ${name.padEnd(7)} CPU ${(busy[name] / calls).toFixed(0).padStart(4)} µs/call; MongoDB ${(sum(w.mongo) / calls).toFixed(2)}/call (${perCall(w.mongo, calls)}); Redis ${(w.redisRoundTrips / calls).toFixed(2)} round trips/call, ${(sum(w.redisCommands) / calls).toFixed(2)} commands (${perCall(w.redisCommands, calls)})${w.profile ? `; profile ${path.relative(repoRoot, w.profile)}` : ''}`);
     }
-    machineLines.push(`(${v.key}) cores ${(machine.busyShare * 100).toFixed(0)} % busy, ${(machine.stealShare * 100).toFixed(0)} % stolen by the host; CPU µs/call: ${Object.entries(machine.perCall).filter(([, us]) => us >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}; total ${sum(machine.perCall).toFixed(0)}`);
+    machineLines.push(`(${v.key}) cores ${(machine.busyShare * 100).toFixed(0)} % busy, ${(machine.stealShare * 100).toFixed(0)} % stolen by the host; CPU µs/call: ${Object.entries(machine.perCall).filter(([, us]) => us >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}; total ${sum(machine.perCall).toFixed(0)}; of which on the main thread: ${Object.entries(machine.mainPerCall).filter(([k]) => machine.perCall[k] >= 5).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')}`);
     results[v.key] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, gatewayCpu, crmCpu };
     console.log(`(${v.key}) ${v.label.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   CPU/request: gateway ${gatewayCpu.toFixed(0).padStart(4)} µs, crm ${crmCpu.toFixed(0).padStart(4)} µs`);
   }
@@ -150,6 +171,9 @@ try {
   if (have('a', 'f')) console.log(`  ${ratio('a', 'f')}; p50 added by the gateway ${(results.a.p50 - results.f.p50).toFixed(1)} ms  (against the route the gateway uses)`);
   if (have('g', 'f')) console.log(`  ${ratio('g', 'f')}; p50 added by a bare Node proxy hop ${(results.g.p50 - results.f.p50).toFixed(1)} ms  (the floor of any proxy hop on this machine)`);
   if (have('a', 'g')) console.log(`  ${ratio('a', 'g')}  (the gateway's own work: credential, limiter, validation, headers)`);
+  if (have('a', 'h')) console.log(`  ${ratio('a', 'h')}  (the gateway against its per-call contract work done by hand in plain Node)`);
+  if (have('i', 'h')) console.log(`  ${ratio('i', 'h')}  (the contract proxy without its two hashes)`);
+  if (have('h', 'g')) console.log(`  ${ratio('h', 'g')}  (the contract's per-call work in plain Node against the bare hop)`);
   if (have('b', 'c')) console.log(`  ${ratio('b', 'c')}`);
   if (have('f', 'c')) console.log(`  ${ratio('f', 'c')}`);
   if (have('d', 'a')) console.log(`  ${ratio('d', 'a')}; gateway CPU per request d/a: ${(results.d.gatewayCpu / results.a.gatewayCpu).toFixed(2)}×`);
@@ -159,6 +183,8 @@ try {
 } finally {
   bare.kill('SIGTERM');
   proxy.kill('SIGTERM');
+  contract?.kill('SIGTERM');
+  contractNoCrypto?.kill('SIGTERM');
   const proxyGone = proxy.exitCode !== null || proxy.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proxy.once('exit', resolve));
   await system.stop();
   await proxyGone;

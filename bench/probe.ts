@@ -58,14 +58,23 @@ export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 const CLOCK_TICKS = 100; // USER_HZ on Linux (getconf CLK_TCK)
 
 /** CPU time (µs) a process has used so far, from /proc/<pid>/stat (utime + stime; children not counted). */
-export function processCpuUs(pid: number): number {
+export function processCpuUs(pid: number, file = `/proc/${pid}/stat`): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time (µs) the process's main thread has used so far (/proc/<pid>/task/<pid>/stat): the thread
+ * JavaScript runs on. What the process used beyond it ran on V8's helper threads (concurrent and
+ * parallel garbage collection, the optimising compiler) or libuv's pool.
+ */
+export function mainThreadCpuUs(pid: number): number {
+  return processCpuUs(pid, `/proc/${pid}/task/${pid}/stat`);
 }
 
 /**
@@ -86,27 +95,36 @@ export function machineCpuUs(): { busy: number; steal: number; total: number } {
  */
 export class MachineMeter {
   readonly #pids: Record<string, number>;
-  #start: { machine: { busy: number; steal: number; total: number }; procs: Record<string, number> } | null = null;
+  #start: { machine: { busy: number; steal: number; total: number }; procs: Record<string, number>; main: Record<string, number> } | null = null;
   constructor(pids: Record<string, number>) {
     this.#pids = pids;
   }
   begin(): void {
-    this.#start = { machine: machineCpuUs(), procs: Object.fromEntries(Object.entries(this.#pids).map(([k, pid]) => [k, processCpuUs(pid)])) };
+    this.#start = {
+      machine: machineCpuUs(),
+      procs: Object.fromEntries(Object.entries(this.#pids).map(([k, pid]) => [k, processCpuUs(pid)])),
+      main: Object.fromEntries(Object.entries(this.#pids).map(([k, pid]) => [k, mainThreadCpuUs(pid)])),
+    };
   }
-  /** Per call: µs of CPU by process (and `other`: the rest of the machine), and how busy the cores were. */
-  end(calls: number): { busyShare: number; stealShare: number; perCall: Record<string, number> } {
+  /**
+   * Per call: µs of CPU by process (and `other`: the rest of the machine), the part of it on each
+   * process's main thread (`mainPerCall`), and how busy the cores were.
+   */
+  end(calls: number): { busyShare: number; stealShare: number; perCall: Record<string, number>; mainPerCall: Record<string, number> } {
     const start = this.#start!;
     const machine = machineCpuUs();
     const perCall: Record<string, number> = {};
+    const mainPerCall: Record<string, number> = {};
     let named = 0;
     for (const [k, pid] of Object.entries(this.#pids)) {
       const used = processCpuUs(pid) - start.procs[k];
       named += used;
       perCall[k] = used / calls;
+      mainPerCall[k] = (mainThreadCpuUs(pid) - start.main[k]) / calls;
     }
     const busy = machine.busy - start.machine.busy;
     perCall.other = Math.max(0, busy - named) / calls;
     const total = Math.max(1, machine.total - start.machine.total);
-    return { busyShare: busy / total, stealShare: (machine.steal - start.machine.steal) / total, perCall };
+    return { busyShare: busy / total, stealShare: (machine.steal - start.machine.steal) / total, perCall, mainPerCall };
   }
 }

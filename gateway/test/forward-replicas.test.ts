@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CuadraError, OWNER_ANSWER_HEADER, peersFromEnv, TOOL_INVOKE_PATH } from '@cuadra/shared';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -137,5 +137,64 @@ describe('the /invoke envelope (issue 33, the hop)', () => {
     // An input handed over as a value (MCP, the canvas): the envelope JSON.stringify writes, member for member.
     expect((await f.invoke('invoices', 'invoices.post', { id: 'inv_1', note: 'é' }, 'assertion', { approvalId: 'apr_1', dryRun: true })).status).toBe(200);
     expect(r.bodies[1]).toBe(JSON.stringify({ tool: 'invoices.post', input: { id: 'inv_1', note: 'é' }, idempotencyKey: null, approvalId: 'apr_1', dryRun: true }));
+  });
+});
+
+/** A replica answering every invoke with `answer` (raw: the status line and headers as written, the body in pieces). */
+async function rawReplica(answer: (res: ServerResponse, req: IncomingMessage) => void): Promise<{ url: string; headers: IncomingHttpHeaders[] }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    req.on('end', () => answer(res, req));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, headers: seen };
+}
+
+describe("the owner's answer as it comes off the socket (issue 33, the hop: undici's dispatcher, not request())", () => {
+  it('reads the owner mark, receipt, replay and Retry-After whatever their case, and keeps the body bytes as sent in pieces', async () => {
+    const body = JSON.stringify({ tool: 'parties.list', output: { items: Array.from({ length: 300 }, (_, i) => ({ id: `pty_${i}`, name: `Ñandú ${i} 😀` })) } });
+    const bytes = Buffer.from(body);
+    const r = await rawReplica((res) => {
+      // No Content-Length: chunked, in three writes, so the body arrives in more than one piece.
+      res.writeHead(200, ['Content-Type', 'application/json', 'Cuadra-Owner-Answer', '1', 'Ledger-Receipt', '7;abc;sig', 'IDEMPOTENT-REPLAYED', 'true', 'Retry-After', '3', 'X-Other', 'x']);
+      res.write(bytes.subarray(0, 10));
+      setTimeout(() => {
+        res.write(bytes.subarray(10, 5000));
+        setTimeout(() => res.end(bytes.subarray(5000)), 5);
+      }, 5);
+    });
+    const answer = await forwarder([r.url]).invoke('invoices', 'parties.list', {}, 'the-assertion');
+    expect(answer.status).toBe(200);
+    expect(answer.receipt).toBe('7;abc;sig');
+    expect(answer.replayed).toBe(true);
+    expect(answer.retryAfter).toBe('3');
+    expect(answer.json.equals(bytes)).toBe(true);
+    expect(answer.body).toEqual(JSON.parse(body));
+    // What went out: the assertion and the content type (no vouch without a seal key).
+    expect(r.headers[0]['cuadra-assertion']).toBe('the-assertion');
+    expect(r.headers[0]['content-type']).toBe('application/json');
+    expect(r.headers[0]['cuadra-checked']).toBeUndefined();
+  });
+
+  it('takes an answer without the owner mark for the route, not the owner: a 429 is the fair share (with its Retry-After), anything else internal', async () => {
+    const share = await rawReplica((res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end('{"error":"busy"}'));
+    const f = forwarder([share.url]);
+    const refused = await f.invoke('invoices', 'invoices.create', {}, 'assertion').then(() => null, (err: CuadraError) => err);
+    expect(refused?.code).toBe('rate_limited');
+    expect((refused?.extra as { headers?: Record<string, string> }).headers).toEqual({ 'Retry-After': '2' });
+    const route = await rawReplica((res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no assertion"}'));
+    expect(await codeOf(forwarder([route.url]).invoke('invoices', 'invoices.create', {}, 'assertion'))).toBe('internal');
+  });
+
+  it('a replica that dies after its head, mid-body: outcome_unknown (the call reached it), never a partial answer', async () => {
+    const r = await rawReplica((res, req) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'cuadra-owner-answer': '1', 'content-length': '100' });
+      res.write('{"tool":"x",');
+      setTimeout(() => req.socket.destroy(), 5);
+    });
+    expect(await codeOf(forwarder([r.url]).invoke('invoices', 'payments.record', {}, 'assertion'))).toBe('outcome_unknown');
   });
 });
