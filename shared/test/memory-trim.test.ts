@@ -36,14 +36,22 @@ describe('installIdleTrim', () => {
       const grownNothing = trim.check();
       raise();
       const busyCheck = trim.check();        // right after the burst: the loop was busy
-      await idle(1500);
-      const before = mb();
-      const trimmed = trim.check();           // idle, grown: trims
+      // Idle and grown: trims. Each check measures the loop since the last one; on a loaded machine the
+      // collector's own work after the burst can keep one window over the idle share, so a few are allowed.
+      let before = 0;
+      let trimmed = false;
+      let windows = 0;
+      while (!trimmed && windows < 20) {
+        await idle(500);
+        windows++;
+        before = mb();
+        trimmed = trim.check();
+      }
       const after = mb();
       await idle(1500);
       const again = trim.check();             // idle, but not grown since the trim
       trim.stop();
-      console.log(JSON.stringify({ start, grownNothing, busyCheck, before, trimmed, after, again, ms: trim.trims[0]?.ms }));
+      console.log(JSON.stringify({ start, grownNothing, busyCheck, before, trimmed, windows, after, again, ms: trim.trims[0]?.ms }));
     `);
     expect(out.grownNothing).toBe(false);
     expect(out.busyCheck).toBe(false);
