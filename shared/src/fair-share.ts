@@ -103,6 +103,11 @@ interface Busy {
   at: number;
 }
 
+/** What a finished calls' busy time has faded to by `now` (ms; none: 0). */
+function faded(done: Busy | undefined, now: number): number {
+  return done ? done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) : 0;
+}
+
 /**
  * A fair share of one process per workspace (issue 33): at most `slots` calls of a workspace run
  * at once — `contendedSlots` while another workspace has called in the last {@link CONTENDED_MS},
@@ -163,7 +168,7 @@ export class FairShare {
   busyMs(workspace: string, now = this.#now()): number {
     const done = this.#busy.get(workspace);
     const lane = this.#lanes.get(workspace);
-    return (done ? done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) : 0) + (lane ? lane.running * now - lane.startedSum : 0);
+    return faded(done, now) + (lane ? lane.running * now - lane.startedSum : 0);
   }
 
   /**
@@ -187,7 +192,7 @@ export class FairShare {
   /** Forgets the busy time of workspaces with no call here whose busy time has faded below a millisecond (oldest first): nothing kept per workspace seen. */
   #forgetFaded(now: number): void {
     for (const [ws, done] of this.#busy) {
-      if (done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) >= 1) break;
+      if (faded(done, now) >= 1) break;
       if (!this.#lanes.has(ws)) this.#busy.delete(ws);
     }
   }
@@ -352,7 +357,7 @@ export class FairShare {
       const done = this.#busy.get(workspace);
       // Re-inserted: the map stays in the order of the last release, oldest first.
       this.#busy.delete(workspace);
-      this.#busy.set(workspace, { ms: (done ? done.ms * Math.exp(-(now - done.at) / BUSY_FADE_MS) : 0) + (now - since), at: now });
+      this.#busy.set(workspace, { ms: faded(done, now) + (now - since), at: now });
       this.#forgetFaded(now);
       lane.running--;
       lane.startedSum -= since;

@@ -38,7 +38,7 @@ export type SchemaCompilation = 'at-creation' | 'at-first-call';
 export function createRegistry(subgraph: string, ownedModules: readonly string[], tools: readonly Tool<any, any>[], options: { compile?: SchemaCompilation } = {}): ToolRegistry {
   let ajv: Ajv2020 | undefined;
   const byName = new Map<string, Tool<any, any>>();
-  const validators = new Map<string, (input: unknown) => void>();
+  // One validator per schema object, kept in compiledBySchema: a registry keeps no second map by name.
   const validatorOf = (tool: Tool<any, any>): ((input: unknown) => void) => {
     let validator = compiledBySchema.get(tool.input);
     if (!validator) {
@@ -56,19 +56,14 @@ export function createRegistry(subgraph: string, ownedModules: readonly string[]
     if (!tool.description || tool.description.length < 10) throw new Error(`Tool "${tool.name}" needs a description.`);
     if (tool.input.type !== 'object') throw new Error(`Tool "${tool.name}" input schema must be an object schema.`);
     byName.set(tool.name, tool);
-    if (options.compile !== 'at-first-call') validators.set(tool.name, validatorOf(tool));
+    if (options.compile !== 'at-first-call') validatorOf(tool);
   }
   return {
     subgraph,
     tools: byName,
     get: (name) => byName.get(name),
     validate(name, input) {
-      let validator = validators.get(name);
-      if (!validator) {
-        validator = validatorOf(byName.get(name)!);
-        validators.set(name, validator);
-      }
-      validator(input);
+      validatorOf(byName.get(name)!)(input);
     },
   };
 }

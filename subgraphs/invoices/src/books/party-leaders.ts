@@ -421,7 +421,7 @@ export async function topFromEveryParty(db: Connection, workspace: string, curre
  * - otherwise, or when the list became too short for `limit`: found afresh.
  */
 export async function topParties(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, limit: number): Promise<TopAnswer> {
-  const at = `${workspace}|${currency}|${key}|${from}|${to}`;
+  const at = keptKey(workspace, currency, key, from, to);
   // The change number and counts, read before anything else: whatever is counted by now is in the shards.
   const counts = await partyWrites(db).findOne({ _id: partyWritesId(workspace, currency) }, { projection: { seq: 1, [key]: 1 } });
   const seq = counts?.seq ?? 0;
@@ -448,15 +448,13 @@ export async function topParties(db: Connection, workspace: string, currency: st
     // The day changed: the same window a day (or a few) earlier may be kept, and moved.
     const rolled = await rollForward(db, workspace, currency, from, to, key, kept, seq);
     if (rolled && serves(rolled.kept)) {
-      if (kept.size >= KEPT_ANSWERS) kept.clear();
-      kept.set(at, { ...rolled.kept, seq, stamp });
+      keep(kept, at, { ...rolled.kept, seq, stamp });
       return { rows: rolled.kept.list.slice(0, limit), via: rolled.kept.via, kept: true, tried: false, caughtUp: rolled.parties, rolled: rolled.days };
     }
   }
   const answer = await proveOrReadAll(db, workspace, currency, from, to, key, limit, hit);
-  if (kept.size >= KEPT_ANSWERS) kept.clear();
   const failedAt = answer.via === 'leaders' ? undefined : answer.tried ? Date.now() : hit?.failedAt;
-  kept.set(at, { seq, stamp, list: answer.list, complete: answer.complete, via: answer.via, failedAt });
+  keep(kept, at, { seq, stamp, list: answer.list, complete: answer.complete, via: answer.via, failedAt });
   return { rows: answer.list.slice(0, limit), via: answer.via, kept: false, tried: answer.tried, caughtUp: 0, rolled: 0 };
 }
 
@@ -490,6 +488,17 @@ interface Kept {
  */
 const keptAnswers = new WeakMap<Connection, Map<string, Kept>>();
 const KEPT_ANSWERS = 2_000;
+
+/** Where a window's answer is kept in {@link keptAnswers}. */
+function keptKey(workspace: string, currency: string, key: string, from: string, to: string): string {
+  return `${workspace}|${currency}|${key}|${from}|${to}`;
+}
+
+/** Keeps a window's answer; a process holding {@link KEPT_ANSWERS} forgets them all first (bounded memory). */
+function keep(kept: Map<string, Kept>, at: string, answer: Kept): void {
+  if (kept.size >= KEPT_ANSWERS) kept.clear();
+  kept.set(at, answer);
+}
 
 /** How many rows a window's list keeps when every party is read (the largest `limit`, so removals rarely leave it short; a setting so tests can make it overflow). */
 export const KEEP = { rows: 100 };
@@ -591,7 +600,7 @@ export const ROLL = { days: 7, parties: 16 };
 async function rollForward(db: Connection, workspace: string, currency: string, from: string, to: string, key: string, kept: Map<string, Kept>, seq: number): Promise<{ kept: Pick<Kept, 'list' | 'complete' | 'via' | 'failedAt'>; parties: number; days: number } | null> {
   for (let k = 1; k <= ROLL.days; k++) {
     const was = { from: addDays(from, -k), to: addDays(to, -k) };
-    const prev = kept.get(`${workspace}|${currency}|${key}|${was.from}|${was.to}`);
+    const prev = kept.get(keptKey(workspace, currency, key, was.from, was.to));
     if (!prev) continue;
     if (seq < prev.seq || seq - prev.seq > CATCH_UP.changes) return null;
     // The parties changed since the kept answer, in either window: their exact totals are read.
