@@ -36,6 +36,8 @@
 // the timed phase runs as after a BENCH_KEEP seed (the sizes are the kept ones; the shapes were checked when it was
 // kept, and the output says so). Keep such folders under /tmp or test-output (a 100,000 seed is ~3–5 GB).
 // BENCH_PAUSE_S (default 0): seconds to wait between the seed (or the start) and the timed phase.
+// BENCH_TABLES=2: the reads table a second time in the same run, BENCH_PAUSE_BETWEEN_S (default 300) after the
+// first, the lock let go meanwhile — the same reads on the same store soon after the seed and once it has settled.
 // BENCH_WHERE=1: under each row, where each side's timed calls spent CPU (ms a call: each service, the store, the
 // rest of the machine) and the store's busiest threads by name — what the large workspace's extra time is.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -149,7 +151,8 @@ let ledger!: Ledger;
 async function startAll(reuse?: KeptSeed['reuse']): Promise<void> {
   const t0 = performance.now();
   [mongo, redis] = await Promise.all([
-    startMongo({ backend: 'h2', file: storeFile, logFile: path.join(runDir, 'mongo.log') }),
+    // A store opening a seed of gigabytes reads every collection's metadata first: minutes under load.
+    startMongo({ backend: 'h2', file: storeFile, logFile: path.join(runDir, 'mongo.log'), startTimeoutMs: 900_000 }),
     startRedis({ dir: runDir }),
   ]);
   process.env.MONGO_URL = mongo.url;
@@ -336,6 +339,10 @@ async function compareShapes(workspace: string, key: string): Promise<void> {
 interface Row { label: string; small: number[] | string; large: number[] | string }
 const table: Row[] = [];
 const WHERE = process.env.BENCH_WHERE === '1';
+const TABLES = Number(process.env.BENCH_TABLES ?? 1);
+const PAUSE_BETWEEN_S = Number(process.env.BENCH_PAUSE_BETWEEN_S ?? 300);
+/** The tables before the last (BENCH_TABLES). */
+const earlier: { when: string; rows: Row[] }[] = [];
 /** CPU µs of each of the store's threads so far, by thread id (its name beside it). */
 function storeThreads(): Map<string, { name: string; us: number }> {
   const out = new Map<string, { name: string; us: number }>();
@@ -503,70 +510,85 @@ try {
   memory.push({ when: 'seeded, before the reads', mb: await rss(true) });
   await rowMemory('(before the reads)');
 
-  console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
-  await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
-  await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
-  await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
-  // What finding that one party costs: the pages followed until it is on one (a walk answers empty pages with a cursor).
-  let pagesToMatch: Record<string, number> = {};
-  await side('parties.list search, every page to the match', async (w) => {
-    let cursor: string | undefined;
-    let pages = 0;
-    for (;;) {
-      const page = await call('parties.list', { search: 'zurbarán quintero', limit: 25, ...(cursor ? { cursor } : {}) }, w.key);
-      pages++;
-      if (page.rows.some((p: { name: string }) => p.name === UNIQUE) || !page.next_cursor) break;
-      cursor = page.next_cursor;
+  // BENCH_TABLES=2: the reads table twice in one run, BENCH_PAUSE_BETWEEN_S (default 300) apart, the lock let go meanwhile:
+  // the same reads on the same store soon after the seed and once it has settled.
+  let cursors = new Map<string, string>();
+  const reads = async () => {
+    console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
+    await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
+    await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
+    await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
+    // What finding that one party costs: the pages followed until it is on one (a walk answers empty pages with a cursor).
+    let pagesToMatch: Record<string, number> = {};
+    await side('parties.list search, every page to the match', async (w) => {
+      let cursor: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const page = await call('parties.list', { search: 'zurbarán quintero', limit: 25, ...(cursor ? { cursor } : {}) }, w.key);
+        pages++;
+        if (page.rows.some((p: { name: string }) => p.name === UNIQUE) || !page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
+      pagesToMatch = { ...pagesToMatch, [w.key === S.key ? 'small' : 'large']: pages };
+    });
+    console.log(`    pages followed to the match: ${JSON.stringify(pagesToMatch)}`);
+    await side('records.list parties search', (w) => call('records.list', { source: 'parties', search: 'zurbarán quintero', limit: 25 }, w.key));
+    await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
+    cursors = await fiftiethCursors('parties.list', {});
+    await side('parties.list 50th page by cursor', (w) => call('parties.list', { limit: 10, cursor: cursorOf(cursors, w) }, w.key));
+    await side('metrics.query activity (default window)', (w) => call('metrics.query', { metric: 'activity' }, w.key));
+    await side('metrics.query activity 366 days by month', (w) => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, w.key));
+    await side('ledger.list first page', (w) => call('ledger.list', { limit: 50 }, w.key));
+    await side('ledger.list tool filter (1 in 100)', (w) => call('ledger.list', { tool: 'parties.update', limit: 50 }, w.key));
+    await side('ledger.verify routine', (w) => call('ledger.verify', {}, w.key));
+
+    // Receivables and payables: records, metrics (default window, 366 days by month, as_of), the agenda and a 10-block dashboard.
+    await side('records.list invoices first page', (w) => call('records.list', { source: 'invoices', limit: 25 }, w.key));
+    await side('records.list invoices status=posted', (w) => call('records.list', { source: 'invoices', status: 'posted', limit: 25 }, w.key));
+    await side('records.list invoices search (one match)', (w) => call('records.list', { source: 'invoices', search: 'zurbarán quintero', limit: 25 }, w.key));
+    const invoiceCursors = await fiftiethCursors('records.list', { source: 'invoices' });
+    await side('records.list invoices 50th page by cursor', (w) => call('records.list', { source: 'invoices', limit: 10, cursor: cursorOf(invoiceCursors, w) }, w.key));
+    await side('records.list payments first page', (w) => call('records.list', { source: 'payments', limit: 25 }, w.key));
+    await side('records.list bills first page', (w) => call('records.list', { source: 'bills', limit: 25 }, w.key));
+    await side('records.list bills status=posted', (w) => call('records.list', { source: 'bills', status: 'posted', limit: 25 }, w.key));
+    const today = localDate(new Date());
+    for (const metric of ['revenue', 'ar_outstanding', 'invoices_status', 'top_customers', 'expenses', 'ap_outstanding', 'top_vendors']) {
+      await side(`metrics.query ${metric} (default window)`, (w) => call('metrics.query', { metric }, w.key));
+      await side(`metrics.query ${metric} 366 days by month`, (w) => call('metrics.query', { metric, days: 366, interval: 'month' }, w.key));
     }
-    pagesToMatch = { ...pagesToMatch, [w.key === S.key ? 'small' : 'large']: pages };
-  });
-  console.log(`    pages followed to the match: ${JSON.stringify(pagesToMatch)}`);
-  await side('records.list parties search', (w) => call('records.list', { source: 'parties', search: 'zurbarán quintero', limit: 25 }, w.key));
-  await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
-  const cursors = await fiftiethCursors('parties.list', {});
-  await side('parties.list 50th page by cursor', (w) => call('parties.list', { limit: 10, cursor: cursorOf(cursors, w) }, w.key));
-  await side('metrics.query activity (default window)', (w) => call('metrics.query', { metric: 'activity' }, w.key));
-  await side('metrics.query activity 366 days by month', (w) => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, w.key));
-  await side('ledger.list first page', (w) => call('ledger.list', { limit: 50 }, w.key));
-  await side('ledger.list tool filter (1 in 100)', (w) => call('ledger.list', { tool: 'parties.update', limit: 50 }, w.key));
-  await side('ledger.verify routine', (w) => call('ledger.verify', {}, w.key));
+    for (const metric of ['ar_aging', 'ap_aging', 'ar_outstanding']) await side(`metrics.query ${metric} as_of today`, (w) => call('metrics.query', { metric, as_of: today }, w.key));
+    await side('agenda, every lane (60 days)', (w) => call('dashboards.render', { blocks: [{ type: 'agenda', agenda: { days: 60 } }] }, w.key));
+    const tenBlocks = [
+      { type: 'stats', title: 'Resumen', items: [{ label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } }, { label: 'Receivables', query: { metric: 'ar_outstanding' } }, { label: 'Payables', query: { metric: 'ap_outstanding' } }] },
+      { type: 'chart', title: 'Revenue by month', chart: 'bar', query: { metric: 'revenue', days: 366, interval: 'month' } },
+      { type: 'chart', title: 'Invoices by status', chart: 'pie', query: { metric: 'invoices_status' } },
+      { type: 'table', title: 'Top customers', query: { metric: 'top_customers', limit: 5 } },
+      { type: 'table', title: 'Top vendors', query: { metric: 'top_vendors', limit: 5 } },
+      { type: 'chart', title: 'Aging', chart: 'bar', query: { metric: 'ar_aging' } },
+      { type: 'records', title: 'Customers', records: { source: 'parties', kind: 'customer' } },
+      { type: 'records', title: 'Invoices', records: { source: 'invoices', limit: 10 } },
+      { type: 'records', title: 'Bills', records: { source: 'bills', limit: 10 } },
+      { type: 'agenda', title: 'Agenda', agenda: { days: 30 } },
+    ];
+    await side('dashboards.render (10 blocks)', (w) => call('dashboards.render', { blocks: tenBlocks }, w.key));
 
-  // Receivables and payables: records, metrics (default window, 366 days by month, as_of), the agenda and a 10-block dashboard.
-  await side('records.list invoices first page', (w) => call('records.list', { source: 'invoices', limit: 25 }, w.key));
-  await side('records.list invoices status=posted', (w) => call('records.list', { source: 'invoices', status: 'posted', limit: 25 }, w.key));
-  await side('records.list invoices search (one match)', (w) => call('records.list', { source: 'invoices', search: 'zurbarán quintero', limit: 25 }, w.key));
-  const invoiceCursors = await fiftiethCursors('records.list', { source: 'invoices' });
-  await side('records.list invoices 50th page by cursor', (w) => call('records.list', { source: 'invoices', limit: 10, cursor: cursorOf(invoiceCursors, w) }, w.key));
-  await side('records.list payments first page', (w) => call('records.list', { source: 'payments', limit: 25 }, w.key));
-  await side('records.list bills first page', (w) => call('records.list', { source: 'bills', limit: 25 }, w.key));
-  await side('records.list bills status=posted', (w) => call('records.list', { source: 'bills', status: 'posted', limit: 25 }, w.key));
-  const today = localDate(new Date());
-  for (const metric of ['revenue', 'ar_outstanding', 'invoices_status', 'top_customers', 'expenses', 'ap_outstanding', 'top_vendors']) {
-    await side(`metrics.query ${metric} (default window)`, (w) => call('metrics.query', { metric }, w.key));
-    await side(`metrics.query ${metric} 366 days by month`, (w) => call('metrics.query', { metric, days: 366, interval: 'month' }, w.key));
+    let n = 0;
+    await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
+    await side('invoices.create + invoices.post (writes)', async (w) => {
+      const draft = (await call('invoices.create', { customer_id: firstCustomer.get(w.key), currency: 'COP', lines: [{ description: 'Nueva', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] }, w.key)).invoice;
+      await call('invoices.post', { id: draft.id }, w.key);
+    });
+  };
+  for (let pass = 1; pass <= TABLES; pass++) {
+    if (pass > 1) {
+      earlier.push({ when: `table ${pass - 1}`, rows: table.splice(0) });
+      lock.release();
+      console.log(`\n(table ${pass - 1} done; pausing ${PAUSE_BETWEEN_S} s without the lock; uptime: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+      await new Promise((r) => setTimeout(r, PAUSE_BETWEEN_S * 1000));
+      lock = await holdLock(process.env.BENCH_LOCK);
+    }
+    await reads();
   }
-  for (const metric of ['ar_aging', 'ap_aging', 'ar_outstanding']) await side(`metrics.query ${metric} as_of today`, (w) => call('metrics.query', { metric, as_of: today }, w.key));
-  await side('agenda, every lane (60 days)', (w) => call('dashboards.render', { blocks: [{ type: 'agenda', agenda: { days: 60 } }] }, w.key));
-  const tenBlocks = [
-    { type: 'stats', title: 'Resumen', items: [{ label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } }, { label: 'Receivables', query: { metric: 'ar_outstanding' } }, { label: 'Payables', query: { metric: 'ap_outstanding' } }] },
-    { type: 'chart', title: 'Revenue by month', chart: 'bar', query: { metric: 'revenue', days: 366, interval: 'month' } },
-    { type: 'chart', title: 'Invoices by status', chart: 'pie', query: { metric: 'invoices_status' } },
-    { type: 'table', title: 'Top customers', query: { metric: 'top_customers', limit: 5 } },
-    { type: 'table', title: 'Top vendors', query: { metric: 'top_vendors', limit: 5 } },
-    { type: 'chart', title: 'Aging', chart: 'bar', query: { metric: 'ar_aging' } },
-    { type: 'records', title: 'Customers', records: { source: 'parties', kind: 'customer' } },
-    { type: 'records', title: 'Invoices', records: { source: 'invoices', limit: 10 } },
-    { type: 'records', title: 'Bills', records: { source: 'bills', limit: 10 } },
-    { type: 'agenda', title: 'Agenda', agenda: { days: 30 } },
-  ];
-  await side('dashboards.render (10 blocks)', (w) => call('dashboards.render', { blocks: tenBlocks }, w.key));
-
-  let n = 0;
-  await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
-  await side('invoices.create + invoices.post (writes)', async (w) => {
-    const draft = (await call('invoices.create', { customer_id: firstCustomer.get(w.key), currency: 'COP', lines: [{ description: 'Nueva', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] }, w.key)).invoice;
-    await call('invoices.post', { id: draft.id }, w.key);
-  });
 
   // Another workspace while 16 connections read the large one — and where its call waits: the same
   // read timed at each layer it crosses, interleaved so every layer sees the same load (the whole
@@ -721,12 +743,20 @@ try {
     memory.push({ when: `after ${(REST_MS / 1000).toFixed(0)} s of rest`, mb: await rss(true) });
   }
 
+  for (const e of earlier) {
+    console.log(`\n${e.when} (the reads alone):\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
+    console.log('| --- | --- | --- | --- |');
+    for (const r of e.rows) console.log(`| ${r.label} | ${cell(r.small)} | ${cell(r.large)} | ${ratio(r)} |`);
+    console.log(`  over 1.5: ${e.rows.filter((r) => Number(ratio(r)) > 1.5).length} of ${e.rows.length}`);
+  }
+  if (earlier.length) console.log(`\ntable ${earlier.length + 1}:`);
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
   console.log('| --- | --- | --- | --- |');
   for (const r of table) console.log(`| ${r.label} | ${cell(r.small)} | ${cell(r.large)} | ${ratio(r)} |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (REST) | ${fullVerify.small} | ${fullVerify.large} | per entry |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (in process) | ${fullVerify['small, in process']} | ${fullVerify['large, in process']} | per entry |`);
   if (idle.length) console.log(`| another workspace under load${PACE_AB ? ', paced (the first heavy load)' : ''} | ${cell(idle)} idle | ${cell(busy)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
+  console.log(`  over 1.5 at p50: ${table.filter((r) => Number(ratio(r)) > 1.5).length} of ${table.length} reads and writes`);
   for (const note of notes) console.log(`  (${note})`);
   console.log(`(load average at the end of the timed phase: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   console.log(`\nresident memory (MB; a service's V8 heap in use after a full collection in brackets): ${Object.keys(memory[0].mb).join(', ')}`);
