@@ -36,6 +36,7 @@
 // the timed phase runs as after a BENCH_KEEP seed (the sizes are the kept ones; the shapes were checked when it was
 // kept, and the output says so). Keep such folders under /tmp or test-output (a 100,000 seed is ~3–5 GB).
 // BENCH_PAUSE_S (default 0): seconds to wait between the seed (or the start) and the timed phase.
+// BENCH_INTERLEAVE=1: each row's calls alternated small, large, small, large… instead of all of one side, then the other.
 // BENCH_TABLES=2: the reads table a second time in the same run, BENCH_PAUSE_BETWEEN_S (default 300) after the
 // first, the lock let go meanwhile — the same reads on the same store soon after the seed and once it has settled.
 // BENCH_WHERE=1: under each row, where each side's timed calls spent CPU (ms a call: each service, the store, the
@@ -137,7 +138,7 @@ mkdirSync(probeDir, { recursive: true });
 // the uncontended one (4) for the race tests — until fair12 every fairness figure of this bench ran
 // the busy workspace 4 calls at once while another called, not 1.
 const fairShareEnv = { FAIR_SHARE_CONTENDED_SLOTS: process.env.FAIR_SHARE_CONTENDED_SLOTS ?? String(FAIR_SHARE_DEFAULTS.contendedSlots) };
-const systemEnv = { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', ...fairShareEnv };
+const systemEnv = { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: process.env.BENCH_WHERE === '1' ? '1' : '0', ...fairShareEnv };
 // The store, Redis and the system, and this process's connections to the store: started once, or again on a kept seed (BENCH_KEEP).
 let mongo!: Awaited<ReturnType<typeof startMongo>>;
 let redis!: Awaited<ReturnType<typeof startRedis>>;
@@ -363,6 +364,36 @@ function storeThreads(): Map<string, { name: string; us: number }> {
   }
   return out;
 }
+/**
+ * BENCH_INTERLEAVE=1: a row's calls alternated, small then large, call by call (after 2 warm-ups of each), so both
+ * sides see the same stretch of the machine; a side that fails is a row saying so.
+ */
+const INTERLEAVE = process.env.BENCH_INTERLEAVE === '1';
+async function alternated(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[] | string, number[] | string]> {
+  const out: [number[] | string, number[] | string] = [[], []];
+  const fns = [a, b];
+  for (let k = 0; k < 2; k++) {
+    try {
+      for (let i = 0; i < 2; i++) await fns[k]();
+    } catch (err) {
+      out[k] = failure(err);
+    }
+  }
+  for (let i = 0; i < RUNS; i++) {
+    for (let k = 0; k < 2; k++) {
+      const times = out[k];
+      if (typeof times === 'string') continue;
+      const t0 = performance.now();
+      try {
+        await fns[k]();
+        times.push(performance.now() - t0);
+      } catch (err) {
+        out[k] = failure(err);
+      }
+    }
+  }
+  return out;
+}
 /** BENCH_WHERE=1: the last timed side's CPU per call, as `timed` measured it. */
 let lastWhere = '';
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
@@ -370,6 +401,8 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
   const meter = WHERE ? new MachineMeter({ ...services, store: mongo.pid, bench: process.pid }) : undefined;
   const threads0 = WHERE ? storeThreads() : undefined;
+  // Each service's probe window opened here (a full collection in each first, outside the timed calls): its store commands during them.
+  if (WHERE) await Promise.all(Object.values(probes).map((p) => p.cut()));
   meter?.begin();
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
@@ -378,8 +411,10 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   }
   if (meter) {
     const m = meter.end(RUNS);
+    const windows = await Promise.all(Object.values(probes).map((p) => p.cut()));
+    const commands = windows.map((w) => ({ name: w.name, n: Object.values(w.mongo).reduce((a, b) => a + b, 0) / RUNS, top: Object.entries(w.mongo).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${(v / RUNS).toFixed(1)}`).join(', ') })).filter((c) => c.n >= 0.5).sort((a, b) => b.n - a.n);
     const threads = [...storeThreads()].map(([tid, t]) => ({ name: t.name, us: (t.us - (threads0!.get(tid)?.us ?? 0)) / RUNS })).filter((t) => t.us >= 200).sort((a, b) => b.us - a.us).slice(0, 4);
-    lastWhere = `cores ${(m.busyShare * 100).toFixed(0)} %; CPU ms a call: ${Object.entries(m.perCall).filter(([, us]) => us >= 200).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}; store threads: ${threads.map((t) => `${t.name} ${(t.us / 1000).toFixed(1)}`).join(', ') || '—'}`;
+    lastWhere = `cores ${(m.busyShare * 100).toFixed(0)} %; CPU ms a call: ${Object.entries(m.perCall).filter(([, us]) => us >= 200).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}; store threads: ${threads.map((t) => `${t.name} ${(t.us / 1000).toFixed(1)}`).join(', ') || '—'}\n      store commands a call: ${commands.map((c) => `${c.name} ${c.n.toFixed(1)} (${c.top})`).join('; ') || '—'}`;
   }
   return out;
 }
@@ -389,13 +424,19 @@ const ratio = (r: Row) => typeof r.small === 'string' || typeof r.large === 'str
 /** Times one read in both workspaces; a side whose call fails (a status, a timeout) is a row saying so, and the table goes on. */
 async function side(label: string, read: (ws: { key: string; id: string }) => Promise<unknown>): Promise<void> {
   if (ONLY_FAIRNESS) return;
-  const small = await timed(() => read(S)).catch(failure);
-  const whereSmall = lastWhere;
-  const large = await timed(() => read(L)).catch(failure);
+  let small: number[] | string;
+  let large: number[] | string;
+  let whereSmall = '';
+  if (INTERLEAVE) [small, large] = await alternated(() => read(S), () => read(L));
+  else {
+    small = await timed(() => read(S)).catch(failure);
+    whereSmall = lastWhere;
+    large = await timed(() => read(L)).catch(failure);
+  }
   const row = { label, small, large };
   table.push(row);
   console.log(`  ${label.padEnd(44)} small ${cell(small)}  large ${cell(large)}  ratio ${ratio(row)}`);
-  if (WHERE) console.log(`    small: ${whereSmall}\n    large: ${lastWhere}`);
+  if (WHERE && !INTERLEAVE) console.log(`    small: ${whereSmall}\n    large: ${lastWhere}`);
   await rowMemory(label);
 }
 
