@@ -36,7 +36,8 @@
 // the timed phase runs as after a BENCH_KEEP seed (the sizes are the kept ones; the shapes were checked when it was
 // kept, and the output says so). Keep such folders under /tmp or test-output (a 100,000 seed is ~3–5 GB).
 // BENCH_PAUSE_S (default 0): seconds to wait between the seed (or the start) and the timed phase.
-// BENCH_INTERLEAVE=1: each row's calls alternated small, large, small, large… instead of all of one side, then the other.
+// BENCH_INTERLEAVE=1: each row's calls alternated small, large, small, large… instead of all of one side, then the other;
+// BENCH_INTERLEAVE=both: each row both ways, one after the other (two rows, the second "(alternated)").
 // BENCH_TABLES=2: the reads table a second time in the same run, BENCH_PAUSE_BETWEEN_S (default 300) after the
 // first, the lock let go meanwhile — the same reads on the same store soon after the seed and once it has settled.
 // BENCH_WHERE=1: under each row, where each side's timed calls spent CPU (ms a call: each service, the store, the
@@ -369,6 +370,8 @@ function storeThreads(): Map<string, { name: string; us: number }> {
  * sides see the same stretch of the machine; a side that fails is a row saying so.
  */
 const INTERLEAVE = process.env.BENCH_INTERLEAVE === '1';
+/** BENCH_INTERLEAVE=both: each row twice, as usual (all small calls, then all large) and alternated, one after the other. */
+const BOTH_WAYS = process.env.BENCH_INTERLEAVE === 'both';
 async function alternated(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[] | string, number[] | string]> {
   const out: [number[] | string, number[] | string] = [[], []];
   const fns = [a, b];
@@ -437,6 +440,12 @@ async function side(label: string, read: (ws: { key: string; id: string }) => Pr
   table.push(row);
   console.log(`  ${label.padEnd(44)} small ${cell(small)}  large ${cell(large)}  ratio ${ratio(row)}`);
   if (WHERE && !INTERLEAVE) console.log(`    small: ${whereSmall}\n    large: ${lastWhere}`);
+  if (BOTH_WAYS) {
+    const [s2, l2] = await alternated(() => read(S), () => read(L));
+    const row2 = { label: `${label} (alternated)`, small: s2, large: l2 };
+    table.push(row2);
+    console.log(`  ${row2.label.padEnd(44)} small ${cell(s2)}  large ${cell(l2)}  ratio ${ratio(row2)}`);
+  }
   await rowMemory(label);
 }
 
