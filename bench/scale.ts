@@ -397,6 +397,17 @@ async function alternated(a: () => Promise<unknown>, b: () => Promise<unknown>):
   }
   return out;
 }
+/** What was read from disk by the store so far (bytes, /proc/<pid>/io), and the machine's stalled time on I/O and on memory (µs, /proc/pressure: some task waiting). */
+function ioNow(): { storeRead: number; ioStall: number; memStall: number } {
+  const num = (file: string, re: RegExp) => {
+    try {
+      return Number(re.exec(readFileSync(file, 'utf8'))?.[1] ?? NaN);
+    } catch {
+      return NaN;
+    }
+  };
+  return { storeRead: num(`/proc/${mongo.pid}/io`, /read_bytes: (\d+)/), ioStall: num('/proc/pressure/io', /^some .*total=(\d+)/m), memStall: num('/proc/pressure/memory', /^some .*total=(\d+)/m) };
+}
 /** BENCH_WHERE=1: the last timed side's CPU per call, as `timed` measured it. */
 let lastWhere = '';
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
@@ -406,6 +417,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   const threads0 = WHERE ? storeThreads() : undefined;
   // Each service's probe window opened here (a full collection in each first, outside the timed calls): its store commands during them.
   if (WHERE) await Promise.all(Object.values(probes).map((p) => p.cut()));
+  const io0 = WHERE ? ioNow() : undefined;
   meter?.begin();
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
@@ -414,10 +426,12 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   }
   if (meter) {
     const m = meter.end(RUNS);
+    const io1 = ioNow();
+    const io = `store read from disk ${((io1.storeRead - io0!.storeRead) / RUNS / 1024).toFixed(0)} KB a call; machine stalled on I/O ${((io1.ioStall - io0!.ioStall) / RUNS / 1000).toFixed(1)} ms, on memory ${((io1.memStall - io0!.memStall) / RUNS / 1000).toFixed(1)} ms a call`;
     const windows = await Promise.all(Object.values(probes).map((p) => p.cut()));
     const commands = windows.map((w) => ({ name: w.name, n: Object.values(w.mongo).reduce((a, b) => a + b, 0) / RUNS, top: Object.entries(w.mongo).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${(v / RUNS).toFixed(1)}`).join(', ') })).filter((c) => c.n >= 0.5).sort((a, b) => b.n - a.n);
     const threads = [...storeThreads()].map(([tid, t]) => ({ name: t.name, us: (t.us - (threads0!.get(tid)?.us ?? 0)) / RUNS })).filter((t) => t.us >= 200).sort((a, b) => b.us - a.us).slice(0, 4);
-    lastWhere = `cores ${(m.busyShare * 100).toFixed(0)} %; CPU ms a call: ${Object.entries(m.perCall).filter(([, us]) => us >= 200).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}; store threads: ${threads.map((t) => `${t.name} ${(t.us / 1000).toFixed(1)}`).join(', ') || '—'}\n      store commands a call: ${commands.map((c) => `${c.name} ${c.n.toFixed(1)} (${c.top})`).join('; ') || '—'}`;
+    lastWhere = `${io}\n      cores ${(m.busyShare * 100).toFixed(0)} %; CPU ms a call: ${Object.entries(m.perCall).filter(([, us]) => us >= 200).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}; store threads: ${threads.map((t) => `${t.name} ${(t.us / 1000).toFixed(1)}`).join(', ') || '—'}\n      store commands a call: ${commands.map((c) => `${c.name} ${c.n.toFixed(1)} (${c.top})`).join('; ') || '—'}`;
   }
   return out;
 }
