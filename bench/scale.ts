@@ -29,7 +29,20 @@
 // BENCH_ROW_MEMORY=1: after each row every service's resident size and heap peak (a full collection per row:
 // it lowers the peaks, so memory figures of such a run are not those of a plain run; see rowMemory).
 // BENCH_REST_MS (default 12000): the memory read once more after that long a rest once the reads end (0: not).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// BENCH_KEEP=<dir>: once seeded and checked, the system and the store are stopped, the store's file is copied to
+// <dir> with seed.json (the sizes, the database prefix, the keys the data was written with, the workspaces' ids
+// and API keys, what the checks found), and the timed phase runs on the system started again on the same file.
+// BENCH_REUSE=<dir>: no seed — the store starts on a copy of <dir>'s file, the system on its prefix and keys, and
+// the timed phase runs as after a BENCH_KEEP seed (the sizes are the kept ones; the shapes were checked when it was
+// kept, and the output says so). Keep such folders under /tmp or test-output (a 100,000 seed is ~3–5 GB).
+// BENCH_PAUSE_S (default 0): seconds to wait between the seed (or the start) and the timed phase.
+// BENCH_INTERLEAVE=1: each row's calls alternated small, large, small, large… instead of all of one side, then the other;
+// BENCH_INTERLEAVE=both: each row both ways, one after the other (two rows, the second "(alternated)").
+// BENCH_TABLES=2: the reads table a second time in the same run, BENCH_PAUSE_BETWEEN_S (default 300) after the
+// first, the lock let go meanwhile — the same reads on the same store soon after the seed and once it has settled.
+// BENCH_WHERE=1: under each row, where each side's timed calls spent CPU (ms a call: each service, the store, the
+// rest of the machine) and the store's busiest threads by name — what the large workspace's extra time is.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from '../scripts/build.ts';
@@ -45,7 +58,7 @@ import { addGramsOfMany, assignPositions, markIndexed, positionKey, trigramsOf }
 import { pct, rng } from './invoices-h2.ts';
 import { describeFairShare } from './fair-share.ts';
 import { FAIR_SHARE_DEFAULTS, fairShareFromEnv } from '../shared/src/fair-share.ts';
-import { MachineMeter, Probe } from './probe.ts';
+import { MachineMeter, Probe, processCpuUs } from './probe.ts';
 import { nativeBreakdown } from './native-memory.ts';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
@@ -56,6 +69,29 @@ import { once } from 'node:events';
 import { checkSampleArithmetic, compareBookShapes, sampleThroughTools, seedBooks } from './scale-books.ts';
 import { localDate } from '../shared/src/periods.ts';
 
+/** What a kept seed is (BENCH_KEEP writes it, BENCH_REUSE reads it). */
+interface KeptSeed {
+  made: string;
+  env: Record<string, string>;
+  reuse: { dbPrefix: string; keys: { privateKey: string; publicKey: string }; ledgerKeys: { privateKey: string; publicKey: string }; sealKey: string };
+  workspaces: Record<'small' | 'large' | 'other', { workspace_id: string; api_key: string; key_id: string }>;
+  firstCustomer: { small: string; large: string };
+  checks: string[];
+}
+/** The settings that make a seed (a reused one keeps its own; a different value given with BENCH_REUSE is refused). */
+const SEED_ENV = ['BENCH_SMALL', 'BENCH_LARGE', 'BENCH_LEDGER_PER_PARTY', 'BENCH_INVOICES', 'BENCH_BILLS', 'BENCH_BOOKS_LEDGER'];
+const KEEP = process.env.BENCH_KEEP;
+const REUSE = process.env.BENCH_REUSE;
+if (KEEP && REUSE) throw new Error('BENCH_KEEP and BENCH_REUSE: one or the other');
+const kept: KeptSeed | undefined = REUSE ? JSON.parse(readFileSync(path.join(REUSE, 'seed.json'), 'utf8')) : undefined;
+if (kept) {
+  for (const k of SEED_ENV) {
+    if (process.env[k] !== undefined && process.env[k] !== kept.env[k]) throw new Error(`BENCH_REUSE: ${k}=${process.env[k]} but the kept seed was made with ${kept.env[k] ?? '(unset)'}`);
+    if (kept.env[k] === undefined) delete process.env[k];
+    else process.env[k] = kept.env[k];
+  }
+}
+const PAUSE_S = Number(process.env.BENCH_PAUSE_S ?? 0);
 const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 20000);
 const PER_PARTY = Number(process.env.BENCH_LEDGER_PER_PARTY ?? 3);
@@ -87,12 +123,12 @@ await ensureJavaAndMaven();
 await ensureRedisServer();
 await build();
 await buildMongoServerJar();
-const [mongo, redis] = await Promise.all([
-  startMongo({ backend: 'h2', file: path.join(runDir, 'scale-h2.mv'), logFile: path.join(runDir, 'mongo.log') }),
-  startRedis({ dir: runDir }),
-]);
-process.env.MONGO_URL = mongo.url;
-process.env.REDIS_URL = redis.url;
+const storeFile = path.join(runDir, 'scale-h2.mv');
+if (kept) {
+  const t0 = performance.now();
+  copyFileSync(path.join(REUSE!, 'scale-h2.mv'), storeFile);
+  console.log(`reusing the seed kept in ${REUSE} on ${kept.made} (${(statSync(storeFile).size / 1e9).toFixed(2)} GB, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s): no seed in this run; its shapes were checked when it was kept — ${kept.checks.join('; ')}`);
+}
 process.env.CUADRA_TEST_OUTPUT = path.join(repoRoot, 'test-output');
 // The probe (shared/src/probe.ts) in every service, with a full collection before it reads memory:
 // the live heap beside the resident size tells what a service keeps from what V8 merely holds.
@@ -103,11 +139,42 @@ mkdirSync(probeDir, { recursive: true });
 // the uncontended one (4) for the race tests — until fair12 every fairness figure of this bench ran
 // the busy workspace 4 calls at once while another called, not 1.
 const fairShareEnv = { FAIR_SHARE_CONTENDED_SLOTS: process.env.FAIR_SHARE_CONTENDED_SLOTS ?? String(FAIR_SHARE_DEFAULTS.contendedSlots) };
-const sys = await startTestSystem('benchscale', { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: '0', ...fairShareEnv });
-const prefix = sys.gatewayDb.replace(/_gateway$/, '');
-
-const services: Record<string, number> = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])) };
-const probes = Object.fromEntries(Object.entries(services).map(([n, pid]) => [n, new Probe(probeDir, n, pid)]));
+const systemEnv = { RATE_LIMIT_PER_CREDENTIAL: '1000000/60', RATE_LIMIT_PER_WORKSPACE: '1000000/60', CUADRA_PROBE_DIR: probeDir, CUADRA_PROBE_GC: '1', CUADRA_PROBE_MONGO: process.env.BENCH_WHERE === '1' ? '1' : '0', ...fairShareEnv };
+// The store, Redis and the system, and this process's connections to the store: started once, or again on a kept seed (BENCH_KEEP).
+let mongo!: Awaited<ReturnType<typeof startMongo>>;
+let redis!: Awaited<ReturnType<typeof startRedis>>;
+let sys!: Awaited<ReturnType<typeof startTestSystem>>;
+let services: Record<string, number> = {};
+let probes: Record<string, Probe> = {};
+let crmDb!: Awaited<ReturnType<typeof connectDatabase>>;
+let invoicesDb!: Awaited<ReturnType<typeof connectDatabase>>;
+let governanceDb!: Awaited<ReturnType<typeof connectDatabase>>;
+let ledger!: Ledger;
+async function startAll(reuse?: KeptSeed['reuse']): Promise<void> {
+  const t0 = performance.now();
+  [mongo, redis] = await Promise.all([
+    // A store opening a seed of gigabytes reads every collection's metadata first: minutes under load.
+    startMongo({ backend: 'h2', file: storeFile, logFile: path.join(runDir, 'mongo.log'), startTimeoutMs: 900_000 }),
+    startRedis({ dir: runDir }),
+  ]);
+  process.env.MONGO_URL = mongo.url;
+  process.env.REDIS_URL = redis.url;
+  sys = await startTestSystem('benchscale', systemEnv, reuse ? { reuse } : {});
+  const prefix = sys.gatewayDb.replace(/_gateway$/, '');
+  services = { gateway: sys.gateway.pid, ...Object.fromEntries(Object.entries(sys.subgraphs).map(([n, s]) => [n, s.pid])) };
+  probes = Object.fromEntries(Object.entries(services).map(([n, pid]) => [n, new Probe(probeDir, n, pid)]));
+  crmDb = await connectDatabase(mongo.url, `${prefix}_crm`);
+  invoicesDb = await connectDatabase(mongo.url, `${prefix}_invoices`);
+  governanceDb = await connectDatabase(mongo.url, `${prefix}_governance`);
+  ledger = new Ledger(governanceDb, undefined, { signer: new LedgerSigner({ privateKey: sys.ledgerKeys.privateKey }) });
+  console.log(`store (pid ${mongo.pid}) and system started in ${((performance.now() - t0) / 1000).toFixed(1)} s${reuse ? ` on the kept databases ${reuse.dbPrefix}_*` : ''}`);
+}
+async function stopAllOfIt(): Promise<void> {
+  await Promise.all([crmDb?.close(), governanceDb?.close(), invoicesDb?.close()]).catch(() => undefined);
+  await sys?.stop();
+  await stopAll();
+}
+await startAll(kept?.reuse);
 /**
  * Resident memory (MB) of each process, from /proc; with `live`, each service's V8 heap in use after a full
  * collection too, and the most heap it held in use since the last reading (sampled every 200 ms: live and
@@ -178,10 +245,6 @@ async function part(name: string, fn: () => Promise<unknown>): Promise<void> {
 }
 const notes: string[] = [];
 
-const crmDb = await connectDatabase(mongo.url, `${prefix}_crm`);
-const invoicesDb = await connectDatabase(mongo.url, `${prefix}_invoices`);
-const governanceDb = await connectDatabase(mongo.url, `${prefix}_governance`);
-const ledger = new Ledger(governanceDb, undefined, { signer: new LedgerSigner({ privateKey: sys.ledgerKeys.privateKey }) });
 const WORDS = ['andina', 'caribe', 'pacifico', 'llanos', 'sabana', 'montana', 'rio', 'valle', 'costa', 'sierra', 'bosque', 'paramo'];
 const UNIQUE = 'Zurbarán Quintero Único';
 
@@ -277,13 +340,98 @@ async function compareShapes(workspace: string, key: string): Promise<void> {
 
 interface Row { label: string; small: number[] | string; large: number[] | string }
 const table: Row[] = [];
+const WHERE = process.env.BENCH_WHERE === '1';
+const TABLES = Number(process.env.BENCH_TABLES ?? 1);
+const PAUSE_BETWEEN_S = Number(process.env.BENCH_PAUSE_BETWEEN_S ?? 300);
+/** The tables before the last (BENCH_TABLES). */
+const earlier: { when: string; rows: Row[] }[] = [];
+/** CPU µs of each of the store's threads so far, by thread id (its name beside it). */
+function storeThreads(): Map<string, { name: string; us: number }> {
+  const out = new Map<string, { name: string; us: number }>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${mongo.pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    let name = '?';
+    try {
+      name = readFileSync(`/proc/${mongo.pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    out.set(tid, { name, us: processCpuUs(mongo.pid, `/proc/${mongo.pid}/task/${tid}/stat`) });
+  }
+  return out;
+}
+/**
+ * BENCH_INTERLEAVE=1: a row's calls alternated, small then large, call by call (after 2 warm-ups of each), so both
+ * sides see the same stretch of the machine; a side that fails is a row saying so.
+ */
+const INTERLEAVE = process.env.BENCH_INTERLEAVE === '1';
+/** BENCH_INTERLEAVE=both: each row twice, as usual (all small calls, then all large) and alternated, one after the other. */
+const BOTH_WAYS = process.env.BENCH_INTERLEAVE === 'both';
+async function alternated(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[] | string, number[] | string]> {
+  const out: [number[] | string, number[] | string] = [[], []];
+  const fns = [a, b];
+  for (let k = 0; k < 2; k++) {
+    try {
+      for (let i = 0; i < 2; i++) await fns[k]();
+    } catch (err) {
+      out[k] = failure(err);
+    }
+  }
+  for (let i = 0; i < RUNS; i++) {
+    for (let k = 0; k < 2; k++) {
+      const times = out[k];
+      if (typeof times === 'string') continue;
+      const t0 = performance.now();
+      try {
+        await fns[k]();
+        times.push(performance.now() - t0);
+      } catch (err) {
+        out[k] = failure(err);
+      }
+    }
+  }
+  return out;
+}
+/** What was read from disk by the store so far (bytes, /proc/<pid>/io), and the machine's stalled time on I/O and on memory (µs, /proc/pressure: some task waiting). */
+function ioNow(): { storeRead: number; ioStall: number; memStall: number } {
+  const num = (file: string, re: RegExp) => {
+    try {
+      return Number(re.exec(readFileSync(file, 'utf8'))?.[1] ?? NaN);
+    } catch {
+      return NaN;
+    }
+  };
+  return { storeRead: num(`/proc/${mongo.pid}/io`, /read_bytes: (\d+)/), ioStall: num('/proc/pressure/io', /^some .*total=(\d+)/m), memStall: num('/proc/pressure/memory', /^some .*total=(\d+)/m) };
+}
+/** BENCH_WHERE=1: the last timed side's CPU per call, as `timed` measured it. */
+let lastWhere = '';
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 2; i++) await fn();
   const out: number[] = [];
+  const meter = WHERE ? new MachineMeter({ ...services, store: mongo.pid, bench: process.pid }) : undefined;
+  const threads0 = WHERE ? storeThreads() : undefined;
+  // Each service's probe window opened here (a full collection in each first, outside the timed calls): its store commands during them.
+  if (WHERE) await Promise.all(Object.values(probes).map((p) => p.cut()));
+  const io0 = WHERE ? ioNow() : undefined;
+  meter?.begin();
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
     await fn();
     out.push(performance.now() - t0);
+  }
+  if (meter) {
+    const m = meter.end(RUNS);
+    const io1 = ioNow();
+    const io = `store read from disk ${((io1.storeRead - io0!.storeRead) / RUNS / 1024).toFixed(0)} KB a call; machine stalled on I/O ${((io1.ioStall - io0!.ioStall) / RUNS / 1000).toFixed(1)} ms, on memory ${((io1.memStall - io0!.memStall) / RUNS / 1000).toFixed(1)} ms a call`;
+    const windows = await Promise.all(Object.values(probes).map((p) => p.cut()));
+    const commands = windows.map((w) => ({ name: w.name, n: Object.values(w.mongo).reduce((a, b) => a + b, 0) / RUNS, top: Object.entries(w.mongo).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${(v / RUNS).toFixed(1)}`).join(', ') })).filter((c) => c.n >= 0.5).sort((a, b) => b.n - a.n);
+    const threads = [...storeThreads()].map(([tid, t]) => ({ name: t.name, us: (t.us - (threads0!.get(tid)?.us ?? 0)) / RUNS })).filter((t) => t.us >= 200).sort((a, b) => b.us - a.us).slice(0, 4);
+    lastWhere = `${io}\n      cores ${(m.busyShare * 100).toFixed(0)} %; CPU ms a call: ${Object.entries(m.perCall).filter(([, us]) => us >= 200).sort((a, b) => b[1] - a[1]).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(', ')}; store threads: ${threads.map((t) => `${t.name} ${(t.us / 1000).toFixed(1)}`).join(', ') || '—'}\n      store commands a call: ${commands.map((c) => `${c.name} ${c.n.toFixed(1)} (${c.top})`).join('; ') || '—'}`;
   }
   return out;
 }
@@ -293,11 +441,25 @@ const ratio = (r: Row) => typeof r.small === 'string' || typeof r.large === 'str
 /** Times one read in both workspaces; a side whose call fails (a status, a timeout) is a row saying so, and the table goes on. */
 async function side(label: string, read: (ws: { key: string; id: string }) => Promise<unknown>): Promise<void> {
   if (ONLY_FAIRNESS) return;
-  const small = await timed(() => read(S)).catch(failure);
-  const large = await timed(() => read(L)).catch(failure);
+  let small: number[] | string;
+  let large: number[] | string;
+  let whereSmall = '';
+  if (INTERLEAVE) [small, large] = await alternated(() => read(S), () => read(L));
+  else {
+    small = await timed(() => read(S)).catch(failure);
+    whereSmall = lastWhere;
+    large = await timed(() => read(L)).catch(failure);
+  }
   const row = { label, small, large };
   table.push(row);
   console.log(`  ${label.padEnd(44)} small ${cell(small)}  large ${cell(large)}  ratio ${ratio(row)}`);
+  if (WHERE && !INTERLEAVE) console.log(`    small: ${whereSmall}\n    large: ${lastWhere}`);
+  if (BOTH_WAYS) {
+    const [s2, l2] = await alternated(() => read(S), () => read(L));
+    const row2 = { label: `${label} (alternated)`, small: s2, large: l2 };
+    table.push(row2);
+    console.log(`  ${row2.label.padEnd(44)} small ${cell(s2)}  large ${cell(l2)}  ratio ${ratio(row2)}`);
+  }
   await rowMemory(label);
 }
 
@@ -346,100 +508,151 @@ const cursorOf = (cursors: Map<string, string>, w: { key: string }) => {
 let lock = { release() {} };
 let S = { key: '', id: '' };
 let L = { key: '', id: '' };
-const memory: { when: string; mb: Record<string, string> }[] = [{ when: 'system started', mb: await rss(true) }];
+let memory: { when: string; mb: Record<string, string> }[] = [{ when: 'system started', mb: await rss(true) }];
 try {
-  const small = await sys.workspace('Pequeña SAS');
-  const large = await sys.workspace('Grande SAS');
-  const other = await sys.workspace('Otra SAS');
-  S = { key: small.api_key, id: small.workspace_id };
-  L = { key: large.api_key, id: large.workspace_id };
-  const seedStarted = performance.now();
-  const smallParties = await seed(small.workspace_id, SMALL);
-  await seedWorkspaceBooks(small.workspace_id, small.api_key, smallParties, SMALL);
-  const largeParties = await seed(large.workspace_id, LARGE);
-  await seedWorkspaceBooks(large.workspace_id, large.api_key, largeParties, LARGE);
-  await seed(other.workspace_id, 200);
-  await ledger.countActivity(small.workspace_id, Number.MAX_SAFE_INTEGER);
-  await ledger.countActivity(large.workspace_id, Number.MAX_SAFE_INTEGER);
-  console.log(`seeding took ${((performance.now() - seedStarted) / 1000).toFixed(0)} s in all`);
-  if (!ONLY_FAIRNESS) {
-    await compareShapes(small.workspace_id, small.api_key);
-    await compareShapes(large.workspace_id, large.api_key);
+  const firstCustomer = new Map<string, string>();
+  let other: KeptSeed['workspaces']['other'];
+  if (kept) {
+    S = { key: kept.workspaces.small.api_key, id: kept.workspaces.small.workspace_id };
+    L = { key: kept.workspaces.large.api_key, id: kept.workspaces.large.workspace_id };
+    other = kept.workspaces.other;
+    firstCustomer.set(S.key, kept.firstCustomer.small).set(L.key, kept.firstCustomer.large);
+  } else {
+    const small = await sys.workspace('Pequeña SAS');
+    const large = await sys.workspace('Grande SAS');
+    other = await sys.workspace('Otra SAS');
+    S = { key: small.api_key, id: small.workspace_id };
+    L = { key: large.api_key, id: large.workspace_id };
+    const seedStarted = performance.now();
+    const smallParties = await seed(small.workspace_id, SMALL);
+    await seedWorkspaceBooks(small.workspace_id, small.api_key, smallParties, SMALL);
+    const largeParties = await seed(large.workspace_id, LARGE);
+    await seedWorkspaceBooks(large.workspace_id, large.api_key, largeParties, LARGE);
+    await seed(other.workspace_id, 200);
+    await ledger.countActivity(small.workspace_id, Number.MAX_SAFE_INTEGER);
+    await ledger.countActivity(large.workspace_id, Number.MAX_SAFE_INTEGER);
+    console.log(`seeding took ${((performance.now() - seedStarted) / 1000).toFixed(0)} s in all`);
+    if (!ONLY_FAIRNESS) {
+      await compareShapes(small.workspace_id, small.api_key);
+      await compareShapes(large.workspace_id, large.api_key);
+    }
+    // The seeded trigrams serve the search: the unique name is found on the first page of each workspace.
+    for (const w of [S, L]) {
+      const found = await call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key);
+      if (!found.rows.some((p: { name: string }) => p.name === UNIQUE)) throw new Error(`the search did not find the seeded unique party in ${w.id}: ${JSON.stringify(found).slice(0, 300)}`);
+    }
+    firstCustomer.set(S.key, smallParties.customers[1].id).set(L.key, largeParties.customers[1].id);
+    if (KEEP) {
+      // Stopped, so the store's file is whole when copied; then everything starts again on it, as BENCH_REUSE would.
+      const seedKept: KeptSeed = {
+        made: new Date().toISOString(),
+        env: Object.fromEntries(SEED_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!])),
+        reuse: { dbPrefix: sys.gatewayDb.replace(/_gateway$/, ''), keys: sys.keys, ledgerKeys: sys.ledgerKeys, sealKey: sys.sealKey },
+        workspaces: { small, large, other },
+        firstCustomer: { small: smallParties.customers[1].id, large: largeParties.customers[1].id },
+        checks: [
+          ...(ONLY_FAIRNESS ? [] : ['a party made through the tool and a seeded one have the same fields of the same types, in both workspaces', "the invoices', payments' and bills' shapes compared with a sample made through the tools"]),
+          "the tools' sample and the seed's arithmetic agree on the journal lines and rollups",
+          'the search finds the seeded unique party in both workspaces',
+        ],
+      };
+      const t0 = performance.now();
+      await stopAllOfIt();
+      mkdirSync(KEEP, { recursive: true });
+      copyFileSync(storeFile, path.join(KEEP, 'scale-h2.mv'));
+      writeFileSync(path.join(KEEP, 'seed.json'), JSON.stringify(seedKept, null, 1));
+      console.log(`kept the seed in ${KEEP} (${(statSync(storeFile).size / 1e9).toFixed(2)} GB) in ${((performance.now() - t0) / 1000).toFixed(1)} s; starting again on it`);
+      await startAll(seedKept.reuse);
+      memory = [{ when: 'system started (again)', mb: await rss(true) }];
+    }
   }
-  // The seeded trigrams serve the search: the unique name is found on the first page of each workspace.
-  for (const w of [S, L]) {
-    const found = await call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key);
-    if (!found.rows.some((p: { name: string }) => p.name === UNIQUE)) throw new Error(`the search did not find the seeded unique party in ${w.id}: ${JSON.stringify(found).slice(0, 300)}`);
+  if (PAUSE_S > 0) {
+    console.log(`(pausing ${PAUSE_S} s before the timed phase; uptime: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+    await new Promise((r) => setTimeout(r, PAUSE_S * 1000));
   }
   lock = await holdLock(process.env.BENCH_LOCK);
   memory.push({ when: 'seeded, before the reads', mb: await rss(true) });
   await rowMemory('(before the reads)');
 
-  console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
-  await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
-  await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
-  await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
-  // What finding that one party costs: the pages followed until it is on one (a walk answers empty pages with a cursor).
-  let pagesToMatch: Record<string, number> = {};
-  await side('parties.list search, every page to the match', async (w) => {
-    let cursor: string | undefined;
-    let pages = 0;
-    for (;;) {
-      const page = await call('parties.list', { search: 'zurbarán quintero', limit: 25, ...(cursor ? { cursor } : {}) }, w.key);
-      pages++;
-      if (page.rows.some((p: { name: string }) => p.name === UNIQUE) || !page.next_cursor) break;
-      cursor = page.next_cursor;
+  // BENCH_TABLES=2: the reads table twice in one run, BENCH_PAUSE_BETWEEN_S (default 300) apart, the lock let go meanwhile:
+  // the same reads on the same store soon after the seed and once it has settled.
+  let cursors = new Map<string, string>();
+  const reads = async () => {
+    console.log(`\nreads (ms), ${RUNS} runs each after 2 warm-ups:`);
+    await side('parties.list first page', (w) => call('parties.list', { limit: 25 }, w.key));
+    await side('parties.list kind=vendor', (w) => call('parties.list', { kind: 'vendor', limit: 25 }, w.key));
+    await side('parties.list search (one match)', (w) => call('parties.list', { search: 'zurbarán quintero', limit: 25 }, w.key));
+    // What finding that one party costs: the pages followed until it is on one (a walk answers empty pages with a cursor).
+    let pagesToMatch: Record<string, number> = {};
+    await side('parties.list search, every page to the match', async (w) => {
+      let cursor: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const page = await call('parties.list', { search: 'zurbarán quintero', limit: 25, ...(cursor ? { cursor } : {}) }, w.key);
+        pages++;
+        if (page.rows.some((p: { name: string }) => p.name === UNIQUE) || !page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
+      pagesToMatch = { ...pagesToMatch, [w.key === S.key ? 'small' : 'large']: pages };
+    });
+    console.log(`    pages followed to the match: ${JSON.stringify(pagesToMatch)}`);
+    await side('records.list parties search', (w) => call('records.list', { source: 'parties', search: 'zurbarán quintero', limit: 25 }, w.key));
+    await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
+    cursors = await fiftiethCursors('parties.list', {});
+    await side('parties.list 50th page by cursor', (w) => call('parties.list', { limit: 10, cursor: cursorOf(cursors, w) }, w.key));
+    await side('metrics.query activity (default window)', (w) => call('metrics.query', { metric: 'activity' }, w.key));
+    await side('metrics.query activity 366 days by month', (w) => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, w.key));
+    await side('ledger.list first page', (w) => call('ledger.list', { limit: 50 }, w.key));
+    await side('ledger.list tool filter (1 in 100)', (w) => call('ledger.list', { tool: 'parties.update', limit: 50 }, w.key));
+    await side('ledger.verify routine', (w) => call('ledger.verify', {}, w.key));
+
+    // Receivables and payables: records, metrics (default window, 366 days by month, as_of), the agenda and a 10-block dashboard.
+    await side('records.list invoices first page', (w) => call('records.list', { source: 'invoices', limit: 25 }, w.key));
+    await side('records.list invoices status=posted', (w) => call('records.list', { source: 'invoices', status: 'posted', limit: 25 }, w.key));
+    await side('records.list invoices search (one match)', (w) => call('records.list', { source: 'invoices', search: 'zurbarán quintero', limit: 25 }, w.key));
+    const invoiceCursors = await fiftiethCursors('records.list', { source: 'invoices' });
+    await side('records.list invoices 50th page by cursor', (w) => call('records.list', { source: 'invoices', limit: 10, cursor: cursorOf(invoiceCursors, w) }, w.key));
+    await side('records.list payments first page', (w) => call('records.list', { source: 'payments', limit: 25 }, w.key));
+    await side('records.list bills first page', (w) => call('records.list', { source: 'bills', limit: 25 }, w.key));
+    await side('records.list bills status=posted', (w) => call('records.list', { source: 'bills', status: 'posted', limit: 25 }, w.key));
+    const today = localDate(new Date());
+    for (const metric of ['revenue', 'ar_outstanding', 'invoices_status', 'top_customers', 'expenses', 'ap_outstanding', 'top_vendors']) {
+      await side(`metrics.query ${metric} (default window)`, (w) => call('metrics.query', { metric }, w.key));
+      await side(`metrics.query ${metric} 366 days by month`, (w) => call('metrics.query', { metric, days: 366, interval: 'month' }, w.key));
     }
-    pagesToMatch = { ...pagesToMatch, [w.key === S.key ? 'small' : 'large']: pages };
-  });
-  console.log(`    pages followed to the match: ${JSON.stringify(pagesToMatch)}`);
-  await side('records.list parties search', (w) => call('records.list', { source: 'parties', search: 'zurbarán quintero', limit: 25 }, w.key));
-  await side('records.list parties first page', (w) => call('records.list', { source: 'parties', limit: 25 }, w.key));
-  const cursors = await fiftiethCursors('parties.list', {});
-  await side('parties.list 50th page by cursor', (w) => call('parties.list', { limit: 10, cursor: cursorOf(cursors, w) }, w.key));
-  await side('metrics.query activity (default window)', (w) => call('metrics.query', { metric: 'activity' }, w.key));
-  await side('metrics.query activity 366 days by month', (w) => call('metrics.query', { metric: 'activity', days: 366, interval: 'month' }, w.key));
-  await side('ledger.list first page', (w) => call('ledger.list', { limit: 50 }, w.key));
-  await side('ledger.list tool filter (1 in 100)', (w) => call('ledger.list', { tool: 'parties.update', limit: 50 }, w.key));
-  await side('ledger.verify routine', (w) => call('ledger.verify', {}, w.key));
+    for (const metric of ['ar_aging', 'ap_aging', 'ar_outstanding']) await side(`metrics.query ${metric} as_of today`, (w) => call('metrics.query', { metric, as_of: today }, w.key));
+    await side('agenda, every lane (60 days)', (w) => call('dashboards.render', { blocks: [{ type: 'agenda', agenda: { days: 60 } }] }, w.key));
+    const tenBlocks = [
+      { type: 'stats', title: 'Resumen', items: [{ label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } }, { label: 'Receivables', query: { metric: 'ar_outstanding' } }, { label: 'Payables', query: { metric: 'ap_outstanding' } }] },
+      { type: 'chart', title: 'Revenue by month', chart: 'bar', query: { metric: 'revenue', days: 366, interval: 'month' } },
+      { type: 'chart', title: 'Invoices by status', chart: 'pie', query: { metric: 'invoices_status' } },
+      { type: 'table', title: 'Top customers', query: { metric: 'top_customers', limit: 5 } },
+      { type: 'table', title: 'Top vendors', query: { metric: 'top_vendors', limit: 5 } },
+      { type: 'chart', title: 'Aging', chart: 'bar', query: { metric: 'ar_aging' } },
+      { type: 'records', title: 'Customers', records: { source: 'parties', kind: 'customer' } },
+      { type: 'records', title: 'Invoices', records: { source: 'invoices', limit: 10 } },
+      { type: 'records', title: 'Bills', records: { source: 'bills', limit: 10 } },
+      { type: 'agenda', title: 'Agenda', agenda: { days: 30 } },
+    ];
+    await side('dashboards.render (10 blocks)', (w) => call('dashboards.render', { blocks: tenBlocks }, w.key));
 
-  // Receivables and payables: records, metrics (default window, 366 days by month, as_of), the agenda and a 10-block dashboard.
-  await side('records.list invoices first page', (w) => call('records.list', { source: 'invoices', limit: 25 }, w.key));
-  await side('records.list invoices status=posted', (w) => call('records.list', { source: 'invoices', status: 'posted', limit: 25 }, w.key));
-  await side('records.list invoices search (one match)', (w) => call('records.list', { source: 'invoices', search: 'zurbarán quintero', limit: 25 }, w.key));
-  const invoiceCursors = await fiftiethCursors('records.list', { source: 'invoices' });
-  await side('records.list invoices 50th page by cursor', (w) => call('records.list', { source: 'invoices', limit: 10, cursor: cursorOf(invoiceCursors, w) }, w.key));
-  await side('records.list payments first page', (w) => call('records.list', { source: 'payments', limit: 25 }, w.key));
-  await side('records.list bills first page', (w) => call('records.list', { source: 'bills', limit: 25 }, w.key));
-  await side('records.list bills status=posted', (w) => call('records.list', { source: 'bills', status: 'posted', limit: 25 }, w.key));
-  const today = localDate(new Date());
-  for (const metric of ['revenue', 'ar_outstanding', 'invoices_status', 'top_customers', 'expenses', 'ap_outstanding', 'top_vendors']) {
-    await side(`metrics.query ${metric} (default window)`, (w) => call('metrics.query', { metric }, w.key));
-    await side(`metrics.query ${metric} 366 days by month`, (w) => call('metrics.query', { metric, days: 366, interval: 'month' }, w.key));
+    let n = 0;
+    await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
+    await side('invoices.create + invoices.post (writes)', async (w) => {
+      const draft = (await call('invoices.create', { customer_id: firstCustomer.get(w.key), currency: 'COP', lines: [{ description: 'Nueva', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] }, w.key)).invoice;
+      await call('invoices.post', { id: draft.id }, w.key);
+    });
+  };
+  for (let pass = 1; pass <= TABLES; pass++) {
+    if (pass > 1) {
+      earlier.push({ when: `table ${pass - 1}`, rows: table.splice(0) });
+      lock.release();
+      console.log(`\n(table ${pass - 1} done; pausing ${PAUSE_BETWEEN_S} s without the lock; uptime: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+      await new Promise((r) => setTimeout(r, PAUSE_BETWEEN_S * 1000));
+      lock = await holdLock(process.env.BENCH_LOCK);
+    }
+    await reads();
   }
-  for (const metric of ['ar_aging', 'ap_aging', 'ar_outstanding']) await side(`metrics.query ${metric} as_of today`, (w) => call('metrics.query', { metric, as_of: today }, w.key));
-  await side('agenda, every lane (60 days)', (w) => call('dashboards.render', { blocks: [{ type: 'agenda', agenda: { days: 60 } }] }, w.key));
-  const tenBlocks = [
-    { type: 'stats', title: 'Resumen', items: [{ label: 'Revenue', query: { metric: 'revenue', compare: 'previous_period' } }, { label: 'Receivables', query: { metric: 'ar_outstanding' } }, { label: 'Payables', query: { metric: 'ap_outstanding' } }] },
-    { type: 'chart', title: 'Revenue by month', chart: 'bar', query: { metric: 'revenue', days: 366, interval: 'month' } },
-    { type: 'chart', title: 'Invoices by status', chart: 'pie', query: { metric: 'invoices_status' } },
-    { type: 'table', title: 'Top customers', query: { metric: 'top_customers', limit: 5 } },
-    { type: 'table', title: 'Top vendors', query: { metric: 'top_vendors', limit: 5 } },
-    { type: 'chart', title: 'Aging', chart: 'bar', query: { metric: 'ar_aging' } },
-    { type: 'records', title: 'Customers', records: { source: 'parties', kind: 'customer' } },
-    { type: 'records', title: 'Invoices', records: { source: 'invoices', limit: 10 } },
-    { type: 'records', title: 'Bills', records: { source: 'bills', limit: 10 } },
-    { type: 'agenda', title: 'Agenda', agenda: { days: 30 } },
-  ];
-  await side('dashboards.render (10 blocks)', (w) => call('dashboards.render', { blocks: tenBlocks }, w.key));
-
-  let n = 0;
-  await side('parties.create (a write)', (w) => call('parties.create', { name: `Nueva ${n++} SAS`, kind: 'customer' }, w.key));
-  const firstCustomer = new Map([[S.key, smallParties.customers[1].id], [L.key, largeParties.customers[1].id]]);
-  await side('invoices.create + invoices.post (writes)', async (w) => {
-    const draft = (await call('invoices.create', { customer_id: firstCustomer.get(w.key), currency: 'COP', lines: [{ description: 'Nueva', quantity: 1, unit_price: 1_000_000, tax_rate_ppm: 190000 }] }, w.key)).invoice;
-    await call('invoices.post', { id: draft.id }, w.key);
-  });
 
   // Another workspace while 16 connections read the large one — and where its call waits: the same
   // read timed at each layer it crosses, interleaved so every layer sees the same load (the whole
@@ -594,12 +807,20 @@ try {
     memory.push({ when: `after ${(REST_MS / 1000).toFixed(0)} s of rest`, mb: await rss(true) });
   }
 
+  for (const e of earlier) {
+    console.log(`\n${e.when} (the reads alone):\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
+    console.log('| --- | --- | --- | --- |');
+    for (const r of e.rows) console.log(`| ${r.label} | ${cell(r.small)} | ${cell(r.large)} | ${ratio(r)} |`);
+    console.log(`  over 1.5: ${e.rows.filter((r) => Number(ratio(r)) > 1.5).length} of ${e.rows.length}`);
+  }
+  if (earlier.length) console.log(`\ntable ${earlier.length + 1}:`);
   console.log(`\n| operation | small p50 / p95 ms | large p50 / p95 ms | ratio (p50) |`);
   console.log('| --- | --- | --- | --- |');
   for (const r of table) console.log(`| ${r.label} | ${cell(r.small)} | ${cell(r.large)} | ${ratio(r)} |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (REST) | ${fullVerify.small} | ${fullVerify.large} | per entry |`);
   if (!ONLY_FAIRNESS) console.log(`| ledger.verify full (in process) | ${fullVerify['small, in process']} | ${fullVerify['large, in process']} | per entry |`);
   if (idle.length) console.log(`| another workspace under load${PACE_AB ? ', paced (the first heavy load)' : ''} | ${cell(idle)} idle | ${cell(busy)} busy | ${(pct(busy, 50) / pct(idle, 50)).toFixed(2)} |`);
+  console.log(`  over 1.5 at p50: ${table.filter((r) => Number(ratio(r)) > 1.5).length} of ${table.length} reads and writes`);
   for (const note of notes) console.log(`  (${note})`);
   console.log(`(load average at the end of the timed phase: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   console.log(`\nresident memory (MB; a service's V8 heap in use after a full collection in brackets): ${Object.keys(memory[0].mb).join(', ')}`);
@@ -614,7 +835,5 @@ try {
   for (const n of Object.keys(services)) console.log(`    ${n.padEnd(9)} ${where.map((w) => w[n]).join(' / ')}`);
 } finally {
   lock.release();
-  await Promise.all([crmDb.close(), governanceDb.close(), invoicesDb.close()]).catch(() => undefined);
-  await sys.stop();
-  await stopAll();
+  await stopAllOfIt();
 }

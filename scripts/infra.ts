@@ -65,6 +65,8 @@ export interface MongoOptions {
   /** Append the server's log (stderr) to this file; otherwise the last lines are kept in memory. */
   logFile?: string;
   /** The JVM's heap bound in MB (`-Xmx`); default {@link mongoMemory}'s choice. */
+  /** How long to wait for the server to listen (ms; default 60 s) — a store opening a file of gigabytes takes longer. */
+  startTimeoutMs?: number;
   heapMb?: number;
   /** H2 only: the page cache in MB (`--cache-mb`); default {@link mongoMemory}'s choice. */
   cacheMb?: number;
@@ -655,8 +657,8 @@ export async function startMongo(opts: MongoOptions): Promise<RunningServer> {
     port = await new Promise<number>((resolve, reject) => {
       let stdout = '';
       const timer = setTimeout(
-        () => reject(new Error(`no LISTENING line within ${mongoStartTimeoutMs / 1000} s`)),
-        mongoStartTimeoutMs,
+        () => reject(new Error(`no LISTENING line within ${(opts.startTimeoutMs ?? mongoStartTimeoutMs) / 1000} s`)),
+        opts.startTimeoutMs ?? mongoStartTimeoutMs,
       );
       const done = (): void => {
         clearTimeout(timer);

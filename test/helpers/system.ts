@@ -81,6 +81,11 @@ export interface TestSystemOptions {
    * instead of a whole system's.
    */
   gatewayEnv?: Record<string, string>;
+  /**
+   * A system of its own on databases already written (bench/scale.ts's `BENCH_REUSE`): their prefix and the
+   * keys they were written with (the ledger's chain is signed by `ledgerKeys`, sealed fields by `sealKey`).
+   */
+  reuse?: { dbPrefix: string; keys: { privateKey: string; publicKey: string }; ledgerKeys: { privateKey: string; publicKey: string }; sealKey: string };
 }
 
 /**
@@ -155,6 +160,7 @@ export function ownSystemReason(env: Record<string, string>, options: TestSystem
   if (!testPoolUrl()) return 'no test pool (run the tests with `npm test`)';
   const file = testFile ?? expect.getState().testPath;
   if (options.own) return 'asked for';
+  if (options.reuse) return 'databases already written';
   if ((options.replicas ?? 1) > 1) return 'replicas of its own';
   if (options.mongoUrl || options.redisUrl) return 'servers of its own';
   if (options.gatewayEnv) return 'a gateway with settings of its own';
@@ -193,11 +199,12 @@ export async function startTestSystem(label: string, env: Record<string, string>
     if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl, isDeepStrictEqual(env, OWN_SYSTEM_SETTINGS), options.gatewayEnv);
   }
   const started = performance.now();
-  const prefix = `t_${label}_${randomBytes(3).toString('hex')}`;
+  const prefix = options.reuse?.dbPrefix ?? `t_${label}_${randomBytes(3).toString('hex')}`;
   const system = await startSystem({
     mongoUrl,
     redisUrl,
     dbPrefix: prefix,
+    ...(options.reuse ? { keys: options.reuse.keys, ledgerKeys: options.reuse.ledgerKeys, sealKey: options.reuse.sealKey } : {}),
     ports: 'free',
     replicas: options.replicas,
     logDir: path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'logs', prefix),
@@ -215,7 +222,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
  * starts its own.
  */
 function lendable(reason: string, options: TestSystemOptions): boolean {
-  return Boolean(testPoolUrl()) && !options.own && !options.mongoUrl && !options.redisUrl && (options.replicas ?? 1) <= 1 && !reason.startsWith('no test pool');
+  return Boolean(testPoolUrl()) && !options.own && !options.reuse && !options.mongoUrl && !options.redisUrl && (options.replicas ?? 1) <= 1 && !reason.startsWith('no test pool');
 }
 
 /**
