@@ -424,6 +424,37 @@ describe('the day changes: a kept answer moved by the days that left and came', 
     expect(got).toMatchObject({ kept: false, rolled: 0 });
     expect(rows(got)).toEqual(expected(book, '2026-09-02', '2026-09-06', 3));
   });
+  it('a change on the day that leaves, in the rollups but not yet counted (its process died before the count), is not moved in: the answer is found again, exact before and after the repair', async () => {
+    const { workspace } = await configuredWorkspace(sg);
+    const book: Book = new Map();
+    for (let i = 0; i < 4; i++) {
+      record(book, id(i), '2026-09-03', (i + 1) * AMOUNT);
+      await post(workspace, `inv_uncounted_${i}`, id(i), '2026-09-03', (i + 1) * AMOUNT);
+    }
+    // The window kept (every party listed: fewer than the limit).
+    expect(rows(await topParties(sg.db, workspace, 'COP', '2026-09-01', '2026-09-05', 'revenue', 5))).toEqual(expected(book, '2026-09-01', '2026-09-05', 5));
+    // A change of the first listed party on 09-01, the day that leaves next: its intent marked and its
+    // rollups written (with their marks, as applyRollupIntent writes them), then its process dies before
+    // the leaders and the count.
+    const intent = rollupIntent([{ day: '2026-09-01', currency: 'COP', inc: { revenue: 9 * AMOUNT }, customer: { id: id(3), name: `Cliente ${id(3)}`, inc: { revenue: 9 * AMOUNT } } }], new Date(Date.now() - REPAIR_AFTER_MS - 1_000))!;
+    await invoices(sg.db).collection.insertOne({ _id: 'inv_uncounted_dead', workspace, number_key: `uncounted:${workspace}`, pending_rollups: [intent], pending_count: 1 } as never);
+    await markIntent(sg.db, workspace, invoices(sg.db), 'inv_uncounted_dead', intent);
+    for (const [n, delta] of intent.deltas.entries()) {
+      for (const change of rollupChanges(workspace, delta)) {
+        await rollups(sg.db).collection.updateOne({ _id: change._id } as never, { $inc: change.inc, $addToSet: { applied: `${intent.id}#${n}` }, ...(change.set ? { $set: change.set } : {}), $setOnInsert: { workspace, currency: change.currency, grain: change.grain, period: change.period } } as never, { upsert: true });
+      }
+    }
+    record(book, id(3), '2026-09-01', 9 * AMOUNT);
+    // The day changed: 09-01 left the window, so the change is in neither the answer nor its total.
+    const next = ['2026-09-02', '2026-09-06'] as const;
+    expect(rows(await topParties(sg.db, workspace, 'COP', ...next, 'revenue', 5))).toEqual(expected(book, ...next, 5));
+    expect(await repairPendingRollups(sg.db, workspace, [invoices(sg.db)])).toBe(1);
+    expect(rows(await topParties(sg.db, workspace, 'COP', ...next, 'revenue', 5))).toEqual(expected(book, ...next, 5));
+    // And the day after, moved from what was kept.
+    const after = await topParties(sg.db, workspace, 'COP', '2026-09-03', '2026-09-07', 'revenue', 5);
+    expect(rows(after)).toEqual(expected(book, '2026-09-03', '2026-09-07', 5));
+    expect(after.rolled).toBe(1);
+  });
 });
 
 describe('every writer of party totals counts its change (kept answers are never served stale)', () => {

@@ -2,7 +2,7 @@ import { addDays, readByKeys } from '@cuadra/shared';
 import type { Connection } from 'mongoose';
 import { daysOf, monthsBetween } from './calendar.ts';
 import { partyTotals, rangePeriods } from './rollup-reads.ts';
-import { Grain, PARTY_SHARDS, partyShard, partyShardId, rollupId, rollups } from './rollup-store.ts';
+import { Grain, PARTY_SHARDS, partyShard, partyShardId, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 
 /**
  * The leaders of a day's or month's per-party counter (issue 33): what a top-N read
@@ -628,6 +628,15 @@ async function rollForward(db: Connection, workspace: string, currency: string, 
         if (doc.n?.[p] && (s > 0 || !names.has(p))) names.set(p, doc.n[p]);
       }
     }
+    // A change already in the rollups of a day that left but not counted by `seq` (its post in flight,
+    // or dead until its repair) is in these edges but not in `prev`: moved by it, a party's total would
+    // be off by that change, and its count, dated outside the new window, would never correct the kept
+    // answer. So nothing is moved while a change of the workspace is in flight, nor when one was counted
+    // since `seq` was read: its marker is written before its rollups and removed after its count, so an
+    // edge read holding an uncounted change meets either its marker or a later `seq`.
+    if (await pendingChanges(db).exists({ workspace, kind: 'intent' })) return null;
+    const recount = await partyWrites(db).findOne({ _id: partyWritesId(workspace, currency) }, { projection: { seq: 1 } });
+    if ((recount?.seq ?? 0) !== seq) return null;
     const listed = new Map(prev.list.map((r) => [r.id, r]));
     const exact = new Map(changed);
     for (const [p, d] of delta) {
