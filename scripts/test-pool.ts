@@ -20,6 +20,14 @@
  * started again, added gateways stopped) and keeps it for the next file asking for the same
  * settings — a start is ~12 CPU-seconds, and the run is CPU-bound.
  *
+ * A system no file is using is **frozen** (every process SIGSTOPped) and thawed (SIGCONT) when it is
+ * handed out again: a worker's shared system while the worker runs a file with a lent one (or none),
+ * a lent system while it waits for the next file with its settings. An idle system is not free: its
+ * heartbeats, sweeps and pulls took 0.10–0.16 of a core across its eight processes, and the
+ * MongoDB-protocol server answering them 0.03–0.07 more (measured, docs/measurements.md), while a run
+ * keeps one or two systems idle through most of its system files. `CUADRA_TEST_POOL_FREEZE=0` keeps
+ * them running.
+ *
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
@@ -54,7 +62,7 @@ export interface SharedSystemInfo {
 
 /** One timed step of the run, for the summary `npm test` prints at the end. */
 export interface PoolTiming {
-  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium' | 'systems stopped';
+  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium' | 'systems stopped' | 'systems thawed';
   /** The worker (shared systems) or the test file (own systems) it was for. */
   label: string;
   /** How long it took; for `systems stopped`, when (since the pool started). */
@@ -77,6 +85,8 @@ export interface TestPoolOptions {
   chromium: string;
   /** The file each service of a system runs; the product's by default (see `SystemOptions.serviceEntry`). */
   serviceEntry?: (service: string) => string;
+  /** Whether a system no file is using is frozen until it is handed out again (default: unless `CUADRA_TEST_POOL_FREEZE=0`). */
+  freezeIdle?: boolean;
 }
 
 /** The running pool. */
@@ -177,7 +187,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
   };
 
   /** Every process alive and the gateway healthy: the system can be handed to the next file. */
-  const healthy = async ({ system }: Pooled): Promise<boolean> => {
+  const healthyNow = async ({ system }: Pooled): Promise<boolean> => {
     const processes = [system.gateway, ...Object.values(system.subgraphs)];
     if (processes.some((p) => p.child.exitCode !== null || p.child.signalCode !== null)) return false;
     try {
@@ -188,14 +198,50 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       return false;
     }
   };
+  /**
+   * {@link healthyNow}; for a system just thawed, asked again for a few seconds: its timers all fire
+   * at once as it resumes, and one that was waiting on the database when it froze (a heartbeat) may
+   * find its wait over and mark the server down until its next heartbeat finds it (~1 s).
+   */
+  const healthy = async (pooled: Pooled, thawed = false): Promise<boolean> => {
+    for (let attempt = 0; ; attempt++) {
+      if (await healthyNow(pooled)) return true;
+      const alive = [pooled.system.gateway, ...Object.values(pooled.system.subgraphs)].every((p) => p.child.exitCode === null && p.child.signalCode === null);
+      if (!thawed || !alive || attempt >= 10) return false;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  };
+
+  // Systems no file is using, their processes stopped (SIGSTOP) until handed out again.
+  const freezeIdle = opts.freezeIdle ?? process.env.CUADRA_TEST_POOL_FREEZE !== '0';
+  const frozen = new Set<RunningSystem>();
+  let thaws = 0;
+  const processesOf = (system: RunningSystem) => [system.gateway, ...Object.values(system.subgraphs)].map((p) => p.child).filter((c) => c.exitCode === null && c.signalCode === null);
+  const freeze = ({ system }: Pooled): void => {
+    if (!freezeIdle || frozen.has(system)) return;
+    for (const child of processesOf(system)) child.kill('SIGSTOP');
+    frozen.add(system);
+  };
+  /** Resumes a frozen system; answers whether it was frozen. */
+  const thaw = ({ system }: Pooled): boolean => {
+    if (!frozen.delete(system)) return false;
+    for (const child of processesOf(system)) child.kill('SIGCONT');
+    thaws += 1;
+    return true;
+  };
+  /** Stops a system, thawed first: a stopped process holds a SIGTERM until it resumes. */
+  const stopPooled = async (pooled: Pooled): Promise<void> => {
+    thaw(pooled);
+    await pooled.system.stop();
+  };
 
   const handOver = async (worker: string): Promise<Pooled> => {
     const current = byWorker.get(worker);
     if (current) {
       const pooled = await current.catch(() => undefined);
-      if (pooled && (await healthy(pooled))) return pooled;
+      if (pooled && (await healthy(pooled, thaw(pooled)))) return pooled;
       // A system that crashed or cannot answer is not handed on: the next file gets a new one.
-      if (pooled) await pooled.system.stop().catch(() => undefined);
+      if (pooled) await stopPooled(pooled).catch(() => undefined);
     }
     const next = launch(`worker ${worker}`);
     byWorker.set(worker, next);
@@ -207,6 +253,15 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     const answer = (handOvers.get(worker) ?? Promise.resolve()).then(() => handOver(worker));
     handOvers.set(worker, answer.catch(() => undefined));
     return answer;
+  };
+  /** The worker's file is done with its shared system (or took a lent one instead): frozen until its next file asks. */
+  const letGo = (worker: string): Promise<void> => {
+    const done = (handOvers.get(worker) ?? Promise.resolve()).then(async () => {
+      const pooled = await byWorker.get(worker)?.catch(() => undefined);
+      if (pooled) freeze(pooled);
+    });
+    handOvers.set(worker, done.catch(() => undefined));
+    return done;
   };
 
   // Systems of a file's own (it kills, restarts or adds processes, or runs other settings): lent to
@@ -260,19 +315,21 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       if (path.resolve(body.root) !== path.resolve(opts.repoRoot)) return { refused: `this run's shared systems run the code of ${opts.repoRoot}` };
       return infoOf(await systemFor(String(body.worker)));
     },
-    async exclusive(body: { root: string; env: Record<string, string>; file: string }): Promise<ExclusiveSystemInfo | { refused: string }> {
+    async exclusive(body: { root: string; env: Record<string, string>; file: string; worker?: string }): Promise<ExclusiveSystemInfo | { refused: string }> {
       if (path.resolve(body.root) !== path.resolve(opts.repoRoot)) return { refused: `this run's systems run the code of ${opts.repoRoot}` };
+      // The worker's shared system waits, frozen, while its file runs on the lent one.
+      if (body.worker !== undefined) await letGo(String(body.worker));
       const key = settingsKey(body.env);
       let own: Exclusive | undefined;
       for (let i = idle.findIndex((o) => o.key === key); i >= 0; i = idle.findIndex((o) => o.key === key)) {
         const [candidate] = idle.splice(i, 1);
         const started = performance.now();
-        if (await candidate.restored) {
+        if ((await candidate.restored) && (await healthy(candidate.pooled, thaw(candidate.pooled)))) {
           timings.push({ kind: 'own system, lent again', label: body.file, ms: performance.now() - started });
           own = candidate;
           break;
         }
-        await candidate.pooled.system.stop().catch(() => undefined);
+        await stopPooled(candidate.pooled).catch(() => undefined);
       }
       own ??= { key, pooled: await launch(body.file, 'own system', body.env), addedGateways: [], restored: Promise.resolve(true) };
       const lease = `lease_${++leases}`;
@@ -300,11 +357,15 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       // Settings no other file asks for, or a spare for each worker already waiting: stopped (in the
       // background), not kept idle beside the busy ones.
       if (!body.keep || idle.filter((o) => o.key === own.key).length >= SPARES_PER_SETTINGS) {
-        void own.pooled.system.stop().catch(() => undefined);
+        void stopPooled(own.pooled).catch(() => undefined);
         return {};
       }
-      // Put right in the background: the next file with these settings waits for it, this one does not.
-      own.restored = restore(own);
+      // Put right in the background, then frozen until the next file with these settings asks: that
+      // file waits for it, this one does not.
+      own.restored = restore(own).then((ok) => {
+        if (ok) freeze(own.pooled);
+        return ok;
+      });
       idle.push(own);
       return {};
     },
@@ -316,8 +377,14 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       const idleSystems = [...byWorker.values(), ...idle.splice(0).map((o) => o.restored.then(() => o.pooled, () => o.pooled))];
       byWorker.clear();
       timings.push({ kind: 'systems stopped', label: `${idleSystems.length} idle after the last system test file`, ms: performance.now() - created });
-      void Promise.allSettled(idleSystems).then((all) => Promise.all(all.map((s) => (s.status === 'fulfilled' ? s.value.system.stop().catch(() => undefined) : undefined))));
+      if (freezeIdle) timings.push({ kind: 'systems thawed', label: `${thaws} hand-overs of a frozen system`, ms: performance.now() - created });
+      void Promise.allSettled(idleSystems).then((all) => Promise.all(all.map((s) => (s.status === 'fulfilled' ? stopPooled(s.value).catch(() => undefined) : undefined))));
       return { stopped: idleSystems.length };
+    },
+    // A file's shared system let go (test/helpers/system.ts, `stop()`): frozen until the worker's next file asks.
+    async 'system/release'(body: { worker: string }) {
+      await letGo(String(body.worker));
+      return {};
     },
     // An OTLP/HTTP (JSON) trace receiver for the lent systems (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` in
     // test/helpers/system.ts's OWN_SYSTEM_SETTINGS): its URL is fixed for the run, so it can be one of
@@ -393,7 +460,7 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       server.close();
       const systems = await Promise.allSettled(everyStart);
       await Promise.all([
-        ...systems.map((s) => (s.status === 'fulfilled' ? s.value.system.stop() : undefined)),
+        ...systems.map((s) => (s.status === 'fulfilled' ? stopPooled(s.value) : undefined)),
         validator?.then((v) => v.stop(), () => undefined),
         browser?.then((b) => b.close(), () => undefined),
       ]);

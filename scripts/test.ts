@@ -73,6 +73,7 @@ function printDurations(poolTimings: PoolTiming[]): void {
   const lines = ['', '[test] where the time went'];
   for (const p of phases) lines.push(`  ${p.name.padEnd(40)} ${seconds(p.ms).padStart(9)}${p.note ? `  ${p.note}` : ''}`);
   for (const stopped of poolTimings.filter((t) => t.kind === 'systems stopped')) lines.push(`  ${'systems stopped'.padEnd(40)} ${seconds(stopped.ms).padStart(9)}  into the run: ${stopped.label}`);
+  for (const thawed of poolTimings.filter((t) => t.kind === 'systems thawed')) lines.push(`  ${'idle systems frozen, thawed'.padEnd(40)} ${seconds(thawed.ms).padStart(9)}  into the run: ${thawed.label}`);
   for (const kind of ['shared system', 'own system', 'own system, lent again', 'Peppol validator', 'Chromium'] as const) {
     const of = poolTimings.filter((t) => t.kind === kind);
     if (of.length === 0) continue;

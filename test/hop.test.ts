@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { ASSERTION_HEADER, signAssertion, type Principal } from '@cuadra/shared';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
 // The hop between the gateway and a subgraph (issues 32, 33): the subgraph's POST /invoke answers
@@ -16,6 +16,9 @@ beforeAll(async () => {
   const ws = await sys.workspace('Salto SAS');
   workspace = ws.workspace_id;
   ownerKey = ws.api_key;
+});
+afterAll(async () => {
+  await sys?.stop();
 });
 
 /**

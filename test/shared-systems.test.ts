@@ -1,7 +1,7 @@
 // The systems test files share (issue 33): one per vitest worker, handed by the run's test pool
 // (scripts/test-pool.ts) to each file in turn; each file speaks from a loopback address of its own;
 // nothing a file can do to the processes reaches the other files; a system that died is replaced.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:http';
@@ -204,5 +204,47 @@ describe('the systems once the last system test file has ended', () => {
     expect(late.gatewayUrl).not.toBe(shared.gatewayUrl);
     expect((await fetch(`${late.gatewayUrl}/healthz`)).status).toBe(200);
     pids.push(late.gateway.pid);
+  }), 60_000);
+});
+
+/** A process's state letter from /proc (`T`: stopped by a signal, as a frozen system's processes are). */
+function processState(pid: number): string {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
+}
+
+describe('a system no file is using', () => {
+  it('is frozen (its processes stopped) until it is handed out again, then answers as before: a shared one once its file lets go or its worker takes a lent one, a lent one once it is put right', () => inPoolOfThisTest(async (pool, pids) => {
+    const processesOf = (s: SharedSystemInfo) => [s.gateway.pid, ...Object.values(s.subgraphs).map((p) => p.pid)];
+    const states = (s: SharedSystemInfo) => [...new Set(processesOf(s).map(processState))];
+    const shared = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    pids.push(...processesOf(shared));
+    expect(states(shared)).not.toContain('T');
+    // The file lets go (test/helpers/system.ts `stop()`): every process of the system stops.
+    await askTestPool('system/release', { worker: 'w' }, pool.url);
+    // (A signal reaches a process running on the other core a moment later.)
+    const frozen = (s: SharedSystemInfo) => vi.waitFor(() => expect(states(s)).toEqual(['T']), { timeout: 20_000, interval: 50 });
+    await frozen(shared);
+    // The worker's next file: the same system, running and healthy.
+    const again = await askTestPool<SharedSystemInfo>('system', { worker: 'w', root: repoRoot }, pool.url);
+    expect(again.gatewayUrl).toBe(shared.gatewayUrl);
+    expect(states(shared)).not.toContain('T');
+    expect((await fetch(`${again.gatewayUrl}/healthz`)).status).toBe(200);
+
+    // The worker's next file takes a lent system: the shared one waits frozen, the lent one runs.
+    const lent = await askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file: 'crash.test.ts', worker: 'w' }, pool.url);
+    pids.push(...processesOf(lent));
+    await frozen(shared);
+    expect(states(lent)).not.toContain('T');
+    // Given back: put right, then frozen until the next file with these settings.
+    await askTestPool('exclusive/release', { lease: lent.lease, keep: true }, pool.url);
+    await frozen(lent);
+    const lentAgain = await askTestPool<ExclusiveSystemInfo>('exclusive', { root: repoRoot, env: OWN_SYSTEM_SETTINGS, file: 'crash-next.test.ts', worker: 'w' }, pool.url);
+    expect(lentAgain.gatewayUrl).toBe(lent.gatewayUrl);
+    expect(states(lent)).not.toContain('T');
+    expect((await fetch(`${lentAgain.gatewayUrl}/healthz`)).status).toBe(200);
+    await askTestPool('exclusive/release', { lease: lentAgain.lease, keep: true }, pool.url);
+    await frozen(lent);
+    // Frozen systems are stopped with the pool all the same (inPoolOfThisTest: no process left).
+    expect(pool.timings().map((t) => t.kind)).toEqual(['shared system', 'own system', 'own system, lent again']);
   }), 60_000);
 });

@@ -194,7 +194,7 @@ export async function startTestSystem(label: string, env: Record<string, string>
     // Kills, restarts or other settings on this run's servers: a system the pool lends to this file
     // alone, and keeps for the next file with the same settings once this one lets go.
     const file = path.relative(process.cwd(), expect.getState().testPath ?? label);
-    const own = await askTestPool<ExclusiveSystemInfo | { refused: string }>('exclusive', { root: repoRoot, env, file });
+    const own = await askTestPool<ExclusiveSystemInfo | { refused: string }>('exclusive', { root: repoRoot, env, file, worker: process.env.VITEST_POOL_ID ?? '1' });
     // Kept for the next file when these are the settings such files share.
     if (!('refused' in own)) return lentSystem(own, mongoUrl, redisUrl, isDeepStrictEqual(env, OWN_SYSTEM_SETTINGS), options.gatewayEnv);
   }
@@ -283,8 +283,10 @@ async function sharedSystem(info: SharedSystemInfo, mongoUrl: string, redisUrl: 
     killSubgraph: refuse('Killing a subgraph'),
     restartSubgraph: refuse('Restarting a subgraph'),
     startAnotherGateway: refuse('Another gateway'),
-    // The pool stops the processes when the run ends.
-    stop: async () => undefined,
+    // The pool freezes the system until the worker's next file asks for it, and stops it when the run ends.
+    stop: async () => {
+      await askTestPool('system/release', { worker: process.env.VITEST_POOL_ID ?? '1' });
+    },
   };
   return testSystem(running, info.dbPrefix, mongoUrl, redisUrl, true);
 }
