@@ -1,5 +1,5 @@
 import { operationsMaintenance, REPAIR_AFTER_MS, type MaintenanceHook } from '@cuadra/shared';
-import { bookingOperation, withdrawRentalId } from './booking.ts';
+import { bookingOperation, expireTombstones, withdrawRentalId } from './booking.ts';
 import { rentalCalendars } from './model.ts';
 
 /** Most calendars one sweep pass looks at. */
@@ -8,8 +8,8 @@ const BATCH = 50;
 /** The bookings' markers: done ones removed after an hour, stale ones finished or their ids withdrawn (booking.ts). */
 const bookings = operationsMaintenance([bookingOperation]);
 
-/** The sweep's share of rentals: the bookings' markers, then the holds no booking confirmed. */
-export const rentalsMaintenance: MaintenanceHook = async (ctx) => (await bookings(ctx)) + (await releaseDeadHolds(ctx));
+/** The sweep's share of rentals: the bookings' markers, the holds no booking confirmed, the tombstones no insert can meet any more. */
+export const rentalsMaintenance: MaintenanceHook = async (ctx) => (await bookings(ctx)) + (await releaseDeadHolds(ctx)) + (await expireTombstones(ctx));
 
 /**
  * The holds no booking confirmed: a hold a booking took and never confirmed (the process died
