@@ -17,7 +17,7 @@ export const rentalsMaintenance: MaintenanceHook = async (ctx) => (await booking
  * never leaves a resource blocked by a rental that is not there.
  *
  * Before releasing, the pass withdraws the rental's id: it stores a tombstone under it (one insert,
- * {@link withdrawnRental}), so the dead attempt's insert, if the store applies it only now, is
+ * withdrawRentalId, booking.ts), so the dead attempt's insert, if the store applies it only now, is
  * refused on `_id` instead of leaving a `reserved` rental with no hold (an overlapping booking of
  * the same resource would then be accepted: a double booking). The insert is the decision: it
  * fails as a duplicate exactly when the rental landed first, and then the hold is confirmed for it.
