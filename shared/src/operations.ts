@@ -101,6 +101,15 @@ export interface OperationKind<T> {
    * way: a marker whose record is not found at recovery is dropped.
    */
   withdraw?(ctx: OperationContext, record: T, marker: OperationDoc): Promise<'withdrawn' | 'taken' | 'kept'>;
+  /**
+   * For a kind whose record must never land after its call was settled (a rental's id, whose hold
+   * the sweep releases): when the runner does not find the record, it withdraws the record's id for
+   * good instead of watching for it — one write that a late insert then collides with (a tombstone
+   * under the id). The write is the decision: true when the id is withdrawn (now or before: the
+   * marker goes), false when the record stands under it after all (landed just now: the operation is
+   * finished with it and the call answered from it).
+   */
+  withdrawId?(ctx: OperationContext, id: string): Promise<boolean>;
 }
 
 /** A marker of an older store, as stored (its fields vary by store). */
@@ -226,13 +235,23 @@ export async function finishStaleOperations(db: Connection, ofKinds: readonly Op
 /**
  * Finishes an operation from its marker: its record read again and every step run (the ones done
  * change nothing). A marker whose record is not in the store, or of a kind this process does not
- * know, is answered null (the first is dropped, or watched for its record landing late).
+ * know, is answered null (the first is dropped, watched for its record landing late, or — a kind
+ * that withdraws ids ({@link OperationKind.withdrawId}) — dropped once its id is withdrawn).
  */
 export async function finishOperation(db: Connection, marker: OperationDoc, now = new Date()): Promise<unknown> {
   const kind = kinds.get(marker.kind);
   if (!kind) return null;
   const ctx = { db, workspace: marker.workspace, now };
-  const record = await kind.load(ctx, marker.record);
+  let record = await kind.load(ctx, marker.record);
+  if (record === null && kind.withdrawId) {
+    // Withdrawn, the record can never land: nothing to watch, the marker goes. Refused, the record
+    // stands under its id (it landed just now): finished below like any other.
+    if (await kind.withdrawId(ctx, marker.record)) {
+      await markers(db).deleteOne({ _id: marker._id });
+      return null;
+    }
+    record = await kind.load(ctx, marker.record);
+  }
   if (record === null) {
     // Its call died before its record reached the store — or the record is still on its way (a dead
     // process's last insert the store applies late). Two passes of the sweep meet such a marker:

@@ -64,6 +64,35 @@ describe('a keyed assets.create whose insert lands after its dead attempt was se
   });
 });
 
+describe('a keyed assets.create whose insert lands after recovery and whose caller never retries', () => {
+  it('the asset is finished by the sweep: active, one acquisition entry, no marker left; a later retry answers it', async () => {
+    const owner = workspace();
+    const held = await killed(owner, input, 'asset-3');
+    // Recovery found no asset and dropped the acquisition's marker; the dead attempt's insert lands now.
+    expect(await sg.db.collection('operations').countDocuments({ workspace: owner.workspace, kind: 'asset_acquisition' })).toBe(0);
+    expect(await held.land()).toBe('stored');
+    const [landed] = await assetsOf(owner);
+    expect(landed.status).toBe('recording');
+    // A `recording` asset always has a marker: the sweep adopts one for it and, past the lease, runs the steps.
+    await sg.db.collection('fixed_assets').updateOne({ _id: landed._id }, { $set: { updated_at: new Date(Date.now() - 10 * 60_000) } });
+    await sg.sweep();
+    expect((await assetsOf(owner)).map((a) => [a._id, a.status])).toEqual([[landed._id, 'active']]);
+    const entries = await acquisitionsOf(owner);
+    expect(entries.map((e) => [e._id, e.source.id])).toEqual([[`je_acq_${landed._id}`, landed._id]]);
+    expect((await sg.db.collection('operations').find({ workspace: owner.workspace, kind: 'asset_acquisition' }).toArray()).map((m) => m.status)).toEqual(['done']);
+    // Another pass changes nothing.
+    await sg.sweep();
+    expect(await acquisitionsOf(owner)).toHaveLength(1);
+    // The key, handed back by recovery, now runs the call again: the same asset, not a second.
+    const retry = await sg.call('assets.create', input, owner, { idempotencyKey: 'asset-3' });
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    expect(retry.output.asset).toMatchObject({ id: landed._id, status: 'active' });
+    expect((await assetsOf(owner)).map((a) => a._id)).toEqual([landed._id]);
+    expect(await acquisitionsOf(owner)).toHaveLength(1);
+    expect((await sg.output('assets.list', {}, owner)).rows.map((r: { id: string }) => r.id)).toEqual([landed._id]);
+  });
+});
+
 describe('an approved assets.create run again after its first attempt died inside its insert', () => {
   it('the late insert lands between recovery and the rerun: the rerun finishes that asset, the approval executed with it', async () => {
     const owner = workspace();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killedAndSettled, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { ageDeadAttempt, holdNextInsert, killedAndSettled, startTestSubgraph, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import type { Principal } from '@cuadra/shared';
 import { createServer, name } from '../../src/server.ts';
 import { hirer } from '../support.ts';
@@ -117,5 +117,84 @@ describe('a keyed payroll.run whose insert lands after its dead attempt was sett
     expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
     expect(await held.land()).toBe('duplicate');
     expect((await storedIn('payroll_runs', owner)).map((r) => r._id)).toEqual([retry.output.run.id]);
+  });
+});
+
+// computeAndStore's catch path (payroll.run): the run's insert refused or failed after the call
+// checked the period. Each write is the one document of the run (payslips inside), so a failure
+// leaves a whole run or none; what is checked is the answer the call then gives, and the next one.
+describe('a payroll.run whose insert fails after its checks passed', () => {
+  /** Lets `land` reach the store just before the next insert into payroll_runs goes: between the call's checks and its insert. */
+  function landBeforeNextRunInsert(land: () => Promise<'stored' | 'duplicate'>): () => 'stored' | 'duplicate' | undefined {
+    const coll = payroll.db.collection('payroll_runs') as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const insertOne = coll.insertOne;
+    let landed: 'stored' | 'duplicate' | undefined;
+    coll.insertOne = async function (this: unknown, ...args: unknown[]) {
+      delete (coll as Record<string, unknown>).insertOne;
+      landed = await land();
+      return insertOne.apply(this, args);
+    };
+    return () => landed;
+  }
+  const runsListed = async (owner: Principal) => (await payroll.graphql('query($q: JSON!) { payrollRecords(query: $q) }', { q: { source: 'payroll_runs' } }, owner)).body.data.payrollRecords;
+
+  it('the dead attempt\'s run lands between the retry\'s check and its insert: the retry answers that run (200); one run, counted once', async () => {
+    const owner = testPrincipal();
+    const e = await hire(owner);
+    const held = await killed(owner, 'payroll.run', 'payroll_runs', { month: '2026-04' }, 'run-4');
+    const landed = landBeforeNextRunInsert(() => held.land());
+    const retry = await payroll.call('payroll.run', { month: '2026-04' }, owner, { idempotencyKey: 'run-4' });
+    expect(landed()).toBe('stored');
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    const runs = await storedIn('payroll_runs', owner);
+    expect(runs.map((r) => [r._id, r.status])).toEqual([[retry.output.run.id, 'computed']]);
+    expect(retry.output.payslips.map((p: { employee_id: string }) => p.employee_id)).toEqual([e.id]);
+    expect(retry.output.run.totals).toEqual(runs[0].totals);
+    // The retry's refused insert gave its position back: the list counts the one run.
+    const listed = await runsListed(owner);
+    expect(listed.rows.map((r: { id: string }) => r.id)).toEqual([retry.output.run.id]);
+    expect(listed.total).toBe(1);
+    // Its key now replays that answer.
+    expect(await payroll.call('payroll.run', { month: '2026-04' }, owner, { idempotencyKey: 'run-4' })).toMatchObject({ ok: true, replayed: true, output: { run: { id: retry.output.run.id } } });
+  });
+
+  it('another call\'s run lands between this call\'s check and its insert: answered conflict (the period has that run), which that call\'s key answers', async () => {
+    const owner = testPrincipal();
+    await hire(owner);
+    const held = await killed(owner, 'payroll.run', 'payroll_runs', { month: '2026-05' }, 'run-5');
+    const landed = landBeforeNextRunInsert(() => held.land());
+    const other = await payroll.call('payroll.run', { month: '2026-05' }, owner, { idempotencyKey: 'run-6' });
+    expect(landed()).toBe('stored');
+    expect(other).toMatchObject({ ok: false, code: 'conflict' });
+    const runs = await storedIn('payroll_runs', owner);
+    expect(runs).toHaveLength(1);
+    const retry = await payroll.call('payroll.run', { month: '2026-05' }, owner, { idempotencyKey: 'run-5' });
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    expect(retry.output.run.id).toBe(runs[0]._id);
+    expect((await runsListed(owner)).rows.map((r: { id: string }) => r.id)).toEqual([runs[0]._id]);
+  });
+
+  it('the retry itself dies inside its insert: no run is stored, nothing half-kept; the next retry computes the period, one true run', async () => {
+    const owner = testPrincipal();
+    const e = await hire(owner);
+    const first = await killed(owner, 'payroll.run', 'payroll_runs', { month: '2026-06' }, 'run-7');
+    const second = holdNextInsert(payroll, 'payroll_runs', owner.workspace);
+    expect(await payroll.call('payroll.run', { month: '2026-06' }, owner, { idempotencyKey: 'run-7' })).toMatchObject({ ok: false, code: 'outcome_unknown' });
+    await second.reached;
+    expect(await storedIn('payroll_runs', owner)).toEqual([]);
+    expect((await runsListed(owner)).rows).toEqual([]);
+    await ageDeadAttempt(payroll, owner.workspace, 'payroll.run');
+    await payroll.sweep();
+    const retry = await payroll.call('payroll.run', { month: '2026-06' }, owner, { idempotencyKey: 'run-7' });
+    expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+    expect(retry.output.payslips.map((p: { employee_id: string }) => p.employee_id)).toEqual([e.id]);
+    const runs = await storedIn('payroll_runs', owner);
+    expect(runs.map((r) => [r._id, r.status])).toEqual([[retry.output.run.id, 'computed']]);
+    expect(runs[0].payslips).toHaveLength(1);
+    expect(retry.output.run.totals).toEqual(runs[0].totals);
+    // Both dead attempts' inserts carry the call's one id: landing late, each is refused.
+    expect(await first.land()).toBe('duplicate');
+    expect(await second.land()).toBe('duplicate');
+    expect(await storedIn('payroll_runs', owner)).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { defineModule } from '@cuadra/shared';
 import { rentalsMaintenance } from './maintenance.ts';
-import { rentalCalendars, rentals } from './model.ts';
+import { rentalCalendars, rentals, rentalWithdrawals } from './model.ts';
 import { RENTAL_SOURCES } from './ops.ts';
 import { rentalsSource } from './sources.ts';
 import { availability } from './tools/availability.ts';
@@ -20,7 +20,7 @@ import { returnRental } from './tools/return.ts';
 export const rentalsModule = defineModule({
   name: 'rentals',
   tools: [create, availability, deliver, returnRental, cancel, invoice, get, list],
-  models: [rentals, rentalCalendars],
+  models: [rentals, rentalCalendars, rentalWithdrawals],
   listed: [{ model: rentals }],
   reads: { sources: { rentals: rentalsSource } },
   journalSources: Object.values(RENTAL_SOURCES),

@@ -1,28 +1,35 @@
-import { REPAIR_AFTER_MS, type MaintenanceHook } from '@cuadra/shared';
-import { rentalCalendars, rentals, withdrawnRental } from './model.ts';
+import { operationsMaintenance, REPAIR_AFTER_MS, type MaintenanceHook } from '@cuadra/shared';
+import { bookingOperation, expireTombstones, withdrawRentalId } from './booking.ts';
+import { rentalCalendars } from './model.ts';
 
 /** Most calendars one sweep pass looks at. */
 const BATCH = 50;
 
+/** The bookings' markers: done ones removed after an hour, stale ones finished or their ids withdrawn (booking.ts). */
+const bookings = operationsMaintenance([bookingOperation]);
+
+/** The sweep's share of rentals: the bookings' markers, the holds no booking confirmed, the tombstones no insert can meet any more. */
+export const rentalsMaintenance: MaintenanceHook = async (ctx) => (await bookings(ctx)) + (await releaseDeadHolds(ctx)) + (await expireTombstones(ctx));
+
 /**
- * The sweep's share of rentals: a hold a booking took and never confirmed (the process died
+ * The holds no booking confirmed: a hold a booking took and never confirmed (the process died
  * before the rental was written) is confirmed when its rental exists, else released — so a crash
  * never leaves a resource blocked by a rental that is not there.
  *
  * Before releasing, the pass withdraws the rental's id: it stores a tombstone under it (one insert,
- * {@link withdrawnRental}), so the dead attempt's insert, if the store applies it only now, is
+ * withdrawRentalId, booking.ts), so the dead attempt's insert, if the store applies it only now, is
  * refused on `_id` instead of leaving a `reserved` rental with no hold (an overlapping booking of
  * the same resource would then be accepted: a double booking). The insert is the decision: it
  * fails as a duplicate exactly when the rental landed first, and then the hold is confirmed for it.
  */
-export const rentalsMaintenance: MaintenanceHook = async (ctx) => {
+const releaseDeadHolds: MaintenanceHook = async (ctx) => {
   const cutoff = new Date(ctx.now.getTime() - REPAIR_AFTER_MS);
   const calendars = await rentalCalendars(ctx.db).find({ holds: { $elemMatch: { confirmed: false, at: { $lt: cutoff } } } }).limit(BATCH).lean();
   let repaired = 0;
   for (const cal of calendars) {
     for (const h of cal.holds) {
       if (h.confirmed || new Date(h.at) >= cutoff) continue;
-      const exists = !(await withdrawRentalId(ctx.db, cal.workspace, h.rental_id, ctx.now));
+      const exists = !(await withdrawRentalId(ctx, cal.workspace, h.rental_id));
       await rentalCalendars(ctx.db).updateOne(
         { _id: cal._id, 'holds.rental_id': h.rental_id },
         exists ? { $set: { 'holds.$.confirmed': true }, $inc: { rev: 1 } } : { $pull: { holds: { rental_id: h.rental_id } }, $inc: { rev: 1 } },
@@ -33,16 +40,3 @@ export const rentalsMaintenance: MaintenanceHook = async (ctx) => {
   return repaired;
 };
 
-/**
- * Stores the tombstone of a rental id whose booking never wrote its rental; true when the id is
- * withdrawn (now, or by an earlier pass), false when the rental itself is stored under it.
- */
-async function withdrawRentalId(db: Parameters<typeof rentals>[0], workspace: string, rentalId: string, now: Date): Promise<boolean> {
-  try {
-    await rentals(db).collection.insertOne(withdrawnRental(workspace, rentalId, now) as never);
-    return true;
-  } catch (err) {
-    if ((err as { code?: number }).code !== 11000) throw err;
-    return !(await rentals(db).exists({ _id: rentalId, workspace }));
-  }
-}

@@ -135,7 +135,35 @@ export function rentals(db: Connection): Model<RentalDoc> {
  * lifecycle tools) ever sees it.
  */
 export function withdrawnRental(workspace: string, rentalId: string, at: Date): { _id: string; workspace: string; withdrawn_at: Date } {
-  return { _id: rentalId, workspace: `withdrawn:${workspace}`, withdrawn_at: at };
+  return { _id: rentalId, workspace: withdrawnWorkspace(workspace), withdrawn_at: at };
+}
+
+/** The `workspace` a tombstone of this workspace's rentals carries: never a workspace's own (no reader filters on it). */
+export function withdrawnWorkspace(workspace: string): string {
+  return `withdrawn:${workspace}`;
+}
+
+/**
+ * When a rental id was withdrawn: one document per tombstone, written before it, so the sweep finds
+ * the tombstones to remove once no insert under their id can land any more (booking.ts,
+ * TOMBSTONE_KEPT_MS) by reading this small collection — what a crash left in the last hour — never
+ * by scanning `rentals`.
+ */
+export interface RentalWithdrawalDoc {
+  /** The withdrawn rental id (the tombstone's `_id`). */
+  _id: string;
+  workspace: string;
+  at: Date;
+}
+
+const withdrawalSchema = new Schema<RentalWithdrawalDoc>(
+  { _id: { type: String, required: true }, workspace: { type: String, required: true }, at: { type: Date, required: true } },
+  { versionKey: false },
+);
+
+/** The rental withdrawals collection. */
+export function rentalWithdrawals(db: Connection): Model<RentalWithdrawalDoc> {
+  return modelOn<RentalWithdrawalDoc>(db, 'RentalWithdrawal', withdrawalSchema, 'rental_withdrawals');
 }
 
 /**

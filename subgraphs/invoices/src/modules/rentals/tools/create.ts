@@ -1,11 +1,12 @@
-import { createPositioned, CuadraError, defineTool, newId, recordOutput, type ToolContext } from '@cuadra/shared';
+import { beginOperation, createPositioned, CuadraError, defineTool, dropOperation, newId, recordOutput, runOperation, type ToolContext } from '@cuadra/shared';
 import { postableAccount } from '../../../accounting/chart.ts';
 import { buyerFromCrm } from '../../items/document-lines.ts';
 import { workspaceCurrency } from '../../../lib/settings.ts';
 import { assets } from '../../assets/model.ts';
 import { items } from '../../items/model.ts';
 import { RENTAL_UNITS, RENTAL_VIEW_SCHEMA, rentals, rentalView, type RentalDoc, type RentedResource } from '../model.ts';
-import { claimHold, confirmHold, releaseHold, rentalPeriods } from '../ops.ts';
+import { bookingOperation } from '../booking.ts';
+import { claimHold, releaseHold, rentalPeriods } from '../ops.ts';
 
 /** The input fields naming what is rented. */
 export const RESOURCE_FIELDS = {
@@ -35,7 +36,8 @@ function instant(value: string, field: string): string {
 
 /**
  * Books a rental: the resource's hold first (no two rentals of it overlap, whatever races), then
- * the rental itself; a rental that cannot be written releases its hold.
+ * the rental itself, as the durable operation {@link bookingOperation} (its marker, the rental, the
+ * hold confirmed); a rental refused because the sweep withdrew its id releases its hold.
  */
 export const create = defineTool({
   name: 'rentals.create',
@@ -71,15 +73,19 @@ export const create = defineTool({
       delivery: null, return: null, post: input.post ?? false, search_lc: `${resource.name} ${customer.name}`.toLowerCase(), rev: 0, created_at: ctx.now, updated_at: ctx.now,
     };
     await claimHold(ctx, resource, id, start, end);
+    // Begun once the hold is taken: a kill after it is answered from the rental if it landed, else its id is withdrawn (booking.ts).
+    await beginOperation(ctx, bookingOperation, id);
     try {
       await createPositioned(rentals(ctx.db), doc);
     } catch (err) {
+      // Any other failure may have stored the rental (its answer lost): the hold stays for recovery, which confirms or withdraws it.
+      if ((err as { code?: number }).code !== 11000) throw err;
+      // The sweep took this booking for dead (its hold unconfirmed past the repair delay) and withdrew its id (booking.ts).
       await releaseHold(ctx.db, ctx.workspace, resource, id);
-      // The sweep took this booking for dead (its hold unconfirmed past the repair delay) and withdrew its id (maintenance.ts).
-      if ((err as { code?: number }).code === 11000) throw new CuadraError('conflict', `The booking of ${resource.name} took too long and its hold was released; nothing was booked. Try again.`);
-      throw err;
+      await dropOperation(ctx, bookingOperation, id);
+      throw new CuadraError('conflict', `The booking of ${resource.name} took too long and its hold was released; nothing was booked. Try again.`);
     }
-    await confirmHold(ctx, resource, id);
+    await runOperation(ctx, bookingOperation, doc, id);
     return { rental: rentalView(doc) };
   },
 });
