@@ -20,11 +20,12 @@ import vm from 'node:vm';
  * trims once and then waits for another `growthMb`.
  *
  * A process that is never idle trims too, once its RSS is `busyGrowthMb` above that floor, at most
- * once per `busyEveryMs` (mem13). Measured at 100,000 invoices: after a bulk load the invoices
- * service's sweep notes every invoice already past due (~15,000 `invoice.overdue` events, 10–20 a
- * second for many minutes: modules/invoices/overdue.ts), which keeps its loop 10–20 % busy with no
- * caller waiting; it grew +56 / +90 MB through the reads beside it and gave none of it back, for no
- * interval was ever idle. The price of a busy trim is one pause of the collection (~110 ms with a
+ * once per `busyEveryMs` (mem13). After a bulk load the invoices service's sweep notes every
+ * invoice and bill already past due (modules/invoices/overdue.ts; 7,143 events at 50,000 invoices,
+ * 10–20 a second, the process at 10–17 % of a core with no caller waiting; at 100,000 some 19,000,
+ * for longer than the scale bench's reads): in scale12's 100,000 runs invoices grew +56 / +90 MB
+ * through the reads beside it, still allocating in the rest after them, and gave none of it back, for
+ * no interval was idle. The price of a busy trim is one pause of the collection (~110 ms with a
  * 100 MB live heap, mem12) for whatever runs then, at most once per `busyEveryMs` and only after
  * that much growth — against growth that otherwise stays for as long as the work does.
  *

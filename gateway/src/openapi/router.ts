@@ -6,15 +6,15 @@ import { apiCatalogLink } from '../discovery/linkset.ts';
 
 /**
  * `GET /openapi.json`: built once from the catalog the gateway serves (it changes only with a new
- * build), and kept gzipped — the document is ~3.5 MB of JSON, a string the gateway's heap held for
- * its whole life (mem13: the largest single string in its heap after the module sources); gzipped
- * it is a tenth of that. A client that accepts gzip (every browser, fetch, curl --compressed) gets
+ * build), and kept gzipped (mem13): the document is 1.8 million characters of JSON, a two-byte
+ * string of 3.6 MB that the gateway's heap held for its whole life; gzipped it is 130 KB outside
+ * the heap (42 ms at start). A client that accepts gzip (browsers, fetch, curl --compressed) gets
  * those bytes as they are; one that does not gets them inflated for its request.
  */
 export function openApiRouter(deps: { catalog: Catalog; publicUrl: string }): Router {
   const router = Router();
   const tools = deps.catalog.entries.map(({ subgraph: _s, max_input_bytes: _m, ...pub }) => pub);
-  const gzipped = gzipSync(JSON.stringify(openApiDocument(tools, deps.publicUrl)), { level: 9 });
+  const gzipped = gzipSync(JSON.stringify(openApiDocument(tools, deps.publicUrl)));
   router.get('/openapi.json', (req, res) => {
     // Public description: any page (API explorers, assistants' tooling) may read it.
     res.setHeader('Access-Control-Allow-Origin', '*');
