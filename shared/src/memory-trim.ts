@@ -22,10 +22,9 @@ import vm from 'node:vm';
  * A process that is never idle trims too, once its RSS is `busyGrowthMb` above that floor, at most
  * once per `busyEveryMs` (mem13). After a bulk load the invoices service's sweep notes every
  * invoice and bill already past due (modules/invoices/overdue.ts; 7,143 events at 50,000 invoices,
- * 10–20 a second, the process at 10–17 % of a core with no caller waiting; at 100,000 some 19,000,
- * for longer than the scale bench's reads): in scale12's 100,000 runs invoices grew +56 / +90 MB
- * through the reads beside it, still allocating in the rest after them, and gave none of it back, for
- * no interval was idle. The price of a busy trim is one pause of the collection (~110 ms with a
+ * 10–20 a second, the process at 10–17 % of a core with no caller waiting): in scale12's 100,000
+ * runs the reads began beside it, and invoices grew +56 / +90 MB, still allocating in the rest after
+ * them, and gave none of it back, for no interval was idle. The price of a busy trim is one pause of the collection (~110 ms with a
  * 100 MB live heap, mem12) for whatever runs then, at most once per `busyEveryMs` and only after
  * that much growth — against growth that otherwise stays for as long as the work does.
  *
