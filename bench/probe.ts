@@ -7,6 +7,8 @@ export interface ProbeWindow {
   name: string; pid: number; window: number; wall_ms: number; cpu_us: number;
   mongo: Record<string, number>; redisCommands: Record<string, number>; redisRoundTrips: number;
   memory: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers?: number; newSpace?: number; heapPeak?: number; heapLimit?: number };
+  /** The service's last idle-trim collections (shared/src/memory-trim.ts). */
+  trims?: { at: number; before: number; after: number; ms: number; busy: boolean }[];
 }
 
 /** One probed process: `cut()` ends the current window and answers its figures. */

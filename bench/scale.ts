@@ -182,16 +182,23 @@ await startAll(kept?.reuse);
  */
 /** Where each service's resident memory is at each reading (bench/native-memory.ts). */
 const where: Record<string, string>[] = [];
+/** When memory was last read (ms): each reading lists the trims since the one before. */
+let lastReadingAt = 0;
 async function rss(live = false): Promise<Record<string, string>> {
   const pids: Record<string, number> = { ...services, mongo: mongo.pid };
-  const heaps = live ? Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, (await p.cut()).memory] as const))) : {};
+  const cuts = live ? Object.fromEntries(await Promise.all(Object.entries(probes).map(async ([n, p]) => [n, await p.cut()] as const))) : {};
+  const heaps = Object.fromEntries(Object.entries(cuts).map(([n, c]) => [n, c.memory]));
   if (live) {
     const m = (n: number) => Math.round(n / 1048576);
+    // The idle trim's collections since the last reading (shared/src/memory-trim.ts): RSS before → after, busy or idle.
+    const trimsSince = (n: string) => (cuts[n].trims ?? []).filter((t) => t.at > lastReadingAt).map((t) => `${m(t.before)}→${m(t.after)}${t.busy ? ' busy' : ''}`);
     where.push(Object.fromEntries(Object.entries(services).map(([n, pid]) => {
       const b = nativeBreakdown(pid);
       const h = heaps[n];
-      return [n, b && h ? `heap ${m(h.heapTotal)} (young ${m(h.newSpace ?? 0)}), brk ${m(b.brk)}, arenas ${m(b.arenas)}, other anon ${m(b.otherAnon)}, file ${m(b.file)}` : '—'];
+      const trims = trimsSince(n);
+      return [n, b && h ? `heap ${m(h.heapTotal)} (young ${m(h.newSpace ?? 0)}), brk ${m(b.brk)}, arenas ${m(b.arenas)}, other anon ${m(b.otherAnon)}, file ${m(b.file)}${trims.length ? `, trims ${trims.join(' ')}` : ''}` : '—'];
     })));
+    lastReadingAt = Date.now();
   }
   return Object.fromEntries(Object.entries(pids).map(([n, pid]) => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -1,4 +1,6 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
 
@@ -23,6 +25,32 @@ describe('GET /openapi.json', () => {
     const result = await validate(r.body);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(r.body.servers).toEqual([{ url: sys.gatewayUrl }]);
+  });
+
+  it('is the same document gzipped for a client that accepts gzip and plain for one that does not (kept gzipped, mem13)', async () => {
+    /** The raw answer, as the bytes came (node:http does not inflate). */
+    const raw = (headers: Record<string, string>) => new Promise<{ encoding: string | undefined; vary: string | undefined; type: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      const req = request(`${sys.gatewayUrl}/openapi.json`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary, type: res.headers['content-type'], bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const plain = await raw({});
+    const gzipped = await raw({ 'Accept-Encoding': 'gzip, deflate' });
+    expect(plain.encoding).toBeUndefined();
+    expect(gzipped.encoding).toBe('gzip');
+    for (const r of [plain, gzipped]) {
+      expect(r.vary).toMatch(/Accept-Encoding/i);
+      expect(r.type).toMatch(/^application\/json/);
+    }
+    const doc = JSON.parse(plain.bytes.toString('utf8'));
+    expect(JSON.parse(gunzipSync(gzipped.bytes).toString('utf8'))).toEqual(doc);
+    expect(doc.openapi).toBe('3.1.0');
+    // What the gateway keeps and sends: a small part of the document's size.
+    expect(gzipped.bytes.length).toBeLessThan(plain.bytes.length / 4);
   });
 
   it('has an invoke operation for every tool an owner key reaches, with the scope that reaches it', async () => {

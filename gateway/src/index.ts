@@ -33,8 +33,8 @@ const gateway = await createGateway({
   servicePublicKey: env.CUADRA_SERVICE_PUBLIC_KEY?.replace(/\\n/g, '\n'),
 });
 installProbe('gateway', { connections: [db, governanceDb], redis: [redis] });
-// The heap pages a burst of reads left resident, given back once the gateway is idle (shared/src/memory-trim.ts).
-installIdleTrim({ onTrim: (t) => log.info({ rss_mb: Math.round(t.before / 1048576), after_mb: Math.round(t.after / 1048576), ms: Math.round(t.ms) }, 'idle: heap pages given back') });
+// The heap pages a burst of reads left resident, given back once the gateway is idle, or busy and grown further (shared/src/memory-trim.ts).
+installIdleTrim({ onTrim: (t) => log.info({ rss_mb: Math.round(t.before / 1048576), after_mb: Math.round(t.after / 1048576), ms: Math.round(t.ms), busy: t.busy }, 'heap pages given back') });
 const { url } = await gateway.listen(port, host);
 log.info({ url }, 'gateway listening');
 

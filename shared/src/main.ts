@@ -25,8 +25,8 @@ export async function runSubgraph(name: string, defaultPort: number, createServe
   await governance.init();
   const server = await createServer({ db, log, assertionPublicKey: config.assertionPublicKey, governance, peers: peersFromEnv() });
   installProbe(name, { connections: [db, governanceDb], redis: [redis] });
-  // The heap pages a burst of reads left resident, given back once the service is idle (memory-trim.ts).
-  installIdleTrim({ onTrim: (t) => log.info({ rss_mb: Math.round(t.before / 1048576), after_mb: Math.round(t.after / 1048576), ms: Math.round(t.ms) }, 'idle: heap pages given back') });
+  // The heap pages a burst of reads left resident, given back once the service is idle, or busy and grown further (memory-trim.ts).
+  installIdleTrim({ onTrim: (t) => log.info({ rss_mb: Math.round(t.before / 1048576), after_mb: Math.round(t.after / 1048576), ms: Math.round(t.ms), busy: t.busy }, 'heap pages given back') });
   const { url } = await server.listen(config.port, config.host);
   log.info({ url }, `${name} subgraph listening`);
 

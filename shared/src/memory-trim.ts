@@ -16,19 +16,33 @@ import vm from 'node:vm';
  * So each service checks every `intervalMs`: when it has been idle over the last interval (its
  * event loop busy less than `idleShare` of the time) and its RSS is `growthMb` above what it was
  * after the last trim (or at start), it runs that collection once. An idle process pays one full
- * collection per `growthMb` of growth, never while it is serving; a process whose growth is not
- * V8's pages (glibc's arenas) trims once and then waits for another `growthMb`.
+ * collection per `growthMb` of growth; a process whose growth is not V8's pages (glibc's arenas)
+ * trims once and then waits for another `growthMb`.
  *
- * `CUADRA_IDLE_TRIM=0` turns it off; `CUADRA_IDLE_TRIM_MB` (default 32) and `CUADRA_IDLE_TRIM_MS`
- * (default 5000) tune it.
+ * A process that is never idle trims too, once its RSS is `busyGrowthMb` above that floor, at most
+ * once per `busyEveryMs` (mem13). After a bulk load the invoices service's sweep notes every
+ * invoice and bill already past due (modules/invoices/overdue.ts; 7,143 events at 50,000 invoices,
+ * 10–20 a second, the process at 10–17 % of a core with no caller waiting): in scale12's 100,000
+ * runs the reads began beside it, and invoices grew +56 / +90 MB, still allocating in the rest after
+ * them, and gave none of it back, for no interval was idle. The price of a busy trim is one pause of the collection (~110 ms with a
+ * 100 MB live heap, mem12) for whatever runs then, at most once per `busyEveryMs` and only after
+ * that much growth — against growth that otherwise stays for as long as the work does.
+ *
+ * `CUADRA_IDLE_TRIM=0` turns it off; `CUADRA_IDLE_TRIM_MB` (default 32), `CUADRA_IDLE_TRIM_BUSY_MB`
+ * (default 48) and `CUADRA_IDLE_TRIM_MS` (default 5000) tune it.
  */
 export interface IdleTrim {
-  /** Trims done so far: when, RSS before and after (bytes), how long the collection took (ms). */
-  readonly trims: readonly { at: number; before: number; after: number; ms: number }[];
+  /** Trims done so far: when, RSS before and after (bytes), how long the collection took (ms), whether the loop was busy. */
+  readonly trims: readonly Trim[];
   /** Runs one check now (what the timer runs); answers whether it trimmed. */
   check(): boolean;
   stop(): void;
 }
+
+export interface Trim { at: number; before: number; after: number; ms: number; busy: boolean }
+
+/** Every trim of this process (the last 100): the bench's probe reports them (shared/src/probe.ts). */
+export const trimsOfProcess: Trim[] = [];
 
 type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
 
@@ -51,32 +65,39 @@ function lastResortGc(): Gc {
   return gcFunction;
 }
 
-export function installIdleTrim(options: { growthMb?: number; intervalMs?: number; idleShare?: number; onTrim?: (t: { before: number; after: number; ms: number }) => void } = {}, env: NodeJS.ProcessEnv = process.env): IdleTrim | null {
+export function installIdleTrim(options: { growthMb?: number; busyGrowthMb?: number; busyEveryMs?: number; intervalMs?: number; idleShare?: number; onTrim?: (t: Trim) => void } = {}, env: NodeJS.ProcessEnv = process.env): IdleTrim | null {
   if (env.CUADRA_IDLE_TRIM === '0') return null;
   const growth = (options.growthMb ?? (Number(env.CUADRA_IDLE_TRIM_MB) || 32)) * 1048576;
+  const busyGrowth = (options.busyGrowthMb ?? (Number(env.CUADRA_IDLE_TRIM_BUSY_MB) || 48)) * 1048576;
+  const busyEveryMs = options.busyEveryMs ?? 30_000;
   const intervalMs = options.intervalMs ?? (Number(env.CUADRA_IDLE_TRIM_MS) || 5000);
   const idleShare = options.idleShare ?? 0.1;
   const gc = lastResortGc();
-  const trims: { at: number; before: number; after: number; ms: number }[] = [];
+  const trims: Trim[] = [];
   let floor = process.memoryUsage.rss();
+  let lastTrim = 0;
   let elu = performance.eventLoopUtilization();
   const check = (): boolean => {
     const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, elu).utilization;
+    const busy = performance.eventLoopUtilization(now, elu).utilization >= idleShare;
     elu = now;
     const before = process.memoryUsage.rss();
     if (before < floor) floor = before;
-    if (busy >= idleShare || before - floor < growth) return false;
+    const due = busy ? before - floor >= busyGrowth && Date.now() - lastTrim >= busyEveryMs : before - floor >= growth;
+    if (!due) return false;
     const t0 = performance.now();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const ms = performance.now() - t0;
     const after = process.memoryUsage.rss();
     floor = after;
+    lastTrim = Date.now();
     // The collection itself is the loop's own work, not a caller's: the next interval starts after it.
     elu = performance.eventLoopUtilization();
-    const t = { at: Date.now(), before, after, ms };
-    trims.push(t);
-    if (trims.length > 100) trims.shift();
+    const t = { at: lastTrim, before, after, ms, busy };
+    for (const list of [trims, trimsOfProcess]) {
+      list.push(t);
+      if (list.length > 100) list.shift();
+    }
     options.onTrim?.(t);
     return true;
   };

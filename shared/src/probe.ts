@@ -5,6 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
+import { trimsOfProcess } from './memory-trim.ts';
 
 /**
  * The bench's probe (`bench/`), off unless `CUADRA_PROBE_DIR` is set: each SIGUSR2 closes one
@@ -115,6 +116,8 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
       writeFileSync(`${file}.part`, JSON.stringify({
         name, pid: process.pid, window: n, wall_ms: wall, cpu_us: used.user + used.system, ...closing,
         memory: { rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, arrayBuffers: mem.arrayBuffers, newSpace, heapPeak: peak, heapLimit: v8.getHeapStatistics().heap_size_limit },
+        // The idle trim's last collections (memory-trim.ts): when, RSS before → after, busy or idle.
+        trims: trimsOfProcess,
       }));
       renameSync(`${file}.part`, file);
       await startWindow();

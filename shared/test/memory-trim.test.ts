@@ -31,11 +31,12 @@ describe('installIdleTrim', () => {
       const { installIdleTrim } = await import(${JSON.stringify(moduleUrl)});
       // Inside the event loop, as a service's work is (its utilisation is not counted before the loop runs).
       await idle(100);
-      const trim = installIdleTrim({ intervalMs: 3_600_000, growthMb: 32 }, {});
+      // The busy bound out of reach here: this test is the idle rule's (the busy one is the next test's).
+      const trim = installIdleTrim({ intervalMs: 3_600_000, growthMb: 32, busyGrowthMb: 100_000 }, {});
       const start = mb();
       const grownNothing = trim.check();
       raise();
-      const busyCheck = trim.check();        // right after the burst: the loop was busy
+      const busyCheck = trim.check();        // right after the burst: the loop was busy (and under the busy bound)
       // Idle and grown: trims. Each check measures the loop since the last one; on a loaded machine the
       // collector's own work after the burst can keep one window over the idle share, so a few are allowed.
       let before = 0;
@@ -60,6 +61,39 @@ describe('installIdleTrim', () => {
     // The burst's pages were resident after the collector had freed them, and the trim gave most of them back.
     expect(out.before as number).toBeGreaterThan((out.start as number) + 60);
     expect((out.before as number) - (out.after as number)).toBeGreaterThan(50);
+  });
+
+  it('trims a process its background work keeps busy, once it grew by the busy bound, and not again within busyEveryMs (mem13)', async () => {
+    const out = await child(`${burst}
+      const { installIdleTrim } = await import(${JSON.stringify(moduleUrl)});
+      await idle(100);
+      // Background work with no caller: ~40 % of the loop (what the invoices service's overdue sweep did after a bulk load).
+      let sink = 0;
+      const work = setInterval(() => { const t = performance.now(); while (performance.now() - t < 4) sink += JSON.stringify({ a: Math.random() }).length; }, 10);
+      const trim = installIdleTrim({ intervalMs: 3_600_000, growthMb: 32, busyGrowthMb: 48, busyEveryMs: 60_000 }, {});
+      await idle(500);
+      const start = mb();
+      const grownNothing = trim.check();
+      raise();
+      await idle(1000);
+      const before = mb();
+      const trimmed = trim.check();
+      const after = mb();
+      raise();
+      await idle(1000);
+      const grownAgain = mb() - after;
+      const again = trim.check();             // grown past the bound again, but within busyEveryMs of the last trim
+      clearInterval(work);
+      trim.stop();
+      console.log(JSON.stringify({ start, grownNothing, before, trimmed, after, grownAgain, again, busy: trim.trims[0]?.busy, sink: sink > 0 }));
+    `);
+    expect(out.grownNothing).toBe(false);
+    expect(out.before as number).toBeGreaterThan((out.start as number) + 60);
+    expect(out.trimmed).toBe(true);
+    expect(out.busy).toBe(true);
+    expect((out.before as number) - (out.after as number)).toBeGreaterThan(40);
+    expect(out.grownAgain as number).toBeGreaterThan(48);
+    expect(out.again).toBe(false);
   });
 
   it('a regular full collection does not give those pages back (why the trim asks for the last-resort one)', async () => {

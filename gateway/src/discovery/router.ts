@@ -14,7 +14,8 @@ function publicHeaders(res: Response, link: string): void {
 /**
  * Discovery: `GET|HEAD /.well-known/api-catalog` (RFC 9727), `/llms.txt` (llmstxt.org) and each
  * tool's Markdown page. Every answer carries `Link: <…/.well-known/api-catalog>; rel="api-catalog"`
- * (RFC 9727 §2 asks it of the HEAD answer). Built once from the catalog the gateway serves.
+ * (RFC 9727 §2 asks it of the HEAD answer). Built from the catalog the gateway serves: the catalog
+ * and llms.txt once, a tool's page at each request for it.
  */
 export function discoveryRouter(deps: { catalog: Catalog; publicUrl: string }): Router {
   const router = Router();
@@ -22,7 +23,9 @@ export function discoveryRouter(deps: { catalog: Catalog; publicUrl: string }): 
   const link = apiCatalogLink(deps.publicUrl);
   const catalogBody = JSON.stringify(apiCatalog(deps.publicUrl));
   const llms = llmsTxt(tools, deps.publicUrl);
-  const pages = new Map(tools.map((t) => [toolDocPath(t.name), toolMarkdown(t, deps.publicUrl)]));
+  // Each tool's page written when asked for, not kept: the 317 pages were 3.4 MB of strings the gateway's heap held
+  // for its whole life (mem13), for pages a reader fetches now and then; writing one takes a fraction of a millisecond.
+  const toolsByPage = new Map(tools.map((t) => [toolDocPath(t.name), t]));
 
   // express answers HEAD with the GET route's headers and no body, as RFC 9110 §9.3.2 asks.
   router.get(API_CATALOG_PATH, (_req, res) => {
@@ -37,11 +40,11 @@ export function discoveryRouter(deps: { catalog: Catalog; publicUrl: string }): 
     res.send(llms);
   });
   router.get('/docs/tools/:page', (req, res, next) => {
-    const page = pages.get(req.path);
-    if (!page) return next();
+    const tool = toolsByPage.get(req.path);
+    if (!tool) return next();
     publicHeaders(res, link);
     res.setHeader('Content-Type', 'text/markdown; charset=utf-8');
-    res.send(page);
+    res.send(toolMarkdown(tool, deps.publicUrl));
   });
   return router;
 }
