@@ -29,8 +29,10 @@ const HEADERS = ['content-type', 'ratelimit', 'ratelimit-policy', 'retry-after',
 /** What differs by nature between two workspaces' identical calls: ids, instants, a receipt's seq/hash/signature, a window's seconds left. */
 function mask(text: string): string {
   return text
-    .replace(/\b[a-z]{2,5}_[A-Za-z0-9_-]{6,}/g, '<id>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<instant>');
+    // An id is a prefix and random characters (a digit or a capital among them); a code (rate_limited) is not.
+    .replace(/\b[a-z]{2,5}_(?=[a-z_-]*[A-Z0-9])[A-Za-z0-9_-]{6,}/g, '<id>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<instant>')
+    .replace(/wait \d+ s\b/g, 'wait <n> s');
 }
 
 interface Answer { status: number; headers: Record<string, string>; body: string }
