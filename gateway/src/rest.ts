@@ -50,8 +50,12 @@ function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: string,
     sendRefusal(res, err, deps);
     return;
   }
-  if (deps.fastPass !== false && deps.pipeline.invokeNow(call, (limit) => readJsonBodyNow(req, limit), (err, result) => answerOverRest(res, err, result, deps))) return;
-  void invokeLater(res, call, deps);
+  // A small body comes in the packet of its head, but Node's parser hands it over only after this 'request'
+  // event returns: the pass runs once the packet is parsed — one microtask, not a turn of the event loop.
+  queueMicrotask(() => {
+    if (deps.fastPass !== false && deps.pipeline.invokeNow(call, (limit) => readJsonBodyNow(req, limit), (err, result) => answerOverRest(res, err, result, deps))) return;
+    void invokeLater(res, call, deps);
+  });
 }
 
 /** The general path: the pipeline's awaits, with the caller's hang-up withdrawing a call still waiting for its turn. */
