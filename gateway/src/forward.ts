@@ -81,13 +81,6 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   }
 }
 
-/** One request on `pool`, answered as it came off the socket. */
-function send(pool: Pool, request: Dispatcher.DispatchOptions): Promise<SocketAnswer> {
-  return new Promise((resolve, reject) => {
-    pool.dispatch(request, new AnswerCollector(resolve, reject));
-  });
-}
-
 /**
  * A tool's input as the caller sent it: the parsed value (what the gateway checks) and the exact
  * JSON text it was parsed from, which goes to the owner as it came (issue 33, the hop): parsing the
@@ -132,6 +125,31 @@ export class RelayedAnswer implements OwnedAnswer {
   }
 }
 
+/** How a call goes to its owner (see {@link SubgraphForwarder.invoke}). */
+export interface ForwardOptions {
+  idempotencyKey?: string;
+  approvalId?: string;
+  checked?: boolean;
+  dryRun?: boolean;
+}
+
+/**
+ * A replica's answer as the owner's: its own (marked `Cuadra-Owner-Answer`), else the subgraph's fair
+ * share refusing before the call ran (`rate_limited`, nothing done), else a fault between gateway and
+ * subgraph (`internal`).
+ */
+function ownerAnswer(subgraph: string, res: SocketAnswer): RelayedAnswer {
+  const answer = new RelayedAnswer(res.status, res.body, res.headers);
+  if (res.headers[OWNER_ANSWER_HEADER] === '1') return answer;
+  if (answer.status === 429) {
+    // The subgraph's fair share refused the call before it ran (shared/src/fair-share.ts): nothing was done there.
+    const retryAfter = res.headers['retry-after'];
+    throw new CuadraError('rate_limited', 'This workspace has too many calls running on the owning service; nothing was done. Wait and retry.', { extra: { headers: { 'Retry-After': typeof retryAfter === 'string' ? retryAfter : '1' } } });
+  }
+  // The route refused before the owner saw the call (assertion, request shape): a fault between gateway and subgraph.
+  throw new CuadraError('internal', 'The owning service gave no answer.', { cause: new Error(`${subgraph} answered ${answer.status}: ${answer.json.toString('utf8').slice(0, 200)}`) });
+}
+
 /**
  * Sends invokes straight to the owning subgraph's `POST /invoke` over kept-alive connections (one
  * undici pool per subgraph replica), skipping the query planner and GraphQL: a tool call is one
@@ -173,42 +191,61 @@ export class SubgraphForwarder {
    * provably never reached the subgraph (no connection), `outcome_unknown` when it was sent and no
    * answer came back, `internal` for an answer the owner did not give.
    */
-  async invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: { idempotencyKey?: string; approvalId?: string; checked?: boolean; dryRun?: boolean } = {}): Promise<RelayedAnswer> {
-    // The envelope JSON.stringify({tool, input, idempotencyKey, approvalId, dryRun?}) would write, with a sent input's own text in it.
-    const inputJson = input instanceof SentJson ? input.text : JSON.stringify(input);
-    const body = `{"tool":${JSON.stringify(tool)},"input":${inputJson},"idempotencyKey":${JSON.stringify(options.idempotencyKey ?? null)},"approvalId":${JSON.stringify(options.approvalId ?? null)}${options.dryRun ? ',"dryRun":true' : ''}}`;
-    // Name, value, name, value: undici reads a flat list as it is (an object is walked key by key).
-    const headers = ['content-type', 'application/json', ASSERTION_HEADER, assertion];
-    if (options.checked && this.#vouching) headers.push(CHECKED_CALL_HEADER, this.#vouching.vouch(assertion, body));
-    const replicas = this.#replicasOf(subgraph);
+  invoke(subgraph: string, tool: string, input: unknown, assertion: string, options: ForwardOptions = {}): Promise<RelayedAnswer> {
+    return new Promise((resolve, reject) => {
+      this.dispatch(subgraph, tool, input, assertion, options, (err, answer) => (err ? reject(err) : resolve(answer!)));
+    });
+  }
+
+  /**
+   * {@link invoke} with a callback instead of a promise (the REST fast pass: no promise between the
+   * socket and the answer). `done` is called once, with the error {@link invoke} would reject with,
+   * or with the answer; possibly before this returns (a pool that refuses at once).
+   */
+  dispatch(subgraph: string, tool: string, input: unknown, assertion: string, options: ForwardOptions, done: (err: unknown, answer?: RelayedAnswer) => void): void {
+    let replicas: { pools: Pool[]; next: number };
+    let request: Dispatcher.DispatchOptions;
+    try {
+      // The envelope JSON.stringify({tool, input, idempotencyKey, approvalId, dryRun?}) would write, with a sent input's own text in it.
+      const inputJson = input instanceof SentJson ? input.text : JSON.stringify(input);
+      const body = `{"tool":${JSON.stringify(tool)},"input":${inputJson},"idempotencyKey":${JSON.stringify(options.idempotencyKey ?? null)},"approvalId":${JSON.stringify(options.approvalId ?? null)}${options.dryRun ? ',"dryRun":true' : ''}}`;
+      // Name, value, name, value: undici reads a flat list as it is (an object is walked key by key).
+      const headers = ['content-type', 'application/json', ASSERTION_HEADER, assertion];
+      if (options.checked && this.#vouching) headers.push(CHECKED_CALL_HEADER, this.#vouching.vouch(assertion, body));
+      replicas = this.#replicasOf(subgraph);
+      request = { path: TOOL_INVOKE_PATH, method: 'POST', headers, body };
+    } catch (err) {
+      done(err);
+      return;
+    }
     const first = replicas.next;
     replicas.next = (first + 1) % replicas.pools.length;
-    let answer: RelayedAnswer | undefined;
-    let owned = false;
     let refused: unknown;
-    let retryAfter: unknown;
-    for (let tried = 0; tried < replicas.pools.length && !answer; tried++) {
-      try {
-        const res = await send(replicas.pools[(first + tried) % replicas.pools.length], { path: TOOL_INVOKE_PATH, method: 'POST', headers, body });
-        owned = res.headers[OWNER_ANSWER_HEADER] === '1';
-        retryAfter = res.headers['retry-after'];
-        answer = new RelayedAnswer(res.status, res.body, res.headers);
-      } catch (err) {
-        // Only a replica that provably never got the call is passed over; anything else may have run it.
-        if (!neverReached(err)) throw new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err });
-        refused = err;
+    const attempt = (tried: number): void => {
+      if (tried === replicas.pools.length) {
+        done(new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: refused }));
+        return;
       }
-    }
-    if (!answer) throw new CuadraError('unavailable', `The ${subgraph} service is not answering; nothing was done. Try again shortly.`, { cause: refused });
-    if (!owned && answer.status === 429) {
-      // The subgraph's fair share refused the call before it ran (shared/src/fair-share.ts): nothing was done there.
-      throw new CuadraError('rate_limited', 'This workspace has too many calls running on the owning service; nothing was done. Wait and retry.', { extra: { headers: { 'Retry-After': typeof retryAfter === 'string' ? retryAfter : '1' } } });
-    }
-    if (!owned) {
-      // The route refused before the owner saw the call (assertion, request shape): a fault between gateway and subgraph.
-      throw new CuadraError('internal', 'The owning service gave no answer.', { cause: new Error(`${subgraph} answered ${answer.status}: ${answer.json.toString('utf8').slice(0, 200)}`) });
-    }
-    return answer;
+      replicas.pools[(first + tried) % replicas.pools.length].dispatch(request, new AnswerCollector((res) => {
+        let answer: RelayedAnswer;
+        try {
+          answer = ownerAnswer(subgraph, res);
+        } catch (err) {
+          done(err);
+          return;
+        }
+        done(null, answer);
+      }, (err) => {
+        // Only a replica that provably never got the call is passed over; anything else may have run it.
+        if (!neverReached(err)) {
+          done(new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err }));
+          return;
+        }
+        refused = err;
+        attempt(tried + 1);
+      }));
+    };
+    attempt(0);
   }
 
   async close(): Promise<void> {

@@ -53,24 +53,47 @@ export function sendRefusal(res: ServerResponse, err: unknown, ctx: { publicUrl:
  * value with the text it was parsed from (no body at all: `{}`).
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<SentJson> {
-  const declared = req.headers['content-length'] ? Number(req.headers['content-length']) : undefined;
-  if (declared !== undefined && declared > limit) {
-    throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+  const now = readJsonBodyNow(req, limit);
+  if (now !== null) return now;
+  const declared = declaredLength(req);
+  let bytes: Buffer;
+  try {
+    bytes = await getRawBody(req, { limit, length: declared });
+  } catch (err) {
+    if ((err as { type?: string }).type === 'entity.too.large') throw tooLarge(limit);
+    throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
   }
+  return parseJsonBody(bytes);
+}
+
+/**
+ * {@link readJsonBody} without waiting: the body when all of it has already arrived (see
+ * {@link arrivedWhole}), null when it is still to come (nothing read then). Refuses as
+ * `readJsonBody` does: the declared size and type before anything is read.
+ */
+export function readJsonBodyNow(req: IncomingMessage, limit: number): SentJson | null {
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > limit) throw tooLarge(limit);
   const type = req.headers['content-type'];
   if (declared !== 0 && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw new CuadraError('invalid_input', 'Send the input as application/json.', { field: '' });
   }
-  let bytes: Buffer | null = arrivedWhole(req, declared);
-  if (bytes !== null && bytes.length > limit) throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
-  if (bytes === null) {
-    try {
-      bytes = await getRawBody(req, { limit, length: declared });
-    } catch (err) {
-      if ((err as { type?: string }).type === 'entity.too.large') throw new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
-      throw new CuadraError('invalid_input', 'The request body could not be read.', { field: '', cause: err });
-    }
-  }
+  const bytes = arrivedWhole(req, declared);
+  if (bytes === null) return null;
+  if (bytes.length > limit) throw tooLarge(limit);
+  return parseJsonBody(bytes);
+}
+
+function declaredLength(req: IncomingMessage): number | undefined {
+  return req.headers['content-length'] ? Number(req.headers['content-length']) : undefined;
+}
+
+function tooLarge(limit: number): CuadraError {
+  return new CuadraError('body_too_large', `The input is larger than this tool accepts (${limit} bytes).`);
+}
+
+/** A body's bytes as strict UTF-8 JSON, with the text it was parsed from. */
+function parseJsonBody(bytes: Buffer): SentJson {
   let raw: string;
   try {
     // Malformed UTF-8 is refused, not silently replaced: what is stored is what was sent.

@@ -31,6 +31,7 @@ const gateway = await createGateway({
   quotas: quotasFromEnv(env),
   governance,
   servicePublicKey: env.CUADRA_SERVICE_PUBLIC_KEY?.replace(/\\n/g, '\n'),
+  restFastPass: env.CUADRA_REST_FAST_PASS !== '0',
 });
 installProbe('gateway', { connections: [db, governanceDb], redis: [redis] });
 // The heap pages a burst of reads left resident, given back once the gateway is idle, or busy and grown further (shared/src/memory-trim.ts).

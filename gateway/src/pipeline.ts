@@ -1,7 +1,7 @@
-import { assertReach, countedHeaders, CuadraError, FairShare, fairShareFromEnv, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateCount, type RateLimiter, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
+import { assertReach, countedHeaders, CuadraError, FairShare, fairShareFromEnv, secretShape, statusOf, toCuadraError, toolInputDigest, type Governance, type Principal, type RateCount, type RateLimiter, type CatalogEntry, type OwnedAnswer, type Risk, type ToolAnswer, type ToolOwner } from '@cuadra/shared';
 import type { AssertionSigner } from './assertions.ts';
 import type { Catalog } from './catalog.ts';
-import { RelayedAnswer, SentJson, type SubgraphForwarder } from './forward.ts';
+import { RelayedAnswer, SentJson, type ForwardOptions, type SubgraphForwarder } from './forward.ts';
 import type { IdentityStore } from './identity/store.ts';
 import { errorFromBody } from './refusals.ts';
 import { requestedVersion, VERSION_HEADER } from './versions/dates.ts';
@@ -72,6 +72,22 @@ export class PipelineRefusal extends Error {
     super(error.message);
     this.error = error;
     this.headers = headers;
+  }
+}
+
+/** One call's state through the pipeline's steps: what its refusal records and what its answer carries. */
+class Call {
+  readonly principal: Principal;
+  readonly req: InvokeRequest;
+  readonly started = Date.now();
+  /** RateLimit, Cuadra-Version and deprecation headers: on every answer, refusals included. */
+  headers: Record<string, string> = {};
+  risk: Risk | null = null;
+  /** Set once the input is valid; digested only if a refusal decided here needs a ledger entry. */
+  validInput: { value: unknown; schema: Record<string, unknown> } | null = null;
+  constructor(principal: Principal, req: InvokeRequest) {
+    this.principal = principal;
+    this.req = req;
   }
 }
 
@@ -174,49 +190,20 @@ export class InvokePipeline {
     const { principal, count } = req.principal
       ? { principal: req.principal, count: req.counted ?? (await this.#limiter.count(req.principal)) }
       : await this.authenticateCounted(req.authorization);
-    const started = Date.now();
-    let headers: Record<string, string> = {};
-    let risk: Risk | null = null;
-    // Set once the input is valid; digested only if a refusal decided here needs a ledger entry.
-    let validInput: { value: unknown; schema: Record<string, unknown> } | null = null;
-    // Refusals decided here get their ledger entry here; what reaches the owner is recorded there.
-    const refuse = async (err: unknown): Promise<never> => {
-      const error = toCuadraError(err);
-      const written = await this.#governance.ledger.append({
-        principal, tool: req.tool, risk, input_digest: validInput ? toolInputDigest(validInput.value, secretShape(validInput.schema), principal.workspace) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
-        duration_ms: Date.now() - started,
-      }).catch(() => undefined);
-      if (written?.receipt) headers = { ...headers, 'Ledger-Receipt': written.receipt };
-      throw new PipelineRefusal(error, { ...headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
-    };
+    const call = new Call(principal, req);
     try {
       // Cached (the pin read once per workspace): no await on the per-call path.
-      headers = { ...countedHeaders(count), ...(this.#knownVersion(principal, req.version) ?? (await this.versionFor(principal, req.version))) };
+      call.headers = { ...countedHeaders(count), ...(this.#knownVersion(principal, req.version) ?? (await this.versionFor(principal, req.version))) };
     } catch (err) {
-      return refuse(err);
+      return this.#refuse(call, err);
     }
+    let entry: CatalogEntry;
     let input: unknown;
-    // The input as sent, when the surface kept its text: forwarded as that text.
-    let sent: SentJson | undefined;
-    let entry;
     try {
-      entry = this.#catalog.get(req.tool);
-      if (!entry) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}". GET /v1/tools lists the tools this credential reaches.`);
-      risk = entry.risk;
-      // A deprecated tool says so on every answer, refusals included (RFC 9745, RFC 8594).
-      if (entry.deprecated) headers = { ...headers, ...deprecationHeaders(entry.deprecated, entry.name, this.#publicUrl) };
-      InvokePipeline.checkTenant(principal, req.tenant);
-      assertReach(principal, entry);
-      if (req.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(req.idempotencyKey)) {
-        throw new CuadraError('invalid_input', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { field: '' });
-      }
-      const body = await req.body(entry.max_input_bytes);
-      if (body instanceof SentJson) sent = body;
-      input = body instanceof SentJson ? body.value : body;
-      this.#catalog.validate(entry.name, input);
-      validInput = { value: input, schema: entry.input_schema };
+      entry = this.#find(call);
+      input = this.#checkInput(call, entry, await req.body(entry.max_input_bytes));
     } catch (err) {
-      return refuse(err);
+      return this.#refuse(call, err);
     }
     // The call's turn in its workspace's share: a workspace past its share waits (or is refused,
     // nothing done) here, not in front of every other workspace's calls downstream.
@@ -226,29 +213,146 @@ export class InvokePipeline {
     } catch (err) {
       // The caller left before its turn: nothing was done and nobody is there to be answered.
       if (req.signal?.aborted && (err as Error).name === 'AbortError') throw err;
-      return refuse(err);
+      return this.#refuse(call, err);
     }
     let answer;
     try {
       answer = entry.subgraph === 'gateway'
-        ? await this.#local.callPrechecked({ tool: entry.name, input, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
-        : await this.#forwarder.invoke(entry.subgraph, entry.name, sent ?? input, this.#signer.for(principal), { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun });
+        ? await this.#local.callPrechecked({ tool: entry.name, input: call.validInput!.value, principal, idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, dryRun: req.dryRun })
+        : await this.#forwarder.invoke(entry.subgraph, entry.name, input, this.#signer.for(principal), this.#forwardOptions(req));
     } catch (err) {
       const error = toCuadraError(err);
       // The gateway's own owner wrote the attempt's entry; a subgraph's answer, refusals included,
       // is not thrown. When the owner was unreachable, gave no answer of its own, or its answer never
       // came back (outcome_unknown), the entry is written here.
-      if (entry.subgraph === 'gateway') throw new PipelineRefusal(error, headers);
-      return refuse(error);
+      if (entry.subgraph === 'gateway') throw new PipelineRefusal(error, call.headers);
+      return this.#refuse(call, error);
     } finally {
       release();
     }
+    return this.#settle(call, answer);
+  }
+
+  /**
+   * The REST fast pass (issue 33, the hop): {@link invoke} without a turn of the event loop between
+   * the request's head and the dispatch to the owner, for a call that needs no await on the way —
+   * an API key whose principal this process keeps, counted from the block it holds, the version
+   * known, a subgraph's tool, the body already arrived, a fair-share slot free. The same steps as
+   * {@link invoke} (the same functions, in the same order); `done` is told the result or the refusal
+   * as `invoke` would resolve or reject. Answers false when the call is not for this pass, having
+   * recorded on `req` whatever it took (the principal and its count, the body read) so that
+   * `invoke(req)` goes on from there: every refusal decided in the gateway is `invoke`'s, which
+   * checks again and answers it (so no refusal is written twice).
+   */
+  invokeNow(req: InvokeRequest, bodyNow: (limitBytes: number) => SentJson | null, done: (err: unknown, result?: InvokeResult) => void): boolean {
+    if (!req.principal) {
+      let taken;
+      try {
+        const token = bearerToken(req.authorization);
+        taken = token.startsWith('nk_') ? this.#identity.apiKeyCountedNow(token, this.#limiter) : null;
+      } catch {
+        return false;
+      }
+      if (!taken) return false;
+      req.principal = taken.principal;
+      req.counted = taken.count;
+    }
+    if (!req.counted) return false;
+    const call = new Call(req.principal, req);
+    let entry: CatalogEntry;
+    let input: unknown;
+    try {
+      const version = this.#knownVersion(call.principal, req.version);
+      if (!version) return false;
+      call.headers = { ...countedHeaders(req.counted), ...version };
+      entry = this.#find(call);
+      if (entry.subgraph === 'gateway') return false;
+    } catch {
+      return false;
+    }
+    let body;
+    try {
+      body = bodyNow(entry.max_input_bytes);
+    } catch (err) {
+      req.body = () => Promise.reject(err);
+      return false;
+    }
+    if (body === null) return false;
+    req.body = () => Promise.resolve(body);
+    try {
+      input = this.#checkInput(call, entry, body);
+    } catch {
+      return false;
+    }
+    const release = this.fairShare.tryAcquire(call.principal.workspace);
+    if (!release) return false;
+    this.#forwarder.dispatch(entry.subgraph, entry.name, input, this.#signer.for(call.principal), this.#forwardOptions(req), (err, answer) => {
+      release();
+      if (err) {
+        this.#refuse(call, toCuadraError(err)).catch((refusal: unknown) => done(refusal));
+        return;
+      }
+      let result;
+      try {
+        result = this.#settle(call, answer!);
+      } catch (refusal) {
+        done(refusal);
+        return;
+      }
+      done(null, result);
+    });
+    return true;
+  }
+
+  /** Steps 3–4 for a counted caller: find → tenant/scope/role/pattern → the Idempotency-Key's form. The tool's entry, or a refusal thrown. */
+  #find(call: Call): CatalogEntry {
+    const { req, principal } = call;
+    const entry = this.#catalog.get(req.tool);
+    if (!entry) throw new CuadraError('unknown_tool', `No tool is named "${req.tool}". GET /v1/tools lists the tools this credential reaches.`);
+    call.risk = entry.risk;
+    // A deprecated tool says so on every answer, refusals included (RFC 9745, RFC 8594).
+    if (entry.deprecated) call.headers = { ...call.headers, ...deprecationHeaders(entry.deprecated, entry.name, this.#publicUrl) };
+    InvokePipeline.checkTenant(principal, req.tenant);
+    assertReach(principal, entry);
+    if (req.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(req.idempotencyKey)) {
+      throw new CuadraError('invalid_input', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { field: '' });
+    }
+    return entry;
+  }
+
+  /** Steps 5–6 on the body read (size was the reader's): validated, it is the call's input — a {@link SentJson} when its text was kept, sent as that text. */
+  #checkInput(call: Call, entry: CatalogEntry, body: unknown): unknown {
+    const value = body instanceof SentJson ? body.value : body;
+    this.#catalog.validate(entry.name, value);
+    call.validInput = { value, schema: entry.input_schema };
+    return body;
+  }
+
+  #forwardOptions(req: InvokeRequest): ForwardOptions {
+    return { idempotencyKey: req.idempotencyKey, approvalId: req.approvalId, checked: true, dryRun: req.dryRun };
+  }
+
+  /** Refusals decided here get their ledger entry here (what reaches the owner is recorded there); rejects with the refusal and the headers gathered. */
+  async #refuse(call: Call, err: unknown): Promise<never> {
+    const error = toCuadraError(err);
+    const { principal, req, validInput } = call;
+    const written = await this.#governance.ledger.append({
+      principal, tool: req.tool, risk: call.risk, input_digest: validInput ? toolInputDigest(validInput.value, secretShape(validInput.schema), principal.workspace) : null, outcome: error.code, idempotency_key: req.idempotencyKey,
+      duration_ms: Date.now() - call.started,
+    }).catch(() => undefined);
+    if (written?.receipt) call.headers = { ...call.headers, 'Ledger-Receipt': written.receipt };
+    throw new PipelineRefusal(error, { ...call.headers, ...((error.extra as { headers?: Record<string, string> }).headers ?? {}) });
+  }
+
+  /** The owner's answer as the pipeline's result: the headers it brings, the hold's notice; a refusal of the owner thrown with the headers gathered. */
+  #settle(call: Call, answer: OwnedAnswer): InvokeResult {
+    let headers = call.headers;
     if (answer.replayed) headers = { ...headers, 'Idempotent-Replayed': 'true' };
     if (answer.receipt) headers = { ...headers, 'Ledger-Receipt': answer.receipt };
     if (answer.retryAfter) headers = { ...headers, 'Retry-After': answer.retryAfter };
     if (answer.status === 202 && !answer.replayed && this.onHeld) {
       const approvalId = (answer.body as { approval_id?: unknown }).approval_id;
-      if (typeof approvalId === 'string') this.onHeld(principal, approvalId);
+      if (typeof approvalId === 'string') this.onHeld(call.principal, approvalId);
     }
     if (answer.status === 200 || answer.status === 202) {
       // A subgraph's answer keeps its bytes: a surface that relays it (REST) sends them as they came.

@@ -2,8 +2,8 @@ import { assertReachesSomeTool, countedHeaders, CuadraError, type Logger } from 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Catalog } from './catalog.ts';
-import { readJsonBody, sendRefusal } from './http.ts';
-import { InvokePipeline, PipelineRefusal } from './pipeline.ts';
+import { readJsonBody, readJsonBodyNow, sendRefusal } from './http.ts';
+import { InvokePipeline, PipelineRefusal, type InvokeRequest, type InvokeResult } from './pipeline.ts';
 
 /**
  * `POST /v1/tools/{name}:invoke`. No capture group: express would decode it and answer a malformed
@@ -17,11 +17,15 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+type RestDeps = { pipeline: InvokePipeline; publicUrl: string; log: Logger; fastPass?: boolean };
+
 /**
  * One REST invoke, on Node's request and response (express's are the same objects, extended):
- * the pipeline's answer, its headers, and a subgraph's body sent as the bytes the owner wrote.
+ * the pipeline's answer, its headers, and a subgraph's body sent as the bytes the owner wrote. A
+ * call that needs no await before its owner is sent on the pipeline's fast pass
+ * ({@link InvokePipeline.invokeNow}); any other goes on from where that pass stopped.
  */
-async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: string, deps: { pipeline: InvokePipeline; publicUrl: string; log: Logger }): Promise<void> {
+function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: string, deps: RestDeps): void {
   const raw = path.slice('/v1/tools/'.length, -':invoke'.length);
   let tool: string;
   try {
@@ -30,14 +34,9 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
     // Not a tool name either way; the pipeline authenticates first, then answers unknown_tool.
     tool = raw;
   }
-  // The caller hanging up before its answer (the response closed unanswered) withdraws a call still waiting for its turn.
-  // An answered response closes too: no abort then (each makes a DOMException with its stack trace — issue 33, the hop).
-  const hungUp = new AbortController();
-  res.once('close', () => {
-    if (!res.writableEnded) hungUp.abort();
-  });
+  let call: InvokeRequest;
   try {
-    const result = await deps.pipeline.invoke({
+    call = {
       authorization: header(req, 'authorization'),
       tool,
       tenant: header(req, 'x-tenant-id'),
@@ -46,18 +45,52 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
       version: header(req, 'cuadra-version'),
       dryRun: dryRunHeader(header(req, 'x-dry-run')),
       body: (limit) => readJsonBody(req, limit),
-      signal: hungUp.signal,
-    });
-    // The owner's answer as it serialised it: the bytes `JSON.stringify(result.body)` would give.
-    const body = result.json ?? JSON.stringify(result.body);
-    // One head written from one object (no header map built and read back, as setHeader does per header).
-    res.writeHead(result.status, { ...result.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    };
+  } catch (err) {
+    sendRefusal(res, err, deps);
+    return;
+  }
+  // A small body comes in the packet of its head, but Node's parser hands it over only after this 'request'
+  // event returns: the pass runs once the packet is parsed — one microtask, not a turn of the event loop.
+  queueMicrotask(() => {
+    if (deps.fastPass !== false && deps.pipeline.invokeNow(call, (limit) => readJsonBodyNow(req, limit), (err, result) => answerOverRest(res, err, result, deps))) return;
+    void invokeLater(res, call, deps);
+  });
+}
+
+/** The general path: the pipeline's awaits, with the caller's hang-up withdrawing a call still waiting for its turn. */
+async function invokeLater(res: ServerResponse, call: InvokeRequest, deps: RestDeps): Promise<void> {
+  // An answered response closes too: no abort then (each makes a DOMException with its stack trace — issue 33, the hop).
+  const hungUp = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) hungUp.abort();
+  });
+  call.signal = hungUp.signal;
+  let result: InvokeResult;
+  try {
+    result = await deps.pipeline.invoke(call);
   } catch (err) {
     if (hungUp.signal.aborted) return;
-    if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
-    else sendRefusal(res, err, deps);
+    answerOverRest(res, err, undefined, deps);
+    return;
   }
+  answerOverRest(res, null, result, deps);
+}
+
+/** The pipeline's result, or its refusal, as the REST answer. */
+function answerOverRest(res: ServerResponse, err: unknown, result: InvokeResult | undefined, deps: RestDeps): void {
+  if (result) {
+    try {
+      // The owner's answer as it serialised it: the bytes `JSON.stringify(result.body)` would give.
+      const body = result.json ?? JSON.stringify(result.body);
+      // One head written from one object (no header map built and read back, as setHeader does per header).
+      res.writeHead(result.status, { ...result.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    } catch (failed) {
+      sendRefusal(res, failed, deps);
+    }
+  } else if (err instanceof PipelineRefusal) sendRefusal(res, err.error, { ...deps, headers: err.headers });
+  else sendRefusal(res, err, deps);
 }
 
 /**
@@ -66,21 +99,21 @@ async function invokeOverRest(req: IncomingMessage, res: ServerResponse, path: s
  * work that depends on nothing in the call. Answers what the express route answers (the same
  * function); any other request is left to express (false).
  */
-export function restInvokeFastPath(deps: { pipeline: InvokePipeline; publicUrl: string; log: Logger }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function restInvokeFastPath(deps: RestDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (!INVOKE_PATH.test(path)) return false;
-    void invokeOverRest(req, res, path, deps);
+    invokeOverRest(req, res, path, deps);
     return true;
   };
 }
 
 
 /** The REST surface of the contract: `GET /v1/tools` and `POST /v1/tools/{name}:invoke`. */
-export function restRouter(deps: { pipeline: InvokePipeline; catalog: Catalog; publicUrl: string; log: Logger }): Router {
+export function restRouter(deps: RestDeps & { catalog: Catalog }): Router {
   const router = Router();
   const { pipeline, catalog } = deps;
 

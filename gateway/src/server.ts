@@ -57,6 +57,11 @@ export interface GatewayDeps {
   servicePublicKey?: string;
   /** Each workspace's share of this gateway (issue 33); absent: the limits of the environment (`FAIR_SHARE_*`). */
   fairShare?: FairShare;
+  /**
+   * Whether a REST invoke that needs no await goes on the pipeline's fast pass (InvokePipeline.invokeNow;
+   * `CUADRA_REST_FAST_PASS=0` turns it off): the same answers either way, which a test compares.
+   */
+  restFastPass?: boolean;
 }
 
 /** The gateway, ready to listen (never listens on import). */
@@ -122,8 +127,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   // The REST surface first: its two routes are the hot path, and every route mounted before them is
   // matched against each call (the page routers hold dozens). No route below serves these paths.
-  app.use(restRouter({ pipeline, catalog, ...refusalCtx }));
-  const restInvoke = restInvokeFastPath({ pipeline, ...refusalCtx });
+  app.use(restRouter({ pipeline, catalog, ...refusalCtx, fastPass: deps.restFastPass ?? true }));
+  const restInvoke = restInvokeFastPath({ pipeline, ...refusalCtx, fastPass: deps.restFastPass ?? true });
   app.use(peopleAccess.router);
   // GET /dashboards/{id}: the page a signed-in person views a dashboard on.
   app.use(dashboardPages({ db: deps.db, redis: deps.redis, log: deps.log, people: peopleAccess.people, identity, tokens: peopleAccess.tokens, dashboards, signingKey: deps.signingKey, publicUrl: deps.publicUrl, pipeline }));

@@ -213,6 +213,10 @@ export class FairShare {
 
   /** Lets in the waiting calls of every lane, the least busy workspace first (a slot given back, or busy times faded, may free any of them). */
   #fillAll(): void {
+    // Called at every slot given back while pacing is on: nothing is built when nobody waits.
+    let waiting = false;
+    for (const lane of this.#lanes.values()) if (lane.waiting.length > 0) waiting = true;
+    if (!waiting) return;
     const now = this.#now();
     const lanes = [...this.#lanes].filter(([, lane]) => lane.waiting.length > 0).sort(([a], [b]) => this.busyMs(a, now) - this.busyMs(b, now));
     for (const [ws, lane] of lanes) this.#fill(ws, lane);
@@ -247,18 +251,8 @@ export class FairShare {
    */
   acquire(workspace: string, signal?: AbortSignal): Promise<ReleaseSlot> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    // This workspace is calling now (re-inserted: the map stays oldest first).
-    this.#calling.delete(workspace);
-    this.#calling.set(workspace, this.#now());
-    let lane = this.#lanes.get(workspace);
-    if (!lane) {
-      lane = { running: 0, waiting: [], startedSum: 0 };
-      this.#lanes.set(workspace, lane);
-    }
-    // Nobody overtakes a waiting call: a free slot goes to the waiters first.
-    if (lane.waiting.length === 0 && lane.running < this.slotsFor(workspace) && !this.#paced(workspace)) {
-      return Promise.resolve(this.#start(workspace, lane));
-    }
+    const lane = this.#laneCalling(workspace);
+    if (this.#free(workspace, lane)) return Promise.resolve(this.#start(workspace, lane));
     if (lane.waiting.length >= this.limits.queue) return Promise.reject(this.#refusal(lane, 'has too many calls waiting'));
     const current = lane;
     return new Promise<ReleaseSlot>((grant, refuse) => {
@@ -292,6 +286,36 @@ export class FairShare {
       // The share may have widened since the last call ended (the others went quiet).
       this.#fill(workspace, current);
     });
+  }
+
+  /**
+   * A slot of `workspace` now, as {@link acquire} would grant it at once; null when the call would
+   * wait or be refused (nothing taken: the caller then asks {@link acquire}). For a caller that
+   * does not wait (the REST fast pass): no promise, no signal.
+   */
+  tryAcquire(workspace: string): ReleaseSlot | null {
+    const lane = this.#laneCalling(workspace);
+    if (this.#free(workspace, lane)) return this.#start(workspace, lane);
+    // No lane is kept for a call that did not start here.
+    if (lane.running === 0 && lane.waiting.length === 0) this.#lanes.delete(workspace);
+    return null;
+  }
+
+  /** Marks `workspace` as calling now (re-inserted: the map stays oldest first) and answers its lane, made if it had none. */
+  #laneCalling(workspace: string): Lane {
+    this.#calling.delete(workspace);
+    this.#calling.set(workspace, this.#now());
+    let lane = this.#lanes.get(workspace);
+    if (!lane) {
+      lane = { running: 0, waiting: [], startedSum: 0 };
+      this.#lanes.set(workspace, lane);
+    }
+    return lane;
+  }
+
+  /** Whether a call of the lane starts now. Nobody overtakes a waiting call: a free slot goes to the waiters first. */
+  #free(workspace: string, lane: Lane): boolean {
+    return lane.waiting.length === 0 && lane.running < this.slotsFor(workspace) && !this.#paced(workspace);
   }
 
   /**

@@ -337,13 +337,12 @@ export class IdentityStore {
     const hash = API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : null;
     const seen = hash ? this.#seen.get(hash) : undefined;
     if (hash && seen) {
+      const now = this.#leasedCall(hash, seen, limiter);
+      if (now) return now;
       let principal: Principal;
       if (seen.principal) {
-        this.#assertLive(seen.key, hash);
+        // Checked live by #leasedCall just now.
         principal = seen.principal;
-        // A block counted ahead while every revocation reaches this gateway: no round trip.
-        const leased = limiter.leased(principal);
-        if (leased) return { principal, count: { headers: leased } };
       } else {
         principal = await this.#principalOf(seen.key, hash);
       }
@@ -363,6 +362,27 @@ export class IdentityStore {
       this.#seen.delete(hash);
     }
     return { principal: await this.authenticateApiKey(apiKey), count: null };
+  }
+
+  /**
+   * {@link authenticateApiKeyCounted} when it needs no await: a key whose principal this process
+   * keeps (frozen), checked live (expiry; a revocation has dropped it and its block), and counted from
+   * the block it holds — else null, having taken nothing (the REST fast pass then takes the general
+   * path). Throws the same `unauthenticated` as the general path for a key known here and no longer live.
+   */
+  apiKeyCountedNow(apiKey: string, limiter: RateLimiter): { principal: Principal; count: RateCount } | null {
+    const hash = API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : null;
+    const seen = hash ? this.#seen.get(hash) : undefined;
+    return hash && seen ? this.#leasedCall(hash, seen, limiter) : null;
+  }
+
+  /** A kept principal's call counted from its block (no round trip), checked live first; null without a kept principal or a block. */
+  #leasedCall(hash: string, seen: { key: CachedKey; principal?: Principal }, limiter: RateLimiter): { principal: Principal; count: RateCount } | null {
+    if (!seen.principal) return null;
+    this.#assertLive(seen.key, hash);
+    // A block counted ahead while every revocation reaches this gateway: no round trip.
+    const leased = limiter.leased(seen.principal);
+    return leased ? { principal: seen.principal, count: { headers: leased } } : null;
   }
 
   /** Refuses (`unauthenticated`) unless `key` is a live key with this hash: known, not revoked, not expired. */
