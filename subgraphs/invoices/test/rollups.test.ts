@@ -57,6 +57,36 @@ describe('rollup intents', () => {
     expect((await total())!.applied).toEqual([]);
   });
 
+  it('are counted once when a second applier read the intent before the first finished it (a sweep racing a slow handler, finance-faults 6,100,000)', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    const model = invoices(sg.db);
+    const day = '2026-11-03';
+    const doc = (grain: string, period: string) => sg.db.collection('rollups').findOne({ _id: rollupId(owner.workspace, 'COP', grain, period) } as never);
+    const counted = async () => [(await doc('d', day))?.v.collected ?? 0, (await doc('m', day.slice(0, 7)))?.v.collected ?? 0, (await doc('a', ALL_TIME))?.v.collected ?? 0];
+    const before = await counted();
+    // The handler wrote its change with the intent (its marker older than the repair's wait: a slow call under load).
+    const intent = rollupIntent([{ day, currency: 'COP', inc: { collected: 100_000 } }], new Date(Date.now() - REPAIR_AFTER_MS - 1000))!;
+    await markIntent(sg.db, owner.workspace, model, inv.id, intent);
+    await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } });
+    // The sweep reads the document and finds the intent still listed …
+    const seen = (await model.findById(inv.id).lean())!.pending_rollups.find((i: { id: string }) => i.id === intent.id)!;
+    // … the handler applies it, takes it off the document and is done …
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, intent);
+    expect(await counted()).toEqual(before.map((v) => v + 100_000));
+    // … then the sweep applies what it read: nothing may count a second time.
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, seen as never);
+    expect(await counted()).toEqual(before.map((v) => v + 100_000));
+    expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);
+    expect(await sg.db.collection('pending_changes').countDocuments({ workspace: owner.workspace })).toBe(0);
+    // A later change still counts (the record of finished changes keeps only their ids, never blocks a new one).
+    const next = rollupIntent([{ day, currency: 'COP', inc: { collected: 7 } }], new Date())!;
+    await markIntent(sg.db, owner.workspace, model, inv.id, next);
+    await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: next }, $inc: { pending_count: 1 } });
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, next);
+    expect(await counted()).toEqual(before.map((v) => v + 100_007));
+  });
+
   it('keep a customer\'s counters by day and month only, each in its shard: no document a post writes holds every customer of its day, month or all time', async () => {
     // issue 33: the all-time document held every customer's counters (~9 MB at 90,000 customers), and the month
     // document every customer of the month (~1 MB at 8,000: one $inc there 391 ms against 21 ms at 100 customers),
