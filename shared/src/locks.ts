@@ -11,8 +11,15 @@ declareDerivedCollection('locks');
 
 /** How long a lock may be held before another caller may take it (a holder that died). */
 export const LOCK_LEASE_MS = 15_000;
-/** How long a caller waits for a lock before it is refused with `conflict`. */
-export const LOCK_WAIT_MS = 10_000;
+/**
+ * How long a caller waits for a lock before it is refused with `conflict`: longer than a lease, so a
+ * caller never gives up on a holder that died (SIGKILLed with the lock: nothing releases it) before
+ * that holder's lease is over — it takes the lock over and runs. Shorter (10 s against a 15 s
+ * lease), every call of the record in the first ~5 s after a restart waited on the dead holder and
+ * was refused `conflict` "still running" (finance-faults under load, a fresh payments.register).
+ * Refused only when live holders keep it past the wait, which is then true.
+ */
+export const LOCK_WAIT_MS = LOCK_LEASE_MS + 2_000;
 
 function isDuplicate(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;

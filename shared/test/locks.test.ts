@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from 'mongoose';
 import { connectDatabase } from '../src/db.ts';
 import { CuadraError, withLock } from '../src/index.ts';
+import { LOCK_LEASE_MS } from '../src/locks.ts';
 
 let db: Connection;
 beforeAll(async () => {
@@ -36,6 +37,14 @@ describe('withLock', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
     expect(await db.collection('locks').countDocuments({ _id: 'l2' } as never)).toBe(0);
   });
+
+  it('a caller with the default wait outlasts the whole lease of a holder that died just after taking the lock: it takes it over and runs, never conflict', async () => {
+    // What a SIGKILLed holder leaves: its lock, with the full lease it took a moment before dying.
+    await db.collection('locks').insertOne({ _id: 'l4', owner: 'dead', until: new Date(Date.now() + LOCK_LEASE_MS) } as never);
+    const ran = await withLock(db, 'l4', async () => 'ran').catch((e: unknown) => e);
+    expect(ran).toBe('ran');
+    expect(await db.collection('locks').countDocuments({ _id: 'l4' } as never)).toBe(0);
+  }, LOCK_LEASE_MS + 10_000);
 
   it('releases the lock when the work fails', async () => {
     await expect(withLock(db, 'l3', async () => { throw new Error('boom'); })).rejects.toThrow('boom');

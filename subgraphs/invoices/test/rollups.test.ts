@@ -3,7 +3,7 @@ import type { TestSubgraph } from '@cuadra/shared/testing';
 import { invoices } from '../src/modules/invoices/model.ts';
 import { ALL_TIME, Grain, LedgerCounter, partyShard, partyShardId, rollupId } from '../src/books/rollup-store.ts';
 import { partyTotals } from '../src/books/rollup-reads.ts';
-import { anyPendingChange, applyRollupIntent, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/books/rollup-intents.ts';
+import { anyPendingChange, applyRollupIntent, DONE_MARKS, markIntent, REPAIR_AFTER_MS, repairPendingRollups, rollupIntent } from '../src/books/rollup-intents.ts';
 import { receivablesMetrics } from '../src/modules/invoices/metrics.ts';
 import { localDate } from '../src/lib/money.ts';
 import { configuredWorkspace, draft, startInvoices } from './setup.ts';
@@ -55,6 +55,46 @@ describe('rollup intents', () => {
     expect((await total())!.v.revenue).toBe(before + 1234);
     expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);
     expect((await total())!.applied).toEqual([]);
+  });
+
+  it('are counted once when a second applier read the intent before the first finished it (a sweep racing a slow handler, finance-faults 6,100,000)', async () => {
+    const owner = await configuredWorkspace(sg);
+    const inv = await draft(sg, owner);
+    const model = invoices(sg.db);
+    const day = '2026-11-03';
+    const doc = (grain: Grain, period: string) => sg.db.collection('rollups').findOne({ _id: rollupId(owner.workspace, 'COP', grain, period) } as never);
+    const counted = async () => [(await doc(Grain.Day, day))?.v.collected ?? 0, (await doc(Grain.Month, day.slice(0, 7)))?.v.collected ?? 0, (await doc(Grain.AllTime, ALL_TIME))?.v.collected ?? 0];
+    const before = await counted();
+    // The handler wrote its change with the intent (its marker older than the repair's wait: a slow call under load).
+    const intent = rollupIntent([{ day, currency: 'COP', inc: { collected: 100_000 } }], new Date(Date.now() - REPAIR_AFTER_MS - 1000))!;
+    await markIntent(sg.db, owner.workspace, model, inv.id, intent);
+    await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: intent }, $inc: { pending_count: 1 } });
+    // The sweep reads the document and finds the intent still listed …
+    const seen = (await model.findById(inv.id).lean())!.pending_rollups.find((i: { id: string }) => i.id === intent.id)!;
+    // … the handler applies it, takes it off the document and is done …
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, intent);
+    expect(await counted()).toEqual(before.map((v) => v + 100_000));
+    // … then the sweep applies what it read: nothing may count a second time.
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, seen as never);
+    expect(await counted()).toEqual(before.map((v) => v + 100_000));
+    expect((await model.findById(inv.id).lean())!.pending_count).toBe(0);
+    expect(await sg.db.collection('pending_changes').countDocuments({ workspace: owner.workspace })).toBe(0);
+    // A later change still counts (the record of finished changes keeps only their ids, never blocks a new one).
+    const next = rollupIntent([{ day, currency: 'COP', inc: { collected: 7 } }], new Date())!;
+    await markIntent(sg.db, owner.workspace, model, inv.id, next);
+    await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: next }, $inc: { pending_count: 1 } });
+    await applyRollupIntent(sg.db, model, inv.id, owner.workspace, next);
+    expect(await counted()).toEqual(before.map((v) => v + 100_007));
+    // The finished marks a rollup document keeps are bounded: the last DONE_MARKS, newest last, none in flight.
+    let last = next;
+    for (let k = 0; k < DONE_MARKS + 6; k++) {
+      last = rollupIntent([{ day, currency: 'COP', inc: { collected: 1 } }], new Date())!;
+      await model.updateOne({ _id: inv.id }, { $push: { pending_rollups: last }, $inc: { pending_count: 1 } });
+      await applyRollupIntent(sg.db, model, inv.id, owner.workspace, last);
+    }
+    const day1 = (await doc(Grain.Day, day))!;
+    expect([day1.done.length, day1.done.at(-1), day1.applied]).toEqual([DONE_MARKS, `${last.id}#0`, []]);
+    expect(await counted()).toEqual(before.map((v) => v + 100_007 + DONE_MARKS + 6));
   });
 
   it('keep a customer\'s counters by day and month only, each in its shard: no document a post writes holds every customer of its day, month or all time', async () => {

@@ -64,9 +64,16 @@ export interface RollupDoc {
   /**
    * Marks of the change deltas already added here. A delta is added with
    * `{_id, applied: {$ne: mark}}` + `$inc` + `$addToSet`, so adding it twice is a no-op; the
-   * mark is pulled again once the owning document has marked its intent done.
+   * mark is pulled again once the owning document has marked its intent done — moved, in the same
+   * write, to `done`.
    */
   applied: string[];
+  /**
+   * Marks of the last changes finished here (at most DONE_MARKS, books/rollup-intents.ts), newest
+   * last: an applier that read an intent before another finished it is refused by these as by
+   * `applied`, so a change counts once even then.
+   */
+  done?: string[];
 }
 
 const rollupSchema = new Schema<RollupDoc>(
