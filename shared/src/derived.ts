@@ -16,7 +16,9 @@ import type { MaintenanceHook } from './module.ts';
  *    (`{_id, applied: {$ne: mark}}` → `…, $addToSet: {applied: mark}`), so applying it twice is a
  *    no-op — counters are never doubled by a retry or by a repair racing the writer;
  * 3. the intent is then pulled from the source document, and only after that are the marks
- *    forgotten (nobody can apply it again once the source no longer lists it) and the marker deleted.
+ *    moved from `applied` to the document's last finished ones (`done`, {@link DONE_MARKS}) — nobody
+ *    reading the source from then on applies it again, and one who read it before is refused by
+ *    `done` as by `applied` — and the marker deleted.
  *
  * A process that dies between 1 and 3 leaves the marker; {@link repairDerived} finishes the
  * intent from the source document (or drops the marker when the write never happened).
@@ -79,8 +81,23 @@ function marksOf(intent: DerivedIntent): { coll: string; id: string; mark: strin
   return intent.changes.map((c, n) => ({ coll: c.coll, id: c.id, mark: `${intent.id}#${n}` }));
 }
 
+/**
+ * How many finished intents' marks a derived document remembers (`done`, newest last) once their
+ * intents left their source documents. An applier that read an intent before another finished it
+ * (a repair that won its claim while the live writer, slower than {@link REPAIR_AFTER_MS}, was
+ * still applying; a writer's settle beside a repair) would otherwise find the mark forgotten and
+ * apply the change a second time — a counter doubled, a card pushed into a column twice. It is
+ * refused while the mark is among the last {@link DONE_MARKS} finished on that document: a stale
+ * read is milliseconds to seconds old, a few changes of one document at most; ~30 bytes each. (The
+ * invoices rollups do the same: subgraphs/invoices/src/books/rollup-intents.ts.)
+ */
+export const DONE_MARKS = 64;
+
+/** Each mark moves, in one write, from the document's in-flight marks (`applied`) to its last finished ones (`done`). */
 async function forgetMarks(db: Connection, marks: readonly { coll: string; id: string; mark: string }[]): Promise<void> {
-  for (const t of marks) await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark } } as never);
+  for (const t of marks) {
+    await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark }, $push: { done: { $each: [t.mark], $slice: -DONE_MARKS } } } as never);
+  }
 }
 
 /** A new intent, or null when there is nothing to change. */
@@ -129,7 +146,8 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
   const marks = marksOf(intent);
   for (const [n, change] of intent.changes.entries()) {
     try {
-      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: marks[n].mark } } as never, updateOf(change, marks[n].mark) as never, { upsert: true });
+      // Neither in flight here (`applied`) nor finished lately (`done`): a mark moves from one to the other in one write.
+      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: marks[n].mark }, done: { $ne: marks[n].mark } } as never, updateOf(change, marks[n].mark) as never, { upsert: true });
     } catch (err) {
       // The document exists and holds this mark already: the upsert's insert collides on _id.
       if ((err as { code?: number }).code !== 11000) throw err;
