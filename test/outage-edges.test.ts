@@ -469,8 +469,22 @@ describe('while the database server is down', () => {
     for (const a of answers) expect(['503 unavailable', '502 outcome_unknown'], a.at).toContain(a.status);
     // Each answer came before a single server selection could have timed out: nothing waited on a server known down.
     for (const a of answers) expect(a.ms, a.at).toBeLessThan(SERVER_SELECTION_TIMEOUT_MS);
-    // Back without anyone restarting the services.
-    expect((await sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner)).status).toBe(200);
+    // Back without anyone restarting the services. A subgraph's driver finds the server again at its
+    // next heartbeat, so a call in the moment after /healthz said ok may still meet a true, harmless
+    // `503 unavailable` (seen once in a full run: crm refused 0.1 s after the gateway's healthz passed);
+    // the same keyed call is asked again for up to 5 s, must end 200, never anything but 503
+    // unavailable before, and the party exists once.
+    const after: string[] = [];
+    for (const deadline = Date.now() + 5_000; ;) {
+      const r = await sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner, { 'Idempotency-Key': 'despues' });
+      after.push(`${r.status} ${r.body?.code ?? ''}`.trim());
+      if (r.status === 200 || Date.now() > deadline) break;
+      await sleep(100);
+    }
+    expect(after.at(-1), after.join(', ')).toBe('200');
+    expect(after.slice(0, -1).every((a) => a === '503 unavailable'), after.join(', ')).toBe(true);
+    crmDb ??= await connectDatabase(mongo.url, `${sys.gatewayDb.replace(/_gateway$/, '')}_crm`);
+    expect(await crmDb.collection('parties').countDocuments({ name: 'Después' })).toBe(1);
     // The refresh token the failed exchange could not use is still good.
     expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
     // The revocations refused had stored nothing (each credential still works), and go through when asked again.
