@@ -379,7 +379,18 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
     // Back, empty: everything works again.
     expect((await timed('/app/sign-in')).status).toBe(200);
     expect((await refresh(client.client_id, tokens.refresh_token!)).status).toBe(200);
-    expect((await sys.invoke('parties.list', {}, reinicio)).status).toBe(200);
+    // The rate limiter's own Redis connection may still be reconnecting a moment after /healthz's ping
+    // answered (seen once in a full run: `503 unavailable`, "Stream isn't writeable"): asked again for up
+    // to 5 s, it must end 200 with only `503 unavailable` before it.
+    const listed: string[] = [];
+    for (const deadline = Date.now() + 5_000; ;) {
+      const r = await sys.invoke('parties.list', {}, reinicio);
+      listed.push(`${r.status} ${r.body?.code ?? ''}`.trim());
+      if (r.status === 200 || Date.now() > deadline) break;
+      await sleep(100);
+    }
+    expect(listed.at(-1), listed.join(', ')).toBe('200');
+    expect(listed.slice(0, -1).every((a) => a === '503 unavailable'), listed.join(', ')).toBe(true);
 
     // The revoked access token stays revoked.
     expect((await sys.invoke('parties.list', {}, revokedSession.tokens.access_token)).status).toBe(401);
