@@ -59,6 +59,23 @@ async function startRedisAgain(): Promise<void> {
   await waitHealthy();
 }
 
+/** Asks `call` until it answers 200, for up to 5 s: every answer's `<status> <code>`, in order. */
+async function askUntilOk(call: () => Promise<{ status: number; body?: { code?: string } | null }>): Promise<string[]> {
+  const answers: string[] = [];
+  for (const deadline = Date.now() + 5_000; ;) {
+    const r = await call();
+    answers.push(`${r.status} ${r.body?.code ?? ''}`.trim());
+    if (r.status === 200 || Date.now() > deadline) return answers;
+    await sleep(100);
+  }
+}
+
+/** Back by itself: the last answer 200, and every one before it a true `503 unavailable` (nothing done). */
+function expectBackAfterUnavailable(answers: string[]): void {
+  expect(answers.at(-1), answers.join(', ')).toBe('200');
+  expect(answers.slice(0, -1).every((a) => a === '503 unavailable'), answers.join(', ')).toBe(true);
+}
+
 /** Resolves once `condition` holds, or after `ms` — the assertions that follow then say what was missing. */
 async function until(condition: () => boolean, ms: number): Promise<void> {
   for (const deadline = Date.now() + ms; !condition() && Date.now() < deadline;) await sleep(20);
@@ -382,15 +399,7 @@ describe('while Redis is down, and once it is back empty (issue 12)', () => {
     // The rate limiter's own Redis connection may still be reconnecting a moment after /healthz's ping
     // answered (seen once in a full run: `503 unavailable`, "Stream isn't writeable"): asked again for up
     // to 5 s, it must end 200 with only `503 unavailable` before it.
-    const listed: string[] = [];
-    for (const deadline = Date.now() + 5_000; ;) {
-      const r = await sys.invoke('parties.list', {}, reinicio);
-      listed.push(`${r.status} ${r.body?.code ?? ''}`.trim());
-      if (r.status === 200 || Date.now() > deadline) break;
-      await sleep(100);
-    }
-    expect(listed.at(-1), listed.join(', ')).toBe('200');
-    expect(listed.slice(0, -1).every((a) => a === '503 unavailable'), listed.join(', ')).toBe(true);
+    expectBackAfterUnavailable(await askUntilOk(() => sys.invoke('parties.list', {}, reinicio)));
 
     // The revoked access token stays revoked.
     expect((await sys.invoke('parties.list', {}, revokedSession.tokens.access_token)).status).toBe(401);
@@ -485,15 +494,7 @@ describe('while the database server is down', () => {
     // `503 unavailable` (seen once in a full run: crm refused 0.1 s after the gateway's healthz passed);
     // the same keyed call is asked again for up to 5 s, must end 200, never anything but 503
     // unavailable before, and the party exists once.
-    const after: string[] = [];
-    for (const deadline = Date.now() + 5_000; ;) {
-      const r = await sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner, { 'Idempotency-Key': 'despues' });
-      after.push(`${r.status} ${r.body?.code ?? ''}`.trim());
-      if (r.status === 200 || Date.now() > deadline) break;
-      await sleep(100);
-    }
-    expect(after.at(-1), after.join(', ')).toBe('200');
-    expect(after.slice(0, -1).every((a) => a === '503 unavailable'), after.join(', ')).toBe(true);
+    expectBackAfterUnavailable(await askUntilOk(() => sys.invoke('parties.create', { name: 'Después', kind: 'customer' }, owner, { 'Idempotency-Key': 'despues' })));
     crmDb ??= await connectDatabase(mongo.url, `${sys.gatewayDb.replace(/_gateway$/, '')}_crm`);
     expect(await crmDb.collection('parties').countDocuments({ name: 'Después' })).toBe(1);
     // The refresh token the failed exchange could not use is still good.

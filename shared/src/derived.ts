@@ -93,11 +93,18 @@ function marksOf(intent: DerivedIntent): { coll: string; id: string; mark: strin
  */
 export const DONE_MARKS = 64;
 
-/** Each mark moves, in one write, from the document's in-flight marks (`applied`) to its last finished ones (`done`). */
+/** The filter's part that lets a change with `mark` apply: neither in flight on the document (`applied`) nor finished there lately (`done`). */
+export function unmarked(mark: string): { applied: { $ne: string }; done: { $ne: string } } {
+  return { applied: { $ne: mark }, done: { $ne: mark } };
+}
+
+/** The update that retires a finished change's `mark`: moved, in one write, from `applied` to the last {@link DONE_MARKS} finished. */
+export function retireMark(mark: string): Record<string, unknown> {
+  return { $pull: { applied: mark }, $push: { done: { $each: [mark], $slice: -DONE_MARKS } } };
+}
+
 async function forgetMarks(db: Connection, marks: readonly { coll: string; id: string; mark: string }[]): Promise<void> {
-  for (const t of marks) {
-    await db.collection(t.coll).updateOne({ _id: t.id } as never, { $pull: { applied: t.mark }, $push: { done: { $each: [t.mark], $slice: -DONE_MARKS } } } as never);
-  }
+  for (const t of marks) await db.collection(t.coll).updateOne({ _id: t.id } as never, retireMark(t.mark) as never);
 }
 
 /** A new intent, or null when there is nothing to change. */
@@ -146,8 +153,7 @@ export async function applyIntent(db: Connection, source: Model<any>, docId: str
   const marks = marksOf(intent);
   for (const [n, change] of intent.changes.entries()) {
     try {
-      // Neither in flight here (`applied`) nor finished lately (`done`): a mark moves from one to the other in one write.
-      await db.collection(change.coll).updateOne({ _id: change.id, applied: { $ne: marks[n].mark }, done: { $ne: marks[n].mark } } as never, updateOf(change, marks[n].mark) as never, { upsert: true });
+      await db.collection(change.coll).updateOne({ _id: change.id, ...unmarked(marks[n].mark) } as never, updateOf(change, marks[n].mark) as never, { upsert: true });
     } catch (err) {
       // The document exists and holds this mark already: the upsert's insert collides on _id.
       if ((err as { code?: number }).code !== 11000) throw err;

@@ -95,7 +95,7 @@ export { spreadsheetCell, spreadsheetRow } from './spreadsheet.ts';
 export { DATE_TIME_SCHEMA, ID_INPUT, ID_SCHEMA, NULLABLE_TEXT_SCHEMA, PAGING_NOTE, TEXT_SCHEMA, defineGetTool, defineListTool, nullable, pageOutput, recordOutput, searchTerm } from './standard-tools.ts';
 export { compositeField, defineSource, mergeLane, onceInRead, searchIn } from './composite.ts';
 export type { AgendaEntry, AgendaWindow, BoardQuery, BoardReader, LaneReader, MetricQuery, MetricReader, ModuleReads, OwnedReaders, ReadContext, SourceReader, SourceSpec } from './composite.ts';
-export { applyIntent, carryIntent, derivedIntent, derivedMaintenance, dropMarker, markIntent, repairDerived, REPAIR_AFTER_MS, settleInFlight } from './derived.ts';
+export { applyIntent, carryIntent, derivedIntent, derivedMaintenance, DONE_MARKS, dropMarker, markIntent, repairDerived, REPAIR_AFTER_MS, retireMark, settleInFlight, unmarked } from './derived.ts';
 export type { DerivedChange, DerivedIntent, FeedsDerived } from './derived.ts';
 export { beginOperation, defineOperation, DONE_KEPT_MS, dropOperation, finishOperation, finishStaleOperations, operationsInFlight, OPERATIONS_COLLECTION, operationsMaintenance, operationsOfRun, runOperation, takeOverOperation, WATCH_MS, withdrawLateRecords } from './operations.ts';
 export type { LegacyMarker, LegacyMarkers, OperationContext, OperationDoc, OperationKind } from './operations.ts';

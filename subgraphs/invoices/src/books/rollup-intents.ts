@@ -1,4 +1,4 @@
-import { newId, REPAIR_AFTER_MS } from '@cuadra/shared';
+import { newId, REPAIR_AFTER_MS, retireMark, unmarked } from '@cuadra/shared';
 import type { Connection, Model } from 'mongoose';
 import { ALL_TIME, Grain, partyShard, partyShardId, pendingChanges, rollupId, rollups } from './rollup-store.ts';
 import { rollupsByIds } from './rollup-reads.ts';
@@ -116,16 +116,6 @@ function keepsParties(grain: Grain): boolean {
   return grain === Grain.Day || grain === Grain.Month;
 }
 
-/**
- * How many finished changes' marks a rollup document remembers (`done`, newest last) after their
- * intents left their documents. An applier that read an intent before another finished it (a sweep
- * racing a slow handler, a retry beside the sweep) would otherwise find the mark forgotten and count
- * the change a second time (finance-faults: `collected` 6,100,000 for 60 payments of 100,000). It is
- * refused while the mark is among the last {@link DONE_MARKS} finished on that document — its stale
- * read is milliseconds to seconds old, a few changes of one document at most; ~30 bytes each.
- */
-export const DONE_MARKS = 64;
-
 async function addToRollup(db: Connection, workspace: string, mark: string, change: RollupChange): Promise<void> {
   const update: Record<string, unknown> = {
     $inc: change.inc,
@@ -134,8 +124,8 @@ async function addToRollup(db: Connection, workspace: string, mark: string, chan
   };
   if (change.set) update.$set = change.set;
   try {
-    // Neither in flight here (`applied`) nor finished lately (`done`): a mark moves from one to the other in one write.
-    await rollups(db).collection.updateOne({ _id: change._id, applied: { $ne: mark }, done: { $ne: mark } } as never, update as never, { upsert: true });
+    // Neither in flight here nor finished lately (shared derived.ts: the marks' one rule, DONE_MARKS).
+    await rollups(db).collection.updateOne({ _id: change._id, ...unmarked(mark) } as never, update as never, { upsert: true });
   } catch (err) {
     // The document exists and already holds this mark: the upsert's insert collides on _id.
     if ((err as { code?: number }).code !== 11000) throw err;
@@ -177,10 +167,9 @@ export async function applyRollupIntent(db: Connection, model: Model<any>, docId
   if (done.modifiedCount === 1) {
     // The document no longer lists the intent, so nobody reading it from now on applies it again;
     // one who read it before may still be about to: each mark moves, in one write, from `applied` to
-    // the document's last finished ones (`done`), which refuse it as `applied` did.
-    for (const t of touched) {
-      await rollups(db).collection.updateOne({ _id: t.id } as never, { $pull: { applied: t.mark }, $push: { done: { $each: [t.mark], $slice: -DONE_MARKS } } } as never);
-    }
+    // the document's last finished ones (`done`), which refuse it as `applied` did (a stale applier's
+    // double count in finance-faults: `collected` 6,100,000 for 60 payments of 100,000).
+    for (const t of touched) await rollups(db).collection.updateOne({ _id: t.id } as never, retireMark(t.mark) as never);
   }
   await pendingChanges(db).deleteOne({ _id: intent.id });
 }

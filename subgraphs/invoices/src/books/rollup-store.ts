@@ -69,7 +69,7 @@ export interface RollupDoc {
    */
   applied: string[];
   /**
-   * Marks of the last changes finished here (at most DONE_MARKS, books/rollup-intents.ts), newest
+   * Marks of the last changes finished here (at most DONE_MARKS, shared derived.ts), newest
    * last: an applier that read an intent before another finished it is refused by these as by
    * `applied`, so a change counts once even then.
    */
