@@ -28,7 +28,6 @@ const PER_TICK_TO_GO: readonly string[] = [
   'invoices.operations find {"kind":{"$in":"?"},"status":"?","at":{"$lt":"?"}}',
   'invoices.pending_changes find {"kind":"?","collection":{"$in":"?"},"at":{"$lt":"?"}}',
   'invoices.invoice_due_index find {"watch":"?","date":{"$lt":"?"}}',
-  'invoices.rental_calendars find {"holds":{"$elemMatch":{"confirmed":"?","at":{"$lt":"?"}}}}',
   'invoices.rental_withdrawals find {"at":{"$lt":"?"}}',
   'invoices.plan_subscriptions find {"dunning":{"$ne":"?"}}',
   'invoices.payroll_pull_marks distinct {}',

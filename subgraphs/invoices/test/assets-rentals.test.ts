@@ -7,6 +7,7 @@ import { assets, type AssetDoc } from '../src/modules/assets/model.ts';
 import { acquisitionEntryId, acquisitionOperation, disposalOf, disposalOperation } from '../src/modules/assets/ops.ts';
 import { dunSubscriptions } from '../src/modules/plans/dunning.ts';
 import { rentalsMaintenance } from '../src/modules/rentals/maintenance.ts';
+import { claimHold } from '../src/modules/rentals/ops.ts';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
 import { configuredWorkspace, party, startInvoices } from './setup.ts';
@@ -319,9 +320,7 @@ describe('rentals: availability under concurrency, deposit, damages, invoices', 
     await out('rentals.cancel', { id: winner.id }, owner);
     expect((await out('rentals.availability', { item_id: item.id, start: '2026-12-06T00:00:00Z', end: '2026-12-06T01:00:00Z' }, owner)).available).toBe(true);
     // A hold whose booking died before its rental was written blocks nothing once the sweep has run.
-    await sg.db.collection('rental_calendars').updateOne({ _id: `${owner.workspace}|item:${item.id}` as never }, {
-      $push: { holds: { rental_id: 'rnt_ghost', start: '2026-12-20T00:00:00.000Z', end: '2026-12-21T00:00:00.000Z', at: new Date(Date.now() - 1000), confirmed: false } } as never,
-    });
+    await claimHold({ db: sg.db, workspace: owner.workspace, now: new Date(Date.now() - 1000) }, { kind: 'item', id: item.id, name: item.name }, 'rnt_ghost', '2026-12-20T00:00:00.000Z', '2026-12-21T00:00:00.000Z');
     expect(await sg.call('rentals.create', { item_id: item.id, customer_id: customer, unit: 'hour', rate: 1000000, start: '2026-12-20T10:00:00Z', end: '2026-12-20T12:00:00Z' }, owner)).toMatchObject({ ok: false, code: 'conflict' });
     expect(await rentalsMaintenance(sweep())).toBeGreaterThanOrEqual(1);
     // 2 hours × 10,000.00 = 20,000.00.
