@@ -45,7 +45,23 @@ const PER_TICK_TO_GO: readonly string[] = [
   'marketing.email_campaigns_sending find {}',
   'marketing.email_accounts find {"removed_at":"?","status":"?"}',
   'marketing.site_leads find {"consent_pending":"?","created_at":{"$gte":"?"}}',
+  // Every 60 s (the owner's maintenance: approvals' expiry, the idempotency sweep, the ledger's day counters); its
+  // first pass is the services' first, normally before the window.
+  'governance.approvals update {"status":"?","expires_at":{"$lte":"?"}}',
+  'governance.approvals update {"status":"?","mode":"?","decided_at":{"$lte":"?"}}',
+  'governance.idempotency_expiry find {}',
+  'governance.ledger_heads find {}',
 ];
+
+/**
+ * What a service does once as it starts (docs/measurements.md, "at start, once"): normally before the window, but
+ * a loaded machine can push a service's start-up work into it. Not per tick; not counted here.
+ */
+function startOnce(scan: ScanSeen): boolean {
+  const filter = JSON.stringify(scan.filter);
+  return filter.includes('"pos_key":{"$exists"') || filter.includes('_rate_bps":{"$exists"') || filter.includes('"software_pin":{"$exists"')
+    || (scan.collection === 'approvals' && filter === '{"subgraph":"?","tool":"?"}') || (scan.collection === 'list_counters' && filter === '{}');
+}
 
 /** The store's own bookkeeping: an index built over a collection's documents, once, when a service declares it. */
 const AT_START = new Set(['create', 'createIndexes', 'listIndexes', 'internal']);
@@ -79,7 +95,7 @@ describe('background jobs on a store with the scan detector on', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     const from = Date.now();
     await new Promise((r) => setTimeout(r, 4_000));
-    const seen = readScanReport(report).filter((s) => s.t >= from && !AT_START.has(s.command) && !s.collection.startsWith('system.'));
+    const seen = readScanReport(report).filter((s) => s.t >= from && !AT_START.has(s.command) && !s.collection.startsWith('system.') && !startOnce(s));
     // The owner sweep ran in the window (the detector sees it): the window is not empty by accident.
     expect(seen.some((s) => keyOf(s) === PER_TICK_TO_GO[0])).toBe(true);
     // The older versions' marker stores are adopted once (operations.ts adoptLegacyStore), not read per tick.
