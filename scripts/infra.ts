@@ -70,6 +70,13 @@ export interface MongoOptions {
   heapMb?: number;
   /** H2 only: the page cache in MB (`--cache-mb`); default {@link mongoMemory}'s choice. */
   cacheMb?: number;
+  /**
+   * The scan detector (tests and benches only): every query the server answers by walking a whole
+   * collection is appended to this file as a JSON line — `{db, collection, command, filter, sort?,
+   * pipeline?, examined}`, values elided ({@link readScanReport}; ScanReport.java). Default:
+   * `CUADRA_MONGO_REPORT_SCANS` (so `npm start` can be audited); unset, the detector is off.
+   */
+  reportScans?: string;
 }
 
 /** Options for {@link startRedis}. */
@@ -616,6 +623,8 @@ export async function startMongo(opts: MongoOptions): Promise<RunningServer> {
     args.push('--file', file, '--commit', opts.commit ?? 'sync', '--cache-mb', String(memory.cacheMb));
   }
   args.push('--host', '127.0.0.1', '--port', String(opts.port ?? 0), '--exit-when-stdin-closes');
+  const reportScans = opts.reportScans ?? process.env.CUADRA_MONGO_REPORT_SCANS;
+  if (reportScans) args.push('--report-scans', path.resolve(reportScans));
 
   const logFile = opts.logFile ? path.resolve(opts.logFile) : undefined;
   let logFd: number | undefined;
@@ -918,4 +927,27 @@ function isRedis(pid: number, port: number): boolean {
     commandLine.includes('redis-server') &&
     (commandLine.includes(`:${port}`) || commandLine.includes(`--port ${port} `))
   );
+}
+
+/** One query the store answered by walking a whole collection (the scan detector, {@link MongoOptions.reportScans}). */
+export interface ScanSeen {
+  /** When (ms since the epoch). */
+  t: number;
+  db: string;
+  collection: string;
+  /** The command that asked: find, update, delete, findAndModify, count, distinct, aggregate, … */
+  command: string;
+  /** The filter's shape: field names and operators kept, every value `"?"`. */
+  filter: unknown;
+  sort?: unknown;
+  /** An aggregate's stages, shaped the same way. */
+  pipeline?: unknown;
+  /** Documents the walk read: the collection's size at the time. */
+  examined: number;
+}
+
+/** The scans written to `file` so far (an absent file: none yet). */
+export function readScanReport(file: string): ScanSeen[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as ScanSeen);
 }

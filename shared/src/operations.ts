@@ -215,7 +215,7 @@ export async function operationsInFlight(ctx: OperationContext, ofKinds: readonl
  */
 export async function finishStaleOperations(db: Connection, ofKinds: readonly OperationKind<any>[], now: Date, workspace?: string): Promise<number> {
   for (const kind of ofKinds) {
-    for (const legacy of kind.legacyMarkers ?? []) await adoptLegacyMarkers(db, legacy, kind.kind, workspace);
+    for (const legacy of kind.legacyMarkers ?? []) await adoptLegacyStore(db, legacy, kind.kind);
   }
   const filter = { ...(workspace ? { workspace } : {}), kind: { $in: ofKinds.map((k) => k.kind) }, status: 'running' as const, at: { $lt: new Date(now.getTime() - REPAIR_AFTER_MS) } };
   const stale = await markers(db).find(filter).limit(MARKERS_PER_PASS).toArray();
@@ -329,24 +329,73 @@ export async function withdrawLateRecords(db: Connection, ofKinds: readonly Oper
   return withdrawn;
 }
 
+/** The `migrations` collection: one document per store whose older markers were all adopted. */
+const MIGRATIONS = 'migrations';
+
+/** The legacy stores this process knows are adopted (per connection): after that, a pass reads nothing for them. */
+const adoptedStores = new WeakMap<Connection, Set<string>>();
+
+/** The `migrations` id of one older store of one kind (its filter is part of what the store is). */
+function legacyStoreId(legacy: LegacyMarkers, kind: string): string {
+  return `legacy-markers:${kind}:${legacy.collection}:${JSON.stringify(legacy.filter ?? {})}`;
+}
+
 /**
- * Moves the markers of an older store into the runner's (conditional and resumable: each marker is
- * copied — an existing copy kept — before it is removed from the old store).
+ * Moves every marker of an older store into the runner's, once per store (issue 33): only an older
+ * version wrote them, so once they are all moved — `migrations` says so — no pass reads the store
+ * again. Before, every pass of the sweep (twice a second) queried each older store by a filter the
+ * store answers by walking the whole collection (`fixed_assets {status}`, `bank_transactions
+ * {status, lock_at, …}`, `sales_documents {converted_to, converted_on}`…; docs/measurements.md,
+ * "Scans of background jobs"). Paged by `_id` (a store whose release leaves the record matching —
+ * the assets' status — still moves on), conditional and resumable: each marker is copied — an existing
+ * copy kept — before it is released or removed, and a pass that stops half way leaves no mark, so
+ * the next one starts again (what it moved is found again, and copied no second time).
  * @returns how many it moved
  */
-async function adoptLegacyMarkers(db: Connection, legacy: LegacyMarkers, kind: string, workspace?: string): Promise<number> {
-  let moved = 0;
-  const filter = { ...legacy.filter, ...(workspace ? { workspace } : {}) };
-  for (const old of await db.collection<LegacyMarker>(legacy.collection).find(filter as never).limit(MARKERS_PER_PASS).toArray()) {
-    const record = legacy.record(old);
-    try {
-      await markers(db).insertOne({ _id: `${kind}:${record}`, workspace: old.workspace, kind, record, run: null, status: 'running', at: legacy.leasedAt?.(old) ?? old.at! });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-    }
-    if (legacy.release) await legacy.release(db, old);
-    else await db.collection(legacy.collection).deleteOne({ _id: old._id } as never);
-    moved++;
+async function adoptLegacyStore(db: Connection, legacy: LegacyMarkers, kind: string): Promise<number> {
+  const id = legacyStoreId(legacy, kind);
+  let adopted = adoptedStores.get(db);
+  if (!adopted) adoptedStores.set(db, (adopted = new Set()));
+  if (adopted.has(id)) return 0;
+  const migrations = db.collection<{ _id: string; at: Date }>(MIGRATIONS);
+  if (await migrations.findOne({ _id: id })) {
+    adopted.add(id);
+    return 0;
   }
+  let moved = 0;
+  let after: string | undefined;
+  for (;;) {
+    const filter = { ...legacy.filter, ...(after === undefined ? {} : { _id: { $gt: after } }) };
+    const page = await db.collection<LegacyMarker>(legacy.collection).find(filter as never).sort({ _id: 1 }).limit(MARKERS_PER_PASS).toArray();
+    for (const old of page) {
+      await adoptLegacyMarker(db, legacy, kind, old);
+      moved++;
+    }
+    if (page.length < MARKERS_PER_PASS) break;
+    after = page[page.length - 1]._id;
+  }
+  await migrations.updateOne({ _id: id }, { $set: { at: new Date() } }, { upsert: true });
+  adopted.add(id);
   return moved;
+}
+
+/** One older marker copied into the runner's store (an existing copy kept), then released or removed. */
+async function adoptLegacyMarker(db: Connection, legacy: LegacyMarkers, kind: string, old: LegacyMarker): Promise<void> {
+  const record = legacy.record(old);
+  try {
+    await markers(db).insertOne({ _id: `${kind}:${record}`, workspace: old.workspace, kind, record, run: null, status: 'running', at: legacy.leasedAt?.(old) ?? old.at! });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+  }
+  if (legacy.release) await legacy.release(db, old);
+  else await db.collection(legacy.collection).deleteOne({ _id: old._id } as never);
+}
+
+/**
+ * Forgets that the older stores were adopted (tests only): as a store holding an older version's
+ * markers looks at the upgrade — the next pass of the runner moves them again.
+ */
+export async function forgetLegacyAdoption(db: Connection): Promise<void> {
+  adoptedStores.delete(db);
+  await db.collection<{ _id: string }>(MIGRATIONS).deleteMany({ _id: /^legacy-markers:/ } as never);
 }

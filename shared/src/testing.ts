@@ -442,3 +442,4 @@ export function landBeforeRerun(sg: Pick<TestSubgraph, 'governance'>, held: Held
   };
   return () => landed;
 }
+export { forgetLegacyAdoption } from './operations.ts';

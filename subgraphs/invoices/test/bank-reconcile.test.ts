@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal, ToolContext } from '@cuadra/shared';
-import { checkOutput, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
+import { checkOutput, forgetLegacyAdoption, testPrincipal, type TestSubgraph } from '@cuadra/shared/testing';
 import { andina, configuredWorkspace, crmPeer, draft, startInvoices, unwrap } from './setup.ts';
 import { registerPayments } from '../src/modules/payments/tools/register.ts';
 import { bankAccount, camt053 } from './bank-helpers.ts';
@@ -408,6 +408,8 @@ describe('bank reconciliations and undos whose process died: finished by the swe
     // U-1, reconciled against 4295 by a call, then an undo under the old lease that died before reversing anything.
     const u = await call(owner, 'bank.reconcile', { transaction_id: tx['U-1'], matches: [{ account: '4295', amount: 200000 }] });
     await bankTransactions(sg.db).updateOne({ _id: tx['U-1'] }, { $set: { status: 'reconciling', undoing: 'reconciled', lock_at: old }, $inc: { rev: 1 } });
+    // Data an older version left is adopted at the upgrade, once (operations.ts adoptLegacyStore): this is that upgrade.
+    await forgetLegacyAdoption(sg.db);
 
     await sg.sweep();
     const [l, n, un] = await Promise.all(['L-1', 'N-1', 'U-1'].map((r) => bankTransactions(sg.db).findById(tx[r]).lean()));

@@ -3,7 +3,7 @@
 // another run) is refused 409 naming the run until the run is confirmed or cancelled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@cuadra/shared';
-import type { TestSubgraph } from '@cuadra/shared/testing';
+import { forgetLegacyAdoption, type TestSubgraph } from '@cuadra/shared/testing';
 import { bankAccount, camt053 } from './bank-helpers.ts';
 import { postedBill, workspace } from './bills-helpers.ts';
 import { party, startInvoices } from './setup.ts';
@@ -152,6 +152,8 @@ describe('a bill held by a payment run is paid once', () => {
     // pending payment is discarded, and it blocks no other payment of the workspace.
     const stale = new Date(Date.now() - 5 * 60_000);
     await sg.db.collection('bill_payment_markers').insertOne({ _id: 'bpy_died', workspace: owner.workspace, at: stale } as never);
+    // Data an older version left is adopted at the upgrade, once (operations.ts adoptLegacyStore): this is that upgrade.
+    await forgetLegacyAdoption(sg.db);
     await sg.db.collection('bill_payments').insertOne({
       _id: 'bpy_died', workspace: owner.workspace, status: 'pending', vendor_id: t.v, vendor_name: 'Suministros Andinos SAS', search_lc: 'x', currency: 'COP',
       amount: 119000000, date: '2026-11-20', bank_account: '111005', reference: null, allocations: [{ bill_id: t.fe1.id, supplier_number: 'FE-1', requested: 119000000, applied: null }],

@@ -1,6 +1,6 @@
 import {
   addPositions, AMOUNT_SCHEMA as AMOUNT, CuadraError, DATE_TIME_SCHEMA as DATE_TIME, modelOn, NULLABLE_TEXT_SCHEMA as NULLABLE_TEXT, searchIn,
-  TEXT_SCHEMA as TEXT, type ToolContext,
+  TEXT_SCHEMA as TEXT, declareDerivedCollection, type ToolContext,
 } from '@cuadra/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { CustomerSnapshot } from '../invoices/model.ts';
@@ -192,6 +192,47 @@ const calendarSchema = new Schema<RentalCalendarDoc>(
   { versionKey: false, minimize: false },
 );
 calendarSchema.index({ 'holds.confirmed': 1 });
+
+/**
+ * The holds not confirmed yet, over every workspace: one document (`_id` {@link HOLD_WATCH_ID}) listing each as
+ * `<calendar id> <rental id>`, added before the hold is claimed (claimHold) and taken out by the sweep once the
+ * hold is confirmed, released or repaired (maintenance.ts). The sweep reads it and the calendars it names by `_id`:
+ * the store builds no index on `holds.confirmed` (INFRA.md), so asking the calendars for unconfirmed holds walked
+ * every workspace's calendars twice a second (issue 33, scan14). An entry is added before its hold and taken out
+ * after, so a crash leaves an extra entry (one read, then gone), never a hold nobody watches. Its size is the holds
+ * in flight plus the ones a dead booking left, not the store's.
+ */
+export interface RentalHoldWatchDoc {
+  _id: string;
+  holds: string[];
+}
+
+/** The watch's one document. */
+export const HOLD_WATCH_ID = 'unconfirmed';
+
+/** The hold watch collection (bookkeeping: declared derived, never run-stamped). */
+export const RENTAL_HOLD_WATCH = 'rental_hold_watch';
+declareDerivedCollection(RENTAL_HOLD_WATCH);
+
+export function rentalHoldWatch(db: Connection) {
+  return db.collection<RentalHoldWatchDoc>(RENTAL_HOLD_WATCH);
+}
+
+/** A watch entry: the calendar and the rental, split by a space (neither id holds one). */
+export function holdWatchEntry(calendar: string, rentalId: string): string {
+  return `${calendar} ${rentalId}`;
+}
+
+/** Adds a hold to the watch (idempotent; two first adds racing on the upsert: the loser adds again). */
+export async function watchHold(db: Connection, calendar: string, rentalId: string): Promise<void> {
+  const add = () => rentalHoldWatch(db).updateOne({ _id: HOLD_WATCH_ID }, { $addToSet: { holds: holdWatchEntry(calendar, rentalId) } }, { upsert: true });
+  try {
+    await add();
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+    await add();
+  }
+}
 
 /** The rental calendars collection. */
 export function rentalCalendars(db: Connection): Model<RentalCalendarDoc> {

@@ -3,7 +3,7 @@ import { findAccount } from '../../accounting/chart.ts';
 import { journalEntries, postEntry, type JournalLine } from '../../books/index.ts';
 import { taxRegimeOf } from '../../lib/tax-regime.ts';
 import { issueInvoiceOnce } from '../invoices/issue.ts';
-import { calendarId, rentalCalendars, rentals, type RentalDoc, type RentalPeriod, type RentalUnit, type RentedResource } from './model.ts';
+import { calendarId, rentalCalendars, rentals, watchHold, type RentalDoc, type RentalPeriod, type RentalUnit, type RentedResource } from './model.ts';
 
 /** The journal source kinds this module posts (declared in its manifest). */
 export const RENTAL_SOURCES = { deposit: 'rental_deposit', refund: 'rental_deposit_refund', settlement: 'rental_damages_settlement' } as const;
@@ -104,6 +104,8 @@ export async function claimHold(ctx: Pick<ToolContext, 'db' | 'workspace' | 'now
   const model = rentalCalendars(ctx.db);
   const id = calendarId(ctx.workspace, resource);
   const hold = { rental_id: rentalId, start, end, at: ctx.now, confirmed: false };
+  // Watched before it exists: a crash after this leaves an entry the sweep drops, never a hold it cannot find.
+  await watchHold(ctx.db, id, rentalId);
   for (let attempt = 0; attempt < 25; attempt++) {
     const cal = await model.findById(id).lean();
     if (!cal) {

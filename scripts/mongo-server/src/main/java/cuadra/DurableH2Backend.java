@@ -51,9 +51,12 @@ final class DurableH2Backend extends H2Backend {
     @Override
     public Document handleCommand(Channel channel, String database, String command, Document query) {
         boolean writes = WRITES.contains(command.toLowerCase(Locale.ROOT));
+        boolean reporting = ScanReport.on();
+        if (reporting) ScanReport.asked(database, command, query);
         try {
             return super.handleCommand(channel, database, command, query);
         } finally {
+            if (reporting) ScanReport.done();
             // Also after a failed write: an ordered insert that stopped at a duplicate key kept the documents before it.
             if (writes) makeDurable(applied.incrementAndGet());
         }

@@ -30,4 +30,12 @@ final class IdLookupH2Collection extends H2Collection {
         }
         return super.queryDocuments(query, orderBy, skip, limit, batchSize, projection);
     }
+
+    /** The walk of every document (no index answered): reported when the scan detector is on ({@link ScanReport}). */
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
+                                         Document projection) {
+        if (ScanReport.on()) ScanReport.scanned(getDatabaseName(), getCollectionName(), query, orderBy, count());
+        return super.matchDocuments(query, orderBy, skip, limit, batchSize, projection);
+    }
 }

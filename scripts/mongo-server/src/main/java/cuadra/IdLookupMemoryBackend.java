@@ -8,6 +8,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
 
 /**
  * The memory backend (tests, benches) with the same {@code _id} lookup as the H2 store ({@link IdLookup}):
@@ -16,6 +17,18 @@ import de.bwaldvogel.mongo.bson.Document;
  * measured, a cost production does not have.
  */
 final class IdLookupMemoryBackend extends MemoryBackend {
+
+    /** Notes the command for the scan detector ({@link ScanReport}) while it is answered. */
+    @Override
+    public Document handleCommand(Channel channel, String database, String command, Document query) {
+        if (!ScanReport.on()) return super.handleCommand(channel, database, command, query);
+        ScanReport.asked(database, command, query);
+        try {
+            return super.handleCommand(channel, database, command, query);
+        } finally {
+            ScanReport.done();
+        }
+    }
 
     @Override
     public MemoryDatabase openOrCreateDatabase(String databaseName) {
@@ -47,6 +60,14 @@ final class IdLookupMemoryBackend extends MemoryBackend {
                 return matchDocuments(found.rest(), found.positions(), orderBy, skip, limit, batchSize, projection);
             }
             return super.queryDocuments(query, orderBy, skip, limit, batchSize, projection);
+        }
+
+        /** The walk of every document (no index answered): reported when the scan detector is on ({@link ScanReport}). */
+        @Override
+        protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
+                                             Document projection) {
+            if (ScanReport.on()) ScanReport.scanned(getDatabaseName(), getCollectionName(), query, orderBy, count());
+            return super.matchDocuments(query, orderBy, skip, limit, batchSize, projection);
         }
     }
 }

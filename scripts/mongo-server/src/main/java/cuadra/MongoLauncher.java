@@ -19,6 +19,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
  * <pre>
  * java -jar mongo-launcher.jar --backend h2|memory [--file path] [--commit sync|timer] [--cache-mb 256]
  *                              [--host 127.0.0.1] [--port 0] [--exit-when-stdin-closes]
+ *                              [--report-scans <file>]
  * </pre>
  *
  * Once the socket is bound it prints exactly one line, {@code LISTENING <port>}, to stdout.
@@ -26,7 +27,9 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
  * backend (so H2 writes its file) before the JVM exits. With {@code --exit-when-stdin-closes}
  * the same clean shutdown also happens when stdin reaches end of file, which is how a parent
  * that starts this server with a pipe on stdin makes sure it never outlives the parent, even
- * when the parent is killed with SIGKILL.
+ * when the parent is killed with SIGKILL. With {@code --report-scans <file>} every query answered by
+ * walking a whole collection is appended to that file as a JSON line ({@link ScanReport}; tests and
+ * benches only).
  */
 public final class MongoLauncher {
 
@@ -54,7 +57,7 @@ public final class MongoLauncher {
         System.err.println("mongo-launcher: " + problem);
         System.err.println(
             "usage: java -jar mongo-launcher.jar --backend h2|memory [--file <path>] [--host 127.0.0.1] [--port <n>]"
-                + " [--commit sync|timer] [--cache-mb <n>] [--exit-when-stdin-closes]");
+                + " [--commit sync|timer] [--cache-mb <n>] [--exit-when-stdin-closes] [--report-scans <file>]");
         System.exit(2);
     }
 
@@ -81,6 +84,7 @@ public final class MongoLauncher {
         // 14 ms with 256; issue 33). Its JVM heap is sized by scripts/infra.ts (mongoMemory): an eighth of
         // the machine for H2, at least 768 MB.
         int cacheMb = 256;
+        String reportScans = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--exit-when-stdin-closes")) {
@@ -96,6 +100,7 @@ public final class MongoLauncher {
                 case "--file" -> file = value;
                 case "--host" -> host = value;
                 case "--commit" -> commit = value;
+                case "--report-scans" -> reportScans = value;
                 case "--cache-mb" -> {
                     try {
                         cacheMb = Integer.parseInt(value);
@@ -115,6 +120,11 @@ public final class MongoLauncher {
         }
         if (port < 0 || port > 65535) {
             usage("--port out of range: " + port);
+        }
+
+        if (reportScans != null) {
+            if ("timer".equals(commit)) usage("--report-scans needs the project's collections (not --commit timer)");
+            ScanReport.open(reportScans);
         }
 
         MongoBackend backend;
