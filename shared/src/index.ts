@@ -53,6 +53,7 @@ export { readByKeys } from './keyed-reads.ts';
 export type { ToolAnswer } from './invoke.ts';
 export { connectDatabase, databaseAnswers } from './db.ts';
 export { failFastWhileRedisDown } from './redis-client.ts';
+export { connectionAnswers, dependenciesReady, redisReady } from './readiness.ts';
 export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, OWNER_ANSWER_HEADER, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';
 export { CHECKED_CALL_HEADER, checkedCalls, checkedCallsFromEnv, type CheckedCalls } from './checked-call.ts';
 export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphModule, SubgraphServer } from './subgraph.ts';
