@@ -29,7 +29,7 @@ export { ToolOwner } from './owner.ts';
 export type { OwnedAnswer, OwnedCall } from './owner.ts';
 export { runSubgraph } from './main.ts';
 export { installProbe } from './probe.ts';
-export { installIdleTrim, type IdleTrim } from './memory-trim.ts';
+export { idleTrimSettings, installIdleTrim, type IdleTrim } from './memory-trim.ts';
 export { INSTANCE_HEADER, stampInstance } from './instance.ts';
 export { Governance } from './governance/index.ts';
 export { DEFAULT_MAIL_DAILY_QUOTA, MailQuota, mailDailyQuota } from './governance/mail-quota.ts';
