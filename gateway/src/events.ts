@@ -124,6 +124,11 @@ export class LedgerEvents {
     }
   }
 
+  /** Whether streams can open now: the subscriber connected, or never asked for yet (readiness, health.ts). */
+  get ready(): boolean {
+    return !this.#asked || this.#subscriber.status === 'ready';
+  }
+
   #end(stream: Stream, reason: string): void {
     if (stream.ended) return;
     stream.ended = true;

@@ -21,6 +21,23 @@ const READ_HEADERS = new Set([OWNER_ANSWER_HEADER, 'retry-after', 'idempotent-re
 /** Their lengths: a header name of another length is passed over without being decoded. */
 const READ_LENGTHS = new Set([...READ_HEADERS].map((h) => h.length));
 
+/**
+ * The largest owner's answer the gateway relays (`CUADRA_MAX_ANSWER_BYTES`, default 32 MiB; issue 33,
+ * ready14). The largest legitimate answers are documents, PDFs and spreadsheets in base64: a stored
+ * document is at most 512 KiB decoded (~0.7 MB in its answer), a count sheet at most 1,000 lines; list
+ * answers are paged. An answer past this is not kept: the connection is dropped, and the caller hears
+ * `outcome_unknown` (the call reached its owner, its outcome did not come back; docs/measurements.md).
+ */
+export const MAX_ANSWER = { bytes: Number(process.env.CUADRA_MAX_ANSWER_BYTES) > 0 ? Math.floor(Number(process.env.CUADRA_MAX_ANSWER_BYTES)) : 32 * 1_048_576 };
+
+/** Why an owner's answer was dropped: larger than {@link MAX_ANSWER}. */
+class AnswerTooLarge extends Error {
+  readonly code = 'CUADRA_ANSWER_TOO_LARGE';
+}
+
+/** What a caller hears for an answer past {@link MAX_ANSWER}. */
+const ANSWER_TOO_LARGE_MESSAGE = 'The owning service answered more than the gateway relays; its answer was dropped and the call may have been done. Retrying with the same Idempotency-Key is safe.';
+
 /** An owner's answer as it came off the socket: status, the headers read, and the body's bytes. */
 interface SocketAnswer {
   status: number;
@@ -42,13 +59,17 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: Record<string, string | string[]> = {};
   #chunks: Buffer[] = [];
+  #size = 0;
+  #abort: ((err?: Error) => void) | undefined;
 
   constructor(resolve: (answer: SocketAnswer) => void, reject: (err: Error) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
   }
 
-  onConnect(): void {}
+  onConnect(abort: (err?: Error) => void): void {
+    this.#abort = abort;
+  }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     // An informational head (1xx) is not the answer: its headers are not the answer's either.
@@ -67,6 +88,13 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    this.#size += chunk.length;
+    if (this.#size > MAX_ANSWER.bytes) {
+      // Nothing more is kept: the request is aborted (its socket closed) and onError answers.
+      this.#chunks = [];
+      this.#abort?.(new AnswerTooLarge(`The owner's answer passed ${MAX_ANSWER.bytes} bytes; dropped.`));
+      return false;
+    }
     this.#chunks.push(chunk);
     return true;
   }
@@ -238,7 +266,7 @@ export class SubgraphForwarder {
       }, (err) => {
         // Only a replica that provably never got the call is passed over; anything else may have run it.
         if (!neverReached(err)) {
-          done(new CuadraError('outcome_unknown', OUTCOME_UNKNOWN_MESSAGE, { cause: err }));
+          done(new CuadraError('outcome_unknown', err instanceof AnswerTooLarge ? ANSWER_TOO_LARGE_MESSAGE : OUTCOME_UNKNOWN_MESSAGE, { cause: err }));
           return;
         }
         refused = err;

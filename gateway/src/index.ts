@@ -1,4 +1,4 @@
-import { connectDatabase, createLogger, failFastWhileRedisDown, Governance, installIdleTrim, installProbe, quotasFromEnv } from '@cuadra/shared';
+import { connectDatabase, createLogger, failFastWhileRedisDown, Governance, idleTrimSettings, installIdleTrim, installProbe, quotasFromEnv } from '@cuadra/shared';
 import { Redis } from 'ioredis';
 import { createGateway } from './server.ts';
 import { SUBGRAPHS, subgraphReplicaUrls, subgraphUrl } from './subgraphs.ts';
@@ -10,6 +10,12 @@ const mongoUrl = env.MONGO_URL;
 const signingKey = env.CUADRA_SIGNING_KEY?.replace(/\\n/g, '\n');
 if (!mongoUrl || !signingKey) {
   log.fatal('MONGO_URL and CUADRA_SIGNING_KEY must be set');
+  process.exit(1);
+}
+try {
+  idleTrimSettings(env);
+} catch (err) {
+  log.fatal((err as Error).message);
   process.exit(1);
 }
 const port = env.PORT ? Number(env.PORT) : 4000;

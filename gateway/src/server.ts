@@ -121,7 +121,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.get('/healthz', async (_req, res) => {
     stampInstance(res);
-    const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, redis: deps.redis });
+    const { status, body } = await health({ urls: deps.subgraphUrls, db: deps.db, governanceDb: deps.governance.db, redis: deps.redis, sources: () => events.ready });
     res.status(status).json(body);
   });
 

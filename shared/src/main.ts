@@ -5,7 +5,7 @@ import { connectDatabase } from './db.ts';
 import { Governance } from './governance/index.ts';
 import { createLogger } from './logger.ts';
 import { installProbe } from './probe.ts';
-import { installIdleTrim } from './memory-trim.ts';
+import { idleTrimSettings, installIdleTrim } from './memory-trim.ts';
 import { failFastWhileRedisDown } from './redis-client.ts';
 import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 
@@ -17,6 +17,12 @@ import type { SubgraphDeps, SubgraphServer } from './subgraph.ts';
 export async function runSubgraph(name: string, defaultPort: number, createServer: (deps: SubgraphDeps) => Promise<SubgraphServer>): Promise<void> {
   const config = serviceConfig(name, defaultPort);
   const log = createLogger(name);
+  try {
+    idleTrimSettings();
+  } catch (err) {
+    log.fatal((err as Error).message);
+    process.exit(1);
+  }
   const db = await connectDatabase(config.mongoUrl, config.dbName);
   const governanceDb = await connectDatabase(config.mongoUrl, config.governanceDb);
   const redis = failFastWhileRedisDown(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }));

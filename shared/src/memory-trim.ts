@@ -29,7 +29,9 @@ import vm from 'node:vm';
  * that much growth — against growth that otherwise stays for as long as the work does.
  *
  * `CUADRA_IDLE_TRIM=0` turns it off; `CUADRA_IDLE_TRIM_MB` (default 32), `CUADRA_IDLE_TRIM_BUSY_MB`
- * (default 48) and `CUADRA_IDLE_TRIM_MS` (default 5000) tune it.
+ * (default 48) and `CUADRA_IDLE_TRIM_MS` (default 5000) tune it. A setting out of its range or not a
+ * number is refused at start ({@link idleTrimSettings}), never taken silently: a negative growth
+ * made every check a full collection, a negative interval ran the check every millisecond.
  */
 export interface IdleTrim {
   /** Trims done so far: when, RSS before and after (bytes), how long the collection took (ms), whether the loop was busy. */
@@ -65,12 +67,44 @@ function lastResortGc(): Gc {
   return gcFunction;
 }
 
+/** Each setting's range (inclusive) and default. */
+const SETTINGS = {
+  CUADRA_IDLE_TRIM_MB: { min: 1, max: 65_536, unit: 'MB', fallback: 32 },
+  CUADRA_IDLE_TRIM_BUSY_MB: { min: 1, max: 65_536, unit: 'MB', fallback: 48 },
+  CUADRA_IDLE_TRIM_MS: { min: 100, max: 3_600_000, unit: 'ms', fallback: 5_000 },
+} as const;
+
+/**
+ * The trim's settings from the environment, each checked: unset or empty takes its default; a value
+ * that is not a whole number in its range (or `CUADRA_IDLE_TRIM` other than `0`/`1`) throws, naming
+ * the variable, what it was and what it takes. Every service calls it before connecting anything
+ * (gateway/src/index.ts, shared/src/main.ts), so a wrong setting stops the start with that sentence.
+ */
+export function idleTrimSettings(env: NodeJS.ProcessEnv = process.env): { enabled: boolean; growthMb: number; busyGrowthMb: number; intervalMs: number } {
+  const enabled = env.CUADRA_IDLE_TRIM;
+  if (enabled !== undefined && enabled !== '' && enabled !== '0' && enabled !== '1') {
+    throw new Error(`CUADRA_IDLE_TRIM is ${JSON.stringify(enabled)}: it takes 0 (off) or 1 (on, the default).`);
+  }
+  const read = (name: keyof typeof SETTINGS): number => {
+    const { min, max, unit, fallback } = SETTINGS[name];
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      throw new Error(`${name} is ${JSON.stringify(env[name])}: it takes a whole number of ${unit} from ${min} to ${max} (default ${fallback}).`);
+    }
+    return value;
+  };
+  return { enabled: enabled !== '0', growthMb: read('CUADRA_IDLE_TRIM_MB'), busyGrowthMb: read('CUADRA_IDLE_TRIM_BUSY_MB'), intervalMs: read('CUADRA_IDLE_TRIM_MS') };
+}
+
 export function installIdleTrim(options: { growthMb?: number; busyGrowthMb?: number; busyEveryMs?: number; intervalMs?: number; idleShare?: number; onTrim?: (t: Trim) => void } = {}, env: NodeJS.ProcessEnv = process.env): IdleTrim | null {
-  if (env.CUADRA_IDLE_TRIM === '0') return null;
-  const growth = (options.growthMb ?? (Number(env.CUADRA_IDLE_TRIM_MB) || 32)) * 1048576;
-  const busyGrowth = (options.busyGrowthMb ?? (Number(env.CUADRA_IDLE_TRIM_BUSY_MB) || 48)) * 1048576;
+  const settings = idleTrimSettings(env);
+  if (!settings.enabled) return null;
+  const growth = (options.growthMb ?? settings.growthMb) * 1048576;
+  const busyGrowth = (options.busyGrowthMb ?? settings.busyGrowthMb) * 1048576;
   const busyEveryMs = options.busyEveryMs ?? 30_000;
-  const intervalMs = options.intervalMs ?? (Number(env.CUADRA_IDLE_TRIM_MS) || 5000);
+  const intervalMs = options.intervalMs ?? settings.intervalMs;
   const idleShare = options.idleShare ?? 0.1;
   const gc = lastResortGc();
   const trims: Trim[] = [];

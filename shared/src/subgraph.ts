@@ -14,7 +14,8 @@ import type { Connection, Model } from 'mongoose';
 import { ASSERTION_HEADER, AssertionVerifier } from './credentials.ts';
 import { compositeResolvers, compositeTypeDefs, type OwnedReaders } from './composite.ts';
 import { isServiceAssertion, peerGraph, verifyServiceAssertion, type PeerConfig, type PeerGraph } from './peers.ts';
-import { databaseAnswers, ensureModel } from './db.ts';
+import { ensureModel } from './db.ts';
+import { dependenciesReady } from './readiness.ts';
 import { CuadraError, INTERNAL_MESSAGE, isCuadraError, statusOf, toCuadraError } from './errors.ts';
 import { CHECKED_CALL_HEADER, checkedCallsFromEnv } from './checked-call.ts';
 import { FairShare, fairShareFromEnv } from './fair-share.ts';
@@ -192,8 +193,10 @@ export async function createSubgraphServer(def: SubgraphDefinition, deps: Subgra
   app.set('etag', false);
   app.get('/healthz', async (_req, res) => {
     stampInstance(res);
-    const ok = await databaseAnswers(deps.db);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', subgraph: def.name, database: ok ? 'ok' : 'unavailable' });
+    // Every connection a call may use, not only the own database (readiness.ts).
+    const ready = await dependenciesReady({ db: deps.db, connections: [deps.governance.db], redis: [deps.governance.redis] });
+    const ok = ready.database && ready.redis;
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', subgraph: def.name, database: ready.database ? 'ok' : 'unavailable', redis: ready.redis ? 'ok' : 'unavailable' });
   });
   const checkAssertion: express.RequestHandler = (req, res, next) => {
     try {

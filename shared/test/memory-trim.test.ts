@@ -120,4 +120,36 @@ describe('installIdleTrim', () => {
     const { installIdleTrim } = await import('../src/memory-trim.ts');
     expect(installIdleTrim({}, { CUADRA_IDLE_TRIM: '0' })).toBeNull();
   });
+
+  it('refuses a setting that is negative, zero, not a number or out of range, naming it (before: taken silently, a negative growth trimming at every check)', async () => {
+    const { idleTrimSettings, installIdleTrim } = await import('../src/memory-trim.ts');
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ CUADRA_IDLE_TRIM_MB: '-5' }, /^CUADRA_IDLE_TRIM_MB is "-5": it takes a whole number of MB from 1 to 65536/],
+      [{ CUADRA_IDLE_TRIM_BUSY_MB: '0' }, /^CUADRA_IDLE_TRIM_BUSY_MB is "0"/],
+      [{ CUADRA_IDLE_TRIM_MS: '-1' }, /^CUADRA_IDLE_TRIM_MS is "-1": it takes a whole number of ms from 100 to 3600000/],
+      [{ CUADRA_IDLE_TRIM_MS: '5s' }, /^CUADRA_IDLE_TRIM_MS is "5s"/],
+      [{ CUADRA_IDLE_TRIM_MB: '1e9' }, /^CUADRA_IDLE_TRIM_MB is "1e9"/],
+      [{ CUADRA_IDLE_TRIM_MB: '2.5' }, /^CUADRA_IDLE_TRIM_MB is "2.5"/],
+      [{ CUADRA_IDLE_TRIM: 'yes' }, /^CUADRA_IDLE_TRIM is "yes": it takes 0 \(off\) or 1/],
+    ];
+    for (const [env, message] of refused) {
+      expect(() => idleTrimSettings(env), JSON.stringify(env)).toThrow(message);
+      expect(() => installIdleTrim({}, env), JSON.stringify(env)).toThrow(message);
+    }
+    expect(idleTrimSettings({})).toEqual({ enabled: true, growthMb: 32, busyGrowthMb: 48, intervalMs: 5_000 });
+    expect(idleTrimSettings({ CUADRA_IDLE_TRIM: '1', CUADRA_IDLE_TRIM_MB: ' 64 ', CUADRA_IDLE_TRIM_BUSY_MB: '', CUADRA_IDLE_TRIM_MS: '100' })).toEqual({ enabled: true, growthMb: 64, busyGrowthMb: 48, intervalMs: 100 });
+  });
+
+  it('stops a service at start with the sentence, before it connects anything (the gateway, run as its container runs it)', async () => {
+    const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+    const run = promisify(execFile)(process.execPath, ['gateway/src/index.ts'], {
+      cwd: root,
+      timeout: 60_000,
+      // A database nobody listens on: the refusal must come before any connection is tried.
+      env: { ...process.env, MONGO_URL: 'mongodb://127.0.0.1:9', CUADRA_SIGNING_KEY: 'unused', CUADRA_IDLE_TRIM_MB: '-5', LOG_LEVEL: 'info' },
+    });
+    const failed = await run.then(() => null, (err: { code?: number; stdout?: string; stderr?: string }) => err);
+    expect(failed?.code).toBe(1);
+    expect(`${failed?.stdout}${failed?.stderr}`).toContain('CUADRA_IDLE_TRIM_MB is \\"-5\\"');
+  }, 60_000);
 });

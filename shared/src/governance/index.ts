@@ -25,9 +25,12 @@ export class Governance {
   /** E-mails each workspace sends per day, counted across every service (mail-quota.ts). */
   readonly mailQuota: MailQuota;
   readonly db: Connection;
+  /** The Redis the ledger and policies use (absent in tests that run without one): readiness checks it (readiness.ts). */
+  readonly redis?: Redis;
 
   constructor(db: Connection, redis?: Redis, options: { idempotencyWaitMs?: number } = {}) {
     this.db = db;
+    this.redis = redis;
     this.ledger = new Ledger(db, redis);
     this.idempotency = new IdempotencyStore(db, { waitMs: options.idempotencyWaitMs });
     this.policies = new PolicyStore(db, redis);

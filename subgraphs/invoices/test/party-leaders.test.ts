@@ -531,3 +531,25 @@ describe('every writer of party totals counts its change (kept answers are never
     expect(uncounted).toEqual([]);
   });
 });
+
+describe('kept answers, per workspace', () => {
+  it("one workspace reading 2,001 windows forgets only its own least recently read ones, never another workspace's", async () => {
+    const a = (await configuredWorkspace(sg)).workspace;
+    const b = `ws_many_windows_${Date.now()}`;
+    await post(a, 'kept-a-1', 'cust_kept_1', '2026-03-10', 5_000);
+    await post(a, 'kept-a-2', 'cust_kept_2', '2026-03-11', 7_000);
+    const window = ['2026-03-01', '2026-03-31'] as const;
+    expect(await topParties(sg.db, a, 'COP', ...window, 'revenue', 5)).toMatchObject({ kept: false });
+    expect(await topParties(sg.db, a, 'COP', ...window, 'revenue', 5)).toMatchObject({ kept: true });
+    // Another workspace reads more windows than the 2,000 every workspace's kept answers were cleared at.
+    const day = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+    for (let i = 0; i < 2_001; i++) await topParties(sg.db, b, 'COP', '2020-01-01', day(i), 'revenue', 5);
+    // The first workspace's window is still kept: its next read is not a fresh one.
+    const again = await topParties(sg.db, a, 'COP', ...window, 'revenue', 5);
+    expect(again).toMatchObject({ kept: true });
+    expect(again.rows.map((r) => [r.id, r.value])).toEqual([['cust_kept_2', 7_000], ['cust_kept_1', 5_000]]);
+    // The other workspace kept only its most recent windows: its first one is found afresh.
+    expect(await topParties(sg.db, b, 'COP', '2020-01-01', day(0), 'revenue', 5)).toMatchObject({ kept: false });
+    expect(await topParties(sg.db, b, 'COP', '2020-01-01', day(2_000), 'revenue', 5)).toMatchObject({ kept: true });
+  }, 120_000);
+});

@@ -427,19 +427,18 @@ export async function topParties(db: Connection, workspace: string, currency: st
   const seq = counts?.seq ?? 0;
   const byMonth = (counts?.[key] ?? {}) as Record<string, number>;
   const stamp = monthsBetween(from.slice(0, 7), to.slice(0, 7)).map((m) => byMonth[m] ?? 0).join(',');
-  let kept = keptAnswers.get(db);
-  if (!kept) keptAnswers.set(db, (kept = new Map()));
+  const kept = keptOf(db, workspace);
   const hit = kept.get(at);
   const serves = (k: { list: PartyRow[]; complete: boolean }) => k.complete || k.list.length >= limit;
   if (hit && serves(hit)) {
     if (hit.stamp === stamp && seq >= hit.seq) {
-      if (seq > hit.seq) kept.set(at, { ...hit, seq });
+      keep(kept, at, seq > hit.seq ? { ...hit, seq } : hit);
       return { rows: hit.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: 0, rolled: 0 };
     }
     if (seq >= hit.seq && seq - hit.seq <= CATCH_UP.changes) {
       const caught = await catchUp(db, workspace, currency, from, to, key, hit, seq);
       if (caught && serves(caught.kept)) {
-        kept.set(at, { ...hit, ...caught.kept, seq, stamp });
+        keep(kept, at, { ...hit, ...caught.kept, seq, stamp });
         return { rows: caught.kept.list.slice(0, limit), via: hit.via, kept: true, tried: false, caughtUp: caught.parties, rolled: 0 };
       }
     }
@@ -484,20 +483,42 @@ interface Kept {
 
 /**
  * The kept answer per (workspace, namespace, counter, window): a process's memory, checked against
- * the counts in the database at every read, so it is never served stale.
+ * the counts in the database at every read, so it is never served stale. Bounded per workspace
+ * ({@link KEPT_ANSWERS}), least recently used first out, so one workspace reading many windows
+ * forgets only its own — it never makes another workspace's next read a fresh one (issue 33,
+ * ready14; before, 2,000 windows of any workspaces cleared every workspace's).
  */
-const keptAnswers = new WeakMap<Connection, Map<string, Kept>>();
-const KEPT_ANSWERS = 2_000;
+const keptAnswers = new WeakMap<Connection, Map<string, Map<string, Kept>>>();
+
+/**
+ * How many windows each workspace keeps, and how many workspaces keep windows (the least recently
+ * read workspace forgets its windows when another one comes past that): at most 2,048 windows in all,
+ * as the 2,000 before. Settings only so tests can reach them with a few reads.
+ */
+export const KEPT_ANSWERS = { perWorkspace: 32, workspaces: 64 };
+
+/** A workspace's kept windows on a connection, marked the most recently used workspace. */
+function keptOf(db: Connection, workspace: string): Map<string, Kept> {
+  let byWorkspace = keptAnswers.get(db);
+  if (!byWorkspace) keptAnswers.set(db, (byWorkspace = new Map()));
+  let kept = byWorkspace.get(workspace);
+  if (kept) byWorkspace.delete(workspace);
+  else kept = new Map();
+  byWorkspace.set(workspace, kept);
+  while (byWorkspace.size > KEPT_ANSWERS.workspaces) byWorkspace.delete(byWorkspace.keys().next().value!);
+  return kept;
+}
 
 /** Where a window's answer is kept in {@link keptAnswers}. */
 function keptKey(workspace: string, currency: string, key: string, from: string, to: string): string {
   return `${workspace}|${currency}|${key}|${from}|${to}`;
 }
 
-/** Keeps a window's answer; a process holding {@link KEPT_ANSWERS} forgets them all first (bounded memory). */
+/** Keeps a window's answer as the workspace's most recently used; past {@link KEPT_ANSWERS}`.perWorkspace` its least recently used window is forgotten. */
 function keep(kept: Map<string, Kept>, at: string, answer: Kept): void {
-  if (kept.size >= KEPT_ANSWERS) kept.clear();
+  kept.delete(at);
   kept.set(at, answer);
+  while (kept.size > KEPT_ANSWERS.perWorkspace) kept.delete(kept.keys().next().value!);
 }
 
 /** How many rows a window's list keeps when every party is read (the largest `limit`, so removals rarely leave it short; a setting so tests can make it overflow). */
