@@ -9,6 +9,7 @@
 // The type check (tsgo, checked against tsc by test/typecheck.test.ts) runs beside everything else;
 // its errors are printed after the tests.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromiumPath } from '../shared/src/pdf.ts';
@@ -21,6 +22,7 @@ import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
 import type { FileDuration } from './test-reporter.ts';
 import { startTestPool, type PoolTiming, type TestPool } from './test-pool.ts';
+import { RUN_MARKS, RUN_PIDS, startReaper } from './test-reaper.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
 const args = process.argv.slice(2);
@@ -34,6 +36,16 @@ mkdirSync(outDir, { recursive: true });
 const runDir = path.join(outDir, `servers-${process.pid}`);
 rmSync(runDir, { recursive: true, force: true });
 const durationsFile = path.join(runDir, 'durations.json');
+
+// Before anything starts: the run's mark in the environment every process it starts inherits, its
+// list of processes that lose their environment, and the reaper that kills them all if this process
+// is killed (scripts/test-reaper.ts). A run inside a run (test/killed-run.test.ts) adds its own.
+const runMark = `cuadra-run-${process.pid}-${randomBytes(8).toString('hex')}`;
+const runPids = path.join(outDir, `processes-${process.pid}`);
+rmSync(runPids, { force: true });
+process.env[RUN_MARKS] = [process.env[RUN_MARKS], runMark].filter(Boolean).join(':');
+process.env[RUN_PIDS] = [process.env[RUN_PIDS], runPids].filter(Boolean).join(':');
+startReaper({ mark: runMark, pidsFile: runPids, logFile: path.join(outDir, `reaped-${process.pid}.log`) });
 
 /** One step of the run and how long it took (ms); steps may overlap. */
 const phases: { name: string; ms: number; note?: string }[] = [];
