@@ -86,6 +86,11 @@ function printDurations(poolTimings: PoolTiming[]): void {
   for (const p of phases) lines.push(`  ${p.name.padEnd(40)} ${seconds(p.ms).padStart(9)}${p.note ? `  ${p.note}` : ''}`);
   for (const stopped of poolTimings.filter((t) => t.kind === 'systems stopped')) lines.push(`  ${'systems stopped'.padEnd(40)} ${seconds(stopped.ms).padStart(9)}  into the run: ${stopped.label}`);
   for (const thawed of poolTimings.filter((t) => t.kind === 'systems thawed')) lines.push(`  ${'idle systems frozen, thawed'.padEnd(40)} ${seconds(thawed.ms).padStart(9)}  into the run: ${thawed.label}`);
+  // What hand-overs cost: each thaw until /healthz answered, and systems replaced (a whole start follows each).
+  const thaws = poolTimings.filter((t) => t.kind === 'thaw').map((t) => t.ms);
+  if (thaws.length > 0) lines.push(`  ${`thaws until healthy (${thaws.length})`.padEnd(40)} ${seconds(thaws.reduce((a, b) => a + b, 0)).padStart(9)}  longest ${seconds(Math.max(...thaws))}`);
+  const replaced = poolTimings.filter((t) => t.kind === 'system replaced');
+  if (replaced.length > 0) lines.push(`  ${`systems replaced at a hand-over (${replaced.length})`.padEnd(40)} ${seconds(replaced.reduce((a, t) => a + t.ms, 0)).padStart(9)}  ${replaced.map((t) => `${t.label} after ${seconds(t.ms)}`).join(', ')}`);
   for (const kind of ['shared system', 'own system', 'own system, lent again', 'Peppol validator', 'Chromium'] as const) {
     const of = poolTimings.filter((t) => t.kind === kind);
     if (of.length === 0) continue;
