@@ -68,7 +68,9 @@ export default defineConfig({
       })),
       // Cross-service tests: the whole system over HTTP, the system each worker shares (or a file's own).
       // test/replicas/ runs apart (`npm run test:replicas`: 16 services).
-      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], exclude: ['replicas/**', '**/node_modules/**'], testTimeout: 60_000, hookTimeout: 180_000, isolate: false } },
+      // testTimeout is a guard against a hang, never a timing: 120 s, as the waits inside (EVENT_WAIT_MS, 60 s in
+      // test/helpers/until.ts) are for events that took 1–2 s idle and several times that at load 9–14.
+      { resolve, test: { name: 'system', root: 'test', include: ['**/*.test.ts'], exclude: ['replicas/**', '**/node_modules/**'], testTimeout: 120_000, hookTimeout: 180_000, isolate: false } },
     ],
   },
 });

@@ -1,7 +1,7 @@
 // Build step: composes the supergraph and the tool catalog from the subgraphs' own
 // declarations into gateway/generated/. A composition error fails the build (exit 1).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SubgraphSource } from '../gateway/src/compose.ts';
@@ -72,9 +72,16 @@ export async function build(options: { ifChanged?: boolean } = {}): Promise<{ to
   mkdirSync(generated, { recursive: true });
   // No digest while the outputs are rewritten: outputs cut short by a crash are never taken as made.
   rmSync(digestFile, { force: true });
-  writeFileSync(new URL('supergraph.graphql', generated), supergraphSdl);
-  writeFileSync(new URL('catalog.json', generated), `${JSON.stringify({ tools: catalog, reads }, null, 2)}\n`);
-  writeFileSync(digestFile, `${digest}\n`);
+  // Each written beside and renamed in: a gateway starting meanwhile (a test run's, while a run inside it
+  // composes the same outputs: test/killed-run.test.ts) reads the old file or the new one, never half of one.
+  const writeWhole = (file: URL, text: string) => {
+    const partial = new URL(`${path.basename(fileURLToPath(file))}.${process.pid}.partial`, generated);
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  };
+  writeWhole(new URL('supergraph.graphql', generated), supergraphSdl);
+  writeWhole(new URL('catalog.json', generated), `${JSON.stringify({ tools: catalog, reads }, null, 2)}\n`);
+  writeWhole(digestFile, `${digest}\n`);
   return { tools: catalog.length, reused: false };
 }
 

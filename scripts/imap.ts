@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './infra.ts';
+import { noteRunProcess } from './test-reaper.ts';
 
 /** A running IMAP server. */
 export interface RunningImap {
@@ -155,6 +156,7 @@ export async function startImap(opts: { dir: string; mailboxes: string; users: s
     await new Promise((r) => setTimeout(r, 50));
   }
   if (!pid) throw new Error(`dovecot wrote no pid file; see ${dir}/log/dovecot.log`);
+  noteRunProcess(pid);
   return {
     host: '127.0.0.1',
     port,

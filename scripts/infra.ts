@@ -24,6 +24,7 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { noteRunProcess } from './test-reaper.ts';
 
 /** Absolute path of the repository root (the folder holding the root package.json). */
 export const repoRoot: string = path.resolve(import.meta.dirname, '..');
@@ -704,6 +705,7 @@ export async function startMongo(opts: MongoOptions): Promise<RunningServer> {
   }
 
   const pid = child.pid as number;
+  noteRunProcess(pid);
   // Keep draining stdout; let this process exit even while the server runs.
   child.stdout?.resume();
   child.unref();
@@ -859,6 +861,8 @@ async function startRedisOn(port: number, dir: string): Promise<RunningServer> {
     try {
       if ((await redisCommand(port, ['PING'])) === 'PONG') {
         pid = await readPid(pidFile);
+        // Daemonized, and its title overwrites its environment: noted for a test run's reaper by pid.
+        if (pid !== undefined) noteRunProcess(pid);
         const info = await redisCommand(port, ['INFO', 'server']);
         const answering = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
         if (pid !== undefined && answering === pid) break;

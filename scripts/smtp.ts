@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './infra.ts';
+import { noteRunProcess } from './test-reaper.ts';
 
 /** A running SMTP server. */
 export interface RunningSmtp {
@@ -174,6 +175,7 @@ export async function startSmtp(opts: { dir: string; port?: number; xoauth2?: XO
     if (!pid) await new Promise((r) => setTimeout(r, 50));
   }
   if (!pid) throw new Error(`exim4 wrote no pid file; see ${dir}/log/mainlog`);
+  noteRunProcess(pid);
   return {
     url: `smtp://127.0.0.1:${port}`,
     port,

@@ -62,7 +62,7 @@ export interface SharedSystemInfo {
 
 /** One timed step of the run, for the summary `npm test` prints at the end. */
 export interface PoolTiming {
-  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium' | 'systems stopped' | 'systems thawed';
+  kind: 'shared system' | 'own system' | 'own system, lent again' | 'Peppol validator' | 'Chromium' | 'systems stopped' | 'systems thawed' | 'thaw' | 'system replaced';
   /** The worker (shared systems) or the test file (own systems) it was for. */
   label: string;
   /** How long it took; for `systems stopped`, when (since the pool started). */
@@ -239,9 +239,17 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
     const current = byWorker.get(worker);
     if (current) {
       const pooled = await current.catch(() => undefined);
-      if (pooled && (await healthy(pooled, thaw(pooled)))) return pooled;
-      // A system that crashed or cannot answer is not handed on: the next file gets a new one.
-      if (pooled) await stopPooled(pooled).catch(() => undefined);
+      if (pooled) {
+        // Timed: a thaw's wait for /healthz, and a system replaced (a whole start) are what a hand-over costs.
+        const started = performance.now();
+        const thawed = thaw(pooled);
+        const ok = await healthy(pooled, thawed);
+        if (thawed) timings.push({ kind: 'thaw', label: `worker ${worker}`, ms: performance.now() - started });
+        if (ok) return pooled;
+        timings.push({ kind: 'system replaced', label: `worker ${worker}${thawed ? ', after a thaw' : ''}`, ms: performance.now() - started });
+        // A system that crashed or cannot answer is not handed on: the next file gets a new one.
+        await stopPooled(pooled).catch(() => undefined);
+      }
     }
     const next = launch(`worker ${worker}`);
     byWorker.set(worker, next);
@@ -324,11 +332,17 @@ export async function startTestPool(opts: TestPoolOptions): Promise<TestPool> {
       for (let i = idle.findIndex((o) => o.key === key); i >= 0; i = idle.findIndex((o) => o.key === key)) {
         const [candidate] = idle.splice(i, 1);
         const started = performance.now();
-        if ((await candidate.restored) && (await healthy(candidate.pooled, thaw(candidate.pooled)))) {
+        const restored = await candidate.restored;
+        const thawedAt = performance.now();
+        const thawed = restored && thaw(candidate.pooled);
+        const ok = restored && (await healthy(candidate.pooled, thawed));
+        if (thawed) timings.push({ kind: 'thaw', label: body.file, ms: performance.now() - thawedAt });
+        if (ok) {
           timings.push({ kind: 'own system, lent again', label: body.file, ms: performance.now() - started });
           own = candidate;
           break;
         }
+        timings.push({ kind: 'system replaced', label: `${body.file} (lent)${thawed ? ', after a thaw' : ''}`, ms: performance.now() - started });
         await stopPooled(candidate.pooled).catch(() => undefined);
       }
       own ??= { key, pooled: await launch(body.file, 'own system', body.env), addedGateways: [], restored: Promise.resolve(true) };

@@ -1,5 +1,5 @@
 // `npm test`: checks the types (Node runs TypeScript by stripping types, so only tsc sees them),
-// composes the supergraph (a composition error fails the tests), starts a throwaway
+// composes the supergraph when its inputs changed (a composition error fails the tests), starts a throwaway
 // MongoDB-protocol server (memory backend), Redis and an SMTP server, and the pool of parts the
 // test files share (scripts/test-pool.ts: one system per vitest worker, the Peppol validator,
 // Chromium), runs vitest against them, stops what it started, prints where the time went, and
@@ -9,6 +9,7 @@
 // The type check (tsgo, checked against tsc by test/typecheck.test.ts) runs beside everything else;
 // its errors are printed after the tests.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromiumPath } from '../shared/src/pdf.ts';
@@ -21,6 +22,7 @@ import { LOCAL_MAIL_DOMAIN, startSmtp } from './smtp.ts';
 import { compileCacheDir } from './system.ts';
 import type { FileDuration } from './test-reporter.ts';
 import { startTestPool, type PoolTiming, type TestPool } from './test-pool.ts';
+import { RUN_MARKS, RUN_PIDS, startReaper } from './test-reaper.ts';
 import { ensureJavaAndMaven, ensureRedisServer, buildMongoServerJar, repoRoot, startMongo, startRedis, stopAll } from './infra.ts';
 
 const args = process.argv.slice(2);
@@ -34,6 +36,16 @@ mkdirSync(outDir, { recursive: true });
 const runDir = path.join(outDir, `servers-${process.pid}`);
 rmSync(runDir, { recursive: true, force: true });
 const durationsFile = path.join(runDir, 'durations.json');
+
+// Before anything starts: the run's mark in the environment every process it starts inherits, its
+// list of processes that lose their environment, and the reaper that kills them all if this process
+// is killed (scripts/test-reaper.ts). A run inside a run (test/killed-run.test.ts) adds its own.
+const runMark = `cuadra-run-${process.pid}-${randomBytes(8).toString('hex')}`;
+const runPids = path.join(outDir, `processes-${process.pid}`);
+rmSync(runPids, { force: true });
+process.env[RUN_MARKS] = [process.env[RUN_MARKS], runMark].filter(Boolean).join(':');
+process.env[RUN_PIDS] = [process.env[RUN_PIDS], runPids].filter(Boolean).join(':');
+startReaper({ mark: runMark, pidsFile: runPids, logFile: path.join(outDir, `reaped-${process.pid}.log`) });
 
 /** One step of the run and how long it took (ms); steps may overlap. */
 const phases: { name: string; ms: number; note?: string }[] = [];
@@ -74,6 +86,11 @@ function printDurations(poolTimings: PoolTiming[]): void {
   for (const p of phases) lines.push(`  ${p.name.padEnd(40)} ${seconds(p.ms).padStart(9)}${p.note ? `  ${p.note}` : ''}`);
   for (const stopped of poolTimings.filter((t) => t.kind === 'systems stopped')) lines.push(`  ${'systems stopped'.padEnd(40)} ${seconds(stopped.ms).padStart(9)}  into the run: ${stopped.label}`);
   for (const thawed of poolTimings.filter((t) => t.kind === 'systems thawed')) lines.push(`  ${'idle systems frozen, thawed'.padEnd(40)} ${seconds(thawed.ms).padStart(9)}  into the run: ${thawed.label}`);
+  // What hand-overs cost: each thaw until /healthz answered, and systems replaced (a whole start follows each).
+  const thaws = poolTimings.filter((t) => t.kind === 'thaw').map((t) => t.ms);
+  if (thaws.length > 0) lines.push(`  ${`thaws until healthy (${thaws.length})`.padEnd(40)} ${seconds(thaws.reduce((a, b) => a + b, 0)).padStart(9)}  longest ${seconds(Math.max(...thaws))}`);
+  const replaced = poolTimings.filter((t) => t.kind === 'system replaced');
+  if (replaced.length > 0) lines.push(`  ${`systems replaced at a hand-over (${replaced.length})`.padEnd(40)} ${seconds(replaced.reduce((a, t) => a + t.ms, 0)).padStart(9)}  ${replaced.map((t) => `${t.label} after ${seconds(t.ms)}`).join(', ')}`);
   for (const kind of ['shared system', 'own system', 'own system, lent again', 'Peppol validator', 'Chromium'] as const) {
     const of = poolTimings.filter((t) => t.kind === kind);
     if (of.length === 0) continue;
@@ -126,7 +143,10 @@ try {
   await ensureJavaAndMaven();
   await ensureRedisServer();
   const [{ tools }, peppolValidator] = await Promise.all([
-    phase('build (composition)', build, (r) => `${r.tools} tools`),
+    // Composed only when an input changed (the digest beside the outputs, as `npm start` does): outputs whose
+    // digest matches were made by a composition of these very inputs that passed (no digest is written
+    // otherwise), and the composition (~4 CPU-s) is on the path to vitest's start — 24–56 s of it at load ~21.
+    phase('build (composition)', () => build({ ifChanged: true }), (r) => `${r.tools} tools${r.reused ? ' (inputs unchanged: composed before)' : ''}`),
     phase('jars (MongoDB server, Peppol validator) and the embedded model', async () => {
       await buildMongoServerJar();
       // The embedded model the agents' end-to-end test runs (a no-op once cached; .ci/run fetches it first).

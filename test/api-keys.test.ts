@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 // api_keys.* are tools the gateway owns; they go through the same pipeline (policies, ledger…).
 let sys: TestSystem;
@@ -69,7 +70,7 @@ describe('api_keys tools', () => {
     const admin = await sys.person(workspace, 'admin');
     await sys.invoke('approvals.decide', { id: held.body.approval_id, decision: 'approve' }, admin.api_key);
     let approval;
-    for (let i = 0; i < 100; i++) {
+    for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
       approval = (await sys.invoke('approvals.get', { id: held.body.approval_id }, admin.api_key)).body.output.approval;
       if (approval.status === 'executed') break;
       await new Promise((r) => setTimeout(r, 100));

@@ -13,6 +13,7 @@ import { colombianHolidays } from '@cuadra/shared';
 import { axeProblems, openBrowserContext, pageWatching, SHOTS as shots } from './helpers/browser.ts';
 import { messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 let sys: TestSystem;
 let key: string;
@@ -98,7 +99,7 @@ describe('the public booking page', () => {
     const booking = (await sys.output('bookings.get', { id: booked[0].id }, key)).booking;
     expect(booking).toMatchObject({ start: `${day}T14:00:00.000Z`, status: 'confirmed', time_zone: 'Europe/Madrid', answers: { empresa: 'Ñandú SAS' }, invited: true });
     expect((await sys.output('calendar_events.get', { id: booking.event_id }, key)).event).toMatchObject({ start: `${day}T14:00:00.000Z`, source: 'booking' });
-    for (let i = 0; i < 100 && !messagesTo(email.toLowerCase()).some((m) => m.includes('METHOD:REQUEST')); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + EVENT_WAIT_MS; !messagesTo(email.toLowerCase()).some((m) => m.includes('METHOD:REQUEST')) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
     expect(messagesTo(email.toLowerCase()).some((m) => m.includes('METHOD:REQUEST'))).toBe(true);
 
     // The second visitor picks the same slot on the page loaded before: refused, nothing booked.

@@ -4,6 +4,7 @@ import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrowser, SHOTS } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 /*
  * A site's lead becomes a crm party and deal (issue 36, "a site published with a lead form that
@@ -98,7 +99,7 @@ describe('a site lead becomes a party and a deal', () => {
 
     // Marketing records the consent the visitor gave on the form, on the party crm made, with the form's evidence.
     let consent: any;
-    for (let i = 0; i < 100 && !consent; i++) {
+    for (const deadline = Date.now() + EVENT_WAIT_MS; !consent && Date.now() < deadline;) {
       consent = (await ok('consents.list', { party_id: first.party.id })).rows[0];
       if (!consent) await new Promise((r) => setTimeout(r, 200));
     }

@@ -11,6 +11,7 @@ import { messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { mcpRequest, mcpSession } from './helpers/mcp-session.ts';
 import { peopleOf, signInToNewApp } from './helpers/oauth.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 /*
  * `sites.login` (issue 36): a site's visitor signs in with a code e-mailed through the real SMTP
@@ -57,7 +58,7 @@ async function post(pathname: string, body: unknown): Promise<{ status: number; 
 
 /** The six-digit code in the newest message to `to`, waiting for exim to deliver it. */
 async function codeFor(to: string, count = 1): Promise<string> {
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
     const msgs = messagesTo(to);
     if (msgs.length >= count) {
       const code = /\b(\d{6})\b/.exec(msgs[0].split(/\r?\n\r?\n/).slice(1).join('\n'))?.[1];

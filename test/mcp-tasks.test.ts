@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 // The MCP Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28; ext-tasks
 // specification/2026-07-28/tasks.md) over /mcp, on the wire as a client sends it: a call held
@@ -77,7 +78,7 @@ describe('a held tools/call as a task', () => {
 
     expect((await sys.invoke('approvals.decide', { id: taskId, decision: 'approve' }, personKey)).status).toBe(200);
     let done = (await rpc('tasks/get', { taskId })).result;
-    for (let i = 0; i < 100 && done.status !== 'completed'; i++) {
+    for (const deadline = Date.now() + EVENT_WAIT_MS; done.status !== 'completed' && Date.now() < deadline;) {
       expect(done.status).toBe('working');
       await new Promise((resolve) => setImmediate(resolve));
       done = (await rpc('tasks/get', { taskId })).result;

@@ -12,6 +12,7 @@ import { FormAgent, formFields, signInToNewApp } from './helpers/oauth.ts';
 import { uniqueAddress } from './helpers/mail.ts';
 import { OWN_SYSTEM_SETTINGS, startTestSystem, type TestSystem } from './helpers/system.ts';
 import { repoRoot } from '../scripts/infra.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 let sys: TestSystem;
 let owner: string;
@@ -52,7 +53,7 @@ async function hold(tool: string): Promise<string> {
 }
 
 async function waitFor(id: string, key: string, status: string) {
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
     const got = await sys.invoke('approvals.get', { id }, key);
     if (got.body.output?.approval.status === status) return got.body.output.approval;
     await new Promise((r) => setTimeout(r, 100));

@@ -8,6 +8,7 @@ import { repoRoot } from '../scripts/infra.ts';
 import { claimCodeFor, messagesTo, uniqueAddress } from './helpers/mail.ts';
 import { openBrowserContext } from './helpers/browser.ts';
 import { startTestSystem, type TestSystem } from './helpers/system.ts';
+import { EVENT_WAIT_MS } from './helpers/until.ts';
 
 const shots = path.join(process.env.CUADRA_TEST_OUTPUT ?? path.join(repoRoot, 'test-output'), 'screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -66,9 +67,9 @@ async function look(page: Page, name: string): Promise<void> {
 
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
-/** The newest message to the owner that mentions `needle`, its quoted-printable body decoded (waits up to 15 s). */
+/** The newest message to the owner that mentions `needle`, its quoted-printable body decoded (waits up to EVENT_WAIT_MS). */
 async function mailWith(needle: string): Promise<string> {
-  for (let i = 0; i < 150; i++) {
+  for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
     for (const raw of messagesTo(owner.email)) {
       const at = raw.search(/\r?\n\r?\n/);
       const [head, body] = [raw.slice(0, at), raw.slice(at)];

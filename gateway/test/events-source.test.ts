@@ -13,6 +13,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startRedis, type RunningServer } from '../../scripts/infra.ts';
 import { LedgerEvents } from '../src/events.ts';
 import type { InvokePipeline } from '../src/pipeline.ts';
+import { EVENT_WAIT_MS } from '../../test/helpers/until.ts';
 
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'events-source-'));
 let redisServer: RunningServer | undefined;
@@ -79,7 +80,7 @@ it('streams again once Redis is back after the first subscription failed during 
   expect(await redis.ping()).toBe('PONG');
   // Once the subscriber has reconnected, a stream opens.
   let after = { status: 0, first: '' };
-  for (let i = 0; i < 50 && after.status !== 200; i++) {
+  for (const deadline = Date.now() + EVENT_WAIT_MS; after.status !== 200 && Date.now() < deadline;) {
     after = await openStream(url);
     if (after.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
   }

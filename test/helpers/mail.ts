@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readMaildir } from '../../scripts/smtp.ts';
+import { EVENT_WAIT_MS } from './until.ts';
 
 /**
  * Messages the real SMTP server (exim4, started by `npm test`) delivered to `to`, newest first,
@@ -15,9 +16,9 @@ export function messagesTo(to: string): string[] {
     .reverse();
 }
 
-/** The claim code e-mailed to `to` (the newest), waiting up to 10 s for delivery. */
+/** The claim code e-mailed to `to` (the newest), waiting for delivery (up to EVENT_WAIT_MS). */
 export async function claimCodeFor(to: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
     for (const raw of messagesTo(to)) {
       const code = /^ {4}(\d{8})\s*$/m.exec(raw)?.[1];
       if (code) return code;

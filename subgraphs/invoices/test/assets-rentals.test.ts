@@ -11,6 +11,7 @@ import { claimHold } from '../src/modules/rentals/ops.ts';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { postedBill, vendor, workspace } from './bills-helpers.ts';
 import { configuredWorkspace, party, startInvoices } from './setup.ts';
+import { EVENT_WAIT_MS } from '../../../test/helpers/until.ts';
 
 /*
  * Fixed assets in two books and rentals (issue 38), against the invoices subgraph and a real crm
@@ -481,10 +482,10 @@ describe('plans: dunning through the sweep', () => {
     }
     return filters;
   }
-  /** Messages the real SMTP server delivered to `to` (its Maildir), waiting up to 10 s for `n`. */
+  /** Messages the real SMTP server delivered to `to` (its Maildir), waiting for `n` (up to EVENT_WAIT_MS). */
   async function mailsTo(to: string, n: number): Promise<number> {
     const count = () => readMaildir(process.env.CUADRA_MAILDIR!).filter((m) => m.raw.includes(`Envelope-to: ${to}`)).length;
-    for (let i = 0; i < 100 && count() < n; i++) await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + EVENT_WAIT_MS; count() < n && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
     return count();
   }
 

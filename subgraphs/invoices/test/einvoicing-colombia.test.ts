@@ -11,6 +11,7 @@ import { readMaildir } from '../../../scripts/smtp.ts';
 import { deliver } from '../src/modules/invoices/tools/deliver.ts';
 import { makeP12, parse, pdfText, run, tempFile, UBL_XSD, xmlsecVerify, xsdCheck, zbar } from './einvoicing-helpers.ts';
 import { PIN, configuredWorkspace, draft, draftToday, startInvoices, today } from './setup.ts';
+import { EVENT_WAIT_MS } from '../../../test/helpers/until.ts';
 
 const NS = {
   dn: 'urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2',
@@ -219,9 +220,9 @@ describe('e-invoicing, Colombia: debit notes', () => {
     }
   }, 90_000);
 
-  /** The newest message the real SMTP server (exim4) delivered to `to`, waiting up to 10 s. */
+  /** The newest message the real SMTP server (exim4) delivered to `to`, waiting for it (up to EVENT_WAIT_MS). */
   async function mailTo(to: string): Promise<string> {
-    for (let i = 0; i < 100; i++) {
+    for (const deadline = Date.now() + EVENT_WAIT_MS; Date.now() < deadline;) {
       const raw = readMaildir(process.env.CUADRA_MAILDIR!).map((m) => m.raw).reverse().find((m) => new RegExp(`^Envelope-to: ${to.replace(/[.+]/g, '\\$&')}$`, 'mi').test(m));
       if (raw) return raw;
       await new Promise((res) => setTimeout(res, 100));

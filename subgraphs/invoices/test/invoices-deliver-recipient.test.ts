@@ -9,6 +9,7 @@ import { makeP12 } from '@cuadra/shared/testing/signatures';
 import { testSigningKeys, type TestSubgraph } from '@cuadra/shared/testing';
 import { readMaildir } from '../../../scripts/smtp.ts';
 import { configuredWorkspace, draftToday, party, startInvoices } from './setup.ts';
+import { EVENT_WAIT_MS } from '../../../test/helpers/until.ts';
 
 let sg: TestSubgraph;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ const messagesTo = (to: string) => readMaildir(process.env.CUADRA_MAILDIR!).filt
 
 /** Waits until `to` has `n` messages (the SMTP server delivers a moment after accepting). */
 async function expectMessages(to: string, n: number) {
-  for (let i = 0; i < 100 && messagesTo(to) < n; i++) await new Promise((r) => setTimeout(r, 100));
+  for (const deadline = Date.now() + EVENT_WAIT_MS; messagesTo(to) < n && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
   expect(messagesTo(to)).toBe(n);
 }
 
