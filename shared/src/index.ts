@@ -54,7 +54,7 @@ export type { ToolAnswer } from './invoke.ts';
 export { connectDatabase, databaseAnswers } from './db.ts';
 export { failFastWhileRedisDown } from './redis-client.ts';
 export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, OWNER_ANSWER_HEADER, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';
-export { CHECKED_CALL_HEADER, checkedCalls, checkedCallsFromEnv, type CheckedCalls } from './checked-call.ts';
+export { CHECKED_CALL_HEADER, checkedCalls, checkedCallsFromEnv, VOUCH_PREFIXES_MAX, type CheckedCalls } from './checked-call.ts';
 export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphModule, SubgraphServer } from './subgraph.ts';
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
