@@ -20,9 +20,13 @@
 // spent waiting. So the ratio gateway / proxy here is of user-space work; µs are given at the proxy's native
 // instructions per µs when BENCH_NATIVE_PROXY_US is set (its /proc CPU per call from bench/invoke.ts).
 //
+// After them, BENCH_NATIVE_CALLS (default 20,000) calls at the system's own gateway, natively, and the scavenges and full
+// collections it made (every service with --trace-gc, preloaded by bench/trace-gc.mjs; BENCH_TRACE_GC=0: off).
 // Env: BENCH_CALLS (N, default 1000), BENCH_WARM (default 3000), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS
 // (default 16), BENCH_GATEWAYS=`name=<path of gateway/src/index.ts>,…` (default `gateway=<this tree's>`),
-// BENCH_PROXIES=gh (which of the bare (g) and contract (h) proxies to count; '' for none). Run it under the lock:
+// BENCH_PROXIES=gh (which of the bare (g) and contract (h) proxies to count; '' for none), BENCH_IDLE_TRIM=0 (the
+// gateways without their idle trim: it runs a full collection when the RSS has grown, and under valgrind the RSS
+// holds valgrind's own translations, so it fires where it would not natively). Run it under the lock:
 //   flock /tmp/cuadra-cpu.lock env BENCH_GATEWAYS=after=gateway/src/index.ts,before=/tmp/x/gateway/src/index.ts \
 //     ./node_modules/.bin/node bench/instructions.ts
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -32,7 +36,7 @@ import autocannon from 'autocannon';
 import { hashApiKey, signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
 import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { build } from '../scripts/build.ts';
-import { startSystem } from '../scripts/system.ts';
+import { SERVICE_NODE_OPTIONS, startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
 
 const N = Number(process.env.BENCH_CALLS ?? 1000);
@@ -52,6 +56,11 @@ const outDir = path.join(repoRoot, 'test-output', 'bench');
 const cgDir = path.join(outDir, 'callgrind');
 rmSync(cgDir, { recursive: true, force: true });
 mkdirSync(cgDir, { recursive: true });
+// BENCH_TRACE_GC (default on; 0 = off): every service (and each gateway under callgrind) with --trace-gc, its collections in its log — how
+// many scavenges and full collections a window of calls makes, natively (BENCH_NATIVE_CALLS calls at the system's own
+// gateway) and under valgrind, and why (V8 prints the reason).
+const traceGc = process.env.BENCH_TRACE_GC !== '0';
+if (traceGc) process.env.CUADRA_SERVICE_NODE_OPTIONS = `${SERVICE_NODE_OPTIONS} --import=${path.join(repoRoot, 'bench', 'trace-gc.mjs')}`;
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
@@ -94,7 +103,15 @@ const control = (t: Counted, ...args: string[]) => {
   return said;
 };
 /** Zeroes the counters, runs `what`, dumps: the instructions of that window and its wall time. */
+/** The collections a process under callgrind printed so far (--trace-gc: BENCH_TRACE_GC=1): scavenges, full ones and their lines. */
+function collections(t: Counted): { minor: number; major: string[] } {
+  const lines = (t.child as ChildProcess & { logText?: () => string }).logText?.().split('\n') ?? [];
+  const major = lines.filter((l) => /Mark-Compact|Mark-Sweep/.test(l));
+  return { minor: lines.filter((l) => /Scavenge|Minor Mark/.test(l)).length, major };
+}
+let lastGc = '';
 async function window(t: Counted, what: () => Promise<void>): Promise<{ ir: number; ms: number }> {
+  const gcBefore = collections(t);
   const before = new Set(readdirSync(cgDir));
   control(t, 'zero');
   const t0 = performance.now();
@@ -110,6 +127,10 @@ async function window(t: Counted, what: () => Promise<void>): Promise<{ ir: numb
   }
   if (dumped.length !== 1) throw new Error(`${t.name}: ${dumped.length} new dumps (${readdirSync(cgDir).join(' ')}); callgrind_control said: ${said}`);
   if (!m) throw new Error(`${t.name}: no total in ${dumped[0]}`);
+  const gcAfter = collections(t);
+  const majors = gcAfter.major.slice(gcBefore.major.length);
+  lastGc = traceGc ? ` [${gcAfter.minor - gcBefore.minor} scavenges, ${majors.length} full${majors.length ? `: ${majors.map((l) => (/\)\s*([^()]*)$/.exec(l.trim())?.[1] ?? l.trim()).slice(-60)).join(' | ')}` : ''}]` : '';
+  if (traceGc) console.log(`  ${t.name}: ${(Number(m[1]) / 1e6).toFixed(1)} M in ${(ms / 1000).toFixed(1)} s${lastGc}`);
   return { ir: Number(m[1]), ms };
 }
 async function calls(t: Counted, amount: number): Promise<void> {
@@ -138,7 +159,7 @@ try {
     const generated = path.resolve(g.entry, '..', '..', 'generated');
     if (!existsSync(path.join(generated, 'supergraph.graphql'))) cpSync(path.join(repoRoot, 'gateway', 'generated'), generated, { recursive: true });
     const port = await freePort();
-    const child = underCallgrind(g.name, [g.entry], { ...gatewayEnv, PORT: String(port), CUADRA_INSTANCE: `cg-${g.name}`, CUADRA_PROBE_DIR: undefined }, path.resolve(g.entry, '..', '..', '..'));
+    const child = underCallgrind(g.name, [g.entry], { ...gatewayEnv, PORT: String(port), CUADRA_INSTANCE: `cg-${g.name}`, CUADRA_PROBE_DIR: undefined, ...(process.env.BENCH_IDLE_TRIM === '0' ? { CUADRA_IDLE_TRIM: '0' } : {}) }, path.resolve(g.entry, '..', '..', '..'));
     targets.push({ name: g.name, host: gatewayEnv.HOST, child, port, url: `http://127.0.0.1:${port}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), out: '' });
   }
   const crm = system.subgraphs.crm.url;
@@ -178,6 +199,21 @@ try {
       console.log(rows.at(-1));
     }
     console.log(`  (${t.name}: warm-up ${warm} calls in ${warmS.toFixed(1)} s)`);
+  }
+  const nativeCalls = Number(process.env.BENCH_NATIVE_CALLS ?? 20000);
+  if (nativeCalls > 0) {
+    // The system's own gateway, natively: the same calls, its collections counted from its log (--trace-gc).
+    const logFile = path.join(outDir, 'logs', 'gateway.log');
+    const gcLines = () => readFileSync(logFile, 'utf8').split('\n').filter((l) => /\b(Scavenge|Mark-Compact|Mark-Sweep|Minor Mark)/.test(l));
+    const native: Counted = { name: 'native', child: system.gateway.child, port: 0, url: `${system.gatewayUrl}/v1/tools/parties.list:invoke`, headers: { authorization: `Bearer ${apiKey}` }, body: JSON.stringify(input), out: '' };
+    await calls(native, 3000);
+    const before = gcLines().length;
+    const t0 = performance.now();
+    await calls(native, nativeCalls);
+    const ms = performance.now() - t0;
+    const seen = gcLines().slice(before);
+    const major = seen.filter((l) => /Mark-Compact|Mark-Sweep/.test(l));
+    console.log(`native gateway: ${nativeCalls} calls in ${(ms / 1000).toFixed(1)} s: ${seen.length - major.length} scavenges, ${major.length} full collections${major.length ? `; e.g. ${major[0].trim()}` : ''}`);
   }
   console.log(`\ninstructions per call (callgrind, user space, every thread; N = ${N}, ${connections} connections; net = idle background taken out):`);
   console.log('| process | round | window N | window 2N | idle window | per call, gross | per call, net |');
