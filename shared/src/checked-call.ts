@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHash, hkdfSync, timingSafeEqual, type Hash } from 'node:crypto';
 
 /**
  * The gateway's word, per forwarded call, that it has checked this very call — reach (scope, role,
@@ -21,6 +21,8 @@ export interface CheckedCalls {
   vouch(assertion: string, body: string | Buffer): string;
   /** True when `mac` is this key's vouch for exactly this assertion and body (constant-time). */
   vouched(mac: string | undefined, assertion: string, body: Buffer): boolean;
+  /** How many assertions' keyed prefixes are kept now (at most {@link VOUCH_PREFIXES_MAX}). */
+  keptPrefixes(): number;
 }
 
 /** The vouching key of `CUADRA_SEAL_KEY` (derived: it opens no box and makes no secret digest), or null without one. */
@@ -30,11 +32,47 @@ export function checkedCallsFromEnv(env: NodeJS.ProcessEnv = process.env): Check
   return checkedCalls(Buffer.from(hkdfSync('sha256', Buffer.from(raw, 'base64'), Buffer.alloc(0), 'cuadra/checked-call/v1', 32)));
 }
 
-/** {@link CheckedCalls} over a 32-byte key. */
+/**
+ * The most assertions whose keyed prefix {@link checkedCalls} keeps. An assertion is per principal
+ * and reused for half its life (gateway/src/assertions.ts), so a gateway sees about as many as its
+ * callers active in 30 s; past this the kept prefixes are dropped and made again as calls come.
+ */
+export const VOUCH_PREFIXES_MAX = 1024;
+
+/**
+ * {@link CheckedCalls} over a 32-byte key: HMAC-SHA-256 (RFC 2104) over `assertion ‖ "\n" ‖ body`,
+ * the same bytes `createHmac` gives. Computed by hand from SHA-256 states (issue 33, the hop): the
+ * inner hash after `(key ⊕ ipad) ‖ assertion ‖ "\n"` is kept per assertion — the same assertion
+ * comes with every call of a principal for 30 s, and it is most of the MAC's input (≈ 600 of ≈ 700
+ * bytes) — and each call copies it and hashes only its body, then the outer hash from its kept
+ * `key ⊕ opad` state. A kept state holds no more than the key itself does (it is made from it and
+ * from the assertion, which travels readable); its entry is found by the assertion's exact text,
+ * so a call under another assertion (another workspace, another principal) never meets it. The
+ * owner checks a vouch only after the assertion's signature (shared/src/subgraph.ts), so only the
+ * gateway's own assertions are kept there.
+ */
 export function checkedCalls(key: Buffer): CheckedCalls {
-  // A KeyObject, made once: createHmac would make one from the Buffer on every call (≈10 µs on Node 24).
-  const secret = createSecretKey(key);
-  const mac = (assertion: string, body: string | Buffer) => createHmac('sha256', secret).update(assertion).update('\n').update(body).digest();
+  if (key.length > 64) throw new Error('checkedCalls: a key of at most 64 bytes');
+  const block = Buffer.alloc(64);
+  key.copy(block);
+  const ipad = Buffer.alloc(64);
+  const opad = Buffer.alloc(64);
+  for (let i = 0; i < 64; i++) {
+    ipad[i] = block[i] ^ 0x36;
+    opad[i] = block[i] ^ 0x5c;
+  }
+  const outer = createHash('sha256').update(opad);
+  const inner = createHash('sha256').update(ipad);
+  const prefixes = new Map<string, Hash>();
+  const mac = (assertion: string, body: string | Buffer): Buffer => {
+    let prefix = prefixes.get(assertion);
+    if (prefix === undefined) {
+      if (prefixes.size >= VOUCH_PREFIXES_MAX) prefixes.clear();
+      prefix = inner.copy().update(assertion).update('\n');
+      prefixes.set(assertion, prefix);
+    }
+    return outer.copy().update(prefix.copy().update(body).digest()).digest();
+  };
   return {
     vouch: (assertion, body) => mac(assertion, body).toString('base64url'),
     vouched(given, assertion, body) {
@@ -43,5 +81,6 @@ export function checkedCalls(key: Buffer): CheckedCalls {
       const sent = Buffer.from(given, 'base64url');
       return sent.length === expected.length && timingSafeEqual(sent, expected);
     },
+    keptPrefixes: () => prefixes.size,
   };
 }

@@ -55,7 +55,7 @@ export { connectDatabase, databaseAnswers } from './db.ts';
 export { failFastWhileRedisDown } from './redis-client.ts';
 export { connectionAnswers, dependenciesReady, redisReady } from './readiness.ts';
 export { closeServer, createSubgraphServer, defineSubgraph, entityResolvers, nodeById, OWNER_ANSWER_HEADER, subgraphTypeDefs, TOOL_INVOKE_PATH, toolMutationName } from './subgraph.ts';
-export { CHECKED_CALL_HEADER, checkedCalls, checkedCallsFromEnv, type CheckedCalls } from './checked-call.ts';
+export { CHECKED_CALL_HEADER, checkedCalls, checkedCallsFromEnv, VOUCH_PREFIXES_MAX, type CheckedCalls } from './checked-call.ts';
 export type { SubgraphContext, SubgraphDefinition, SubgraphDeps, SubgraphModule, SubgraphServer } from './subgraph.ts';
 export { serviceConfig } from './config.ts';
 export type { ServiceConfig } from './config.ts';
