@@ -127,6 +127,14 @@ export interface LegacyMarkers {
    * its own): clears those fields, conditionally on the lease read, instead of deleting the document.
    */
   release?(db: Connection, marker: LegacyMarker): Promise<void>;
+  /**
+   * The store is also what this version writes — a record whose state is its marker (an asset
+   * `recording`): a late insert after recovery dropped its marker matches it, so the store is read
+   * every pass and never marked adopted (the assets' `intentsKeptOnAssets`). Without it an asset
+   * whose insert landed after recovery stayed `recording` for good, no acquisition entry
+   * (assets-late-write.test.ts, the fresh-clone run of the twelfth session).
+   */
+  everyPass?: boolean;
 }
 
 const kinds = new Map<string, OperationKind<any>>();
@@ -215,7 +223,7 @@ export async function operationsInFlight(ctx: OperationContext, ofKinds: readonl
  */
 export async function finishStaleOperations(db: Connection, ofKinds: readonly OperationKind<any>[], now: Date, workspace?: string): Promise<number> {
   for (const kind of ofKinds) {
-    for (const legacy of kind.legacyMarkers ?? []) await adoptLegacyStore(db, legacy, kind.kind);
+    for (const legacy of kind.legacyMarkers ?? []) await adoptLegacyStore(db, legacy, kind.kind, workspace);
   }
   const filter = { ...(workspace ? { workspace } : {}), kind: { $in: ofKinds.map((k) => k.kind) }, status: 'running' as const, at: { $lt: new Date(now.getTime() - REPAIR_AFTER_MS) } };
   const stale = await markers(db).find(filter).limit(MARKERS_PER_PASS).toArray();
@@ -344,15 +352,16 @@ function legacyStoreId(legacy: LegacyMarkers, kind: string): string {
  * Moves every marker of an older store into the runner's, once per store (issue 33): only an older
  * version wrote them, so once they are all moved — `migrations` says so — no pass reads the store
  * again. Before, every pass of the sweep (twice a second) queried each older store by a filter the
- * store answers by walking the whole collection (`fixed_assets {status}`, `bank_transactions
+ * store answers by walking the whole collection (`bank_transactions
  * {status, lock_at, …}`, `sales_documents {converted_to, converted_on}`…; docs/measurements.md,
- * "Scans of background jobs"). Paged by `_id` (a store whose release leaves the record matching —
- * the assets' status — still moves on), conditional and resumable: each marker is copied — an existing
+ * "Scans of background jobs"). A store this version writes too is read every pass instead
+ * ({@link LegacyMarkers.everyPass}: the assets). Paged by `_id`, conditional and resumable: each marker is copied — an existing
  * copy kept — before it is released or removed, and a pass that stops half way leaves no mark, so
  * the next one starts again (what it moved is found again, and copied no second time).
  * @returns how many it moved
  */
-async function adoptLegacyStore(db: Connection, legacy: LegacyMarkers, kind: string): Promise<number> {
+async function adoptLegacyStore(db: Connection, legacy: LegacyMarkers, kind: string, workspace?: string): Promise<number> {
+  if (legacy.everyPass) return adoptLegacyPage(db, legacy, kind, workspace);
   const id = legacyStoreId(legacy, kind);
   let adopted = adoptedStores.get(db);
   if (!adopted) adoptedStores.set(db, (adopted = new Set()));
@@ -377,6 +386,14 @@ async function adoptLegacyStore(db: Connection, legacy: LegacyMarkers, kind: str
   await migrations.updateOne({ _id: id }, { $set: { at: new Date() } }, { upsert: true });
   adopted.add(id);
   return moved;
+}
+
+/** One pass over a store read every pass ({@link LegacyMarkers.everyPass}): at most a page of its markers adopted. */
+async function adoptLegacyPage(db: Connection, legacy: LegacyMarkers, kind: string, workspace?: string): Promise<number> {
+  const filter = { ...legacy.filter, ...(workspace ? { workspace } : {}) };
+  const page = await db.collection<LegacyMarker>(legacy.collection).find(filter as never).limit(MARKERS_PER_PASS).toArray();
+  for (const old of page) await adoptLegacyMarker(db, legacy, kind, old);
+  return page.length;
 }
 
 /** One older marker copied into the runner's store (an existing copy kept), then released or removed. */

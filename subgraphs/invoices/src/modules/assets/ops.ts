@@ -78,7 +78,7 @@ export const acquisitionOperation: OperationKind<AssetDoc> = defineOperation<Ass
  * state, not a lease — so an asset at that step always has a marker, whoever wrote it.
  */
 function intentsKeptOnAssets(status: 'recording' | 'disposing'): LegacyMarkers {
-  return { collection: 'fixed_assets', filter: { status }, record: (m) => m._id, leasedAt: (m) => m.updated_at as Date, release: async () => {} };
+  return { collection: 'fixed_assets', filter: { status }, record: (m) => m._id, leasedAt: (m) => m.updated_at as Date, release: async () => {}, everyPass: true };
 }
 
 /**
