@@ -44,7 +44,12 @@ if (v8Flags) {
   preload = path.join(snapDir, 'v8-flags.mjs');
   writeFileSync(preload, `import v8 from 'node:v8';\nv8.setFlagsFromString(${JSON.stringify(v8Flags)});\n`);
 }
-process.env.CUADRA_SERVICE_NODE_OPTIONS = `${process.env.CUADRA_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapDir}${preload ? ` --import=${preload}` : ''}`;
+// BENCH_PROMOTED=1 (snapshots off): the gateway's probe takes a sampling heap profile of the clean window without
+// what scavenges collected (CUADRA_PROBE_HEAP_MINOR=0): where what survives a scavenge was allocated
+// (snapshots/gateway.<n>.heapprofile; `node bench/heap-summary.ts <file> <calls>`). The probe takes SIGUSR2 then.
+const promoted = process.env.BENCH_PROMOTED === '1';
+if (promoted) Object.assign(process.env, { BENCH_SNAPSHOTS: '0', CUADRA_PROBE_DIR: snapDir, CUADRA_PROBE_HEAP: 'gateway', CUADRA_PROBE_HEAP_MINOR: '0' });
+process.env.CUADRA_SERVICE_NODE_OPTIONS = `${process.env.CUADRA_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS}${promoted ? '' : ` --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapDir}`}${preload ? ` --import=${preload}` : ''}`;
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'bench', ports: 'free', logDir: path.join(outDir, 'logs'),
@@ -107,9 +112,11 @@ try {
   // (V8's --trace-gc lines, when BENCH_V8_FLAGS has --trace-gc), kept in snapshots/window-gc.log.
   const logFile = path.join(outDir, 'logs', 'gateway.log');
   const from = statSync(logFile).size;
+  if (promoted) { process.kill(pid, 'SIGUSR2'); await sleep(2000); } // closes the warm-up's window, opens the clean one's
   const w0 = performance.now();
   await calls(runCalls);
   const ws = (performance.now() - w0) / 1000;
+  if (promoted) { process.kill(pid, 'SIGUSR2'); await sleep(5000); console.log(`promoted-allocation profiles: ${readdirSync(snapDir).filter((f) => f.endsWith('.heapprofile')).join(', ')}`); }
   await sleep(500);
   const slice = readFileSync(logFile).subarray(from).toString('utf8');
   writeFileSync(path.join(snapDir, 'window-gc.log'), slice);
