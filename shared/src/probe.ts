@@ -83,7 +83,9 @@ export function installProbe(name: string, deps: { connections: Connection[]; re
     opened = performance.now();
     if (heap && session) {
       // Objects the collector already took are kept in the profile: what a call allocates, not what it keeps.
-      await session.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+      // CUADRA_PROBE_HEAP_MINOR=0 leaves out what scavenges took: what survived one — promoted, then taken
+      // by a full collection (or still live) — the old space's garbage by where it was allocated (hop15).
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: env.CUADRA_PROBE_HEAP_MINOR !== '0' } as never);
     }
     if (profile && session) {
       await session.post('Profiler.enable');
