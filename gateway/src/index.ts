@@ -22,6 +22,8 @@ const port = env.PORT ? Number(env.PORT) : 4000;
 const host = env.HOST ?? '127.0.0.1';
 const db = await connectDatabase(mongoUrl, env.MONGO_DB ?? 'cuadra_gateway');
 const redis = failFastWhileRedisDown(new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, enableOfflineQueue: true }));
+// Without a listener ioredis prints each failed reconnect to stderr as "Unhandled error event" (outside the log).
+redis.on('error', (err) => log.warn({ err: err.message }, 'redis'));
 const governanceDb = await connectDatabase(mongoUrl, env.GOVERNANCE_DB ?? 'cuadra_governance');
 const governance = new Governance(governanceDb, redis);
 await governance.init();

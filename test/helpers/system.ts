@@ -322,6 +322,8 @@ let throwawayPasswordHash: Promise<string> | undefined;
 async function testSystem(system: ProcessesOf, prefix: string, mongoUrl: string, redisUrl: string, shared: boolean): Promise<TestSystem> {
   const db = await connectDatabase(mongoUrl, `${prefix}_gateway`);
   const redis = new Redis(redisUrl);
+  // A file that kills Redis (outage-edges) makes this client fail to reconnect until it is back: expected, not printed.
+  redis.on('error', () => undefined);
   const identity = new IdentityStore(db, redis);
   await identity.init();
   const governanceDb = await connectDatabase(mongoUrl, `${prefix}_governance`);
