@@ -30,14 +30,14 @@
 //   flock /tmp/cuadra-cpu.lock env BENCH_GATEWAYS=after=gateway/src/index.ts,before=/tmp/x/gateway/src/index.ts \
 //     ./node_modules/.bin/node bench/instructions.ts
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { hashApiKey, signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
-import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
-import { build } from '../scripts/build.ts';
+import { freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { SERVICE_NODE_OPTIONS, startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+import { prepareBench } from './prepare.ts';
 
 const N = Number(process.env.BENCH_CALLS ?? 1000);
 const warm = Number(process.env.BENCH_WARM ?? 3000);
@@ -48,14 +48,7 @@ const gatewaysWanted = (process.env.BENCH_GATEWAYS ?? `gateway=${path.join(repoR
   .split(',').filter(Boolean).map((s) => { const [name, entry] = s.split('='); return { name, entry: path.resolve(entry) }; });
 const input = { limit: 8 };
 
-await ensureJavaAndMaven();
-await ensureRedisServer();
-await build();
-await buildMongoServerJar();
-const outDir = path.join(repoRoot, 'test-output', 'bench');
-const cgDir = path.join(outDir, 'callgrind');
-rmSync(cgDir, { recursive: true, force: true });
-mkdirSync(cgDir, { recursive: true });
+const { outDir, freshDir: cgDir } = await prepareBench('bench', 'callgrind');
 // BENCH_TRACE_GC (default on; 0 = off): every service (and each gateway under callgrind) with --trace-gc, its collections in its log — how
 // many scavenges and full collections a window of calls makes, natively (BENCH_NATIVE_CALLS calls at the system's own
 // gateway) and under valgrind, and why (V8 prints the reason).

@@ -17,15 +17,14 @@
 // BENCH_VARIANTS=abe runs some only, in that order (a letter may repeat); BENCH_PROFILE=1 also writes one V8 CPU profile per variant and
 // process under test-output/bench/probe/ (summarise with `node bench/profile-summary.ts <files>`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { hashApiKey, signAssertion, ASSERTION_HEADER } from '../shared/src/credentials.ts';
 import { describeFairShare } from './fair-share.ts';
-import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
-import { build } from '../scripts/build.ts';
+import { freePort, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+import { prepareBench } from './prepare.ts';
 
 import { MachineMeter, perCall, Probe, sum } from './probe.ts';
 
@@ -38,14 +37,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const pace = Number(process.env.BENCH_RATE ?? 0);
 const input = { limit: 8 };
 
-await ensureJavaAndMaven();
-await ensureRedisServer();
-await build();
-await buildMongoServerJar();
-const outDir = path.join(repoRoot, 'test-output', 'bench');
-const probeDir = path.join(outDir, 'probe');
-rmSync(probeDir, { recursive: true, force: true });
-mkdirSync(probeDir, { recursive: true });
+const { outDir, freshDir: probeDir } = await prepareBench('bench', 'probe');
 const only = process.env.BENCH_VARIANTS;
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({

@@ -17,13 +17,12 @@
 // generation, glibc's arenas, other anonymous mappings) before, after and after the rest, then asks each service's
 // malloc, through gdb, what it holds and to give back what is free (malloc_trim), and prints the RSS that remains.
 // Also prints throughput and latency per slice, to show whether either drifts over time.
-import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
-import { build } from '../scripts/build.ts';
+import { startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { SERVICE_NODE_OPTIONS, startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+import { prepareBench } from './prepare.ts';
 import { describeFairShare } from './fair-share.ts';
 import { mb, Probe, type ProbeWindow } from './probe.ts';
 import { mallocTrim, nativeBreakdown, type NativeBreakdown } from './native-memory.ts';
@@ -37,14 +36,7 @@ const serviceNodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS ?? '';
 const serviceEnv = Object.fromEntries((process.env.BENCH_SERVICE_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const native = process.env.BENCH_SOAK_NATIVE === '1';
 
-await ensureJavaAndMaven();
-await ensureRedisServer();
-await build();
-await buildMongoServerJar();
-const outDir = path.join(repoRoot, 'test-output', 'bench-soak');
-const probeDir = path.join(outDir, 'probe');
-rmSync(probeDir, { recursive: true, force: true });
-mkdirSync(probeDir, { recursive: true });
+const { outDir, freshDir: probeDir } = await prepareBench('bench-soak', 'probe');
 const [mongo, redis] = await Promise.all([startMongo({ backend: 'memory', logFile: path.join(outDir, 'mongo.log') }), startRedis({ dir: outDir })]);
 const system = await startSystem({
   mongoUrl: mongo.url, redisUrl: redis.url, dbPrefix: 'soak', ports: 'free', logDir: path.join(outDir, 'logs'),

@@ -12,13 +12,13 @@
 // while: promoted, then freed), what is kept for a time after. Snapshots stay in test-output/bench/snapshots for
 // bench/snapshot-diff.ts (retainers). Run it under the lock:
 //   flock /tmp/cuadra-cpu.lock ./node_modules/.bin/node bench/survivors.ts
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { buildMongoServerJar, ensureJavaAndMaven, ensureRedisServer, repoRoot, startMongo, startRedis, stopAll } from '../scripts/infra.ts';
-import { build } from '../scripts/build.ts';
+import { startMongo, startRedis, stopAll } from '../scripts/infra.ts';
 import { SERVICE_NODE_OPTIONS, startSystem } from '../scripts/system.ts';
 import { startTestSystemIdentity } from './identity.ts';
+import { prepareBench } from './prepare.ts';
 import { diff, fresh, parse, summarise } from './snapshot-diff.ts';
 
 const warm = Number(process.env.BENCH_WARM ?? 3000);
@@ -28,14 +28,7 @@ const loadAt = Number(process.env.BENCH_LOAD_AT_MS ?? 8000);
 const laterS = Number(process.env.BENCH_LATER_S ?? 35);
 const input = { limit: 8 };
 
-await ensureJavaAndMaven();
-await ensureRedisServer();
-await build();
-await buildMongoServerJar();
-const outDir = path.join(repoRoot, 'test-output', 'bench');
-const snapDir = path.join(outDir, 'snapshots');
-rmSync(snapDir, { recursive: true, force: true });
-mkdirSync(snapDir, { recursive: true });
+const { outDir, freshDir: snapDir } = await prepareBench('bench', 'snapshots');
 // BENCH_V8_FLAGS (e.g. `--trace-gc-nvp --trace-pretenuring`): V8 flags NODE_OPTIONS refuses, set at start by a
 // preload in every service (as bench/trace-gc.mjs does), their output in each service's log.
 const v8Flags = process.env.BENCH_V8_FLAGS ?? '';
