@@ -94,20 +94,28 @@ export async function connectDatabase(url: string, dbName: string, options: { mo
 
 /** Pings the database; false when it does not answer within the driver's timeout. */
 export async function databaseAnswers(connection: Connection, timeoutMs = 2_000): Promise<boolean> {
-  if (connection.readyState !== 1 || !connection.db) return false;
   // A ping answers even when the store can no longer write (a server whose storage failed keeps
   // its socket open): prove it with a real write and a read of what was written.
-  const probe = async () => {
-    const health = connection.db!.collection<{ _id: string; n: number; at: Date }>('health');
+  return answersWithin(connection, timeoutMs, async (db) => {
+    const health = db.collection<{ _id: string; n: number; at: Date }>('health');
     const id = `probe:${process.pid}`;
     const at = new Date();
     await health.updateOne({ _id: id }, { $inc: { n: 1 }, $set: { at } }, { upsert: true });
     const back = await health.findOne({ _id: id });
     return back !== null && back.at.getTime() === at.getTime();
-  };
+  });
+}
+
+/**
+ * Whether `probe` succeeds on an open connection within `timeoutMs` — false when the connection is
+ * not open, the probe throws, or it takes longer (readiness is polled: it never waits long).
+ */
+export async function answersWithin(connection: Connection, timeoutMs: number, probe: (db: NonNullable<Connection['db']>) => Promise<boolean>): Promise<boolean> {
+  const db = connection.db;
+  if (connection.readyState !== 1 || !db) return false;
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([probe(), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); })]);
+    return await Promise.race([probe(db), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); })]);
   } catch {
     return false;
   } finally {

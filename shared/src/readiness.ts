@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
-import { databaseAnswers } from './db.ts';
+import { answersWithin, databaseAnswers } from './db.ts';
 
 /**
  * Readiness (`/healthz`) that tells the truth: ok only when every connection a call may use would
@@ -22,18 +22,7 @@ export async function dependenciesReady(deps: { db: Connection; connections?: re
 
 /** Whether a database connection would send an operation now: one `ping` within `timeoutMs`. */
 export async function connectionAnswers(connection: Connection, timeoutMs = 2_000): Promise<boolean> {
-  if (connection.readyState !== 1 || !connection.db) return false;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      connection.db.command({ ping: 1 }).then(() => true),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); }),
-    ]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return answersWithin(connection, timeoutMs, (db) => db.command({ ping: 1 }).then(() => true));
 }
 
 /** Whether a Redis client sends commands now (not connecting, reconnecting or closed). */
